@@ -1,0 +1,149 @@
+//! The hand-written hooks run for generated operations: authorization before
+//! every request, a tracing span per request, and no secrets in the logs.
+
+mod support;
+
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use search_ads_client::{
+    AuthorizeError, AuthorizeErrorKind, AuthorizeFuture, AuthorizeRequest, Client, ClientContext,
+    Error, http_client_builder, set_bearer_token,
+};
+
+/// Hands out `tok-secret-1`, `tok-secret-2`, ... (a "refreshing" token).
+#[derive(Default)]
+struct CountingAuthorizer {
+    calls: AtomicUsize,
+}
+
+impl AuthorizeRequest for CountingAuthorizer {
+    fn authorize<'a>(&'a self, request: &'a mut reqwest::Request) -> AuthorizeFuture<'a> {
+        Box::pin(async move {
+            let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+            set_bearer_token(request, &format!("tok-secret-{n}"))
+        })
+    }
+}
+
+struct FailingAuthorizer;
+
+impl AuthorizeRequest for FailingAuthorizer {
+    fn authorize<'a>(&'a self, _request: &'a mut reqwest::Request) -> AuthorizeFuture<'a> {
+        Box::pin(async {
+            Err(AuthorizeError::new(
+                AuthorizeErrorKind::Credentials,
+                "invalid_grant",
+            ))
+        })
+    }
+}
+
+const SAVED_COLUMNS: &str = r#"{"kind":"doubleclicksearch#savedColumnList","items":[]}"#;
+
+fn client(addr: &str, authorizer: Arc<dyn AuthorizeRequest>) -> Client {
+    Client::new_with_client(
+        addr,
+        http_client_builder().build().unwrap(),
+        ClientContext::new().with_authorizer(authorizer),
+    )
+}
+
+/// Any generated operation; the hooks are the same for all of them.
+async fn call_operation(client: &Client) -> Result<(), Error<()>> {
+    client
+        .saved_columns_list()
+        .agency_id(1)
+        .advertiser_id(2)
+        .send()
+        .await
+        .map(|_| ())
+        .map_err(Error::into_untyped)
+}
+
+#[tokio::test]
+async fn every_request_gets_a_fresh_bearer_token() {
+    let authorizer = Arc::new(CountingAuthorizer::default());
+    for expected in ["tok-secret-1", "tok-secret-2"] {
+        let (addr, head) = support::one_shot_http(200, SAVED_COLUMNS).await;
+        let client = client(&format!("http://{addr}"), authorizer.clone());
+        call_operation(&client).await.unwrap();
+        let head = head.await.unwrap().to_lowercase();
+        assert!(
+            head.contains(&format!("authorization: bearer {expected}\r\n")),
+            "{head}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn authorize_failure_aborts_the_request_with_a_recognisable_error() {
+    // Nothing listens on the port: had the request been sent, this would be
+    // a connect error instead.
+    let base = format!("http://127.0.0.1:{}", support::closed_port());
+    let error = call_operation(&client(&base, Arc::new(FailingAuthorizer)))
+        .await
+        .unwrap_err();
+    assert!(matches!(error, Error::Custom(_)), "{error}");
+    let decoded = AuthorizeError::from_client_error(&error).expect("an authorize error");
+    assert_eq!(decoded.kind(), AuthorizeErrorKind::Credentials);
+    assert_eq!(decoded.message(), "invalid_grant");
+    assert!(!decoded.is_retryable());
+}
+
+#[test]
+fn operation_futures_are_send() {
+    fn assert_send<T: Send>(_: &T) {}
+    let client = Client::new("http://127.0.0.1:9", ClientContext::new());
+    let future = call_operation(&client);
+    assert_send(&future);
+}
+
+#[derive(Clone, Default)]
+struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Buffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn each_request_is_traced_without_headers() {
+    let buffer = Buffer::default();
+    let writer = buffer.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::TRACE)
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let (addr, _head) = support::one_shot_http(200, SAVED_COLUMNS).await;
+    let client = client(
+        &format!("http://{addr}"),
+        Arc::new(CountingAuthorizer::default()),
+    );
+    call_operation(&client).await.unwrap();
+
+    let logs = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    assert!(
+        logs.contains("operation_id=\"saved_columns_list\""),
+        "{logs}"
+    );
+    assert!(logs.contains("method=GET"), "{logs}");
+    assert!(logs.contains("status=200"), "{logs}");
+    assert!(logs.contains("duration_ms="), "{logs}");
+    assert!(logs.contains("service=\"search_ads\""), "{logs}");
+    assert!(
+        !logs.contains("tok-secret"),
+        "token leaked into logs: {logs}"
+    );
+    assert!(!logs.to_lowercase().contains("authorization"), "{logs}");
+}

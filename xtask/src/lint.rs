@@ -1,0 +1,742 @@
+//! Spec lint rules: constructs that break progenitor 0.15.1 generation (it
+//! errors or panics) or silently degrade the generated client.
+//!
+//! Findings print as `spec:location: rule-id: message`, where `location` is a
+//! JSON pointer into the spec (`#/paths/~1users~1{id}/get`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use openapiv3::OpenAPI;
+use serde_json::Value;
+
+use crate::specs::{INT64_METADATA_KEYS, SpecConfig, is_int64_string};
+
+/// A lint rule: a stable id and a one-line reason.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// Stable identifier, printed with each finding.
+    pub id: &'static str,
+    /// Why the construct is a problem, in one line.
+    pub reason: &'static str,
+}
+
+/// `openapi` is not `3.0.x`.
+pub const OPENAPI_VERSION: Rule = Rule {
+    id: "openapi-version",
+    reason: "progenitor 0.15 only accepts OpenAPI 3.0.x documents",
+};
+/// An operation without `operationId`.
+pub const OPERATION_ID_MISSING: Rule = Rule {
+    id: "operation-id-missing",
+    reason: "progenitor rejects operations without an operationId (it names the method)",
+};
+/// Two operations with the same `operationId`.
+pub const OPERATION_ID_DUPLICATE: Rule = Rule {
+    id: "operation-id-duplicate",
+    reason: "progenitor rejects duplicate operationIds (method and type names would clash)",
+};
+/// `default` response beside a 2xx response of another type.
+pub const DEFAULT_WITH_TYPED_2XX: Rule = Rule {
+    id: "default-with-typed-2xx",
+    reason: "progenitor counts `default` as both success and error, so a differently-typed 2xx makes it panic; use 4XX/5XX",
+};
+/// Error responses with more than one body type.
+pub const ERROR_SCHEMAS_MULTIPLE: Rule = Rule {
+    id: "error-schemas-multiple",
+    reason: "progenitor supports one error body type per operation and panics otherwise",
+};
+/// Success responses with more than one body type.
+pub const SUCCESS_SCHEMAS_MULTIPLE: Rule = Rule {
+    id: "success-schemas-multiple",
+    reason: "progenitor supports one 2xx body type per operation (an empty body counts as a type) and panics otherwise",
+};
+/// A request body with more than one media type.
+pub const REQUEST_MEDIA_TYPES_MULTIPLE: Rule = Rule {
+    id: "request-media-types-multiple",
+    reason: "progenitor panics (todo!) on a requestBody with more than one media type",
+};
+/// `additionalProperties: false` on a schema reachable from a response.
+pub const RESPONSE_ADDITIONAL_PROPERTIES_FALSE: Rule = Rule {
+    id: "response-additional-properties-false",
+    reason: "becomes #[serde(deny_unknown_fields)]: a field added by the server breaks deserialization",
+};
+/// A component schema without `description`.
+pub const COMPONENT_SCHEMA_DESCRIPTION: Rule = Rule {
+    id: "component-schema-description",
+    reason: "the generated type gets no doc comment",
+};
+/// A `{type: string, format: int64}` schema that the `I64String` conversion
+/// cannot match (only for specs with `int64_strings`).
+pub const INT64_STRING_UNCONVERTED: Rule = Rule {
+    id: "int64-string-unconverted",
+    reason: "extra keywords defeat the exact-match I64String conversion, leaving a plain String",
+};
+
+/// Every rule, in reporting order.
+pub const RULES: &[&Rule] = &[
+    &OPENAPI_VERSION,
+    &OPERATION_ID_MISSING,
+    &OPERATION_ID_DUPLICATE,
+    &DEFAULT_WITH_TYPED_2XX,
+    &ERROR_SCHEMAS_MULTIPLE,
+    &SUCCESS_SCHEMAS_MULTIPLE,
+    &REQUEST_MEDIA_TYPES_MULTIPLE,
+    &RESPONSE_ADDITIONAL_PROPERTIES_FALSE,
+    &COMPONENT_SCHEMA_DESCRIPTION,
+    &INT64_STRING_UNCONVERTED,
+];
+
+/// One lint finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Workspace-relative spec path.
+    pub spec: String,
+    /// JSON pointer of the offending construct.
+    pub location: String,
+    /// The rule violated.
+    pub rule: &'static Rule,
+    /// What is wrong here, followed by the rule's reason.
+    pub message: String,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}: {}: {}",
+            self.spec, self.location, self.rule.id, self.message
+        )
+    }
+}
+
+const METHODS: [&str; 8] = [
+    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+];
+
+/// Escape one JSON pointer segment.
+pub fn escape(segment: &str) -> String {
+    segment.replace('~', "~0").replace('/', "~1")
+}
+
+struct Linter<'a> {
+    spec: &'a str,
+    doc: &'a Value,
+    findings: Vec<Finding>,
+}
+
+impl Linter<'_> {
+    fn add(&mut self, location: impl Into<String>, rule: &'static Rule, detail: impl fmt::Display) {
+        self.findings.push(Finding {
+            spec: self.spec.to_owned(),
+            location: location.into(),
+            rule,
+            message: format!("{detail} ({})", rule.reason),
+        });
+    }
+
+    /// Follow a local `$ref` (`#/a/b`) if `value` is one.
+    fn deref<'v>(&'v self, value: &'v Value) -> Option<(&'v Value, Option<String>)> {
+        match value.get("$ref").and_then(Value::as_str) {
+            None => Some((value, None)),
+            Some(r) => {
+                let pointer = r.strip_prefix('#')?;
+                self.doc.pointer(pointer).map(|v| (v, Some(r.to_owned())))
+            }
+        }
+    }
+}
+
+/// Check only the `openapi` version field of a raw document (works even when
+/// the document does not parse as OpenAPI 3.0).
+pub fn check_version(spec: &str, version: Option<&str>) -> Option<Finding> {
+    match version {
+        Some(v) if v.starts_with("3.0.") => None,
+        other => Some(Finding {
+            spec: spec.to_owned(),
+            location: "#/openapi".to_owned(),
+            rule: &OPENAPI_VERSION,
+            message: format!(
+                "openapi is {} ({})",
+                other.map_or("missing".to_owned(), |v| format!("{v:?}")),
+                OPENAPI_VERSION.reason
+            ),
+        }),
+    }
+}
+
+/// Run every rule on a parsed spec.
+pub fn lint(config: &SpecConfig, spec: &OpenAPI) -> Vec<Finding> {
+    let doc = match serde_json::to_value(spec) {
+        Ok(doc) => doc,
+        Err(e) => {
+            return vec![Finding {
+                spec: config.spec.to_owned(),
+                location: "#".to_owned(),
+                rule: &OPENAPI_VERSION,
+                message: format!("spec does not serialize to JSON: {e}"),
+            }];
+        }
+    };
+    let mut linter = Linter {
+        spec: config.spec,
+        doc: &doc,
+        findings: Vec::new(),
+    };
+    if let Some(f) = check_version(config.spec, Some(spec.openapi.as_str())) {
+        linter.findings.push(f);
+    }
+    lint_operations(&mut linter);
+    lint_response_schemas(&mut linter);
+    lint_component_descriptions(&mut linter);
+    if config.int64_strings {
+        lint_int64_strings(&mut linter, &doc, "#".to_owned());
+    }
+    linter.findings
+}
+
+/// Classified body of one response, as progenitor sees it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Body {
+    /// No content.
+    Empty,
+    /// A non-JSON content type: an untyped byte stream.
+    Raw,
+    /// `application/json` with this schema (canonical JSON text).
+    Json(String),
+}
+
+impl fmt::Display for Body {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Body::Empty => f.write_str("no body"),
+            Body::Raw => f.write_str("raw (non-JSON) body"),
+            Body::Json(schema) => f.write_str(schema),
+        }
+    }
+}
+
+fn response_body(content: Option<&Value>) -> Body {
+    let Some(content) = content.and_then(Value::as_object).filter(|c| !c.is_empty()) else {
+        return Body::Empty;
+    };
+    let json = crate::sorted(content)
+        .into_iter()
+        .find(|(media, _)| *media == "application/json" || media.starts_with("application/json;"));
+    match json {
+        Some((_, media)) => Body::Json(
+            media
+                .get("schema")
+                .map_or_else(|| "<no schema>".to_owned(), Value::to_string),
+        ),
+        None => Body::Raw,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StatusClass {
+    Success,
+    /// `2XX`: progenitor drops a `default` beside it.
+    SuccessRange,
+    Error,
+    Default,
+    Other,
+}
+
+fn classify(status: &str) -> StatusClass {
+    match status {
+        "default" => StatusClass::Default,
+        "2XX" | "2xx" => StatusClass::SuccessRange,
+        "4XX" | "4xx" | "5XX" | "5xx" => StatusClass::Error,
+        s => match s.parse::<u16>() {
+            Ok(200..=299) => StatusClass::Success,
+            Ok(400..=599) => StatusClass::Error,
+            _ => StatusClass::Other,
+        },
+    }
+}
+
+fn describe(bodies: &BTreeMap<Body, Vec<String>>) -> String {
+    bodies
+        .iter()
+        .map(|(body, statuses)| format!("{} → {body}", statuses.join("/")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn lint_operations(l: &mut Linter<'_>) {
+    let Some(paths) = l.doc.get("paths").and_then(Value::as_object) else {
+        return;
+    };
+    let mut seen_ids: BTreeMap<String, String> = BTreeMap::new();
+    for (path, item) in crate::sorted(paths) {
+        for method in METHODS {
+            let Some(op) = item.get(method) else { continue };
+            let pointer = format!("#/paths/{}/{method}", escape(path));
+            let label = format!("{} {path}", method.to_uppercase());
+            match op.get("operationId").and_then(Value::as_str) {
+                None | Some("") => l.add(
+                    &pointer,
+                    &OPERATION_ID_MISSING,
+                    format!("{label} has no operationId"),
+                ),
+                Some(id) => {
+                    if let Some(first) = seen_ids.get(id) {
+                        l.add(
+                            &pointer,
+                            &OPERATION_ID_DUPLICATE,
+                            format!("operationId {id:?} of {label} is already used by {first}"),
+                        );
+                    } else {
+                        seen_ids.insert(id.to_owned(), label.clone());
+                    }
+                }
+            }
+            lint_request_body(l, op, &pointer);
+            lint_responses(l, op, &pointer);
+        }
+    }
+}
+
+fn lint_request_body(l: &mut Linter<'_>, op: &Value, pointer: &str) {
+    let Some(body) = op.get("requestBody") else {
+        return;
+    };
+    let Some((body, _)) = l.deref(body) else {
+        return;
+    };
+    if let Some(content) = body.get("content").and_then(Value::as_object)
+        && content.len() > 1
+    {
+        let media: Vec<&str> = crate::sorted(content)
+            .into_iter()
+            .map(|(k, _)| k.as_str())
+            .collect();
+        l.add(
+            format!("{pointer}/requestBody"),
+            &REQUEST_MEDIA_TYPES_MULTIPLE,
+            format!("request media types: {}", media.join(", ")),
+        );
+    }
+}
+
+fn lint_responses(l: &mut Linter<'_>, op: &Value, pointer: &str) {
+    let Some(responses) = op.get("responses").and_then(Value::as_object) else {
+        return;
+    };
+    let mut success: BTreeMap<Body, Vec<String>> = BTreeMap::new();
+    let mut errors: BTreeMap<Body, Vec<String>> = BTreeMap::new();
+    let mut default = None;
+    let mut has_success_range = false;
+    for (status, response) in crate::sorted(responses) {
+        let Some((response, _)) = l.deref(response) else {
+            continue;
+        };
+        let body = response_body(response.get("content"));
+        match classify(status) {
+            StatusClass::Success => success.entry(body).or_default().push(status.clone()),
+            StatusClass::SuccessRange => {
+                has_success_range = true;
+                success.entry(body).or_default().push(status.clone());
+            }
+            StatusClass::Error => errors.entry(body).or_default().push(status.clone()),
+            StatusClass::Default => {
+                errors.entry(body.clone()).or_default().push(status.clone());
+                default = Some(body);
+            }
+            StatusClass::Other => {}
+        }
+    }
+    let responses_ptr = format!("{pointer}/responses");
+    if let Some(default) = &default
+        && !has_success_range
+    {
+        let typed: Vec<&str> = success
+            .iter()
+            .filter(|(body, _)| *body != default)
+            .flat_map(|(_, statuses)| statuses.iter().map(String::as_str))
+            .collect();
+        if !typed.is_empty() {
+            l.add(
+                &responses_ptr,
+                &DEFAULT_WITH_TYPED_2XX,
+                format!(
+                    "`default` ({default}) beside differently-typed {}",
+                    typed.join(", ")
+                ),
+            );
+        }
+    }
+    if success.len() > 1 {
+        l.add(
+            &responses_ptr,
+            &SUCCESS_SCHEMAS_MULTIPLE,
+            format!("2xx bodies differ: {}", describe(&success)),
+        );
+    }
+    if errors.len() > 1 {
+        l.add(
+            &responses_ptr,
+            &ERROR_SCHEMAS_MULTIPLE,
+            format!("error bodies differ: {}", describe(&errors)),
+        );
+    }
+}
+
+/// Every schema reachable from a response, via `$ref` too.
+fn lint_response_schemas(l: &mut Linter<'_>) {
+    let Some(paths) = l.doc.get("paths").and_then(Value::as_object) else {
+        return;
+    };
+    let mut roots = Vec::new();
+    for (path, item) in crate::sorted(paths) {
+        for method in METHODS {
+            let Some(responses) = item
+                .get(method)
+                .and_then(|op| op.get("responses"))
+                .and_then(Value::as_object)
+            else {
+                continue;
+            };
+            for (status, response) in crate::sorted(responses) {
+                let Some((response, via)) = l.deref(response) else {
+                    continue;
+                };
+                let base = via.unwrap_or_else(|| {
+                    format!(
+                        "#/paths/{}/{method}/responses/{}",
+                        escape(path),
+                        escape(status)
+                    )
+                });
+                let Some(content) = response.get("content").and_then(Value::as_object) else {
+                    continue;
+                };
+                for (media, mt) in crate::sorted(content) {
+                    if let Some(schema) = mt.get("schema") {
+                        roots.push((
+                            schema.clone(),
+                            format!("{base}/content/{}/schema", escape(media)),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    let mut visited = BTreeSet::new();
+    let mut reported = BTreeSet::new();
+    for (schema, pointer) in roots {
+        walk_schema(l, &schema, pointer, &mut visited, &mut reported);
+    }
+}
+
+fn walk_schema(
+    l: &mut Linter<'_>,
+    schema: &Value,
+    pointer: String,
+    visited: &mut BTreeSet<String>,
+    reported: &mut BTreeSet<String>,
+) {
+    if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
+        if visited.insert(r.to_owned())
+            && let Some(target) = r.strip_prefix('#').and_then(|p| l.doc.pointer(p))
+        {
+            walk_schema(l, &target.clone(), r.to_owned(), visited, reported);
+        }
+        return;
+    }
+    if schema.get("additionalProperties") == Some(&Value::Bool(false))
+        && reported.insert(pointer.clone())
+    {
+        l.add(
+            &pointer,
+            &RESPONSE_ADDITIONAL_PROPERTIES_FALSE,
+            "schema reachable from a response has additionalProperties: false",
+        );
+    }
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        for (name, sub) in crate::sorted(props) {
+            walk_schema(
+                l,
+                sub,
+                format!("{pointer}/properties/{}", escape(name)),
+                visited,
+                reported,
+            );
+        }
+    }
+    for key in ["items", "additionalProperties", "not"] {
+        if let Some(sub) = schema.get(key).filter(|v| v.is_object()) {
+            walk_schema(l, sub, format!("{pointer}/{key}"), visited, reported);
+        }
+    }
+    for key in ["allOf", "oneOf", "anyOf"] {
+        if let Some(list) = schema.get(key).and_then(Value::as_array) {
+            for (i, sub) in list.iter().enumerate() {
+                walk_schema(l, sub, format!("{pointer}/{key}/{i}"), visited, reported);
+            }
+        }
+    }
+}
+
+fn lint_component_descriptions(l: &mut Linter<'_>) {
+    let Some(schemas) = l
+        .doc
+        .pointer("/components/schemas")
+        .and_then(Value::as_object)
+    else {
+        return;
+    };
+    let missing: Vec<String> = crate::sorted(schemas)
+        .into_iter()
+        .filter(|(_, s)| {
+            s.get("description")
+                .and_then(Value::as_str)
+                .is_none_or(|d| d.trim().is_empty())
+        })
+        .map(|(name, _)| name.clone())
+        .collect();
+    for name in missing {
+        l.add(
+            format!("#/components/schemas/{}", escape(&name)),
+            &COMPONENT_SCHEMA_DESCRIPTION,
+            format!("component schema {name} has no description"),
+        );
+    }
+}
+
+fn lint_int64_strings(l: &mut Linter<'_>, value: &Value, pointer: String) {
+    match value {
+        Value::Object(map) => {
+            let looks_int64 = map.get("type").and_then(Value::as_str) == Some("string")
+                && map.get("format").and_then(Value::as_str) == Some("int64");
+            if looks_int64 && !is_int64_string(value, true) {
+                let extra: Vec<&str> = map
+                    .keys()
+                    .map(String::as_str)
+                    .filter(|k| !INT64_METADATA_KEYS.contains(k) && *k != "nullable")
+                    .collect();
+                {
+                    l.add(
+                        &pointer,
+                        &INT64_STRING_UNCONVERTED,
+                        format!("int64 string schema also has {}", extra.join(", ")),
+                    );
+                }
+            }
+            for (key, sub) in crate::sorted(map) {
+                lint_int64_strings(l, sub, format!("{pointer}/{}", escape(key)));
+            }
+        }
+        Value::Array(list) => {
+            for (i, sub) in list.iter().enumerate() {
+                lint_int64_strings(l, sub, format!("{pointer}/{i}"));
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codegen::parse_spec;
+
+    const CONFIG: SpecConfig = SpecConfig {
+        name: "t",
+        spec: "specs/t.yaml",
+        output: "out.rs",
+        int64_strings: true,
+        inner_type: None,
+    };
+
+    fn findings(yaml: &str) -> Vec<String> {
+        lint(&CONFIG, &parse_spec(yaml).unwrap())
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    fn ids(yaml: &str) -> Vec<&'static str> {
+        lint(&CONFIG, &parse_spec(yaml).unwrap())
+            .iter()
+            .map(|f| f.rule.id)
+            .collect()
+    }
+
+    const CLEAN: &str = r##"
+openapi: 3.0.3
+info: {title: T, version: "1"}
+paths:
+  /things/{id}:
+    get:
+      operationId: getThing
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string, format: int64}}
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Thing"}
+        "201":
+          description: also ok
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Thing"}
+        4XX:
+          description: e
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Error"}
+        "500":
+          description: e
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Error"}
+  /report:
+    get:
+      operationId: getReport
+      responses:
+        "200":
+          description: csv
+          content:
+            text/csv:
+              schema: {type: string}
+        2XX:
+          description: csv
+          content:
+            text/csv:
+              schema: {type: string}
+        default:
+          description: e
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Error"}
+components:
+  schemas:
+    Thing:
+      description: A thing.
+      type: object
+      properties:
+        id: {type: string, format: int64, nullable: true, description: ID, example: "1"}
+        tags: {type: array, items: {$ref: "#/components/schemas/Tag"}}
+    Tag:
+      description: A tag.
+      type: object
+      properties:
+        name: {type: string}
+    Error:
+      description: An error.
+      type: object
+      additionalProperties: false
+      properties:
+        message: {type: string}
+"##;
+
+    #[test]
+    fn clean_spec_only_flags_the_error_schema() {
+        assert_eq!(
+            findings(CLEAN),
+            vec![
+                "specs/t.yaml:#/components/schemas/Error: response-additional-properties-false: \
+                 schema reachable from a response has additionalProperties: false \
+                 (becomes #[serde(deny_unknown_fields)]: a field added by the server breaks deserialization)"
+            ]
+        );
+    }
+
+    #[test]
+    fn version() {
+        let spec = CLEAN
+            .replace("additionalProperties: false", "")
+            .replace("3.0.3", "3.1.0");
+        assert_eq!(ids(&spec), vec!["openapi-version"]);
+    }
+
+    #[test]
+    fn operation_ids() {
+        let spec = CLEAN
+            .replace("additionalProperties: false", "")
+            .replace("operationId: getReport", "operationId: getThing");
+        let found = findings(&spec);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with(
+                "specs/t.yaml:#/paths/~1things~1{id}/get: operation-id-duplicate: \
+                 operationId \"getThing\" of GET /things/{id} is already used by GET /report"
+            ),
+            "{found:?}"
+        );
+        let spec = CLEAN
+            .replace("additionalProperties: false", "")
+            .replace("operationId: getReport", "");
+        assert_eq!(ids(&spec), vec!["operation-id-missing"]);
+    }
+
+    #[test]
+    fn default_beside_typed_200() {
+        let spec = CLEAN.replace("additionalProperties: false", "").replace(
+            "        4XX:",
+            "        default:\n          description: d\n          content:\n            application/json:\n              schema: {$ref: \"#/components/schemas/Error\"}\n        4XX:",
+        );
+        assert_eq!(ids(&spec), vec!["default-with-typed-2xx"]);
+    }
+
+    #[test]
+    fn multiple_error_and_success_bodies() {
+        let spec = CLEAN
+            .replace("additionalProperties: false", "")
+            .replace(
+                "        \"500\":\n          description: e\n          content:\n            application/json:\n              schema: {$ref: \"#/components/schemas/Error\"}",
+                "        \"500\":\n          description: e\n          content:\n            application/json:\n              schema: {$ref: \"#/components/schemas/Tag\"}",
+            )
+            .replace(
+                "        \"201\":\n          description: also ok\n          content:\n            application/json:\n              schema: {$ref: \"#/components/schemas/Thing\"}",
+                "        \"204\":\n          description: empty",
+            );
+        assert_eq!(
+            ids(&spec),
+            vec!["success-schemas-multiple", "error-schemas-multiple"]
+        );
+    }
+
+    #[test]
+    fn request_media_types_and_descriptions_and_int64() {
+        let spec = CLEAN
+            .replace("additionalProperties: false", "")
+            .replace("      description: A tag.\n", "")
+            .replace(
+                "{type: string, format: int64}}",
+                "{type: string, format: int64, pattern: \"^[0-9]+$\"}}",
+            )
+            .replace(
+                "      operationId: getReport\n",
+                "      operationId: getReport\n      requestBody:\n        content:\n          application/json:\n            schema: {type: object}\n          application/x-www-form-urlencoded:\n            schema: {type: object}\n",
+            );
+        let found = findings(&spec);
+        let ids: Vec<_> = found
+            .iter()
+            .map(|f| f.split(": ").nth(1).unwrap())
+            .collect();
+        assert_eq!(
+            ids,
+            vec![
+                "request-media-types-multiple",
+                "component-schema-description",
+                "int64-string-unconverted"
+            ],
+            "{found:#?}"
+        );
+        assert!(found[2].starts_with(
+            "specs/t.yaml:#/paths/~1things~1{id}/get/parameters/0/schema: int64-string-unconverted: \
+             int64 string schema also has pattern"
+        ), "{found:#?}");
+    }
+
+    #[test]
+    fn every_rule_is_listed_once() {
+        let ids: BTreeSet<_> = RULES.iter().map(|r| r.id).collect();
+        assert_eq!(ids.len(), RULES.len());
+    }
+}

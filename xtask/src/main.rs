@@ -1,0 +1,43 @@
+//! `cargo xtask`: project automation. Run `cargo xtask --help`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use xtask::Workspace;
+
+/// Project automation for this workspace.
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask", version, about)]
+struct Cli {
+    /// Workspace root to operate on (default: the workspace this xtask was built from).
+    #[arg(long, global = true, value_name = "DIR")]
+    root: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The subcommands; each one lives in its own module of the xtask library.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Regenerate every client from its spec (writes only changed files).
+    Generate(xtask::generate::Args),
+    /// Fail if a generated file is stale or a spec breaks a lint rule.
+    Check(xtask::check::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let ws = cli
+        .root
+        .map_or_else(Workspace::from_manifest_dir, Workspace::new);
+    let result = match &cli.command {
+        Command::Generate(args) => xtask::generate::run(&ws, args),
+        Command::Check(args) => xtask::check::run(&ws, args),
+    };
+    result.unwrap_or_else(|e| {
+        eprintln!("error: {e:#}");
+        ExitCode::FAILURE
+    })
+}
