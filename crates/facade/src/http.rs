@@ -1,0 +1,267 @@
+//! Transport rules shared by both service clients.
+//!
+//! Both facades build their `reqwest::Client` here, so the rules hold in one place:
+//!
+//! - the base URL must be `https://`, except on a loopback host (`localhost`,
+//!   `127.0.0.0/8`, `::1`) where plain `http://` is allowed for fakes and tests;
+//! - a redirect is followed only when it stays on the same origin (scheme, host and
+//!   port). A cross-origin redirect is not followed at all, so neither a custom
+//!   credential header such as `UserToken` (which reqwest does not strip) nor a
+//!   re-sent login body can reach another host;
+//! - every request has a connect timeout, a total timeout and a user agent.
+//!
+//! ```
+//! use facade::http::{BaseUrl, HttpOptions};
+//!
+//! let base = BaseUrl::parse("https://video-session.example.com")?;
+//! assert_eq!(base.as_str(), "https://video-session.example.com");
+//! assert!(BaseUrl::parse("http://video-session.example.com").is_err());
+//! assert!(BaseUrl::parse("http://127.0.0.1:8080").is_ok());
+//! let options = HttpOptions::default();
+//! assert_eq!(options.timeout.as_secs(), 30);
+//! # Ok::<(), facade::http::BaseUrlError>(())
+//! ```
+
+use std::fmt;
+use std::net::IpAddr;
+use std::time::Duration;
+
+use url::{Host, Url};
+
+/// Why a base URL was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BaseUrlError {
+    /// The text is not a URL.
+    #[error("base URL {url:?} is not a valid URL: {reason}")]
+    Invalid {
+        /// The text given.
+        url: String,
+        /// What the URL parser said.
+        reason: String,
+    },
+    /// Plain `http://` to a host that is not loopback.
+    #[error(
+        "base URL {url:?} must use https:// (plain http:// is allowed only for loopback hosts such as 127.0.0.1)"
+    )]
+    InsecureScheme {
+        /// The URL given.
+        url: String,
+    },
+    /// A scheme other than `http` or `https`, or a URL without a host.
+    #[error("base URL {url:?} must be an http(s) URL with a host")]
+    Unsupported {
+        /// The URL given.
+        url: String,
+    },
+    /// Credentials, a query or a fragment in the base URL.
+    #[error("base URL {url:?} must not carry user info, a query or a fragment")]
+    ExtraParts {
+        /// The URL given, without its user info.
+        url: String,
+    },
+}
+
+/// A validated service base URL: `https://`, or `http://` on a loopback host.
+///
+/// The trailing slash is removed, so `"{base}/path"` joins cleanly.
+#[derive(Clone, PartialEq, Eq)]
+pub struct BaseUrl {
+    url: Url,
+    text: String,
+}
+
+impl BaseUrl {
+    /// Parses and checks a base URL.
+    pub fn parse(text: &str) -> Result<Self, BaseUrlError> {
+        let url = Url::parse(text.trim()).map_err(|e| BaseUrlError::Invalid {
+            url: text.to_owned(),
+            reason: e.to_string(),
+        })?;
+        if !url.username().is_empty() || url.password().is_some() {
+            let mut shown = url.clone();
+            // Both setters only fail for URLs that cannot have credentials.
+            let _ = shown.set_username("");
+            let _ = shown.set_password(None);
+            return Err(BaseUrlError::ExtraParts {
+                url: shown.to_string(),
+            });
+        }
+        if url.query().is_some() || url.fragment().is_some() {
+            return Err(BaseUrlError::ExtraParts {
+                url: url.to_string(),
+            });
+        }
+        match (url.scheme(), url.host()) {
+            ("https", Some(_)) => {}
+            ("http", Some(host)) if is_loopback(&host) => {}
+            ("http", Some(_)) => {
+                return Err(BaseUrlError::InsecureScheme {
+                    url: url.to_string(),
+                });
+            }
+            _ => {
+                return Err(BaseUrlError::Unsupported {
+                    url: url.to_string(),
+                });
+            }
+        }
+        let text = url.as_str().trim_end_matches('/').to_owned();
+        Ok(Self { url, text })
+    }
+
+    /// The URL without a trailing slash.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The parsed URL.
+    pub fn url(&self) -> &Url {
+        &self.url
+    }
+
+    /// True when the host is loopback (and plain HTTP is therefore allowed).
+    pub fn is_loopback(&self) -> bool {
+        self.url.host().is_some_and(|h| is_loopback(&h))
+    }
+}
+
+impl fmt::Debug for BaseUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("BaseUrl").field(&self.text).finish()
+    }
+}
+
+impl fmt::Display for BaseUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl std::str::FromStr for BaseUrl {
+    type Err = BaseUrlError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse(s)
+    }
+}
+
+fn is_loopback(host: &Host<&str>) -> bool {
+    match host {
+        Host::Domain(name) => name.eq_ignore_ascii_case("localhost"),
+        Host::Ipv4(ip) => IpAddr::V4(*ip).is_loopback(),
+        Host::Ipv6(ip) => IpAddr::V6(*ip).is_loopback(),
+    }
+}
+
+/// Timeouts and identification for the HTTP client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpOptions {
+    /// Time allowed to establish a connection. Default 10 s.
+    pub connect_timeout: Duration,
+    /// Time allowed for a whole request, body included. Default 30 s. Streaming
+    /// downloads (the ID-mapping file) use [`HttpOptions::read_timeout`] instead.
+    pub timeout: Duration,
+    /// Longest pause between two reads of a response body. Default 30 s.
+    pub read_timeout: Duration,
+    /// The `User-Agent` header. Default `facade/<version>`.
+    pub user_agent: String,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(10),
+            timeout: Duration::from_secs(30),
+            read_timeout: Duration::from_secs(30),
+            user_agent: concat!("facade/", env!("CARGO_PKG_VERSION")).to_owned(),
+        }
+    }
+}
+
+/// Whether the client applies the total timeout (normal calls) or only the read
+/// timeout (long downloads).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TimeoutMode {
+    /// Connect timeout plus total timeout.
+    Total,
+    /// Connect timeout plus read timeout; no bound on the whole transfer.
+    Streaming,
+}
+
+/// Builds the `reqwest::Client` for `base` under the shared transport rules.
+///
+/// Starts from [`client_support::http_client_builder`] (HTTPS through rustls and
+/// ring, same-origin-only redirects) and adds the options and `https_only` for
+/// non-loopback hosts.
+pub(crate) fn build_client(
+    base: &BaseUrl,
+    options: &HttpOptions,
+    mode: TimeoutMode,
+) -> Result<reqwest::Client, reqwest::Error> {
+    let builder = client_support::http_client_builder()
+        .user_agent(options.user_agent.clone())
+        .connect_timeout(options.connect_timeout)
+        .read_timeout(options.read_timeout)
+        .https_only(!base.is_loopback());
+    let builder = match mode {
+        TimeoutMode::Total => builder.timeout(options.timeout),
+        TimeoutMode::Streaming => builder,
+    };
+    builder.build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn https_is_required_except_on_loopback() {
+        assert!(BaseUrl::parse("https://example.com/api/").is_ok());
+        assert!(matches!(
+            BaseUrl::parse("http://example.com"),
+            Err(BaseUrlError::InsecureScheme { .. })
+        ));
+        for ok in [
+            "http://127.0.0.1:1",
+            "http://127.8.9.10",
+            "http://[::1]:80",
+            "http://LOCALHOST:3000",
+        ] {
+            assert!(BaseUrl::parse(ok).is_ok(), "{ok}");
+        }
+        assert!(matches!(
+            BaseUrl::parse("ftp://example.com"),
+            Err(BaseUrlError::Unsupported { .. })
+        ));
+        assert!(matches!(
+            BaseUrl::parse("not a url"),
+            Err(BaseUrlError::Invalid { .. })
+        ));
+    }
+
+    #[test]
+    fn trailing_slash_is_removed() {
+        let base = BaseUrl::parse("https://example.com/doubleclicksearch/v2/").unwrap();
+        assert_eq!(base.as_str(), "https://example.com/doubleclicksearch/v2");
+        assert_eq!(base.to_string(), base.as_str());
+    }
+
+    #[test]
+    fn credentials_query_and_fragment_are_refused_without_echoing_the_password() {
+        let err = BaseUrl::parse("https://user:hunter2@example.com").unwrap_err();
+        assert!(matches!(err, BaseUrlError::ExtraParts { .. }));
+        assert!(!err.to_string().contains("hunter2"));
+        assert!(BaseUrl::parse("https://example.com/?a=1").is_err());
+        assert!(BaseUrl::parse("https://example.com/#x").is_err());
+    }
+
+    #[test]
+    fn client_builds_for_https_and_loopback() {
+        let options = HttpOptions::default();
+        for url in ["https://example.com", "http://127.0.0.1:9"] {
+            let base = BaseUrl::parse(url).unwrap();
+            build_client(&base, &options, TimeoutMode::Total).unwrap();
+            build_client(&base, &options, TimeoutMode::Streaming).unwrap();
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! Typed conversions, availabilities and saved columns.
+
+use chrono::{DateTime, Utc};
+
+use super::values::{
+    AdGroupId, AdId, AdvertiserId, AgencyId, CampaignId, Channel, Consent, ConversionState,
+    ConversionType, CriterionId, CustomerId, DeviceType, DsConversionId, EngineAccountId,
+    InventoryAccountId, Micros, ProductGroupId, SegmentationId, SegmentationType,
+};
+
+/// A conversion, typed.
+///
+/// Every field is optional because which fields are required depends on the
+/// method (SA-7): `insert` needs [`conversion_id`](Self::conversion_id),
+/// [`conversion_timestamp`](Self::conversion_timestamp) and
+/// [`segmentation_type`](Self::segmentation_type); `update` needs the id and
+/// the timestamp. [`Conversion::new`] sets all three.
+///
+/// ```
+/// use chrono::DateTime;
+/// use facade::search_ads::{
+///     AdvertiserId, AgencyId, Conversion, ConversionType, Micros, SegmentationId,
+/// };
+///
+/// let when = DateTime::from_timestamp_millis(1_704_103_200_000).unwrap();
+/// let conversion = Conversion {
+///     agency_id: Some(AgencyId::new(20700000000000125)),
+///     advertiser_id: Some(AdvertiserId::new(21700000012345)),
+///     segmentation_id: Some(SegmentationId::new(551234)),
+///     conversion_type: Some(ConversionType::Transaction),
+///     revenue_micros: Some("19.99".parse::<Micros>()?),
+///     currency_code: Some("EUR".into()),
+///     click_id: Some("gclid-123".into()),
+///     ..Conversion::new("order-1001", when)
+/// };
+/// assert_eq!(conversion.conversion_id.as_deref(), Some("order-1001"));
+/// # Ok::<(), facade::search_ads::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Conversion {
+    /// The advertiser's id for the conversion; unique per advertiser (SA-15).
+    pub conversion_id: Option<String>,
+    /// When the conversion happened (sent as epoch milliseconds).
+    pub conversion_timestamp: Option<DateTime<Utc>>,
+    /// The segmentation type, `FLOODLIGHT`.
+    pub segmentation_type: Option<SegmentationType>,
+    /// The Floodlight activity id.
+    pub segmentation_id: Option<SegmentationId>,
+    /// The Floodlight activity name.
+    pub segmentation_name: Option<String>,
+    /// `ACTION` or `TRANSACTION` (`type` on the wire).
+    pub conversion_type: Option<ConversionType>,
+    /// `ACTIVE` or `REMOVED`.
+    pub state: Option<ConversionState>,
+    /// The revenue of a transaction.
+    pub revenue_micros: Option<Micros>,
+    /// ISO 4217 currency of the revenue.
+    pub currency_code: Option<String>,
+    /// The quantity times 1000.
+    pub quantity_millis: Option<i64>,
+    /// The count times 1000 (support-gated).
+    pub count_millis: Option<i64>,
+    /// The click id (gclid).
+    pub click_id: Option<String>,
+    /// The agency.
+    pub agency_id: Option<AgencyId>,
+    /// The advertiser.
+    pub advertiser_id: Option<AdvertiserId>,
+    /// The engine account.
+    pub engine_account_id: Option<EngineAccountId>,
+    /// The campaign.
+    pub campaign_id: Option<CampaignId>,
+    /// The ad group.
+    pub ad_group_id: Option<AdGroupId>,
+    /// The ad.
+    pub ad_id: Option<AdId>,
+    /// The criterion (keyword).
+    pub criterion_id: Option<CriterionId>,
+    /// The customer of the new Search Ads 360 experience.
+    pub customer_id: Option<CustomerId>,
+    /// The id Search Ads 360 generated (read-only in practice).
+    pub ds_conversion_id: Option<DsConversionId>,
+    /// The Floodlight order id.
+    pub floodlight_order_id: Option<String>,
+    /// The sales channel.
+    pub channel: Option<Channel>,
+    /// The device.
+    pub device_type: Option<DeviceType>,
+    /// Consent for core platform services.
+    pub ad_user_data_consent: Option<Consent>,
+    /// Support-gated attribution model.
+    pub attribution_model: Option<String>,
+    /// When the conversion was last modified (set by the server).
+    pub conversion_modified_timestamp: Option<DateTime<Utc>>,
+    /// Custom dimensions.
+    pub custom_dimensions: Vec<CustomDimension>,
+    /// Custom metrics.
+    pub custom_metrics: Vec<CustomMetric>,
+    /// The inventory account of the product.
+    pub inventory_account_id: Option<InventoryAccountId>,
+    /// ISO 3166 country of the product's feed.
+    pub product_country: Option<String>,
+    /// The product group.
+    pub product_group_id: Option<ProductGroupId>,
+    /// The product id (SKU).
+    pub product_id: Option<String>,
+    /// ISO 639 language of the product's feed.
+    pub product_language: Option<String>,
+    /// The local store (channel `local` only).
+    pub store_id: Option<String>,
+}
+
+impl Conversion {
+    /// A conversion with the fields every insert needs: its id, its time and
+    /// the segmentation type `FLOODLIGHT`.
+    pub fn new(conversion_id: impl Into<String>, timestamp: DateTime<Utc>) -> Self {
+        Self {
+            conversion_id: Some(conversion_id.into()),
+            conversion_timestamp: Some(timestamp),
+            segmentation_type: Some(SegmentationType::Floodlight),
+            ..Self::default()
+        }
+    }
+}
+
+/// A custom dimension of a conversion.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CustomDimension {
+    /// The dimension's name (as configured for the advertiser).
+    pub name: String,
+    /// The value.
+    pub value: String,
+}
+
+/// A custom metric of a conversion.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CustomMetric {
+    /// The metric's name (as configured for the advertiser).
+    pub name: String,
+    /// The value.
+    pub value: f64,
+}
+
+/// The availability of a Floodlight activity: all its conversions up to
+/// `availability_timestamp` have been uploaded.
+///
+/// ```
+/// use chrono::DateTime;
+/// use facade::search_ads::{AdvertiserId, AgencyId, Availability, SegmentationId};
+/// let until = DateTime::from_timestamp_millis(1_704_103_200_000).unwrap();
+/// let a = Availability {
+///     segmentation_id: Some(SegmentationId::new(551234)),
+///     ..Availability::new(AgencyId::new(1), AdvertiserId::new(2), until)
+/// };
+/// assert_eq!(a.segmentation_type.as_str(), "FLOODLIGHT");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Availability {
+    /// The agency.
+    pub agency_id: AgencyId,
+    /// The advertiser.
+    pub advertiser_id: AdvertiserId,
+    /// Everything up to this time has been uploaded.
+    pub availability_timestamp: DateTime<Utc>,
+    /// The segmentation type, `FLOODLIGHT` by default.
+    pub segmentation_type: SegmentationType,
+    /// The Floodlight activity id.
+    pub segmentation_id: Option<SegmentationId>,
+    /// The Floodlight activity name.
+    pub segmentation_name: Option<String>,
+    /// The customer of the new Search Ads 360 experience.
+    pub customer_id: Option<CustomerId>,
+}
+
+impl Availability {
+    /// An availability of a Floodlight activity (`FLOODLIGHT`); set
+    /// `segmentation_id` or `segmentation_name` to name the activity.
+    pub fn new(
+        agency_id: AgencyId,
+        advertiser_id: AdvertiserId,
+        availability_timestamp: DateTime<Utc>,
+    ) -> Self {
+        Self {
+            agency_id,
+            advertiser_id,
+            availability_timestamp,
+            segmentation_type: SegmentationType::Floodlight,
+            segmentation_id: None,
+            segmentation_name: None,
+            customer_id: None,
+        }
+    }
+}
+
+/// A saved column of an advertiser.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SavedColumn {
+    /// The column's name.
+    pub name: String,
+    /// The type of data it produces (`double`, `integer`, `string`, ...), when given.
+    pub column_type: Option<String>,
+}

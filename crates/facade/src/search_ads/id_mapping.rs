@@ -1,0 +1,692 @@
+//! The ID-mapping file (SA-11): a CSV `Entity Type,Legacy IDs,New IDs` whose
+//! ID cells are JSON objects, streamed as typed rows in constant memory.
+//!
+//! # Design
+//!
+//! The `csv` crate's reader is synchronous (`std::io::Read`), the body is an
+//! async stream of chunks. Rather than re-implementing CSV on `csv-core`, the
+//! parser runs the real `csv::Reader` on a blocking task (`spawn_blocking`)
+//! over a reader that pulls chunks from a bounded channel; a small async task
+//! pumps the HTTP body into that channel and the parsed rows come back through
+//! a second bounded channel. Memory is bounded by the channel capacities
+//! ([`CHUNKS_IN_FLIGHT`] body chunks, [`ROWS_IN_FLIGHT`] rows) plus csv's
+//! buffer for the longest record, whatever the file's size; back-pressure
+//! flows from a slow consumer to the socket. Dropping the stream stops both
+//! tasks and closes the connection.
+//!
+//! # Truncation
+//!
+//! A download that ends early is an error, never a short success:
+//! - the connection breaks, or the body is shorter than its `Content-Length`
+//!   → [`Error::TruncatedDownload`];
+//! - the body ends cleanly but inside a quoted field, or its last line has no
+//!   line terminator (the file is line-terminated, so a cut in the middle of a
+//!   row shows up this way) → [`Error::TruncatedDownload`], in place of the
+//!   cut row.
+
+use std::collections::BTreeMap;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use futures::stream::{Stream, StreamExt};
+use tokio::io::AsyncWriteExt;
+use tokio::sync::mpsc;
+
+use super::error::Error;
+use super::values::{
+    AdGroupId, AdId, AdvertiserId, AgencyId, CampaignId, CriterionId, CustomerId, EngineAccountId,
+    EntityType,
+};
+
+/// Body chunks buffered between the download and the parser.
+pub const CHUNKS_IN_FLIGHT: usize = 4;
+
+/// Parsed rows buffered between the parser and the consumer.
+pub const ROWS_IN_FLIGHT: usize = 256;
+
+/// The header line of the file.
+pub const HEADER: [&str; 3] = ["Entity Type", "Legacy IDs", "New IDs"];
+
+/// A progress callback: bytes received so far, and the total when the server
+/// announced it (`Content-Length`). Called from the download task after each
+/// chunk; keep it cheap.
+pub type ProgressFn = Arc<dyn Fn(u64, Option<u64>) + Send + Sync>;
+
+/// One row of the ID-mapping file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdMappingRow {
+    /// The entity type (`CUSTOMER`, `CAMPAIGN`, `AD_GROUP`, `CRITERION`, or another).
+    pub entity_type: EntityType,
+    /// The ids in legacy Search Ads 360.
+    pub legacy: EntityIds,
+    /// The ids in the new Search Ads 360.
+    pub new: EntityIds,
+}
+
+/// The ids of one ID cell (a JSON object with string values, SA-11).
+///
+/// Known keys become typed fields (the new platform's ids use the same types
+/// as the legacy ones); any other key is kept in [`other`](Self::other).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EntityIds {
+    /// `agencyId`.
+    pub agency_id: Option<AgencyId>,
+    /// `advertiserId`.
+    pub advertiser_id: Option<AdvertiserId>,
+    /// `engineAccountId`.
+    pub engine_account_id: Option<EngineAccountId>,
+    /// `customerId`.
+    pub customer_id: Option<CustomerId>,
+    /// `campaignId`.
+    pub campaign_id: Option<CampaignId>,
+    /// `adGroupId`.
+    pub ad_group_id: Option<AdGroupId>,
+    /// `adId`.
+    pub ad_id: Option<AdId>,
+    /// `criterionId`.
+    pub criterion_id: Option<CriterionId>,
+    /// Keys this version does not know, with their values as text.
+    pub other: BTreeMap<String, String>,
+}
+
+fn csv_error(line: u64, message: impl Into<String>) -> Error {
+    Error::Csv {
+        line,
+        message: message.into(),
+    }
+}
+
+fn parse_ids(line: u64, column: &str, cell: &str) -> Result<EntityIds, Error> {
+    let object: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(cell).map_err(|e| {
+            csv_error(
+                line,
+                format!(
+                    "the {column} cell is not a JSON object ({e}): {:?}",
+                    short(cell)
+                ),
+            )
+        })?;
+    let mut ids = EntityIds::default();
+    for (key, value) in object {
+        let text = match &value {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Number(n) => n.to_string(),
+            other => {
+                return Err(csv_error(
+                    line,
+                    format!("{column}: `{key}` is {other}, expected a string of digits"),
+                ));
+            }
+        };
+        let number = || {
+            text.trim().parse::<i64>().map_err(|_| {
+                csv_error(
+                    line,
+                    format!("{column}: `{key}` is {text:?}, expected a string of digits"),
+                )
+            })
+        };
+        match key.as_str() {
+            "agencyId" => ids.agency_id = Some(number()?.into()),
+            "advertiserId" => ids.advertiser_id = Some(number()?.into()),
+            "engineAccountId" => ids.engine_account_id = Some(number()?.into()),
+            "campaignId" => ids.campaign_id = Some(number()?.into()),
+            "adGroupId" => ids.ad_group_id = Some(number()?.into()),
+            "adId" => ids.ad_id = Some(number()?.into()),
+            "criterionId" => ids.criterion_id = Some(number()?.into()),
+            "customerId" => {
+                ids.customer_id = Some(CustomerId::new(text.clone()).map_err(|_| {
+                    csv_error(
+                        line,
+                        format!("{column}: `customerId` {text:?} is not a customer id"),
+                    )
+                })?);
+            }
+            _ => {
+                ids.other.insert(key, text);
+            }
+        }
+    }
+    Ok(ids)
+}
+
+fn short(text: &str) -> String {
+    text.chars().take(80).collect()
+}
+
+fn parse_row(line: u64, record: &csv::StringRecord) -> Result<IdMappingRow, Error> {
+    if record.len() != 3 {
+        return Err(csv_error(
+            line,
+            format!("expected 3 fields, found {}", record.len()),
+        ));
+    }
+    Ok(IdMappingRow {
+        entity_type: EntityType::from_wire(record[0].trim()),
+        legacy: parse_ids(line, "Legacy IDs", &record[1])?,
+        new: parse_ids(line, "New IDs", &record[2])?,
+    })
+}
+
+/// What the end of a body says about its completeness: byte count, last
+/// byte and whether a quoted field is still open (`"` count is odd; escaped
+/// quotes `""` count twice).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Tail {
+    pub bytes: u64,
+    last: Option<u8>,
+    in_quotes: bool,
+}
+
+impl Tail {
+    pub(crate) fn feed(&mut self, chunk: &[u8]) {
+        self.bytes += chunk.len() as u64;
+        if let Some(&b) = chunk.last() {
+            self.last = Some(b);
+        }
+        let quotes = chunk.iter().filter(|&&b| b == b'"').count();
+        self.in_quotes ^= quotes % 2 == 1;
+    }
+
+    /// True when the body cannot be a whole file: it ends inside a quoted
+    /// field or without a line terminator.
+    pub(crate) fn is_cut(&self) -> bool {
+        self.in_quotes || self.last.is_some_and(|b| b != b'\n')
+    }
+}
+
+/// Pumps a body into `tx`, counting bytes and reporting progress; a broken
+/// body or one shorter than `expected` ends with [`Error::TruncatedDownload`].
+async fn pump<S, E>(
+    mut body: S,
+    expected: Option<u64>,
+    progress: Option<ProgressFn>,
+    tx: mpsc::Sender<Result<Bytes, Error>>,
+) where
+    S: Stream<Item = Result<Bytes, E>> + Unpin,
+    E: std::fmt::Display,
+{
+    let mut bytes: u64 = 0;
+    while let Some(chunk) = body.next().await {
+        match chunk {
+            Ok(chunk) => {
+                bytes += chunk.len() as u64;
+                if let Some(p) = &progress {
+                    p(bytes, expected);
+                }
+                if tx.send(Ok(chunk)).await.is_err() {
+                    return; // the consumer is gone
+                }
+            }
+            Err(e) => {
+                tracing::debug!(bytes, error = %e, "ID-mapping download broke off");
+                let _ = tx
+                    .send(Err(Error::TruncatedDownload { bytes, expected }))
+                    .await;
+                return;
+            }
+        }
+    }
+    if expected.is_some_and(|e| e != bytes) {
+        let _ = tx
+            .send(Err(Error::TruncatedDownload { bytes, expected }))
+            .await;
+    }
+}
+
+/// A `Read` over the chunks of the channel, for `csv::Reader` on a blocking
+/// thread. A download error is kept for the parser and surfaces as an I/O
+/// error to csv.
+struct ChannelReader {
+    rx: mpsc::Receiver<Result<Bytes, Error>>,
+    current: Bytes,
+    tail: Tail,
+    failed: Option<Error>,
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.current.is_empty() {
+            if self.failed.is_some() {
+                return Err(io::Error::other("the download failed"));
+            }
+            match self.rx.blocking_recv() {
+                Some(Ok(chunk)) => {
+                    self.tail.feed(&chunk);
+                    self.current = chunk;
+                }
+                Some(Err(e)) => {
+                    self.failed = Some(e);
+                    return Err(io::Error::other("the download failed"));
+                }
+                None => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.current.len());
+        buf[..n].copy_from_slice(&self.current.split_to(n));
+        Ok(n)
+    }
+}
+
+/// Parses on the current (blocking) thread, sending rows to `out`.
+fn parse_blocking(
+    input: mpsc::Receiver<Result<Bytes, Error>>,
+    out: mpsc::Sender<Result<IdMappingRow, Error>>,
+) {
+    let reader = ChannelReader {
+        rx: input,
+        current: Bytes::new(),
+        tail: Tail::default(),
+        failed: None,
+    };
+    let mut csv = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(reader);
+    let mut record = csv::StringRecord::new();
+    // The latest row is held back until the next one (or a clean end) shows
+    // that it was not cut off by the end of the body.
+    let mut held: Option<Result<IdMappingRow, Error>> = None;
+    let mut header_seen = false;
+    loop {
+        let read = csv.read_record(&mut record);
+        let line = record.position().map_or(0, |p| p.line());
+        match read {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                let error = match csv.get_mut().failed.take() {
+                    Some(download) => download,
+                    None => csv_error(e.position().map_or(line, |p| p.line()), format!("{e}")),
+                };
+                let _ = out.blocking_send(Err(error));
+                return;
+            }
+        }
+        if !header_seen {
+            header_seen = true;
+            let fields: Vec<&str> = record
+                .iter()
+                .map(|f| f.trim_start_matches('\u{feff}').trim())
+                .collect();
+            if fields != HEADER {
+                let error = if csv.is_done() && csv.get_ref().tail.is_cut() {
+                    let tail = csv.get_ref().tail;
+                    Error::TruncatedDownload {
+                        bytes: tail.bytes,
+                        expected: None,
+                    }
+                } else {
+                    csv_error(
+                        line,
+                        format!(
+                            "expected the header `{}`, found `{}`",
+                            HEADER.join(","),
+                            short(&fields.join(","))
+                        ),
+                    )
+                };
+                let _ = out.blocking_send(Err(error));
+                return;
+            }
+            continue;
+        }
+        let row = parse_row(line, &record);
+        if let Some(previous) = held.replace(row) {
+            let stop = previous.is_err();
+            if out.blocking_send(previous).is_err() || stop {
+                return;
+            }
+        }
+    }
+    let tail = csv.get_ref().tail;
+    if !header_seen {
+        let _ = out.blocking_send(Err(csv_error(
+            1,
+            "the file is empty: expected at least the header line",
+        )));
+        return;
+    }
+    if tail.is_cut() {
+        let _ = out.blocking_send(Err(Error::TruncatedDownload {
+            bytes: tail.bytes,
+            expected: None,
+        }));
+        return;
+    }
+    if let Some(last) = held {
+        let _ = out.blocking_send(last);
+    }
+}
+
+/// The rows of an ID-mapping file, as they download.
+///
+/// Yields each row once, in file order; the first error ends the stream.
+#[must_use = "streams do nothing unless polled"]
+pub struct IdMappingStream {
+    rows: mpsc::Receiver<Result<IdMappingRow, Error>>,
+    pump: tokio::task::AbortHandle,
+    finished: bool,
+}
+
+impl std::fmt::Debug for IdMappingStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IdMappingStream")
+            .field("finished", &self.finished)
+            .finish_non_exhaustive()
+    }
+}
+
+impl IdMappingStream {
+    /// Parses `body` (with `Content-Length` `expected`) in the background.
+    /// Must be called inside a Tokio runtime.
+    pub(crate) fn spawn<S, E>(body: S, expected: Option<u64>, progress: Option<ProgressFn>) -> Self
+    where
+        S: Stream<Item = Result<Bytes, E>> + Send + Unpin + 'static,
+        E: std::fmt::Display + Send + 'static,
+    {
+        let (chunk_tx, chunk_rx) = mpsc::channel(CHUNKS_IN_FLIGHT);
+        let (row_tx, row_rx) = mpsc::channel(ROWS_IN_FLIGHT);
+        let pump = tokio::spawn(pump(body, expected, progress, chunk_tx)).abort_handle();
+        // Dropping the JoinHandle detaches the parser; it ends when either
+        // channel closes.
+        drop(tokio::task::spawn_blocking(move || {
+            parse_blocking(chunk_rx, row_tx)
+        }));
+        Self {
+            rows: row_rx,
+            pump,
+            finished: false,
+        }
+    }
+}
+
+impl Stream for IdMappingStream {
+    type Item = Result<IdMappingRow, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.finished {
+            return Poll::Ready(None);
+        }
+        match self.rows.poll_recv(cx) {
+            Poll::Ready(Some(Err(e))) => {
+                self.finished = true;
+                Poll::Ready(Some(Err(e)))
+            }
+            Poll::Ready(None) => {
+                self.finished = true;
+                Poll::Ready(None)
+            }
+            other => other,
+        }
+    }
+}
+
+impl Drop for IdMappingStream {
+    fn drop(&mut self) {
+        self.pump.abort();
+    }
+}
+
+/// Writes `body` to `path` through `<path>.part`, renamed into place only when
+/// the whole file arrived; returns the bytes written.
+pub(crate) async fn save<S, E>(
+    mut body: S,
+    expected: Option<u64>,
+    path: &Path,
+    progress: Option<ProgressFn>,
+) -> Result<u64, Error>
+where
+    S: Stream<Item = Result<Bytes, E>> + Unpin,
+    E: std::fmt::Display,
+{
+    let part = part_path(path);
+    let io_error = |p: &Path, e: io::Error| Error::Io {
+        path: p.display().to_string(),
+        message: e.to_string(),
+    };
+    let mut file = tokio::fs::File::create(&part)
+        .await
+        .map_err(|e| io_error(&part, e))?;
+    let mut tail = Tail::default();
+    let result: Result<(), Error> = async {
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk.map_err(|e| {
+                tracing::debug!(bytes = tail.bytes, error = %e, "ID-mapping download broke off");
+                Error::TruncatedDownload {
+                    bytes: tail.bytes,
+                    expected,
+                }
+            })?;
+            tail.feed(&chunk);
+            file.write_all(&chunk)
+                .await
+                .map_err(|e| io_error(&part, e))?;
+            if let Some(p) = &progress {
+                p(tail.bytes, expected);
+            }
+        }
+        if expected.is_some_and(|e| e != tail.bytes) || tail.is_cut() {
+            return Err(Error::TruncatedDownload {
+                bytes: tail.bytes,
+                expected,
+            });
+        }
+        file.flush().await.map_err(|e| io_error(&part, e))?;
+        file.sync_all().await.map_err(|e| io_error(&part, e))?;
+        Ok(())
+    }
+    .await;
+    drop(file);
+    match result {
+        Ok(()) => {
+            tokio::fs::rename(&part, path)
+                .await
+                .map_err(|e| io_error(path, e))?;
+            Ok(tail.bytes)
+        }
+        Err(e) => {
+            let _ = tokio::fs::remove_file(&part).await;
+            Err(e)
+        }
+    }
+}
+
+fn part_path(path: &Path) -> PathBuf {
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(".part");
+    path.with_file_name(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use futures::TryStreamExt;
+
+    use super::*;
+
+    const FILE: &str = "Entity Type,Legacy IDs,New IDs\n\
+CUSTOMER,\"{\"\"agencyId\"\":\"\"20700000000000125\"\",\"\"advertiserId\"\":\"\"2170000012345\"\",\"\"engineAccountId\"\":\"\"700000000042205\"\"}\",\"{\"\"customerId\"\":\"\"200001235\"\"}\"\n\
+CAMPAIGN,\"{\"\"campaignId\"\":\"\"71700000001899732\"\"}\",\"{\"\"customerId\"\":\"\"200001235\"\",\"\"campaignId\"\":\"\"123\"\",\"\"labelId\"\":\"\"9\"\"}\"\n\
+BUDGET,\"{}\",\"{}\"\n";
+
+    fn chunks(
+        text: &str,
+        size: usize,
+    ) -> impl Stream<Item = Result<Bytes, String>> + Unpin + Send + use<> {
+        let pieces: Vec<Result<Bytes, String>> = text
+            .as_bytes()
+            .chunks(size)
+            .map(|c| Ok(Bytes::copy_from_slice(c)))
+            .collect();
+        futures::stream::iter(pieces)
+    }
+
+    async fn parse(text: &str, size: usize) -> Vec<Result<IdMappingRow, Error>> {
+        IdMappingStream::spawn(chunks(text, size), None, None)
+            .collect()
+            .await
+    }
+
+    #[tokio::test]
+    async fn rows_parse_whatever_the_chunking() {
+        for size in [1, 2, 7, 64, 10_000] {
+            let rows: Vec<IdMappingRow> = IdMappingStream::spawn(chunks(FILE, size), None, None)
+                .try_collect()
+                .await
+                .unwrap();
+            assert_eq!(rows.len(), 3, "chunk size {size}");
+            assert_eq!(rows[0].entity_type, EntityType::Customer);
+            assert_eq!(
+                rows[0].legacy.agency_id,
+                Some(AgencyId::new(20700000000000125))
+            );
+            assert_eq!(
+                rows[0].legacy.engine_account_id,
+                Some(EngineAccountId::new(700000000042205))
+            );
+            assert_eq!(
+                rows[0].new.customer_id.as_ref().map(|c| c.as_str()),
+                Some("200001235")
+            );
+            assert_eq!(rows[1].new.campaign_id, Some(CampaignId::new(123)));
+            assert_eq!(
+                rows[1].new.other.get("labelId").map(String::as_str),
+                Some("9")
+            );
+            assert_eq!(rows[2].entity_type, EntityType::Other("BUDGET".into()));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_clean_end_in_the_middle_of_a_row_is_a_truncation() {
+        // Every cut that is not at a line end must fail, never succeed short.
+        let header_end = FILE.find('\n').unwrap() + 1;
+        for cut in header_end..FILE.len() {
+            if FILE.as_bytes()[cut - 1] == b'\n' {
+                continue;
+            }
+            let items = parse(&FILE[..cut], 5).await;
+            let last = items.last().unwrap();
+            assert!(
+                matches!(last, Err(Error::TruncatedDownload { .. })),
+                "cut at {cut}: {last:?}"
+            );
+            assert!(items[..items.len() - 1].iter().all(|r| r.is_ok()));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_broken_body_is_a_truncation() {
+        let mut pieces: Vec<Result<Bytes, String>> =
+            vec![Ok(Bytes::from_static(&FILE.as_bytes()[..120]))];
+        pieces.push(Err("connection reset".into()));
+        let items: Vec<_> = IdMappingStream::spawn(futures::stream::iter(pieces), Some(1000), None)
+            .collect()
+            .await;
+        match items.last().unwrap() {
+            Err(Error::TruncatedDownload { bytes, expected }) => {
+                assert_eq!(*bytes, 120);
+                assert_eq!(*expected, Some(1000));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_short_body_against_its_content_length_is_a_truncation() {
+        let items: Vec<_> =
+            IdMappingStream::spawn(chunks(FILE, 50), Some(FILE.len() as u64 + 10), None)
+                .collect()
+                .await;
+        assert!(matches!(
+            items.last().unwrap(),
+            Err(Error::TruncatedDownload { .. })
+        ));
+    }
+
+    #[tokio::test]
+    async fn bad_files_name_the_line() {
+        let items = parse("Entity,Legacy,New\n", 4).await;
+        assert!(
+            matches!(&items[0], Err(Error::Csv { line: 1, .. })),
+            "{items:?}"
+        );
+        let items = parse("", 4).await;
+        assert!(
+            matches!(&items[0], Err(Error::Csv { line: 1, .. })),
+            "{items:?}"
+        );
+        let text = "Entity Type,Legacy IDs,New IDs\nCAMPAIGN,{},{}\nCAMPAIGN,not json,{}\nCAMPAIGN,{},{}\n";
+        let items = parse(text, 3).await;
+        assert_eq!(items.len(), 2);
+        match &items[1] {
+            Err(Error::Csv { line, message }) => {
+                assert_eq!(*line, 3);
+                assert!(message.contains("Legacy IDs"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let items = parse(
+            "Entity Type,Legacy IDs,New IDs\nCAMPAIGN,\"{\"\"campaignId\"\":\"\"x\"\"}\",{}\n",
+            8,
+        )
+        .await;
+        assert!(
+            matches!(&items[0], Err(Error::Csv { line: 2, .. })),
+            "{items:?}"
+        );
+        let items = parse("Entity Type,Legacy IDs,New IDs\nCAMPAIGN,{}\n", 8).await;
+        assert!(
+            matches!(&items[0], Err(Error::Csv { line: 2, .. })),
+            "{items:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_header_only_file_has_no_rows_and_progress_is_reported() {
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let s2 = seen.clone();
+        let progress: ProgressFn = Arc::new(move |b, t| s2.lock().unwrap().push((b, t)));
+        let text = "\u{feff}Entity Type,Legacy IDs,New IDs\r\n";
+        let rows: Vec<_> =
+            IdMappingStream::spawn(chunks(text, 10), Some(text.len() as u64), Some(progress))
+                .try_collect::<Vec<_>>()
+                .await
+                .unwrap();
+        assert!(rows.is_empty());
+        let seen = seen.lock().unwrap();
+        assert_eq!(
+            seen.last(),
+            Some(&(text.len() as u64, Some(text.len() as u64)))
+        );
+    }
+
+    #[tokio::test]
+    async fn save_writes_whole_files_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mapping.csv");
+        let n = save(chunks(FILE, 9), Some(FILE.len() as u64), &path, None)
+            .await
+            .unwrap();
+        assert_eq!(n, FILE.len() as u64);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), FILE);
+        let cut = dir.path().join("cut.csv");
+        let e = save(chunks(&FILE[..100], 9), None, &cut, None)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(e, Error::TruncatedDownload { bytes: 100, .. }),
+            "{e:?}"
+        );
+        assert!(!cut.exists());
+        assert!(!part_path(&cut).exists());
+    }
+}

@@ -1,0 +1,632 @@
+//! Search Ads 360 (legacy API v2): authentication, conversion streams, safe
+//! batch uploads, availability, the ID-mapping file and saved columns, on top
+//! of the generated `search-ads-client`.
+//!
+//! - **Auth**: a [`TokenSource`] is asked for a bearer token before every
+//!   request: [`StaticToken`], or [`ServiceAccount`] (Google's JWT-bearer
+//!   grant against the key file's `token_uri`).
+//! - **Typed values** ([`values`]): integer ids that travel as strings, dates
+//!   as [`chrono::NaiveDate`] (`yyyymmdd` on the wire), timestamps as
+//!   [`chrono::DateTime<Utc>`](chrono::DateTime) (epoch milliseconds),
+//!   [`Micros`], and open enums that keep unknown server values.
+//! - **Reading**: [`SearchAds::list_conversions`] and
+//!   [`SearchAds::list_conversions_by_customer`] return a [`ConversionStream`]
+//!   that pages with `startRow`/`rowCount`, optionally several pages at once.
+//! - **Writing**: [`SearchAds::insert`] and [`SearchAds::update`] take any
+//!   number of conversions, send them in batches with bounded concurrency and
+//!   retries, and return a [`WriteReport`] with one [`Outcome`] per
+//!   conversion. A repeated insert never stores twice (see [`mod@write`]).
+//! - **Errors**: one [`Error`]; **tracing**: a `search_ads.request` span per
+//!   attempt with `operation`, `attempt`, `status`, `duration_ms` and
+//!   `outcome`, never a header or a token.
+//!
+//! See the crate documentation for a complete example.
+
+mod auth;
+mod conversion;
+mod error;
+mod id_mapping;
+mod read;
+mod retry;
+#[cfg(feature = "service-account")]
+mod service_account;
+pub mod values;
+mod wire;
+pub mod write;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use futures::StreamExt;
+use search_ads_client::types;
+
+use crate::http::{BaseUrl, HttpOptions, TimeoutMode, build_client};
+
+pub use auth::{AccessToken, SCOPE, StaticToken, TokenSource};
+pub use conversion::{Availability, Conversion, CustomDimension, CustomMetric, SavedColumn};
+pub use error::{ConversionIssue, Error, IssueCode};
+pub use id_mapping::{
+    CHUNKS_IN_FLIGHT, EntityIds, HEADER as ID_MAPPING_HEADER, IdMappingRow, IdMappingStream,
+    ProgressFn, ROWS_IN_FLIGHT,
+};
+pub use read::{
+    ConversionStream, DateRange, EngineAccount, ListOptions, MAX_PAGE_SIZE, MAX_PREFETCH,
+};
+pub use retry::RetryPolicy;
+#[cfg(feature = "service-account")]
+pub use service_account::ServiceAccount;
+pub use values::{
+    AdGroupId, AdId, AdvertiserId, AgencyId, CampaignId, Channel, Consent, ConversionState,
+    ConversionType, CriterionId, CustomerId, DeviceType, DsConversionId, EngineAccountId,
+    EntityType, IdParseError, InventoryAccountId, Micros, ProductGroupId, SegmentationId,
+    SegmentationType,
+};
+pub use write::{DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE, Outcome, WriteOptions, WriteReport};
+
+use retry::with_retry;
+use wire::{TokenAuthorizer, map_error};
+use write::WriteKind;
+
+/// Google's endpoint (SA-1).
+pub const DEFAULT_BASE_URL: &str = "https://doubleclicksearch.googleapis.com/doubleclicksearch/v2";
+
+/// The search ads client. Cheap to clone (clones share connections and the
+/// token source).
+///
+/// ```no_run
+/// use facade::search_ads::{SearchAds, ServiceAccount};
+/// # async fn run() -> Result<(), facade::search_ads::Error> {
+/// let client = SearchAds::new(ServiceAccount::from_file("key.json")?)?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct SearchAds {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// Normal calls: connect and total timeouts.
+    api: search_ads_client::Client,
+    /// The ID-mapping download: connect and read timeouts, no total.
+    download: search_ads_client::Client,
+    base: BaseUrl,
+    retry: RetryPolicy,
+    write: WriteOptions,
+    tokens: Arc<dyn TokenSource>,
+}
+
+impl std::fmt::Debug for SearchAds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchAds")
+            .field("base_url", &self.inner.base)
+            .field("retry", &self.inner.retry)
+            .field("write", &self.inner.write)
+            .field("tokens", &self.inner.tokens)
+            .finish()
+    }
+}
+
+/// Builds a [`SearchAds`] client.
+///
+/// ```
+/// use std::time::Duration;
+/// use facade::http::HttpOptions;
+/// use facade::search_ads::{RetryPolicy, SearchAds, StaticToken, WriteOptions};
+///
+/// let client = SearchAds::builder(StaticToken::new("ya29.token"))
+///     .base_url("http://127.0.0.1:8080/doubleclicksearch/v2")?
+///     .http_options(HttpOptions { timeout: Duration::from_secs(60), ..HttpOptions::default() })
+///     .retry_policy(RetryPolicy { max_attempts: 6, ..RetryPolicy::default() })
+///     .write_options(WriteOptions { batch_size: 200, concurrency: 8 })
+///     .build()?;
+/// assert_eq!(client.base_url().as_str(), "http://127.0.0.1:8080/doubleclicksearch/v2");
+/// # Ok::<(), facade::search_ads::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct SearchAdsBuilder {
+    tokens: Arc<dyn TokenSource>,
+    base: Option<BaseUrl>,
+    http: HttpOptions,
+    retry: RetryPolicy,
+    write: WriteOptions,
+}
+
+impl SearchAdsBuilder {
+    /// The API's base URL, up to and including `/doubleclicksearch/v2`.
+    /// Default [`DEFAULT_BASE_URL`]. `https://` is required except on loopback.
+    pub fn base_url(mut self, url: &str) -> Result<Self, Error> {
+        self.base = Some(BaseUrl::parse(url).map_err(|e| Error::Config {
+            message: e.to_string(),
+        })?);
+        Ok(self)
+    }
+
+    /// The base URL, already checked.
+    pub fn base(mut self, base: BaseUrl) -> Self {
+        self.base = Some(base);
+        self
+    }
+
+    /// Timeouts and user agent.
+    pub fn http_options(mut self, options: HttpOptions) -> Self {
+        self.http = options;
+        self
+    }
+
+    /// Retries of transient failures (default: 4 attempts).
+    pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Default batching of inserts and updates.
+    pub fn write_options(mut self, options: WriteOptions) -> Self {
+        self.write = options;
+        self
+    }
+
+    /// Builds the client.
+    pub fn build(self) -> Result<SearchAds, Error> {
+        self.retry.validate()?;
+        self.write.validate()?;
+        let base = match self.base {
+            Some(b) => b,
+            None => BaseUrl::parse(DEFAULT_BASE_URL).map_err(|e| Error::Config {
+                message: e.to_string(),
+            })?,
+        };
+        let config = |e: reqwest::Error| Error::Config {
+            message: format!("the HTTP client could not be built: {e}"),
+        };
+        let total = build_client(&base, &self.http, TimeoutMode::Total).map_err(config)?;
+        let streaming = build_client(&base, &self.http, TimeoutMode::Streaming).map_err(config)?;
+        let authorizer: Arc<dyn search_ads_client::AuthorizeRequest> = Arc::new(TokenAuthorizer {
+            tokens: self.tokens.clone(),
+        });
+        let context = search_ads_client::ClientContext::new().with_authorizer(authorizer);
+        let api = search_ads_client::Client::new_with_client(base.as_str(), total, context.clone());
+        let download =
+            search_ads_client::Client::new_with_client(base.as_str(), streaming, context);
+        Ok(SearchAds {
+            inner: Arc::new(Inner {
+                api,
+                download,
+                base,
+                retry: self.retry,
+                write: self.write,
+                tokens: self.tokens,
+            }),
+        })
+    }
+}
+
+const OP_GET: &str = "conversion.get";
+const OP_GET_BY_CUSTOMER: &str = "conversion.getByCustomerId";
+const OP_AVAILABILITY: &str = "conversion.updateAvailability";
+const OP_ID_MAPPING: &str = "reports.getIdMappingFile";
+const OP_SAVED_COLUMNS: &str = "savedColumns.list";
+
+/// Records the answer's status on the current attempt span.
+fn record_status(status: reqwest::StatusCode) {
+    tracing::Span::current().record("status", status.as_u16());
+}
+
+fn page_from_wire(
+    operation: &'static str,
+    list: types::ConversionList,
+) -> Result<Vec<Conversion>, Error> {
+    list.conversion
+        .into_iter()
+        .map(|w| {
+            wire::conversion_from_wire(w).map_err(|d| Error::unexpected(operation, Some(200), d))
+        })
+        .collect()
+}
+
+impl SearchAds {
+    /// A client for Google's endpoint with default options.
+    pub fn new(tokens: impl TokenSource + 'static) -> Result<Self, Error> {
+        Self::builder(tokens).build()
+    }
+
+    /// A builder, to set the base URL, timeouts, retries and batching.
+    pub fn builder(tokens: impl TokenSource + 'static) -> SearchAdsBuilder {
+        Self::builder_shared(Arc::new(tokens))
+    }
+
+    /// A builder with a shared token source.
+    pub fn builder_shared(tokens: Arc<dyn TokenSource>) -> SearchAdsBuilder {
+        SearchAdsBuilder {
+            tokens,
+            base: None,
+            http: HttpOptions::default(),
+            retry: RetryPolicy::default(),
+            write: WriteOptions::default(),
+        }
+    }
+
+    /// The base URL requests go to.
+    pub fn base_url(&self) -> &BaseUrl {
+        &self.inner.base
+    }
+
+    /// The retry policy.
+    pub fn retry_policy(&self) -> &RetryPolicy {
+        &self.inner.retry
+    }
+
+    /// The default batching of [`insert`](Self::insert) and [`update`](Self::update).
+    pub fn write_options(&self) -> WriteOptions {
+        self.inner.write
+    }
+
+    /// The conversions of an engine account in a date range, as a stream.
+    ///
+    /// Bounds are checked before any request ([`DateRange`],
+    /// [`ListOptions`]). Each page is retried on transient failures.
+    #[deprecated(
+        since = "0.1.0",
+        note = "Google deprecated conversion.get (removal scheduled for Q3 2025): read conversions \
+                with a report on the `conversion` resource of the new Search Ads 360 Reporting API"
+    )]
+    pub fn list_conversions(
+        &self,
+        account: EngineAccount,
+        dates: DateRange,
+        options: ListOptions,
+    ) -> Result<ConversionStream, Error> {
+        options.validate(false)?;
+        let inner = self.inner.clone();
+        let (start_date, end_date) = dates.wire();
+        let page_size = options.page_size;
+        let prefetch = options.prefetch;
+        Ok(ConversionStream::new(
+            page_size,
+            prefetch,
+            move |start_row| {
+                let inner = inner.clone();
+                let options = options.clone();
+                async move {
+                    let list = with_retry(&inner.retry, OP_GET, |_| {
+                        let mut call = inner
+                            .api
+                            .conversion_get()
+                            .agency_id(account.agency_id)
+                            .advertiser_id(account.advertiser_id)
+                            .engine_account_id(account.engine_account_id)
+                            .start_date(start_date)
+                            .end_date(end_date)
+                            .start_row(start_row)
+                            .row_count(options.page_size);
+                        if let Some(id) = options.campaign_id {
+                            call = call.campaign_id(id);
+                        }
+                        if let Some(id) = options.ad_group_id {
+                            call = call.ad_group_id(id);
+                        }
+                        if let Some(id) = options.ad_id {
+                            call = call.ad_id(id);
+                        }
+                        if let Some(id) = options.criterion_id {
+                            call = call.criterion_id(id);
+                        }
+                        if let Some(id) = &options.customer_id {
+                            call = call.customer_id(id.as_str().to_owned());
+                        }
+                        async move {
+                            match call.send().await {
+                                Ok(v) => {
+                                    record_status(v.status());
+                                    Ok(v.into_inner())
+                                }
+                                Err(e) => Err(map_error(OP_GET, e)),
+                            }
+                        }
+                    })
+                    .await?;
+                    page_from_wire(OP_GET, list)
+                }
+            },
+        ))
+    }
+
+    /// The conversions of a customer of the new Search Ads 360 experience in a
+    /// date range, as a stream. Like [`list_conversions`](Self::list_conversions).
+    #[deprecated(
+        since = "0.1.0",
+        note = "Google deprecated conversion.getByCustomerId (removal scheduled for Q3 2025): read \
+                conversions with a report on the `conversion` resource of the new Search Ads 360 \
+                Reporting API"
+    )]
+    pub fn list_conversions_by_customer(
+        &self,
+        customer: CustomerId,
+        dates: DateRange,
+        options: ListOptions,
+    ) -> Result<ConversionStream, Error> {
+        options.validate(true)?;
+        let inner = self.inner.clone();
+        let (start_date, end_date) = dates.wire();
+        let page_size = options.page_size;
+        let prefetch = options.prefetch;
+        Ok(ConversionStream::new(
+            page_size,
+            prefetch,
+            move |start_row| {
+                let inner = inner.clone();
+                let options = options.clone();
+                let customer = customer.clone();
+                async move {
+                    let list = with_retry(&inner.retry, OP_GET_BY_CUSTOMER, |_| {
+                        let mut call = inner
+                            .api
+                            .conversion_get_by_customer_id()
+                            .customer_id(customer.as_str().to_owned())
+                            .start_date(start_date)
+                            .end_date(end_date)
+                            .start_row(start_row)
+                            .row_count(options.page_size);
+                        if let Some(id) = options.agency_id {
+                            call = call.agency_id(id);
+                        }
+                        if let Some(id) = options.advertiser_id {
+                            call = call.advertiser_id(id);
+                        }
+                        if let Some(id) = options.engine_account_id {
+                            call = call.engine_account_id(id);
+                        }
+                        if let Some(id) = options.campaign_id {
+                            call = call.campaign_id(id);
+                        }
+                        if let Some(id) = options.ad_group_id {
+                            call = call.ad_group_id(id);
+                        }
+                        if let Some(id) = options.ad_id {
+                            call = call.ad_id(id);
+                        }
+                        if let Some(id) = options.criterion_id {
+                            call = call.criterion_id(id);
+                        }
+                        async move {
+                            match call.send().await {
+                                Ok(v) => {
+                                    record_status(v.status());
+                                    Ok(v.into_inner())
+                                }
+                                Err(e) => Err(map_error(OP_GET_BY_CUSTOMER, e)),
+                            }
+                        }
+                    })
+                    .await?;
+                    page_from_wire(OP_GET_BY_CUSTOMER, list)
+                }
+            },
+        ))
+    }
+
+    /// Inserts conversions with the client's [`WriteOptions`].
+    ///
+    /// The input is checked first (non-empty; `conversionId`,
+    /// `conversionTimestamp` and `segmentationType` on each; no conversion id
+    /// twice) and refused as a whole with [`Error::Validation`] before any
+    /// request. Otherwise the answer is a [`WriteReport`] with exactly one
+    /// [`Outcome`] per input conversion, in input order; failures of single
+    /// batches are in the report, not an `Err`.
+    pub async fn insert(&self, conversions: &[Conversion]) -> Result<WriteReport, Error> {
+        self.insert_with(conversions, self.inner.write).await
+    }
+
+    /// Inserts conversions with the given batching.
+    pub async fn insert_with(
+        &self,
+        conversions: &[Conversion],
+        options: WriteOptions,
+    ) -> Result<WriteReport, Error> {
+        self.write(WriteKind::Insert, conversions, options).await
+    }
+
+    /// Updates conversions (identified by `conversionId` and
+    /// `conversionTimestamp`, both required) with the client's [`WriteOptions`].
+    /// Same report as [`insert`](Self::insert).
+    pub async fn update(&self, conversions: &[Conversion]) -> Result<WriteReport, Error> {
+        self.update_with(conversions, self.inner.write).await
+    }
+
+    /// Updates conversions with the given batching.
+    pub async fn update_with(
+        &self,
+        conversions: &[Conversion],
+        options: WriteOptions,
+    ) -> Result<WriteReport, Error> {
+        self.write(WriteKind::Update, conversions, options).await
+    }
+
+    async fn write(
+        &self,
+        kind: WriteKind,
+        conversions: &[Conversion],
+        options: WriteOptions,
+    ) -> Result<WriteReport, Error> {
+        options.validate()?;
+        write::validate(kind, conversions)?;
+        let wire: Vec<types::Conversion> =
+            conversions.iter().map(wire::conversion_to_wire).collect();
+        let operation = kind.operation();
+        let api = &self.inner.api;
+        let wire = &wire;
+        let report =
+            write::run_batches(kind, wire.len(), options, &self.inner.retry, |range, _| {
+                let body = types::ConversionList {
+                    conversion: wire[range].to_vec(),
+                    kind: None,
+                };
+                async move {
+                    let result = match kind {
+                        WriteKind::Insert => api.conversion_insert().body(body).send().await,
+                        WriteKind::Update => api.conversion_update().body(body).send().await,
+                    };
+                    match result {
+                        Ok(v) => {
+                            record_status(v.status());
+                            Ok(())
+                        }
+                        Err(e) => Err(map_error(operation, e)),
+                    }
+                }
+            })
+            .await;
+        tracing::info!(operation, %report, "write finished");
+        Ok(report)
+    }
+
+    /// Records that all conversions of each Floodlight activity have been
+    /// uploaded up to its timestamp; returns the server's echo. Retried on
+    /// transient failures (the call is idempotent).
+    pub async fn update_availability(
+        &self,
+        availabilities: &[Availability],
+    ) -> Result<Vec<Availability>, Error> {
+        if availabilities.is_empty() {
+            return Err(Error::validation(
+                "availabilities",
+                None,
+                "is empty: give at least one availability",
+            ));
+        }
+        for (i, a) in availabilities.iter().enumerate() {
+            if a.availability_timestamp.timestamp_millis() < 0 {
+                return Err(Error::validation(
+                    "availabilityTimestamp",
+                    Some(i),
+                    "is before 1970-01-01: the API takes epoch milliseconds >= 0",
+                ));
+            }
+        }
+        let body = types::UpdateAvailabilityRequest {
+            availabilities: availabilities
+                .iter()
+                .map(wire::availability_to_wire)
+                .collect(),
+        };
+        let api = &self.inner.api;
+        let answer = with_retry(&self.inner.retry, OP_AVAILABILITY, |_| {
+            let body = body.clone();
+            async move {
+                match api.conversion_update_availability().body(body).send().await {
+                    Ok(v) => {
+                        record_status(v.status());
+                        Ok(v.into_inner())
+                    }
+                    Err(e) => Err(map_error(OP_AVAILABILITY, e)),
+                }
+            }
+        })
+        .await?;
+        answer
+            .availabilities
+            .into_iter()
+            .map(|a| {
+                wire::availability_from_wire(a)
+                    .map_err(|d| Error::unexpected(OP_AVAILABILITY, Some(200), d))
+            })
+            .collect()
+    }
+
+    /// The saved columns of an advertiser.
+    pub async fn saved_columns(
+        &self,
+        agency_id: AgencyId,
+        advertiser_id: AdvertiserId,
+    ) -> Result<Vec<SavedColumn>, Error> {
+        let api = &self.inner.api;
+        let list = with_retry(&self.inner.retry, OP_SAVED_COLUMNS, |_| async move {
+            match api
+                .saved_columns_list()
+                .agency_id(agency_id)
+                .advertiser_id(advertiser_id)
+                .send()
+                .await
+            {
+                Ok(v) => {
+                    record_status(v.status());
+                    Ok(v.into_inner())
+                }
+                Err(e) => Err(map_error(OP_SAVED_COLUMNS, e)),
+            }
+        })
+        .await?;
+        Ok(list
+            .items
+            .into_iter()
+            .map(wire::saved_column_from_wire)
+            .collect())
+    }
+
+    /// Starts the ID-mapping download (retried until the answer's headers
+    /// arrive) and returns its rows as a stream, parsed in constant memory.
+    /// `progress` is called with the bytes received so far and the total when
+    /// known. A download that ends early ends the stream with
+    /// [`Error::TruncatedDownload`]. Poll the stream steadily: back-pressure
+    /// reaches the connection, and a consumer that stalls longer than
+    /// [`HttpOptions::read_timeout`] ends the download that way too.
+    pub async fn id_mapping(
+        &self,
+        agency_id: AgencyId,
+        advertiser_id: AdvertiserId,
+        progress: Option<ProgressFn>,
+    ) -> Result<IdMappingStream, Error> {
+        let (body, expected) = self.open_id_mapping(agency_id, advertiser_id).await?;
+        Ok(IdMappingStream::spawn(body, expected, progress))
+    }
+
+    /// Downloads the ID-mapping file to `path` (through `<path>.part`, renamed
+    /// only once the whole file arrived) and returns its size in bytes.
+    pub async fn save_id_mapping(
+        &self,
+        agency_id: AgencyId,
+        advertiser_id: AdvertiserId,
+        path: impl AsRef<Path>,
+        progress: Option<ProgressFn>,
+    ) -> Result<u64, Error> {
+        let (body, expected) = self.open_id_mapping(agency_id, advertiser_id).await?;
+        id_mapping::save(body, expected, path.as_ref(), progress).await
+    }
+
+    async fn open_id_mapping(
+        &self,
+        agency_id: AgencyId,
+        advertiser_id: AdvertiserId,
+    ) -> Result<
+        (
+            futures::stream::BoxStream<'static, Result<bytes::Bytes, reqwest::Error>>,
+            Option<u64>,
+        ),
+        Error,
+    > {
+        let download = &self.inner.download;
+        let response = with_retry(&self.inner.retry, OP_ID_MAPPING, |_| async move {
+            match download
+                .reports_get_id_mapping_file()
+                .agency_id(agency_id)
+                .advertiser_id(advertiser_id)
+                .alt(types::AltMedia::Media)
+                .send()
+                .await
+            {
+                Ok(v) => {
+                    record_status(v.status());
+                    Ok(v)
+                }
+                Err(e) => Err(map_error(OP_ID_MAPPING, e)),
+            }
+        })
+        .await?;
+        let expected = response
+            .headers()
+            .get(reqwest::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        let body = response.into_inner().into_inner().boxed();
+        Ok((body, expected))
+    }
+}

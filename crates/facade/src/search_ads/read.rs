@@ -1,0 +1,410 @@
+//! Reading conversions: a paged, optionally prefetching `Stream`.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
+
+use chrono::NaiveDate;
+use futures::stream::{self, BoxStream, Stream, StreamExt};
+
+use super::conversion::Conversion;
+use super::error::Error;
+use super::values::{
+    AdGroupId, AdId, AdvertiserId, AgencyId, CampaignId, CriterionId, CustomerId, EngineAccountId,
+    MAX_DATE, MIN_DATE, to_yyyymmdd,
+};
+
+/// Largest page the API serves (`rowCount`, SA-12).
+pub const MAX_PAGE_SIZE: u32 = 1000;
+
+/// Most pages fetched at once by a prefetching stream.
+pub const MAX_PREFETCH: usize = 32;
+
+/// An engine account, the scope of [`SearchAds::list_conversions`](super::SearchAds::list_conversions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct EngineAccount {
+    /// The agency.
+    pub agency_id: AgencyId,
+    /// The advertiser.
+    pub advertiser_id: AdvertiserId,
+    /// The engine account.
+    pub engine_account_id: EngineAccountId,
+}
+
+impl EngineAccount {
+    /// The engine account `engine_account_id` of `advertiser_id` in `agency_id`.
+    pub fn new(
+        agency_id: impl Into<AgencyId>,
+        advertiser_id: impl Into<AdvertiserId>,
+        engine_account_id: impl Into<EngineAccountId>,
+    ) -> Self {
+        Self {
+            agency_id: agency_id.into(),
+            advertiser_id: advertiser_id.into(),
+            engine_account_id: engine_account_id.into(),
+        }
+    }
+}
+
+/// An inclusive range of dates, checked against the API's bounds
+/// (2009-11-01 ..= 9999-12-31, start not after end).
+///
+/// ```
+/// use chrono::NaiveDate;
+/// use facade::search_ads::DateRange;
+/// let d = |y, m, day| NaiveDate::from_ymd_opt(y, m, day).unwrap();
+/// let range = DateRange::new(d(2024, 1, 1), d(2024, 1, 31))?;
+/// assert_eq!(range.start(), d(2024, 1, 1));
+/// assert!(DateRange::new(d(2024, 2, 1), d(2024, 1, 1)).is_err());
+/// assert!(DateRange::new(d(2009, 10, 31), d(2024, 1, 1)).is_err());
+/// # Ok::<(), facade::search_ads::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DateRange {
+    start: NaiveDate,
+    end: NaiveDate,
+}
+
+impl DateRange {
+    /// The dates from `start` to `end`, both included.
+    pub fn new(start: NaiveDate, end: NaiveDate) -> Result<Self, Error> {
+        for (field, date) in [("startDate", start), ("endDate", end)] {
+            if !(MIN_DATE..=MAX_DATE).contains(&date) {
+                return Err(Error::validation(
+                    field,
+                    None,
+                    format!("is {date}, outside the API's range {MIN_DATE} to {MAX_DATE}"),
+                ));
+            }
+        }
+        if start > end {
+            return Err(Error::validation(
+                "startDate",
+                None,
+                format!("({start}) is after endDate ({end}): swap them"),
+            ));
+        }
+        Ok(Self { start, end })
+    }
+
+    /// A single day.
+    pub fn day(date: NaiveDate) -> Result<Self, Error> {
+        Self::new(date, date)
+    }
+
+    /// The first date.
+    pub fn start(&self) -> NaiveDate {
+        self.start
+    }
+
+    /// The last date.
+    pub fn end(&self) -> NaiveDate {
+        self.end
+    }
+
+    pub(crate) fn wire(&self) -> (i32, i32) {
+        (to_yyyymmdd(self.start), to_yyyymmdd(self.end))
+    }
+}
+
+/// Page size, prefetching and filters of a conversion listing.
+///
+/// ```
+/// use facade::search_ads::{CampaignId, ListOptions};
+/// let options = ListOptions {
+///     page_size: 500,
+///     prefetch: 4,
+///     campaign_id: Some(CampaignId::new(71700000001899732)),
+///     ..ListOptions::default()
+/// };
+/// # let _ = options;
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListOptions {
+    /// Conversions per request (`rowCount`), 1 ..= 1000. Default 1000.
+    pub page_size: u32,
+    /// Pages requested at once, 1 ..= 32 (1: one after the other). Pages are
+    /// still yielded in order; at most `prefetch - 1` requests go past the last
+    /// page. Default 1.
+    pub prefetch: usize,
+    /// Only this campaign.
+    pub campaign_id: Option<CampaignId>,
+    /// Only this ad group.
+    pub ad_group_id: Option<AdGroupId>,
+    /// Only this ad.
+    pub ad_id: Option<AdId>,
+    /// Only this criterion.
+    pub criterion_id: Option<CriterionId>,
+    /// Only this customer ([`list_conversions`](super::SearchAds::list_conversions) only).
+    pub customer_id: Option<CustomerId>,
+    /// Only this agency ([`list_conversions_by_customer`](super::SearchAds::list_conversions_by_customer) only).
+    pub agency_id: Option<AgencyId>,
+    /// Only this advertiser (`list_conversions_by_customer` only).
+    pub advertiser_id: Option<AdvertiserId>,
+    /// Only this engine account (`list_conversions_by_customer` only).
+    pub engine_account_id: Option<EngineAccountId>,
+}
+
+impl Default for ListOptions {
+    fn default() -> Self {
+        Self {
+            page_size: MAX_PAGE_SIZE,
+            prefetch: 1,
+            campaign_id: None,
+            ad_group_id: None,
+            ad_id: None,
+            criterion_id: None,
+            customer_id: None,
+            agency_id: None,
+            advertiser_id: None,
+            engine_account_id: None,
+        }
+    }
+}
+
+impl ListOptions {
+    pub(crate) fn validate(&self, by_customer: bool) -> Result<(), Error> {
+        if !(1..=MAX_PAGE_SIZE).contains(&self.page_size) {
+            return Err(Error::validation(
+                "rowCount",
+                None,
+                format!(
+                    "(ListOptions::page_size) is {}, must be 1 to {MAX_PAGE_SIZE}",
+                    self.page_size
+                ),
+            ));
+        }
+        if !(1..=MAX_PREFETCH).contains(&self.prefetch) {
+            return Err(Error::validation(
+                "prefetch",
+                None,
+                format!("is {}, must be 1 to {MAX_PREFETCH}", self.prefetch),
+            ));
+        }
+        let misplaced = if by_customer {
+            self.customer_id.is_some().then_some("customerId")
+        } else {
+            [
+                (self.agency_id.is_some(), "agencyId"),
+                (self.advertiser_id.is_some(), "advertiserId"),
+                (self.engine_account_id.is_some(), "engineAccountId"),
+            ]
+            .into_iter()
+            .find_map(|(set, name)| set.then_some(name))
+        };
+        if let Some(field) = misplaced {
+            let reason = if by_customer {
+                "filter is not available when listing by customer (the customer is the scope)"
+            } else {
+                "filter is only available with list_conversions_by_customer (here it is part of the EngineAccount)"
+            };
+            return Err(Error::validation(field, None, reason));
+        }
+        Ok(())
+    }
+}
+
+/// The conversions of a listing, in the server's order, one page request
+/// after the other (or several at once with [`ListOptions::prefetch`]).
+///
+/// Paging stops at the first page shorter than the page size. An error ends
+/// the stream after it is yielded; transient errors are retried per page
+/// before that.
+#[must_use = "streams do nothing unless polled"]
+pub struct ConversionStream {
+    pages: BoxStream<'static, Result<Vec<Conversion>, Error>>,
+    buffer: VecDeque<Conversion>,
+    page_size: usize,
+    finished: bool,
+}
+
+impl std::fmt::Debug for ConversionStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConversionStream")
+            .field("buffered", &self.buffer.len())
+            .field("finished", &self.finished)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ConversionStream {
+    /// Pages from `fetch(start_row)` with `page_size` rows each, up to
+    /// `prefetch` requests in flight.
+    pub(crate) fn new<F, Fut>(page_size: u32, prefetch: usize, fetch: F) -> Self
+    where
+        F: Fn(u32) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<Conversion>, Error>> + Send + 'static,
+    {
+        let size = page_size.max(1);
+        // Set as soon as any request sees a short page: no page after it is
+        // started, so at most `prefetch - 1` requests go past the end.
+        let done = Arc::new(AtomicBool::new(false));
+        let fetch = Arc::new(fetch);
+        let starts = {
+            let done = done.clone();
+            stream::iter((0u64..).map(move |page| page * u64::from(size)))
+                .take_while(move |_| futures::future::ready(!done.load(Ordering::SeqCst)))
+        };
+        let pages = starts
+            .map(move |start| {
+                let fetch = fetch.clone();
+                let done = done.clone();
+                async move {
+                    let start = u32::try_from(start).map_err(|_| {
+                        Error::validation(
+                            "startRow",
+                            None,
+                            "would pass 4294967295 (the API's limit): narrow the date range",
+                        )
+                    })?;
+                    let page = fetch(start).await;
+                    if page.as_ref().map_or(true, |p| p.len() < size as usize) {
+                        done.store(true, Ordering::SeqCst);
+                    }
+                    page
+                }
+            })
+            .buffered(prefetch.max(1))
+            .boxed();
+        Self {
+            pages,
+            buffer: VecDeque::new(),
+            page_size: size as usize,
+            finished: false,
+        }
+    }
+}
+
+impl Stream for ConversionStream {
+    type Item = Result<Conversion, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        loop {
+            if let Some(c) = self.buffer.pop_front() {
+                return Poll::Ready(Some(Ok(c)));
+            }
+            if self.finished {
+                return Poll::Ready(None);
+            }
+            match self.pages.poll_next_unpin(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(None) => self.finished = true,
+                Poll::Ready(Some(Err(e))) => {
+                    self.finished = true;
+                    return Poll::Ready(Some(Err(e)));
+                }
+                Poll::Ready(Some(Ok(page))) => {
+                    if page.len() < self.page_size {
+                        self.finished = true;
+                    }
+                    self.buffer.extend(page);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use futures::TryStreamExt;
+
+    use super::*;
+
+    fn fake_pages(
+        total: u32,
+        size: u32,
+        calls: Arc<Mutex<Vec<u32>>>,
+        fail_at: Option<u32>,
+    ) -> ConversionStream {
+        ConversionStream::new(size, 4, move |start| {
+            calls.lock().unwrap().push(start);
+            async move {
+                if Some(start) == fail_at {
+                    return Err(Error::unexpected("conversion.get", Some(500), "boom"));
+                }
+                let end = (start + size).min(total);
+                Ok((start..end.max(start))
+                    .map(|i| Conversion::new(format!("c{i}"), chrono::DateTime::UNIX_EPOCH))
+                    .collect())
+            }
+        })
+    }
+
+    #[tokio::test]
+    async fn pages_until_a_short_page_in_order() {
+        for total in [0, 1, 9, 10, 11, 100, 105] {
+            let calls = Arc::new(Mutex::new(Vec::new()));
+            let got: Vec<_> = fake_pages(total, 10, calls.clone(), None)
+                .try_collect()
+                .await
+                .unwrap();
+            let ids: Vec<_> = got
+                .iter()
+                .map(|c| c.conversion_id.clone().unwrap())
+                .collect();
+            let want: Vec<_> = (0..total).map(|i| format!("c{i}")).collect();
+            assert_eq!(ids, want, "total {total}");
+            // Requests beyond the end are bounded by the prefetch depth.
+            let needed = total / 10 + 1;
+            let made = calls.lock().unwrap().len() as u32;
+            assert!(made >= needed && made <= needed + 3, "{total}: {made}");
+        }
+    }
+
+    #[tokio::test]
+    async fn an_error_ends_the_stream_after_the_pages_before_it() {
+        let calls = Arc::new(Mutex::new(Vec::new()));
+        let items: Vec<_> = fake_pages(100, 10, calls, Some(30)).collect().await;
+        assert_eq!(items.iter().filter(|r| r.is_ok()).count(), 30);
+        assert!(items.last().unwrap().is_err());
+        assert_eq!(items.len(), 31);
+    }
+
+    #[test]
+    fn options_are_checked() {
+        let ok = ListOptions::default();
+        assert!(ok.validate(false).is_ok());
+        for bad in [0, 1001] {
+            let o = ListOptions {
+                page_size: bad,
+                ..ListOptions::default()
+            };
+            let e = o.validate(false).unwrap_err();
+            assert!(e.to_string().contains("rowCount"), "{e}");
+        }
+        let o = ListOptions {
+            prefetch: 0,
+            ..ListOptions::default()
+        };
+        assert!(o.validate(false).is_err());
+        let o = ListOptions {
+            agency_id: Some(AgencyId::new(1)),
+            ..ListOptions::default()
+        };
+        assert!(o.validate(false).is_err());
+        assert!(o.validate(true).is_ok());
+        let o = ListOptions {
+            customer_id: Some(CustomerId::new("1").unwrap()),
+            ..ListOptions::default()
+        };
+        assert!(o.validate(true).is_err());
+    }
+
+    #[test]
+    fn date_ranges_are_checked() {
+        let d = |y, m, day| NaiveDate::from_ymd_opt(y, m, day).unwrap();
+        assert_eq!(
+            DateRange::new(d(2009, 11, 1), d(9999, 12, 31))
+                .unwrap()
+                .wire(),
+            (20091101, 99991231)
+        );
+        assert!(DateRange::new(d(2009, 10, 31), d(2010, 1, 1)).is_err());
+        assert!(DateRange::day(d(2024, 5, 6)).is_ok());
+    }
+}

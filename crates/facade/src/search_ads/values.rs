@@ -1,0 +1,623 @@
+//! Typed values and their wire forms.
+//!
+//! The wire carries int64 ids as JSON strings of digits, dates as the number
+//! `yyyymmdd`, timestamps as epoch milliseconds in a string, money in micros
+//! and value sets as open strings (SA-4..SA-6). This module holds the typed side
+//! and the conversions; nothing here talks to the network.
+
+use std::fmt;
+use std::str::FromStr;
+
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
+
+use super::error::Error;
+
+/// Why a text could not be read as an id.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{text:?} is not a valid {kind}: expected a 64-bit integer in decimal digits")]
+pub struct IdParseError {
+    kind: &'static str,
+    text: String,
+}
+
+macro_rules! int64_id {
+    ($(#[$doc:meta])* $name:ident, $label:literal) => {
+        $(#[$doc])*
+        ///
+        /// An `i64` on the Rust side; on the wire it travels as a JSON string of
+        /// digits (`search_ads_client::I64String`, SA-4).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(i64);
+
+        impl $name {
+            /// Wraps a numeric id.
+            pub const fn new(value: i64) -> Self {
+                Self(value)
+            }
+
+            /// The numeric id.
+            pub const fn get(self) -> i64 {
+                self.0
+            }
+        }
+
+        impl From<i64> for $name {
+            fn from(value: i64) -> Self {
+                Self(value)
+            }
+        }
+
+        impl From<$name> for i64 {
+            fn from(id: $name) -> i64 {
+                id.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(&self.0, f)
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = IdParseError;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                s.trim().parse::<i64>().map(Self).map_err(|_| IdParseError {
+                    kind: $label,
+                    text: s.to_owned(),
+                })
+            }
+        }
+
+        impl From<$name> for search_ads_client::I64String {
+            fn from(id: $name) -> Self {
+                search_ads_client::I64String::from(id.0)
+            }
+        }
+
+        impl From<search_ads_client::I64String> for $name {
+            fn from(value: search_ads_client::I64String) -> Self {
+                Self(i64::from(value))
+            }
+        }
+
+        impl From<&search_ads_client::I64String> for $name {
+            fn from(value: &search_ads_client::I64String) -> Self {
+                Self(i64::from(*value))
+            }
+        }
+    };
+}
+
+int64_id!(
+    /// The id of an agency (legacy SA360).
+    AgencyId,
+    "agency id"
+);
+int64_id!(
+    /// The id of an advertiser (legacy SA360).
+    AdvertiserId,
+    "advertiser id"
+);
+int64_id!(
+    /// The id of an engine account.
+    EngineAccountId,
+    "engine account id"
+);
+int64_id!(
+    /// The id of a campaign.
+    CampaignId,
+    "campaign id"
+);
+int64_id!(
+    /// The id of an ad group.
+    AdGroupId,
+    "ad group id"
+);
+int64_id!(
+    /// The id of an ad.
+    AdId,
+    "ad id"
+);
+int64_id!(
+    /// The id of a criterion (keyword).
+    CriterionId,
+    "criterion id"
+);
+int64_id!(
+    /// A numeric segmentation id, such as a Floodlight activity id.
+    SegmentationId,
+    "segmentation id"
+);
+int64_id!(
+    /// The id that Search Ads 360 generates for a conversion (deprecated for
+    /// edits since Q3 2025; edit by `conversionId`).
+    DsConversionId,
+    "DS conversion id"
+);
+int64_id!(
+    /// The id of an inventory account.
+    InventoryAccountId,
+    "inventory account id"
+);
+int64_id!(
+    /// The id of a product group.
+    ProductGroupId,
+    "product group id"
+);
+
+/// The customer id of a client account in the new Search Ads 360 experience.
+///
+/// A string on the wire (discovery declares no format), for example
+/// `"200001235"`. It must be non-empty and hold no whitespace, `/`, `?` or `#`.
+///
+/// ```
+/// use facade::search_ads::CustomerId;
+/// let id = CustomerId::new("200001235")?;
+/// assert_eq!(id.as_str(), "200001235");
+/// assert!(CustomerId::new("").is_err());
+/// # Ok::<(), facade::search_ads::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CustomerId(String);
+
+impl CustomerId {
+    /// Checks and wraps a customer id.
+    pub fn new(id: impl Into<String>) -> Result<Self, Error> {
+        let id = id.into();
+        let bad = id.is_empty()
+            || id
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_control() || matches!(c, '/' | '?' | '#'));
+        if bad {
+            return Err(Error::validation(
+                "customerId",
+                None,
+                format!("{id:?} is not a customer id: give the digits, e.g. \"200001235\""),
+            ));
+        }
+        Ok(Self(id))
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for CustomerId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl FromStr for CustomerId {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::new(s.trim())
+    }
+}
+
+// ---------------------------------------------------------------- dates
+
+/// First date the API accepts in a date range (SA-12).
+pub const MIN_DATE: NaiveDate = match NaiveDate::from_ymd_opt(2009, 11, 1) {
+    Some(d) => d,
+    None => NaiveDate::MIN,
+};
+
+/// Last date the API accepts in a date range (SA-12).
+pub const MAX_DATE: NaiveDate = match NaiveDate::from_ymd_opt(9999, 12, 31) {
+    Some(d) => d,
+    None => NaiveDate::MAX,
+};
+
+/// A date as the number `yyyymmdd` the API uses (`2024-03-05` → `20240305`).
+///
+/// Years outside 0..=9999 do not fit the format; they are clamped into it,
+/// which the range check of [`DateRange`](super::DateRange) then refuses.
+///
+/// ```
+/// use chrono::NaiveDate;
+/// use facade::search_ads::values::{from_yyyymmdd, to_yyyymmdd};
+/// let d = NaiveDate::from_ymd_opt(2024, 3, 5).unwrap();
+/// assert_eq!(to_yyyymmdd(d), 20240305);
+/// assert_eq!(from_yyyymmdd(20240305), Some(d));
+/// assert_eq!(from_yyyymmdd(20240230), None);
+/// ```
+pub fn to_yyyymmdd(date: NaiveDate) -> i32 {
+    let year = date.year().clamp(0, 9999);
+    year * 10_000 + date.month() as i32 * 100 + date.day() as i32
+}
+
+/// Reads the number `yyyymmdd` as a date; `None` when it is no calendar date.
+pub fn from_yyyymmdd(value: i32) -> Option<NaiveDate> {
+    if value < 0 {
+        return None;
+    }
+    let year = value / 10_000;
+    let month = u32::try_from(value / 100 % 100).ok()?;
+    let day = u32::try_from(value % 100).ok()?;
+    NaiveDate::from_ymd_opt(year, month, day)
+}
+
+// ----------------------------------------------------------- timestamps
+
+/// A time as epoch milliseconds (UTC), the API's timestamp unit.
+///
+/// Sub-millisecond precision is dropped (rounded toward the past).
+///
+/// ```
+/// use chrono::DateTime;
+/// use facade::search_ads::values::{from_epoch_millis, to_epoch_millis};
+/// let t = DateTime::from_timestamp_millis(1_700_000_000_123).unwrap();
+/// assert_eq!(to_epoch_millis(t), 1_700_000_000_123);
+/// assert_eq!(from_epoch_millis(1_700_000_000_123), Some(t));
+/// ```
+pub fn to_epoch_millis(time: DateTime<Utc>) -> i64 {
+    time.timestamp_millis()
+}
+
+/// Reads epoch milliseconds as a time; `None` when out of chrono's range.
+pub fn from_epoch_millis(millis: i64) -> Option<DateTime<Utc>> {
+    DateTime::from_timestamp_millis(millis)
+}
+
+/// Reads a wire timestamp (`"1700000000123"`) as a time.
+pub(crate) fn parse_epoch_millis(text: &str) -> Option<DateTime<Utc>> {
+    text.trim().parse::<i64>().ok().and_then(from_epoch_millis)
+}
+
+// ---------------------------------------------------------------- money
+
+/// An amount of money in micros: the value times 1 000 000, as the API's
+/// `revenueMicros` (a revenue of 10 is `Micros(10_000_000)`).
+///
+/// ```
+/// use facade::search_ads::Micros;
+/// let m: Micros = "12.34".parse()?;
+/// assert_eq!(m.get(), 12_340_000);
+/// assert_eq!(m.to_string(), "12.34");
+/// assert_eq!(Micros::from_units(10), Some(Micros::new(10_000_000)));
+/// # Ok::<(), facade::search_ads::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Micros(i64);
+
+impl Micros {
+    /// Wraps an amount already in micros.
+    pub const fn new(micros: i64) -> Self {
+        Self(micros)
+    }
+
+    /// Whole currency units (`from_units(10)` is 10 000 000 micros); `None`
+    /// on overflow.
+    pub fn from_units(units: i64) -> Option<Self> {
+        units.checked_mul(1_000_000).map(Self)
+    }
+
+    /// The amount in micros.
+    pub const fn get(self) -> i64 {
+        self.0
+    }
+}
+
+impl fmt::Display for Micros {
+    /// Decimal units without trailing zeros: `12.34`, `10`, `-0.000001`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sign = if self.0 < 0 { "-" } else { "" };
+        let abs = self.0.unsigned_abs();
+        let (units, frac) = (abs / 1_000_000, abs % 1_000_000);
+        if frac == 0 {
+            write!(f, "{sign}{units}")
+        } else {
+            let digits = format!("{frac:06}");
+            write!(f, "{sign}{units}.{}", digits.trim_end_matches('0'))
+        }
+    }
+}
+
+impl FromStr for Micros {
+    type Err = Error;
+
+    /// Reads a decimal amount with at most six decimals (`"12.34"`, `"-5"`).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || {
+            Error::validation(
+                "revenueMicros",
+                None,
+                format!(
+                    "{s:?} is not an amount: write a decimal number with at most 6 decimals, e.g. 12.34"
+                ),
+            )
+        };
+        let text = s.trim();
+        let (negative, text) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let (units, frac) = text.split_once('.').unwrap_or((text, ""));
+        let digits_only = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+        if units.is_empty() || !digits_only(units) || !digits_only(frac) || frac.len() > 6 {
+            return Err(bad());
+        }
+        let units: i128 = units.parse().map_err(|_| bad())?;
+        let frac: i128 = if frac.is_empty() {
+            0
+        } else {
+            format!("{frac:0<6}").parse().map_err(|_| bad())?
+        };
+        let micros = units
+            .checked_mul(1_000_000)
+            .and_then(|m| m.checked_add(frac))
+            .ok_or_else(bad)?;
+        let micros = if negative { -micros } else { micros };
+        i64::try_from(micros).map(Self).map_err(|_| bad())
+    }
+}
+
+// ----------------------------------------------------------- open enums
+
+macro_rules! open_enum {
+    (
+        $(#[$doc:meta])*
+        $name:ident {
+            $( $(#[$vdoc:meta])* $variant:ident = $wire:literal, )+
+        }
+    ) => {
+        $(#[$doc])*
+        ///
+        /// Open: a value this version does not know arrives as `Other` instead of
+        /// failing, and `Other` is sent as given (SA-6).
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $( $(#[$vdoc])* $variant, )+
+            /// A value not known to this version, kept verbatim.
+            Other(String),
+        }
+
+        impl $name {
+            /// The wire value.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $( Self::$variant => $wire, )+
+                    Self::Other(s) => s,
+                }
+            }
+
+            /// Reads a wire value; unknown values become `Other`.
+            pub fn from_wire(value: &str) -> Self {
+                match value {
+                    $( $wire => Self::$variant, )+
+                    other => Self::Other(other.to_owned()),
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(value: &str) -> Self {
+                Self::from_wire(value)
+            }
+        }
+
+        impl From<String> for $name {
+            fn from(value: String) -> Self {
+                Self::from_wire(&value)
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = std::convert::Infallible;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                Ok(Self::from_wire(s))
+            }
+        }
+    };
+}
+
+open_enum!(
+    /// The type of a conversion (`type` on the wire).
+    ConversionType {
+        /// No monetary value, e.g. an e-mail list signup (`ACTION`).
+        Action = "ACTION",
+        /// Has a value, e.g. a purchase (`TRANSACTION`).
+        Transaction = "TRANSACTION",
+    }
+);
+
+open_enum!(
+    /// The state of a conversion.
+    ConversionState {
+        /// `ACTIVE`.
+        Active = "ACTIVE",
+        /// `REMOVED`.
+        Removed = "REMOVED",
+        /// `DELETED` (deprecated by Google; use `Removed`).
+        Deleted = "DELETED",
+    }
+);
+
+open_enum!(
+    /// The segmentation type of a conversion or availability.
+    SegmentationType {
+        /// `FLOODLIGHT`, the only documented value.
+        Floodlight = "FLOODLIGHT",
+    }
+);
+
+open_enum!(
+    /// The sales channel of a product conversion.
+    Channel {
+        /// `local`: a physical store.
+        Local = "local",
+        /// `online`: an online store.
+        Online = "online",
+    }
+);
+
+open_enum!(
+    /// The device on which a conversion happened (`deviceType`).
+    DeviceType {
+        /// `DESKTOP`.
+        Desktop = "DESKTOP",
+        /// `MOBILE`.
+        Mobile = "MOBILE",
+        /// `TABLET`.
+        Tablet = "TABLET",
+    }
+);
+
+open_enum!(
+    /// Consent for core platform services (`adUserDataConsent`).
+    Consent {
+        /// `UNKNOWN`: not specified.
+        Unknown = "UNKNOWN",
+        /// `GRANTED`.
+        Granted = "GRANTED",
+        /// `DENIED`.
+        Denied = "DENIED",
+    }
+);
+
+open_enum!(
+    /// The entity type of an ID-mapping row (SA-11).
+    EntityType {
+        /// `CUSTOMER`: a legacy advertiser or engine account.
+        Customer = "CUSTOMER",
+        /// `CAMPAIGN`.
+        Campaign = "CAMPAIGN",
+        /// `AD_GROUP`.
+        AdGroup = "AD_GROUP",
+        /// `CRITERION`.
+        Criterion = "CRITERION",
+    }
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yyyymmdd_round_trips_and_rejects_non_dates() {
+        for (y, m, d) in [(2009, 11, 1), (2024, 2, 29), (9999, 12, 31), (2000, 1, 1)] {
+            let date = NaiveDate::from_ymd_opt(y, m, d).unwrap();
+            let n = to_yyyymmdd(date);
+            assert_eq!(n, y * 10_000 + m as i32 * 100 + d as i32);
+            assert_eq!(from_yyyymmdd(n), Some(date));
+        }
+        for bad in [20230229, 20241301, 20240100, 20240132, -1, 0] {
+            assert_eq!(from_yyyymmdd(bad), None, "{bad}");
+        }
+        assert_eq!(to_yyyymmdd(MIN_DATE), 20091101);
+        assert_eq!(to_yyyymmdd(MAX_DATE), 99991231);
+    }
+
+    #[test]
+    fn epoch_millis_round_trip_and_truncate() {
+        let t = from_epoch_millis(1_700_000_000_123).unwrap();
+        assert_eq!(to_epoch_millis(t), 1_700_000_000_123);
+        let with_nanos = t + chrono::Duration::nanoseconds(999_999);
+        assert_eq!(to_epoch_millis(with_nanos), 1_700_000_000_123);
+        assert_eq!(parse_epoch_millis(" 1700000000123 "), Some(t));
+        assert_eq!(parse_epoch_millis("17e11"), None);
+        assert_eq!(parse_epoch_millis(""), None);
+    }
+
+    #[test]
+    fn micros_parse_and_print() {
+        let cases = [
+            ("10", 10_000_000, "10"),
+            ("12.34", 12_340_000, "12.34"),
+            ("0.000001", 1, "0.000001"),
+            ("-5.5", -5_500_000, "-5.5"),
+            ("0", 0, "0"),
+        ];
+        for (text, micros, shown) in cases {
+            let m: Micros = text.parse().unwrap();
+            assert_eq!(m.get(), micros, "{text}");
+            assert_eq!(m.to_string(), shown);
+        }
+        for bad in [
+            "",
+            ".5",
+            "1.1234567",
+            "1e3",
+            "abc",
+            "--1",
+            "99999999999999999",
+        ] {
+            assert!(bad.parse::<Micros>().is_err(), "{bad}");
+        }
+        assert_eq!(Micros::from_units(i64::MAX), None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_date_in_range_round_trips(days in 0i64..2_914_000) {
+            let date = MIN_DATE + chrono::Duration::days(days);
+            proptest::prop_assume!(date <= MAX_DATE);
+            let n = to_yyyymmdd(date);
+            proptest::prop_assert!((20091101..=99991231).contains(&n));
+            proptest::prop_assert_eq!(from_yyyymmdd(n), Some(date));
+        }
+
+        #[test]
+        fn any_amount_round_trips_through_text(micros in proptest::num::i64::ANY) {
+            let m = Micros::new(micros);
+            proptest::prop_assert_eq!(m.to_string().parse::<Micros>().ok(), Some(m));
+        }
+
+        #[test]
+        fn any_millisecond_round_trips(millis in -8_000_000_000_000i64..250_000_000_000_000) {
+            let t = from_epoch_millis(millis).ok_or("in range").map_err(proptest::test_runner::TestCaseError::fail)?;
+            proptest::prop_assert_eq!(to_epoch_millis(t), millis);
+            proptest::prop_assert_eq!(parse_epoch_millis(&millis.to_string()), Some(t));
+        }
+    }
+
+    #[test]
+    fn ids_parse_and_print() {
+        let id: AdvertiserId = "2170000012345".parse().unwrap();
+        assert_eq!(id.get(), 2_170_000_012_345);
+        assert_eq!(id.to_string(), "2170000012345");
+        let err = "12x".parse::<CampaignId>().unwrap_err();
+        assert!(err.to_string().contains("campaign id"), "{err}");
+    }
+
+    #[test]
+    fn open_enums_keep_unknown_values() {
+        assert_eq!(ConversionType::from_wire("ACTION"), ConversionType::Action);
+        assert_eq!(
+            ConversionType::from_wire("PHONE_CALL"),
+            ConversionType::Other("PHONE_CALL".into())
+        );
+        assert_eq!(ConversionType::Other("X".into()).as_str(), "X");
+        assert_eq!(Channel::Online.as_str(), "online");
+        assert_eq!(Channel::from("local"), Channel::Local);
+        assert_eq!(ConversionState::from("DELETED"), ConversionState::Deleted);
+        assert_eq!(Consent::Granted.to_string(), "GRANTED");
+        assert_eq!(EntityType::from("AD_GROUP"), EntityType::AdGroup);
+        assert_eq!(DeviceType::from("WATCH"), DeviceType::Other("WATCH".into()));
+        assert_eq!(
+            SegmentationType::from("FLOODLIGHT"),
+            SegmentationType::Floodlight
+        );
+    }
+
+    #[test]
+    fn customer_ids_are_checked() {
+        assert!(CustomerId::new("123-456-7890").is_ok());
+        for bad in ["", "12 3", "1/2", "a?b"] {
+            assert!(CustomerId::new(bad).is_err(), "{bad}");
+        }
+    }
+}

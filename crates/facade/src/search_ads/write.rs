@@ -1,0 +1,802 @@
+//! Writing conversions: validation, batching, bounded concurrency, retries and
+//! the per-conversion report.
+//!
+//! # Why a repeated insert is safe
+//!
+//! An insert whose answer was lost (timeout, reset connection, 5xx) may or may
+//! not have been stored. The batch is sent again; the server refuses every
+//! conversion id it already holds with `0x0000011A` (SA-15), so nothing is
+//! stored twice. A `0x0000011A` for a conversion that an earlier attempt of the
+//! same batch may have delivered is therefore reported as
+//! [`Outcome::StoredEarlier`], not as a rejection. Conversion ids repeated in
+//! the input are refused before sending, so a `0x0000011A` can never hide a
+//! second, different conversion of the same call.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::ops::Range;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use futures::stream::{self, StreamExt};
+
+use super::conversion::Conversion;
+use super::error::{ConversionIssue, Error};
+use super::retry::{RetryPolicy, traced_attempt};
+
+/// Default conversions per request (SA-10: the size of Google's own sample).
+pub const DEFAULT_BATCH_SIZE: usize = 100;
+
+/// Largest batch the facade sends (SA-10).
+pub const MAX_BATCH_SIZE: usize = 1000;
+
+/// Batching of [`insert`](super::SearchAds::insert) and [`update`](super::SearchAds::update).
+///
+/// ```
+/// use facade::search_ads::WriteOptions;
+/// let options = WriteOptions { batch_size: 500, concurrency: 8 };
+/// assert_eq!(WriteOptions::default(), WriteOptions { batch_size: 100, concurrency: 4 });
+/// # let _ = options;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Conversions per request, 1 ..= 1000. Default 100.
+    pub batch_size: usize,
+    /// Requests in flight at once, 1 ..= 64. Default 4.
+    pub concurrency: usize,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        Self {
+            batch_size: DEFAULT_BATCH_SIZE,
+            concurrency: 4,
+        }
+    }
+}
+
+impl WriteOptions {
+    pub(crate) fn validate(&self) -> Result<(), Error> {
+        if !(1..=MAX_BATCH_SIZE).contains(&self.batch_size) {
+            return Err(Error::validation(
+                "batch_size",
+                None,
+                format!("is {}, must be 1 to {MAX_BATCH_SIZE}", self.batch_size),
+            ));
+        }
+        if !(1..=64).contains(&self.concurrency) {
+            return Err(Error::validation(
+                "concurrency",
+                None,
+                format!("is {}, must be 1 to 64", self.concurrency),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What happened to one input conversion.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// The server stored (insert) or applied (update) it.
+    Stored,
+    /// Insert only: an earlier attempt whose answer was lost stored it; the
+    /// retry was answered `0x0000011A` (conversion id already used).
+    StoredEarlier,
+    /// The server refused it; the issue's index is the index in the input.
+    Rejected(ConversionIssue),
+    /// No definite answer: the batch failed for good (after retries for
+    /// transient failures), or was not sent because another batch failed with
+    /// an error that would fail every batch (authentication, permission).
+    Failed {
+        /// The last error.
+        error: Error,
+        /// Requests made for its batch (0: not sent).
+        attempts: u32,
+        /// True when a request that carried it may have reached the server
+        /// without an answer: it may be stored. Inserting it again is safe
+        /// (it would come back as `0x0000011A` if it was).
+        may_have_been_stored: bool,
+    },
+}
+
+impl Outcome {
+    /// True for [`Outcome::Stored`] and [`Outcome::StoredEarlier`].
+    pub fn is_stored(&self) -> bool {
+        matches!(self, Outcome::Stored | Outcome::StoredEarlier)
+    }
+}
+
+/// One outcome per input conversion, in input order.
+#[derive(Debug, Clone)]
+pub struct WriteReport {
+    outcomes: Vec<Outcome>,
+    requests: usize,
+    batches: usize,
+}
+
+impl WriteReport {
+    /// The outcomes; `outcomes()[i]` belongs to input conversion `i`.
+    pub fn outcomes(&self) -> &[Outcome] {
+        &self.outcomes
+    }
+
+    /// Consumes the report into its outcomes.
+    pub fn into_outcomes(self) -> Vec<Outcome> {
+        self.outcomes
+    }
+
+    /// Number of input conversions (= number of outcomes).
+    pub fn len(&self) -> usize {
+        self.outcomes.len()
+    }
+
+    /// True for an empty report (never returned by the client: empty input is
+    /// refused).
+    pub fn is_empty(&self) -> bool {
+        self.outcomes.is_empty()
+    }
+
+    /// Conversions stored, [`Outcome::StoredEarlier`] included.
+    pub fn stored(&self) -> usize {
+        self.outcomes.iter().filter(|o| o.is_stored()).count()
+    }
+
+    /// Conversions stored by an earlier attempt whose answer was lost.
+    pub fn stored_earlier(&self) -> usize {
+        self.outcomes
+            .iter()
+            .filter(|o| matches!(o, Outcome::StoredEarlier))
+            .count()
+    }
+
+    /// Conversions the server refused.
+    pub fn rejected(&self) -> usize {
+        self.outcomes
+            .iter()
+            .filter(|o| matches!(o, Outcome::Rejected(_)))
+            .count()
+    }
+
+    /// Conversions without a definite answer.
+    pub fn failed(&self) -> usize {
+        self.outcomes
+            .iter()
+            .filter(|o| matches!(o, Outcome::Failed { .. }))
+            .count()
+    }
+
+    /// True when every conversion was stored.
+    pub fn all_stored(&self) -> bool {
+        self.outcomes.iter().all(Outcome::is_stored)
+    }
+
+    /// The rejections, with their input indices.
+    pub fn rejections(&self) -> impl Iterator<Item = (usize, &ConversionIssue)> {
+        self.outcomes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| match o {
+                Outcome::Rejected(issue) => Some((i, issue)),
+                _ => None,
+            })
+    }
+
+    /// The failures, with their input indices.
+    pub fn failures(&self) -> impl Iterator<Item = (usize, &Error)> {
+        self.outcomes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| match o {
+                Outcome::Failed { error, .. } => Some((i, error)),
+                _ => None,
+            })
+    }
+
+    /// HTTP requests made, retries included.
+    pub fn requests(&self) -> usize {
+        self.requests
+    }
+
+    /// Batches the input was split into.
+    pub fn batches(&self) -> usize {
+        self.batches
+    }
+}
+
+impl std::fmt::Display for WriteReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} conversions: {} stored ({} confirmed by duplicate after a lost answer), \
+             {} rejected, {} failed; {} batches, {} requests",
+            self.len(),
+            self.stored(),
+            self.stored_earlier(),
+            self.rejected(),
+            self.failed(),
+            self.batches,
+            self.requests
+        )
+    }
+}
+
+/// Insert or update: what is required and whether a duplicate counts as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WriteKind {
+    Insert,
+    Update,
+}
+
+impl WriteKind {
+    pub(crate) fn operation(self) -> &'static str {
+        match self {
+            WriteKind::Insert => "conversion.insert",
+            WriteKind::Update => "conversion.update",
+        }
+    }
+
+    fn verb(self) -> &'static str {
+        match self {
+            WriteKind::Insert => "insert",
+            WriteKind::Update => "update",
+        }
+    }
+}
+
+/// Checks the whole input before anything is sent (SA-7, SA-15).
+pub(crate) fn validate(kind: WriteKind, conversions: &[Conversion]) -> Result<(), Error> {
+    if conversions.is_empty() {
+        return Err(Error::validation(
+            "conversions",
+            None,
+            format!("is empty: give at least one conversion to {}", kind.verb()),
+        ));
+    }
+    let verb = kind.verb();
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(conversions.len());
+    for (i, c) in conversions.iter().enumerate() {
+        let id = match c.conversion_id.as_deref().map(str::trim) {
+            Some(id) if !id.is_empty() => id,
+            _ => {
+                return Err(Error::validation(
+                    "conversionId",
+                    Some(i),
+                    format!("is required for {verb}: set Conversion::conversion_id"),
+                ));
+            }
+        };
+        match c.conversion_timestamp {
+            None => {
+                return Err(Error::validation(
+                    "conversionTimestamp",
+                    Some(i),
+                    format!("is required for {verb}: set Conversion::conversion_timestamp"),
+                ));
+            }
+            Some(t) if t.timestamp_millis() < 0 => {
+                return Err(Error::validation(
+                    "conversionTimestamp",
+                    Some(i),
+                    format!("is {t}, before 1970-01-01: the API takes epoch milliseconds >= 0"),
+                ));
+            }
+            Some(_) => {}
+        }
+        if kind == WriteKind::Insert && c.segmentation_type.is_none() {
+            return Err(Error::validation(
+                "segmentationType",
+                Some(i),
+                "is required for insert: set Conversion::segmentation_type (FLOODLIGHT)",
+            ));
+        }
+        if let Some(first) = seen.insert(id, i) {
+            return Err(Error::validation(
+                "conversionId",
+                Some(i),
+                format!(
+                    "{id:?} repeats the conversion at index {first}: each conversion id may \
+                     appear once per call (the server would refuse the second as 0x0000011F or \
+                     0x0000011A)"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Errors after which no other batch is started: they would fail every batch.
+fn fails_every_batch(error: &Error) -> bool {
+    match error {
+        Error::Auth { .. } | Error::Config { .. } => true,
+        Error::Api { status, .. } => (*status == 401 || *status == 403) && !error.is_transient(),
+        _ => false,
+    }
+}
+
+/// Sends `count` conversions in batches with `send(range, attempt)` and
+/// assembles the report. `send` returns `Ok` when the whole batch was stored.
+pub(crate) async fn run_batches<S, Fut>(
+    kind: WriteKind,
+    count: usize,
+    options: WriteOptions,
+    retry: &RetryPolicy,
+    send: S,
+) -> WriteReport
+where
+    S: Fn(Range<usize>, u32) -> Fut,
+    Fut: Future<Output = Result<(), Error>>,
+{
+    let size = options.batch_size.max(1);
+    let ranges: Vec<Range<usize>> = (0..count)
+        .step_by(size)
+        .map(|start| start..(start + size).min(count))
+        .collect();
+    let batches = ranges.len();
+    let abort: Arc<std::sync::Mutex<Option<Error>>> = Arc::default();
+    let aborted = AtomicBool::new(false);
+    let requests = AtomicUsize::new(0);
+    let send = &send;
+    let abort_ref = &abort;
+    let aborted_ref = &aborted;
+    let requests_ref = &requests;
+
+    let results: Vec<(Range<usize>, Vec<Outcome>)> = stream::iter(ranges)
+        .map(|range| async move {
+            let outcomes = run_batch(
+                kind,
+                range.clone(),
+                retry,
+                send,
+                abort_ref,
+                aborted_ref,
+                requests_ref,
+            )
+            .await;
+            (range, outcomes)
+        })
+        .buffer_unordered(options.concurrency.max(1))
+        .collect()
+        .await;
+
+    let mut slots: Vec<Option<Outcome>> = vec![None; count];
+    for (range, outcomes) in results {
+        for (slot, outcome) in slots[range].iter_mut().zip(outcomes) {
+            *slot = Some(outcome);
+        }
+    }
+    let outcomes = slots
+        .into_iter()
+        .map(|o| {
+            // Every range is covered exactly once above; this is unreachable
+            // but must not panic or drop a conversion.
+            o.unwrap_or_else(|| Outcome::Failed {
+                error: Error::unexpected(kind.operation(), None, "no outcome was recorded"),
+                attempts: 0,
+                may_have_been_stored: true,
+            })
+        })
+        .collect();
+    WriteReport {
+        outcomes,
+        requests: requests.load(Ordering::SeqCst),
+        batches,
+    }
+}
+
+async fn run_batch<S, Fut>(
+    kind: WriteKind,
+    range: Range<usize>,
+    retry: &RetryPolicy,
+    send: &S,
+    abort: &std::sync::Mutex<Option<Error>>,
+    aborted: &AtomicBool,
+    requests: &AtomicUsize,
+) -> Vec<Outcome>
+where
+    S: Fn(Range<usize>, u32) -> Fut,
+    Fut: Future<Output = Result<(), Error>>,
+{
+    let len = range.len();
+    let operation = kind.operation();
+    // True once an attempt may have reached the server without an answer.
+    let mut maybe_delivered = false;
+    let mut attempt: u32 = 0;
+    loop {
+        if aborted.load(Ordering::SeqCst) && attempt == 0 {
+            let cause = abort
+                .lock()
+                .ok()
+                .and_then(|g| g.clone())
+                .unwrap_or_else(|| Error::unexpected(operation, None, "aborted"));
+            return vec![
+                Outcome::Failed {
+                    error: cause,
+                    attempts: 0,
+                    may_have_been_stored: false,
+                };
+                len
+            ];
+        }
+        attempt += 1;
+        requests.fetch_add(1, Ordering::SeqCst);
+        let result = traced_attempt(operation, attempt, send(range.clone(), attempt)).await;
+        let error = match result {
+            Ok(()) => return vec![Outcome::Stored; len],
+            Err(e) => e,
+        };
+        if let Some(outcomes) = per_conversion(kind, &range, &error, maybe_delivered, attempt) {
+            return outcomes;
+        }
+        if let Some(wait) = retry.next_delay(attempt, &error) {
+            maybe_delivered |= error.may_have_reached_server();
+            tracing::warn!(
+                operation,
+                attempt,
+                batch_start = range.start,
+                batch_len = len,
+                wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                error = %error,
+                "transient failure, sending the batch again"
+            );
+            tokio::time::sleep(wait).await;
+            continue;
+        }
+        if fails_every_batch(&error) {
+            if let Ok(mut slot) = abort.lock() {
+                slot.get_or_insert_with(|| error.clone());
+            }
+            aborted.store(true, Ordering::SeqCst);
+        }
+        let may_have_been_stored =
+            maybe_delivered || (error.is_transient() && error.may_have_reached_server());
+        return vec![
+            Outcome::Failed {
+                error,
+                attempts: attempt,
+                may_have_been_stored,
+            };
+            len
+        ];
+    }
+}
+
+/// A 400 whose details name conversions: the batch's definite answer (SA-9).
+/// `None` when the error is not such an answer.
+fn per_conversion(
+    kind: WriteKind,
+    range: &Range<usize>,
+    error: &Error,
+    maybe_delivered: bool,
+    attempts: u32,
+) -> Option<Vec<Outcome>> {
+    let Error::Api {
+        status: 400,
+        details,
+        ..
+    } = error
+    else {
+        return None;
+    };
+    if details.is_empty() {
+        return None;
+    }
+    let len = range.len();
+    let mut outcomes = vec![Outcome::Stored; len];
+    let mut batch_wide: Option<&ConversionIssue> = None;
+    let mut named = vec![false; len];
+    for issue in details {
+        match issue.index {
+            Some(i) if i < len => {
+                named[i] = true;
+                outcomes[i] =
+                    if kind == WriteKind::Insert && maybe_delivered && issue.is_duplicate() {
+                        Outcome::StoredEarlier
+                    } else {
+                        Outcome::Rejected(ConversionIssue {
+                            index: Some(range.start + i),
+                            ..issue.clone()
+                        })
+                    };
+            }
+            Some(_) => {
+                // An index outside the batch: the answer cannot be mapped to
+                // conversions, so nothing in it is definite.
+                return Some(vec![
+                    Outcome::Failed {
+                        error: Error::unexpected(
+                            kind.operation(),
+                            Some(400),
+                            format!(
+                                "a detail names conversion index {:?} in a batch of {len}: {issue}",
+                                issue.index
+                            ),
+                        ),
+                        attempts,
+                        may_have_been_stored: true,
+                    };
+                    len
+                ]);
+            }
+            None => batch_wide = batch_wide.or(Some(issue)),
+        }
+    }
+    // A batch-wide detail means the batch stored nothing (SA-9).
+    if let Some(issue) = batch_wide {
+        for (i, outcome) in outcomes.iter_mut().enumerate() {
+            if !named[i] {
+                *outcome = Outcome::Rejected(ConversionIssue {
+                    index: Some(range.start + i),
+                    ..issue.clone()
+                });
+            }
+        }
+    }
+    Some(outcomes)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    use chrono::DateTime;
+
+    use super::*;
+    use crate::search_ads::error::IssueCode;
+
+    fn fast() -> RetryPolicy {
+        RetryPolicy {
+            base_delay: Duration::from_millis(1),
+            max_delay: Duration::from_millis(2),
+            ..RetryPolicy::default()
+        }
+    }
+
+    fn detail(index: usize, code: u32) -> ConversionIssue {
+        ConversionIssue {
+            index: Some(index),
+            code: Some(IssueCode(code)),
+            message: "m".into(),
+        }
+    }
+
+    fn rejected_400(details: Vec<ConversionIssue>) -> Error {
+        Error::Api {
+            operation: "conversion.insert",
+            status: 400,
+            reason: Some("requestValidation".into()),
+            message: String::new(),
+            details,
+            retry_after: None,
+        }
+    }
+
+    fn opts(batch_size: usize) -> WriteOptions {
+        WriteOptions {
+            batch_size,
+            concurrency: 3,
+        }
+    }
+
+    #[tokio::test]
+    async fn every_input_gets_one_outcome_in_order() {
+        let report = run_batches(
+            WriteKind::Insert,
+            25,
+            opts(10),
+            &fast(),
+            |range, _| async move {
+                if range.start == 10 {
+                    Err(rejected_400(vec![detail(3, 0x101)]))
+                } else {
+                    Ok(())
+                }
+            },
+        )
+        .await;
+        assert_eq!(report.len(), 25);
+        assert_eq!(report.batches(), 3);
+        assert_eq!(report.rejected(), 1);
+        let (i, issue) = report.rejections().next().unwrap();
+        assert_eq!(i, 13);
+        assert_eq!(issue.index, Some(13));
+        assert_eq!(report.stored(), 24);
+    }
+
+    #[tokio::test]
+    async fn a_duplicate_after_a_lost_answer_counts_as_stored() {
+        let calls = Mutex::new(0);
+        let report = run_batches(WriteKind::Insert, 3, opts(10), &fast(), |_, attempt| {
+            *calls.lock().unwrap() += 1;
+            async move {
+                match attempt {
+                    1 => Err(Error::Timeout {
+                        operation: "conversion.insert",
+                        connect: false,
+                    }),
+                    _ => Err(rejected_400(vec![detail(0, 0x11A), detail(2, 0x11A)])),
+                }
+            }
+        })
+        .await;
+        assert!(matches!(report.outcomes()[0], Outcome::StoredEarlier));
+        assert!(matches!(report.outcomes()[1], Outcome::Stored));
+        assert!(matches!(report.outcomes()[2], Outcome::StoredEarlier));
+        assert_eq!(report.requests(), 2);
+        assert!(report.all_stored());
+    }
+
+    #[tokio::test]
+    async fn a_duplicate_on_a_first_attempt_is_a_rejection() {
+        let report = run_batches(WriteKind::Insert, 2, opts(10), &fast(), |_, _| async {
+            Err(rejected_400(vec![detail(1, 0x11A)]))
+        })
+        .await;
+        assert!(matches!(report.outcomes()[1], Outcome::Rejected(_)));
+        // So is one after a refused connection (the request never left).
+        let report = run_batches(
+            WriteKind::Insert,
+            2,
+            opts(10),
+            &fast(),
+            |_, attempt| async move {
+                if attempt == 1 {
+                    Err(Error::Transport {
+                        operation: "conversion.insert",
+                        connect: true,
+                        message: "refused".into(),
+                        source: None,
+                    })
+                } else {
+                    Err(rejected_400(vec![detail(1, 0x11A)]))
+                }
+            },
+        )
+        .await;
+        assert!(matches!(report.outcomes()[1], Outcome::Rejected(_)));
+        // For update a duplicate code is never "stored earlier".
+        let report = run_batches(
+            WriteKind::Update,
+            1,
+            opts(10),
+            &fast(),
+            |_, attempt| async move {
+                if attempt == 1 {
+                    Err(Error::Timeout {
+                        operation: "conversion.update",
+                        connect: false,
+                    })
+                } else {
+                    Err(rejected_400(vec![detail(0, 0x11A)]))
+                }
+            },
+        )
+        .await;
+        assert!(matches!(report.outcomes()[0], Outcome::Rejected(_)));
+    }
+
+    #[tokio::test]
+    async fn exhausted_retries_are_failures_that_may_have_been_stored() {
+        let report = run_batches(WriteKind::Insert, 5, opts(2), &fast(), |_, _| async {
+            Err(Error::Api {
+                operation: "conversion.insert",
+                status: 503,
+                reason: None,
+                message: String::new(),
+                details: vec![],
+                retry_after: None,
+            })
+        })
+        .await;
+        assert_eq!(report.failed(), 5);
+        assert_eq!(report.requests(), 3 * 4);
+        for o in report.outcomes() {
+            match o {
+                Outcome::Failed {
+                    attempts,
+                    may_have_been_stored,
+                    ..
+                } => {
+                    assert_eq!(*attempts, 4);
+                    assert!(*may_have_been_stored);
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn an_auth_failure_stops_the_remaining_batches() {
+        let opts = WriteOptions {
+            batch_size: 1,
+            concurrency: 1,
+        };
+        let report = run_batches(WriteKind::Insert, 5, opts, &fast(), |_, _| async {
+            Err(Error::Api {
+                operation: "conversion.insert",
+                status: 401,
+                reason: Some("authError".into()),
+                message: "Invalid Credentials".into(),
+                details: vec![],
+                retry_after: None,
+            })
+        })
+        .await;
+        assert_eq!(report.failed(), 5);
+        assert_eq!(report.requests(), 1);
+        let unsent = report
+            .outcomes()
+            .iter()
+            .filter(|o| matches!(o, Outcome::Failed { attempts: 0, .. }))
+            .count();
+        assert_eq!(unsent, 4);
+    }
+
+    #[tokio::test]
+    async fn a_batch_wide_detail_rejects_the_whole_batch() {
+        let report = run_batches(WriteKind::Insert, 3, opts(10), &fast(), |_, _| async {
+            Err(rejected_400(vec![ConversionIssue {
+                index: None,
+                code: None,
+                message: "Empty batch encountered.".into(),
+            }]))
+        })
+        .await;
+        assert_eq!(report.rejected(), 3);
+        let report = run_batches(WriteKind::Insert, 3, opts(10), &fast(), |_, _| async {
+            Err(rejected_400(vec![detail(7, 0x101)]))
+        })
+        .await;
+        assert_eq!(report.failed(), 3);
+    }
+
+    #[test]
+    fn validation_names_the_field_and_index() {
+        let t = DateTime::from_timestamp_millis(1_000).unwrap();
+        assert!(validate(WriteKind::Insert, &[]).is_err());
+        let mut missing = Conversion::new("a", t);
+        missing.segmentation_type = None;
+        let e = validate(
+            WriteKind::Insert,
+            &[Conversion::new("x", t), missing.clone()],
+        )
+        .unwrap_err();
+        match e {
+            Error::Validation { field, index, .. } => {
+                assert_eq!(field, "segmentationType");
+                assert_eq!(index, Some(1));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(validate(WriteKind::Update, &[missing]).is_ok());
+        let e = validate(
+            WriteKind::Insert,
+            &[Conversion::new("a", t), Conversion::new("a", t)],
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("repeats the conversion at index 0"),
+            "{e}"
+        );
+        let e = validate(WriteKind::Insert, &[Conversion::new(" ", t)]).unwrap_err();
+        assert!(e.to_string().contains("conversionId"), "{e}");
+        let early = DateTime::from_timestamp_millis(-1).unwrap();
+        assert!(validate(WriteKind::Insert, &[Conversion::new("a", early)]).is_err());
+        let e = WriteOptions {
+            batch_size: 1001,
+            concurrency: 1,
+        }
+        .validate()
+        .unwrap_err();
+        assert!(e.to_string().contains("batch_size"), "{e}");
+        assert!(
+            WriteOptions {
+                batch_size: 1,
+                concurrency: 0
+            }
+            .validate()
+            .is_err()
+        );
+    }
+}

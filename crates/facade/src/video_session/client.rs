@@ -1,0 +1,467 @@
+//! The client: login through the lockout guard, and invitations.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use secrecy::ExposeSecret;
+use video_session_client::types;
+
+use super::call_experience::CallExperience;
+use super::clock::{Clock, plus};
+use super::credentials::Credentials;
+use super::error::{Error, scrub};
+use super::invitation::{Invitation, SessionId, WireInvitation};
+use super::lockout::{LockoutGuard, LockoutPolicy, LockoutStore, MemoryStore, Outcome};
+use super::session::{Session, UserDetails};
+use crate::http::{BaseUrl, HttpOptions, TimeoutMode, build_client};
+
+type ApiError = video_session_client::Error<types::ApiError>;
+
+/// The longest block the guard believes a `Retry-After` for (the seed's blocks
+/// last 10 minutes); a later attempt during a longer block is answered 423
+/// again, which never counts as a failure (VS-4).
+const MAX_BLOCK_WAIT: Duration = Duration::from_secs(86_400);
+
+/// Client of the video session service.
+///
+/// - The base URL is a validated [`BaseUrl`] (`https://`, or `http://` only on
+///   loopback); the HTTP client has the [`HttpOptions`] timeouts and user agent
+///   and never follows a redirect to another origin, so neither the `UserToken`
+///   header nor a login body can leave the service's origin.
+/// - [`login`](Self::login) goes through a [`LockoutGuard`] and is never retried.
+/// - [`send_invitation`](Self::send_invitation) sends the session's `UserToken`
+///   (marked sensitive) and returns the typed answer.
+#[derive(Debug)]
+pub struct VideoSessionClient {
+    base: BaseUrl,
+    api: video_session_client::Client,
+    guard: Arc<LockoutGuard>,
+}
+
+/// Builds a [`VideoSessionClient`]; see [`VideoSessionClient::builder`].
+#[derive(Debug)]
+pub struct VideoSessionClientBuilder {
+    base: BaseUrl,
+    options: HttpOptions,
+    guard: Option<Arc<LockoutGuard>>,
+    store: Option<Arc<dyn LockoutStore>>,
+    clock: Option<Arc<dyn Clock>>,
+    policy: LockoutPolicy,
+}
+
+impl VideoSessionClientBuilder {
+    /// Timeouts and user agent (default [`HttpOptions::default`]).
+    pub fn http_options(mut self, options: HttpOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Where the lockout guard keeps its counts (default: a new [`MemoryStore`]).
+    /// Use a [`FileStore`](super::FileStore) so a CLI or a restarted process
+    /// keeps them. Ignored when [`lockout_guard`](Self::lockout_guard) is set.
+    pub fn lockout_store(mut self, store: Arc<dyn LockoutStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// The guard's clock (default [`SystemClock`](super::SystemClock)). Ignored
+    /// when [`lockout_guard`](Self::lockout_guard) is set.
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// The service's lockout rule (default [`LockoutPolicy::SEED`]). Ignored
+    /// when [`lockout_guard`](Self::lockout_guard) is set.
+    pub fn lockout_policy(mut self, policy: LockoutPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Shares an existing guard (for several clients of one service).
+    pub fn lockout_guard(mut self, guard: Arc<LockoutGuard>) -> Self {
+        self.guard = Some(guard);
+        self
+    }
+
+    /// Builds the client.
+    pub fn build(self) -> Result<VideoSessionClient, Error> {
+        let http = build_client(&self.base, &self.options, TimeoutMode::Total)
+            .map_err(Error::ClientBuild)?;
+        let api = video_session_client::Client::new_with_client(
+            self.base.as_str(),
+            http,
+            video_session_client::ClientContext::new(),
+        );
+        let guard = match self.guard {
+            Some(guard) => guard,
+            None => {
+                let store = self
+                    .store
+                    .unwrap_or_else(|| Arc::new(MemoryStore::new()) as Arc<dyn LockoutStore>);
+                let clock = self
+                    .clock
+                    .unwrap_or_else(|| Arc::new(super::SystemClock) as Arc<dyn Clock>);
+                Arc::new(LockoutGuard::new(store, clock).with_policy(self.policy))
+            }
+        };
+        Ok(VideoSessionClient {
+            base: self.base,
+            api,
+            guard,
+        })
+    }
+}
+
+/// The service's answer to an invitation: it repeats the invitation's fields
+/// (VS-1: any may be missing).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct InvitationReceipt {
+    /// `InvitationType` (1 SMS, 2 WhatsApp, 3 e-mail, 4 to 6 undocumented).
+    pub invitation_type: Option<i32>,
+    /// `IsoCode`.
+    pub iso_code: Option<String>,
+    /// `MobileNo`.
+    pub mobile_no: Option<String>,
+    /// `EmailAddress`.
+    pub email_address: Option<String>,
+    /// `Message`.
+    pub message: Option<String>,
+    /// `QueryStringParameter` as the service repeated it (parse it with
+    /// `str::parse::<CallExperience>` if needed).
+    pub query_string_parameter: Option<String>,
+}
+
+impl VideoSessionClient {
+    /// A builder for a client of the service at `base`.
+    pub fn builder(base: BaseUrl) -> VideoSessionClientBuilder {
+        VideoSessionClientBuilder {
+            base,
+            options: HttpOptions::default(),
+            guard: None,
+            store: None,
+            clock: None,
+            policy: LockoutPolicy::SEED,
+        }
+    }
+
+    /// A client with default options and an in-memory lockout store.
+    pub fn new(base: BaseUrl) -> Result<Self, Error> {
+        Self::builder(base).build()
+    }
+
+    /// The base URL.
+    pub fn base_url(&self) -> &BaseUrl {
+        &self.base
+    }
+
+    /// The lockout guard (for [`LockoutGuard::status`]).
+    pub fn lockout(&self) -> &Arc<LockoutGuard> {
+        &self.guard
+    }
+
+    /// Logs in, at most once: never retried.
+    ///
+    /// Before anything is sent, the [`LockoutGuard`] checks the account (waiting
+    /// while another login of the same account is in flight) and refuses with
+    /// [`Error::LockoutRefused`] when a failure could block it, or while a block
+    /// is known or presumed. The outcome is then recorded: a success clears the
+    /// count; wrong credentials ([`Error::InvalidCredentials`]), an unknown
+    /// outcome (timeout, dropped connection, server error, unreadable answer)
+    /// and a cancelled call count as failures; [`Error::InvalidSecretKey`],
+    /// [`Error::DomainInactive`] and validation errors do not count;
+    /// [`Error::AccountBlocked`] (423) records the block until `Retry-After`.
+    pub async fn login(&self, credentials: &Credentials) -> Result<Session, Error> {
+        let attempt = self.guard.begin(credentials.account_key()).await?;
+        let account = attempt.key().short();
+        tracing::info!(%account, "sending login");
+        let body = types::LoginRequest {
+            secret_key: credentials.secret_key().expose_secret().to_owned(),
+            user_name: credentials.user_name().to_owned(),
+            password: credentials.password().expose_secret().to_owned(),
+        };
+        let result = self.api.login().body(body).send().await;
+        let secrets = [
+            credentials.secret_key().expose_secret(),
+            credentials.password().expose_secret(),
+        ];
+        match result {
+            Ok(answer) => {
+                if let Err(e) = attempt.resolve(Outcome::Succeeded) {
+                    // The count stays (which only errs on the safe side).
+                    tracing::warn!(%account, error = %e, "could not clear the login failure count");
+                }
+                tracing::info!(%account, "logged in");
+                session_from(answer.into_inner())
+            }
+            Err(error) => {
+                let now = self.guard.clock().now();
+                let (outcome, error) = self.classify_login_error(error, now, &secrets);
+                let status = attempt.resolve(outcome)?;
+                let error = match error {
+                    Error::InvalidCredentials { .. } => Error::InvalidCredentials {
+                        failures_in_window: status.failures_in_window,
+                        remaining_attempts: status.remaining_attempts,
+                    },
+                    other => other,
+                };
+                tracing::info!(%account, ?outcome, error = %error, "login failed");
+                Err(error)
+            }
+        }
+    }
+
+    fn classify_login_error(
+        &self,
+        error: ApiError,
+        now: SystemTime,
+        secrets: &[&str],
+    ) -> (Outcome, Error) {
+        match error {
+            video_session_client::Error::ErrorResponse(answer) => {
+                let status = answer.status().as_u16();
+                let retry_after = retry_after_header(answer.headers());
+                let body = answer.into_inner();
+                match (status, body.code.as_str()) {
+                    (423, _) | (_, "AccountBlocked") => {
+                        let wait = retry_after
+                            .or(body
+                                .retry_after_seconds
+                                .and_then(|s| u64::try_from(s).ok())
+                                .map(Duration::from_secs))
+                            .unwrap_or(self.guard.policy().block)
+                            .min(MAX_BLOCK_WAIT);
+                        let until = plus(now, wait);
+                        (Outcome::Blocked(until), Error::AccountBlocked { until })
+                    }
+                    (_, "InvalidSecretKey") => (Outcome::NotCounted, Error::InvalidSecretKey),
+                    (_, "DomainInactive") => (Outcome::NotCounted, Error::DomainInactive),
+                    (_, "InvalidCredentials") => (
+                        Outcome::Failed,
+                        Error::InvalidCredentials {
+                            failures_in_window: 0,
+                            remaining_attempts: 0,
+                        },
+                    ),
+                    (400, "ValidationFailed") => {
+                        (Outcome::NotCounted, rejected(status, body, secrets))
+                    }
+                    // Anything else may have been counted by the service.
+                    _ => (Outcome::Failed, rejected(status, body, secrets)),
+                }
+            }
+            other => {
+                let not_sent = matches!(&other, video_session_client::Error::InvalidRequest(_))
+                    || matches!(
+                        &other,
+                        video_session_client::Error::CommunicationError(e) if e.is_connect() || e.is_builder()
+                    );
+                let outcome = if not_sent {
+                    Outcome::NotCounted
+                } else {
+                    Outcome::Failed
+                };
+                (outcome, transport_error(other, secrets, "login"))
+            }
+        }
+    }
+
+    /// Sends an invitation for `session_id`, with the session's `UserToken`.
+    ///
+    /// `experience` becomes the `QueryStringParameter`; an empty
+    /// [`CallExperience`] sends none. Everything was validated when the values
+    /// were built, so nothing here can fail before the call. Not retried.
+    ///
+    /// Errors to act on: [`Error::Unauthorized`] (log in again),
+    /// [`Error::SessionNotFound`], [`Error::Rejected`] (with the field at fault).
+    pub async fn send_invitation(
+        &self,
+        session: &Session,
+        session_id: &SessionId,
+        invitation: &Invitation,
+        experience: &CallExperience,
+    ) -> Result<InvitationReceipt, Error> {
+        let body = to_generated(invitation.to_wire(experience))?;
+        tracing::info!(
+            session_id = %session_id,
+            channel = invitation.channel(),
+            invitation_type = invitation.invitation_type(),
+            "sending invitation"
+        );
+        let token = session.user_token().expose_secret();
+        let result = self
+            .api
+            .send_session_invitation()
+            .session_id(session_id.as_str())
+            .user_token(token)
+            .body(body)
+            .send()
+            .await;
+        match result {
+            Ok(answer) => {
+                let r = answer.into_inner();
+                tracing::info!(session_id = %session_id, "invitation sent");
+                Ok(InvitationReceipt {
+                    invitation_type: r.invitation_type.map(i32::from),
+                    iso_code: r.iso_code.map(String::from),
+                    mobile_no: r.mobile_no.map(String::from),
+                    email_address: r.email_address.map(String::from),
+                    message: r.message.map(String::from),
+                    query_string_parameter: r.query_string_parameter.map(String::from),
+                })
+            }
+            Err(video_session_client::Error::ErrorResponse(answer)) => {
+                let status = answer.status().as_u16();
+                let body = answer.into_inner();
+                let error = match (status, body.code.as_str()) {
+                    (401, _) | (_, "Unauthorized") => Error::Unauthorized,
+                    (404, _) | (_, "SessionNotFound") => Error::SessionNotFound {
+                        session_id: session_id.as_str().to_owned(),
+                    },
+                    _ => rejected(status, body, &[token]),
+                };
+                tracing::info!(session_id = %session_id, error = %error, "invitation failed");
+                Err(error)
+            }
+            Err(other) => {
+                let error = transport_error(other, &[token], "invitation");
+                tracing::info!(session_id = %session_id, error = %error, "invitation failed");
+                Err(error)
+            }
+        }
+    }
+}
+
+fn session_from(r: types::LoginResponse) -> Result<Session, Error> {
+    let Some(token) = r.user_token else {
+        return Err(Error::UnexpectedResponse {
+            status: Some(200),
+            detail: "the login succeeded but the answer has no UserToken".to_owned(),
+        });
+    };
+    let mut user = UserDetails::new(r.user_id, r.domain_id, r.login_id);
+    user.first_name = r.first_name;
+    user.last_name = r.last_name;
+    user.profile_image = r.profile_image;
+    user.country_code = r.country_code;
+    user.phone_no = r.phone_no;
+    user.job_role = r.job_role;
+    user.domain_name = r.domain_name;
+    user.user_name = r.user_name;
+    user.notification_email = r.notification_email;
+    user.role_code = r.role_code;
+    Ok(Session::new(
+        user,
+        token.into(),
+        r.refresh_token.map(Into::into),
+    ))
+}
+
+fn rejected(status: u16, body: types::ApiError, secrets: &[&str]) -> Error {
+    Error::Rejected {
+        status,
+        code: scrub(&body.code, secrets),
+        message: scrub(&body.message, secrets),
+        field: body.field.map(|f| scrub(&f, secrets)),
+    }
+}
+
+/// Maps the errors that are not an error body. Never copies a body or a serde
+/// message (which may quote the body) into the error.
+fn transport_error(error: ApiError, secrets: &[&str], what: &str) -> Error {
+    use video_session_client::Error as E;
+    match error {
+        E::CommunicationError(e) | E::ResponseBodyError(e) | E::InvalidUpgrade(e) => {
+            Error::Transport(e)
+        }
+        E::UnexpectedResponse(response) => {
+            let status = response.status();
+            if status.is_redirection() {
+                let location = response
+                    .headers()
+                    .get(reqwest::header::LOCATION)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|l| response.url().join(l).ok())
+                    .map(|u| u.origin().ascii_serialization())
+                    .unwrap_or_else(|| "(none)".to_owned());
+                Error::Redirected {
+                    status: status.as_u16(),
+                    location,
+                }
+            } else {
+                Error::UnexpectedResponse {
+                    status: Some(status.as_u16()),
+                    detail: format!("the {what} answer has a status the spec does not list"),
+                }
+            }
+        }
+        E::InvalidResponsePayload(_, e) => Error::UnexpectedResponse {
+            status: None,
+            detail: format!(
+                "the {what} answer does not match the spec ({:?} error at line {}, column {})",
+                e.classify(),
+                e.line(),
+                e.column()
+            ),
+        },
+        E::InvalidRequest(m) | E::Custom(m) => Error::UnexpectedResponse {
+            status: None,
+            detail: format!(
+                "the {what} request could not be built: {}",
+                scrub(&m, secrets)
+            ),
+        },
+        E::ErrorResponse(answer) => {
+            let status = answer.status().as_u16();
+            rejected(status, answer.into_inner(), secrets)
+        }
+    }
+}
+
+/// `Retry-After` as delay-seconds (the HTTP-date form is not used by the service).
+fn retry_after_header(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    headers
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .map(Duration::from_secs)
+}
+
+/// The generated request type; the values were validated already, so a
+/// failure here means the facade and the spec disagree.
+fn to_generated(w: WireInvitation) -> Result<types::InvitationRequest, Error> {
+    let field = |name: &'static str| {
+        move |e: types::error::ConversionError| {
+            Error::Validation(super::ValidationError::new(name, e.to_string()))
+        }
+    };
+    let invitation_type = i32::try_from(w.invitation_type)
+        .ok()
+        .and_then(|t| types::InvitationType::try_from(t).ok())
+        .ok_or_else(|| {
+            Error::Validation(super::ValidationError::new(
+                "InvitationType",
+                "must be 1 to 6",
+            ))
+        })?;
+    Ok(types::InvitationRequest {
+        invitation_type,
+        iso_code: w.iso_code.map(types::IsoCode),
+        mobile_no: w.mobile_no.map(types::MobileNo),
+        email_address: w
+            .email_address
+            .map(types::EmailAddress::try_from)
+            .transpose()
+            .map_err(field("EmailAddress"))?,
+        message: w
+            .message
+            .map(types::InvitationMessage::try_from)
+            .transpose()
+            .map_err(field("Message"))?,
+        query_string_parameter: w.query_string_parameter.map(types::QueryStringParameter),
+    })
+}

@@ -1,0 +1,189 @@
+//! Time sources for the lockout guard, and the UTC formatting used in messages.
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Where the lockout guard reads the current time.
+///
+/// Wall-clock time ([`SystemTime`]) because failure times are persisted by the
+/// [`FileStore`](super::FileStore) and compared across processes, and because a
+/// service's `Retry-After` is relative to the moment its answer arrives.
+pub trait Clock: Send + Sync + fmt::Debug {
+    /// The current time.
+    fn now(&self) -> SystemTime;
+}
+
+/// The system's wall clock.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> SystemTime {
+        SystemTime::now()
+    }
+}
+
+/// A clock that only moves when told to, for tests.
+///
+/// Clones share one time, so a test keeps a clone and advances it while the
+/// guard holds another.
+///
+/// ```
+/// use std::time::{Duration, UNIX_EPOCH};
+/// use facade::video_session::{Clock, ManualClock};
+///
+/// let clock = ManualClock::new(UNIX_EPOCH + Duration::from_secs(1_000));
+/// let shared = clock.clone();
+/// clock.advance(Duration::from_secs(60));
+/// assert_eq!(shared.now(), UNIX_EPOCH + Duration::from_secs(1_060));
+/// ```
+#[derive(Debug, Clone)]
+pub struct ManualClock {
+    now: Arc<Mutex<SystemTime>>,
+}
+
+impl ManualClock {
+    /// A clock standing at `start`.
+    pub fn new(start: SystemTime) -> Self {
+        Self {
+            now: Arc::new(Mutex::new(start)),
+        }
+    }
+
+    /// Moves the clock forward by `by`.
+    pub fn advance(&self, by: Duration) {
+        let mut now = self.now.lock().unwrap_or_else(|p| p.into_inner());
+        *now = plus(*now, by);
+    }
+
+    /// Sets the clock to `to` (backwards too).
+    pub fn set(&self, to: SystemTime) {
+        *self.now.lock().unwrap_or_else(|p| p.into_inner()) = to;
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> SystemTime {
+        *self.now.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// `t + d`, saturating far in the future instead of panicking on overflow.
+pub(crate) fn plus(t: SystemTime, d: Duration) -> SystemTime {
+    const CENTURY: Duration = Duration::from_secs(100 * 365 * 86_400);
+    t.checked_add(d)
+        .or_else(|| t.checked_add(CENTURY))
+        .unwrap_or(t)
+}
+
+/// Rounds `t` up to the next whole millisecond (unchanged when already whole).
+///
+/// Failure times are kept with millisecond precision (the file store's unit);
+/// rounding up makes a failure leave the window a little later, never earlier.
+pub(crate) fn ceil_ms(t: SystemTime) -> SystemTime {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => {
+            let rem = d.subsec_nanos() % 1_000_000;
+            if rem == 0 {
+                t
+            } else {
+                plus(t, Duration::from_nanos(u64::from(1_000_000 - rem)))
+            }
+        }
+        Err(_) => t,
+    }
+}
+
+/// Milliseconds since the Unix epoch (0 for earlier times, saturating).
+pub(crate) fn to_unix_ms(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+/// The time `ms` milliseconds after the Unix epoch.
+pub(crate) fn from_unix_ms(ms: u64) -> SystemTime {
+    UNIX_EPOCH + Duration::from_millis(ms)
+}
+
+/// `t` as RFC 3339 UTC with whole seconds, rounded up (`2025-01-31T12:00:05Z`).
+///
+/// Rounded up because every time shown is "not before": a caller that waits
+/// until the printed second is safe.
+pub(crate) fn format_utc(t: SystemTime) -> String {
+    let secs: i64 = match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => {
+            let whole = i64::try_from(d.as_secs()).unwrap_or(i64::MAX - 1);
+            if d.subsec_nanos() > 0 {
+                whole + 1
+            } else {
+                whole
+            }
+        }
+        Err(e) => -i64::try_from(e.duration().as_secs()).unwrap_or(i64::MAX),
+    };
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Howard Hinnant's `civil_from_days`: days since 1970-01-01 to (year, month, day).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    // d is in 1..=31 and m in 1..=12, so the casts cannot truncate.
+    (y, m as u32, d as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_utc_and_rounds_up() {
+        assert_eq!(format_utc(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        let t = UNIX_EPOCH + Duration::from_secs(1_738_324_805);
+        assert_eq!(format_utc(t), "2025-01-31T12:00:05Z");
+        assert_eq!(
+            format_utc(t + Duration::from_millis(1)),
+            "2025-01-31T12:00:06Z"
+        );
+        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400); // 2000-02-29
+        assert_eq!(format_utc(leap), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn ceil_ms_rounds_up_only_fractions() {
+        let t = UNIX_EPOCH + Duration::from_millis(5);
+        assert_eq!(ceil_ms(t), t);
+        assert_eq!(
+            ceil_ms(t + Duration::from_nanos(1)),
+            t + Duration::from_millis(1)
+        );
+        assert_eq!(from_unix_ms(to_unix_ms(t)), t);
+    }
+
+    #[test]
+    fn manual_clock_is_shared_between_clones() {
+        let a = ManualClock::new(UNIX_EPOCH);
+        let b = a.clone();
+        a.advance(Duration::from_secs(5));
+        assert_eq!(b.now(), UNIX_EPOCH + Duration::from_secs(5));
+        b.set(UNIX_EPOCH);
+        assert_eq!(a.now(), UNIX_EPOCH);
+    }
+}

@@ -1,0 +1,261 @@
+//! The one error type of the video session facade.
+
+use std::fmt;
+use std::time::{Duration, SystemTime};
+
+use super::clock::format_utc;
+
+/// A value refused before any network call.
+///
+/// `field` is the wire name of the field at fault (`"EmailAddress"`,
+/// `"MobileNo"`, `"QueryStringParameter"`, ...), the same name the service
+/// uses in a `ValidationFailed` answer. The reason never repeats a secret.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid {field}: {reason}")]
+pub struct ValidationError {
+    /// The wire name of the field at fault.
+    pub field: &'static str,
+    /// What is wrong and what is expected.
+    pub reason: String,
+}
+
+impl ValidationError {
+    /// A validation error for `field`.
+    pub fn new(field: &'static str, reason: impl Into<String>) -> Self {
+        Self {
+            field,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Why the lockout guard refused to send a login.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RefusalReason {
+    /// So many failures are counted in the window that one more failure would
+    /// block the account.
+    BudgetExhausted {
+        /// Failed attempts counted in the window.
+        failures_in_window: u32,
+    },
+    /// The service said the account is blocked (423), and the block has not ended.
+    KnownBlock,
+    /// More failures are counted in the window than the service allows (for
+    /// example after logins whose outcome is unknown), so the account may be
+    /// blocked; the guard waits as if it were.
+    PresumedBlock {
+        /// Failed attempts counted in the window.
+        failures_in_window: u32,
+    },
+}
+
+impl fmt::Display for RefusalReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RefusalReason::BudgetExhausted { failures_in_window } => write!(
+                f,
+                "{failures_in_window} failed attempts in the last 10 minutes; one more failure would block the account"
+            ),
+            RefusalReason::KnownBlock => f.write_str("the service reported the account blocked"),
+            RefusalReason::PresumedBlock { failures_in_window } => write!(
+                f,
+                "{failures_in_window} failed or unanswered attempts in the last 10 minutes; the account may be blocked"
+            ),
+        }
+    }
+}
+
+/// Where a lockout store failed. Logins are refused while the store cannot be
+/// read or written, because an unknown count could let a login block the account.
+#[derive(Debug, thiserror::Error)]
+#[error("lockout store {location}: {message}")]
+pub struct StoreError {
+    /// The store, e.g. the file path.
+    pub location: String,
+    /// What failed and what to do.
+    pub message: String,
+    /// The I/O error behind it, if any.
+    #[source]
+    pub source: Option<std::io::Error>,
+}
+
+impl StoreError {
+    /// A store error without an I/O cause.
+    pub fn new(location: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            location: location.into(),
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// A store error caused by an I/O error.
+    pub fn io(location: impl Into<String>, message: impl Into<String>, e: std::io::Error) -> Self {
+        Self {
+            location: location.into(),
+            message: message.into(),
+            source: Some(e),
+        }
+    }
+}
+
+/// Everything that can go wrong in [`VideoSessionClient`](super::VideoSessionClient).
+///
+/// Every variant's message says what to do next, and none carries a secret:
+/// credentials, tokens and response bodies are never copied into an error, and
+/// texts that come from the service are scrubbed of the secrets sent with the
+/// request.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A value was refused before any network call.
+    #[error(transparent)]
+    Validation(#[from] ValidationError),
+
+    /// The lockout guard did not send the login, so the account cannot be blocked
+    /// by it. Nothing was sent; try again at `retry_at`.
+    #[error(
+        "login not sent: {reason}; safe to try again at {} (in {} s)",
+        format_utc(*retry_at),
+        retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0)
+    )]
+    LockoutRefused {
+        /// Why the login was not sent.
+        reason: RefusalReason,
+        /// When a login may be sent again.
+        retry_at: SystemTime,
+        /// `retry_at` minus the time of the refusal.
+        retry_after: Duration,
+    },
+
+    /// The service rejected the user name or password (401 `InvalidCredentials`).
+    #[error(
+        "login failed: wrong user name or password ({failures_in_window} failed attempts counted in the last 10 minutes; {remaining_attempts} more may be tried before the facade stops sending)"
+    )]
+    InvalidCredentials {
+        /// Failed attempts counted in the window, this one included.
+        failures_in_window: u32,
+        /// Attempts the guard still lets through before refusing.
+        remaining_attempts: u32,
+    },
+
+    /// The service reported the account blocked (423 `AccountBlocked`). No login
+    /// is sent for this account until `until`.
+    #[error(
+        "account blocked by the service after too many failed logins; do not try again before {}",
+        format_utc(*until)
+    )]
+    AccountBlocked {
+        /// When the block ends (from `Retry-After`).
+        until: SystemTime,
+    },
+
+    /// The domain secret key was not accepted (401 `InvalidSecretKey`). This does
+    /// not count toward the lockout.
+    #[error("login failed: the domain secret key was not accepted; check the secret key")]
+    InvalidSecretKey,
+
+    /// The domain of the secret key is inactive (403 `DomainInactive`).
+    #[error("login failed: the domain is inactive; ask the domain's administrator to activate it")]
+    DomainInactive,
+
+    /// The `UserToken` was missing, unknown or expired (401 `Unauthorized`).
+    #[error("the user token was rejected; log in again")]
+    Unauthorized,
+
+    /// No session has this ID (404 `SessionNotFound`).
+    #[error("session {session_id:?} not found; check the session ID")]
+    SessionNotFound {
+        /// The session ID sent.
+        session_id: String,
+    },
+
+    /// Any other error answer of the service.
+    #[error("the service rejected the request: HTTP {status} {code}: {message}{}",
+        field.as_ref().map(|f| format!(" (field {f})")).unwrap_or_default())]
+    Rejected {
+        /// HTTP status.
+        status: u16,
+        /// The body's `Code` (`ValidationFailed`, `InternalError`, ...).
+        code: String,
+        /// The body's `Message`, with any secret sent in the request removed.
+        message: String,
+        /// The body's `Field`, for `ValidationFailed`.
+        field: Option<String>,
+    },
+
+    /// The service answered with a redirect, which is not followed (a
+    /// cross-origin redirect would carry the token or the login body elsewhere).
+    #[error(
+        "the service answered HTTP {status} redirecting to {location}; not followed: check the base URL"
+    )]
+    Redirected {
+        /// HTTP status (3xx).
+        status: u16,
+        /// The origin (scheme, host, port) of the `Location` header, or `"(none)"`.
+        location: String,
+    },
+
+    /// An answer that does not match the spec.
+    #[error("unexpected answer from the service{}: {detail}",
+        status.map(|s| format!(" (HTTP {s})")).unwrap_or_default())]
+    UnexpectedResponse {
+        /// HTTP status, when an answer arrived.
+        status: Option<u16>,
+        /// What was unexpected (never the body itself).
+        detail: String,
+    },
+
+    /// The request could not be completed (connection, timeout, TLS).
+    #[error("could not reach the video session service: {0}; check the network and the base URL")]
+    Transport(#[source] reqwest::Error),
+
+    /// The HTTP client could not be built.
+    #[error("could not build the HTTP client: {0}")]
+    ClientBuild(#[source] reqwest::Error),
+
+    /// The lockout store failed; no login is sent while it does.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Replaces every occurrence of each non-empty secret in `text` by `[REDACTED]`.
+pub(crate) fn scrub(text: &str, secrets: &[&str]) -> String {
+    let mut out = text.to_owned();
+    for secret in secrets.iter().filter(|s| !s.is_empty()) {
+        if out.contains(secret) {
+            out = out.replace(secret, "[REDACTED]");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::UNIX_EPOCH;
+
+    #[test]
+    fn lockout_message_says_when_it_is_safe() {
+        let e = Error::LockoutRefused {
+            reason: RefusalReason::BudgetExhausted {
+                failures_in_window: 5,
+            },
+            retry_at: UNIX_EPOCH + Duration::from_secs(600),
+            retry_after: Duration::from_millis(59_500),
+        };
+        assert_eq!(
+            e.to_string(),
+            "login not sent: 5 failed attempts in the last 10 minutes; one more failure would block the account; safe to try again at 1970-01-01T00:10:00Z (in 60 s)"
+        );
+    }
+
+    #[test]
+    fn scrub_removes_secrets() {
+        assert_eq!(
+            scrub("key abc and pw p@ss, abc again", &["abc", "p@ss", ""]),
+            "key [REDACTED] and pw [REDACTED], [REDACTED] again"
+        );
+    }
+}

@@ -1,0 +1,53 @@
+//! Shared helpers of the `search_ads_*` integration tests (included with
+//! `#[path]`; as a test target of its own it has no tests).
+
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use facade::search_ads::{
+    AdvertiserId, AgencyId, EngineAccount, RetryPolicy, SearchAds, StaticToken, WriteOptions,
+};
+use fake_services::{SearchAdsFake, SearchAdsFakeBuilder};
+
+/// A retry policy for tests: many attempts, millisecond backoff. (A
+/// `Retry-After` from the fake still costs its full second.)
+pub fn fast_retries(max_attempts: u32) -> RetryPolicy {
+    RetryPolicy {
+        max_attempts,
+        base_delay: Duration::from_millis(2),
+        max_delay: Duration::from_millis(40),
+        max_retry_after: Duration::from_secs(5),
+    }
+}
+
+/// Starts a fake.
+pub async fn start(builder: SearchAdsFakeBuilder) -> SearchAdsFake {
+    builder.start().await.expect("the fake starts")
+}
+
+/// A client of `fake` with its development token.
+pub fn client(fake: &SearchAdsFake, retry: RetryPolicy, write: WriteOptions) -> SearchAds {
+    SearchAds::builder(StaticToken::new(fake.dev_token()))
+        .base_url(fake.base_url())
+        .expect("the fake's URL is a valid base URL")
+        .retry_policy(retry)
+        .write_options(write)
+        .build()
+        .expect("the client builds")
+}
+
+/// Engine account number `i` of the fake.
+pub fn account(fake: &SearchAdsFake, i: usize) -> EngineAccount {
+    let a = &fake.accounts()[i];
+    EngineAccount::new(a.agency_id, a.advertiser_id, a.engine_account_id)
+}
+
+/// Agency and advertiser of account number `i`.
+pub fn advertiser(fake: &SearchAdsFake, i: usize) -> (AgencyId, AdvertiserId) {
+    let a = &fake.accounts()[i];
+    (
+        AgencyId::new(a.agency_id),
+        AdvertiserId::new(a.advertiser_id),
+    )
+}

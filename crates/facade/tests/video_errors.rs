@@ -1,0 +1,152 @@
+//! How answers map to typed errors and to the lockout count, with a local
+//! server answering exactly what each case needs.
+
+mod video_support;
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use facade::http::BaseUrl;
+use facade::video_session::{Credentials, Error, ManualClock, RefusalReason, VideoSessionClient};
+use serde_json::json;
+use video_support::{Canned, Captured, RecordingServer};
+
+async fn client_answering(
+    answer: impl Fn(&Captured) -> Canned + Send + Sync + 'static,
+) -> (RecordingServer, VideoSessionClient, ManualClock) {
+    let server = RecordingServer::start(answer).await.unwrap();
+    let clock = ManualClock::new(UNIX_EPOCH + Duration::from_secs(1_800_000_000));
+    let client = VideoSessionClient::builder(BaseUrl::parse(&server.base_url()).unwrap())
+        .clock(Arc::new(clock.clone()))
+        .build()
+        .unwrap();
+    (server, client, clock)
+}
+
+fn creds() -> Credentials {
+    Credentials::new("sk-errors", "alice", "pw-errors").unwrap()
+}
+
+fn failures(client: &VideoSessionClient) -> u32 {
+    client
+        .lockout()
+        .status(&creds().account_key())
+        .unwrap()
+        .failures_in_window
+}
+
+fn blocked(retry_after: Option<&str>, body_seconds: Option<i64>) -> Canned {
+    let canned = Canned::json(
+        423,
+        json!({"Code": "AccountBlocked", "Message": "blocked", "RetryAfterSeconds": body_seconds}),
+    );
+    match retry_after {
+        Some(v) => canned.with_header("retry-after", v),
+        None => canned,
+    }
+}
+
+#[tokio::test]
+async fn block_end_comes_from_retry_after_then_the_body_then_the_policy() {
+    for (answer, expected) in [
+        (blocked(Some("120"), Some(999)), 120),
+        (blocked(None, Some(90)), 90),
+        (blocked(None, None), 600),
+        // An absurd Retry-After is capped at a day (and never overflows).
+        (blocked(Some("99999999999999"), None), 86_400),
+    ] {
+        let (server, client, clock) = client_answering(move |_| answer.clone()).await;
+        let now: SystemTime = facade::video_session::Clock::now(&clock);
+        let err = client.login(&creds()).await.unwrap_err();
+        let Error::AccountBlocked { until } = err else {
+            panic!("expected AccountBlocked, got {err:?}")
+        };
+        assert_eq!(until, now + Duration::from_secs(expected));
+        // Nothing is sent until the block ends, which also clears the count.
+        let refused = client.login(&creds()).await.unwrap_err();
+        assert!(
+            matches!(refused, Error::LockoutRefused { reason: RefusalReason::KnownBlock, retry_at, .. } if retry_at == until),
+            "{refused:?}"
+        );
+        assert_eq!(server.requests().len(), 1);
+        clock.advance(Duration::from_secs(expected));
+        let status = client.lockout().status(&creds().account_key()).unwrap();
+        assert_eq!((status.failures_in_window, status.retry_at), (0, None));
+    }
+}
+
+#[tokio::test]
+async fn validation_failure_on_login_does_not_count_and_names_the_field() {
+    let (_server, client, _clock) = client_answering(|_| {
+        Canned::json(
+            400,
+            json!({"Code": "ValidationFailed", "Message": "UserName is too long.", "Field": "UserName"}),
+        )
+    })
+    .await;
+    let err = client.login(&creds()).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Rejected { status: 400, code, field: Some(f), .. } if code == "ValidationFailed" && f == "UserName"),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("(field UserName)"), "{err}");
+    assert_eq!(failures(&client), 0);
+}
+
+#[tokio::test]
+async fn login_without_a_token_is_unexpected_but_clears_the_count() {
+    let (_server, client, _clock) = client_answering(|_| {
+        Canned::json(
+            200,
+            json!({"UserId": "3f2504e0-4f89-11d3-9a0c-0305e82c3301", "DomainId": 1, "LoginId": 2}),
+        )
+    })
+    .await;
+    let err = client.login(&creds()).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::UnexpectedResponse { status: Some(200), detail } if detail.contains("UserToken")),
+        "{err:?}"
+    );
+    assert_eq!(failures(&client), 0);
+}
+
+#[tokio::test]
+async fn unlisted_status_and_refused_connection() {
+    let (_server, client, _clock) = client_answering(|_| Canned::json(204, json!(null))).await;
+    let err = client.login(&creds()).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::UnexpectedResponse {
+                status: Some(204),
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(failures(&client), 1, "an unknown outcome counts");
+
+    // Nothing listens here: the login never left, so it does not count.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let client =
+        VideoSessionClient::new(BaseUrl::parse(&format!("http://{addr}")).unwrap()).unwrap();
+    let err = client.login(&creds()).await.unwrap_err();
+    assert!(matches!(err, Error::Transport(_)), "{err:?}");
+    assert!(err.to_string().contains("check the network"), "{err}");
+    assert_eq!(failures(&client), 0);
+}
+
+#[test]
+fn insecure_base_url_is_refused() {
+    assert!(BaseUrl::parse("http://video-session.example.com").is_err());
+    assert!(BaseUrl::parse("https://video-session.example.com").is_ok());
+    let client =
+        VideoSessionClient::new(BaseUrl::parse("https://video-session.example.com").unwrap())
+            .unwrap();
+    assert_eq!(
+        client.base_url().as_str(),
+        "https://video-session.example.com"
+    );
+}

@@ -1,0 +1,510 @@
+//! The video session facade against the in-process fake: lockout scenarios
+//! (the fake's ledger shows the facade's own attempts never block an account),
+//! invitations landing in the outbox, and the typed errors.
+
+mod video_support;
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use facade::http::BaseUrl;
+use facade::video_session::{
+    CallExperience, Camera, Clock, Credentials, EmailAddress, Error, FileStore, Invitation, JoinAs,
+    LockoutStore, Message, Microphone, MobileNumber, PlatformSupport, RefusalReason, SessionId,
+    UndocumentedInvitation, UndocumentedType, VideoSessionClient,
+};
+use fake_services::video::Channel;
+use fake_services::{AccountKey, FakeClock, Faults, VideoSessionFake};
+use secrecy::ExposeSecret;
+
+/// The facade's clock reading the fake's driven clock, so both stay in step.
+#[derive(Debug, Clone)]
+struct FakeTime(FakeClock);
+
+impl Clock for FakeTime {
+    fn now(&self) -> SystemTime {
+        self.0.system_now()
+    }
+}
+
+async fn start() -> VideoSessionFake {
+    VideoSessionFake::start_default().await.unwrap()
+}
+
+fn client(fake: &VideoSessionFake) -> VideoSessionClient {
+    VideoSessionClient::builder(BaseUrl::parse(fake.base_url()).unwrap())
+        .clock(Arc::new(FakeTime(fake.clock().clone())))
+        .build()
+        .unwrap()
+}
+
+fn right(fake: &VideoSessionFake) -> Credentials {
+    let d = fake.demo();
+    Credentials::new(
+        d.secret_key.clone(),
+        d.user_name.clone(),
+        d.password.clone(),
+    )
+    .unwrap()
+}
+
+fn wrong(fake: &VideoSessionFake) -> Credentials {
+    let d = fake.demo();
+    Credentials::new(
+        d.secret_key.clone(),
+        d.user_name.clone(),
+        "not-the-password",
+    )
+    .unwrap()
+}
+
+fn account(fake: &VideoSessionFake) -> AccountKey {
+    AccountKey::new(fake.demo().domain_id, fake.demo().user_name.clone())
+}
+
+/// The fake's view: counted failures now, blocks ever started.
+fn ledger(fake: &VideoSessionFake) -> (u32, u64) {
+    let stats = fake.ledger().account(&account(fake)).unwrap_or_default();
+    (stats.consecutive_failures, stats.blocks_started)
+}
+
+#[tokio::test]
+async fn sequential_failures_stop_before_the_block_and_resume_after_the_window() {
+    let fake = start().await;
+    let client = client(&fake);
+    for remaining in (0..5).rev() {
+        match client.login(&wrong(&fake)).await {
+            Err(Error::InvalidCredentials {
+                failures_in_window,
+                remaining_attempts,
+            }) => {
+                assert_eq!(remaining_attempts, remaining);
+                assert_eq!(failures_in_window, 5 - remaining);
+            }
+            other => panic!("expected InvalidCredentials, got {other:?}"),
+        }
+    }
+    assert_eq!(ledger(&fake), (5, 0));
+    let attempts = fake.ledger().counts().login_attempts;
+
+    // A sixth attempt could block the account: refused without a call, even
+    // with the right password (the guard cannot know it is right).
+    for creds in [wrong(&fake), right(&fake)] {
+        let err = client.login(&creds).await.unwrap_err();
+        let Error::LockoutRefused {
+            reason,
+            retry_after,
+            ..
+        } = &err
+        else {
+            panic!("expected LockoutRefused, got {err:?}")
+        };
+        assert_eq!(
+            *reason,
+            RefusalReason::BudgetExhausted {
+                failures_in_window: 5
+            }
+        );
+        assert!(retry_after > &Duration::from_secs(590), "{err}");
+        assert!(err.to_string().contains("safe to try again at"), "{err}");
+    }
+    assert_eq!(
+        fake.ledger().counts().login_attempts,
+        attempts,
+        "a refused login was sent"
+    );
+
+    // Once the failures leave the 10-minute window, logins go out again.
+    fake.clock().advance(Duration::from_secs(601));
+    let session = client.login(&right(&fake)).await.unwrap();
+    assert_eq!(session.user().domain_id, fake.demo().domain_id);
+    assert_eq!(ledger(&fake), (0, 0));
+    let status = client
+        .lockout()
+        .status(&right(&fake).account_key())
+        .unwrap();
+    assert_eq!(
+        (status.failures_in_window, status.remaining_attempts),
+        (0, 5)
+    );
+    assert!(!fake.ledger().is_blocked(&account(&fake)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_concurrent_wrong_attempts_send_only_the_budget() {
+    let fake = start().await;
+    let client = Arc::new(client(&fake));
+    let creds = Arc::new(wrong(&fake));
+    let tasks: Vec<_> = (0..50)
+        .map(|_| {
+            let client = Arc::clone(&client);
+            let creds = Arc::clone(&creds);
+            tokio::spawn(async move { client.login(&creds).await })
+        })
+        .collect();
+    let (mut invalid, mut refused) = (0, 0);
+    for task in tasks {
+        match task.await.unwrap() {
+            Err(Error::InvalidCredentials { .. }) => invalid += 1,
+            Err(Error::LockoutRefused { .. }) => refused += 1,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!((invalid, refused), (5, 45));
+    assert_eq!(fake.ledger().counts().login_attempts, 5);
+    assert_eq!(ledger(&fake), (5, 0));
+    assert!(!fake.ledger().is_blocked(&account(&fake)));
+}
+
+#[tokio::test]
+async fn file_store_keeps_the_count_across_a_restart() {
+    let fake = start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("video-lockout.json");
+    let with_file = || {
+        VideoSessionClient::builder(BaseUrl::parse(fake.base_url()).unwrap())
+            .clock(Arc::new(FakeTime(fake.clock().clone())))
+            .lockout_store(Arc::new(FileStore::new(&path)))
+            .build()
+            .unwrap()
+    };
+    {
+        let first = with_file();
+        for _ in 0..3 {
+            assert!(matches!(
+                first.login(&wrong(&fake)).await,
+                Err(Error::InvalidCredentials { .. })
+            ));
+        }
+    } // the "process" ends
+
+    let text = std::fs::read_to_string(&path).unwrap();
+    let d = fake.demo();
+    for secret in [&d.secret_key, &d.password, &d.user_name] {
+        assert!(
+            !text.contains(secret.as_str()),
+            "the store file holds a secret"
+        );
+    }
+
+    let second = with_file();
+    let status = second
+        .lockout()
+        .status(&wrong(&fake).account_key())
+        .unwrap();
+    assert_eq!(
+        (status.failures_in_window, status.remaining_attempts),
+        (3, 2)
+    );
+    for _ in 0..2 {
+        assert!(matches!(
+            second.login(&wrong(&fake)).await,
+            Err(Error::InvalidCredentials { .. })
+        ));
+    }
+    assert!(matches!(
+        second.login(&right(&fake)).await,
+        Err(Error::LockoutRefused { .. })
+    ));
+    assert_eq!(ledger(&fake), (5, 0));
+    assert_eq!(fake.ledger().counts().login_attempts, 5);
+
+    fake.clock().advance(Duration::from_secs(601));
+    with_file().login(&right(&fake)).await.unwrap();
+    assert!(
+        FileStore::new(&path)
+            .load(&right(&fake).account_key())
+            .unwrap()
+            .is_clear()
+    );
+}
+
+/// Another client (not the facade) blocks the account; the facade learns it from
+/// the 423, sends nothing more until `Retry-After` has passed on the driven
+/// clock, then logs in.
+#[tokio::test]
+async fn known_block_is_respected_until_it_expires() {
+    let fake = start().await;
+    let d = fake.demo().clone();
+    // Built first: it installs the TLS crypto provider the plain client needs.
+    let client = client(&fake);
+    let other = reqwest::Client::new();
+    for _ in 0..6 {
+        other
+            .post(format!("{}/api/login", fake.base_url()))
+            .json(&serde_json::json!({"SecretKey": d.secret_key, "UserName": d.user_name, "Password": "guess"}))
+            .send()
+            .await
+            .unwrap();
+    }
+    assert!(fake.ledger().is_blocked(&account(&fake)));
+
+    let before = fake.clock().system_now();
+    let err = client.login(&right(&fake)).await.unwrap_err();
+    let Error::AccountBlocked { until } = err else {
+        panic!("expected AccountBlocked, got {err:?}")
+    };
+    let wait = until.duration_since(before).unwrap();
+    assert!(
+        wait >= Duration::from_secs(599) && wait <= Duration::from_secs(602),
+        "{wait:?}"
+    );
+
+    let sent = fake.ledger().counts().login_attempts;
+    fake.clock().advance(Duration::from_secs(300));
+    let err = client.login(&right(&fake)).await.unwrap_err();
+    assert!(
+        matches!(err, Error::LockoutRefused { reason: RefusalReason::KnownBlock, retry_at, .. } if retry_at == until),
+        "{err:?}"
+    );
+    assert_eq!(
+        fake.ledger().counts().login_attempts,
+        sent,
+        "sent during a known block"
+    );
+
+    fake.clock().advance(Duration::from_secs(301));
+    client.login(&right(&fake)).await.unwrap();
+    // The only block is the other client's.
+    assert_eq!(ledger(&fake), (0, 1));
+}
+
+#[tokio::test]
+async fn secret_key_and_domain_errors_are_typed_and_do_not_count() {
+    let fake = start().await;
+    let client = client(&fake);
+    let d = fake.demo().clone();
+    let bad_key = Credentials::new("sk-nope", d.user_name.clone(), d.password.clone()).unwrap();
+    for _ in 0..8 {
+        assert!(matches!(
+            client.login(&bad_key).await,
+            Err(Error::InvalidSecretKey)
+        ));
+    }
+    let status = client.lockout().status(&bad_key.account_key()).unwrap();
+    assert_eq!(status.failures_in_window, 0);
+    let inactive = Credentials::new(
+        d.inactive_secret_key.clone().unwrap(),
+        d.inactive_user_name.clone().unwrap(),
+        d.inactive_password.clone().unwrap(),
+    )
+    .unwrap();
+    let err = client.login(&inactive).await.unwrap_err();
+    assert!(matches!(err, Error::DomainInactive), "{err:?}");
+    assert!(err.to_string().contains("administrator"));
+    assert_eq!(
+        client
+            .lockout()
+            .status(&inactive.account_key())
+            .unwrap()
+            .failures_in_window,
+        0
+    );
+}
+
+#[tokio::test]
+async fn unknown_outcomes_count_as_failures() {
+    let fake = start().await;
+    let client = client(&fake);
+    fake.set_faults(Faults::seeded(1).with_drop_before_response(1.0))
+        .unwrap();
+    let err = client.login(&right(&fake)).await.unwrap_err();
+    assert!(matches!(err, Error::Transport(_)), "{err:?}");
+    fake.set_faults(Faults::seeded(2).with_internal_error(1.0))
+        .unwrap();
+    let err = client.login(&right(&fake)).await.unwrap_err();
+    assert!(
+        matches!(err, Error::Rejected { status: 500, .. }),
+        "{err:?}"
+    );
+    let status = client
+        .lockout()
+        .status(&right(&fake).account_key())
+        .unwrap();
+    assert_eq!(status.failures_in_window, 2);
+    fake.clear_faults();
+    client.login(&right(&fake)).await.unwrap();
+    assert_eq!(
+        client
+            .lockout()
+            .status(&right(&fake).account_key())
+            .unwrap()
+            .failures_in_window,
+        0
+    );
+}
+
+#[tokio::test]
+async fn invitations_land_in_the_outbox() {
+    let fake = start().await;
+    let client = client(&fake);
+    let session = client.login(&right(&fake)).await.unwrap();
+    let sid = SessionId::new(fake.demo().session_id.clone()).unwrap();
+    let mobile = MobileNumber::new("us".parse().unwrap(), "+1 555 010 0199").unwrap();
+    let email = EmailAddress::new("guest@example.com").unwrap();
+    let full = CallExperience::new()
+        .microphone(Microphone::On)
+        .camera(Camera::Back)
+        .join_as(JoinAs::Guest)
+        .platform_support(PlatformSupport::AskUser);
+
+    let receipt = client
+        .send_invitation(
+            &session,
+            &sid,
+            &Invitation::Sms {
+                to: mobile.clone(),
+                message: Some(Message::new("Bitte beitreten – jetzt").unwrap()),
+            },
+            &full,
+        )
+        .await
+        .unwrap();
+    assert_eq!(receipt.invitation_type, Some(1));
+    client
+        .send_invitation(
+            &session,
+            &sid,
+            &Invitation::WhatsApp { to: mobile.clone() },
+            &CallExperience::new().silent_observer(),
+        )
+        .await
+        .unwrap();
+    client
+        .send_invitation(
+            &session,
+            &sid,
+            &Invitation::Email {
+                to: email.clone(),
+                message: None,
+            },
+            &CallExperience::new(),
+        )
+        .await
+        .unwrap();
+    client
+        .send_invitation(
+            &session,
+            &sid,
+            &Invitation::Undocumented(
+                UndocumentedInvitation::new(UndocumentedType::Five).with_email(email.clone()),
+            ),
+            &CallExperience::new(),
+        )
+        .await
+        .unwrap();
+
+    let outbox = fake.outbox().entries();
+    assert_eq!(outbox.len(), 4);
+    let sms = &outbox[0];
+    assert_eq!(sms.channel, Channel::Sms);
+    assert_eq!(sms.recipient.as_deref(), Some("+15550100199"));
+    assert_eq!(sms.iso_code.as_deref(), Some("US"));
+    assert_eq!(sms.message, "Bitte beitreten – jetzt");
+    assert_eq!(sms.query_string.as_deref(), Some("?m=1&c=1&o=0&s=4"));
+    assert!(
+        sms.link.ends_with(&format!("/join/{sid}?m=1&c=1&o=0&s=4")),
+        "{}",
+        sms.link
+    );
+    assert_eq!(sms.sent_by, fake.demo().user_name);
+    assert_eq!(outbox[1].channel, Channel::WhatsApp);
+    assert_eq!(outbox[1].message, fake.config().whatsapp_text);
+    assert_eq!(outbox[1].query_string.as_deref(), Some("?o=1"));
+    assert_eq!(outbox[2].channel, Channel::Email);
+    assert_eq!(outbox[2].recipient.as_deref(), Some("guest@example.com"));
+    assert_eq!(outbox[2].query_string, None);
+    assert_eq!(outbox[3].channel, Channel::Undocumented(5));
+
+    // Type 6 is above the declared maximum: the service refuses it, naming the field.
+    let err = client
+        .send_invitation(
+            &session,
+            &sid,
+            &Invitation::Undocumented(UndocumentedInvitation::new(UndocumentedType::Six)),
+            &CallExperience::new(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Rejected { status: 400, field: Some(f), .. } if f == "InvitationType"),
+        "{err:?}"
+    );
+
+    let err = client
+        .send_invitation(
+            &session,
+            &SessionId::new("sess-missing").unwrap(),
+            &Invitation::WhatsApp { to: mobile.clone() },
+            &CallExperience::new(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::SessionNotFound { session_id } if session_id == "sess-missing"),
+        "{err:?}"
+    );
+
+    fake.revoke_user_tokens();
+    let err = client
+        .send_invitation(
+            &session,
+            &sid,
+            &Invitation::WhatsApp { to: mobile },
+            &CallExperience::new(),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Unauthorized), "{err:?}");
+    assert!(err.to_string().contains("log in again"));
+    assert_eq!(fake.outbox().len(), 4);
+}
+
+/// A full flow against the fake with TRACE logging captured: no secret in any
+/// log line or formatted error.
+#[tokio::test(flavor = "current_thread")]
+async fn no_secret_in_logs_or_errors_against_the_fake() {
+    let logs = video_support::LogCapture::default();
+    let _guard = video_support::capture_logs(&logs);
+    let fake = start().await;
+    let client = client(&fake);
+    let mut formatted = String::new();
+    for _ in 0..6 {
+        let e = client.login(&wrong(&fake)).await.unwrap_err();
+        formatted.push_str(&format!("{e}\n{e:?}\n"));
+    }
+    fake.clock().advance(Duration::from_secs(601));
+    let session = client.login(&right(&fake)).await.unwrap();
+    formatted.push_str(&format!("{session:?}\n"));
+    let sid = SessionId::new(fake.demo().session_id.clone()).unwrap();
+    let invitation = Invitation::Email {
+        to: "guest@example.com".parse().unwrap(),
+        message: None,
+    };
+    client
+        .send_invitation(&session, &sid, &invitation, &CallExperience::new())
+        .await
+        .unwrap();
+    fake.revoke_user_tokens();
+    let e = client
+        .send_invitation(&session, &sid, &invitation, &CallExperience::new())
+        .await
+        .unwrap_err();
+    formatted.push_str(&format!("{e}\n{e:?}\n"));
+
+    let d = fake.demo();
+    let token = session.user_token().expose_secret().to_owned();
+    let refresh = session.refresh_token().unwrap().expose_secret().to_owned();
+    let logged = logs.text();
+    assert!(logged.contains("invitation sent"), "{logged}");
+    for secret in [&d.secret_key, &d.password, &token, &refresh] {
+        assert!(
+            !logged.contains(secret.as_str()),
+            "a secret is in the logs:\n{logged}"
+        );
+        assert!(
+            !formatted.contains(secret.as_str()),
+            "a secret is in an error:\n{formatted}"
+        );
+    }
+}

@@ -1,0 +1,460 @@
+//! `reports.getIdMappingFile`: a deterministic CSV generated row by row while it streams.
+//!
+//! The file starts with the header `Entity Type,Legacy IDs,New IDs`; each row maps the legacy IDs of
+//! one entity (a JSON object with string values, CSV-quoted with inner quotes doubled) to its new
+//! IDs (SA-11). The first rows are one `CUSTOMER` row per engine account of the advertiser; then
+//! campaigns follow, each as one `CAMPAIGN` row, four `AD_GROUP` rows and sixteen `CRITERION` rows.
+//! Generated IDs have fixed widths, so every row's length is known in advance and the exact
+//! `Content-Length` is computed without generating the file.
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use axum::Extension;
+use axum::body::Body;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use bytes::Bytes;
+use futures::Stream;
+
+use super::AppState;
+use super::config::{EngineAccount, IdMappingSize};
+use super::conversions::forbidden;
+use super::ledger::Counters;
+use crate::errors::{GoogleErrorItem, google_error, json_response};
+use crate::faults::{CsvTruncation, CsvTruncationApplied, CutStream, Truncation};
+use crate::util::mix;
+
+/// The header line.
+pub(crate) const HEADER: &[u8] = b"Entity Type,Legacy IDs,New IDs\n";
+/// Rows per campaign block: 1 campaign, 4 ad groups, 16 criteria.
+const BLOCK: u64 = 21;
+const AD_GROUPS_PER_CAMPAIGN: u64 = 4;
+const CRITERIA_PER_AD_GROUP: u64 = 4;
+/// Generated IDs keep their widths up to this many campaigns.
+const MAX_CAMPAIGNS: u64 = 10_000_000;
+/// Bytes generated per body chunk.
+const CHUNK: usize = 256 * 1024;
+
+/// The ID-mapping file of one advertiser: its rows and their lengths.
+#[derive(Clone, Debug)]
+pub(crate) struct IdMappingPlan {
+    agency: String,
+    advertiser: String,
+    accounts: Vec<EngineAccount>,
+    legacy_off: u64,
+    new_off: u64,
+    rows: u64,
+    /// Length of the `CUSTOMER` rows, prefix sums.
+    customer_prefix: Vec<u64>,
+    /// Prefix sums of the lengths of one period of campaign rows (`BLOCK * accounts` rows).
+    period_prefix: Vec<u64>,
+}
+
+fn push_u64(out: &mut Vec<u8>, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
+fn push_i64(out: &mut Vec<u8>, n: i64) {
+    if n < 0 {
+        out.push(b'-');
+    }
+    push_u64(out, n.unsigned_abs());
+}
+
+/// Writes `""name"":""` ... `""` pieces of a CSV-quoted JSON object.
+struct Cell<'a> {
+    out: &'a mut Vec<u8>,
+    first: bool,
+}
+
+impl<'a> Cell<'a> {
+    fn open(out: &'a mut Vec<u8>) -> Self {
+        out.extend_from_slice(b"\"{");
+        Self { out, first: true }
+    }
+
+    fn key(&mut self, name: &[u8]) -> &mut Vec<u8> {
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.first = false;
+        self.out.extend_from_slice(b"\"\"");
+        self.out.extend_from_slice(name);
+        self.out.extend_from_slice(b"\"\":\"\"");
+        self.out
+    }
+
+    fn num(&mut self, name: &[u8], n: u64) {
+        push_u64(self.key(name), n);
+        self.out.extend_from_slice(b"\"\"");
+    }
+
+    fn int(&mut self, name: &[u8], n: i64) {
+        push_i64(self.key(name), n);
+        self.out.extend_from_slice(b"\"\"");
+    }
+
+    fn text(&mut self, name: &[u8], s: &str) {
+        self.key(name).extend_from_slice(s.as_bytes());
+        self.out.extend_from_slice(b"\"\"");
+    }
+
+    fn close(self) {
+        self.out.extend_from_slice(b"}\"");
+    }
+}
+
+impl IdMappingPlan {
+    /// The plan of an advertiser, or `None` when the fake does not know it.
+    pub(crate) fn new(
+        seed: u64,
+        accounts: &[EngineAccount],
+        agency: i64,
+        advertiser: i64,
+        size: IdMappingSize,
+    ) -> Option<Self> {
+        let accounts: Vec<EngineAccount> = accounts
+            .iter()
+            .filter(|a| a.agency_id == agency && a.advertiser_id == advertiser)
+            .cloned()
+            .collect();
+        if accounts.is_empty() {
+            return None;
+        }
+        let h = mix(seed ^ mix(advertiser as u64));
+        let mut plan = Self {
+            agency: agency.to_string(),
+            advertiser: advertiser.to_string(),
+            accounts,
+            legacy_off: h % 100_000_000,
+            new_off: (h >> 32) % 1000,
+            rows: 0,
+            customer_prefix: Vec::new(),
+            period_prefix: Vec::new(),
+        };
+        let mut buf = Vec::new();
+        let mut sum = 0;
+        plan.customer_prefix.push(0);
+        for r in 0..plan.accounts.len() as u64 {
+            buf.clear();
+            plan.write_row(r, &mut buf);
+            sum += buf.len() as u64;
+            plan.customer_prefix.push(sum);
+        }
+        let period = BLOCK * plan.accounts.len() as u64;
+        let first = plan.accounts.len() as u64;
+        sum = 0;
+        plan.period_prefix.push(0);
+        for j in 0..period {
+            buf.clear();
+            plan.write_row(first + j, &mut buf);
+            sum += buf.len() as u64;
+            plan.period_prefix.push(sum);
+        }
+        plan.rows = match size {
+            IdMappingSize::Rows(rows) => rows.min(plan.max_rows()),
+            IdMappingSize::Bytes(bytes) => plan.rows_fitting(bytes),
+        };
+        Some(plan)
+    }
+
+    fn max_rows(&self) -> u64 {
+        self.accounts.len() as u64 + MAX_CAMPAIGNS * BLOCK
+    }
+
+    /// Data rows of the file.
+    pub(crate) fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// The byte offset where data row `r` starts (the header included before it).
+    pub(crate) fn offset_of_row(&self, r: u64) -> u64 {
+        let n_acc = self.accounts.len() as u64;
+        let head = HEADER.len() as u64;
+        if r <= n_acc {
+            return head + self.customer_prefix[r as usize];
+        }
+        let j = r - n_acc;
+        let period = BLOCK * n_acc;
+        let full = j / period;
+        let rest = j % period;
+        let period_len = *self.period_prefix.last().unwrap_or(&0);
+        head + self.customer_prefix[n_acc as usize]
+            + full * period_len
+            + self.period_prefix[rest as usize]
+    }
+
+    /// The exact length of the file in bytes.
+    pub(crate) fn total_len(&self) -> u64 {
+        self.offset_of_row(self.rows)
+    }
+
+    fn rows_fitting(&self, bytes: u64) -> u64 {
+        let (mut lo, mut hi) = (0, self.max_rows());
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if self.offset_of_row(mid) <= bytes {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    }
+
+    /// Appends data row `r` (with its newline) to `out`.
+    pub(crate) fn write_row(&self, r: u64, out: &mut Vec<u8>) {
+        let n_acc = self.accounts.len() as u64;
+        if r < n_acc {
+            let account = &self.accounts[r as usize];
+            out.extend_from_slice(b"CUSTOMER,");
+            let mut cell = Cell::open(out);
+            cell.text(b"agencyId", &self.agency);
+            cell.text(b"advertiserId", &self.advertiser);
+            cell.int(b"engineAccountId", account.engine_account_id);
+            cell.close();
+            out.push(b',');
+            let mut cell = Cell::open(out);
+            cell.text(b"customerId", &account.customer_id);
+            cell.close();
+            out.push(b'\n');
+            return;
+        }
+        let j = r - n_acc;
+        let campaign = j / BLOCK;
+        let pos = j % BLOCK;
+        let account = &self.accounts[(campaign % n_acc) as usize];
+        let legacy = self.legacy_off * 100_000_000;
+        let new = self.new_off;
+        let legacy_campaign = 71_700_000_000_000_000 + legacy + campaign;
+        let new_campaign = 10_000_000_000 + new * 10_000_000 + campaign;
+        let (kind, group, criterion): (&[u8], Option<u64>, Option<u64>) = match pos {
+            0 => (b"CAMPAIGN,", None, None),
+            1..=4 => (
+                b"AD_GROUP,",
+                Some(campaign * AD_GROUPS_PER_CAMPAIGN + pos - 1),
+                None,
+            ),
+            _ => {
+                let k = pos - 5;
+                let group = campaign * AD_GROUPS_PER_CAMPAIGN + k / CRITERIA_PER_AD_GROUP;
+                (
+                    b"CRITERION,",
+                    Some(group),
+                    Some(group * CRITERIA_PER_AD_GROUP + k % CRITERIA_PER_AD_GROUP),
+                )
+            }
+        };
+        out.extend_from_slice(kind);
+        let mut cell = Cell::open(out);
+        cell.text(b"agencyId", &self.agency);
+        cell.text(b"advertiserId", &self.advertiser);
+        cell.int(b"engineAccountId", account.engine_account_id);
+        if criterion.is_none() {
+            cell.num(b"campaignId", legacy_campaign);
+        }
+        if let Some(g) = group {
+            cell.num(b"adGroupId", 58_700_000_000_000_000 + legacy + g);
+        }
+        if let Some(k) = criterion {
+            cell.num(b"criterionId", 43_700_000_000_000_000 + legacy + k);
+        }
+        cell.close();
+        out.push(b',');
+        let mut cell = Cell::open(out);
+        cell.text(b"customerId", &account.customer_id);
+        if criterion.is_none() {
+            cell.num(b"campaignId", new_campaign);
+        }
+        if let Some(g) = group {
+            cell.num(b"adGroupId", 100_000_000_000 + new * 100_000_000 + g);
+        }
+        if let Some(k) = criterion {
+            cell.num(b"criterionId", 200_000_000_000 + new * 100_000_000 + k);
+        }
+        cell.close();
+        out.push(b'\n');
+    }
+}
+
+/// Streams a plan's rows in large chunks, generating them as it goes.
+pub(crate) struct CsvStream {
+    plan: IdMappingPlan,
+    next_row: u64,
+    header_sent: bool,
+}
+
+impl CsvStream {
+    pub(crate) fn new(plan: IdMappingPlan) -> Self {
+        Self {
+            plan,
+            next_row: 0,
+            header_sent: false,
+        }
+    }
+}
+
+impl Stream for CsvStream {
+    type Item = Result<Bytes, std::io::Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        if this.header_sent && this.next_row >= this.plan.rows {
+            return Poll::Ready(None);
+        }
+        let mut out = Vec::with_capacity(CHUNK + 1024);
+        if !this.header_sent {
+            out.extend_from_slice(HEADER);
+            this.header_sent = true;
+        }
+        while out.len() < CHUNK && this.next_row < this.plan.rows {
+            this.plan.write_row(this.next_row, &mut out);
+            this.next_row += 1;
+        }
+        let chunk = out;
+        Poll::Ready(Some(Ok(Bytes::from(chunk))))
+    }
+}
+
+/// `GET .../agency/{agencyId}/advertiser/{advertiserId}/idmapping`.
+pub(crate) async fn id_mapping(
+    State(app): State<AppState>,
+    Path((agency, advertiser)): Path<(String, String)>,
+    Query(query): Query<HashMap<String, String>>,
+    truncation: Option<Extension<CsvTruncation>>,
+) -> Response {
+    let (Ok(agency_id), Ok(advertiser_id)) = (agency.parse::<i64>(), advertiser.parse::<i64>())
+    else {
+        let message = format!("Invalid agencyId '{agency}' or advertiserId '{advertiser}'");
+        return google_error(
+            StatusCode::BAD_REQUEST,
+            &message,
+            &[GoogleErrorItem::new("requestValidation", message.clone())],
+        );
+    };
+    let Some(plan) = app.id_mapping_plan(agency_id, advertiser_id) else {
+        return forbidden(&format!("advertiser {advertiser_id}"));
+    };
+    match query.get("alt").map(String::as_str) {
+        Some("media") => {}
+        None | Some("json") => {
+            return json_response(StatusCode::OK, &serde_json::json!({}));
+        }
+        Some(other) => {
+            let message = format!("Invalid value '{other}' for parameter alt");
+            return google_error(
+                StatusCode::BAD_REQUEST,
+                &message,
+                &[GoogleErrorItem::new("requestValidation", message.clone())
+                    .at("alt", "parameter")],
+            );
+        }
+    }
+    Counters::bump(&app.shared.counters.id_mapping_downloads);
+    let total = plan.total_len();
+    let rows = plan.rows();
+    let cut = truncation.and_then(|Extension(t)| {
+        (rows > 0).then(|| {
+            let row = ((rows as f64 * t.at) as u64).min(rows - 1);
+            // 12 bytes into a row is inside its first quoted JSON cell.
+            (t.truncation, plan.offset_of_row(row) + 12)
+        })
+    });
+    let stream = CsvStream::new(plan);
+    let (body, length, applied) = match cut {
+        None => (Body::from_stream(stream), Some(total), false),
+        Some((Truncation::Abort, at)) => (
+            Body::from_stream(CutStream::new(stream, at, true)),
+            Some(total),
+            true,
+        ),
+        Some((Truncation::CleanEof, at)) => (
+            Body::from_stream(CutStream::new(stream, at, false)),
+            None,
+            true,
+        ),
+    };
+    let mut response = Response::new(body);
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/csv; charset=UTF-8"),
+    );
+    if let Ok(v) = HeaderValue::from_str(&format!(
+        "attachment; filename=\"idmapping-{agency_id}-{advertiser_id}.csv\""
+    )) {
+        headers.insert(header::CONTENT_DISPOSITION, v);
+    }
+    if let Some(len) = length {
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+    }
+    if applied {
+        response.extensions_mut().insert(CsvTruncationApplied);
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search_ads::config::SearchAdsConfig;
+
+    fn plan(size: IdMappingSize) -> IdMappingPlan {
+        let cfg = SearchAdsConfig::default();
+        let a = &cfg.accounts[0];
+        IdMappingPlan::new(7, &cfg.accounts, a.agency_id, a.advertiser_id, size).unwrap()
+    }
+
+    #[test]
+    fn computed_lengths_match_generated_rows() {
+        let p = plan(IdMappingSize::Rows(500));
+        let mut out = HEADER.to_vec();
+        for r in 0..p.rows() {
+            assert_eq!(p.offset_of_row(r), out.len() as u64, "row {r}");
+            p.write_row(r, &mut out);
+        }
+        assert_eq!(p.total_len(), out.len() as u64);
+        // Widths stay fixed for late campaigns too.
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        p.write_row(2 + 21 * 2 + 7, &mut a);
+        p.write_row(2 + 21 * 2_000_002 + 7, &mut b);
+        assert_eq!(a.len(), b.len());
+    }
+
+    #[test]
+    fn rows_are_valid_csv_with_json_cells() {
+        let p = plan(IdMappingSize::Rows(50));
+        let mut out = HEADER.to_vec();
+        for r in 0..p.rows() {
+            p.write_row(r, &mut out);
+        }
+        let text = String::from_utf8(out).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some("Entity Type,Legacy IDs,New IDs"));
+        let first = lines.next().unwrap();
+        assert!(first.starts_with("CUSTOMER,\"{\"\"agencyId\"\":\"\"20700000000000125\"\""));
+        let third = lines.nth(1).unwrap();
+        assert!(third.starts_with("CAMPAIGN,"), "{third}");
+    }
+
+    #[test]
+    fn byte_size_picks_whole_rows() {
+        let p = plan(IdMappingSize::Bytes(100_000));
+        assert!(p.total_len() <= 100_000);
+        assert!(p.offset_of_row(p.rows() + 1) > 100_000);
+    }
+}

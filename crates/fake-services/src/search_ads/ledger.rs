@@ -1,0 +1,232 @@
+//! The search ads fake's state and the ledger tests read it through.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use serde_json::Value;
+
+use crate::faults::{FaultInjector, FaultRecord};
+
+/// Who a conversion ID is unique for (SA-15): the advertiser, or the customer when the conversion
+/// names no advertiser.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Owner {
+    /// By `advertiserId`.
+    Advertiser(i64),
+    /// By `customerId` (a conversion without `advertiserId`).
+    Customer(String),
+}
+
+/// The identity of a stored conversion.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ConversionKey {
+    /// Its owner.
+    pub owner: Owner,
+    /// Its `conversionId`.
+    pub conversion_id: String,
+}
+
+impl ConversionKey {
+    /// A key for an advertiser's conversion.
+    #[must_use]
+    pub fn advertiser(advertiser_id: i64, conversion_id: impl Into<String>) -> Self {
+        Self {
+            owner: Owner::Advertiser(advertiser_id),
+            conversion_id: conversion_id.into(),
+        }
+    }
+
+    /// A key for a customer's conversion (one sent without `advertiserId`).
+    #[must_use]
+    pub fn customer(customer_id: impl Into<String>, conversion_id: impl Into<String>) -> Self {
+        Self {
+            owner: Owner::Customer(customer_id.into()),
+            conversion_id: conversion_id.into(),
+        }
+    }
+}
+
+/// Where a stored conversion came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Stored by `insert`.
+    Inserted,
+    /// A seeded conversion that `update` changed (unchanged seeded conversions are never stored).
+    SeededUpdated,
+}
+
+/// A conversion the fake stores, exactly once per [`ConversionKey`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredConversion {
+    /// Its identity.
+    pub key: ConversionKey,
+    /// The conversion as the fake answers it (int64 values as strings, `dsConversionId` and
+    /// `conversionModifiedTimestamp` filled in).
+    pub conversion: Value,
+    /// Where it came from.
+    pub origin: Origin,
+    /// Its `dsConversionId`.
+    pub ds_conversion_id: i64,
+    /// Its `conversionTimestamp` in epoch milliseconds.
+    pub timestamp_ms: i64,
+    /// The fake's request number that stored it (insert) or first changed it (seeded).
+    pub request: u64,
+    /// How many successful updates changed it.
+    pub updates: u32,
+}
+
+/// Counters of the search ads fake, as one snapshot.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SearchAdsCounts {
+    /// Every HTTP request the fake received (token endpoint included, faulted ones included).
+    pub requests: u64,
+    /// `insert` calls that reached the handler.
+    pub insert_requests: u64,
+    /// `update` calls that reached the handler.
+    pub update_requests: u64,
+    /// `get` and `getByCustomerId` calls that reached the handler.
+    pub read_requests: u64,
+    /// `updateAvailability` calls that reached the handler.
+    pub availability_requests: u64,
+    /// ID-mapping downloads started.
+    pub id_mapping_downloads: u64,
+    /// `savedColumns.list` calls.
+    pub saved_columns_requests: u64,
+    /// Conversions stored by insert.
+    pub conversions_inserted: u64,
+    /// Conversion updates applied.
+    pub conversions_updated: u64,
+    /// Conversions rejected by insert or update (one per detail of a 400 answer).
+    pub conversions_rejected: u64,
+    /// Access tokens issued by the token endpoint.
+    pub tokens_issued: u64,
+    /// Requests refused with 401.
+    pub unauthorized: u64,
+}
+
+#[derive(Default)]
+pub(crate) struct Counters {
+    pub insert_requests: AtomicU64,
+    pub update_requests: AtomicU64,
+    pub read_requests: AtomicU64,
+    pub availability_requests: AtomicU64,
+    pub id_mapping_downloads: AtomicU64,
+    pub saved_columns_requests: AtomicU64,
+    pub conversions_inserted: AtomicU64,
+    pub conversions_updated: AtomicU64,
+    pub conversions_rejected: AtomicU64,
+    pub tokens_issued: AtomicU64,
+    pub unauthorized: AtomicU64,
+}
+
+impl Counters {
+    pub(crate) fn bump(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn add(counter: &AtomicU64, n: u64) {
+        counter.fetch_add(n, Ordering::Relaxed);
+    }
+}
+
+/// The mutable conversion store.
+#[derive(Default)]
+pub(crate) struct Store {
+    pub conversions: HashMap<ConversionKey, StoredConversion>,
+    /// Per account number: the inserted conversions that account's reads show, by timestamp.
+    pub views: Vec<BTreeMap<(i64, String), ConversionKey>>,
+    /// Per account number: how many of its seeded conversions were updated.
+    pub seeded_overrides: Vec<u64>,
+    pub next_ds_id: i64,
+    pub availabilities: Vec<Value>,
+}
+
+/// Shared state behind the fake and its ledger handle.
+pub(crate) struct Shared {
+    pub store: Mutex<Store>,
+    pub counters: Counters,
+    pub faults: Arc<FaultInjector>,
+}
+
+impl Shared {
+    pub(crate) fn store(&self) -> MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Read access to what the search ads fake stored and counted. Cheap to clone; every accessor
+/// takes a snapshot at the moment it is called.
+#[derive(Clone)]
+pub struct SearchAdsLedger {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for SearchAdsLedger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchAdsLedger")
+            .field("counts", &self.counts())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SearchAdsLedger {
+    /// The stored conversion with this key, if any.
+    #[must_use]
+    pub fn conversion(&self, key: &ConversionKey) -> Option<StoredConversion> {
+        self.shared.store().conversions.get(key).cloned()
+    }
+
+    /// Whether a conversion with this key is stored.
+    #[must_use]
+    pub fn contains(&self, key: &ConversionKey) -> bool {
+        self.shared.store().conversions.contains_key(key)
+    }
+
+    /// Every stored conversion (inserted ones and updated seeded ones), sorted by key.
+    #[must_use]
+    pub fn conversions(&self) -> Vec<StoredConversion> {
+        let mut all: Vec<_> = self.shared.store().conversions.values().cloned().collect();
+        all.sort_by(|a, b| a.key.cmp(&b.key));
+        all
+    }
+
+    /// The number of stored conversions.
+    #[must_use]
+    pub fn stored_count(&self) -> usize {
+        self.shared.store().conversions.len()
+    }
+
+    /// Every availability that `updateAvailability` recorded, in order, as answered.
+    #[must_use]
+    pub fn availabilities(&self) -> Vec<Value> {
+        self.shared.store().availabilities.clone()
+    }
+
+    /// Every injected fault, in order.
+    #[must_use]
+    pub fn faults(&self) -> Vec<FaultRecord> {
+        self.shared.faults.records()
+    }
+
+    /// All counters.
+    #[must_use]
+    pub fn counts(&self) -> SearchAdsCounts {
+        let c = &self.shared.counters;
+        let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        SearchAdsCounts {
+            requests: self.shared.faults.requests(),
+            insert_requests: load(&c.insert_requests),
+            update_requests: load(&c.update_requests),
+            read_requests: load(&c.read_requests),
+            availability_requests: load(&c.availability_requests),
+            id_mapping_downloads: load(&c.id_mapping_downloads),
+            saved_columns_requests: load(&c.saved_columns_requests),
+            conversions_inserted: load(&c.conversions_inserted),
+            conversions_updated: load(&c.conversions_updated),
+            conversions_rejected: load(&c.conversions_rejected),
+            tokens_issued: load(&c.tokens_issued),
+            unauthorized: load(&c.unauthorized),
+        }
+    }
+}

@@ -1,0 +1,528 @@
+//! The search ads (SA360 legacy v2) fake.
+//!
+//! Routes, relative to [`SearchAdsFake::base_url`] (`{origin}/doubleclicksearch/v2`, SA-1):
+//! `GET /agency/{a}/advertiser/{b}/engine/{e}/conversion`, `GET /customer/{c}/conversion`,
+//! `POST /conversion`, `PUT /conversion`, `POST /conversion/updateAvailability`,
+//! `GET /agency/{a}/advertiser/{b}/idmapping`, `GET /agency/{a}/advertiser/{b}/savedcolumns`; all
+//! need a bearer token. The token endpoint is `POST {origin}/token` ([`SearchAdsFake::token_url`]).
+//!
+//! Reads return the seeded conversions of the account first (in index order, which is timestamp
+//! order), then the inserted conversions shown by that account (by timestamp, then conversion ID).
+//! An inserted conversion is shown by the account named by its `engineAccountId`, or else by its
+//! `customerId`. Updated seeded conversions are returned as updated.
+
+mod auth;
+mod config;
+mod conversions;
+mod data;
+mod idmapping;
+mod ledger;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::ops::Deref;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, SystemTime};
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::StatusCode;
+use axum::middleware::from_fn_with_state;
+use axum::response::Response;
+use axum::routing::{get, post};
+use serde_json::{Value, json};
+
+pub use self::auth::{JWT_BEARER_GRANT, SCOPE};
+pub use self::config::{
+    AuthorizedUser, EngineAccount, FloodlightActivity, IdMappingSize, SavedColumnDef,
+    SearchAdsConfig,
+};
+pub use self::ledger::{
+    ConversionKey, Origin, Owner, SearchAdsCounts, SearchAdsLedger, StoredConversion,
+};
+
+use self::auth::{Grant, IssuedToken};
+use self::data::Generator;
+use self::idmapping::IdMappingPlan;
+use self::ledger::{Counters, Shared, Store};
+use crate::FakeError;
+use crate::clock::FakeClock;
+use crate::errors::google_simple;
+use crate::faults::{ErrorStyle, FaultInjector, FaultLayer, Faults, apply_faults};
+use crate::server::{ServerHandle, bind, serve};
+use crate::util::hex_token;
+
+/// Path prefix of every API method (SA-1).
+pub const API_PREFIX: &str = "/doubleclicksearch/v2";
+
+/// A test-only RSA key (never used anywhere real) for service-account key files pointing at the fake.
+const FAKE_SERVICE_ACCOUNT_KEY: &str = include_str!("fake_service_account_key.pem");
+
+/// Shared state of the handlers.
+#[derive(Clone)]
+pub(crate) struct AppState(Arc<AppInner>);
+
+impl Deref for AppState {
+    type Target = AppInner;
+
+    fn deref(&self) -> &AppInner {
+        &self.0
+    }
+}
+
+pub(crate) struct AppInner {
+    pub config: SearchAdsConfig,
+    pub shared: Arc<Shared>,
+    pub clock: FakeClock,
+    pub token_url: String,
+    tokens: Mutex<HashMap<String, IssuedToken>>,
+    token_rng: Mutex<fastrand::Rng>,
+    token_lifetime: Mutex<Duration>,
+    id_mapping_size: Mutex<IdMappingSize>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl AppInner {
+    pub(crate) fn tokens(&self) -> MutexGuard<'_, HashMap<String, IssuedToken>> {
+        lock(&self.tokens)
+    }
+
+    /// Issues a new access token; returns it with its lifetime.
+    pub(crate) fn issue_token(&self, grant: Grant) -> (String, Duration) {
+        let lifetime = *lock(&self.token_lifetime);
+        let token = format!("ya29.fake-{}", hex_token(&mut lock(&self.token_rng), 24));
+        self.tokens().insert(
+            token.clone(),
+            IssuedToken {
+                expires_at: self.clock.now() + lifetime,
+            },
+        );
+        Counters::bump(&self.shared.counters.tokens_issued);
+        tracing::debug!(?grant, "access token issued");
+        (token, lifetime)
+    }
+
+    /// The fake clock's wall time in epoch milliseconds.
+    pub(crate) fn now_ms(&self) -> i64 {
+        self.clock
+            .system_now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+    }
+
+    pub(crate) fn knows_advertiser(&self, agency: i64, advertiser: i64) -> bool {
+        self.config
+            .accounts
+            .iter()
+            .any(|a| a.agency_id == agency && a.advertiser_id == advertiser)
+    }
+
+    pub(crate) fn id_mapping_plan(&self, agency: i64, advertiser: i64) -> Option<IdMappingPlan> {
+        let size = *lock(&self.id_mapping_size);
+        IdMappingPlan::new(
+            self.config.seed,
+            &self.config.accounts,
+            agency,
+            advertiser,
+            size,
+        )
+    }
+}
+
+/// Builds and starts a [`SearchAdsFake`]. Every setting has a default ([`SearchAdsConfig::default`]).
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct SearchAdsFakeBuilder {
+    config: SearchAdsConfig,
+    clock: Option<FakeClock>,
+}
+
+impl SearchAdsFakeBuilder {
+    /// Replaces the whole configuration.
+    pub fn config(mut self, config: SearchAdsConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Seed of all generated data.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.config.seed = seed;
+        self
+    }
+
+    /// The known engine accounts.
+    pub fn accounts(mut self, accounts: Vec<EngineAccount>) -> Self {
+        self.config.accounts = accounts;
+        self
+    }
+
+    /// Seeded conversions per account.
+    pub fn conversions_per_account(mut self, n: u64) -> Self {
+        self.config.conversions_per_account = n;
+        self
+    }
+
+    /// Seeded conversions per day.
+    pub fn conversions_per_day(mut self, n: u64) -> Self {
+        self.config.conversions_per_day = n;
+        self
+    }
+
+    /// Day of the first seeded conversion.
+    pub fn start_date(mut self, date: chrono::NaiveDate) -> Self {
+        self.config.start_date = date;
+        self
+    }
+
+    /// Size of each advertiser's ID-mapping file.
+    pub fn id_mapping_size(mut self, size: IdMappingSize) -> Self {
+        self.config.id_mapping = size;
+        self
+    }
+
+    /// The always-valid development bearer token.
+    pub fn dev_token(mut self, token: impl Into<String>) -> Self {
+        self.config.dev_token = token.into();
+        self
+    }
+
+    /// Lifetime of issued access tokens.
+    pub fn token_lifetime(mut self, lifetime: Duration) -> Self {
+        self.config.token_lifetime = lifetime;
+        self
+    }
+
+    /// Initial faults.
+    pub fn faults(mut self, faults: Faults) -> Self {
+        self.config.faults = faults;
+        self
+    }
+
+    /// Port on 127.0.0.1 (0, the default, picks a free one).
+    pub fn port(mut self, port: u16) -> Self {
+        self.config.port = port;
+        self
+    }
+
+    /// Shares a clock (for example with the video fake).
+    pub fn clock(mut self, clock: FakeClock) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// Binds 127.0.0.1 and starts serving.
+    ///
+    /// # Errors
+    /// [`FakeError::Config`] for an unusable configuration, [`FakeError::Io`] when binding fails.
+    pub async fn start(self) -> Result<SearchAdsFake, FakeError> {
+        let config = self.config;
+        config.validate().map_err(FakeError::Config)?;
+        let listener = bind(config.port).await?;
+        let addr = listener.local_addr()?;
+        let origin = format!("http://{addr}");
+        let token_url = format!("{origin}/token");
+        let injector = Arc::new(FaultInjector::new(config.faults.clone()));
+        let accounts = config.accounts.len();
+        let shared = Arc::new(Shared {
+            store: Mutex::new(Store {
+                views: vec![Default::default(); accounts],
+                seeded_overrides: vec![0; accounts],
+                ..Store::default()
+            }),
+            counters: Counters::default(),
+            faults: injector.clone(),
+        });
+        let app = AppState(Arc::new(AppInner {
+            token_rng: Mutex::new(fastrand::Rng::with_seed(config.seed ^ 0x70CE_0000)),
+            token_lifetime: Mutex::new(config.token_lifetime),
+            id_mapping_size: Mutex::new(config.id_mapping),
+            tokens: Mutex::new(HashMap::new()),
+            clock: self.clock.unwrap_or_default(),
+            token_url: token_url.clone(),
+            shared,
+            config,
+        }));
+        let router = router(app.clone(), injector);
+        let server = serve(listener, router)?;
+        tracing::info!(%origin, "search ads fake listening");
+        Ok(SearchAdsFake {
+            base_url: format!("{origin}{API_PREFIX}"),
+            origin,
+            token_url,
+            app,
+            server,
+        })
+    }
+}
+
+fn is_id_mapping(path: &str) -> bool {
+    path.ends_with("/idmapping")
+}
+
+async fn not_found() -> Response {
+    google_simple(
+        StatusCode::NOT_FOUND,
+        "notFound",
+        "The requested URL was not found on this server.",
+    )
+}
+
+async fn method_not_allowed() -> Response {
+    google_simple(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "httpMethodNotAllowed",
+        "The method is not allowed for this URL.",
+    )
+}
+
+fn router(app: AppState, injector: Arc<FaultInjector>) -> Router {
+    let api = Router::new()
+        .route(
+            "/agency/{agency}/advertiser/{advertiser}/engine/{engine}/conversion",
+            get(conversions::get_conversions),
+        )
+        .route(
+            "/customer/{customer}/conversion",
+            get(conversions::get_by_customer_id),
+        )
+        .route(
+            "/conversion",
+            post(conversions::insert).put(conversions::update),
+        )
+        .route(
+            "/conversion/updateAvailability",
+            post(conversions::update_availability),
+        )
+        .route(
+            "/agency/{agency}/advertiser/{advertiser}/idmapping",
+            get(idmapping::id_mapping),
+        )
+        .route(
+            "/agency/{agency}/advertiser/{advertiser}/savedcolumns",
+            get(conversions::saved_columns),
+        )
+        .route_layer(from_fn_with_state(app.clone(), auth::require_bearer));
+    Router::new()
+        .route("/token", post(auth::token))
+        .nest(API_PREFIX, api)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(512 * 1024 * 1024))
+        .layer(from_fn_with_state(
+            FaultLayer {
+                injector,
+                style: ErrorStyle::Google,
+                exempt: &["/token"],
+                is_csv: is_id_mapping,
+            },
+            apply_faults,
+        ))
+        .with_state(app)
+}
+
+/// A running search ads fake. Dropping it stops the server (in the background);
+/// [`SearchAdsFake::shutdown`] stops it and waits.
+#[derive(Debug)]
+pub struct SearchAdsFake {
+    app: AppState,
+    server: ServerHandle,
+    origin: String,
+    base_url: String,
+    token_url: String,
+}
+
+impl std::fmt::Debug for AppState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState")
+            .field("token_url", &self.token_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SearchAdsFake {
+    /// A builder with the default configuration.
+    pub fn builder() -> SearchAdsFakeBuilder {
+        SearchAdsFakeBuilder::default()
+    }
+
+    /// Starts a fake with the default configuration.
+    ///
+    /// # Errors
+    /// See [`SearchAdsFakeBuilder::start`].
+    pub async fn start_default() -> Result<Self, FakeError> {
+        Self::builder().start().await
+    }
+
+    /// The API base URL, the spec's server URL: `http://127.0.0.1:PORT/doubleclicksearch/v2`
+    /// (no trailing slash; append `/conversion` etc.).
+    #[must_use]
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    #[must_use]
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// The OAuth token endpoint, `http://127.0.0.1:PORT/token` (use it as a key file's `token_uri`).
+    #[must_use]
+    pub fn token_url(&self) -> &str {
+        &self.token_url
+    }
+
+    /// The bound address.
+    #[must_use]
+    pub fn addr(&self) -> SocketAddr {
+        self.server.addr()
+    }
+
+    /// The always-valid development bearer token.
+    #[must_use]
+    pub fn dev_token(&self) -> &str {
+        &self.app.config.dev_token
+    }
+
+    /// The configuration the fake runs with.
+    #[must_use]
+    pub fn config(&self) -> &SearchAdsConfig {
+        &self.app.config
+    }
+
+    /// The known accounts (the first is a good default for tests).
+    #[must_use]
+    pub fn accounts(&self) -> &[EngineAccount] {
+        &self.app.config.accounts
+    }
+
+    /// The refresh-token credentials the token endpoint accepts.
+    #[must_use]
+    pub fn authorized_user(&self) -> &AuthorizedUser {
+        &self.app.config.authorized_user
+    }
+
+    /// The ledger: stored conversions, availabilities, counters, injected faults.
+    #[must_use]
+    pub fn ledger(&self) -> SearchAdsLedger {
+        SearchAdsLedger {
+            shared: self.app.shared.clone(),
+        }
+    }
+
+    /// The clock that token lifetimes are measured on.
+    #[must_use]
+    pub fn clock(&self) -> &FakeClock {
+        &self.app.clock
+    }
+
+    /// The current fault configuration.
+    #[must_use]
+    pub fn faults(&self) -> Faults {
+        self.app.shared.faults.faults()
+    }
+
+    /// Replaces the fault configuration (and reseeds its generator) for the following requests.
+    ///
+    /// # Errors
+    /// [`FakeError::Config`] when the probabilities are invalid; the old faults stay.
+    pub fn set_faults(&self, faults: Faults) -> Result<(), FakeError> {
+        faults.validate().map_err(FakeError::Config)?;
+        self.app.shared.faults.set(faults);
+        Ok(())
+    }
+
+    /// Turns all faults off.
+    pub fn clear_faults(&self) {
+        self.app.shared.faults.set(Faults::none());
+    }
+
+    /// Issues an access token directly (as if the token endpoint had), valid for the configured
+    /// lifetime on the fake's clock.
+    #[must_use]
+    pub fn issue_token(&self) -> String {
+        self.app.issue_token(Grant::Direct).0
+    }
+
+    /// Changes the lifetime of tokens issued from now on.
+    pub fn set_token_lifetime(&self, lifetime: Duration) {
+        *lock(&self.app.token_lifetime) = lifetime;
+    }
+
+    /// Changes the size of ID-mapping files served from now on.
+    pub fn set_id_mapping_size(&self, size: IdMappingSize) {
+        *lock(&self.app.id_mapping_size) = size;
+    }
+
+    /// The exact size in bytes of an advertiser's ID-mapping file (`None` for an unknown one).
+    #[must_use]
+    pub fn id_mapping_len(&self, agency_id: i64, advertiser_id: i64) -> Option<u64> {
+        self.app
+            .id_mapping_plan(agency_id, advertiser_id)
+            .map(|p| p.total_len())
+    }
+
+    /// The number of data rows of an advertiser's ID-mapping file.
+    #[must_use]
+    pub fn id_mapping_rows(&self, agency_id: i64, advertiser_id: i64) -> Option<u64> {
+        self.app
+            .id_mapping_plan(agency_id, advertiser_id)
+            .map(|p| p.rows())
+    }
+
+    /// A click ID the fake knows (insert rejects unknown ones with `0x00000101`).
+    #[must_use]
+    pub fn click_id(&self, n: u64) -> String {
+        data::click_id(self.app.config.seed, n)
+    }
+
+    /// The `conversionId` of seeded conversion `index` of account number `account`.
+    #[must_use]
+    pub fn seeded_conversion_id(&self, account: usize, index: u64) -> Option<String> {
+        let acc = self.app.config.accounts.get(account)?;
+        (index < self.app.config.conversions_per_account)
+            .then(|| data::seeded_conversion_id(acc, index))
+    }
+
+    /// Seeded conversion `index` of account number `account`, as reads return it unless updated.
+    #[must_use]
+    pub fn seeded_conversion(&self, account: usize, index: u64) -> Option<Value> {
+        if account >= self.app.config.accounts.len()
+            || index >= self.app.config.conversions_per_account
+        {
+            return None;
+        }
+        serde_json::to_value(
+            Generator {
+                config: &self.app.config,
+            }
+            .conversion(account, index),
+        )
+        .ok()
+    }
+
+    /// A service-account key file (JSON) whose `token_uri` is this fake's token endpoint. Its RSA
+    /// key is a fixed test key; the fake never checks signatures.
+    #[must_use]
+    pub fn service_account_key_json(&self) -> String {
+        json!({
+            "type": "service_account",
+            "project_id": "fake-project",
+            "private_key_id": "fake-key-id",
+            "private_key": FAKE_SERVICE_ACCOUNT_KEY,
+            "client_email": "fake-sa@fake-project.iam.gserviceaccount.com",
+            "client_id": "100000000000000000001",
+            "auth_uri": "https://accounts.google.com/o/oauth2/auth",
+            "token_uri": self.token_url,
+        })
+        .to_string()
+    }
+
+    /// Stops accepting, lets running requests finish (up to 2 s) and waits for the server to end.
+    pub async fn shutdown(self) {
+        self.server.shutdown().await;
+    }
+}

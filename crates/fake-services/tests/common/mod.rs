@@ -1,0 +1,50 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use serde_json::Value;
+
+/// A plain HTTP client (no redirects, no pooling surprises between faulted requests).
+pub fn client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .pool_max_idle_per_host(0)
+        .build()
+        .expect("client")
+}
+
+/// Sends `request` and returns (status, JSON body).
+pub async fn json(request: reqwest::RequestBuilder) -> (u16, Value) {
+    let response = request.send().await.expect("response");
+    let status = response.status().as_u16();
+    let text = response.text().await.expect("body");
+    let value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
+    (status, value)
+}
+
+/// The Google error message of an envelope.
+pub fn google_message(body: &Value) -> &str {
+    body["error"]["message"].as_str().unwrap_or("")
+}
+
+/// Percent-encodes `pairs` as an `application/x-www-form-urlencoded` body.
+pub fn form(request: reqwest::RequestBuilder, pairs: &[(&str, &str)]) -> reqwest::RequestBuilder {
+    fn encode(s: &str) -> String {
+        s.bytes()
+            .map(|b| match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'*' => {
+                    char::from(b).to_string()
+                }
+                b' ' => "+".to_owned(),
+                _ => format!("%{b:02X}"),
+            })
+            .collect()
+    }
+    let body: Vec<String> = pairs
+        .iter()
+        .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
+        .collect();
+    request
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body.join("&"))
+}
