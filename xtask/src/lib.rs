@@ -7,6 +7,9 @@
 //! * [`codegen`]: the progenitor invocation itself, panic-safe.
 //! * [`specs`]: the table of specs and their per-spec generation settings.
 //! * [`inventory`]: a stable textual inventory of a spec's operations.
+//! * [`diff`]: spec changes against a git revision, classified, with their
+//!   effect on the generated Rust API.
+//! * [`bench`]: builds and runs the benchmark suite of `crates/bench`.
 //!
 //! To add a subcommand: add a module with an `Args` struct (clap `Args`) and a
 //! `run(&Workspace, &Args) -> anyhow::Result<ExitCode>` function, then one
@@ -14,8 +17,10 @@
 
 #![warn(missing_docs)]
 
+pub mod bench;
 pub mod check;
 pub mod codegen;
+pub mod diff;
 pub mod generate;
 pub mod inventory;
 pub mod lint;

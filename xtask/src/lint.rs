@@ -1,5 +1,7 @@
 //! Spec lint rules: constructs that break progenitor 0.15.1 generation (it
-//! errors or panics) or silently degrade the generated client.
+//! errors or panics) or silently degrade the generated client, and review
+//! rules that keep the specs consistent (naming, documentation, no dead
+//! components).
 //!
 //! Findings print as `spec:location: rule-id: message`, where `location` is a
 //! JSON pointer into the spec (`#/paths/~1users~1{id}/get`).
@@ -73,6 +75,50 @@ pub const INT64_STRING_UNCONVERTED: Rule = Rule {
     reason: "extra keywords defeat the exact-match I64String conversion, leaving a plain String",
 };
 
+// ------------------------------------------------------------- review rules
+
+/// An operationId that is not lowerCamelCase.
+pub const OPERATION_ID_STYLE: Rule = Rule {
+    id: "operation-id-style",
+    reason: "operationIds name the generated methods and types; one style (lowerCamelCase) keeps them predictable and collision-free after snake_casing",
+};
+/// An operation without `summary`.
+pub const OPERATION_SUMMARY: Rule = Rule {
+    id: "operation-summary",
+    reason: "the summary is the first line of the generated method's documentation",
+};
+/// An operation without a tag, or with a tag not declared at the top level.
+pub const OPERATION_TAG: Rule = Rule {
+    id: "operation-tag",
+    reason: "tags group the operations in the docs and the inventory; an undeclared tag is a typo",
+};
+/// An operation without a 4xx/5xx (or `default`) response.
+pub const OPERATION_ERROR_RESPONSE: Rule = Rule {
+    id: "operation-error-response",
+    reason: "without one, every error reaches callers as an untyped Error::UnexpectedResponse",
+};
+/// A parameter without `description`.
+pub const PARAMETER_DESCRIPTION: Rule = Rule {
+    id: "parameter-description",
+    reason: "it documents the argument in the generated method's docs",
+};
+/// A schema property without `description` (a `$ref`, possibly in a
+/// single-member `allOf` wrapper, is described by its target).
+pub const PROPERTY_DESCRIPTION: Rule = Rule {
+    id: "property-description",
+    reason: "it becomes the generated field's doc comment",
+};
+/// An `enum` without `type`.
+pub const ENUM_TYPED: Rule = Rule {
+    id: "enum-typed",
+    reason: "the type decides the generated Rust type (string enum, validated integer newtype); untyped values may mix JSON types",
+};
+/// A component nothing refers to (directly or through other components).
+pub const COMPONENT_UNUSED: Rule = Rule {
+    id: "component-unused",
+    reason: "dead definitions go unreviewed, and unused schemas still become public Rust types",
+};
+
 /// Every rule, in reporting order.
 pub const RULES: &[&Rule] = &[
     &OPENAPI_VERSION,
@@ -85,6 +131,14 @@ pub const RULES: &[&Rule] = &[
     &RESPONSE_ADDITIONAL_PROPERTIES_FALSE,
     &COMPONENT_SCHEMA_DESCRIPTION,
     &INT64_STRING_UNCONVERTED,
+    &OPERATION_ID_STYLE,
+    &OPERATION_SUMMARY,
+    &OPERATION_TAG,
+    &OPERATION_ERROR_RESPONSE,
+    &PARAMETER_DESCRIPTION,
+    &PROPERTY_DESCRIPTION,
+    &ENUM_TYPED,
+    &COMPONENT_UNUSED,
 ];
 
 /// One lint finding.
@@ -192,6 +246,10 @@ pub fn lint(config: &SpecConfig, spec: &OpenAPI) -> Vec<Finding> {
     if config.int64_strings {
         lint_int64_strings(&mut linter, &doc, "#".to_owned());
     }
+    lint_review_operations(&mut linter);
+    lint_parameter_descriptions(&mut linter);
+    lint_schemas(&mut linter);
+    lint_unused_components(&mut linter);
     linter.findings
 }
 
@@ -537,6 +595,398 @@ fn lint_int64_strings(l: &mut Linter<'_>, value: &Value, pointer: String) {
     }
 }
 
+// --------------------------------------------------------------- review
+
+/// Whether `id` is lowerCamelCase: an ASCII lower-case letter, then ASCII
+/// letters and digits.
+pub fn is_lower_camel_case(id: &str) -> bool {
+    let mut chars = id.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase()) && chars.all(|c| c.is_ascii_alphanumeric())
+}
+
+fn non_empty_str(v: Option<&Value>) -> bool {
+    v.and_then(Value::as_str)
+        .is_some_and(|s| !s.trim().is_empty())
+}
+
+fn lint_review_operations(l: &mut Linter<'_>) {
+    let Some(paths) = l.doc.get("paths").and_then(Value::as_object) else {
+        return;
+    };
+    let declared: BTreeSet<&str> = l
+        .doc
+        .get("tags")
+        .and_then(Value::as_array)
+        .map(|tags| {
+            tags.iter()
+                .filter_map(|t| t.get("name").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut found = Vec::new();
+    for (path, item) in crate::sorted(paths) {
+        for method in METHODS {
+            let Some(op) = item.get(method) else { continue };
+            let pointer = format!("#/paths/{}/{method}", escape(path));
+            let label = format!("{} {path}", method.to_uppercase());
+            if let Some(id) = op.get("operationId").and_then(Value::as_str)
+                && !id.is_empty()
+                && !is_lower_camel_case(id)
+            {
+                found.push((
+                    pointer.clone(),
+                    &OPERATION_ID_STYLE,
+                    format!("operationId {id:?} of {label} is not lowerCamelCase"),
+                ));
+            }
+            if !non_empty_str(op.get("summary")) {
+                found.push((
+                    pointer.clone(),
+                    &OPERATION_SUMMARY,
+                    format!("{label} has no summary"),
+                ));
+            }
+            let tags: Vec<&str> = op
+                .get("tags")
+                .and_then(Value::as_array)
+                .map(|t| t.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if tags.is_empty() {
+                found.push((
+                    pointer.clone(),
+                    &OPERATION_TAG,
+                    format!("{label} has no tag"),
+                ));
+            }
+            for tag in tags.iter().filter(|t| !declared.contains(*t)) {
+                found.push((
+                    pointer.clone(),
+                    &OPERATION_TAG,
+                    format!("tag {tag:?} of {label} is not declared in the top-level tags"),
+                ));
+            }
+            let has_error = op
+                .get("responses")
+                .and_then(Value::as_object)
+                .is_some_and(|r| {
+                    r.keys()
+                        .any(|s| matches!(classify(s), StatusClass::Error | StatusClass::Default))
+                });
+            if !has_error {
+                found.push((
+                    format!("{pointer}/responses"),
+                    &OPERATION_ERROR_RESPONSE,
+                    format!("{label} declares no 4xx, 5xx or default response"),
+                ));
+            }
+        }
+    }
+    for (pointer, rule, detail) in found {
+        l.add(pointer, rule, detail);
+    }
+}
+
+/// Every parameter where it is defined: inline in a path item or an
+/// operation, or in `components/parameters`.
+fn lint_parameter_descriptions(l: &mut Linter<'_>) {
+    let mut found = Vec::new();
+    let mut check = |param: &Value, pointer: String| {
+        if param.get("$ref").is_none() && !non_empty_str(param.get("description")) {
+            let name = param.get("name").and_then(Value::as_str).unwrap_or("?");
+            let location = param.get("in").and_then(Value::as_str).unwrap_or("?");
+            found.push((
+                pointer,
+                format!("{location} parameter {name:?} has no description"),
+            ));
+        }
+    };
+    if let Some(paths) = l.doc.get("paths").and_then(Value::as_object) {
+        for (path, item) in crate::sorted(paths) {
+            let base = format!("#/paths/{}", escape(path));
+            let lists = std::iter::once((base.clone(), item.get("parameters"))).chain(
+                METHODS.iter().filter_map(|m| {
+                    item.get(*m)
+                        .map(|op| (format!("{base}/{m}"), op.get("parameters")))
+                }),
+            );
+            for (pointer, params) in lists {
+                for (i, param) in params
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .enumerate()
+                {
+                    check(param, format!("{pointer}/parameters/{i}"));
+                }
+            }
+        }
+    }
+    if let Some(params) = l
+        .doc
+        .pointer("/components/parameters")
+        .and_then(Value::as_object)
+    {
+        for (name, param) in crate::sorted(params) {
+            check(param, format!("#/components/parameters/{}", escape(name)));
+        }
+    }
+    for (pointer, detail) in found {
+        l.add(pointer, &PARAMETER_DESCRIPTION, detail);
+    }
+}
+
+/// Every schema root of the document, with its pointer: component schemas and
+/// the schemas of parameters, headers and media types, inline or in
+/// components. `$ref`s are not followed (their targets are roots themselves).
+fn schema_roots(doc: &Value) -> Vec<(String, &Value)> {
+    /// Pointers of the schemas a parameter, header, body or response holds.
+    fn push_holder(base: String, holder: &Value, pointers: &mut Vec<String>) {
+        if holder.get("schema").is_some() {
+            pointers.push(format!("{base}/schema"));
+        }
+        if let Some(content) = holder.get("content").and_then(Value::as_object) {
+            for (media, _) in crate::sorted(content) {
+                pointers.push(format!("{base}/content/{}/schema", escape(media)));
+            }
+        }
+        if let Some(headers) = holder.get("headers").and_then(Value::as_object) {
+            for (name, header) in crate::sorted(headers) {
+                if header.get("schema").is_some() {
+                    pointers.push(format!("{base}/headers/{}/schema", escape(name)));
+                }
+            }
+        }
+    }
+    let mut pointers: Vec<String> = Vec::new();
+    if let Some(schemas) = doc
+        .pointer("/components/schemas")
+        .and_then(Value::as_object)
+    {
+        for (name, _) in crate::sorted(schemas) {
+            pointers.push(format!("#/components/schemas/{}", escape(name)));
+        }
+    }
+    for kind in ["parameters", "requestBodies", "responses", "headers"] {
+        if let Some(map) = doc
+            .pointer(&format!("/components/{kind}"))
+            .and_then(Value::as_object)
+        {
+            for (name, holder) in crate::sorted(map) {
+                push_holder(
+                    format!("#/components/{kind}/{}", escape(name)),
+                    holder,
+                    &mut pointers,
+                );
+            }
+        }
+    }
+    if let Some(paths) = doc.get("paths").and_then(Value::as_object) {
+        for (path, item) in crate::sorted(paths) {
+            let base = format!("#/paths/{}", escape(path));
+            let mut holders: Vec<(String, &Value)> = Vec::new();
+            for (i, p) in item
+                .get("parameters")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                holders.push((format!("{base}/parameters/{i}"), p));
+            }
+            for method in METHODS {
+                let Some(op) = item.get(method) else { continue };
+                let op_base = format!("{base}/{method}");
+                for (i, p) in op
+                    .get("parameters")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .enumerate()
+                {
+                    holders.push((format!("{op_base}/parameters/{i}"), p));
+                }
+                if let Some(body) = op.get("requestBody") {
+                    holders.push((format!("{op_base}/requestBody"), body));
+                }
+                if let Some(responses) = op.get("responses").and_then(Value::as_object) {
+                    for (status, response) in crate::sorted(responses) {
+                        holders.push((format!("{op_base}/responses/{}", escape(status)), response));
+                    }
+                }
+            }
+            for (pointer, holder) in holders {
+                push_holder(pointer, holder, &mut pointers);
+            }
+        }
+    }
+    pointers
+        .into_iter()
+        .filter_map(|p| {
+            let value = p.strip_prefix('#').and_then(|ptr| doc.pointer(ptr))?;
+            Some((p, value))
+        })
+        .collect()
+}
+
+/// Whether a property schema is a `$ref`, or a single-member
+/// `allOf`/`oneOf`/`anyOf` wrapper around one (described by its target).
+fn is_reference(schema: &Value) -> bool {
+    if schema.get("$ref").is_some() {
+        return true;
+    }
+    ["allOf", "oneOf", "anyOf"].iter().any(|k| {
+        schema
+            .get(*k)
+            .and_then(Value::as_array)
+            .is_some_and(|list| list.len() == 1 && list[0].get("$ref").is_some())
+    })
+}
+
+fn lint_schemas(l: &mut Linter<'_>) {
+    let mut found = Vec::new();
+    for (pointer, schema) in schema_roots(l.doc) {
+        walk_review(schema, &pointer, &mut found);
+    }
+    for (pointer, rule, detail) in found {
+        l.add(pointer, rule, detail);
+    }
+}
+
+fn walk_review(schema: &Value, pointer: &str, found: &mut Vec<(String, &'static Rule, String)>) {
+    if schema.get("$ref").is_some() || !schema.is_object() {
+        return;
+    }
+    if schema.get("enum").is_some() && schema.get("type").is_none() {
+        found.push((
+            pointer.to_owned(),
+            &ENUM_TYPED,
+            "enum without a type".to_owned(),
+        ));
+    }
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        for (name, sub) in crate::sorted(props) {
+            let sub_pointer = format!("{pointer}/properties/{}", escape(name));
+            if !is_reference(sub) && !non_empty_str(sub.get("description")) {
+                found.push((
+                    sub_pointer.clone(),
+                    &PROPERTY_DESCRIPTION,
+                    format!("property {name:?} has no description"),
+                ));
+            }
+            walk_review(sub, &sub_pointer, found);
+        }
+    }
+    for key in ["items", "additionalProperties", "not"] {
+        if let Some(sub) = schema.get(key).filter(|v| v.is_object()) {
+            walk_review(sub, &format!("{pointer}/{key}"), found);
+        }
+    }
+    for key in ["allOf", "oneOf", "anyOf"] {
+        if let Some(list) = schema.get(key).and_then(Value::as_array) {
+            for (i, sub) in list.iter().enumerate() {
+                walk_review(sub, &format!("{pointer}/{key}/{i}"), found);
+            }
+        }
+    }
+}
+
+/// Every `$ref` string inside `value`.
+fn collect_refs<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(r) = map.get("$ref").and_then(Value::as_str) {
+                out.push(r);
+            }
+            for v in map.values() {
+                collect_refs(v, out);
+            }
+        }
+        Value::Array(list) => list.iter().for_each(|v| collect_refs(v, out)),
+        _ => {}
+    }
+}
+
+/// The local `$ref`s reachable from `start` (following references into the
+/// document, each once), e.g. `#/components/schemas/Conversion`.
+pub fn reachable_refs(doc: &Value, start: &Value) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut queue = Vec::new();
+    collect_refs(start, &mut queue);
+    while let Some(r) = queue.pop() {
+        if !seen.insert(r.to_owned()) {
+            continue;
+        }
+        if let Some(target) = r.strip_prefix('#').and_then(|p| doc.pointer(p)) {
+            collect_refs(target, &mut queue);
+        }
+    }
+    seen
+}
+
+/// Security scheme names used by the document's security requirements.
+fn used_security_schemes(doc: &Value) -> BTreeSet<String> {
+    let mut lists: Vec<&Value> = doc.get("security").into_iter().collect();
+    if let Some(paths) = doc.get("paths").and_then(Value::as_object) {
+        for item in paths.values() {
+            for method in METHODS {
+                if let Some(security) = item.get(method).and_then(|op| op.get("security")) {
+                    lists.push(security);
+                }
+            }
+        }
+    }
+    lists
+        .into_iter()
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter_map(Value::as_object)
+        .flat_map(|req| req.keys().cloned())
+        .collect()
+}
+
+fn lint_unused_components(l: &mut Linter<'_>) {
+    let used = l
+        .doc
+        .get("paths")
+        .map(|paths| reachable_refs(l.doc, paths))
+        .unwrap_or_default();
+    let schemes = used_security_schemes(l.doc);
+    let mut found = Vec::new();
+    for kind in [
+        "schemas",
+        "parameters",
+        "requestBodies",
+        "responses",
+        "headers",
+        "securitySchemes",
+    ] {
+        let Some(map) = l
+            .doc
+            .pointer(&format!("/components/{kind}"))
+            .and_then(Value::as_object)
+        else {
+            continue;
+        };
+        for (name, _) in crate::sorted(map) {
+            let pointer = format!("#/components/{kind}/{}", escape(name));
+            let is_used = if kind == "securitySchemes" {
+                schemes.contains(name)
+            } else {
+                used.contains(&pointer)
+            };
+            if !is_used {
+                found.push((
+                    pointer,
+                    format!("{kind} component {name:?} is never referenced"),
+                ));
+            }
+        }
+    }
+    for (pointer, detail) in found {
+        l.add(pointer, &COMPONENT_UNUSED, detail);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -567,12 +1017,16 @@ mod tests {
     const CLEAN: &str = r##"
 openapi: 3.0.3
 info: {title: T, version: "1"}
+tags:
+  - {name: things, description: Things.}
 paths:
   /things/{id}:
     get:
       operationId: getThing
+      summary: Get a thing.
+      tags: [things]
       parameters:
-        - {name: id, in: path, required: true, schema: {type: string, format: int64}}
+        - {name: id, in: path, required: true, description: The ID., schema: {type: string, format: int64}}
       responses:
         "200":
           description: ok
@@ -597,6 +1051,8 @@ paths:
   /report:
     get:
       operationId: getReport
+      summary: Get the report.
+      tags: [things]
       responses:
         "200":
           description: csv
@@ -620,18 +1076,18 @@ components:
       type: object
       properties:
         id: {type: string, format: int64, nullable: true, description: ID, example: "1"}
-        tags: {type: array, items: {$ref: "#/components/schemas/Tag"}}
+        tags: {type: array, items: {$ref: "#/components/schemas/Tag"}, description: Tags.}
     Tag:
       description: A tag.
       type: object
       properties:
-        name: {type: string}
+        name: {type: string, description: Name.}
     Error:
       description: An error.
       type: object
       additionalProperties: false
       properties:
-        message: {type: string}
+        message: {type: string, description: Message.}
 "##;
 
     #[test]
@@ -738,5 +1194,105 @@ components:
     fn every_rule_is_listed_once() {
         let ids: BTreeSet<_> = RULES.iter().map(|r| r.id).collect();
         assert_eq!(ids.len(), RULES.len());
+    }
+
+    #[test]
+    fn review_rules_on_operations() {
+        let spec = CLEAN
+            .replace("additionalProperties: false", "")
+            .replace("operationId: getReport", "operationId: get_report")
+            .replace("      summary: Get the report.\n", "")
+            .replace("      tags: [things]\n      responses:\n        \"200\":\n          description: csv", "      tags: [thing]\n      responses:\n        \"200\":\n          description: csv")
+            .replace(
+                "        default:\n          description: e\n          content:\n            application/json:\n              schema: {$ref: \"#/components/schemas/Error\"}\n",
+                "",
+            );
+        let found = findings(&spec);
+        let rules: Vec<&str> = found
+            .iter()
+            .map(|f| f.split(": ").nth(1).unwrap())
+            .collect();
+        assert_eq!(
+            rules,
+            vec![
+                "operation-id-style",
+                "operation-summary",
+                "operation-tag",
+                "operation-error-response"
+            ],
+            "{found:#?}"
+        );
+        assert!(
+            found[2].contains("tag \"thing\" of GET /report is not declared"),
+            "{found:#?}"
+        );
+        let untagged = CLEAN.replace("additionalProperties: false", "").replace(
+            "      tags: [things]\n      parameters:",
+            "      parameters:",
+        );
+        assert_eq!(ids(&untagged), vec!["operation-tag"]);
+    }
+
+    #[test]
+    fn lower_camel_case() {
+        assert!(is_lower_camel_case("conversionGet"));
+        assert!(is_lower_camel_case("login"));
+        for bad in [
+            "ConversionGet",
+            "conversion_get",
+            "conversion-get",
+            "",
+            "1op",
+        ] {
+            assert!(!is_lower_camel_case(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn review_rules_on_parameters_properties_and_enums() {
+        let spec = CLEAN
+            .replace("additionalProperties: false", "")
+            .replace(" description: The ID.,", "")
+            .replace("{type: string, description: Name.}", "{type: string, enum: [a, b], description: Name.}")
+            .replace("        message: {type: string, description: Message.}", "        message: {enum: [a, b]}\n        code: {$ref: \"#/components/schemas/Tag\"}\n        wrapped: {nullable: true, allOf: [{$ref: \"#/components/schemas/Tag\"}]}");
+        let found = findings(&spec);
+        let short: Vec<String> = found
+            .iter()
+            .map(|f| f.split(" (").next().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            short,
+            vec![
+                "specs/t.yaml:#/paths/~1things~1{id}/get/parameters/0: parameter-description: path parameter \"id\" has no description",
+                "specs/t.yaml:#/components/schemas/Error/properties/message: property-description: property \"message\" has no description",
+                "specs/t.yaml:#/components/schemas/Error/properties/message: enum-typed: enum without a type",
+            ],
+            "{found:#?}"
+        );
+    }
+
+    #[test]
+    fn unused_components() {
+        let spec = CLEAN.replace("additionalProperties: false", "").replace(
+            "components:\n  schemas:\n",
+            "components:\n  parameters:\n    unusedParam: {name: x, in: query, description: X., schema: {$ref: \"#/components/schemas/OnlyFromUnused\"}}\n  securitySchemes:\n    key: {type: apiKey, in: header, name: X-Key}\n  schemas:\n    OnlyFromUnused: {type: string, description: Only used by an unused component.}\n    Orphan: {type: string, description: Nobody uses it.}\n",
+        );
+        let found = findings(&spec);
+        let short: Vec<String> = found
+            .iter()
+            .map(|f| f.split(" (").next().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            short,
+            vec![
+                "specs/t.yaml:#/components/schemas/OnlyFromUnused: component-unused: schemas component \"OnlyFromUnused\" is never referenced",
+                "specs/t.yaml:#/components/schemas/Orphan: component-unused: schemas component \"Orphan\" is never referenced",
+                "specs/t.yaml:#/components/parameters/unusedParam: component-unused: parameters component \"unusedParam\" is never referenced",
+                "specs/t.yaml:#/components/securitySchemes/key: component-unused: securitySchemes component \"key\" is never referenced",
+            ],
+            "{found:#?}"
+        );
+        let used = spec.replace("paths:\n", "security: [{key: []}]\npaths:\n");
+        assert_eq!(ids(&used).len(), 3, "{:#?}", findings(&used));
     }
 }

@@ -25,6 +25,11 @@ enum Command {
     Generate(xtask::generate::Args),
     /// Fail if a generated file is stale or a spec breaks a lint rule.
     Check(xtask::check::Args),
+    /// List spec changes against a git revision: breaking for clients, for
+    /// servers, or compatible, and what they do to the generated Rust API.
+    Diff(xtask::diff::Args),
+    /// Benchmark the facade against plain baselines on the fakes (release build).
+    Bench(xtask::bench::Args),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +40,8 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Generate(args) => xtask::generate::run(&ws, args),
         Command::Check(args) => xtask::check::run(&ws, args),
+        Command::Diff(args) => xtask::diff::run(&ws, args),
+        Command::Bench(args) => xtask::bench::run(&ws, args),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");

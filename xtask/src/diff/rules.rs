@@ -1,0 +1,428 @@
+//! The classification table of `cargo xtask diff`: every kind of change the
+//! comparer reports, with the class it gets in a request and in a response.
+//!
+//! # How a change is classed
+//!
+//! A change is judged by who it can break when only one side upgrades:
+//!
+//! * **breaking for clients**: a client (or code using the generated crate)
+//!   written against the base stops working against the new spec: a request
+//!   it sends becomes invalid, a response it receives is no longer what it
+//!   expects, or the generated Rust item it calls disappears or is renamed.
+//! * **breaking for servers**: a server implemented from the base no longer
+//!   conforms to the new spec: it rejects a request the new spec allows
+//!   (widened request), or sends a response the new spec forbids or omits
+//!   something the new spec requires (narrowed response). For this project the
+//!   "server" is the real service (which the spec must describe truthfully)
+//!   and `fake-services`, which must be updated with the spec.
+//! * **compatible**: neither; additions nobody is obliged to use (a new
+//!   operation, an optional parameter or property) and deprecations.
+//!
+//! Direction matters. Data flows client → server in a *request* (parameters,
+//! request bodies) and server → client in a *response*, so the same schema
+//! edit swaps its class with the direction:
+//!
+//! | edit | in a request | in a response |
+//! |---|---|---|
+//! | narrowed (enum value removed, tighter bound, format added, now required, nullable removed) | breaking for clients | breaking for servers |
+//! | widened (enum value added, looser bound, format removed, now optional, nullable added) | breaking for servers | breaking for clients |
+//!
+//! A component schema used in both directions gets both classes (e.g. an enum
+//! value removed from `InvitationType`, which is in the request and the
+//! response, is breaking for clients *and* servers).
+//!
+//! Two deliberate exceptions to "widened request = breaking for servers":
+//! a new *optional* parameter or property is compatible (a server built on the
+//! base ignores it, and no client must send it), unless the object is closed
+//! (`additionalProperties: false`), where the old server rejects it.
+//!
+//! Renames that keep the wire format (operationId, a path parameter's name, a
+//! component schema's name, `$ref` ↔ inline) are breaking for clients because
+//! the generated Rust method, setter or type is named after them.
+//!
+//! # Where it lives
+//!
+//! [`RULES`] is the single table; [`Rule::class`] is the only place a class is
+//! decided. Each rule has a fixture case in the tests of `compare.rs` (a test
+//! fails if a rule has none).
+
+use std::fmt;
+
+/// Which way the data flows where a change was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Direction {
+    /// Client → server: parameters and request bodies.
+    Request,
+    /// Server → client: response bodies.
+    Response,
+}
+
+impl fmt::Display for Direction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Direction::Request => "request",
+            Direction::Response => "response",
+        })
+    }
+}
+
+/// Who a change breaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Class {
+    /// Breaks nobody.
+    Compatible,
+    /// Breaks existing clients (and code using the generated crates).
+    Clients,
+    /// Breaks servers implemented from the base spec.
+    Servers,
+    /// Breaks both.
+    ClientsAndServers,
+}
+
+impl Class {
+    /// Stable identifier, used in JSON output.
+    pub fn id(self) -> &'static str {
+        match self {
+            Class::Compatible => "compatible",
+            Class::Clients => "breaking-clients",
+            Class::Servers => "breaking-servers",
+            Class::ClientsAndServers => "breaking-clients-and-servers",
+        }
+    }
+
+    /// Human-readable label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Class::Compatible => "compatible",
+            Class::Clients => "breaking for clients",
+            Class::Servers => "breaking for servers",
+            Class::ClientsAndServers => "breaking for clients and servers",
+        }
+    }
+
+    /// Whether the change breaks anyone.
+    pub fn is_breaking(self) -> bool {
+        self != Class::Compatible
+    }
+
+    /// The class of a change that is both `self` and `other` (e.g. one found
+    /// in a request and in a response).
+    pub fn union(self, other: Class) -> Class {
+        use Class::*;
+        match (self, other) {
+            (Compatible, x) | (x, Compatible) => x,
+            (Clients, Clients) => Clients,
+            (Servers, Servers) => Servers,
+            _ => ClientsAndServers,
+        }
+    }
+}
+
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// How a rule's class depends on the direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Classes {
+    /// The same class wherever the change is found (operation-level and
+    /// naming changes).
+    Always(Class),
+    /// One class in a request, another in a response.
+    ByDirection {
+        /// Class when found in a parameter or request body.
+        request: Class,
+        /// Class when found in a response body.
+        response: Class,
+    },
+}
+
+/// The class pair of a narrowing edit (fewer values accepted).
+const NARROWED: Classes = Classes::ByDirection {
+    request: Class::Clients,
+    response: Class::Servers,
+};
+/// The class pair of a widening edit (more values accepted).
+const WIDENED: Classes = Classes::ByDirection {
+    request: Class::Servers,
+    response: Class::Clients,
+};
+/// Breaks whoever is on the other side, in either direction.
+const BOTH: Classes = Classes::Always(Class::ClientsAndServers);
+
+/// One kind of change: a stable id, its classes and why.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// Stable identifier (the `kind` of a change in JSON output).
+    pub id: &'static str,
+    /// The class, depending on the direction.
+    pub classes: Classes,
+    /// Why it is classed so, in one line.
+    pub why: &'static str,
+}
+
+impl Rule {
+    /// The class of this kind of change found in `direction` (`None` for an
+    /// operation-level change; a directional rule then counts as both).
+    pub fn class(&self, direction: Option<Direction>) -> Class {
+        match (self.classes, direction) {
+            (Classes::Always(class), _) => class,
+            (Classes::ByDirection { request, .. }, Some(Direction::Request)) => request,
+            (Classes::ByDirection { response, .. }, Some(Direction::Response)) => response,
+            (Classes::ByDirection { request, response }, None) => request.union(response),
+        }
+    }
+}
+
+macro_rules! rules {
+    ($($(#[$doc:meta])* $name:ident = $id:literal, $classes:expr, $why:literal;)*) => {
+        $(
+            $(#[$doc])*
+            pub const $name: Rule = Rule { id: $id, classes: $classes, why: $why };
+        )*
+        /// Every rule, in reporting order.
+        pub const RULES: &[&Rule] = &[$(&$name),*];
+    };
+}
+
+use Class::{Clients, Compatible, Servers};
+use Classes::Always;
+
+rules! {
+    // ------------------------------------------------------------ operations
+    /// An operation disappeared.
+    OPERATION_REMOVED = "operation-removed", Always(Clients),
+        "callers get an error status and the generated method is gone";
+    /// A new operation.
+    OPERATION_ADDED = "operation-added", Always(Compatible),
+        "nobody has to call it";
+    /// Same method and path, different operationId.
+    OPERATION_ID_CHANGED = "operation-id-changed", Always(Clients),
+        "the generated method and builder are named after the operationId";
+    /// Same operationId, different method or path.
+    OPERATION_ROUTE_CHANGED = "operation-route-changed", BOTH,
+        "old clients call the old route, old servers do not serve the new one";
+    /// An operation, parameter, property or schema became deprecated.
+    DEPRECATED = "deprecated", Always(Compatible),
+        "a warning: it still works";
+    /// A deprecation was withdrawn.
+    UNDEPRECATED = "undeprecated", Always(Compatible),
+        "nothing stops working";
+    /// More or stronger credentials required (a requirement or scope added,
+    /// an alternative removed).
+    SECURITY_TIGHTENED = "security-tightened", Always(Clients),
+        "old clients do not send the newly required credentials or scopes";
+    /// Fewer credentials required (a requirement or scope removed, an
+    /// alternative added).
+    SECURITY_RELAXED = "security-relaxed", Always(Servers),
+        "a server built on the base still demands what the new spec says is optional";
+    /// A security scheme's definition (type, location, flows, scopes) changed.
+    SECURITY_SCHEME_CHANGED = "security-scheme-changed", BOTH,
+        "credentials are sent or checked differently";
+
+    // ------------------------------------------------------------ parameters
+    /// A new optional parameter.
+    PARAMETER_ADDED = "parameter-added", Always(Compatible),
+        "old clients do not send it; old servers ignore it";
+    /// A new required parameter.
+    PARAMETER_ADDED_REQUIRED = "parameter-added-required", Always(Clients),
+        "old clients do not send it";
+    /// A parameter disappeared (or moved between query, header and path).
+    PARAMETER_REMOVED = "parameter-removed", Always(Clients),
+        "its generated setter is gone and servers may reject it";
+    /// A path parameter kept its position but changed its name.
+    PARAMETER_RENAMED = "parameter-renamed", Always(Clients),
+        "the wire is unchanged but the generated setter is renamed";
+    /// An optional parameter became required.
+    PARAMETER_BECAME_REQUIRED = "parameter-became-required", Always(Clients),
+        "old clients may omit it";
+    /// A required parameter became optional.
+    PARAMETER_BECAME_OPTIONAL = "parameter-became-optional", Always(Servers),
+        "a server built on the base rejects requests without it";
+
+    // --------------------------------------------------------- request bodies
+    /// A new optional request body.
+    REQUEST_BODY_ADDED = "request-body-added", Always(Compatible),
+        "old clients do not send it";
+    /// A new required request body.
+    REQUEST_BODY_ADDED_REQUIRED = "request-body-added-required", Always(Clients),
+        "old clients do not send it";
+    /// The request body disappeared.
+    REQUEST_BODY_REMOVED = "request-body-removed", Always(Clients),
+        "old clients send a body the server no longer takes; the generated setter is gone";
+    /// The request body became required.
+    REQUEST_BODY_BECAME_REQUIRED = "request-body-became-required", Always(Clients),
+        "old clients may omit it";
+    /// The request body became optional.
+    REQUEST_BODY_BECAME_OPTIONAL = "request-body-became-optional", Always(Servers),
+        "a server built on the base rejects requests without it";
+
+    // -------------------------------------------------------------- responses
+    /// A response status not covered before (not even by a range or default).
+    RESPONSE_ADDED = "response-added", Always(Clients),
+        "old clients do not expect the status (progenitor: Error::UnexpectedResponse)";
+    /// A response status no longer described.
+    RESPONSE_REMOVED = "response-removed", Always(Servers),
+        "a server built on the base still sends it";
+    /// A response that had no body now has one.
+    RESPONSE_BODY_ADDED = "response-body-added", Always(Compatible),
+        "old clients ignore the body";
+    /// A response lost its body.
+    RESPONSE_BODY_REMOVED = "response-body-removed", Always(Clients),
+        "old clients expect a body";
+    /// A media type (content type) added to a request or response.
+    MEDIA_TYPE_ADDED = "media-type-added", WIDENED,
+        "request: old servers do not accept it; response: old clients cannot read it";
+    /// A media type removed from a request or response.
+    MEDIA_TYPE_REMOVED = "media-type-removed", NARROWED,
+        "request: old clients still send it; response: old servers still send it";
+
+    // ------------------------------------------------------- schemas: objects
+    /// A new optional property of an open object.
+    PROPERTY_ADDED = "property-added", Always(Compatible),
+        "request: nobody has to send it; response: clients ignore unknown fields";
+    /// A new optional property of a closed object (`additionalProperties: false`).
+    PROPERTY_ADDED_TO_CLOSED = "property-added-to-closed-object", WIDENED,
+        "request: a server built on the base rejects unknown properties; response: old clients deny unknown fields";
+    /// A new required property.
+    PROPERTY_ADDED_REQUIRED = "property-added-required", NARROWED,
+        "request: old clients do not send it; response: old servers do not send it";
+    /// A property disappeared.
+    PROPERTY_REMOVED = "property-removed", Always(Clients),
+        "response: clients lose the field; request: the generated field is gone and closed objects reject it";
+    /// An optional property became required.
+    PROPERTY_BECAME_REQUIRED = "property-became-required", NARROWED,
+        "request: old clients may omit it; response: old servers may omit it";
+    /// A required property became optional.
+    PROPERTY_BECAME_OPTIONAL = "property-became-optional", WIDENED,
+        "request: old servers expect it; response: old clients expect it";
+    /// An open object became closed (`additionalProperties: false`) or lost its
+    /// map values schema.
+    OBJECT_CLOSED = "object-closed", NARROWED,
+        "request: extra properties old clients send are rejected; response: old servers may send extras";
+    /// A closed object became open.
+    OBJECT_OPENED = "object-opened", WIDENED,
+        "request: old servers reject extras; response: old clients deny unknown fields";
+
+    // ------------------------------------------------------- schemas: values
+    /// The JSON type (or composition kind) changed.
+    TYPE_CHANGED = "type-changed", BOTH,
+        "values of the old type are invalid under the new one and vice versa";
+    /// A `format` added, or changed to a narrower one (int64 → int32).
+    FORMAT_NARROWED = "format-narrowed", NARROWED,
+        "fewer values are valid";
+    /// A `format` removed, or changed to a wider one (int32 → int64).
+    FORMAT_WIDENED = "format-widened", WIDENED,
+        "more values are valid";
+    /// A `format` changed to an unrelated one.
+    FORMAT_CHANGED = "format-changed", BOTH,
+        "the value sets are unrelated";
+    /// Enum values removed (or an enum introduced).
+    ENUM_NARROWED = "enum-narrowed", NARROWED,
+        "request: old clients may send a removed value; response: old servers may send it";
+    /// Enum values added (or the enum dropped).
+    ENUM_WIDENED = "enum-widened", WIDENED,
+        "request: old servers reject the new value; response: old clients do not know it";
+    /// A bound tightened: minimum/maximum, lengths, item and property counts,
+    /// uniqueItems, a pattern or multipleOf added.
+    BOUND_NARROWED = "bound-narrowed", NARROWED,
+        "fewer values are valid";
+    /// A bound loosened or removed.
+    BOUND_WIDENED = "bound-widened", WIDENED,
+        "more values are valid";
+    /// A pattern, multipleOf, `not` or discriminator changed incomparably.
+    CONSTRAINT_CHANGED = "constraint-changed", BOTH,
+        "neither value set contains the other";
+    /// `null` no longer allowed.
+    NULLABLE_REMOVED = "nullable-removed", NARROWED,
+        "request: old clients may send null; response: old servers may send null";
+    /// `null` now allowed.
+    NULLABLE_ADDED = "nullable-added", WIDENED,
+        "request: old servers reject null; response: old clients do not expect null";
+    /// A oneOf/anyOf member removed or an allOf member added.
+    COMPOSITION_NARROWED = "composition-narrowed", NARROWED,
+        "fewer values are valid";
+    /// A oneOf/anyOf member added or an allOf member removed.
+    COMPOSITION_WIDENED = "composition-widened", WIDENED,
+        "more values are valid";
+    /// A `default` added, removed or changed.
+    DEFAULT_CHANGED = "default-changed", Always(Clients),
+        "an omitted value now means something else";
+    /// A `$ref` now points at another component, or moved between a `$ref`
+    /// and an inline schema.
+    SCHEMA_REPLACED = "schema-replaced", Always(Clients),
+        "the generated Rust type of this value is renamed";
+
+    // ------------------------------------------------------------ components
+    /// A new component schema.
+    SCHEMA_ADDED = "schema-added", Always(Compatible),
+        "a new generated type";
+    /// A component schema disappeared.
+    SCHEMA_REMOVED = "schema-removed", Always(Clients),
+        "its generated type is gone";
+    /// A component schema was renamed without changing its shape.
+    SCHEMA_RENAMED = "schema-renamed", Always(Clients),
+        "the wire is unchanged but the generated type is renamed";
+}
+
+/// Look a rule up by id.
+pub fn find(id: &str) -> Option<&'static Rule> {
+    RULES.iter().copied().find(|r| r.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn ids_are_unique_and_kebab_case() {
+        let ids: BTreeSet<_> = RULES.iter().map(|r| r.id).collect();
+        assert_eq!(ids.len(), RULES.len());
+        for id in ids {
+            assert!(
+                id.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
+                "{id}"
+            );
+        }
+    }
+
+    #[test]
+    fn direction_swaps_narrowing_and_widening() {
+        assert_eq!(
+            ENUM_NARROWED.class(Some(Direction::Request)),
+            Class::Clients
+        );
+        assert_eq!(
+            ENUM_NARROWED.class(Some(Direction::Response)),
+            Class::Servers
+        );
+        assert_eq!(ENUM_WIDENED.class(Some(Direction::Request)), Class::Servers);
+        assert_eq!(
+            ENUM_WIDENED.class(Some(Direction::Response)),
+            Class::Clients
+        );
+        assert_eq!(
+            PROPERTY_BECAME_OPTIONAL.class(Some(Direction::Response)),
+            Class::Clients
+        );
+        assert_eq!(ENUM_NARROWED.class(None), Class::ClientsAndServers);
+        assert_eq!(
+            OPERATION_REMOVED.class(Some(Direction::Response)),
+            Class::Clients
+        );
+    }
+
+    #[test]
+    fn class_union() {
+        use Class::*;
+        assert_eq!(Compatible.union(Servers), Servers);
+        assert_eq!(Clients.union(Clients), Clients);
+        assert_eq!(Clients.union(Servers), ClientsAndServers);
+        assert_eq!(ClientsAndServers.union(Compatible), ClientsAndServers);
+        assert!(!Compatible.is_breaking());
+        assert!(Servers.is_breaking());
+    }
+}
