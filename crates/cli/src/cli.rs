@@ -1,0 +1,499 @@
+//! The command line: every command, flag and environment variable.
+
+use std::path::PathBuf;
+
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+
+const ABOUT: &str = "Command-line tool for the search ads and video session services.";
+
+const LONG_ABOUT: &str = "Command-line tool for the search ads and video session services.
+
+New here? `apictl tour` shows everything working against local fakes, without any account.
+`apictl sandbox` runs the same fakes in the foreground for trying the other commands.";
+
+const AFTER_HELP: &str =
+    "Settings come from, in this order: flags, environment variables, the config file
+($XDG_CONFIG_HOME/apictl/config.toml or ~/.config/apictl/config.toml, or --config).
+State (the video session token and the login lockout count, both mode 0600) lives in
+$XDG_STATE_HOME/apictl or ~/.local/state/apictl, or --state-dir.
+
+Exit status: 0 success; 1 error (one `error:` line and a `hint:` line on stderr);
+2 `ads conversions upload` finished but rejected some rows.";
+
+/// `apictl`: the command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "apictl",
+    version,
+    about = ABOUT,
+    long_about = LONG_ABOUT,
+    after_help = AFTER_HELP,
+    propagate_version = true,
+    disable_help_subcommand = true
+)]
+pub struct Cli {
+    /// Options every command takes.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command takes.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Global options")]
+pub struct GlobalArgs {
+    /// Config file (TOML) [default: $XDG_CONFIG_HOME/apictl/config.toml]
+    #[arg(
+        long,
+        global = true,
+        env = "APICTL_CONFIG",
+        hide_env_values = true,
+        value_name = "PATH"
+    )]
+    pub config: Option<PathBuf>,
+
+    /// Directory of the session token and lockout state [default: $XDG_STATE_HOME/apictl]
+    #[arg(
+        long,
+        global = true,
+        env = "APICTL_STATE_DIR",
+        hide_env_values = true,
+        value_name = "DIR"
+    )]
+    pub state_dir: Option<PathBuf>,
+
+    /// Print machine-readable JSON on stdout instead of text
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Log requests to stderr (-v info, -vv debug, -vvv trace); secrets are never logged
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+/// The top-level commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Walk through every feature against local fakes (no account needed)
+    #[command(
+        long_about = "Walk through every feature against local fakes (no account needed).\n\nStarts both fakes in this process and runs, with short explanations: login, the lockout\nguard refusing a risky attempt, invitations over SMS, WhatsApp and e-mail, streaming\nconversions, uploading a sample CSV with a per-row report, availability, saved columns\nand the ID-mapping download. Nothing outside a temporary directory is touched.\n\nExits 0 when every step worked, 1 naming the step that failed."
+    )]
+    Tour,
+
+    /// Run both fakes in the foreground and print their connection settings
+    #[command(
+        long_about = "Run both fakes in the foreground and print their connection settings.\n\nThe first lines on stdout are NAME='value' assignments for sh. Load them in another\nshell to point apictl (or an application) at the fakes:\n\n    apictl sandbox > sandbox.env &\n    set -a; . ./sandbox.env; set +a\n\nServes until Ctrl-C."
+    )]
+    Sandbox(SandboxArgs),
+
+    /// Video session service: log in, send invitations
+    #[command(subcommand)]
+    Video(VideoCommand),
+
+    /// Search Ads 360 (legacy API v2): conversions, availability, ID mapping, saved columns
+    Ads(AdsArgs),
+}
+
+/// `apictl sandbox`.
+#[derive(Debug, Args)]
+pub struct SandboxArgs {
+    /// Port of the search ads fake on 127.0.0.1 (0 picks a free one)
+    #[arg(long, default_value_t = 0, value_name = "PORT")]
+    pub search_ads_port: u16,
+
+    /// Port of the video session fake on 127.0.0.1 (0 picks a free one)
+    #[arg(long, default_value_t = 0, value_name = "PORT")]
+    pub video_port: u16,
+
+    /// Seed of the generated data and demo credentials
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+}
+
+/// `apictl video ...`.
+#[derive(Debug, Subcommand)]
+pub enum VideoCommand {
+    /// Log in and keep the session token for `video invite`
+    #[command(
+        long_about = "Log in and keep the session token for `video invite`.\n\nThe password comes from VIDEO_PASSWORD or, on a terminal, from a prompt that does not\necho; never from a flag. The token is kept in a file only you can read (0600) in the\nstate directory and is never printed.\n\nThe service blocks an account for 10 minutes after more than 5 failed logins in 10\nminutes. apictl counts failed logins per account in the state directory, across runs,\nand refuses to send a login whose failure could start a block, saying when it is safe\nto try again."
+    )]
+    Login(VideoLoginArgs),
+
+    /// Send a session invitation by SMS, WhatsApp or e-mail
+    #[command(
+        long_about = "Send a session invitation by SMS, WhatsApp or e-mail.\n\nUses the session of `apictl video login`. Exactly one of --sms, --whatsapp or --email.\nThe call-experience flags become the invitation's query string (for example\n?m=1&c=2&o=1&s=4); flags left out take the service's defaults."
+    )]
+    Invite(VideoInviteArgs),
+}
+
+/// Where the video session service is.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Connection")]
+pub struct VideoServiceArgs {
+    /// Base URL of the video session service
+    #[arg(
+        long = "url",
+        env = "VIDEO_SESSION_URL",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub url: Option<String>,
+}
+
+/// `apictl video login`.
+#[derive(Debug, Args)]
+pub struct VideoLoginArgs {
+    /// Service.
+    #[command(flatten)]
+    pub service: VideoServiceArgs,
+
+    /// The domain's secret key (prefer the environment or the config file)
+    #[arg(
+        long,
+        env = "VIDEO_SECRET_KEY",
+        hide_env_values = true,
+        value_name = "KEY"
+    )]
+    pub secret_key: Option<String>,
+
+    /// The user name
+    #[arg(long, env = "VIDEO_USER", hide_env_values = true, value_name = "NAME")]
+    pub user: Option<String>,
+}
+
+/// Microphone at connect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MicArg {
+    /// m=0
+    Off,
+    /// m=1
+    On,
+}
+
+/// Camera at connect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CameraArg {
+    /// c=0
+    Off,
+    /// c=1
+    Back,
+    /// c=2
+    Front,
+}
+
+/// Default platform support.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PlatformArg {
+    /// s=1
+    BrowserFirst,
+    /// s=2
+    AppOnly,
+    /// s=3
+    BrowserOnly,
+    /// s=4
+    AskUser,
+}
+
+/// `apictl video invite`.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("channel").required(true).args(["sms", "whatsapp", "email"])))]
+pub struct VideoInviteArgs {
+    /// The session to invite to
+    #[arg(
+        long,
+        env = "VIDEO_SESSION_ID",
+        hide_env_values = true,
+        value_name = "ID"
+    )]
+    pub session: Option<String>,
+
+    /// Send by SMS to this mobile number (6 to 15 digits, optionally after +)
+    #[arg(long, value_name = "NUMBER")]
+    pub sms: Option<String>,
+
+    /// Send by WhatsApp to this mobile number (the text is fixed by the service)
+    #[arg(long, value_name = "NUMBER")]
+    pub whatsapp: Option<String>,
+
+    /// Send by e-mail to this address
+    #[arg(long, value_name = "ADDRESS")]
+    pub email: Option<String>,
+
+    /// Country of the mobile number, two letters (US, UK, IN, ...); SMS and WhatsApp only
+    #[arg(
+        long,
+        value_name = "CC",
+        conflicts_with = "email",
+        required_unless_present = "email"
+    )]
+    pub country: Option<String>,
+
+    /// Text of the invitation, at most 100 characters (SMS and e-mail only)
+    #[arg(long, value_name = "TEXT", conflicts_with = "whatsapp")]
+    pub message: Option<String>,
+
+    /// Microphone when the guest connects (m)
+    #[arg(long, value_enum, value_name = "STATE")]
+    pub mic: Option<MicArg>,
+
+    /// Camera when the guest connects (c)
+    #[arg(long, value_enum, value_name = "CAMERA")]
+    pub camera: Option<CameraArg>,
+
+    /// Join as a silent observer instead of a guest (o=1)
+    #[arg(long)]
+    pub observer: bool,
+
+    /// Default platform support (s)
+    #[arg(long, value_enum, value_name = "OPTION")]
+    pub platform: Option<PlatformArg>,
+
+    /// Service (default: the one of the saved session).
+    #[command(flatten)]
+    pub service: VideoServiceArgs,
+}
+
+/// `apictl ads ...`: connection and account options, then the command.
+#[derive(Debug, Args)]
+pub struct AdsArgs {
+    /// Connection and account.
+    #[command(flatten)]
+    pub conn: AdsConnArgs,
+    /// The command.
+    #[command(subcommand)]
+    pub command: AdsCommand,
+}
+
+/// Where the search ads API is, how to authenticate, and which account.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Connection and account")]
+pub struct AdsConnArgs {
+    /// Base URL of the API, up to /doubleclicksearch/v2 [default: Google's]
+    #[arg(
+        long = "url",
+        global = true,
+        env = "SEARCH_ADS_URL",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub url: Option<String>,
+
+    /// OAuth bearer token (prefer the environment or the config file)
+    #[arg(
+        long,
+        global = true,
+        env = "SEARCH_ADS_TOKEN",
+        hide_env_values = true,
+        value_name = "TOKEN"
+    )]
+    pub token: Option<String>,
+
+    /// Service-account JSON key file, instead of a token
+    #[arg(
+        long,
+        global = true,
+        env = "SEARCH_ADS_KEY_FILE",
+        hide_env_values = true,
+        value_name = "PATH"
+    )]
+    pub key_file: Option<PathBuf>,
+
+    /// Agency id
+    #[arg(
+        long,
+        global = true,
+        env = "SEARCH_ADS_AGENCY_ID",
+        hide_env_values = true,
+        value_name = "ID"
+    )]
+    pub agency_id: Option<String>,
+
+    /// Advertiser id
+    #[arg(
+        long,
+        global = true,
+        env = "SEARCH_ADS_ADVERTISER_ID",
+        hide_env_values = true,
+        value_name = "ID"
+    )]
+    pub advertiser_id: Option<String>,
+
+    /// Engine account id
+    #[arg(
+        long,
+        global = true,
+        env = "SEARCH_ADS_ENGINE_ACCOUNT_ID",
+        hide_env_values = true,
+        value_name = "ID"
+    )]
+    pub engine_account_id: Option<String>,
+
+    /// Customer id of the new Search Ads 360 experience
+    #[arg(
+        long,
+        global = true,
+        env = "SEARCH_ADS_CUSTOMER_ID",
+        hide_env_values = true,
+        value_name = "ID"
+    )]
+    pub customer_id: Option<String>,
+}
+
+/// `apictl ads <command>`.
+#[derive(Debug, Subcommand)]
+pub enum AdsCommand {
+    /// Read and write conversions
+    #[command(subcommand)]
+    Conversions(ConversionsCommand),
+
+    /// Mark Floodlight activities as uploaded up to a time
+    #[command(
+        long_about = "Mark Floodlight activities as uploaded up to a time (conversion.updateAvailability).\n\nOne availability per --segmentation-id or --segmentation-name, all for the agency and\nadvertiser of --agency-id and --advertiser-id."
+    )]
+    Availability(AvailabilityArgs),
+
+    /// Download the legacy-to-new ID-mapping CSV of an advertiser
+    #[command(name = "id-mapping")]
+    IdMapping(IdMappingArgs),
+
+    /// List the saved columns of an advertiser
+    #[command(name = "saved-columns")]
+    SavedColumns,
+}
+
+/// `apictl ads conversions ...`.
+#[derive(Debug, Subcommand)]
+pub enum ConversionsCommand {
+    /// Stream the conversions of a date range as JSON lines or CSV
+    #[command(
+        long_about = "Stream the conversions of a date range as JSON lines or CSV.\n\nReads the conversions of the engine account (--agency-id, --advertiser-id,\n--engine-account-id), or, when those are not all set, of --customer-id. Rows use the\nConversion JSON field names; the output can be uploaded again.\n\nGoogle deprecated conversion.get and conversion.getByCustomerId (removal scheduled for\nQ3 2025); the replacement is a report on the `conversion` resource of the new Search\nAds 360 Reporting API."
+    )]
+    List(ListArgs),
+
+    /// Insert (or update) conversions from a CSV or JSON-lines file
+    #[command(
+        long_about = "Insert (or update) conversions from a CSV or JSON-lines file.\n\nCSV: a header of Conversion JSON field names (conversionId, conversionTimestamp,\nsegmentationType, segmentationId, agencyId, advertiserId, engineAccountId, type,\nrevenueMicros, currencyCode, ...). JSON lines: one Conversion JSON object per line.\nTimestamps are epoch milliseconds or RFC 3339; customDimension and customMetric cells\nof a CSV hold JSON arrays.\n\nRows that cannot be read, lack a required field or repeat a conversionId are rejected\nlocally and never sent. The rest go out in batches. Every rejected row is written with\nits line, conversionId, code and reason to the report file.\n\nExit status: 0 every row stored; 2 some rows rejected (the others stored); 1 error\n(including rows without a definite answer, which are safe to send again)."
+    )]
+    Upload(UploadArgs),
+}
+
+/// Output format of `conversions list`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    /// One JSON object per line
+    Jsonl,
+    /// A header line and one row per conversion
+    Csv,
+}
+
+/// `apictl ads conversions list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// First day, YYYY-MM-DD
+    #[arg(long, value_name = "DATE")]
+    pub from: String,
+
+    /// Last day, YYYY-MM-DD (included)
+    #[arg(long, value_name = "DATE")]
+    pub to: String,
+
+    /// Only this campaign
+    #[arg(long, value_name = "ID")]
+    pub campaign_id: Option<String>,
+
+    /// Only this ad group
+    #[arg(long, value_name = "ID")]
+    pub ad_group_id: Option<String>,
+
+    /// Only this ad
+    #[arg(long, value_name = "ID")]
+    pub ad_id: Option<String>,
+
+    /// Only this criterion (keyword)
+    #[arg(long, value_name = "ID")]
+    pub criterion_id: Option<String>,
+
+    /// Output format
+    #[arg(long, value_enum, default_value_t = ListFormat::Jsonl)]
+    pub format: ListFormat,
+
+    /// Write to this file instead of stdout
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Conversions per request (1 to 1000)
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub page_size: u32,
+
+    /// Requests in flight at once (1 to 32)
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub prefetch: usize,
+}
+
+/// Input format of `conversions upload`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    /// Comma-separated values with a header line
+    Csv,
+    /// One JSON object per line
+    Jsonl,
+}
+
+/// `apictl ads conversions upload`.
+#[derive(Debug, Args)]
+pub struct UploadArgs {
+    /// The file: CSV, or JSON lines (.jsonl, .ndjson)
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Input format [default: from the file name, else from the first character]
+    #[arg(long, value_enum)]
+    pub format: Option<InputFormat>,
+
+    /// Update existing conversions (by conversionId and conversionTimestamp) instead of inserting
+    #[arg(long)]
+    pub update: bool,
+
+    /// Conversions per request (1 to 1000)
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub batch_size: usize,
+
+    /// Requests in flight at once (1 to 64)
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub concurrency: usize,
+
+    /// Validate the file only; send nothing
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Where to write the rejected rows [default: FILE.rejected.csv]
+    #[arg(long, value_name = "PATH")]
+    pub rejected: Option<PathBuf>,
+}
+
+/// `apictl ads availability`.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("activity").required(true).multiple(true).args(["segmentation_id", "segmentation_name"])))]
+pub struct AvailabilityArgs {
+    /// Floodlight activity id (repeatable)
+    #[arg(long, value_name = "ID")]
+    pub segmentation_id: Vec<String>,
+
+    /// Floodlight activity name (repeatable)
+    #[arg(long, value_name = "NAME")]
+    pub segmentation_name: Vec<String>,
+
+    /// Everything up to this time was uploaded: RFC 3339 or epoch milliseconds [default: now]
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+}
+
+/// `apictl ads id-mapping`.
+#[derive(Debug, Args)]
+pub struct IdMappingArgs {
+    /// The file to write (written as FILE.part, renamed when complete)
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+}

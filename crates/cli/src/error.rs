@@ -1,0 +1,217 @@
+//! The CLI's error: one readable line and a hint, mapped to an exit status.
+
+use std::fmt;
+use std::process::ExitCode;
+
+use facade::search_ads;
+use facade::video_session;
+
+/// Exit status of a command that failed.
+pub const EXIT_ERROR: u8 = 1;
+/// Exit status of an upload that finished with rejected rows (the others stored).
+pub const EXIT_REJECTED: u8 = 2;
+
+/// An error as the user sees it: `error: <message>` and `hint: <hint>`.
+#[derive(Debug)]
+pub struct AppError {
+    /// One line: what went wrong.
+    pub message: String,
+    /// One line: what to do about it.
+    pub hint: Option<String>,
+    /// The exit status.
+    pub exit: u8,
+}
+
+/// Result of the CLI's functions.
+pub type AppResult<T> = Result<T, AppError>;
+
+impl AppError {
+    /// An error with a message and no hint.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: one_line(&message.into()),
+            hint: None,
+            exit: EXIT_ERROR,
+        }
+    }
+
+    /// Adds (or replaces) the hint.
+    #[must_use]
+    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(one_line(&hint.into()));
+        self
+    }
+
+    /// Prefixes the message with some context (`"reading x.csv: "`).
+    #[must_use]
+    pub fn context(mut self, context: impl fmt::Display) -> Self {
+        self.message = format!("{context}: {}", self.message);
+        self
+    }
+
+    /// The exit code.
+    pub fn exit_code(&self) -> ExitCode {
+        ExitCode::from(self.exit)
+    }
+
+    /// Prints `error:` and `hint:` lines to stderr.
+    pub fn print(&self) {
+        eprintln!("error: {}", self.message);
+        if let Some(hint) = &self.hint {
+            eprintln!("hint: {hint}");
+        }
+    }
+}
+
+impl fmt::Display for AppError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Collapses line breaks so every message stays one line.
+fn one_line(text: &str) -> String {
+    if text.contains(['\n', '\r']) {
+        text.split(['\n', '\r'])
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    } else {
+        text.to_owned()
+    }
+}
+
+impl From<video_session::Error> for AppError {
+    fn from(e: video_session::Error) -> Self {
+        use video_session::Error as E;
+        let hint = match &e {
+            E::Validation(v) => format!("fix {} and run the command again", flag_of(v.field)),
+            E::LockoutRefused { .. } => {
+                "nothing was sent, so the account is not blocked; make sure of the password before trying again at that time"
+                    .to_owned()
+            }
+            E::InvalidCredentials {
+                remaining_attempts: 0,
+                ..
+            } => "check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); apictl will not send another login for this account until the oldest failure is 10 minutes old".to_owned(),
+            E::InvalidCredentials {
+                remaining_attempts, ..
+            } => format!(
+                "check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); after {remaining_attempts} more failure(s) within 10 minutes apictl stops sending logins for this account"
+            ),
+            E::AccountBlocked { .. } => {
+                "wait until the time above; apictl will not send a login for this account before then"
+                    .to_owned()
+            }
+            E::InvalidSecretKey => {
+                "check the domain secret key (--secret-key, VIDEO_SECRET_KEY or the config file)"
+                    .to_owned()
+            }
+            E::DomainInactive => "ask the domain's administrator to activate it".to_owned(),
+            E::Unauthorized => "run `apictl video login` again".to_owned(),
+            E::SessionNotFound { .. } => {
+                "check the session ID (--session, VIDEO_SESSION_ID or the config file)".to_owned()
+            }
+            E::Rejected { field: Some(f), .. } => format!("fix {f} and try again"),
+            E::Rejected { .. } => "see the message; run with -v for the request log".to_owned(),
+            E::Redirected { .. } | E::Transport(_) | E::ClientBuild(_) => {
+                "check the video session URL (--url, VIDEO_SESSION_URL or the config file) and that the service is up; `apictl sandbox` runs a local one"
+                    .to_owned()
+            }
+            E::UnexpectedResponse { .. } => {
+                "the service does not answer as documented; run with -v and report it".to_owned()
+            }
+            E::Store(_) => "check that the state directory (--state-dir, APICTL_STATE_DIR) is writable by you only".to_owned(),
+            _ => "run with -v for details".to_owned(),
+        };
+        AppError::new(e.to_string()).hint(hint)
+    }
+}
+
+/// The flag or setting behind a video wire field, for hints.
+fn flag_of(field: &str) -> String {
+    match field {
+        "EmailAddress" => "--email".to_owned(),
+        "MobileNo" => "the mobile number (--sms or --whatsapp)".to_owned(),
+        "IsoCode" => "--country".to_owned(),
+        "Message" => "--message".to_owned(),
+        "SessionId" => "the session ID (--session, VIDEO_SESSION_ID)".to_owned(),
+        "UserName" => "the user name (--user, VIDEO_USER)".to_owned(),
+        "Password" => "the password (VIDEO_PASSWORD or the prompt)".to_owned(),
+        "SecretKey" => "the secret key (--secret-key, VIDEO_SECRET_KEY)".to_owned(),
+        "QueryStringParameter" => {
+            "the call experience (--mic, --camera, --observer, --platform)".to_owned()
+        }
+        other => other.to_owned(),
+    }
+}
+
+impl From<video_session::ValidationError> for AppError {
+    fn from(e: video_session::ValidationError) -> Self {
+        video_session::Error::from(e).into()
+    }
+}
+
+impl From<search_ads::Error> for AppError {
+    fn from(e: search_ads::Error) -> Self {
+        use search_ads::Error as E;
+        let hint = match &e {
+            E::Validation { .. } => "fix the input as the message says".to_owned(),
+            E::Api { status: 401, .. } | E::Auth { .. } => {
+                "check the credentials: --token / SEARCH_ADS_TOKEN, or --key-file / SEARCH_ADS_KEY_FILE (a service-account JSON key)"
+                    .to_owned()
+            }
+            E::Api { status: 403 | 404, .. } => {
+                "check --agency-id, --advertiser-id, --engine-account-id or --customer-id (or SEARCH_ADS_AGENCY_ID, ...) and the account's permissions"
+                    .to_owned()
+            }
+            E::Api { status: 429, .. } => "wait a little and run the command again".to_owned(),
+            E::Api { .. } => "see the message; run with -v for the request log".to_owned(),
+            E::Transport { .. } | E::Timeout { .. } => {
+                "check the search ads URL (--url, SEARCH_ADS_URL or the config file) and that the service is up; `apictl sandbox` runs a local one"
+                    .to_owned()
+            }
+            E::UnexpectedResponse { .. } => {
+                "the service does not answer as documented; run with -v and report it".to_owned()
+            }
+            E::Csv { .. } | E::TruncatedDownload { .. } => "download the file again".to_owned(),
+            E::Io { .. } => "check that the directory exists and is writable".to_owned(),
+            E::Config { .. } => {
+                "check the search ads URL (--url, SEARCH_ADS_URL or the config file): https://, or http:// on 127.0.0.1"
+                    .to_owned()
+            }
+            _ => "run with -v for details".to_owned(),
+        };
+        AppError::new(e.to_string()).hint(hint)
+    }
+}
+
+impl From<facade::http::BaseUrlError> for AppError {
+    fn from(e: facade::http::BaseUrlError) -> Self {
+        AppError::new(e.to_string())
+            .hint("give an https:// URL (http:// only for 127.0.0.1 or localhost)")
+    }
+}
+
+/// Maps an I/O error on `path` to an error with a hint.
+pub fn io_error(what: &str, path: &std::path::Path, e: &std::io::Error) -> AppError {
+    let hint = match e.kind() {
+        std::io::ErrorKind::NotFound => "check the path",
+        std::io::ErrorKind::PermissionDenied => "check the file's permissions",
+        _ => "check the path and the disk",
+    };
+    AppError::new(format!("{what} {}: {e}", path.display())).hint(hint)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_stay_on_one_line() {
+        let e = AppError::new("a\nb\r\n c").hint("x\ny");
+        assert_eq!(e.message, "a b c");
+        assert_eq!(e.hint.as_deref(), Some("x y"));
+    }
+}

@@ -1,0 +1,51 @@
+//! Progress bars on stderr, drawn only when stderr is a terminal.
+
+use std::io::IsTerminal as _;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+fn target() -> ProgressDrawTarget {
+    if std::io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    }
+}
+
+fn style(template: &str) -> ProgressStyle {
+    ProgressStyle::with_template(template)
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ")
+}
+
+/// A bar counting items toward a known total.
+pub fn items(total: u64, what: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(total), target());
+    bar.set_style(style(
+        "  {msg:<12} [{bar:32}] {human_pos}/{human_len} ({elapsed}, {eta} left)",
+    ));
+    bar.set_message(what.to_owned());
+    bar.enable_steady_tick(Duration::from_millis(100));
+    bar
+}
+
+/// A counter of items with no known total.
+pub fn counter(what: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(None, target());
+    bar.set_style(style("  {spinner} {msg}: {human_pos} ({elapsed})"));
+    bar.set_message(what.to_owned());
+    bar.enable_steady_tick(Duration::from_millis(100));
+    bar
+}
+
+/// A bar of bytes; the total is set once the download announces it.
+pub fn bytes(what: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(None, target());
+    bar.set_style(style(
+        "  {msg:<12} [{bar:32}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta} left)",
+    ));
+    bar.set_message(what.to_owned());
+    bar.enable_steady_tick(Duration::from_millis(100));
+    bar
+}

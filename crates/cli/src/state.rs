@@ -1,0 +1,216 @@
+//! Files in the state directory: the video session and the lockout count.
+//!
+//! Both are written only by their owner's user: the directory is created 0700,
+//! the files 0600, written to a temporary file and renamed into place.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use facade::video_session::{FileStore, Session, UserDetails};
+use secrecy::{ExposeSecret as _, SecretString};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{AppError, AppResult, io_error};
+
+const SESSION_FORMAT: &str = "apictl.video.session/1";
+
+/// The state directory and the files in it.
+#[derive(Debug, Clone)]
+pub struct StateDir {
+    dir: PathBuf,
+}
+
+impl StateDir {
+    /// The state directory at `dir` (created on first write).
+    pub fn new(dir: PathBuf) -> Self {
+        Self { dir }
+    }
+
+    /// The directory.
+    #[cfg(test)]
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The video login lockout store (the facade's [`FileStore`]: 0600, hashed
+    /// account keys, a lock file beside it).
+    pub fn lockout_store(&self) -> FileStore {
+        FileStore::new(self.dir.join("video-lockout.json"))
+    }
+
+    /// The file of the saved video session.
+    pub fn session_path(&self) -> PathBuf {
+        self.dir.join("video-session.json")
+    }
+
+    /// Saves a session after a login.
+    pub fn save_session(&self, base_url: &str, session: &Session) -> AppResult<PathBuf> {
+        let user = session.user();
+        let file = SessionFile {
+            format: SESSION_FORMAT.to_owned(),
+            base_url: base_url.to_owned(),
+            user_token: session.user_token().expose_secret().to_owned(),
+            refresh_token: session
+                .refresh_token()
+                .map(|t| t.expose_secret().to_owned()),
+            user_id: user.user_id.to_string(),
+            domain_id: user.domain_id,
+            login_id: user.login_id,
+            user_name: user.user_name.clone(),
+            first_name: user.first_name.clone(),
+            last_name: user.last_name.clone(),
+            domain_name: user.domain_name.clone(),
+        };
+        let text = serde_json::to_string_pretty(&file)
+            .map_err(|e| AppError::new(format!("cannot encode the session: {e}")))?;
+        let path = self.session_path();
+        write_private(&path, text.as_bytes())?;
+        Ok(path)
+    }
+
+    /// Loads the saved session: its service URL and the session.
+    pub fn load_session(&self) -> AppResult<(String, Session)> {
+        let path = self.session_path();
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(AppError::new(format!(
+                    "not logged in: no saved session in {}",
+                    self.dir.display()
+                ))
+                .hint("run `apictl video login` first (with the same --state-dir)"));
+            }
+            Err(e) => return Err(io_error("cannot read the session file", &path, &e)),
+        };
+        let broken = || {
+            AppError::new(format!("{} is not a saved session", path.display()))
+                .hint("run `apictl video login` again to replace it")
+        };
+        let file: SessionFile = serde_json::from_str(&text).map_err(|_| broken())?;
+        if file.format != SESSION_FORMAT {
+            return Err(broken());
+        }
+        let user_id = uuid::Uuid::parse_str(&file.user_id).map_err(|_| broken())?;
+        let mut user = UserDetails::new(user_id, file.domain_id, file.login_id);
+        user.user_name = file.user_name;
+        user.first_name = file.first_name;
+        user.last_name = file.last_name;
+        user.domain_name = file.domain_name;
+        let session = Session::new(
+            user,
+            SecretString::from(file.user_token),
+            file.refresh_token.map(SecretString::from),
+        );
+        Ok((file.base_url, session))
+    }
+
+    /// Removes the saved session (after the service refused its token).
+    pub fn forget_session(&self) {
+        let _ = std::fs::remove_file(self.session_path());
+    }
+}
+
+/// What `video-session.json` holds. The token is the only secret; the file is 0600.
+#[derive(Serialize, Deserialize)]
+struct SessionFile {
+    format: String,
+    base_url: String,
+    user_token: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    refresh_token: Option<String>,
+    user_id: String,
+    domain_id: i64,
+    login_id: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    user_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    first_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    domain_name: Option<String>,
+}
+
+fn create_private_dir(dir: &Path) -> AppResult<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder
+        .create(dir)
+        .map_err(|e| io_error("cannot create the state directory", dir, &e))
+}
+
+/// Writes `bytes` to `path` through a 0600 temporary file renamed into place.
+pub fn write_private(path: &Path, bytes: &[u8]) -> AppResult<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        create_private_dir(parent)?;
+    }
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp-{}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    let result = (|| {
+        let _ = std::fs::remove_file(&tmp);
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let mut file = options.open(&tmp)?;
+        file.write_all(bytes)?;
+        file.write_all(b"\n")?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, path)
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io_error("cannot write", path, &e)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_round_trips_through_a_private_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = StateDir::new(dir.path().join("nested"));
+        let mut user = UserDetails::new(uuid::Uuid::nil(), 1001, 7);
+        user.user_name = Some("demo.user".into());
+        let session = Session::new(user, SecretString::from("tok-123"), None);
+        let path = state.save_session("http://127.0.0.1:9", &session).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+            let mode = std::fs::metadata(state.path())
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o700);
+        }
+        let (url, loaded) = state.load_session().unwrap();
+        assert_eq!(url, "http://127.0.0.1:9");
+        assert_eq!(loaded.user_token().expose_secret(), "tok-123");
+        assert_eq!(loaded.user().user_name.as_deref(), Some("demo.user"));
+        state.forget_session();
+        assert!(
+            state
+                .load_session()
+                .unwrap_err()
+                .message
+                .contains("not logged in")
+        );
+    }
+}

@@ -1,0 +1,545 @@
+//! `apictl tour`: every feature, against fakes started in this process.
+
+use std::path::Path;
+use std::time::Instant;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use facade::http::BaseUrl;
+use facade::search_ads::{
+    AdvertiserId, AgencyId, DateRange, EngineAccount, ListOptions, SearchAds, SegmentationId,
+    StaticToken, WriteOptions,
+};
+use facade::video_session::{
+    CallExperience, Camera, Credentials, Error as VideoError, Invitation, Message, Microphone,
+    MobileNumber, PlatformSupport, SessionId,
+};
+use fake_services::search_ads::IdMappingSize;
+use fake_services::{FakeServices, SearchAdsFake};
+
+use crate::ads;
+use crate::cli::ListFormat;
+use crate::error::{AppError, AppResult, io_error};
+use crate::progress;
+use crate::records::WriteMode;
+use crate::state::StateDir;
+use crate::video;
+
+/// The sample upload: 11 rows, 4 of which are rejected (two by the server,
+/// two before sending).
+pub const SAMPLE_CSV: &str = include_str!("../data/sample-conversions.csv");
+/// Rows of [`SAMPLE_CSV`] that are rejected.
+const SAMPLE_REJECTED: usize = 4;
+/// Seeded conversions of the tour's engine account.
+const CONVERSIONS: u64 = 5_000;
+/// Size of the tour's ID-mapping file.
+const ID_MAPPING_BYTES: u64 = 4_000_000;
+const STEPS: usize = 8;
+
+/// Everything the steps share.
+struct Fixture {
+    services: FakeServices,
+    dir: tempfile::TempDir,
+    state: StateDir,
+    video_base: BaseUrl,
+    ads: SearchAds,
+    account: EngineAccount,
+}
+
+fn fake_error(e: fake_services::FakeError) -> AppError {
+    AppError::new(format!("could not start the fakes: {e}"))
+        .hint("the fakes listen on 127.0.0.1 with free ports; check that loopback networking works")
+}
+
+fn ok(line: impl AsRef<str>) {
+    println!("      \u{2713} {}", line.as_ref());
+}
+
+fn say(line: impl AsRef<str>) {
+    println!("      {}", line.as_ref());
+}
+
+fn header(n: usize, title: &str, explain: &[&str]) {
+    println!();
+    println!("[{n}/{STEPS}] {title}");
+    for line in explain {
+        say(line);
+    }
+}
+
+fn check(condition: bool, what: impl Into<String>) -> AppResult<()> {
+    if condition {
+        Ok(())
+    } else {
+        Err(AppError::new(what).hint("this is a bug in apictl or the fakes; please report it"))
+    }
+}
+
+/// Runs the tour; returns the exit status (0 when every step worked).
+pub async fn run() -> AppResult<u8> {
+    let started = Instant::now();
+    let fixture = setup().await?;
+    println!("apictl tour: every feature against local fakes of both services; no account needed.");
+    say(format!(
+        "search ads fake:    {}",
+        fixture.services.search_ads.base_url()
+    ));
+    say(format!("video session fake: {}", fixture.video_base));
+    say(format!(
+        "files of this tour: {} (removed at the end)",
+        fixture.dir.path().display()
+    ));
+
+    let steps: [&str; STEPS] = [
+        "Log in to the video session service",
+        "The lockout guard refuses a risky login",
+        "Invite a guest by SMS, WhatsApp and e-mail",
+        "Stream conversions",
+        "Upload a CSV of conversions",
+        "Mark a Floodlight activity as uploaded",
+        "List saved columns",
+        "Download the ID-mapping file",
+    ];
+    let mut n = 0;
+    macro_rules! step {
+        ($explain:expr, $body:expr) => {{
+            n += 1;
+            header(n, steps[n - 1], $explain);
+            match $body.await {
+                Ok(value) => value,
+                Err(e) => {
+                    println!("      \u{2717} failed: {}", e.message);
+                    let mut e = e.context(format!("tour step {n} ({}) failed", steps[n - 1]));
+                    if e.hint.is_none() {
+                        e = e.hint("run `apictl -vv tour` to see the requests");
+                    }
+                    return Err(e);
+                }
+            }
+        }};
+    }
+
+    step!(
+        &[
+            "The password goes to the service once; the session token it returns is kept in a",
+            "file only you can read (0600) and is never printed.",
+        ],
+        login(&fixture)
+    );
+    step!(
+        &[
+            "The service blocks an account for 10 minutes after more than 5 failed logins in",
+            "10 minutes. apictl counts failures per account in its state directory, across",
+            "runs, and does not send a login whose failure could start a block.",
+        ],
+        lockout(&fixture)
+    );
+    step!(
+        &[
+            "One invitation per channel. The call-experience flags (--mic, --camera, --observer,",
+            "--platform) become the query string of the guest's link.",
+        ],
+        invitations(&fixture)
+    );
+    step!(
+        &[
+            "Pages of conversions are fetched 4 at a time and written as JSON lines as they",
+            "arrive (`apictl ads conversions list`; Google deprecated this read method).",
+        ],
+        stream(&fixture)
+    );
+    step!(
+        &[
+            "`apictl ads conversions upload` checks each row, sends the valid ones in batches",
+            "and reports every rejected row with its line, code and reason.",
+        ],
+        upload(&fixture)
+    );
+    step!(
+        &["Tells Search Ads 360 that every conversion of an activity up to a time is in."],
+        availability(&fixture)
+    );
+    step!(
+        &["The advertiser's saved columns, by name and type."],
+        saved_columns(&fixture)
+    );
+    step!(
+        &[
+            "The legacy-to-new ID mapping is one CSV per advertiser, streamed to a file and",
+            "renamed into place only when complete.",
+        ],
+        id_mapping(&fixture)
+    );
+
+    let elapsed = started.elapsed();
+    fixture.services.shutdown().await;
+    println!();
+    println!(
+        "All {STEPS} steps worked in {:.1} s.",
+        elapsed.as_secs_f64()
+    );
+    println!(
+        "Next: `apictl sandbox` runs these fakes in the foreground so you can try each command;"
+    );
+    println!("`apictl --help` lists them.");
+    Ok(0)
+}
+
+async fn setup() -> AppResult<Fixture> {
+    let services = FakeServices::builder()
+        .search_ads(
+            SearchAdsFake::builder()
+                .conversions_per_account(CONVERSIONS)
+                .id_mapping_size(IdMappingSize::Bytes(ID_MAPPING_BYTES)),
+        )
+        .start()
+        .await
+        .map_err(fake_error)?;
+    let dir = tempfile::Builder::new()
+        .prefix("apictl-tour-")
+        .tempdir()
+        .map_err(|e| {
+            io_error(
+                "cannot create a temporary directory in",
+                &std::env::temp_dir(),
+                &e,
+            )
+        })?;
+    let state = StateDir::new(dir.path().join("state"));
+    let video_base = BaseUrl::parse(services.video.base_url())?;
+    let ads = SearchAds::builder(StaticToken::new(services.search_ads.dev_token()))
+        .base_url(services.search_ads.base_url())?
+        .build()?;
+    let first = services
+        .search_ads
+        .accounts()
+        .first()
+        .cloned()
+        .ok_or_else(|| AppError::new("the search ads fake has no account"))?;
+    let account = EngineAccount::new(
+        first.agency_id,
+        first.advertiser_id,
+        first.engine_account_id,
+    );
+    Ok(Fixture {
+        services,
+        dir,
+        state,
+        video_base,
+        ads,
+        account,
+    })
+}
+
+async fn login(f: &Fixture) -> AppResult<()> {
+    let demo = f.services.video.demo();
+    let credentials = Credentials::new(
+        demo.secret_key.clone(),
+        demo.user_name.clone(),
+        demo.password.clone(),
+    )?;
+    let (session, path) = video::login(f.video_base.clone(), &credentials, &f.state).await?;
+    ok(format!(
+        "logged in as {}",
+        video::describe_user(&session, &demo.user_name)
+    ));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path)
+            .map_err(|e| io_error("cannot inspect", &path, &e))?
+            .permissions()
+            .mode()
+            & 0o777;
+        check(
+            mode == 0o600,
+            format!("{} has mode {mode:o}, not 600", path.display()),
+        )?;
+    }
+    ok(format!("token saved to {} (mode 0600)", short(f, &path)));
+    Ok(())
+}
+
+/// A path relative to the tour's directory, for shorter lines.
+fn short(f: &Fixture, path: &Path) -> String {
+    path.strip_prefix(f.dir.path())
+        .map(|p| format!("<tour>/{}", p.display()))
+        .unwrap_or_else(|_| path.display().to_string())
+}
+
+async fn lockout(f: &Fixture) -> AppResult<()> {
+    let demo = f.services.video.demo();
+    let config = f.services.video.config();
+    let other = config
+        .users
+        .iter()
+        .find(|u| u.domain_id == demo.domain_id && u.user_name != demo.user_name)
+        .ok_or_else(|| AppError::new("the video fake has no second user"))?;
+    say(format!(
+        "Trying user {} with a wrong password:",
+        other.user_name
+    ));
+    let client = video::client(f.video_base.clone(), &f.state)?;
+    let credentials = Credentials::new(
+        demo.secret_key.clone(),
+        other.user_name.clone(),
+        "not-the-password".to_owned(),
+    )?;
+    for attempt in 1..=5 {
+        match client.login(&credentials).await {
+            Err(VideoError::InvalidCredentials {
+                remaining_attempts, ..
+            }) => say(format!(
+                "  attempt {attempt}: sent; wrong user name or password ({remaining_attempts} more allowed)"
+            )),
+            Err(other) => return Err(other.into()),
+            Ok(_) => return Err(AppError::new("a wrong password was accepted")),
+        }
+    }
+    match client.login(&credentials).await {
+        Err(refused @ VideoError::LockoutRefused { .. }) => {
+            say(format!("  attempt 6: NOT sent; {refused}"));
+        }
+        Err(other) => return Err(other.into()),
+        Ok(_) => return Err(AppError::new("a wrong password was accepted")),
+    }
+    let key = fake_services::AccountKey::new(other.domain_id, other.user_name.clone());
+    let stats = f.services.video.ledger().account(&key).unwrap_or_default();
+    check(
+        stats.failures_total == 5 && stats.blocks_started == 0,
+        format!(
+            "the fake counted {} failures and {} blocks, expected 5 and 0",
+            stats.failures_total, stats.blocks_started
+        ),
+    )?;
+    ok(format!(
+        "the fake saw {} failed logins and started {} blocks: the 6th never reached it",
+        stats.failures_total, stats.blocks_started
+    ));
+    Ok(())
+}
+
+async fn invitations(f: &Fixture) -> AppResult<()> {
+    let session_id = SessionId::new(f.services.video.demo().session_id.clone())?;
+    let invitations = [
+        (
+            Invitation::Sms {
+                to: MobileNumber::new("US".parse()?, "+1 555 010 0199")?,
+                message: Some(Message::new("Your video consultation is ready")?),
+            },
+            CallExperience::new()
+                .microphone(Microphone::On)
+                .camera(Camera::Front),
+            "apictl video invite --sms '+1 555 010 0199' --country US --mic on --camera front",
+        ),
+        (
+            Invitation::WhatsApp {
+                to: MobileNumber::new("IN".parse()?, "+91 98000 00001")?,
+            },
+            CallExperience::new()
+                .silent_observer()
+                .platform_support(PlatformSupport::AskUser),
+            "apictl video invite --whatsapp '+91 98000 00001' --country IN --observer --platform ask-user",
+        ),
+        (
+            Invitation::Email {
+                to: "guest@example.com".parse()?,
+                message: Some(Message::new("Join from your browser")?),
+            },
+            CallExperience::new()
+                .microphone(Microphone::Off)
+                .camera(Camera::Off)
+                .platform_support(PlatformSupport::BrowserOnly),
+            "apictl video invite --email guest@example.com --mic off --camera off --platform browser-only",
+        ),
+    ];
+    for (invitation, experience, command) in &invitations {
+        say(format!("$ {command}"));
+        let receipt = video::invite(&f.state, None, &session_id, invitation, experience).await?;
+        ok(video::describe_receipt(invitation, &session_id, &receipt));
+    }
+    let outbox = f.services.video.outbox().entries();
+    check(
+        outbox.len() == invitations.len(),
+        format!(
+            "the fake's outbox has {} invitations, expected 3",
+            outbox.len()
+        ),
+    )?;
+    say("The fake's outbox (what a real service would deliver):");
+    for entry in &outbox {
+        let channel = match entry.invitation_type {
+            1 => "SMS",
+            2 => "WhatsApp",
+            3 => "e-mail",
+            _ => "other",
+        };
+        say(format!(
+            "  #{} {channel} to {}: {:?}",
+            entry.seq,
+            entry.recipient.as_deref().unwrap_or("-"),
+            entry.message
+        ));
+        say(format!("     link {}", entry.link));
+    }
+    Ok(())
+}
+
+async fn stream(f: &Fixture) -> AppResult<()> {
+    let day = |m, d| NaiveDate::from_ymd_opt(2024, m, d).ok_or_else(|| AppError::new("bad date"));
+    let dates = DateRange::new(day(1, 1)?, day(12, 31)?)?;
+    let options = ListOptions {
+        page_size: 500,
+        prefetch: 4,
+        ..ListOptions::default()
+    };
+    #[allow(deprecated)] // conversion.get is deprecated by Google, and still answers
+    let stream = f.ads.list_conversions(f.account, dates, options)?;
+    let path = f.dir.path().join("conversions.jsonl");
+    let file = std::fs::File::create(&path).map_err(|e| io_error("cannot create", &path, &e))?;
+    say(format!(
+        "$ apictl ads conversions list --from 2024-01-01 --to 2024-12-31 -o {}",
+        short(f, &path)
+    ));
+    let bar = progress::items(CONVERSIONS, "conversions");
+    let started = Instant::now();
+    let count = ads::write_conversions(stream, file, ListFormat::Jsonl, || bar.inc(1)).await;
+    bar.finish_and_clear();
+    let count = count?;
+    check(
+        count == CONVERSIONS,
+        format!("streamed {count} conversions, expected {CONVERSIONS}"),
+    )?;
+    ok(format!(
+        "{count} conversions in {:.2} s, 500 per request",
+        started.elapsed().as_secs_f64()
+    ));
+    let text = std::fs::read_to_string(&path).map_err(|e| io_error("cannot read", &path, &e))?;
+    if let Some(first) = text.lines().next() {
+        let cut: String = first.chars().take(96).collect();
+        say(format!("first line: {cut}\u{2026}"));
+    }
+    Ok(())
+}
+
+async fn upload(f: &Fixture) -> AppResult<()> {
+    let path = f.dir.path().join("sample-conversions.csv");
+    std::fs::write(&path, SAMPLE_CSV).map_err(|e| io_error("cannot write", &path, &e))?;
+    say(format!(
+        "$ apictl ads conversions upload {}   (the sample from crates/cli/data)",
+        short(f, &path)
+    ));
+    let rows = ads::read_rows(&path, None)?;
+    let options = WriteOptions {
+        batch_size: 5,
+        concurrency: 2,
+    };
+    let bar = progress::items(rows.len() as u64, "inserting");
+    let result = ads::upload(Some(&f.ads), &rows, WriteMode::Insert, options, &bar).await;
+    bar.finish_and_clear();
+    let summary = result?;
+    let report = ads::default_report_path(&path);
+    ads::write_report(&report, &summary.report)?;
+    for r in &summary.report {
+        say(format!(
+            "  line {:<3} {:<22} {:<10} {}",
+            r.line, r.conversion_id, r.code, r.reason
+        ));
+    }
+    check(
+        summary.failed == 0
+            && summary.rejected == SAMPLE_REJECTED
+            && summary.stored == summary.rows - SAMPLE_REJECTED,
+        format!(
+            "{} stored, {} rejected, {} failed; expected {} stored and {SAMPLE_REJECTED} rejected",
+            summary.stored,
+            summary.rejected,
+            summary.failed,
+            summary.rows - SAMPLE_REJECTED
+        ),
+    )?;
+    ok(format!(
+        "{} rows: {} stored, {} rejected (2 by the server, 2 before sending); report in {}",
+        summary.rows,
+        summary.stored,
+        summary.rejected,
+        short(f, &report)
+    ));
+    say("As a command, this upload exits with status 2: some rows were rejected.");
+    Ok(())
+}
+
+async fn availability(f: &Fixture) -> AppResult<()> {
+    let until = DateTime::<Utc>::from_timestamp(1_717_286_400, 0)
+        .ok_or_else(|| AppError::new("bad time"))?;
+    say("$ apictl ads availability --segmentation-id 551234 --until 2024-06-02T00:00:00Z");
+    let wanted = ads::availabilities(
+        f.account.agency_id,
+        f.account.advertiser_id,
+        until,
+        &[SegmentationId::new(551_234)],
+        &[],
+    );
+    let echo = f.ads.update_availability(&wanted).await?;
+    check(!echo.is_empty(), "the service echoed no availability")?;
+    for a in &echo {
+        ok(ads::describe_availability(a));
+    }
+    Ok(())
+}
+
+async fn saved_columns(f: &Fixture) -> AppResult<()> {
+    say("$ apictl ads saved-columns");
+    let columns = f
+        .ads
+        .saved_columns(f.account.agency_id, f.account.advertiser_id)
+        .await?;
+    check(!columns.is_empty(), "the advertiser has no saved columns")?;
+    for c in &columns {
+        ok(format!(
+            "{:<20} {}",
+            c.name,
+            c.column_type.as_deref().unwrap_or("-")
+        ));
+    }
+    Ok(())
+}
+
+async fn id_mapping(f: &Fixture) -> AppResult<()> {
+    let (agency, advertiser): (AgencyId, AdvertiserId) =
+        (f.account.agency_id, f.account.advertiser_id);
+    let path = f.dir.path().join("id-mapping.csv");
+    say(format!("$ apictl ads id-mapping -o {}", short(f, &path)));
+    let bar = progress::bytes("id mapping");
+    let started = Instant::now();
+    let result = f
+        .ads
+        .save_id_mapping(agency, advertiser, &path, Some(ads::byte_progress(&bar)))
+        .await;
+    bar.finish_and_clear();
+    let bytes = result?;
+    let expected = f
+        .services
+        .search_ads
+        .id_mapping_len(agency.get(), advertiser.get());
+    check(
+        expected == Some(bytes),
+        format!("saved {bytes} bytes, the fake's file has {expected:?}"),
+    )?;
+    let rows = f
+        .services
+        .search_ads
+        .id_mapping_rows(agency.get(), advertiser.get())
+        .unwrap_or_default();
+    ok(format!(
+        "{:.1} MB, {rows} rows, in {:.2} s; the size matches the fake's file",
+        bytes as f64 / 1_000_000.0,
+        started.elapsed().as_secs_f64()
+    ));
+    let file = std::fs::File::open(&path).map_err(|e| io_error("cannot read", &path, &e))?;
+    for line in std::io::BufRead::lines(std::io::BufReader::new(file)).take(2) {
+        let line = line.map_err(|e| io_error("cannot read", &path, &e))?;
+        let cut: String = line.chars().take(100).collect();
+        say(format!("  {cut}"));
+    }
+    Ok(())
+}

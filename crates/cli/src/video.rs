@@ -1,0 +1,294 @@
+//! `apictl video login` and `apictl video invite`.
+
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use facade::http::BaseUrl;
+use facade::video_session::{
+    CallExperience, Camera, CountryCode, Credentials, EmailAddress, Error as VideoError,
+    Invitation, InvitationReceipt, JoinAs, Message, Microphone, MobileNumber, PlatformSupport,
+    Session, SessionId, VideoSessionClient,
+};
+use secrecy::SecretString;
+use serde_json::json;
+
+use crate::cli::{CameraArg, MicArg, PlatformArg, VideoInviteArgs, VideoLoginArgs};
+use crate::config::pick;
+use crate::context::{Ctx, print_json};
+use crate::error::{AppError, AppResult};
+use crate::state::StateDir;
+
+/// The environment variable the password is read from.
+pub const PASSWORD_ENV: &str = "VIDEO_PASSWORD";
+
+fn base_url(text: &str) -> AppResult<BaseUrl> {
+    BaseUrl::parse(text).map_err(|e| {
+        AppError::from(e).hint(
+            "give the video session URL with --url, VIDEO_SESSION_URL or [video] url in the config file: https://, or http:// on 127.0.0.1",
+        )
+    })
+}
+
+/// A client whose lockout guard keeps its count in the state directory.
+pub fn client(base: BaseUrl, state: &StateDir) -> AppResult<VideoSessionClient> {
+    Ok(VideoSessionClient::builder(base)
+        .lockout_store(Arc::new(state.lockout_store()))
+        .build()?)
+}
+
+/// Logs in through the lockout guard and saves the session; returns it and
+/// the file it went to.
+pub async fn login(
+    base: BaseUrl,
+    credentials: &Credentials,
+    state: &StateDir,
+) -> AppResult<(Session, PathBuf)> {
+    let client = client(base.clone(), state)?;
+    let session = client.login(credentials).await?;
+    let path = state.save_session(base.as_str(), &session)?;
+    Ok((session, path))
+}
+
+/// The password: `VIDEO_PASSWORD`, else a prompt without echo on a terminal.
+fn password() -> AppResult<SecretString> {
+    match std::env::var(PASSWORD_ENV) {
+        Ok(p) if !p.is_empty() => return Ok(SecretString::from(p)),
+        Ok(_) => {}
+        Err(std::env::VarError::NotPresent) => {}
+        Err(std::env::VarError::NotUnicode(_)) => {
+            return Err(AppError::new(format!("{PASSWORD_ENV} is not valid UTF-8")));
+        }
+    }
+    if !std::io::stdin().is_terminal() {
+        return Err(AppError::new("no password: VIDEO_PASSWORD is not set and there is no terminal to ask on")
+            .hint("set VIDEO_PASSWORD in the environment, or run the command in a terminal to be asked (passwords are never taken from flags)"));
+    }
+    let typed = rpassword::prompt_password("Password: ")
+        .map_err(|e| AppError::new(format!("cannot read the password: {e}")))?;
+    Ok(SecretString::from(typed))
+}
+
+/// `apictl video login`.
+pub async fn run_login(ctx: &Ctx, args: &VideoLoginArgs) -> AppResult<u8> {
+    let file = &ctx.config.video;
+    let url = pick(&args.service.url, &file.url).ok_or_else(|| {
+        AppError::new("no video session URL").hint(
+            "pass --url, set VIDEO_SESSION_URL or add url to [video] in the config file (`apictl sandbox` prints one for the local fake)",
+        )
+    })?;
+    let base = base_url(&url)?;
+    let secret_key = pick(&args.secret_key, &file.secret_key).ok_or_else(|| {
+        AppError::new("no domain secret key")
+            .hint("set VIDEO_SECRET_KEY, add secret_key to [video] in the config file, or pass --secret-key")
+    })?;
+    let user = pick(&args.user, &file.user).ok_or_else(|| {
+        AppError::new("no user name")
+            .hint("pass --user, set VIDEO_USER or add user to [video] in the config file")
+    })?;
+    let password = password()?;
+    let credentials = Credentials::new(SecretString::from(secret_key), user, password)?;
+    let state = ctx.state()?;
+    let (session, path) = login(base.clone(), &credentials, &state).await?;
+    let user = session.user();
+    if ctx.json {
+        print_json(&json!({
+            "loggedIn": true,
+            "url": base.as_str(),
+            "userName": user.user_name.as_deref().unwrap_or(credentials.user_name()),
+            "userId": user.user_id.to_string(),
+            "domainId": user.domain_id,
+            "domainName": user.domain_name,
+            "loginId": user.login_id,
+            "sessionFile": path.display().to_string(),
+        }))?;
+    } else {
+        println!(
+            "logged in as {}; session saved to {} (only you can read it)",
+            describe_user(&session, credentials.user_name()),
+            path.display()
+        );
+    }
+    Ok(0)
+}
+
+/// `demo.user (Dana Demo, Demo Clinic)`.
+pub fn describe_user(session: &Session, fallback: &str) -> String {
+    let user = session.user();
+    let name = user.user_name.as_deref().unwrap_or(fallback);
+    let full: Vec<&str> = [user.first_name.as_deref(), user.last_name.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    let mut extra = Vec::new();
+    if !full.is_empty() {
+        extra.push(full.join(" "));
+    }
+    if let Some(domain) = &user.domain_name {
+        extra.push(domain.clone());
+    }
+    if extra.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{name} ({})", extra.join(", "))
+    }
+}
+
+/// The invitation and call experience the flags describe.
+pub fn invitation_from(args: &VideoInviteArgs) -> AppResult<(Invitation, CallExperience)> {
+    let message = args.message.as_deref().map(Message::new).transpose()?;
+    let mobile = |number: &str| -> AppResult<MobileNumber> {
+        let country = args.country.as_deref().ok_or_else(|| {
+            AppError::new("a mobile number needs its country")
+                .hint("add --country, e.g. --country US")
+        })?;
+        Ok(MobileNumber::new(CountryCode::new(country)?, number)?)
+    };
+    let invitation = match (&args.sms, &args.whatsapp, &args.email) {
+        (Some(number), None, None) => Invitation::Sms {
+            to: mobile(number)?,
+            message,
+        },
+        (None, Some(number), None) => Invitation::WhatsApp {
+            to: mobile(number)?,
+        },
+        (None, None, Some(address)) => Invitation::Email {
+            to: EmailAddress::new(address.as_str())?,
+            message,
+        },
+        _ => {
+            return Err(
+                AppError::new("give exactly one of --sms, --whatsapp or --email")
+                    .hint("one invitation goes over one channel; run the command once per channel"),
+            );
+        }
+    };
+    let mut experience = CallExperience::new();
+    if let Some(mic) = args.mic {
+        experience = experience.microphone(match mic {
+            MicArg::Off => Microphone::Off,
+            MicArg::On => Microphone::On,
+        });
+    }
+    if let Some(camera) = args.camera {
+        experience = experience.camera(match camera {
+            CameraArg::Off => Camera::Off,
+            CameraArg::Back => Camera::Back,
+            CameraArg::Front => Camera::Front,
+        });
+    }
+    if args.observer {
+        experience = experience.join_as(JoinAs::SilentObserver);
+    }
+    if let Some(platform) = args.platform {
+        experience = experience.platform_support(match platform {
+            PlatformArg::BrowserFirst => PlatformSupport::BrowserFirst,
+            PlatformArg::AppOnly => PlatformSupport::AppOnly,
+            PlatformArg::BrowserOnly => PlatformSupport::BrowserOnly,
+            PlatformArg::AskUser => PlatformSupport::AskUser,
+        });
+    }
+    Ok((invitation, experience))
+}
+
+/// Sends an invitation with the saved session. A token the service refuses
+/// is forgotten.
+pub async fn invite(
+    state: &StateDir,
+    url_override: Option<&str>,
+    session_id: &SessionId,
+    invitation: &Invitation,
+    experience: &CallExperience,
+) -> AppResult<InvitationReceipt> {
+    let (saved_url, session) = state.load_session()?;
+    let saved = base_url(&saved_url)?;
+    if let Some(url) = url_override {
+        let wanted = base_url(url)?;
+        if wanted != saved {
+            return Err(AppError::new(format!(
+                "the saved session belongs to {saved}, not {wanted}"
+            ))
+            .hint(format!(
+                "run `apictl video login` against {wanted} first; a token is never sent to another service"
+            )));
+        }
+    }
+    let client = VideoSessionClient::new(saved)?;
+    match client
+        .send_invitation(&session, session_id, invitation, experience)
+        .await
+    {
+        Err(VideoError::Unauthorized) => {
+            state.forget_session();
+            Err(AppError::from(VideoError::Unauthorized)
+                .hint("the saved session was removed; run `apictl video login` again"))
+        }
+        other => Ok(other?),
+    }
+}
+
+/// `apictl video invite`.
+pub async fn run_invite(ctx: &Ctx, args: &VideoInviteArgs) -> AppResult<u8> {
+    let file = &ctx.config.video;
+    let (invitation, experience) = invitation_from(args)?;
+    let session_id = pick(&args.session, &file.session_id).ok_or_else(|| {
+        AppError::new("no session ID").hint(
+            "pass --session, set VIDEO_SESSION_ID or add session_id to [video] in the config file",
+        )
+    })?;
+    let session_id = SessionId::new(session_id)?;
+    let url = pick(&args.service.url, &file.url);
+    let state = ctx.state()?;
+    let receipt = invite(
+        &state,
+        url.as_deref(),
+        &session_id,
+        &invitation,
+        &experience,
+    )
+    .await?;
+    if ctx.json {
+        print_json(&json!({
+            "sent": true,
+            "channel": invitation.channel(),
+            "sessionId": session_id.as_str(),
+            "invitationType": receipt.invitation_type,
+            "isoCode": receipt.iso_code,
+            "mobileNo": receipt.mobile_no,
+            "emailAddress": receipt.email_address,
+            "message": receipt.message,
+            "queryStringParameter": receipt.query_string_parameter,
+        }))?;
+    } else {
+        println!("{}", describe_receipt(&invitation, &session_id, &receipt));
+    }
+    Ok(0)
+}
+
+/// `invitation sent by SMS to +15550100199 (US) for session sess-1, query string ?m=1&c=2`.
+pub fn describe_receipt(
+    invitation: &Invitation,
+    session_id: &SessionId,
+    receipt: &InvitationReceipt,
+) -> String {
+    let to = match (
+        &receipt.mobile_no,
+        &receipt.iso_code,
+        &receipt.email_address,
+    ) {
+        (Some(m), Some(c), _) => format!("{m} ({c})"),
+        (Some(m), None, _) => m.clone(),
+        (None, _, Some(e)) => e.clone(),
+        _ => "the recipient".to_owned(),
+    };
+    let query = receipt
+        .query_string_parameter
+        .as_deref()
+        .filter(|q| !q.is_empty())
+        .map(|q| format!(", query string {q}"))
+        .unwrap_or_else(|| ", default call experience".to_owned());
+    format!(
+        "invitation sent by {} to {to} for session {session_id}{query}",
+        invitation.channel()
+    )
+}

@@ -1,0 +1,152 @@
+//! `apictl sandbox` in the foreground, and every command against it.
+
+mod common;
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use common::Apictl;
+
+/// Kills the sandbox when the test ends, pass or fail.
+struct Sandbox(Child);
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn every_command_works_against_the_sandbox() {
+    let base = Apictl::new();
+    let mut child = base
+        .command(&["sandbox"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the sandbox");
+    let stdout = child.stdout.take().expect("stdout");
+    let stderr = child.stderr.take().expect("stderr");
+    let _sandbox = Sandbox(child);
+
+    // The first lines are NAME='value' assignments.
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    std::thread::spawn(move || for _ in BufReader::new(stderr).lines() {});
+    let mut vars = HashMap::new();
+    while vars.len() < 12 {
+        let line = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the sandbox printed its settings");
+        let (name, value) = line.split_once('=').expect("NAME=value");
+        assert!(
+            name.chars().all(|c| c.is_ascii_uppercase() || c == '_'),
+            "{line}"
+        );
+        vars.insert(name.to_owned(), value.trim_matches('\'').to_owned());
+    }
+    for name in [
+        "SEARCH_ADS_URL",
+        "SEARCH_ADS_TOKEN",
+        "VIDEO_SESSION_URL",
+        "VIDEO_SECRET_KEY",
+        "VIDEO_USER",
+        "VIDEO_PASSWORD",
+        "VIDEO_SESSION_ID",
+        "SEARCH_ADS_AGENCY_ID",
+        "SEARCH_ADS_ADVERTISER_ID",
+    ] {
+        assert!(vars.contains_key(name), "{name} missing: {vars:?}");
+    }
+
+    let mut apictl = Apictl::new();
+    for (name, value) in &vars {
+        apictl = apictl.env(name, value.clone());
+    }
+    let dir = apictl.dir().to_owned();
+    let csv = dir.join("sample.csv");
+    std::fs::copy(common::sample_csv(), &csv).unwrap();
+    let path = |p: &std::path::Path| p.display().to_string();
+
+    apictl.run_sync(&["video", "login"]).expect(0);
+    apictl
+        .run_sync(&[
+            "video",
+            "invite",
+            "--sms",
+            "+15550100199",
+            "--country",
+            "US",
+            "--mic",
+            "on",
+        ])
+        .expect(0);
+    apictl
+        .run_sync(&[
+            "video",
+            "invite",
+            "--whatsapp",
+            "+15550100199",
+            "--country",
+            "US",
+        ])
+        .expect(0);
+    apictl
+        .run_sync(&[
+            "video",
+            "invite",
+            "--email",
+            "guest@example.com",
+            "--message",
+            "Hello",
+            "--camera",
+            "back",
+        ])
+        .expect(0);
+    let list = apictl.run_sync(&[
+        "ads",
+        "conversions",
+        "list",
+        "--from",
+        "2024-01-01",
+        "--to",
+        "2024-01-31",
+        "--format",
+        "csv",
+        "-o",
+        &path(&dir.join("jan.csv")),
+    ]);
+    list.expect(0);
+    assert!(
+        list.stdout.contains("wrote 3100 conversions"),
+        "{}",
+        list.stdout
+    );
+    apictl
+        .run_sync(&["ads", "conversions", "upload", &path(&csv), "--dry-run"])
+        .expect(2);
+    apictl
+        .run_sync(&["ads", "conversions", "upload", &path(&csv)])
+        .expect(2);
+    assert!(dir.join("sample.csv.rejected.csv").exists());
+    apictl
+        .run_sync(&["ads", "availability", "--segmentation-name", "Purchase"])
+        .expect(0);
+    apictl
+        .run_sync(&["ads", "id-mapping", "-o", &path(&dir.join("ids.csv"))])
+        .expect(0);
+    assert!(std::fs::metadata(dir.join("ids.csv")).unwrap().len() > 100_000);
+    let columns = apictl.run_sync(&["ads", "saved-columns"]);
+    columns.expect(0);
+    assert_eq!(columns.stdout.lines().count(), 3, "{}", columns.stdout);
+}

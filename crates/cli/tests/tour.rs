@@ -1,0 +1,56 @@
+//! `apictl tour` from start to end, within its time budget.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::Apictl;
+
+#[test]
+fn tour_walks_through_every_step_and_exits_0() {
+    let apictl = Apictl::new();
+    let started = Instant::now();
+    let run = apictl.run_sync(&["tour"]);
+    let elapsed = started.elapsed();
+    run.expect(0);
+    for step in 1..=8 {
+        assert!(
+            run.stdout.contains(&format!("[{step}/8] ")),
+            "step {step} missing:\n{}",
+            run.stdout
+        );
+    }
+    for expected in [
+        "logged in as demo.user",
+        "attempt 6: NOT sent",
+        "the fake saw 5 failed logins and started 0 blocks",
+        "query string ?m=1&c=2",
+        "#3 e-mail to guest@example.com",
+        "5000 conversions",
+        "line 8   order-20240601-004     0x0000010E",
+        "11 rows: 7 stored, 4 rejected",
+        "the size matches the fake's file",
+        "All 8 steps worked",
+    ] {
+        assert!(
+            run.stdout.contains(expected),
+            "{expected:?} missing:\n{}",
+            run.stdout
+        );
+    }
+    assert!(!run.stdout.contains('\u{2717}'), "{}", run.stdout);
+    // Progress bars are hidden when stderr is not a terminal.
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    assert!(
+        elapsed < Duration::from_secs(60),
+        "the tour took {elapsed:?}"
+    );
+    // The tour cleans up after itself and never touches the real state directory.
+    assert!(!apictl.state_dir().exists());
+    let leftovers: Vec<_> = std::fs::read_dir(apictl.dir())
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with("apictl-tour-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
