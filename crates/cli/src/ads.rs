@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::{DateTime, NaiveDate, Utc};
 use facade::search_ads::{
-    AdvertiserId, AgencyId, Availability, ConversionStream, CustomerId, DateRange, EngineAccount,
-    EngineAccountId, ListOptions, Outcome, ProgressFn, SearchAds, SegmentationId, ServiceAccount,
-    StaticToken, WriteOptions,
+    AdvertiserId, AgencyId, Availability, Conversion, ConversionStream, CustomerId, DateRange,
+    EngineAccount, EngineAccountId, ListOptions, Outcome, ProgressFn, SearchAds, SegmentationId,
+    ServiceAccount, StaticToken, WriteOptions, WriteProgress, WriteProgressFn,
 };
 use futures::TryStreamExt as _;
 use indicatif::ProgressBar;
@@ -172,8 +172,7 @@ pub async fn write_conversions<W: Write>(
         ListFormat::Jsonl => {
             let mut out = BufWriter::new(out);
             while let Some(c) = stream.try_next().await? {
-                serde_json::to_writer(&mut out, &records::to_json(&c))
-                    .map_err(|e| write_error(&e))?;
+                serde_json::to_writer(&mut out, &c).map_err(|e| write_error(&e))?;
                 out.write_all(b"\n").map_err(|e| write_error(&e))?;
                 count += 1;
                 on_row();
@@ -182,11 +181,11 @@ pub async fn write_conversions<W: Write>(
         }
         ListFormat::Csv => {
             let mut out = csv::Writer::from_writer(out);
-            out.write_record(records::FIELDS)
+            out.write_record(Conversion::FIELDS)
                 .map_err(|e| write_error(&e))?;
             while let Some(c) = stream.try_next().await? {
-                out.write_record(records::to_csv_cells(&c))
-                    .map_err(|e| write_error(&e))?;
+                let cells = records::to_csv_cells(&c).map_err(|e| write_error(&e))?;
+                out.write_record(cells).map_err(|e| write_error(&e))?;
                 count += 1;
                 on_row();
             }
@@ -384,8 +383,13 @@ pub fn parse_rows(
     Ok(rows)
 }
 
-/// Checks the rows and, unless `dry_run`, sends the valid ones in chunks
-/// (a few batches each) so `bar` moves as they are answered.
+/// Checks the rows and, unless `dry_run`, sends the valid ones; `bar` moves
+/// as each batch is answered.
+///
+/// The rows go to the facade in chunks of `concurrency` batches: when every
+/// row of a chunk fails (the service is down or refuses us), the rest of the
+/// file is not sent but reported as failed, instead of being retried batch
+/// after batch.
 pub async fn upload(
     client: Option<&SearchAds>,
     rows: &[InputRow],
@@ -419,6 +423,7 @@ pub async fn upload(
         .saturating_mul(options.concurrency)
         .max(1);
     let mut stop: Option<String> = None;
+    let mut finished = 0u64;
     for chunk in send.chunks(chunk_size) {
         if let Some(reason) = &stop {
             for &i in chunk {
@@ -436,10 +441,23 @@ pub async fn upload(
             .iter()
             .filter_map(|&i| rows[i].parsed.as_ref().ok().cloned())
             .collect();
-        let report = match mode {
-            WriteMode::Insert => client.insert_with(&conversions, options).await?,
-            WriteMode::Update => client.update_with(&conversions, options).await?,
+        let progress: WriteProgressFn = {
+            let bar = bar.clone();
+            Arc::new(move |p: WriteProgress| bar.set_position(finished + p.conversions_done as u64))
         };
+        let report = match mode {
+            WriteMode::Insert => {
+                client
+                    .insert_with_progress(&conversions, options, progress)
+                    .await?
+            }
+            WriteMode::Update => {
+                client
+                    .update_with_progress(&conversions, options, progress)
+                    .await?
+            }
+        };
+        finished += chunk.len() as u64;
         for (&i, outcome) in chunk.iter().zip(report.outcomes()) {
             let (code, reason) = match outcome {
                 Outcome::Stored | Outcome::StoredEarlier => {
@@ -477,7 +495,7 @@ pub async fn upload(
                 reason,
             });
         }
-        bar.inc(chunk.len() as u64);
+        bar.set_position(finished);
         if report.failed() == report.len() {
             stop = summary
                 .first_failure
@@ -615,13 +633,18 @@ pub fn print_upload(summary: &UploadSummary, dry_run: bool, report: Option<&Path
     }
     if dry_run {
         println!(
-            "dry run: {} rows, {} valid, {} rejected; nothing was sent",
-            summary.rows, summary.sent, summary.rejected
+            "dry run: {}, {} valid, {} rejected; nothing was sent",
+            rows_text(summary.rows),
+            summary.sent,
+            summary.rejected
         );
     } else {
         println!(
-            "{} rows: {} stored, {} rejected, {} without answer",
-            summary.rows, summary.stored, summary.rejected, summary.failed
+            "{}: {} stored, {} rejected, {} without answer",
+            rows_text(summary.rows),
+            summary.stored,
+            summary.rejected,
+            summary.failed
         );
     }
     if let Some(path) = report {
@@ -700,20 +723,7 @@ async fn run_availability(ctx: &Ctx, conn: &Conn<'_>, args: &AvailabilityArgs) -
     let client = conn.client(WriteOptions::default())?;
     let echo = client.update_availability(&wanted).await?;
     if ctx.json {
-        let items: Vec<_> = echo
-            .iter()
-            .map(|a| {
-                json!({
-                    "agencyId": a.agency_id.to_string(),
-                    "advertiserId": a.advertiser_id.to_string(),
-                    "segmentationType": a.segmentation_type.to_string(),
-                    "segmentationId": a.segmentation_id.map(|s| s.to_string()),
-                    "segmentationName": a.segmentation_name,
-                    "availabilityTimestamp": a.availability_timestamp.timestamp_millis().to_string(),
-                })
-            })
-            .collect();
-        print_json(&json!({ "availabilities": items }))?;
+        print_json(&json!({ "availabilities": echo }))?;
     } else {
         for a in &echo {
             println!("{}", describe_availability(a));
@@ -782,6 +792,15 @@ async fn run_saved_columns(ctx: &Ctx, conn: &Conn<'_>) -> AppResult<u8> {
         }
     }
     Ok(0)
+}
+
+/// "1 row", "2 rows".
+fn rows_text(n: usize) -> String {
+    if n == 1 {
+        "1 row".to_owned()
+    } else {
+        format!("{n} rows")
+    }
 }
 
 #[cfg(test)]

@@ -96,9 +96,13 @@ impl From<video_session::Error> for AppError {
                 ..
             } => "check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); apictl will not send another login for this account until the oldest failure is 10 minutes old".to_owned(),
             E::InvalidCredentials {
+                remaining_attempts: 1,
+                ..
+            } => "check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); after 1 more failure within 10 minutes apictl stops sending logins for this account".to_owned(),
+            E::InvalidCredentials {
                 remaining_attempts, ..
             } => format!(
-                "check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); after {remaining_attempts} more failure(s) within 10 minutes apictl stops sending logins for this account"
+                "check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); after {remaining_attempts} more failures within 10 minutes apictl stops sending logins for this account"
             ),
             E::AccountBlocked { .. } => {
                 "wait until the time above; apictl will not send a login for this account before then"

@@ -166,7 +166,7 @@ async fn dry_run_sends_nothing() {
         .run(&["ads", "conversions", "upload", good.to_str().unwrap()])
         .await;
     run.expect(0);
-    assert!(run.stdout.contains("1 rows: 1 stored"), "{}", run.stdout);
+    assert!(run.stdout.contains("1 row: 1 stored"), "{}", run.stdout);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,12 +7,13 @@
 mod support;
 
 use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Utc};
 use facade::search_ads::{
     AdvertiserId, AgencyId, Availability, Conversion, ConversionState, ConversionType,
     CustomMetric, EngineAccountId, Error, IssueCode, Micros, Outcome, RetryPolicy, SearchAds,
-    SegmentationId, StaticToken, WriteOptions,
+    SegmentationId, StaticToken, WriteOptions, WriteProgress,
 };
 use fake_services::{ConversionKey, Faults, SearchAdsFake};
 
@@ -339,6 +340,69 @@ async fn a_refused_token_fails_every_conversion_without_sending_every_batch() {
         other => panic!("{other:?}"),
     }
     assert_eq!(fake.ledger().stored_count(), 0);
+}
+
+#[tokio::test]
+async fn progress_follows_the_batches_of_an_insert_and_an_update() {
+    let fake = support::start(SearchAdsFake::builder()).await;
+    let options = WriteOptions {
+        batch_size: 7,
+        concurrency: 3,
+    };
+    let client = support::client(&fake, support::fast_retries(2), options);
+    let mut input: Vec<_> = (0..50)
+        .map(|i| conversion(&fake, &format!("p-{i}"), i))
+        .collect();
+    input[3].segmentation_id = Some(SegmentationId::new(999_999)); // rejected
+    let seen: Arc<Mutex<Vec<WriteProgress>>> = Arc::default();
+    let sink = seen.clone();
+    let report = client
+        .insert_with_progress(
+            &input,
+            options,
+            Arc::new(move |p| sink.lock().unwrap().push(p)),
+        )
+        .await
+        .expect("valid input");
+    assert_eq!((report.stored(), report.rejected()), (49, 1));
+    let seen = std::mem::take(&mut *seen.lock().unwrap());
+    assert_eq!(seen.len(), 8, "one report per batch of 7");
+    for (n, p) in seen.iter().enumerate() {
+        assert_eq!(p.batches_done, n + 1);
+        assert_eq!((p.conversions_total, p.batches_total), (50, 8));
+    }
+    assert!(
+        seen.windows(2)
+            .all(|w| w[0].conversions_done < w[1].conversions_done)
+    );
+    assert_eq!(seen[7].conversions_done, 50);
+
+    let seen: Arc<Mutex<Vec<WriteProgress>>> = Arc::default();
+    let sink = seen.clone();
+    let report = client
+        .update_with_progress(
+            &input[..10],
+            options,
+            Arc::new(move |p| sink.lock().unwrap().push(p)),
+        )
+        .await
+        .expect("valid input");
+    assert_eq!(report.len(), 10);
+    let last = seen.lock().unwrap().last().copied().expect("reported");
+    assert_eq!((last.conversions_done, last.batches_done), (10, 2));
+
+    // Input refused before sending reports nothing.
+    let seen: Arc<Mutex<Vec<WriteProgress>>> = Arc::default();
+    let sink = seen.clone();
+    let refused = client
+        .insert_with_progress(
+            &[],
+            options,
+            Arc::new(move |p| sink.lock().unwrap().push(p)),
+        )
+        .await;
+    assert!(refused.is_err());
+    assert!(seen.lock().unwrap().is_empty());
 }
 
 #[tokio::test]

@@ -176,9 +176,9 @@ impl FakeServices {
             .collect()
     }
 
-    /// Stops both fakes and waits.
+    /// Stops both fakes at once and waits. Idle connections close right away; requests still
+    /// running get up to 2 s to finish (the same grace for both fakes, not one after the other).
     pub async fn shutdown(self) {
-        self.search_ads.shutdown().await;
-        self.video.shutdown().await;
+        tokio::join!(self.search_ads.shutdown(), self.video.shutdown());
     }
 }

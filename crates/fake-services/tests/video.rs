@@ -476,3 +476,57 @@ async fn fake_services_start_both_with_one_clock() {
     assert_eq!(status, 401);
     services.shutdown().await;
 }
+
+/// The `host:port` of a fake's base URL.
+fn authority(base_url: &str) -> String {
+    base_url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fake_services_stop_together_and_at_once_when_idle() {
+    use tokio::io::AsyncWriteExt as _;
+
+    // Idle keep-alive connections close at once: no grace period is spent.
+    let services = fake_services::FakeServices::start_default().await.unwrap();
+    let (status, _) = demo_login(&services.video, "wrong").await;
+    assert_eq!(status, 401);
+    let idle = tokio::net::TcpStream::connect(authority(services.search_ads.base_url()))
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    services.shutdown().await;
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "idle shutdown took {:?}",
+        started.elapsed()
+    );
+    drop(idle);
+
+    // A request that never completes holds each fake for its 2 s grace period,
+    // spent by both fakes at the same time.
+    let services = fake_services::FakeServices::start_default().await.unwrap();
+    let mut stalled = Vec::new();
+    for base in [services.search_ads.base_url(), services.video.base_url()] {
+        let mut stream = tokio::net::TcpStream::connect(authority(base))
+            .await
+            .unwrap();
+        stream
+            .write_all(b"POST /api/login HTTP/1.1\r\nHost: fake\r\n")
+            .await
+            .unwrap();
+        stalled.push(stream);
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let started = std::time::Instant::now();
+    services.shutdown().await;
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(1900) && took < Duration::from_millis(3500),
+        "stalled shutdown took {took:?}"
+    );
+}

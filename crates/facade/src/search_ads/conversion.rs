@@ -36,6 +36,46 @@ use super::values::{
 /// assert_eq!(conversion.conversion_id.as_deref(), Some("order-1001"));
 /// # Ok::<(), facade::search_ads::Error>(())
 /// ```
+///
+/// # JSON form
+///
+/// `Conversion` implements [`Serialize`](serde::Serialize) and
+/// [`Deserialize`](serde::Deserialize) as the API's Conversion resource, so a
+/// conversion written to a file can be uploaded again as it is:
+///
+/// - the field names are the API's ([`Conversion::FIELDS`]): `type` for
+///   [`conversion_type`](Self::conversion_type), `customDimension` and
+///   `customMetric` (arrays of `{"name", "value"}`) for the custom values;
+/// - ids, `quantityMillis` and `countMillis` are strings of digits,
+///   timestamps are epoch milliseconds as a string of digits, `revenueMicros`
+///   is micros as a string of digits, value sets are their wire strings;
+/// - absent fields are left out.
+///
+/// Reading accepts the same, and also JSON numbers wherever the API has
+/// digits in a string (ids, timestamps, millis, micros); `null` is the same as
+/// an absent field. A field that is not one of [`Conversion::FIELDS`], or a
+/// value that does not parse, is an error that names the field.
+///
+/// ```
+/// use facade::search_ads::{AgencyId, Conversion, Micros};
+///
+/// let line = r#"{"conversionId": "order-1001", "conversionTimestamp": 1704103200000,
+///     "segmentationType": "FLOODLIGHT", "agencyId": 20700000000000125,
+///     "revenueMicros": "19990000", "customMetric": [{"name": "Basket Size", "value": 3}]}"#;
+/// let conversion: Conversion = serde_json::from_str(line)?;
+/// assert_eq!(conversion.agency_id, Some(AgencyId::new(20700000000000125)));
+/// assert_eq!(conversion.revenue_micros, Some(Micros::new(19_990_000)));
+///
+/// let json = serde_json::to_value(&conversion)?;
+/// assert_eq!(json["agencyId"], "20700000000000125");
+/// assert_eq!(json["conversionTimestamp"], "1704103200000");
+/// assert_eq!(json["customMetric"][0]["value"], 3.0);
+/// assert_eq!(serde_json::from_value::<Conversion>(json)?, conversion);
+///
+/// let e = serde_json::from_str::<Conversion>(r#"{"segmentationId": "12x"}"#).unwrap_err();
+/// assert!(e.to_string().starts_with(r#"segmentationId "12x" is not valid"#), "{e}");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Conversion {
     /// The advertiser's id for the conversion; unique per advertiser (SA-15).
@@ -111,6 +151,47 @@ pub struct Conversion {
 }
 
 impl Conversion {
+    /// The field names of the JSON form (the API's Conversion resource), in
+    /// the order of a table's columns: the identity first, then the values,
+    /// the owner ids and the rest.
+    pub const FIELDS: [&'static str; 35] = [
+        "conversionId",
+        "conversionTimestamp",
+        "segmentationType",
+        "segmentationId",
+        "segmentationName",
+        "type",
+        "state",
+        "revenueMicros",
+        "currencyCode",
+        "quantityMillis",
+        "countMillis",
+        "clickId",
+        "agencyId",
+        "advertiserId",
+        "engineAccountId",
+        "campaignId",
+        "adGroupId",
+        "adId",
+        "criterionId",
+        "customerId",
+        "dsConversionId",
+        "floodlightOrderId",
+        "channel",
+        "deviceType",
+        "adUserDataConsent",
+        "attributionModel",
+        "conversionModifiedTimestamp",
+        "customDimension",
+        "customMetric",
+        "inventoryAccountId",
+        "productCountry",
+        "productGroupId",
+        "productId",
+        "productLanguage",
+        "storeId",
+    ];
+
     /// A conversion with the fields every insert needs: its id, its time and
     /// the segmentation type `FLOODLIGHT`.
     pub fn new(conversion_id: impl Into<String>, timestamp: DateTime<Utc>) -> Self {
@@ -154,6 +235,21 @@ pub struct CustomMetric {
 /// };
 /// assert_eq!(a.segmentation_type.as_str(), "FLOODLIGHT");
 /// ```
+///
+/// Like [`Conversion`], it (de)serializes as the API's resource: field names
+/// [`Availability::FIELDS`], ids and `availabilityTimestamp` (epoch
+/// milliseconds) as strings of digits, numbers accepted on input.
+///
+/// ```
+/// # use chrono::DateTime;
+/// # use facade::search_ads::{AdvertiserId, AgencyId, Availability};
+/// # let until = DateTime::from_timestamp_millis(1_704_103_200_000).unwrap();
+/// let a = Availability::new(AgencyId::new(1), AdvertiserId::new(2), until);
+/// let json = serde_json::to_value(&a)?;
+/// assert_eq!(json["availabilityTimestamp"], "1704103200000");
+/// assert_eq!(serde_json::from_value::<Availability>(json)?, a);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Availability {
     /// The agency.
@@ -173,6 +269,17 @@ pub struct Availability {
 }
 
 impl Availability {
+    /// The field names of the JSON form (the API's Availability resource).
+    pub const FIELDS: [&'static str; 7] = [
+        "agencyId",
+        "advertiserId",
+        "availabilityTimestamp",
+        "segmentationType",
+        "segmentationId",
+        "segmentationName",
+        "customerId",
+    ];
+
     /// An availability of a Floodlight activity (`FLOODLIGHT`); set
     /// `segmentation_id` or `segmentation_name` to name the activity.
     pub fn new(

@@ -109,8 +109,9 @@ pub enum Error {
 
     /// The ID-mapping download ended before the whole file arrived.
     #[error(
-        "the ID-mapping download ended early after {bytes} bytes{}: the file is incomplete. \
+        "the ID-mapping download ended early after {}{}: the file is incomplete. \
          Download it again",
+        counted(bytes, "byte", "bytes"),
         expected.map(|e| format!(" of {e}")).unwrap_or_default()
     )]
     TruncatedDownload {
@@ -180,9 +181,23 @@ fn api_message(
         } else {
             String::new()
         };
-        format!("{} detail(s): {}{more}", details.len(), first.join("; "))
+        format!(
+            "{}: {}{more}",
+            counted(details.len(), "detail", "details"),
+            first.join("; ")
+        )
     };
     format!("{operation} failed with HTTP {status}{reason}: {shown}. {hint}")
+}
+
+/// `1 detail`, `3 details`.
+pub(crate) fn counted(n: impl fmt::Display, one: &str, many: &str) -> String {
+    let n = n.to_string();
+    if n == "1" {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
 }
 
 fn truncate(text: &str, max_chars: usize) -> String {
@@ -610,6 +625,10 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("0x0000011A"), "{text}");
+        assert!(
+            text.contains("HTTP 400 (requestValidation): 1 detail: "),
+            "{text}"
+        );
     }
 
     #[test]

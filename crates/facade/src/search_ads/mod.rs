@@ -16,6 +16,11 @@
 //!   number of conversions, send them in batches with bounded concurrency and
 //!   retries, and return a [`WriteReport`] with one [`Outcome`] per
 //!   conversion. A repeated insert never stores twice (see [`mod@write`]).
+//!   [`SearchAds::insert_with_progress`] and [`SearchAds::update_with_progress`]
+//!   report each finished batch ([`WriteProgress`]).
+//! - **JSON**: [`Conversion`] and [`Availability`] (de)serialize as the API's
+//!   resources (field names, digits in strings), so files of conversions read
+//!   and write through serde without a mapping of one's own.
 //! - **Errors**: one [`Error`]; **tracing**: a `search_ads.request` span per
 //!   attempt with `operation`, `attempt`, `status`, `duration_ms` and
 //!   `outcome`, never a header or a token.
@@ -61,7 +66,10 @@ pub use values::{
     EntityType, IdParseError, InventoryAccountId, Micros, ProductGroupId, SegmentationId,
     SegmentationType,
 };
-pub use write::{DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE, Outcome, WriteOptions, WriteReport};
+pub use write::{
+    DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE, Outcome, WriteOptions, WriteProgress, WriteProgressFn,
+    WriteReport,
+};
 
 use retry::with_retry;
 use wire::{TokenAuthorizer, map_error};
@@ -422,7 +430,35 @@ impl SearchAds {
         conversions: &[Conversion],
         options: WriteOptions,
     ) -> Result<WriteReport, Error> {
-        self.write(WriteKind::Insert, conversions, options).await
+        self.write(WriteKind::Insert, conversions, options, None)
+            .await
+    }
+
+    /// Inserts conversions with the given batching, calling `progress` after
+    /// each batch finished (see [`WriteProgress`]). Otherwise like
+    /// [`insert`](Self::insert); nothing is reported when the input is refused.
+    ///
+    /// ```no_run
+    /// use std::sync::Arc;
+    /// use facade::search_ads::{Conversion, SearchAds, WriteProgress};
+    /// # async fn run(client: SearchAds, conversions: Vec<Conversion>) -> Result<(), facade::search_ads::Error> {
+    /// let progress = Arc::new(|p: WriteProgress| {
+    ///     eprintln!("{} of {} conversions", p.conversions_done, p.conversions_total);
+    /// });
+    /// let report = client
+    ///     .insert_with_progress(&conversions, client.write_options(), progress)
+    ///     .await?;
+    /// # let _ = report;
+    /// # Ok(()) }
+    /// ```
+    pub async fn insert_with_progress(
+        &self,
+        conversions: &[Conversion],
+        options: WriteOptions,
+        progress: WriteProgressFn,
+    ) -> Result<WriteReport, Error> {
+        self.write(WriteKind::Insert, conversions, options, Some(progress))
+            .await
     }
 
     /// Updates conversions (identified by `conversionId` and
@@ -438,7 +474,50 @@ impl SearchAds {
         conversions: &[Conversion],
         options: WriteOptions,
     ) -> Result<WriteReport, Error> {
-        self.write(WriteKind::Update, conversions, options).await
+        self.write(WriteKind::Update, conversions, options, None)
+            .await
+    }
+
+    /// Updates conversions with the given batching, calling `progress` after
+    /// each batch finished. Like [`insert_with_progress`](Self::insert_with_progress).
+    pub async fn update_with_progress(
+        &self,
+        conversions: &[Conversion],
+        options: WriteOptions,
+        progress: WriteProgressFn,
+    ) -> Result<WriteReport, Error> {
+        self.write(WriteKind::Update, conversions, options, Some(progress))
+            .await
+    }
+
+    /// The conversions an [`insert`](Self::insert) would refuse before sending,
+    /// each as [`Error::Validation`] naming the field and the input index, in
+    /// input order: a missing `conversionId`, `conversionTimestamp` or
+    /// `segmentationType`, a timestamp before 1970, a conversion id repeated in
+    /// the input. Empty when the input would be sent (an empty input is refused
+    /// by `insert` itself). Nothing is sent.
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// use facade::search_ads::{Conversion, Error, SearchAds};
+    ///
+    /// let t = Utc.with_ymd_and_hms(2025, 3, 1, 12, 0, 0).unwrap();
+    /// let input = [Conversion::new("order-1", t), Conversion::new("order-1", t)];
+    /// let problems = SearchAds::insert_problems(&input);
+    /// assert!(matches!(
+    ///     &problems[..],
+    ///     [Error::Validation { field, index: Some(1), .. }] if field == "conversionId"
+    /// ));
+    /// ```
+    pub fn insert_problems(conversions: &[Conversion]) -> Vec<Error> {
+        write::input_problems(WriteKind::Insert, conversions)
+    }
+
+    /// The conversions an [`update`](Self::update) would refuse before sending.
+    /// Like [`insert_problems`](Self::insert_problems), except that
+    /// `segmentationType` is not required.
+    pub fn update_problems(conversions: &[Conversion]) -> Vec<Error> {
+        write::input_problems(WriteKind::Update, conversions)
     }
 
     async fn write(
@@ -446,6 +525,7 @@ impl SearchAds {
         kind: WriteKind,
         conversions: &[Conversion],
         options: WriteOptions,
+        progress: Option<WriteProgressFn>,
     ) -> Result<WriteReport, Error> {
         options.validate()?;
         write::validate(kind, conversions)?;
@@ -454,8 +534,13 @@ impl SearchAds {
         let operation = kind.operation();
         let api = &self.inner.api;
         let wire = &wire;
-        let report =
-            write::run_batches(kind, wire.len(), options, &self.inner.retry, |range, _| {
+        let report = write::run_batches(
+            kind,
+            wire.len(),
+            options,
+            &self.inner.retry,
+            progress.as_deref(),
+            |range, _| {
                 let body = types::ConversionList {
                     conversion: wire[range].to_vec(),
                     kind: None,
@@ -473,8 +558,9 @@ impl SearchAds {
                         Err(e) => Err(map_error(operation, e)),
                     }
                 }
-            })
-            .await;
+            },
+        )
+        .await;
         tracing::info!(operation, %report, "write finished");
         Ok(report)
     }

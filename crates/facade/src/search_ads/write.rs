@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use futures::stream::{self, StreamExt};
 
 use super::conversion::Conversion;
-use super::error::{ConversionIssue, Error};
+use super::error::{ConversionIssue, Error, counted};
 use super::retry::{RetryPolicy, traced_attempt};
 
 /// Default conversions per request (SA-10: the size of Google's own sample).
@@ -74,6 +74,31 @@ impl WriteOptions {
         Ok(())
     }
 }
+
+/// How far an insert or update has come, reported after each batch finished
+/// (see [`SearchAds::insert_with_progress`](super::SearchAds::insert_with_progress)).
+///
+/// A batch finishes when it has its outcomes: answered, failed for good after
+/// its retries, or not sent after another batch failed with an error that
+/// would fail every batch. The counts only grow; the last report has
+/// `conversions_done == conversions_total` and `batches_done == batches_total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WriteProgress {
+    /// Conversions of the finished batches, whatever their outcome.
+    pub conversions_done: usize,
+    /// Conversions of the call.
+    pub conversions_total: usize,
+    /// Batches finished.
+    pub batches_done: usize,
+    /// Batches the conversions were split into.
+    pub batches_total: usize,
+}
+
+/// Receives [`WriteProgress`] reports. It is called on the task that awaits
+/// the insert or update, once per finished batch and never concurrently, so it
+/// should return quickly (move a progress bar, send on a channel).
+pub type WriteProgressFn = Arc<dyn Fn(WriteProgress) + Send + Sync>;
 
 /// What happened to one input conversion.
 #[derive(Debug, Clone)]
@@ -205,18 +230,29 @@ impl WriteReport {
 }
 
 impl std::fmt::Display for WriteReport {
+    /// `3 conversions: 2 stored (1 by an earlier attempt whose answer was
+    /// lost), 1 rejected, 0 failed; 1 batch, 2 requests`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} conversions: {} stored ({} confirmed by duplicate after a lost answer), \
-             {} rejected, {} failed; {} batches, {} requests",
-            self.len(),
-            self.stored(),
-            self.stored_earlier(),
+            "{}: {} stored",
+            counted(self.len(), "conversion", "conversions"),
+            self.stored()
+        )?;
+        if self.stored_earlier() > 0 {
+            write!(
+                f,
+                " ({} by an earlier attempt whose answer was lost)",
+                self.stored_earlier()
+            )?;
+        }
+        write!(
+            f,
+            ", {} rejected, {} failed; {}, {}",
             self.rejected(),
             self.failed(),
-            self.batches,
-            self.requests
+            counted(self.batches, "batch", "batches"),
+            counted(self.requests, "request", "requests")
         )
     }
 }
@@ -244,7 +280,8 @@ impl WriteKind {
     }
 }
 
-/// Checks the whole input before anything is sent (SA-7, SA-15).
+/// Checks the whole input before anything is sent (SA-7, SA-15): the first
+/// problem [`input_problems`] finds, or an empty input.
 pub(crate) fn validate(kind: WriteKind, conversions: &[Conversion]) -> Result<(), Error> {
     if conversions.is_empty() {
         return Err(Error::validation(
@@ -253,45 +290,65 @@ pub(crate) fn validate(kind: WriteKind, conversions: &[Conversion]) -> Result<()
             format!("is empty: give at least one conversion to {}", kind.verb()),
         ));
     }
+    match input_problems(kind, conversions).into_iter().next() {
+        Some(problem) => Err(problem),
+        None => Ok(()),
+    }
+}
+
+/// Every conversion of `conversions` that an insert or update would refuse
+/// before sending, as [`Error::Validation`] with the field and the input index,
+/// in input order (SA-7, SA-15).
+///
+/// [`SearchAds::insert`](super::SearchAds::insert) and
+/// [`update`](super::SearchAds::update) refuse the whole input when this is not
+/// empty. A tool that prefers to send the rest (a file upload, say) removes the
+/// conversions named here and sends what is left: what is left passes.
+pub(crate) fn input_problems(kind: WriteKind, conversions: &[Conversion]) -> Vec<Error> {
     let verb = kind.verb();
+    let mut problems = Vec::new();
     let mut seen: HashMap<&str, usize> = HashMap::with_capacity(conversions.len());
     for (i, c) in conversions.iter().enumerate() {
         let id = match c.conversion_id.as_deref().map(str::trim) {
             Some(id) if !id.is_empty() => id,
             _ => {
-                return Err(Error::validation(
+                problems.push(Error::validation(
                     "conversionId",
                     Some(i),
                     format!("is required for {verb}: set Conversion::conversion_id"),
                 ));
+                continue;
             }
         };
         match c.conversion_timestamp {
             None => {
-                return Err(Error::validation(
+                problems.push(Error::validation(
                     "conversionTimestamp",
                     Some(i),
                     format!("is required for {verb}: set Conversion::conversion_timestamp"),
                 ));
+                continue;
             }
             Some(t) if t.timestamp_millis() < 0 => {
-                return Err(Error::validation(
+                problems.push(Error::validation(
                     "conversionTimestamp",
                     Some(i),
                     format!("is {t}, before 1970-01-01: the API takes epoch milliseconds >= 0"),
                 ));
+                continue;
             }
             Some(_) => {}
         }
         if kind == WriteKind::Insert && c.segmentation_type.is_none() {
-            return Err(Error::validation(
+            problems.push(Error::validation(
                 "segmentationType",
                 Some(i),
                 "is required for insert: set Conversion::segmentation_type (FLOODLIGHT)",
             ));
+            continue;
         }
-        if let Some(first) = seen.insert(id, i) {
-            return Err(Error::validation(
+        if let Some(&first) = seen.get(id) {
+            problems.push(Error::validation(
                 "conversionId",
                 Some(i),
                 format!(
@@ -300,9 +357,11 @@ pub(crate) fn validate(kind: WriteKind, conversions: &[Conversion]) -> Result<()
                      0x0000011A)"
                 ),
             ));
+            continue;
         }
+        seen.insert(id, i);
     }
-    Ok(())
+    problems
 }
 
 /// Errors after which no other batch is started: they would fail every batch.
@@ -316,11 +375,13 @@ fn fails_every_batch(error: &Error) -> bool {
 
 /// Sends `count` conversions in batches with `send(range, attempt)` and
 /// assembles the report. `send` returns `Ok` when the whole batch was stored.
+/// `progress` hears of every finished batch.
 pub(crate) async fn run_batches<S, Fut>(
     kind: WriteKind,
     count: usize,
     options: WriteOptions,
     retry: &RetryPolicy,
+    progress: Option<&(dyn Fn(WriteProgress) + Send + Sync)>,
     send: S,
 ) -> WriteReport
 where
@@ -340,6 +401,12 @@ where
     let abort_ref = &abort;
     let aborted_ref = &aborted;
     let requests_ref = &requests;
+    let mut done = WriteProgress {
+        conversions_done: 0,
+        conversions_total: count,
+        batches_done: 0,
+        batches_total: batches,
+    };
 
     let results: Vec<(Range<usize>, Vec<Outcome>)> = stream::iter(ranges)
         .map(|range| async move {
@@ -356,6 +423,13 @@ where
             (range, outcomes)
         })
         .buffer_unordered(options.concurrency.max(1))
+        .inspect(|(range, _)| {
+            if let Some(report) = progress {
+                done.conversions_done += range.len();
+                done.batches_done += 1;
+                report(done);
+            }
+        })
         .collect()
         .await;
 
@@ -499,7 +573,7 @@ fn per_conversion(
                         })
                     };
             }
-            Some(_) => {
+            Some(outside) => {
                 // An index outside the batch: the answer cannot be mapped to
                 // conversions, so nothing in it is definite.
                 return Some(vec![
@@ -508,8 +582,9 @@ fn per_conversion(
                             kind.operation(),
                             Some(400),
                             format!(
-                                "a detail names conversion index {:?} in a batch of {len}: {issue}",
-                                issue.index
+                                "a detail names conversion index {outside} in a batch of {}: \
+                                 {issue}",
+                                counted(len, "conversion", "conversions")
                             ),
                         ),
                         attempts,
@@ -586,6 +661,7 @@ mod tests {
             25,
             opts(10),
             &fast(),
+            None,
             |range, _| async move {
                 if range.start == 10 {
                     Err(rejected_400(vec![detail(3, 0x101)]))
@@ -605,33 +681,109 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn progress_is_reported_once_per_finished_batch() {
+        let seen = Mutex::new(Vec::new());
+        let record = |p: WriteProgress| seen.lock().unwrap().push(p);
+        let report = run_batches(
+            WriteKind::Insert,
+            25,
+            opts(10),
+            &fast(),
+            Some(&record),
+            |range, _| async move {
+                // The first batch finishes last.
+                if range.start == 0 {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    Err(rejected_400(vec![detail(0, 0x101)]))
+                } else {
+                    Ok(())
+                }
+            },
+        )
+        .await;
+        assert_eq!(report.len(), 25);
+        let seen = seen.into_inner().unwrap();
+        let done: Vec<(usize, usize)> = seen
+            .iter()
+            .map(|p| (p.conversions_done, p.batches_done))
+            .collect();
+        assert_eq!(done, vec![(10, 1), (15, 2), (25, 3)]);
+        for p in &seen {
+            assert_eq!((p.conversions_total, p.batches_total), (25, 3));
+        }
+
+        // Batches that are not sent after an auth failure finish too.
+        let seen = Mutex::new(Vec::new());
+        let record = |p: WriteProgress| seen.lock().unwrap().push(p);
+        let serial = WriteOptions {
+            batch_size: 2,
+            concurrency: 1,
+        };
+        let report = run_batches(
+            WriteKind::Insert,
+            5,
+            serial,
+            &fast(),
+            Some(&record),
+            |_, _| async {
+                Err(Error::Auth {
+                    message: "no token".into(),
+                })
+            },
+        )
+        .await;
+        assert_eq!(report.failed(), 5);
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(seen.len(), 3);
+        assert_eq!(seen[2].conversions_done, 5);
+        assert_eq!(seen[2].batches_done, 3);
+    }
+
+    #[tokio::test]
     async fn a_duplicate_after_a_lost_answer_counts_as_stored() {
         let calls = Mutex::new(0);
-        let report = run_batches(WriteKind::Insert, 3, opts(10), &fast(), |_, attempt| {
-            *calls.lock().unwrap() += 1;
-            async move {
-                match attempt {
-                    1 => Err(Error::Timeout {
-                        operation: "conversion.insert",
-                        connect: false,
-                    }),
-                    _ => Err(rejected_400(vec![detail(0, 0x11A), detail(2, 0x11A)])),
+        let report = run_batches(
+            WriteKind::Insert,
+            3,
+            opts(10),
+            &fast(),
+            None,
+            |_, attempt| {
+                *calls.lock().unwrap() += 1;
+                async move {
+                    match attempt {
+                        1 => Err(Error::Timeout {
+                            operation: "conversion.insert",
+                            connect: false,
+                        }),
+                        _ => Err(rejected_400(vec![detail(0, 0x11A), detail(2, 0x11A)])),
+                    }
                 }
-            }
-        })
+            },
+        )
         .await;
         assert!(matches!(report.outcomes()[0], Outcome::StoredEarlier));
         assert!(matches!(report.outcomes()[1], Outcome::Stored));
         assert!(matches!(report.outcomes()[2], Outcome::StoredEarlier));
         assert_eq!(report.requests(), 2);
         assert!(report.all_stored());
+        assert_eq!(
+            report.to_string(),
+            "3 conversions: 3 stored (2 by an earlier attempt whose answer was lost), \
+             0 rejected, 0 failed; 1 batch, 2 requests"
+        );
     }
 
     #[tokio::test]
     async fn a_duplicate_on_a_first_attempt_is_a_rejection() {
-        let report = run_batches(WriteKind::Insert, 2, opts(10), &fast(), |_, _| async {
-            Err(rejected_400(vec![detail(1, 0x11A)]))
-        })
+        let report = run_batches(
+            WriteKind::Insert,
+            2,
+            opts(10),
+            &fast(),
+            None,
+            |_, _| async { Err(rejected_400(vec![detail(1, 0x11A)])) },
+        )
         .await;
         assert!(matches!(report.outcomes()[1], Outcome::Rejected(_)));
         // So is one after a refused connection (the request never left).
@@ -640,6 +792,7 @@ mod tests {
             2,
             opts(10),
             &fast(),
+            None,
             |_, attempt| async move {
                 if attempt == 1 {
                     Err(Error::Transport {
@@ -661,6 +814,7 @@ mod tests {
             1,
             opts(10),
             &fast(),
+            None,
             |_, attempt| async move {
                 if attempt == 1 {
                     Err(Error::Timeout {
@@ -678,7 +832,7 @@ mod tests {
 
     #[tokio::test]
     async fn exhausted_retries_are_failures_that_may_have_been_stored() {
-        let report = run_batches(WriteKind::Insert, 5, opts(2), &fast(), |_, _| async {
+        let report = run_batches(WriteKind::Insert, 5, opts(2), &fast(), None, |_, _| async {
             Err(Error::Api {
                 operation: "conversion.insert",
                 status: 503,
@@ -712,7 +866,7 @@ mod tests {
             batch_size: 1,
             concurrency: 1,
         };
-        let report = run_batches(WriteKind::Insert, 5, opts, &fast(), |_, _| async {
+        let report = run_batches(WriteKind::Insert, 5, opts, &fast(), None, |_, _| async {
             Err(Error::Api {
                 operation: "conversion.insert",
                 status: 401,
@@ -735,18 +889,30 @@ mod tests {
 
     #[tokio::test]
     async fn a_batch_wide_detail_rejects_the_whole_batch() {
-        let report = run_batches(WriteKind::Insert, 3, opts(10), &fast(), |_, _| async {
-            Err(rejected_400(vec![ConversionIssue {
-                index: None,
-                code: None,
-                message: "Empty batch encountered.".into(),
-            }]))
-        })
+        let report = run_batches(
+            WriteKind::Insert,
+            3,
+            opts(10),
+            &fast(),
+            None,
+            |_, _| async {
+                Err(rejected_400(vec![ConversionIssue {
+                    index: None,
+                    code: None,
+                    message: "Empty batch encountered.".into(),
+                }]))
+            },
+        )
         .await;
         assert_eq!(report.rejected(), 3);
-        let report = run_batches(WriteKind::Insert, 3, opts(10), &fast(), |_, _| async {
-            Err(rejected_400(vec![detail(7, 0x101)]))
-        })
+        let report = run_batches(
+            WriteKind::Insert,
+            3,
+            opts(10),
+            &fast(),
+            None,
+            |_, _| async { Err(rejected_400(vec![detail(7, 0x101)])) },
+        )
         .await;
         assert_eq!(report.failed(), 3);
     }

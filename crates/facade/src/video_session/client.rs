@@ -392,14 +392,16 @@ fn transport_error(error: ApiError, secrets: &[&str], what: &str) -> Error {
             } else {
                 Error::UnexpectedResponse {
                     status: Some(status.as_u16()),
-                    detail: format!("the {what} answer has a status the spec does not list"),
+                    detail: format!(
+                        "the {what} answer has an HTTP status the API documentation does not list"
+                    ),
                 }
             }
         }
         E::InvalidResponsePayload(_, e) => Error::UnexpectedResponse {
             status: None,
             detail: format!(
-                "the {what} answer does not match the spec ({:?} error at line {}, column {})",
+                "the {what} answer does not match the API documentation ({:?} error at line {}, column {})",
                 e.classify(),
                 e.line(),
                 e.column()

@@ -55,15 +55,40 @@ impl fmt::Display for RefusalReason {
         match self {
             RefusalReason::BudgetExhausted { failures_in_window } => write!(
                 f,
-                "{failures_in_window} failed attempts in the last 10 minutes; one more failure would block the account"
+                "{} in the last 10 minutes; one more failure would block the account",
+                counted(*failures_in_window, "failed attempt", "failed attempts")
             ),
             RefusalReason::KnownBlock => f.write_str("the service reported the account blocked"),
             RefusalReason::PresumedBlock { failures_in_window } => write!(
                 f,
-                "{failures_in_window} failed or unanswered attempts in the last 10 minutes; the account may be blocked"
+                "{} in the last 10 minutes; the account may be blocked",
+                counted(
+                    *failures_in_window,
+                    "failed or unanswered attempt",
+                    "failed or unanswered attempts"
+                )
             ),
         }
     }
+}
+
+/// `1 failed attempt`, `3 failed attempts`.
+fn counted(n: u32, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+fn invalid_credentials_message(failures_in_window: u32, remaining_attempts: u32) -> String {
+    let failures = counted(failures_in_window, "failed attempt", "failed attempts");
+    let next = match remaining_attempts {
+        0 => "further logins are paused to avoid locking the account".to_owned(),
+        1 => "1 more is allowed before logins are paused to avoid locking the account".to_owned(),
+        n => format!("{n} more are allowed before logins are paused to avoid locking the account"),
+    };
+    format!("login failed: wrong user name or password ({failures} in the last 10 minutes; {next})")
 }
 
 /// Where a lockout store failed. Logins are refused while the store cannot be
@@ -130,9 +155,7 @@ pub enum Error {
     },
 
     /// The service rejected the user name or password (401 `InvalidCredentials`).
-    #[error(
-        "login failed: wrong user name or password ({failures_in_window} failed attempts counted in the last 10 minutes; {remaining_attempts} more may be tried before the facade stops sending)"
-    )]
+    #[error("{}", invalid_credentials_message(*failures_in_window, *remaining_attempts))]
     InvalidCredentials {
         /// Failed attempts counted in the window, this one included.
         failures_in_window: u32,
@@ -248,6 +271,36 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "login not sent: 5 failed attempts in the last 10 minutes; one more failure would block the account; safe to try again at 1970-01-01T00:10:00Z (in 60 s)"
+        );
+    }
+
+    #[test]
+    fn invalid_credentials_read_as_a_sentence_with_plurals() {
+        let message = |failures_in_window, remaining_attempts| {
+            Error::InvalidCredentials {
+                failures_in_window,
+                remaining_attempts,
+            }
+            .to_string()
+        };
+        assert_eq!(
+            message(1, 4),
+            "login failed: wrong user name or password (1 failed attempt in the last 10 minutes; 4 more are allowed before logins are paused to avoid locking the account)"
+        );
+        assert_eq!(
+            message(4, 1),
+            "login failed: wrong user name or password (4 failed attempts in the last 10 minutes; 1 more is allowed before logins are paused to avoid locking the account)"
+        );
+        assert_eq!(
+            message(5, 0),
+            "login failed: wrong user name or password (5 failed attempts in the last 10 minutes; further logins are paused to avoid locking the account)"
+        );
+        let presumed = RefusalReason::PresumedBlock {
+            failures_in_window: 1,
+        };
+        assert_eq!(
+            presumed.to_string(),
+            "1 failed or unanswered attempt in the last 10 minutes; the account may be blocked"
         );
     }
 
