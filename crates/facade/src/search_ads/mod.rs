@@ -39,11 +39,12 @@ pub mod values;
 mod wire;
 pub mod write;
 
+use std::future::Future;
 use std::path::Path;
 use std::sync::Arc;
 
 use futures::StreamExt;
-use search_ads_client::types;
+use search_ads_client::{ResponseValue, types};
 
 use crate::http::{BaseUrl, HttpOptions, TimeoutMode, build_client};
 
@@ -214,9 +215,19 @@ const OP_AVAILABILITY: &str = "conversion.updateAvailability";
 const OP_ID_MAPPING: &str = "reports.getIdMappingFile";
 const OP_SAVED_COLUMNS: &str = "savedColumns.list";
 
-/// Records the answer's status on the current attempt span.
-fn record_status(status: reqwest::StatusCode) {
-    tracing::Span::current().record("status", status.as_u16());
+/// Awaits one generated call: records the answer's status on the current
+/// attempt span and maps a failure to [`Error`].
+async fn send<T>(
+    operation: &'static str,
+    call: impl Future<Output = Result<ResponseValue<T>, wire::ClientError>>,
+) -> Result<ResponseValue<T>, Error> {
+    match call.await {
+        Ok(answer) => {
+            tracing::Span::current().record("status", answer.status().as_u16());
+            Ok(answer)
+        }
+        Err(e) => Err(map_error(operation, e)),
+    }
 }
 
 fn page_from_wire(
@@ -321,15 +332,7 @@ impl SearchAds {
                         if let Some(id) = &options.customer_id {
                             call = call.customer_id(id.as_str().to_owned());
                         }
-                        async move {
-                            match call.send().await {
-                                Ok(v) => {
-                                    record_status(v.status());
-                                    Ok(v.into_inner())
-                                }
-                                Err(e) => Err(map_error(OP_GET, e)),
-                            }
-                        }
+                        async move { Ok(send(OP_GET, call.send()).await?.into_inner()) }
                     })
                     .await?;
                     page_from_wire(OP_GET, list)
@@ -395,15 +398,7 @@ impl SearchAds {
                         if let Some(id) = options.criterion_id {
                             call = call.criterion_id(id);
                         }
-                        async move {
-                            match call.send().await {
-                                Ok(v) => {
-                                    record_status(v.status());
-                                    Ok(v.into_inner())
-                                }
-                                Err(e) => Err(map_error(OP_GET_BY_CUSTOMER, e)),
-                            }
-                        }
+                        async move { Ok(send(OP_GET_BY_CUSTOMER, call.send()).await?.into_inner()) }
                     })
                     .await?;
                     page_from_wire(OP_GET_BY_CUSTOMER, list)
@@ -546,17 +541,15 @@ impl SearchAds {
                     kind: None,
                 };
                 async move {
-                    let result = match kind {
-                        WriteKind::Insert => api.conversion_insert().body(body).send().await,
-                        WriteKind::Update => api.conversion_update().body(body).send().await,
-                    };
-                    match result {
-                        Ok(v) => {
-                            record_status(v.status());
-                            Ok(())
+                    match kind {
+                        WriteKind::Insert => {
+                            send(operation, api.conversion_insert().body(body).send()).await?;
                         }
-                        Err(e) => Err(map_error(operation, e)),
+                        WriteKind::Update => {
+                            send(operation, api.conversion_update().body(body).send()).await?;
+                        }
                     }
+                    Ok(())
                 }
             },
         )
@@ -598,13 +591,8 @@ impl SearchAds {
         let answer = with_retry(&self.inner.retry, OP_AVAILABILITY, |_| {
             let body = body.clone();
             async move {
-                match api.conversion_update_availability().body(body).send().await {
-                    Ok(v) => {
-                        record_status(v.status());
-                        Ok(v.into_inner())
-                    }
-                    Err(e) => Err(map_error(OP_AVAILABILITY, e)),
-                }
+                let call = api.conversion_update_availability().body(body).send();
+                Ok(send(OP_AVAILABILITY, call).await?.into_inner())
             }
         })
         .await?;
@@ -626,19 +614,12 @@ impl SearchAds {
     ) -> Result<Vec<SavedColumn>, Error> {
         let api = &self.inner.api;
         let list = with_retry(&self.inner.retry, OP_SAVED_COLUMNS, |_| async move {
-            match api
+            let call = api
                 .saved_columns_list()
                 .agency_id(agency_id)
                 .advertiser_id(advertiser_id)
-                .send()
-                .await
-            {
-                Ok(v) => {
-                    record_status(v.status());
-                    Ok(v.into_inner())
-                }
-                Err(e) => Err(map_error(OP_SAVED_COLUMNS, e)),
-            }
+                .send();
+            Ok(send(OP_SAVED_COLUMNS, call).await?.into_inner())
         })
         .await?;
         Ok(list
@@ -691,20 +672,13 @@ impl SearchAds {
     > {
         let download = &self.inner.download;
         let response = with_retry(&self.inner.retry, OP_ID_MAPPING, |_| async move {
-            match download
+            let call = download
                 .reports_get_id_mapping_file()
                 .agency_id(agency_id)
                 .advertiser_id(advertiser_id)
                 .alt(types::AltMedia::Media)
-                .send()
-                .await
-            {
-                Ok(v) => {
-                    record_status(v.status());
-                    Ok(v)
-                }
-                Err(e) => Err(map_error(OP_ID_MAPPING, e)),
-            }
+                .send();
+            send(OP_ID_MAPPING, call).await
         })
         .await?;
         let expected = response
