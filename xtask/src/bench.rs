@@ -80,6 +80,18 @@ pub fn build(ws: &Workspace) -> Result<Binaries> {
     })
 }
 
+/// This binary's path. When a concurrent build replaced the file while we
+/// run, Linux reports `<path> (deleted)`: the new binary at `<path>` is used.
+fn xtask_binary() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    if exe.exists() {
+        return Some(exe);
+    }
+    let text = exe.to_str()?;
+    let path = PathBuf::from(text.strip_suffix(" (deleted)")?);
+    path.exists().then_some(path)
+}
+
 fn absolute(path: &Path) -> Result<PathBuf> {
     if path.is_absolute() {
         Ok(path.to_owned())
@@ -101,7 +113,7 @@ pub fn run(ws: &Workspace, args: &Args) -> Result<ExitCode> {
         .arg(&ws.root)
         .stdin(Stdio::null());
     // `generate` is timed on this very binary, the one `cargo xtask` runs.
-    if let Ok(xtask) = std::env::current_exe() {
+    if let Some(xtask) = xtask_binary() {
         command.arg("--xtask-bin").arg(xtask);
     }
     if args.quick {

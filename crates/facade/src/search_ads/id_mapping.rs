@@ -8,11 +8,15 @@
 //! parser runs the real `csv::Reader` on a blocking task (`spawn_blocking`)
 //! over a reader that pulls chunks from a bounded channel; a small async task
 //! pumps the HTTP body into that channel and the parsed rows come back through
-//! a second bounded channel. Memory is bounded by the channel capacities
-//! ([`CHUNKS_IN_FLIGHT`] body chunks, [`ROWS_IN_FLIGHT`] rows) plus csv's
-//! buffer for the longest record, whatever the file's size; back-pressure
-//! flows from a slow consumer to the socket. Dropping the stream stops both
-//! tasks and closes the connection.
+//! a second bounded channel, in batches of up to [`ROW_BATCH`] rows (one
+//! channel operation and at most one wake-up of the consumer per batch rather
+//! than per row; a batch is also handed over whenever the parser is about to
+//! wait for the network, so rows are never held back for lack of data).
+//! Memory is bounded by the channel capacities ([`CHUNKS_IN_FLIGHT`] body
+//! chunks, [`ROWS_IN_FLIGHT`] rows, plus the batch being filled and the one
+//! being consumed) plus csv's buffer for the longest record, whatever the
+//! file's size; back-pressure flows from a slow consumer to the socket.
+//! Dropping the stream stops both tasks and closes the connection.
 //!
 //! # Truncation
 //!
@@ -24,6 +28,7 @@
 //!   row shows up this way) → [`Error::TruncatedDownload`], in place of the
 //!   cut row.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -45,8 +50,18 @@ use super::values::{
 /// Body chunks buffered between the download and the parser.
 pub const CHUNKS_IN_FLIGHT: usize = 4;
 
-/// Parsed rows buffered between the parser and the consumer.
+/// Parsed rows buffered between the parser and the consumer (in the channel;
+/// plus up to one batch of 64 being filled and one being consumed).
 pub const ROWS_IN_FLIGHT: usize = 256;
+
+/// Rows handed from the parser to the stream at once.
+const ROW_BATCH: usize = 64;
+
+/// Bytes csv reads from the chunks at once (its default is 8 KiB).
+const CSV_BUFFER: usize = 64 * 1024;
+
+/// A batch of parsed rows (an error is always the last item of its batch).
+type RowBatch = Vec<Result<IdMappingRow, Error>>;
 
 /// The header line of the file.
 pub const HEADER: [&str; 3] = ["Entity Type", "Legacy IDs", "New IDs"];
@@ -100,57 +115,204 @@ fn csv_error(line: u64, message: impl Into<String>) -> Error {
     }
 }
 
-fn parse_ids(line: u64, column: &str, cell: &str) -> Result<EntityIds, Error> {
-    let object: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(cell).map_err(|e| {
-            csv_error(
-                line,
-                format!(
-                    "the {column} cell is not a JSON object ({e}): {:?}",
-                    short(cell)
-                ),
-            )
-        })?;
-    let mut ids = EntityIds::default();
-    for (key, value) in object {
-        let text = match &value {
-            serde_json::Value::String(s) => s.clone(),
-            serde_json::Value::Number(n) => n.to_string(),
-            other => {
-                return Err(csv_error(
-                    line,
-                    format!("{column}: `{key}` is {other}, expected a string of digits"),
-                ));
+/// A key of an ID cell, borrowed from the cell unless it has escapes.
+struct CellKey<'a>(Cow<'a, str>);
+
+impl<'de> serde::Deserialize<'de> for CellKey<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = CellKey<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
             }
-        };
-        let number = || {
-            text.trim().parse::<i64>().map_err(|_| {
-                csv_error(
-                    line,
-                    format!("{column}: `{key}` is {text:?}, expected a string of digits"),
-                )
-            })
-        };
-        match key.as_str() {
-            "agencyId" => ids.agency_id = Some(number()?.into()),
-            "advertiserId" => ids.advertiser_id = Some(number()?.into()),
-            "engineAccountId" => ids.engine_account_id = Some(number()?.into()),
-            "campaignId" => ids.campaign_id = Some(number()?.into()),
-            "adGroupId" => ids.ad_group_id = Some(number()?.into()),
-            "adId" => ids.ad_id = Some(number()?.into()),
-            "criterionId" => ids.criterion_id = Some(number()?.into()),
-            "customerId" => {
-                ids.customer_id = Some(CustomerId::new(text.clone()).map_err(|_| {
-                    csv_error(
-                        line,
-                        format!("{column}: `customerId` {text:?} is not a customer id"),
-                    )
-                })?);
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(CellKey(Cow::Borrowed(v)))
             }
-            _ => {
-                ids.other.insert(key, text);
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(CellKey(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(CellKey(Cow::Owned(v)))
             }
         }
+        d.deserialize_str(Visit)
+    }
+}
+
+/// A value of an ID cell: its text (a string, or a number's JSON text), or
+/// any other JSON value (an error later).
+enum CellValue<'a> {
+    Text(Cow<'a, str>),
+    Other(serde_json::Value),
+}
+
+impl<'de> serde::Deserialize<'de> for CellValue<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = CellValue<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any valid JSON value")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(CellValue::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(CellValue::Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(CellValue::Text(Cow::Owned(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(CellValue::Text(Cow::Owned(
+                    serde_json::Number::from(v).to_string(),
+                )))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(CellValue::Text(Cow::Owned(
+                    serde_json::Number::from(v).to_string(),
+                )))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(match serde_json::Number::from_f64(v) {
+                    Some(n) => CellValue::Text(Cow::Owned(n.to_string())),
+                    None => CellValue::Other(serde_json::Value::Null),
+                })
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(CellValue::Other(serde_json::Value::Bool(v)))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(CellValue::Other(serde_json::Value::Null))
+            }
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(CellValue::Other(serde_json::Value::Null))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                serde::Deserialize::deserialize(SeqAccessDeserializer::new(seq))
+                    .map(CellValue::Other)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Self::Value, A::Error> {
+                serde::Deserialize::deserialize(MapAccessDeserializer::new(map))
+                    .map(CellValue::Other)
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+/// The entries of an ID cell as a JSON object would hold them: sorted by key,
+/// the last of a repeated key winning (the semantics of
+/// `serde_json::Map<String, Value>`), but borrowing from the cell instead of
+/// allocating a map, a key and a value per entry.
+struct CellEntries<'a>(Vec<(CellKey<'a>, CellValue<'a>)>);
+
+impl<'de> serde::Deserialize<'de> for CellEntries<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = CellEntries<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut entries: Vec<(CellKey<'de>, CellValue<'de>)> = Vec::with_capacity(8);
+                while let Some(entry) = map.next_entry()? {
+                    entries.push(entry);
+                }
+                // Stable: equal keys stay in document order, and the last wins.
+                entries.sort_by(|a, b| a.0.0.cmp(&b.0.0));
+                entries.dedup_by(|later, kept| {
+                    let same = later.0.0 == kept.0.0;
+                    if same {
+                        std::mem::swap(later, kept);
+                    }
+                    same
+                });
+                Ok(CellEntries(entries))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+/// Applies one entry of an ID cell to `ids`; the error names the column and
+/// the key.
+fn apply_entry(
+    ids: &mut EntityIds,
+    line: u64,
+    column: &str,
+    key: Cow<'_, str>,
+    value: CellValue<'_>,
+) -> Result<(), Error> {
+    let text = match value {
+        CellValue::Text(text) => text,
+        CellValue::Other(other) => {
+            return Err(csv_error(
+                line,
+                format!("{column}: `{key}` is {other}, expected a string of digits"),
+            ));
+        }
+    };
+    let number = || {
+        text.trim().parse::<i64>().map_err(|_| {
+            csv_error(
+                line,
+                format!("{column}: `{key}` is {text:?}, expected a string of digits"),
+            )
+        })
+    };
+    match key.as_ref() {
+        "agencyId" => ids.agency_id = Some(number()?.into()),
+        "advertiserId" => ids.advertiser_id = Some(number()?.into()),
+        "engineAccountId" => ids.engine_account_id = Some(number()?.into()),
+        "campaignId" => ids.campaign_id = Some(number()?.into()),
+        "adGroupId" => ids.ad_group_id = Some(number()?.into()),
+        "adId" => ids.ad_id = Some(number()?.into()),
+        "criterionId" => ids.criterion_id = Some(number()?.into()),
+        "customerId" => {
+            ids.customer_id = Some(CustomerId::new(text.as_ref()).map_err(|_| {
+                csv_error(
+                    line,
+                    format!("{column}: `customerId` {text:?} is not a customer id"),
+                )
+            })?);
+        }
+        _ => {
+            ids.other.insert(key.into_owned(), text.into_owned());
+        }
+    }
+    Ok(())
+}
+
+fn parse_ids(line: u64, column: &str, cell: &str) -> Result<EntityIds, Error> {
+    let not_an_object = |e: serde_json::Error| {
+        csv_error(
+            line,
+            format!(
+                "the {column} cell is not a JSON object ({e}): {:?}",
+                short(cell)
+            ),
+        )
+    };
+    let mut json = serde_json::Deserializer::from_str(cell);
+    let entries =
+        <CellEntries<'_> as serde::Deserialize>::deserialize(&mut json).map_err(not_an_object)?;
+    json.end().map_err(not_an_object)?;
+    let mut ids = EntityIds::default();
+    for (CellKey(key), value) in entries.0 {
+        apply_entry(&mut ids, line, column, key, value)?;
     }
     Ok(ids)
 }
@@ -239,14 +401,47 @@ async fn pump<S, E>(
     }
 }
 
+/// Parsed rows on their way to the stream, sent in batches of up to
+/// [`ROW_BATCH`].
+struct RowSink {
+    out: mpsc::Sender<RowBatch>,
+    batch: RowBatch,
+}
+
+impl RowSink {
+    /// Queues a row and sends the batch once it is full. False when the
+    /// consumer is gone.
+    fn push(&mut self, row: Result<IdMappingRow, Error>) -> bool {
+        self.batch.push(row);
+        self.batch.len() < ROW_BATCH || self.flush()
+    }
+
+    /// Sends the queued rows, if any. False when the consumer is gone.
+    fn flush(&mut self) -> bool {
+        if self.batch.is_empty() {
+            return true;
+        }
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(ROW_BATCH));
+        self.out.blocking_send(batch).is_ok()
+    }
+
+    /// Queues a last item and sends everything.
+    fn finish(&mut self, row: Result<IdMappingRow, Error>) {
+        self.batch.push(row);
+        let _ = self.flush();
+    }
+}
+
 /// A `Read` over the chunks of the channel, for `csv::Reader` on a blocking
 /// thread. A download error is kept for the parser and surfaces as an I/O
-/// error to csv.
+/// error to csv. It also carries the [`RowSink`], so that the rows parsed so
+/// far are sent before it waits for the next chunk.
 struct ChannelReader {
     rx: mpsc::Receiver<Result<Bytes, Error>>,
     current: Bytes,
     tail: Tail,
     failed: Option<Error>,
+    rows: RowSink,
 }
 
 impl Read for ChannelReader {
@@ -255,7 +450,18 @@ impl Read for ChannelReader {
             if self.failed.is_some() {
                 return Err(io::Error::other("the download failed"));
             }
-            match self.rx.blocking_recv() {
+            let next = match self.rx.try_recv() {
+                Ok(item) => Some(item),
+                Err(mpsc::error::TryRecvError::Disconnected) => None,
+                Err(mpsc::error::TryRecvError::Empty) => {
+                    // About to wait for the network: hand over what is parsed.
+                    if !self.rows.flush() {
+                        return Err(io::Error::other("the consumer is gone"));
+                    }
+                    self.rx.blocking_recv()
+                }
+            };
+            match next {
                 Some(Ok(chunk)) => {
                     self.tail.feed(&chunk);
                     self.current = chunk;
@@ -274,19 +480,21 @@ impl Read for ChannelReader {
 }
 
 /// Parses on the current (blocking) thread, sending rows to `out`.
-fn parse_blocking(
-    input: mpsc::Receiver<Result<Bytes, Error>>,
-    out: mpsc::Sender<Result<IdMappingRow, Error>>,
-) {
+fn parse_blocking(input: mpsc::Receiver<Result<Bytes, Error>>, out: mpsc::Sender<RowBatch>) {
     let reader = ChannelReader {
         rx: input,
         current: Bytes::new(),
         tail: Tail::default(),
         failed: None,
+        rows: RowSink {
+            out,
+            batch: Vec::with_capacity(ROW_BATCH),
+        },
     };
     let mut csv = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
+        .buffer_capacity(CSV_BUFFER)
         .from_reader(reader);
     let mut record = csv::StringRecord::new();
     // The latest row is held back until the next one (or a clean end) shows
@@ -304,7 +512,7 @@ fn parse_blocking(
                     Some(download) => download,
                     None => csv_error(e.position().map_or(line, |p| p.line()), format!("{e}")),
                 };
-                let _ = out.blocking_send(Err(error));
+                csv.get_mut().rows.finish(Err(error));
                 return;
             }
         }
@@ -331,36 +539,40 @@ fn parse_blocking(
                         ),
                     )
                 };
-                let _ = out.blocking_send(Err(error));
+                csv.get_mut().rows.finish(Err(error));
                 return;
             }
             continue;
         }
         let row = parse_row(line, &record);
         if let Some(previous) = held.replace(row) {
-            let stop = previous.is_err();
-            if out.blocking_send(previous).is_err() || stop {
+            if previous.is_err() {
+                csv.get_mut().rows.finish(previous);
+                return;
+            }
+            if !csv.get_mut().rows.push(previous) {
                 return;
             }
         }
     }
     let tail = csv.get_ref().tail;
+    let rows = &mut csv.get_mut().rows;
     if !header_seen {
-        let _ = out.blocking_send(Err(csv_error(
+        rows.finish(Err(csv_error(
             1,
             "the file is empty: expected at least the header line",
         )));
         return;
     }
     if tail.is_cut() {
-        let _ = out.blocking_send(Err(Error::TruncatedDownload {
+        rows.finish(Err(Error::TruncatedDownload {
             bytes: tail.bytes,
             expected: None,
         }));
         return;
     }
     if let Some(last) = held {
-        let _ = out.blocking_send(last);
+        rows.finish(last);
     }
 }
 
@@ -369,7 +581,9 @@ fn parse_blocking(
 /// Yields each row once, in file order; the first error ends the stream.
 #[must_use = "streams do nothing unless polled"]
 pub struct IdMappingStream {
-    rows: mpsc::Receiver<Result<IdMappingRow, Error>>,
+    rows: mpsc::Receiver<RowBatch>,
+    /// The rest of the batch received last.
+    buffered: std::vec::IntoIter<Result<IdMappingRow, Error>>,
     pump: tokio::task::AbortHandle,
     finished: bool,
 }
@@ -391,7 +605,7 @@ impl IdMappingStream {
         E: std::fmt::Display + Send + 'static,
     {
         let (chunk_tx, chunk_rx) = mpsc::channel(CHUNKS_IN_FLIGHT);
-        let (row_tx, row_rx) = mpsc::channel(ROWS_IN_FLIGHT);
+        let (row_tx, row_rx) = mpsc::channel(ROWS_IN_FLIGHT.div_ceil(ROW_BATCH));
         let pump = tokio::spawn(pump(body, expected, progress, chunk_tx)).abort_handle();
         // Dropping the JoinHandle detaches the parser; it ends when either
         // channel closes.
@@ -400,6 +614,7 @@ impl IdMappingStream {
         }));
         Self {
             rows: row_rx,
+            buffered: Vec::new().into_iter(),
             pump,
             finished: false,
         }
@@ -410,19 +625,19 @@ impl Stream for IdMappingStream {
     type Item = Result<IdMappingRow, Error>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        if self.finished {
-            return Poll::Ready(None);
-        }
-        match self.rows.poll_recv(cx) {
-            Poll::Ready(Some(Err(e))) => {
-                self.finished = true;
-                Poll::Ready(Some(Err(e)))
+        loop {
+            if self.finished {
+                return Poll::Ready(None);
             }
-            Poll::Ready(None) => {
-                self.finished = true;
-                Poll::Ready(None)
+            if let Some(item) = self.buffered.next() {
+                self.finished = item.is_err();
+                return Poll::Ready(Some(item));
             }
-            other => other,
+            match self.rows.poll_recv(cx) {
+                Poll::Ready(Some(batch)) => self.buffered = batch.into_iter(),
+                Poll::Ready(None) => self.finished = true,
+                Poll::Pending => return Poll::Pending,
+            }
         }
     }
 }
@@ -533,6 +748,41 @@ BUDGET,\"{}\",\"{}\"\n";
         IdMappingStream::spawn(chunks(text, size), None, None)
             .collect()
             .await
+    }
+
+    #[test]
+    fn cells_read_like_json_objects() {
+        // The last of a repeated key wins, also over a bad earlier value.
+        let ids = parse_ids(
+            2,
+            "New IDs",
+            r#"{"labelId":"1","campaignId":"x","labelId":"2","campaignId":"7","labelId":"3"}"#,
+        )
+        .unwrap();
+        assert_eq!(ids.campaign_id, Some(CampaignId::new(7)));
+        assert_eq!(ids.other.get("labelId").map(String::as_str), Some("3"));
+        // Numbers count as their text; escapes are decoded.
+        let ids = parse_ids(2, "New IDs", r#"{"adId":12,"customerId":"2000\u0031"}"#).unwrap();
+        assert_eq!(ids.ad_id, Some(AdId::new(12)));
+        assert_eq!(ids.customer_id.as_ref().map(|c| c.as_str()), Some("20001"));
+        // Of two bad entries the error names the first in key order.
+        let Err(Error::Csv { line, message }) =
+            parse_ids(3, "Legacy IDs", r#"{"campaignId":"x","adGroupId":true}"#)
+        else {
+            panic!("expected an error")
+        };
+        assert_eq!(line, 3);
+        assert!(message.contains("`adGroupId` is true"), "{message}");
+        // Broken JSON and non-objects are reported as such, before any key.
+        for cell in [r#"{"campaignId":"x",}"#, "[1]", r#"{"a":"1"} x"#, ""] {
+            let Err(Error::Csv { message, .. }) = parse_ids(3, "Legacy IDs", cell) else {
+                panic!("{cell}: expected an error")
+            };
+            assert!(
+                message.contains("is not a JSON object"),
+                "{cell}: {message}"
+            );
+        }
     }
 
     #[tokio::test]

@@ -1,0 +1,23 @@
+//! `cargo xtask bench`: the facade against plain baselines, scenario by
+//! scenario, in one run, with ratios and targets.
+//!
+//! - [`scenarios`]: the client side of each scenario, baseline and facade
+//!   (what is timed).
+//! - [`sample`]: one timed run of one variant; the `bench-runner sample`
+//!   subcommand runs one per process.
+//! - [`suite`]: the whole benchmark (`bench-runner suite`, started by
+//!   `cargo xtask bench`): fakes as child processes, alternating samples,
+//!   medians, ratios, the markdown table and the JSON report.
+//! - [`fake`]: the `fake-services` binary as a child process.
+//! - [`stats`]: medians and number formatting.
+//!
+//! See the README section "Performance" for what each scenario compares and
+//! the latest numbers.
+
+#![warn(missing_docs)]
+
+pub mod fake;
+pub mod sample;
+pub mod scenarios;
+pub mod stats;
+pub mod suite;

@@ -1,0 +1,148 @@
+//! One timed run of one variant of one scenario: what `bench-runner sample`
+//! does in its own process, and what the tests call in-process.
+
+use std::fmt;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use facade::search_ads::WriteOptions;
+
+use crate::scenarios::{self, Measurement, SearchAdsTarget, VideoTarget};
+
+/// Pages in flight of the facade stream in the latency-bound read.
+pub const LATENCY_PREFETCH: usize = 4;
+
+/// Requests in flight of the facade upload.
+pub const UPLOAD_CONCURRENCY: usize = 4;
+
+/// A scenario whose client side runs in the runner (everything but
+/// `generate`, which the suite times itself).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClientScenario {
+    /// Read conversions from a fake without added latency; facade: stream
+    /// without prefetch.
+    Read,
+    /// Read conversions from a fake with 20 ms per answer; facade: stream with
+    /// [`LATENCY_PREFETCH`] pages in flight.
+    ReadLatency,
+    /// Upload conversions to a fresh fake with 20 ms per answer; facade:
+    /// `insert_with` at [`UPLOAD_CONCURRENCY`].
+    Upload,
+    /// Download the ID-mapping file.
+    IdMapping,
+    /// Log in again and again.
+    Logins,
+}
+
+impl ClientScenario {
+    /// Its name on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClientScenario::Read => "read",
+            ClientScenario::ReadLatency => "read-latency",
+            ClientScenario::Upload => "upload",
+            ClientScenario::IdMapping => "id-mapping",
+            ClientScenario::Logins => "logins",
+        }
+    }
+}
+
+impl fmt::Display for ClientScenario {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+/// Which side of the comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Variant {
+    /// The plain or generated-client way.
+    Baseline,
+    /// The facade.
+    Facade,
+}
+
+impl Variant {
+    /// Its name on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Baseline => "baseline",
+            Variant::Facade => "facade",
+        }
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+/// One run to make.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SampleSpec {
+    /// The scenario.
+    pub scenario: ClientScenario,
+    /// The variant.
+    pub variant: Variant,
+    /// Conversions to upload or logins to make (reads read everything the
+    /// fake has; the ID mapping downloads the whole file).
+    pub count: u64,
+    /// Makes uploaded conversion ids unique per run.
+    pub tag: String,
+    /// Pages in flight of a facade read, instead of the scenario's (1
+    /// without added latency, [`LATENCY_PREFETCH`] with); for experiments.
+    pub prefetch: Option<usize>,
+}
+
+/// Where the runs go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Targets {
+    /// The search ads fake.
+    pub search_ads: SearchAdsTarget,
+    /// The video fake.
+    pub video: VideoTarget,
+}
+
+/// Runs one sample in this process. The upload's input is built before the
+/// clock starts.
+pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
+    let sa = &targets.search_ads;
+    let page = scenarios::PAGE_SIZE;
+    let count = usize::try_from(spec.count)?;
+    match (spec.scenario, spec.variant) {
+        (ClientScenario::Read | ClientScenario::ReadLatency, Variant::Baseline) => {
+            scenarios::read_baseline(sa, page).await
+        }
+        (ClientScenario::Read, Variant::Facade) => {
+            scenarios::read_facade(sa, page, spec.prefetch.unwrap_or(1)).await
+        }
+        (ClientScenario::ReadLatency, Variant::Facade) => {
+            let prefetch = spec.prefetch.unwrap_or(LATENCY_PREFETCH);
+            scenarios::read_facade(sa, page, prefetch).await
+        }
+        (ClientScenario::Upload, Variant::Baseline) => {
+            let input = scenarios::upload_input_wire(sa, &spec.tag, count);
+            scenarios::upload_baseline(sa, &input, scenarios::BATCH_SIZE).await
+        }
+        (ClientScenario::Upload, Variant::Facade) => {
+            let input = scenarios::upload_input_facade(sa, &spec.tag, count)?;
+            let options = WriteOptions {
+                batch_size: scenarios::BATCH_SIZE,
+                concurrency: UPLOAD_CONCURRENCY,
+            };
+            scenarios::upload_facade(sa, &input, options).await
+        }
+        (ClientScenario::IdMapping, Variant::Baseline) => scenarios::id_mapping_baseline(sa).await,
+        (ClientScenario::IdMapping, Variant::Facade) => scenarios::id_mapping_facade(sa).await,
+        (ClientScenario::Logins, Variant::Baseline) => {
+            scenarios::logins_baseline(&targets.video, spec.count).await
+        }
+        (ClientScenario::Logins, Variant::Facade) => {
+            scenarios::logins_facade(&targets.video, spec.count).await
+        }
+    }
+}

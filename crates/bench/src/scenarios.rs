@@ -1,0 +1,522 @@
+//! The client side of each scenario, once per variant: the work that is timed.
+//!
+//! Every function builds its HTTP client first (not timed), then times the
+//! work from the first request to the last byte consumed. Both variants of a
+//! scenario use an HTTP/1.1 keep-alive `reqwest::Client` from
+//! [`client_support::http_client_builder`], the builder the facade itself
+//! starts from, and consume every item (rows are passed to
+//! [`std::hint::black_box`] and counted).
+//!
+//! | scenario | baseline | facade |
+//! |---|---|---|
+//! | [`read_baseline`] / [`read_facade`] | `GET` page after page, `serde_json::from_slice` into the generated `ConversionList` | `SearchAds::list_conversions` stream (typed `Conversion`s) |
+//! | [`upload_baseline`] / [`upload_facade`] | `POST` batch after batch of generated wire types, answer parsed into `ConversionList` | `SearchAds::insert_with` (validation, batching, bounded concurrency, report) |
+//! | [`id_mapping_baseline`] / [`id_mapping_facade`] | raw body chunks, counted and dropped | `SearchAds::id_mapping` typed row stream |
+//! | [`logins_baseline`] / [`logins_facade`] | the generated `video-session-client` `login` | `VideoSessionClient::login` through the lockout guard |
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result, bail, ensure};
+use chrono::{DateTime, NaiveDate};
+use futures::TryStreamExt as _;
+use serde::{Deserialize, Serialize};
+
+use facade::http::BaseUrl;
+use facade::search_ads::{
+    AdvertiserId, AgencyId, Conversion, ConversionType, DateRange, EngineAccount, EngineAccountId,
+    ListOptions, Micros, ProgressFn, SearchAds, SegmentationId, StaticToken, WriteOptions,
+};
+use facade::video_session::{Credentials, VideoSessionClient};
+use search_ads_client::types as sa;
+use video_session_client::types as vs;
+
+/// Conversions per read request in both variants (the API's maximum, SA-12).
+pub const PAGE_SIZE: u32 = 1000;
+
+/// Conversions per insert request in both variants: the facade's default
+/// ([`facade::search_ads::DEFAULT_BATCH_SIZE`]).
+pub const BATCH_SIZE: usize = facade::search_ads::DEFAULT_BATCH_SIZE;
+
+/// First day of the date range every read asks for.
+pub const READ_START: (i32, u32, u32) = (2024, 1, 1);
+
+/// Last day of the date range every read asks for (the fakes seed from
+/// 2024-01-01 on; 200 000 conversions at 1 000 a day end in July 2024).
+pub const READ_END: (i32, u32, u32) = (2030, 12, 31);
+
+/// The Floodlight activity every uploaded conversion names (the fake's first).
+pub const FLOODLIGHT_ACTIVITY: i64 = 551_234;
+
+/// Total timeout of one request (both variants).
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Where the search ads API is and how to call it: the fake's `SEARCH_ADS_*`
+/// lines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchAdsTarget {
+    /// `SEARCH_ADS_URL`, up to and including `/doubleclicksearch/v2`.
+    pub base_url: String,
+    /// `SEARCH_ADS_TOKEN`, a bearer token the fake always accepts.
+    pub token: String,
+    /// `SEARCH_ADS_AGENCY_ID`.
+    pub agency_id: i64,
+    /// `SEARCH_ADS_ADVERTISER_ID`.
+    pub advertiser_id: i64,
+    /// `SEARCH_ADS_ENGINE_ACCOUNT_ID`.
+    pub engine_account_id: i64,
+}
+
+/// Where the video session service is and the demo account to log in with:
+/// the fake's `VIDEO_*` lines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VideoTarget {
+    /// `VIDEO_SESSION_URL`.
+    pub base_url: String,
+    /// `VIDEO_SECRET_KEY`.
+    pub secret_key: String,
+    /// `VIDEO_USER`.
+    pub user_name: String,
+    /// `VIDEO_PASSWORD`.
+    pub password: String,
+}
+
+/// What one timed run did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    /// Items processed: conversions read or stored, logins, or bytes
+    /// downloaded (ID mapping).
+    pub units: u64,
+    /// Rows parsed, where that differs from `units` (ID mapping: rows, while
+    /// `units` are bytes).
+    pub rows: u64,
+    /// Wall-clock seconds from the first request to the last item consumed.
+    pub seconds: f64,
+    /// Peak resident set size of the process that ran it (`VmHWM`), in KiB,
+    /// when measured.
+    pub peak_rss_kib: Option<u64>,
+}
+
+impl Measurement {
+    fn new(units: u64, rows: u64, elapsed: Duration) -> Self {
+        Self {
+            units,
+            rows,
+            seconds: elapsed.as_secs_f64(),
+            peak_rss_kib: None,
+        }
+    }
+
+    /// Units per second (0 for an empty run).
+    pub fn rate(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.units as f64 / self.seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+/// The peak resident set size of this process (`VmHWM` in
+/// `/proc/self/status`), in KiB; `None` where there is no procfs.
+pub fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status.lines().find_map(|line| {
+        let rest = line.strip_prefix("VmHWM:")?;
+        rest.trim().trim_end_matches("kB").trim().parse().ok()
+    })
+}
+
+/// The plain HTTP client of the baselines: the same builder, timeouts and
+/// connection reuse as the facade's.
+pub fn plain_client(total_timeout: bool) -> Result<reqwest::Client> {
+    let builder = client_support::http_client_builder()
+        .connect_timeout(Duration::from_secs(10))
+        .read_timeout(Duration::from_secs(30));
+    let builder = if total_timeout {
+        builder.timeout(REQUEST_TIMEOUT)
+    } else {
+        builder
+    };
+    builder.build().context("building the plain HTTP client")
+}
+
+fn facade_client(target: &SearchAdsTarget) -> Result<SearchAds> {
+    let http = facade::http::HttpOptions {
+        timeout: REQUEST_TIMEOUT,
+        ..facade::http::HttpOptions::default()
+    };
+    SearchAds::builder(StaticToken::new(target.token.clone()))
+        .base_url(&target.base_url)?
+        .http_options(http)
+        .build()
+        .context("building the facade client")
+}
+
+fn day((y, m, d): (i32, u32, u32)) -> Result<NaiveDate> {
+    NaiveDate::from_ymd_opt(y, m, d).with_context(|| format!("no such day {y}-{m}-{d}"))
+}
+
+fn yyyymmdd((y, m, d): (i32, u32, u32)) -> String {
+    format!("{y:04}{m:02}{d:02}")
+}
+
+// ------------------------------------------------------------------ reads
+
+/// Baseline read: one `GET` after the other with `startRow`/`rowCount`, each
+/// answer read whole and parsed with `serde_json::from_slice` into the
+/// generated `search_ads_client::types::ConversionList`, until a short page.
+pub async fn read_baseline(target: &SearchAdsTarget, page_size: u32) -> Result<Measurement> {
+    let http = plain_client(true)?;
+    let url = format!(
+        "{}/agency/{}/advertiser/{}/engine/{}/conversion",
+        target.base_url, target.agency_id, target.advertiser_id, target.engine_account_id
+    );
+    let auth = format!("Bearer {}", target.token);
+    let (start_date, end_date) = (yyyymmdd(READ_START), yyyymmdd(READ_END));
+    let row_count = page_size.to_string();
+    let started = Instant::now();
+    let mut rows: u64 = 0;
+    loop {
+        let start_row = rows.to_string();
+        let response = http
+            .get(&url)
+            .header(reqwest::header::AUTHORIZATION, &auth)
+            .query(&[
+                ("startDate", start_date.as_str()),
+                ("endDate", end_date.as_str()),
+                ("startRow", start_row.as_str()),
+                ("rowCount", row_count.as_str()),
+            ])
+            .send()
+            .await
+            .context("conversion.get")?;
+        let status = response.status();
+        let body = response.bytes().await.context("conversion.get body")?;
+        if !status.is_success() {
+            bail!(
+                "conversion.get answered {status}: {}",
+                String::from_utf8_lossy(&body)
+            );
+        }
+        let page: sa::ConversionList =
+            serde_json::from_slice(&body).context("conversion.get JSON")?;
+        let n = page.conversion.len() as u64;
+        for conversion in page.conversion {
+            black_box(conversion);
+        }
+        rows += n;
+        if n < u64::from(page_size) {
+            break;
+        }
+    }
+    Ok(Measurement::new(rows, rows, started.elapsed()))
+}
+
+/// Facade read: [`SearchAds::list_conversions`] with `page_size` and
+/// `prefetch`, every typed [`Conversion`] consumed.
+pub async fn read_facade(
+    target: &SearchAdsTarget,
+    page_size: u32,
+    prefetch: usize,
+) -> Result<Measurement> {
+    let client = facade_client(target)?;
+    let account = EngineAccount::new(
+        AgencyId::new(target.agency_id),
+        AdvertiserId::new(target.advertiser_id),
+        EngineAccountId::new(target.engine_account_id),
+    );
+    let dates = DateRange::new(day(READ_START)?, day(READ_END)?)?;
+    let options = ListOptions {
+        page_size,
+        prefetch,
+        ..ListOptions::default()
+    };
+    let started = Instant::now();
+    #[allow(deprecated)] // conversion.get is deprecated upstream; it is what we measure
+    let mut stream = client.list_conversions(account, dates, options)?;
+    let mut rows: u64 = 0;
+    while let Some(conversion) = stream.try_next().await? {
+        black_box(conversion);
+        rows += 1;
+    }
+    Ok(Measurement::new(rows, rows, started.elapsed()))
+}
+
+// ------------------------------------------------------------------ uploads
+
+fn upload_timestamp_ms(i: usize) -> i64 {
+    1_717_200_000_000 + i64::try_from(i).unwrap_or(i64::MAX / 2)
+}
+
+fn upload_id(tag: &str, i: usize) -> String {
+    format!("bench-{tag}-{i:07}")
+}
+
+/// `count` conversions for the facade, with ids unique per `tag`: agency,
+/// advertiser, Floodlight activity, `TRANSACTION`, revenue and currency.
+pub fn upload_input_facade(
+    target: &SearchAdsTarget,
+    tag: &str,
+    count: usize,
+) -> Result<Vec<Conversion>> {
+    let revenue: Micros = "19.99".parse()?;
+    (0..count)
+        .map(|i| {
+            let when = DateTime::from_timestamp_millis(upload_timestamp_ms(i))
+                .context("upload timestamp out of range")?;
+            Ok(Conversion {
+                agency_id: Some(AgencyId::new(target.agency_id)),
+                advertiser_id: Some(AdvertiserId::new(target.advertiser_id)),
+                segmentation_id: Some(SegmentationId::new(FLOODLIGHT_ACTIVITY)),
+                conversion_type: Some(ConversionType::Transaction),
+                revenue_micros: Some(revenue),
+                currency_code: Some("USD".to_owned()),
+                ..Conversion::new(upload_id(tag, i), when)
+            })
+        })
+        .collect()
+}
+
+/// The same conversions as [`upload_input_facade`] in the generated wire
+/// type, for the baseline.
+pub fn upload_input_wire(target: &SearchAdsTarget, tag: &str, count: usize) -> Vec<sa::Conversion> {
+    (0..count)
+        .map(|i| sa::Conversion {
+            agency_id: Some(target.agency_id.into()),
+            advertiser_id: Some(target.advertiser_id.into()),
+            segmentation_id: Some(FLOODLIGHT_ACTIVITY.into()),
+            segmentation_type: Some("FLOODLIGHT".to_owned()),
+            type_: Some("TRANSACTION".to_owned()),
+            revenue_micros: Some("19990000".to_owned()),
+            currency_code: Some("USD".to_owned()),
+            conversion_id: Some(upload_id(tag, i)),
+            conversion_timestamp: Some(upload_timestamp_ms(i).to_string()),
+            ..sa::Conversion::default()
+        })
+        .collect()
+}
+
+/// The insert body, borrowing its batch.
+#[derive(Serialize)]
+struct InsertBody<'a> {
+    conversion: &'a [sa::Conversion],
+}
+
+/// Baseline upload: one `POST /conversion` after the other with
+/// `batch_size` conversions each (`serde_json::to_vec` of the generated wire
+/// types); each answer must be 200 and is parsed into `ConversionList`.
+pub async fn upload_baseline(
+    target: &SearchAdsTarget,
+    conversions: &[sa::Conversion],
+    batch_size: usize,
+) -> Result<Measurement> {
+    ensure!(batch_size > 0, "batch size must be positive");
+    let http = plain_client(true)?;
+    let url = format!("{}/conversion", target.base_url);
+    let auth = format!("Bearer {}", target.token);
+    let started = Instant::now();
+    let mut stored: u64 = 0;
+    for batch in conversions.chunks(batch_size) {
+        let body = serde_json::to_vec(&InsertBody { conversion: batch })?;
+        let response = http
+            .post(&url)
+            .header(reqwest::header::AUTHORIZATION, &auth)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body)
+            .send()
+            .await
+            .context("conversion.insert")?;
+        let status = response.status();
+        let answer = response.bytes().await.context("conversion.insert body")?;
+        if !status.is_success() {
+            bail!(
+                "conversion.insert answered {status}: {}",
+                String::from_utf8_lossy(&answer)
+            );
+        }
+        let echo: sa::ConversionList =
+            serde_json::from_slice(&answer).context("conversion.insert JSON")?;
+        stored += echo.conversion.len() as u64;
+    }
+    Ok(Measurement::new(stored, stored, started.elapsed()))
+}
+
+/// Facade upload: [`SearchAds::insert_with`] with `batch_size` and
+/// `concurrency`; every conversion must come back stored.
+pub async fn upload_facade(
+    target: &SearchAdsTarget,
+    conversions: &[Conversion],
+    options: WriteOptions,
+) -> Result<Measurement> {
+    let client = facade_client(target)?;
+    let started = Instant::now();
+    let report = client.insert_with(conversions, options).await?;
+    let elapsed = started.elapsed();
+    ensure!(
+        report.all_stored(),
+        "the upload was not all stored: {report}"
+    );
+    let stored = report.stored() as u64;
+    Ok(Measurement::new(stored, stored, elapsed))
+}
+
+// ------------------------------------------------------------------ ID mapping
+
+/// Baseline ID mapping: `GET .../idmapping?alt=media`, every body chunk
+/// counted and dropped; the byte count must match `Content-Length`.
+pub async fn id_mapping_baseline(target: &SearchAdsTarget) -> Result<Measurement> {
+    let http = plain_client(false)?;
+    let url = format!(
+        "{}/agency/{}/advertiser/{}/idmapping",
+        target.base_url, target.agency_id, target.advertiser_id
+    );
+    let auth = format!("Bearer {}", target.token);
+    let started = Instant::now();
+    let mut response = http
+        .get(&url)
+        .header(reqwest::header::AUTHORIZATION, &auth)
+        .query(&[("alt", "media")])
+        .send()
+        .await
+        .context("reports.getIdMappingFile")?;
+    let status = response.status();
+    if !status.is_success() {
+        let body = response.text().await.unwrap_or_default();
+        bail!("reports.getIdMappingFile answered {status}: {body}");
+    }
+    let expected = response.content_length();
+    let mut bytes: u64 = 0;
+    while let Some(chunk) = response.chunk().await.context("ID-mapping body")? {
+        bytes += chunk.len() as u64;
+        black_box(chunk);
+    }
+    let elapsed = started.elapsed();
+    if let Some(expected) = expected {
+        ensure!(
+            bytes == expected,
+            "got {bytes} bytes of the announced {expected}"
+        );
+    }
+    Ok(Measurement::new(bytes, 0, elapsed))
+}
+
+/// Facade ID mapping: [`SearchAds::id_mapping`], every typed row consumed;
+/// the bytes are those its progress callback reported last.
+pub async fn id_mapping_facade(target: &SearchAdsTarget) -> Result<Measurement> {
+    let client = facade_client(target)?;
+    let received = Arc::new(AtomicU64::new(0));
+    let progress: ProgressFn = {
+        let received = received.clone();
+        Arc::new(move |bytes, _total| received.store(bytes, Ordering::Relaxed))
+    };
+    let started = Instant::now();
+    let mut stream = client
+        .id_mapping(
+            AgencyId::new(target.agency_id),
+            AdvertiserId::new(target.advertiser_id),
+            Some(progress),
+        )
+        .await?;
+    let mut rows: u64 = 0;
+    while let Some(row) = stream.try_next().await? {
+        black_box(row);
+        rows += 1;
+    }
+    let elapsed = started.elapsed();
+    Ok(Measurement::new(
+        received.load(Ordering::Relaxed),
+        rows,
+        elapsed,
+    ))
+}
+
+// ------------------------------------------------------------------ logins
+
+/// Baseline logins: `count` sequential logins with the generated
+/// `video_session_client::Client` on the plain client; each must succeed.
+pub async fn logins_baseline(target: &VideoTarget, count: u64) -> Result<Measurement> {
+    let http = plain_client(true)?;
+    let api = video_session_client::Client::new_with_client(
+        &target.base_url,
+        http,
+        video_session_client::ClientContext::new(),
+    );
+    let body = vs::LoginRequest {
+        secret_key: target.secret_key.clone(),
+        user_name: target.user_name.clone(),
+        password: target.password.clone(),
+    };
+    let started = Instant::now();
+    for _ in 0..count {
+        let answer = api
+            .login()
+            .body(body.clone())
+            .send()
+            .await
+            .map_err(|e| anyhow::anyhow!("login failed: {e}"))?;
+        black_box(answer.into_inner());
+    }
+    Ok(Measurement::new(count, count, started.elapsed()))
+}
+
+/// Facade logins: `count` sequential [`VideoSessionClient::login`]s through
+/// the default lockout guard (in-memory store); each must succeed.
+pub async fn logins_facade(target: &VideoTarget, count: u64) -> Result<Measurement> {
+    let base = BaseUrl::parse(&target.base_url)?;
+    let client = VideoSessionClient::builder(base)
+        .build()
+        .context("building the video client")?;
+    let credentials = Credentials::new(
+        target.secret_key.clone(),
+        target.user_name.clone(),
+        target.password.clone(),
+    )?;
+    let started = Instant::now();
+    for _ in 0..count {
+        let session = client.login(&credentials).await?;
+        black_box(session);
+    }
+    Ok(Measurement::new(count, count, started.elapsed()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rss_is_read_from_procfs() {
+        if std::path::Path::new("/proc/self/status").exists() {
+            let kib = peak_rss_kib().unwrap();
+            assert!(kib > 100, "{kib}");
+        }
+    }
+
+    #[test]
+    fn both_upload_inputs_carry_the_same_conversions() {
+        let target = SearchAdsTarget {
+            base_url: "http://127.0.0.1:1".into(),
+            token: "t".into(),
+            agency_id: 1,
+            advertiser_id: 2,
+            engine_account_id: 3,
+        };
+        let facade = upload_input_facade(&target, "x", 3).unwrap();
+        let wire = upload_input_wire(&target, "x", 3);
+        for (f, w) in facade.iter().zip(&wire) {
+            assert_eq!(f.conversion_id, w.conversion_id);
+            assert_eq!(
+                f.conversion_timestamp
+                    .map(|t| t.timestamp_millis().to_string()),
+                w.conversion_timestamp
+            );
+            assert_eq!(
+                f.revenue_micros.map(|m| m.get().to_string()),
+                w.revenue_micros
+            );
+        }
+        assert_eq!(wire[2].conversion_id.as_deref(), Some("bench-x-0000002"));
+    }
+}

@@ -1,0 +1,129 @@
+//! Every scenario's baseline and facade at tiny sizes against the in-process
+//! fakes: they run, do the same work and agree on it. No timing assertions.
+
+use std::time::Duration;
+
+use bench::sample::{self, ClientScenario, SampleSpec, Targets, Variant};
+use bench::scenarios::{PAGE_SIZE, SearchAdsTarget, VideoTarget};
+use fake_services::search_ads::IdMappingSize;
+use fake_services::{Faults, SearchAdsFake, VideoSessionFake};
+
+const ROWS: u64 = 2_500;
+
+async fn search_ads(latency: Duration) -> SearchAdsFake {
+    SearchAdsFake::builder()
+        .conversions_per_account(ROWS)
+        .conversions_per_day(1_000)
+        .id_mapping_size(IdMappingSize::Bytes(300_000))
+        .faults(Faults::none().with_latency(latency, Duration::ZERO))
+        .start()
+        .await
+        .unwrap()
+}
+
+fn targets(ads: &SearchAdsFake, video: &VideoSessionFake) -> Targets {
+    let account = &ads.accounts()[0];
+    let demo = video.demo();
+    Targets {
+        search_ads: SearchAdsTarget {
+            base_url: ads.base_url().to_owned(),
+            token: ads.dev_token().to_owned(),
+            agency_id: account.agency_id,
+            advertiser_id: account.advertiser_id,
+            engine_account_id: account.engine_account_id,
+        },
+        video: VideoTarget {
+            base_url: video.base_url().to_owned(),
+            secret_key: demo.secret_key.clone(),
+            user_name: demo.user_name.clone(),
+            password: demo.password.clone(),
+        },
+    }
+}
+
+async fn run(
+    targets: &Targets,
+    scenario: ClientScenario,
+    variant: Variant,
+    count: u64,
+) -> bench::scenarios::Measurement {
+    let spec = SampleSpec {
+        scenario,
+        variant,
+        count,
+        tag: format!("test-{variant}"),
+        prefetch: None,
+    };
+    sample::run(&spec, targets)
+        .await
+        .unwrap_or_else(|e| panic!("{scenario} {variant}: {e:#}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_scenario_runs_both_variants_on_the_same_work() {
+    let ads = search_ads(Duration::ZERO).await;
+    let slow = search_ads(Duration::from_millis(2)).await;
+    let video = VideoSessionFake::start_default().await.unwrap();
+    let plain = targets(&ads, &video);
+    let latency = targets(&slow, &video);
+
+    for scenario in [ClientScenario::Read, ClientScenario::ReadLatency] {
+        let t = if scenario == ClientScenario::Read {
+            &plain
+        } else {
+            &latency
+        };
+        let reads_before = if scenario == ClientScenario::Read {
+            &ads
+        } else {
+            &slow
+        }
+        .ledger()
+        .counts()
+        .read_requests;
+        let b = run(t, scenario, Variant::Baseline, 0).await;
+        let f = run(t, scenario, Variant::Facade, 0).await;
+        assert_eq!((b.units, f.units), (ROWS, ROWS), "{scenario}");
+        assert!(b.seconds > 0.0 && f.seconds > 0.0);
+        // Both page with 1000 rows; the facade's prefetch may ask for up to
+        // three pages past the end.
+        let pages = ROWS / u64::from(PAGE_SIZE) + 1;
+        let reads = if scenario == ClientScenario::Read {
+            &ads
+        } else {
+            &slow
+        }
+        .ledger()
+        .counts()
+        .read_requests
+            - reads_before;
+        assert!(
+            reads >= 2 * pages && reads <= 2 * pages + 3,
+            "{scenario}: {reads} reads"
+        );
+    }
+
+    let before = slow.ledger().stored_count();
+    let b = run(&latency, ClientScenario::Upload, Variant::Baseline, 350).await;
+    let f = run(&latency, ClientScenario::Upload, Variant::Facade, 350).await;
+    assert_eq!((b.units, f.units), (350, 350));
+    assert_eq!(slow.ledger().stored_count() - before, 700);
+    assert_eq!(slow.ledger().counts().insert_requests, 8);
+
+    let account = &ads.accounts()[0];
+    let size = ads
+        .id_mapping_len(account.agency_id, account.advertiser_id)
+        .unwrap();
+    let rows = ads
+        .id_mapping_rows(account.agency_id, account.advertiser_id)
+        .unwrap();
+    let b = run(&plain, ClientScenario::IdMapping, Variant::Baseline, 0).await;
+    let f = run(&plain, ClientScenario::IdMapping, Variant::Facade, 0).await;
+    assert_eq!((b.units, f.units), (size, size));
+    assert_eq!(f.rows, rows);
+
+    let b = run(&plain, ClientScenario::Logins, Variant::Baseline, 40).await;
+    let f = run(&plain, ClientScenario::Logins, Variant::Facade, 40).await;
+    assert_eq!((b.units, f.units), (40, 40));
+    assert_eq!(video.ledger().counts().logins_succeeded, 80);
+}
