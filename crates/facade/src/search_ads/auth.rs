@@ -2,7 +2,7 @@
 //!
 //! The client asks its [`TokenSource`] for a token before every request
 //! attempt. Sources cache: [`StaticToken`] always answers its one token;
-//! `ServiceAccount` (feature `service-account`, on by default) runs Google's JWT-bearer grant against the key file's
+//! `ServiceAccount` (cargo feature `service-account`) runs Google's JWT-bearer grant against the key file's
 //! `token_uri` (through the `gcp_auth` crate) and reuses the token until shortly
 //! before it expires.
 //!

@@ -3,7 +3,7 @@
 //! of the generated `search-ads-client`.
 //!
 //! - **Auth**: a [`TokenSource`] is asked for a bearer token before every
-//!   request: [`StaticToken`], or [`ServiceAccount`] (Google's JWT-bearer
+//!   request: [`StaticToken`], or `ServiceAccount` (feature `service-account`; Google's JWT-bearer
 //!   grant against the key file's `token_uri`).
 //! - **Typed values** ([`values`]): integer ids that travel as strings, dates
 //!   as [`chrono::NaiveDate`] (`yyyymmdd` on the wire), timestamps as

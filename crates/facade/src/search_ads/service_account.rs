@@ -1,8 +1,9 @@
 //! [`ServiceAccount`]: Google's JWT-bearer grant through the `gcp_auth` crate.
 //!
-//! Behind the `service-account` feature (on by default). Turn default features
-//! off when a fixed token ([`StaticToken`](super::StaticToken)) is all an
-//! application needs: that drops `gcp_auth` and its dependencies from the build.
+//! Behind the cargo feature `service-account` (off by default): it adds the
+//! `gcp_auth` crate and its HTTP stack (about 10 s to a clean debug build on
+//! two cores). Applications that authenticate with a service-account key file
+//! turn it on; a fixed token ([`StaticToken`](super::StaticToken)) needs nothing.
 
 use std::fmt;
 use std::path::Path;
