@@ -765,9 +765,41 @@ pub(crate) async fn insert(
     seq: Option<Extension<RequestSeq>>,
     body: Bytes,
 ) -> Response {
-    Counters::bump(&app.shared.counters.insert_requests);
+    write_batch(&app, seq, &body, WriteKind::Insert)
+}
+
+/// `PUT /conversion`.
+pub(crate) async fn update(
+    State(app): State<AppState>,
+    seq: Option<Extension<RequestSeq>>,
+    body: Bytes,
+) -> Response {
+    write_batch(&app, seq, &body, WriteKind::Update)
+}
+
+/// What tells `insert` and `update` apart.
+#[derive(Clone, Copy)]
+enum WriteKind {
+    Insert,
+    Update,
+}
+
+/// Insert or update a batch: best effort per conversion (SA-9). The valid
+/// conversions are stored; when any is rejected the answer is one 400 naming
+/// every rejected index.
+fn write_batch(
+    app: &AppState,
+    seq: Option<Extension<RequestSeq>>,
+    body: &[u8],
+    kind: WriteKind,
+) -> Response {
+    let counters = &app.shared.counters;
+    Counters::bump(match kind {
+        WriteKind::Insert => &counters.insert_requests,
+        WriteKind::Update => &counters.update_requests,
+    });
     let request = seq.map_or(0, |Extension(RequestSeq(n))| n);
-    let items = match parse_batch(&body, "conversion", CONVERSION_FIELDS) {
+    let items = match parse_batch(body, "conversion", CONVERSION_FIELDS) {
         Ok(items) => items,
         Err(response) => return response,
     };
@@ -780,20 +812,24 @@ pub(crate) async fn insert(
     let mut seen = HashSet::new();
     let mut store = app.shared.store();
     for (index, item) in items.into_iter().enumerate() {
-        match insert_one(&app, &mut store, &mut seen, item, now_ms, request) {
+        let result = match kind {
+            WriteKind::Insert => insert_one(app, &mut store, &mut seen, item, now_ms, request),
+            WriteKind::Update => update_one(app, &mut store, &mut seen, item, now_ms, request),
+        };
+        match result {
             Ok(conversion) => echoed.push(conversion),
             Err(detail) => details.push((index, detail)),
         }
     }
     drop(store);
     Counters::add(
-        &app.shared.counters.conversions_inserted,
+        match kind {
+            WriteKind::Insert => &counters.conversions_inserted,
+            WriteKind::Update => &counters.conversions_updated,
+        },
         echoed.len() as u64,
     );
-    Counters::add(
-        &app.shared.counters.conversions_rejected,
-        details.len() as u64,
-    );
+    Counters::add(&counters.conversions_rejected, details.len() as u64);
     if details.is_empty() {
         json_response(
             StatusCode::OK,
@@ -806,7 +842,7 @@ pub(crate) async fn insert(
         tracing::debug!(
             rejected = details.len(),
             stored = echoed.len(),
-            "insert partly rejected"
+            "batch partly rejected"
         );
         batch_failure(&details, "conversion")
     }
@@ -902,54 +938,6 @@ fn insert_one(
         },
     );
     Ok(conversion)
-}
-
-/// `PUT /conversion`.
-pub(crate) async fn update(
-    State(app): State<AppState>,
-    seq: Option<Extension<RequestSeq>>,
-    body: Bytes,
-) -> Response {
-    Counters::bump(&app.shared.counters.update_requests);
-    let request = seq.map_or(0, |Extension(RequestSeq(n))| n);
-    let items = match parse_batch(&body, "conversion", CONVERSION_FIELDS) {
-        Ok(items) => items,
-        Err(response) => return response,
-    };
-    if items.is_empty() {
-        return empty_batch();
-    }
-    let now_ms = app.now_ms();
-    let mut details = Vec::new();
-    let mut echoed = Vec::with_capacity(items.len());
-    let mut seen = HashSet::new();
-    let mut store = app.shared.store();
-    for (index, item) in items.into_iter().enumerate() {
-        match update_one(&app, &mut store, &mut seen, item, now_ms, request) {
-            Ok(conversion) => echoed.push(conversion),
-            Err(detail) => details.push((index, detail)),
-        }
-    }
-    drop(store);
-    Counters::add(
-        &app.shared.counters.conversions_updated,
-        echoed.len() as u64,
-    );
-    Counters::add(
-        &app.shared.counters.conversions_rejected,
-        details.len() as u64,
-    );
-    if details.is_empty() {
-        json_response(
-            StatusCode::OK,
-            &ConversionEcho {
-                kind: CONVERSION_LIST_KIND,
-                conversion: &echoed,
-            },
-        )
-    } else {
-        batch_failure(&details, "conversion")
-    }
 }
 
 /// The fields `update` may change.
