@@ -543,19 +543,8 @@ async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) -> AppResult<
         batch_size: args.batch_size,
         concurrency: args.concurrency,
     };
-    if !(1..=facade::search_ads::MAX_BATCH_SIZE).contains(&args.batch_size) {
-        return Err(
-            AppError::new(format!("--batch-size {} is out of range", args.batch_size))
-                .hint("use 1 to 1000 (default 100)"),
-        );
-    }
-    if !(1..=64).contains(&args.concurrency) {
-        return Err(AppError::new(format!(
-            "--concurrency {} is out of range",
-            args.concurrency
-        ))
-        .hint("use 1 to 64 (default 4)"));
-    }
+    // The facade owns the bounds; check them before reading the file.
+    options.validate()?;
     let mode = if args.update {
         WriteMode::Update
     } else {

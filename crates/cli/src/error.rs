@@ -161,6 +161,15 @@ impl From<search_ads::Error> for AppError {
     fn from(e: search_ads::Error) -> Self {
         use search_ads::Error as E;
         let hint = match &e {
+            E::Validation { field, .. } if field == "batch_size" => format!(
+                "use --batch-size 1 to {} (default {})",
+                search_ads::MAX_BATCH_SIZE,
+                search_ads::DEFAULT_BATCH_SIZE
+            ),
+            E::Validation { field, .. } if field == "concurrency" => format!(
+                "use --concurrency 1 to {} (default 4)",
+                search_ads::MAX_CONCURRENCY
+            ),
             E::Validation { .. } => "fix the input as the message says".to_owned(),
             E::Api { status: 401, .. } | E::Auth { .. } => {
                 "check the credentials: --token / SEARCH_ADS_TOKEN, or --key-file / SEARCH_ADS_KEY_FILE (a service-account JSON key)"

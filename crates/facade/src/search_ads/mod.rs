@@ -68,8 +68,8 @@ pub use values::{
     SegmentationType,
 };
 pub use write::{
-    DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE, Outcome, WriteOptions, WriteProgress, WriteProgressFn,
-    WriteReport,
+    DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE, MAX_CONCURRENCY, Outcome, WriteOptions, WriteProgress,
+    WriteProgressFn, WriteReport,
 };
 
 use retry::with_retry;

@@ -55,8 +55,14 @@ impl Default for WriteOptions {
     }
 }
 
+/// Most requests in flight at once for one insert or update.
+pub const MAX_CONCURRENCY: usize = 64;
+
 impl WriteOptions {
-    pub(crate) fn validate(&self) -> Result<(), Error> {
+    /// Checks the options: `batch_size` 1 to [`MAX_BATCH_SIZE`], `concurrency`
+    /// 1 to [`MAX_CONCURRENCY`]. Inserts and updates call it first; a tool that
+    /// takes the options from its user can call it before reading any input.
+    pub fn validate(&self) -> Result<(), Error> {
         if !(1..=MAX_BATCH_SIZE).contains(&self.batch_size) {
             return Err(Error::validation(
                 "batch_size",
@@ -64,11 +70,11 @@ impl WriteOptions {
                 format!("is {}, must be 1 to {MAX_BATCH_SIZE}", self.batch_size),
             ));
         }
-        if !(1..=64).contains(&self.concurrency) {
+        if !(1..=MAX_CONCURRENCY).contains(&self.concurrency) {
             return Err(Error::validation(
                 "concurrency",
                 None,
-                format!("is {}, must be 1 to 64", self.concurrency),
+                format!("is {}, must be 1 to {MAX_CONCURRENCY}", self.concurrency),
             ));
         }
         Ok(())
