@@ -546,17 +546,17 @@ pub mod types {
 pub struct Client;
 impl Client {
     pub fn new() -> Self { Client }
-    pub fn get_thing(&self) -> builder::GetThing<'_> { todo!() }
-    pub fn old_op(&self) -> builder::OldOp<'_> { todo!() }
+    pub fn get_thing(&self) -> builder::GetThing<'_> { panic!() }
+    pub fn old_op(&self) -> builder::OldOp<'_> { panic!() }
 }
 pub mod builder {
     pub struct GetThing<'a> { client: &'a super::Client, id: Result<types::Id, String> }
     impl<'a> GetThing<'a> {
-        pub async fn send(self) -> Result<ResponseValue<types::Thing>, Error<()>> { todo!() }
+        pub async fn send(self) -> Result<ResponseValue<types::Thing>, Error<()>> { panic!() }
     }
     pub struct OldOp<'a> { client: &'a super::Client }
     impl<'a> OldOp<'a> {
-        pub async fn send(self) -> Result<ResponseValue<()>, Error<()>> { todo!() }
+        pub async fn send(self) -> Result<ResponseValue<()>, Error<()>> { panic!() }
     }
 }
 "#;
@@ -599,7 +599,7 @@ pub mod builder {
             )
             .replace("Red, Green", "Red, Green, Blue")
             .replace(
-                "    pub fn old_op(&self) -> builder::OldOp<'_> { todo!() }\n",
+                "    pub fn old_op(&self) -> builder::OldOp<'_> { panic!() }\n",
                 "",
             )
             .replace(
