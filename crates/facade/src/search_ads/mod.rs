@@ -524,20 +524,22 @@ impl SearchAds {
     ) -> Result<WriteReport, Error> {
         options.validate()?;
         write::validate(kind, conversions)?;
-        let wire: Vec<types::Conversion> =
-            conversions.iter().map(wire::conversion_to_wire).collect();
         let operation = kind.operation();
         let api = &self.inner.api;
-        let wire = &wire;
         let report = write::run_batches(
             kind,
-            wire.len(),
+            conversions.len(),
             options,
             &self.inner.retry,
             progress.as_deref(),
             |range, _| {
+                // Built per attempt, so only the batches in flight exist in
+                // their wire form (not a second copy of the whole input).
                 let body = types::ConversionList {
-                    conversion: wire[range].to_vec(),
+                    conversion: conversions[range]
+                        .iter()
+                        .map(wire::conversion_to_wire)
+                        .collect(),
                     kind: None,
                 };
                 async move {
