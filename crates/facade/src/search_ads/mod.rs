@@ -295,50 +295,41 @@ impl SearchAds {
         options: ListOptions,
     ) -> Result<ConversionStream, Error> {
         options.validate(false)?;
-        let inner = self.inner.clone();
         let (start_date, end_date) = dates.wire();
-        let page_size = options.page_size;
-        let prefetch = options.prefetch;
-        Ok(ConversionStream::new(
-            page_size,
-            prefetch,
-            move |start_row| {
-                let inner = inner.clone();
+        let (page_size, prefetch) = (options.page_size, options.prefetch);
+        Ok(
+            self.conversion_stream(OP_GET, page_size, prefetch, move |inner, start_row| {
                 let options = options.clone();
                 async move {
-                    let list = with_retry(&inner.retry, OP_GET, |_| {
-                        let mut call = inner
-                            .api
-                            .conversion_get()
-                            .agency_id(account.agency_id)
-                            .advertiser_id(account.advertiser_id)
-                            .engine_account_id(account.engine_account_id)
-                            .start_date(start_date)
-                            .end_date(end_date)
-                            .start_row(start_row)
-                            .row_count(options.page_size);
-                        if let Some(id) = options.campaign_id {
-                            call = call.campaign_id(id);
-                        }
-                        if let Some(id) = options.ad_group_id {
-                            call = call.ad_group_id(id);
-                        }
-                        if let Some(id) = options.ad_id {
-                            call = call.ad_id(id);
-                        }
-                        if let Some(id) = options.criterion_id {
-                            call = call.criterion_id(id);
-                        }
-                        if let Some(id) = &options.customer_id {
-                            call = call.customer_id(id.as_str().to_owned());
-                        }
-                        async move { Ok(send(OP_GET, call.send()).await?.into_inner()) }
-                    })
-                    .await?;
-                    page_from_wire(OP_GET, list)
+                    let mut call = inner
+                        .api
+                        .conversion_get()
+                        .agency_id(account.agency_id)
+                        .advertiser_id(account.advertiser_id)
+                        .engine_account_id(account.engine_account_id)
+                        .start_date(start_date)
+                        .end_date(end_date)
+                        .start_row(start_row)
+                        .row_count(options.page_size);
+                    if let Some(id) = options.campaign_id {
+                        call = call.campaign_id(id);
+                    }
+                    if let Some(id) = options.ad_group_id {
+                        call = call.ad_group_id(id);
+                    }
+                    if let Some(id) = options.ad_id {
+                        call = call.ad_id(id);
+                    }
+                    if let Some(id) = options.criterion_id {
+                        call = call.criterion_id(id);
+                    }
+                    if let Some(id) = &options.customer_id {
+                        call = call.customer_id(id.as_str().to_owned());
+                    }
+                    call.send().await
                 }
-            },
-        ))
+            }),
+        )
     }
 
     /// The conversions of a customer of the new Search Ads 360 experience in a
@@ -356,55 +347,78 @@ impl SearchAds {
         options: ListOptions,
     ) -> Result<ConversionStream, Error> {
         options.validate(true)?;
-        let inner = self.inner.clone();
         let (start_date, end_date) = dates.wire();
-        let page_size = options.page_size;
-        let prefetch = options.prefetch;
-        Ok(ConversionStream::new(
+        let (page_size, prefetch) = (options.page_size, options.prefetch);
+        Ok(self.conversion_stream(
+            OP_GET_BY_CUSTOMER,
             page_size,
             prefetch,
-            move |start_row| {
-                let inner = inner.clone();
-                let options = options.clone();
-                let customer = customer.clone();
+            move |inner, start_row| {
+                let (options, customer) = (options.clone(), customer.clone());
                 async move {
-                    let list = with_retry(&inner.retry, OP_GET_BY_CUSTOMER, |_| {
-                        let mut call = inner
-                            .api
-                            .conversion_get_by_customer_id()
-                            .customer_id(customer.as_str().to_owned())
-                            .start_date(start_date)
-                            .end_date(end_date)
-                            .start_row(start_row)
-                            .row_count(options.page_size);
-                        if let Some(id) = options.agency_id {
-                            call = call.agency_id(id);
-                        }
-                        if let Some(id) = options.advertiser_id {
-                            call = call.advertiser_id(id);
-                        }
-                        if let Some(id) = options.engine_account_id {
-                            call = call.engine_account_id(id);
-                        }
-                        if let Some(id) = options.campaign_id {
-                            call = call.campaign_id(id);
-                        }
-                        if let Some(id) = options.ad_group_id {
-                            call = call.ad_group_id(id);
-                        }
-                        if let Some(id) = options.ad_id {
-                            call = call.ad_id(id);
-                        }
-                        if let Some(id) = options.criterion_id {
-                            call = call.criterion_id(id);
-                        }
-                        async move { Ok(send(OP_GET_BY_CUSTOMER, call.send()).await?.into_inner()) }
-                    })
-                    .await?;
-                    page_from_wire(OP_GET_BY_CUSTOMER, list)
+                    let mut call = inner
+                        .api
+                        .conversion_get_by_customer_id()
+                        .customer_id(customer.as_str().to_owned())
+                        .start_date(start_date)
+                        .end_date(end_date)
+                        .start_row(start_row)
+                        .row_count(options.page_size);
+                    if let Some(id) = options.agency_id {
+                        call = call.agency_id(id);
+                    }
+                    if let Some(id) = options.advertiser_id {
+                        call = call.advertiser_id(id);
+                    }
+                    if let Some(id) = options.engine_account_id {
+                        call = call.engine_account_id(id);
+                    }
+                    if let Some(id) = options.campaign_id {
+                        call = call.campaign_id(id);
+                    }
+                    if let Some(id) = options.ad_group_id {
+                        call = call.ad_group_id(id);
+                    }
+                    if let Some(id) = options.ad_id {
+                        call = call.ad_id(id);
+                    }
+                    if let Some(id) = options.criterion_id {
+                        call = call.criterion_id(id);
+                    }
+                    call.send().await
                 }
             },
         ))
+    }
+
+    /// A stream of pages, each fetched by one `request(inner, start_row)`
+    /// per attempt: retries, the status on the span and the wire conversion
+    /// are the same for both read methods.
+    fn conversion_stream<F, Fut>(
+        &self,
+        operation: &'static str,
+        page_size: u32,
+        prefetch: usize,
+        request: F,
+    ) -> ConversionStream
+    where
+        F: Fn(Arc<Inner>, u32) -> Fut + Clone + Send + Sync + 'static,
+        Fut: Future<Output = Result<ResponseValue<types::ConversionList>, wire::ClientError>>
+            + Send
+            + 'static,
+    {
+        let inner = self.inner.clone();
+        ConversionStream::new(page_size, prefetch, move |start_row| {
+            let (inner, request) = (inner.clone(), request.clone());
+            async move {
+                let list = with_retry(&inner.retry, operation, |_| {
+                    let call = request(inner.clone(), start_row);
+                    async move { Ok(send(operation, call).await?.into_inner()) }
+                })
+                .await?;
+                page_from_wire(operation, list)
+            }
+        })
     }
 
     /// Inserts conversions with the client's [`WriteOptions`].
