@@ -32,7 +32,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use openapiv3::{
-    AdditionalProperties, Content, MediaType, OpenAPI, Operation, Parameter,
+    AdditionalProperties, Components, Content, MediaType, OpenAPI, Operation, Parameter,
     ParameterSchemaOrContent, PathItem, ReferenceOr, RequestBody, Response, Schema, SchemaKind,
     SecurityRequirement, StatusCode, Type,
 };
@@ -637,59 +637,56 @@ fn location_of(p: &Parameter) -> &'static str {
     }
 }
 
-fn resolve_parameter<'a>(
+/// Follows a `$ref` chain into one component table (`prefix` is the
+/// reference's path up to the name, `lookup` finds a name in the table);
+/// returns the item and the last component name met, if any.
+fn resolve_component<'a, T>(
     spec: &'a OpenAPI,
-    p: &'a ReferenceOr<Parameter>,
-) -> Option<&'a Parameter> {
-    let mut current = p;
+    item: &'a ReferenceOr<T>,
+    prefix: &str,
+    lookup: impl Fn(&'a Components, &str) -> Option<&'a ReferenceOr<T>>,
+) -> Option<(&'a T, Option<&'a str>)> {
+    let mut current = item;
+    let mut name = None;
     for _ in 0..MAX_DEPTH {
         match current {
-            ReferenceOr::Item(p) => return Some(p),
+            ReferenceOr::Item(item) => return Some((item, name)),
             ReferenceOr::Reference { reference } => {
-                let name = reference.strip_prefix("#/components/parameters/")?;
-                current = spec.components.as_ref()?.parameters.get(name)?;
+                let n = reference.strip_prefix(prefix)?;
+                name = Some(n);
+                current = lookup(spec.components.as_ref()?, n)?;
             }
         }
     }
     None
+}
+
+fn resolve_parameter<'a>(
+    spec: &'a OpenAPI,
+    p: &'a ReferenceOr<Parameter>,
+) -> Option<&'a Parameter> {
+    resolve_component(spec, p, "#/components/parameters/", |c, n| {
+        c.parameters.get(n)
+    })
+    .map(|(p, _)| p)
 }
 
 fn resolve_request_body<'a>(
     spec: &'a OpenAPI,
     b: &'a ReferenceOr<RequestBody>,
 ) -> Option<(&'a RequestBody, Option<&'a str>)> {
-    let mut current = b;
-    let mut name = None;
-    for _ in 0..MAX_DEPTH {
-        match current {
-            ReferenceOr::Item(b) => return Some((b, name)),
-            ReferenceOr::Reference { reference } => {
-                let n = reference.strip_prefix("#/components/requestBodies/")?;
-                name = Some(n);
-                current = spec.components.as_ref()?.request_bodies.get(n)?;
-            }
-        }
-    }
-    None
+    resolve_component(spec, b, "#/components/requestBodies/", |c, n| {
+        c.request_bodies.get(n)
+    })
 }
 
 fn resolve_response<'a>(
     spec: &'a OpenAPI,
-    b: &'a ReferenceOr<Response>,
+    r: &'a ReferenceOr<Response>,
 ) -> Option<(&'a Response, Option<&'a str>)> {
-    let mut current = b;
-    let mut name = None;
-    for _ in 0..MAX_DEPTH {
-        match current {
-            ReferenceOr::Item(b) => return Some((b, name)),
-            ReferenceOr::Reference { reference } => {
-                let n = reference.strip_prefix("#/components/responses/")?;
-                name = Some(n);
-                current = spec.components.as_ref()?.responses.get(n)?;
-            }
-        }
-    }
-    None
+    resolve_component(spec, r, "#/components/responses/", |c, n| {
+        c.responses.get(n)
+    })
 }
 
 fn parameters_of<'a>(spec: &'a OpenAPI, info: &OpInfo<'a>) -> BTreeMap<ParamKey, ParamInfo<'a>> {
