@@ -201,7 +201,7 @@ pub fn check_rows(rows: &[InputRow], mode: WriteMode) -> (Vec<usize>, Vec<LocalR
         match &row.parsed {
             Ok(c) => {
                 parsed_rows.push(i);
-                conversions.push(c.clone());
+                conversions.push(c);
             }
             Err(reason) => rejected.push(LocalRejection {
                 row: i,
@@ -210,8 +210,8 @@ pub fn check_rows(rows: &[InputRow], mode: WriteMode) -> (Vec<usize>, Vec<LocalR
         }
     }
     let problems = match mode {
-        WriteMode::Insert => SearchAds::insert_problems(&conversions),
-        WriteMode::Update => SearchAds::update_problems(&conversions),
+        WriteMode::Insert => SearchAds::insert_problems(conversions.iter().copied()),
+        WriteMode::Update => SearchAds::update_problems(conversions.iter().copied()),
     };
     let mut refused = vec![false; conversions.len()];
     for problem in problems {

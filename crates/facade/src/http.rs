@@ -7,7 +7,9 @@
 //! - a redirect is followed only when it stays on the same origin (scheme, host and
 //!   port). A cross-origin redirect is not followed at all, so neither a custom
 //!   credential header such as `UserToken` (which reqwest does not strip) nor a
-//!   re-sent login body can reach another host;
+//!   re-sent login body can reach another host. The policy itself lives in
+//!   [`client_support::http_client_builder`], which the generated clients share;
+//!   the facade starts from it;
 //! - every request has a connect timeout, a total timeout and a user agent.
 //!
 //! ```

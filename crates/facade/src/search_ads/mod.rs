@@ -518,14 +518,18 @@ impl SearchAds {
     ///     [Error::Validation { field, index: Some(1), .. }] if field == "conversionId"
     /// ));
     /// ```
-    pub fn insert_problems(conversions: &[Conversion]) -> Vec<Error> {
+    pub fn insert_problems<'a>(
+        conversions: impl IntoIterator<Item = &'a Conversion>,
+    ) -> Vec<Error> {
         write::input_problems(WriteKind::Insert, conversions)
     }
 
     /// The conversions an [`update`](Self::update) would refuse before sending.
     /// Like [`insert_problems`](Self::insert_problems), except that
     /// `segmentationType` is not required.
-    pub fn update_problems(conversions: &[Conversion]) -> Vec<Error> {
+    pub fn update_problems<'a>(
+        conversions: impl IntoIterator<Item = &'a Conversion>,
+    ) -> Vec<Error> {
         write::input_problems(WriteKind::Update, conversions)
     }
 

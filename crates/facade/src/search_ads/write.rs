@@ -310,11 +310,14 @@ pub(crate) fn validate(kind: WriteKind, conversions: &[Conversion]) -> Result<()
 /// [`update`](super::SearchAds::update) refuse the whole input when this is not
 /// empty. A tool that prefers to send the rest (a file upload, say) removes the
 /// conversions named here and sends what is left: what is left passes.
-pub(crate) fn input_problems(kind: WriteKind, conversions: &[Conversion]) -> Vec<Error> {
+pub(crate) fn input_problems<'a>(
+    kind: WriteKind,
+    conversions: impl IntoIterator<Item = &'a Conversion>,
+) -> Vec<Error> {
     let verb = kind.verb();
     let mut problems = Vec::new();
-    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(conversions.len());
-    for (i, c) in conversions.iter().enumerate() {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, c) in conversions.into_iter().enumerate() {
         let id = match c.conversion_id.as_deref().map(str::trim) {
             Some(id) if !id.is_empty() => id,
             _ => {
