@@ -24,6 +24,7 @@ pub mod diff;
 pub mod generate;
 pub mod inventory;
 pub mod lint;
+pub mod openapi;
 pub mod panic_guard;
 pub mod specs;
 
