@@ -160,10 +160,10 @@ impl<'a> From<&'a ReferenceOr<Box<Schema>>> for SchemaRef<'a> {
     }
 }
 
-impl SchemaRef<'_> {
+impl<'a> SchemaRef<'a> {
     /// The component name of a `$ref` to `components/schemas`.
-    pub fn component(&self) -> Option<&str> {
-        match self {
+    pub fn component(&self) -> Option<&'a str> {
+        match *self {
             SchemaRef::Ref(r) => component_name::<Schema>(r),
             _ => None,
         }
