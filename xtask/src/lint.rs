@@ -9,7 +9,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use openapiv3::OpenAPI;
 use serde_json::Value;
 
 use crate::specs::{INT64_METADATA_KEYS, SpecConfig, is_int64_string};
@@ -164,14 +163,8 @@ impl fmt::Display for Finding {
     }
 }
 
-const METHODS: [&str; 8] = [
-    "get", "put", "post", "delete", "options", "head", "patch", "trace",
-];
-
-/// Escape one JSON pointer segment.
-pub fn escape(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
-}
+pub use crate::openapi::escape;
+use crate::openapi::{Document, METHODS};
 
 struct Linter<'a> {
     spec: &'a str,
@@ -219,32 +212,22 @@ pub fn check_version(spec: &str, version: Option<&str>) -> Option<Finding> {
     }
 }
 
-/// Run every rule on a parsed spec.
-pub fn lint(config: &SpecConfig, spec: &OpenAPI) -> Vec<Finding> {
-    let doc = match serde_json::to_value(spec) {
-        Ok(doc) => doc,
-        Err(e) => {
-            return vec![Finding {
-                spec: config.spec.to_owned(),
-                location: "#".to_owned(),
-                rule: &OPENAPI_VERSION,
-                message: format!("spec does not serialize to JSON: {e}"),
-            }];
-        }
-    };
+/// Run every rule on a read spec (its JSON form, as the reader kept it).
+pub fn lint(config: &SpecConfig, document: &Document) -> Vec<Finding> {
+    let doc = &document.json;
     let mut linter = Linter {
         spec: config.spec,
-        doc: &doc,
+        doc,
         findings: Vec::new(),
     };
-    if let Some(f) = check_version(config.spec, Some(spec.openapi.as_str())) {
+    if let Some(f) = check_version(config.spec, Some(document.spec.openapi.as_str())) {
         linter.findings.push(f);
     }
     lint_operations(&mut linter);
     lint_response_schemas(&mut linter);
     lint_component_descriptions(&mut linter);
     if config.int64_strings {
-        lint_int64_strings(&mut linter, &doc, "#".to_owned());
+        lint_int64_strings(&mut linter, doc, "#".to_owned());
     }
     lint_review_operations(&mut linter);
     lint_parameter_descriptions(&mut linter);
@@ -828,18 +811,18 @@ fn schema_roots(doc: &Value) -> Vec<(String, &Value)> {
         .collect()
 }
 
-/// Whether a property schema is a `$ref`, or a single-member
-/// `allOf`/`oneOf`/`anyOf` wrapper around one (described by its target).
+/// Whether a property schema is a `$ref`, or a wrapper (the model's one
+/// rule, [`crate::openapi::wrapped_reference`]) around one: described by its
+/// target.
 fn is_reference(schema: &Value) -> bool {
-    if schema.get("$ref").is_some() {
-        return true;
+    match serde_json::from_value::<openapiv3::ReferenceOr<openapiv3::Schema>>(schema.clone()) {
+        Ok(openapiv3::ReferenceOr::Reference { .. }) => true,
+        Ok(openapiv3::ReferenceOr::Item(schema)) => matches!(
+            crate::openapi::wrapped_reference(&schema),
+            Some(openapiv3::ReferenceOr::Reference { .. })
+        ),
+        Err(_) => false,
     }
-    ["allOf", "oneOf", "anyOf"].iter().any(|k| {
-        schema
-            .get(*k)
-            .and_then(Value::as_array)
-            .is_some_and(|list| list.len() == 1 && list[0].get("$ref").is_some())
-    })
 }
 
 fn lint_schemas(l: &mut Linter<'_>) {
@@ -990,7 +973,7 @@ fn lint_unused_components(l: &mut Linter<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codegen::parse_spec;
+    use crate::openapi::read;
 
     const CONFIG: SpecConfig = SpecConfig {
         name: "t",
@@ -1001,14 +984,14 @@ mod tests {
     };
 
     fn findings(yaml: &str) -> Vec<String> {
-        lint(&CONFIG, &parse_spec(yaml).unwrap())
+        lint(&CONFIG, &read(yaml).unwrap())
             .iter()
             .map(ToString::to_string)
             .collect()
     }
 
     fn ids(yaml: &str) -> Vec<&'static str> {
-        lint(&CONFIG, &parse_spec(yaml).unwrap())
+        lint(&CONFIG, &read(yaml).unwrap())
             .iter()
             .map(|f| f.rule.id)
             .collect()
