@@ -39,7 +39,11 @@ const EXPECTED: &[(&str, u8, &[&str])] = &[
         1,
         &["type-changed", "format-widened"],
     ),
-    ("response-header-became-optional", 1, &["response-header-became-optional"]),
+    (
+        "response-header-became-optional",
+        1,
+        &["response-header-became-optional"],
+    ),
     ("response-header-removed", 1, &["response-header-removed"]),
     (
         "response-header-type-generalized",
@@ -51,9 +55,17 @@ const EXPECTED: &[(&str, u8, &[&str])] = &[
     ("callback-event-widened", 1, &["enum-widened"]),
     ("callback-removed", 1, &["callback-removed"]),
     ("link-removed", 1, &["link-removed"]),
-    ("extensible-enum-value-added", 0, &["extensible-enum-widened"]),
+    (
+        "extensible-enum-value-added",
+        0,
+        &["extensible-enum-widened"],
+    ),
     ("sunset-brought-forward", 1, &["sunset-brought-forward"]),
-    ("read-only-required-property-added", 1, &["property-added-required"]),
+    (
+        "read-only-required-property-added",
+        1,
+        &["property-added-required"],
+    ),
     ("response-number-to-integer", 1, &["type-narrowed"]),
     ("reused-operation-id", 0, &[]),
     (
@@ -65,23 +77,67 @@ const EXPECTED: &[(&str, u8, &[&str])] = &[
 
 /// The class each new case's key change must get (kind → class id).
 const CLASSES: &[(&str, &str, &str)] = &[
-    ("response-header-became-optional", "response-header-became-optional", "breaking-clients"),
-    ("response-header-removed", "response-header-removed", "breaking-clients"),
-    ("response-header-type-generalized", "type-widened", "breaking-clients"),
-    ("response-header-type-generalized", "nullable-added", "breaking-clients"),
-    ("parameter-style-changed", "parameter-style-changed", "breaking-clients-and-servers"),
-    ("encoding-changed", "encoding-changed", "breaking-clients-and-servers"),
+    (
+        "response-header-became-optional",
+        "response-header-became-optional",
+        "breaking-clients",
+    ),
+    (
+        "response-header-removed",
+        "response-header-removed",
+        "breaking-clients",
+    ),
+    (
+        "response-header-type-generalized",
+        "type-widened",
+        "breaking-clients",
+    ),
+    (
+        "response-header-type-generalized",
+        "nullable-added",
+        "breaking-clients",
+    ),
+    (
+        "parameter-style-changed",
+        "parameter-style-changed",
+        "breaking-clients-and-servers",
+    ),
+    (
+        "encoding-changed",
+        "encoding-changed",
+        "breaking-clients-and-servers",
+    ),
     // The provider sends the callback's request: a widened event breaks the
     // consumers' receivers, i.e. clients.
     ("callback-event-widened", "enum-widened", "breaking-clients"),
     ("callback-removed", "callback-removed", "breaking-clients"),
     ("link-removed", "link-removed", "breaking-clients"),
-    ("extensible-enum-value-added", "extensible-enum-widened", "compatible"),
-    ("sunset-brought-forward", "sunset-brought-forward", "breaking-clients"),
+    (
+        "extensible-enum-value-added",
+        "extensible-enum-widened",
+        "compatible",
+    ),
+    (
+        "sunset-brought-forward",
+        "sunset-brought-forward",
+        "breaking-clients",
+    ),
     // readOnly: only in responses, so only servers must now send it.
-    ("read-only-required-property-added", "property-added-required", "breaking-servers"),
-    ("response-number-to-integer", "type-narrowed", "breaking-servers"),
-    ("tolerant-reader", "parameter-became-required", "breaking-clients"),
+    (
+        "read-only-required-property-added",
+        "property-added-required",
+        "breaking-servers",
+    ),
+    (
+        "response-number-to-integer",
+        "type-narrowed",
+        "breaking-servers",
+    ),
+    (
+        "tolerant-reader",
+        "parameter-became-required",
+        "breaking-clients",
+    ),
     ("tolerant-reader", "bound-widened", "breaking-clients"),
 ];
 
@@ -244,5 +300,8 @@ fn the_tolerant_reader_compares_what_it_understands() {
     );
     let json: serde_json::Value = serde_json::from_str(&report.render(Format::Json)).unwrap();
     assert_eq!(json["warnings"][0]["side"], "base");
-    assert_eq!(json["warnings"][0]["pointer"], "#/paths/~1items/get/parameters/1");
+    assert_eq!(
+        json["warnings"][0]["pointer"],
+        "#/paths/~1items/get/parameters/1"
+    );
 }

@@ -172,7 +172,11 @@ fn render_operation(out: &mut String, doc: &Document, op: &Op<'_>) {
                 ParameterSchemaOrContent::Schema(schema) => schema_summary(&json_of(schema)),
                 ParameterSchemaOrContent::Content(_) => "-".to_owned(),
             };
-            let mut flags = vec![if data.required { "required" } else { "optional" }];
+            let mut flags = vec![if data.required {
+                "required"
+            } else {
+                "optional"
+            }];
             if data.deprecated == Some(true) {
                 flags.push("deprecated");
             }

@@ -96,7 +96,13 @@ fn exit_status_follows_breaking_changes() {
     // A pair: the committed spec (REV:PATH) against the edited file.
     let out = xtask(
         &repo,
-        &["diff", "--old", &format!("{base}:specs/video-session.yaml"), "--new", "specs/video-session.yaml"],
+        &[
+            "diff",
+            "--old",
+            &format!("{base}:specs/video-session.yaml"),
+            "--new",
+            "specs/video-session.yaml",
+        ],
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
@@ -137,7 +143,10 @@ fn exit_codes_for_any_pair_and_fail_on() {
         let mut args = vec!["diff", "--old", &base, "--new", &new];
         args.extend_from_slice(extra);
         let out = xtask(root, &args);
-        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
     };
     // Identical: 0.
     assert_eq!(run(PAIR_BASE, &[]).0, Some(0));
@@ -145,10 +154,16 @@ fn exit_codes_for_any_pair_and_fail_on() {
     let narrowed = PAIR_BASE.replace("Size: {type: number}", "Size: {type: integer}");
     let (code, out) = run(&narrowed, &[]);
     assert_eq!(code, Some(1), "{out}");
-    assert!(out.contains("breaking for servers") && out.contains("(type-narrowed)"), "{out}");
+    assert!(
+        out.contains("breaking for servers") && out.contains("(type-narrowed)"),
+        "{out}"
+    );
     assert_eq!(run(&narrowed, &["--fail-on", "clients"]).0, Some(0));
     assert_eq!(run(&narrowed, &["--fail-on", "servers"]).0, Some(1));
-    assert_eq!(run(&narrowed, &["--fail-on", "clients", "--allow-breaking"]).0, Some(0));
+    assert_eq!(
+        run(&narrowed, &["--fail-on", "clients", "--allow-breaking"]).0,
+        Some(0)
+    );
     // Request enum value removed: breaking for clients.
     let enum_cut = PAIR_BASE.replace("enum: [a, b]", "enum: [a]");
     assert_eq!(run(&enum_cut, &["--fail-on", "clients"]).0, Some(1));
@@ -161,10 +176,16 @@ fn exit_codes_for_any_pair_and_fail_on() {
     );
     let (code, out) = run(&odd, &[]);
     assert_eq!(code, Some(0), "{out}");
-    assert!(out.contains("new #/paths/~1things/get/parameters/0: parameter cannot be read"), "{out}");
+    assert!(
+        out.contains("new #/paths/~1things/get/parameters/0: parameter cannot be read"),
+        "{out}"
+    );
     // Not a document at all, or no such file: 2.
     assert_eq!(run("- just\n- a list\n", &[]).0, Some(2));
-    let out = xtask(root, &["diff", "--old", &base, "--new", "/nonexistent/x.yaml"]);
+    let out = xtask(
+        root,
+        &["diff", "--old", &base, "--new", "/nonexistent/x.yaml"],
+    );
     assert_eq!(out.status.code(), Some(2));
     // Bad arguments (clap): 2.
     let out = xtask(root, &["diff", "--old", &base]);
@@ -176,5 +197,9 @@ fn exit_codes_for_any_pair_and_fail_on() {
         out.starts_with("<!-- xtask-spec-review -->\n## Spec changes: 1 breaking change\n"),
         "{out}"
     );
-    assert_eq!(run(&narrowed, &["--comment"]).0, Some(2), "--comment needs markdown");
+    assert_eq!(
+        run(&narrowed, &["--comment"]).0,
+        Some(2),
+        "--comment needs markdown"
+    );
 }

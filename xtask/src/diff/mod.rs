@@ -109,7 +109,12 @@ pub struct Args {
     pub base: Option<String>,
     /// The old document of a pair: a file, or `GIT-REV:PATH` (a file at a
     /// revision, PATH from the repository root). Needs `--new`.
-    #[arg(long, value_name = "PATH_OR_REV:PATH", requires = "new", conflicts_with = "only")]
+    #[arg(
+        long,
+        value_name = "PATH_OR_REV:PATH",
+        requires = "new",
+        conflicts_with = "only"
+    )]
     pub old: Option<String>,
     /// The new document of a pair: a file (or `GIT-REV:PATH`). Needs `--old`.
     #[arg(long, value_name = "PATH", requires = "old")]
@@ -275,7 +280,10 @@ pub fn schema_users(doc: &Document) -> BTreeMap<String, BTreeSet<String>> {
         let id = op.id();
         let base = format!("/paths/{}", openapi::escape(op.path));
         let mut refs = BTreeSet::new();
-        for pointer in [format!("{base}/{}", op.method), format!("{base}/parameters")] {
+        for pointer in [
+            format!("{base}/{}", op.method),
+            format!("{base}/parameters"),
+        ] {
             if let Some(start) = doc.json.pointer(&pointer) {
                 refs.extend(crate::lint::reachable_refs(&doc.json, start));
             }
@@ -416,8 +424,11 @@ pub fn read_document_arg(ws: &Workspace, arg: &str) -> Result<String> {
     let Some((rev, path)) = arg.split_once(':') else {
         bail!("{arg}: no such file (for a file at a git revision, write REV:PATH)");
     };
-    let commit = git_stdout(&ws.root, &["rev-parse", "--verify", &format!("{rev}^{{commit}}")])
-        .with_context(|| format!("{arg}: {rev:?} is not a commit"))?;
+    let commit = git_stdout(
+        &ws.root,
+        &["rev-parse", "--verify", &format!("{rev}^{{commit}}")],
+    )
+    .with_context(|| format!("{arg}: {rev:?} is not a commit"))?;
     let toplevel = git_stdout(&ws.root, &["rev-parse", "--show-toplevel"])?;
     let object = format!("{commit}:{path}");
     let out = git(Path::new(&toplevel), &["show", &object])?;
@@ -433,7 +444,12 @@ pub fn diff_pair(ws: &Workspace, old: &str, new: &str) -> Result<Report> {
     let new_text = read_document_arg(ws, new)?;
     // A configured spec keeps its generation settings (for the Rust API
     // section); any other document gets the defaults.
-    let path_of = |arg: &str| arg.rsplit_once(':').map_or(arg, |(_, p)| p).trim_start_matches("./").to_owned();
+    let path_of = |arg: &str| {
+        arg.rsplit_once(':')
+            .map_or(arg, |(_, p)| p)
+            .trim_start_matches("./")
+            .to_owned()
+    };
     let new_path = path_of(new);
     let config = specs::SPECS
         .iter()
@@ -470,7 +486,10 @@ pub fn execute(ws: &Workspace, args: &Args) -> Result<(String, u8)> {
     } else {
         report.render(args.format)
     };
-    Ok((output, report.exit_status(args.fail_on, args.allow_breaking)))
+    Ok((
+        output,
+        report.exit_status(args.fail_on, args.allow_breaking),
+    ))
 }
 
 /// CLI entry point: prints the report; exit status 0, 1 (breaking) or 2
@@ -483,7 +502,9 @@ pub fn run(ws: &Workspace, args: &Args) -> Result<ExitCode> {
         }
         Err(e) => {
             eprintln!("error: {e:#}");
-            eprintln!("hint: exit status 2 means the documents could not be compared; nothing was judged");
+            eprintln!(
+                "hint: exit status 2 means the documents could not be compared; nothing was judged"
+            );
             Ok(ExitCode::from(EXIT_CANNOT_COMPARE))
         }
     }

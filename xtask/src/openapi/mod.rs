@@ -153,10 +153,14 @@ impl Document {
     /// reader warns about them).
     pub fn operations(&self) -> Vec<Op<'_>> {
         operations_in(
-            self.spec.paths.paths.iter().filter_map(|(path, item)| match item {
-                ReferenceOr::Item(item) => Some((path, item)),
-                ReferenceOr::Reference { .. } => None,
-            }),
+            self.spec
+                .paths
+                .paths
+                .iter()
+                .filter_map(|(path, item)| match item {
+                    ReferenceOr::Item(item) => Some((path, item)),
+                    ReferenceOr::Reference { .. } => None,
+                }),
             "#/paths",
         )
     }
@@ -205,7 +209,11 @@ pub fn operations_in<'a>(
 ) -> Vec<Op<'a>> {
     let mut out = Vec::new();
     for (path, item) in paths {
-        out.extend(path_item_operations(path, item, &format!("{base}/{}", escape(path))));
+        out.extend(path_item_operations(
+            path,
+            item,
+            &format!("{base}/{}", escape(path)),
+        ));
     }
     out
 }
@@ -269,7 +277,12 @@ mod tests {
             .iter()
             .map(|p| {
                 let data = p.param.parameter_data_ref();
-                (data.name.clone(), data.required, p.component, p.pointer.as_str())
+                (
+                    data.name.clone(),
+                    data.required,
+                    p.component,
+                    p.pointer.as_str(),
+                )
             })
             .collect();
         assert_eq!(

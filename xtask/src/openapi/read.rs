@@ -68,7 +68,10 @@ pub fn read(text: &str) -> Result<Document, ReadError> {
         ),
         Some(other) => {
             let shown = other.to_string();
-            reader.warn("#/openapi", format!("openapi is {shown}, not a string; read as 3.0"));
+            reader.warn(
+                "#/openapi",
+                format!("openapi is {shown}, not a string; read as 3.0"),
+            );
             root.insert("openapi".into(), Value::String(shown));
         }
         None => {
@@ -82,7 +85,9 @@ pub fn read(text: &str) -> Result<Document, ReadError> {
     // The typed form is read from YAML in the document's own key order (the
     // JSON map is sorted), so operations and properties keep their order.
     let spec = OpenAPI::deserialize(ordered(&json, Some(&yaml))).map_err(|e| {
-        ReadError(format!("the document cannot be read even after repairs: {e}"))
+        ReadError(format!(
+            "the document cannot be read even after repairs: {e}"
+        ))
     })?;
     Ok(Document {
         spec,
@@ -202,7 +207,10 @@ impl Reader {
             if try_as::<T>(&Value::Object(without.clone())).is_ok() {
                 self.warn(
                     &format!("{pointer}/{}", escape(&key)),
-                    format!("`{key}: {}` cannot be read ({error}); ignored", short(&removed)),
+                    format!(
+                        "`{key}: {}` cannot be read ({error}); ignored",
+                        short(&removed)
+                    ),
                 );
                 *map = without;
                 return true;
@@ -360,7 +368,10 @@ impl Reader {
         }
         if let Some(r) = item.get("$ref").and_then(Value::as_str) {
             let r = r.to_owned();
-            self.warn(pointer, format!("path item `$ref: {r}` is not followed; left out"));
+            self.warn(
+                pointer,
+                format!("path item `$ref: {r}` is not followed; left out"),
+            );
             return false;
         }
         self.repair::<PathItem>(item, pointer, &super::METHODS, |r, item| {
@@ -373,7 +384,10 @@ impl Reader {
                     if let Some(map) = item.as_object_mut() {
                         map.remove(method);
                     }
-                    r.warn(&op_pointer, format!("operation cannot be read ({shown}); left out"));
+                    r.warn(
+                        &op_pointer,
+                        format!("operation cannot be read ({shown}); left out"),
+                    );
                 }
             }
             r.list_entries(item, "parameters", pointer, "parameter", |r, p, ptr| {
@@ -410,7 +424,10 @@ impl Reader {
                     if let Some(map) = op.as_object_mut() {
                         map.remove("requestBody");
                     }
-                    r.warn(&body_pointer, format!("request body cannot be read ({shown}); left out"));
+                    r.warn(
+                        &body_pointer,
+                        format!("request body cannot be read ({shown}); left out"),
+                    );
                 }
             }
             r.map_entries(op, "responses", pointer, "response", |r, resp, ptr| {
@@ -507,7 +524,9 @@ impl Reader {
                 }
             }
             r.content(resp, pointer);
-            r.map_entries(resp, "headers", pointer, "header", |r, h, ptr| r.header(h, ptr));
+            r.map_entries(resp, "headers", pointer, "header", |r, h, ptr| {
+                r.header(h, ptr)
+            });
             r.map_entries(resp, "links", pointer, "link", |_, l, _| {
                 l.get("$ref").is_some() || try_as::<Link>(l).is_ok()
             });
@@ -614,7 +633,10 @@ impl Reader {
         });
         if !ok {
             let shown = short(schema);
-            self.warn(pointer, format!("schema cannot be read ({shown}); read as any value"));
+            self.warn(
+                pointer,
+                format!("schema cannot be read ({shown}); read as any value"),
+            );
             *schema = Value::Object(Map::new());
         }
     }
@@ -622,7 +644,10 @@ impl Reader {
     fn components(&mut self, components: &mut Value, pointer: &str) {
         if !components.is_object() {
             let shown = short(components);
-            self.warn(pointer, format!("components is {shown}, not a mapping; left out"));
+            self.warn(
+                pointer,
+                format!("components is {shown}, not a mapping; left out"),
+            );
             *components = Value::Object(Map::new());
             return;
         }
@@ -633,21 +658,33 @@ impl Reader {
         self.map_entries(components, "responses", pointer, "response", |r, x, ptr| {
             r.response(x, ptr)
         });
-        self.map_entries(components, "parameters", pointer, "parameter", |r, x, ptr| {
-            r.parameter(x, ptr)
-        });
-        self.map_entries(components, "requestBodies", pointer, "request body", |r, x, ptr| {
-            r.request_body(x, ptr)
-        });
+        self.map_entries(
+            components,
+            "parameters",
+            pointer,
+            "parameter",
+            |r, x, ptr| r.parameter(x, ptr),
+        );
+        self.map_entries(
+            components,
+            "requestBodies",
+            pointer,
+            "request body",
+            |r, x, ptr| r.request_body(x, ptr),
+        );
         self.map_entries(components, "headers", pointer, "header", |r, x, ptr| {
             r.header(x, ptr)
         });
         self.map_entries(components, "callbacks", pointer, "callback", |r, x, ptr| {
             r.callback(x, ptr)
         });
-        self.map_entries(components, "securitySchemes", pointer, "security scheme", |_, x, _| {
-            x.get("$ref").is_some() || try_as::<SecurityScheme>(x).is_ok()
-        });
+        self.map_entries(
+            components,
+            "securitySchemes",
+            pointer,
+            "security scheme",
+            |_, x, _| x.get("$ref").is_some() || try_as::<SecurityScheme>(x).is_ok(),
+        );
         self.map_entries(components, "examples", pointer, "example", |_, x, _| {
             x.get("$ref").is_some() || try_as::<Example>(x).is_ok()
         });
@@ -674,7 +711,10 @@ fn translate_3_1(map: &mut Map<String, Value>) {
             }
         }
     }
-    for (exclusive, bound) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
+    for (exclusive, bound) in [
+        ("exclusiveMinimum", "minimum"),
+        ("exclusiveMaximum", "maximum"),
+    ] {
         if let Some(Value::Number(n)) = map.get(exclusive).cloned() {
             map.insert(bound.into(), Value::Number(n));
             map.insert(exclusive.into(), Value::Bool(true));
@@ -824,7 +864,8 @@ components:
         assert_eq!(responses.len(), 2, "{responses:?}");
         assert!(ops[1].operation.responses.responses.is_empty());
         assert_eq!(
-            doc.json.pointer("/components/schemas/WithExamples/example/0"),
+            doc.json
+                .pointer("/components/schemas/WithExamples/example/0"),
             Some(&Value::from("zero"))
         );
     }
@@ -888,10 +929,23 @@ components:
 
     #[test]
     fn only_non_documents_are_refused() {
-        assert!(read("just: [unclosed").unwrap_err().0.contains("not a YAML"));
+        assert!(
+            read("just: [unclosed")
+                .unwrap_err()
+                .0
+                .contains("not a YAML")
+        );
         assert!(read("- a\n- b\n").unwrap_err().0.contains("not a mapping"));
-        assert!(read("swagger: '2.0'\n").unwrap_err().0.contains("Swagger 2.0"));
+        assert!(
+            read("swagger: '2.0'\n")
+                .unwrap_err()
+                .0
+                .contains("Swagger 2.0")
+        );
         let doc = read("info: {title: t}\n").unwrap();
-        assert_eq!(warnings(&doc), ["#/openapi: no openapi version; read as 3.0.3"]);
+        assert_eq!(
+            warnings(&doc),
+            ["#/openapi: no openapi version; read as 3.0.3"]
+        );
     }
 }

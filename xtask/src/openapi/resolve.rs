@@ -82,7 +82,10 @@ pub fn component_name<T: Component>(reference: &str) -> Option<&str> {
 
 impl Document {
     /// Follow `item` through `$ref`s to a component of the same kind.
-    pub fn resolve<'a, T: Component>(&'a self, item: &'a ReferenceOr<T>) -> Option<Resolved<'a, T>> {
+    pub fn resolve<'a, T: Component>(
+        &'a self,
+        item: &'a ReferenceOr<T>,
+    ) -> Option<Resolved<'a, T>> {
         let mut current = item;
         let mut name = None;
         for _ in 0..MAX_DEPTH {
@@ -272,13 +275,24 @@ components:
     #[test]
     fn cycles_and_broken_references_resolve_to_nothing() {
         let doc = read(DOC).unwrap();
-        assert!(doc.flatten(SchemaRef::Ref("#/components/schemas/Loop")).0.is_none());
-        assert!(doc.flatten(SchemaRef::Ref("#/components/schemas/Nope")).0.is_none());
+        assert!(
+            doc.flatten(SchemaRef::Ref("#/components/schemas/Loop"))
+                .0
+                .is_none()
+        );
+        assert!(
+            doc.flatten(SchemaRef::Ref("#/components/schemas/Nope"))
+                .0
+                .is_none()
+        );
         let r: ReferenceOr<Response> = ReferenceOr::ref_("#/components/responses/R1");
         let resolved = doc.resolve(&r).unwrap();
         assert_eq!(resolved.item.description, "two");
         assert_eq!(resolved.name, Some("R2"));
-        assert_eq!(resolved.pointer().as_deref(), Some("#/components/responses/R2"));
+        assert_eq!(
+            resolved.pointer().as_deref(),
+            Some("#/components/responses/R2")
+        );
         let wrong_kind: ReferenceOr<Response> = ReferenceOr::ref_("#/components/schemas/A");
         assert!(doc.resolve(&wrong_kind).is_none());
     }

@@ -81,9 +81,7 @@ pub(super) fn detect_renames(old: &Document, new: &Document) -> BTreeMap<String,
     renames
 }
 
-
 impl<'a> Differ<'a> {
-
     pub(super) fn components(&mut self) {
         let names = |doc: &Document| -> Vec<String> {
             doc.spec
@@ -181,7 +179,6 @@ impl<'a> Differ<'a> {
     }
 }
 
-
 fn normalize_scheme(v: &mut Value) {
     if let Value::Object(map) = v {
         map.remove("description");
@@ -212,4 +209,3 @@ fn scheme_summary(o: &Value, n: &Value) -> String {
         .collect();
     changed.join(", ")
 }
-

@@ -92,7 +92,11 @@ impl Change {
     pub fn class(&self) -> Class {
         if self.directions.is_empty() {
             let class = self.rule.class(None);
-            return if self.in_callback { class.swapped() } else { class };
+            return if self.in_callback {
+                class.swapped()
+            } else {
+                class
+            };
         }
         self.directions
             .iter()
@@ -199,8 +203,8 @@ impl Site {
     }
 }
 
-/// A schema position: a `$ref`, an inline schema, or nothing (any value).
-
+/// One-line summary of a schema position for messages: `string/int64`,
+/// `Conversion`, `array<CustomDimension>`.
 fn summary(s: SchemaRef<'_>) -> String {
     match s {
         SchemaRef::Ref(r) => s.component().unwrap_or(r).to_owned(),
@@ -244,8 +248,6 @@ struct Differ<'a> {
     /// client and server are swapped.
     callback: Option<String>,
 }
-
-/// An operation with where it lives.
 
 impl<'a> Differ<'a> {
     fn record(
@@ -327,7 +329,6 @@ fn join_code(items: &[&String]) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
-
 
 mod components;
 mod operations;

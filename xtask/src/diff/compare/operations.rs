@@ -107,9 +107,13 @@ fn sunset_of(extensions: &Extensions) -> Option<String> {
     let value = extensions.get("x-sunset")?.as_str()?;
     let date: String = value.chars().take(10).collect();
     let valid = date.len() == 10
-        && date
-            .char_indices()
-            .all(|(i, c)| if i == 4 || i == 7 { c == '-' } else { c.is_ascii_digit() });
+        && date.char_indices().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                c == '-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
     valid.then_some(date)
 }
 
@@ -140,7 +144,6 @@ fn today() -> String {
 type Extensions = indexmap::IndexMap<String, serde_json::Value>;
 
 impl<'a> Differ<'a> {
-
     pub(super) fn operations(&mut self) {
         let (old, new) = (self.old.operations(), self.new.operations());
         self.operation_lists(&old, &new);
@@ -178,7 +181,13 @@ impl<'a> Differ<'a> {
         for (n, paired) in new_ops.iter().zip(paired_new) {
             if !paired {
                 let detail = format!("operation `{}` ({}) added", n.id(), n.label());
-                self.record(&subject_of(n), &n.pointer, &r::OPERATION_ADDED, detail, None);
+                self.record(
+                    &subject_of(n),
+                    &n.pointer,
+                    &r::OPERATION_ADDED,
+                    detail,
+                    None,
+                );
             }
         }
     }
@@ -194,7 +203,8 @@ impl<'a> Differ<'a> {
             let detail = format!("route changed from {} to {}", o.label(), n.label());
             self.record(&subject, &at, &r::OPERATION_ROUTE_CHANGED, detail, None);
         }
-        let deprecated = |op: &Op<'_>| is_deprecated(op.operation.deprecated, &op.operation.extensions);
+        let deprecated =
+            |op: &Op<'_>| is_deprecated(op.operation.deprecated, &op.operation.extensions);
         match (deprecated(o), deprecated(n)) {
             (false, true) => self.record(
                 &subject,
@@ -212,7 +222,13 @@ impl<'a> Differ<'a> {
             ),
             _ => {}
         }
-        self.sunset(&subject, &at, "operation", &o.operation.extensions, &n.operation.extensions);
+        self.sunset(
+            &subject,
+            &at,
+            "operation",
+            &o.operation.extensions,
+            &n.operation.extensions,
+        );
         self.security(&subject, o, n);
         self.parameters(&subject, o, n);
         self.request_body(&subject, o, n);
@@ -397,7 +413,8 @@ impl<'a> Differ<'a> {
             match new_params.get(key) {
                 None => {
                     let deprecated = data.deprecated == Some(true)
-                        || data.extensions.get("x-deprecated") == Some(&serde_json::Value::Bool(true));
+                        || data.extensions.get("x-deprecated")
+                            == Some(&serde_json::Value::Bool(true));
                     let (rule, why) = match sunset_of(&data.extensions) {
                         Some(date) if deprecated && date.as_str() <= today().as_str() => (
                             &r::PARAMETER_REMOVED_AFTER_SUNSET,
@@ -434,7 +451,10 @@ impl<'a> Differ<'a> {
     }
 
     fn parameter(&mut self, subject: &Subject, old: &Param<'a>, new: &Param<'a>) {
-        let (od, nd) = (old.param.parameter_data_ref(), new.param.parameter_data_ref());
+        let (od, nd) = (
+            old.param.parameter_data_ref(),
+            new.param.parameter_data_ref(),
+        );
         let at = new.pointer.clone();
         let label = format!("{} parameter `{}`", new.location, nd.name);
         if od.name != nd.name {
@@ -516,8 +536,16 @@ impl<'a> Differ<'a> {
 
     fn request_body(&mut self, subject: &Subject, o: &Op<'a>, n: &Op<'a>) {
         let at = format!("{}/requestBody", n.pointer);
-        let old = o.operation.request_body.as_ref().and_then(|b| self.old.resolve(b));
-        let new = n.operation.request_body.as_ref().and_then(|b| self.new.resolve(b));
+        let old = o
+            .operation
+            .request_body
+            .as_ref()
+            .and_then(|b| self.old.resolve(b));
+        let new = n
+            .operation
+            .request_body
+            .as_ref()
+            .and_then(|b| self.new.resolve(b));
         match (old, new) {
             (None, None) => {}
             (None, Some(b)) => {
@@ -655,8 +683,20 @@ impl<'a> Differ<'a> {
             _ => None,
         };
         let (location, phrase) = shared.unwrap_or_else(|| (at.clone(), label.clone()));
-        self.headers(subject, &location, &phrase, &old.item.headers, &new.item.headers);
-        self.links(subject, &location, &phrase, &old.item.links, &new.item.links);
+        self.headers(
+            subject,
+            &location,
+            &phrase,
+            &old.item.headers,
+            &new.item.headers,
+        );
+        self.links(
+            subject,
+            &location,
+            &phrase,
+            &old.item.links,
+            &new.item.links,
+        );
         match (old.item.content.is_empty(), new.item.content.is_empty()) {
             (true, true) => {}
             (true, false) => self.record(
@@ -674,7 +714,11 @@ impl<'a> Differ<'a> {
                 None,
             ),
             (false, false) => {
-                let phrase = if location == at { format!("{label} body") } else { phrase };
+                let phrase = if location == at {
+                    format!("{label} body")
+                } else {
+                    phrase
+                };
                 let site = Site {
                     subject: subject.clone(),
                     location,
@@ -696,11 +740,8 @@ impl<'a> Differ<'a> {
         old: &'a Headers,
         new: &'a Headers,
     ) {
-        let find = |map: &'a Headers, name: &str| {
-            map.iter()
-                .find(|(k, _)| k.eq_ignore_ascii_case(name))
-                .map(|(k, v)| (k, v))
-        };
+        let find =
+            |map: &'a Headers, name: &str| map.iter().find(|(k, _)| k.eq_ignore_ascii_case(name));
         for (name, old_header) in old {
             if name.eq_ignore_ascii_case("content-type") {
                 continue; // described by the media types
@@ -716,7 +757,14 @@ impl<'a> Differ<'a> {
                 }
                 Some((new_name, new_header)) => {
                     let pointer = format!("{at}/headers/{}", escape(new_name));
-                    self.header(subject, &pointer, phrase, new_name, old_header.item, new_header.item);
+                    self.header(
+                        subject,
+                        &pointer,
+                        phrase,
+                        new_name,
+                        old_header.item,
+                        new_header.item,
+                    );
                 }
             }
         }
@@ -766,9 +814,13 @@ impl<'a> Differ<'a> {
             _ => {}
         }
         match (old.deprecated == Some(true), new.deprecated == Some(true)) {
-            (false, true) => {
-                self.record(subject, at, &r::DEPRECATED, format!("{label} deprecated"), None)
-            }
+            (false, true) => self.record(
+                subject,
+                at,
+                &r::DEPRECATED,
+                format!("{label} deprecated"),
+                None,
+            ),
             (true, false) => self.record(
                 subject,
                 at,
@@ -819,7 +871,8 @@ impl<'a> Differ<'a> {
                 Some(new_link) => {
                     let what = link_changes(old_link.item, new_link.item);
                     if !what.is_empty() {
-                        let detail = format!("{phrase}: link `{name}` changed: {}", what.join(", "));
+                        let detail =
+                            format!("{phrase}: link `{name}` changed: {}", what.join(", "));
                         self.record(subject, &pointer, &r::LINK_CHANGED, detail, None);
                     }
                 }
@@ -865,7 +918,8 @@ impl<'a> Differ<'a> {
                 child.root = Root::Phrase(format!("{p} (`{media}`)"));
             }
             self.encoding(&child, &media_site.location, om, nm);
-            let to_ref = |m: &'a MediaType| m.schema.as_ref().map_or(SchemaRef::Any, SchemaRef::from);
+            let to_ref =
+                |m: &'a MediaType| m.schema.as_ref().map_or(SchemaRef::Any, SchemaRef::from);
             self.node(&child, to_ref(om), to_ref(nm));
         }
     }
@@ -898,12 +952,22 @@ impl<'a> Differ<'a> {
                 for h in headers {
                     bits.push(format!("header {h}"));
                 }
-                if bits.is_empty() { "default".to_owned() } else { bits.join(", ") }
+                if bits.is_empty() {
+                    "default".to_owned()
+                } else {
+                    bits.join(", ")
+                }
             };
-            let (a, b) = (describe(old.encoding.get(part)), describe(new.encoding.get(part)));
+            let (a, b) = (
+                describe(old.encoding.get(part)),
+                describe(new.encoding.get(part)),
+            );
             if a != b {
                 let location = format!("{at}/encoding/{}", escape(part));
-                let site = Site { location, ..site.clone() };
+                let site = Site {
+                    location,
+                    ..site.clone()
+                };
                 self.at(
                     &site,
                     &r::ENCODING_CHANGED,
@@ -945,7 +1009,11 @@ struct Serialization {
 impl Serialization {
     fn describe(&self) -> String {
         let mut out = format!("style {}", self.style);
-        out.push_str(if self.explode { ", explode" } else { ", no explode" });
+        out.push_str(if self.explode {
+            ", explode"
+        } else {
+            ", no explode"
+        });
         if self.allow_reserved {
             out.push_str(", allowReserved");
         }
@@ -983,10 +1051,7 @@ fn serialization(p: &Parameter) -> Serialization {
         Parameter::Header { .. } => ("simple", false),
         Parameter::Cookie { .. } => ("form", false),
     };
-    let explode = p
-        .parameter_data_ref()
-        .explode
-        .unwrap_or(style == "form");
+    let explode = p.parameter_data_ref().explode.unwrap_or(style == "form");
     Serialization {
         style,
         explode,

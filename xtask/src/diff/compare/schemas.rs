@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use openapiv3::{AdditionalProperties, Schema, SchemaKind, Type};
 use serde_json::Value;
 
-use super::{Differ, SCHEMA_PREFIX, Root, Site, Subject, show, show_list, summary};
+use super::{Differ, Root, SCHEMA_PREFIX, Site, Subject, show, show_list, summary};
 use crate::diff::rules::{self as r, Direction};
 use crate::openapi::resolve::MAX_DEPTH;
 use crate::openapi::{Document, Meta, SchemaRef, escape, unwrap_wrappers};
@@ -119,7 +119,9 @@ impl<'a> Facets<'a> {
         let additional = |ap: &'a Option<AdditionalProperties>| match ap {
             None | Some(AdditionalProperties::Any(true)) => Additional::Open,
             Some(AdditionalProperties::Any(false)) => Additional::Closed,
-            Some(AdditionalProperties::Schema(s)) => Additional::Schema(SchemaRef::from(s.as_ref())),
+            Some(AdditionalProperties::Schema(s)) => {
+                Additional::Schema(SchemaRef::from(s.as_ref()))
+            }
         };
         match &schema.schema_kind {
             SchemaKind::Type(Type::Object(o)) => {
@@ -218,7 +220,6 @@ fn format_moved(old: &str, new: &str) -> Moved {
 }
 
 impl<'a> Differ<'a> {
-
     /// Compare two schema positions at `site`.
     pub(super) fn node(&mut self, site: &Site, old: SchemaRef<'a>, new: SchemaRef<'a>) {
         if self.depth >= MAX_DEPTH {
@@ -301,10 +302,8 @@ impl<'a> Differ<'a> {
         if !self.visited.insert((a.to_owned(), b.to_owned(), direction)) {
             return;
         }
-        let (Some(os), Some(ns)) = (
-            self.old.schema_component(an),
-            self.new.schema_component(bn),
-        ) else {
+        let (Some(os), Some(ns)) = (self.old.schema_component(an), self.new.schema_component(bn))
+        else {
             return;
         };
         let site = Site {
@@ -795,5 +794,4 @@ impl<'a> Differ<'a> {
             }
         }
     }
-
 }

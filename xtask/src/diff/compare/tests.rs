@@ -74,7 +74,8 @@ use Class::{Clients, ClientsAndServers as Both, Compatible, Servers};
 const DONE: &str = "\"204\": {description: done}";
 const LINKED: &str = "\"204\": {description: done, links: {get: {operationId: getThing, parameters: {id: \"$request.path.id\"}}}}";
 const CALLBACK: &str = "      operationId: putThing\n      callbacks:\n        done:\n          \"{$request.body#/url}\":\n            post:\n              parameters:\n                - {name: attempt, in: query, schema: {type: integer}}\n              requestBody: {content: {application/json: {schema: {type: string, enum: [ok, failed]}}}}\n              responses: {\"204\": {description: ok}}\n";
-const PUT_BODY: &str = "content: {application/json: {schema: {$ref: \"#/components/schemas/ThingInput\"}}}";
+const PUT_BODY: &str =
+    "content: {application/json: {schema: {$ref: \"#/components/schemas/ThingInput\"}}}";
 const MULTIPART_TEXT: &str = "content: {multipart/form-data: {schema: {$ref: \"#/components/schemas/ThingInput\"}, encoding: {name: {contentType: text/plain}}}}";
 const MULTIPART_JSON: &str = "content: {multipart/form-data: {schema: {$ref: \"#/components/schemas/ThingInput\"}, encoding: {name: {contentType: application/json}}}}";
 const GET_LIMIT: &str = "        - {name: limit, in: query, required: false, schema: {type: integer, format: int32, minimum: 1, maximum: 100}}\n";
@@ -394,13 +395,18 @@ fn read_only_and_write_only_properties_travel_one_way() {
         .collect();
     assert_eq!(
         shown,
-        ["property-removed `Thing`: required property `id` removed (now writeOnly) [response] -> breaking for clients"]
+        [
+            "property-removed `Thing`: required property `id` removed (now writeOnly) [response] -> breaking for clients"
+        ]
     );
 }
 
 #[test]
 fn number_to_integer_in_a_request_breaks_clients_only() {
-    let base = BASE.replace("maxLength: 10}", "maxLength: 10}\n        weight: {type: number}");
+    let base = BASE.replace(
+        "maxLength: 10}",
+        "maxLength: 10}\n        weight: {type: number}",
+    );
     let edited = base.replace("weight: {type: number}", "weight: {type: integer}");
     let changes = diff(&base, &edited);
     assert_eq!(changes.len(), 1, "{changes:#?}");
@@ -440,7 +446,12 @@ fn inside_a_callback_the_roles_swap() {
     assert_eq!(changes.len(), 1, "{changes:#?}");
     assert_eq!(changes[0].rule.id, "enum-widened");
     assert_eq!(changes[0].class(), Class::Clients);
-    assert!(changes[0].detail.starts_with("callback `done` request body"), "{changes:#?}");
+    assert!(
+        changes[0]
+            .detail
+            .starts_with("callback `done` request body"),
+        "{changes:#?}"
+    );
     // The provider does not send a parameter the receivers now require.
     let required = base.replace(
         "{name: attempt, in: query, schema",
