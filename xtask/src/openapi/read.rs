@@ -42,8 +42,18 @@ impl fmt::Display for ReadError {
 
 impl std::error::Error for ReadError {}
 
+/// The largest document read (a spec is kilobytes; this bounds memory when
+/// an argument names the wrong file).
+pub const MAX_DOCUMENT_BYTES: usize = 64 * 1024 * 1024;
+
 /// Read `text` (YAML or JSON) as an OpenAPI 3.0 document.
 pub fn read(text: &str) -> Result<Document, ReadError> {
+    if text.len() > MAX_DOCUMENT_BYTES {
+        return Err(ReadError(format!(
+            "the document is {} bytes, more than the {MAX_DOCUMENT_BYTES} bytes read",
+            text.len()
+        )));
+    }
     let mut yaml: serde_yaml::Value = serde_yaml::from_str(text)
         .map_err(|e| ReadError(format!("not a YAML or JSON document: {e}")))?;
     yaml.apply_merge()
@@ -89,6 +99,7 @@ pub fn read(text: &str) -> Result<Document, ReadError> {
             "the document cannot be read even after repairs: {e}"
         ))
     })?;
+    reader.references(&json, &json, "#");
     Ok(Document {
         spec,
         json,
@@ -123,6 +134,41 @@ impl Reader {
             pointer: pointer.to_owned(),
             message: message.into(),
         });
+    }
+
+    /// Warn about every `$ref` that does not lead anywhere in the document
+    /// (a local pointer with no target, or another file or URL): what uses
+    /// it is compared as if the part were absent.
+    fn references(&mut self, root: &Value, value: &Value, pointer: &str) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(r)) = map.get("$ref") {
+                    match r.strip_prefix('#') {
+                        Some(local) if root.pointer(local).is_some() => {}
+                        Some(_) => self.warn(
+                            pointer,
+                            format!("`$ref: {r}` points at nothing in this document; ignored"),
+                        ),
+                        None => self.warn(
+                            pointer,
+                            format!("`$ref: {r}` points outside this document and is not followed"),
+                        ),
+                    }
+                }
+                for (k, v) in map {
+                    if k == "example" || k == "examples" || k == "default" || k == "enum" {
+                        continue; // values, not schema structure
+                    }
+                    self.references(root, v, &format!("{pointer}/{}", escape(k)));
+                }
+            }
+            Value::Array(list) => {
+                for (i, v) in list.iter().enumerate() {
+                    self.references(root, v, &format!("{pointer}/{i}"));
+                }
+            }
+            _ => {}
+        }
     }
 
     // ------------------------------------------------------------ YAML → JSON
@@ -366,12 +412,9 @@ impl Reader {
         if item.is_null() {
             *item = Value::Object(Map::new());
         }
-        if let Some(r) = item.get("$ref").and_then(Value::as_str) {
-            let r = r.to_owned();
-            self.warn(
-                pointer,
-                format!("path item `$ref: {r}` is not followed; left out"),
-            );
+        if item.get("$ref").is_some() {
+            // Path item references are not followed: the caller leaves the
+            // path out with a warning showing the reference.
             return false;
         }
         self.repair::<PathItem>(item, pointer, &super::METHODS, |r, item| {
@@ -896,7 +939,6 @@ components:
             [
                 "#/paths/~1a/get/parameters/0: parameter cannot be read ({\"in\":\"body\",\"name\":\"q\",\"schema\":{\"type\":\"string\"}}); left out",
                 "#/paths/~1a/get/parameters/1/schema/minimum: `minimum: \"low\"` cannot be read (invalid type: string \"low\", expected a JSON number); ignored",
-                "#/paths/~1b: path item `$ref: #/paths/~1a` is not followed; left out",
                 "#/paths/~1b: path item `/b` cannot be read ({\"$ref\":\"#/paths/~1a\"}); left out",
                 "#/components/securitySchemes/broken: security scheme `broken` cannot be read ({\"type\":\"magic\"}); left out",
             ]
@@ -904,6 +946,46 @@ components:
         let ops = doc.operations();
         assert_eq!(ops.len(), 1);
         assert_eq!(doc.parameters(&ops[0]).len(), 1);
+    }
+
+    #[test]
+    fn swagger_2_isms_and_broken_references_are_named() {
+        let doc = read(
+            r##"
+openapi: 3.0.3
+info: {title: t, version: '1'}
+paths:
+  /a:
+    get:
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  id: {type: string, required: true}
+                  owner: {$ref: "#/components/schemas/Missing"}
+                  other: {$ref: "other.yaml#/Thing"}
+"##,
+        )
+        .unwrap();
+        assert_eq!(
+            warnings(&doc),
+            [
+                "#/paths/~1a/get/responses/200/content/application~1json/schema/properties/id/required: `required: true` cannot be read (invalid type: boolean `true`, expected a sequence); ignored",
+                "#/paths/~1a/get/responses/200/content/application~1json/schema/properties/other: `$ref: other.yaml#/Thing` points outside this document and is not followed",
+                "#/paths/~1a/get/responses/200/content/application~1json/schema/properties/owner: `$ref: #/components/schemas/Missing` points at nothing in this document; ignored",
+            ]
+        );
+        assert_eq!(doc.operations().len(), 1);
+    }
+
+    #[test]
+    fn oversized_documents_are_refused() {
+        let big = " ".repeat(MAX_DOCUMENT_BYTES + 1);
+        assert!(read(&big).unwrap_err().0.contains("bytes"));
     }
 
     #[test]

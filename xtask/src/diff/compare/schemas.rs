@@ -362,6 +362,18 @@ impl<'a> Differ<'a> {
                 &r::TYPE_WIDENED,
                 "type widened from integer to number",
             ),
+            // No type or composition: any value. Gaining one narrows,
+            // losing one widens; the other keywords are still compared.
+            ("any", to) => self.at(
+                site,
+                &r::TYPE_NARROWED,
+                format_args!("type restricted from any value to {to}"),
+            ),
+            (from, "any") => self.at(
+                site,
+                &r::TYPE_WIDENED,
+                format_args!("type widened from {from} to any value"),
+            ),
             _ => {
                 self.at(
                     site,

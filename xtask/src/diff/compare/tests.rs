@@ -466,3 +466,24 @@ fn inside_a_callback_the_roles_swap() {
         "callback `done`: query parameter `attempt` became required"
     );
 }
+
+#[test]
+fn a_schema_gaining_or_losing_its_type_narrows_or_widens() {
+    // `{}` accepts any value: a type narrows it (request: clients break),
+    // and dropping the type widens it (response: clients break).
+    let base = BASE.replace("maxLength: 10}", "maxLength: 10}\n        extra: {}");
+    let typed = base.replace("extra: {}", "extra: {type: string}");
+    let changes = diff(&base, &typed);
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    assert_eq!(
+        (changes[0].rule.id, changes[0].class()),
+        ("type-narrowed", Class::Clients)
+    );
+    let untyped = BASE.replace("id: {type: string}", "id: {}");
+    let changes = diff(BASE, &untyped);
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    assert_eq!(
+        (changes[0].rule.id, changes[0].class()),
+        ("type-widened", Class::Clients)
+    );
+}
