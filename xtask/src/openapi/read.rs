@@ -89,6 +89,7 @@ pub fn read(text: &str) -> Result<Document, ReadError> {
             root.insert("openapi".into(), Value::from("3.0.3"));
         }
     }
+    spellings_3_1(&mut json, false);
     if try_as::<OpenAPI>(&json).is_err() {
         reader.document(&mut json);
     }
@@ -737,8 +738,59 @@ impl Reader {
     }
 }
 
-/// OpenAPI 3.1 spellings with a 3.0 equivalent.
+/// Translate the OpenAPI 3.1 spellings with a 3.0 meaning in every schema of
+/// a document (`in_schema`: `value` is a schema): schemas are the values of
+/// `schema` keys and of `components/schemas`, and their subschemas.
+/// Examples, defaults and enum values are data and left alone.
+fn spellings_3_1(value: &mut Value, in_schema: bool) {
+    match value {
+        Value::Object(map) => {
+            if in_schema {
+                translate_3_1(map);
+            }
+            for (key, child) in map.iter_mut() {
+                match key.as_str() {
+                    "example" | "examples" | "default" | "enum" | "x-extensible-enum" => {}
+                    "schema" => spellings_3_1(child, true),
+                    "schemas" if !in_schema => {
+                        if let Value::Object(schemas) = child {
+                            for schema in schemas.values_mut() {
+                                spellings_3_1(schema, true);
+                            }
+                        }
+                    }
+                    "items" | "not" | "additionalProperties" if in_schema => {
+                        spellings_3_1(child, true)
+                    }
+                    "properties" | "allOf" | "oneOf" | "anyOf" if in_schema => match child {
+                        Value::Object(subs) => {
+                            subs.values_mut().for_each(|s| spellings_3_1(s, true))
+                        }
+                        Value::Array(subs) => subs.iter_mut().for_each(|s| spellings_3_1(s, true)),
+                        _ => {}
+                    },
+                    _ if in_schema => {}
+                    _ => spellings_3_1(child, false),
+                }
+            }
+        }
+        Value::Array(list) if !in_schema => list.iter_mut().for_each(|v| spellings_3_1(v, false)),
+        _ => {}
+    }
+}
+
+/// OpenAPI 3.1 spellings with a 3.0 equivalent, in one schema object.
 fn translate_3_1(map: &mut Map<String, Value>) {
+    // `oneOf`/`anyOf` with a `{type: "null"}` member: nullable.
+    for key in ["oneOf", "anyOf"] {
+        if let Some(Value::Array(members)) = map.get_mut(key) {
+            let before = members.len();
+            members.retain(|m| m.get("type").and_then(Value::as_str) != Some("null"));
+            if members.len() < before {
+                map.insert("nullable".into(), Value::Bool(true));
+            }
+        }
+    }
     if let Some(Value::Array(types)) = map.get("type").cloned() {
         let mut names: Vec<&str> = types.iter().filter_map(Value::as_str).collect();
         if names.contains(&"null") {
@@ -986,6 +1038,32 @@ paths:
     fn oversized_documents_are_refused() {
         let big = " ".repeat(MAX_DOCUMENT_BYTES + 1);
         assert!(read(&big).unwrap_err().0.contains("bytes"));
+    }
+
+    #[test]
+    fn a_3_1_null_member_becomes_nullable() {
+        let doc = read(
+            r##"
+openapi: 3.1.0
+info: {title: t, version: '1'}
+paths:
+  /a:
+    get:
+      parameters:
+        - name: s
+          in: query
+          schema:
+            oneOf: [{type: "null"}, {type: string, enum: [x]}]
+      responses: {}
+"##,
+        )
+        .unwrap();
+        let schema = doc
+            .json
+            .pointer("/paths/~1a/get/parameters/0/schema")
+            .unwrap();
+        assert_eq!(schema["nullable"], true);
+        assert_eq!(schema["oneOf"].as_array().unwrap().len(), 1);
     }
 
     #[test]
