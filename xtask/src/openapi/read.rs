@@ -4,13 +4,15 @@
 //! 1. The text is read as YAML (JSON is YAML); merge keys (`<<`) are applied.
 //! 2. Mapping keys become strings (`200:` and `{0: …}` are common), YAML tags
 //!    are dropped, non-finite numbers become `null`.
-//! 3. The typed form is tried on the whole document. Only where it fails is
+//! 3. OpenAPI 3.1 spellings with a 3.0 meaning are translated in every
+//!    schema (`type: [string, "null"]`, a `{type: "null"}` member of
+//!    `oneOf`/`anyOf`, numeric `exclusiveMinimum`/`exclusiveMaximum`,
+//!    `const`).
+//! 4. The typed form is tried on the whole document. Only where it fails is
 //!    the document repaired, part by part, from the root down:
 //!    * parts that are optional in practice are defaulted: a missing `info`,
 //!      `paths`, `responses`, response `description` or parameter `schema`,
 //!      a `content`, `headers` or media type left `null`;
-//!    * OpenAPI 3.1 spellings with a 3.0 meaning are translated
-//!      (`type: [string, "null"]`, numeric `exclusiveMinimum`, `const`);
 //!    * a keyword that still cannot be read is dropped, and a part that
 //!      still cannot be read is dropped (a schema becomes "any value"),
 //!      each with a [`Warning`] naming its JSON pointer.
@@ -1076,6 +1078,7 @@ paths: {}
 components:
   schemas:
     N: {type: [integer, "null"], exclusiveMinimum: 0}
+    C: {const: fixed}
 "##,
         )
         .unwrap();
@@ -1085,6 +1088,10 @@ components:
         assert_eq!(n["nullable"], true);
         assert_eq!(n["minimum"], 0);
         assert_eq!(n["exclusiveMinimum"], true);
+        assert_eq!(
+            doc.json.pointer("/components/schemas/C/enum/0"),
+            Some(&Value::from("fixed"))
+        );
     }
 
     #[test]
