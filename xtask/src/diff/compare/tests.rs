@@ -374,6 +374,18 @@ fn a_reused_operation_id_pairs_route_by_route() {
     );
     let kinds: Vec<&str> = diff(&spec, &edited).iter().map(|c| c.rule.id).collect();
     assert_eq!(kinds, ["request-body-became-optional"]);
+    // The same two routes listed in another order: still no changes.
+    let a_then_b = "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  /a: {get: {operationId: same, responses: {'200': {description: ok}}}}\n  /b: {get: {operationId: same, responses: {'200': {description: ok}}}}\n";
+    let b_then_a = "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  /b: {get: {operationId: same, responses: {'200': {description: ok}}}}\n  /a: {get: {operationId: same, responses: {'200': {description: ok}}}}\n";
+    assert_eq!(diff(a_then_b, b_then_a), vec![]);
+    // One of the two moves (PUT → POST): it pairs with the operation left
+    // over, not with the first one of that operationId.
+    let moved = spec.replace("    put:\n", "    post:\n");
+    let shown: Vec<String> = diff(&spec, &moved).iter().map(|c| c.message()).collect();
+    assert_eq!(
+        shown,
+        ["route changed from PUT /things/{id} to POST /things/{id}"]
+    );
 }
 
 #[test]
