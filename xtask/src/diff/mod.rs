@@ -11,7 +11,7 @@
 //! * what the change does to the generated Rust API: types, fields, variants
 //!   and `Client` methods added, removed or changed ([`rust_api`]);
 //! * the parts of either document the tolerant reader
-//!   ([`crate::openapi::read`]) could not understand, with their JSON
+//!   ([`crate::openapi::read()`]) could not understand, with their JSON
 //!   pointers (the rest is still compared).
 //!
 //! Output is text, Markdown (to paste into a pull request, or with

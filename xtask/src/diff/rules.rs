@@ -40,10 +40,19 @@
 //! component schema's name, `$ref` ↔ inline) are breaking for clients because
 //! the generated Rust method, setter or type is named after them.
 //!
+//! Two places where the direction is not the obvious one:
+//!
+//! * a `readOnly` property travels only in responses and a `writeOnly` one
+//!   only in requests, so each is compared in that direction only;
+//! * inside a callback the API provider sends the request and the consumer
+//!   answers: the callback's request is judged like a response and its
+//!   response like a request, and a class found at operation level has
+//!   clients and servers swapped ([`Class::swapped`]).
+//!
 //! # Where it lives
 //!
 //! [`RULES`] is the single table; [`Rule::class`] is the only place a class is
-//! decided. Each rule has a fixture case in the tests of `compare.rs` (a test
+//! decided (a callback's swap is applied to its result). Each rule has a fixture case in `compare/tests.rs` (a test
 //! fails if a rule has none).
 
 use std::fmt;

@@ -3,7 +3,7 @@
 //! rules that keep the specs consistent (naming, documentation, no dead
 //! components).
 //!
-//! Every rule is one line of the [`rules!`] table below (the README's lint
+//! Every rule is one line of the `rules!` table below ([`RULES`]) (the README's lint
 //! table is checked against it); its check lives with its tests in
 //! [`operations`], [`schemas`] or [`components`]. The checks read the one
 //! model of [`crate::openapi`]: typed operations for the walk, the JSON the

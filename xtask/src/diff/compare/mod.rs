@@ -1,4 +1,4 @@
-//! Compare two OpenAPI 3.0 documents (read with [`crate::openapi::read`])
+//! Compare two OpenAPI 3.0 documents (read with [`crate::openapi::read()`])
 //! and list the changes, each tagged with a [`Rule`] from [`super::rules`]
 //! and the direction(s) it was found in.
 //!
