@@ -37,12 +37,24 @@ pub enum Truncation {
     CleanEof,
 }
 
+/// Where a truncated list of details (the 400 answer of a conversion batch) is cut, the way Google
+/// cuts long error messages.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DetailsCut {
+    /// Inside the code of the last detail (`…index=0, 0x0000`): every detail before it is whole.
+    #[default]
+    InsideCode,
+    /// Inside the text of the last detail (`…index=0, 0x00000116: Custom met`).
+    InsideText,
+}
+
 /// The fault configuration of one fake. All probabilities are in `0.0..=1.0`.
 ///
 /// For each request one draw picks at most one of the status and connection faults
-/// (`rate_limited`, `internal_error`, `unavailable`, `drop_before_response`, `drop_mid_body`, in that
-/// order of the cumulative probabilities, which must add up to at most 1). ID-mapping downloads that
-/// got none of them draw again for `truncated_csv`. Latency applies to every request.
+/// (`rate_limited`, `rate_limited_403`, `internal_error`, `unavailable`, `drop_before_response`,
+/// `drop_mid_body`, in that order of the cumulative probabilities, which must add up to at most 1).
+/// ID-mapping downloads that got none of them draw again for `truncated_csv`; other requests draw
+/// again for `truncated_details`. Latency applies to every request.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Faults {
     /// Seed of the generator that decides which requests fail.
@@ -53,6 +65,9 @@ pub struct Faults {
     pub latency_jitter: Duration,
     /// Share of requests answered `429` with `Retry-After`, without running the handler.
     pub rate_limited: f64,
+    /// Share of requests answered `403` with the reason `userRateLimitExceeded` (Google's per-user
+    /// quota), without running the handler (search ads only; the video fake answers `429`).
+    pub rate_limited_403: f64,
     /// Share of requests answered `500`. The handler runs or not at random (recorded in
     /// [`FaultRecord::processed`]), like a back end that fails before or after committing.
     pub internal_error: f64,
@@ -68,6 +83,11 @@ pub struct Faults {
     pub truncated_csv: f64,
     /// How a truncated CSV ends.
     pub truncation: Truncation,
+    /// Share of conversion batches answered `400` whose list of details is cut short, as
+    /// `details_cut` says (the handler ran; only answers that list two or more details are cut).
+    pub truncated_details: f64,
+    /// Where a truncated list of details is cut.
+    pub details_cut: DetailsCut,
     /// The `Retry-After` of `429` and `503` answers (whole seconds, rounded up; zero is allowed so
     /// retry tests need not wait). Default 1 s.
     pub retry_after: Duration,
@@ -88,12 +108,15 @@ impl Faults {
             latency: Duration::ZERO,
             latency_jitter: Duration::ZERO,
             rate_limited: 0.0,
+            rate_limited_403: 0.0,
             internal_error: 0.0,
             unavailable: 0.0,
             drop_before_response: 0.0,
             drop_mid_body: 0.0,
             truncated_csv: 0.0,
             truncation: Truncation::Abort,
+            truncated_details: 0.0,
+            details_cut: DetailsCut::InsideCode,
             retry_after: Duration::from_secs(1),
         }
     }
@@ -119,6 +142,21 @@ impl Faults {
     #[must_use]
     pub fn with_rate_limited(mut self, p: f64) -> Self {
         self.rate_limited = p;
+        self
+    }
+
+    /// Sets [`Faults::rate_limited_403`].
+    #[must_use]
+    pub fn with_rate_limited_403(mut self, p: f64) -> Self {
+        self.rate_limited_403 = p;
+        self
+    }
+
+    /// Sets [`Faults::truncated_details`] and [`Faults::details_cut`].
+    #[must_use]
+    pub fn with_truncated_details(mut self, p: f64, cut: DetailsCut) -> Self {
+        self.truncated_details = p;
+        self.details_cut = cut;
         self
     }
 
@@ -172,10 +210,12 @@ impl Faults {
             && self.latency_jitter.is_zero()
             && self.status_and_drop_total() == 0.0
             && self.truncated_csv == 0.0
+            && self.truncated_details == 0.0
     }
 
     fn status_and_drop_total(&self) -> f64 {
         self.rate_limited
+            + self.rate_limited_403
             + self.internal_error
             + self.unavailable
             + self.drop_before_response
@@ -189,11 +229,13 @@ impl Faults {
     pub fn validate(&self) -> Result<(), String> {
         let named = [
             ("rate_limited", self.rate_limited),
+            ("rate_limited_403", self.rate_limited_403),
             ("internal_error", self.internal_error),
             ("unavailable", self.unavailable),
             ("drop_before_response", self.drop_before_response),
             ("drop_mid_body", self.drop_mid_body),
             ("truncated_csv", self.truncated_csv),
+            ("truncated_details", self.truncated_details),
         ];
         for (name, p) in named {
             if !(0.0..=1.0).contains(&p) {
@@ -217,6 +259,8 @@ impl Faults {
 pub enum FaultKind {
     /// `429` with `Retry-After`.
     RateLimited,
+    /// `403` `userRateLimitExceeded`.
+    RateLimited403,
     /// `500`.
     InternalError,
     /// `503` with `Retry-After`.
@@ -227,6 +271,8 @@ pub enum FaultKind {
     DropMidBody,
     /// ID-mapping CSV cut in the middle of a row.
     TruncatedCsv(Truncation),
+    /// The list of details of a conversion batch's `400` cut short.
+    TruncatedDetails(DetailsCut),
 }
 
 /// One injected fault, as kept in a fake's ledger.
@@ -274,6 +320,14 @@ pub(crate) struct CsvTruncation {
     /// Where to cut, as a share of the file's rows.
     pub at: f64,
 }
+
+/// Handed to the conversion write handlers when their list of details must be cut.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DetailsTruncation(pub DetailsCut);
+
+/// Put on a response by a handler that applied a [`DetailsTruncation`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DetailsTruncationApplied;
 
 /// Put on a response by the ID-mapping handler when it applied a [`CsvTruncation`].
 #[derive(Clone, Copy, Debug)]
@@ -386,6 +440,7 @@ impl FaultInjector {
         let mut kind = None;
         for (p, k) in [
             (faults.rate_limited, FaultKind::RateLimited),
+            (faults.rate_limited_403, FaultKind::RateLimited403),
             (faults.internal_error, FaultKind::InternalError),
             (faults.unavailable, FaultKind::Unavailable),
             (faults.drop_before_response, FaultKind::DropBeforeResponse),
@@ -399,6 +454,13 @@ impl FaultInjector {
         }
         if kind.is_none() && csv && faults.truncated_csv > 0.0 && rng.f64() < faults.truncated_csv {
             kind = Some(FaultKind::TruncatedCsv(faults.truncation));
+        }
+        if kind.is_none()
+            && !csv
+            && faults.truncated_details > 0.0
+            && rng.f64() < faults.truncated_details
+        {
+            kind = Some(FaultKind::TruncatedDetails(faults.details_cut));
         }
         let processed = rng.bool();
         let cut = 0.05 + 0.9 * rng.f64();
@@ -450,7 +512,7 @@ pub(crate) async fn apply_faults(
         processed,
     };
     match kind {
-        FaultKind::RateLimited | FaultKind::Unavailable => {
+        FaultKind::RateLimited | FaultKind::RateLimited403 | FaultKind::Unavailable => {
             layer.injector.record(record(false));
             fault_status_response(layer.style, kind, layer.injector.retry_after())
         }
@@ -490,6 +552,18 @@ pub(crate) async fn apply_faults(
             }
             response
         }
+        FaultKind::TruncatedDetails(cut) => {
+            request.extensions_mut().insert(DetailsTruncation(cut));
+            let response = next.run(request).await;
+            if response
+                .extensions()
+                .get::<DetailsTruncationApplied>()
+                .is_some()
+            {
+                layer.injector.record(record(true));
+            }
+            response
+        }
     }
 }
 
@@ -497,6 +571,10 @@ fn fault_status_response(style: ErrorStyle, kind: FaultKind, retry_after: Durati
     let retry_secs = u32::try_from(retry_after.as_secs_f64().ceil() as u64).unwrap_or(u32::MAX);
     let (status, with_retry) = match kind {
         FaultKind::RateLimited => (StatusCode::TOO_MANY_REQUESTS, true),
+        FaultKind::RateLimited403 => match style {
+            ErrorStyle::Google => (StatusCode::FORBIDDEN, false),
+            ErrorStyle::Video => (StatusCode::TOO_MANY_REQUESTS, true),
+        },
         FaultKind::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, true),
         _ => (StatusCode::INTERNAL_SERVER_ERROR, false),
     };
@@ -507,6 +585,11 @@ fn fault_status_response(style: ErrorStyle, kind: FaultKind, retry_after: Durati
                     "rateLimitExceeded",
                     "usageLimits",
                     "Rate Limit Exceeded (injected by the fake)",
+                ),
+                FaultKind::RateLimited403 => (
+                    "userRateLimitExceeded",
+                    "usageLimits",
+                    "User Rate Limit Exceeded (injected by the fake)",
                 ),
                 FaultKind::Unavailable => (
                     "backendError",
@@ -532,7 +615,7 @@ fn fault_status_response(style: ErrorStyle, kind: FaultKind, retry_after: Durati
             response
         }
         ErrorStyle::Video => match kind {
-            FaultKind::RateLimited => api_error(
+            FaultKind::RateLimited | FaultKind::RateLimited403 => api_error(
                 status,
                 "TooManyRequests",
                 "Too many requests (injected by the fake).",

@@ -41,7 +41,7 @@ mod util;
 pub mod video;
 
 pub use clock::FakeClock;
-pub use faults::{FaultKind, FaultRecord, Faults, Truncation};
+pub use faults::{DetailsCut, FaultKind, FaultRecord, Faults, Truncation};
 pub use search_ads::{
     ConversionKey, EngineAccount, IdMappingSize, Origin, Owner, SearchAdsConfig, SearchAdsCounts,
     SearchAdsFake, SearchAdsFakeBuilder, SearchAdsLedger, StoredConversion,

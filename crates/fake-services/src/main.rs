@@ -9,7 +9,9 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::{Parser, ValueEnum};
 use fake_services::search_ads::IdMappingSize;
-use fake_services::{FakeServices, Faults, SearchAdsFake, Truncation, VideoSessionFake};
+use fake_services::{
+    DetailsCut, FakeServices, Faults, SearchAdsFake, Truncation, VideoSessionFake,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum FaultTarget {
@@ -19,6 +21,14 @@ enum FaultTarget {
     SearchAds,
     /// Only the video session fake.
     Video,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum DetailsCutArg {
+    /// Inside the code of the last detail.
+    InsideCode,
+    /// Inside the text of the last detail.
+    InsideText,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -78,6 +88,9 @@ struct Args {
     /// Share of answers replaced by 429 with Retry-After (0..1).
     #[arg(long, default_value_t = 0.0)]
     p_429: f64,
+    /// Share of answers replaced by 403 userRateLimitExceeded (0..1; search ads only).
+    #[arg(long, default_value_t = 0.0)]
+    p_403_rate_limit: f64,
     /// Share of answers replaced by 500 (0..1).
     #[arg(long, default_value_t = 0.0)]
     p_500: f64,
@@ -96,6 +109,12 @@ struct Args {
     /// How truncated downloads end.
     #[arg(long, value_enum, default_value_t = TruncationArg::Abort)]
     truncation: TruncationArg,
+    /// Share of conversion-batch 400 answers whose list of details is cut short (0..1).
+    #[arg(long, default_value_t = 0.0)]
+    p_truncated_details: f64,
+    /// Where truncated lists of details are cut.
+    #[arg(long, value_enum, default_value_t = DetailsCutArg::InsideCode)]
+    details_cut: DetailsCutArg,
     /// Retry-After of injected 429 and 503 answers, in seconds.
     #[arg(long, default_value_t = 1)]
     retry_after_secs: u64,
@@ -108,6 +127,7 @@ impl Args {
             latency: Duration::from_millis(self.latency_ms),
             latency_jitter: Duration::from_millis(self.latency_jitter_ms),
             rate_limited: self.p_429,
+            rate_limited_403: self.p_403_rate_limit,
             internal_error: self.p_500,
             unavailable: self.p_503,
             drop_before_response: self.p_drop_before,
@@ -116,6 +136,11 @@ impl Args {
             truncation: match self.truncation {
                 TruncationArg::Abort => Truncation::Abort,
                 TruncationArg::CleanEof => Truncation::CleanEof,
+            },
+            truncated_details: self.p_truncated_details,
+            details_cut: match self.details_cut {
+                DetailsCutArg::InsideCode => DetailsCut::InsideCode,
+                DetailsCutArg::InsideText => DetailsCut::InsideText,
             },
             retry_after: Duration::from_secs(self.retry_after_secs),
         }

@@ -25,7 +25,7 @@ pub enum Error {
     },
 
     /// The API answered with an error (Google's JSON error envelope, SA-8).
-    #[error("{}", api_message(operation, *status, reason.as_deref(), message, details))]
+    #[error("{}", api_message(operation, *status, reason.as_deref(), message, details, *details_complete))]
     Api {
         /// The API method, e.g. `conversion.insert`.
         operation: &'static str,
@@ -37,6 +37,11 @@ pub enum Error {
         message: String,
         /// Per-conversion (or batch-wide) details parsed from the message (SA-9).
         details: Vec<ConversionIssue>,
+        /// False when the list of details arrived cut short or could not be
+        /// read whole (Google truncates long messages): conversions it does
+        /// not name may have been stored or rejected. Only the details that
+        /// arrived whole are in `details`.
+        details_complete: bool,
         /// The server's `Retry-After`, when it sent one.
         retry_after: Option<Duration>,
     },
@@ -153,9 +158,14 @@ fn api_message(
     reason: Option<&str>,
     message: &str,
     details: &[ConversionIssue],
+    details_complete: bool,
 ) -> String {
     let reason = reason.map(|r| format!(" ({r})")).unwrap_or_default();
     let hint = match status {
+        400 if !details_complete => {
+            "The list of details was cut short: fix the conversions it names; the others may or \
+             may not have been stored, so insert them again (a stored one comes back as 0x0000011A)"
+        }
         400 if !details.is_empty() => {
             "Fix the conversions named in the details; the others in the batch were stored"
         }
@@ -265,14 +275,31 @@ impl Error {
         }
     }
 
-    /// True when the request may have reached the server, so that a write may
-    /// have taken effect even though no answer arrived. False for errors raised
-    /// before sending (validation, auth, connection refused).
+    /// True when the service may have processed the request, so that a write
+    /// may have taken effect even though no definite answer arrived: the
+    /// connection failed or timed out after the request was sent, a 5xx or
+    /// 408, an answer that could not be read, or a 400 that names conversions
+    /// (the others of its batch were processed).
+    ///
+    /// False for errors raised before sending (validation, auth, connection
+    /// refused) and for answers that turn the request away before processing
+    /// it: 429, a rate-limit 403, 401, other 403s, 404 and a 400 without
+    /// per-conversion details.
     pub fn may_have_reached_server(&self) -> bool {
         match self {
-            Error::Validation { .. } | Error::Auth { .. } | Error::Config { .. } => false,
+            Error::Validation { .. }
+            | Error::Auth { .. }
+            | Error::Config { .. }
+            | Error::Csv { .. }
+            | Error::TruncatedDownload { .. }
+            | Error::Io { .. } => false,
             Error::Transport { connect, .. } | Error::Timeout { connect, .. } => !connect,
-            _ => true,
+            Error::Api {
+                status, details, ..
+            } => *status == 408 || *status >= 500 || (*status == 400 && !details.is_empty()),
+            Error::UnexpectedResponse { status, .. } => {
+                !matches!(status, Some(401 | 403 | 404 | 429))
+            }
         }
     }
 
@@ -372,7 +399,9 @@ const INDEX_MARKER: &str = " index=";
 const FOR_MARKER: &str = " for ";
 
 /// Splits `<text> for <item> index=<n>` (`item` is `conversion`, or
-/// `availability` for updateAvailability) into the text and the index.
+/// `availability` for updateAvailability) into the text and the index. The
+/// index must end the detail: a detail with anything behind its index is not
+/// one this parser can vouch for.
 fn split_index(rest: &str) -> Option<(&str, Option<usize>)> {
     let pos = rest.rfind(INDEX_MARKER)?;
     let head = &rest[..pos];
@@ -381,13 +410,11 @@ fn split_index(rest: &str) -> Option<(&str, Option<usize>)> {
     if item.is_empty() || !item.chars().all(|c| c.is_ascii_alphabetic()) {
         return None;
     }
-    // Leading digits only: a truncated list may leave a fragment of the next
-    // detail behind the index.
-    let after = &rest[pos + INDEX_MARKER.len()..];
-    let end = after
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(after.len());
-    let index = after[..end].parse::<usize>().ok()?;
+    let digits = &rest[pos + INDEX_MARKER.len()..];
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let index = digits.parse::<usize>().ok()?;
     Some((&head[..for_pos], Some(index)))
 }
 
@@ -434,42 +461,81 @@ fn detail_starts(list: &str) -> Vec<usize> {
     starts
 }
 
+/// The details of a 400 answer and whether they arrived whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Details {
+    /// The details that arrived whole, in the server's order.
+    pub issues: Vec<ConversionIssue>,
+    /// False when the list was cut short (no closing `]`) or held a detail
+    /// that could not be read: conversions it does not name are unknown.
+    pub complete: bool,
+}
+
 /// Parses the details of `The request was not valid. Details: [d, d, ...]`.
 ///
 /// Details are split at each `, 0x########:` boundary, so a detail text that
 /// itself contains commas stays whole. A list without coded details is one
 /// batch-wide detail (`[Empty batch encountered.]`).
-pub(crate) fn parse_details_message(message: &str) -> Vec<ConversionIssue> {
+///
+/// Google truncates long messages. In a list without its closing `]` the last
+/// detail is kept only when the separator behind its index proves the index
+/// whole (`… index=1, 0x0000`); a detail cut inside its text or its index is
+/// dropped, and the list is marked incomplete.
+pub(crate) fn parse_details_message(message: &str) -> Details {
     let Some(start) = message.find(DETAILS_MARKER) else {
-        return Vec::new();
+        return Details {
+            issues: Vec::new(),
+            complete: true,
+        };
     };
     let body = &message[start + DETAILS_MARKER.len()..];
-    let list = match body.rfind(']') {
-        Some(end) => &body[..end],
-        // Google truncates long messages; keep what is there.
-        None => body,
+    let (list, closed) = match body.rfind(']') {
+        Some(end) if body[end + 1..].trim().is_empty() => (&body[..end], true),
+        _ => (body, false),
     };
     let starts = detail_starts(list);
+    let mut issues = Vec::with_capacity(starts.len() + 1);
+    let mut complete = closed;
     if starts.is_empty() {
         let text = list.trim();
-        return if text.is_empty() {
-            Vec::new()
-        } else {
-            vec![parse_detail(text)]
-        };
+        // Without its `]`, even a batch-wide text may be cut: nothing is known.
+        if closed && !text.is_empty() {
+            issues.push(parse_detail(text));
+        }
+        return Details { issues, complete };
     }
-    let mut issues = Vec::with_capacity(starts.len() + 1);
     // Text before the first coded detail is a batch-wide detail of its own.
     let lead = list[..starts[0]].trim().trim_end_matches(',').trim();
     if !lead.is_empty() {
         issues.push(parse_detail(lead));
     }
     for (n, &s) in starts.iter().enumerate() {
+        let last = n + 1 == starts.len();
         let end = starts.get(n + 1).map_or(list.len(), |&next| next);
-        let piece = list[s..end].trim().trim_end_matches(',');
-        issues.push(parse_detail(piece));
+        let mut piece = list[s..end].trim_end();
+        if last && !closed {
+            // `…index=3, 0x0000`: the cut fell after the separator behind
+            // an index, so the detail before it is whole; anything else may
+            // be cut short.
+            let whole = piece
+                .rmatch_indices(',')
+                .map(|(pos, _)| &piece[..pos])
+                .find(|head| parse_detail(head).index.is_some());
+            match whole {
+                Some(head) => piece = head,
+                None => continue,
+            }
+        }
+        issues.push(parse_detail(piece.trim_end_matches(',')));
     }
-    issues
+    // A coded detail without a readable index beside indexed ones cannot be
+    // placed: the list is not understood whole.
+    if issues.iter().any(|i| i.index.is_some()) {
+        let before = issues.len();
+        issues.retain(|i| i.index.is_some() || i.code.is_none());
+        complete &= issues.len() == before;
+    }
+    Details { issues, complete }
 }
 
 /// The parts of Google's error envelope the facade uses (SA-8).
@@ -501,18 +567,28 @@ impl Envelope {
             .unwrap_or_else(|| format!("HTTP {status} without a message"));
         // SA-9: errors[] carries one item per detail with the detail as its
         // message; use those when they are coded details, else parse the
-        // top-level message's `Details: [...]` list.
-        let from_items: Vec<ConversionIssue> = self
+        // top-level message's `Details: [...]` list. Either way the list is
+        // whole only when the message's list is (Google cuts long messages)
+        // and the two agree.
+        let from_message = parse_details_message(&message);
+        let mut from_items: Vec<ConversionIssue> = self
             .items
             .iter()
             .filter_map(|(_, m)| m.as_deref())
             .filter(|m| split_code(m.trim()).is_some())
             .map(parse_detail)
             .collect();
-        let details = if from_items.is_empty() {
-            parse_details_message(&message)
+        let (details, details_complete) = if from_items.is_empty() {
+            (from_message.issues, from_message.complete)
         } else {
-            from_items
+            let listed = message.contains(DETAILS_MARKER);
+            let agree = !listed || from_message.issues.len() == from_items.len();
+            let before = from_items.len();
+            if before > 1 {
+                from_items.retain(|i| i.index.is_some());
+            }
+            let readable = from_items.len() == before;
+            (from_items, from_message.complete && agree && readable)
         };
         Error::Api {
             operation,
@@ -520,6 +596,7 @@ impl Envelope {
             reason,
             message,
             details,
+            details_complete,
             retry_after,
         }
     }
@@ -555,7 +632,9 @@ mod tests {
     #[test]
     fn a_details_list_with_commas_in_texts_splits_at_codes() {
         let msg = "The request was not valid. Details: [0x0000011A: Advertiser conversion ID 'a, b' is already used by conversion 77 for conversion index=3, 0x00000101: Click ID not found for conversion index=12]";
-        let d = parse_details_message(msg);
+        let parsed = parse_details_message(msg);
+        assert!(parsed.complete);
+        let d = parsed.issues;
         assert_eq!(d.len(), 2);
         assert_eq!(d[0].index, Some(3));
         assert!(d[0].is_duplicate());
@@ -580,22 +659,105 @@ mod tests {
             parse_details_message("The request was not valid. Details: [Empty batch encountered.]");
         assert_eq!(
             d,
-            vec![ConversionIssue {
-                index: None,
-                code: None,
-                message: "Empty batch encountered.".into()
-            }]
+            Details {
+                issues: vec![ConversionIssue {
+                    index: None,
+                    code: None,
+                    message: "Empty batch encountered.".into()
+                }],
+                complete: true
+            }
         );
-        assert!(parse_details_message("Invalid Credentials").is_empty());
+        assert!(
+            parse_details_message("Invalid Credentials")
+                .issues
+                .is_empty()
+        );
     }
 
     #[test]
     fn a_truncated_details_list_keeps_the_complete_details() {
-        let d = parse_details_message(
-            "The request was not valid. Details: [0x00000116: Custom metric 'x' is not found for conversion index=0, 0x0000",
+        const HEAD: &str = "The request was not valid. Details: [";
+        let metric = "0x00000116: Custom metric 'x' is not found for conversion index=0";
+        // Cut inside the next detail's code: the first detail is whole.
+        let d = parse_details_message(&format!("{HEAD}{metric}, 0x0000"));
+        assert!(!d.complete);
+        assert_eq!(d.issues.len(), 1);
+        assert_eq!(d.issues[0].index, Some(0));
+        assert_eq!(d.issues[0].message, "Custom metric 'x' is not found");
+        // Cut inside a detail's text: the fragment is dropped, not taken for
+        // a batch-wide detail.
+        let d = parse_details_message(&format!(
+            "{HEAD}{metric}, 0x00000101: Click ID 'a, b' not fo"
+        ));
+        assert!(!d.complete);
+        assert_eq!(d.issues.len(), 1);
+        assert_eq!(d.issues[0].index, Some(0));
+        // Cut inside an index: `index=1` may have been `index=12`.
+        let d = parse_details_message(&format!(
+            "{HEAD}{metric}, 0x00000101: Click ID not found for conversion index=1"
+        ));
+        assert!(!d.complete);
+        assert_eq!(d.issues.len(), 1);
+        // Cut right behind a separator: both are whole.
+        let d = parse_details_message(&format!(
+            "{HEAD}{metric}, 0x00000101: Click ID 'a, b' not found for conversion index=12,"
+        ));
+        assert!(!d.complete);
+        assert_eq!(d.issues.len(), 2);
+        assert_eq!(d.issues[1].index, Some(12));
+        // Cut before any detail ended: nothing is known, not even batch-wide.
+        let d = parse_details_message(&format!("{HEAD}Empty batch enc"));
+        assert_eq!(
+            d,
+            Details {
+                issues: vec![],
+                complete: false
+            }
         );
-        assert_eq!(d.len(), 1);
-        assert_eq!(d[0].index, Some(0));
+        // Anything behind an index makes the detail unreadable.
+        let d = parse_details_message(&format!(
+            "{HEAD}{metric}, 0x00000101: Click ID not found for conversion index=1x]"
+        ));
+        assert!(!d.complete);
+        assert_eq!(d.issues.len(), 1);
+    }
+
+    #[test]
+    fn cut_messages_and_disagreeing_items_make_the_details_incomplete() {
+        let cut = br#"{"error":{"code":400,"message":"The request was not valid. Details: [0x0000011A: dup for conversion index=1, 0x000","errors":[{"reason":"requestValidation","message":"0x0000011A: dup for conversion index=1"}]}}"#;
+        let err = envelope(cut)
+            .unwrap()
+            .into_error("conversion.insert", 400, None);
+        let Error::Api {
+            details,
+            details_complete,
+            ..
+        } = &err
+        else {
+            panic!("{err:?}")
+        };
+        assert_eq!(details.len(), 1);
+        assert!(!details_complete);
+        let text = err.to_string();
+        assert!(text.contains("cut short"), "{text}");
+        assert!(
+            !text.contains("the others in the batch were stored"),
+            "{text}"
+        );
+
+        // Two details in the message, one item: they disagree.
+        let disagree = br#"{"error":{"code":400,"message":"The request was not valid. Details: [0x0000011A: dup for conversion index=1, 0x0000011A: dup for conversion index=2]","errors":[{"reason":"requestValidation","message":"0x0000011A: dup for conversion index=1"}]}}"#;
+        let err = envelope(disagree)
+            .unwrap()
+            .into_error("conversion.insert", 400, None);
+        assert!(matches!(
+            err,
+            Error::Api {
+                details_complete: false,
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -650,6 +812,7 @@ mod tests {
             reason: reason.map(str::to_owned),
             message: String::new(),
             details: vec![],
+            details_complete: true,
             retry_after: None,
         };
         assert!(api(429, None).is_transient());
@@ -686,6 +849,28 @@ mod tests {
             }
             .may_have_reached_server()
         );
+        // Answers that turn a request away before processing it.
+        for turned_away in [
+            api(429, None),
+            api(403, Some("rateLimitExceeded")),
+            api(403, Some("userRateLimitExceeded")),
+            api(403, Some("insufficientPermissions")),
+            api(401, Some("authError")),
+            api(404, None),
+            api(400, Some("requestValidation")),
+        ] {
+            assert!(!turned_away.may_have_reached_server(), "{turned_away:?}");
+        }
+        for processed in [api(500, None), api(503, None), api(408, None)] {
+            assert!(processed.may_have_reached_server(), "{processed:?}");
+        }
+        let mut named = api(400, None);
+        if let Error::Api { details, .. } = &mut named {
+            details.push(parse_detail("0x0000011A: dup for conversion index=0"));
+        }
+        assert!(named.may_have_reached_server());
+        assert!(Error::unexpected("x", Some(200), "cut").may_have_reached_server());
+        assert!(!Error::unexpected("x", Some(429), "html").may_have_reached_server());
     }
 
     #[test]

@@ -204,6 +204,7 @@ mod tests {
             reason: None,
             message: String::new(),
             details: vec![],
+            details_complete: true,
             retry_after,
         }
     }

@@ -531,8 +531,7 @@ where
             }
             aborted.store(true, Ordering::SeqCst);
         }
-        let may_have_been_stored =
-            maybe_delivered || (error.is_transient() && error.may_have_reached_server());
+        let may_have_been_stored = maybe_delivered || error.may_have_reached_server();
         return vec![
             Outcome::Failed {
                 error,
@@ -544,8 +543,15 @@ where
     }
 }
 
-/// A 400 whose details name conversions: the batch's definite answer (SA-9).
-/// `None` when the error is not such an answer.
+/// A 400 whose details name conversions: the batch's answer (SA-9). `None`
+/// when the error is not such an answer.
+///
+/// A conversion is [`Outcome::Stored`] only with evidence: a complete list of
+/// details that does not name it. When the list arrived cut short or could
+/// not be read whole, the conversions it does not name are
+/// [`Outcome::Failed`] with `may_have_been_stored: true`. A `0x0000011A` is
+/// [`Outcome::StoredEarlier`] only when an earlier attempt of this batch may
+/// have been processed (`maybe_delivered`).
 fn per_conversion(
     kind: WriteKind,
     range: &Range<usize>,
@@ -556,23 +562,22 @@ fn per_conversion(
     let Error::Api {
         status: 400,
         details,
+        details_complete,
         ..
     } = error
     else {
         return None;
     };
-    if details.is_empty() {
+    if details.is_empty() && *details_complete {
         return None;
     }
     let len = range.len();
-    let mut outcomes = vec![Outcome::Stored; len];
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; len];
     let mut batch_wide: Option<&ConversionIssue> = None;
-    let mut named = vec![false; len];
     for issue in details {
         match issue.index {
             Some(i) if i < len => {
-                named[i] = true;
-                outcomes[i] =
+                outcomes[i] = Some(
                     if kind == WriteKind::Insert && maybe_delivered && issue.is_duplicate() {
                         Outcome::StoredEarlier
                     } else {
@@ -580,7 +585,8 @@ fn per_conversion(
                             index: Some(range.start + i),
                             ..issue.clone()
                         })
-                    };
+                    },
+                );
             }
             Some(outside) => {
                 // An index outside the batch: the answer cannot be mapped to
@@ -605,18 +611,28 @@ fn per_conversion(
             None => batch_wide = batch_wide.or(Some(issue)),
         }
     }
-    // A batch-wide detail means the batch stored nothing (SA-9).
-    if let Some(issue) = batch_wide {
-        for (i, outcome) in outcomes.iter_mut().enumerate() {
-            if !named[i] {
-                *outcome = Outcome::Rejected(ConversionIssue {
-                    index: Some(range.start + i),
-                    ..issue.clone()
-                });
-            }
-        }
-    }
-    Some(outcomes)
+    let unnamed = |i: usize| match batch_wide {
+        // The list is cut short: a conversion it does not name may have
+        // been stored or refused in the part that was lost.
+        _ if !details_complete => Outcome::Failed {
+            error: error.clone(),
+            attempts,
+            may_have_been_stored: true,
+        },
+        // A batch-wide detail means the batch stored nothing (SA-9).
+        Some(issue) => Outcome::Rejected(ConversionIssue {
+            index: Some(range.start + i),
+            ..issue.clone()
+        }),
+        None => Outcome::Stored,
+    };
+    Some(
+        outcomes
+            .into_iter()
+            .enumerate()
+            .map(|(i, o)| o.unwrap_or_else(|| unnamed(i)))
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -652,6 +668,7 @@ mod tests {
             reason: Some("requestValidation".into()),
             message: String::new(),
             details,
+            details_complete: true,
             retry_after: None,
         }
     }
@@ -839,6 +856,141 @@ mod tests {
         assert!(matches!(report.outcomes()[0], Outcome::Rejected(_)));
     }
 
+    fn api(status: u16, reason: Option<&str>) -> Error {
+        Error::Api {
+            operation: "conversion.insert",
+            status,
+            reason: reason.map(str::to_owned),
+            message: String::new(),
+            details: vec![],
+            details_complete: true,
+            retry_after: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_duplicate_after_a_rate_limit_is_a_rejection() {
+        // 429 and rate-limit 403 answers store nothing: a 0x0000011A on the
+        // retry means a different, earlier call stored that id.
+        for refusal in [
+            api(429, None),
+            api(403, Some("rateLimitExceeded")),
+            api(403, Some("userRateLimitExceeded")),
+        ] {
+            let report = run_batches(
+                WriteKind::Insert,
+                2,
+                opts(10),
+                &fast(),
+                None,
+                |_, attempt| {
+                    let refusal = refusal.clone();
+                    async move {
+                        match attempt {
+                            1 => Err(refusal),
+                            _ => Err(rejected_400(vec![detail(1, 0x11A)])),
+                        }
+                    }
+                },
+            )
+            .await;
+            assert_eq!(report.requests(), 2, "{refusal:?}");
+            assert!(matches!(report.outcomes()[0], Outcome::Stored));
+            assert!(
+                matches!(report.outcomes()[1], Outcome::Rejected(_)),
+                "{refusal:?}: {:?}",
+                report.outcomes()[1]
+            );
+        }
+        // A 500 may have been processed: the same answer is a success.
+        let report = run_batches(
+            WriteKind::Insert,
+            2,
+            opts(10),
+            &fast(),
+            None,
+            |_, attempt| async move {
+                match attempt {
+                    1 => Err(api(500, None)),
+                    _ => Err(rejected_400(vec![detail(1, 0x11A)])),
+                }
+            },
+        )
+        .await;
+        assert!(matches!(report.outcomes()[1], Outcome::StoredEarlier));
+    }
+
+    #[tokio::test]
+    async fn a_cut_detail_list_stores_nothing_it_does_not_name() {
+        let mut cut = rejected_400(vec![detail(0, 0x116)]);
+        if let Error::Api {
+            details_complete, ..
+        } = &mut cut
+        {
+            *details_complete = false;
+        }
+        let report = run_batches(WriteKind::Insert, 3, opts(10), &fast(), None, |_, _| {
+            let cut = cut.clone();
+            async move { Err(cut) }
+        })
+        .await;
+        assert!(matches!(report.outcomes()[0], Outcome::Rejected(_)));
+        for o in &report.outcomes()[1..] {
+            assert!(
+                matches!(
+                    o,
+                    Outcome::Failed {
+                        may_have_been_stored: true,
+                        attempts: 1,
+                        ..
+                    }
+                ),
+                "{o:?}"
+            );
+        }
+        assert_eq!(report.stored(), 0);
+        // A cut list with no whole detail at all: every conversion unknown.
+        let mut empty = rejected_400(vec![]);
+        if let Error::Api {
+            details_complete, ..
+        } = &mut empty
+        {
+            *details_complete = false;
+        }
+        let report = run_batches(WriteKind::Insert, 2, opts(10), &fast(), None, |_, _| {
+            let empty = empty.clone();
+            async move { Err(empty) }
+        })
+        .await;
+        assert_eq!(report.failed(), 2);
+        assert_eq!(report.requests(), 1);
+    }
+
+    #[tokio::test]
+    async fn refusals_before_processing_were_not_stored() {
+        let policy = RetryPolicy {
+            max_attempts: 1,
+            ..fast()
+        };
+        for refusal in [api(429, None), api(403, Some("insufficientPermissions"))] {
+            let report = run_batches(WriteKind::Insert, 1, opts(10), &policy, None, |_, _| {
+                let refusal = refusal.clone();
+                async move { Err(refusal) }
+            })
+            .await;
+            assert!(
+                matches!(
+                    report.outcomes()[0],
+                    Outcome::Failed {
+                        may_have_been_stored: false,
+                        ..
+                    }
+                ),
+                "{refusal:?}"
+            );
+        }
+    }
+
     #[tokio::test]
     async fn exhausted_retries_are_failures_that_may_have_been_stored() {
         let report = run_batches(WriteKind::Insert, 5, opts(2), &fast(), None, |_, _| async {
@@ -848,6 +1000,7 @@ mod tests {
                 reason: None,
                 message: String::new(),
                 details: vec![],
+                details_complete: true,
                 retry_after: None,
             })
         })
@@ -882,6 +1035,7 @@ mod tests {
                 reason: Some("authError".into()),
                 message: "Invalid Credentials".into(),
                 details: vec![],
+                details_complete: true,
                 retry_after: None,
             })
         })

@@ -93,6 +93,11 @@ pub struct SearchAdsConfig {
     /// Accept an unexpired self-signed service-account JWT (scope or audience of this API) as a
     /// bearer token, as Google does. Signatures are never verified.
     pub accept_self_signed_jwt: bool,
+    /// Refuse an insert of a conversion id already stored with `0x0000011A`, as the service does
+    /// (SA-15). When false, the fake stores it again (counted in
+    /// [`StoredConversion::copies`](super::StoredConversion::copies)), so tests can see every blind
+    /// resend instead of relying on the fake's protection. Default true.
+    pub deduplicate: bool,
     /// Initial fault configuration.
     pub faults: Faults,
     /// Port to listen on (on 127.0.0.1); 0 picks a free one.
@@ -161,6 +166,7 @@ impl Default for SearchAdsConfig {
                 refresh_token: "fake-refresh-token".to_owned(),
             },
             accept_self_signed_jwt: true,
+            deduplicate: true,
             faults: Faults::none(),
             port: 0,
         }

@@ -20,7 +20,7 @@ use super::data::{
 };
 use super::ledger::{ConversionKey, Counters, Origin, Owner, Store, StoredConversion};
 use crate::errors::{GoogleErrorItem, google_error, google_simple, json_response};
-use crate::faults::RequestSeq;
+use crate::faults::{DetailsCut, DetailsTruncation, DetailsTruncationApplied, RequestSeq};
 
 const CONVERSION_LIST_KIND: &str = "doubleclicksearch#conversionList";
 const REQUEST_NOT_VALID: &str = "The request was not valid. Details: ";
@@ -740,17 +740,44 @@ fn view_of(app: &AppState, map: &Map<String, Value>) -> Option<usize> {
         .position(|a| a.customer_id == customer)
 }
 
-fn batch_failure(details: &[(usize, Detail)], item: &str) -> Response {
-    let rendered: Vec<String> = details
+fn batch_failure(details: &[(usize, Detail)], item: &str, cut: Option<DetailsCut>) -> Response {
+    let mut rendered: Vec<String> = details
         .iter()
         .map(|(i, d)| format!("0x{:08X}: {} for {item} index={i}", d.code, d.text))
         .collect();
-    let message = format!("{REQUEST_NOT_VALID}[{}]", rendered.join(", "));
+    let Some(cut) = cut.filter(|_| !details.is_empty()) else {
+        let message = format!("{REQUEST_NOT_VALID}[{}]", rendered.join(", "));
+        let items: Vec<GoogleErrorItem> = rendered
+            .into_iter()
+            .map(|detail| GoogleErrorItem::new("requestValidation", detail))
+            .collect();
+        return google_error(StatusCode::BAD_REQUEST, &message, &items);
+    };
+    // A long message cut short, as Google cuts them: the last detail loses
+    // its end, the list its `]`, and `errors[]` ends with the same fragment.
+    let (index, last) = &details[details.len() - 1];
+    let fragment = match cut {
+        DetailsCut::InsideCode => format!("0x{:04X}", last.code >> 16),
+        DetailsCut::InsideText => {
+            let half: String = last
+                .text
+                .chars()
+                .take(last.text.chars().count() / 2)
+                .collect();
+            format!("0x{:08X}: {half}", last.code)
+        }
+    };
+    tracing::debug!(index, ?cut, "list of details cut short");
+    rendered.pop();
+    rendered.push(fragment);
+    let message = format!("{REQUEST_NOT_VALID}[{}", rendered.join(", "));
     let items: Vec<GoogleErrorItem> = rendered
         .into_iter()
         .map(|detail| GoogleErrorItem::new("requestValidation", detail))
         .collect();
-    google_error(StatusCode::BAD_REQUEST, &message, &items)
+    let mut response = google_error(StatusCode::BAD_REQUEST, &message, &items);
+    response.extensions_mut().insert(DetailsTruncationApplied);
+    response
 }
 
 #[derive(Serialize)]
@@ -763,18 +790,20 @@ struct ConversionEcho<'a> {
 pub(crate) async fn insert(
     State(app): State<AppState>,
     seq: Option<Extension<RequestSeq>>,
+    cut: Option<Extension<DetailsTruncation>>,
     body: Bytes,
 ) -> Response {
-    write_batch(&app, seq, &body, WriteKind::Insert)
+    write_batch(&app, seq, cut, &body, WriteKind::Insert)
 }
 
 /// `PUT /conversion`.
 pub(crate) async fn update(
     State(app): State<AppState>,
     seq: Option<Extension<RequestSeq>>,
+    cut: Option<Extension<DetailsTruncation>>,
     body: Bytes,
 ) -> Response {
-    write_batch(&app, seq, &body, WriteKind::Update)
+    write_batch(&app, seq, cut, &body, WriteKind::Update)
 }
 
 /// What tells `insert` and `update` apart.
@@ -790,6 +819,7 @@ enum WriteKind {
 fn write_batch(
     app: &AppState,
     seq: Option<Extension<RequestSeq>>,
+    cut: Option<Extension<DetailsTruncation>>,
     body: &[u8],
     kind: WriteKind,
 ) -> Response {
@@ -844,7 +874,11 @@ fn write_batch(
             stored = echoed.len(),
             "batch partly rejected"
         );
-        batch_failure(&details, "conversion")
+        batch_failure(
+            &details,
+            "conversion",
+            cut.map(|Extension(DetailsTruncation(cut))| cut),
+        )
     }
 }
 
@@ -899,6 +933,13 @@ fn insert_one(
                 .seeded_ds_id(a, i)
             })
         });
+    if !app.config.deduplicate
+        && let Some(stored) = store.conversions.get_mut(&key)
+    {
+        // Without deduplication a repeated insert is stored again.
+        stored.copies += 1;
+        return Ok(stored.conversion.clone());
+    }
     if let Some(ds) = existing_ds {
         return Err(Detail::new(
             0x11A,
@@ -935,6 +976,7 @@ fn insert_one(
             timestamp_ms: timestamp,
             request,
             updates: 0,
+            copies: 1,
         },
     );
     Ok(conversion)
@@ -1005,6 +1047,7 @@ fn update_one(
                     timestamp_ms: timestamp,
                     request,
                     updates: 0,
+                    copies: 1,
                 },
             );
             if let Some(count) = store.seeded_overrides.get_mut(a) {
@@ -1060,7 +1103,7 @@ pub(crate) async fn update_availability(State(app): State<AppState>, body: Bytes
         }
     }
     if !details.is_empty() {
-        return batch_failure(&details, "availability");
+        return batch_failure(&details, "availability", None);
     }
     app.shared
         .store()

@@ -74,6 +74,10 @@ pub struct StoredConversion {
     pub request: u64,
     /// How many successful updates changed it.
     pub updates: u32,
+    /// How many times it is stored: 1, more only when the fake runs without deduplication
+    /// ([`SearchAdsConfig::deduplicate`](super::SearchAdsConfig::deduplicate)) and it was inserted
+    /// again.
+    pub copies: u32,
 }
 
 /// Counters of the search ads fake, as one snapshot.
@@ -189,6 +193,18 @@ impl SearchAdsLedger {
         let mut all: Vec<_> = self.shared.store().conversions.values().cloned().collect();
         all.sort_by(|a, b| a.key.cmp(&b.key));
         all
+    }
+
+    /// Stored copies beyond the first, over every conversion: 0 unless the fake runs without
+    /// deduplication and a conversion was inserted again.
+    #[must_use]
+    pub fn extra_copies(&self) -> u64 {
+        self.shared
+            .store()
+            .conversions
+            .values()
+            .map(|c| u64::from(c.copies.saturating_sub(1)))
+            .sum()
     }
 
     /// The number of stored conversions.

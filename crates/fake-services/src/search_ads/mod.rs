@@ -195,6 +195,13 @@ impl SearchAdsFakeBuilder {
         self
     }
 
+    /// Whether a repeated insert is refused with `0x0000011A` (true, the default, as the service
+    /// does) or stored again (see [`SearchAdsConfig::deduplicate`]).
+    pub fn deduplicate(mut self, deduplicate: bool) -> Self {
+        self.config.deduplicate = deduplicate;
+        self
+    }
+
     /// Initial faults.
     pub fn faults(mut self, faults: Faults) -> Self {
         self.config.faults = faults;
