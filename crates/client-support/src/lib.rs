@@ -13,6 +13,8 @@
 //! - [`trace_exec`]: sends a request inside a `tracing` span that records the
 //!   operation, method, path, status and duration, and never headers, query
 //!   strings or bodies.
+//! - [`limit_body`]: bounds an answer's body while it is read (size and stall,
+//!   see [`BodyLimits`]).
 //!
 //! ```
 //! let client = client_support::http_client_builder().build()?;
@@ -21,6 +23,10 @@
 //! ```
 
 #![warn(missing_docs)]
+
+mod body_limits;
+
+pub use body_limits::{BodyLimitError, BodyLimits, limit_body};
 
 use std::fmt;
 use std::sync::Once;

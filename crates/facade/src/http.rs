@@ -10,7 +10,12 @@
 //!   re-sent login body can reach another host. The policy itself lives in
 //!   [`client_support::http_client_builder`], which the generated clients share;
 //!   the facade starts from it;
-//! - every request has a connect timeout, a total timeout and a user agent.
+//! - every request has a connect timeout, a total timeout and a user agent;
+//! - every answer's body is bounded while it is read: at most
+//!   [`HttpOptions::max_body_bytes`] (JSON answers) or
+//!   [`HttpOptions::max_download_bytes`] (the ID-mapping file), and it must make
+//!   progress (1 KiB, or its end) within [`HttpOptions::read_timeout`]
+//!   ([`client_support::limit_body`] enforces both).
 //!
 //! ```
 //! use facade::http::{BaseUrl, HttpOptions};
@@ -163,8 +168,16 @@ pub struct HttpOptions {
     /// Time allowed for a whole request, body included. Default 30 s. Streaming
     /// downloads (the ID-mapping file) use [`HttpOptions::read_timeout`] instead.
     pub timeout: Duration,
-    /// Longest pause between two reads of a response body. Default 30 s.
+    /// Longest time a response body may take to make progress: 1 KiB (or its
+    /// end) must arrive within it, so a trickle of a few bytes per second fails
+    /// too. Default 30 s.
     pub read_timeout: Duration,
+    /// Largest JSON answer read, in bytes; a larger one fails while it is read
+    /// (or at once, when its `Content-Length` says so). Default 32 MiB.
+    pub max_body_bytes: u64,
+    /// Largest download (the ID-mapping file), in bytes. Default 64 GiB (the
+    /// largest files are about 50 GB).
+    pub max_download_bytes: u64,
     /// The `User-Agent` header. Default `facade/<version>`.
     pub user_agent: String,
 }
@@ -175,6 +188,8 @@ impl Default for HttpOptions {
             connect_timeout: Duration::from_secs(10),
             timeout: Duration::from_secs(30),
             read_timeout: Duration::from_secs(30),
+            max_body_bytes: client_support::BodyLimits::DEFAULT_MAX_BYTES,
+            max_download_bytes: 64 * 1024 * 1024 * 1024,
             user_agent: concat!("facade/", env!("CARGO_PKG_VERSION")).to_owned(),
         }
     }
@@ -188,6 +203,18 @@ pub(crate) enum TimeoutMode {
     Total,
     /// Connect timeout plus read timeout; no bound on the whole transfer.
     Streaming,
+}
+
+impl HttpOptions {
+    /// The bounds on an answer's body for calls in `mode`.
+    pub(crate) fn body_limits(&self, mode: TimeoutMode) -> client_support::BodyLimits {
+        client_support::BodyLimits::default()
+            .with_max_bytes(match mode {
+                TimeoutMode::Total => self.max_body_bytes,
+                TimeoutMode::Streaming => self.max_download_bytes,
+            })
+            .with_stall_timeout(self.read_timeout)
+    }
 }
 
 /// Builds the `reqwest::Client` for `base` under the shared transport rules.

@@ -246,7 +246,7 @@ mod hooks {
 
     use crate::auth::AuthorizeRequest;
     use client_support::TRACING_TARGET;
-    use client_support::install_crypto_provider;
+    use client_support::{BodyLimits, install_crypto_provider};
 
     use crate::{Client, Error};
 
@@ -258,13 +258,29 @@ mod hooks {
     #[derive(Clone)]
     pub struct ClientContext {
         authorizer: Option<Arc<dyn AuthorizeRequest>>,
+        body_limits: BodyLimits,
     }
 
     impl ClientContext {
-        /// A context without authorization.
+        /// A context without authorization, with the default [`BodyLimits`].
         pub fn new() -> Self {
             install_crypto_provider();
-            Self { authorizer: None }
+            Self {
+                authorizer: None,
+                body_limits: BodyLimits::default(),
+            }
+        }
+
+        /// Bounds every answer's body with `limits` (see
+        /// [`client_support::limit_body`]).
+        pub fn with_body_limits(mut self, limits: BodyLimits) -> Self {
+            self.body_limits = limits;
+            self
+        }
+
+        /// The bounds on every answer's body.
+        pub fn body_limits(&self) -> BodyLimits {
+            self.body_limits
         }
 
         /// Authorize every request with `authorizer` (called right before each
@@ -293,6 +309,7 @@ mod hooks {
                     "authorizer",
                     &self.authorizer.as_ref().map(|_| "dyn AuthorizeRequest"),
                 )
+                .field("body_limits", &self.body_limits)
                 .finish()
         }
     }
@@ -342,8 +359,13 @@ mod hooks {
             request: reqwest::Request,
             info: &OperationInfo,
         ) -> reqwest::Result<reqwest::Response> {
-            client_support::trace_exec(self.client(), request, "search_ads", info.operation_id)
-                .await
+            let response =
+                client_support::trace_exec(self.client(), request, "search_ads", info.operation_id)
+                    .await?;
+            Ok(client_support::limit_body(
+                response,
+                self.inner().body_limits,
+            ))
         }
     }
 }

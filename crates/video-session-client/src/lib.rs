@@ -46,7 +46,7 @@ mod hooks {
     use reqwest::header::Entry;
 
     use crate::{Client, Error};
-    use client_support::install_crypto_provider;
+    use client_support::{BodyLimits, install_crypto_provider};
 
     /// Request headers whose values are marked sensitive before sending
     /// (hidden from `Debug` output of the request and its headers).
@@ -59,14 +59,28 @@ mod hooks {
     /// client built with the plain generated `Client::new` can do HTTPS.
     #[derive(Clone, Debug)]
     pub struct ClientContext {
-        _private: (),
+        body_limits: BodyLimits,
     }
 
     impl ClientContext {
-        /// A new context.
+        /// A new context with the default [`BodyLimits`].
         pub fn new() -> Self {
             install_crypto_provider();
-            Self { _private: () }
+            Self {
+                body_limits: BodyLimits::default(),
+            }
+        }
+
+        /// Bounds every answer's body with `limits` (see
+        /// [`client_support::limit_body`]).
+        pub fn with_body_limits(mut self, limits: BodyLimits) -> Self {
+            self.body_limits = limits;
+            self
+        }
+
+        /// The bounds on every answer's body.
+        pub fn body_limits(&self) -> BodyLimits {
+            self.body_limits
         }
     }
 
@@ -97,8 +111,17 @@ mod hooks {
             request: reqwest::Request,
             info: &OperationInfo,
         ) -> reqwest::Result<reqwest::Response> {
-            client_support::trace_exec(self.client(), request, "video_session", info.operation_id)
-                .await
+            let response = client_support::trace_exec(
+                self.client(),
+                request,
+                "video_session",
+                info.operation_id,
+            )
+            .await?;
+            Ok(client_support::limit_body(
+                response,
+                self.inner().body_limits,
+            ))
         }
     }
 }

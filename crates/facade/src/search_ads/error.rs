@@ -85,6 +85,39 @@ pub enum Error {
         connect: bool,
     },
 
+    /// The answer's body was larger than the configured limit; reading it
+    /// stopped there.
+    #[error(
+        "{operation}: the answer is larger than the limit of {limit} bytes{}; nothing more was \
+         read. Raise HttpOptions::{setting} if the answer is expected to be that large",
+        announced.map(|a| format!(" (it announced {a} bytes)")).unwrap_or_default()
+    )]
+    TooLarge {
+        /// The API method.
+        operation: &'static str,
+        /// The limit, in bytes.
+        limit: u64,
+        /// The `Content-Length` the server announced, when it was over the limit.
+        announced: Option<u64>,
+        /// The `HttpOptions` field that sets the limit.
+        setting: &'static str,
+    },
+
+    /// The answer's body stopped making progress.
+    #[error(
+        "{operation}: the answer stalled: less than 1 KiB arrived in {} s (after {received} \
+         bytes). Try again later, or raise HttpOptions::read_timeout",
+        after.as_secs_f64()
+    )]
+    Stalled {
+        /// The API method.
+        operation: &'static str,
+        /// The stall timeout.
+        after: Duration,
+        /// Bytes received before it stalled.
+        received: u64,
+    },
+
     /// The server's answer did not have the documented shape.
     #[error(
         "{operation}: unexpected answer{}: {detail}. The server does not behave as documented; \
@@ -259,7 +292,7 @@ impl Error {
                             Some("rateLimitExceeded" | "userRateLimitExceeded")
                         ))
             }
-            Error::Transport { .. } | Error::Timeout { .. } => true,
+            Error::Transport { .. } | Error::Timeout { .. } | Error::Stalled { .. } => true,
             // A body that is not the documented JSON (an HTML 502 page from a
             // proxy, a cut-off answer) is most often a front-end hiccup.
             Error::UnexpectedResponse { .. } => true,
@@ -294,6 +327,7 @@ impl Error {
             | Error::TruncatedDownload { .. }
             | Error::Io { .. } => false,
             Error::Transport { connect, .. } | Error::Timeout { connect, .. } => !connect,
+            Error::TooLarge { .. } | Error::Stalled { .. } => true,
             Error::Api {
                 status, details, ..
             } => *status == 408 || *status >= 500 || (*status == 400 && !details.is_empty()),

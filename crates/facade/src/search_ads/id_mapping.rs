@@ -41,11 +41,13 @@ use futures::stream::{Stream, StreamExt};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 
+use super::OP_ID_MAPPING;
 use super::error::Error;
 use super::values::{
     AdGroupId, AdId, AdvertiserId, AgencyId, CampaignId, CriterionId, CustomerId, EngineAccountId,
     EntityType,
 };
+use super::wire::body_limit_error;
 
 /// Body chunks buffered between the download and the parser.
 pub const CHUNKS_IN_FLIGHT: usize = 4;
@@ -371,7 +373,7 @@ async fn pump<S, E>(
     tx: mpsc::Sender<Result<Bytes, Error>>,
 ) where
     S: Stream<Item = Result<Bytes, E>> + Unpin,
-    E: std::fmt::Display,
+    E: std::error::Error + 'static,
 {
     let mut bytes: u64 = 0;
     while let Some(chunk) = body.next().await {
@@ -387,9 +389,9 @@ async fn pump<S, E>(
             }
             Err(e) => {
                 tracing::debug!(bytes, error = %e, "ID-mapping download broke off");
-                let _ = tx
-                    .send(Err(Error::TruncatedDownload { bytes, expected }))
-                    .await;
+                let error = body_limit_error(OP_ID_MAPPING, &e)
+                    .unwrap_or(Error::TruncatedDownload { bytes, expected });
+                let _ = tx.send(Err(error)).await;
                 return;
             }
         }
@@ -602,7 +604,7 @@ impl IdMappingStream {
     pub(crate) fn spawn<S, E>(body: S, expected: Option<u64>, progress: Option<ProgressFn>) -> Self
     where
         S: Stream<Item = Result<Bytes, E>> + Send + Unpin + 'static,
-        E: std::fmt::Display + Send + 'static,
+        E: std::error::Error + Send + 'static,
     {
         let (chunk_tx, chunk_rx) = mpsc::channel(CHUNKS_IN_FLIGHT);
         let (row_tx, row_rx) = mpsc::channel(ROWS_IN_FLIGHT.div_ceil(ROW_BATCH));
@@ -648,8 +650,120 @@ impl Drop for IdMappingStream {
     }
 }
 
+/// Media types an ID-mapping answer may carry: CSV, or a generic download.
+const CSV_MEDIA_TYPES: [&str; 4] = [
+    "text/csv",
+    "application/csv",
+    "text/plain",
+    "application/octet-stream",
+];
+
+/// Refuses an ID-mapping answer whose `Content-Type` is not CSV (an HTML
+/// maintenance page, a JSON error with status 200). A missing type passes; the
+/// header row is checked anyway.
+pub(crate) fn check_content_type(content_type: Option<&str>) -> Result<(), Error> {
+    let Some(content_type) = content_type else {
+        return Ok(());
+    };
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    if CSV_MEDIA_TYPES.contains(&essence.as_str()) {
+        return Ok(());
+    }
+    let shown: String = content_type.chars().take(80).collect();
+    Err(Error::unexpected(
+        OP_ID_MAPPING,
+        Some(200),
+        format!("the ID-mapping answer is {shown:?}, not a CSV file; nothing was saved"),
+    ))
+}
+
+/// Longest header row accepted before its line break.
+const MAX_HEADER_LINE: usize = 4096;
+
+/// Collects the first line of a download and checks it is the documented
+/// header row.
+#[derive(Default)]
+struct HeaderRow {
+    line: Vec<u8>,
+    checked: bool,
+}
+
+impl HeaderRow {
+    /// Feeds a chunk; fails as soon as the first line is complete and wrong,
+    /// or longer than any header row.
+    fn feed(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        if self.checked {
+            return Ok(());
+        }
+        let end = chunk.iter().position(|&b| b == b'\n');
+        let take = end.unwrap_or(chunk.len());
+        let room = (MAX_HEADER_LINE + 1).saturating_sub(self.line.len());
+        self.line.extend_from_slice(&chunk[..take.min(room)]);
+        if end.is_some() {
+            return self.check();
+        }
+        if self.line.len() > MAX_HEADER_LINE {
+            return Err(self.wrong());
+        }
+        Ok(())
+    }
+
+    /// At the end of the body: the header row must have arrived.
+    fn finish(&mut self) -> Result<(), Error> {
+        if self.checked {
+            return Ok(());
+        }
+        if self.line.is_empty() {
+            return Err(Error::unexpected(
+                OP_ID_MAPPING,
+                Some(200),
+                "the ID-mapping answer is empty (not even the header row); nothing was saved",
+            ));
+        }
+        self.check()
+    }
+
+    fn check(&mut self) -> Result<(), Error> {
+        self.checked = true;
+        let text = String::from_utf8_lossy(&self.line);
+        let fields: Vec<&str> = text
+            .trim_start_matches('\u{feff}')
+            .trim_end_matches('\r')
+            .split(',')
+            .map(str::trim)
+            .collect();
+        if fields == HEADER {
+            Ok(())
+        } else {
+            Err(self.wrong())
+        }
+    }
+
+    fn wrong(&self) -> Error {
+        let shown: String = String::from_utf8_lossy(&self.line)
+            .chars()
+            .take(60)
+            .collect();
+        Error::unexpected(
+            OP_ID_MAPPING,
+            Some(200),
+            format!(
+                "the ID-mapping answer does not start with the header row {:?} but with {shown:?}; \
+                 nothing was saved",
+                HEADER.join(",")
+            ),
+        )
+    }
+}
+
 /// Writes `body` to `path` through `<path>.part`, renamed into place only when
-/// the whole file arrived; returns the bytes written.
+/// the whole file arrived and starts with the documented header row; returns
+/// the bytes written.
 pub(crate) async fn save<S, E>(
     mut body: S,
     expected: Option<u64>,
@@ -658,7 +772,7 @@ pub(crate) async fn save<S, E>(
 ) -> Result<u64, Error>
 where
     S: Stream<Item = Result<Bytes, E>> + Unpin,
-    E: std::fmt::Display,
+    E: std::error::Error + 'static,
 {
     let part = part_path(path);
     let io_error = |p: &Path, e: io::Error| Error::Io {
@@ -669,15 +783,17 @@ where
         .await
         .map_err(|e| io_error(&part, e))?;
     let mut tail = Tail::default();
+    let mut header = HeaderRow::default();
     let result: Result<(), Error> = async {
         while let Some(chunk) = body.next().await {
             let chunk = chunk.map_err(|e| {
                 tracing::debug!(bytes = tail.bytes, error = %e, "ID-mapping download broke off");
-                Error::TruncatedDownload {
+                body_limit_error(OP_ID_MAPPING, &e).unwrap_or(Error::TruncatedDownload {
                     bytes: tail.bytes,
                     expected,
-                }
+                })
             })?;
+            header.feed(&chunk)?;
             tail.feed(&chunk);
             file.write_all(&chunk)
                 .await
@@ -692,6 +808,7 @@ where
                 expected,
             });
         }
+        header.finish()?;
         file.flush().await.map_err(|e| io_error(&part, e))?;
         file.sync_all().await.map_err(|e| io_error(&part, e))?;
         Ok(())
@@ -735,8 +852,8 @@ BUDGET,\"{}\",\"{}\"\n";
     fn chunks(
         text: &str,
         size: usize,
-    ) -> impl Stream<Item = Result<Bytes, String>> + Unpin + Send + use<> {
-        let pieces: Vec<Result<Bytes, String>> = text
+    ) -> impl Stream<Item = Result<Bytes, io::Error>> + Unpin + Send + use<> {
+        let pieces: Vec<Result<Bytes, io::Error>> = text
             .as_bytes()
             .chunks(size)
             .map(|c| Ok(Bytes::copy_from_slice(c)))
@@ -835,9 +952,9 @@ BUDGET,\"{}\",\"{}\"\n";
 
     #[tokio::test]
     async fn a_broken_body_is_a_truncation() {
-        let mut pieces: Vec<Result<Bytes, String>> =
+        let mut pieces: Vec<Result<Bytes, io::Error>> =
             vec![Ok(Bytes::from_static(&FILE.as_bytes()[..120]))];
-        pieces.push(Err("connection reset".into()));
+        pieces.push(Err(io::Error::other("connection reset")));
         let items: Vec<_> = IdMappingStream::spawn(futures::stream::iter(pieces), Some(1000), None)
             .collect()
             .await;

@@ -193,9 +193,18 @@ impl SearchAdsBuilder {
             tokens: self.tokens.clone(),
         });
         let context = search_ads_client::ClientContext::new().with_authorizer(authorizer);
-        let api = search_ads_client::Client::new_with_client(base.as_str(), total, context.clone());
-        let download =
-            search_ads_client::Client::new_with_client(base.as_str(), streaming, context);
+        let api = search_ads_client::Client::new_with_client(
+            base.as_str(),
+            total,
+            context
+                .clone()
+                .with_body_limits(self.http.body_limits(TimeoutMode::Total)),
+        );
+        let download = search_ads_client::Client::new_with_client(
+            base.as_str(),
+            streaming,
+            context.with_body_limits(self.http.body_limits(TimeoutMode::Streaming)),
+        );
         Ok(SearchAds {
             inner: Arc::new(Inner {
                 api,
@@ -701,6 +710,12 @@ impl SearchAds {
             send(OP_ID_MAPPING, call).await
         })
         .await?;
+        id_mapping::check_content_type(
+            response
+                .headers()
+                .get(reqwest::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok()),
+        )?;
         let expected = response
             .headers()
             .get(reqwest::header::CONTENT_LENGTH)

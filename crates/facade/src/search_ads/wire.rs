@@ -95,6 +95,9 @@ pub(crate) fn map_error(operation: &'static str, error: ClientError) -> Error {
 
 /// Maps a transport error; the URL (which carries the query) is left out.
 pub(crate) fn from_reqwest(operation: &'static str, error: reqwest::Error) -> Error {
+    if let Some(limited) = body_limit_error(operation, &error) {
+        return limited;
+    }
     let connect = error.is_connect();
     if error.is_timeout() {
         return Error::Timeout { operation, connect };
@@ -113,6 +116,35 @@ pub(crate) fn from_reqwest(operation: &'static str, error: reqwest::Error) -> Er
         message,
         source: Some(Arc::new(error)),
     }
+}
+
+/// The facade error for a body that broke one of the [`HttpOptions`]
+/// limits, when `error`'s source chain holds one.
+///
+/// [`HttpOptions`]: crate::http::HttpOptions
+pub(crate) fn body_limit_error(
+    operation: &'static str,
+    error: &(dyn std::error::Error + 'static),
+) -> Option<Error> {
+    Some(match client_support::BodyLimitError::find(error)? {
+        client_support::BodyLimitError::TooLarge { limit, announced } => Error::TooLarge {
+            operation,
+            limit: *limit,
+            announced: *announced,
+            setting: if operation == super::OP_ID_MAPPING {
+                "max_download_bytes"
+            } else {
+                "max_body_bytes"
+            },
+        },
+        client_support::BodyLimitError::Stalled { after, received } => Error::Stalled {
+            operation,
+            after: *after,
+            received: *received,
+        },
+        // A kind added to client-support later: reported as a transport failure.
+        _ => return None,
+    })
 }
 
 impl Envelope {

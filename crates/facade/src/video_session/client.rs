@@ -91,7 +91,8 @@ impl VideoSessionClientBuilder {
         let api = video_session_client::Client::new_with_client(
             self.base.as_str(),
             http,
-            video_session_client::ClientContext::new(),
+            video_session_client::ClientContext::new()
+                .with_body_limits(self.options.body_limits(TimeoutMode::Total)),
         );
         let guard = match self.guard {
             Some(guard) => guard,
