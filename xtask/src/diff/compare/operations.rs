@@ -9,7 +9,7 @@ use openapiv3::{
 
 use super::{Differ, Root, Site, Subject, join_code, summary};
 use crate::diff::rules::{self as r, Direction};
-use crate::openapi::{Document, Op, Param, SchemaRef, escape};
+use crate::openapi::{Document, Op, Param, SchemaRef, escape, same_name};
 
 /// The report subject of an operation.
 fn subject_of(op: &Op<'_>) -> Subject {
@@ -29,7 +29,8 @@ fn template_names(path: &str) -> Vec<&str> {
 }
 
 /// How parameters are matched between the two sides: path parameters by
-/// position in the template, the others by location and name.
+/// position in the template, the others by location and name (header names
+/// in lower case: they are case-insensitive).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum ParamKey {
     PathPosition(usize),
@@ -45,6 +46,9 @@ fn parameters_of<'a>(doc: &'a Document, op: &Op<'a>) -> BTreeMap<ParamKey, Param
             let name = &p.param.parameter_data_ref().name;
             let key = match names.iter().position(|n| n == name) {
                 Some(pos) if p.location == "path" => ParamKey::PathPosition(pos),
+                _ if p.location == "header" => {
+                    ParamKey::Named(p.location, name.to_ascii_lowercase())
+                }
                 _ => ParamKey::Named(p.location, name.clone()),
             };
             (key, p)
@@ -457,7 +461,9 @@ impl<'a> Differ<'a> {
         );
         let at = new.pointer.clone();
         let label = format!("{} parameter `{}`", new.location, nd.name);
-        if od.name != nd.name {
+        // Paired by position (path) or by case-insensitive name (header): a
+        // header whose name only changed case is the same header.
+        if !same_name(new.location, &od.name, &nd.name) {
             let detail = format!(
                 "path parameter `{}` renamed to `{}` (same position)",
                 od.name, nd.name

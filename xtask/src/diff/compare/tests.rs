@@ -499,3 +499,77 @@ fn a_schema_gaining_or_losing_its_type_narrows_or_widens() {
         ("type-widened", Class::Clients)
     );
 }
+
+#[test]
+fn header_parameter_names_are_case_insensitive() {
+    // HTTP header names are case-insensitive: a header parameter whose name
+    // only changes case is the same parameter, at the operation and at the
+    // path level, and nothing about it changed.
+    let base = BASE.replace(
+        GET_LIMIT,
+        "        - {name: limit, in: query, required: false, schema: {type: integer, format: int32, minimum: 1, maximum: 100}}\n        - {name: X-Trace-Id, in: header, required: true, schema: {type: string}}\n",
+    );
+    let recased = base.replace("name: X-Trace-Id", "name: x-trace-id");
+    assert_eq!(diff(&base, &recased), vec![]);
+    // The same parameter under another name is still a change.
+    let renamed = base.replace("name: X-Trace-Id", "name: X-Request-Id");
+    let kinds: Vec<(&str, Class)> = diff(&base, &renamed)
+        .iter()
+        .map(|c| (c.rule.id, c.class()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("parameter-removed", Class::Clients),
+            ("parameter-added-required", Class::Clients)
+        ]
+    );
+    // An operation-level header overrides a path-level one whatever the case.
+    let path_level = BASE.replace(
+        "  /things/{id}:\n",
+        "  /things/{id}:\n    parameters:\n      - {name: X-Tenant, in: header, required: true, schema: {type: string}}\n",
+    );
+    let overridden = path_level.replace(
+        GET_LIMIT,
+        "        - {name: limit, in: query, required: false, schema: {type: integer, format: int32, minimum: 1, maximum: 100}}\n        - {name: x-tenant, in: header, required: false, schema: {type: string}}\n",
+    );
+    let changes = diff(&path_level, &overridden);
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    assert_eq!(
+        (changes[0].rule.id, changes[0].class()),
+        ("parameter-became-optional", Class::Servers)
+    );
+}
+
+#[test]
+fn an_unreadable_security_scheme_is_compared_as_written() {
+    // `type: http` without `scheme` cannot be typed; the reader leaves the
+    // scheme out with a warning, and a change to it is still a change.
+    let base = BASE.replace(
+        "    key: {type: apiKey, in: header, name: X-Key}\n",
+        "    key: {type: apiKey, in: header, name: X-Key}\n    basic: {type: http}\n",
+    );
+    let changed = base.replace("basic: {type: http}", "basic: {type: apiKey}");
+    let (old, new) = (read(&base).unwrap(), read(&changed).unwrap());
+    assert_eq!(old.warnings.len(), 1, "{:?}", old.warnings);
+    assert!(
+        old.left_out
+            .contains_key("#/components/securitySchemes/basic")
+    );
+    let changes = compare(&old, &new);
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    assert_eq!(
+        (changes[0].rule.id, changes[0].class()),
+        ("security-scheme-changed", Class::ClientsAndServers)
+    );
+    assert_eq!(changes[0].location, "#/components/securitySchemes/basic");
+    // Unchanged, it is no change; only its description changed, neither.
+    let same = read(&base).unwrap();
+    assert_eq!(compare(&old, &same), vec![]);
+    let described = read(&base.replace(
+        "basic: {type: http}",
+        "basic: {type: http, description: Basic auth}",
+    ))
+    .unwrap();
+    assert_eq!(compare(&old, &described), vec![]);
+}
