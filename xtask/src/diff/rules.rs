@@ -347,8 +347,9 @@ rules! {
     MEDIA_TYPE_ADDED = "media-type-added", WIDENED,
         "request: old servers do not accept it; response: old clients cannot read it";
     /// A media type removed from a request or response.
-    MEDIA_TYPE_REMOVED = "media-type-removed", NARROWED,
-        "request: old clients still send it; response: old servers still send it";
+    MEDIA_TYPE_REMOVED = "media-type-removed",
+        Classes::ByDirection { request: Clients, response: Class::ClientsAndServers },
+        "request: old clients still send it; response: old servers still send it, and old clients that accept or decode only it get something else";
 
     // ------------------------------------------------------- schemas: objects
     /// A new optional property of an open object.
