@@ -75,6 +75,7 @@ const EXPECTED: &[(&str, u8, &[&str])] = &[
         &["security-scheme-changed"],
     ),
     ("response-media-type-removed", 1, &["media-type-removed"]),
+    ("security-requirement-relaxed", 1, &["security-relaxed"]),
     (
         "tolerant-reader",
         1,
@@ -157,6 +158,12 @@ const CLASSES: &[(&str, &str, &str)] = &[
         "response-media-type-removed",
         "media-type-removed",
         "breaking-clients-and-servers",
+    ),
+    // One credential fewer in a requirement: every old client still passes.
+    (
+        "security-requirement-relaxed",
+        "security-relaxed",
+        "breaking-servers",
     ),
 ];
 

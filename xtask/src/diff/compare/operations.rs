@@ -369,12 +369,35 @@ impl<'a> Differ<'a> {
             }
             _ => {}
         }
+        // A new alternative asking for a subset of an old one's schemes (and
+        // of their scopes) is met by every client that met the old one.
+        let implied = |old_schemes: &BTreeMap<String, BTreeSet<String>>| {
+            new.iter().find(|(_, new_schemes)| {
+                new_schemes.iter().all(|(scheme, scopes)| {
+                    old_schemes
+                        .get(scheme)
+                        .is_some_and(|old_scopes| scopes.is_subset(old_scopes))
+                })
+            })
+        };
+        let mut relaxed_to: BTreeSet<&Vec<String>> = BTreeSet::new();
         for (key, schemes) in &old {
             match new.get(key) {
-                None if !key.is_empty() => {
-                    let detail = format!("security alternative {} removed", show_alt(key));
-                    self.record(subject, &at, &r::SECURITY_TIGHTENED, detail, None);
-                }
+                None if !key.is_empty() => match implied(schemes) {
+                    Some((new_key, _)) => {
+                        relaxed_to.insert(new_key);
+                        let detail = format!(
+                            "security alternative {} relaxed to {}",
+                            show_alt(key),
+                            show_alt(new_key)
+                        );
+                        self.record(subject, &at, &r::SECURITY_RELAXED, detail, None);
+                    }
+                    None => {
+                        let detail = format!("security alternative {} removed", show_alt(key));
+                        self.record(subject, &at, &r::SECURITY_TIGHTENED, detail, None);
+                    }
+                },
                 None => {}
                 Some(new_schemes) => {
                     for (scheme, scopes) in schemes {
@@ -402,7 +425,7 @@ impl<'a> Differ<'a> {
             }
         }
         for key in new.keys() {
-            if !old.contains_key(key) && !key.is_empty() {
+            if !old.contains_key(key) && !key.is_empty() && !relaxed_to.contains(key) {
                 let detail = format!("security alternative {} added", show_alt(key));
                 self.record(subject, &at, &r::SECURITY_RELAXED, detail, None);
             }

@@ -573,3 +573,36 @@ fn an_unreadable_security_scheme_is_compared_as_written() {
     .unwrap();
     assert_eq!(compare(&old, &described), vec![]);
 }
+
+#[test]
+fn dropping_a_scheme_from_a_requirement_relaxes_it() {
+    // Both schemes were required together; now one is enough: every client
+    // that sent both still passes, so only servers are affected.
+    let both = BASE
+        .replace("security: [{key: []}]", "security: [{key: [], token: []}]")
+        .replace(
+            "    key: {type: apiKey, in: header, name: X-Key}\n",
+            "    key: {type: apiKey, in: header, name: X-Key}\n    token: {type: http, scheme: bearer}\n",
+        );
+    let one = both.replace("security: [{key: [], token: []}]", "security: [{key: []}]");
+    let kinds: Vec<(&str, Class)> = diff(&both, &one)
+        .iter()
+        .map(|c| (c.rule.id, c.class()))
+        .collect();
+    assert!(!kinds.is_empty());
+    assert!(
+        kinds
+            .iter()
+            .all(|k| *k == ("security-relaxed", Class::Servers)),
+        "{kinds:?}"
+    );
+    // The other way round a scheme is added to the requirement: tightened.
+    let kinds: Vec<(&str, Class)> = diff(&one, &both)
+        .iter()
+        .map(|c| (c.rule.id, c.class()))
+        .collect();
+    assert!(
+        kinds.contains(&("security-tightened", Class::Clients)),
+        "{kinds:?}"
+    );
+}
