@@ -68,6 +68,14 @@ const EXPECTED: &[(&str, u8, &[&str])] = &[
     ),
     ("response-number-to-integer", 1, &["type-narrowed"]),
     ("reused-operation-id", 0, &[]),
+    ("header-name-case", 0, &[]),
+    (
+        "security-scheme-unreadable",
+        1,
+        &["security-scheme-changed"],
+    ),
+    ("response-media-type-removed", 1, &["media-type-removed"]),
+    ("security-requirement-relaxed", 1, &["security-relaxed"]),
     (
         "tolerant-reader",
         1,
@@ -139,6 +147,24 @@ const CLASSES: &[(&str, &str, &str)] = &[
         "breaking-clients",
     ),
     ("tolerant-reader", "bound-widened", "breaking-clients"),
+    (
+        "security-scheme-unreadable",
+        "security-scheme-changed",
+        "breaking-clients-and-servers",
+    ),
+    // Old servers still send it; old clients that accept or decode only it
+    // get something else.
+    (
+        "response-media-type-removed",
+        "media-type-removed",
+        "breaking-clients-and-servers",
+    ),
+    // One credential fewer in a requirement: every old client still passes.
+    (
+        "security-requirement-relaxed",
+        "security-relaxed",
+        "breaking-servers",
+    ),
 ];
 
 /// Cases whose specs progenitor cannot generate (multipart bodies, reused

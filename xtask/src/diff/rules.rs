@@ -344,11 +344,14 @@ rules! {
     ENCODING_CHANGED = "encoding-changed", BOTH,
         "the parts are written differently on the wire: old clients and old servers disagree";
     /// A media type (content type) added to a request or response.
-    MEDIA_TYPE_ADDED = "media-type-added", WIDENED,
-        "request: old servers do not accept it; response: old clients cannot read it";
+    MEDIA_TYPE_ADDED = "media-type-added",
+        Classes::ByDirection { request: Class::Servers, response: Class::Compatible },
+        "request: old servers do not accept it; response: content negotiation sends it only to \
+         clients that ask for it (`Accept`), as oasdiff and openapi-diff judge";
     /// A media type removed from a request or response.
-    MEDIA_TYPE_REMOVED = "media-type-removed", NARROWED,
-        "request: old clients still send it; response: old servers still send it";
+    MEDIA_TYPE_REMOVED = "media-type-removed",
+        Classes::ByDirection { request: Clients, response: Class::ClientsAndServers },
+        "request: old clients still send it; response: old servers still send it, and old clients that accept or decode only it get something else";
 
     // ------------------------------------------------------- schemas: objects
     /// A new optional property of an open object.

@@ -14,6 +14,7 @@
 pub mod read;
 pub mod resolve;
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use openapiv3::{OpenAPI, Operation, Parameter, PathItem, ReferenceOr};
@@ -60,6 +61,10 @@ pub struct Document {
     pub json: Value,
     /// What could not be understood, with where it was.
     pub warnings: Vec<Warning>,
+    /// The entries of named maps (components, responses, headers, …) that
+    /// were left out, as written, by JSON pointer: a comparison can still
+    /// tell whether an unreadable entry changed.
+    pub left_out: BTreeMap<String, Value>,
 }
 
 /// One operation of a document, with where it lives.
@@ -187,7 +192,8 @@ impl Document {
                 let location = location_of(param);
                 let name = &param.parameter_data_ref().name;
                 out.retain(|q| {
-                    !(q.location == location && &q.param.parameter_data_ref().name == name)
+                    !(q.location == location
+                        && same_name(location, &q.param.parameter_data_ref().name, name))
                 });
                 out.push(Param {
                     param,
@@ -198,6 +204,16 @@ impl Document {
             }
         }
         out
+    }
+}
+
+/// Whether two parameter names in `location` name the same parameter:
+/// header names are case-insensitive (RFC 9110), the others are not.
+pub fn same_name(location: &str, a: &str, b: &str) -> bool {
+    if location == "header" {
+        a.eq_ignore_ascii_case(b)
+    } else {
+        a == b
     }
 }
 

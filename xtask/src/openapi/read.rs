@@ -20,6 +20,7 @@
 //! Only a text that is not YAML, or whose root is not a mapping, or a Swagger
 //! 2.0 document, is refused ([`ReadError`]).
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use openapiv3::{
@@ -107,6 +108,7 @@ pub fn read(text: &str) -> Result<Document, ReadError> {
         spec,
         json,
         warnings: reader.warnings,
+        left_out: reader.left_out,
     })
 }
 
@@ -129,6 +131,7 @@ const SCHEMA_CHILD_KEYS: &[&str] = &[
 #[derive(Default)]
 struct Reader {
     warnings: Vec<Warning>,
+    left_out: BTreeMap<String, Value>,
 }
 
 impl Reader {
@@ -296,7 +299,9 @@ impl Reader {
                     };
                     if !fix_entry(self, entry, &entry_pointer) {
                         let error = short(entry);
-                        map.remove(&name);
+                        if let Some(written) = map.remove(&name) {
+                            self.left_out.insert(entry_pointer.clone(), written);
+                        }
                         self.warn(
                             &entry_pointer,
                             format!("{what} `{name}` cannot be read ({error}); left out"),

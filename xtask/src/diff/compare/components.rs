@@ -147,15 +147,25 @@ impl<'a> Differ<'a> {
     }
 
     pub(super) fn security_schemes(&mut self) {
+        // A scheme the reader could not type (`type: http` without `scheme`,
+        // say) is compared as written: a change to it is still a change.
+        const LEFT_OUT: &str = "#/components/securitySchemes/";
         let normalized = |doc: &Document| -> BTreeMap<String, Value> {
-            doc.spec
+            let typed = doc
+                .spec
                 .components
                 .iter()
                 .flat_map(|c| c.security_schemes.iter())
-                .map(|(name, s)| {
-                    let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
+                .map(|(name, s)| (name.clone(), serde_json::to_value(s).unwrap_or(Value::Null)));
+            let written = doc.left_out.iter().filter_map(|(pointer, v)| {
+                let name = pointer.strip_prefix(LEFT_OUT)?;
+                (!name.contains('/')).then(|| (unescape(name), v.clone()))
+            });
+            typed
+                .chain(written)
+                .map(|(name, mut v)| {
                     normalize_scheme(&mut v);
-                    (name.clone(), v)
+                    (name, v)
                 })
                 .collect()
         };
@@ -177,6 +187,11 @@ impl<'a> Differ<'a> {
             }
         }
     }
+}
+
+/// Undo [`escape`] on one JSON pointer segment.
+fn unescape(segment: &str) -> String {
+    segment.replace("~1", "/").replace("~0", "~")
 }
 
 fn normalize_scheme(v: &mut Value) {

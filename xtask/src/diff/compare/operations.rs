@@ -9,7 +9,7 @@ use openapiv3::{
 
 use super::{Differ, Root, Site, Subject, join_code, summary};
 use crate::diff::rules::{self as r, Direction};
-use crate::openapi::{Document, Op, Param, SchemaRef, escape};
+use crate::openapi::{Document, Op, Param, SchemaRef, escape, same_name};
 
 /// The report subject of an operation.
 fn subject_of(op: &Op<'_>) -> Subject {
@@ -29,7 +29,8 @@ fn template_names(path: &str) -> Vec<&str> {
 }
 
 /// How parameters are matched between the two sides: path parameters by
-/// position in the template, the others by location and name.
+/// position in the template, the others by location and name (header names
+/// in lower case: they are case-insensitive).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum ParamKey {
     PathPosition(usize),
@@ -45,6 +46,9 @@ fn parameters_of<'a>(doc: &'a Document, op: &Op<'a>) -> BTreeMap<ParamKey, Param
             let name = &p.param.parameter_data_ref().name;
             let key = match names.iter().position(|n| n == name) {
                 Some(pos) if p.location == "path" => ParamKey::PathPosition(pos),
+                _ if p.location == "header" => {
+                    ParamKey::Named(p.location, name.to_ascii_lowercase())
+                }
                 _ => ParamKey::Named(p.location, name.clone()),
             };
             (key, p)
@@ -365,12 +369,35 @@ impl<'a> Differ<'a> {
             }
             _ => {}
         }
+        // A new alternative asking for a subset of an old one's schemes (and
+        // of their scopes) is met by every client that met the old one.
+        let implied = |old_schemes: &BTreeMap<String, BTreeSet<String>>| {
+            new.iter().find(|(_, new_schemes)| {
+                new_schemes.iter().all(|(scheme, scopes)| {
+                    old_schemes
+                        .get(scheme)
+                        .is_some_and(|old_scopes| scopes.is_subset(old_scopes))
+                })
+            })
+        };
+        let mut relaxed_to: BTreeSet<&Vec<String>> = BTreeSet::new();
         for (key, schemes) in &old {
             match new.get(key) {
-                None if !key.is_empty() => {
-                    let detail = format!("security alternative {} removed", show_alt(key));
-                    self.record(subject, &at, &r::SECURITY_TIGHTENED, detail, None);
-                }
+                None if !key.is_empty() => match implied(schemes) {
+                    Some((new_key, _)) => {
+                        relaxed_to.insert(new_key);
+                        let detail = format!(
+                            "security alternative {} relaxed to {}",
+                            show_alt(key),
+                            show_alt(new_key)
+                        );
+                        self.record(subject, &at, &r::SECURITY_RELAXED, detail, None);
+                    }
+                    None => {
+                        let detail = format!("security alternative {} removed", show_alt(key));
+                        self.record(subject, &at, &r::SECURITY_TIGHTENED, detail, None);
+                    }
+                },
                 None => {}
                 Some(new_schemes) => {
                     for (scheme, scopes) in schemes {
@@ -398,7 +425,7 @@ impl<'a> Differ<'a> {
             }
         }
         for key in new.keys() {
-            if !old.contains_key(key) && !key.is_empty() {
+            if !old.contains_key(key) && !key.is_empty() && !relaxed_to.contains(key) {
                 let detail = format!("security alternative {} added", show_alt(key));
                 self.record(subject, &at, &r::SECURITY_RELAXED, detail, None);
             }
@@ -457,7 +484,9 @@ impl<'a> Differ<'a> {
         );
         let at = new.pointer.clone();
         let label = format!("{} parameter `{}`", new.location, nd.name);
-        if od.name != nd.name {
+        // Paired by position (path) or by case-insensitive name (header): a
+        // header whose name only changed case is the same header.
+        if !same_name(new.location, &od.name, &nd.name) {
             let detail = format!(
                 "path parameter `{}` renamed to `{}` (same position)",
                 od.name, nd.name

@@ -114,7 +114,8 @@ const PUT_OP: &str = "    put:\n      operationId: putThing\n      parameters:\n
         Case { base: &[], rule: "response-body-added", edits: &[("\"204\": {description: done}", "\"204\": {description: done, content: {application/json: {schema: {type: string}}}}")], class: Compatible },
         Case { base: &[], rule: "response-body-removed", edits: &[("4XX: {description: e, content: {application/json: {schema: {$ref: \"#/components/schemas/Error\"}}}}\n    put:", "4XX: {description: e}\n    put:")], class: Clients },
         Case { base: &[], rule: "media-type-added", edits: &[("content: {application/json: {schema: {$ref: \"#/components/schemas/ThingInput\"}}}", "content: {application/json: {schema: {$ref: \"#/components/schemas/ThingInput\"}}, application/x-www-form-urlencoded: {schema: {$ref: \"#/components/schemas/ThingInput\"}}}")], class: Servers },
-        Case { base: &[], rule: "media-type-removed", edits: &[("\"200\": {description: ok, content: {application/json:", "\"200\": {description: ok, content: {application/vnd.thing+json:")], class: Servers },
+        Case { base: &[], rule: "media-type-added", edits: &[("\"200\": {description: ok, content: {application/json:", "\"200\": {description: ok, content: {application/xml: {schema: {type: string}}, application/json:")], class: Compatible },
+        Case { base: &[], rule: "media-type-removed", edits: &[("\"200\": {description: ok, content: {application/json:", "\"200\": {description: ok, content: {application/vnd.thing+json:")], class: Both },
         Case { base: &[], rule: "property-added", edits: &[(SIZE, "size: {type: integer, format: int32}\n        weight: {type: number}")], class: Compatible },
         Case { base: &[], rule: "property-added-to-closed-object", edits: &[(NAME, "name: {type: string, maxLength: 10}\n        extra: {type: string}")], class: Servers },
         Case { base: &[], rule: "property-added-required", edits: &[(NAME, "name: {type: string, maxLength: 10}\n        extra: {type: string}"), ("required: [name]", "required: [name, extra]")], class: Clients },
@@ -497,5 +498,112 @@ fn a_schema_gaining_or_losing_its_type_narrows_or_widens() {
     assert_eq!(
         (changes[0].rule.id, changes[0].class()),
         ("type-widened", Class::Clients)
+    );
+}
+
+#[test]
+fn header_parameter_names_are_case_insensitive() {
+    // HTTP header names are case-insensitive: a header parameter whose name
+    // only changes case is the same parameter, at the operation and at the
+    // path level, and nothing about it changed.
+    let base = BASE.replace(
+        GET_LIMIT,
+        "        - {name: limit, in: query, required: false, schema: {type: integer, format: int32, minimum: 1, maximum: 100}}\n        - {name: X-Trace-Id, in: header, required: true, schema: {type: string}}\n",
+    );
+    let recased = base.replace("name: X-Trace-Id", "name: x-trace-id");
+    assert_eq!(diff(&base, &recased), vec![]);
+    // The same parameter under another name is still a change.
+    let renamed = base.replace("name: X-Trace-Id", "name: X-Request-Id");
+    let kinds: Vec<(&str, Class)> = diff(&base, &renamed)
+        .iter()
+        .map(|c| (c.rule.id, c.class()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("parameter-removed", Class::Clients),
+            ("parameter-added-required", Class::Clients)
+        ]
+    );
+    // An operation-level header overrides a path-level one whatever the case.
+    let path_level = BASE.replace(
+        "  /things/{id}:\n",
+        "  /things/{id}:\n    parameters:\n      - {name: X-Tenant, in: header, required: true, schema: {type: string}}\n",
+    );
+    let overridden = path_level.replace(
+        GET_LIMIT,
+        "        - {name: limit, in: query, required: false, schema: {type: integer, format: int32, minimum: 1, maximum: 100}}\n        - {name: x-tenant, in: header, required: false, schema: {type: string}}\n",
+    );
+    let changes = diff(&path_level, &overridden);
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    assert_eq!(
+        (changes[0].rule.id, changes[0].class()),
+        ("parameter-became-optional", Class::Servers)
+    );
+}
+
+#[test]
+fn an_unreadable_security_scheme_is_compared_as_written() {
+    // `type: http` without `scheme` cannot be typed; the reader leaves the
+    // scheme out with a warning, and a change to it is still a change.
+    let base = BASE.replace(
+        "    key: {type: apiKey, in: header, name: X-Key}\n",
+        "    key: {type: apiKey, in: header, name: X-Key}\n    basic: {type: http}\n",
+    );
+    let changed = base.replace("basic: {type: http}", "basic: {type: apiKey}");
+    let (old, new) = (read(&base).unwrap(), read(&changed).unwrap());
+    assert_eq!(old.warnings.len(), 1, "{:?}", old.warnings);
+    assert!(
+        old.left_out
+            .contains_key("#/components/securitySchemes/basic")
+    );
+    let changes = compare(&old, &new);
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    assert_eq!(
+        (changes[0].rule.id, changes[0].class()),
+        ("security-scheme-changed", Class::ClientsAndServers)
+    );
+    assert_eq!(changes[0].location, "#/components/securitySchemes/basic");
+    // Unchanged, it is no change; only its description changed, neither.
+    let same = read(&base).unwrap();
+    assert_eq!(compare(&old, &same), vec![]);
+    let described = read(&base.replace(
+        "basic: {type: http}",
+        "basic: {type: http, description: Basic auth}",
+    ))
+    .unwrap();
+    assert_eq!(compare(&old, &described), vec![]);
+}
+
+#[test]
+fn dropping_a_scheme_from_a_requirement_relaxes_it() {
+    // Both schemes were required together; now one is enough: every client
+    // that sent both still passes, so only servers are affected.
+    let both = BASE
+        .replace("security: [{key: []}]", "security: [{key: [], token: []}]")
+        .replace(
+            "    key: {type: apiKey, in: header, name: X-Key}\n",
+            "    key: {type: apiKey, in: header, name: X-Key}\n    token: {type: http, scheme: bearer}\n",
+        );
+    let one = both.replace("security: [{key: [], token: []}]", "security: [{key: []}]");
+    let kinds: Vec<(&str, Class)> = diff(&both, &one)
+        .iter()
+        .map(|c| (c.rule.id, c.class()))
+        .collect();
+    assert!(!kinds.is_empty());
+    assert!(
+        kinds
+            .iter()
+            .all(|k| *k == ("security-relaxed", Class::Servers)),
+        "{kinds:?}"
+    );
+    // The other way round a scheme is added to the requirement: tightened.
+    let kinds: Vec<(&str, Class)> = diff(&one, &both)
+        .iter()
+        .map(|c| (c.rule.id, c.class()))
+        .collect();
+    assert!(
+        kinds.contains(&("security-tightened", Class::Clients)),
+        "{kinds:?}"
     );
 }
