@@ -228,13 +228,13 @@ impl VideoSessionClient {
                 let (outcome, error) = self.classify_login_error(error, now, &secrets);
                 let policy = *self.guard.policy();
                 let counted = attempt.counted_at_reservation();
-                let (failures_in_window, remaining_attempts) =
-                    match attempt.resolve(outcome).await {
-                        Ok(status) => (status.failures_in_window, status.remaining_attempts),
-                        // Logged by the guard; the count in the store is at
-                        // least what it was at the reservation.
-                        Err(_) => (counted, policy.max_failures.saturating_sub(counted)),
-                    };
+                let (failures_in_window, remaining_attempts) = match attempt.resolve(outcome).await
+                {
+                    Ok(status) => (status.failures_in_window, status.remaining_attempts),
+                    // Logged by the guard; the count in the store is at
+                    // least what it was at the reservation.
+                    Err(_) => (counted, policy.max_failures.saturating_sub(counted)),
+                };
                 let error = match error {
                     Error::InvalidCredentials { window, .. } => Error::InvalidCredentials {
                         failures_in_window,
@@ -274,7 +274,10 @@ impl VideoSessionClient {
                         (Outcome::Blocked(wait), Error::AccountBlocked { until })
                     }
                     (429, _) => {
-                        let wait = retry_after.or(body_retry).unwrap_or_default().min(MAX_BLOCK_WAIT);
+                        let wait = retry_after
+                            .or(body_retry)
+                            .unwrap_or_default()
+                            .min(MAX_BLOCK_WAIT);
                         (Outcome::RateLimited(wait), rejected(status, body, secrets))
                     }
                     (_, "InvalidSecretKey") => (Outcome::NotCounted, Error::InvalidSecretKey),

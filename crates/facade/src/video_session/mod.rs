@@ -114,11 +114,11 @@ pub use invitation::{
     CountryCode, EMAIL_MAX_CHARS, EmailAddress, Invitation, MESSAGE_MAX_CHARS, Message,
     MobileNumber, SessionId, UndocumentedInvitation, UndocumentedType,
 };
+#[cfg(feature = "redis")]
+pub use lockout::RedisStore;
 pub use lockout::{
     AccountState, AccountView, AttemptEntry, AttemptId, DEFAULT_ATTEMPT_TIMEOUT, FileStore, Hold,
     Limits, LockoutGuard, LockoutPolicy, LockoutStatus, LockoutStore, MAX_SPAN, MemoryStore,
     Refusal, Resolution, StoreFuture,
 };
-#[cfg(feature = "redis")]
-pub use lockout::RedisStore;
 pub use session::{Session, UserDetails};

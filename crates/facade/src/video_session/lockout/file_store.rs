@@ -157,12 +157,19 @@ impl FileStore {
     }
 
     /// Runs `f` on the account under the lock, on a blocking thread.
-    async fn step<F>(&self, key: AccountKey, now: SystemTime, limits: Limits, f: F) -> Result<AccountView, StoreError>
+    async fn step<F>(
+        &self,
+        key: AccountKey,
+        now: SystemTime,
+        limits: Limits,
+        f: F,
+    ) -> Result<AccountView, StoreError>
     where
         F: FnOnce(&mut AccountState, u64) -> AccountView + Send + 'static,
     {
         let store = self.clone();
-        let task = tokio::task::spawn_blocking(move || store.locked_step(key, unix_us(now), &limits, f));
+        let task =
+            tokio::task::spawn_blocking(move || store.locked_step(key, unix_us(now), &limits, f));
         match tokio::time::timeout(self.lock_timeout, task).await {
             Ok(Ok(result)) => result,
             Ok(Err(join)) => Err(self.error(format!("the store step failed: {join}"))),
@@ -175,7 +182,13 @@ impl FileStore {
     }
 
     /// Lock, read, apply, write; the lock is released when `lock` is dropped.
-    fn locked_step<F>(&self, key: AccountKey, now: u64, limits: &Limits, f: F) -> Result<AccountView, StoreError>
+    fn locked_step<F>(
+        &self,
+        key: AccountKey,
+        now: u64,
+        limits: &Limits,
+        f: F,
+    ) -> Result<AccountView, StoreError>
     where
         F: FnOnce(&mut AccountState, u64) -> AccountView,
     {
@@ -232,7 +245,8 @@ impl FileStore {
     }
 
     fn read(&self, limits: &Limits) -> Result<Accounts, StoreError> {
-        let bytes = private_file::read(&self.path, MAX_FILE_BYTES).map_err(|e| self.error(e.to_string()))?;
+        let bytes = private_file::read(&self.path, MAX_FILE_BYTES)
+            .map_err(|e| self.error(e.to_string()))?;
         let Some(bytes) = bytes else {
             return Ok(Accounts::new());
         };
@@ -252,10 +266,9 @@ impl FileStore {
             let key = self.account_key(&name)?;
             let mut attempts = Vec::with_capacity(stored.attempts.len());
             for a in stored.attempts {
-                let id = a
-                    .id
-                    .parse::<AttemptId>()
-                    .map_err(|e| self.corrupt(format!("account {name}: {e}")))?;
+                let id =
+                    a.id.parse::<AttemptId>()
+                        .map_err(|e| self.corrupt(format!("account {name}: {e}")))?;
                 attempts.push(AttemptEntry {
                     id,
                     started_us: a.started_unix_us,
@@ -342,7 +355,8 @@ impl FileStore {
                 })
                 .collect(),
         };
-        let text = serde_json::to_string_pretty(&file).map_err(|e| self.error(format!("cannot encode: {e}")))?;
+        let text = serde_json::to_string_pretty(&file)
+            .map_err(|e| self.error(format!("cannot encode: {e}")))?;
         private_file::write(&self.path, text.as_bytes()).map_err(|e| self.error(e.to_string()))
     }
 }
@@ -366,7 +380,9 @@ impl LockoutStore for FileStore {
         now: SystemTime,
         limits: Limits,
     ) -> StoreFuture<'a, AccountView> {
-        Box::pin(self.step(*key, now, limits, move |s, now| s.resolve(id, resolution, now, &limits)))
+        Box::pin(self.step(*key, now, limits, move |s, now| {
+            s.resolve(id, resolution, now, &limits)
+        }))
     }
 
     fn record_block<'a>(
@@ -378,7 +394,9 @@ impl LockoutStore for FileStore {
         now: SystemTime,
         limits: Limits,
     ) -> StoreFuture<'a, AccountView> {
-        Box::pin(self.step(*key, now, limits, move |s, now| s.hold(id, hold, wait, now, &limits)))
+        Box::pin(self.step(*key, now, limits, move |s, now| {
+            s.hold(id, hold, wait, now, &limits)
+        }))
     }
 
     fn view<'a>(
@@ -451,7 +469,11 @@ mod tests {
             assert_eq!(mode & 0o777, 0o700);
         }
         assert_eq!(
-            FileStore::new(&path).view(&k, t0(), limits()).await.unwrap().counted,
+            FileStore::new(&path)
+                .view(&k, t0(), limits())
+                .await
+                .unwrap()
+                .counted,
             1
         );
         // The lock is free: a non-blocking attempt gets it at once.
@@ -462,7 +484,11 @@ mod tests {
             .resolve(&k, id, Resolution::NotCounted, t0(), limits())
             .await
             .unwrap();
-        assert!(!std::fs::read_to_string(&path).unwrap().contains(&k.to_string()));
+        assert!(
+            !std::fs::read_to_string(&path)
+                .unwrap()
+                .contains(&k.to_string())
+        );
     }
 
     #[tokio::test]

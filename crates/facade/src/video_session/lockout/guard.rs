@@ -130,7 +130,9 @@ impl LockoutGuard {
     }
 
     fn status_of(&self, view: &AccountView, now: SystemTime) -> LockoutStatus {
-        let refusal = view.refusal.map(|(r, wait)| (self.reason(r, view.counted), plus(now, wait)));
+        let refusal = view
+            .refusal
+            .map(|(r, wait)| (self.reason(r, view.counted), plus(now, wait)));
         LockoutStatus {
             failures_in_window: view.counted,
             remaining_attempts: view.remaining(&self.limits()),
@@ -156,7 +158,13 @@ impl LockoutGuard {
         }
     }
 
-    fn refused(&self, key: &AccountKey, reason: RefusalReason, retry_at: SystemTime, now: SystemTime) -> Error {
+    fn refused(
+        &self,
+        key: &AccountKey,
+        reason: RefusalReason,
+        retry_at: SystemTime,
+        now: SystemTime,
+    ) -> Error {
         let retry_after = retry_at.duration_since(now).unwrap_or_default();
         tracing::info!(
             account = %key.short(),
@@ -188,7 +196,9 @@ impl LockoutGuard {
         let id = AttemptId::random();
         let view = self.store.reserve(&key, id, now, self.limits()).await?;
         if !view.reserved {
-            let (refusal, wait) = view.refusal.unwrap_or((Refusal::BudgetExhausted, self.policy.window));
+            let (refusal, wait) = view
+                .refusal
+                .unwrap_or((Refusal::BudgetExhausted, self.policy.window));
             let reason = self.reason(refusal, view.counted);
             return Err(self.refused(&key, reason, plus(now, wait), now));
         }
@@ -202,7 +212,10 @@ impl LockoutGuard {
     }
 
     fn unrecorded_block(&self, key: &AccountKey, now: SystemTime) -> Option<SystemTime> {
-        let mut blocks = self.unrecorded_blocks.lock().unwrap_or_else(|p| p.into_inner());
+        let mut blocks = self
+            .unrecorded_blocks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         blocks.retain(|_, until| *until > now);
         blocks.get(key).copied()
     }
@@ -256,10 +269,26 @@ impl Attempt<'_> {
         let limits = guard.limits();
         let now = guard.clock.now();
         let result = match outcome {
-            Outcome::Succeeded => store.resolve(&self.key, self.id, Resolution::Succeeded, now, limits).await,
-            Outcome::Failed => store.resolve(&self.key, self.id, Resolution::Failed, now, limits).await,
-            Outcome::Unknown => store.resolve(&self.key, self.id, Resolution::Unknown, now, limits).await,
-            Outcome::NotCounted => store.resolve(&self.key, self.id, Resolution::NotCounted, now, limits).await,
+            Outcome::Succeeded => {
+                store
+                    .resolve(&self.key, self.id, Resolution::Succeeded, now, limits)
+                    .await
+            }
+            Outcome::Failed => {
+                store
+                    .resolve(&self.key, self.id, Resolution::Failed, now, limits)
+                    .await
+            }
+            Outcome::Unknown => {
+                store
+                    .resolve(&self.key, self.id, Resolution::Unknown, now, limits)
+                    .await
+            }
+            Outcome::NotCounted => {
+                store
+                    .resolve(&self.key, self.id, Resolution::NotCounted, now, limits)
+                    .await
+            }
             Outcome::Blocked(wait) => {
                 store
                     .record_block(&self.key, self.id, Hold::Blocked, wait, now, limits)
@@ -279,7 +308,10 @@ impl Attempt<'_> {
             Err(e) => {
                 if let Outcome::Blocked(wait) | Outcome::RateLimited(wait) = outcome {
                     let until = plus(now, wait.min(limits.longest_block) + limits.margin);
-                    let mut blocks = guard.unrecorded_blocks.lock().unwrap_or_else(|p| p.into_inner());
+                    let mut blocks = guard
+                        .unrecorded_blocks
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner());
                     let entry = blocks.entry(self.key).or_insert(until);
                     *entry = (*entry).max(until);
                 }

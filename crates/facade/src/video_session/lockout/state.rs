@@ -162,7 +162,9 @@ pub(crate) fn micros(d: Duration) -> u64 {
 impl AccountState {
     /// True when nothing is recorded (the store may forget the account).
     pub fn is_clear(&self) -> bool {
-        self.attempts.is_empty() && self.blocked_until_us.is_none() && self.paused_until_us.is_none()
+        self.attempts.is_empty()
+            && self.blocked_until_us.is_none()
+            && self.paused_until_us.is_none()
     }
 
     /// The latest time anything recorded still matters (for a TTL), if any.
@@ -210,7 +212,12 @@ impl AccountState {
             // The service may have blocked at any counted failure; its block
             // ends at most `block` after it, i.e. `block - window` after the
             // failure stops counting here.
-            let last = self.attempts.iter().map(|a| a.until_us).max().unwrap_or(now);
+            let last = self
+                .attempts
+                .iter()
+                .map(|a| a.until_us)
+                .max()
+                .unwrap_or(now);
             let end = last.saturating_add(micros(limits.block_beyond_window));
             Some((Refusal::PresumedBlock, left(end)))
         } else if counted >= limits.max_failures {
@@ -385,7 +392,10 @@ mod tests {
         // The first failure's answer arrived at 1 ms; it counts 660 s from then.
         assert_eq!(
             v.refusal,
-            Some((Refusal::BudgetExhausted, Duration::from_micros(660 * S + 1 - 10 * S)))
+            Some((
+                Refusal::BudgetExhausted,
+                Duration::from_micros(660 * S + 1 - 10 * S)
+            ))
         );
         assert!(s.reserve(id(9), 660 * S + 1, &l).reserved);
     }
@@ -474,7 +484,10 @@ mod tests {
         // The newest counts until 5 s + 690 s; the block may last 300 s longer.
         assert_eq!(
             v.refusal,
-            Some((Refusal::PresumedBlock, Duration::from_secs(5 + 690 + 300 - 6)))
+            Some((
+                Refusal::PresumedBlock,
+                Duration::from_secs(5 + 690 + 300 - 6)
+            ))
         );
     }
 

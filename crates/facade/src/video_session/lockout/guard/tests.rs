@@ -145,7 +145,10 @@ async fn known_block_is_honoured_and_retry_after_zero_keeps_the_count() {
         .unwrap();
     assert_eq!(s.refusal, Some(RefusalReason::KnownBlock));
     let (reason, retry_at) = refusal(g.begin(key()).await);
-    assert_eq!((reason, retry_at), (RefusalReason::KnownBlock, start() + MARGIN));
+    assert_eq!(
+        (reason, retry_at),
+        (RefusalReason::KnownBlock, start() + MARGIN)
+    );
     clock.set(retry_at);
     // The block ended; the four failures still count (nothing was reset).
     let s = g.status(&key()).await.unwrap();
@@ -176,7 +179,10 @@ fn an_invalid_policy_or_timeout_is_refused() {
         max_failures: 0,
         ..LockoutPolicy::SEED
     };
-    assert_eq!(guard(&clock).with_policy(zero).unwrap_err().field, "max_failures");
+    assert_eq!(
+        guard(&clock).with_policy(zero).unwrap_err().field,
+        "max_failures"
+    );
     assert_eq!(
         guard(&clock)
             .with_attempt_timeout(Duration::ZERO)
@@ -270,7 +276,11 @@ async fn a_store_error_refuses_and_an_unrecorded_block_is_still_honoured() {
     let g = LockoutGuard::new(store, Arc::new(clock.clone()));
     let a = g.begin(key()).await.unwrap();
     // Recording the 423 fails: the error is returned, the block is kept here.
-    assert!(a.resolve(Outcome::Blocked(Duration::from_secs(300))).await.is_err());
+    assert!(
+        a.resolve(Outcome::Blocked(Duration::from_secs(300)))
+            .await
+            .is_err()
+    );
     let (reason, retry_at) = refusal(g.begin(key()).await);
     assert_eq!(reason, RefusalReason::KnownBlock);
     assert_eq!(retry_at, start() + Duration::from_secs(300) + MARGIN);
@@ -349,7 +359,8 @@ mod model {
             _now: SystemTime,
             limits: Limits,
         ) -> super::super::super::StoreFuture<'a, AccountView> {
-            self.inner.resolve(key, id, resolution, self.time.now(), limits)
+            self.inner
+                .resolve(key, id, resolution, self.time.now(), limits)
         }
         fn record_block<'a>(
             &'a self,
