@@ -530,3 +530,79 @@ async fn no_secret_in_logs_or_errors_against_the_fake() {
         );
     }
 }
+
+/// Reproduction 4 (in one process): a client built per request, without a
+/// store, shares the process-wide `MemoryStore`, so 20 such clients send only
+/// the budget. (This is the only test of this binary on the default store.)
+#[tokio::test]
+async fn clients_built_per_request_share_one_count() {
+    let fake = start().await;
+    let (mut invalid, mut refused) = (0, 0);
+    for _ in 0..20 {
+        let client = VideoSessionClient::builder(BaseUrl::parse(fake.base_url()).unwrap())
+            .clock(Arc::new(FakeTime(fake.clock().clone())))
+            .build()
+            .unwrap();
+        match client.login(&wrong(&fake)).await {
+            Err(Error::InvalidCredentials { .. }) => invalid += 1,
+            Err(Error::LockoutRefused { .. }) => refused += 1,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!((invalid, refused), (5, 15));
+    assert_eq!(ledger(&fake), (5, 0));
+}
+
+/// A store that fails after the reservation: the service's own answer is
+/// returned (not a store error), and a reported block is still honoured.
+#[tokio::test]
+async fn a_store_failing_after_the_send_keeps_the_service_answer() {
+    let fake = start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state").join("lockout.json");
+    let client = VideoSessionClient::builder(BaseUrl::parse(fake.base_url()).unwrap())
+        .clock(Arc::new(FakeTime(fake.clock().clone())))
+        .lockout_store(Arc::new(FileStore::new(&path)))
+        .build()
+        .unwrap();
+    // Block the account with another client first.
+    let d = fake.demo().clone();
+    let other = reqwest::Client::new();
+    for _ in 0..6 {
+        other
+            .post(format!("{}/api/login", fake.base_url()))
+            .json(&serde_json::json!({"SecretKey": d.secret_key, "UserName": d.user_name, "Password": "guess"}))
+            .send()
+            .await
+            .unwrap();
+    }
+    // The reservation is written, then the file becomes unreadable garbage
+    // while the request is in flight: simulated by corrupting it from a
+    // second task as soon as the file exists.
+    let corrupt_path = path.clone();
+    let corrupter = tokio::spawn(async move {
+        loop {
+            if corrupt_path.exists() {
+                facade::private_file::write(&corrupt_path, b"garbage").unwrap();
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+    });
+    let err = client.login(&right(&fake)).await.unwrap_err();
+    corrupter.await.unwrap();
+    assert!(matches!(err, Error::AccountBlocked { .. }), "{err:?}");
+    let sent = fake.ledger().counts().login_attempts;
+    let again = client.login(&right(&fake)).await.unwrap_err();
+    assert!(
+        matches!(
+            again,
+            Error::LockoutRefused {
+                reason: RefusalReason::KnownBlock,
+                ..
+            }
+        ),
+        "{again:?}"
+    );
+    assert_eq!(fake.ledger().counts().login_attempts, sent);
+}

@@ -41,8 +41,11 @@ impl RedisServer {
                 std::env::var("REQUIRE_REDIS").as_deref() != Ok("1"),
                 "REQUIRE_REDIS=1 but redis-server is not on the PATH (Debian: apt-get install redis-server)"
             );
-            eprintln!(
-                "\n*** SKIPPED {test}: redis-server is not installed (apt-get install redis-server); set REQUIRE_REDIS=1 to make this a failure ***\n"
+            // Straight to the process's stderr: the test harness does not
+            // capture it, so the skip shows in a normal `cargo test` run.
+            let _ = std::io::Write::write_all(
+                &mut std::io::stderr(),
+                format!("\n*** SKIPPED {test}: redis-server is not installed (apt-get install redis-server); set REQUIRE_REDIS=1 to make this a failure ***\n").as_bytes(),
             );
             return None;
         }
