@@ -147,6 +147,7 @@ mod tests {
         assert_eq!(l.failure_for, Duration::from_secs(660));
         assert_eq!(l.block_beyond_window, Duration::ZERO);
         assert_eq!(l.margin, Duration::from_secs(60));
+        assert_eq!(l.longest_block, MAX_SPAN + Duration::from_secs(60));
         let long_block = LockoutPolicy {
             block: Duration::from_secs(900),
             ..LockoutPolicy::SEED

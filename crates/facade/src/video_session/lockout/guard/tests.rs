@@ -192,6 +192,94 @@ fn an_invalid_policy_or_timeout_is_refused() {
     );
 }
 
+#[test]
+fn debug_accessors_and_the_attempt_timeout_are_what_was_set() {
+    let clock = ManualClock::new(start());
+    let policy = LockoutPolicy {
+        max_failures: 3,
+        margin: Duration::from_secs(7),
+        ..LockoutPolicy::SEED
+    };
+    let g = guard(&clock)
+        .with_policy(policy)
+        .unwrap()
+        .with_attempt_timeout(Duration::from_secs(5))
+        .unwrap();
+    assert_eq!(*g.policy(), policy);
+    assert_eq!(g.attempt_timeout(), Duration::from_secs(5));
+    let debug = format!("{g:?}");
+    assert!(
+        debug.starts_with("LockoutGuard") && debug.contains("max_failures: 3"),
+        "{debug}"
+    );
+}
+
+/// An attempt without an answer counts for the guard's own attempt timeout
+/// (not the default) + window + margin.
+#[tokio::test]
+async fn an_unknown_attempt_counts_for_the_configured_attempt_timeout() {
+    let clock = ManualClock::new(start());
+    let g = guard(&clock)
+        .with_attempt_timeout(Duration::from_secs(90))
+        .unwrap();
+    drop(g.begin(key()).await.unwrap());
+    let end = start() + Duration::from_secs(90) + WINDOW + MARGIN;
+    clock.set(end - Duration::from_millis(1));
+    assert_eq!(g.status(&key()).await.unwrap().failures_in_window, 1);
+    clock.set(end);
+    assert_eq!(g.status(&key()).await.unwrap().failures_in_window, 0);
+}
+
+#[tokio::test]
+async fn an_attempt_knows_how_many_were_counted_at_its_reservation() {
+    let clock = ManualClock::new(start());
+    let g = guard(&clock);
+    for _ in 0..2 {
+        g.begin(key())
+            .await
+            .unwrap()
+            .resolve(Outcome::Failed)
+            .await
+            .unwrap();
+    }
+    let a = g.begin(key()).await.unwrap();
+    assert_eq!(a.counted_at_reservation(), 3);
+    assert_eq!(*a.key(), key());
+}
+
+/// Logins for one account wait for each other inside a process (the second
+/// is reserved only once the first is resolved); other accounts do not wait;
+/// the per-account locks of finished logins are dropped.
+#[tokio::test]
+async fn logins_for_one_account_take_turns_in_a_process() {
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+
+    let clock = ManualClock::new(start());
+    let g = guard(&clock);
+    let other = Credentials::new("sk", "bob", "pw").unwrap().account_key();
+    let first = g.begin(key()).await.unwrap();
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut second = Box::pin(g.begin(key()));
+    assert!(
+        second.as_mut().poll(&mut cx).is_pending(),
+        "a second login for the account did not wait for the first"
+    );
+    let mut elsewhere = Box::pin(g.begin(other));
+    let Poll::Ready(elsewhere) = elsewhere.as_mut().poll(&mut cx) else {
+        panic!("a login for another account waited");
+    };
+    drop(elsewhere.unwrap());
+    first.resolve(Outcome::Failed).await.unwrap();
+    let second = second.await.unwrap();
+    assert_eq!(second.counted_at_reservation(), 2);
+    drop(second);
+    let third = Credentials::new("sk", "carol", "pw").unwrap().account_key();
+    let _t = g.begin(third).await.unwrap();
+    let locks = g.in_flight.lock().unwrap().len();
+    assert_eq!(locks, 1, "locks of finished logins are kept");
+}
+
 /// A store whose steps fail, from a given step on.
 #[derive(Debug)]
 struct FailingStore {
