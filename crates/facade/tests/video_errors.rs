@@ -91,6 +91,78 @@ async fn block_end_comes_from_retry_after_then_the_body_then_the_policy() {
     }
 }
 
+/// Reproduction 5: a 429 on login was counted as a failure and its
+/// `Retry-After` ignored. Now it does not count, and nothing is sent for that
+/// account until `Retry-After` + the 60 s margin.
+#[tokio::test]
+async fn a_429_on_login_does_not_count_and_pauses_until_retry_after() {
+    let (server, client, clock) = client_answering(|_| {
+        Canned::json(
+            429,
+            json!({"Code": "TooManyRequests", "Message": "slow down"}),
+        )
+        .with_header("retry-after", "30")
+    })
+    .await;
+    let now: SystemTime = facade::video_session::Clock::now(&clock);
+    let err = client.login(&creds()).await.unwrap_err();
+    assert!(
+        matches!(err, Error::Rejected { status: 429, .. }),
+        "{err:?}"
+    );
+    assert_eq!(failures(&client).await, 0, "a 429 was counted as a failure");
+    let refused = client.login(&creds()).await.unwrap_err();
+    let expected_retry = now + Duration::from_secs(30 + 60);
+    assert!(
+        matches!(refused, Error::LockoutRefused { reason: RefusalReason::RateLimited, retry_at, .. } if retry_at == expected_retry),
+        "{refused:?}"
+    );
+    assert_eq!(server.requests().len(), 1);
+    clock.advance(Duration::from_secs(90));
+    assert!(client.login(&creds()).await.is_err());
+    assert_eq!(server.requests().len(), 2, "not sent after the pause");
+}
+
+/// Reproduction 5: a 423 with `Retry-After: 0` reset the count. Now the
+/// failures before it (and the blocked attempt) still count, so only one
+/// more login is sent.
+#[tokio::test]
+async fn a_423_with_retry_after_zero_keeps_the_count() {
+    let sent = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let n = Arc::clone(&sent);
+    let (server, client, clock) = client_answering(move |_| {
+        if n.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 3 {
+            blocked(Some("0"), Some(0))
+        } else {
+            Canned::json(
+                401,
+                json!({"Code": "InvalidCredentials", "Message": "wrong user name or password"}),
+            )
+        }
+    })
+    .await;
+    for _ in 0..4 {
+        assert!(client.login(&creds()).await.is_err());
+    }
+    // 3 failures, then a block of 0 s: it ends after the margin, and the 4
+    // attempts still count.
+    clock.advance(Duration::from_secs(60));
+    assert_eq!(failures(&client).await, 4);
+    assert!(client.login(&creds()).await.is_err());
+    let refused = client.login(&creds()).await.unwrap_err();
+    assert!(
+        matches!(
+            refused,
+            Error::LockoutRefused {
+                reason: RefusalReason::BudgetExhausted { .. },
+                ..
+            }
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(server.requests().len(), 5);
+}
+
 #[tokio::test]
 async fn validation_failure_on_login_does_not_count_and_names_the_field() {
     let (_server, client, _clock) = client_answering(|_| {
