@@ -100,13 +100,13 @@ pub(crate) fn describe_duration(d: Duration) -> String {
             format!("{n} {many}")
         }
     };
-    if ms % 1000 != 0 {
+    if !ms.is_multiple_of(1000) {
         return format!("{ms} ms");
     }
     let secs = ms / 1000;
-    if secs % 3600 == 0 && secs > 0 {
+    if secs.is_multiple_of(3600) && secs > 0 {
         unit(secs / 3600, "hour", "hours")
-    } else if secs % 60 == 0 && secs > 0 {
+    } else if secs.is_multiple_of(60) && secs > 0 {
         unit(secs / 60, "minute", "minutes")
     } else {
         unit(secs, "second", "seconds")

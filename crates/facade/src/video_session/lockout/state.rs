@@ -152,7 +152,7 @@ impl AccountView {
 /// A duration in whole microseconds, rounded up (a count never ends early).
 pub(crate) fn micros(d: Duration) -> u64 {
     let whole = u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
-    if d.subsec_nanos() % 1_000 == 0 {
+    if d.subsec_nanos().is_multiple_of(1_000) {
         whole
     } else {
         whole.saturating_add(1)
@@ -278,7 +278,7 @@ impl AccountState {
                     // else (other reservations, unknown outcomes, later
                     // failures) may be processed after it and stays.
                     self.attempts
-                        .retain(|a| !a.failed_us.is_some_and(|f| f < started));
+                        .retain(|a| a.failed_us.is_none_or(|f| f >= started));
                 }
             }
             Resolution::Failed => self.mark_failed(own, id, now, limits),
