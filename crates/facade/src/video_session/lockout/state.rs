@@ -492,9 +492,46 @@ mod tests {
     }
 
     #[test]
+    fn expires_at_the_latest_end_of_anything_recorded() {
+        let l = limits();
+        let mut s = AccountState::default();
+        assert_eq!(s.expires_us(), None);
+        s.reserve(id(1), 10 * S, &l);
+        assert_eq!(s.expires_us(), Some(10 * S + 690 * S));
+        s.hold(id(2), Hold::Blocked, Duration::from_secs(3_600), 20 * S, &l);
+        assert_eq!(s.expires_us(), Some(20 * S + 3_660 * S));
+        s.hold(
+            id(3),
+            Hold::RateLimited,
+            Duration::from_secs(7_200),
+            30 * S,
+            &l,
+        );
+        assert_eq!(s.expires_us(), Some(30 * S + 7_260 * S));
+    }
+
+    #[test]
+    fn a_pause_ends_exactly_at_its_end() {
+        let l = limits();
+        let mut s = AccountState::default();
+        s.reserve(id(1), 0, &l);
+        s.hold(id(1), Hold::RateLimited, Duration::from_secs(5), 0, &l);
+        let end = 65 * S;
+        assert_eq!(
+            s.reserve(id(2), end - 1, &l).refusal,
+            Some((Refusal::RateLimited, Duration::from_micros(1)))
+        );
+        assert!(s.reserve(id(2), end, &l).reserved);
+    }
+
+    #[test]
     fn attempt_ids_round_trip_and_reject_upper_case() {
         let a = AttemptId::from_u128(0xabc);
         assert_eq!(a.to_string().parse::<AttemptId>().unwrap(), a);
+        assert_eq!(
+            format!("{a:?}"),
+            "AttemptId(00000000000000000000000000000abc)"
+        );
         assert!("ABC".parse::<AttemptId>().is_err());
         assert!(
             "000000000000000000000000000000AB"
