@@ -424,7 +424,11 @@ impl Report {
     pub fn logins_line(&self) -> Option<String> {
         let rate = |scenario: Scenario, facade: bool| {
             let s = self.scenarios.iter().find(|s| s.scenario == scenario)?;
-            let side = if facade { s.facade.as_ref() } else { s.baseline.as_ref() }?;
+            let side = if facade {
+                s.facade.as_ref()
+            } else {
+                s.baseline.as_ref()
+            }?;
             Some(side.median_rate)
         };
         let generated = rate(Scenario::Logins, false)?;
@@ -582,7 +586,9 @@ struct RedisProcess {
 
 impl RedisProcess {
     fn start(work_dir: &Path) -> Result<Self> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")?
+            .local_addr()?
+            .port();
         let dir = work_dir.join("redis");
         fs::create_dir_all(&dir)?;
         let child = Command::new("redis-server")
@@ -647,7 +653,11 @@ impl Fakes<'_> {
         if self.redis.is_none() {
             self.redis = Some(RedisProcess::start(&self.options.work_dir)?);
         }
-        let url = self.redis.as_ref().map(|r| r.url.clone()).context("redis-server is not running")?;
+        let url = self
+            .redis
+            .as_ref()
+            .map(|r| r.url.clone())
+            .context("redis-server is not running")?;
         let mut vars = self.plain()?.clone();
         vars.0.insert("BENCH_REDIS_URL".to_owned(), url);
         Ok(vars)

@@ -138,7 +138,7 @@ impl From<video_session::Error> for AppError {
 /// `10 minutes`, `90 s`: a lockout window for hints.
 fn span(window: std::time::Duration) -> String {
     let secs = window.as_secs();
-    if secs % 60 == 0 && secs > 0 {
+    if secs.is_multiple_of(60) && secs > 0 {
         format!("{} minutes", secs / 60)
     } else {
         format!("{secs} s")
