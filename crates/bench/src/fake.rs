@@ -93,6 +93,7 @@ impl FakeVars {
             secret_key: self.get("VIDEO_SECRET_KEY")?.to_owned(),
             user_name: self.get("VIDEO_USER")?.to_owned(),
             password: self.get("VIDEO_PASSWORD")?.to_owned(),
+            redis_url: self.0.get("BENCH_REDIS_URL").cloned(),
         })
     }
 }

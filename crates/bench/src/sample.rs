@@ -34,6 +34,9 @@ pub enum ClientScenario {
     IdMapping,
     /// Log in again and again.
     Logins,
+    /// Log in again and again through the facade; baseline: a `MemoryStore`,
+    /// facade: a `RedisStore` (on `BENCH_REDIS_URL`).
+    LoginsRedis,
 }
 
 impl ClientScenario {
@@ -45,6 +48,7 @@ impl ClientScenario {
             ClientScenario::Upload => "upload",
             ClientScenario::IdMapping => "id-mapping",
             ClientScenario::Logins => "logins",
+            ClientScenario::LoginsRedis => "logins-redis",
         }
     }
 }
@@ -140,6 +144,12 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
         (ClientScenario::IdMapping, Variant::Facade) => scenarios::id_mapping_facade(sa).await,
         (ClientScenario::Logins, Variant::Baseline) => {
             scenarios::logins_baseline(&targets.video, spec.count).await
+        }
+        (ClientScenario::LoginsRedis, Variant::Baseline) => {
+            scenarios::logins_memory_store(&targets.video, spec.count).await
+        }
+        (ClientScenario::LoginsRedis, Variant::Facade) => {
+            scenarios::logins_redis_store(&targets.video, spec.count).await
         }
         (ClientScenario::Logins, Variant::Facade) => {
             scenarios::logins_facade(&targets.video, spec.count).await

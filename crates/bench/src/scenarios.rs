@@ -81,6 +81,8 @@ pub struct VideoTarget {
     pub user_name: String,
     /// `VIDEO_PASSWORD`.
     pub password: String,
+    /// `BENCH_REDIS_URL`: the Redis server of the `logins-redis` scenario.
+    pub redis_url: Option<String>,
 }
 
 /// What one timed run did.
@@ -480,6 +482,48 @@ pub async fn logins_facade(target: &VideoTarget, count: u64) -> Result<Measureme
         black_box(session);
     }
     Ok(Measurement::new(count, count, started.elapsed()))
+}
+
+/// `count` sequential facade logins through `store`; each must succeed.
+async fn logins_through(
+    target: &VideoTarget,
+    count: u64,
+    store: std::sync::Arc<dyn facade::video_session::LockoutStore>,
+) -> Result<Measurement> {
+    let base = BaseUrl::parse(&target.base_url)?;
+    let client = VideoSessionClient::builder(base)
+        .lockout_store(store)
+        .build()
+        .context("building the video client")?;
+    let credentials = Credentials::new(
+        target.secret_key.clone(),
+        target.user_name.clone(),
+        target.password.clone(),
+    )?;
+    let started = Instant::now();
+    for _ in 0..count {
+        let session = client.login(&credentials).await?;
+        black_box(session);
+    }
+    Ok(Measurement::new(count, count, started.elapsed()))
+}
+
+/// Facade logins through a `MemoryStore` of their own (the `logins-redis`
+/// baseline).
+pub async fn logins_memory_store(target: &VideoTarget, count: u64) -> Result<Measurement> {
+    let store = std::sync::Arc::new(facade::video_session::MemoryStore::new());
+    logins_through(target, count, store).await
+}
+
+/// Facade logins through a `RedisStore` on `target.redis_url` (connected
+/// before the clock starts).
+pub async fn logins_redis_store(target: &VideoTarget, count: u64) -> Result<Measurement> {
+    let url = target
+        .redis_url
+        .as_deref()
+        .context("BENCH_REDIS_URL is not set (the suite starts a redis-server for logins-redis)")?;
+    let store = facade::video_session::RedisStore::connect(url).await?;
+    logins_through(target, count, std::sync::Arc::new(store)).await
 }
 
 #[cfg(test)]

@@ -52,18 +52,21 @@ pub enum Scenario {
     IdMapping,
     /// Logins.
     Logins,
+    /// Logins through a `RedisStore` against a `MemoryStore`.
+    LoginsRedis,
     /// `cargo xtask generate`.
     Generate,
 }
 
 impl Scenario {
     /// Every scenario, in table order.
-    pub const ALL: [Scenario; 6] = [
+    pub const ALL: [Scenario; 7] = [
         Scenario::Read,
         Scenario::ReadLatency,
         Scenario::Upload,
         Scenario::IdMapping,
         Scenario::Logins,
+        Scenario::LoginsRedis,
         Scenario::Generate,
     ];
 
@@ -75,6 +78,7 @@ impl Scenario {
             Scenario::Upload => Some(ClientScenario::Upload),
             Scenario::IdMapping => Some(ClientScenario::IdMapping),
             Scenario::Logins => Some(ClientScenario::Logins),
+            Scenario::LoginsRedis => Some(ClientScenario::LoginsRedis),
             Scenario::Generate => None,
         }
     }
@@ -92,7 +96,7 @@ impl Scenario {
         match self {
             Scenario::Read | Scenario::ReadLatency | Scenario::Upload => "rows",
             Scenario::IdMapping => "bytes",
-            Scenario::Logins => "logins",
+            Scenario::Logins | Scenario::LoginsRedis => "logins",
             Scenario::Generate => "runs",
         }
     }
@@ -106,6 +110,7 @@ impl Scenario {
         match self {
             Scenario::Read | Scenario::Logins => ratio(0.90),
             Scenario::ReadLatency | Scenario::Upload => ratio(3.0),
+            Scenario::LoginsRedis => ratio(0.80),
             Scenario::IdMapping => Target {
                 min_ratio: Some(0.50),
                 max_facade_rss_mib: Some(ID_MAPPING_MAX_RSS_MIB),
@@ -135,6 +140,10 @@ impl Scenario {
             ),
             Scenario::IdMapping => format!("ID mapping, {}", format_bytes(sizes.id_mapping_bytes)),
             Scenario::Logins => format!("{} logins", format_count(sizes.logins)),
+            Scenario::LoginsRedis => format!(
+                "{} logins, RedisStore (facade) vs MemoryStore (baseline)",
+                format_count(sizes.logins)
+            ),
             Scenario::Generate => "generate both specs".to_owned(),
         }
     }
@@ -409,6 +418,35 @@ impl Report {
         self.scenarios.iter().any(|s| s.verdict == Verdict::Error)
     }
 
+    /// The three login variants side by side, when both login rows ran:
+    /// generated client, facade over a `MemoryStore`, facade over a
+    /// `RedisStore`, with the ratios against the generated client.
+    pub fn logins_line(&self) -> Option<String> {
+        let rate = |scenario: Scenario, facade: bool| {
+            let s = self.scenarios.iter().find(|s| s.scenario == scenario)?;
+            let side = if facade {
+                s.facade.as_ref()
+            } else {
+                s.baseline.as_ref()
+            }?;
+            Some(side.median_rate)
+        };
+        let generated = rate(Scenario::Logins, false)?;
+        let memory = rate(Scenario::Logins, true)?;
+        let redis = rate(Scenario::LoginsRedis, true)?;
+        let memory_again = rate(Scenario::LoginsRedis, false)?;
+        Some(format!(
+            "Logins (medians): generated client {}, facade + MemoryStore {} ({} of the generated client; {} in the Redis row), facade + RedisStore {} ({} of the generated client, {} of the MemoryStore in the same row).",
+            format_rate(generated, "logins"),
+            format_rate(memory, "logins"),
+            format_ratio(memory / generated),
+            format_rate(memory_again, "logins"),
+            format_rate(redis, "logins"),
+            format_ratio(redis / generated),
+            format_ratio(redis / memory_again),
+        ))
+    }
+
     /// The markdown table and the machine line.
     pub fn markdown(&self) -> String {
         let mut out = String::new();
@@ -451,6 +489,9 @@ impl Report {
                 s.target.describe(),
                 result
             );
+        }
+        if let Some(line) = self.logins_line() {
+            let _ = writeln!(out, "\n{line}");
         }
         let _ = writeln!(
             out,
@@ -533,6 +574,52 @@ struct Fakes<'a> {
     options: &'a SuiteOptions,
     plain: Option<FakeProcess>,
     latency: Option<FakeProcess>,
+    redis: Option<RedisProcess>,
+}
+
+/// A `redis-server` on a free loopback port, without persistence; killed
+/// when dropped.
+struct RedisProcess {
+    child: std::process::Child,
+    url: String,
+}
+
+impl RedisProcess {
+    fn start(work_dir: &Path) -> Result<Self> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")?
+            .local_addr()?
+            .port();
+        let dir = work_dir.join("redis");
+        fs::create_dir_all(&dir)?;
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("starting redis-server (Debian: apt-get install redis-server)")?;
+        let me = Self {
+            child,
+            url: format!("redis://127.0.0.1:{port}/0"),
+        };
+        let deadline = Instant::now() + std::time::Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if Instant::now() > deadline {
+                bail!("redis-server did not listen on port {port} within 10 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        Ok(me)
+    }
+}
+
+impl Drop for RedisProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 impl Fakes<'_> {
@@ -558,6 +645,22 @@ impl Fakes<'_> {
             .as_ref()
             .map(FakeProcess::vars)
             .context("the plain fake is not running")
+    }
+
+    /// The plain fake's variables plus `BENCH_REDIS_URL` of a redis-server
+    /// started on first use.
+    fn plain_with_redis(&mut self) -> Result<FakeVars> {
+        if self.redis.is_none() {
+            self.redis = Some(RedisProcess::start(&self.options.work_dir)?);
+        }
+        let url = self
+            .redis
+            .as_ref()
+            .map(|r| r.url.clone())
+            .context("redis-server is not running")?;
+        let mut vars = self.plain()?.clone();
+        vars.0.insert("BENCH_REDIS_URL".to_owned(), url);
+        Ok(vars)
     }
 
     fn latency(&mut self) -> Result<&FakeVars> {
@@ -610,12 +713,12 @@ fn client_scenario(
     let sizes = &options.sizes;
     let count = match client {
         ClientScenario::Upload => sizes.upload_rows,
-        ClientScenario::Logins => sizes.logins,
+        ClientScenario::Logins | ClientScenario::LoginsRedis => sizes.logins,
         _ => 0,
     };
     let warmup_count = match client {
         ClientScenario::Upload => count.min(1_000),
-        ClientScenario::Logins => count.min(1_000),
+        ClientScenario::Logins | ClientScenario::LoginsRedis => count.min(1_000),
         _ => 0,
     };
     let mut baseline = Vec::new();
@@ -639,12 +742,19 @@ fn client_scenario(
                     let vars = fakes.latency()?.clone();
                     run_sample_process(&options.runner_bin, &spec, &vars)?
                 }
+                ClientScenario::LoginsRedis => {
+                    let vars = fakes.plain_with_redis()?;
+                    run_sample_process(&options.runner_bin, &spec, &vars)?
+                }
                 _ => {
                     let vars = fakes.plain()?.clone();
                     run_sample_process(&options.runner_bin, &spec, &vars)?
                 }
             };
-            if client != ClientScenario::Upload && client != ClientScenario::Logins {
+            if !matches!(
+                client,
+                ClientScenario::Upload | ClientScenario::Logins | ClientScenario::LoginsRedis
+            ) {
                 let want = match client {
                     ClientScenario::IdMapping => None,
                     _ => Some(sizes.read_rows),
@@ -775,6 +885,7 @@ pub fn run(options: &SuiteOptions) -> Result<Report> {
         options,
         plain: None,
         latency: None,
+        redis: None,
     };
     let mut results = Vec::new();
     for scenario in selected {

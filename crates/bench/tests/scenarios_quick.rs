@@ -37,6 +37,7 @@ fn targets(ads: &SearchAdsFake, video: &VideoSessionFake) -> Targets {
             secret_key: demo.secret_key.clone(),
             user_name: demo.user_name.clone(),
             password: demo.password.clone(),
+            redis_url: None,
         },
     }
 }
@@ -126,4 +127,58 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
     let f = run(&plain, ClientScenario::Logins, Variant::Facade, 40).await;
     assert_eq!((b.units, f.units), (40, 40));
     assert_eq!(video.ledger().counts().logins_succeeded, 80);
+}
+
+/// `logins-redis`: the MemoryStore baseline and the RedisStore facade both
+/// log in every time, on a redis-server of the test's own (skipped, loudly,
+/// without one unless `REQUIRE_REDIS=1`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logins_redis_runs_both_variants() {
+    use std::process::{Command, Stdio};
+    if Command::new("redis-server")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .is_err()
+    {
+        assert!(
+            std::env::var("REQUIRE_REDIS").as_deref() != Ok("1"),
+            "REQUIRE_REDIS=1 but redis-server is not on the PATH"
+        );
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            b"\n*** SKIPPED logins_redis_runs_both_variants: redis-server is not installed ***\n",
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut redis = Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", "", "--appendonly", "no"])
+        .arg("--dir")
+        .arg(dir.path())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    for _ in 0..500 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let ads = search_ads(Duration::ZERO).await;
+    let video = VideoSessionFake::start_default().await.unwrap();
+    let mut t = targets(&ads, &video);
+    t.video.redis_url = Some(format!("redis://127.0.0.1:{port}/0"));
+    let b = run(&t, ClientScenario::LoginsRedis, Variant::Baseline, 30).await;
+    let f = run(&t, ClientScenario::LoginsRedis, Variant::Facade, 30).await;
+    let _ = redis.kill();
+    let _ = redis.wait();
+    assert_eq!((b.units, f.units), (30, 30));
+    assert_eq!(video.ledger().counts().logins_succeeded, 60);
 }

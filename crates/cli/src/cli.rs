@@ -117,7 +117,7 @@ pub struct SandboxArgs {
 pub enum VideoCommand {
     /// Log in and keep the session token for `video invite`
     #[command(
-        long_about = "Log in and keep the session token for `video invite`.\n\nThe password comes from VIDEO_PASSWORD or, on a terminal, from a prompt that does not\necho; never from a flag. The token is kept in a file only you can read (0600) in the\nstate directory and is never printed.\n\nThe service blocks an account for 10 minutes after more than 5 failed logins in 10\nminutes. apictl counts failed logins per account in the state directory, across runs,\nand refuses to send a login whose failure could start a block, saying when it is safe\nto try again."
+        long_about = "Log in and keep the session token for `video invite`.\n\nThe password comes from VIDEO_PASSWORD or, on a terminal, from a prompt that does not\necho; never from a flag. The token is kept in a file only you can read (0600) in the\nstate directory and is never printed.\n\nThe service blocks an account for 10 minutes after more than 5 failed logins in 10\nminutes. apictl counts failed logins per account in the state directory (or in Redis with\n--lockout-store, shared by every machine using it), across runs, and refuses to send a\nlogin whose failure could start a block, saying when it is safe to try again."
     )]
     Login(VideoLoginArgs),
 
@@ -126,6 +126,48 @@ pub enum VideoCommand {
         long_about = "Send a session invitation by SMS, WhatsApp or e-mail.\n\nUses the session of `apictl video login`. Exactly one of --sms, --whatsapp or --email.\nThe call-experience flags become the invitation's query string (for example\n?m=1&c=2&o=1&s=4); flags left out take the service's defaults."
     )]
     Invite(VideoInviteArgs),
+
+    /// Show the lockout count of an account, sending nothing
+    #[command(
+        name = "lockout-status",
+        long_about = "Show the lockout count of an account, sending nothing.\n\nReads the lockout store (the state directory's file, or --lockout-store) and prints how\nmany failed or unanswered logins of the account are counted, how many more apictl would\nsend, and when it will send again if it refuses now. Needs the secret key and the user\nname (they name the account), never the password."
+    )]
+    LockoutStatus(VideoLockoutStatusArgs),
+}
+
+/// Where the login lockout count is kept.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Lockout store")]
+pub struct LockoutStoreArgs {
+    /// Share the login lockout count through Redis (redis://HOST:PORT/DB) instead of the state directory's file
+    #[arg(
+        long = "lockout-store",
+        env = "APICTL_LOCKOUT_STORE",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub lockout_store: Option<String>,
+}
+
+/// `apictl video lockout-status`.
+#[derive(Debug, Args)]
+pub struct VideoLockoutStatusArgs {
+    /// The domain's secret key (prefer the environment or the config file)
+    #[arg(
+        long,
+        env = "VIDEO_SECRET_KEY",
+        hide_env_values = true,
+        value_name = "KEY"
+    )]
+    pub secret_key: Option<String>,
+
+    /// The user name
+    #[arg(long, env = "VIDEO_USER", hide_env_values = true, value_name = "NAME")]
+    pub user: Option<String>,
+
+    /// Store.
+    #[command(flatten)]
+    pub store: LockoutStoreArgs,
 }
 
 /// Where the video session service is.
@@ -161,6 +203,10 @@ pub struct VideoLoginArgs {
     /// The user name
     #[arg(long, env = "VIDEO_USER", hide_env_values = true, value_name = "NAME")]
     pub user: Option<String>,
+
+    /// Store.
+    #[command(flatten)]
+    pub store: LockoutStoreArgs,
 }
 
 /// Microphone at connect.

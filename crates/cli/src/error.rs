@@ -93,16 +93,18 @@ impl From<video_session::Error> for AppError {
             }
             E::InvalidCredentials {
                 remaining_attempts: 0,
+                window,
                 ..
-            } => "check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); apictl will not send another login for this account until the oldest failure is 10 minutes old".to_owned(),
+            } => format!("check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); apictl will not send another login for this account until the oldest failure is {} old", span(*window)),
             E::InvalidCredentials {
                 remaining_attempts: 1,
+                window,
                 ..
-            } => "check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); after 1 more failure within 10 minutes apictl stops sending logins for this account".to_owned(),
+            } => format!("check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); after 1 more failure within {} apictl stops sending logins for this account", span(*window)),
             E::InvalidCredentials {
-                remaining_attempts, ..
+                remaining_attempts, window, ..
             } => format!(
-                "check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); after {remaining_attempts} more failures within 10 minutes apictl stops sending logins for this account"
+                "check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); after {remaining_attempts} more failures within {} apictl stops sending logins for this account", span(*window)
             ),
             E::AccountBlocked { .. } => {
                 "wait until the time above; apictl will not send a login for this account before then"
@@ -126,10 +128,20 @@ impl From<video_session::Error> for AppError {
             E::UnexpectedResponse { .. } => {
                 "the service does not answer as documented; run with -v and report it".to_owned()
             }
-            E::Store(_) => "check that the state directory (--state-dir, APICTL_STATE_DIR) is writable by you only".to_owned(),
+            E::Store(_) => "nothing was sent; check the lockout store: the state directory (--state-dir, APICTL_STATE_DIR) must be yours only, or the Redis server of --lockout-store (APICTL_LOCKOUT_STORE) must be reachable".to_owned(),
             _ => "run with -v for details".to_owned(),
         };
         AppError::new(e.to_string()).hint(hint)
+    }
+}
+
+/// `10 minutes`, `90 s`: a lockout window for hints.
+fn span(window: std::time::Duration) -> String {
+    let secs = window.as_secs();
+    if secs.is_multiple_of(60) && secs > 0 {
+        format!("{} minutes", secs / 60)
+    } else {
+        format!("{secs} s")
     }
 }
 

@@ -1,16 +1,18 @@
 //! Files in the state directory: the video session and the lockout count.
 //!
-//! Both are written only by their owner's user: the directory is created 0700,
-//! the files 0600, written to a temporary file and renamed into place.
+//! Both are written only by their owner's user through the facade's
+//! [`private_file`]: the directory is created 0700, the files 0600, written to
+//! a temporary file and renamed into place; a file others can read or a
+//! directory others can change is refused with a `chmod` hint.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use facade::video_session::{FileStore, Session, UserDetails};
 use secrecy::{ExposeSecret as _, SecretString};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{AppError, AppResult, io_error};
+use crate::error::{AppError, AppResult};
+use facade::private_file::{self, PrivateFileError};
 
 const SESSION_FORMAT: &str = "apictl.video.session/1";
 
@@ -71,17 +73,15 @@ impl StateDir {
     /// Loads the saved session: its service URL and the session.
     pub fn load_session(&self) -> AppResult<(String, Session)> {
         let path = self.session_path();
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(AppError::new(format!(
-                    "not logged in: no saved session in {}",
-                    self.dir.display()
-                ))
-                .hint("run `apictl video login` first (with the same --state-dir)"));
-            }
-            Err(e) => return Err(io_error("cannot read the session file", &path, &e)),
+        let Some(bytes) = private_file::read(&path, MAX_SESSION_BYTES).map_err(private_error)?
+        else {
+            return Err(AppError::new(format!(
+                "not logged in: no saved session in {}",
+                self.dir.display()
+            ))
+            .hint("run `apictl video login` first (with the same --state-dir)"));
         };
+        let text = String::from_utf8_lossy(&bytes);
         let broken = || {
             AppError::new(format!("{} is not a saved session", path.display()))
                 .hint("run `apictl video login` again to replace it")
@@ -131,51 +131,28 @@ struct SessionFile {
     domain_name: Option<String>,
 }
 
-fn create_private_dir(dir: &Path) -> AppResult<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        builder.mode(0o700);
-    }
-    builder
-        .create(dir)
-        .map_err(|e| io_error("cannot create the state directory", dir, &e))
+/// Writes `bytes` to `path` through the facade's one owner of private files
+/// (0600 file renamed into place, 0700 directory, refused when others can
+/// change the directory).
+pub fn write_private(path: &Path, bytes: &[u8]) -> AppResult<()> {
+    private_file::write(path, bytes).map_err(private_error)
 }
 
-/// Writes `bytes` to `path` through a 0600 temporary file renamed into place.
-pub fn write_private(path: &Path, bytes: &[u8]) -> AppResult<()> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        create_private_dir(parent)?;
-    }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".tmp-{}", std::process::id()));
-    let tmp = PathBuf::from(tmp);
-    let result = (|| {
-        let _ = std::fs::remove_file(&tmp);
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
+/// A private-file error as an `error:` line with a hint that names the fix.
+fn private_error(e: PrivateFileError) -> AppError {
+    let hint = match &e {
+        PrivateFileError::TooOpen { .. } => {
+            "the state directory holds your session token and login count: only you may read or change it"
         }
-        let mut file = options.open(&tmp)?;
-        file.write_all(bytes)?;
-        file.write_all(b"\n")?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&tmp, path)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        io_error("cannot write", path, &e)
-    })
+        PrivateFileError::Io { .. } => {
+            "check the state directory (--state-dir or APICTL_STATE_DIR) exists and is yours"
+        }
+    };
+    AppError::new(e.to_string()).hint(hint)
 }
+
+/// The largest session file read.
+const MAX_SESSION_BYTES: u64 = 64 * 1024;
 
 #[cfg(test)]
 mod tests {
@@ -212,5 +189,23 @@ mod tests {
                 .message
                 .contains("not logged in")
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_session_file_others_can_read_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let state = StateDir::new(dir.path().join("s"));
+        let user = UserDetails::new(uuid::Uuid::nil(), 1, 2);
+        let session = Session::new(user, SecretString::from("tok"), None);
+        let path = state.save_session("http://127.0.0.1:9", &session).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let e = state.load_session().unwrap_err();
+        assert!(e.message.contains("0644"), "{}", e.message);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        std::fs::set_permissions(state.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        let e = state.load_session().unwrap_err();
+        assert!(e.message.contains("0777"), "{}", e.message);
     }
 }

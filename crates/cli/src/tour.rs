@@ -1,6 +1,7 @@
 //! `apictl tour`: every feature, against fakes started in this process.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -237,7 +238,13 @@ async fn login(f: &Fixture) -> AppResult<()> {
         demo.user_name.clone(),
         demo.password.clone(),
     )?;
-    let (session, path) = video::login(f.video_base.clone(), &credentials, &f.state).await?;
+    let (session, path) = video::login(
+        f.video_base.clone(),
+        &credentials,
+        &f.state,
+        Arc::new(f.state.lockout_store()),
+    )
+    .await?;
     ok(format!(
         "logged in as {}",
         video::describe_user(&session, &demo.user_name)
@@ -278,7 +285,7 @@ async fn lockout(f: &Fixture) -> AppResult<()> {
         "Trying user {} with a wrong password:",
         other.user_name
     ));
-    let client = video::client(f.video_base.clone(), &f.state)?;
+    let client = video::client(f.video_base.clone(), Arc::new(f.state.lockout_store()))?;
     let credentials = Credentials::new(
         demo.secret_key.clone(),
         other.user_name.clone(),

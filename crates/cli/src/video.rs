@@ -7,13 +7,15 @@ use std::sync::Arc;
 use facade::http::BaseUrl;
 use facade::video_session::{
     CallExperience, Camera, CountryCode, Credentials, EmailAddress, Error as VideoError,
-    Invitation, InvitationReceipt, JoinAs, Message, Microphone, MobileNumber, PlatformSupport,
-    Session, SessionId, VideoSessionClient,
+    Invitation, InvitationReceipt, JoinAs, LockoutGuard, LockoutStore, Message, Microphone,
+    MobileNumber, PlatformSupport, RedisStore, Session, SessionId, SystemClock, VideoSessionClient,
 };
 use secrecy::SecretString;
 use serde_json::json;
 
-use crate::cli::{CameraArg, MicArg, PlatformArg, VideoInviteArgs, VideoLoginArgs};
+use crate::cli::{
+    CameraArg, MicArg, PlatformArg, VideoInviteArgs, VideoLockoutStatusArgs, VideoLoginArgs,
+};
 use crate::config::pick;
 use crate::context::{Ctx, print_json};
 use crate::error::{AppError, AppResult};
@@ -30,10 +32,34 @@ fn base_url(text: &str) -> AppResult<BaseUrl> {
     })
 }
 
-/// A client whose lockout guard keeps its count in the state directory.
-pub fn client(base: BaseUrl, state: &StateDir) -> AppResult<VideoSessionClient> {
+/// The lockout store: Redis when `url` is given (`--lockout-store`,
+/// `APICTL_LOCKOUT_STORE`), else the state directory's file.
+pub async fn lockout_store(
+    url: Option<&str>,
+    state: &StateDir,
+) -> AppResult<Arc<dyn LockoutStore>> {
+    let Some(url) = url.filter(|u| !u.trim().is_empty()) else {
+        return Ok(Arc::new(state.lockout_store()));
+    };
+    if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
+        return Err(AppError::new(format!(
+            "--lockout-store must be a redis:// URL (redis://HOST:PORT/DB), not {:?}",
+            url.split('@').next_back().unwrap_or_default()
+        ))
+        .hint("leave --lockout-store and APICTL_LOCKOUT_STORE unset to keep the count in the state directory"));
+    }
+    let store = RedisStore::connect(url).await.map_err(|e| {
+        AppError::new(e.to_string()).hint(
+            "nothing was sent; check that the Redis server of --lockout-store (APICTL_LOCKOUT_STORE) is up and reachable",
+        )
+    })?;
+    Ok(Arc::new(store))
+}
+
+/// A client whose lockout guard keeps its count in `store`.
+pub fn client(base: BaseUrl, store: Arc<dyn LockoutStore>) -> AppResult<VideoSessionClient> {
     Ok(VideoSessionClient::builder(base)
-        .lockout_store(Arc::new(state.lockout_store()))
+        .lockout_store(store)
         .build()?)
 }
 
@@ -43,8 +69,9 @@ pub async fn login(
     base: BaseUrl,
     credentials: &Credentials,
     state: &StateDir,
+    store: Arc<dyn LockoutStore>,
 ) -> AppResult<(Session, PathBuf)> {
-    let client = client(base.clone(), state)?;
+    let client = client(base.clone(), store)?;
     let session = client.login(credentials).await?;
     let path = state.save_session(base.as_str(), &session)?;
     Ok((session, path))
@@ -89,7 +116,8 @@ pub async fn run_login(ctx: &Ctx, args: &VideoLoginArgs) -> AppResult<u8> {
     let password = password()?;
     let credentials = Credentials::new(SecretString::from(secret_key), user, password)?;
     let state = ctx.state()?;
-    let (session, path) = login(base.clone(), &credentials, &state).await?;
+    let store = lockout_store(args.store.lockout_store.as_deref(), &state).await?;
+    let (session, path) = login(base.clone(), &credentials, &state, store).await?;
     let user = session.user();
     if ctx.json {
         print_json(&json!({
@@ -108,6 +136,62 @@ pub async fn run_login(ctx: &Ctx, args: &VideoLoginArgs) -> AppResult<u8> {
             describe_user(&session, credentials.user_name()),
             path.display()
         );
+    }
+    Ok(0)
+}
+
+/// `apictl video lockout-status`: what the store holds for the account.
+pub async fn run_lockout_status(ctx: &Ctx, args: &VideoLockoutStatusArgs) -> AppResult<u8> {
+    let file = &ctx.config.video;
+    let secret_key = pick(&args.secret_key, &file.secret_key).ok_or_else(|| {
+        AppError::new("no domain secret key")
+            .hint("set VIDEO_SECRET_KEY, add secret_key to [video] in the config file, or pass --secret-key")
+    })?;
+    let user = pick(&args.user, &file.user).ok_or_else(|| {
+        AppError::new("no user name")
+            .hint("pass --user, set VIDEO_USER or add user to [video] in the config file")
+    })?;
+    // The password is not needed to name the account; a placeholder keeps
+    // the one validation path of `Credentials`.
+    let credentials = Credentials::new(SecretString::from(secret_key), user, "-")?;
+    let key = credentials.account_key();
+    let state = ctx.state()?;
+    let store = lockout_store(args.store.lockout_store.as_deref(), &state).await?;
+    let location = store.location();
+    let guard = LockoutGuard::new(store, Arc::new(SystemClock));
+    let status = guard
+        .status(&key)
+        .await
+        .map_err(|e| AppError::from(VideoError::Store(e)))?;
+    let now = std::time::SystemTime::now();
+    let utc = |t: std::time::SystemTime| {
+        chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    };
+    if ctx.json {
+        print_json(&json!({
+            "account": key.short(),
+            "store": location,
+            "failuresInWindow": status.failures_in_window,
+            "remainingAttempts": status.remaining_attempts,
+            "retryAt": status.retry_at.map(utc),
+            "blockedUntil": status.blocked_until.map(utc),
+            "reason": status.refusal.map(|r| r.to_string()),
+        }))?;
+    } else {
+        println!(
+            "account {} ({}) in {location}: {} failed or unanswered login(s) counted; {} more would be sent now",
+            credentials.user_name(),
+            key.short(),
+            status.failures_in_window,
+            status.remaining_attempts
+        );
+        if let (Some(at), Some(reason)) = (status.retry_at, status.refusal) {
+            let secs = at.duration_since(now).unwrap_or_default().as_secs();
+            println!(
+                "logins refused: {reason}; safe to try again at {} (in {secs} s)",
+                utc(at)
+            );
+        }
     }
     Ok(0)
 }

@@ -97,5 +97,6 @@
 #![warn(missing_docs)]
 
 pub mod http;
+pub mod private_file;
 pub mod search_ads;
 pub mod video_session;

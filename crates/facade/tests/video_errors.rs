@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use facade::http::BaseUrl;
-use facade::video_session::{Credentials, Error, ManualClock, RefusalReason, VideoSessionClient};
+use facade::video_session::{
+    Credentials, Error, ManualClock, MemoryStore, RefusalReason, VideoSessionClient,
+};
 use serde_json::json;
 use video_support::{Canned, Captured, RecordingServer};
 
@@ -18,6 +20,7 @@ async fn client_answering(
     let clock = ManualClock::new(UNIX_EPOCH + Duration::from_secs(1_800_000_000));
     let client = VideoSessionClient::builder(BaseUrl::parse(&server.base_url()).unwrap())
         .clock(Arc::new(clock.clone()))
+        .lockout_store(Arc::new(MemoryStore::new()))
         .build()
         .unwrap();
     (server, client, clock)
@@ -27,10 +30,11 @@ fn creds() -> Credentials {
     Credentials::new("sk-errors", "alice", "pw-errors").unwrap()
 }
 
-fn failures(client: &VideoSessionClient) -> u32 {
+async fn failures(client: &VideoSessionClient) -> u32 {
     client
         .lockout()
         .status(&creds().account_key())
+        .await
         .unwrap()
         .failures_in_window
 }
@@ -62,17 +66,101 @@ async fn block_end_comes_from_retry_after_then_the_body_then_the_policy() {
             panic!("expected AccountBlocked, got {err:?}")
         };
         assert_eq!(until, now + Duration::from_secs(expected));
-        // Nothing is sent until the block ends, which also clears the count.
+        // Nothing is sent until the block ends, plus the 60 s margin.
+        let margin = Duration::from_secs(60);
         let refused = client.login(&creds()).await.unwrap_err();
         assert!(
-            matches!(refused, Error::LockoutRefused { reason: RefusalReason::KnownBlock, retry_at, .. } if retry_at == until),
+            matches!(refused, Error::LockoutRefused { reason: RefusalReason::KnownBlock, retry_at, .. } if retry_at == until + margin),
             "{refused:?}"
         );
         assert_eq!(server.requests().len(), 1);
-        clock.advance(Duration::from_secs(expected));
-        let status = client.lockout().status(&creds().account_key()).unwrap();
-        assert_eq!((status.failures_in_window, status.retry_at), (0, None));
+        clock.advance(Duration::from_secs(expected) + margin - Duration::from_millis(1));
+        assert!(client.login(&creds()).await.is_err());
+        assert_eq!(server.requests().len(), 1);
+        clock.advance(Duration::from_millis(1));
+        let status = client
+            .lockout()
+            .status(&creds().account_key())
+            .await
+            .unwrap();
+        assert_eq!(status.retry_at, None);
+        // The blocked attempt itself counts as a failure for window + margin
+        // (a block's end never resets the count).
+        let still_counted = u32::from(expected + 60 < 660);
+        assert_eq!(status.failures_in_window, still_counted);
     }
+}
+
+/// Reproduction 5: a 429 on login was counted as a failure and its
+/// `Retry-After` ignored. Now it does not count, and nothing is sent for that
+/// account until `Retry-After` + the 60 s margin.
+#[tokio::test]
+async fn a_429_on_login_does_not_count_and_pauses_until_retry_after() {
+    let (server, client, clock) = client_answering(|_| {
+        Canned::json(
+            429,
+            json!({"Code": "TooManyRequests", "Message": "slow down"}),
+        )
+        .with_header("retry-after", "30")
+    })
+    .await;
+    let now: SystemTime = facade::video_session::Clock::now(&clock);
+    let err = client.login(&creds()).await.unwrap_err();
+    assert!(
+        matches!(err, Error::Rejected { status: 429, .. }),
+        "{err:?}"
+    );
+    assert_eq!(failures(&client).await, 0, "a 429 was counted as a failure");
+    let refused = client.login(&creds()).await.unwrap_err();
+    let expected_retry = now + Duration::from_secs(30 + 60);
+    assert!(
+        matches!(refused, Error::LockoutRefused { reason: RefusalReason::RateLimited, retry_at, .. } if retry_at == expected_retry),
+        "{refused:?}"
+    );
+    assert_eq!(server.requests().len(), 1);
+    clock.advance(Duration::from_secs(90));
+    assert!(client.login(&creds()).await.is_err());
+    assert_eq!(server.requests().len(), 2, "not sent after the pause");
+}
+
+/// Reproduction 5: a 423 with `Retry-After: 0` reset the count. Now the
+/// failures before it (and the blocked attempt) still count, so only one
+/// more login is sent.
+#[tokio::test]
+async fn a_423_with_retry_after_zero_keeps_the_count() {
+    let sent = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let n = Arc::clone(&sent);
+    let (server, client, clock) = client_answering(move |_| {
+        if n.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 3 {
+            blocked(Some("0"), Some(0))
+        } else {
+            Canned::json(
+                401,
+                json!({"Code": "InvalidCredentials", "Message": "wrong user name or password"}),
+            )
+        }
+    })
+    .await;
+    for _ in 0..4 {
+        assert!(client.login(&creds()).await.is_err());
+    }
+    // 3 failures, then a block of 0 s: it ends after the margin, and the 4
+    // attempts still count.
+    clock.advance(Duration::from_secs(60));
+    assert_eq!(failures(&client).await, 4);
+    assert!(client.login(&creds()).await.is_err());
+    let refused = client.login(&creds()).await.unwrap_err();
+    assert!(
+        matches!(
+            refused,
+            Error::LockoutRefused {
+                reason: RefusalReason::BudgetExhausted { .. },
+                ..
+            }
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(server.requests().len(), 5);
 }
 
 #[tokio::test]
@@ -90,7 +178,7 @@ async fn validation_failure_on_login_does_not_count_and_names_the_field() {
         "{err:?}"
     );
     assert!(err.to_string().contains("(field UserName)"), "{err}");
-    assert_eq!(failures(&client), 0);
+    assert_eq!(failures(&client).await, 0);
 }
 
 #[tokio::test]
@@ -107,7 +195,7 @@ async fn login_without_a_token_is_unexpected_but_clears_the_count() {
         matches!(&err, Error::UnexpectedResponse { status: Some(200), detail } if detail.contains("UserToken")),
         "{err:?}"
     );
-    assert_eq!(failures(&client), 0);
+    assert_eq!(failures(&client).await, 0);
 }
 
 #[tokio::test]
@@ -124,18 +212,20 @@ async fn unlisted_status_and_refused_connection() {
         ),
         "{err:?}"
     );
-    assert_eq!(failures(&client), 1, "an unknown outcome counts");
+    assert_eq!(failures(&client).await, 1, "an unknown outcome counts");
 
     // Nothing listens here: the login never left, so it does not count.
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     drop(listener);
-    let client =
-        VideoSessionClient::new(BaseUrl::parse(&format!("http://{addr}")).unwrap()).unwrap();
+    let client = VideoSessionClient::builder(BaseUrl::parse(&format!("http://{addr}")).unwrap())
+        .lockout_store(Arc::new(MemoryStore::new()))
+        .build()
+        .unwrap();
     let err = client.login(&creds()).await.unwrap_err();
     assert!(matches!(err, Error::Transport(_)), "{err:?}");
     assert!(err.to_string().contains("check the network"), "{err}");
-    assert_eq!(failures(&client), 0);
+    assert_eq!(failures(&client).await, 0);
 }
 
 #[test]

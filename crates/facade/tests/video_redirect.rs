@@ -6,7 +6,8 @@ mod video_support;
 
 use facade::http::BaseUrl;
 use facade::video_session::{
-    CallExperience, Credentials, EmailAddress, Error, Invitation, SessionId, VideoSessionClient,
+    CallExperience, Credentials, EmailAddress, Error, Invitation, MemoryStore, SessionId,
+    VideoSessionClient,
 };
 use serde_json::json;
 use video_support::{Canned, Captured, RecordingServer};
@@ -28,7 +29,10 @@ fn invitation() -> Invitation {
 }
 
 fn client(server: &RecordingServer) -> VideoSessionClient {
-    VideoSessionClient::new(BaseUrl::parse(&server.base_url()).unwrap()).unwrap()
+    VideoSessionClient::builder(BaseUrl::parse(&server.base_url()).unwrap())
+        .lockout_store(std::sync::Arc::new(MemoryStore::new()))
+        .build()
+        .unwrap()
 }
 
 #[tokio::test]
@@ -93,7 +97,7 @@ async fn cross_origin_redirect_of_a_login_does_not_resend_the_body_and_counts() 
         "the login body went to the other origin"
     );
     // The outcome is unknown, so the attempt stays counted.
-    let status = client.lockout().status(&creds.account_key()).unwrap();
+    let status = client.lockout().status(&creds.account_key()).await.unwrap();
     assert_eq!(status.failures_in_window, 1);
 }
 

@@ -85,6 +85,7 @@ async fn no_secret_in_formatted_values_errors_or_logs() {
             ..HttpOptions::default()
         })
         .clock(Arc::new(clock.clone()))
+        .lockout_store(Arc::new(facade::video_session::MemoryStore::new()))
         .build()
         .unwrap();
     let creds = Credentials::new(SECRET_KEY, "alice", PASSWORD).unwrap();
@@ -135,7 +136,9 @@ async fn no_secret_in_formatted_values_errors_or_logs() {
                 client.login(&creds).await,
                 Err(Error::LockoutRefused { .. })
             ));
-            clock.advance(Duration::from_secs(601));
+            // The window, the margin and the 0.3 s attempt timeout of the
+            // unanswered login.
+            clock.advance(Duration::from_secs(661));
         }
         *next.lock().unwrap() = answer;
         let err = client.login(&creds).await.unwrap_err();

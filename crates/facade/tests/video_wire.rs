@@ -48,6 +48,9 @@ async fn setup() -> (RecordingServer, VideoSessionClient) {
             user_agent: "facade-tests".into(),
             ..HttpOptions::default()
         })
+        .lockout_store(std::sync::Arc::new(
+            facade::video_session::MemoryStore::new(),
+        ))
         .build()
         .unwrap();
     (server, client)

@@ -68,6 +68,11 @@ impl Apictl {
         self
     }
 
+    /// The same private directory and environment without `VIDEO_PASSWORD`.
+    pub fn clone_without_password(&self) -> ApictlView<'_> {
+        ApictlView { inner: self }
+    }
+
     pub fn without(mut self, name: &str) -> Self {
         self.env.retain(|(n, _)| n != name);
         self
@@ -115,6 +120,27 @@ impl Apictl {
         for (k, v) in extra {
             cmd.env(k, v);
         }
+        let output = tokio::task::spawn_blocking(move || cmd.output())
+            .await
+            .expect("join")
+            .expect("run apictl");
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+}
+
+/// A borrowed `Apictl` that runs without `VIDEO_PASSWORD`.
+pub struct ApictlView<'a> {
+    inner: &'a Apictl,
+}
+
+impl ApictlView<'_> {
+    pub async fn run(&self, args: &[&str]) -> Run {
+        let mut cmd = self.inner.command(args);
+        cmd.env_remove("VIDEO_PASSWORD");
         let output = tokio::task::spawn_blocking(move || cmd.output())
             .await
             .expect("join")

@@ -9,7 +9,7 @@ use video_session_client::types;
 use super::call_experience::CallExperience;
 use super::clock::{Clock, plus};
 use super::credentials::Credentials;
-use super::error::{Error, scrub};
+use super::error::{Error, ValidationError, scrub};
 use super::invitation::{Invitation, SessionId, WireInvitation};
 use super::lockout::{LockoutGuard, LockoutPolicy, LockoutStore, MemoryStore, Outcome};
 use super::session::{Session, UserDetails};
@@ -56,9 +56,11 @@ impl VideoSessionClientBuilder {
         self
     }
 
-    /// Where the lockout guard keeps its counts (default: a new [`MemoryStore`]).
-    /// Use a [`FileStore`](super::FileStore) so a CLI or a restarted process
-    /// keeps them. Ignored when [`lockout_guard`](Self::lockout_guard) is set.
+    /// Where the lockout guard keeps its counts (default: the process-wide
+    /// [`MemoryStore::shared`], so every client of the process shares one
+    /// count). Use a [`FileStore`](super::FileStore) so a CLI or a restarted
+    /// process keeps them, or a `RedisStore` (feature `redis`) for replicas.
+    /// Ignored when [`lockout_guard`](Self::lockout_guard) is set.
     pub fn lockout_store(mut self, store: Arc<dyn LockoutStore>) -> Self {
         self.store = Some(store);
         self
@@ -71,20 +73,24 @@ impl VideoSessionClientBuilder {
         self
     }
 
-    /// The service's lockout rule (default [`LockoutPolicy::SEED`]). Ignored
+    /// The service's lockout rule and safety margin (default
+    /// [`LockoutPolicy::SEED`]; validated by [`build`](Self::build)). Ignored
     /// when [`lockout_guard`](Self::lockout_guard) is set.
     pub fn lockout_policy(mut self, policy: LockoutPolicy) -> Self {
         self.policy = policy;
         self
     }
 
-    /// Shares an existing guard (for several clients of one service).
+    /// Shares an existing guard (for several clients of one service). Its
+    /// attempt timeout must be at least this client's HTTP timeout.
     pub fn lockout_guard(mut self, guard: Arc<LockoutGuard>) -> Self {
         self.guard = Some(guard);
         self
     }
 
-    /// Builds the client.
+    /// Builds the client. Fails with [`Error::Validation`] naming the field
+    /// for an invalid [`LockoutPolicy`] or a shared guard whose attempt timeout
+    /// is shorter than the HTTP timeout.
     pub fn build(self) -> Result<VideoSessionClient, Error> {
         let http = build_client(&self.base, &self.options, TimeoutMode::Total)
             .map_err(Error::ClientBuild)?;
@@ -95,15 +101,31 @@ impl VideoSessionClientBuilder {
                 .with_body_limits(self.options.body_limits(TimeoutMode::Total)),
         );
         let guard = match self.guard {
-            Some(guard) => guard,
+            Some(guard) => {
+                if guard.attempt_timeout() < self.options.timeout {
+                    return Err(Error::Validation(ValidationError::new(
+                        "attempt_timeout",
+                        format!(
+                            "the shared lockout guard assumes attempts end within {} ms, but this client's HTTP timeout is {} ms; build the guard with LockoutGuard::with_attempt_timeout of at least the HTTP timeout",
+                            guard.attempt_timeout().as_millis(),
+                            self.options.timeout.as_millis()
+                        ),
+                    )));
+                }
+                guard
+            }
             None => {
                 let store = self
                     .store
-                    .unwrap_or_else(|| Arc::new(MemoryStore::new()) as Arc<dyn LockoutStore>);
+                    .unwrap_or_else(|| MemoryStore::shared() as Arc<dyn LockoutStore>);
                 let clock = self
                     .clock
                     .unwrap_or_else(|| Arc::new(super::SystemClock) as Arc<dyn Clock>);
-                Arc::new(LockoutGuard::new(store, clock).with_policy(self.policy))
+                Arc::new(
+                    LockoutGuard::new(store, clock)
+                        .with_policy(self.policy)?
+                        .with_attempt_timeout(self.options.timeout)?,
+                )
             }
         };
         Ok(VideoSessionClient {
@@ -164,15 +186,21 @@ impl VideoSessionClient {
 
     /// Logs in, at most once: never retried.
     ///
-    /// Before anything is sent, the [`LockoutGuard`] checks the account (waiting
-    /// while another login of the same account is in flight) and refuses with
-    /// [`Error::LockoutRefused`] when a failure could block it, or while a block
-    /// is known or presumed. The outcome is then recorded: a success clears the
-    /// count; wrong credentials ([`Error::InvalidCredentials`]), an unknown
-    /// outcome (timeout, dropped connection, server error, unreadable answer)
-    /// and a cancelled call count as failures; [`Error::InvalidSecretKey`],
-    /// [`Error::DomainInactive`] and validation errors do not count;
-    /// [`Error::AccountBlocked`] (423) records the block until `Retry-After`.
+    /// Before anything is sent, the [`LockoutGuard`] reserves the attempt
+    /// (waiting while another login of the same account is in flight in this
+    /// process) and refuses with [`Error::LockoutRefused`] when a failure could
+    /// block the account, or while a block or a 429 pause is known or presumed;
+    /// a store that fails refuses with [`Error::Store`]. The outcome is then
+    /// recorded: a success removes the failures it proves cleared; wrong
+    /// credentials ([`Error::InvalidCredentials`]) and other error answers
+    /// count from their arrival; an attempt without an answer (timeout,
+    /// dropped connection) or a cancelled call counts from its start for the
+    /// attempt timeout + window + margin; [`Error::InvalidSecretKey`],
+    /// [`Error::DomainInactive`], validation errors and 429 do not count (429
+    /// pauses logins until its `Retry-After`); [`Error::AccountBlocked`] (423)
+    /// records the block until `Retry-After`. When recording the outcome fails,
+    /// the service's own answer is still returned (and a block is still
+    /// honoured by this process).
     pub async fn login(&self, credentials: &Credentials) -> Result<Session, Error> {
         let attempt = self.guard.begin(credentials.account_key()).await?;
         let account = attempt.key().short();
@@ -189,7 +217,7 @@ impl VideoSessionClient {
         ];
         match result {
             Ok(answer) => {
-                if let Err(e) = attempt.resolve(Outcome::Succeeded) {
+                if let Err(e) = attempt.resolve(Outcome::Succeeded).await {
                     // The count stays (which only errs on the safe side).
                     tracing::warn!(%account, error = %e, "could not clear the login failure count");
                 }
@@ -199,11 +227,20 @@ impl VideoSessionClient {
             Err(error) => {
                 let now = self.guard.clock().now();
                 let (outcome, error) = self.classify_login_error(error, now, &secrets);
-                let status = attempt.resolve(outcome)?;
+                let policy = *self.guard.policy();
+                let counted = attempt.counted_at_reservation();
+                let (failures_in_window, remaining_attempts) = match attempt.resolve(outcome).await
+                {
+                    Ok(status) => (status.failures_in_window, status.remaining_attempts),
+                    // Logged by the guard; the count in the store is at
+                    // least what it was at the reservation.
+                    Err(_) => (counted, policy.max_failures.saturating_sub(counted)),
+                };
                 let error = match error {
-                    Error::InvalidCredentials { .. } => Error::InvalidCredentials {
-                        failures_in_window: status.failures_in_window,
-                        remaining_attempts: status.remaining_attempts,
+                    Error::InvalidCredentials { window, .. } => Error::InvalidCredentials {
+                        failures_in_window,
+                        remaining_attempts,
+                        window,
                     },
                     other => other,
                 };
@@ -224,17 +261,25 @@ impl VideoSessionClient {
                 let status = answer.status().as_u16();
                 let retry_after = retry_after_header(answer.headers());
                 let body = answer.into_inner();
+                let body_retry = body
+                    .retry_after_seconds
+                    .and_then(|s| u64::try_from(s).ok())
+                    .map(Duration::from_secs);
                 match (status, body.code.as_str()) {
                     (423, _) | (_, "AccountBlocked") => {
                         let wait = retry_after
-                            .or(body
-                                .retry_after_seconds
-                                .and_then(|s| u64::try_from(s).ok())
-                                .map(Duration::from_secs))
+                            .or(body_retry)
                             .unwrap_or(self.guard.policy().block)
                             .min(MAX_BLOCK_WAIT);
                         let until = plus(now, wait);
-                        (Outcome::Blocked(until), Error::AccountBlocked { until })
+                        (Outcome::Blocked(wait), Error::AccountBlocked { until })
+                    }
+                    (429, _) => {
+                        let wait = retry_after
+                            .or(body_retry)
+                            .unwrap_or_default()
+                            .min(MAX_BLOCK_WAIT);
+                        (Outcome::RateLimited(wait), rejected(status, body, secrets))
                     }
                     (_, "InvalidSecretKey") => (Outcome::NotCounted, Error::InvalidSecretKey),
                     (_, "DomainInactive") => (Outcome::NotCounted, Error::DomainInactive),
@@ -243,25 +288,28 @@ impl VideoSessionClient {
                         Error::InvalidCredentials {
                             failures_in_window: 0,
                             remaining_attempts: 0,
+                            window: self.guard.policy().window,
                         },
                     ),
                     (400, "ValidationFailed") => {
                         (Outcome::NotCounted, rejected(status, body, secrets))
                     }
-                    // Anything else may have been counted by the service.
+                    // Any other answer may have been counted, at the latest now.
                     _ => (Outcome::Failed, rejected(status, body, secrets)),
                 }
             }
             other => {
-                let not_sent = matches!(&other, video_session_client::Error::InvalidRequest(_))
-                    || matches!(
-                        &other,
-                        video_session_client::Error::CommunicationError(e) if e.is_connect() || e.is_builder()
-                    );
-                let outcome = if not_sent {
-                    Outcome::NotCounted
-                } else {
-                    Outcome::Failed
+                use video_session_client::Error as E;
+                let outcome = match &other {
+                    // Never sent.
+                    E::InvalidRequest(_) => Outcome::NotCounted,
+                    E::CommunicationError(e) if e.is_connect() || e.is_builder() => {
+                        Outcome::NotCounted
+                    }
+                    // No answer: the service may process it later.
+                    E::CommunicationError(_) | E::Custom(_) => Outcome::Unknown,
+                    // An answer arrived (a status at least): counted by now if at all.
+                    _ => Outcome::Failed,
                 };
                 (outcome, transport_error(other, secrets, "login"))
             }

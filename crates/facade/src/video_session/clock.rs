@@ -1,26 +1,43 @@
 //! Time sources for the lockout guard, and the UTC formatting used in messages.
 
 use std::fmt;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Where the lockout guard reads the current time.
 ///
 /// Wall-clock time ([`SystemTime`]) because failure times are persisted by the
-/// [`FileStore`](super::FileStore) and compared across processes, and because a
-/// service's `Retry-After` is relative to the moment its answer arrives.
+/// [`FileStore`](super::FileStore) and compared across processes, and because
+/// messages say when trying again is safe. Within one process the time must
+/// never jump: [`SystemClock`] reads the wall clock once and then advances
+/// with the monotonic clock.
 pub trait Clock: Send + Sync + fmt::Debug {
     /// The current time.
     fn now(&self) -> SystemTime;
 }
 
-/// The system's wall clock.
+/// The wall clock as read when the process first asked for the time, advanced
+/// by the monotonic clock ([`Instant`]) since then.
+///
+/// A wall-clock jump while the process runs (NTP stepping it, an
+/// administrator setting it) does not move this clock, so it can neither drop
+/// counted failures early nor refuse for the length of the jump. Processes
+/// started after a jump see the new wall time; a store clamps entries dated
+/// further in the future than any step could write (see README, "Running
+/// several replicas", for what is assumed of clocks).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct SystemClock;
 
+/// The process's anchor: the wall time and the monotonic instant read together.
+fn anchor() -> (SystemTime, Instant) {
+    static ANCHOR: OnceLock<(SystemTime, Instant)> = OnceLock::new();
+    *ANCHOR.get_or_init(|| (SystemTime::now(), Instant::now()))
+}
+
 impl Clock for SystemClock {
     fn now(&self) -> SystemTime {
-        SystemTime::now()
+        let (wall, at) = anchor();
+        plus(wall, at.elapsed())
     }
 }
 
@@ -75,36 +92,6 @@ pub(crate) fn plus(t: SystemTime, d: Duration) -> SystemTime {
     t.checked_add(d)
         .or_else(|| t.checked_add(CENTURY))
         .unwrap_or(t)
-}
-
-/// Rounds `t` up to the next whole millisecond (unchanged when already whole).
-///
-/// Failure times are kept with millisecond precision (the file store's unit);
-/// rounding up makes a failure leave the window a little later, never earlier.
-pub(crate) fn ceil_ms(t: SystemTime) -> SystemTime {
-    match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => {
-            let rem = d.subsec_nanos() % 1_000_000;
-            if rem == 0 {
-                t
-            } else {
-                plus(t, Duration::from_nanos(u64::from(1_000_000 - rem)))
-            }
-        }
-        Err(_) => t,
-    }
-}
-
-/// Milliseconds since the Unix epoch (0 for earlier times, saturating).
-pub(crate) fn to_unix_ms(t: SystemTime) -> u64 {
-    t.duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}
-
-/// The time `ms` milliseconds after the Unix epoch.
-pub(crate) fn from_unix_ms(ms: u64) -> SystemTime {
-    UNIX_EPOCH + Duration::from_millis(ms)
 }
 
 /// `t` as RFC 3339 UTC with whole seconds, rounded up (`2025-01-31T12:00:05Z`).
@@ -167,14 +154,17 @@ mod tests {
     }
 
     #[test]
-    fn ceil_ms_rounds_up_only_fractions() {
-        let t = UNIX_EPOCH + Duration::from_millis(5);
-        assert_eq!(ceil_ms(t), t);
-        assert_eq!(
-            ceil_ms(t + Duration::from_nanos(1)),
-            t + Duration::from_millis(1)
-        );
-        assert_eq!(from_unix_ms(to_unix_ms(t)), t);
+    fn system_clock_follows_the_monotonic_clock_from_its_anchor() {
+        let (wall, at) = anchor();
+        let a = SystemClock.now();
+        let b = SystemClock.now();
+        assert!(b >= a);
+        let elapsed = at.elapsed();
+        let c = SystemClock.now();
+        // `c` was read after `elapsed`: never behind the anchor plus it, and
+        // in step with the monotonic clock rather than the wall clock.
+        assert!(c >= wall + elapsed);
+        assert!(c <= wall + at.elapsed());
     }
 
     #[test]

@@ -167,10 +167,12 @@ impl fmt::Debug for AccountKey {
 impl FromStr for AccountKey {
     type Err = ValidationError;
 
-    /// Parses 64 hex digits (as written by `Display`).
+    /// Parses exactly 64 lower-case hex digits (as written by `Display`); any
+    /// other spelling is refused, so a store never holds two names for one
+    /// account.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || ValidationError::new("AccountKey", "must be 64 hexadecimal digits");
-        if s.len() != 64 || !s.is_ascii() {
+        let bad = || ValidationError::new("AccountKey", "must be 64 lower-case hexadecimal digits");
+        if s.len() != 64 || !s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
             return Err(bad());
         }
         let mut out = [0u8; 32];
@@ -228,5 +230,6 @@ mod tests {
         assert_eq!(text.parse::<AccountKey>().unwrap(), a);
         assert!(!text.contains("k1"));
         assert!("xyz".parse::<AccountKey>().is_err());
+        assert!(text.to_uppercase().parse::<AccountKey>().is_err());
     }
 }

@@ -33,42 +33,83 @@ impl ValidationError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RefusalReason {
-    /// So many failures are counted in the window that one more failure would
+    /// So many attempts are counted in the window that one more failure would
     /// block the account.
     BudgetExhausted {
-        /// Failed attempts counted in the window.
+        /// Failed (or unanswered) attempts counted.
         failures_in_window: u32,
+        /// The policy's window, for the message.
+        window: Duration,
     },
     /// The service said the account is blocked (423), and the block has not ended.
     KnownBlock,
-    /// More failures are counted in the window than the service allows (for
+    /// More attempts are counted in the window than the service allows (for
     /// example after logins whose outcome is unknown), so the account may be
     /// blocked; the guard waits as if it were.
     PresumedBlock {
-        /// Failed attempts counted in the window.
+        /// Failed or unanswered attempts counted.
         failures_in_window: u32,
+        /// The policy's window, for the message.
+        window: Duration,
     },
+    /// The service asked to slow down (429 with `Retry-After`).
+    RateLimited,
 }
 
 impl fmt::Display for RefusalReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RefusalReason::BudgetExhausted { failures_in_window } => write!(
+            RefusalReason::BudgetExhausted {
+                failures_in_window,
+                window,
+            } => write!(
                 f,
-                "{} in the last 10 minutes; one more failure would block the account",
-                counted(*failures_in_window, "failed attempt", "failed attempts")
+                "{} in the last {}; one more failure would block the account",
+                counted(*failures_in_window, "failed attempt", "failed attempts"),
+                describe_duration(*window)
             ),
             RefusalReason::KnownBlock => f.write_str("the service reported the account blocked"),
-            RefusalReason::PresumedBlock { failures_in_window } => write!(
+            RefusalReason::PresumedBlock {
+                failures_in_window,
+                window,
+            } => write!(
                 f,
-                "{} in the last 10 minutes; the account may be blocked",
+                "{} in the last {}; the account may be blocked",
                 counted(
                     *failures_in_window,
                     "failed or unanswered attempt",
                     "failed or unanswered attempts"
-                )
+                ),
+                describe_duration(*window)
             ),
+            RefusalReason::RateLimited => {
+                f.write_str("the service asked to slow down (HTTP 429 with Retry-After)")
+            }
         }
+    }
+}
+
+/// `10 minutes`, `1 minute`, `90 seconds`, `2 hours`, `1500 ms`: the largest
+/// unit that divides the duration exactly.
+pub(crate) fn describe_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    let unit = |n: u128, one: &str, many: &str| {
+        if n == 1 {
+            format!("1 {one}")
+        } else {
+            format!("{n} {many}")
+        }
+    };
+    if !ms.is_multiple_of(1000) {
+        return format!("{ms} ms");
+    }
+    let secs = ms / 1000;
+    if secs.is_multiple_of(3600) && secs > 0 {
+        unit(secs / 3600, "hour", "hours")
+    } else if secs.is_multiple_of(60) && secs > 0 {
+        unit(secs / 60, "minute", "minutes")
+    } else {
+        unit(secs, "second", "seconds")
     }
 }
 
@@ -81,14 +122,21 @@ fn counted(n: u32, one: &str, many: &str) -> String {
     }
 }
 
-fn invalid_credentials_message(failures_in_window: u32, remaining_attempts: u32) -> String {
+fn invalid_credentials_message(
+    failures_in_window: u32,
+    remaining_attempts: u32,
+    window: Duration,
+) -> String {
     let failures = counted(failures_in_window, "failed attempt", "failed attempts");
     let next = match remaining_attempts {
         0 => "further logins are paused to avoid locking the account".to_owned(),
         1 => "1 more is allowed before logins are paused to avoid locking the account".to_owned(),
         n => format!("{n} more are allowed before logins are paused to avoid locking the account"),
     };
-    format!("login failed: wrong user name or password ({failures} in the last 10 minutes; {next})")
+    format!(
+        "login failed: wrong user name or password ({failures} in the last {}; {next})",
+        describe_duration(window)
+    )
 }
 
 /// Where a lockout store failed. Logins are refused while the store cannot be
@@ -155,12 +203,14 @@ pub enum Error {
     },
 
     /// The service rejected the user name or password (401 `InvalidCredentials`).
-    #[error("{}", invalid_credentials_message(*failures_in_window, *remaining_attempts))]
+    #[error("{}", invalid_credentials_message(*failures_in_window, *remaining_attempts, *window))]
     InvalidCredentials {
         /// Failed attempts counted in the window, this one included.
         failures_in_window: u32,
         /// Attempts the guard still lets through before refusing.
         remaining_attempts: u32,
+        /// The policy's window, for the message.
+        window: Duration,
     },
 
     /// The service reported the account blocked (423 `AccountBlocked`). No login
@@ -238,7 +288,9 @@ pub enum Error {
     #[error("could not build the HTTP client: {0}")]
     ClientBuild(#[source] reqwest::Error),
 
-    /// The lockout store failed; no login is sent while it does.
+    /// The lockout store failed; no login is sent while it does (if it failed
+    /// after the login was sent, the service's own answer is returned instead
+    /// and the failure is logged).
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -264,6 +316,7 @@ mod tests {
         let e = Error::LockoutRefused {
             reason: RefusalReason::BudgetExhausted {
                 failures_in_window: 5,
+                window: Duration::from_secs(600),
             },
             retry_at: UNIX_EPOCH + Duration::from_secs(600),
             retry_after: Duration::from_millis(59_500),
@@ -280,6 +333,7 @@ mod tests {
             Error::InvalidCredentials {
                 failures_in_window,
                 remaining_attempts,
+                window: Duration::from_secs(600),
             }
             .to_string()
         };
@@ -297,11 +351,26 @@ mod tests {
         );
         let presumed = RefusalReason::PresumedBlock {
             failures_in_window: 1,
+            window: Duration::from_secs(600),
         };
         assert_eq!(
             presumed.to_string(),
             "1 failed or unanswered attempt in the last 10 minutes; the account may be blocked"
         );
+        // The window is the policy's, not a fixed "10 minutes".
+        let e = Error::InvalidCredentials {
+            failures_in_window: 2,
+            remaining_attempts: 1,
+            window: Duration::from_secs(90),
+        };
+        assert!(e.to_string().contains("in the last 90 seconds"), "{e}");
+        let r = RefusalReason::BudgetExhausted {
+            failures_in_window: 3,
+            window: Duration::from_secs(7200),
+        };
+        assert!(r.to_string().contains("in the last 2 hours"), "{r}");
+        assert_eq!(describe_duration(Duration::from_secs(60)), "1 minute");
+        assert_eq!(describe_duration(Duration::from_millis(1500)), "1500 ms");
     }
 
     #[test]

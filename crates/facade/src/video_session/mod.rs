@@ -17,8 +17,10 @@
 //!   and any login during a known or presumed block, with
 //!   [`Error::LockoutRefused`] saying when trying again is safe. Logins of one
 //!   account are serialized; an attempt with an unknown outcome counts as a
-//!   failure; nothing is ever retried. The store is pluggable: [`MemoryStore`]
-//!   (default) or [`FileStore`], so a CLI or a restarted process keeps the count.
+//!   failure until the service must have forgotten it; nothing is ever retried.
+//!   The store is pluggable: the process-wide [`MemoryStore::shared`]
+//!   (default), [`FileStore`] (the processes of one host; a CLI or a restarted
+//!   process keeps the count), or `RedisStore` (feature `redis`, replicas).
 //!   The [`Clock`] is injectable ([`ManualClock`] for tests).
 //! - [`Invitation`]: one variant per channel (SMS, WhatsApp, e-mail), with
 //!   validated fields ([`MobileNumber`] with its [`CountryCode`],
@@ -112,7 +114,11 @@ pub use invitation::{
     CountryCode, EMAIL_MAX_CHARS, EmailAddress, Invitation, MESSAGE_MAX_CHARS, Message,
     MobileNumber, SessionId, UndocumentedInvitation, UndocumentedType,
 };
+#[cfg(feature = "redis")]
+pub use lockout::RedisStore;
 pub use lockout::{
-    AccountState, FileStore, LockoutGuard, LockoutPolicy, LockoutStatus, LockoutStore, MemoryStore,
+    AccountState, AccountView, AttemptEntry, AttemptId, DEFAULT_ATTEMPT_TIMEOUT, FileStore, Hold,
+    Limits, LockoutGuard, LockoutPolicy, LockoutStatus, LockoutStore, MAX_SPAN, MemoryStore,
+    Refusal, Resolution, StoreFuture,
 };
 pub use session::{Session, UserDetails};

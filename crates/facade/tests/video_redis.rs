@@ -1,0 +1,359 @@
+//! `RedisStore` against a real `redis-server` started by the test on a free
+//! loopback port (`--save "" --appendonly no`): the steps, TTLs, replicas in
+//! two OS processes sharing one count, and failing closed when Redis stops.
+//!
+//! Without `redis-server` on the PATH the tests print SKIPPED and pass,
+//! unless `REQUIRE_REDIS=1` (set by `.ci/run`), where a missing server fails.
+
+use std::io::{BufRead as _, BufReader};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use facade::http::BaseUrl;
+use facade::video_session::{
+    AttemptId, Credentials, Error, LockoutPolicy, LockoutStore, RedisStore, Resolution,
+    VideoSessionClient,
+};
+use fake_services::{AccountKey, VideoSessionFake};
+
+/// A redis-server child process, stopped on drop.
+struct RedisServer {
+    child: Option<Child>,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl RedisServer {
+    /// Starts one, or returns `None` (after saying so loudly) when
+    /// `redis-server` is missing and `REQUIRE_REDIS` is not set.
+    fn start(test: &str) -> Option<Self> {
+        let found = Command::new("redis-server")
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok();
+        if !found {
+            assert!(
+                std::env::var("REQUIRE_REDIS").as_deref() != Ok("1"),
+                "REQUIRE_REDIS=1 but redis-server is not on the PATH (Debian: apt-get install redis-server)"
+            );
+            // Straight to the process's stderr: the test harness does not
+            // capture it, so the skip shows in a normal `cargo test` run.
+            let _ = std::io::Write::write_all(
+                &mut std::io::stderr(),
+                format!("\n*** SKIPPED {test}: redis-server is not installed (apt-get install redis-server); set REQUIRE_REDIS=1 to make this a failure ***\n").as_bytes(),
+            );
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start redis-server");
+        let server = Self {
+            child: Some(child),
+            port,
+            _dir: dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "redis-server did not listen on {port}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(server)
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn key(n: u32) -> facade::video_session::AccountKey {
+    Credentials::new("sk-redis", format!("user{n}"), "pw")
+        .unwrap()
+        .account_key()
+}
+
+#[tokio::test]
+async fn steps_are_shared_between_stores_and_entries_expire() {
+    let Some(redis) = RedisServer::start("steps_are_shared_between_stores_and_entries_expire")
+    else {
+        return;
+    };
+    let prefix = "test:steps:";
+    let a = RedisStore::connect_with(&redis.url(), Duration::from_secs(2), prefix)
+        .await
+        .unwrap();
+    let b = RedisStore::connect_with(&redis.url(), Duration::from_secs(2), prefix)
+        .await
+        .unwrap();
+    let limits = LockoutPolicy::SEED.limits(Duration::from_secs(30));
+    let now = SystemTime::now();
+    for i in 0..5u128 {
+        let store: &dyn LockoutStore = if i % 2 == 0 { &a } else { &b };
+        let id = AttemptId::from_u128(i + 1);
+        assert!(
+            store
+                .reserve(&key(1), id, now, limits)
+                .await
+                .unwrap()
+                .reserved
+        );
+        store
+            .resolve(&key(1), id, Resolution::Failed, now, limits)
+            .await
+            .unwrap();
+    }
+    let v = a
+        .reserve(&key(1), AttemptId::from_u128(99), now, limits)
+        .await
+        .unwrap();
+    assert!(!v.reserved);
+    assert_eq!(v.counted, 5);
+    let (refusal, wait) = v.refusal.unwrap();
+    assert_eq!(refusal, facade::video_session::Refusal::BudgetExhausted);
+    assert!(
+        wait > Duration::from_secs(655) && wait <= Duration::from_secs(660),
+        "{wait:?}"
+    );
+
+    // A short policy: the entry expires with its TTL and nothing stays.
+    let short = LockoutPolicy {
+        window: Duration::from_millis(100),
+        margin: Duration::from_millis(50),
+        ..LockoutPolicy::SEED
+    }
+    .limits(Duration::from_millis(100));
+    let id = AttemptId::from_u128(7);
+    assert!(b.reserve(&key(2), id, now, short).await.unwrap().reserved);
+    let mut raw = redis::Client::open(redis.url()).unwrap();
+    let name = format!("{prefix}{}", key(2));
+    let ttl: i64 = redis::cmd("PTTL").arg(&name).query(&mut raw).unwrap();
+    assert!(ttl > 0 && ttl <= 251, "{ttl}");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let exists: i64 = redis::cmd("EXISTS").arg(&name).query(&mut raw).unwrap();
+    assert_eq!(exists, 0, "the account's entry did not expire");
+
+    // A corrupt entry is an error (fail closed), not an empty count.
+    let _: () = redis::cmd("HSET")
+        .arg(&name)
+        .arg("a:zz")
+        .arg("garbage")
+        .query(&mut raw)
+        .unwrap();
+    let e = a.reserve(&key(2), id, now, limits).await.unwrap_err();
+    assert!(e.to_string().contains("corrupt"), "{e}");
+}
+
+/// What one process's logins ended as.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Tally {
+    invalid: u32,
+    refused: u32,
+    other: Vec<String>,
+}
+
+/// `per_client` concurrent wrong logins through each of two clients, each
+/// with its own `RedisStore` connection.
+async fn wrong_logins(
+    fake_url: &str,
+    secret_key: &str,
+    redis_url: &str,
+    prefix: &str,
+    per_client: usize,
+) -> Tally {
+    let mut tasks = Vec::new();
+    for _ in 0..2 {
+        let store = RedisStore::connect_with(redis_url, Duration::from_secs(2), prefix)
+            .await
+            .unwrap();
+        let client = Arc::new(
+            VideoSessionClient::builder(BaseUrl::parse(fake_url).unwrap())
+                .lockout_store(Arc::new(store))
+                .build()
+                .unwrap(),
+        );
+        for _ in 0..per_client {
+            let client = Arc::clone(&client);
+            let secret_key = secret_key.to_owned();
+            tasks.push(tokio::spawn(async move {
+                let creds = Credentials::new(secret_key, "demo.user", "wrong").unwrap();
+                client.login(&creds).await
+            }));
+        }
+    }
+    let mut tally = Tally::default();
+    for t in tasks {
+        match t.await.unwrap() {
+            Err(Error::InvalidCredentials { .. }) => tally.invalid += 1,
+            Err(Error::LockoutRefused { .. }) => tally.refused += 1,
+            other => tally.other.push(format!("{other:?}")),
+        }
+    }
+    tally
+}
+
+fn wait_for(path: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !path.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// The second replica process (started by `replicas_in_two_processes_share_one_count`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a child process of replicas_in_two_processes_share_one_count"]
+async fn replica_child() {
+    let var = |name: &str| std::env::var(name).unwrap();
+    let (ready, go) = (var("REPLICA_READY"), var("REPLICA_GO"));
+    std::fs::write(&ready, b"").unwrap();
+    wait_for(Path::new(&go));
+    let tally = wrong_logins(
+        &var("REPLICA_FAKE"),
+        &var("REPLICA_SECRET_KEY"),
+        &var("REPLICA_REDIS"),
+        &var("REPLICA_PREFIX"),
+        12,
+    )
+    .await;
+    println!(
+        "REPLICA invalid={} refused={} other={}",
+        tally.invalid,
+        tally.refused,
+        tally.other.len()
+    );
+    for o in tally.other {
+        println!("REPLICA-OTHER {o}");
+    }
+}
+
+/// Four clients in two OS processes, 50 concurrent wrong logins in all:
+/// exactly 5 reach the fake and it blocks nothing. Then Redis stops: every
+/// later login is refused with a store error and nothing is sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_in_two_processes_share_one_count() {
+    let Some(mut redis) = RedisServer::start("replicas_in_two_processes_share_one_count") else {
+        return;
+    };
+    let fake = VideoSessionFake::start_default().await.unwrap();
+    assert_eq!(fake.demo().user_name, "demo.user");
+    let dir = tempfile::tempdir().unwrap();
+    let (ready, go) = (dir.path().join("ready"), dir.path().join("go"));
+    let prefix = "test:replicas:";
+    let child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "replica_child",
+            "--ignored",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env("REPLICA_READY", &ready)
+        .env("REPLICA_GO", &go)
+        .env("REPLICA_FAKE", fake.base_url())
+        .env("REPLICA_SECRET_KEY", &fake.demo().secret_key)
+        .env("REPLICA_REDIS", redis.url())
+        .env("REPLICA_PREFIX", prefix)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ready_wait = ready.clone();
+    tokio::task::spawn_blocking(move || wait_for(&ready_wait))
+        .await
+        .unwrap();
+    std::fs::write(&go, b"").unwrap();
+    // This process: 2 clients x 13 = 26; the child: 2 x 12 = 24.
+    let here = wrong_logins(
+        fake.base_url(),
+        &fake.demo().secret_key,
+        &redis.url(),
+        prefix,
+        13,
+    )
+    .await;
+    let output = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(output.status.success(), "the child replica failed");
+    let text = String::from_utf8_lossy(&output.stdout).to_string();
+    let line = BufReader::new(text.as_bytes())
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|l| l.find("REPLICA ").map(|i| l[i..].to_owned()))
+        .unwrap_or_else(|| panic!("no REPLICA line in the child's output:\n{text}"));
+    let field = |name: &str| -> u32 {
+        line.split_whitespace()
+            .find_map(|p| p.strip_prefix(&format!("{name}=")))
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(here.other.is_empty(), "{:?}", here.other);
+    assert_eq!(field("other"), 0, "{text}");
+    let invalid = here.invalid + field("invalid");
+    let refused = here.refused + field("refused");
+    assert_eq!((invalid, refused), (5, 45), "here {here:?}, child: {line}");
+    let account = AccountKey::new(fake.demo().domain_id, "demo.user");
+    let stats = fake.ledger().account(&account).unwrap();
+    assert_eq!(fake.ledger().counts().login_attempts, 5);
+    assert_eq!((stats.failures_total, stats.blocks_started), (5, 0));
+
+    // Redis stops: every login is refused with a store error; nothing is sent.
+    let store = RedisStore::connect_with(&redis.url(), Duration::from_millis(500), prefix)
+        .await
+        .unwrap();
+    let client = VideoSessionClient::builder(BaseUrl::parse(fake.base_url()).unwrap())
+        .lockout_store(Arc::new(store))
+        .build()
+        .unwrap();
+    redis.stop();
+    let right =
+        Credentials::new(fake.demo().secret_key.clone(), "someone.else", "whatever").unwrap();
+    for _ in 0..5 {
+        let e = client.login(&right).await.unwrap_err();
+        assert!(matches!(e, Error::Store(_)), "{e:?}");
+        assert!(e.to_string().contains("127.0.0.1"), "{e}");
+    }
+    assert_eq!(
+        fake.ledger().counts().login_attempts,
+        5,
+        "a login was sent without the store"
+    );
+}
