@@ -235,7 +235,10 @@ pub fn check_rows(rows: &[InputRow], mode: WriteMode) -> (Vec<usize>, Vec<LocalR
             .and_then(|id| {
                 conversions[..k]
                     .iter()
-                    .position(|c| c.conversion_id.as_deref().map(str::trim) == Some(id))
+                    .position(|c| {
+                        c.conversion_id.as_deref().map(str::trim) == Some(id)
+                            && c.conversion_timestamp == conversions[k].conversion_timestamp
+                    })
                     .map(|first| (id, rows[parsed_rows[first]].line))
             });
         let reason = match earlier {

@@ -544,9 +544,17 @@ impl SearchAds {
         write::validate(kind, conversions)?;
         let operation = kind.operation();
         let api = &self.inner.api;
-        let report = write::run_batches(
+        // `validate` made sure every conversion has an id.
+        let ranges = write::batch_ranges(
+            conversions
+                .iter()
+                .map(|c| c.conversion_id.as_deref().map_or("", str::trim)),
+            options.batch_size,
+        );
+        let report = write::run_batch_ranges(
             kind,
             conversions.len(),
+            ranges,
             options,
             &self.inner.retry,
             progress.as_deref(),

@@ -5,12 +5,15 @@
 //!
 //! An insert whose answer was lost (timeout, reset connection, 5xx) may or may
 //! not have been stored. The batch is sent again; the server refuses every
-//! conversion id it already holds with `0x0000011A` (SA-15), so nothing is
-//! stored twice. A `0x0000011A` for a conversion that an earlier attempt of the
-//! same batch may have delivered is therefore reported as
-//! [`Outcome::StoredEarlier`], not as a rejection. Conversion ids repeated in
-//! the input are refused before sending, so a `0x0000011A` can never hide a
-//! second, different conversion of the same call.
+//! (owner, conversion id, timestamp) it already holds with `0x0000011A`
+//! (SA-15), so nothing is stored twice. A `0x0000011A` for a conversion that an
+//! earlier attempt of the same batch may have delivered is therefore reported
+//! as [`Outcome::StoredEarlier`], not as a rejection. The same (owner, id,
+//! timestamp) twice in the input is refused before sending, so a `0x0000011A`
+//! can never hide a second, different conversion of the same call. One id with
+//! several timestamps is allowed (they are different conversions), but never in
+//! one batch: the server refuses an id repeated within a request
+//! (`0x0000011F`), so [`batch_ranges`] starts a new batch instead.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -316,7 +319,9 @@ pub(crate) fn input_problems<'a>(
 ) -> Vec<Error> {
     let verb = kind.verb();
     let mut problems = Vec::new();
-    let mut seen: HashMap<&str, usize> = HashMap::new();
+    // SA-15: (owner, id, timestamp) is the identity; a conversion without an
+    // advertiser or customer (click-ID attribution, SA-17) may belong to any.
+    let mut seen: HashMap<(&str, i64), Vec<(OwnerKey<'_>, usize)>> = HashMap::new();
     for (i, c) in conversions.into_iter().enumerate() {
         let id = match c.conversion_id.as_deref().map(str::trim) {
             Some(id) if !id.is_empty() => id,
@@ -329,7 +334,7 @@ pub(crate) fn input_problems<'a>(
                 continue;
             }
         };
-        match c.conversion_timestamp {
+        let timestamp = match c.conversion_timestamp {
             None => {
                 problems.push(Error::validation(
                     "conversionTimestamp",
@@ -346,8 +351,8 @@ pub(crate) fn input_problems<'a>(
                 ));
                 continue;
             }
-            Some(_) => {}
-        }
+            Some(t) => t.timestamp_millis(),
+        };
         if kind == WriteKind::Insert && c.segmentation_type.is_none() {
             problems.push(Error::validation(
                 "segmentationType",
@@ -356,21 +361,75 @@ pub(crate) fn input_problems<'a>(
             ));
             continue;
         }
-        if let Some(&first) = seen.get(id) {
+        let owner = OwnerKey::of(c);
+        let same = seen.entry((id, timestamp)).or_default();
+        if let Some(&(_, first)) = same.iter().find(|(other, _)| other.may_equal(&owner)) {
             problems.push(Error::validation(
                 "conversionId",
                 Some(i),
                 format!(
-                    "{id:?} repeats the conversion at index {first}: each conversion id may \
-                     appear once per call (the server would refuse the second as 0x0000011F or \
-                     0x0000011A)"
+                    "{id:?} with conversionTimestamp {timestamp} repeats the conversion at index \
+                     {first}: an (advertiser, conversion id, timestamp) may appear once per call \
+                     (the server would refuse the second as 0x0000011F or 0x0000011A)"
                 ),
             ));
             continue;
         }
-        seen.insert(id, i);
+        same.push((owner, i));
     }
     problems
+}
+
+/// Who a conversion belongs to, as far as the input says (SA-15, SA-17).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum OwnerKey<'a> {
+    Advertiser(i64),
+    Customer(&'a str),
+    /// Neither: attributed from its click by the server.
+    Unknown,
+}
+
+impl<'a> OwnerKey<'a> {
+    fn of(c: &'a Conversion) -> Self {
+        match (&c.advertiser_id, &c.customer_id) {
+            (Some(advertiser), _) => OwnerKey::Advertiser(advertiser.get()),
+            (None, Some(customer)) => OwnerKey::Customer(customer.as_str()),
+            (None, None) => OwnerKey::Unknown,
+        }
+    }
+
+    /// Whether the server could take both for the same owner.
+    fn may_equal(&self, other: &Self) -> bool {
+        *self == OwnerKey::Unknown || *other == OwnerKey::Unknown || self == other
+    }
+}
+
+/// Splits `ids` (the conversion ids of the input, in order) into batches of at
+/// most `size`, starting a new batch early where an id would repeat within one
+/// (the server refuses that with `0x0000011F`, SA-15). Every index is in exactly
+/// one range, in order.
+pub(crate) fn batch_ranges<'a>(
+    ids: impl IntoIterator<Item = &'a str>,
+    size: usize,
+) -> Vec<Range<usize>> {
+    let size = size.max(1);
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    let mut in_batch: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut count = 0;
+    for (i, id) in ids.into_iter().enumerate() {
+        if i - start == size || in_batch.contains(id) {
+            ranges.push(start..i);
+            start = i;
+            in_batch.clear();
+        }
+        in_batch.insert(id);
+        count = i + 1;
+    }
+    if count > start {
+        ranges.push(start..count);
+    }
+    ranges
 }
 
 /// Errors after which no other batch is started: they would fail every batch.
@@ -385,6 +444,7 @@ fn fails_every_batch(error: &Error) -> bool {
 /// Sends `count` conversions in batches with `send(range, attempt)` and
 /// assembles the report. `send` returns `Ok` when the whole batch was stored.
 /// `progress` hears of every finished batch.
+#[cfg(test)]
 pub(crate) async fn run_batches<S, Fut>(
     kind: WriteKind,
     count: usize,
@@ -402,6 +462,24 @@ where
         .step_by(size)
         .map(|start| start..(start + size).min(count))
         .collect();
+    run_batch_ranges(kind, count, ranges, options, retry, progress, send).await
+}
+
+/// [`run_batches`] with the batches given: `ranges` must cover `0..count`
+/// exactly once, in order (as [`batch_ranges`] returns them).
+pub(crate) async fn run_batch_ranges<S, Fut>(
+    kind: WriteKind,
+    count: usize,
+    ranges: Vec<Range<usize>>,
+    options: WriteOptions,
+    retry: &RetryPolicy,
+    progress: Option<&(dyn Fn(WriteProgress) + Send + Sync)>,
+    send: S,
+) -> WriteReport
+where
+    S: Fn(Range<usize>, u32) -> Fut,
+    Fut: Future<Output = Result<(), Error>>,
+{
     let batches = ranges.len();
     let abort: Arc<std::sync::Mutex<Option<Error>>> = Arc::default();
     let aborted = AtomicBool::new(false);
@@ -973,5 +1051,43 @@ mod tests {
             .validate()
             .is_err()
         );
+    }
+
+    #[test]
+    fn identity_is_owner_id_and_timestamp() {
+        // SA-15: one id at two timestamps is two conversions; the same triple is a repeat.
+        let t = DateTime::from_timestamp_millis(1_000).unwrap();
+        let later = DateTime::from_timestamp_millis(2_000).unwrap();
+        let owned = |id: &str, ts, advertiser: i64| {
+            let mut c = Conversion::new(id, ts);
+            c.advertiser_id = Some(advertiser.to_string().parse().unwrap());
+            c
+        };
+        assert!(validate(WriteKind::Insert, &[owned("a", t, 1), owned("a", later, 1)]).is_ok());
+        assert!(validate(WriteKind::Insert, &[owned("a", t, 1), owned("a", t, 2)]).is_ok());
+        let problems = input_problems(
+            WriteKind::Insert,
+            &[owned("a", t, 1), owned("a", later, 1), owned("a", t, 1)],
+        );
+        assert_eq!(problems.len(), 1);
+        assert!(
+            matches!(&problems[0], Error::Validation { index: Some(2), .. }),
+            "{problems:?}"
+        );
+        // Without an advertiser the server attributes from the click: it may be advertiser 1.
+        let problems = input_problems(
+            WriteKind::Update,
+            &[owned("a", t, 1), Conversion::new("a", t)],
+        );
+        assert_eq!(problems.len(), 1, "{problems:?}");
+    }
+
+    #[test]
+    fn a_batch_never_repeats_an_id() {
+        assert_eq!(batch_ranges(["a", "b", "c", "d", "e"], 2), [0..2, 2..4, 4..5]);
+        assert_eq!(batch_ranges(["a", "b", "a", "c"], 10), [0..2, 2..4]);
+        assert_eq!(batch_ranges(["a", "a", "a"], 10), [0..1, 1..2, 2..3]);
+        assert_eq!(batch_ranges(["a"], 1), [0..1]);
+        assert!(batch_ranges(std::iter::empty::<&str>(), 3).is_empty());
     }
 }
