@@ -86,6 +86,14 @@ pub fn count_operations(spec: &OpenAPI) -> usize {
 
 /// One attempt at generating code, without any diagnosis.
 pub fn try_generate(config: &SpecConfig, spec: &OpenAPI) -> Result<Generated, Failure> {
+    let stripped;
+    let spec = if config.plain_constrained_strings {
+        stripped = crate::specs::without_requiredness_alternatives(spec)
+            .map_err(|e| Failure::Failed(format!("{e:#}")))?;
+        &stripped
+    } else {
+        spec
+    };
     let settings = config
         .settings(spec)
         .map_err(|e| Failure::Failed(format!("{e:#}")))?;
@@ -259,6 +267,7 @@ mod tests {
         spec: "specs/test.yaml",
         output: "out.rs",
         int64_strings: false,
+        plain_constrained_strings: false,
         inner_type: None,
     };
 

@@ -12,7 +12,7 @@ use std::fmt;
 use openapiv3::OpenAPI;
 use serde_json::Value;
 
-use crate::specs::{INT64_METADATA_KEYS, SpecConfig, is_int64_string};
+use crate::specs::{INT64_METADATA_KEYS, INT64_PATTERN, SpecConfig, is_int64_string};
 
 /// A lint rule: a stable id and a one-line reason.
 #[derive(Debug, PartialEq, Eq)]
@@ -569,10 +569,20 @@ fn lint_int64_strings(l: &mut Linter<'_>, value: &Value, pointer: String) {
             let looks_int64 = map.get("type").and_then(Value::as_str) == Some("string")
                 && map.get("format").and_then(Value::as_str) == Some("int64");
             if looks_int64 && !is_int64_string(value, true) {
-                let extra: Vec<&str> = map
-                    .keys()
-                    .map(String::as_str)
-                    .filter(|k| !INT64_METADATA_KEYS.contains(k) && *k != "nullable")
+                let extra: Vec<String> = map
+                    .iter()
+                    .filter(|(k, v)| {
+                        !INT64_METADATA_KEYS.contains(&k.as_str())
+                            && *k != "nullable"
+                            && !(*k == "pattern" && v.as_str() == Some(INT64_PATTERN))
+                    })
+                    .map(|(k, _)| {
+                        if k == "pattern" {
+                            format!("pattern other than {INT64_PATTERN:?}")
+                        } else {
+                            k.clone()
+                        }
+                    })
                     .collect();
                 {
                     l.add(
@@ -997,6 +1007,7 @@ mod tests {
         spec: "specs/t.yaml",
         output: "out.rs",
         int64_strings: true,
+        plain_constrained_strings: false,
         inner_type: None,
     };
 
@@ -1188,6 +1199,19 @@ components:
             "specs/t.yaml:#/paths/~1things~1{id}/get/parameters/0/schema: int64-string-unconverted: \
              int64 string schema also has pattern"
         ), "{found:#?}");
+    }
+
+    #[test]
+    fn the_int64_digits_pattern_keeps_the_conversion() {
+        // SA-20: the one pattern the I64String conversion also matches.
+        let clean = CLEAN.replace("additionalProperties: false", "");
+        assert!(findings(&clean).is_empty(), "{:#?}", findings(&clean));
+        let spec = clean.replace(
+            "{type: string, format: int64}}",
+            "{type: string, format: int64, pattern: \"^-?[0-9]{1,18}$\"}}",
+        );
+        assert_ne!(spec, clean);
+        assert!(findings(&spec).is_empty(), "{:#?}", findings(&spec));
     }
 
     #[test]

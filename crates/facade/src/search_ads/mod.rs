@@ -561,19 +561,32 @@ impl SearchAds {
             |range, _| {
                 // Built per attempt, so only the batches in flight exist in
                 // their wire form (not a second copy of the whole input).
-                let body = types::ConversionList {
-                    conversion: conversions[range]
-                        .iter()
-                        .map(wire::conversion_to_wire)
-                        .collect(),
-                    kind: None,
-                };
+                let batch = &conversions[range];
                 async move {
+                    let wire_error = |e: String| {
+                        Error::validation("conversions", None, format!("cannot be sent: {e}"))
+                    };
                     match kind {
                         WriteKind::Insert => {
+                            let body = types::ConversionInsertList {
+                                conversion: batch
+                                    .iter()
+                                    .map(wire::conversion_to_request)
+                                    .collect::<Result<_, _>>()
+                                    .map_err(wire_error)?,
+                                kind: None,
+                            };
                             send(operation, api.conversion_insert().body(body).send()).await?;
                         }
                         WriteKind::Update => {
+                            let body = types::ConversionUpdateList {
+                                conversion: batch
+                                    .iter()
+                                    .map(wire::conversion_to_request)
+                                    .collect::<Result<_, _>>()
+                                    .map_err(wire_error)?,
+                                kind: None,
+                            };
                             send(operation, api.conversion_update().body(body).send()).await?;
                         }
                     }

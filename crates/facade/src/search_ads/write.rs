@@ -361,6 +361,10 @@ pub(crate) fn input_problems<'a>(
             ));
             continue;
         }
+        if let Some((field, reason)) = request_shape_problem(c) {
+            problems.push(Error::validation(field, Some(i), reason));
+            continue;
+        }
         let owner = OwnerKey::of(c);
         let same = seen.entry((id, timestamp)).or_default();
         if let Some(&(_, first)) = same.iter().find(|(other, _)| other.may_equal(&owner)) {
@@ -378,6 +382,59 @@ pub(crate) fn input_problems<'a>(
         same.push((owner, i));
     }
     problems
+}
+
+/// What the insert and update request schemas refuse besides the required
+/// members (SA-20): a value outside a closed set, a malformed currency code, no
+/// owner (an agency and advertiser, a customer, or a click, SA-17).
+fn request_shape_problem(c: &Conversion) -> Option<(&'static str, String)> {
+    use super::values::{Channel, Consent, ConversionState, ConversionType, SegmentationType};
+    let closed = |field: &'static str, value: &str, allowed: &str| {
+        (
+            field,
+            format!("is {value:?}: the service takes only {allowed}"),
+        )
+    };
+    if let Some(SegmentationType::Other(v)) = &c.segmentation_type {
+        return Some(closed("segmentationType", v, "FLOODLIGHT"));
+    }
+    if let Some(ConversionType::Other(v)) = &c.conversion_type {
+        return Some(closed("type", v, "ACTION or TRANSACTION"));
+    }
+    if let Some(ConversionState::Other(v)) = &c.state {
+        return Some(closed("state", v, "ACTIVE, REMOVED or DELETED"));
+    }
+    if let Some(Channel::Other(v)) = &c.channel {
+        return Some(closed("channel", v, "local or online"));
+    }
+    if let Some(Consent::Other(v)) = &c.ad_user_data_consent {
+        return Some(closed("adUserDataConsent", v, "UNKNOWN, GRANTED or DENIED"));
+    }
+    if let Some(code) = &c.currency_code
+        && !(code.len() == 3 && code.bytes().all(|b| b.is_ascii_uppercase()))
+    {
+        return Some((
+            "currencyCode",
+            format!("is {code:?}: give an ISO 4217 code of three upper-case letters, e.g. USD"),
+        ));
+    }
+    let owned = (c.agency_id.is_some() && c.advertiser_id.is_some())
+        || c.customer_id.is_some()
+        || c.click_id.is_some();
+    if !owned {
+        let field = if c.advertiser_id.is_some() {
+            "agencyId"
+        } else {
+            "advertiserId"
+        };
+        return Some((
+            field,
+            "names no owner: set Conversion::agency_id and advertiser_id, customer_id, or \
+             click_id (the service attributes a click-ID-only conversion from its click)"
+                .to_owned(),
+        ));
+    }
+    None
 }
 
 /// Who a conversion belongs to, as far as the input says (SA-15, SA-17).
@@ -1008,13 +1065,9 @@ mod tests {
     fn validation_names_the_field_and_index() {
         let t = DateTime::from_timestamp_millis(1_000).unwrap();
         assert!(validate(WriteKind::Insert, &[]).is_err());
-        let mut missing = Conversion::new("a", t);
+        let mut missing = clicked("a", t);
         missing.segmentation_type = None;
-        let e = validate(
-            WriteKind::Insert,
-            &[Conversion::new("x", t), missing.clone()],
-        )
-        .unwrap_err();
+        let e = validate(WriteKind::Insert, &[clicked("x", t), missing.clone()]).unwrap_err();
         match e {
             Error::Validation { field, index, .. } => {
                 assert_eq!(field, "segmentationType");
@@ -1023,19 +1076,15 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(validate(WriteKind::Update, &[missing]).is_ok());
-        let e = validate(
-            WriteKind::Insert,
-            &[Conversion::new("a", t), Conversion::new("a", t)],
-        )
-        .unwrap_err();
+        let e = validate(WriteKind::Insert, &[clicked("a", t), clicked("a", t)]).unwrap_err();
         assert!(
             e.to_string().contains("repeats the conversion at index 0"),
             "{e}"
         );
-        let e = validate(WriteKind::Insert, &[Conversion::new(" ", t)]).unwrap_err();
+        let e = validate(WriteKind::Insert, &[clicked(" ", t)]).unwrap_err();
         assert!(e.to_string().contains("conversionId"), "{e}");
         let early = DateTime::from_timestamp_millis(-1).unwrap();
-        assert!(validate(WriteKind::Insert, &[Conversion::new("a", early)]).is_err());
+        assert!(validate(WriteKind::Insert, &[clicked("a", early)]).is_err());
         let e = WriteOptions {
             batch_size: 1001,
             concurrency: 1,
@@ -1060,6 +1109,7 @@ mod tests {
         let later = DateTime::from_timestamp_millis(2_000).unwrap();
         let owned = |id: &str, ts, advertiser: i64| {
             let mut c = Conversion::new(id, ts);
+            c.agency_id = Some("7".parse().unwrap());
             c.advertiser_id = Some(advertiser.to_string().parse().unwrap());
             c
         };
@@ -1075,19 +1125,57 @@ mod tests {
             "{problems:?}"
         );
         // Without an advertiser the server attributes from the click: it may be advertiser 1.
-        let problems = input_problems(
-            WriteKind::Update,
-            &[owned("a", t, 1), Conversion::new("a", t)],
-        );
+        let problems = input_problems(WriteKind::Update, &[owned("a", t, 1), clicked("a", t)]);
         assert_eq!(problems.len(), 1, "{problems:?}");
     }
 
     #[test]
     fn a_batch_never_repeats_an_id() {
-        assert_eq!(batch_ranges(["a", "b", "c", "d", "e"], 2), [0..2, 2..4, 4..5]);
+        assert_eq!(
+            batch_ranges(["a", "b", "c", "d", "e"], 2),
+            [0..2, 2..4, 4..5]
+        );
         assert_eq!(batch_ranges(["a", "b", "a", "c"], 10), [0..2, 2..4]);
         assert_eq!(batch_ranges(["a", "a", "a"], 10), [0..1, 1..2, 2..3]);
         assert_eq!(batch_ranges(["a"], 1), [0..1]);
         assert!(batch_ranges(std::iter::empty::<&str>(), 3).is_empty());
+    }
+
+    /// A conversion attributed through its click (SA-17): no agency or advertiser.
+    fn clicked(id: &str, t: DateTime<chrono::Utc>) -> Conversion {
+        let mut c = Conversion::new(id, t);
+        c.click_id = Some("gclid-1".into());
+        c
+    }
+
+    #[test]
+    fn the_request_schemas_closed_sets_and_owner_are_checked_locally() {
+        use crate::search_ads::values::{ConversionState, ConversionType};
+        let t = DateTime::from_timestamp_millis(1_000).unwrap();
+        let field_of = |c: Conversion| match validate(WriteKind::Insert, &[c]) {
+            Err(Error::Validation { field, index, .. }) => {
+                assert_eq!(index, Some(0));
+                field
+            }
+            other => panic!("{other:?}"),
+        };
+        let mut c = clicked("a", t);
+        c.conversion_type = Some(ConversionType::Other("SALE".into()));
+        assert_eq!(field_of(c), "type");
+        let mut c = clicked("a", t);
+        c.state = Some(ConversionState::Other("GONE".into()));
+        assert_eq!(field_of(c), "state");
+        let mut c = clicked("a", t);
+        c.currency_code = Some("usd".into());
+        assert_eq!(field_of(c), "currencyCode");
+        assert_eq!(field_of(Conversion::new("a", t)), "advertiserId");
+        let mut c = Conversion::new("a", t);
+        c.advertiser_id = Some("5".parse().unwrap());
+        assert_eq!(field_of(c.clone()), "agencyId");
+        c.agency_id = Some("7".parse().unwrap());
+        assert!(validate(WriteKind::Insert, &[c]).is_ok());
+        let mut c = Conversion::new("a", t);
+        c.customer_id = Some("2000012350".parse().unwrap());
+        assert!(validate(WriteKind::Update, &[c]).is_ok());
     }
 }
