@@ -86,14 +86,9 @@ pub fn count_operations(spec: &OpenAPI) -> usize {
 
 /// One attempt at generating code, without any diagnosis.
 pub fn try_generate(config: &SpecConfig, spec: &OpenAPI) -> Result<Generated, Failure> {
-    let stripped;
-    let spec = if config.plain_constrained_strings {
-        stripped = crate::specs::without_requiredness_alternatives(spec)
-            .map_err(|e| Failure::Failed(format!("{e:#}")))?;
-        &stripped
-    } else {
-        spec
-    };
+    let stripped = crate::specs::without_requiredness_alternatives(spec)
+        .map_err(|e| Failure::Failed(format!("{e:#}")))?;
+    let spec = &stripped;
     let settings = config
         .settings(spec)
         .map_err(|e| Failure::Failed(format!("{e:#}")))?;

@@ -21,8 +21,8 @@ pub struct SpecConfig {
     pub int64_strings: bool,
     /// Keep inline string schemas whose only constraints are `pattern`,
     /// `minLength`, `maxLength` or `enum` as plain `String`s (see
-    /// [`constrained_string_schemas`]), and generate as if requiredness
-    /// alternatives were absent (see [`without_requiredness_alternatives`]).
+    /// [`constrained_string_schemas`]). (Every spec is generated as if its
+    /// requiredness alternatives were absent: [`without_requiredness_alternatives`].)
     pub plain_constrained_strings: bool,
     /// Path of the `Client`'s inner (context) type, passed to the client hooks.
     pub inner_type: Option<&'static str>,
@@ -172,9 +172,15 @@ pub fn constrained_string_schemas(spec: &OpenAPI) -> Result<Vec<SchemaObject>> {
         .collect()
 }
 
+/// The keywords of an `anyOf` member that only constrains an object described
+/// beside it (which members it requires or forbids, and narrower values for
+/// them), without describing a shape of its own.
+pub const ALTERNATIVE_KEYS: &[&str] = &["required", "not", "properties", "description"];
+
 /// `spec` without its *requiredness alternatives*: `anyOf` lists whose members
-/// only list `required` properties (SA-20: "an agency and advertiser, a
-/// customer, or a click ID"). typify turns such a list into an untagged enum
+/// only have [`ALTERNATIVE_KEYS`] (SA-20: "an agency and advertiser, a
+/// customer, or a click ID"; VS-6: the members each invitation type needs).
+/// typify turns such a list into an untagged enum
 /// whose variants each drop the members the other alternatives require, so a
 /// conversion naming both an advertiser and a click would lose its click on
 /// the wire. The generated type keeps every member optional instead; the spec
@@ -188,9 +194,9 @@ pub fn without_requiredness_alternatives(spec: &OpenAPI) -> Result<OpenAPI> {
                         .and_then(Value::as_array)
                         .is_some_and(|list| {
                             list.iter().all(|member| {
-                                member
-                                    .as_object()
-                                    .is_some_and(|m| m.keys().all(|k| k == "required"))
+                                member.as_object().is_some_and(|m| {
+                                    m.keys().all(|k| ALTERNATIVE_KEYS.contains(&k.as_str()))
+                                })
                             })
                         });
                 if alternatives_only {

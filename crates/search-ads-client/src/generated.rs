@@ -120,7 +120,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///An availability as updateAvailability takes it (SA-20): `agencyId`, `advertiserId`, `availabilityTimestamp` and `segmentationType` are required (discovery's `annotations.required`, SA-7).
+    ///An availability as updateAvailability takes it (SA-20): the members of `Availability` and no others; `agencyId`, `advertiserId`, `availabilityTimestamp` and `segmentationType` (= `FLOODLIGHT`) required (discovery's `annotations.required`, SA-7).
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -129,6 +129,7 @@ pub mod types {
         PartialEq,
         schemars::JsonSchema
     )]
+    #[serde(deny_unknown_fields)]
     pub struct AvailabilityUpdate {
         ///DS advertiser ID. Required for updateAvailability.
         #[serde(rename = "advertiserId")]
@@ -139,7 +140,6 @@ pub mod types {
         ///The time by which all conversions have been uploaded, in epoch millis UTC. Required for updateAvailability.
         #[serde(rename = "availabilityTimestamp")]
         pub availability_timestamp: crate::I64String,
-        ///Customer ID of a client account in the new Search Ads 360 experience.
         #[serde(
             rename = "customerId",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -382,7 +382,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///A conversion as insert takes it (SA-20): `conversionId`, `conversionTimestamp` and `segmentationType` are required (discovery's `annotations.required`, SA-7), value sets are closed, and the owner is given as an agency and advertiser, a customer, or a click ID (SA-17).
+    ///A conversion as insert takes it (SA-20): the members of `Conversion` and no others; `conversionId`, `conversionTimestamp` and `segmentationType` required (discovery's `annotations.required`, SA-7); closed value sets; the owner given as an agency and advertiser, a customer, or a click ID (SA-17).
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -391,6 +391,7 @@ pub mod types {
         PartialEq,
         schemars::JsonSchema
     )]
+    #[serde(deny_unknown_fields)]
     pub struct ConversionInsert {
         ///DS ad group ID.
         #[serde(
@@ -432,7 +433,6 @@ pub mod types {
         pub campaign_id: ::std::option::Option<crate::I64String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub channel: ::std::option::Option<::std::string::String>,
-        ///DS click ID for the conversion.
         #[serde(
             rename = "clickId",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -466,21 +466,18 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub currency_code: ::std::option::Option<::std::string::String>,
-        ///Custom dimensions for the conversion, which can be used to filter data in a report.
         #[serde(
             rename = "customDimension",
             default,
             skip_serializing_if = "::std::vec::Vec::is_empty"
         )]
-        pub custom_dimension: ::std::vec::Vec<CustomDimension>,
-        ///Custom metrics for the conversion.
+        pub custom_dimension: ::std::vec::Vec<CustomDimensionInput>,
         #[serde(
             rename = "customMetric",
             default,
             skip_serializing_if = "::std::vec::Vec::is_empty"
         )]
-        pub custom_metric: ::std::vec::Vec<CustomMetric>,
-        ///Customer ID of a client account in the new Search Ads 360 experience.
+        pub custom_metric: ::std::vec::Vec<CustomMetricInput>,
         #[serde(
             rename = "customerId",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -591,6 +588,7 @@ pub mod types {
         PartialEq,
         schemars::JsonSchema
     )]
+    #[serde(deny_unknown_fields)]
     pub struct ConversionInsertList {
         ///The conversions, at least one.
         pub conversion: ::std::vec::Vec<ConversionInsert>,
@@ -626,7 +624,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///A conversion change as update takes it (SA-20): named by `conversionId` and `conversionTimestamp` (the update how-to), with its owner as an agency and advertiser, a customer, or a click ID.
+    ///A conversion change as update takes it (SA-20): the members of `Conversion` and no others, named by `conversionId` and `conversionTimestamp` (the update how-to), with closed value sets and the owner given as an agency and advertiser, a customer, or a click ID.
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -635,6 +633,7 @@ pub mod types {
         PartialEq,
         schemars::JsonSchema
     )]
+    #[serde(deny_unknown_fields)]
     pub struct ConversionUpdate {
         ///DS ad group ID.
         #[serde(
@@ -676,7 +675,6 @@ pub mod types {
         pub campaign_id: ::std::option::Option<crate::I64String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub channel: ::std::option::Option<::std::string::String>,
-        ///DS click ID for the conversion.
         #[serde(
             rename = "clickId",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -710,21 +708,18 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub currency_code: ::std::option::Option<::std::string::String>,
-        ///Custom dimensions for the conversion, which can be used to filter data in a report.
         #[serde(
             rename = "customDimension",
             default,
             skip_serializing_if = "::std::vec::Vec::is_empty"
         )]
-        pub custom_dimension: ::std::vec::Vec<CustomDimension>,
-        ///Custom metrics for the conversion.
+        pub custom_dimension: ::std::vec::Vec<CustomDimensionInput>,
         #[serde(
             rename = "customMetric",
             default,
             skip_serializing_if = "::std::vec::Vec::is_empty"
         )]
-        pub custom_metric: ::std::vec::Vec<CustomMetric>,
-        ///Customer ID of a client account in the new Search Ads 360 experience.
+        pub custom_metric: ::std::vec::Vec<CustomMetricInput>,
         #[serde(
             rename = "customerId",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -808,7 +803,6 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub segmentation_name: ::std::option::Option<::std::string::String>,
-        ///The segmentation type of this conversion (for example, `FLOODLIGHT`). Required for insert.
         #[serde(
             rename = "segmentationType",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -839,6 +833,7 @@ pub mod types {
         PartialEq,
         schemars::JsonSchema
     )]
+    #[serde(deny_unknown_fields)]
     pub struct ConversionUpdateList {
         ///The conversion changes, at least one.
         pub conversion: ::std::vec::Vec<ConversionUpdate>,
@@ -874,6 +869,27 @@ pub mod types {
             Default::default()
         }
     }
+    ///A custom dimension as insert and update take it (no other members, SA-20).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    #[serde(deny_unknown_fields)]
+    pub struct CustomDimensionInput {
+        ///Custom dimension name.
+        pub name: ::std::string::String,
+        ///Custom dimension value.
+        pub value: ::std::string::String,
+    }
+    impl CustomDimensionInput {
+        pub fn builder() -> builder::CustomDimensionInput {
+            Default::default()
+        }
+    }
     ///A message containing the custom metric.
     #[derive(
         ::serde::Deserialize,
@@ -894,6 +910,27 @@ pub mod types {
     }
     impl CustomMetric {
         pub fn builder() -> builder::CustomMetric {
+            Default::default()
+        }
+    }
+    ///A custom metric as insert and update take it (no other members, SA-20).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    #[serde(deny_unknown_fields)]
+    pub struct CustomMetricInput {
+        ///Custom metric name.
+        pub name: ::std::string::String,
+        ///Custom metric value.
+        pub value: f64,
+    }
+    impl CustomMetricInput {
+        pub fn builder() -> builder::CustomMetricInput {
             Default::default()
         }
     }
@@ -1089,6 +1126,7 @@ pub mod types {
         PartialEq,
         schemars::JsonSchema
     )]
+    #[serde(deny_unknown_fields)]
     pub struct UpdateAvailabilityRequest {
         ///The availabilities being requested.
         pub availabilities: ::std::vec::Vec<AvailabilityUpdate>,
@@ -2247,11 +2285,11 @@ pub mod types {
                 ::std::string::String,
             >,
             custom_dimension: ::std::result::Result<
-                ::std::vec::Vec<super::CustomDimension>,
+                ::std::vec::Vec<super::CustomDimensionInput>,
                 ::std::string::String,
             >,
             custom_metric: ::std::result::Result<
-                ::std::vec::Vec<super::CustomMetric>,
+                ::std::vec::Vec<super::CustomMetricInput>,
                 ::std::string::String,
             >,
             customer_id: ::std::result::Result<
@@ -2565,7 +2603,7 @@ pub mod types {
             }
             pub fn custom_dimension<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CustomDimension>>,
+                T: ::std::convert::TryInto<::std::vec::Vec<super::CustomDimensionInput>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.custom_dimension = value
@@ -2579,7 +2617,7 @@ pub mod types {
             }
             pub fn custom_metric<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CustomMetric>>,
+                T: ::std::convert::TryInto<::std::vec::Vec<super::CustomMetricInput>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.custom_metric = value
@@ -3109,11 +3147,11 @@ pub mod types {
                 ::std::string::String,
             >,
             custom_dimension: ::std::result::Result<
-                ::std::vec::Vec<super::CustomDimension>,
+                ::std::vec::Vec<super::CustomDimensionInput>,
                 ::std::string::String,
             >,
             custom_metric: ::std::result::Result<
-                ::std::vec::Vec<super::CustomMetric>,
+                ::std::vec::Vec<super::CustomMetricInput>,
                 ::std::string::String,
             >,
             customer_id: ::std::result::Result<
@@ -3425,7 +3463,7 @@ pub mod types {
             }
             pub fn custom_dimension<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CustomDimension>>,
+                T: ::std::convert::TryInto<::std::vec::Vec<super::CustomDimensionInput>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.custom_dimension = value
@@ -3439,7 +3477,7 @@ pub mod types {
             }
             pub fn custom_metric<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CustomMetric>>,
+                T: ::std::convert::TryInto<::std::vec::Vec<super::CustomMetricInput>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.custom_metric = value
@@ -3907,6 +3945,65 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct CustomDimensionInput {
+            name: ::std::result::Result<::std::string::String, ::std::string::String>,
+            value: ::std::result::Result<::std::string::String, ::std::string::String>,
+        }
+        impl ::std::default::Default for CustomDimensionInput {
+            fn default() -> Self {
+                Self {
+                    name: Err("no value supplied for name".to_string()),
+                    value: Err("no value supplied for value".to_string()),
+                }
+            }
+        }
+        impl CustomDimensionInput {
+            pub fn name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for name: {e}")
+                    });
+                self
+            }
+            pub fn value<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.value = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for value: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<CustomDimensionInput>
+        for super::CustomDimensionInput {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: CustomDimensionInput,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    name: value.name?,
+                    value: value.value?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::CustomDimensionInput> for CustomDimensionInput {
+            fn from(value: super::CustomDimensionInput) -> Self {
+                Self {
+                    name: Ok(value.name),
+                    value: Ok(value.value),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct CustomMetric {
             name: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -3964,6 +4061,64 @@ pub mod types {
         }
         impl ::std::convert::From<super::CustomMetric> for CustomMetric {
             fn from(value: super::CustomMetric) -> Self {
+                Self {
+                    name: Ok(value.name),
+                    value: Ok(value.value),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct CustomMetricInput {
+            name: ::std::result::Result<::std::string::String, ::std::string::String>,
+            value: ::std::result::Result<f64, ::std::string::String>,
+        }
+        impl ::std::default::Default for CustomMetricInput {
+            fn default() -> Self {
+                Self {
+                    name: Err("no value supplied for name".to_string()),
+                    value: Err("no value supplied for value".to_string()),
+                }
+            }
+        }
+        impl CustomMetricInput {
+            pub fn name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for name: {e}")
+                    });
+                self
+            }
+            pub fn value<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<f64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.value = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for value: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<CustomMetricInput> for super::CustomMetricInput {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: CustomMetricInput,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    name: value.name?,
+                    value: value.value?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::CustomMetricInput> for CustomMetricInput {
+            fn from(value: super::CustomMetricInput) -> Self {
                 Self {
                     name: Ok(value.name),
                     value: Ok(value.value),

@@ -502,8 +502,10 @@ impl SearchAds {
     /// The conversions an [`insert`](Self::insert) would refuse before sending,
     /// each as [`Error::Validation`] naming the field and the input index, in
     /// input order: a missing `conversionId`, `conversionTimestamp` or
-    /// `segmentationType`, a timestamp before 1970, a conversion id repeated in
-    /// the input. Empty when the input would be sent (an empty input is refused
+    /// `segmentationType`, a timestamp before 1970, a value outside a set the
+    /// service closes, no owner (agency and advertiser, customer, or click ID),
+    /// the same (owner, conversion id, timestamp) twice in the input (SA-15,
+    /// SA-20). Empty when the input would be sent (an empty input is refused
     /// by `insert` itself). Nothing is sent.
     ///
     /// ```
@@ -511,7 +513,11 @@ impl SearchAds {
     /// use facade::search_ads::{Conversion, Error, SearchAds};
     ///
     /// let t = Utc.with_ymd_and_hms(2025, 3, 1, 12, 0, 0).unwrap();
-    /// let input = [Conversion::new("order-1", t), Conversion::new("order-1", t)];
+    /// let clicked = Conversion {
+    ///     click_id: Some("Cj0KCQiA-example".into()),
+    ///     ..Conversion::new("order-1", t)
+    /// };
+    /// let input = [clicked.clone(), clicked];
     /// let problems = SearchAds::insert_problems(&input);
     /// assert!(matches!(
     ///     &problems[..],
