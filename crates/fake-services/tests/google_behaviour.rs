@@ -366,3 +366,41 @@ async fn the_id_mapping_download_serves_byte_ranges() {
     assert_ne!(header(&changed, "etag"), etag);
     assert!(changed.bytes().await.unwrap().len() < total);
 }
+
+#[tokio::test]
+async fn an_update_names_a_click_at_most_60_days_old() {
+    // Update how-to: a conversion is identified by its click ID "within 60 days of the click";
+    // insert accepts clicks up to 90 days old (SA-17).
+    let fake = fake().await;
+    let account = fake.accounts()[0].clone();
+    let (click, clicked) = fake.click(0, 9).expect("click");
+    let late = clicked + 70 * DAY_MS;
+    let (status, body) = send(&fake, false, "", vec![click_only(&click, "old-1", late)]).await;
+    assert_eq!(status, 200, "{body}");
+    let mut change = click_only(&click, "old-1", late);
+    change["state"] = json!("REMOVED");
+    let (status, body) = send(&fake, true, "", vec![change]).await;
+    assert_eq!(status, 400);
+    assert!(
+        google_message(&body).contains("0x00000101")
+            && google_message(&body).contains("more than 60 days"),
+        "{body}"
+    );
+    let key = ConversionKey::advertiser(account.advertiser_id, "old-1");
+    assert_eq!(fake.ledger().conversion(&key).unwrap().updates, 0);
+    // Named by its owner instead of its click, the same change applies.
+    let mut change = click_only(&click, "old-1", late);
+    change.as_object_mut().unwrap().remove("clickId");
+    change["agencyId"] = json!(account.agency_id.to_string());
+    change["advertiserId"] = json!(account.advertiser_id.to_string());
+    change["state"] = json!("REMOVED");
+    let (status, body) = send(&fake, true, "", vec![change]).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(fake.ledger().conversion(&key).unwrap().updates, 1);
+    // 60 days exactly is still accepted.
+    let edge = clicked + 60 * DAY_MS;
+    let (status, body) = send(&fake, false, "", vec![click_only(&click, "old-2", edge)]).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = send(&fake, true, "", vec![click_only(&click, "old-2", edge)]).await;
+    assert_eq!(status, 200, "{body}");
+}

@@ -718,10 +718,19 @@ fn check_references(app: &AppState, map: &Map<String, Value>) -> Result<(), Deta
 /// (help center answer 2411961: clicks less than 90 days old; SA-17).
 const CLICK_MAX_AGE_MS: i64 = 90 * DAY_MS;
 
+/// The oldest click an update may name a conversion by (update how-to: "within 60 days of the
+/// click"; SA-17).
+const UPDATE_CLICK_MAX_AGE_MS: i64 = 60 * DAY_MS;
+
 /// The click a `clickId` names: (account number, click number), checked against the conversion's
 /// timestamp. An ID the fake never issued, a click after the conversion and a click more than 90
 /// days before it are all `0x00000101` (SA-17).
-fn click_of(app: &AppState, click: &str, timestamp: i64) -> Result<(usize, u64), Detail> {
+fn click_of(
+    app: &AppState,
+    click: &str,
+    timestamp: i64,
+    max_age_ms: i64,
+) -> Result<(usize, u64), Detail> {
     let not_found = || Detail::new(0x101, format!("Click ID '{click}' is not found"));
     let (a, i) = click_origin(app.config.seed, click).ok_or_else(not_found)?;
     if a >= app.config.accounts.len() {
@@ -737,11 +746,12 @@ fn click_of(app: &AppState, click: &str, timestamp: i64) -> Result<(usize, u64),
             format!("Click ID '{click}' is not found before conversion timestamp {timestamp}"),
         ));
     }
-    if timestamp - clicked > CLICK_MAX_AGE_MS {
+    if timestamp - clicked > max_age_ms {
+        let days = max_age_ms / DAY_MS;
         return Err(Detail::new(
             0x101,
             format!(
-                "Click ID '{click}' is not found: the click is more than 90 days older than conversion timestamp {timestamp}"
+                "Click ID '{click}' is not found: the click is more than {days} days older than conversion timestamp {timestamp}"
             ),
         ));
     }
@@ -756,11 +766,12 @@ fn attributed_owner(
     app: &AppState,
     map: &mut Map<String, Value>,
     timestamp: i64,
+    click_max_age_ms: i64,
 ) -> Result<Owner, Detail> {
     let Some(click) = str_field(map, "clickId").map(str::to_owned) else {
         return owner_of(app, map);
     };
-    let (a, i) = click_of(app, &click, timestamp)?;
+    let (a, i) = click_of(app, &click, timestamp, click_max_age_ms)?;
     let account = &app.config.accounts[a];
     if map.contains_key("advertiserId") || map.contains_key("customerId") {
         let owner = owner_of(app, map)?;
@@ -958,7 +969,7 @@ fn insert_one(
     if !map.contains_key("segmentationType") {
         return Err(Detail::invalid("segmentationType"));
     }
-    let owner = attributed_owner(app, &mut map, timestamp)?;
+    let owner = attributed_owner(app, &mut map, timestamp, CLICK_MAX_AGE_MS)?;
     let key = ConversionKey {
         owner,
         conversion_id,
@@ -1045,7 +1056,7 @@ fn update_one(
 ) -> Result<Value, Detail> {
     let mut map = normalize(item, CONVERSION_FIELDS)?;
     let (conversion_id, timestamp) = required_common(&map)?;
-    let owner = attributed_owner(app, &mut map, timestamp)?;
+    let owner = attributed_owner(app, &mut map, timestamp, UPDATE_CLICK_MAX_AGE_MS)?;
     let mut key = ConversionKey {
         owner,
         conversion_id,
