@@ -1137,7 +1137,7 @@ mod tests {
         );
         assert_eq!(batch_ranges(["a", "b", "a", "c"], 10), [0..2, 2..4]);
         assert_eq!(batch_ranges(["a", "a", "a"], 10), [0..1, 1..2, 2..3]);
-        assert_eq!(batch_ranges(["a"], 1), [0..1]);
+        assert_eq!(batch_ranges(["a"], 1), vec![0..1]);
         assert!(batch_ranges(std::iter::empty::<&str>(), 3).is_empty());
     }
 
