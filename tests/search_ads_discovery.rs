@@ -49,6 +49,11 @@ const ALLOWED: &[(&str, &str)] = &[
     // SA-12: discovery gives startRow no minimum; it is 0-based (uint32).
     ("conversion.get?startRow", "minimum added"),
     ("conversion.getByCustomerId?startRow", "minimum added"),
+    // SA-12: and the uint32 maximum (SA-20: a larger value is refused).
+    ("conversion.get?startRow", "maximum added"),
+    ("conversion.getByCustomerId?startRow", "maximum added"),
+    // SA-20: updateAvailability states its required fields in `AvailabilityUpdate`.
+    ("UpdateAvailabilityRequest.availabilities", "items refined"),
 ];
 
 fn root() -> &'static Path {
@@ -152,7 +157,14 @@ fn every_covered_schema_field_has_the_discovery_name_type_and_format() {
                 .and_then(Value::as_str)
             {
                 let our_item = our.get("items").and_then(ref_name);
-                if our_item != Some(their_item) {
+                // SA-20: a request schema of its own with exactly the properties of the
+                // discovery schema (a YAML alias of them) plus requirements.
+                let schemas = &spec["components"]["schemas"];
+                let refines = our_item.is_some_and(|name| {
+                    schemas[name]["properties"].is_object()
+                        && schemas[name]["properties"] == schemas[their_item]["properties"]
+                }) && allowed(&subject, "items refined");
+                if our_item != Some(their_item) && !refines {
                     problems.push(format!(
                         "{subject}: items are {their_item} in discovery, {our_item:?} in the spec"
                     ));
@@ -248,11 +260,19 @@ fn every_covered_method_has_the_discovery_path_and_parameters() {
             }
             let schema = resolve(&spec, &our["schema"]);
             if describe(their_param) != describe(schema) {
-                let minimum_added = their_param.get("minimum").is_none()
-                    && schema.get("minimum").is_some()
+                // A bound discovery lacks may be added where a DECISIONS entry says so.
+                let bound_ok = |bound: &str| {
+                    their_param.get(bound) == schema.get(bound)
+                        || (their_param.get(bound).is_none()
+                            && schema.get(bound).is_some()
+                            && allowed(&subject, &format!("{bound} added")))
+                };
+                let bounds_added = bound_ok("minimum")
+                    && bound_ok("maximum")
+                    && their_param.get("enum") == schema.get("enum")
                     && their_param.get("type") == schema.get("type")
                     && their_param.get("format") == schema.get("format");
-                if !(minimum_added && allowed(&subject, "minimum added")) {
+                if !bounds_added {
                     problems.push(format!(
                         "{subject}: discovery {} but spec {}",
                         describe(their_param),

@@ -86,6 +86,9 @@ pub fn count_operations(spec: &OpenAPI) -> usize {
 
 /// One attempt at generating code, without any diagnosis.
 pub fn try_generate(config: &SpecConfig, spec: &OpenAPI) -> Result<Generated, Failure> {
+    let stripped = crate::specs::without_requiredness_alternatives(spec)
+        .map_err(|e| Failure::Failed(format!("{e:#}")))?;
+    let spec = &stripped;
     let settings = config
         .settings(spec)
         .map_err(|e| Failure::Failed(format!("{e:#}")))?;
@@ -259,6 +262,7 @@ mod tests {
         spec: "specs/test.yaml",
         output: "out.rs",
         int64_strings: false,
+        plain_constrained_strings: false,
         inner_type: None,
     };
 

@@ -16,8 +16,14 @@ pub struct SpecConfig {
     pub spec: &'static str,
     /// Workspace-relative path of the generated Rust file.
     pub output: &'static str,
-    /// Map every `{type: string, format: int64}` schema to `crate::I64String`.
+    /// Map every `{type: string, format: int64}` schema (bare or with
+    /// [`INT64_PATTERN`]) to `crate::I64String`.
     pub int64_strings: bool,
+    /// Keep inline string schemas whose only constraints are `pattern`,
+    /// `minLength`, `maxLength` or `enum` as plain `String`s (see
+    /// [`constrained_string_schemas`]). (Every spec is generated as if its
+    /// requiredness alternatives were absent: [`without_requiredness_alternatives`].)
+    pub plain_constrained_strings: bool,
     /// Path of the `Client`'s inner (context) type, passed to the client hooks.
     pub inner_type: Option<&'static str>,
 }
@@ -29,6 +35,7 @@ pub const SPECS: &[SpecConfig] = &[
         spec: "specs/search-ads.yaml",
         output: "crates/search-ads-client/src/generated.rs",
         int64_strings: true,
+        plain_constrained_strings: true,
         inner_type: Some("crate::ClientContext"),
     },
     SpecConfig {
@@ -36,6 +43,7 @@ pub const SPECS: &[SpecConfig] = &[
         spec: "specs/video-session.yaml",
         output: "crates/video-session-client/src/generated.rs",
         int64_strings: false,
+        plain_constrained_strings: false,
         inner_type: Some("crate::ClientContext"),
     },
 ];
@@ -71,6 +79,140 @@ pub fn int64_string_schema() -> SchemaObject {
     }
 }
 
+/// The one `pattern` an int64 string may carry (SA-20): an optional minus and
+/// 1 to 18 digits, so every value it admits fits an `i64`.
+pub const INT64_PATTERN: &str = "^-?[0-9]{1,18}$";
+
+/// [`int64_string_schema`] with [`INT64_PATTERN`]: converted to the same
+/// [`I64_STRING_TYPE`], so a spec can state the digits without losing the type.
+pub fn int64_string_pattern_schema() -> SchemaObject {
+    let mut schema = int64_string_schema();
+    schema.string = Some(Box::new(schemars::schema::StringValidation {
+        pattern: Some(INT64_PATTERN.to_owned()),
+        ..Default::default()
+    }));
+    schema
+}
+
+/// Keywords of a string schema that only constrain its values; a schema of
+/// `type: string` with these and metadata only is kept a plain `String` when
+/// [`SpecConfig::plain_constrained_strings`] is set.
+pub const STRING_CONSTRAINT_KEYS: &[&str] = &["pattern", "minLength", "maxLength", "enum"];
+
+/// Every distinct inline (not a component's root) `type: string` schema
+/// without `format` that has at least one of [`STRING_CONSTRAINT_KEYS`] and
+/// otherwise only metadata, reduced to `type` and its constraints, in a stable
+/// order.
+///
+/// typify would turn each into a validating newtype or a closed enum named
+/// after its position. The spec states these constraints for reviewers and
+/// contract tests (SA-20: what the service refuses); the facade validates
+/// them with its own typed values and errors, so the generated types stay
+/// `String`, and a value the service may add to a set later still parses.
+pub fn constrained_string_schemas(spec: &OpenAPI) -> Result<Vec<SchemaObject>> {
+    fn walk(value: &Value, is_component_root: bool, out: &mut Vec<Value>) {
+        match value {
+            Value::Object(map) => {
+                if !is_component_root
+                    && map.get("type").and_then(Value::as_str) == Some("string")
+                    && !map.contains_key("format")
+                    && map
+                        .keys()
+                        .any(|k| STRING_CONSTRAINT_KEYS.contains(&k.as_str()))
+                    && map.keys().all(|k| {
+                        STRING_CONSTRAINT_KEYS.contains(&k.as_str())
+                            || INT64_METADATA_KEYS.contains(&k.as_str())
+                    })
+                {
+                    let reduced: serde_json::Map<String, Value> = map
+                        .iter()
+                        .filter(|(k, _)| {
+                            k.as_str() == "type" || STRING_CONSTRAINT_KEYS.contains(&k.as_str())
+                        })
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect();
+                    let reduced = Value::Object(reduced);
+                    if !out.contains(&reduced) {
+                        out.push(reduced);
+                    }
+                }
+                for (_, sub) in crate::sorted(map) {
+                    walk(sub, false, out);
+                }
+            }
+            Value::Array(list) => list.iter().for_each(|v| walk(v, false, out)),
+            _ => {}
+        }
+    }
+    let doc = serde_json::to_value(spec).context("serializing the spec")?;
+    let mut found = Vec::new();
+    if let Some(paths) = doc.get("paths") {
+        walk(paths, false, &mut found);
+    }
+    if let Some(components) = doc.get("components").and_then(Value::as_object) {
+        for (kind, entries) in crate::sorted(components) {
+            let Some(entries) = entries.as_object() else {
+                continue;
+            };
+            for (_, entry) in crate::sorted(entries) {
+                walk(entry, kind == "schemas", &mut found);
+            }
+        }
+    }
+    found
+        .into_iter()
+        .map(|v| {
+            // Through openapiv3, as progenitor reads the spec, then schemars.
+            let schema: openapiv3::Schema =
+                serde_json::from_value(v).context("reading a constrained string schema")?;
+            let schemars_value = serde_json::to_value(&schema)?;
+            serde_json::from_value::<SchemaObject>(schemars_value)
+                .context("converting a constrained string schema")
+        })
+        .collect()
+}
+
+/// The keywords of an `anyOf` member that only constrains an object described
+/// beside it (which members it requires or forbids, and narrower values for
+/// them), without describing a shape of its own.
+pub const ALTERNATIVE_KEYS: &[&str] = &["required", "not", "properties", "description"];
+
+/// `spec` without its *requiredness alternatives*: `anyOf` lists whose members
+/// only have [`ALTERNATIVE_KEYS`] (SA-20: "an agency and advertiser, a
+/// customer, or a click ID"; VS-6: the members each invitation type needs).
+/// typify turns such a list into an untagged enum
+/// whose variants each drop the members the other alternatives require, so a
+/// conversion naming both an advertiser and a click would lose its click on
+/// the wire. The generated type keeps every member optional instead; the spec
+/// (and so the contract tests) keeps the rule, and the facade checks it.
+pub fn without_requiredness_alternatives(spec: &OpenAPI) -> Result<OpenAPI> {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                let alternatives_only =
+                    map.get("anyOf")
+                        .and_then(Value::as_array)
+                        .is_some_and(|list| {
+                            list.iter().all(|member| {
+                                member.as_object().is_some_and(|m| {
+                                    m.keys().all(|k| ALTERNATIVE_KEYS.contains(&k.as_str()))
+                                })
+                            })
+                        });
+                if alternatives_only {
+                    map.remove("anyOf");
+                }
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(list) => list.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut doc = serde_json::to_value(spec).context("serializing the spec")?;
+    strip(&mut doc);
+    serde_json::from_value(doc).context("reading the spec back")
+}
+
 /// Keywords that do not stop a `{type: string, format: int64}` schema from
 /// matching the conversion: typify keeps them in `metadata`, which the match
 /// ignores.
@@ -88,7 +230,8 @@ pub const INT64_METADATA_KEYS: &[&str] = &[
 ];
 
 /// Whether `schema` (as JSON) is `{type: string, format: int64}` plus only
-/// [`INT64_METADATA_KEYS`] (and `nullable` if `allow_nullable`).
+/// [`INT64_METADATA_KEYS`], optionally `pattern:` [`INT64_PATTERN`] (and
+/// `nullable` if `allow_nullable`).
 pub fn is_int64_string(schema: &Value, allow_nullable: bool) -> bool {
     let Some(map) = schema.as_object() else {
         return false;
@@ -99,6 +242,7 @@ pub fn is_int64_string(schema: &Value, allow_nullable: bool) -> bool {
             INT64_METADATA_KEYS.contains(&k.as_str())
                 || (allow_nullable && k == "nullable")
                 || (k == "nullable" && v == &Value::Bool(false))
+                || (k == "pattern" && v.as_str() == Some(INT64_PATTERN))
         })
 }
 
@@ -143,15 +287,26 @@ impl SpecConfig {
             settings.with_inner_type(tokens);
         }
         if self.int64_strings {
-            settings.with_conversion(
-                int64_string_schema(),
-                I64_STRING_TYPE,
-                [TypeImpl::FromStr, TypeImpl::Display].into_iter(),
-            );
+            for schema in [int64_string_schema(), int64_string_pattern_schema()] {
+                settings.with_conversion(
+                    schema,
+                    I64_STRING_TYPE,
+                    [TypeImpl::FromStr, TypeImpl::Display].into_iter(),
+                );
+            }
             for name in int64_string_components(spec) {
                 settings.with_replacement(
                     name,
                     I64_STRING_TYPE,
+                    [TypeImpl::FromStr, TypeImpl::Display].into_iter(),
+                );
+            }
+        }
+        if self.plain_constrained_strings {
+            for schema in constrained_string_schemas(spec)? {
+                settings.with_conversion(
+                    schema,
+                    "::std::string::String",
                     [TypeImpl::FromStr, TypeImpl::Display].into_iter(),
                 );
             }

@@ -235,7 +235,10 @@ pub fn check_rows(rows: &[InputRow], mode: WriteMode) -> (Vec<usize>, Vec<LocalR
             .and_then(|id| {
                 conversions[..k]
                     .iter()
-                    .position(|c| c.conversion_id.as_deref().map(str::trim) == Some(id))
+                    .position(|c| {
+                        c.conversion_id.as_deref().map(str::trim) == Some(id)
+                            && c.conversion_timestamp == conversions[k].conversion_timestamp
+                    })
                     .map(|first| (id, rows[parsed_rows[first]].line))
             });
         let reason = match earlier {
@@ -277,13 +280,14 @@ mod tests {
 
     use super::*;
 
-    const CSV: &str = "conversionId,conversionTimestamp,segmentationType,segmentationId,revenueMicros,customDimension\n\
-        a-1,1717200000000,FLOODLIGHT,551234,19990000,\"[{\"\"name\"\":\"\"Store Region\"\",\"\"value\"\":\"\"North\"\"}]\"\n\
-        a-2,2024-06-01T10:00:00Z,FLOODLIGHT,,,\n\
-        a-1,1717200000000,FLOODLIGHT,,,\n\
-        a-3,yesterday,FLOODLIGHT,,,\n\
-        a-4,1717200000000,,,,\n\
-        a-5,1717200000000,FLOODLIGHT,12x,,\n";
+    // Attributed through a click (SA-17), so no agency or advertiser column is needed.
+    const CSV: &str = "conversionId,conversionTimestamp,segmentationType,segmentationId,revenueMicros,customDimension,clickId\n\
+        a-1,1717200000000,FLOODLIGHT,551234,19990000,\"[{\"\"name\"\":\"\"Store Region\"\",\"\"value\"\":\"\"North\"\"}]\",c\n\
+        a-2,2024-06-01T10:00:00Z,FLOODLIGHT,,,,c\n\
+        a-1,1717200000000,FLOODLIGHT,,,,c\n\
+        a-3,yesterday,FLOODLIGHT,,,,c\n\
+        a-4,1717200000000,,,,,c\n\
+        a-5,1717200000000,FLOODLIGHT,12x,,,c\n";
 
     #[test]
     fn csv_rows_are_read_and_checked_per_row() {

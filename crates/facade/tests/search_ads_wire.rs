@@ -230,10 +230,14 @@ async fn conversion_get_by_customer_id() {
 #[tokio::test]
 async fn conversion_insert() {
     let (client, log) = server().await;
-    let minimal = Conversion::new(
-        "order-1002",
-        DateTime::from_timestamp_millis(1_704_103_260_000).expect("a valid time"),
-    );
+    // The smallest insert Google's how-to shows: attributed from its click (SA-17).
+    let minimal = Conversion {
+        click_id: Some("Cj0KCQiA-minimal".into()),
+        ..Conversion::new(
+            "order-1002",
+            DateTime::from_timestamp_millis(1_704_103_260_000).expect("a valid time"),
+        )
+    };
     let report = client
         .insert(&[full_conversion(), minimal])
         .await
@@ -251,6 +255,8 @@ async fn conversion_update() {
         state: Some(ConversionState::Removed),
         conversion_type: Some(ConversionType::Transaction),
         segmentation_type: None,
+        // The update how-to names the conversion by its click (SA-17).
+        click_id: Some("Cj0KCQiA-order-1001".into()),
         ..Conversion::new(
             "order-1001",
             DateTime::from_timestamp_millis(1_704_103_200_123).expect("a valid time"),

@@ -164,7 +164,8 @@ async fn rejections_carry_code_message_and_input_index() {
         conversion(&fake, "r-0", 0),
         conversion(&fake, "r-1", 1),
         unknown_activity,
-        conversion(&fake, "dup-1", 3),
+        // The same (advertiser, id, timestamp) as the earlier insert (SA-15).
+        conversion(&fake, "dup-1", 0),
         unknown_click,
         unknown_metric,
         foreign,

@@ -495,25 +495,64 @@ async fn insert_is_best_effort_and_names_every_rejected_index() {
 }
 
 #[tokio::test]
-async fn duplicate_conversion_ids_are_0x11a_and_stored_once() {
+async fn duplicate_id_and_timestamp_pairs_are_0x11a_and_stored_once() {
+    // SA-15: (conversionId, conversionTimestamp) is unique per advertiser.
     let fake = small_fake().await;
     let (status, _) = insert(&fake, vec![conversion(&fake, "dup", JAN_10)]).await;
     assert_eq!(status, 200);
     let ds = fake.ledger().conversions()[0].ds_conversion_id;
-    let (status, body) = insert(&fake, vec![conversion(&fake, "dup", JAN_10 + 99)]).await;
+    let (status, body) = insert(&fake, vec![conversion(&fake, "dup", JAN_10)]).await;
     assert_eq!(status, 400);
     assert_eq!(
         google_message(&body),
         format!(
-            "The request was not valid. Details: [0x0000011A: Advertiser conversion ID 'dup' is already used by another conversion with SA360 conversion ID {ds} for conversion index=0]"
+            "The request was not valid. Details: [0x0000011A: Advertiser conversion ID 'dup' with conversion timestamp {JAN_10} is already used by another conversion with SA360 conversion ID {ds} for conversion index=0]"
         )
     );
     assert_eq!(fake.ledger().stored_count(), 1);
-    // Seeded conversion IDs are taken too.
+    // The same ID at another timestamp is another conversion.
+    let (status, body) = insert(&fake, vec![conversion(&fake, "dup", JAN_10 + 99)]).await;
+    assert_eq!(status, 200, "{body}");
+    let ledger = fake.ledger();
+    assert_eq!(ledger.stored_count(), 2);
+    let key = ConversionKey::advertiser(fake.accounts()[0].advertiser_id, "dup");
+    assert_eq!(ledger.conversion(&key).unwrap().timestamp_ms, JAN_10);
+    let later = ledger.conversion_at(&key, JAN_10 + 99).expect("stored");
+    assert_ne!(later.ds_conversion_id, ds);
+    // Within one request an ID may appear once, whatever the timestamps (0x0000011F).
+    let (status, body) = insert(
+        &fake,
+        vec![
+            conversion(&fake, "twice", JAN_10),
+            conversion(&fake, "twice", JAN_10 + 1),
+        ],
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert!(
+        google_message(&body).contains("0x0000011F") && google_message(&body).contains("index=1"),
+        "{body}"
+    );
+    // A seeded conversion's pair is taken too; its ID at another timestamp is not.
     let seeded = fake.seeded_conversion_id(0, 5).unwrap();
-    let (status, body) = insert(&fake, vec![conversion(&fake, &seeded, JAN_10)]).await;
+    let seeded_ts: i64 = fake.seeded_conversion(0, 5).unwrap()["conversionTimestamp"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let (status, body) = insert(&fake, vec![conversion(&fake, &seeded, seeded_ts)]).await;
     assert_eq!(status, 400);
     assert!(google_message(&body).contains("0x0000011A"), "{body}");
+    let (status, body) = insert(&fake, vec![conversion(&fake, &seeded, seeded_ts + 1)]).await;
+    assert_eq!(status, 200, "{body}");
+    // Update names a conversion by the pair.
+    let mut change = conversion(&fake, "dup", JAN_10 + 99);
+    change["revenueMicros"] = json!("1000000");
+    let (status, body) = update(&fake, vec![change]).await;
+    assert_eq!(status, 200, "{body}");
+    let ledger = fake.ledger();
+    assert_eq!(ledger.conversion_at(&key, JAN_10 + 99).unwrap().updates, 1);
+    assert_eq!(ledger.conversion_at(&key, JAN_10).unwrap().updates, 0);
 }
 
 #[tokio::test]

@@ -120,6 +120,51 @@ pub mod types {
             Default::default()
         }
     }
+    ///An availability as updateAvailability takes it (SA-20): the members of `Availability` and no others; `agencyId`, `advertiserId`, `availabilityTimestamp` and `segmentationType` (= `FLOODLIGHT`) required (discovery's `annotations.required`, SA-7).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    #[serde(deny_unknown_fields)]
+    pub struct AvailabilityUpdate {
+        ///DS advertiser ID. Required for updateAvailability.
+        #[serde(rename = "advertiserId")]
+        pub advertiser_id: crate::I64String,
+        ///DS agency ID. Required for updateAvailability.
+        #[serde(rename = "agencyId")]
+        pub agency_id: crate::I64String,
+        ///The time by which all conversions have been uploaded, in epoch millis UTC. Required for updateAvailability.
+        #[serde(rename = "availabilityTimestamp")]
+        pub availability_timestamp: crate::I64String,
+        #[serde(
+            rename = "customerId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub customer_id: ::std::option::Option<::std::string::String>,
+        ///The numeric segmentation identifier (for example, DoubleClick Search Floodlight activity ID).
+        #[serde(
+            rename = "segmentationId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub segmentation_id: ::std::option::Option<crate::I64String>,
+        ///The friendly segmentation identifier (for example, DoubleClick Search Floodlight activity name).
+        #[serde(
+            rename = "segmentationName",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub segmentation_name: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "segmentationType")]
+        pub segmentation_type: ::std::string::String,
+    }
+    impl AvailabilityUpdate {
+        pub fn builder() -> builder::AvailabilityUpdate {
+            Default::default()
+        }
+    }
     ///A conversion containing data relevant to DoubleClick Search. No field is required by the schema (discovery marks requirements per method); insert requires `conversionId`, `conversionTimestamp` and `segmentationType` (SA-7).
     #[derive(
         ::serde::Deserialize,
@@ -337,6 +382,225 @@ pub mod types {
             Default::default()
         }
     }
+    ///A conversion as insert takes it (SA-20): the members of `Conversion` and no others; `conversionId`, `conversionTimestamp` and `segmentationType` required (discovery's `annotations.required`, SA-7); closed value sets; the owner given as an agency and advertiser, a customer, or a click ID (SA-17).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    #[serde(deny_unknown_fields)]
+    pub struct ConversionInsert {
+        ///DS ad group ID.
+        #[serde(
+            rename = "adGroupId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_group_id: ::std::option::Option<crate::I64String>,
+        ///DS ad ID.
+        #[serde(rename = "adId", skip_serializing_if = "::std::option::Option::is_none")]
+        pub ad_id: ::std::option::Option<crate::I64String>,
+        #[serde(
+            rename = "adUserDataConsent",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_user_data_consent: ::std::option::Option<::std::string::String>,
+        ///DS advertiser ID.
+        #[serde(
+            rename = "advertiserId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub advertiser_id: ::std::option::Option<crate::I64String>,
+        ///DS agency ID.
+        #[serde(
+            rename = "agencyId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub agency_id: ::std::option::Option<crate::I64String>,
+        ///Available to advertisers only after contacting DoubleClick Search customer support.
+        #[serde(
+            rename = "attributionModel",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub attribution_model: ::std::option::Option<::std::string::String>,
+        ///DS campaign ID.
+        #[serde(
+            rename = "campaignId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub campaign_id: ::std::option::Option<crate::I64String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub channel: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "clickId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub click_id: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "conversionId")]
+        pub conversion_id: ::std::string::String,
+        ///The time at which the conversion was last modified, in epoch millis UTC.
+        #[serde(
+            rename = "conversionModifiedTimestamp",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub conversion_modified_timestamp: ::std::option::Option<crate::I64String>,
+        ///The time at which the conversion took place, in epoch millis UTC, as a string of digits (discovery declares no format). Required for insert.
+        #[serde(rename = "conversionTimestamp")]
+        pub conversion_timestamp: ::std::string::String,
+        ///Available to advertisers only after contacting DoubleClick Search customer support.
+        #[serde(
+            rename = "countMillis",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub count_millis: ::std::option::Option<crate::I64String>,
+        ///DS criterion (keyword) ID.
+        #[serde(
+            rename = "criterionId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub criterion_id: ::std::option::Option<crate::I64String>,
+        #[serde(
+            rename = "currencyCode",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub currency_code: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "customDimension",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub custom_dimension: ::std::vec::Vec<CustomDimensionInput>,
+        #[serde(
+            rename = "customMetric",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub custom_metric: ::std::vec::Vec<CustomMetricInput>,
+        #[serde(
+            rename = "customerId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub customer_id: ::std::option::Option<::std::string::String>,
+        ///The type of device on which the conversion occurred (for example `DESKTOP`, `MOBILE`, `TABLET`).
+        #[serde(
+            rename = "deviceType",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub device_type: ::std::option::Option<::std::string::String>,
+        ///ID that DoubleClick Search generates for each conversion (deprecated for edits since Q3 2025; use `conversionId`).
+        #[serde(
+            rename = "dsConversionId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ds_conversion_id: ::std::option::Option<crate::I64String>,
+        ///DS engine account ID.
+        #[serde(
+            rename = "engineAccountId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub engine_account_id: ::std::option::Option<crate::I64String>,
+        ///The Floodlight order ID provided by the advertiser for the conversion.
+        #[serde(
+            rename = "floodlightOrderId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub floodlight_order_id: ::std::option::Option<::std::string::String>,
+        ///ID that DS generates and uses to uniquely identify the inventory account that contains the product.
+        #[serde(
+            rename = "inventoryAccountId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub inventory_account_id: ::std::option::Option<crate::I64String>,
+        ///The country registered for the Merchant Center feed that contains the product, as an ISO 3166 code.
+        #[serde(
+            rename = "productCountry",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_country: ::std::option::Option<::std::string::String>,
+        ///DS product group ID.
+        #[serde(
+            rename = "productGroupId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_group_id: ::std::option::Option<crate::I64String>,
+        ///The product ID (SKU).
+        #[serde(
+            rename = "productId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_id: ::std::option::Option<::std::string::String>,
+        ///The language registered for the Merchant Center feed that contains the product, as an ISO 639 code.
+        #[serde(
+            rename = "productLanguage",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_language: ::std::option::Option<::std::string::String>,
+        ///The quantity of this conversion, in millis.
+        #[serde(
+            rename = "quantityMillis",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub quantity_millis: ::std::option::Option<crate::I64String>,
+        ///The revenue amount of this `TRANSACTION` conversion, in micros (value multiplied by 1000000, no decimal), as a string of digits (discovery declares no format). A revenue of 10 is "10000000".
+        #[serde(
+            rename = "revenueMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub revenue_micros: ::std::option::Option<::std::string::String>,
+        ///The numeric segmentation identifier (for example, DoubleClick Search Floodlight activity ID).
+        #[serde(
+            rename = "segmentationId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub segmentation_id: ::std::option::Option<crate::I64String>,
+        ///The friendly segmentation identifier (for example, DoubleClick Search Floodlight activity name).
+        #[serde(
+            rename = "segmentationName",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub segmentation_name: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "segmentationType")]
+        pub segmentation_type: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub state: ::std::option::Option<::std::string::String>,
+        ///The ID of the local store for which the product was advertised. Applicable only when the channel is `local`.
+        #[serde(
+            rename = "storeId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub store_id: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
+        pub type_: ::std::option::Option<::std::string::String>,
+    }
+    impl ConversionInsert {
+        pub fn builder() -> builder::ConversionInsert {
+            Default::default()
+        }
+    }
+    ///The batch insert takes; an empty batch is refused (SA-9).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    #[serde(deny_unknown_fields)]
+    pub struct ConversionInsertList {
+        ///The conversions, at least one.
+        pub conversion: ::std::vec::Vec<ConversionInsert>,
+        ///`doubleclicksearch#conversionList`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub kind: ::std::option::Option<::std::string::String>,
+    }
+    impl ConversionInsertList {
+        pub fn builder() -> builder::ConversionInsertList {
+            Default::default()
+        }
+    }
     ///A list of conversions.
     #[derive(
         ::serde::Deserialize,
@@ -357,6 +621,228 @@ pub mod types {
     }
     impl ConversionList {
         pub fn builder() -> builder::ConversionList {
+            Default::default()
+        }
+    }
+    ///A conversion change as update takes it (SA-20): the members of `Conversion` and no others, named by `conversionId` and `conversionTimestamp` (the update how-to), with closed value sets and the owner given as an agency and advertiser, a customer, or a click ID.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    #[serde(deny_unknown_fields)]
+    pub struct ConversionUpdate {
+        ///DS ad group ID.
+        #[serde(
+            rename = "adGroupId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_group_id: ::std::option::Option<crate::I64String>,
+        ///DS ad ID.
+        #[serde(rename = "adId", skip_serializing_if = "::std::option::Option::is_none")]
+        pub ad_id: ::std::option::Option<crate::I64String>,
+        #[serde(
+            rename = "adUserDataConsent",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_user_data_consent: ::std::option::Option<::std::string::String>,
+        ///DS advertiser ID.
+        #[serde(
+            rename = "advertiserId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub advertiser_id: ::std::option::Option<crate::I64String>,
+        ///DS agency ID.
+        #[serde(
+            rename = "agencyId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub agency_id: ::std::option::Option<crate::I64String>,
+        ///Available to advertisers only after contacting DoubleClick Search customer support.
+        #[serde(
+            rename = "attributionModel",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub attribution_model: ::std::option::Option<::std::string::String>,
+        ///DS campaign ID.
+        #[serde(
+            rename = "campaignId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub campaign_id: ::std::option::Option<crate::I64String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub channel: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "clickId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub click_id: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "conversionId")]
+        pub conversion_id: ::std::string::String,
+        ///The time at which the conversion was last modified, in epoch millis UTC.
+        #[serde(
+            rename = "conversionModifiedTimestamp",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub conversion_modified_timestamp: ::std::option::Option<crate::I64String>,
+        ///The time at which the conversion took place, in epoch millis UTC, as a string of digits (discovery declares no format). Required for insert.
+        #[serde(rename = "conversionTimestamp")]
+        pub conversion_timestamp: ::std::string::String,
+        ///Available to advertisers only after contacting DoubleClick Search customer support.
+        #[serde(
+            rename = "countMillis",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub count_millis: ::std::option::Option<crate::I64String>,
+        ///DS criterion (keyword) ID.
+        #[serde(
+            rename = "criterionId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub criterion_id: ::std::option::Option<crate::I64String>,
+        #[serde(
+            rename = "currencyCode",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub currency_code: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "customDimension",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub custom_dimension: ::std::vec::Vec<CustomDimensionInput>,
+        #[serde(
+            rename = "customMetric",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub custom_metric: ::std::vec::Vec<CustomMetricInput>,
+        #[serde(
+            rename = "customerId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub customer_id: ::std::option::Option<::std::string::String>,
+        ///The type of device on which the conversion occurred (for example `DESKTOP`, `MOBILE`, `TABLET`).
+        #[serde(
+            rename = "deviceType",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub device_type: ::std::option::Option<::std::string::String>,
+        ///ID that DoubleClick Search generates for each conversion (deprecated for edits since Q3 2025; use `conversionId`).
+        #[serde(
+            rename = "dsConversionId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ds_conversion_id: ::std::option::Option<crate::I64String>,
+        ///DS engine account ID.
+        #[serde(
+            rename = "engineAccountId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub engine_account_id: ::std::option::Option<crate::I64String>,
+        ///The Floodlight order ID provided by the advertiser for the conversion.
+        #[serde(
+            rename = "floodlightOrderId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub floodlight_order_id: ::std::option::Option<::std::string::String>,
+        ///ID that DS generates and uses to uniquely identify the inventory account that contains the product.
+        #[serde(
+            rename = "inventoryAccountId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub inventory_account_id: ::std::option::Option<crate::I64String>,
+        ///The country registered for the Merchant Center feed that contains the product, as an ISO 3166 code.
+        #[serde(
+            rename = "productCountry",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_country: ::std::option::Option<::std::string::String>,
+        ///DS product group ID.
+        #[serde(
+            rename = "productGroupId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_group_id: ::std::option::Option<crate::I64String>,
+        ///The product ID (SKU).
+        #[serde(
+            rename = "productId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_id: ::std::option::Option<::std::string::String>,
+        ///The language registered for the Merchant Center feed that contains the product, as an ISO 639 code.
+        #[serde(
+            rename = "productLanguage",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_language: ::std::option::Option<::std::string::String>,
+        ///The quantity of this conversion, in millis.
+        #[serde(
+            rename = "quantityMillis",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub quantity_millis: ::std::option::Option<crate::I64String>,
+        ///The revenue amount of this `TRANSACTION` conversion, in micros (value multiplied by 1000000, no decimal), as a string of digits (discovery declares no format). A revenue of 10 is "10000000".
+        #[serde(
+            rename = "revenueMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub revenue_micros: ::std::option::Option<::std::string::String>,
+        ///The numeric segmentation identifier (for example, DoubleClick Search Floodlight activity ID).
+        #[serde(
+            rename = "segmentationId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub segmentation_id: ::std::option::Option<crate::I64String>,
+        ///The friendly segmentation identifier (for example, DoubleClick Search Floodlight activity name).
+        #[serde(
+            rename = "segmentationName",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub segmentation_name: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "segmentationType",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub segmentation_type: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub state: ::std::option::Option<::std::string::String>,
+        ///The ID of the local store for which the product was advertised. Applicable only when the channel is `local`.
+        #[serde(
+            rename = "storeId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub store_id: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
+        pub type_: ::std::option::Option<::std::string::String>,
+    }
+    impl ConversionUpdate {
+        pub fn builder() -> builder::ConversionUpdate {
+            Default::default()
+        }
+    }
+    ///The batch update takes; an empty batch is refused (SA-9).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    #[serde(deny_unknown_fields)]
+    pub struct ConversionUpdateList {
+        ///The conversion changes, at least one.
+        pub conversion: ::std::vec::Vec<ConversionUpdate>,
+        ///`doubleclicksearch#conversionList`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub kind: ::std::option::Option<::std::string::String>,
+    }
+    impl ConversionUpdateList {
+        pub fn builder() -> builder::ConversionUpdateList {
             Default::default()
         }
     }
@@ -383,6 +869,27 @@ pub mod types {
             Default::default()
         }
     }
+    ///A custom dimension as insert and update take it (no other members, SA-20).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    #[serde(deny_unknown_fields)]
+    pub struct CustomDimensionInput {
+        ///Custom dimension name.
+        pub name: ::std::string::String,
+        ///Custom dimension value.
+        pub value: ::std::string::String,
+    }
+    impl CustomDimensionInput {
+        pub fn builder() -> builder::CustomDimensionInput {
+            Default::default()
+        }
+    }
     ///A message containing the custom metric.
     #[derive(
         ::serde::Deserialize,
@@ -403,6 +910,27 @@ pub mod types {
     }
     impl CustomMetric {
         pub fn builder() -> builder::CustomMetric {
+            Default::default()
+        }
+    }
+    ///A custom metric as insert and update take it (no other members, SA-20).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    #[serde(deny_unknown_fields)]
+    pub struct CustomMetricInput {
+        ///Custom metric name.
+        pub name: ::std::string::String,
+        ///Custom metric value.
+        pub value: f64,
+    }
+    impl CustomMetricInput {
+        pub fn builder() -> builder::CustomMetricInput {
             Default::default()
         }
     }
@@ -589,20 +1117,19 @@ pub mod types {
             Default::default()
         }
     }
-    ///The request to update availability.
+    ///The request to update availability; at least one availability (SA-20).
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         PartialEq,
         schemars::JsonSchema
     )]
+    #[serde(deny_unknown_fields)]
     pub struct UpdateAvailabilityRequest {
         ///The availabilities being requested.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub availabilities: ::std::vec::Vec<Availability>,
+        pub availabilities: ::std::vec::Vec<AvailabilityUpdate>,
     }
     impl UpdateAvailabilityRequest {
         pub fn builder() -> builder::UpdateAvailabilityRequest {
@@ -787,6 +1314,176 @@ pub mod types {
         }
         impl ::std::convert::From<super::Availability> for Availability {
             fn from(value: super::Availability) -> Self {
+                Self {
+                    advertiser_id: Ok(value.advertiser_id),
+                    agency_id: Ok(value.agency_id),
+                    availability_timestamp: Ok(value.availability_timestamp),
+                    customer_id: Ok(value.customer_id),
+                    segmentation_id: Ok(value.segmentation_id),
+                    segmentation_name: Ok(value.segmentation_name),
+                    segmentation_type: Ok(value.segmentation_type),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct AvailabilityUpdate {
+            advertiser_id: ::std::result::Result<
+                crate::I64String,
+                ::std::string::String,
+            >,
+            agency_id: ::std::result::Result<crate::I64String, ::std::string::String>,
+            availability_timestamp: ::std::result::Result<
+                crate::I64String,
+                ::std::string::String,
+            >,
+            customer_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            segmentation_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            segmentation_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            segmentation_type: ::std::result::Result<
+                ::std::string::String,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for AvailabilityUpdate {
+            fn default() -> Self {
+                Self {
+                    advertiser_id: Err(
+                        "no value supplied for advertiser_id".to_string(),
+                    ),
+                    agency_id: Err("no value supplied for agency_id".to_string()),
+                    availability_timestamp: Err(
+                        "no value supplied for availability_timestamp".to_string(),
+                    ),
+                    customer_id: Ok(Default::default()),
+                    segmentation_id: Ok(Default::default()),
+                    segmentation_name: Ok(Default::default()),
+                    segmentation_type: Err(
+                        "no value supplied for segmentation_type".to_string(),
+                    ),
+                }
+            }
+        }
+        impl AvailabilityUpdate {
+            pub fn advertiser_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<crate::I64String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.advertiser_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for advertiser_id: {e}")
+                    });
+                self
+            }
+            pub fn agency_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<crate::I64String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.agency_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for agency_id: {e}")
+                    });
+                self
+            }
+            pub fn availability_timestamp<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<crate::I64String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.availability_timestamp = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for availability_timestamp: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn customer_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.customer_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for customer_id: {e}")
+                    });
+                self
+            }
+            pub fn segmentation_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.segmentation_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for segmentation_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn segmentation_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.segmentation_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for segmentation_name: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn segmentation_type<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.segmentation_type = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for segmentation_type: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<AvailabilityUpdate> for super::AvailabilityUpdate {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: AvailabilityUpdate,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    advertiser_id: value.advertiser_id?,
+                    agency_id: value.agency_id?,
+                    availability_timestamp: value.availability_timestamp?,
+                    customer_id: value.customer_id?,
+                    segmentation_id: value.segmentation_id?,
+                    segmentation_name: value.segmentation_name?,
+                    segmentation_type: value.segmentation_type?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::AvailabilityUpdate> for AvailabilityUpdate {
+            fn from(value: super::AvailabilityUpdate) -> Self {
                 Self {
                     advertiser_id: Ok(value.advertiser_id),
                     agency_id: Ok(value.agency_id),
@@ -1526,6 +2223,804 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct ConversionInsert {
+            ad_group_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            ad_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            ad_user_data_consent: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            advertiser_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            agency_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            attribution_model: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            campaign_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            channel: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            click_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            conversion_id: ::std::result::Result<
+                ::std::string::String,
+                ::std::string::String,
+            >,
+            conversion_modified_timestamp: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            conversion_timestamp: ::std::result::Result<
+                ::std::string::String,
+                ::std::string::String,
+            >,
+            count_millis: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            criterion_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            currency_code: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            custom_dimension: ::std::result::Result<
+                ::std::vec::Vec<super::CustomDimensionInput>,
+                ::std::string::String,
+            >,
+            custom_metric: ::std::result::Result<
+                ::std::vec::Vec<super::CustomMetricInput>,
+                ::std::string::String,
+            >,
+            customer_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            device_type: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            ds_conversion_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            engine_account_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            floodlight_order_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            inventory_account_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            product_country: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_group_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            product_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_language: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            quantity_millis: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            revenue_micros: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            segmentation_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            segmentation_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            segmentation_type: ::std::result::Result<
+                ::std::string::String,
+                ::std::string::String,
+            >,
+            state: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            store_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            type_: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for ConversionInsert {
+            fn default() -> Self {
+                Self {
+                    ad_group_id: Ok(Default::default()),
+                    ad_id: Ok(Default::default()),
+                    ad_user_data_consent: Ok(Default::default()),
+                    advertiser_id: Ok(Default::default()),
+                    agency_id: Ok(Default::default()),
+                    attribution_model: Ok(Default::default()),
+                    campaign_id: Ok(Default::default()),
+                    channel: Ok(Default::default()),
+                    click_id: Ok(Default::default()),
+                    conversion_id: Err(
+                        "no value supplied for conversion_id".to_string(),
+                    ),
+                    conversion_modified_timestamp: Ok(Default::default()),
+                    conversion_timestamp: Err(
+                        "no value supplied for conversion_timestamp".to_string(),
+                    ),
+                    count_millis: Ok(Default::default()),
+                    criterion_id: Ok(Default::default()),
+                    currency_code: Ok(Default::default()),
+                    custom_dimension: Ok(Default::default()),
+                    custom_metric: Ok(Default::default()),
+                    customer_id: Ok(Default::default()),
+                    device_type: Ok(Default::default()),
+                    ds_conversion_id: Ok(Default::default()),
+                    engine_account_id: Ok(Default::default()),
+                    floodlight_order_id: Ok(Default::default()),
+                    inventory_account_id: Ok(Default::default()),
+                    product_country: Ok(Default::default()),
+                    product_group_id: Ok(Default::default()),
+                    product_id: Ok(Default::default()),
+                    product_language: Ok(Default::default()),
+                    quantity_millis: Ok(Default::default()),
+                    revenue_micros: Ok(Default::default()),
+                    segmentation_id: Ok(Default::default()),
+                    segmentation_name: Ok(Default::default()),
+                    segmentation_type: Err(
+                        "no value supplied for segmentation_type".to_string(),
+                    ),
+                    state: Ok(Default::default()),
+                    store_id: Ok(Default::default()),
+                    type_: Ok(Default::default()),
+                }
+            }
+        }
+        impl ConversionInsert {
+            pub fn ad_group_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_group_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for ad_group_id: {e}")
+                    });
+                self
+            }
+            pub fn ad_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for ad_id: {e}")
+                    });
+                self
+            }
+            pub fn ad_user_data_consent<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_user_data_consent = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for ad_user_data_consent: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn advertiser_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.advertiser_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for advertiser_id: {e}")
+                    });
+                self
+            }
+            pub fn agency_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.agency_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for agency_id: {e}")
+                    });
+                self
+            }
+            pub fn attribution_model<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.attribution_model = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for attribution_model: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn campaign_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.campaign_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for campaign_id: {e}")
+                    });
+                self
+            }
+            pub fn channel<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.channel = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for channel: {e}")
+                    });
+                self
+            }
+            pub fn click_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.click_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for click_id: {e}")
+                    });
+                self
+            }
+            pub fn conversion_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversion_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for conversion_id: {e}")
+                    });
+                self
+            }
+            pub fn conversion_modified_timestamp<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversion_modified_timestamp = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for conversion_modified_timestamp: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn conversion_timestamp<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversion_timestamp = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for conversion_timestamp: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn count_millis<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.count_millis = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for count_millis: {e}")
+                    });
+                self
+            }
+            pub fn criterion_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.criterion_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for criterion_id: {e}")
+                    });
+                self
+            }
+            pub fn currency_code<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.currency_code = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for currency_code: {e}")
+                    });
+                self
+            }
+            pub fn custom_dimension<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::CustomDimensionInput>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.custom_dimension = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for custom_dimension: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn custom_metric<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::CustomMetricInput>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.custom_metric = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for custom_metric: {e}")
+                    });
+                self
+            }
+            pub fn customer_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.customer_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for customer_id: {e}")
+                    });
+                self
+            }
+            pub fn device_type<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.device_type = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for device_type: {e}")
+                    });
+                self
+            }
+            pub fn ds_conversion_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ds_conversion_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for ds_conversion_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn engine_account_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.engine_account_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for engine_account_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn floodlight_order_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.floodlight_order_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for floodlight_order_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn inventory_account_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.inventory_account_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for inventory_account_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_country<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_country = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_country: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_group_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_group_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_group_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for product_id: {e}")
+                    });
+                self
+            }
+            pub fn product_language<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_language = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_language: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn quantity_millis<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.quantity_millis = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for quantity_millis: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn revenue_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.revenue_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for revenue_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn segmentation_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.segmentation_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for segmentation_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn segmentation_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.segmentation_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for segmentation_name: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn segmentation_type<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.segmentation_type = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for segmentation_type: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn state<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.state = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for state: {e}")
+                    });
+                self
+            }
+            pub fn store_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.store_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for store_id: {e}")
+                    });
+                self
+            }
+            pub fn type_<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.type_ = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for type_: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ConversionInsert> for super::ConversionInsert {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: ConversionInsert,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    ad_group_id: value.ad_group_id?,
+                    ad_id: value.ad_id?,
+                    ad_user_data_consent: value.ad_user_data_consent?,
+                    advertiser_id: value.advertiser_id?,
+                    agency_id: value.agency_id?,
+                    attribution_model: value.attribution_model?,
+                    campaign_id: value.campaign_id?,
+                    channel: value.channel?,
+                    click_id: value.click_id?,
+                    conversion_id: value.conversion_id?,
+                    conversion_modified_timestamp: value.conversion_modified_timestamp?,
+                    conversion_timestamp: value.conversion_timestamp?,
+                    count_millis: value.count_millis?,
+                    criterion_id: value.criterion_id?,
+                    currency_code: value.currency_code?,
+                    custom_dimension: value.custom_dimension?,
+                    custom_metric: value.custom_metric?,
+                    customer_id: value.customer_id?,
+                    device_type: value.device_type?,
+                    ds_conversion_id: value.ds_conversion_id?,
+                    engine_account_id: value.engine_account_id?,
+                    floodlight_order_id: value.floodlight_order_id?,
+                    inventory_account_id: value.inventory_account_id?,
+                    product_country: value.product_country?,
+                    product_group_id: value.product_group_id?,
+                    product_id: value.product_id?,
+                    product_language: value.product_language?,
+                    quantity_millis: value.quantity_millis?,
+                    revenue_micros: value.revenue_micros?,
+                    segmentation_id: value.segmentation_id?,
+                    segmentation_name: value.segmentation_name?,
+                    segmentation_type: value.segmentation_type?,
+                    state: value.state?,
+                    store_id: value.store_id?,
+                    type_: value.type_?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::ConversionInsert> for ConversionInsert {
+            fn from(value: super::ConversionInsert) -> Self {
+                Self {
+                    ad_group_id: Ok(value.ad_group_id),
+                    ad_id: Ok(value.ad_id),
+                    ad_user_data_consent: Ok(value.ad_user_data_consent),
+                    advertiser_id: Ok(value.advertiser_id),
+                    agency_id: Ok(value.agency_id),
+                    attribution_model: Ok(value.attribution_model),
+                    campaign_id: Ok(value.campaign_id),
+                    channel: Ok(value.channel),
+                    click_id: Ok(value.click_id),
+                    conversion_id: Ok(value.conversion_id),
+                    conversion_modified_timestamp: Ok(
+                        value.conversion_modified_timestamp,
+                    ),
+                    conversion_timestamp: Ok(value.conversion_timestamp),
+                    count_millis: Ok(value.count_millis),
+                    criterion_id: Ok(value.criterion_id),
+                    currency_code: Ok(value.currency_code),
+                    custom_dimension: Ok(value.custom_dimension),
+                    custom_metric: Ok(value.custom_metric),
+                    customer_id: Ok(value.customer_id),
+                    device_type: Ok(value.device_type),
+                    ds_conversion_id: Ok(value.ds_conversion_id),
+                    engine_account_id: Ok(value.engine_account_id),
+                    floodlight_order_id: Ok(value.floodlight_order_id),
+                    inventory_account_id: Ok(value.inventory_account_id),
+                    product_country: Ok(value.product_country),
+                    product_group_id: Ok(value.product_group_id),
+                    product_id: Ok(value.product_id),
+                    product_language: Ok(value.product_language),
+                    quantity_millis: Ok(value.quantity_millis),
+                    revenue_micros: Ok(value.revenue_micros),
+                    segmentation_id: Ok(value.segmentation_id),
+                    segmentation_name: Ok(value.segmentation_name),
+                    segmentation_type: Ok(value.segmentation_type),
+                    state: Ok(value.state),
+                    store_id: Ok(value.store_id),
+                    type_: Ok(value.type_),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct ConversionInsertList {
+            conversion: ::std::result::Result<
+                ::std::vec::Vec<super::ConversionInsert>,
+                ::std::string::String,
+            >,
+            kind: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for ConversionInsertList {
+            fn default() -> Self {
+                Self {
+                    conversion: Err("no value supplied for conversion".to_string()),
+                    kind: Ok(Default::default()),
+                }
+            }
+        }
+        impl ConversionInsertList {
+            pub fn conversion<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::ConversionInsert>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversion = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for conversion: {e}")
+                    });
+                self
+            }
+            pub fn kind<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.kind = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for kind: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ConversionInsertList>
+        for super::ConversionInsertList {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: ConversionInsertList,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    conversion: value.conversion?,
+                    kind: value.kind?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::ConversionInsertList> for ConversionInsertList {
+            fn from(value: super::ConversionInsertList) -> Self {
+                Self {
+                    conversion: Ok(value.conversion),
+                    kind: Ok(value.kind),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct ConversionList {
             conversion: ::std::result::Result<
                 ::std::vec::Vec<super::Conversion>,
@@ -1583,6 +3078,802 @@ pub mod types {
         }
         impl ::std::convert::From<super::ConversionList> for ConversionList {
             fn from(value: super::ConversionList) -> Self {
+                Self {
+                    conversion: Ok(value.conversion),
+                    kind: Ok(value.kind),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct ConversionUpdate {
+            ad_group_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            ad_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            ad_user_data_consent: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            advertiser_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            agency_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            attribution_model: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            campaign_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            channel: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            click_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            conversion_id: ::std::result::Result<
+                ::std::string::String,
+                ::std::string::String,
+            >,
+            conversion_modified_timestamp: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            conversion_timestamp: ::std::result::Result<
+                ::std::string::String,
+                ::std::string::String,
+            >,
+            count_millis: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            criterion_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            currency_code: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            custom_dimension: ::std::result::Result<
+                ::std::vec::Vec<super::CustomDimensionInput>,
+                ::std::string::String,
+            >,
+            custom_metric: ::std::result::Result<
+                ::std::vec::Vec<super::CustomMetricInput>,
+                ::std::string::String,
+            >,
+            customer_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            device_type: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            ds_conversion_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            engine_account_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            floodlight_order_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            inventory_account_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            product_country: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_group_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            product_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_language: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            quantity_millis: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            revenue_micros: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            segmentation_id: ::std::result::Result<
+                ::std::option::Option<crate::I64String>,
+                ::std::string::String,
+            >,
+            segmentation_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            segmentation_type: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            state: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            store_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            type_: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for ConversionUpdate {
+            fn default() -> Self {
+                Self {
+                    ad_group_id: Ok(Default::default()),
+                    ad_id: Ok(Default::default()),
+                    ad_user_data_consent: Ok(Default::default()),
+                    advertiser_id: Ok(Default::default()),
+                    agency_id: Ok(Default::default()),
+                    attribution_model: Ok(Default::default()),
+                    campaign_id: Ok(Default::default()),
+                    channel: Ok(Default::default()),
+                    click_id: Ok(Default::default()),
+                    conversion_id: Err(
+                        "no value supplied for conversion_id".to_string(),
+                    ),
+                    conversion_modified_timestamp: Ok(Default::default()),
+                    conversion_timestamp: Err(
+                        "no value supplied for conversion_timestamp".to_string(),
+                    ),
+                    count_millis: Ok(Default::default()),
+                    criterion_id: Ok(Default::default()),
+                    currency_code: Ok(Default::default()),
+                    custom_dimension: Ok(Default::default()),
+                    custom_metric: Ok(Default::default()),
+                    customer_id: Ok(Default::default()),
+                    device_type: Ok(Default::default()),
+                    ds_conversion_id: Ok(Default::default()),
+                    engine_account_id: Ok(Default::default()),
+                    floodlight_order_id: Ok(Default::default()),
+                    inventory_account_id: Ok(Default::default()),
+                    product_country: Ok(Default::default()),
+                    product_group_id: Ok(Default::default()),
+                    product_id: Ok(Default::default()),
+                    product_language: Ok(Default::default()),
+                    quantity_millis: Ok(Default::default()),
+                    revenue_micros: Ok(Default::default()),
+                    segmentation_id: Ok(Default::default()),
+                    segmentation_name: Ok(Default::default()),
+                    segmentation_type: Ok(Default::default()),
+                    state: Ok(Default::default()),
+                    store_id: Ok(Default::default()),
+                    type_: Ok(Default::default()),
+                }
+            }
+        }
+        impl ConversionUpdate {
+            pub fn ad_group_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_group_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for ad_group_id: {e}")
+                    });
+                self
+            }
+            pub fn ad_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for ad_id: {e}")
+                    });
+                self
+            }
+            pub fn ad_user_data_consent<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_user_data_consent = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for ad_user_data_consent: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn advertiser_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.advertiser_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for advertiser_id: {e}")
+                    });
+                self
+            }
+            pub fn agency_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.agency_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for agency_id: {e}")
+                    });
+                self
+            }
+            pub fn attribution_model<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.attribution_model = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for attribution_model: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn campaign_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.campaign_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for campaign_id: {e}")
+                    });
+                self
+            }
+            pub fn channel<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.channel = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for channel: {e}")
+                    });
+                self
+            }
+            pub fn click_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.click_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for click_id: {e}")
+                    });
+                self
+            }
+            pub fn conversion_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversion_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for conversion_id: {e}")
+                    });
+                self
+            }
+            pub fn conversion_modified_timestamp<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversion_modified_timestamp = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for conversion_modified_timestamp: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn conversion_timestamp<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversion_timestamp = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for conversion_timestamp: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn count_millis<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.count_millis = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for count_millis: {e}")
+                    });
+                self
+            }
+            pub fn criterion_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.criterion_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for criterion_id: {e}")
+                    });
+                self
+            }
+            pub fn currency_code<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.currency_code = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for currency_code: {e}")
+                    });
+                self
+            }
+            pub fn custom_dimension<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::CustomDimensionInput>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.custom_dimension = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for custom_dimension: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn custom_metric<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::CustomMetricInput>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.custom_metric = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for custom_metric: {e}")
+                    });
+                self
+            }
+            pub fn customer_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.customer_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for customer_id: {e}")
+                    });
+                self
+            }
+            pub fn device_type<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.device_type = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for device_type: {e}")
+                    });
+                self
+            }
+            pub fn ds_conversion_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ds_conversion_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for ds_conversion_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn engine_account_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.engine_account_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for engine_account_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn floodlight_order_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.floodlight_order_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for floodlight_order_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn inventory_account_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.inventory_account_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for inventory_account_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_country<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_country = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_country: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_group_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_group_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_group_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for product_id: {e}")
+                    });
+                self
+            }
+            pub fn product_language<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_language = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_language: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn quantity_millis<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.quantity_millis = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for quantity_millis: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn revenue_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.revenue_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for revenue_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn segmentation_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.segmentation_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for segmentation_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn segmentation_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.segmentation_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for segmentation_name: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn segmentation_type<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.segmentation_type = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for segmentation_type: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn state<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.state = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for state: {e}")
+                    });
+                self
+            }
+            pub fn store_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.store_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for store_id: {e}")
+                    });
+                self
+            }
+            pub fn type_<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.type_ = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for type_: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ConversionUpdate> for super::ConversionUpdate {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: ConversionUpdate,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    ad_group_id: value.ad_group_id?,
+                    ad_id: value.ad_id?,
+                    ad_user_data_consent: value.ad_user_data_consent?,
+                    advertiser_id: value.advertiser_id?,
+                    agency_id: value.agency_id?,
+                    attribution_model: value.attribution_model?,
+                    campaign_id: value.campaign_id?,
+                    channel: value.channel?,
+                    click_id: value.click_id?,
+                    conversion_id: value.conversion_id?,
+                    conversion_modified_timestamp: value.conversion_modified_timestamp?,
+                    conversion_timestamp: value.conversion_timestamp?,
+                    count_millis: value.count_millis?,
+                    criterion_id: value.criterion_id?,
+                    currency_code: value.currency_code?,
+                    custom_dimension: value.custom_dimension?,
+                    custom_metric: value.custom_metric?,
+                    customer_id: value.customer_id?,
+                    device_type: value.device_type?,
+                    ds_conversion_id: value.ds_conversion_id?,
+                    engine_account_id: value.engine_account_id?,
+                    floodlight_order_id: value.floodlight_order_id?,
+                    inventory_account_id: value.inventory_account_id?,
+                    product_country: value.product_country?,
+                    product_group_id: value.product_group_id?,
+                    product_id: value.product_id?,
+                    product_language: value.product_language?,
+                    quantity_millis: value.quantity_millis?,
+                    revenue_micros: value.revenue_micros?,
+                    segmentation_id: value.segmentation_id?,
+                    segmentation_name: value.segmentation_name?,
+                    segmentation_type: value.segmentation_type?,
+                    state: value.state?,
+                    store_id: value.store_id?,
+                    type_: value.type_?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::ConversionUpdate> for ConversionUpdate {
+            fn from(value: super::ConversionUpdate) -> Self {
+                Self {
+                    ad_group_id: Ok(value.ad_group_id),
+                    ad_id: Ok(value.ad_id),
+                    ad_user_data_consent: Ok(value.ad_user_data_consent),
+                    advertiser_id: Ok(value.advertiser_id),
+                    agency_id: Ok(value.agency_id),
+                    attribution_model: Ok(value.attribution_model),
+                    campaign_id: Ok(value.campaign_id),
+                    channel: Ok(value.channel),
+                    click_id: Ok(value.click_id),
+                    conversion_id: Ok(value.conversion_id),
+                    conversion_modified_timestamp: Ok(
+                        value.conversion_modified_timestamp,
+                    ),
+                    conversion_timestamp: Ok(value.conversion_timestamp),
+                    count_millis: Ok(value.count_millis),
+                    criterion_id: Ok(value.criterion_id),
+                    currency_code: Ok(value.currency_code),
+                    custom_dimension: Ok(value.custom_dimension),
+                    custom_metric: Ok(value.custom_metric),
+                    customer_id: Ok(value.customer_id),
+                    device_type: Ok(value.device_type),
+                    ds_conversion_id: Ok(value.ds_conversion_id),
+                    engine_account_id: Ok(value.engine_account_id),
+                    floodlight_order_id: Ok(value.floodlight_order_id),
+                    inventory_account_id: Ok(value.inventory_account_id),
+                    product_country: Ok(value.product_country),
+                    product_group_id: Ok(value.product_group_id),
+                    product_id: Ok(value.product_id),
+                    product_language: Ok(value.product_language),
+                    quantity_millis: Ok(value.quantity_millis),
+                    revenue_micros: Ok(value.revenue_micros),
+                    segmentation_id: Ok(value.segmentation_id),
+                    segmentation_name: Ok(value.segmentation_name),
+                    segmentation_type: Ok(value.segmentation_type),
+                    state: Ok(value.state),
+                    store_id: Ok(value.store_id),
+                    type_: Ok(value.type_),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct ConversionUpdateList {
+            conversion: ::std::result::Result<
+                ::std::vec::Vec<super::ConversionUpdate>,
+                ::std::string::String,
+            >,
+            kind: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for ConversionUpdateList {
+            fn default() -> Self {
+                Self {
+                    conversion: Err("no value supplied for conversion".to_string()),
+                    kind: Ok(Default::default()),
+                }
+            }
+        }
+        impl ConversionUpdateList {
+            pub fn conversion<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::ConversionUpdate>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversion = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for conversion: {e}")
+                    });
+                self
+            }
+            pub fn kind<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.kind = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for kind: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ConversionUpdateList>
+        for super::ConversionUpdateList {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: ConversionUpdateList,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    conversion: value.conversion?,
+                    kind: value.kind?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::ConversionUpdateList> for ConversionUpdateList {
+            fn from(value: super::ConversionUpdateList) -> Self {
                 Self {
                     conversion: Ok(value.conversion),
                     kind: Ok(value.kind),
@@ -1654,6 +3945,65 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct CustomDimensionInput {
+            name: ::std::result::Result<::std::string::String, ::std::string::String>,
+            value: ::std::result::Result<::std::string::String, ::std::string::String>,
+        }
+        impl ::std::default::Default for CustomDimensionInput {
+            fn default() -> Self {
+                Self {
+                    name: Err("no value supplied for name".to_string()),
+                    value: Err("no value supplied for value".to_string()),
+                }
+            }
+        }
+        impl CustomDimensionInput {
+            pub fn name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for name: {e}")
+                    });
+                self
+            }
+            pub fn value<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.value = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for value: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<CustomDimensionInput>
+        for super::CustomDimensionInput {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: CustomDimensionInput,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    name: value.name?,
+                    value: value.value?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::CustomDimensionInput> for CustomDimensionInput {
+            fn from(value: super::CustomDimensionInput) -> Self {
+                Self {
+                    name: Ok(value.name),
+                    value: Ok(value.value),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct CustomMetric {
             name: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -1711,6 +4061,64 @@ pub mod types {
         }
         impl ::std::convert::From<super::CustomMetric> for CustomMetric {
             fn from(value: super::CustomMetric) -> Self {
+                Self {
+                    name: Ok(value.name),
+                    value: Ok(value.value),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct CustomMetricInput {
+            name: ::std::result::Result<::std::string::String, ::std::string::String>,
+            value: ::std::result::Result<f64, ::std::string::String>,
+        }
+        impl ::std::default::Default for CustomMetricInput {
+            fn default() -> Self {
+                Self {
+                    name: Err("no value supplied for name".to_string()),
+                    value: Err("no value supplied for value".to_string()),
+                }
+            }
+        }
+        impl CustomMetricInput {
+            pub fn name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for name: {e}")
+                    });
+                self
+            }
+            pub fn value<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<f64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.value = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for value: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<CustomMetricInput> for super::CustomMetricInput {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: CustomMetricInput,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    name: value.name?,
+                    value: value.value?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::CustomMetricInput> for CustomMetricInput {
+            fn from(value: super::CustomMetricInput) -> Self {
                 Self {
                     name: Ok(value.name),
                     value: Ok(value.value),
@@ -2131,21 +4539,23 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct UpdateAvailabilityRequest {
             availabilities: ::std::result::Result<
-                ::std::vec::Vec<super::Availability>,
+                ::std::vec::Vec<super::AvailabilityUpdate>,
                 ::std::string::String,
             >,
         }
         impl ::std::default::Default for UpdateAvailabilityRequest {
             fn default() -> Self {
                 Self {
-                    availabilities: Ok(Default::default()),
+                    availabilities: Err(
+                        "no value supplied for availabilities".to_string(),
+                    ),
                 }
             }
         }
         impl UpdateAvailabilityRequest {
             pub fn availabilities<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Availability>>,
+                T: ::std::convert::TryInto<::std::vec::Vec<super::AvailabilityUpdate>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.availabilities = value
@@ -2360,100 +4770,6 @@ let response = client.conversion_get()
     pub fn conversion_get(&self) -> builder::ConversionGet<'_> {
         builder::ConversionGet::new(self)
     }
-    /**List the conversions of a new-platform customer (deprecated)
-
-Retrieves a list of conversions for a client account of the new Search Ads 360 experience, one window of rows at a time. Here agency, advertiser and engine account are optional query filters. Deprecated: removal was scheduled for Q3 2025. Replacement: create a report on the `conversion` resource in the new Search Ads 360 Reporting API.
-
-Sends a `GET` request to `/customer/{customerId}/conversion`
-
-Arguments:
-- `customer_id`: Customer ID of a client account in the new Search Ads 360 experience.
-- `ad_group_id`: Numeric ID of the ad group.
-- `ad_id`: Numeric ID of the ad.
-- `advertiser_id`: Numeric ID of the advertiser.
-- `agency_id`: Numeric ID of the agency.
-- `campaign_id`: Numeric ID of the campaign.
-- `criterion_id`: Numeric ID of the criterion.
-- `end_date`: Last date (inclusive) on which to retrieve conversions, as the number yyyymmdd.
-- `engine_account_id`: Numeric ID of the engine account.
-- `row_count`: The number of conversions to return per call (the page size).
-- `start_date`: First date (inclusive) on which to retrieve conversions, as the number yyyymmdd.
-- `start_row`: The 0-based index of the first conversion to return.
-```ignore
-let response = client.conversion_get_by_customer_id()
-    .customer_id(customer_id)
-    .ad_group_id(ad_group_id)
-    .ad_id(ad_id)
-    .advertiser_id(advertiser_id)
-    .agency_id(agency_id)
-    .campaign_id(campaign_id)
-    .criterion_id(criterion_id)
-    .end_date(end_date)
-    .engine_account_id(engine_account_id)
-    .row_count(row_count)
-    .start_date(start_date)
-    .start_row(start_row)
-    .send()
-    .await;
-```*/
-    pub fn conversion_get_by_customer_id(
-        &self,
-    ) -> builder::ConversionGetByCustomerId<'_> {
-        builder::ConversionGetByCustomerId::new(self)
-    }
-    /**Update a batch of conversions
-
-Updates existing conversions, identified by `conversionId` and `conversionTimestamp`. Writable fields: `currencyCode`, `quantityMillis`, `revenueMicros`, `state`. Same best-effort semantics and error format as insert.
-
-Sends a `PUT` request to `/conversion`
-
-Arguments:
-- `body`: The batch of conversions.
-```ignore
-let response = client.conversion_update()
-    .body(body)
-    .send()
-    .await;
-```*/
-    pub fn conversion_update(&self) -> builder::ConversionUpdate<'_> {
-        builder::ConversionUpdate::new(self)
-    }
-    /**Insert a batch of new conversions
-
-Best effort per conversion, not atomic: valid conversions are stored even when others in the batch are rejected. When any conversion is rejected the answer is a 400 `requestValidation` error whose message lists each rejected conversion by index (SA-9). `conversionId`, `conversionTimestamp` and `segmentationType` are required for every conversion; an empty batch is rejected.
-
-Sends a `POST` request to `/conversion`
-
-Arguments:
-- `body`: The batch of conversions.
-```ignore
-let response = client.conversion_insert()
-    .body(body)
-    .send()
-    .await;
-```*/
-    pub fn conversion_insert(&self) -> builder::ConversionInsert<'_> {
-        builder::ConversionInsert::new(self)
-    }
-    /**Update the availability of a batch of Floodlight activities
-
-Tells Search Ads 360 that all conversions of each Floodlight activity have been uploaded up to `availabilityTimestamp`.
-
-Sends a `POST` request to `/conversion/updateAvailability`
-
-Arguments:
-- `body`: The availabilities to record.
-```ignore
-let response = client.conversion_update_availability()
-    .body(body)
-    .send()
-    .await;
-```*/
-    pub fn conversion_update_availability(
-        &self,
-    ) -> builder::ConversionUpdateAvailability<'_> {
-        builder::ConversionUpdateAvailability::new(self)
-    }
     /**Download the legacy-to-new ID-mapping CSV of an advertiser
 
 Downloads a UTF-8 CSV file with the ID mappings between legacy SA360 and new SA360 for every child entity of the advertiser (engine accounts, campaigns, ad groups, ...) that exists in both. The header line is `Entity Type,Legacy IDs,New IDs`; the two ID cells are JSON objects whose values are strings (SA-11). Google's media download is selected with `alt=media`; without it the method answers an empty JSON object.
@@ -2493,6 +4809,100 @@ let response = client.saved_columns_list()
 ```*/
     pub fn saved_columns_list(&self) -> builder::SavedColumnsList<'_> {
         builder::SavedColumnsList::new(self)
+    }
+    /**Update a batch of conversions
+
+Updates existing conversions, identified by `conversionId` and `conversionTimestamp`. Writable fields: `currencyCode`, `quantityMillis`, `revenueMicros`, `state`. Same best-effort semantics and error format as insert.
+
+Sends a `PUT` request to `/conversion`
+
+Arguments:
+- `body`: The batch of conversion changes.
+```ignore
+let response = client.conversion_update()
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn conversion_update(&self) -> builder::ConversionUpdate<'_> {
+        builder::ConversionUpdate::new(self)
+    }
+    /**Insert a batch of new conversions
+
+Best effort per conversion, not atomic: valid conversions are stored even when others in the batch are rejected. When any conversion is rejected the answer is a 400 `requestValidation` error whose message lists each rejected conversion by index (SA-9). `conversionId`, `conversionTimestamp` and `segmentationType` are required for every conversion; an empty batch is rejected.
+
+Sends a `POST` request to `/conversion`
+
+Arguments:
+- `body`: The batch of conversions to insert.
+```ignore
+let response = client.conversion_insert()
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn conversion_insert(&self) -> builder::ConversionInsert<'_> {
+        builder::ConversionInsert::new(self)
+    }
+    /**Update the availability of a batch of Floodlight activities
+
+Tells Search Ads 360 that all conversions of each Floodlight activity have been uploaded up to `availabilityTimestamp`.
+
+Sends a `POST` request to `/conversion/updateAvailability`
+
+Arguments:
+- `body`: The availabilities to record.
+```ignore
+let response = client.conversion_update_availability()
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn conversion_update_availability(
+        &self,
+    ) -> builder::ConversionUpdateAvailability<'_> {
+        builder::ConversionUpdateAvailability::new(self)
+    }
+    /**List the conversions of a new-platform customer (deprecated)
+
+Retrieves a list of conversions for a client account of the new Search Ads 360 experience, one window of rows at a time. Here agency, advertiser and engine account are optional query filters. Deprecated: removal was scheduled for Q3 2025. Replacement: create a report on the `conversion` resource in the new Search Ads 360 Reporting API.
+
+Sends a `GET` request to `/customer/{customerId}/conversion`
+
+Arguments:
+- `customer_id`: Customer ID of a client account in the new Search Ads 360 experience (digits, SA-20).
+- `ad_group_id`: Numeric ID of the ad group.
+- `ad_id`: Numeric ID of the ad.
+- `advertiser_id`: Numeric ID of the advertiser.
+- `agency_id`: Numeric ID of the agency.
+- `campaign_id`: Numeric ID of the campaign.
+- `criterion_id`: Numeric ID of the criterion.
+- `end_date`: Last date (inclusive) on which to retrieve conversions, as the number yyyymmdd.
+- `engine_account_id`: Numeric ID of the engine account.
+- `row_count`: The number of conversions to return per call (the page size).
+- `start_date`: First date (inclusive) on which to retrieve conversions, as the number yyyymmdd.
+- `start_row`: The 0-based index of the first conversion to return.
+```ignore
+let response = client.conversion_get_by_customer_id()
+    .customer_id(customer_id)
+    .ad_group_id(ad_group_id)
+    .ad_id(ad_id)
+    .advertiser_id(advertiser_id)
+    .agency_id(agency_id)
+    .campaign_id(campaign_id)
+    .criterion_id(criterion_id)
+    .end_date(end_date)
+    .engine_account_id(engine_account_id)
+    .row_count(row_count)
+    .start_date(start_date)
+    .start_row(start_row)
+    .send()
+    .await;
+```*/
+    pub fn conversion_get_by_customer_id(
+        &self,
+    ) -> builder::ConversionGetByCustomerId<'_> {
+        builder::ConversionGetByCustomerId::new(self)
     }
 }
 /// Types for composing operation parameters.
@@ -2778,6 +5188,515 @@ pub mod builder {
             }
         }
     }
+    /**Builder for [`Client::reports_get_id_mapping_file`]
+
+[`Client::reports_get_id_mapping_file`]: super::Client::reports_get_id_mapping_file*/
+    #[derive(Debug, Clone)]
+    pub struct ReportsGetIdMappingFile<'a> {
+        client: &'a super::Client,
+        agency_id: Result<crate::I64String, String>,
+        advertiser_id: Result<crate::I64String, String>,
+        alt: Result<types::AltMedia, String>,
+    }
+    impl<'a> ReportsGetIdMappingFile<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                agency_id: Err("agency_id was not initialized".to_string()),
+                advertiser_id: Err("advertiser_id was not initialized".to_string()),
+                alt: Err("alt was not initialized".to_string()),
+            }
+        }
+        pub fn agency_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<crate::I64String>,
+        {
+            self.agency_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `crate :: I64String` for agency_id failed".to_string()
+                });
+            self
+        }
+        pub fn advertiser_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<crate::I64String>,
+        {
+            self.advertiser_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `crate :: I64String` for advertiser_id failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn alt<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::AltMedia>,
+        {
+            self.alt = value
+                .try_into()
+                .map_err(|_| "conversion to `AltMedia` for alt failed".to_string());
+            self
+        }
+        ///Sends a `GET` request to `/agency/{agencyId}/advertiser/{advertiserId}/idmapping`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<ByteStream>, Error<types::GoogleErrorResponse>> {
+            let Self { client, agency_id, advertiser_id, alt } = self;
+            let agency_id = agency_id.map_err(Error::InvalidRequest)?;
+            let advertiser_id = advertiser_id.map_err(Error::InvalidRequest)?;
+            let alt = alt.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/agency/{}/advertiser/{}/idmapping", client.baseurl, encode_path(&
+                agency_id.to_string()), encode_path(& advertiser_id.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .query(&progenitor_client::QueryParam::new("alt", &alt))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "reports_get_id_mapping_file",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => Ok(ResponseValue::stream(response)),
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::saved_columns_list`]
+
+[`Client::saved_columns_list`]: super::Client::saved_columns_list*/
+    #[derive(Debug, Clone)]
+    pub struct SavedColumnsList<'a> {
+        client: &'a super::Client,
+        agency_id: Result<crate::I64String, String>,
+        advertiser_id: Result<crate::I64String, String>,
+    }
+    impl<'a> SavedColumnsList<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                agency_id: Err("agency_id was not initialized".to_string()),
+                advertiser_id: Err("advertiser_id was not initialized".to_string()),
+            }
+        }
+        pub fn agency_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<crate::I64String>,
+        {
+            self.agency_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `crate :: I64String` for agency_id failed".to_string()
+                });
+            self
+        }
+        pub fn advertiser_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<crate::I64String>,
+        {
+            self.advertiser_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `crate :: I64String` for advertiser_id failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/agency/{agencyId}/advertiser/{advertiserId}/savedcolumns`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<types::SavedColumnList>,
+            Error<types::GoogleErrorResponse>,
+        > {
+            let Self { client, agency_id, advertiser_id } = self;
+            let agency_id = agency_id.map_err(Error::InvalidRequest)?;
+            let advertiser_id = advertiser_id.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/agency/{}/advertiser/{}/savedcolumns", client.baseurl, encode_path(&
+                agency_id.to_string()), encode_path(& advertiser_id.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "saved_columns_list",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::conversion_update`]
+
+[`Client::conversion_update`]: super::Client::conversion_update*/
+    #[derive(Debug, Clone)]
+    pub struct ConversionUpdate<'a> {
+        client: &'a super::Client,
+        body: Result<types::builder::ConversionUpdateList, String>,
+    }
+    impl<'a> ConversionUpdate<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::ConversionUpdateList>,
+            <V as std::convert::TryInto<
+                types::ConversionUpdateList,
+            >>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| {
+                    format!(
+                        "conversion to `ConversionUpdateList` for body failed: {}", s
+                    )
+                });
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(
+                types::builder::ConversionUpdateList,
+            ) -> types::builder::ConversionUpdateList,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        ///Sends a `PUT` request to `/conversion`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<types::ConversionList>,
+            Error<types::GoogleErrorResponse>,
+        > {
+            let Self { client, body } = self;
+            let body = body
+                .and_then(|v| {
+                    types::ConversionUpdateList::try_from(v).map_err(|e| e.to_string())
+                })
+                .map_err(Error::InvalidRequest)?;
+            let url = format!("{}/conversion", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .put(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "conversion_update",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::conversion_insert`]
+
+[`Client::conversion_insert`]: super::Client::conversion_insert*/
+    #[derive(Debug, Clone)]
+    pub struct ConversionInsert<'a> {
+        client: &'a super::Client,
+        body: Result<types::builder::ConversionInsertList, String>,
+    }
+    impl<'a> ConversionInsert<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::ConversionInsertList>,
+            <V as std::convert::TryInto<
+                types::ConversionInsertList,
+            >>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| {
+                    format!(
+                        "conversion to `ConversionInsertList` for body failed: {}", s
+                    )
+                });
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(
+                types::builder::ConversionInsertList,
+            ) -> types::builder::ConversionInsertList,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        ///Sends a `POST` request to `/conversion`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<types::ConversionList>,
+            Error<types::GoogleErrorResponse>,
+        > {
+            let Self { client, body } = self;
+            let body = body
+                .and_then(|v| {
+                    types::ConversionInsertList::try_from(v).map_err(|e| e.to_string())
+                })
+                .map_err(Error::InvalidRequest)?;
+            let url = format!("{}/conversion", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "conversion_insert",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::conversion_update_availability`]
+
+[`Client::conversion_update_availability`]: super::Client::conversion_update_availability*/
+    #[derive(Debug, Clone)]
+    pub struct ConversionUpdateAvailability<'a> {
+        client: &'a super::Client,
+        body: Result<types::builder::UpdateAvailabilityRequest, String>,
+    }
+    impl<'a> ConversionUpdateAvailability<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::UpdateAvailabilityRequest>,
+            <V as std::convert::TryInto<
+                types::UpdateAvailabilityRequest,
+            >>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| {
+                    format!(
+                        "conversion to `UpdateAvailabilityRequest` for body failed: {}",
+                        s
+                    )
+                });
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(
+                types::builder::UpdateAvailabilityRequest,
+            ) -> types::builder::UpdateAvailabilityRequest,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        ///Sends a `POST` request to `/conversion/updateAvailability`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<types::UpdateAvailabilityResponse>,
+            Error<types::GoogleErrorResponse>,
+        > {
+            let Self { client, body } = self;
+            let body = body
+                .and_then(|v| {
+                    types::UpdateAvailabilityRequest::try_from(v)
+                        .map_err(|e| e.to_string())
+                })
+                .map_err(Error::InvalidRequest)?;
+            let url = format!("{}/conversion/updateAvailability", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "conversion_update_availability",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
     /**Builder for [`Client::conversion_get_by_customer_id`]
 
 [`Client::conversion_get_by_customer_id`]: super::Client::conversion_get_by_customer_id*/
@@ -3035,511 +5954,6 @@ pub mod builder {
                 .build()?;
             let info = OperationInfo {
                 operation_id: "conversion_get_by_customer_id",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
-        }
-    }
-    /**Builder for [`Client::conversion_update`]
-
-[`Client::conversion_update`]: super::Client::conversion_update*/
-    #[derive(Debug, Clone)]
-    pub struct ConversionUpdate<'a> {
-        client: &'a super::Client,
-        body: Result<types::builder::ConversionList, String>,
-    }
-    impl<'a> ConversionUpdate<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client: client,
-                body: Ok(::std::default::Default::default()),
-            }
-        }
-        pub fn body<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<types::ConversionList>,
-            <V as std::convert::TryInto<
-                types::ConversionList,
-            >>::Error: std::fmt::Display,
-        {
-            self.body = value
-                .try_into()
-                .map(From::from)
-                .map_err(|s| {
-                    format!("conversion to `ConversionList` for body failed: {}", s)
-                });
-            self
-        }
-        pub fn body_map<F>(mut self, f: F) -> Self
-        where
-            F: std::ops::FnOnce(
-                types::builder::ConversionList,
-            ) -> types::builder::ConversionList,
-        {
-            self.body = self.body.map(f);
-            self
-        }
-        ///Sends a `PUT` request to `/conversion`
-        pub async fn send(
-            self,
-        ) -> Result<
-            ResponseValue<types::ConversionList>,
-            Error<types::GoogleErrorResponse>,
-        > {
-            let Self { client, body } = self;
-            let body = body
-                .and_then(|v| {
-                    types::ConversionList::try_from(v).map_err(|e| e.to_string())
-                })
-                .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/conversion", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .put(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .json(&body)
-                .headers(header_map)
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "conversion_update",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
-        }
-    }
-    /**Builder for [`Client::conversion_insert`]
-
-[`Client::conversion_insert`]: super::Client::conversion_insert*/
-    #[derive(Debug, Clone)]
-    pub struct ConversionInsert<'a> {
-        client: &'a super::Client,
-        body: Result<types::builder::ConversionList, String>,
-    }
-    impl<'a> ConversionInsert<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client: client,
-                body: Ok(::std::default::Default::default()),
-            }
-        }
-        pub fn body<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<types::ConversionList>,
-            <V as std::convert::TryInto<
-                types::ConversionList,
-            >>::Error: std::fmt::Display,
-        {
-            self.body = value
-                .try_into()
-                .map(From::from)
-                .map_err(|s| {
-                    format!("conversion to `ConversionList` for body failed: {}", s)
-                });
-            self
-        }
-        pub fn body_map<F>(mut self, f: F) -> Self
-        where
-            F: std::ops::FnOnce(
-                types::builder::ConversionList,
-            ) -> types::builder::ConversionList,
-        {
-            self.body = self.body.map(f);
-            self
-        }
-        ///Sends a `POST` request to `/conversion`
-        pub async fn send(
-            self,
-        ) -> Result<
-            ResponseValue<types::ConversionList>,
-            Error<types::GoogleErrorResponse>,
-        > {
-            let Self { client, body } = self;
-            let body = body
-                .and_then(|v| {
-                    types::ConversionList::try_from(v).map_err(|e| e.to_string())
-                })
-                .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/conversion", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .json(&body)
-                .headers(header_map)
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "conversion_insert",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
-        }
-    }
-    /**Builder for [`Client::conversion_update_availability`]
-
-[`Client::conversion_update_availability`]: super::Client::conversion_update_availability*/
-    #[derive(Debug, Clone)]
-    pub struct ConversionUpdateAvailability<'a> {
-        client: &'a super::Client,
-        body: Result<types::builder::UpdateAvailabilityRequest, String>,
-    }
-    impl<'a> ConversionUpdateAvailability<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client: client,
-                body: Ok(::std::default::Default::default()),
-            }
-        }
-        pub fn body<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<types::UpdateAvailabilityRequest>,
-            <V as std::convert::TryInto<
-                types::UpdateAvailabilityRequest,
-            >>::Error: std::fmt::Display,
-        {
-            self.body = value
-                .try_into()
-                .map(From::from)
-                .map_err(|s| {
-                    format!(
-                        "conversion to `UpdateAvailabilityRequest` for body failed: {}",
-                        s
-                    )
-                });
-            self
-        }
-        pub fn body_map<F>(mut self, f: F) -> Self
-        where
-            F: std::ops::FnOnce(
-                types::builder::UpdateAvailabilityRequest,
-            ) -> types::builder::UpdateAvailabilityRequest,
-        {
-            self.body = self.body.map(f);
-            self
-        }
-        ///Sends a `POST` request to `/conversion/updateAvailability`
-        pub async fn send(
-            self,
-        ) -> Result<
-            ResponseValue<types::UpdateAvailabilityResponse>,
-            Error<types::GoogleErrorResponse>,
-        > {
-            let Self { client, body } = self;
-            let body = body
-                .and_then(|v| {
-                    types::UpdateAvailabilityRequest::try_from(v)
-                        .map_err(|e| e.to_string())
-                })
-                .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/conversion/updateAvailability", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .json(&body)
-                .headers(header_map)
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "conversion_update_availability",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
-        }
-    }
-    /**Builder for [`Client::reports_get_id_mapping_file`]
-
-[`Client::reports_get_id_mapping_file`]: super::Client::reports_get_id_mapping_file*/
-    #[derive(Debug, Clone)]
-    pub struct ReportsGetIdMappingFile<'a> {
-        client: &'a super::Client,
-        agency_id: Result<crate::I64String, String>,
-        advertiser_id: Result<crate::I64String, String>,
-        alt: Result<types::AltMedia, String>,
-    }
-    impl<'a> ReportsGetIdMappingFile<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client: client,
-                agency_id: Err("agency_id was not initialized".to_string()),
-                advertiser_id: Err("advertiser_id was not initialized".to_string()),
-                alt: Err("alt was not initialized".to_string()),
-            }
-        }
-        pub fn agency_id<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<crate::I64String>,
-        {
-            self.agency_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `crate :: I64String` for agency_id failed".to_string()
-                });
-            self
-        }
-        pub fn advertiser_id<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<crate::I64String>,
-        {
-            self.advertiser_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `crate :: I64String` for advertiser_id failed"
-                        .to_string()
-                });
-            self
-        }
-        pub fn alt<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<types::AltMedia>,
-        {
-            self.alt = value
-                .try_into()
-                .map_err(|_| "conversion to `AltMedia` for alt failed".to_string());
-            self
-        }
-        ///Sends a `GET` request to `/agency/{agencyId}/advertiser/{advertiserId}/idmapping`
-        pub async fn send(
-            self,
-        ) -> Result<ResponseValue<ByteStream>, Error<types::GoogleErrorResponse>> {
-            let Self { client, agency_id, advertiser_id, alt } = self;
-            let agency_id = agency_id.map_err(Error::InvalidRequest)?;
-            let advertiser_id = advertiser_id.map_err(Error::InvalidRequest)?;
-            let alt = alt.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/agency/{}/advertiser/{}/idmapping", client.baseurl, encode_path(&
-                agency_id.to_string()), encode_path(& advertiser_id.to_string()),
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .query(&progenitor_client::QueryParam::new("alt", &alt))
-                .headers(header_map)
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "reports_get_id_mapping_file",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => Ok(ResponseValue::stream(response)),
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
-        }
-    }
-    /**Builder for [`Client::saved_columns_list`]
-
-[`Client::saved_columns_list`]: super::Client::saved_columns_list*/
-    #[derive(Debug, Clone)]
-    pub struct SavedColumnsList<'a> {
-        client: &'a super::Client,
-        agency_id: Result<crate::I64String, String>,
-        advertiser_id: Result<crate::I64String, String>,
-    }
-    impl<'a> SavedColumnsList<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client: client,
-                agency_id: Err("agency_id was not initialized".to_string()),
-                advertiser_id: Err("advertiser_id was not initialized".to_string()),
-            }
-        }
-        pub fn agency_id<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<crate::I64String>,
-        {
-            self.agency_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `crate :: I64String` for agency_id failed".to_string()
-                });
-            self
-        }
-        pub fn advertiser_id<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<crate::I64String>,
-        {
-            self.advertiser_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `crate :: I64String` for advertiser_id failed"
-                        .to_string()
-                });
-            self
-        }
-        ///Sends a `GET` request to `/agency/{agencyId}/advertiser/{advertiserId}/savedcolumns`
-        pub async fn send(
-            self,
-        ) -> Result<
-            ResponseValue<types::SavedColumnList>,
-            Error<types::GoogleErrorResponse>,
-        > {
-            let Self { client, agency_id, advertiser_id } = self;
-            let agency_id = agency_id.map_err(Error::InvalidRequest)?;
-            let advertiser_id = advertiser_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/agency/{}/advertiser/{}/savedcolumns", client.baseurl, encode_path(&
-                agency_id.to_string()), encode_path(& advertiser_id.to_string()),
-            );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .headers(header_map)
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "saved_columns_list",
             };
             client.pre(&mut request, &info).await?;
             let result = client.exec(request, &info).await;

@@ -464,6 +464,7 @@ pub fn diff_pair(ws: &Workspace, old: &str, new: &str) -> Result<Report> {
                 spec: Box::leak(new_path.clone().into_boxed_str()),
                 output: "(not generated)",
                 int64_strings: false,
+                plain_constrained_strings: false,
                 inner_type: None,
             }
         });

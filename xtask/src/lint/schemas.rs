@@ -10,7 +10,7 @@ use super::{
     PROPERTY_DESCRIPTION, RESPONSE_ADDITIONAL_PROPERTIES_FALSE, Rule, escape, non_empty_str,
 };
 use crate::openapi::METHODS;
-use crate::specs::{INT64_METADATA_KEYS, is_int64_string};
+use crate::specs::{INT64_METADATA_KEYS, INT64_PATTERN, is_int64_string};
 
 /// Every schema reachable from a response, via `$ref` too.
 pub(super) fn lint_response_schemas(l: &mut Linter<'_>) {
@@ -128,10 +128,20 @@ pub(super) fn lint_int64_strings(l: &mut Linter<'_>, value: &Value, pointer: Str
             let looks_int64 = map.get("type").and_then(Value::as_str) == Some("string")
                 && map.get("format").and_then(Value::as_str) == Some("int64");
             if looks_int64 && !is_int64_string(value, true) {
-                let extra: Vec<&str> = map
-                    .keys()
-                    .map(String::as_str)
-                    .filter(|k| !INT64_METADATA_KEYS.contains(k) && *k != "nullable")
+                let extra: Vec<String> = map
+                    .iter()
+                    .filter(|(k, v)| {
+                        !INT64_METADATA_KEYS.contains(&k.as_str())
+                            && *k != "nullable"
+                            && !(*k == "pattern" && v.as_str() == Some(INT64_PATTERN))
+                    })
+                    .map(|(k, _)| {
+                        if k == "pattern" {
+                            format!("pattern other than {INT64_PATTERN:?}")
+                        } else {
+                            k.clone()
+                        }
+                    })
                     .collect();
                 {
                     l.add(
@@ -312,6 +322,19 @@ fn walk_review(schema: &Value, pointer: &str, found: &mut Vec<(String, &'static 
 #[cfg(test)]
 mod tests {
     use crate::lint::test_support::{CLEAN, findings};
+
+    #[test]
+    fn the_int64_digits_pattern_keeps_the_conversion() {
+        // SA-20: the one pattern the I64String conversion also matches.
+        let clean = CLEAN.replace("additionalProperties: false", "");
+        assert!(findings(&clean).is_empty(), "{:#?}", findings(&clean));
+        let spec = clean.replace(
+            "{type: string, format: int64}}",
+            "{type: string, format: int64, pattern: \"^-?[0-9]{1,18}$\"}}",
+        );
+        assert_ne!(spec, clean);
+        assert!(findings(&spec).is_empty(), "{:#?}", findings(&spec));
+    }
 
     #[test]
     fn request_media_types_and_descriptions_and_int64() {

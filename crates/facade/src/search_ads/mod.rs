@@ -511,8 +511,10 @@ impl SearchAds {
     /// The conversions an [`insert`](Self::insert) would refuse before sending,
     /// each as [`Error::Validation`] naming the field and the input index, in
     /// input order: a missing `conversionId`, `conversionTimestamp` or
-    /// `segmentationType`, a timestamp before 1970, a conversion id repeated in
-    /// the input. Empty when the input would be sent (an empty input is refused
+    /// `segmentationType`, a timestamp before 1970, a value outside a set the
+    /// service closes, no owner (agency and advertiser, customer, or click ID),
+    /// the same (owner, conversion id, timestamp) twice in the input (SA-15,
+    /// SA-20). Empty when the input would be sent (an empty input is refused
     /// by `insert` itself). Nothing is sent.
     ///
     /// ```
@@ -520,7 +522,11 @@ impl SearchAds {
     /// use facade::search_ads::{Conversion, Error, SearchAds};
     ///
     /// let t = Utc.with_ymd_and_hms(2025, 3, 1, 12, 0, 0).unwrap();
-    /// let input = [Conversion::new("order-1", t), Conversion::new("order-1", t)];
+    /// let clicked = Conversion {
+    ///     click_id: Some("Cj0KCQiA-example".into()),
+    ///     ..Conversion::new("order-1", t)
+    /// };
+    /// let input = [clicked.clone(), clicked];
     /// let problems = SearchAds::insert_problems(&input);
     /// assert!(matches!(
     ///     &problems[..],
@@ -553,28 +559,49 @@ impl SearchAds {
         write::validate(kind, conversions)?;
         let operation = kind.operation();
         let api = &self.inner.api;
-        let report = write::run_batches(
+        // `validate` made sure every conversion has an id.
+        let ranges = write::batch_ranges(
+            conversions
+                .iter()
+                .map(|c| c.conversion_id.as_deref().map_or("", str::trim)),
+            options.batch_size,
+        );
+        let report = write::run_batch_ranges(
             kind,
             conversions.len(),
+            ranges,
             options,
             &self.inner.retry,
             progress.as_deref(),
             |range, _| {
                 // Built per attempt, so only the batches in flight exist in
                 // their wire form (not a second copy of the whole input).
-                let body = types::ConversionList {
-                    conversion: conversions[range]
-                        .iter()
-                        .map(wire::conversion_to_wire)
-                        .collect(),
-                    kind: None,
-                };
+                let batch = &conversions[range];
                 async move {
+                    let wire_error = |e: String| {
+                        Error::validation("conversions", None, format!("cannot be sent: {e}"))
+                    };
                     match kind {
                         WriteKind::Insert => {
+                            let body = types::ConversionInsertList {
+                                conversion: batch
+                                    .iter()
+                                    .map(wire::conversion_to_request)
+                                    .collect::<Result<_, _>>()
+                                    .map_err(wire_error)?,
+                                kind: None,
+                            };
                             send(operation, api.conversion_insert().body(body).send()).await?;
                         }
                         WriteKind::Update => {
+                            let body = types::ConversionUpdateList {
+                                conversion: batch
+                                    .iter()
+                                    .map(wire::conversion_to_request)
+                                    .collect::<Result<_, _>>()
+                                    .map_err(wire_error)?,
+                                kind: None,
+                            };
                             send(operation, api.conversion_update().body(body).send()).await?;
                         }
                     }

@@ -312,16 +312,28 @@ pub(crate) fn conversion_from_wire(w: types::Conversion) -> Result<Conversion, S
 }
 
 /// A typed availability in the wire shape.
-pub(crate) fn availability_to_wire(a: &Availability) -> types::Availability {
-    types::Availability {
-        advertiser_id: Some(a.advertiser_id.into()),
-        agency_id: Some(a.agency_id.into()),
-        availability_timestamp: Some(to_epoch_millis(a.availability_timestamp).into()),
+pub(crate) fn availability_to_wire(a: &Availability) -> types::AvailabilityUpdate {
+    types::AvailabilityUpdate {
+        advertiser_id: a.advertiser_id.into(),
+        agency_id: a.agency_id.into(),
+        availability_timestamp: to_epoch_millis(a.availability_timestamp).into(),
         customer_id: a.customer_id.as_ref().map(|c| c.as_str().to_owned()),
         segmentation_id: a.segmentation_id.map(Into::into),
         segmentation_name: a.segmentation_name.clone(),
-        segmentation_type: Some(a.segmentation_type.as_str().to_owned()),
+        segmentation_type: a.segmentation_type.as_str().to_owned(),
     }
+}
+
+/// A wire conversion in the request shape of insert or update
+/// ([`types::ConversionInsert`], [`types::ConversionUpdate`], SA-20): the same
+/// members, with the method's required ones no longer optional. The error
+/// names what is missing; [`super::write::input_problems`] refuses such a
+/// conversion before anything is built, so it is not expected.
+pub(crate) fn conversion_to_request<T: serde::de::DeserializeOwned>(
+    c: &Conversion,
+) -> Result<T, String> {
+    let value = serde_json::to_value(conversion_to_wire(c)).map_err(|e| e.to_string())?;
+    serde_json::from_value(value).map_err(|e| e.to_string())
 }
 
 /// A wire availability, typed; the error names a missing or bad field.
@@ -586,7 +598,10 @@ mod tests {
             serde_json::to_value(&wire).unwrap()["availabilityTimestamp"],
             "1704103200000"
         );
-        assert_eq!(availability_from_wire(wire).unwrap(), a);
+        // The echo has the response shape: the same members, all optional.
+        let echo: types::Availability =
+            serde_json::from_value(serde_json::to_value(&wire).unwrap()).unwrap();
+        assert_eq!(availability_from_wire(echo).unwrap(), a);
     }
 
     #[test]

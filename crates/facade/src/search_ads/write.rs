@@ -5,12 +5,15 @@
 //!
 //! An insert whose answer was lost (timeout, reset connection, 5xx) may or may
 //! not have been stored. The batch is sent again; the server refuses every
-//! conversion id it already holds with `0x0000011A` (SA-15), so nothing is
-//! stored twice. A `0x0000011A` for a conversion that an earlier attempt of the
-//! same batch may have delivered is therefore reported as
-//! [`Outcome::StoredEarlier`], not as a rejection. Conversion ids repeated in
-//! the input are refused before sending, so a `0x0000011A` can never hide a
-//! second, different conversion of the same call.
+//! (owner, conversion id, timestamp) it already holds with `0x0000011A`
+//! (SA-15), so nothing is stored twice. A `0x0000011A` for a conversion that an
+//! earlier attempt of the same batch may have delivered is therefore reported
+//! as [`Outcome::StoredEarlier`], not as a rejection. The same (owner, id,
+//! timestamp) twice in the input is refused before sending, so a `0x0000011A`
+//! can never hide a second, different conversion of the same call. One id with
+//! several timestamps is allowed (they are different conversions), but never in
+//! one batch: the server refuses an id repeated within a request
+//! (`0x0000011F`), so [`batch_ranges`] starts a new batch instead.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -316,7 +319,9 @@ pub(crate) fn input_problems<'a>(
 ) -> Vec<Error> {
     let verb = kind.verb();
     let mut problems = Vec::new();
-    let mut seen: HashMap<&str, usize> = HashMap::new();
+    // SA-15: (owner, id, timestamp) is the identity; a conversion without an
+    // advertiser or customer (click-ID attribution, SA-17) may belong to any.
+    let mut seen: HashMap<(&str, i64), Vec<(OwnerKey<'_>, usize)>> = HashMap::new();
     for (i, c) in conversions.into_iter().enumerate() {
         let id = match c.conversion_id.as_deref().map(str::trim) {
             Some(id) if !id.is_empty() => id,
@@ -329,7 +334,7 @@ pub(crate) fn input_problems<'a>(
                 continue;
             }
         };
-        match c.conversion_timestamp {
+        let timestamp = match c.conversion_timestamp {
             None => {
                 problems.push(Error::validation(
                     "conversionTimestamp",
@@ -346,8 +351,8 @@ pub(crate) fn input_problems<'a>(
                 ));
                 continue;
             }
-            Some(_) => {}
-        }
+            Some(t) => t.timestamp_millis(),
+        };
         if kind == WriteKind::Insert && c.segmentation_type.is_none() {
             problems.push(Error::validation(
                 "segmentationType",
@@ -356,21 +361,132 @@ pub(crate) fn input_problems<'a>(
             ));
             continue;
         }
-        if let Some(&first) = seen.get(id) {
+        if let Some((field, reason)) = request_shape_problem(c) {
+            problems.push(Error::validation(field, Some(i), reason));
+            continue;
+        }
+        let owner = OwnerKey::of(c);
+        let same = seen.entry((id, timestamp)).or_default();
+        if let Some(&(_, first)) = same.iter().find(|(other, _)| other.may_equal(&owner)) {
             problems.push(Error::validation(
                 "conversionId",
                 Some(i),
                 format!(
-                    "{id:?} repeats the conversion at index {first}: each conversion id may \
-                     appear once per call (the server would refuse the second as 0x0000011F or \
-                     0x0000011A)"
+                    "{id:?} with conversionTimestamp {timestamp} repeats the conversion at index \
+                     {first}: an (advertiser, conversion id, timestamp) may appear once per call \
+                     (the server would refuse the second as 0x0000011F or 0x0000011A)"
                 ),
             ));
             continue;
         }
-        seen.insert(id, i);
+        same.push((owner, i));
     }
     problems
+}
+
+/// What the insert and update request schemas refuse besides the required
+/// members (SA-20): a value outside a closed set, a malformed currency code, no
+/// owner (an agency and advertiser, a customer, or a click, SA-17).
+fn request_shape_problem(c: &Conversion) -> Option<(&'static str, String)> {
+    use super::values::{Channel, Consent, ConversionState, ConversionType, SegmentationType};
+    let closed = |field: &'static str, value: &str, allowed: &str| {
+        (
+            field,
+            format!("is {value:?}: the service takes only {allowed}"),
+        )
+    };
+    if let Some(SegmentationType::Other(v)) = &c.segmentation_type {
+        return Some(closed("segmentationType", v, "FLOODLIGHT"));
+    }
+    if let Some(ConversionType::Other(v)) = &c.conversion_type {
+        return Some(closed("type", v, "ACTION or TRANSACTION"));
+    }
+    if let Some(ConversionState::Other(v)) = &c.state {
+        return Some(closed("state", v, "ACTIVE, REMOVED or DELETED"));
+    }
+    if let Some(Channel::Other(v)) = &c.channel {
+        return Some(closed("channel", v, "local or online"));
+    }
+    if let Some(Consent::Other(v)) = &c.ad_user_data_consent {
+        return Some(closed("adUserDataConsent", v, "UNKNOWN, GRANTED or DENIED"));
+    }
+    if let Some(code) = &c.currency_code
+        && !(code.len() == 3 && code.bytes().all(|b| b.is_ascii_uppercase()))
+    {
+        return Some((
+            "currencyCode",
+            format!("is {code:?}: give an ISO 4217 code of three upper-case letters, e.g. USD"),
+        ));
+    }
+    let owned = (c.agency_id.is_some() && c.advertiser_id.is_some())
+        || c.customer_id.is_some()
+        || c.click_id.is_some();
+    if !owned {
+        let field = if c.advertiser_id.is_some() {
+            "agencyId"
+        } else {
+            "advertiserId"
+        };
+        return Some((
+            field,
+            "names no owner: set Conversion::agency_id and advertiser_id, customer_id, or \
+             click_id (the service attributes a click-ID-only conversion from its click)"
+                .to_owned(),
+        ));
+    }
+    None
+}
+
+/// Who a conversion belongs to, as far as the input says (SA-15, SA-17).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum OwnerKey<'a> {
+    Advertiser(i64),
+    Customer(&'a str),
+    /// Neither: attributed from its click by the server.
+    Unknown,
+}
+
+impl<'a> OwnerKey<'a> {
+    fn of(c: &'a Conversion) -> Self {
+        match (&c.advertiser_id, &c.customer_id) {
+            (Some(advertiser), _) => OwnerKey::Advertiser(advertiser.get()),
+            (None, Some(customer)) => OwnerKey::Customer(customer.as_str()),
+            (None, None) => OwnerKey::Unknown,
+        }
+    }
+
+    /// Whether the server could take both for the same owner.
+    fn may_equal(&self, other: &Self) -> bool {
+        *self == OwnerKey::Unknown || *other == OwnerKey::Unknown || self == other
+    }
+}
+
+/// Splits `ids` (the conversion ids of the input, in order) into batches of at
+/// most `size`, starting a new batch early where an id would repeat within one
+/// (the server refuses that with `0x0000011F`, SA-15). Every index is in exactly
+/// one range, in order.
+pub(crate) fn batch_ranges<'a>(
+    ids: impl IntoIterator<Item = &'a str>,
+    size: usize,
+) -> Vec<Range<usize>> {
+    let size = size.max(1);
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    let mut in_batch: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut count = 0;
+    for (i, id) in ids.into_iter().enumerate() {
+        if i - start == size || in_batch.contains(id) {
+            ranges.push(start..i);
+            start = i;
+            in_batch.clear();
+        }
+        in_batch.insert(id);
+        count = i + 1;
+    }
+    if count > start {
+        ranges.push(start..count);
+    }
+    ranges
 }
 
 /// Errors after which no other batch is started: they would fail every batch.
@@ -385,6 +501,7 @@ fn fails_every_batch(error: &Error) -> bool {
 /// Sends `count` conversions in batches with `send(range, attempt)` and
 /// assembles the report. `send` returns `Ok` when the whole batch was stored.
 /// `progress` hears of every finished batch.
+#[cfg(test)]
 pub(crate) async fn run_batches<S, Fut>(
     kind: WriteKind,
     count: usize,
@@ -402,6 +519,24 @@ where
         .step_by(size)
         .map(|start| start..(start + size).min(count))
         .collect();
+    run_batch_ranges(kind, count, ranges, options, retry, progress, send).await
+}
+
+/// [`run_batches`] with the batches given: `ranges` must cover `0..count`
+/// exactly once, in order (as [`batch_ranges`] returns them).
+pub(crate) async fn run_batch_ranges<S, Fut>(
+    kind: WriteKind,
+    count: usize,
+    ranges: Vec<Range<usize>>,
+    options: WriteOptions,
+    retry: &RetryPolicy,
+    progress: Option<&(dyn Fn(WriteProgress) + Send + Sync)>,
+    send: S,
+) -> WriteReport
+where
+    S: Fn(Range<usize>, u32) -> Fut,
+    Fut: Future<Output = Result<(), Error>>,
+{
     let batches = ranges.len();
     let abort: Arc<std::sync::Mutex<Option<Error>>> = Arc::default();
     let aborted = AtomicBool::new(false);
@@ -1084,13 +1219,9 @@ mod tests {
     fn validation_names_the_field_and_index() {
         let t = DateTime::from_timestamp_millis(1_000).unwrap();
         assert!(validate(WriteKind::Insert, &[]).is_err());
-        let mut missing = Conversion::new("a", t);
+        let mut missing = clicked("a", t);
         missing.segmentation_type = None;
-        let e = validate(
-            WriteKind::Insert,
-            &[Conversion::new("x", t), missing.clone()],
-        )
-        .unwrap_err();
+        let e = validate(WriteKind::Insert, &[clicked("x", t), missing.clone()]).unwrap_err();
         match e {
             Error::Validation { field, index, .. } => {
                 assert_eq!(field, "segmentationType");
@@ -1099,19 +1230,15 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(validate(WriteKind::Update, &[missing]).is_ok());
-        let e = validate(
-            WriteKind::Insert,
-            &[Conversion::new("a", t), Conversion::new("a", t)],
-        )
-        .unwrap_err();
+        let e = validate(WriteKind::Insert, &[clicked("a", t), clicked("a", t)]).unwrap_err();
         assert!(
             e.to_string().contains("repeats the conversion at index 0"),
             "{e}"
         );
-        let e = validate(WriteKind::Insert, &[Conversion::new(" ", t)]).unwrap_err();
+        let e = validate(WriteKind::Insert, &[clicked(" ", t)]).unwrap_err();
         assert!(e.to_string().contains("conversionId"), "{e}");
         let early = DateTime::from_timestamp_millis(-1).unwrap();
-        assert!(validate(WriteKind::Insert, &[Conversion::new("a", early)]).is_err());
+        assert!(validate(WriteKind::Insert, &[clicked("a", early)]).is_err());
         let e = WriteOptions {
             batch_size: 1001,
             concurrency: 1,
@@ -1127,5 +1254,82 @@ mod tests {
             .validate()
             .is_err()
         );
+    }
+
+    #[test]
+    fn identity_is_owner_id_and_timestamp() {
+        // SA-15: one id at two timestamps is two conversions; the same triple is a repeat.
+        let t = DateTime::from_timestamp_millis(1_000).unwrap();
+        let later = DateTime::from_timestamp_millis(2_000).unwrap();
+        let owned = |id: &str, ts, advertiser: i64| {
+            let mut c = Conversion::new(id, ts);
+            c.agency_id = Some("7".parse().unwrap());
+            c.advertiser_id = Some(advertiser.to_string().parse().unwrap());
+            c
+        };
+        assert!(validate(WriteKind::Insert, &[owned("a", t, 1), owned("a", later, 1)]).is_ok());
+        assert!(validate(WriteKind::Insert, &[owned("a", t, 1), owned("a", t, 2)]).is_ok());
+        let problems = input_problems(
+            WriteKind::Insert,
+            &[owned("a", t, 1), owned("a", later, 1), owned("a", t, 1)],
+        );
+        assert_eq!(problems.len(), 1);
+        assert!(
+            matches!(&problems[0], Error::Validation { index: Some(2), .. }),
+            "{problems:?}"
+        );
+        // Without an advertiser the server attributes from the click: it may be advertiser 1.
+        let problems = input_problems(WriteKind::Update, &[owned("a", t, 1), clicked("a", t)]);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+    }
+
+    #[test]
+    fn a_batch_never_repeats_an_id() {
+        assert_eq!(
+            batch_ranges(["a", "b", "c", "d", "e"], 2),
+            [0..2, 2..4, 4..5]
+        );
+        assert_eq!(batch_ranges(["a", "b", "a", "c"], 10), [0..2, 2..4]);
+        assert_eq!(batch_ranges(["a", "a", "a"], 10), [0..1, 1..2, 2..3]);
+        assert_eq!(batch_ranges(["a"], 1), vec![0..1]);
+        assert!(batch_ranges(std::iter::empty::<&str>(), 3).is_empty());
+    }
+
+    /// A conversion attributed through its click (SA-17): no agency or advertiser.
+    fn clicked(id: &str, t: DateTime<chrono::Utc>) -> Conversion {
+        let mut c = Conversion::new(id, t);
+        c.click_id = Some("gclid-1".into());
+        c
+    }
+
+    #[test]
+    fn the_request_schemas_closed_sets_and_owner_are_checked_locally() {
+        use crate::search_ads::values::{ConversionState, ConversionType};
+        let t = DateTime::from_timestamp_millis(1_000).unwrap();
+        let field_of = |c: Conversion| match validate(WriteKind::Insert, &[c]) {
+            Err(Error::Validation { field, index, .. }) => {
+                assert_eq!(index, Some(0));
+                field
+            }
+            other => panic!("{other:?}"),
+        };
+        let mut c = clicked("a", t);
+        c.conversion_type = Some(ConversionType::Other("SALE".into()));
+        assert_eq!(field_of(c), "type");
+        let mut c = clicked("a", t);
+        c.state = Some(ConversionState::Other("GONE".into()));
+        assert_eq!(field_of(c), "state");
+        let mut c = clicked("a", t);
+        c.currency_code = Some("usd".into());
+        assert_eq!(field_of(c), "currencyCode");
+        assert_eq!(field_of(Conversion::new("a", t)), "advertiserId");
+        let mut c = Conversion::new("a", t);
+        c.advertiser_id = Some("5".parse().unwrap());
+        assert_eq!(field_of(c.clone()), "agencyId");
+        c.agency_id = Some("7".parse().unwrap());
+        assert!(validate(WriteKind::Insert, &[c]).is_ok());
+        let mut c = Conversion::new("a", t);
+        c.customer_id = Some("2000012350".parse().unwrap());
+        assert!(validate(WriteKind::Update, &[c]).is_ok());
     }
 }

@@ -1,6 +1,7 @@
 //! The conversion methods: `get`, `getByCustomerId`, `insert`, `update`, `updateAvailability`, and
 //! `savedColumns.list`.
 
+use std::collections::btree_map::Entry;
 use std::collections::{HashMap, HashSet};
 
 use axum::Extension;
@@ -14,8 +15,8 @@ use serde_json::{Map, Number, Value};
 
 use super::AppState;
 use super::data::{
-    Congruence, DAY_MS, Generator, INSERTED_DS_BASE, IdFilter, SeededConversion, day_start_ms,
-    filter_congruence, is_known_click_id, parse_date_number, parse_seeded_conversion_id,
+    Congruence, DAY_MS, Generator, INSERTED_DS_BASE, IdFilter, SeededConversion, click_origin,
+    day_start_ms, filter_congruence, parse_date_number, parse_seeded_conversion_id,
     seeded_conversion_id,
 };
 use super::ledger::{ConversionKey, Counters, Origin, Owner, Store, StoredConversion};
@@ -271,9 +272,12 @@ fn read_page(app: &AppState, a: usize, query: &ReadQuery) -> Response {
         };
         let stored = overrides
             .then(|| {
-                store.conversions.get(&ConversionKey::advertiser(
-                    account.advertiser_id,
-                    seeded_conversion_id(account, i),
+                store.conversions.get(&(
+                    ConversionKey::advertiser(
+                        account.advertiser_id,
+                        seeded_conversion_id(account, i),
+                    ),
+                    generator.timestamp(a, i),
                 ))
             })
             .flatten();
@@ -392,6 +396,16 @@ const AVAILABILITY_FIELDS: &[(&str, Kind)] = &[
     ("segmentationName", Kind::Str),
     ("segmentationType", Kind::Str),
 ];
+
+/// Whether `name` is a field of `Conversion`.
+pub(crate) fn is_conversion_field(name: &str) -> bool {
+    CONVERSION_FIELDS.iter().any(|(n, _)| *n == name)
+}
+
+/// Whether `name` is a field of `Availability`.
+pub(crate) fn is_availability_field(name: &str) -> bool {
+    AVAILABILITY_FIELDS.iter().any(|(n, _)| *n == name)
+}
 
 /// A rejected item: its hex code and text (without the index suffix).
 struct Detail {
@@ -670,14 +684,6 @@ fn check_value_sets(map: &Map<String, Value>) -> Result<(), Detail> {
 }
 
 fn check_references(app: &AppState, map: &Map<String, Value>) -> Result<(), Detail> {
-    if let Some(click) = str_field(map, "clickId")
-        && !is_known_click_id(app.config.seed, click)
-    {
-        return Err(Detail::new(
-            0x101,
-            format!("Click ID '{click}' is not found"),
-        ));
-    }
     let names = |field: &str| -> Vec<String> {
         map.get(field)
             .and_then(Value::as_array)
@@ -706,6 +712,99 @@ fn check_references(app: &AppState, map: &Map<String, Value>) -> Result<(), Deta
         }
     }
     Ok(())
+}
+
+/// The oldest click a conversion may be attributed to, measured at the conversion's timestamp
+/// (help center answer 2411961: clicks less than 90 days old; SA-17).
+const CLICK_MAX_AGE_MS: i64 = 90 * DAY_MS;
+
+/// The oldest click an update may name a conversion by (update how-to: "within 60 days of the
+/// click"; SA-17).
+const UPDATE_CLICK_MAX_AGE_MS: i64 = 60 * DAY_MS;
+
+/// The click a `clickId` names: (account number, click number), checked against the conversion's
+/// timestamp. An ID the fake never issued, a click after the conversion and a click more than 90
+/// days before it are all `0x00000101` (SA-17).
+fn click_of(
+    app: &AppState,
+    click: &str,
+    timestamp: i64,
+    max_age_ms: i64,
+) -> Result<(usize, u64), Detail> {
+    let not_found = || Detail::new(0x101, format!("Click ID '{click}' is not found"));
+    let (a, i) = click_origin(app.config.seed, click).ok_or_else(not_found)?;
+    if a >= app.config.accounts.len() {
+        return Err(not_found());
+    }
+    let clicked = Generator {
+        config: &app.config,
+    }
+    .click_timestamp(a, i);
+    if timestamp < clicked {
+        return Err(Detail::new(
+            0x101,
+            format!("Click ID '{click}' is not found before conversion timestamp {timestamp}"),
+        ));
+    }
+    if timestamp - clicked > max_age_ms {
+        let days = max_age_ms / DAY_MS;
+        return Err(Detail::new(
+            0x101,
+            format!(
+                "Click ID '{click}' is not found: the click is more than {days} days older than conversion timestamp {timestamp}"
+            ),
+        ));
+    }
+    Ok((a, i))
+}
+
+/// The owner of a conversion (SA-17). With a `clickId`, the click decides: a conversion naming
+/// no advertiser and no customer is attributed to the click's engine account (its agency,
+/// advertiser, engine account, campaign, ad group, ad and criterion IDs are filled in where
+/// absent); one that names them must name the click's. Without a click, [`owner_of`].
+fn attributed_owner(
+    app: &AppState,
+    map: &mut Map<String, Value>,
+    timestamp: i64,
+    click_max_age_ms: i64,
+) -> Result<Owner, Detail> {
+    let Some(click) = str_field(map, "clickId").map(str::to_owned) else {
+        return owner_of(app, map);
+    };
+    let (a, i) = click_of(app, &click, timestamp, click_max_age_ms)?;
+    let account = &app.config.accounts[a];
+    if map.contains_key("advertiserId") || map.contains_key("customerId") {
+        let owner = owner_of(app, map)?;
+        let same_owner = match &owner {
+            Owner::Advertiser(advertiser) => *advertiser == account.advertiser_id,
+            Owner::Customer(customer) => *customer == account.customer_id,
+        };
+        let same_engine =
+            i64_field(map, "engineAccountId").is_none_or(|e| e == account.engine_account_id);
+        if !(same_owner && same_engine) {
+            return Err(Detail::new(
+                0x101,
+                format!("Click ID '{click}' is not found for the conversion's account"),
+            ));
+        }
+        return Ok(owner);
+    }
+    let row = Generator {
+        config: &app.config,
+    }
+    .conversion(a, i);
+    for (name, value) in [
+        ("agencyId", account.agency_id.to_string()),
+        ("advertiserId", account.advertiser_id.to_string()),
+        ("engineAccountId", account.engine_account_id.to_string()),
+        ("campaignId", row.campaign_id),
+        ("adGroupId", row.ad_group_id),
+        ("adId", row.ad_id),
+        ("criterionId", row.criterion_id),
+    ] {
+        map.entry(name).or_insert(Value::String(value));
+    }
+    Ok(Owner::Advertiser(account.advertiser_id))
 }
 
 /// The seeded conversion a conversion ID names for this owner: (account number, index).
@@ -904,7 +1003,7 @@ fn insert_one(
     if !map.contains_key("segmentationType") {
         return Err(Detail::invalid("segmentationType"));
     }
-    let owner = owner_of(app, &map)?;
+    let owner = attributed_owner(app, &mut map, timestamp, CLICK_MAX_AGE_MS)?;
     let key = ConversionKey {
         owner,
         conversion_id,
@@ -921,20 +1020,21 @@ fn insert_one(
     check_segmentation(app, &map)?;
     check_value_sets(&map)?;
     check_references(app, &map)?;
+    // SA-15: (conversionId, conversionTimestamp) is unique per advertiser.
+    let generator = Generator {
+        config: &app.config,
+    };
     let existing_ds = store
         .conversions
-        .get(&key)
+        .get(&(key.clone(), timestamp))
         .map(|s| s.ds_conversion_id)
         .or_else(|| {
-            seeded_target(app, &key.owner, &key.conversion_id).map(|(a, i)| {
-                Generator {
-                    config: &app.config,
-                }
-                .seeded_ds_id(a, i)
-            })
+            seeded_target(app, &key.owner, &key.conversion_id)
+                .filter(|&(a, i)| generator.timestamp(a, i) == timestamp)
+                .map(|(a, i)| generator.seeded_ds_id(a, i))
         });
     if !app.config.deduplicate
-        && let Some(stored) = store.conversions.get_mut(&key)
+        && let Some(stored) = store.conversions.get_mut(&(key.clone(), timestamp))
     {
         // Without deduplication a repeated insert is stored again.
         stored.copies += 1;
@@ -944,7 +1044,7 @@ fn insert_one(
         return Err(Detail::new(
             0x11A,
             format!(
-                "Advertiser conversion ID '{}' is already used by another conversion with SA360 conversion ID {ds}",
+                "Advertiser conversion ID '{}' with conversion timestamp {timestamp} is already used by another conversion with SA360 conversion ID {ds}",
                 key.conversion_id
             ),
         ));
@@ -964,10 +1064,13 @@ fn insert_one(
     if let Some(a) = view
         && let Some(index) = store.views.get_mut(a)
     {
-        index.insert((timestamp, key.conversion_id.clone()), key.clone());
+        index.insert(
+            (timestamp, key.conversion_id.clone()),
+            (key.clone(), timestamp),
+        );
     }
     store.conversions.insert(
-        key.clone(),
+        (key.clone(), timestamp),
         StoredConversion {
             key,
             conversion: conversion.clone(),
@@ -993,9 +1096,9 @@ fn update_one(
     now_ms: i64,
     request: u64,
 ) -> Result<Value, Detail> {
-    let map = normalize(item, CONVERSION_FIELDS)?;
+    let mut map = normalize(item, CONVERSION_FIELDS)?;
     let (conversion_id, timestamp) = required_common(&map)?;
-    let owner = owner_of(app, &map)?;
+    let owner = attributed_owner(app, &mut map, timestamp, UPDATE_CLICK_MAX_AGE_MS)?;
     let mut key = ConversionKey {
         owner,
         conversion_id,
@@ -1023,7 +1126,7 @@ fn update_one(
         )
     };
     // A seeded conversion is stored under its advertiser the first time it changes.
-    if !store.conversions.contains_key(&key)
+    if !store.conversions.contains_key(&(key.clone(), timestamp))
         && let Some((a, i)) = seeded_target(app, &key.owner, &key.conversion_id)
     {
         let generator = Generator {
@@ -1034,33 +1137,27 @@ fn update_one(
         }
         let account = &app.config.accounts[a];
         key = ConversionKey::advertiser(account.advertiser_id, key.conversion_id.clone());
-        if !store.conversions.contains_key(&key) {
+        if let Entry::Vacant(slot) = store.conversions.entry((key.clone(), timestamp)) {
             let seeded = serde_json::to_value(generator.conversion(a, i))
                 .map_err(|_| Detail::new(0x100, "Internal error while reading the conversion"))?;
-            store.conversions.insert(
-                key.clone(),
-                StoredConversion {
-                    key: key.clone(),
-                    conversion: seeded,
-                    origin: Origin::SeededUpdated,
-                    ds_conversion_id: generator.seeded_ds_id(a, i),
-                    timestamp_ms: timestamp,
-                    request,
-                    updates: 0,
-                    copies: 1,
-                },
-            );
+            slot.insert(StoredConversion {
+                key: key.clone(),
+                conversion: seeded,
+                origin: Origin::SeededUpdated,
+                ds_conversion_id: generator.seeded_ds_id(a, i),
+                timestamp_ms: timestamp,
+                request,
+                updates: 0,
+                copies: 1,
+            });
             if let Some(count) = store.seeded_overrides.get_mut(a) {
                 *count += 1;
             }
         }
     }
-    let Some(stored) = store.conversions.get_mut(&key) else {
+    let Some(stored) = store.conversions.get_mut(&(key.clone(), timestamp)) else {
         return Err(not_found(&key));
     };
-    if stored.timestamp_ms != timestamp {
-        return Err(not_found(&key));
-    }
     if let Value::Object(target) = &mut stored.conversion {
         for &field in WRITABLE {
             if let Some(v) = map.get(field) {

@@ -52,7 +52,25 @@ pub(crate) fn click_id(seed: u64, n: u64) -> String {
     format!("{CLICK_PREFIX}{n:x}x{check:08x}")
 }
 
+/// Click numbers of account number `a` are `a * CLICKS_PER_ACCOUNT + i`; click `i` is the click
+/// behind seeded conversion `i` (and exists for any `i`, seeded or not).
+pub(crate) const CLICKS_PER_ACCOUNT: u64 = 100_000_000_000;
+
+/// How long before seeded conversion `i` its click `i` happened.
+pub(crate) const CLICK_LEAD_MS: i64 = 3_600_000;
+
+/// The (account number, index) a click ID the fake generated for `seed` was issued for; the
+/// account number may be out of range for the configuration.
+pub(crate) fn click_origin(seed: u64, s: &str) -> Option<(usize, u64)> {
+    let n = parse_click_id(seed, s)?;
+    Some((
+        usize::try_from(n / CLICKS_PER_ACCOUNT).ok()?,
+        n % CLICKS_PER_ACCOUNT,
+    ))
+}
+
 /// Whether `s` is a click ID the fake generated for `seed`.
+#[cfg(test)]
 pub(crate) fn is_known_click_id(seed: u64, s: &str) -> bool {
     parse_click_id(seed, s).is_some()
 }
@@ -282,6 +300,11 @@ impl Generator<'_> {
             + jitter
     }
 
+    /// The epoch-millisecond time of click `i` of account number `a` ([`click_origin`]).
+    pub(crate) fn click_timestamp(&self, a: usize, i: u64) -> i64 {
+        self.timestamp(a, i) - CLICK_LEAD_MS
+    }
+
     /// The seeded indices `lo..hi` whose dates fall within `start..=end`.
     pub(crate) fn index_range(&self, start: NaiveDate, end: NaiveDate) -> (u64, u64) {
         let n = self.config.conversions_per_account;
@@ -325,7 +348,7 @@ impl Generator<'_> {
         };
         let consent = ["GRANTED", "DENIED", "UNKNOWN"][((h >> 24) % 3) as usize];
         let click = (!(h >> 28).is_multiple_of(4))
-            .then(|| click_id(config.seed, (a as u64) * 100_000_000_000 + i));
+            .then(|| click_id(config.seed, (a as u64) * CLICKS_PER_ACCOUNT + i));
         let custom_dimension =
             (i.is_multiple_of(10) && !config.custom_dimensions.is_empty()).then(|| {
                 vec![NamedValue {
@@ -471,6 +494,9 @@ mod tests {
         assert!(is_known_click_id(42, &id));
         assert!(!is_known_click_id(43, &id));
         assert!(!is_known_click_id(42, "EAIaIQobffx00000000"));
+        let issued = click_id(42, 2 * CLICKS_PER_ACCOUNT + 17);
+        assert_eq!(click_origin(42, &issued), Some((2, 17)));
+        assert_eq!(click_origin(43, &issued), None);
         assert_eq!(
             parse_seeded_conversion_id("ds-700000000042205-17"),
             Some((700_000_000_042_205, 17))

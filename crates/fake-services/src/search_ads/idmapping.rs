@@ -14,7 +14,7 @@ use std::task::{Context, Poll};
 use axum::Extension;
 use axum::body::Body;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use bytes::Bytes;
 use futures::Stream;
@@ -23,7 +23,7 @@ use super::AppState;
 use super::config::{EngineAccount, IdMappingSize};
 use super::conversions::forbidden;
 use super::ledger::Counters;
-use crate::errors::{GoogleErrorItem, google_error, json_response};
+use crate::errors::{GoogleErrorItem, google_error, google_simple, json_response};
 use crate::faults::{CsvTruncation, CsvTruncationApplied, CutStream, Truncation};
 use crate::util::mix;
 
@@ -202,6 +202,7 @@ impl IdMappingPlan {
         self.offset_of_row(self.rows)
     }
 
+    /// The largest row number whose start offset is at most `bytes`.
     fn rows_fitting(&self, bytes: u64) -> u64 {
         let (mut lo, mut hi) = (0, self.max_rows());
         while lo < hi {
@@ -290,19 +291,38 @@ impl IdMappingPlan {
     }
 }
 
-/// Streams a plan's rows in large chunks, generating them as it goes.
+/// Streams a plan's rows (or a byte range of the file) in large chunks, generating them as it
+/// goes.
 pub(crate) struct CsvStream {
     plan: IdMappingPlan,
     next_row: u64,
     header_sent: bool,
+    /// Bytes still to drop from the front of the generated output (a range starting inside a row).
+    skip: u64,
+    /// Bytes still to send.
+    remaining: u64,
 }
 
 impl CsvStream {
     pub(crate) fn new(plan: IdMappingPlan) -> Self {
+        let total = plan.total_len();
+        Self::range(plan, 0, total)
+    }
+
+    /// The bytes `start..end` of the file (`end` at most its length).
+    pub(crate) fn range(plan: IdMappingPlan, start: u64, end: u64) -> Self {
+        let (next_row, header_sent, row_start) = if start < HEADER.len() as u64 {
+            (0, false, 0)
+        } else {
+            let row = plan.rows_fitting(start).min(plan.rows);
+            (row, true, plan.offset_of_row(row))
+        };
         Self {
+            next_row,
+            header_sent,
+            skip: start - row_start,
+            remaining: end.saturating_sub(start),
             plan,
-            next_row: 0,
-            header_sent: false,
         }
     }
 }
@@ -312,20 +332,34 @@ impl Stream for CsvStream {
 
     fn poll_next(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;
-        if this.header_sent && this.next_row >= this.plan.rows {
-            return Poll::Ready(None);
+        loop {
+            if this.remaining == 0 || (this.header_sent && this.next_row >= this.plan.rows) {
+                return Poll::Ready(None);
+            }
+            let mut out = Vec::with_capacity(CHUNK + 1024);
+            if !this.header_sent {
+                out.extend_from_slice(HEADER);
+                this.header_sent = true;
+            }
+            while out.len() < CHUNK && this.next_row < this.plan.rows {
+                this.plan.write_row(this.next_row, &mut out);
+                this.next_row += 1;
+            }
+            let mut chunk = Bytes::from(out);
+            let skip = usize::try_from(this.skip)
+                .unwrap_or(usize::MAX)
+                .min(chunk.len());
+            this.skip -= skip as u64;
+            let _ = chunk.split_to(skip);
+            let keep = usize::try_from(this.remaining)
+                .unwrap_or(usize::MAX)
+                .min(chunk.len());
+            chunk.truncate(keep);
+            this.remaining -= keep as u64;
+            if !chunk.is_empty() {
+                return Poll::Ready(Some(Ok(chunk)));
+            }
         }
-        let mut out = Vec::with_capacity(CHUNK + 1024);
-        if !this.header_sent {
-            out.extend_from_slice(HEADER);
-            this.header_sent = true;
-        }
-        while out.len() < CHUNK && this.next_row < this.plan.rows {
-            this.plan.write_row(this.next_row, &mut out);
-            this.next_row += 1;
-        }
-        let chunk = out;
-        Poll::Ready(Some(Ok(Bytes::from(chunk))))
     }
 }
 
@@ -334,6 +368,7 @@ pub(crate) async fn id_mapping(
     State(app): State<AppState>,
     Path((agency, advertiser)): Path<(String, String)>,
     Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
     truncation: Option<Extension<CsvTruncation>>,
 ) -> Response {
     let (Ok(agency_id), Ok(advertiser_id)) = (agency.parse::<i64>(), advertiser.parse::<i64>())
@@ -366,6 +401,15 @@ pub(crate) async fn id_mapping(
     Counters::bump(&app.shared.counters.id_mapping_downloads);
     let total = plan.total_len();
     let rows = plan.rows();
+    let etag = entity_tag(app.config.seed, agency_id, advertiser_id, rows, total);
+    // Injected truncations apply to whole-file answers only.
+    match requested_range(&headers, &etag, total) {
+        RangeAnswer::Full => {}
+        RangeAnswer::Partial { first, last } => {
+            return partial_content(plan, &etag, first, last, total, agency_id, advertiser_id);
+        }
+        RangeAnswer::Unsatisfiable => return range_not_satisfiable(&etag, total),
+    }
     let cut = truncation.and_then(|Extension(t)| {
         (rows > 0).then(|| {
             let row = ((rows as f64 * t.at) as u64).min(rows - 1);
@@ -388,7 +432,20 @@ pub(crate) async fn id_mapping(
         ),
     };
     let mut response = Response::new(body);
-    let headers = response.headers_mut();
+    csv_headers(response.headers_mut(), &etag, agency_id, advertiser_id);
+    if let Some(len) = length {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+    }
+    if applied {
+        response.extensions_mut().insert(CsvTruncationApplied);
+    }
+    response
+}
+
+/// The headers of every CSV answer: type, file name, validator, range support.
+fn csv_headers(headers: &mut HeaderMap, etag: &str, agency_id: i64, advertiser_id: i64) {
     headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/csv; charset=UTF-8"),
@@ -398,11 +455,122 @@ pub(crate) async fn id_mapping(
     )) {
         headers.insert(header::CONTENT_DISPOSITION, v);
     }
-    if let Some(len) = length {
-        headers.insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+    if let Ok(v) = HeaderValue::from_str(etag) {
+        headers.insert(header::ETAG, v);
     }
-    if applied {
-        response.extensions_mut().insert(CsvTruncationApplied);
+    headers.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+}
+
+/// A strong entity tag of one advertiser's file at its current size: the same bytes always get
+/// the same tag, a different size (`set_id_mapping_size`) or seed a different one.
+fn entity_tag(seed: u64, agency: i64, advertiser: i64, rows: u64, total: u64) -> String {
+    let h = mix(seed ^ mix(agency as u64 ^ mix(advertiser as u64 ^ mix(rows))));
+    format!("\"idm-{h:016x}-{total:x}\"")
+}
+
+/// What a request's `Range` / `If-Range` ask for (RFC 9110, sections 13.1.5 and 14).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum RangeAnswer {
+    /// The whole file: no `Range`, an `If-Range` that does not match, a unit other than bytes, a
+    /// malformed or multi-range set (which a server may ignore, RFC 9110 section 14.2).
+    Full,
+    /// Bytes `first..=last`.
+    Partial { first: u64, last: u64 },
+    /// A single range starting at or after the end (or a zero-length suffix): 416.
+    Unsatisfiable,
+}
+
+pub(crate) fn requested_range(headers: &HeaderMap, etag: &str, total: u64) -> RangeAnswer {
+    let Some(range) = headers.get(header::RANGE).and_then(|v| v.to_str().ok()) else {
+        return RangeAnswer::Full;
+    };
+    if let Some(if_range) = headers.get(header::IF_RANGE) {
+        // Strong comparison; a date never matches (the file has no Last-Modified).
+        if if_range.to_str().ok().map(str::trim) != Some(etag) {
+            return RangeAnswer::Full;
+        }
+    }
+    let Some((unit, set)) = range.trim().split_once('=') else {
+        return RangeAnswer::Full;
+    };
+    if !unit.trim().eq_ignore_ascii_case("bytes") || set.contains(',') {
+        return RangeAnswer::Full;
+    }
+    let Some((first, last)) = set.trim().split_once('-') else {
+        return RangeAnswer::Full;
+    };
+    let number = |s: &str| -> Option<u64> {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
+    };
+    match (first.trim(), last.trim()) {
+        ("", suffix) => match number(suffix) {
+            None => RangeAnswer::Full,
+            Some(0) => RangeAnswer::Unsatisfiable,
+            Some(_) if total == 0 => RangeAnswer::Unsatisfiable,
+            Some(n) => RangeAnswer::Partial {
+                first: total.saturating_sub(n),
+                last: total - 1,
+            },
+        },
+        (first, last) => {
+            let Some(first) = number(first) else {
+                return RangeAnswer::Full;
+            };
+            let last = if last.is_empty() {
+                None
+            } else {
+                match number(last) {
+                    Some(l) if l >= first => Some(l),
+                    _ => return RangeAnswer::Full,
+                }
+            };
+            if first >= total {
+                return RangeAnswer::Unsatisfiable;
+            }
+            RangeAnswer::Partial {
+                first,
+                last: last.map_or(total - 1, |l| l.min(total - 1)),
+            }
+        }
+    }
+}
+
+/// 206 with bytes `first..=last` of the file.
+fn partial_content(
+    plan: IdMappingPlan,
+    etag: &str,
+    first: u64,
+    last: u64,
+    total: u64,
+    agency_id: i64,
+    advertiser_id: i64,
+) -> Response {
+    let mut response = Response::new(Body::from_stream(CsvStream::range(plan, first, last + 1)));
+    *response.status_mut() = StatusCode::PARTIAL_CONTENT;
+    let headers = response.headers_mut();
+    csv_headers(headers, etag, agency_id, advertiser_id);
+    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(last - first + 1));
+    if let Ok(v) = HeaderValue::from_str(&format!("bytes {first}-{last}/{total}")) {
+        headers.insert(header::CONTENT_RANGE, v);
+    }
+    response
+}
+
+/// 416 with `Content-Range: bytes */<length>` and Google's error envelope.
+fn range_not_satisfiable(etag: &str, total: u64) -> Response {
+    let mut response = google_simple(
+        StatusCode::RANGE_NOT_SATISFIABLE,
+        "requestedRangeNotSatisfiable",
+        &format!("The requested range is not satisfiable: the file has {total} bytes."),
+    );
+    let headers = response.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&format!("bytes */{total}")) {
+        headers.insert(header::CONTENT_RANGE, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(etag) {
+        headers.insert(header::ETAG, v);
     }
     response
 }
@@ -456,5 +624,88 @@ mod tests {
         let p = plan(IdMappingSize::Bytes(100_000));
         assert!(p.total_len() <= 100_000);
         assert!(p.offset_of_row(p.rows() + 1) > 100_000);
+    }
+
+    fn collect(stream: CsvStream) -> Vec<u8> {
+        // The stream never waits: every poll is ready.
+        futures::FutureExt::now_or_never(futures::StreamExt::collect::<Vec<_>>(stream))
+            .unwrap()
+            .into_iter()
+            .flat_map(|chunk| chunk.unwrap().to_vec())
+            .collect()
+    }
+
+    #[test]
+    fn every_byte_range_is_the_slice_of_the_whole_file() {
+        let p = plan(IdMappingSize::Rows(3_000));
+        let whole = collect(CsvStream::new(p.clone()));
+        assert_eq!(whole.len() as u64, p.total_len());
+        let total = whole.len() as u64;
+        for (start, end) in [
+            (0, 1),
+            (0, 31),
+            (5, 40),
+            (31, 32),
+            (100, 5_000),
+            (p.offset_of_row(7), p.offset_of_row(9)),
+            (p.offset_of_row(7) + 3, total),
+            (300_000, total),
+            (total - 1, total),
+        ] {
+            let part = collect(CsvStream::range(p.clone(), start, end));
+            assert_eq!(part, &whole[start as usize..end as usize], "{start}..{end}");
+        }
+    }
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (name, value) in pairs {
+            h.insert(*name, HeaderValue::from_str(value).unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn range_headers_follow_rfc_9110() {
+        let tag = "\"idm-1\"";
+        let r = |pairs: &[(&'static str, &str)]| requested_range(&headers(pairs), tag, 1000);
+        let part = |first, last| RangeAnswer::Partial { first, last };
+        assert_eq!(r(&[]), RangeAnswer::Full);
+        assert_eq!(r(&[("range", "bytes=0-99")]), part(0, 99));
+        assert_eq!(r(&[("range", "bytes=990-")]), part(990, 999));
+        assert_eq!(r(&[("range", "bytes=990-5000")]), part(990, 999));
+        assert_eq!(r(&[("range", "bytes=-10")]), part(990, 999));
+        assert_eq!(r(&[("range", "bytes=-5000")]), part(0, 999));
+        assert_eq!(r(&[("range", "Bytes = 1-1")]), part(1, 1));
+        assert_eq!(r(&[("range", "bytes=1000-")]), RangeAnswer::Unsatisfiable);
+        assert_eq!(r(&[("range", "bytes=-0")]), RangeAnswer::Unsatisfiable);
+        // Ignored: other units, malformed or reversed ranges, several ranges.
+        for ignored in [
+            "items=0-1",
+            "bytes=5-1",
+            "bytes=a-b",
+            "bytes=0-1,5-6",
+            "bytes=-",
+            "bytes",
+        ] {
+            assert_eq!(r(&[("range", ignored)]), RangeAnswer::Full, "{ignored}");
+        }
+        // If-Range: only the current strong tag keeps the range; a date never does.
+        assert_eq!(r(&[("range", "bytes=0-9"), ("if-range", tag)]), part(0, 9));
+        assert_eq!(
+            r(&[("range", "bytes=0-9"), ("if-range", "\"idm-2\"")]),
+            RangeAnswer::Full
+        );
+        assert_eq!(
+            r(&[("range", "bytes=0-9"), ("if-range", "W/\"idm-1\"")]),
+            RangeAnswer::Full
+        );
+        assert_eq!(
+            r(&[
+                ("range", "bytes=0-9"),
+                ("if-range", "Mon, 23 Nov 2026 10:00:00 GMT")
+            ]),
+            RangeAnswer::Full
+        );
     }
 }

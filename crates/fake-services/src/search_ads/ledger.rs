@@ -1,6 +1,7 @@
 //! The search ads fake's state and the ledger tests read it through.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -8,8 +9,8 @@ use serde_json::Value;
 
 use crate::faults::{FaultInjector, FaultRecord};
 
-/// Who a conversion ID is unique for (SA-15): the advertiser, or the customer when the conversion
-/// names no advertiser.
+/// Who a conversion belongs to (SA-15): the advertiser, or the customer when the conversion
+/// names no advertiser (and no click ID it could be attributed through).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Owner {
     /// By `advertiserId`.
@@ -18,7 +19,9 @@ pub enum Owner {
     Customer(String),
 }
 
-/// The identity of a stored conversion.
+/// An owner's conversion ID. A stored conversion's identity is this key *and* its timestamp
+/// (SA-15: the pair (`conversionId`, `conversionTimestamp`) is unique per advertiser), so one key
+/// may name several stored conversions with different timestamps.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ConversionKey {
     /// Its owner.
@@ -56,7 +59,7 @@ pub enum Origin {
     SeededUpdated,
 }
 
-/// A conversion the fake stores, exactly once per [`ConversionKey`].
+/// A conversion the fake stores, exactly once per ([`ConversionKey`], timestamp).
 #[derive(Clone, Debug, PartialEq)]
 pub struct StoredConversion {
     /// Its identity.
@@ -137,13 +140,27 @@ impl Counters {
 /// The mutable conversion store.
 #[derive(Default)]
 pub(crate) struct Store {
-    pub conversions: HashMap<ConversionKey, StoredConversion>,
+    /// By key and `conversionTimestamp` (SA-15).
+    pub conversions: BTreeMap<(ConversionKey, i64), StoredConversion>,
     /// Per account number: the inserted conversions that account's reads show, by timestamp.
-    pub views: Vec<BTreeMap<(i64, String), ConversionKey>>,
+    pub views: Vec<BTreeMap<(i64, String), (ConversionKey, i64)>>,
     /// Per account number: how many of its seeded conversions were updated.
     pub seeded_overrides: Vec<u64>,
     pub next_ds_id: i64,
     pub availabilities: Vec<Value>,
+}
+
+impl Store {
+    /// The stored conversion of `key` with the earliest timestamp.
+    pub(crate) fn first_of(&self, key: &ConversionKey) -> Option<&StoredConversion> {
+        self.conversions
+            .range((
+                Bound::Included((key.clone(), i64::MIN)),
+                Bound::Included((key.clone(), i64::MAX)),
+            ))
+            .next()
+            .map(|(_, stored)| stored)
+    }
 }
 
 /// Shared state behind the fake and its ledger handle.
@@ -175,24 +192,38 @@ impl std::fmt::Debug for SearchAdsLedger {
 }
 
 impl SearchAdsLedger {
-    /// The stored conversion with this key, if any.
+    /// The stored conversion with this key and the earliest timestamp, if any (a key names
+    /// several conversions when its ID was inserted with different timestamps, SA-15).
     #[must_use]
     pub fn conversion(&self, key: &ConversionKey) -> Option<StoredConversion> {
-        self.shared.store().conversions.get(key).cloned()
+        self.shared.store().first_of(key).cloned()
     }
 
-    /// Whether a conversion with this key is stored.
+    /// The stored conversion with this key and this `conversionTimestamp` (epoch ms), if any.
+    #[must_use]
+    pub fn conversion_at(
+        &self,
+        key: &ConversionKey,
+        timestamp_ms: i64,
+    ) -> Option<StoredConversion> {
+        self.shared
+            .store()
+            .conversions
+            .get(&(key.clone(), timestamp_ms))
+            .cloned()
+    }
+
+    /// Whether a conversion with this key (any timestamp) is stored.
     #[must_use]
     pub fn contains(&self, key: &ConversionKey) -> bool {
-        self.shared.store().conversions.contains_key(key)
+        self.shared.store().first_of(key).is_some()
     }
 
-    /// Every stored conversion (inserted ones and updated seeded ones), sorted by key.
+    /// Every stored conversion (inserted ones and updated seeded ones), sorted by key, then
+    /// timestamp.
     #[must_use]
     pub fn conversions(&self) -> Vec<StoredConversion> {
-        let mut all: Vec<_> = self.shared.store().conversions.values().cloned().collect();
-        all.sort_by(|a, b| a.key.cmp(&b.key));
-        all
+        self.shared.store().conversions.values().cloned().collect()
     }
 
     /// Stored copies beyond the first, over every conversion: 0 unless the fake runs without

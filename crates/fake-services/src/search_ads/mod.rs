@@ -15,6 +15,7 @@ mod auth;
 mod config;
 mod conversions;
 mod data;
+mod fields;
 mod idmapping;
 mod ledger;
 
@@ -311,6 +312,7 @@ fn router(app: AppState, injector: Arc<FaultInjector>) -> Router {
             "/agency/{agency}/advertiser/{advertiser}/savedcolumns",
             get(conversions::saved_columns),
         )
+        .route_layer(from_fn_with_state(app.clone(), fields::partial_response))
         .route_layer(from_fn_with_state(app.clone(), auth::require_bearer));
     Router::new()
         .route("/token", post(auth::token))
@@ -480,10 +482,33 @@ impl SearchAdsFake {
             .map(|p| p.rows())
     }
 
-    /// A click ID the fake knows (insert rejects unknown ones with `0x00000101`).
+    /// A click ID the fake issued: click `n % 10^11` of account number `n / 10^11` (see
+    /// [`SearchAdsFake::click`]). Insert rejects IDs it never issued with `0x00000101`.
     #[must_use]
     pub fn click_id(&self, n: u64) -> String {
         data::click_id(self.app.config.seed, n)
+    }
+
+    /// Click `index` of account number `account`: its ID and the epoch-millisecond time it
+    /// happened (one hour before seeded conversion `index`, which carries it when it has a click).
+    /// A conversion naming it is attributed to that account when it names no advertiser, and is
+    /// accepted with a `conversionTimestamp` from the click's time up to 90 days after it (SA-17).
+    /// `None` for an account number the fake does not have.
+    #[must_use]
+    pub fn click(&self, account: usize, index: u64) -> Option<(String, i64)> {
+        if account >= self.app.config.accounts.len() || index >= data::CLICKS_PER_ACCOUNT {
+            return None;
+        }
+        let generator = Generator {
+            config: &self.app.config,
+        };
+        Some((
+            data::click_id(
+                self.app.config.seed,
+                account as u64 * data::CLICKS_PER_ACCOUNT + index,
+            ),
+            generator.click_timestamp(account, index),
+        ))
     }
 
     /// The `conversionId` of seeded conversion `index` of account number `account`.
