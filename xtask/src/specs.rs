@@ -32,6 +32,13 @@ pub const SPECS: &[SpecConfig] = &[
         inner_type: Some("crate::ClientContext"),
     },
     SpecConfig {
+        name: "search-ads-reporting",
+        spec: "specs/search-ads-reporting.yaml",
+        output: "crates/search-ads-reporting-client/src/generated.rs",
+        int64_strings: true,
+        inner_type: Some("crate::ClientContext"),
+    },
+    SpecConfig {
         name: "video-session",
         spec: "specs/video-session.yaml",
         output: "crates/video-session-client/src/generated.rs",
@@ -40,7 +47,8 @@ pub const SPECS: &[SpecConfig] = &[
     },
 ];
 
-/// Rust path of the int64-in-a-string type (defined in `search-ads-client`).
+/// Rust path of the int64-in-a-string type (defined in `search-ads-client`,
+/// re-exported by `search-ads-reporting-client`).
 pub const I64_STRING_TYPE: &str = "crate::I64String";
 
 /// Extra derives added to every generated type.
