@@ -13,7 +13,7 @@ use anyhow::{Context as _, Result, bail};
 use crate::scenarios::{SearchAdsTarget, VideoTarget};
 
 /// The last line the fake prints (see `FakeServices::env_vars`).
-const LAST_VAR: &str = "SEARCH_ADS_CUSTOMER_ID";
+const LAST_VAR: &str = "SEARCH_ADS_REPORTING_URL";
 
 /// How long a fake may take to print its lines.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);

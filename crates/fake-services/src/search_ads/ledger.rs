@@ -103,6 +103,10 @@ pub struct SearchAdsCounts {
     pub tokens_issued: u64,
     /// Requests refused with 401.
     pub unauthorized: u64,
+    /// Reporting API (v0) `searchAds360:search` requests that reached the handler.
+    pub reporting_search_requests: u64,
+    /// Reporting API (v0) requests of the other methods that reached their handler.
+    pub reporting_other_requests: u64,
 }
 
 #[derive(Default)]
@@ -118,6 +122,8 @@ pub(crate) struct Counters {
     pub conversions_rejected: AtomicU64,
     pub tokens_issued: AtomicU64,
     pub unauthorized: AtomicU64,
+    pub reporting_search_requests: AtomicU64,
+    pub reporting_other_requests: AtomicU64,
 }
 
 impl Counters {
@@ -227,6 +233,8 @@ impl SearchAdsLedger {
             conversions_rejected: load(&c.conversions_rejected),
             tokens_issued: load(&c.tokens_issued),
             unauthorized: load(&c.unauthorized),
+            reporting_search_requests: load(&c.reporting_search_requests),
+            reporting_other_requests: load(&c.reporting_other_requests),
         }
     }
 }
