@@ -227,6 +227,9 @@ pub(crate) const ID_FILTERS: &[&str] = &[
     "conversion.id",
 ];
 
+/// String-valued fields that may be filtered with `=` / `IN`.
+pub(crate) const TEXT_FILTERS: &[&str] = &["conversion.advertiser_conversion_id"];
+
 /// A parsed conversion query.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ConversionQuery {
@@ -240,6 +243,8 @@ pub(crate) struct ConversionQuery {
     pub ids: Vec<(String, Vec<i64>)>,
     /// Each `conversion.status` condition's allowed values.
     pub status: Vec<Vec<String>>,
+    /// Per text field, each condition's allowed values.
+    pub texts: Vec<(String, Vec<String>)>,
     /// `LIMIT`.
     pub limit: Option<u64>,
 }
@@ -370,6 +375,7 @@ pub(crate) fn parse(text: &str) -> Result<ConversionQuery, QueryError> {
     let mut dates: Option<(NaiveDate, NaiveDate)> = None;
     let mut ids: Vec<(String, Vec<i64>)> = Vec::new();
     let mut status = Vec::new();
+    let mut texts: Vec<(String, Vec<String>)> = Vec::new();
     let mut referenced = Vec::new();
     if p.is_keyword("WHERE") {
         p.pos += 1;
@@ -427,6 +433,23 @@ pub(crate) fn parse(text: &str) -> Result<ConversionQuery, QueryError> {
                             .map(enum_value)
                             .collect::<Result<_, _>>()?,
                     );
+                }
+                (f, Token::Eq) if TEXT_FILTERS.contains(&f) => match p.next()? {
+                    Token::Str(s) => texts.push((field.clone(), vec![s])),
+                    other => {
+                        return Err(
+                            QueryError::new("BAD_VALUE", "Expected a string.").at(describe(&other))
+                        );
+                    }
+                },
+                (f, Token::Word(w))
+                    if TEXT_FILTERS.contains(&f) && w.eq_ignore_ascii_case("IN") =>
+                {
+                    let values = list(&mut p, |t| match t {
+                        Token::Str(s) => Some(s),
+                        _ => None,
+                    })?;
+                    texts.push((field.clone(), values));
                 }
                 (f, _) if SELECTABLE.contains(&f) => {
                     return Err(QueryError::new(
@@ -526,6 +549,7 @@ pub(crate) fn parse(text: &str) -> Result<ConversionQuery, QueryError> {
         end,
         ids,
         status,
+        texts,
         limit,
     })
 }

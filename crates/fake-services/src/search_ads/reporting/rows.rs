@@ -266,6 +266,13 @@ fn matches(row: &Value, query: &ConversionQuery) -> bool {
                 .as_str()
                 .is_some_and(|s| values.iter().any(|v| v == s))
         })
+        && query.texts.iter().all(|(field, values)| {
+            let (r, n) = json_path(field);
+            row.get(&r)
+                .and_then(|x| x.get(&n))
+                .and_then(Value::as_str)
+                .is_some_and(|s| values.iter().any(|v| v == s))
+        })
 }
 
 /// The seeded-row congruence implied by single-valued id conditions (an optimization: every row is
