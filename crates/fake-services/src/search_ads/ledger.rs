@@ -107,6 +107,12 @@ pub struct SearchAdsCounts {
     pub reporting_search_requests: u64,
     /// Reporting API (v0) requests of the other methods that reached their handler.
     pub reporting_other_requests: u64,
+    /// Injected `RESOURCE_EXHAUSTED` answers of the Reporting API's search.
+    pub reporting_quota_faults: u64,
+    /// Injected `EXPIRED_PAGE_TOKEN` answers of the Reporting API's search.
+    pub reporting_expired_token_faults: u64,
+    /// Pages of the Reporting API's search answered with rows or an empty result.
+    pub reporting_pages: u64,
 }
 
 #[derive(Default)]
@@ -124,6 +130,9 @@ pub(crate) struct Counters {
     pub unauthorized: AtomicU64,
     pub reporting_search_requests: AtomicU64,
     pub reporting_other_requests: AtomicU64,
+    pub reporting_quota_faults: AtomicU64,
+    pub reporting_expired_token_faults: AtomicU64,
+    pub reporting_pages: AtomicU64,
 }
 
 impl Counters {
@@ -235,6 +244,9 @@ impl SearchAdsLedger {
             unauthorized: load(&c.unauthorized),
             reporting_search_requests: load(&c.reporting_search_requests),
             reporting_other_requests: load(&c.reporting_other_requests),
+            reporting_quota_faults: load(&c.reporting_quota_faults),
+            reporting_expired_token_faults: load(&c.reporting_expired_token_faults),
+            reporting_pages: load(&c.reporting_pages),
         }
     }
 }

@@ -299,6 +299,7 @@ fn search_inner(
     let faults = &app.config.reporting.faults;
     let draw = ReportingState::lock(&app.reporting.faults_rng).f64();
     if draw < faults.quota_exhausted {
+        Counters::bump(&app.shared.counters.reporting_quota_faults);
         let mut f = Failure::new(
             StatusCode::TOO_MANY_REQUESTS,
             "quotaError",
@@ -316,6 +317,7 @@ fn search_inner(
         && draw < faults.quota_exhausted + faults.expired_page_token
     {
         ReportingState::lock(&app.reporting.tokens).remove(token);
+        Counters::bump(&app.shared.counters.reporting_expired_token_faults);
         return Err(expired());
     }
     let query = query::parse(text).map_err(Failure::query)?;
@@ -423,6 +425,7 @@ fn search_inner(
     if !results.is_empty() {
         response["results"] = Value::Array(results);
     }
+    Counters::bump(&app.shared.counters.reporting_pages);
     Ok(json_response(StatusCode::OK, &response))
 }
 
