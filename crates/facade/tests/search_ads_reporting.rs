@@ -12,8 +12,8 @@ use std::time::Duration;
 use chrono::{Days, NaiveDate};
 use facade::search_ads::{
     AdGroupId, AdId, CampaignId, Conversion, ConversionState, ConversionStatus, CriterionId,
-    CustomerId, DateRange, Error, IdLookup, ListOptions, ReportFilters, ReportOptions,
-    RetryPolicy, SearchAds, StaticToken, WriteOptions,
+    CustomerId, DateRange, Error, IdLookup, ListOptions, ReportFilters, ReportOptions, RetryPolicy,
+    SearchAds, StaticToken, WriteOptions,
 };
 use fake_services::{Faults, ReportingFaults, SearchAdsFake, SearchAdsFakeBuilder};
 use futures::TryStreamExt;
@@ -117,14 +117,20 @@ async fn a_report_reads_the_same_conversions_as_v2() {
     let old = v2(&client, &fake, dates, ListOptions::default()).await;
     assert_eq!(old.len(), 18 * 200);
     let expected: Vec<Conversion> = old.iter().map(|c| as_reported(&lookup, c)).collect();
-    assert!(expected.iter().all(|c| c.campaign_id.is_some() && c.ad_group_id.is_some()));
+    assert!(
+        expected
+            .iter()
+            .all(|c| c.campaign_id.is_some() && c.ad_group_id.is_some())
+    );
     let options = ReportOptions {
         page_size: 700,
         shard_days: 4,
         concurrency: 3,
         ..ReportOptions::default()
     };
-    let new = report(&client, &fake, dates, options).await.expect("report");
+    let new = report(&client, &fake, dates, options)
+        .await
+        .expect("report");
     assert_eq!(new.len(), expected.len());
     for (i, (a, b)) in new.iter().zip(&expected).enumerate() {
         assert_eq!(a, b, "row {i}");
@@ -198,15 +204,17 @@ fn cases() -> impl Strategy<Value = Case> {
         proptest::option::of(0usize..40),
         proptest::option::of(any::<bool>()),
     )
-        .prop_map(|(from, len, campaign, ad_group, ad, criterion, status)| Case {
-            from,
-            len,
-            campaign,
-            ad_group,
-            ad,
-            criterion,
-            status,
-        })
+        .prop_map(
+            |(from, len, campaign, ad_group, ad, criterion, status)| Case {
+                from,
+                len,
+                campaign,
+                ad_group,
+                ad,
+                criterion,
+                status,
+            },
+        )
 }
 
 /// Random ranges and filters (ids drawn from the data, so most filters match something, and
@@ -266,7 +274,12 @@ fn random_ranges_and_filters_agree_with_v2() {
                     filters,
                     ..ReportOptions::default()
                 };
-                (old, report(&client, &fake, dates, options).await.expect("report"))
+                (
+                    old,
+                    report(&client, &fake, dates, options)
+                        .await
+                        .expect("report"),
+                )
             });
             let expected: Vec<Conversion> = old
                 .iter()
@@ -320,7 +333,9 @@ async fn fifty_thousand_rows_under_twenty_percent_faults_arrive_once_in_order() 
         concurrency: 4,
         ..ReportOptions::default()
     };
-    let rows = report(&client, &fake, dates, options).await.expect("report");
+    let rows = report(&client, &fake, dates, options)
+        .await
+        .expect("report");
     assert_eq!(rows.len(), 50_000);
     for (i, c) in rows.iter().enumerate() {
         let expected = fake.seeded_conversion(0, i as u64).expect("seeded");
@@ -346,7 +361,10 @@ async fn a_start_before_the_window_is_refused_before_sending() {
     let e = client
         .conversion_report_on(customer(&fake, 0), dates, ReportOptions::default(), t)
         .unwrap_err();
-    assert!(matches!(&e, Error::Validation { field, .. } if field == "startDate"), "{e}");
+    assert!(
+        matches!(&e, Error::Validation { field, .. } if field == "startDate"),
+        "{e}"
+    );
     assert!(e.to_string().contains("60-day window"), "{e}");
     assert_eq!(fake.ledger().counts().reporting_search_requests, 0);
     // The fake enforces the same window (the facade's check is not what makes it hold).
@@ -362,7 +380,9 @@ async fn a_start_before_the_window_is_refused_before_sending() {
         .await
         .unwrap_err();
     match e {
-        Error::Reporting { status, failure, .. } => {
+        Error::Reporting {
+            status, failure, ..
+        } => {
             assert_eq!(status, 400);
             assert!(failure.has_code("EARLIER_THAN_MINIMUM_DATE"), "{failure:?}");
         }
@@ -383,7 +403,10 @@ async fn a_client_account_behind_the_manager_needs_login_customer_id() {
         .try_collect::<Vec<_>>()
         .await
         .unwrap_err();
-    let Error::Reporting { status, failure, .. } = &e else {
+    let Error::Reporting {
+        status, failure, ..
+    } = &e
+    else {
         panic!("{e}")
     };
     assert_eq!(*status, 403);
@@ -391,7 +414,10 @@ async fn a_client_account_behind_the_manager_needs_login_customer_id() {
     assert_eq!(failure.errors[0].kind, "authorizationError");
     assert_eq!(failure.errors[0].code, "USER_PERMISSION_DENIED");
     assert!(failure.request_id.is_some());
-    assert!(e.to_string().contains("ReportOptions::login_customer_id"), "{e}");
+    assert!(
+        e.to_string().contains("ReportOptions::login_customer_id"),
+        "{e}"
+    );
     assert!(!e.is_transient());
 
     let options = ReportOptions {
@@ -414,7 +440,10 @@ async fn a_client_account_behind_the_manager_needs_login_customer_id() {
         .conversion_report_on(customer(&fake, 0), dates, bad, t)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("login_customer_id") && e.contains("\"2000012300\""), "{e}");
+    assert!(
+        e.contains("login_customer_id") && e.contains("\"2000012300\""),
+        "{e}"
+    );
     let customers = client.list_accessible_customers().await.expect("customers");
     assert!(customers.contains(&customer(&fake, 0)));
     assert!(!customers.contains(&customer(&fake, 1)));
@@ -515,6 +544,9 @@ fn bad_options_are_refused_naming_the_field() {
         ),
     ] {
         let e = options.validate().unwrap_err();
-        assert!(matches!(&e, Error::Validation { field: f, .. } if f == field), "{e}");
+        assert!(
+            matches!(&e, Error::Validation { field: f, .. } if f == field),
+            "{e}"
+        );
     }
 }

@@ -146,7 +146,10 @@ async fn campaign_filter_with_login_customer_id() {
 #[tokio::test]
 async fn ad_group_filter() {
     let filters = ReportFilters {
-        ad_group_ids: vec![AdGroupId::new(100_000_000_001), AdGroupId::new(100_000_000_002)],
+        ad_group_ids: vec![
+            AdGroupId::new(100_000_000_001),
+            AdGroupId::new(100_000_000_002),
+        ],
         ..ReportFilters::default()
     };
     insta::assert_yaml_snapshot!(requests_for(filters, None).await[0]["body"]);
