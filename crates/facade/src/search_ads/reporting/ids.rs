@@ -31,13 +31,14 @@ use super::query::ReportFilters;
 ///     campaign_id: campaign.map(CampaignId::new),
 ///     ..EntityIds::default()
 /// };
+/// let customer = CustomerId::new("2000012350")?;
 /// let new = |campaign: Option<i64>| EntityIds {
-///     customer_id: Some(CustomerId::new("2000012350")?),
+///     customer_id: Some(customer.clone()),
 ///     campaign_id: campaign.map(CampaignId::new),
 ///     ..EntityIds::default()
 /// };
-/// lookup.add(&IdMappingRow { entity_type: EntityType::Customer, legacy: ids(3.into(), None), new: new(None)? });
-/// lookup.add(&IdMappingRow { entity_type: EntityType::Campaign, legacy: ids(3.into(), Some(717)), new: new(Some(14))? });
+/// lookup.add(&IdMappingRow { entity_type: EntityType::Customer, legacy: ids(3.into(), None), new: new(None) });
+/// lookup.add(&IdMappingRow { entity_type: EntityType::Campaign, legacy: ids(3.into(), Some(717)), new: new(Some(14)) });
 ///
 /// let account = EngineAccount::new(AgencyId::new(1), AdvertiserId::new(2), 3);
 /// let options = ListOptions { campaign_id: Some(CampaignId::new(717)), ..ListOptions::default() };
