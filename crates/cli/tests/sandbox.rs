@@ -44,7 +44,7 @@ fn every_command_works_against_the_sandbox() {
     });
     std::thread::spawn(move || for _ in BufReader::new(stderr).lines() {});
     let mut vars = HashMap::new();
-    while vars.len() < 12 {
+    while vars.len() < 13 {
         let line = rx
             .recv_timeout(Duration::from_secs(30))
             .expect("the sandbox printed its settings");
@@ -65,6 +65,7 @@ fn every_command_works_against_the_sandbox() {
         "VIDEO_SESSION_ID",
         "SEARCH_ADS_AGENCY_ID",
         "SEARCH_ADS_ADVERTISER_ID",
+        "SEARCH_ADS_REPORTING_URL",
     ] {
         assert!(vars.contains_key(name), "{name} missing: {vars:?}");
     }
@@ -117,6 +118,8 @@ fn every_command_works_against_the_sandbox() {
         "ads",
         "conversions",
         "list",
+        "--api",
+        "v2",
         "--from",
         "2024-01-01",
         "--to",
@@ -132,6 +135,29 @@ fn every_command_works_against_the_sandbox() {
         "{}",
         list.stdout
     );
+    // The sandbox's data runs through today: the Reporting API (the default with the customer id
+    // the sandbox prints) serves the last days, the same rows as v2.
+    let today = chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now()).date_naive();
+    let from = (today - chrono::Days::new(10)).to_string();
+    let to = (today - chrono::Days::new(1)).to_string();
+    let recent = |api: &str| {
+        let run = apictl.run_sync(&[
+            "ads",
+            "conversions",
+            "list",
+            "--api",
+            api,
+            "--from",
+            &from,
+            "--to",
+            &to,
+        ]);
+        run.expect(0);
+        run.stdout
+    };
+    let (v2, reporting) = (recent("v2"), recent("reporting"));
+    assert_eq!(reporting.lines().count(), 1000);
+    assert_eq!(v2.lines().count(), 1000);
     apictl
         .run_sync(&["ads", "conversions", "upload", &path(&csv), "--dry-run"])
         .expect(2);
