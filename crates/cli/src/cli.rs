@@ -92,7 +92,7 @@ pub enum Command {
     #[command(subcommand)]
     Video(VideoCommand),
 
-    /// Search Ads 360 (legacy API v2): conversions, availability, ID mapping, saved columns
+    /// Search Ads 360 (API v2 and the Reporting API): conversions, availability, ID mapping, customers
     Ads(AdsArgs),
 }
 

@@ -136,28 +136,53 @@ fn every_command_works_against_the_sandbox() {
         list.stdout
     );
     // The sandbox's data runs through today: the Reporting API (the default with the customer id
-    // the sandbox prints) serves the last days, the same rows as v2.
+    // the sandbox prints) serves any range of the last 60 days, the same rows as v2.
     let today = chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now()).date_naive();
-    let from = (today - chrono::Days::new(10)).to_string();
-    let to = (today - chrono::Days::new(1)).to_string();
-    let recent = |api: &str| {
-        let run = apictl.run_sync(&[
-            "ads",
-            "conversions",
-            "list",
-            "--api",
-            api,
-            "--from",
-            &from,
-            "--to",
-            &to,
-        ]);
+    let back = |n: u64| (today - chrono::Days::new(n)).to_string();
+    let list = |api: Option<&str>, from: &str, to: &str| {
+        let mut args = vec!["ads", "conversions", "list", "--from", from, "--to", to];
+        if let Some(api) = api {
+            args.extend(["--api", api]);
+        }
+        let run = apictl.run_sync(&args);
         run.expect(0);
         run.stdout
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a JSON line"))
+            .collect::<Vec<_>>()
     };
-    let (v2, reporting) = (recent("v2"), recent("reporting"));
-    assert_eq!(reporting.lines().count(), 1000);
-    assert_eq!(v2.lines().count(), 1000);
+    // The whole window, its first day, today alone, and a range inside.
+    for (from, to) in [
+        (back(59), back(0)),
+        (back(59), back(59)),
+        (back(0), back(0)),
+        (back(10), back(1)),
+    ] {
+        let v2 = list(Some("v2"), &from, &to);
+        let reporting = list(None, &from, &to);
+        assert_eq!(
+            reporting,
+            list(Some("reporting"), &from, &to),
+            "reporting is the default with a customer id"
+        );
+        assert!(!v2.is_empty(), "{from}..{to}: the sandbox has data");
+        assert_eq!(reporting.len(), v2.len(), "{from}..{to}");
+        for (i, (old, new)) in v2.iter().zip(&reporting).enumerate() {
+            for field in [
+                "conversionId",
+                "conversionTimestamp",
+                "dsConversionId",
+                "state",
+                "revenueMicros",
+                "clickId",
+                "floodlightOrderId",
+                "adId",
+                "criterionId",
+            ] {
+                assert_eq!(old[field], new[field], "{from}..{to} row {i} {field}");
+            }
+        }
+    }
     apictl
         .run_sync(&["ads", "conversions", "upload", &path(&csv), "--dry-run"])
         .expect(2);
