@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use facade::search_ads::WriteOptions;
 
+use crate::reporting;
 use crate::scenarios::{self, Measurement, SearchAdsTarget, VideoTarget};
 
 /// Pages in flight of the facade stream in the latency-bound read.
@@ -34,6 +35,12 @@ pub enum ClientScenario {
     IdMapping,
     /// Log in again and again.
     Logins,
+    /// Read a conversion report (Reporting API) from a fake without added
+    /// latency; facade: one shard, the same pages as the baseline.
+    Report,
+    /// Read a conversion report from a fake with 20 ms per answer; facade:
+    /// date shards, [`crate::reporting::REPORT_CONCURRENCY`] at once.
+    ReportLatency,
 }
 
 impl ClientScenario {
@@ -45,6 +52,8 @@ impl ClientScenario {
             ClientScenario::Upload => "upload",
             ClientScenario::IdMapping => "id-mapping",
             ClientScenario::Logins => "logins",
+            ClientScenario::Report => "report",
+            ClientScenario::ReportLatency => "report-latency",
         }
     }
 }
@@ -94,7 +103,8 @@ pub struct SampleSpec {
     /// Makes uploaded conversion ids unique per run.
     pub tag: String,
     /// Pages in flight of a facade read, instead of the scenario's (1
-    /// without added latency, [`LATENCY_PREFETCH`] with); for experiments.
+    /// without added latency, [`LATENCY_PREFETCH`] with), or shards in flight
+    /// of a facade report; for experiments.
     pub prefetch: Option<usize>,
 }
 
@@ -143,6 +153,28 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
         }
         (ClientScenario::Logins, Variant::Facade) => {
             scenarios::logins_facade(&targets.video, spec.count).await
+        }
+        (ClientScenario::Report, Variant::Baseline) => {
+            reporting::report_baseline(sa, reporting::REPORT_PAGE_SIZE).await
+        }
+        (ClientScenario::Report, Variant::Facade) => {
+            // One shard over the whole range: the same query and pages as the baseline.
+            let one_shard = u32::try_from(reporting::REPORT_DAYS_BACK + 1)?;
+            let concurrency = spec.prefetch.unwrap_or(1);
+            reporting::report_facade(sa, reporting::REPORT_PAGE_SIZE, one_shard, concurrency).await
+        }
+        (ClientScenario::ReportLatency, Variant::Baseline) => {
+            reporting::report_baseline(sa, reporting::REPORT_LATENCY_PAGE_SIZE).await
+        }
+        (ClientScenario::ReportLatency, Variant::Facade) => {
+            let concurrency = spec.prefetch.unwrap_or(reporting::REPORT_CONCURRENCY);
+            reporting::report_facade(
+                sa,
+                reporting::REPORT_LATENCY_PAGE_SIZE,
+                reporting::REPORT_SHARD_DAYS,
+                concurrency,
+            )
+            .await
         }
     }
 }

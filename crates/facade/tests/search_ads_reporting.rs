@@ -507,6 +507,42 @@ async fn dropping_a_report_stops_its_shards() {
     assert!(after_drop < 40, "{after_drop} requests");
 }
 
+/// A shard ahead of the reader fetches at most 20 000 rows (here 20 pages of 1 000) and then
+/// waits: a reader that stops reading does not make the report pull the whole range.
+#[tokio::test]
+async fn a_shard_runs_ahead_of_the_reader_only_so_far() {
+    let fake = support::start(recent(40, 1_000)).await;
+    let client = client(&fake, RetryPolicy::no_retries());
+    let t = today(&fake);
+    let dates = DateRange::new(t - Days::new(39), t).expect("range");
+    let options = ReportOptions {
+        page_size: 1_000,
+        shard_days: 40,
+        concurrency: 1,
+        ..ReportOptions::default()
+    };
+    let mut report = client
+        .conversion_report_on(customer(&fake, 0), dates, options, t)
+        .expect("valid");
+    let started = std::time::Instant::now();
+    report.try_next().await.expect("ok").expect("a row");
+    let searches = || fake.ledger().counts().reporting_search_requests;
+    // The shard fills its buffer while nobody reads (a generous deadline for a loaded machine)...
+    let deadline = started + Duration::from_secs(60);
+    while searches() < 20 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // ...and then stops: the page being read, 20 buffered, one waiting to be sent. Waiting
+    // as long as 8 pages took (at least 0.5 s) would show more pages if it did not stop; a
+    // stopped shard passes however slow the machine is.
+    let per_page = started.elapsed() / 20;
+    tokio::time::sleep((per_page * 8).max(Duration::from_millis(500))).await;
+    let ahead = searches();
+    assert!((20..=22).contains(&ahead), "{ahead} of 40 pages fetched");
+    let rest: Vec<_> = report.try_collect().await.expect("the rest");
+    assert_eq!(rest.len(), 40_000 - 1);
+}
+
 #[test]
 fn bad_options_are_refused_naming_the_field() {
     for (options, field) in [

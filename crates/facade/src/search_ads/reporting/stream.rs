@@ -1,11 +1,14 @@
 //! The conversion report stream: the date range split into shards, up to `concurrency` shards
 //! fetched at once (each page by page with `pageToken`), rows yielded in shard order.
 //!
-//! Each shard runs as a task that sends its pages through a channel of two pages, so a shard that
-//! is ahead of the consumer waits instead of buffering: memory stays within
-//! `concurrency × 3 × page_size` rows. Only the first `concurrency` unfinished shards run; the
-//! next one starts when the consumer has read a shard to its end. Dropping the stream aborts the
-//! tasks.
+//! Each shard runs as a task that sends its pages through a bounded channel of
+//! [`shard_buffer_pages`] pages (two pages, or as many as hold [`SHARD_BUFFER_ROWS`] rows when
+//! pages are smaller), so a shard that is ahead of the consumer waits once its buffer is full:
+//! memory stays within `concurrency × (max(2 × page_size, SHARD_BUFFER_ROWS + page_size) +
+//! page_size)` rows. The shards behind the one being read keep fetching meanwhile, which is what
+//! hides the latency of a page-by-page read. Only the first `concurrency` unfinished shards run;
+//! the next one starts when the consumer has read a shard to its end. Dropping the stream aborts
+//! the tasks.
 //!
 //! Inside a shard: transient failures (5xx, 429, `RESOURCE_EXHAUSTED` after the error's retry
 //! delay, connection failures) are retried by the [`RetryPolicy`]; an expired page token restarts
@@ -30,6 +33,15 @@ use super::super::values::CustomerId;
 use super::OP_SEARCH;
 use super::mapping::{RowKey, conversion_from_row};
 use super::query::{ReportFilters, conversion_query};
+
+/// Rows a shard may fetch ahead of the consumer (rounded up to whole pages, at least two pages).
+pub(crate) const SHARD_BUFFER_ROWS: usize = 20_000;
+
+/// Pages a shard may buffer ahead of the consumer for this page size.
+pub(crate) fn shard_buffer_pages(page_size: u32) -> usize {
+    let page = usize::try_from(page_size).unwrap_or(usize::MAX).max(1);
+    SHARD_BUFFER_ROWS.div_ceil(page).max(2)
+}
 
 /// Consecutive page-token expiries without a new row before a shard gives up.
 const MAX_STALLED_RESTARTS: u32 = 8;
@@ -101,7 +113,7 @@ impl ConversionReport {
             let Some((start, end)) = self.pending.pop_front() else {
                 return;
             };
-            let (tx, rx) = mpsc::channel(2);
+            let (tx, rx) = mpsc::channel(shard_buffer_pages(self.ctx.page_size));
             let task = tokio::spawn(run_shard(self.ctx.clone(), start, end, tx));
             self.running.push_back(Running { rx, task });
         }
@@ -290,5 +302,19 @@ async fn run_shard(
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shard_buffers_two_pages_or_twenty_thousand_rows() {
+        assert_eq!(shard_buffer_pages(10_000), 2);
+        assert_eq!(shard_buffer_pages(7_000), 3);
+        assert_eq!(shard_buffer_pages(1_000), 20);
+        assert_eq!(shard_buffer_pages(1), 20_000);
+        assert_eq!(shard_buffer_pages(0), 20_000);
     }
 }
