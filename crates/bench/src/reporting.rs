@@ -6,11 +6,13 @@
 //! |---|---|---|
 //! | [`report_baseline`] / [`report_facade`] | `POST …/searchAds360:search` page after page (`pageToken`), each body parsed with `serde_json::from_slice` into the generated `SearchSearchAds360Response` | `SearchAds::conversion_report` stream, typed `Conversion`s |
 //!
-//! Both send the query the facade builds for the whole range without
-//! filters (the baseline spells it out in [`report_query`]). Without added
-//! latency the facade reads the range as one shard with one query in flight,
-//! so both read the very same pages; with latency it splits the range into
-//! date shards fetched concurrently.
+//! Both send the query the facade builds without filters (the baseline spells
+//! it out in [`report_query`]). The query selects `segments.date`, so one query
+//! may span at most 30 days (`DATE_RANGE_TOO_WIDE`, SR-13): the baseline reads
+//! the range as consecutive 30-day queries, one after the other. Without
+//! added latency the facade reads the same 30-day shards with one in flight,
+//! so both read the very same pages; with latency it reads 7-day shards, four
+//! at a time.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -47,6 +49,10 @@ pub const REPORT_PAGE_SIZE: u32 = 10_000;
 /// same 1 000 rows per request as the v2 latency-bound read, so the read is
 /// bound by the number of round trips (200 for 200 000 rows).
 pub const REPORT_LATENCY_PAGE_SIZE: u32 = 1_000;
+
+/// Days per query of the baseline, and per shard of the facade without added
+/// latency: the most one query may span.
+pub const REPORT_CHUNK_DAYS: u32 = facade::search_ads::MAX_SHARD_DAYS;
 
 /// Days per shard of the facade's latency-bound read (the facade's default).
 pub const REPORT_SHARD_DAYS: u32 = 7;
@@ -103,11 +109,12 @@ struct SearchBody<'a> {
     page_token: Option<&'a str>,
 }
 
-/// Baseline report: one `POST …/customers/{id}/searchAds360:search` after the
-/// other with `pageSize` and the previous answer's `nextPageToken`, each
-/// answer read whole and parsed with `serde_json::from_slice` into the
-/// generated `SearchSearchAds360Response`, every row consumed, until an
-/// answer without a token.
+/// Baseline report: for each [`REPORT_CHUNK_DAYS`]-day part of the range in
+/// order, one `POST …/customers/{id}/searchAds360:search` after the other with
+/// `pageSize` and the previous answer's `nextPageToken`, each answer read
+/// whole and parsed with `serde_json::from_slice` into the generated
+/// `SearchSearchAds360Response`, every row consumed, until an answer without
+/// a token.
 pub async fn report_baseline(target: &SearchAdsTarget, page_size: u32) -> Result<Measurement> {
     let http = plain_client(true)?;
     let url = format!(
@@ -116,19 +123,41 @@ pub async fn report_baseline(target: &SearchAdsTarget, page_size: u32) -> Result
         target.customer_id
     );
     let auth = format!("Bearer {}", target.token);
-    let query = report_query(report_range(today_utc())?);
+    let range = report_range(today_utc())?;
+    let mut queries = Vec::new();
+    let mut from = range.start();
+    while from <= range.end() {
+        let to = (from + chrono::Days::new(u64::from(REPORT_CHUNK_DAYS) - 1)).min(range.end());
+        queries.push(report_query(DateRange::new(from, to)?));
+        from = to + chrono::Days::new(1);
+    }
     let started = Instant::now();
+    let mut rows: u64 = 0;
+    for query in &queries {
+        rows += baseline_pages(&http, &url, &auth, query, page_size).await?;
+    }
+    Ok(Measurement::new(rows, rows, started.elapsed()))
+}
+
+/// The pages of one query, one after the other; returns the rows consumed.
+async fn baseline_pages(
+    http: &reqwest::Client,
+    url: &str,
+    auth: &str,
+    query: &str,
+    page_size: u32,
+) -> Result<u64> {
     let mut rows: u64 = 0;
     let mut token: Option<String> = None;
     loop {
         let body = serde_json::to_vec(&SearchBody {
-            query: &query,
+            query,
             page_size,
             page_token: token.as_deref(),
         })?;
         let response = http
-            .post(&url)
-            .header(reqwest::header::AUTHORIZATION, &auth)
+            .post(url)
+            .header(reqwest::header::AUTHORIZATION, auth)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(body)
             .send()
@@ -150,10 +179,9 @@ pub async fn report_baseline(target: &SearchAdsTarget, page_size: u32) -> Result
         }
         match page.next_page_token.filter(|t| !t.is_empty()) {
             Some(next) => token = Some(next),
-            None => break,
+            None => return Ok(rows),
         }
     }
-    Ok(Measurement::new(rows, rows, started.elapsed()))
 }
 
 /// Facade report: [`SearchAds::conversion_report`](facade::search_ads::SearchAds::conversion_report)

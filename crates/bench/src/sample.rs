@@ -36,7 +36,8 @@ pub enum ClientScenario {
     /// Log in again and again.
     Logins,
     /// Read a conversion report (Reporting API) from a fake without added
-    /// latency; facade: one shard, the same pages as the baseline.
+    /// latency; facade: 30-day shards one at a time, the same pages as the
+    /// baseline.
     Report,
     /// Read a conversion report from a fake with 20 ms per answer; facade:
     /// date shards, [`crate::reporting::REPORT_CONCURRENCY`] at once.
@@ -158,10 +159,15 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
             reporting::report_baseline(sa, reporting::REPORT_PAGE_SIZE).await
         }
         (ClientScenario::Report, Variant::Facade) => {
-            // One shard over the whole range: the same query and pages as the baseline.
-            let one_shard = u32::try_from(reporting::REPORT_DAYS_BACK + 1)?;
+            // The baseline's 30-day queries, one at a time: the same queries and pages.
             let concurrency = spec.prefetch.unwrap_or(1);
-            reporting::report_facade(sa, reporting::REPORT_PAGE_SIZE, one_shard, concurrency).await
+            reporting::report_facade(
+                sa,
+                reporting::REPORT_PAGE_SIZE,
+                reporting::REPORT_CHUNK_DAYS,
+                concurrency,
+            )
+            .await
         }
         (ClientScenario::ReportLatency, Variant::Baseline) => {
             reporting::report_baseline(sa, reporting::REPORT_LATENCY_PAGE_SIZE).await

@@ -308,7 +308,7 @@ fn open_report(
                 AppError::from(e).hint("use --prefetch 1 to 16 with --api reporting")
             }
             facade::search_ads::Error::Validation { field, .. } if field == "shard_days" => {
-                AppError::from(e).hint("use --shard-days 1 or more")
+                AppError::from(e).hint("use --shard-days 1 to 30 with --api reporting")
             }
             _ => AppError::from(e),
         })?;

@@ -458,7 +458,7 @@ pub struct ListArgs {
     #[arg(long, default_value_t = 4, value_name = "N")]
     pub prefetch: usize,
 
-    /// Days per date shard of a reporting read (each shard is one query)
+    /// Days per date shard of a reporting read (each shard is one query; 1 to 30)
     #[arg(long, default_value_t = 7, value_name = "DAYS")]
     pub shard_days: u32,
 }

@@ -507,8 +507,8 @@ async fn dropping_a_report_stops_its_shards() {
     assert!(after_drop < 40, "{after_drop} requests");
 }
 
-/// A shard ahead of the reader fetches at most 20 000 rows (here 20 pages of 1 000) and then
-/// waits: a reader that stops reading does not make the report pull the whole range.
+/// A shard ahead of the reader fetches at most 20 000 rows (here 20 pages of 1 000 of its 30)
+/// and then waits: a reader that stops reading does not make the report pull the whole range.
 #[tokio::test]
 async fn a_shard_runs_ahead_of_the_reader_only_so_far() {
     let fake = support::start(recent(40, 1_000)).await;
@@ -517,7 +517,7 @@ async fn a_shard_runs_ahead_of_the_reader_only_so_far() {
     let dates = DateRange::new(t - Days::new(39), t).expect("range");
     let options = ReportOptions {
         page_size: 1_000,
-        shard_days: 40,
+        shard_days: 30,
         concurrency: 1,
         ..ReportOptions::default()
     };
@@ -538,7 +538,7 @@ async fn a_shard_runs_ahead_of_the_reader_only_so_far() {
     let per_page = started.elapsed() / 20;
     tokio::time::sleep((per_page * 8).max(Duration::from_millis(500))).await;
     let ahead = searches();
-    assert!((20..=22).contains(&ahead), "{ahead} of 40 pages fetched");
+    assert!((20..=22).contains(&ahead), "{ahead} of 30 pages fetched");
     let rest: Vec<_> = report.try_collect().await.expect("the rest");
     assert_eq!(rest.len(), 40_000 - 1);
 }
@@ -563,6 +563,13 @@ fn bad_options_are_refused_naming_the_field() {
         (
             ReportOptions {
                 shard_days: 0,
+                ..ReportOptions::default()
+            },
+            "shard_days",
+        ),
+        (
+            ReportOptions {
+                shard_days: 31,
                 ..ReportOptions::default()
             },
             "shard_days",

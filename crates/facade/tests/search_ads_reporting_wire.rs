@@ -106,7 +106,7 @@ async fn requests_for(filters: ReportFilters, login: Option<&str>) -> Vec<Value>
     let (client, log) = server().await;
     let options = ReportOptions {
         page_size: 500,
-        shard_days: 31,
+        shard_days: 30,
         concurrency: 1,
         login_customer_id: login.map(|l| CustomerId::new(l).expect("id")),
         filters,

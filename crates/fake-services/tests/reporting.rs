@@ -199,6 +199,23 @@ async fn login_customer_id_rule_and_window() {
         first_error(&body)["errorCode"]["dateError"],
         "EARLIER_THAN_MINIMUM_DATE"
     );
+
+    // Segmented by date (the fake's subset always is: a WHERE field must be selected): at most
+    // 30 days (DATE_RANGE_TOO_WIDE, SR-13); 30 are fine.
+    let span = |back: u64, select: &str| {
+        let (from, to) = dates(&fake, back);
+        format!("SELECT {select} FROM conversion WHERE segments.date BETWEEN '{from}' AND '{to}'")
+    };
+    let wide = span(30, "conversion.id, segments.date");
+    let (status, body) = search(&fake, &direct, None, json!({"query": wide})).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        first_error(&body)["errorCode"]["queryError"],
+        "DATE_RANGE_TOO_WIDE"
+    );
+    let ok = span(29, "conversion.id, segments.date");
+    let (status, body) = search(&fake, &direct, None, json!({"query": ok})).await;
+    assert_eq!(status, 200, "{ok}: {body}");
 }
 
 #[tokio::test]

@@ -60,8 +60,8 @@ pub use read::{
     ConversionStream, DateRange, EngineAccount, ListOptions, MAX_PAGE_SIZE, MAX_PREFETCH,
 };
 pub use reporting::{
-    ConversionReport, ConversionStatus, DEFAULT_REPORTING_BASE_URL, IdLookup, ReportFilters,
-    ReportOptions, ReportingError, ReportingFailure,
+    ConversionReport, ConversionStatus, DEFAULT_REPORTING_BASE_URL, IdLookup, MAX_SHARD_DAYS,
+    ReportFilters, ReportOptions, ReportingError, ReportingFailure,
 };
 pub use retry::RetryPolicy;
 #[cfg(feature = "service-account")]

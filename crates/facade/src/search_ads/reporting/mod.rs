@@ -45,6 +45,10 @@ pub const DEFAULT_REPORTING_BASE_URL: &str = "https://searchads360.googleapis.co
 /// Largest `pageSize` the Reporting API serves.
 pub const MAX_REPORT_PAGE_SIZE: u32 = 10_000;
 
+/// Most days one shard (one query) may span: the query selects `segments.date`, and a query
+/// segmented by date must restrict it to fewer than 31 days (`DATE_RANGE_TOO_WIDE`, SR-13).
+pub const MAX_SHARD_DAYS: u32 = 30;
+
 /// Most shards fetched at once.
 pub const MAX_SHARDS_IN_FLIGHT: usize = 16;
 
@@ -77,7 +81,7 @@ pub(crate) const OP_LIST_CUSTOMERS: &str = "customers.listAccessibleCustomers";
 pub struct ReportOptions {
     /// Rows per page, 1..=10 000. Default 10 000.
     pub page_size: u32,
-    /// Days per shard (each shard is its own query), at least 1. Default 7.
+    /// Days per shard (each shard is its own query), 1..=30 ([`MAX_SHARD_DAYS`]). Default 7.
     pub shard_days: u32,
     /// Shards fetched at once, 1..=16. Default 4.
     pub concurrency: usize,
@@ -110,8 +114,16 @@ impl ReportOptions {
                 format!("is {}, outside 1..={MAX_REPORT_PAGE_SIZE}", self.page_size),
             ));
         }
-        if self.shard_days == 0 {
-            return Err(Error::validation("shard_days", None, "must be at least 1"));
+        if !(1..=MAX_SHARD_DAYS).contains(&self.shard_days) {
+            return Err(Error::validation(
+                "shard_days",
+                None,
+                format!(
+                    "is {}, outside 1..={MAX_SHARD_DAYS} (a query segmented by date must span \
+                     fewer than 31 days)",
+                    self.shard_days
+                ),
+            ));
         }
         if !(1..=MAX_SHARDS_IN_FLIGHT).contains(&self.concurrency) {
             return Err(Error::validation(

@@ -37,6 +37,8 @@ pub const FAILURE_TYPE: &str =
 const MAX_TOKENS: usize = 100_000;
 /// Largest request body a search accepts.
 pub(crate) const MAX_BODY: usize = 1024 * 1024;
+/// Most days a query that selects `segments.date` may span (SR-13).
+pub const MAX_SEGMENTED_DAYS: i64 = 30;
 
 /// What a page token stands for.
 #[derive(Clone, Debug)]
@@ -332,6 +334,12 @@ fn search_inner(
                 app.config.reporting.window_days
             ),
         ));
+    }
+    // A query segmented by date must restrict it to fewer than 31 days (discovery's
+    // queryError.DATE_RANGE_TOO_WIDE; SR-13).
+    let days = (query.end - query.start).num_days() + 1;
+    if days > MAX_SEGMENTED_DAYS && query.select.iter().any(|f| f == "segments.date") {
+        return Err(Failure::query(query::QueryError::too_wide(days)));
     }
     let state = match page_token {
         None => PageToken {

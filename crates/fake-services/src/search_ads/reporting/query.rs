@@ -34,6 +34,17 @@ impl QueryError {
         }
     }
 
+    /// `DATE_RANGE_TOO_WIDE`: a query segmented by date spans `days` days, more than 30.
+    pub(crate) fn too_wide(days: i64) -> Self {
+        Self::new(
+            "DATE_RANGE_TOO_WIDE",
+            format!(
+                "Date filters fail to restrict date to a range smaller than 31 days ({days} days). \
+                 Applicable if the query is segmented by date."
+            ),
+        )
+    }
+
     fn at(mut self, trigger: impl Into<String>) -> Self {
         self.trigger = Some(trigger.into());
         self
