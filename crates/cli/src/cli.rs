@@ -93,7 +93,7 @@ pub enum Command {
     Video(VideoCommand),
 
     /// Search Ads 360 (API v2 and the Reporting API): conversions, availability, ID mapping, customers
-    Ads(AdsArgs),
+    Ads(Box<AdsArgs>),
 }
 
 /// `apictl sandbox`.

@@ -110,8 +110,11 @@ fn query_error(code: &'static str, message: &str) -> Failure {
     Failure::new(StatusCode::BAD_REQUEST, "queryError", code, message)
 }
 
+/// Which field names a field query's WHERE clause keeps.
+type NamePredicate = Box<dyn Fn(&str) -> bool>;
+
 /// Splits `SELECT a, b WHERE name <op> <values>` into the selected names and the name predicate.
-fn parse(text: &str) -> Result<(Vec<String>, Box<dyn Fn(&str) -> bool>), Failure> {
+fn parse(text: &str) -> Result<(Vec<String>, NamePredicate), Failure> {
     let trimmed = text.trim();
     let rest = trimmed
         .get(..7)

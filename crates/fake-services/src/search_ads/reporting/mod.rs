@@ -210,7 +210,7 @@ fn authorize_customer(
                     "The login-customer-id header is not a valid customer ID (ten digits, no dashes).",
                 ));
             }
-            let direct = reporting.direct_customer_ids.iter().any(|c| *c == login);
+            let direct = reporting.direct_customer_ids.contains(&login);
             let above = login == reporting.manager_customer_id || login == customer;
             if !direct || !above {
                 return Err(Failure::new(
