@@ -4,27 +4,14 @@
 
 use std::fmt::Write as _;
 
-use openapiv3::OpenAPI;
+use openapiv3::{Content, ParameterSchemaOrContent, ReferenceOr, Response, Schema};
 use serde_json::Value;
 
-const METHODS: [&str; 8] = [
-    "get", "put", "post", "delete", "options", "head", "patch", "trace",
-];
+use crate::openapi::{Document, Op};
 
 /// Short name of a `$ref`: the last path segment.
 fn ref_name(r: &str) -> &str {
     r.rsplit('/').next().unwrap_or(r)
-}
-
-/// Resolve a local `$ref`, if `value` is one.
-fn deref<'a>(doc: &'a Value, value: &'a Value) -> &'a Value {
-    match value.get("$ref").and_then(Value::as_str) {
-        Some(r) => r
-            .strip_prefix('#')
-            .and_then(|p| doc.pointer(p))
-            .unwrap_or(value),
-        None => value,
-    }
 }
 
 /// One-line summary of a schema: `string/int64`, `array<Conversion>`,
@@ -113,156 +100,151 @@ pub fn schema_summary(schema: &Value) -> String {
     s
 }
 
-fn content_summary(content: Option<&Value>) -> Vec<String> {
-    let Some(content) = content.and_then(Value::as_object) else {
-        return Vec::new();
-    };
-    crate::sorted(content)
-        .into_iter()
+fn content_summary(content: &Content) -> Vec<String> {
+    let mut lines: Vec<String> = content
+        .iter()
         .map(|(media, mt)| {
             let schema = mt
-                .get("schema")
-                .map_or_else(|| "-".to_owned(), schema_summary);
+                .schema
+                .as_ref()
+                .map_or_else(|| "-".to_owned(), |s| schema_summary(&json_of(s)));
             format!("{media} {schema}")
         })
-        .collect()
+        .collect();
+    lines.sort();
+    lines
 }
 
-/// Render the inventory of `spec` as text (document order; deterministic).
-pub fn render(spec: &OpenAPI) -> String {
-    let doc = serde_json::to_value(spec).unwrap_or(Value::Null);
+/// Render the inventory of `doc` as text: operations sorted by path, methods
+/// in [`crate::openapi::METHODS`] order (deterministic).
+pub fn render(doc: &Document) -> String {
+    let spec = &doc.spec;
     let mut out = String::new();
     let _ = writeln!(
         out,
         "{} {} (openapi {})",
         spec.info.title, spec.info.version, spec.openapi
     );
-    let Some(paths) = doc.get("paths").and_then(Value::as_object) else {
-        return out;
-    };
-    for (path, item) in crate::sorted(paths) {
-        let item = deref(&doc, item);
-        let path_params: Vec<&Value> = item
-            .get("parameters")
-            .and_then(Value::as_array)
-            .map(|v| v.iter().collect())
-            .unwrap_or_default();
-        for method in METHODS {
-            let Some(op) = item.get(method) else { continue };
-            render_operation(&mut out, &doc, path, method, op, &path_params);
-        }
+    let mut operations = doc.operations();
+    // Stable: methods keep their order within a path.
+    operations.sort_by(|a, b| a.path.cmp(b.path));
+    for op in &operations {
+        render_operation(&mut out, doc, op);
     }
     out
 }
 
-fn render_operation(
-    out: &mut String,
-    doc: &Value,
-    path: &str,
-    method: &str,
-    op: &Value,
-    path_params: &[&Value],
-) {
-    let str_of = |key: &str| op.get(key).and_then(Value::as_str);
-    let _ = writeln!(out, "\n{} {path}", method.to_uppercase());
+/// A typed part as JSON (for the summaries).
+fn json_of<T: serde::Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+fn render_operation(out: &mut String, doc: &Document, op: &Op<'_>) {
+    let operation = op.operation;
+    let _ = writeln!(out, "\n{}", op.label());
     let _ = writeln!(
         out,
         "  operationId: {}",
-        str_of("operationId").unwrap_or("-")
+        operation.operation_id.as_deref().unwrap_or("-")
     );
-    let tags: Vec<&str> = op
-        .get("tags")
-        .and_then(Value::as_array)
-        .map(|t| t.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let _ = writeln!(
-        out,
-        "  tags: {}",
-        if tags.is_empty() {
-            "-".to_owned()
-        } else {
-            tags.join(", ")
-        }
-    );
-    let deprecated = op.get("deprecated") == Some(&Value::Bool(true));
-    let _ = writeln!(out, "  deprecated: {deprecated}");
+    let tags = if operation.tags.is_empty() {
+        "-".to_owned()
+    } else {
+        operation.tags.join(", ")
+    };
+    let _ = writeln!(out, "  tags: {tags}");
+    let _ = writeln!(out, "  deprecated: {}", operation.deprecated);
 
-    let op_params: Vec<&Value> = op
-        .get("parameters")
-        .and_then(Value::as_array)
-        .map(|v| v.iter().collect())
-        .unwrap_or_default();
-    let params: Vec<&Value> = path_params
-        .iter()
-        .chain(op_params.iter())
-        .map(|p| deref(doc, p))
-        .collect();
+    let params = doc.parameters(op);
     if params.is_empty() {
         let _ = writeln!(out, "  parameters: -");
     } else {
         let _ = writeln!(out, "  parameters:");
         for p in params {
-            let name = p.get("name").and_then(Value::as_str).unwrap_or("?");
-            let location = p.get("in").and_then(Value::as_str).unwrap_or("?");
-            let required = p.get("required") == Some(&Value::Bool(true));
-            let schema = p.get("schema").map_or_else(
-                || "-".to_owned(),
-                |schema| match schema.get("$ref").and_then(Value::as_str) {
-                    Some(r) => format!("{} = {}", ref_name(r), schema_summary(deref(doc, schema))),
-                    None => schema_summary(schema),
-                },
-            );
-            let mut flags = vec![if required { "required" } else { "optional" }];
-            if p.get("deprecated") == Some(&Value::Bool(true)) {
+            let data = p.param.parameter_data_ref();
+            let schema = match &data.format {
+                ParameterSchemaOrContent::Schema(ReferenceOr::Reference { reference }) => {
+                    let target = doc
+                        .resolve(&ReferenceOr::<Schema>::ref_(reference))
+                        .map_or(Value::Null, |r| json_of(r.item));
+                    format!("{} = {}", ref_name(reference), schema_summary(&target))
+                }
+                ParameterSchemaOrContent::Schema(schema) => schema_summary(&json_of(schema)),
+                ParameterSchemaOrContent::Content(_) => "-".to_owned(),
+            };
+            let mut flags = vec![if data.required {
+                "required"
+            } else {
+                "optional"
+            }];
+            if data.deprecated == Some(true) {
                 flags.push("deprecated");
             }
             let _ = writeln!(
                 out,
-                "    {location} {name}: {schema} ({})",
+                "    {} {}: {schema} ({})",
+                p.location,
+                data.name,
                 flags.join(", ")
             );
         }
     }
 
-    match op.get("requestBody") {
+    match &operation.request_body {
         None => {
             let _ = writeln!(out, "  request body: -");
         }
         Some(body) => {
-            let name = body
-                .get("$ref")
-                .and_then(Value::as_str)
-                .map(|r| format!(" [{}]", ref_name(r)))
-                .unwrap_or_default();
-            let body = deref(doc, body);
-            let required = body.get("required") == Some(&Value::Bool(true));
-            let _ = writeln!(
-                out,
-                "  request body{name} ({}):",
-                if required { "required" } else { "optional" }
-            );
-            for line in content_summary(body.get("content")) {
-                let _ = writeln!(out, "    {line}");
+            let name = reference_label(body);
+            match doc.resolve(body) {
+                Some(resolved) => {
+                    let required = if resolved.item.required {
+                        "required"
+                    } else {
+                        "optional"
+                    };
+                    let _ = writeln!(out, "  request body{name} ({required}):");
+                    for line in content_summary(&resolved.item.content) {
+                        let _ = writeln!(out, "    {line}");
+                    }
+                }
+                None => {
+                    let _ = writeln!(out, "  request body{name}: (unresolved)");
+                }
             }
         }
     }
 
     let _ = writeln!(out, "  responses:");
-    if let Some(responses) = op.get("responses").and_then(Value::as_object) {
-        for (status, response) in crate::sorted(responses) {
-            let name = response
-                .get("$ref")
-                .and_then(Value::as_str)
-                .map(|r| format!(" [{}]", ref_name(r)))
-                .unwrap_or_default();
-            let response = deref(doc, response);
-            let content = content_summary(response.get("content"));
-            if content.is_empty() {
-                let _ = writeln!(out, "    {status}{name}: (no body)");
-            } else {
-                let _ = writeln!(out, "    {status}{name}: {}", content.join("; "));
-            }
+    let mut responses: Vec<(String, &ReferenceOr<Response>)> = operation
+        .responses
+        .responses
+        .iter()
+        .map(|(status, r)| (status.to_string(), r))
+        .collect();
+    if let Some(default) = &operation.responses.default {
+        responses.push(("default".to_owned(), default));
+    }
+    responses.sort_by(|a, b| a.0.cmp(&b.0));
+    for (status, response) in responses {
+        let name = reference_label(response);
+        let content = doc
+            .resolve(response)
+            .map(|r| content_summary(&r.item.content))
+            .unwrap_or_default();
+        if content.is_empty() {
+            let _ = writeln!(out, "    {status}{name}: (no body)");
+        } else {
+            let _ = writeln!(out, "    {status}{name}: {}", content.join("; "));
         }
+    }
+}
+
+/// ` [Name]` for a `$ref`, empty for an inline item.
+fn reference_label<T>(item: &ReferenceOr<T>) -> String {
+    match item {
+        ReferenceOr::Reference { reference } => format!(" [{}]", ref_name(reference)),
+        ReferenceOr::Item(_) => String::new(),
     }
 }
 

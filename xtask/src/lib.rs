@@ -6,9 +6,11 @@
 //! * [`check`]: freshness of the generated files plus [`lint`] rules.
 //! * [`codegen`]: the progenitor invocation itself, panic-safe.
 //! * [`specs`]: the table of specs and their per-spec generation settings.
+//! * [`openapi`]: the one OpenAPI model (tolerant reader, typed operations,
+//!   `$ref` resolver) that [`inventory`], [`lint`] and [`diff`] share.
 //! * [`inventory`]: a stable textual inventory of a spec's operations.
-//! * [`diff`]: spec changes against a git revision, classified, with their
-//!   effect on the generated Rust API.
+//! * [`diff`]: spec changes against a git revision (or between any two
+//!   documents), classified, with their effect on the generated Rust API.
 //! * [`bench`]: builds and runs the benchmark suite of `crates/bench`.
 //!
 //! To add a subcommand: add a module with an `Args` struct (clap `Args`) and a
@@ -24,6 +26,7 @@ pub mod diff;
 pub mod generate;
 pub mod inventory;
 pub mod lint;
+pub mod openapi;
 pub mod panic_guard;
 pub mod specs;
 

@@ -25,8 +25,10 @@ enum Command {
     Generate(xtask::generate::Args),
     /// Fail if a generated file is stale or a spec breaks a lint rule.
     Check(xtask::check::Args),
-    /// List spec changes against a git revision: breaking for clients, for
-    /// servers, or compatible, and what they do to the generated Rust API.
+    /// List spec changes (against a git revision, or between any two OpenAPI
+    /// 3.0 documents): breaking for clients, for servers, or compatible, and
+    /// what they do to the generated Rust API. Exit status 0, 1 (breaking)
+    /// or 2 (could not compare).
     Diff(xtask::diff::Args),
     /// Benchmark the facade against plain baselines on the fakes (release build).
     Bench(xtask::bench::Args),

@@ -1,17 +1,14 @@
-//! `apictl tour` from start to end, within its time budget.
+//! `apictl tour` from start to end. (How long it takes is not asserted: a test must not depend on
+//! the machine's speed.)
 
 mod common;
-
-use std::time::{Duration, Instant};
 
 use common::Apictl;
 
 #[test]
 fn tour_walks_through_every_step_and_exits_0() {
     let apictl = Apictl::new();
-    let started = Instant::now();
     let run = apictl.run_sync(&["tour"]);
-    let elapsed = started.elapsed();
     run.expect(0);
     for step in 1..=9 {
         assert!(
@@ -42,10 +39,6 @@ fn tour_walks_through_every_step_and_exits_0() {
     assert!(!run.stdout.contains('\u{2717}'), "{}", run.stdout);
     // Progress bars are hidden when stderr is not a terminal.
     assert!(run.stderr.is_empty(), "{}", run.stderr);
-    assert!(
-        elapsed < Duration::from_secs(60),
-        "the tour took {elapsed:?}"
-    );
     // The tour cleans up after itself and never touches the real state directory.
     assert!(!apictl.state_dir().exists());
     let leftovers: Vec<_> = std::fs::read_dir(apictl.dir())

@@ -7,16 +7,16 @@
 #[path = "search_ads_support.rs"]
 mod support;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use facade::search_ads::{
     Error, RetryPolicy, SearchAds, ServiceAccount, StaticToken, TokenSource, WriteOptions,
 };
 use fake_services::SearchAdsFake;
-use tracing_subscriber::fmt::MakeWriter;
-use tracing_subscriber::fmt::format::FmtSpan;
+use test_support::TraceCapture;
+
+test_support::install_trace_capture!();
 
 fn client_with(fake: &SearchAdsFake, tokens: Arc<dyn TokenSource>) -> SearchAds {
     SearchAds::builder_shared(tokens)
@@ -65,15 +65,16 @@ async fn the_service_account_flow_uses_the_key_files_token_uri_and_caches_the_to
 async fn an_expiring_token_is_refreshed() {
     let fake = support::start(SearchAdsFake::builder()).await;
     // gcp_auth renews 20 s before expiry, the facade's cache 30 s before: a
-    // 21 s token is due for renewal after one second.
-    fake.set_token_lifetime(Duration::from_secs(21));
+    // 23 s token is due for renewal after three seconds (real time: gcp_auth reads the system
+    // clock), so "still fresh" holds even if this thread is descheduled for a while.
+    fake.set_token_lifetime(Duration::from_secs(23));
     let source = Arc::new(
         ServiceAccount::from_json(&fake.service_account_key_json()).expect("a valid key file"),
     );
     let first = source.token().await.expect("a token");
     let again = source.token().await.expect("a token");
     assert_eq!(first.expose_secret(), again.expose_secret(), "still fresh");
-    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    tokio::time::sleep(Duration::from_millis(3_100)).await;
     let renewed = source.token().await.expect("a token");
     assert_ne!(first.expose_secret(), renewed.expose_secret());
     assert_eq!(fake.ledger().counts().tokens_issued, 2);
@@ -148,45 +149,9 @@ async fn auth_failures_say_what_to_check_and_send_nothing() {
     assert!(e.to_string().contains("credentials"), "{e}");
 }
 
-/// A `MakeWriter` into a shared buffer.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().expect("not poisoned").extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> MakeWriter<'a> for Captured {
-    type Writer = Captured;
-
-    fn make_writer(&'a self) -> Self::Writer {
-        self.clone()
-    }
-}
-
-impl Captured {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().expect("not poisoned")).into_owned()
-    }
-}
-
 #[tokio::test(flavor = "current_thread")]
 async fn traces_show_requests_but_never_a_token() {
-    let captured = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(captured.clone())
-        .with_max_level(tracing::Level::TRACE)
-        .with_span_events(FmtSpan::CLOSE)
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let captured = TraceCapture::start();
 
     let fake = support::start(SearchAdsFake::builder()).await;
     let source = Arc::new(

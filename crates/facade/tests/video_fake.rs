@@ -464,8 +464,7 @@ async fn invitations_land_in_the_outbox() {
 /// log line or formatted error.
 #[tokio::test(flavor = "current_thread")]
 async fn no_secret_in_logs_or_errors_against_the_fake() {
-    let logs = video_support::LogCapture::default();
-    let _guard = video_support::capture_logs(&logs);
+    let logs = video_support::TraceCapture::start();
     let fake = start().await;
     let client = client(&fake);
     let mut formatted = String::new();

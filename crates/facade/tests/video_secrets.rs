@@ -14,7 +14,7 @@ use facade::video_session::{
     VideoSessionClient,
 };
 use serde_json::json;
-use video_support::{Canned, Captured, LogCapture, RecordingServer, capture_logs};
+use video_support::{Canned, Captured, RecordingServer, TraceCapture};
 
 const SECRET_KEY: &str = "sk-SECRET-4f1d2c";
 const PASSWORD: &str = "pw-SECRET-9a8b7c";
@@ -59,8 +59,7 @@ fn assert_clean(what: &str, text: &str) {
 
 #[tokio::test(flavor = "current_thread")]
 async fn no_secret_in_formatted_values_errors_or_logs() {
-    let logs = LogCapture::default();
-    let _subscriber = capture_logs(&logs);
+    let logs = TraceCapture::start();
 
     // The answer to the next login, chosen by the test.
     let next: Arc<Mutex<Canned>> = Arc::new(Mutex::new(login_ok()));

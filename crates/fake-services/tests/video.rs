@@ -487,9 +487,16 @@ fn authority(base_url: &str) -> String {
         .to_owned()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// The fakes' shutdown grace period (`server::GRACE`).
+const GRACE: Duration = Duration::from_secs(2);
+
+// Time is paused: tokio's clock moves only when every task waits for a timer, after the I/O that is
+// ready has been handled. So the durations measured here are the fakes' own timers (the grace
+// period), never the speed of the machine, and the test cannot fail on a slow or loaded machine.
+#[tokio::test(start_paused = true)]
 async fn fake_services_stop_together_and_at_once_when_idle() {
     use tokio::io::AsyncWriteExt as _;
+    use tokio::time::Instant;
 
     // Idle keep-alive connections close at once: no grace period is spent.
     let services = fake_services::FakeServices::start_default().await.unwrap();
@@ -498,17 +505,17 @@ async fn fake_services_stop_together_and_at_once_when_idle() {
     let idle = tokio::net::TcpStream::connect(authority(services.search_ads.base_url()))
         .await
         .unwrap();
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     services.shutdown().await;
     assert!(
-        started.elapsed() < Duration::from_millis(1500),
-        "idle shutdown took {:?}",
+        started.elapsed() < GRACE,
+        "idle shutdown waited for the grace period: {:?}",
         started.elapsed()
     );
     drop(idle);
 
-    // A request that never completes holds each fake for its 2 s grace period,
-    // spent by both fakes at the same time.
+    // A request that never completes holds each fake for its grace period, spent by both fakes at
+    // the same time: one grace period in all, not two.
     let services = fake_services::FakeServices::start_default().await.unwrap();
     let mut stalled = Vec::new();
     for base in [services.search_ads.base_url(), services.video.base_url()] {
@@ -521,12 +528,13 @@ async fn fake_services_stop_together_and_at_once_when_idle() {
             .unwrap();
         stalled.push(stream);
     }
+    // Lets both servers accept and start reading (virtual time: this does not wait for real).
     tokio::time::sleep(Duration::from_millis(50)).await;
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     services.shutdown().await;
     let took = started.elapsed();
     assert!(
-        took >= Duration::from_millis(1900) && took < Duration::from_millis(3500),
+        took >= GRACE && took < 2 * GRACE,
         "stalled shutdown took {took:?}"
     );
 }

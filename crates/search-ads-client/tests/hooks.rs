@@ -3,14 +3,16 @@
 
 mod support;
 
-use std::io::Write;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 use search_ads_client::{
     AuthorizeError, AuthorizeErrorKind, AuthorizeFuture, AuthorizeRequest, Client, ClientContext,
     Error, http_client_builder, set_bearer_token,
 };
+use test_support::TraceCapture;
+
+test_support::install_trace_capture!();
 
 /// Hands out `tok-secret-1`, `tok-secret-2`, ... (a "refreshing" token).
 #[derive(Default)]
@@ -81,7 +83,8 @@ async fn every_request_gets_a_fresh_bearer_token() {
 async fn authorize_failure_aborts_the_request_with_a_recognisable_error() {
     // Nothing listens on the port: had the request been sent, this would be
     // a connect error instead.
-    let base = format!("http://127.0.0.1:{}", support::closed_port());
+    let closed = test_support::ClosedPort::reserve().unwrap();
+    let base = format!("http://127.0.0.1:{}", closed.port());
     let error = call_operation(&client(&base, Arc::new(FailingAuthorizer)))
         .await
         .unwrap_err();
@@ -100,30 +103,9 @@ fn operation_futures_are_send() {
     assert_send(&future);
 }
 
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buffer {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test]
 async fn each_request_is_traced_without_headers() {
-    let buffer = Buffer::default();
-    let writer = buffer.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .with_max_level(tracing::Level::TRACE)
-        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let capture = TraceCapture::start();
 
     let (addr, _head) = support::one_shot_http(200, SAVED_COLUMNS).await;
     let client = client(
@@ -132,7 +114,7 @@ async fn each_request_is_traced_without_headers() {
     );
     call_operation(&client).await.unwrap();
 
-    let logs = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    let logs = capture.text();
     assert!(
         logs.contains("operation_id=\"saved_columns_list\""),
         "{logs}"

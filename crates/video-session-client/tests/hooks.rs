@@ -4,12 +4,13 @@
 
 mod support;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use test_support::TraceCapture;
 use video_session_client::types::{InvitationRequest, InvitationType};
 use video_session_client::{Client, ClientContext, Error, http_client_builder};
+
+test_support::install_trace_capture!();
 
 const INVITATION: &str = r#"{"InvitationType":3,"EmailAddress":"guest@example.com"}"#;
 
@@ -67,37 +68,16 @@ async fn redirects_to_another_origin_are_not_followed() {
     assert!(contacted.is_err(), "the redirect target was contacted");
 }
 
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buffer {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test]
 async fn each_request_is_traced_without_headers() {
-    let buffer = Buffer::default();
-    let writer = buffer.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .with_max_level(tracing::Level::TRACE)
-        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let capture = TraceCapture::start();
 
     let (addr, _head) = support::one_shot_http(200, INVITATION).await;
     call_operation(&client(&format!("http://{addr}")), "user-secret-3")
         .await
         .unwrap();
 
-    let logs = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    let logs = capture.text();
     assert!(
         logs.contains("operation_id=\"send_session_invitation\""),
         "{logs}"

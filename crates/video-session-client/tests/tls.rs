@@ -21,7 +21,8 @@ fn assert_not_a_tls_setup_error(text: &str) {
 
 #[tokio::test]
 async fn closed_https_port_is_a_connect_error() {
-    let port = support::closed_port();
+    let closed = test_support::ClosedPort::reserve().unwrap();
+    let port = closed.port();
     let client = Client::new(&format!("https://127.0.0.1:{port}"), ClientContext::new());
     let error = client
         .client()

@@ -1,18 +1,30 @@
 //! `cargo xtask diff`: what a spec change means for the people who depend on
 //! the generated crates and the facade.
 //!
-//! For every spec it reads the file at a base git revision and in the working
-//! tree, and lists
+//! It compares either every configured spec between a base git revision and
+//! the working tree, or any pair of OpenAPI 3.0 documents (`--old PATH` or
+//! `--old REV:PATH`, `--new PATH`), and lists
 //!
 //! * the changes per operation and schema, each classed as breaking for
 //!   clients, breaking for servers, or compatible ([`compare`], classified by
 //!   the table in [`rules`]);
 //! * what the change does to the generated Rust API: types, fields, variants
-//!   and `Client` methods added, removed or changed ([`rust_api`]).
+//!   and `Client` methods added, removed or changed ([`rust_api`]);
+//! * the parts of either document the tolerant reader
+//!   ([`crate::openapi::read()`]) could not understand, with their JSON
+//!   pointers (the rest is still compared).
 //!
-//! Output is text, Markdown (to paste into a pull request) or JSON
-//! ([`render`]). The exit status is 1 when a breaking change is found, unless
-//! `--allow-breaking`.
+//! Output is text, Markdown (to paste into a pull request, or with
+//! `--comment` the exact body of the pull-request comment) or JSON
+//! ([`render`]).
+//!
+//! # Exit status
+//!
+//! * 0: nothing breaking (for the audience chosen with `--fail-on`);
+//! * 1: a breaking change (`--fail-on clients|servers|any`, default `any`;
+//!   `--allow-breaking` turns it into 0);
+//! * 2: the documents could not be compared (a file or revision that does
+//!   not exist, a text that is not an OpenAPI 3.0 document, bad arguments).
 //!
 //! # Why not `drift`
 //!
@@ -42,12 +54,12 @@ use std::path::Path;
 use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
-use openapiv3::OpenAPI;
 
 use crate::Workspace;
 use crate::codegen;
 use crate::generate;
-use crate::specs::SpecConfig;
+use crate::openapi::{self, Document, Warning};
+use crate::specs::{self, SpecConfig};
 
 pub use compare::{Change, Subject};
 pub use rules::{Class, Direction, Rule};
@@ -65,16 +77,58 @@ pub enum Format {
     Json,
 }
 
+/// Which breaking changes make `diff` exit with status 1.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// Changes breaking for clients (or for both).
+    Clients,
+    /// Changes breaking for servers (or for both).
+    Servers,
+    /// Any breaking change.
+    #[default]
+    Any,
+}
+
+impl FailOn {
+    /// Whether a change of `class` counts.
+    pub fn counts(self, class: Class) -> bool {
+        match self {
+            FailOn::Any => class.is_breaking(),
+            FailOn::Clients => matches!(class, Class::Clients | Class::ClientsAndServers),
+            FailOn::Servers => matches!(class, Class::Servers | Class::ClientsAndServers),
+        }
+    }
+}
+
 /// Arguments of `cargo xtask diff`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct Args {
     /// Git revision to compare the working tree with (default: the merge base
     /// with `main`, or `HEAD` when on `main`).
-    #[arg(long, value_name = "GIT-REV")]
+    #[arg(long, value_name = "GIT-REV", conflicts_with = "old")]
     pub base: Option<String>,
+    /// The old document of a pair: a file, or `GIT-REV:PATH` (a file at a
+    /// revision, PATH from the repository root). Needs `--new`.
+    #[arg(
+        long,
+        value_name = "PATH_OR_REV:PATH",
+        requires = "new",
+        conflicts_with = "only"
+    )]
+    pub old: Option<String>,
+    /// The new document of a pair: a file (or `GIT-REV:PATH`). Needs `--old`.
+    #[arg(long, value_name = "PATH", requires = "old")]
+    pub new: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Print exactly the body of the pull-request comment (Markdown with a
+    /// hidden marker, cut to fit a comment); needs `--format markdown`.
+    #[arg(long)]
+    pub comment: bool,
+    /// Which breaking changes fail (exit status 1).
+    #[arg(long, value_enum, default_value_t = FailOn::Any, value_name = "WHO")]
+    pub fail_on: FailOn,
     /// Exit with status 0 even when a change is breaking.
     #[arg(long)]
     pub allow_breaking: bool,
@@ -111,6 +165,28 @@ pub struct SpecDiff {
     /// other components), in the new spec or, for schemas only in the base,
     /// in the base.
     pub schema_users: BTreeMap<String, BTreeSet<String>>,
+    /// What the reader could not understand in the base (`true`) or the new
+    /// (`false`) document and left out of the comparison.
+    pub warnings: Vec<(Side, Warning)>,
+}
+
+/// Which document of a pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// The base (old) document.
+    Base,
+    /// The new document.
+    New,
+}
+
+impl Side {
+    /// `base` or `new`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Side::Base => "base",
+            Side::New => "new",
+        }
+    }
 }
 
 impl SpecDiff {
@@ -136,10 +212,15 @@ impl Report {
         self.specs.iter().any(SpecDiff::is_breaking)
     }
 
-    /// The process exit status: 1 when a change is breaking and breaking
-    /// changes are not allowed, else 0.
-    pub fn exit_status(&self, allow_breaking: bool) -> u8 {
-        u8::from(self.is_breaking() && !allow_breaking)
+    /// The process exit status: 1 when a change counted by `fail_on` is
+    /// found and breaking changes are not allowed, else 0.
+    pub fn exit_status(&self, fail_on: FailOn, allow_breaking: bool) -> u8 {
+        let failing = self
+            .specs
+            .iter()
+            .flat_map(|s| &s.changes)
+            .any(|c| fail_on.counts(c.class()));
+        u8::from(failing && !allow_breaking)
     }
 
     /// Render in `format`.
@@ -152,25 +233,34 @@ impl Report {
     }
 }
 
-/// Parse a spec text, or an empty document when the spec does not exist.
-fn parse_or_empty(text: Option<&str>, what: &str) -> Result<OpenAPI> {
+/// The exit status when the documents could not be compared.
+pub const EXIT_CANNOT_COMPARE: u8 = 2;
+
+/// Read a spec text, or an empty document when the spec does not exist.
+fn read_or_empty(text: Option<&str>, what: &str) -> Result<Document> {
     match text {
-        Some(text) => codegen::parse_spec(text).with_context(|| format!("parsing {what}")),
-        None => Ok(OpenAPI::default()),
+        Some(text) => openapi::read(text).with_context(|| format!("reading {what}")),
+        None => Ok(Document::empty()),
     }
 }
 
 /// Compare two versions of one spec (`None`: the spec does not exist on that
 /// side, so everything is added or removed).
 pub fn diff_texts(config: &SpecConfig, base: Option<&str>, new: Option<&str>) -> Result<SpecDiff> {
-    let old_spec = parse_or_empty(base, &format!("{} at the base", config.spec))?;
-    let new_spec = parse_or_empty(new, &format!("{} in the working tree", config.spec))?;
-    let changes = compare::compare(&old_spec, &new_spec);
-    let rust_api = rust_api_changes(config, base.map(|_| &old_spec), new.map(|_| &new_spec));
-    let mut schema_users = schema_users(&new_spec);
-    for (name, users) in self::schema_users(&old_spec) {
+    let old_doc = read_or_empty(base, &format!("{} at the base", config.spec))?;
+    let new_doc = read_or_empty(new, &format!("{} (new)", config.spec))?;
+    let changes = compare::compare(&old_doc, &new_doc);
+    let rust_api = rust_api_changes(config, base.map(|_| &old_doc), new.map(|_| &new_doc));
+    let mut schema_users = schema_users(&new_doc);
+    for (name, users) in self::schema_users(&old_doc) {
         schema_users.entry(name).or_insert(users);
     }
+    let warnings = old_doc
+        .warnings
+        .iter()
+        .map(|w| (Side::Base, w.clone()))
+        .chain(new_doc.warnings.iter().map(|w| (Side::New, w.clone())))
+        .collect();
     Ok(SpecDiff {
         name: config.name.to_owned(),
         path: config.spec.to_owned(),
@@ -179,25 +269,23 @@ pub fn diff_texts(config: &SpecConfig, base: Option<&str>, new: Option<&str>) ->
         changes,
         rust_api,
         schema_users,
+        warnings,
     })
 }
 
 /// Component schema → operationIds that reach it.
-pub fn schema_users(spec: &OpenAPI) -> BTreeMap<String, BTreeSet<String>> {
+pub fn schema_users(doc: &Document) -> BTreeMap<String, BTreeSet<String>> {
     let mut users: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let Ok(doc) = serde_json::to_value(spec) else {
-        return users;
-    };
-    for (path, method, op) in spec.operations() {
-        let id = op
-            .operation_id
-            .clone()
-            .unwrap_or_else(|| format!("{} {path}", method.to_uppercase()));
-        let base = format!("/paths/{}", crate::lint::escape(path));
+    for op in doc.operations() {
+        let id = op.id();
+        let base = format!("/paths/{}", openapi::escape(op.path));
         let mut refs = BTreeSet::new();
-        for pointer in [format!("{base}/{method}"), format!("{base}/parameters")] {
-            if let Some(start) = doc.pointer(&pointer) {
-                refs.extend(crate::lint::reachable_refs(&doc, start));
+        for pointer in [
+            format!("{base}/{}", op.method),
+            format!("{base}/parameters"),
+        ] {
+            if let Some(start) = doc.json.pointer(&pointer) {
+                refs.extend(crate::lint::reachable_refs(&doc.json, start));
             }
         }
         for r in refs {
@@ -210,11 +298,15 @@ pub fn schema_users(spec: &OpenAPI) -> BTreeMap<String, BTreeSet<String>> {
 }
 
 /// Generate both sides in memory and compare their public APIs.
-fn rust_api_changes(config: &SpecConfig, old: Option<&OpenAPI>, new: Option<&OpenAPI>) -> RustApi {
-    let api = |spec: Option<&OpenAPI>, side: &str| -> Result<rust_api::Api, String> {
-        match spec {
+fn rust_api_changes(
+    config: &SpecConfig,
+    old: Option<&Document>,
+    new: Option<&Document>,
+) -> RustApi {
+    let api = |doc: Option<&Document>, side: &str| -> Result<rust_api::Api, String> {
+        match doc {
             None => Ok(rust_api::Api::new()),
-            Some(spec) => codegen::render(config, spec)
+            Some(doc) => codegen::render(config, &doc.spec)
                 .map_err(|e| format!("{e:#}"))
                 .and_then(|g| rust_api::extract(&g.code).map_err(|e| format!("{e:#}")))
                 .map_err(|e| format!("the {side} spec does not generate: {e}")),
@@ -294,8 +386,15 @@ pub fn read_at(root: &Path, commit: &str, relative: &str) -> Result<Option<Strin
         .with_context(|| format!("{object} is not UTF-8"))
 }
 
-/// Compare the selected specs of `ws` with `args.base`.
+/// Compare the selected specs of `ws` with `args.base`, or the pair
+/// `args.old` / `args.new`.
 pub fn diff(ws: &Workspace, args: &Args) -> Result<Report> {
+    if let (Some(old), Some(new)) = (&args.old, &args.new) {
+        return diff_pair(ws, old, new);
+    }
+    if args.old.is_some() || args.new.is_some() {
+        bail!("--old and --new go together");
+    }
     let configs = generate::select(&args.only)?;
     let (commit, label) = resolve_base(&ws.root, args.base.as_deref())?;
     let mut specs = Vec::new();
@@ -312,19 +411,101 @@ pub fn diff(ws: &Workspace, args: &Args) -> Result<Report> {
     Ok(Report { base: label, specs })
 }
 
-/// Run `diff` and render it: `(output, exit status)`.
+/// The text of a `--old`/`--new` argument: a file (relative to the current
+/// directory, else to the workspace root), else `GIT-REV:PATH` read from the
+/// repository of `ws`.
+pub fn read_document_arg(ws: &Workspace, arg: &str) -> Result<String> {
+    for candidate in [Path::new(arg).to_path_buf(), ws.path(arg)] {
+        if candidate.is_file() {
+            return fs::read_to_string(&candidate)
+                .with_context(|| format!("reading {}", candidate.display()));
+        }
+    }
+    let Some((rev, path)) = arg.split_once(':') else {
+        bail!("{arg}: no such file (for a file at a git revision, write REV:PATH)");
+    };
+    let commit = git_stdout(
+        &ws.root,
+        &["rev-parse", "--verify", &format!("{rev}^{{commit}}")],
+    )
+    .with_context(|| format!("{arg}: {rev:?} is not a commit"))?;
+    let toplevel = git_stdout(&ws.root, &["rev-parse", "--show-toplevel"])?;
+    let object = format!("{commit}:{path}");
+    let out = git(Path::new(&toplevel), &["show", &object])?;
+    if !out.status.success() {
+        bail!("{arg}: {path} does not exist at {rev}");
+    }
+    String::from_utf8(out.stdout).with_context(|| format!("{arg} is not UTF-8"))
+}
+
+/// Compare any two documents (see [`Args::old`]).
+pub fn diff_pair(ws: &Workspace, old: &str, new: &str) -> Result<Report> {
+    let old_text = read_document_arg(ws, old)?;
+    let new_text = read_document_arg(ws, new)?;
+    // A configured spec keeps its generation settings (for the Rust API
+    // section); any other document gets the defaults.
+    let path_of = |arg: &str| {
+        arg.rsplit_once(':')
+            .map_or(arg, |(_, p)| p)
+            .trim_start_matches("./")
+            .to_owned()
+    };
+    let new_path = path_of(new);
+    let config = specs::SPECS
+        .iter()
+        .find(|c| c.spec == new_path)
+        .copied()
+        .unwrap_or_else(|| {
+            let name = Path::new(&new_path)
+                .file_stem()
+                .map_or_else(|| "spec".to_owned(), |s| s.to_string_lossy().into_owned());
+            SpecConfig {
+                name: Box::leak(name.into_boxed_str()),
+                spec: Box::leak(new_path.clone().into_boxed_str()),
+                output: "(not generated)",
+                int64_strings: false,
+                inner_type: None,
+            }
+        });
+    let spec = diff_texts(&config, Some(&old_text), Some(&new_text))?;
+    Ok(Report {
+        base: format!("`{old}`"),
+        specs: vec![spec],
+    })
+}
+
+/// Run `diff` and render it: `(output, exit status)`. An error is a failure
+/// to compare (the CLI exits with [`EXIT_CANNOT_COMPARE`]).
 pub fn execute(ws: &Workspace, args: &Args) -> Result<(String, u8)> {
+    if args.comment && args.format != Format::Markdown {
+        bail!("--comment prints the Markdown comment body: use it with --format markdown");
+    }
     let report = diff(ws, args)?;
+    let output = if args.comment {
+        render::comment(&report)
+    } else {
+        report.render(args.format)
+    };
     Ok((
-        report.render(args.format),
-        report.exit_status(args.allow_breaking),
+        output,
+        report.exit_status(args.fail_on, args.allow_breaking),
     ))
 }
 
-/// CLI entry point: prints the report, fails on a breaking change unless
-/// `--allow-breaking`.
+/// CLI entry point: prints the report; exit status 0, 1 (breaking) or 2
+/// (could not compare, with the reason on stderr).
 pub fn run(ws: &Workspace, args: &Args) -> Result<ExitCode> {
-    let (output, status) = execute(ws, args)?;
-    print!("{output}");
-    Ok(ExitCode::from(status))
+    match execute(ws, args) {
+        Ok((output, status)) => {
+            print!("{output}");
+            Ok(ExitCode::from(status))
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            eprintln!(
+                "hint: exit status 2 means the documents could not be compared; nothing was judged"
+            );
+            Ok(ExitCode::from(EXIT_CANNOT_COMPARE))
+        }
+    }
 }

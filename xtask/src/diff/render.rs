@@ -15,9 +15,18 @@
 //!     {"change": "removed", "details": [], "item": "Client::conversion_insert",
 //!      "kind": "method", "spec": "search-ads"}
 //!   ],
-//!   "rust_api_unavailable": [{"message": "…", "spec": "…"}]
+//!   "rust_api_unavailable": [{"message": "…", "spec": "…"}],
+//!   "warnings": [{"message": "…", "pointer": "#/paths/…", "side": "base",
+//!                 "spec": "…"}]
 //! }
 //! ```
+//!
+//! `warnings` are the parts of a document the tolerant reader could not
+//! understand and left out of the comparison (`side` is `base` or `new`).
+//!
+//! [`comment`] is the body of the pull-request comment: the Markdown report
+//! after a hidden [`COMMENT_MARKER`] line (the workflow finds its earlier
+//! comment by it), cut to [`COMMENT_MAX_CHARS`].
 //!
 //! `class` is one of `compatible`, `breaking-clients`, `breaking-servers`,
 //! `breaking-clients-and-servers`; `kind` is a rule id of
@@ -30,6 +39,35 @@ use serde_json::{Value, json};
 
 use super::rules::Class;
 use super::{Report, RustApi, SpecDiff, Subject};
+
+/// The hidden first line of the pull-request comment.
+pub const COMMENT_MARKER: &str = "<!-- xtask-spec-review -->";
+
+/// The longest comment body (GitHub refuses more than 65 536 characters).
+pub const COMMENT_MAX_CHARS: usize = 60_000;
+
+/// The pull-request comment: the marker, then the Markdown report; when too
+/// long, cut at a line end with a note pointing at the JSON artifact.
+pub fn comment(report: &Report) -> String {
+    let mut out = format!("{COMMENT_MARKER}\n{}", markdown(report));
+    if out.chars().count() > COMMENT_MAX_CHARS {
+        let note = "\n\n*The report is too long for a comment and was cut here; the whole \
+                    report is the `spec-diff` artifact of this run (JSON).*\n";
+        let budget = COMMENT_MAX_CHARS - note.chars().count();
+        let cut: String = out.chars().take(budget).collect();
+        let end = cut.rfind('\n').unwrap_or(cut.len());
+        out = format!("{}{note}", &cut[..end]);
+    }
+    out
+}
+
+/// Lines for the reader's warnings of one spec.
+fn warning_lines(spec: &SpecDiff) -> Vec<String> {
+    spec.warnings
+        .iter()
+        .map(|(side, w)| format!("{} {}: {}", side.id(), w.pointer, w.message))
+        .collect()
+}
 
 /// Number of changes per class, breaking ones first.
 fn counts(report: &Report) -> BTreeMap<Class, usize> {
@@ -151,6 +189,17 @@ pub fn text(report: &Report) -> String {
                 change.rule.id
             );
         }
+        let warnings = warning_lines(spec);
+        if !warnings.is_empty() {
+            let _ = writeln!(
+                out,
+                "  not understood, left out of the comparison ({}):",
+                warnings.len()
+            );
+            for line in warnings {
+                let _ = writeln!(out, "    {line}");
+            }
+        }
         match &spec.rust_api {
             RustApi::Changes(changes) if changes.is_empty() => {
                 if !spec.changes.is_empty() {
@@ -232,6 +281,17 @@ pub fn markdown(report: &Report) -> String {
                 );
             }
         }
+        let warnings = warning_lines(spec);
+        if !warnings.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nNot understood, left out of the comparison ({}):\n",
+                warnings.len()
+            );
+            for line in warnings {
+                let _ = writeln!(out, "- `{}`", line.replace('`', "'"));
+            }
+        }
         match &spec.rust_api {
             RustApi::Changes(changes) if changes.is_empty() => {
                 if !spec.changes.is_empty() {
@@ -266,7 +326,16 @@ pub fn json(report: &Report) -> String {
     let mut changes = Vec::new();
     let mut rust_api = Vec::new();
     let mut unavailable = Vec::new();
+    let mut warnings = Vec::new();
     for spec in &report.specs {
+        for (side, w) in &spec.warnings {
+            warnings.push(json!({
+                "message": w.message,
+                "pointer": w.pointer,
+                "side": side.id(),
+                "spec": spec.name,
+            }));
+        }
         for change in &spec.changes {
             changes.push(json!({
                 "class": change.class().id(),
@@ -301,6 +370,7 @@ pub fn json(report: &Report) -> String {
         "changes": changes,
         "rust_api": rust_api,
         "rust_api_unavailable": unavailable,
+        "warnings": warnings,
     });
     let mut out = serde_json::to_string_pretty(&value).unwrap_or_else(|_| "{}".to_owned());
     out.push('\n');

@@ -40,10 +40,19 @@
 //! component schema's name, `$ref` ↔ inline) are breaking for clients because
 //! the generated Rust method, setter or type is named after them.
 //!
+//! Two places where the direction is not the obvious one:
+//!
+//! * a `readOnly` property travels only in responses and a `writeOnly` one
+//!   only in requests, so each is compared in that direction only;
+//! * inside a callback the API provider sends the request and the consumer
+//!   answers: the callback's request is judged like a response and its
+//!   response like a request, and a class found at operation level has
+//!   clients and servers swapped ([`Class::swapped`]).
+//!
 //! # Where it lives
 //!
 //! [`RULES`] is the single table; [`Rule::class`] is the only place a class is
-//! decided. Each rule has a fixture case in the tests of `compare.rs` (a test
+//! decided (a callback's swap is applied to its result). Each rule has a fixture case in `compare/tests.rs` (a test
 //! fails if a rule has none).
 
 use std::fmt;
@@ -103,6 +112,16 @@ impl Class {
     /// Whether the change breaks anyone.
     pub fn is_breaking(self) -> bool {
         self != Class::Compatible
+    }
+
+    /// The class with clients and servers swapped (for a change inside a
+    /// callback, where the API provider is the one sending requests).
+    pub fn swapped(self) -> Class {
+        match self {
+            Class::Clients => Class::Servers,
+            Class::Servers => Class::Clients,
+            other => other,
+        }
     }
 
     /// The class of a change that is both `self` and `other` (e.g. one found
@@ -195,6 +214,16 @@ rules! {
     /// An operation disappeared.
     OPERATION_REMOVED = "operation-removed", Always(Clients),
         "callers get an error status and the generated method is gone";
+    /// An operation disappeared after the sunset date (`x-sunset`) it
+    /// announced while deprecated.
+    OPERATION_REMOVED_AFTER_SUNSET = "operation-removed-after-sunset", Always(Compatible),
+        "it was deprecated and the announced sunset date has passed";
+    /// A sunset date (`x-sunset`) moved earlier.
+    SUNSET_BROUGHT_FORWARD = "sunset-brought-forward", Always(Clients),
+        "callers have less time to migrate than they were promised";
+    /// A sunset date announced, postponed or withdrawn.
+    SUNSET_CHANGED = "sunset-changed", Always(Compatible),
+        "nothing stops working earlier than announced";
     /// A new operation.
     OPERATION_ADDED = "operation-added", Always(Compatible),
         "nobody has to call it";
@@ -229,6 +258,14 @@ rules! {
     /// A new required parameter.
     PARAMETER_ADDED_REQUIRED = "parameter-added-required", Always(Clients),
         "old clients do not send it";
+    /// A parameter disappeared after the sunset date it announced while
+    /// deprecated.
+    PARAMETER_REMOVED_AFTER_SUNSET = "parameter-removed-after-sunset", Always(Compatible),
+        "it was deprecated and the announced sunset date has passed";
+    /// A parameter's serialization changed: `style`, `explode` or
+    /// `allowReserved` (defaults taken into account).
+    PARAMETER_STYLE_CHANGED = "parameter-style-changed", BOTH,
+        "the value is written differently on the wire: old clients and old servers disagree";
     /// A parameter disappeared (or moved between query, header and path).
     PARAMETER_REMOVED = "parameter-removed", Always(Clients),
         "its generated setter is gone and servers may reject it";
@@ -272,6 +309,40 @@ rules! {
     /// A response lost its body.
     RESPONSE_BODY_REMOVED = "response-body-removed", Always(Clients),
         "old clients expect a body";
+    /// A response header not described before, optional.
+    RESPONSE_HEADER_ADDED = "response-header-added", Always(Compatible),
+        "old clients ignore it";
+    /// A response header not described before, required.
+    RESPONSE_HEADER_ADDED_REQUIRED = "response-header-added-required", Always(Servers),
+        "a server built on the base does not send it";
+    /// A response header no longer described.
+    RESPONSE_HEADER_REMOVED = "response-header-removed", Always(Clients),
+        "clients reading it no longer get it";
+    /// A required response header became optional.
+    RESPONSE_HEADER_BECAME_OPTIONAL = "response-header-became-optional", Always(Clients),
+        "clients reading it may no longer get it";
+    /// An optional response header became required.
+    RESPONSE_HEADER_BECAME_REQUIRED = "response-header-became-required", Always(Servers),
+        "a server built on the base may omit it";
+    /// A response link added.
+    LINK_ADDED = "link-added", Always(Compatible),
+        "nobody has to follow it";
+    /// A response link removed.
+    LINK_REMOVED = "link-removed", Always(Clients),
+        "clients following it lose the relation";
+    /// A response link now targets another operation or passes other values.
+    LINK_CHANGED = "link-changed", Always(Clients),
+        "clients following it call something else";
+    /// A callback (or one of its requests) added.
+    CALLBACK_ADDED = "callback-added", Always(Compatible),
+        "consumers that do not implement it are not affected by its existence";
+    /// A callback (or one of its requests) removed.
+    CALLBACK_REMOVED = "callback-removed", Always(Clients),
+        "consumers stop receiving calls they rely on";
+    /// The `encoding` of a multipart or form body changed (a part's
+    /// `contentType`, `style`, `explode`, `allowReserved` or headers).
+    ENCODING_CHANGED = "encoding-changed", BOTH,
+        "the parts are written differently on the wire: old clients and old servers disagree";
     /// A media type (content type) added to a request or response.
     MEDIA_TYPE_ADDED = "media-type-added", WIDENED,
         "request: old servers do not accept it; response: old clients cannot read it";
@@ -310,6 +381,12 @@ rules! {
     /// The JSON type (or composition kind) changed.
     TYPE_CHANGED = "type-changed", BOTH,
         "values of the old type are invalid under the new one and vice versa";
+    /// The type narrowed: `number` → `integer`.
+    TYPE_NARROWED = "type-narrowed", NARROWED,
+        "every integer is a number, not the other way round: fewer values are valid";
+    /// The type widened: `integer` → `number`.
+    TYPE_WIDENED = "type-widened", WIDENED,
+        "more values are valid";
     /// A `format` added, or changed to a narrower one (int64 → int32).
     FORMAT_NARROWED = "format-narrowed", NARROWED,
         "fewer values are valid";
@@ -325,6 +402,12 @@ rules! {
     /// Enum values added (or the enum dropped).
     ENUM_WIDENED = "enum-widened", WIDENED,
         "request: old servers reject the new value; response: old clients do not know it";
+    /// Values removed from an `x-extensible-enum` (an open enum).
+    EXTENSIBLE_ENUM_NARROWED = "extensible-enum-narrowed", NARROWED,
+        "request: old clients may send a removed value; response: old servers may send it";
+    /// Values added to an `x-extensible-enum`.
+    EXTENSIBLE_ENUM_WIDENED = "extensible-enum-widened", Always(Compatible),
+        "an extensible enum promises new values: readers must already accept unknown ones";
     /// A bound tightened: minimum/maximum, lengths, item and property counts,
     /// uniqueItems, a pattern or multipleOf added.
     BOUND_NARROWED = "bound-narrowed", NARROWED,

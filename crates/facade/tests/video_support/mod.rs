@@ -1,5 +1,5 @@
 //! Shared helpers for the video session integration tests: a local server that
-//! records the exact requests it receives, and a tracing capture.
+//! records the exact requests it receives, and the binary-wide trace capture.
 
 #![allow(dead_code)]
 
@@ -177,40 +177,9 @@ impl Drop for RecordingServer {
     }
 }
 
-/// A `tracing` writer that keeps everything written, for "no secret in the logs".
-#[derive(Clone, Default)]
-pub struct LogCapture(Arc<Mutex<Vec<u8>>>);
+// Every binary that includes this module can capture traces deterministically
+// (see `test_support::trace` for why a per-test `set_default` is not enough).
+test_support::install_trace_capture!();
 
-impl LogCapture {
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
-}
-
-impl io::Write for LogCapture {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for LogCapture {
-    type Writer = LogCapture;
-    fn make_writer(&'a self) -> Self::Writer {
-        self.clone()
-    }
-}
-
-/// Installs a TRACE-level subscriber writing to `capture` for the current thread
-/// (use a current-thread runtime so every task logs through it).
-pub fn capture_logs(capture: &LogCapture) -> tracing::subscriber::DefaultGuard {
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(capture.clone())
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .finish();
-    tracing::subscriber::set_default(subscriber)
-}
+#[allow(unused_imports)] // not every binary that includes this module captures
+pub use test_support::TraceCapture;

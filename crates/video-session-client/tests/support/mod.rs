@@ -8,12 +8,6 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
-/// A port on 127.0.0.1 with nothing listening (bound, then released).
-pub fn closed_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
-}
-
 /// A TCP server on 127.0.0.1 that answers every connection with `garbage`
 /// (not TLS) and closes it. Runs until the runtime stops.
 pub async fn garbage_server(garbage: &'static [u8]) -> SocketAddr {
