@@ -323,11 +323,12 @@ fn every_spec_schema_is_covered_or_documented_as_ours() {
     }
 }
 
-/// The spec's operations by operationId: route, resolved parameters and the
-/// request/response schema names.
-fn operations(
-    spec: &Value,
-) -> BTreeMap<String, (String, Vec<Value>, Option<String>, Option<String>)> {
+/// One spec operation: `METHOD /path`, its resolved parameters, and its
+/// request and response schema names.
+type Operation = (String, Vec<Value>, Option<String>, Option<String>);
+
+/// The spec's operations by operationId.
+fn operations(spec: &Value) -> BTreeMap<String, Operation> {
     let mut found = BTreeMap::new();
     for (path, item) in spec["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {
