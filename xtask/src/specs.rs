@@ -39,6 +39,14 @@ pub const SPECS: &[SpecConfig] = &[
         inner_type: Some("crate::ClientContext"),
     },
     SpecConfig {
+        name: "search-ads-reporting",
+        spec: "specs/search-ads-reporting.yaml",
+        output: "crates/search-ads-reporting-client/src/generated.rs",
+        int64_strings: true,
+        plain_constrained_strings: false,
+        inner_type: Some("crate::ClientContext"),
+    },
+    SpecConfig {
         name: "video-session",
         spec: "specs/video-session.yaml",
         output: "crates/video-session-client/src/generated.rs",
@@ -48,7 +56,8 @@ pub const SPECS: &[SpecConfig] = &[
     },
 ];
 
-/// Rust path of the int64-in-a-string type (defined in `search-ads-client`).
+/// Rust path of the int64-in-a-string type (defined in `search-ads-client`,
+/// re-exported by `search-ads-reporting-client`).
 pub const I64_STRING_TYPE: &str = "crate::I64String";
 
 /// Extra derives added to every generated type.

@@ -13,7 +13,7 @@ use anyhow::{Context as _, Result, bail};
 use crate::scenarios::{SearchAdsTarget, VideoTarget};
 
 /// The last line the fake prints (see `FakeServices::env_vars`).
-const LAST_VAR: &str = "SEARCH_ADS_CUSTOMER_ID";
+const LAST_VAR: &str = "SEARCH_ADS_REPORTING_URL";
 
 /// How long a fake may take to print its lines.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -83,6 +83,8 @@ impl FakeVars {
             agency_id: self.id("SEARCH_ADS_AGENCY_ID")?,
             advertiser_id: self.id("SEARCH_ADS_ADVERTISER_ID")?,
             engine_account_id: self.id("SEARCH_ADS_ENGINE_ACCOUNT_ID")?,
+            reporting_url: self.get("SEARCH_ADS_REPORTING_URL")?.to_owned(),
+            customer_id: self.get("SEARCH_ADS_CUSTOMER_ID")?.to_owned(),
         })
     }
 
@@ -208,6 +210,8 @@ pub struct FakeSpec {
     pub id_mapping_bytes: u64,
     /// Latency added to every search ads answer, in milliseconds.
     pub latency_ms: u64,
+    /// Day of the first seeded conversion.
+    pub start_date: chrono::NaiveDate,
 }
 
 impl FakeSpec {
@@ -218,9 +222,12 @@ impl FakeSpec {
             "42".to_owned(),
             "--conversions-per-account".to_owned(),
             self.conversions_per_account.to_string(),
-            // 200 000 conversions fit in 200 days of the read range.
+            // 200 000 conversions fill 50 days from the start date: all inside the v2 read
+            // range and the Reporting API's 60-day window (crate::reporting).
             "--conversions-per-day".to_owned(),
-            "1000".to_owned(),
+            crate::reporting::REPORT_ROWS_PER_DAY.to_string(),
+            "--start-date".to_owned(),
+            self.start_date.to_string(),
             "--id-mapping-bytes".to_owned(),
             self.id_mapping_bytes.to_string(),
         ];
@@ -278,6 +285,7 @@ mod tests {
             conversions_per_account: 10,
             id_mapping_bytes: 1000,
             latency_ms: 20,
+            start_date: chrono::NaiveDate::from_ymd_opt(2026, 9, 1).unwrap(),
         };
         let args = spec.args().join(" ");
         assert!(

@@ -3,6 +3,8 @@
 //!
 //! - [`scenarios`]: the client side of each scenario, baseline and facade
 //!   (what is timed).
+//! - [`reporting`]: the Reporting API scenarios (a conversion report against
+//!   a plain loop over the same pages).
 //! - [`sample`]: one timed run of one variant; the `bench-runner sample`
 //!   subcommand runs one per process.
 //! - [`suite`]: the whole benchmark (`bench-runner suite`, started by
@@ -17,6 +19,7 @@
 #![warn(missing_docs)]
 
 pub mod fake;
+pub mod reporting;
 pub mod sample;
 pub mod scenarios;
 pub mod stats;

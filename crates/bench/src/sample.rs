@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use facade::search_ads::WriteOptions;
 
+use crate::reporting;
 use crate::scenarios::{self, Measurement, SearchAdsTarget, VideoTarget};
 
 /// Pages in flight of the facade stream in the latency-bound read.
@@ -37,6 +38,13 @@ pub enum ClientScenario {
     /// Log in again and again through the facade; baseline: a `MemoryStore`,
     /// facade: a `RedisStore` (on `BENCH_REDIS_URL`).
     LoginsRedis,
+    /// Read a conversion report (Reporting API) from a fake without added
+    /// latency; facade: 30-day shards one at a time, the same pages as the
+    /// baseline.
+    Report,
+    /// Read a conversion report from a fake with 20 ms per answer; facade:
+    /// date shards, [`crate::reporting::REPORT_CONCURRENCY`] at once.
+    ReportLatency,
 }
 
 impl ClientScenario {
@@ -49,6 +57,8 @@ impl ClientScenario {
             ClientScenario::IdMapping => "id-mapping",
             ClientScenario::Logins => "logins",
             ClientScenario::LoginsRedis => "logins-redis",
+            ClientScenario::Report => "report",
+            ClientScenario::ReportLatency => "report-latency",
         }
     }
 }
@@ -98,7 +108,8 @@ pub struct SampleSpec {
     /// Makes uploaded conversion ids unique per run.
     pub tag: String,
     /// Pages in flight of a facade read, instead of the scenario's (1
-    /// without added latency, [`LATENCY_PREFETCH`] with); for experiments.
+    /// without added latency, [`LATENCY_PREFETCH`] with), or shards in flight
+    /// of a facade report; for experiments.
     pub prefetch: Option<usize>,
 }
 
@@ -153,6 +164,33 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
         }
         (ClientScenario::Logins, Variant::Facade) => {
             scenarios::logins_facade(&targets.video, spec.count).await
+        }
+        (ClientScenario::Report, Variant::Baseline) => {
+            reporting::report_baseline(sa, reporting::REPORT_PAGE_SIZE).await
+        }
+        (ClientScenario::Report, Variant::Facade) => {
+            // The baseline's 30-day queries, one at a time: the same queries and pages.
+            let concurrency = spec.prefetch.unwrap_or(1);
+            reporting::report_facade(
+                sa,
+                reporting::REPORT_PAGE_SIZE,
+                reporting::REPORT_CHUNK_DAYS,
+                concurrency,
+            )
+            .await
+        }
+        (ClientScenario::ReportLatency, Variant::Baseline) => {
+            reporting::report_baseline(sa, reporting::REPORT_LATENCY_PAGE_SIZE).await
+        }
+        (ClientScenario::ReportLatency, Variant::Facade) => {
+            let concurrency = spec.prefetch.unwrap_or(reporting::REPORT_CONCURRENCY);
+            reporting::report_facade(
+                sa,
+                reporting::REPORT_LATENCY_PAGE_SIZE,
+                reporting::REPORT_SHARD_DAYS,
+                concurrency,
+            )
+            .await
         }
     }
 }

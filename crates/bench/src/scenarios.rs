@@ -67,6 +67,10 @@ pub struct SearchAdsTarget {
     pub advertiser_id: i64,
     /// `SEARCH_ADS_ENGINE_ACCOUNT_ID`.
     pub engine_account_id: i64,
+    /// `SEARCH_ADS_REPORTING_URL`, the Reporting API's server (without `/v0`).
+    pub reporting_url: String,
+    /// `SEARCH_ADS_CUSTOMER_ID`, the account's customer id in the Reporting API.
+    pub customer_id: String,
 }
 
 /// Where the video session service is and the demo account to log in with:
@@ -102,7 +106,7 @@ pub struct Measurement {
 }
 
 impl Measurement {
-    fn new(units: u64, rows: u64, elapsed: Duration) -> Self {
+    pub(crate) fn new(units: u64, rows: u64, elapsed: Duration) -> Self {
         Self {
             units,
             rows,
@@ -145,13 +149,14 @@ pub fn plain_client(total_timeout: bool) -> Result<reqwest::Client> {
     builder.build().context("building the plain HTTP client")
 }
 
-fn facade_client(target: &SearchAdsTarget) -> Result<SearchAds> {
+pub(crate) fn facade_client(target: &SearchAdsTarget) -> Result<SearchAds> {
     let http = facade::http::HttpOptions {
         timeout: REQUEST_TIMEOUT,
         ..facade::http::HttpOptions::default()
     };
     SearchAds::builder(StaticToken::new(target.token.clone()))
         .base_url(&target.base_url)?
+        .reporting_base_url(&target.reporting_url)?
         .http_options(http)
         .build()
         .context("building the facade client")
@@ -546,6 +551,8 @@ mod tests {
             agency_id: 1,
             advertiser_id: 2,
             engine_account_id: 3,
+            reporting_url: "http://127.0.0.1:1".into(),
+            customer_id: "4".into(),
         };
         let facade = upload_input_facade(&target, "x", 3).unwrap();
         let wire = upload_input_wire(&target, "x", 3);

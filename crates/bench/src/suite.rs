@@ -1,8 +1,8 @@
 //! The whole benchmark, as `cargo xtask bench` runs it.
 //!
 //! - The fakes run as `fake-services` child processes: one without added
-//!   latency (reads, ID mapping, logins), one with 20 ms added to every search
-//!   ads answer (latency-bound reads), and a fresh one with 20 ms for every
+//!   latency (reads and reports, ID mapping, logins), one with 20 ms added to
+//!   every search ads answer (latency-bound reads and reports), and a fresh one with 20 ms for every
 //!   upload sample (a fresh ledger, so no run sees another's conversions and
 //!   the fake's store does not grow from run to run). They are killed when
 //!   the suite ends, also on errors.
@@ -46,6 +46,10 @@ pub enum Scenario {
     Read,
     /// Conversions read with 20 ms per answer.
     ReadLatency,
+    /// A conversion report (Reporting API) without added latency.
+    Report,
+    /// A conversion report with 20 ms per answer.
+    ReportLatency,
     /// Conversions uploaded with 20 ms per answer.
     Upload,
     /// The ID-mapping file.
@@ -60,9 +64,11 @@ pub enum Scenario {
 
 impl Scenario {
     /// Every scenario, in table order.
-    pub const ALL: [Scenario; 7] = [
+    pub const ALL: [Scenario; 9] = [
         Scenario::Read,
         Scenario::ReadLatency,
+        Scenario::Report,
+        Scenario::ReportLatency,
         Scenario::Upload,
         Scenario::IdMapping,
         Scenario::Logins,
@@ -75,6 +81,8 @@ impl Scenario {
         match self {
             Scenario::Read => Some(ClientScenario::Read),
             Scenario::ReadLatency => Some(ClientScenario::ReadLatency),
+            Scenario::Report => Some(ClientScenario::Report),
+            Scenario::ReportLatency => Some(ClientScenario::ReportLatency),
             Scenario::Upload => Some(ClientScenario::Upload),
             Scenario::IdMapping => Some(ClientScenario::IdMapping),
             Scenario::Logins => Some(ClientScenario::Logins),
@@ -94,7 +102,11 @@ impl Scenario {
     /// The unit its rates count.
     pub fn unit(self) -> &'static str {
         match self {
-            Scenario::Read | Scenario::ReadLatency | Scenario::Upload => "rows",
+            Scenario::Read
+            | Scenario::ReadLatency
+            | Scenario::Report
+            | Scenario::ReportLatency
+            | Scenario::Upload => "rows",
             Scenario::IdMapping => "bytes",
             Scenario::Logins | Scenario::LoginsRedis => "logins",
             Scenario::Generate => "runs",
@@ -109,7 +121,8 @@ impl Scenario {
         };
         match self {
             Scenario::Read | Scenario::Logins => ratio(0.90),
-            Scenario::ReadLatency | Scenario::Upload => ratio(3.0),
+            Scenario::Report => ratio(0.95),
+            Scenario::ReadLatency | Scenario::ReportLatency | Scenario::Upload => ratio(3.0),
             Scenario::LoginsRedis => ratio(0.80),
             Scenario::IdMapping => Target {
                 min_ratio: Some(0.50),
@@ -132,6 +145,14 @@ impl Scenario {
             ),
             Scenario::ReadLatency => format!(
                 "read {} conversions, {LATENCY_MS} ms per response",
+                format_count(sizes.read_rows)
+            ),
+            Scenario::Report => format!(
+                "report of {} conversions (Reporting API), no added latency",
+                format_count(sizes.read_rows)
+            ),
+            Scenario::ReportLatency => format!(
+                "report of {} conversions (Reporting API), {LATENCY_MS} ms per response",
                 format_count(sizes.read_rows)
             ),
             Scenario::Upload => format!(
@@ -628,6 +649,7 @@ impl Fakes<'_> {
             conversions_per_account: self.options.sizes.read_rows,
             id_mapping_bytes: self.options.sizes.id_mapping_bytes,
             latency_ms,
+            start_date: crate::reporting::report_data_start(crate::reporting::today_utc()),
         }
     }
 
@@ -685,6 +707,7 @@ impl Fakes<'_> {
             conversions_per_account: 1_000,
             id_mapping_bytes: 10_000,
             latency_ms: LATENCY_MS,
+            start_date: crate::reporting::report_data_start(crate::reporting::today_utc()),
         };
         let log = log_path(&self.options.work_dir, "upload");
         FakeProcess::start(&self.options.fake_bin, &spec.args(), &log)
@@ -738,7 +761,7 @@ fn client_scenario(
                     let fake = fakes.fresh_upload()?;
                     run_sample_process(&options.runner_bin, &spec, fake.vars())?
                 }
-                ClientScenario::ReadLatency => {
+                ClientScenario::ReadLatency | ClientScenario::ReportLatency => {
                     let vars = fakes.latency()?.clone();
                     run_sample_process(&options.runner_bin, &spec, &vars)?
                 }

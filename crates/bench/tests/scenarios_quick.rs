@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use bench::reporting::{self, REPORT_LATENCY_PAGE_SIZE};
 use bench::sample::{self, ClientScenario, SampleSpec, Targets, Variant};
 use bench::scenarios::{PAGE_SIZE, SearchAdsTarget, VideoTarget};
 use fake_services::search_ads::IdMappingSize;
@@ -13,7 +14,9 @@ const ROWS: u64 = 2_500;
 async fn search_ads(latency: Duration) -> SearchAdsFake {
     SearchAdsFake::builder()
         .conversions_per_account(ROWS)
-        .conversions_per_day(1_000)
+        // Inside the Reporting API's window (25 days from 55 days back).
+        .conversions_per_day(100)
+        .start_date(reporting::report_data_start(reporting::today_utc()))
         .id_mapping_size(IdMappingSize::Bytes(300_000))
         .faults(Faults::none().with_latency(latency, Duration::ZERO))
         .start()
@@ -31,6 +34,8 @@ fn targets(ads: &SearchAdsFake, video: &VideoSessionFake) -> Targets {
             agency_id: account.agency_id,
             advertiser_id: account.advertiser_id,
             engine_account_id: account.engine_account_id,
+            reporting_url: ads.reporting_url().to_owned(),
+            customer_id: account.customer_id.clone(),
         },
         video: VideoTarget {
             base_url: video.base_url().to_owned(),
@@ -102,6 +107,36 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
             reads >= 2 * pages && reads <= 2 * pages + 3,
             "{scenario}: {reads} reads"
         );
+    }
+
+    // Reports: the same rows; without latency the facade reads the very pages the baseline
+    // reads (two 30-day queries of the 58-day range, one page each), with latency 7-day shards.
+    for scenario in [ClientScenario::Report, ClientScenario::ReportLatency] {
+        let (t, fake) = if scenario == ClientScenario::Report {
+            (&plain, &ads)
+        } else {
+            (&latency, &slow)
+        };
+        let searches = || fake.ledger().counts().reporting_search_requests;
+        let before = searches();
+        let b = run(t, scenario, Variant::Baseline, 0).await;
+        let baseline_searches = searches() - before;
+        let f = run(t, scenario, Variant::Facade, 0).await;
+        let facade_searches = searches() - before - baseline_searches;
+        assert_eq!((b.units, f.units), (ROWS, ROWS), "{scenario}");
+        if scenario == ClientScenario::Report {
+            assert_eq!((baseline_searches, facade_searches), (2, 2));
+        } else {
+            // The 25 days of data (55 to 31 days back) lie in the first 30-day query: its
+            // pages of 1 000, then one empty answer for the second query.
+            assert_eq!(
+                baseline_searches,
+                ROWS.div_ceil(u64::from(REPORT_LATENCY_PAGE_SIZE)) + 1
+            );
+            // 25 days of 100 rows from 55 days back: the 7-day shards of the 58-day range
+            // that hold data read 700 or fewer rows each (one page), the others an empty one.
+            assert_eq!(facade_searches, 9, "one search per shard");
+        }
     }
 
     let before = slow.ledger().stored_count();

@@ -8,17 +8,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::{DateTime, NaiveDate, Utc};
 use facade::search_ads::{
-    AdvertiserId, AgencyId, Availability, Conversion, ConversionStream, CustomerId, DateRange,
-    EngineAccount, EngineAccountId, ListOptions, Outcome, ProgressFn, SearchAds, SegmentationId,
-    ServiceAccount, StaticToken, WriteOptions, WriteProgress, WriteProgressFn,
+    AdGroupId, AdvertiserId, AgencyId, Availability, CampaignId, Conversion, CustomerId, DateRange,
+    EngineAccount, EngineAccountId, ListOptions, Outcome, ProgressFn, ReportFilters, ReportOptions,
+    SearchAds, SegmentationId, ServiceAccount, StaticToken, WriteOptions, WriteProgress,
+    WriteProgressFn,
 };
-use futures::TryStreamExt as _;
+use futures::{Stream, TryStreamExt as _};
 use indicatif::ProgressBar;
 use serde_json::json;
 
 use crate::cli::{
     AdsArgs, AdsCommand, AdsConnArgs, AvailabilityArgs, ConversionsCommand, IdMappingArgs,
-    InputFormat, ListArgs, ListFormat, UploadArgs,
+    InputFormat, ListArgs, ListFormat, ReadApi, UploadArgs,
 };
 use crate::config::{IdValue, SearchAdsSection};
 use crate::context::{Ctx, print_json};
@@ -40,6 +41,7 @@ pub async fn run(ctx: &Ctx, args: &AdsArgs) -> AppResult<u8> {
         AdsCommand::Availability(a) => run_availability(ctx, &conn, a).await,
         AdsCommand::IdMapping(m) => run_id_mapping(ctx, &conn, m).await,
         AdsCommand::SavedColumns => run_saved_columns(ctx, &conn).await,
+        AdsCommand::Customers => run_customers(ctx, &conn).await,
     }
 }
 
@@ -102,6 +104,18 @@ impl Conn<'_> {
         })
     }
 
+    fn login_customer(&self) -> AppResult<Option<CustomerId>> {
+        let text = match (&self.args.login_customer_id, &self.file.login_customer_id) {
+            (Some(t), _) => t.clone(),
+            (None, Some(v)) => v.to_string(),
+            (None, None) => return Ok(None),
+        };
+        CustomerId::new(text.trim()).map(Some).map_err(|_| {
+            AppError::new(format!("--login-customer-id {text:?} is not a customer id"))
+                .hint("the manager's id is digits without dashes, e.g. 2000012300")
+        })
+    }
+
     /// The agency and advertiser every advertiser-level command needs.
     fn advertiser_scope(&self) -> AppResult<(AgencyId, AdvertiserId)> {
         match (self.agency()?, self.advertiser()?) {
@@ -139,8 +153,35 @@ impl Conn<'_> {
             Some(url) => builder.base_url(&url)?,
             None => builder,
         };
+        let reporting_url = self
+            .args
+            .reporting_url
+            .clone()
+            .or_else(|| self.file.reporting_url.clone());
+        let builder = match reporting_url {
+            Some(url) => builder.reporting_base_url(&url)?,
+            None => builder,
+        };
         Ok(builder.write_options(write).build()?)
     }
+}
+
+// ------------------------------------------------------------ customers
+
+async fn run_customers(ctx: &Ctx, conn: &Conn<'_>) -> AppResult<u8> {
+    let client = conn.client(WriteOptions::default())?;
+    let customers = client.list_accessible_customers().await?;
+    if ctx.json {
+        let ids: Vec<&str> = customers.iter().map(CustomerId::as_str).collect();
+        print_json(&json!({ "customers": ids }))?;
+    } else if customers.is_empty() {
+        println!("the credentials reach no customer directly");
+    } else {
+        for c in &customers {
+            println!("{c}");
+        }
+    }
+    Ok(0)
 }
 
 // ----------------------------------------------------------------- list
@@ -161,7 +202,7 @@ fn parse_date(flag: &str, text: &str) -> AppResult<NaiveDate> {
 /// Writes a conversion stream as JSON lines or CSV; `on_row` is called after
 /// each row. Returns the number of rows.
 pub async fn write_conversions<W: Write>(
-    mut stream: ConversionStream,
+    mut stream: impl Stream<Item = Result<Conversion, facade::search_ads::Error>> + Unpin,
     out: W,
     format: ListFormat,
     mut on_row: impl FnMut(),
@@ -195,42 +236,112 @@ pub async fn write_conversions<W: Write>(
     Ok(count)
 }
 
-/// Opens a conversion listing: the engine account when its three ids are
-/// known, else the customer.
+/// A conversion stream of either API.
+pub type AnyConversions =
+    std::pin::Pin<Box<dyn Stream<Item = Result<Conversion, facade::search_ads::Error>> + Send>>;
+
+/// Opens a v2 listing: the engine account when its three ids are known, else the customer.
 #[allow(deprecated)] // conversion.get is deprecated by Google, and still answers
 fn open_listing(
     client: &SearchAds,
     conn: &Conn<'_>,
     dates: DateRange,
     options: ListOptions,
-) -> AppResult<ConversionStream> {
+) -> AppResult<AnyConversions> {
     if let (Some(agency), Some(advertiser), Some(engine)) =
         (conn.agency()?, conn.advertiser()?, conn.engine_account()?)
     {
         let account = EngineAccount::new(agency, advertiser, engine);
-        return Ok(client.list_conversions(account, dates, options)?);
+        return Ok(Box::pin(client.list_conversions(account, dates, options)?));
     }
     if let Some(customer) = conn.customer()? {
-        return Ok(client.list_conversions_by_customer(customer, dates, options)?);
+        return Ok(Box::pin(
+            client.list_conversions_by_customer(customer, dates, options)?,
+        ));
     }
     Err(AppError::new("no account to list").hint(
         "pass --agency-id, --advertiser-id and --engine-account-id (or --customer-id), or set SEARCH_ADS_AGENCY_ID, SEARCH_ADS_ADVERTISER_ID and SEARCH_ADS_ENGINE_ACCOUNT_ID",
     ))
 }
 
+/// Opens a report through the Reporting API for the customer.
+fn open_report(
+    client: &SearchAds,
+    conn: &Conn<'_>,
+    dates: DateRange,
+    args: &ListArgs,
+) -> AppResult<AnyConversions> {
+    let Some(customer) = conn.customer()? else {
+        return Err(AppError::new("no customer to report on").hint(
+            "pass --customer-id (or set SEARCH_ADS_CUSTOMER_ID), or read an engine account with --api v2",
+        ));
+    };
+    let filters = ReportFilters {
+        campaign_ids: filter::<CampaignId>("campaign-id", &args.campaign_id)?
+            .into_iter()
+            .collect(),
+        ad_group_ids: filter::<AdGroupId>("ad-group-id", &args.ad_group_id)?
+            .into_iter()
+            .collect(),
+        ad_ids: filter("ad-id", &args.ad_id)?.into_iter().collect(),
+        criterion_ids: filter("criterion-id", &args.criterion_id)?
+            .into_iter()
+            .collect(),
+        ..ReportFilters::default()
+    };
+    let options = ReportOptions {
+        page_size: args
+            .page_size
+            .unwrap_or(facade::search_ads::reporting::MAX_REPORT_PAGE_SIZE),
+        shard_days: args.shard_days,
+        concurrency: args.prefetch,
+        login_customer_id: conn.login_customer()?,
+        filters,
+    };
+    let report = client
+        .conversion_report(customer, dates, options)
+        .map_err(|e| match &e {
+            facade::search_ads::Error::Validation { field, .. } if field == "page_size" => {
+                AppError::from(e).hint("use --page-size 1 to 10000 with --api reporting")
+            }
+            facade::search_ads::Error::Validation { field, .. } if field == "concurrency" => {
+                AppError::from(e).hint("use --prefetch 1 to 16 with --api reporting")
+            }
+            facade::search_ads::Error::Validation { field, .. } if field == "shard_days" => {
+                AppError::from(e).hint("use --shard-days 1 to 30 with --api reporting")
+            }
+            _ => AppError::from(e),
+        })?;
+    Ok(Box::pin(report))
+}
+
+/// The API a listing reads: `--api`, else reporting when a customer id is known.
+fn read_api(conn: &Conn<'_>, args: &ListArgs) -> AppResult<ReadApi> {
+    Ok(match args.api {
+        Some(api) => api,
+        None if conn.customer()?.is_some() => ReadApi::Reporting,
+        None => ReadApi::V2,
+    })
+}
+
 async fn run_list(ctx: &Ctx, conn: &Conn<'_>, args: &ListArgs) -> AppResult<u8> {
     let dates = DateRange::new(parse_date("from", &args.from)?, parse_date("to", &args.to)?)?;
-    let options = ListOptions {
-        page_size: args.page_size,
-        prefetch: args.prefetch,
-        campaign_id: filter("campaign-id", &args.campaign_id)?,
-        ad_group_id: filter("ad-group-id", &args.ad_group_id)?,
-        ad_id: filter("ad-id", &args.ad_id)?,
-        criterion_id: filter("criterion-id", &args.criterion_id)?,
-        ..ListOptions::default()
-    };
     let client = conn.client(WriteOptions::default())?;
-    let stream = open_listing(&client, conn, dates, options)?;
+    let stream = match read_api(conn, args)? {
+        ReadApi::Reporting => open_report(&client, conn, dates, args)?,
+        ReadApi::V2 => {
+            let options = ListOptions {
+                page_size: args.page_size.unwrap_or(1000),
+                prefetch: args.prefetch,
+                campaign_id: filter("campaign-id", &args.campaign_id)?,
+                ad_group_id: filter("ad-group-id", &args.ad_group_id)?,
+                ad_id: filter("ad-id", &args.ad_id)?,
+                criterion_id: filter("criterion-id", &args.criterion_id)?,
+                ..ListOptions::default()
+            };
+            open_listing(&client, conn, dates, options)?
+        }
+    };
     match &args.output {
         Some(path) => {
             // Written to FILE.part and renamed once complete, so FILE is never half a listing.

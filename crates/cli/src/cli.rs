@@ -92,8 +92,8 @@ pub enum Command {
     #[command(subcommand)]
     Video(VideoCommand),
 
-    /// Search Ads 360 (legacy API v2): conversions, availability, ID mapping, saved columns
-    Ads(AdsArgs),
+    /// Search Ads 360 (API v2 and the Reporting API): conversions, availability, ID mapping, customers
+    Ads(Box<AdsArgs>),
 }
 
 /// `apictl sandbox`.
@@ -385,6 +385,26 @@ pub struct AdsConnArgs {
         value_name = "ID"
     )]
     pub customer_id: Option<String>,
+
+    /// Base URL of the Search Ads 360 Reporting API [default: Google's]
+    #[arg(
+        long = "reporting-url",
+        global = true,
+        env = "SEARCH_ADS_REPORTING_URL",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub reporting_url: Option<String>,
+
+    /// Manager account id sent as login-customer-id to the Reporting API (digits, no dashes)
+    #[arg(
+        long,
+        global = true,
+        env = "SEARCH_ADS_LOGIN_CUSTOMER_ID",
+        hide_env_values = true,
+        value_name = "ID"
+    )]
+    pub login_customer_id: Option<String>,
 }
 
 /// `apictl ads <command>`.
@@ -407,6 +427,9 @@ pub enum AdsCommand {
     /// List the saved columns of an advertiser
     #[command(name = "saved-columns")]
     SavedColumns,
+
+    /// List the customers the credentials reach directly (Reporting API)
+    Customers,
 }
 
 /// `apictl ads conversions ...`.
@@ -414,7 +437,7 @@ pub enum AdsCommand {
 pub enum ConversionsCommand {
     /// Stream the conversions of a date range as JSON lines or CSV
     #[command(
-        long_about = "Stream the conversions of a date range as JSON lines or CSV.\n\nReads the conversions of the engine account (--agency-id, --advertiser-id,\n--engine-account-id), or, when those are not all set, of --customer-id. Rows use the\nConversion JSON field names; the output can be uploaded again.\n\nGoogle deprecated conversion.get and conversion.getByCustomerId (removal scheduled for\nQ3 2025); the replacement is a report on the `conversion` resource of the new Search\nAds 360 Reporting API."
+        long_about = "Stream the conversions of a date range as JSON lines or CSV.\n\n--api reporting (the default when a customer id is given: --customer-id,\nSEARCH_ADS_CUSTOMER_ID or the config file) reads a report on the `conversion` resource of\nthe Search Ads 360 Reporting API for --customer-id: the last 60 days only, campaign and\nad-group ids are the new Search Ads 360 ids (apictl ads id-mapping lists them), a client\naccount behind a manager needs --login-customer-id, and fields the Reporting API does not\nhave are left out.\n\n--api v2 (the default otherwise) reads the engine account (--agency-id, --advertiser-id,\n--engine-account-id), or, when those are not all set, --customer-id, through\nconversion.get / getByCustomerId, which Google deprecated (removal scheduled for Q3 2025).\n\nRows use the Conversion JSON field names; the output can be uploaded again."
     )]
     List(ListArgs),
 
@@ -469,13 +492,30 @@ pub struct ListArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Conversions per request (1 to 1000)
-    #[arg(long, default_value_t = 1000, value_name = "N")]
-    pub page_size: u32,
+    /// Which API reads the conversions [default: reporting when a customer id is given, else v2]
+    #[arg(long, value_enum, value_name = "API")]
+    pub api: Option<ReadApi>,
 
-    /// Requests in flight at once (1 to 32)
+    /// Conversions per request (v2: 1 to 1000, default 1000; reporting: 1 to 10000, default 10000)
+    #[arg(long, value_name = "N")]
+    pub page_size: Option<u32>,
+
+    /// Requests in flight at once (v2: pages, 1 to 32; reporting: date shards, 1 to 16)
     #[arg(long, default_value_t = 4, value_name = "N")]
     pub prefetch: usize,
+
+    /// Days per date shard of a reporting read (each shard is one query; 1 to 30)
+    #[arg(long, default_value_t = 7, value_name = "DAYS")]
+    pub shard_days: u32,
+}
+
+/// The API `conversions list` reads from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReadApi {
+    /// A report on the `conversion` resource of the Search Ads 360 Reporting API
+    Reporting,
+    /// The legacy v2 conversion.get / getByCustomerId (deprecated by Google)
+    V2,
 }
 
 /// Input format of `conversions upload`.

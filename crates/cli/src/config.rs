@@ -62,6 +62,10 @@ pub struct SearchAdsSection {
     pub engine_account_id: Option<IdValue>,
     /// Default customer (new Search Ads 360 experience).
     pub customer_id: Option<IdValue>,
+    /// Base URL of the Search Ads 360 Reporting API.
+    pub reporting_url: Option<String>,
+    /// The manager account's id, sent as `login-customer-id` by Reporting API calls.
+    pub login_customer_id: Option<IdValue>,
 }
 
 /// `[video]` of the config file.

@@ -178,6 +178,26 @@ impl From<search_ads::Error> for AppError {
                 search_ads::MAX_BATCH_SIZE,
                 search_ads::DEFAULT_BATCH_SIZE
             ),
+            E::Validation { field, .. } if field == "startDate" => {
+                "the Reporting API keeps the last 60 days: move --from, or use --api v2 for older conversions while Google still answers it"
+                    .to_owned()
+            }
+            E::Validation { field, .. } if field == "login_customer_id" => {
+                "give the manager's id as digits without dashes: --login-customer-id / SEARCH_ADS_LOGIN_CUSTOMER_ID"
+                    .to_owned()
+            }
+            E::Reporting { failure, .. }
+                if failure.has_code("USER_PERMISSION_DENIED")
+                    || failure.has_code("INVALID_LOGIN_CUSTOMER_ID_SERVING_CUSTOMER_ID_COMBINATION") =>
+            {
+                "a client account behind a manager needs --login-customer-id (or SEARCH_ADS_LOGIN_CUSTOMER_ID) set to the manager's id; `apictl ads customers` lists the accounts you reach directly"
+                    .to_owned()
+            }
+            E::Reporting { status: 401, .. } => {
+                "check the credentials: --token / SEARCH_ADS_TOKEN, or --key-file / SEARCH_ADS_KEY_FILE (a service-account JSON key)"
+                    .to_owned()
+            }
+            E::Reporting { .. } => "see the message; run with -v for the request log".to_owned(),
             E::Validation { field, .. } if field == "concurrency" => format!(
                 "use --concurrency 1 to {} (default 4)",
                 search_ads::MAX_CONCURRENCY

@@ -275,6 +275,8 @@ async fn list_writes_jsonl_and_csv_that_upload_reads_back() {
             "ads",
             "conversions",
             "list",
+            "--api",
+            "v2",
             "--from",
             "2024-01-01",
             "--to",
@@ -296,6 +298,8 @@ async fn list_writes_jsonl_and_csv_that_upload_reads_back() {
             "ads",
             "conversions",
             "list",
+            "--api",
+            "v2",
             "--from",
             "2024-01-03",
             "--to",
@@ -334,6 +338,8 @@ async fn list_writes_jsonl_and_csv_that_upload_reads_back() {
             "ads",
             "conversions",
             "list",
+            "--api",
+            "v2",
             "--from",
             "2024-01-01",
             "--to",
@@ -344,6 +350,103 @@ async fn list_writes_jsonl_and_csv_that_upload_reads_back() {
         .await;
     run.expect(0);
     assert_eq!(run.stdout.lines().count(), 101);
+}
+
+/// `--api reporting` (the default with a customer id) agrees with `--api v2` on a recent range,
+/// and `ads customers` lists the directly accessible customers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reporting_and_v2_lists_agree() {
+    let today = chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now()).date_naive();
+    let services = FakeServices::builder()
+        .search_ads(
+            fake_services::SearchAdsFake::builder()
+                .conversions_per_account(3_000)
+                .conversions_per_day(100)
+                .start_date(today - chrono::Days::new(29)),
+        )
+        .start()
+        .await
+        .expect("fakes");
+    let from = (today - chrono::Days::new(9)).to_string();
+    let to = today.to_string();
+    let list = |api: Option<&'static str>| {
+        let (from, to) = (from.clone(), to.clone());
+        let apictl = Apictl::with_fakes(&services);
+        async move {
+            let mut args = vec!["ads", "conversions", "list", "--from", &from, "--to", &to];
+            if let Some(api) = api {
+                args.extend(["--api", api]);
+            }
+            let run = apictl.run(&args).await;
+            run.expect(0);
+            run.stdout
+                .lines()
+                .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON line"))
+                .collect::<Vec<_>>()
+        }
+    };
+    let v2 = list(Some("v2")).await;
+    let reporting = list(None).await;
+    assert_eq!(v2.len(), 1000);
+    assert_eq!(reporting.len(), v2.len());
+    for (old, new) in v2.iter().zip(&reporting) {
+        for field in [
+            "conversionId",
+            "conversionTimestamp",
+            "dsConversionId",
+            "state",
+            "adId",
+        ] {
+            assert_eq!(old[field], new[field], "{field}");
+        }
+        assert!(new.get("agencyId").is_none(), "v0 has no legacy hierarchy");
+    }
+
+    let run = Apictl::with_fakes(&services)
+        .run(&["ads", "customers"])
+        .await;
+    run.expect(0);
+    assert_eq!(run.stdout, "2000012300\n2000012350\n");
+
+    // The window is checked before sending, with a hint naming flags that exist.
+    let run = Apictl::with_fakes(&services)
+        .run(&[
+            "ads",
+            "conversions",
+            "list",
+            "--from",
+            "2024-01-01",
+            "--to",
+            &to,
+        ])
+        .await;
+    run.expect(1);
+    assert!(run.stderr.contains("60-day window"), "{}", run.stderr);
+    assert!(run.stderr.contains("--api v2"), "{}", run.stderr);
+
+    // The second customer sits behind the manager.
+    let run = Apictl::with_fakes(&services)
+        .env("SEARCH_ADS_CUSTOMER_ID", "2000012351")
+        .run(&["ads", "conversions", "list", "--from", &from, "--to", &to])
+        .await;
+    run.expect(1);
+    assert!(run.stderr.contains("--login-customer-id"), "{}", run.stderr);
+    let run = Apictl::with_fakes(&services)
+        .env("SEARCH_ADS_CUSTOMER_ID", "2000012351")
+        .run(&[
+            "ads",
+            "conversions",
+            "list",
+            "--from",
+            &from,
+            "--to",
+            &to,
+            "--login-customer-id",
+            "2000012300",
+        ])
+        .await;
+    run.expect(0);
+    assert_eq!(run.stdout.lines().count(), 1000);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

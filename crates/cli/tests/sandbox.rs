@@ -44,7 +44,7 @@ fn every_command_works_against_the_sandbox() {
     });
     std::thread::spawn(move || for _ in BufReader::new(stderr).lines() {});
     let mut vars = HashMap::new();
-    while vars.len() < 12 {
+    while vars.len() < 13 {
         let line = rx
             .recv_timeout(Duration::from_secs(30))
             .expect("the sandbox printed its settings");
@@ -65,6 +65,7 @@ fn every_command_works_against_the_sandbox() {
         "VIDEO_SESSION_ID",
         "SEARCH_ADS_AGENCY_ID",
         "SEARCH_ADS_ADVERTISER_ID",
+        "SEARCH_ADS_REPORTING_URL",
     ] {
         assert!(vars.contains_key(name), "{name} missing: {vars:?}");
     }
@@ -117,6 +118,8 @@ fn every_command_works_against_the_sandbox() {
         "ads",
         "conversions",
         "list",
+        "--api",
+        "v2",
         "--from",
         "2024-01-01",
         "--to",
@@ -132,6 +135,54 @@ fn every_command_works_against_the_sandbox() {
         "{}",
         list.stdout
     );
+    // The sandbox's data runs through today: the Reporting API (the default with the customer id
+    // the sandbox prints) serves any range of the last 60 days, the same rows as v2.
+    let today = chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now()).date_naive();
+    let back = |n: u64| (today - chrono::Days::new(n)).to_string();
+    let list = |api: Option<&str>, from: &str, to: &str| {
+        let mut args = vec!["ads", "conversions", "list", "--from", from, "--to", to];
+        if let Some(api) = api {
+            args.extend(["--api", api]);
+        }
+        let run = apictl.run_sync(&args);
+        run.expect(0);
+        run.stdout
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a JSON line"))
+            .collect::<Vec<_>>()
+    };
+    // The whole window, its first day, today alone, and a range inside.
+    for (from, to) in [
+        (back(59), back(0)),
+        (back(59), back(59)),
+        (back(0), back(0)),
+        (back(10), back(1)),
+    ] {
+        let v2 = list(Some("v2"), &from, &to);
+        let reporting = list(None, &from, &to);
+        assert_eq!(
+            reporting,
+            list(Some("reporting"), &from, &to),
+            "reporting is the default with a customer id"
+        );
+        assert!(!v2.is_empty(), "{from}..{to}: the sandbox has data");
+        assert_eq!(reporting.len(), v2.len(), "{from}..{to}");
+        for (i, (old, new)) in v2.iter().zip(&reporting).enumerate() {
+            for field in [
+                "conversionId",
+                "conversionTimestamp",
+                "dsConversionId",
+                "state",
+                "revenueMicros",
+                "clickId",
+                "floodlightOrderId",
+                "adId",
+                "criterionId",
+            ] {
+                assert_eq!(old[field], new[field], "{from}..{to} row {i} {field}");
+            }
+        }
+    }
     apictl
         .run_sync(&["ads", "conversions", "upload", &path(&csv), "--dry-run"])
         .expect(2);

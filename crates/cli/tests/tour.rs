@@ -10,9 +10,9 @@ fn tour_walks_through_every_step_and_exits_0() {
     let apictl = Apictl::new();
     let run = apictl.run_sync(&["tour"]);
     run.expect(0);
-    for step in 1..=8 {
+    for step in 1..=9 {
         assert!(
-            run.stdout.contains(&format!("[{step}/8] ")),
+            run.stdout.contains(&format!("[{step}/9] ")),
             "step {step} missing:\n{}",
             run.stdout
         );
@@ -27,7 +27,8 @@ fn tour_walks_through_every_step_and_exits_0() {
         "line 8   order-20240601-004     0x0000010E",
         "11 rows: 7 stored, 4 rejected",
         "the size matches the fake's file",
-        "All 8 steps worked",
+        "conversions through both APIs: the same ids",
+        "All 9 steps worked",
     ] {
         assert!(
             run.stdout.contains(expected),

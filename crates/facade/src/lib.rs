@@ -8,7 +8,8 @@
 //!   that cannot name two channels, a typed call-experience builder, secrets that
 //!   never print.
 //! - [`search_ads`]: OAuth, conversion streams, safe batch uploads, the ID-mapping
-//!   stream and one typed error.
+//!   stream and one typed error; conversion reports through the Search Ads 360 Reporting API
+//!   (see [the migration section](#migrating-conversion-reads-to-the-reporting-api)).
 //! - [`http`]: the transport rules both share (HTTPS, redirects, timeouts).
 //!
 //! # Cargo features
@@ -90,6 +91,75 @@
 //!     }
 //! }
 //! assert!(campaigns > 0);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Migrating conversion reads to the Reporting API
+//!
+//! Google deprecated `conversion.get` and `conversion.getByCustomerId` (removal scheduled for
+//! Q3 2025); conversions are now read with a report on the `conversion` resource of the Search
+//! Ads 360 Reporting API. [`SearchAds::conversion_report`](search_ads::SearchAds::conversion_report)
+//! is that report and yields the same [`Conversion`](search_ads::Conversion) type, so the change is
+//! one line:
+//!
+//! ```text
+//! - let stream = client.list_conversions(engine_account, dates, ListOptions::default())?;
+//! + let stream = client.conversion_report(customer_id, dates, ReportOptions::default())?;
+//! ```
+//!
+//! What differs: the account is the new customer id (ten digits) instead of agency / advertiser /
+//! engine account, campaign and ad-group ids are the new platform's (an
+//! [`IdLookup`](search_ads::IdLookup) built from the ID-mapping file translates legacy ones and
+//! names any it does not know), only the last 60 days are served, and fields v0 does not have
+//! stay `None` (the list is in [`search_ads::reporting::mapping`]). A client account reached
+//! through a manager needs [`ReportOptions::login_customer_id`](search_ads::ReportOptions::login_customer_id).
+//!
+//! ```
+//! use chrono::Days;
+//! use futures::TryStreamExt;
+//! use facade::search_ads::{
+//!     AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, ListOptions, ReportOptions,
+//!     SearchAds, StaticToken,
+//! };
+//!
+//! # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let today = chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now()).date_naive();
+//! // A fake whose conversions run up to today; against Google keep the default URLs.
+//! let fake = fake_services::SearchAdsFake::builder()
+//!     .conversions_per_account(3_000)
+//!     .conversions_per_day(100)
+//!     .start_date(today - Days::new(29))
+//!     .start()
+//!     .await?;
+//! let client = SearchAds::builder(StaticToken::new(fake.dev_token()))
+//!     .base_url(fake.base_url())?
+//!     .reporting_base_url(fake.reporting_url())?
+//!     .build()?;
+//! let a = &fake.accounts()[0];
+//! let (agency, advertiser) = (AgencyId::new(a.agency_id), AdvertiserId::new(a.advertiser_id));
+//! let engine_account = EngineAccount::new(agency, advertiser, a.engine_account_id);
+//! let dates = DateRange::new(today - Days::new(6), today)?;
+//!
+//! // Before: the deprecated v2 read.
+//! #[allow(deprecated)]
+//! let before: Vec<Conversion> =
+//!     client.list_conversions(engine_account, dates, ListOptions::default())?.try_collect().await?;
+//!
+//! // After: the legacy engine account's customer from the ID-mapping file, then the report.
+//! let lookup = client.id_lookup(agency, advertiser).await?;
+//! let (customer_id, _filters) = lookup.translate(engine_account, &ListOptions::default())?;
+//! let after: Vec<Conversion> =
+//!     client.conversion_report(customer_id, dates, ReportOptions::default())?.try_collect().await?;
+//!
+//! assert_eq!(after.len(), before.len());
+//! for (old, new) in before.iter().zip(&after) {
+//!     assert_eq!(new.conversion_id, old.conversion_id);
+//!     assert_eq!(new.conversion_timestamp, old.conversion_timestamp);
+//!     assert_eq!(new.revenue_micros, old.revenue_micros);
+//!     assert_eq!(new.campaign_id, old.campaign_id.and_then(|id| lookup.campaign(id)));
+//! }
 //! # Ok(())
 //! # }
 //! ```

@@ -43,8 +43,9 @@ pub mod video;
 pub use clock::FakeClock;
 pub use faults::{DetailsCut, FaultKind, FaultRecord, Faults, Truncation};
 pub use search_ads::{
-    ConversionKey, EngineAccount, IdMappingSize, Origin, Owner, SearchAdsConfig, SearchAdsCounts,
-    SearchAdsFake, SearchAdsFakeBuilder, SearchAdsLedger, StoredConversion,
+    ConversionKey, EngineAccount, FAILURE_TYPE, IdMappingSize, Origin, Owner, ReportingConfig,
+    ReportingFaults, SearchAdsConfig, SearchAdsCounts, SearchAdsFake, SearchAdsFakeBuilder,
+    SearchAdsLedger, StoredConversion,
 };
 pub use util::sh_quote;
 pub use video::{
@@ -133,7 +134,8 @@ impl FakeServices {
     /// The connection values the binary prints, in order, as (name, value) pairs:
     /// `SEARCH_ADS_URL`, `VIDEO_SESSION_URL`, `SEARCH_ADS_TOKEN`, `VIDEO_SECRET_KEY`, `VIDEO_USER`,
     /// `VIDEO_PASSWORD`, `VIDEO_SESSION_ID`, then `SEARCH_ADS_TOKEN_URL`, `SEARCH_ADS_AGENCY_ID`,
-    /// `SEARCH_ADS_ADVERTISER_ID`, `SEARCH_ADS_ENGINE_ACCOUNT_ID`, `SEARCH_ADS_CUSTOMER_ID`.
+    /// `SEARCH_ADS_ADVERTISER_ID`, `SEARCH_ADS_ENGINE_ACCOUNT_ID`, `SEARCH_ADS_CUSTOMER_ID`, and last
+    /// `SEARCH_ADS_REPORTING_URL` (the Reporting API's server URL, SR-1).
     #[must_use]
     pub fn env_vars(&self) -> Vec<(&'static str, String)> {
         let demo = self.video.demo();
@@ -164,6 +166,10 @@ impl FakeServices {
                 ("SEARCH_ADS_CUSTOMER_ID", account.customer_id.clone()),
             ]);
         }
+        vars.push((
+            "SEARCH_ADS_REPORTING_URL",
+            self.search_ads.reporting_url().to_owned(),
+        ));
         vars
     }
 

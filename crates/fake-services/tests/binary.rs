@@ -9,7 +9,7 @@ use std::time::Duration;
 use common::{client, json};
 use serde_json::json;
 
-const NAMES: [&str; 12] = [
+const NAMES: [&str; 13] = [
     "SEARCH_ADS_URL",
     "VIDEO_SESSION_URL",
     "SEARCH_ADS_TOKEN",
@@ -22,6 +22,7 @@ const NAMES: [&str; 12] = [
     "SEARCH_ADS_ADVERTISER_ID",
     "SEARCH_ADS_ENGINE_ACCOUNT_ID",
     "SEARCH_ADS_CUSTOMER_ID",
+    "SEARCH_ADS_REPORTING_URL",
 ];
 
 /// Kills the child when the test ends, however it ends.
@@ -108,6 +109,30 @@ async fn prints_eval_able_lines_and_serves_both_fakes() {
     let (status, body) = json(client().get(&page).bearer_auth(var("SEARCH_ADS_TOKEN"))).await;
     assert_eq!(status, 200);
     assert_eq!(body["conversion"].as_array().unwrap().len(), 300);
+
+    // The Reporting API answers on the origin, with the same token.
+    assert_eq!(
+        format!("{}/doubleclicksearch/v2", var("SEARCH_ADS_REPORTING_URL")),
+        var("SEARCH_ADS_URL")
+    );
+    let (status, body) = json(
+        client()
+            .get(format!(
+                "{}/v0/customers:listAccessibleCustomers",
+                var("SEARCH_ADS_REPORTING_URL")
+            ))
+            .bearer_auth(var("SEARCH_ADS_TOKEN")),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let customer = format!("customers/{}", var("SEARCH_ADS_CUSTOMER_ID"));
+    assert!(
+        body["resourceNames"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(customer)),
+        "{body}"
+    );
 
     let (status, body) = json(
         client()

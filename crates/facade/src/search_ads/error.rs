@@ -46,6 +46,18 @@ pub enum Error {
         retry_after: Option<Duration>,
     },
 
+    /// The Search Ads 360 Reporting API answered with an error: a `google.rpc.Status` whose
+    /// `SearchAds360Failure` detail is typed in `failure` (SR-6).
+    #[error("{}", crate::search_ads::reporting::reporting_message(operation, *status, failure))]
+    Reporting {
+        /// The API method, e.g. `customers.searchAds360.search`.
+        operation: &'static str,
+        /// The HTTP status.
+        status: u16,
+        /// The typed failure.
+        failure: crate::search_ads::reporting::ReportingFailure,
+    },
+
     /// No access token could be obtained. Nothing was sent.
     #[error(
         "could not get an access token: {message}. Check the credentials (service-account key file: \
@@ -292,6 +304,9 @@ impl Error {
                             Some("rateLimitExceeded" | "userRateLimitExceeded")
                         ))
             }
+            Error::Reporting {
+                status, failure, ..
+            } => failure.is_transient(*status),
             Error::Transport { .. } | Error::Timeout { .. } | Error::Stalled { .. } => true,
             // A body that is not the documented JSON (an HTML 502 page from a
             // proxy, a cut-off answer) is most often a front-end hiccup.
@@ -304,6 +319,7 @@ impl Error {
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
             Error::Api { retry_after, .. } => *retry_after,
+            Error::Reporting { failure, .. } => failure.retry_delay(),
             _ => None,
         }
     }
@@ -328,6 +344,7 @@ impl Error {
             | Error::Io { .. } => false,
             Error::Transport { connect, .. } | Error::Timeout { connect, .. } => !connect,
             Error::TooLarge { .. } | Error::Stalled { .. } => true,
+            Error::Reporting { status, .. } => *status == 408 || *status >= 500,
             Error::Api {
                 status, details, ..
             } => *status == 408 || *status >= 500 || (*status == 400 && !details.is_empty()),
@@ -340,7 +357,7 @@ impl Error {
     /// The HTTP status of an [`Error::Api`].
     pub fn status(&self) -> Option<u16> {
         match self {
-            Error::Api { status, .. } => Some(*status),
+            Error::Api { status, .. } | Error::Reporting { status, .. } => Some(*status),
             Error::UnexpectedResponse { status, .. } => *status,
             _ => None,
         }

@@ -32,6 +32,7 @@ mod conversion;
 mod error;
 mod id_mapping;
 mod read;
+pub mod reporting;
 mod retry;
 #[cfg(feature = "service-account")]
 mod service_account;
@@ -57,6 +58,10 @@ pub use id_mapping::{
 };
 pub use read::{
     ConversionStream, DateRange, EngineAccount, ListOptions, MAX_PAGE_SIZE, MAX_PREFETCH,
+};
+pub use reporting::{
+    ConversionReport, ConversionStatus, DEFAULT_REPORTING_BASE_URL, IdLookup, MAX_SHARD_DAYS,
+    ReportFilters, ReportOptions, ReportingError, ReportingFailure,
 };
 pub use retry::RetryPolicy;
 #[cfg(feature = "service-account")]
@@ -98,7 +103,10 @@ struct Inner {
     api: search_ads_client::Client,
     /// The ID-mapping download: connect and read timeouts, no total.
     download: search_ads_client::Client,
+    /// The Reporting API (v0): connect and total timeouts.
+    reporting: search_ads_reporting_client::Client,
     base: BaseUrl,
+    reporting_base: BaseUrl,
     retry: RetryPolicy,
     write: WriteOptions,
     tokens: Arc<dyn TokenSource>,
@@ -108,6 +116,7 @@ impl std::fmt::Debug for SearchAds {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SearchAds")
             .field("base_url", &self.inner.base)
+            .field("reporting_base_url", &self.inner.reporting_base)
             .field("retry", &self.inner.retry)
             .field("write", &self.inner.write)
             .field("tokens", &self.inner.tokens)
@@ -135,6 +144,7 @@ impl std::fmt::Debug for SearchAds {
 pub struct SearchAdsBuilder {
     tokens: Arc<dyn TokenSource>,
     base: Option<BaseUrl>,
+    reporting_base: Option<BaseUrl>,
     http: HttpOptions,
     retry: RetryPolicy,
     write: WriteOptions,
@@ -145,6 +155,16 @@ impl SearchAdsBuilder {
     /// Default [`DEFAULT_BASE_URL`]. `https://` is required except on loopback.
     pub fn base_url(mut self, url: &str) -> Result<Self, Error> {
         self.base = Some(BaseUrl::parse(url).map_err(|e| Error::Config {
+            message: e.to_string(),
+        })?);
+        Ok(self)
+    }
+
+    /// The Search Ads 360 Reporting API's server URL (used by
+    /// [`SearchAds::conversion_report`]). Default [`DEFAULT_REPORTING_BASE_URL`].
+    /// `https://` is required except on loopback.
+    pub fn reporting_base_url(mut self, url: &str) -> Result<Self, Error> {
+        self.reporting_base = Some(BaseUrl::parse(url).map_err(|e| Error::Config {
             message: e.to_string(),
         })?);
         Ok(self)
@@ -184,6 +204,12 @@ impl SearchAdsBuilder {
                 message: e.to_string(),
             })?,
         };
+        let reporting_base = match self.reporting_base {
+            Some(b) => b,
+            None => BaseUrl::parse(DEFAULT_REPORTING_BASE_URL).map_err(|e| Error::Config {
+                message: e.to_string(),
+            })?,
+        };
         let config = |e: reqwest::Error| Error::Config {
             message: format!("the HTTP client could not be built: {e}"),
         };
@@ -193,12 +219,18 @@ impl SearchAdsBuilder {
             tokens: self.tokens.clone(),
         });
         let context = search_ads_client::ClientContext::new().with_authorizer(authorizer);
+        let reporting_http =
+            build_client(&reporting_base, &self.http, TimeoutMode::Total).map_err(config)?;
+        let json_limits = self.http.body_limits(TimeoutMode::Total);
+        let reporting = search_ads_reporting_client::Client::new_with_client(
+            reporting_base.as_str(),
+            reporting_http,
+            context.clone().with_body_limits(json_limits),
+        );
         let api = search_ads_client::Client::new_with_client(
             base.as_str(),
             total,
-            context
-                .clone()
-                .with_body_limits(self.http.body_limits(TimeoutMode::Total)),
+            context.clone().with_body_limits(json_limits),
         );
         let download = search_ads_client::Client::new_with_client(
             base.as_str(),
@@ -209,7 +241,9 @@ impl SearchAdsBuilder {
             inner: Arc::new(Inner {
                 api,
                 download,
+                reporting,
                 base,
+                reporting_base,
                 retry: self.retry,
                 write: self.write,
                 tokens: self.tokens,
@@ -267,6 +301,7 @@ impl SearchAds {
         SearchAdsBuilder {
             tokens,
             base: None,
+            reporting_base: None,
             http: HttpOptions::default(),
             retry: RetryPolicy::default(),
             write: WriteOptions::default(),
@@ -276,6 +311,11 @@ impl SearchAds {
     /// The base URL requests go to.
     pub fn base_url(&self) -> &BaseUrl {
         &self.inner.base
+    }
+
+    /// The Reporting API's server URL.
+    pub fn reporting_base_url(&self) -> &BaseUrl {
+        &self.inner.reporting_base
     }
 
     /// The retry policy.
@@ -294,8 +334,9 @@ impl SearchAds {
     /// [`ListOptions`]). Each page is retried on transient failures.
     #[deprecated(
         since = "0.1.0",
-        note = "Google deprecated conversion.get (removal scheduled for Q3 2025): read conversions \
-                with a report on the `conversion` resource of the new Search Ads 360 Reporting API"
+        note = "Google deprecated conversion.get (removal scheduled for Q3 2025): use \
+                SearchAds::conversion_report (a report on the `conversion` resource of the Search \
+                Ads 360 Reporting API; IdLookup translates legacy ids); see the crate docs' migration section"
     )]
     pub fn list_conversions(
         &self,
@@ -345,9 +386,9 @@ impl SearchAds {
     /// date range, as a stream. Like [`list_conversions`](Self::list_conversions).
     #[deprecated(
         since = "0.1.0",
-        note = "Google deprecated conversion.getByCustomerId (removal scheduled for Q3 2025): read \
-                conversions with a report on the `conversion` resource of the new Search Ads 360 \
-                Reporting API"
+        note = "Google deprecated conversion.getByCustomerId (removal scheduled for Q3 2025): use \
+                SearchAds::conversion_report (a report on the `conversion` resource of the Search \
+                Ads 360 Reporting API); see the crate docs' migration section"
     )]
     pub fn list_conversions_by_customer(
         &self,

@@ -60,6 +60,84 @@ pub struct AuthorizedUser {
     pub refresh_token: String,
 }
 
+/// Faults of the Reporting API (v0) `searchAds360:search` method, drawn per request from their own
+/// seeded generator (independent of [`Faults`], which applies to every route).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReportingFaults {
+    /// Seed of the generator.
+    pub seed: u64,
+    /// Share of search requests answered 429 `RESOURCE_EXHAUSTED` with a `quotaErrorDetails`
+    /// `retryDelay` of [`retry_delay`](Self::retry_delay), without running the query.
+    pub quota_exhausted: f64,
+    /// Share of search requests that carry a page token answered 400 `EXPIRED_PAGE_TOKEN` (the
+    /// token is then forgotten).
+    pub expired_page_token: f64,
+    /// The `retryDelay` of quota errors (sent as `"<seconds>s"` with up to 9 decimals).
+    pub retry_delay: Duration,
+}
+
+impl Default for ReportingFaults {
+    fn default() -> Self {
+        Self {
+            seed: 0,
+            quota_exhausted: 0.0,
+            expired_page_token: 0.0,
+            retry_delay: Duration::from_secs(1),
+        }
+    }
+}
+
+impl ReportingFaults {
+    /// Checks the probabilities.
+    ///
+    /// # Errors
+    /// A readable description of the first problem.
+    pub fn validate(&self) -> Result<(), String> {
+        for (name, p) in [
+            ("quota_exhausted", self.quota_exhausted),
+            ("expired_page_token", self.expired_page_token),
+        ] {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(format!("reporting fault {name} must be within 0..=1"));
+            }
+        }
+        if self.quota_exhausted + self.expired_page_token > 1.0 {
+            return Err("reporting fault probabilities add up to more than 1".to_owned());
+        }
+        Ok(())
+    }
+}
+
+/// The Reporting API (v0) side of the search ads fake: the customer hierarchy, page tokens, the
+/// event-level data window and its own faults. The conversions are the v2 fake's (SR-12).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReportingConfig {
+    /// The manager account above every configured customer (ten digits).
+    pub manager_customer_id: String,
+    /// The customers the caller reaches directly, without `login-customer-id` (SR-8);
+    /// `listAccessibleCustomers` returns these. Every other known customer needs the manager's id
+    /// in `login-customer-id`.
+    pub direct_customer_ids: Vec<String>,
+    /// How long a page token stays valid, on the fake's clock (SR-11).
+    pub page_token_lifetime: Duration,
+    /// Event-level data covers this many days back from today (UTC, today included).
+    pub window_days: u32,
+    /// Faults of the search method.
+    pub faults: ReportingFaults,
+}
+
+impl Default for ReportingConfig {
+    fn default() -> Self {
+        Self {
+            manager_customer_id: "2000012300".to_owned(),
+            direct_customer_ids: vec!["2000012300".to_owned(), "2000012350".to_owned()],
+            page_token_lifetime: Duration::from_secs(600),
+            window_days: 60,
+            faults: ReportingFaults::default(),
+        }
+    }
+}
+
 /// Everything the search ads fake is started with. Build it with
 /// [`SearchAdsFake::builder`](crate::SearchAdsFake::builder); every field has a default.
 #[derive(Clone, Debug)]
@@ -100,6 +178,8 @@ pub struct SearchAdsConfig {
     pub deduplicate: bool,
     /// Initial fault configuration.
     pub faults: Faults,
+    /// The Reporting API (v0) side.
+    pub reporting: ReportingConfig,
     /// Port to listen on (on 127.0.0.1); 0 picks a free one.
     pub port: u16,
 }
@@ -168,6 +248,7 @@ impl Default for SearchAdsConfig {
             accept_self_signed_jwt: true,
             deduplicate: true,
             faults: Faults::none(),
+            reporting: ReportingConfig::default(),
             port: 0,
         }
     }
@@ -227,6 +308,17 @@ impl SearchAdsConfig {
         if self.dev_token.is_empty() {
             return Err("the development token must not be empty".to_owned());
         }
+        let manager = &self.reporting.manager_customer_id;
+        if manager.len() != 10 || !manager.bytes().all(|b| b.is_ascii_digit()) {
+            return Err("the reporting manager customer ID must be ten digits".to_owned());
+        }
+        if self.accounts.iter().any(|a| &a.customer_id == manager) {
+            return Err("the reporting manager customer ID is also a client customer".to_owned());
+        }
+        if !(1..=3650).contains(&self.reporting.window_days) {
+            return Err("reporting window_days must be within 1..=3650".to_owned());
+        }
+        self.reporting.faults.validate()?;
         self.faults.validate()
     }
 }

@@ -15,8 +15,8 @@ use crate::util::{hash3, mix};
 pub(crate) const DAY_MS: i64 = 86_400_000;
 
 /// Campaigns per account, ad groups per campaign, ads (and criteria) per ad group.
-const CAMPAIGNS: u64 = 4;
-const AD_GROUPS: u64 = 3;
+pub(crate) const CAMPAIGNS: u64 = 4;
+pub(crate) const AD_GROUPS: u64 = 3;
 const ADS: u64 = 5;
 
 const CAMPAIGN_BASE: i64 = 71_700_000_000_000_000;
@@ -193,8 +193,36 @@ pub(crate) enum IdFilter {
 
 /// A seed-dependent offset of every generated campaign / ad group / ad / criterion ID, so IDs look
 /// like real ones (100..=999 * 10^9; the IDs keep 17 digits).
-fn id_offset(seed: u64) -> i64 {
+pub(crate) fn id_offset(seed: u64) -> i64 {
     ((mix(seed ^ 0x1D0F) % 900 + 100) * 1_000_000_000) as i64
+}
+
+/// Legacy ID of seeded campaign `c` of account number `a` (`offset` = [`id_offset`]).
+pub(crate) fn campaign_id(offset: i64, a: usize, c: u64) -> i64 {
+    CAMPAIGN_BASE + offset + a as i64 * ID_STRIDE + c as i64
+}
+
+/// Legacy ID of seeded ad group `g` of campaign `c` of account number `a`.
+pub(crate) fn ad_group_id(offset: i64, a: usize, c: u64, g: u64) -> i64 {
+    AD_GROUP_BASE + offset + a as i64 * ID_STRIDE + (c * AD_GROUPS + g) as i64
+}
+
+/// The (account, campaign `c`) of a legacy seeded campaign ID, if it is one.
+pub(crate) fn seeded_campaign_of(seed: u64, accounts: usize, id: i64) -> Option<(usize, u64)> {
+    let local = u64::try_from(id - CAMPAIGN_BASE - id_offset(seed)).ok()?;
+    let (a, c) = (local / ID_STRIDE as u64, local % ID_STRIDE as u64);
+    (c < CAMPAIGNS && (a as usize) < accounts).then_some((a as usize, c))
+}
+
+/// The (account, campaign `c`, ad group `g`) of a legacy seeded ad group ID, if it is one.
+pub(crate) fn seeded_ad_group_of(seed: u64, accounts: usize, id: i64) -> Option<(usize, u64, u64)> {
+    let local = u64::try_from(id - AD_GROUP_BASE - id_offset(seed)).ok()?;
+    let (a, cg) = (local / ID_STRIDE as u64, local % ID_STRIDE as u64);
+    (cg < CAMPAIGNS * AD_GROUPS && (a as usize) < accounts).then_some((
+        a as usize,
+        cg / AD_GROUPS,
+        cg % AD_GROUPS,
+    ))
 }
 
 /// The congruence of seeded rows of account number `a` matching `id` under `filter`.

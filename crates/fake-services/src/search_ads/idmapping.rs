@@ -6,6 +6,11 @@
 //! campaigns follow, each as one `CAMPAIGN` row, four `AD_GROUP` rows and sixteen `CRITERION` rows.
 //! Generated IDs have fixed widths, so every row's length is known in advance and the exact
 //! `Content-Length` is computed without generating the file.
+//!
+//! The campaigns and ad groups that the seeded conversions use (`CAMPAIGNS` per account, `AD_GROUPS`
+//! per campaign, see `data.rs`) are the first campaigns of the file with their legacy IDs, so the file
+//! translates the conversions' IDs (the Reporting API fake reads the same conversions with the new
+//! IDs the file gives, SR-12); the rest of the file is synthetic filler of the same widths.
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -22,6 +27,7 @@ use futures::Stream;
 use super::AppState;
 use super::config::{EngineAccount, IdMappingSize};
 use super::conversions::forbidden;
+use super::data;
 use super::ledger::Counters;
 use crate::errors::{GoogleErrorItem, google_error, google_simple, json_response};
 use crate::faults::{CsvTruncation, CsvTruncationApplied, CutStream, Truncation};
@@ -44,6 +50,10 @@ pub(crate) struct IdMappingPlan {
     agency: String,
     advertiser: String,
     accounts: Vec<EngineAccount>,
+    /// Index in the configuration's account list of each of `accounts`.
+    account_index: Vec<usize>,
+    /// `data::id_offset` of the seed: legacy IDs of the seeded campaigns and ad groups.
+    seeded_offset: i64,
     legacy_off: u64,
     new_off: u64,
     rows: u64,
@@ -126,11 +136,12 @@ impl IdMappingPlan {
         advertiser: i64,
         size: IdMappingSize,
     ) -> Option<Self> {
-        let accounts: Vec<EngineAccount> = accounts
+        let (account_index, accounts): (Vec<usize>, Vec<EngineAccount>) = accounts
             .iter()
-            .filter(|a| a.agency_id == agency && a.advertiser_id == advertiser)
-            .cloned()
-            .collect();
+            .enumerate()
+            .filter(|(_, a)| a.agency_id == agency && a.advertiser_id == advertiser)
+            .map(|(i, a)| (i, a.clone()))
+            .unzip();
         if accounts.is_empty() {
             return None;
         }
@@ -139,6 +150,8 @@ impl IdMappingPlan {
             agency: agency.to_string(),
             advertiser: advertiser.to_string(),
             accounts,
+            account_index,
+            seeded_offset: data::id_offset(seed),
             legacy_off: h % 100_000_000,
             new_off: (h >> 32) % 1000,
             rows: 0,
@@ -173,6 +186,73 @@ impl IdMappingPlan {
 
     fn max_rows(&self) -> u64 {
         self.accounts.len() as u64 + MAX_CAMPAIGNS * BLOCK
+    }
+
+    /// Legacy campaign ID of campaign number `campaign` of the file.
+    fn legacy_campaign(&self, campaign: u64) -> i64 {
+        let n_acc = self.accounts.len() as u64;
+        let (p, c) = (campaign % n_acc, campaign / n_acc);
+        if c < data::CAMPAIGNS {
+            data::campaign_id(self.seeded_offset, self.account_index[p as usize], c)
+        } else {
+            (71_700_000_000_000_000 + self.legacy_off * 100_000_000 + campaign) as i64
+        }
+    }
+
+    /// Legacy ad group ID of ad group `k` (0..4) of campaign number `campaign`.
+    fn legacy_ad_group(&self, campaign: u64, k: u64) -> i64 {
+        let n_acc = self.accounts.len() as u64;
+        let (p, c) = (campaign % n_acc, campaign / n_acc);
+        if c < data::CAMPAIGNS && k < data::AD_GROUPS {
+            data::ad_group_id(self.seeded_offset, self.account_index[p as usize], c, k)
+        } else {
+            (58_700_000_000_000_000
+                + self.legacy_off * 100_000_000
+                + campaign * AD_GROUPS_PER_CAMPAIGN
+                + k) as i64
+        }
+    }
+
+    /// New campaign ID of campaign number `campaign` of the file.
+    fn new_campaign(&self, campaign: u64) -> i64 {
+        (10_000_000_000 + self.new_off * 10_000_000 + campaign) as i64
+    }
+
+    /// New ad group ID of ad group `k` of campaign number `campaign`.
+    fn new_ad_group(&self, campaign: u64, k: u64) -> i64 {
+        (100_000_000_000 + self.new_off * 100_000_000 + campaign * AD_GROUPS_PER_CAMPAIGN + k)
+            as i64
+    }
+
+    /// The campaign number in the file of seeded campaign `c` of configured account `a`.
+    fn seeded_campaign_number(&self, a: usize, c: u64) -> Option<u64> {
+        let p = self.account_index.iter().position(|&i| i == a)? as u64;
+        (c < data::CAMPAIGNS).then(|| c * self.accounts.len() as u64 + p)
+    }
+
+    /// The new (campaign, ad group) IDs of seeded campaign `c`, ad group `g` of configured account
+    /// `a`, as the file's rows give them (whether or not the file is long enough to hold them).
+    pub(crate) fn seeded_new_ids(&self, a: usize, c: u64, g: u64) -> Option<(i64, i64)> {
+        let campaign = self.seeded_campaign_number(a, c)?;
+        (g < data::AD_GROUPS).then(|| (self.new_campaign(campaign), self.new_ad_group(campaign, g)))
+    }
+
+    /// The seeded (campaign `c`) that new campaign ID `id` names for configured account `a`.
+    pub(crate) fn seeded_campaign_of_new(&self, a: usize, id: i64) -> Option<u64> {
+        (0..data::CAMPAIGNS).find(|&c| {
+            self.seeded_campaign_number(a, c)
+                .is_some_and(|n| self.new_campaign(n) == id)
+        })
+    }
+
+    /// The seeded (campaign `c`, ad group `g`) that new ad group ID `id` names for account `a`.
+    pub(crate) fn seeded_ad_group_of_new(&self, a: usize, id: i64) -> Option<(u64, u64)> {
+        (0..data::CAMPAIGNS)
+            .flat_map(|c| (0..data::AD_GROUPS).map(move |g| (c, g)))
+            .find(|&(c, g)| {
+                self.seeded_campaign_number(a, c)
+                    .is_some_and(|n| self.new_ad_group(n, g) == id)
+            })
     }
 
     /// Data rows of the file.
@@ -238,53 +318,52 @@ impl IdMappingPlan {
         let campaign = j / BLOCK;
         let pos = j % BLOCK;
         let account = &self.accounts[(campaign % n_acc) as usize];
-        let legacy = self.legacy_off * 100_000_000;
-        let new = self.new_off;
-        let legacy_campaign = 71_700_000_000_000_000 + legacy + campaign;
-        let new_campaign = 10_000_000_000 + new * 10_000_000 + campaign;
         let (kind, group, criterion): (&[u8], Option<u64>, Option<u64>) = match pos {
             0 => (b"CAMPAIGN,", None, None),
-            1..=4 => (
-                b"AD_GROUP,",
-                Some(campaign * AD_GROUPS_PER_CAMPAIGN + pos - 1),
-                None,
-            ),
+            1..=4 => (b"AD_GROUP,", Some(pos - 1), None),
             _ => {
                 let k = pos - 5;
-                let group = campaign * AD_GROUPS_PER_CAMPAIGN + k / CRITERIA_PER_AD_GROUP;
                 (
                     b"CRITERION,",
-                    Some(group),
-                    Some(group * CRITERIA_PER_AD_GROUP + k % CRITERIA_PER_AD_GROUP),
+                    Some(k / CRITERIA_PER_AD_GROUP),
+                    Some(k % CRITERIA_PER_AD_GROUP),
                 )
             }
         };
+        let legacy = self.legacy_off * 100_000_000;
+        let new = self.new_off;
         out.extend_from_slice(kind);
         let mut cell = Cell::open(out);
         cell.text(b"agencyId", &self.agency);
         cell.text(b"advertiserId", &self.advertiser);
         cell.int(b"engineAccountId", account.engine_account_id);
         if criterion.is_none() {
-            cell.num(b"campaignId", legacy_campaign);
+            cell.int(b"campaignId", self.legacy_campaign(campaign));
         }
-        if let Some(g) = group {
-            cell.num(b"adGroupId", 58_700_000_000_000_000 + legacy + g);
+        if let Some(k) = group {
+            cell.int(b"adGroupId", self.legacy_ad_group(campaign, k));
         }
         if let Some(k) = criterion {
-            cell.num(b"criterionId", 43_700_000_000_000_000 + legacy + k);
+            let number = (campaign * AD_GROUPS_PER_CAMPAIGN + group.unwrap_or(0))
+                * CRITERIA_PER_AD_GROUP
+                + k;
+            cell.num(b"criterionId", 43_700_000_000_000_000 + legacy + number);
         }
         cell.close();
         out.push(b',');
         let mut cell = Cell::open(out);
         cell.text(b"customerId", &account.customer_id);
         if criterion.is_none() {
-            cell.num(b"campaignId", new_campaign);
+            cell.int(b"campaignId", self.new_campaign(campaign));
         }
-        if let Some(g) = group {
-            cell.num(b"adGroupId", 100_000_000_000 + new * 100_000_000 + g);
+        if let Some(k) = group {
+            cell.int(b"adGroupId", self.new_ad_group(campaign, k));
         }
         if let Some(k) = criterion {
-            cell.num(b"criterionId", 200_000_000_000 + new * 100_000_000 + k);
+            let number = (campaign * AD_GROUPS_PER_CAMPAIGN + group.unwrap_or(0))
+                * CRITERIA_PER_AD_GROUP
+                + k;
+            cell.num(b"criterionId", 200_000_000_000 + new * 100_000_000 + number);
         }
         cell.close();
         out.push(b'\n');

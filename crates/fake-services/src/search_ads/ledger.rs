@@ -110,6 +110,16 @@ pub struct SearchAdsCounts {
     pub tokens_issued: u64,
     /// Requests refused with 401.
     pub unauthorized: u64,
+    /// Reporting API (v0) `searchAds360:search` requests that reached the handler.
+    pub reporting_search_requests: u64,
+    /// Reporting API (v0) requests of the other methods that reached their handler.
+    pub reporting_other_requests: u64,
+    /// Injected `RESOURCE_EXHAUSTED` answers of the Reporting API's search.
+    pub reporting_quota_faults: u64,
+    /// Injected `EXPIRED_PAGE_TOKEN` answers of the Reporting API's search.
+    pub reporting_expired_token_faults: u64,
+    /// Pages of the Reporting API's search answered with rows or an empty result.
+    pub reporting_pages: u64,
 }
 
 #[derive(Default)]
@@ -125,6 +135,11 @@ pub(crate) struct Counters {
     pub conversions_rejected: AtomicU64,
     pub tokens_issued: AtomicU64,
     pub unauthorized: AtomicU64,
+    pub reporting_search_requests: AtomicU64,
+    pub reporting_other_requests: AtomicU64,
+    pub reporting_quota_faults: AtomicU64,
+    pub reporting_expired_token_faults: AtomicU64,
+    pub reporting_pages: AtomicU64,
 }
 
 impl Counters {
@@ -274,6 +289,11 @@ impl SearchAdsLedger {
             conversions_rejected: load(&c.conversions_rejected),
             tokens_issued: load(&c.tokens_issued),
             unauthorized: load(&c.unauthorized),
+            reporting_search_requests: load(&c.reporting_search_requests),
+            reporting_other_requests: load(&c.reporting_other_requests),
+            reporting_quota_faults: load(&c.reporting_quota_faults),
+            reporting_expired_token_faults: load(&c.reporting_expired_token_faults),
+            reporting_pages: load(&c.reporting_pages),
         }
     }
 }

@@ -18,6 +18,7 @@ mod data;
 mod fields;
 mod idmapping;
 mod ledger;
+mod reporting;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -35,12 +36,13 @@ use serde_json::{Value, json};
 
 pub use self::auth::{JWT_BEARER_GRANT, SCOPE};
 pub use self::config::{
-    AuthorizedUser, EngineAccount, FloodlightActivity, IdMappingSize, SavedColumnDef,
-    SearchAdsConfig,
+    AuthorizedUser, EngineAccount, FloodlightActivity, IdMappingSize, ReportingConfig,
+    ReportingFaults, SavedColumnDef, SearchAdsConfig,
 };
 pub use self::ledger::{
     ConversionKey, Origin, Owner, SearchAdsCounts, SearchAdsLedger, StoredConversion,
 };
+pub use self::reporting::FAILURE_TYPE;
 
 use self::auth::{Grant, IssuedToken};
 use self::data::Generator;
@@ -55,6 +57,9 @@ use crate::util::hex_token;
 
 /// Path prefix of every API method (SA-1).
 pub const API_PREFIX: &str = "/doubleclicksearch/v2";
+
+/// Path prefix of every Reporting API (v0) method (SR-1); the API's server URL is the origin.
+pub const REPORTING_PREFIX: &str = "/v0";
 
 /// A test-only RSA key (never used anywhere real) for service-account key files pointing at the fake.
 const FAKE_SERVICE_ACCOUNT_KEY: &str = include_str!("fake_service_account_key.pem");
@@ -80,6 +85,7 @@ pub(crate) struct AppInner {
     token_rng: Mutex<fastrand::Rng>,
     token_lifetime: Mutex<Duration>,
     id_mapping_size: Mutex<IdMappingSize>,
+    pub(crate) reporting: reporting::ReportingState,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -209,6 +215,18 @@ impl SearchAdsFakeBuilder {
         self
     }
 
+    /// The Reporting API (v0) side: customers, page tokens, window, faults.
+    pub fn reporting(mut self, reporting: ReportingConfig) -> Self {
+        self.config.reporting = reporting;
+        self
+    }
+
+    /// Faults of the Reporting API's search method.
+    pub fn reporting_faults(mut self, faults: ReportingFaults) -> Self {
+        self.config.reporting.faults = faults;
+        self
+    }
+
     /// Port on 127.0.0.1 (0, the default, picks a free one).
     pub fn port(mut self, port: u16) -> Self {
         self.config.port = port;
@@ -248,6 +266,7 @@ impl SearchAdsFakeBuilder {
             token_lifetime: Mutex::new(config.token_lifetime),
             id_mapping_size: Mutex::new(config.id_mapping),
             tokens: Mutex::new(HashMap::new()),
+            reporting: reporting::ReportingState::new(config.seed, config.reporting.faults.seed),
             clock: self.clock.unwrap_or_default(),
             token_url: token_url.clone(),
             shared,
@@ -314,9 +333,26 @@ fn router(app: AppState, injector: Arc<FaultInjector>) -> Router {
         )
         .route_layer(from_fn_with_state(app.clone(), fields::partial_response))
         .route_layer(from_fn_with_state(app.clone(), auth::require_bearer));
+    let v0 = Router::new()
+        .route(
+            "/customers/{customer}/searchAds360:search",
+            post(reporting::search).layer(DefaultBodyLimit::max(reporting::MAX_BODY)),
+        )
+        .route(
+            "/customers:listAccessibleCustomers",
+            get(reporting::list_accessible_customers),
+        )
+        .route(
+            "/customers/{customer}/customColumns",
+            get(reporting::custom_columns),
+        )
+        .route("/searchAds360Fields/{name}", get(reporting::fields_get))
+        .route("/searchAds360Fields:search", post(reporting::fields_search))
+        .route_layer(from_fn_with_state(app.clone(), auth::require_bearer));
     Router::new()
         .route("/token", post(auth::token))
         .nest(API_PREFIX, api)
+        .nest(REPORTING_PREFIX, v0)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(512 * 1024 * 1024))
@@ -370,6 +406,20 @@ impl SearchAdsFake {
     #[must_use]
     pub fn base_url(&self) -> &str {
         &self.base_url
+    }
+
+    /// The Reporting API (v0) server URL, the spec's server: `http://127.0.0.1:PORT` (paths start
+    /// with `/v0/`).
+    #[must_use]
+    pub fn reporting_url(&self) -> &str {
+        &self.origin
+    }
+
+    /// The current date (UTC) on the fake's clock and the first date of the Reporting API's
+    /// event-level window (`window_days` back, today included).
+    #[must_use]
+    pub fn reporting_window(&self) -> (chrono::NaiveDate, chrono::NaiveDate) {
+        reporting::window(&self.app)
     }
 
     /// `http://127.0.0.1:PORT`.

@@ -1,0 +1,142 @@
+//! A Reporting API row of `FROM conversion` → the same typed [`Conversion`] that
+//! `list_conversions` yields.
+//!
+//! | `Conversion` field | filled from | note |
+//! |---|---|---|
+//! | `conversion_id` | `conversion.advertiser_conversion_id` | the advertiser's id (V2UPD) |
+//! | `ds_conversion_id` | `conversion.id` | |
+//! | `conversion_timestamp` | `conversion.conversion_date_time` | `yyyy-MM-dd HH:mm:ss[.f]±HH:MM` (SR-10) |
+//! | `conversion_modified_timestamp` | `conversion.conversion_last_modified_date_time` | same format |
+//! | `state` | `conversion.status` | `ENABLED` → `ACTIVE`, `REMOVED` → `REMOVED`, others kept as `Other` |
+//! | `revenue_micros` | `conversion.conversion_revenue_micros` | adjusted revenue, in the customer's currency |
+//! | `currency_code` | `customer.currency_code` | only when the conversion has revenue, as v2 sets it |
+//! | `quantity_millis` | `conversion.conversion_quantity` × 1000 | v0 counts whole units |
+//! | `click_id`, `floodlight_order_id`, `product_id` | same names | |
+//! | `ad_id`, `criterion_id` | `conversion.ad_id`, `conversion.criterion_id` | same ids in both APIs (SR-12) |
+//! | `campaign_id`, `ad_group_id` | `campaign.id`, `ad_group.id` | **new** ids (the ID-mapping file translates) |
+//! | `customer_id` | `customer.id` | |
+//! | `inventory_account_id` | `conversion.merchant_id` | |
+//! | `product_country`, `product_language`, `store_id` | `conversion.product_country_code`, `_language_code`, `product_store_id` | |
+//! | `channel` | `conversion.product_channel` | `ONLINE`/`LOCAL` → `online`/`local` |
+//!
+//! Left `None` (empty for the lists), because v0's `conversion` resource has no such field:
+//! `segmentation_type`, `segmentation_id`, `segmentation_name` (the Floodlight activity is
+//! `conversion_action`, not selectable with `FROM conversion` as far as the public material says),
+//! `conversion_type` (no ACTION/TRANSACTION on the event), `count_millis`, `device_type`,
+//! `ad_user_data_consent`, `attribution_model`, `custom_dimensions`, `custom_metrics` (raw event
+//! dimensions need their headers and are not requested), `agency_id`, `advertiser_id`,
+//! `engine_account_id` (the legacy hierarchy does not exist in v0; `customer_id` names the account)
+//! and `product_group_id`.
+
+use chrono::{DateTime, Utc};
+use search_ads_reporting_client::types;
+
+use super::super::conversion::Conversion;
+use super::super::values::{
+    AdGroupId, AdId, CampaignId, Channel, ConversionState, CriterionId, CustomerId, DsConversionId,
+    InventoryAccountId, Micros,
+};
+
+/// Parses `yyyy-MM-dd HH:mm:ss[.fraction]±HH:MM` (SR-10).
+pub fn parse_date_time(field: &str, text: &str) -> Result<DateTime<Utc>, String> {
+    DateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S%.f%:z")
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|_| {
+            format!(
+                "{field} {text:?} is not `yyyy-MM-dd HH:mm:ss[.ffffff]±HH:MM` (a time without a UTC \
+                 offset cannot be placed in time)"
+            )
+        })
+}
+
+/// The sort key of a row: (conversion time, `conversion.id`), the report's order (SR-9).
+pub type RowKey = (DateTime<Utc>, i64);
+
+/// Maps one row; `Err` names the field that could not be read.
+pub fn conversion_from_row(row: types::SearchAds360Row) -> Result<(RowKey, Conversion), String> {
+    let c = row.conversion.ok_or("the row has no `conversion` member")?;
+    let id = c.id.ok_or("conversion.id is missing")?.get();
+    let when = parse_date_time(
+        "conversion.conversion_date_time",
+        c.conversion_date_time
+            .as_deref()
+            .ok_or("conversion.conversion_date_time is missing")?,
+    )?;
+    let modified = c
+        .conversion_last_modified_date_time
+        .as_deref()
+        .map(|t| parse_date_time("conversion.conversion_last_modified_date_time", t))
+        .transpose()?;
+    let state = c.status.as_deref().map(|s| match s {
+        "ENABLED" => ConversionState::Active,
+        "REMOVED" => ConversionState::Removed,
+        other => ConversionState::Other(other.to_owned()),
+    });
+    let revenue = c.conversion_revenue_micros.map(|m| Micros::new(m.get()));
+    let customer = row.customer.as_ref();
+    let currency_code = revenue.and(customer.and_then(|c| c.currency_code.clone()));
+    let quantity_millis = c
+        .conversion_quantity
+        .map(|q| {
+            q.get()
+                .checked_mul(1000)
+                .ok_or("conversion.conversion_quantity is too large")
+        })
+        .transpose()?;
+    let customer_id = customer
+        .and_then(|c| c.id)
+        .map(|id| CustomerId::new(id.get().to_string()))
+        .transpose()
+        .map_err(|e| e.to_string())?;
+    let channel = c
+        .product_channel
+        .as_deref()
+        .map(|s| Channel::from_wire(&s.to_ascii_lowercase()));
+    let conversion = Conversion {
+        conversion_id: c.advertiser_conversion_id,
+        conversion_timestamp: Some(when),
+        conversion_modified_timestamp: modified,
+        ds_conversion_id: Some(DsConversionId::new(id)),
+        state,
+        revenue_micros: revenue,
+        currency_code,
+        quantity_millis,
+        click_id: c.click_id,
+        floodlight_order_id: c.floodlight_order_id,
+        ad_id: c.ad_id.map(|v| AdId::new(v.get())),
+        criterion_id: c.criterion_id.map(|v| CriterionId::new(v.get())),
+        campaign_id: row
+            .campaign
+            .and_then(|x| x.id)
+            .map(|v| CampaignId::new(v.get())),
+        ad_group_id: row
+            .ad_group
+            .and_then(|x| x.id)
+            .map(|v| AdGroupId::new(v.get())),
+        customer_id,
+        inventory_account_id: c.merchant_id.map(|v| InventoryAccountId::new(v.get())),
+        product_id: c.product_id,
+        product_country: c.product_country_code,
+        product_language: c.product_language_code,
+        store_id: c.product_store_id,
+        channel,
+        ..Conversion::default()
+    };
+    Ok(((when, id), conversion))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn date_times_need_an_offset() {
+        let t = parse_date_time("f", "2026-10-01 12:34:56.123000+00:00").unwrap();
+        assert_eq!(t.timestamp_millis() % 1000, 123);
+        let t2 = parse_date_time("f", "2026-10-01 14:34:56+02:00").unwrap();
+        assert_eq!(t2.timestamp(), t.timestamp());
+        let e =
+            parse_date_time("conversion.conversion_date_time", "2026-10-01 12:34:56").unwrap_err();
+        assert!(e.contains("conversion.conversion_date_time"), "{e}");
+    }
+}

@@ -1,0 +1,228 @@
+//! The typed query builder over the `conversion` resource (SR-9, SR-13).
+//!
+//! The query text is assembled from fixed fragments and typed values only: ids are `i64`s printed
+//! as digits, dates are [`NaiveDate`]s printed as `YYYY-MM-DD`, the status is an enum. The one
+//! free-text filter, [`ReportFilters::advertiser_conversion_ids`], is quoted with every quote and
+//! backslash escaped, and a value with a line break or another control character is refused before
+//! anything is sent, so no input can add a condition, an `OR`, a comment or a clause.
+
+use std::fmt::Write as _;
+
+use chrono::NaiveDate;
+
+use super::super::error::Error;
+use super::super::values::{AdGroupId, AdId, CampaignId, CriterionId};
+
+/// Most values of one `IN` list (the service's `FILTER_HAS_TOO_MANY_VALUES` limit is not
+/// documented; this bound keeps every query small).
+pub const MAX_FILTER_VALUES: usize = 10_000;
+
+/// Longest advertiser conversion id accepted in a filter (characters).
+pub const MAX_FILTER_TEXT: usize = 1_000;
+
+/// The fields every conversion report selects, in order. Every field a filter or the ordering
+/// refers to is among them (the service refuses a WHERE or ORDER BY field that is not selected).
+pub const SELECTED_FIELDS: &[&str] = &[
+    "conversion.id",
+    "conversion.advertiser_conversion_id",
+    "conversion.conversion_date_time",
+    "conversion.conversion_last_modified_date_time",
+    "conversion.conversion_revenue_micros",
+    "conversion.conversion_quantity",
+    "conversion.status",
+    "conversion.click_id",
+    "conversion.floodlight_order_id",
+    "conversion.ad_id",
+    "conversion.criterion_id",
+    "conversion.merchant_id",
+    "conversion.product_id",
+    "conversion.product_channel",
+    "conversion.product_country_code",
+    "conversion.product_language_code",
+    "conversion.product_store_id",
+    "segments.date",
+    "customer.id",
+    "customer.currency_code",
+    "campaign.id",
+    "ad_group.id",
+];
+
+/// `conversion.status` values a report can filter on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConversionStatus {
+    /// `ENABLED` (v2 `state` `ACTIVE`).
+    Enabled,
+    /// `REMOVED` (v2 `state` `REMOVED` or `DELETED`).
+    Removed,
+}
+
+impl ConversionStatus {
+    /// The wire value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Enabled => "ENABLED",
+            Self::Removed => "REMOVED",
+        }
+    }
+}
+
+/// Filters of a conversion report. Empty lists filter nothing; several values of one list are
+/// alternatives (`IN`), different lists must all hold (`AND`).
+///
+/// Campaign and ad-group ids are **new** Search Ads 360 ids (translate legacy ones with
+/// [`IdLookup`](super::IdLookup)); ad and criterion ids are the same in both APIs (SR-12).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReportFilters {
+    /// `campaign.id`.
+    pub campaign_ids: Vec<CampaignId>,
+    /// `ad_group.id`.
+    pub ad_group_ids: Vec<AdGroupId>,
+    /// `conversion.ad_id`.
+    pub ad_ids: Vec<AdId>,
+    /// `conversion.criterion_id`.
+    pub criterion_ids: Vec<CriterionId>,
+    /// `conversion.status`.
+    pub statuses: Vec<ConversionStatus>,
+    /// `conversion.advertiser_conversion_id` (v2 `conversionId`): any text without line breaks or
+    /// other control characters, up to [`MAX_FILTER_TEXT`] characters.
+    pub advertiser_conversion_ids: Vec<String>,
+}
+
+impl ReportFilters {
+    /// Checks the bounds and the text values (before any request).
+    pub fn validate(&self) -> Result<(), Error> {
+        let lists = [
+            ("campaign_ids", self.campaign_ids.len()),
+            ("ad_group_ids", self.ad_group_ids.len()),
+            ("ad_ids", self.ad_ids.len()),
+            ("criterion_ids", self.criterion_ids.len()),
+            ("statuses", self.statuses.len()),
+            (
+                "advertiser_conversion_ids",
+                self.advertiser_conversion_ids.len(),
+            ),
+        ];
+        for (field, n) in lists {
+            if n > MAX_FILTER_VALUES {
+                return Err(Error::validation(
+                    field,
+                    None,
+                    format!("has {n} values; at most {MAX_FILTER_VALUES} fit in one query"),
+                ));
+            }
+        }
+        for (i, text) in self.advertiser_conversion_ids.iter().enumerate() {
+            check_text("advertiser_conversion_ids", i, text)?;
+        }
+        Ok(())
+    }
+}
+
+fn check_text(field: &str, index: usize, text: &str) -> Result<(), Error> {
+    if text.chars().count() > MAX_FILTER_TEXT {
+        return Err(Error::validation(
+            field,
+            Some(index),
+            format!("is longer than {MAX_FILTER_TEXT} characters"),
+        ));
+    }
+    if let Some(c) = text.chars().find(|c| c.is_control()) {
+        return Err(Error::validation(
+            field,
+            Some(index),
+            format!(
+                "contains the control character U+{:04X}; the query language does not allow \
+                 line breaks or control characters in strings",
+                u32::from(c)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `'text'` with `\` and `'` and `"` escaped by a backslash.
+pub fn quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('\'');
+    for c in text.chars() {
+        if matches!(c, '\\' | '\'' | '"') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('\'');
+    out
+}
+
+fn condition<T>(out: &mut String, field: &str, values: &[T], render: impl Fn(&T) -> String) {
+    match values {
+        [] => {}
+        [one] => {
+            let _ = write!(out, " AND {field} = {}", render(one));
+        }
+        many => {
+            let list: Vec<String> = many.iter().map(render).collect();
+            let _ = write!(out, " AND {field} IN ({})", list.join(", "));
+        }
+    }
+}
+
+/// The query text of one date shard. `filters` must have passed [`ReportFilters::validate`].
+pub fn conversion_query(start: NaiveDate, end: NaiveDate, filters: &ReportFilters) -> String {
+    let mut q = format!(
+        "SELECT {} FROM conversion WHERE segments.date BETWEEN '{}' AND '{}'",
+        SELECTED_FIELDS.join(", "),
+        start.format("%Y-%m-%d"),
+        end.format("%Y-%m-%d")
+    );
+    condition(&mut q, "campaign.id", &filters.campaign_ids, |v| {
+        v.get().to_string()
+    });
+    condition(&mut q, "ad_group.id", &filters.ad_group_ids, |v| {
+        v.get().to_string()
+    });
+    condition(&mut q, "conversion.ad_id", &filters.ad_ids, |v| {
+        v.get().to_string()
+    });
+    condition(
+        &mut q,
+        "conversion.criterion_id",
+        &filters.criterion_ids,
+        |v| v.get().to_string(),
+    );
+    condition(&mut q, "conversion.status", &filters.statuses, |v| {
+        quote(v.as_str())
+    });
+    condition(
+        &mut q,
+        "conversion.advertiser_conversion_id",
+        &filters.advertiser_conversion_ids,
+        |v| quote(v),
+    );
+    q.push_str(" ORDER BY conversion.conversion_date_time, conversion.id");
+    q
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quotes_escape_quotes_and_backslashes() {
+        assert_eq!(quote("a'b"), r"'a\'b'");
+        assert_eq!(quote(r"a\'"), r"'a\\\''");
+        assert_eq!(quote("\""), r#"'\"'"#);
+    }
+
+    #[test]
+    fn control_characters_are_refused() {
+        let f = ReportFilters {
+            advertiser_conversion_ids: vec!["ok".into(), "x\ny".into()],
+            ..ReportFilters::default()
+        };
+        let e = f.validate().unwrap_err().to_string();
+        assert!(e.contains("advertiser_conversion_ids"), "{e}");
+        assert!(e.contains("index 1"), "{e}");
+        assert!(e.contains("U+000A"), "{e}");
+    }
+}

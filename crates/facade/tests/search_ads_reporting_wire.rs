@@ -1,0 +1,224 @@
+//! Snapshots of the Reporting API search requests the facade sends, one per filter, taken by a
+//! capturing server: method, path, the relevant headers (`login-customer-id` included) and the
+//! JSON body with the query text. The token is checked, then redacted. Also the second page's
+//! request (same query, `pageToken`) and the requests of one report split into date shards.
+
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use chrono::NaiveDate;
+use facade::search_ads::{
+    AdGroupId, AdId, CampaignId, ConversionStatus, CriterionId, CustomerId, DateRange,
+    ReportFilters, ReportOptions, RetryPolicy, SearchAds, StaticToken,
+};
+use futures::TryStreamExt;
+use serde_json::{Value, json};
+
+const TOKEN: &str = "wire-test-token";
+
+#[derive(Clone, Default)]
+struct Log(Arc<Mutex<Vec<Value>>>);
+
+impl Log {
+    fn take(&self) -> Vec<Value> {
+        std::mem::take(&mut *self.0.lock().expect("not poisoned"))
+    }
+}
+
+fn header_text(headers: &HeaderMap, name: &str) -> Value {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map_or(Value::Null, |v| Value::String(v.to_owned()))
+}
+
+async fn capture(State(log): State<Log>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let body: Bytes = axum::body::to_bytes(body, 1 << 20)
+        .await
+        .unwrap_or_default();
+    assert_eq!(
+        header_text(&parts.headers, "authorization"),
+        json!(format!("Bearer {TOKEN}"))
+    );
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let first_page = body.get("pageToken").is_none();
+    log.0.lock().expect("not poisoned").push(json!({
+        "method": parts.method.as_str(),
+        "path": parts.uri.path(),
+        "query_string": parts.uri.query(),
+        "headers": {
+            "api-version": header_text(&parts.headers, "api-version"),
+            "authorization": "Bearer [redacted]",
+            "content-type": header_text(&parts.headers, "content-type"),
+            "login-customer-id": header_text(&parts.headers, "login-customer-id"),
+        },
+        "body": body,
+    }));
+    // One row; the first page says there is a second.
+    let mut page = json!({
+        "results": [{
+            "conversion": {"id": "1", "conversionDateTime": "2026-11-01 10:00:00+00:00", "status": "ENABLED"},
+            "segments": {"date": "2026-11-01"},
+        }],
+        "fieldMask": "conversion.id",
+    });
+    if first_page && parts.uri.path().ends_with(":search") && log.0.lock().expect("x").len() == 1 {
+        page["nextPageToken"] = json!("page-2");
+        page["results"][0]["conversion"]["id"] = json!("0");
+    }
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        page.to_string(),
+    )
+        .into_response()
+}
+
+async fn server() -> (SearchAds, Log) {
+    let log = Log::default();
+    let app = Router::new().fallback(capture).with_state(log.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a free port");
+    let addr = listener.local_addr().expect("an address");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let client = SearchAds::builder(StaticToken::new(TOKEN))
+        .reporting_base_url(&format!("http://{addr}"))
+        .expect("valid URL")
+        .retry_policy(RetryPolicy::no_retries())
+        .build()
+        .expect("builds");
+    (client, log)
+}
+
+fn day(y: i32, m: u32, d: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(y, m, d).expect("a date")
+}
+
+const TODAY: (i32, u32, u32) = (2026, 11, 23);
+
+async fn requests_for(filters: ReportFilters, login: Option<&str>) -> Vec<Value> {
+    let (client, log) = server().await;
+    let options = ReportOptions {
+        page_size: 500,
+        shard_days: 30,
+        concurrency: 1,
+        login_customer_id: login.map(|l| CustomerId::new(l).expect("id")),
+        filters,
+    };
+    let dates = DateRange::new(day(2026, 11, 1), day(2026, 11, 7)).expect("range");
+    let report = client
+        .conversion_report_on(
+            CustomerId::new("2000012350").expect("id"),
+            dates,
+            options,
+            day(TODAY.0, TODAY.1, TODAY.2),
+        )
+        .expect("valid");
+    let rows: Vec<_> = report.try_collect().await.expect("rows");
+    assert_eq!(rows.len(), 2, "one row per page, two pages");
+    log.take()
+}
+
+#[tokio::test]
+async fn no_filter_and_the_next_page() {
+    let requests = requests_for(ReportFilters::default(), None).await;
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0]["body"]["query"], requests[1]["body"]["query"]);
+    insta::assert_yaml_snapshot!(requests);
+}
+
+#[tokio::test]
+async fn campaign_filter_with_login_customer_id() {
+    let filters = ReportFilters {
+        campaign_ids: vec![CampaignId::new(10_000_000_123)],
+        ..ReportFilters::default()
+    };
+    let requests = requests_for(filters, Some("2000012300")).await;
+    insta::assert_yaml_snapshot!(requests[0]);
+}
+
+#[tokio::test]
+async fn ad_group_filter() {
+    let filters = ReportFilters {
+        ad_group_ids: vec![
+            AdGroupId::new(100_000_000_001),
+            AdGroupId::new(100_000_000_002),
+        ],
+        ..ReportFilters::default()
+    };
+    insta::assert_yaml_snapshot!(requests_for(filters, None).await[0]["body"]);
+}
+
+#[tokio::test]
+async fn ad_filter() {
+    let filters = ReportFilters {
+        ad_ids: vec![AdId::new(44_700_000_000_000_001)],
+        ..ReportFilters::default()
+    };
+    insta::assert_yaml_snapshot!(requests_for(filters, None).await[0]["body"]);
+}
+
+#[tokio::test]
+async fn criterion_filter() {
+    let filters = ReportFilters {
+        criterion_ids: vec![CriterionId::new(43_700_000_000_000_002)],
+        ..ReportFilters::default()
+    };
+    insta::assert_yaml_snapshot!(requests_for(filters, None).await[0]["body"]);
+}
+
+#[tokio::test]
+async fn status_filter() {
+    let filters = ReportFilters {
+        statuses: vec![ConversionStatus::Removed],
+        ..ReportFilters::default()
+    };
+    insta::assert_yaml_snapshot!(requests_for(filters, None).await[0]["body"]);
+}
+
+#[tokio::test]
+async fn advertiser_conversion_id_filter_is_escaped() {
+    let filters = ReportFilters {
+        advertiser_conversion_ids: vec!["order-1".into(), r"it's \ OR 1=1 --".into()],
+        ..ReportFilters::default()
+    };
+    insta::assert_yaml_snapshot!(requests_for(filters, None).await[0]["body"]);
+}
+
+#[tokio::test]
+async fn shards_are_separate_queries_in_date_order() {
+    let (client, log) = server().await;
+    let options = ReportOptions {
+        page_size: 10_000,
+        shard_days: 3,
+        concurrency: 1,
+        ..ReportOptions::default()
+    };
+    let dates = DateRange::new(day(2026, 11, 1), day(2026, 11, 7)).expect("range");
+    let report = client
+        .conversion_report_on(
+            CustomerId::new("2000012350").expect("id"),
+            dates,
+            options,
+            day(TODAY.0, TODAY.1, TODAY.2),
+        )
+        .expect("valid");
+    let _: Vec<_> = report.try_collect().await.expect("rows");
+    let queries: Vec<String> = log
+        .take()
+        .iter()
+        .map(|r| {
+            let q = r["body"]["query"].as_str().expect("query").to_owned();
+            let start = q.find("segments.date BETWEEN").expect("date filter");
+            q[start..start + 50].to_owned()
+        })
+        .collect();
+    // The first shard answered with a next page (see `capture`), so it has two requests.
+    insta::assert_yaml_snapshot!(queries);
+}

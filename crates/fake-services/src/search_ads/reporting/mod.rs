@@ -1,0 +1,514 @@
+//! The Search Ads 360 Reporting API (v0) side of the search ads fake.
+//!
+//! Routes (relative to the origin, SR-1): `POST /v0/customers/{customerId}/searchAds360:search`,
+//! `GET /v0/customers:listAccessibleCustomers`, `GET /v0/customers/{customerId}/customColumns`,
+//! `GET /v0/searchAds360Fields/{name}`, `POST /v0/searchAds360Fields:search`; the same bearer
+//! tokens as v2 (SR-7). `search` reads the v2 fake's conversions (seeded and stored) with the new
+//! IDs of the ID-mapping file (SR-12), parses the query subset of [`query`], checks
+//! `login-customer-id` (SR-8) and the event-level window on the fake's clock, pages with tokens that
+//! expire (SR-11) and injects [`ReportingFaults`](super::ReportingFaults). Errors are
+//! `google.rpc.Status` envelopes with a `SearchAds360Failure` detail (SR-6).
+
+mod fields;
+pub(crate) mod query;
+pub(crate) mod rows;
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use serde_json::{Value, json};
+
+use self::query::{ConversionQuery, QueryError};
+use super::AppState;
+use super::ledger::Counters;
+use crate::errors::json_response;
+use crate::util::hex_token;
+
+/// The `@type` of the `SearchAds360Failure` detail (SR-6).
+pub const FAILURE_TYPE: &str =
+    "type.googleapis.com/google.ads.searchads360.v0.errors.SearchAds360Failure";
+
+/// Most page tokens kept at once; the oldest are dropped beyond it.
+const MAX_TOKENS: usize = 100_000;
+/// Largest request body a search accepts.
+pub(crate) const MAX_BODY: usize = 1024 * 1024;
+/// Most days a query that selects `segments.date` may span (SR-13).
+pub const MAX_SEGMENTED_DAYS: i64 = 30;
+
+/// What a page token stands for.
+#[derive(Clone, Debug)]
+pub(crate) struct PageToken {
+    customer: String,
+    query: String,
+    cursor: rows::RowKey,
+    emitted: u64,
+    expires: Instant,
+    total_requested: bool,
+}
+
+/// Mutable state of the reporting side.
+pub(crate) struct ReportingState {
+    tokens: Mutex<HashMap<String, PageToken>>,
+    rng: Mutex<fastrand::Rng>,
+    faults_rng: Mutex<fastrand::Rng>,
+}
+
+impl ReportingState {
+    pub(crate) fn new(seed: u64, fault_seed: u64) -> Self {
+        Self {
+            tokens: Mutex::new(HashMap::new()),
+            rng: Mutex::new(fastrand::Rng::with_seed(seed ^ 0x0050_A6E0)),
+            faults_rng: Mutex::new(fastrand::Rng::with_seed(fault_seed)),
+        }
+    }
+
+    fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+        m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// One `SearchAds360Error` of a failure.
+pub(crate) struct Failure {
+    status: StatusCode,
+    rpc: &'static str,
+    kind: &'static str,
+    code: &'static str,
+    message: String,
+    trigger: Option<String>,
+    details: Option<Value>,
+}
+
+impl Failure {
+    pub(crate) fn new(
+        status: StatusCode,
+        kind: &'static str,
+        code: &'static str,
+        message: impl Into<String>,
+    ) -> Self {
+        let rpc = match status {
+            StatusCode::UNAUTHORIZED => "UNAUTHENTICATED",
+            StatusCode::FORBIDDEN => "PERMISSION_DENIED",
+            StatusCode::NOT_FOUND => "NOT_FOUND",
+            StatusCode::TOO_MANY_REQUESTS => "RESOURCE_EXHAUSTED",
+            s if s.is_server_error() => "INTERNAL",
+            _ => "INVALID_ARGUMENT",
+        };
+        Self {
+            status,
+            rpc,
+            kind,
+            code,
+            message: message.into(),
+            trigger: None,
+            details: None,
+        }
+    }
+
+    fn query(e: QueryError) -> Self {
+        let mut f = Self::new(StatusCode::BAD_REQUEST, "queryError", e.code, e.message);
+        f.trigger = e.trigger;
+        f
+    }
+
+    pub(crate) fn into_response(self, app: &AppState) -> Response {
+        let request_id = {
+            let mut rng = ReportingState::lock(&app.reporting.rng);
+            hex_token(&mut rng, 8)
+        };
+        let mut error = json!({
+            "errorCode": {self.kind: self.code},
+            "message": self.message,
+        });
+        if let Some(trigger) = self.trigger {
+            error["trigger"] = json!({"stringValue": trigger});
+        }
+        if let Some(details) = self.details {
+            error["details"] = details;
+        }
+        let body = json!({
+            "error": {
+                "code": self.status.as_u16(),
+                "message": "Request contains an invalid argument.",
+                "status": self.rpc,
+                "details": [{
+                    "@type": FAILURE_TYPE,
+                    "errors": [error],
+                    "requestId": request_id,
+                }],
+            }
+        });
+        json_response(self.status, &body)
+    }
+}
+
+fn google_duration(d: Duration) -> String {
+    let nanos = d.subsec_nanos();
+    if nanos == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        let frac = format!("{nanos:09}");
+        format!("{}.{}s", d.as_secs(), frac.trim_end_matches('0'))
+    }
+}
+
+/// The account number of a client customer, after the `login-customer-id` rule (SR-8).
+fn authorize_customer(
+    app: &AppState,
+    customer: &str,
+    headers: &HeaderMap,
+) -> Result<Option<usize>, Failure> {
+    let reporting = &app.config.reporting;
+    if customer.is_empty() || !customer.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(Failure::new(
+            StatusCode::BAD_REQUEST,
+            "requestError",
+            "INVALID_CUSTOMER_ID",
+            format!("Invalid customer ID '{customer}': ten digits without dashes."),
+        ));
+    }
+    let account = app
+        .config
+        .accounts
+        .iter()
+        .position(|a| a.customer_id == customer);
+    let is_manager = customer == reporting.manager_customer_id;
+    if account.is_none() && !is_manager {
+        return Err(Failure::new(
+            StatusCode::FORBIDDEN,
+            "authorizationError",
+            "USER_PERMISSION_DENIED",
+            format!("The caller does not have permission to access customer {customer}."),
+        ));
+    }
+    let login = headers
+        .get("login-customer-id")
+        .map(|v| v.to_str().unwrap_or("\u{fffd}").to_owned());
+    match login {
+        None => {
+            if !reporting.direct_customer_ids.iter().any(|c| c == customer) {
+                return Err(Failure::new(
+                    StatusCode::FORBIDDEN,
+                    "authorizationError",
+                    "USER_PERMISSION_DENIED",
+                    format!(
+                        "User doesn't have permission to access customer {customer}. Note: If you're accessing a client customer, the manager's customer id must be set in the 'login-customer-id' header."
+                    ),
+                ));
+            }
+        }
+        Some(login) => {
+            if login.len() != 10 || !login.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(Failure::new(
+                    StatusCode::BAD_REQUEST,
+                    "headerError",
+                    "INVALID_LOGIN_CUSTOMER_ID",
+                    "The login-customer-id header is not a valid customer ID (ten digits, no dashes).",
+                ));
+            }
+            let direct = reporting.direct_customer_ids.contains(&login);
+            let above = login == reporting.manager_customer_id || login == customer;
+            if !direct || !above {
+                return Err(Failure::new(
+                    StatusCode::FORBIDDEN,
+                    "authorizationError",
+                    "INVALID_LOGIN_CUSTOMER_ID_SERVING_CUSTOMER_ID_COMBINATION",
+                    format!("Customer {login} cannot serve customer {customer}."),
+                ));
+            }
+        }
+    }
+    Ok(account)
+}
+
+/// `POST /v0/customers/{customerId}/searchAds360:search`.
+pub(crate) async fn search(
+    State(app): State<AppState>,
+    Path(customer): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    match search_inner(&app, &customer, &headers, &body) {
+        Ok(response) => response,
+        Err(failure) => failure.into_response(&app),
+    }
+}
+
+fn search_inner(
+    app: &AppState,
+    customer: &str,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Response, Failure> {
+    Counters::bump(&app.shared.counters.reporting_search_requests);
+    let account = authorize_customer(app, customer, headers)?;
+    let request: Value = serde_json::from_slice(body).map_err(|e| {
+        Failure::new(
+            StatusCode::BAD_REQUEST,
+            "requestError",
+            "REQUIRED_FIELD_MISSING",
+            format!("Invalid JSON payload received: {e}"),
+        )
+    })?;
+    let text = request.get("query").and_then(Value::as_str).unwrap_or("");
+    if text.trim().is_empty() {
+        return Err(Failure::new(
+            StatusCode::BAD_REQUEST,
+            "requestError",
+            "REQUIRED_FIELD_MISSING",
+            "The query is required.",
+        ));
+    }
+    let page_size = match request.get("pageSize") {
+        None | Some(Value::Null) => 10_000,
+        Some(v) => v
+            .as_i64()
+            .filter(|n| (1..=10_000).contains(n))
+            .ok_or_else(|| {
+                Failure::new(
+                    StatusCode::BAD_REQUEST,
+                    "requestError",
+                    "INVALID_PAGE_SIZE",
+                    format!("Invalid page size {v}: 1 to 10,000."),
+                )
+            })? as usize,
+    };
+    let page_token = request
+        .get("pageToken")
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty());
+    let total_requested = request
+        .get("returnTotalResultsCount")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let validate_only = request
+        .get("validateOnly")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    if validate_only && page_token.is_some() {
+        return Err(Failure::new(
+            StatusCode::BAD_REQUEST,
+            "requestError",
+            "VALIDATE_ONLY_REQUEST_HAS_PAGE_TOKEN",
+            "A validate-only request cannot carry a page token.",
+        ));
+    }
+    // Injected faults, before any work.
+    let faults = &app.config.reporting.faults;
+    let draw = ReportingState::lock(&app.reporting.faults_rng).f64();
+    if draw < faults.quota_exhausted {
+        Counters::bump(&app.shared.counters.reporting_quota_faults);
+        let mut f = Failure::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "quotaError",
+            "RESOURCE_EXHAUSTED",
+            "Too many requests. Retry in the retry delay.",
+        );
+        f.details = Some(json!({"quotaErrorDetails": {
+            "rateScope": "ACCOUNT",
+            "rateName": "Search requests per minute",
+            "retryDelay": google_duration(faults.retry_delay),
+        }}));
+        return Err(f);
+    }
+    if let Some(token) = page_token
+        && draw < faults.quota_exhausted + faults.expired_page_token
+    {
+        ReportingState::lock(&app.reporting.tokens).remove(token);
+        Counters::bump(&app.shared.counters.reporting_expired_token_faults);
+        return Err(expired());
+    }
+    let query = query::parse(text).map_err(Failure::query)?;
+    let (today, first) = rows::window(app);
+    if query.start < first {
+        return Err(Failure::new(
+            StatusCode::BAD_REQUEST,
+            "dateError",
+            "EARLIER_THAN_MINIMUM_DATE",
+            format!(
+                "Conversion data is available for the last {} days only: segments.date must be on or after {first} (today is {today}).",
+                app.config.reporting.window_days
+            ),
+        ));
+    }
+    // A query segmented by date must restrict it to fewer than 31 days (discovery's
+    // queryError.DATE_RANGE_TOO_WIDE; SR-13).
+    let days = (query.end - query.start).num_days() + 1;
+    if days > MAX_SEGMENTED_DAYS && query.select.iter().any(|f| f == "segments.date") {
+        return Err(Failure::query(query::QueryError::too_wide(days)));
+    }
+    let state = match page_token {
+        None => PageToken {
+            customer: customer.to_owned(),
+            query: text.to_owned(),
+            cursor: (i64::MIN, i64::MIN),
+            emitted: 0,
+            expires: app.clock.now(),
+            total_requested,
+        },
+        Some(token) => {
+            let found = ReportingState::lock(&app.reporting.tokens)
+                .get(token)
+                .cloned();
+            let Some(state) = found else {
+                return Err(Failure::new(
+                    StatusCode::BAD_REQUEST,
+                    "requestError",
+                    "INVALID_PAGE_TOKEN",
+                    "The page token is not valid.",
+                ));
+            };
+            if app.clock.now() >= state.expires {
+                ReportingState::lock(&app.reporting.tokens).remove(token);
+                return Err(expired());
+            }
+            if state.customer != customer || state.query != text {
+                return Err(Failure::new(
+                    StatusCode::BAD_REQUEST,
+                    "requestError",
+                    "INVALID_PAGE_TOKEN",
+                    "The page token belongs to another query or customer.",
+                ));
+            }
+            if total_requested && !state.total_requested {
+                return Err(Failure::new(
+                    StatusCode::BAD_REQUEST,
+                    "requestError",
+                    "TOTAL_RESULTS_COUNT_NOT_ORIGINALLY_REQUESTED",
+                    "Ask for the total results count on the first page.",
+                ));
+            }
+            state
+        }
+    };
+    let mut response = json!({"fieldMask": rows::field_mask(&query.select)});
+    if validate_only {
+        return Ok(json_response(StatusCode::OK, &response));
+    }
+    let remaining = query
+        .limit
+        .map_or(u64::MAX, |l| l.saturating_sub(state.emitted));
+    let want = (page_size as u64).min(remaining) as usize;
+    let cursor = (state.emitted > 0).then_some(state.cursor);
+    let found = match account {
+        Some(a) => rows::rows_after(app, a, &query, cursor, want + 1),
+        None => Vec::new(), // the manager holds no conversions
+    };
+    let more =
+        found.len() > want && (state.emitted + want as u64) < query.limit.unwrap_or(u64::MAX);
+    let page: Vec<_> = found.into_iter().take(want).collect();
+    if total_requested && let Some(a) = account {
+        response["totalResultsCount"] = json!(count(app, a, &query).to_string());
+    }
+    if more && let Some(last) = page.last() {
+        let token = {
+            let mut rng = ReportingState::lock(&app.reporting.rng);
+            format!("pt{}", hex_token(&mut rng, 16))
+        };
+        let next = PageToken {
+            cursor: last.key,
+            emitted: state.emitted + page.len() as u64,
+            expires: app.clock.now() + app.config.reporting.page_token_lifetime,
+            ..state
+        };
+        let mut tokens = ReportingState::lock(&app.reporting.tokens);
+        if tokens.len() >= MAX_TOKENS {
+            let now = app.clock.now();
+            tokens.retain(|_, t| t.expires > now);
+            if tokens.len() >= MAX_TOKENS {
+                tokens.clear();
+            }
+        }
+        tokens.insert(token.clone(), next);
+        response["nextPageToken"] = json!(token);
+    }
+    let results: Vec<Value> = page
+        .iter()
+        .map(|row| rows::select(&row.value, &query.select))
+        .collect();
+    if !results.is_empty() {
+        response["results"] = Value::Array(results);
+    }
+    Counters::bump(&app.shared.counters.reporting_pages);
+    Ok(json_response(StatusCode::OK, &response))
+}
+
+fn count(app: &AppState, a: usize, query: &ConversionQuery) -> u64 {
+    let mut n = 0u64;
+    let mut cursor = None;
+    loop {
+        let rows = rows::rows_after(app, a, query, cursor, 10_000);
+        n += rows.len() as u64;
+        match rows.last() {
+            Some(last) if rows.len() == 10_000 => cursor = Some(last.key),
+            _ => return n,
+        }
+    }
+}
+
+fn expired() -> Failure {
+    Failure::new(
+        StatusCode::BAD_REQUEST,
+        "requestError",
+        "EXPIRED_PAGE_TOKEN",
+        "The page token has expired; run the query again from the first page.",
+    )
+}
+
+/// `GET /v0/customers:listAccessibleCustomers`.
+pub(crate) async fn list_accessible_customers(State(app): State<AppState>) -> Response {
+    Counters::bump(&app.shared.counters.reporting_other_requests);
+    let names: Vec<String> = app
+        .config
+        .reporting
+        .direct_customer_ids
+        .iter()
+        .map(|c| format!("customers/{c}"))
+        .collect();
+    json_response(StatusCode::OK, &json!({"resourceNames": names}))
+}
+
+/// `GET /v0/customers/{customerId}/customColumns`.
+pub(crate) async fn custom_columns(
+    State(app): State<AppState>,
+    Path(customer): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    Counters::bump(&app.shared.counters.reporting_other_requests);
+    if let Err(f) = authorize_customer(&app, &customer, &headers) {
+        return f.into_response(&app);
+    }
+    let columns: Vec<Value> = app
+        .config
+        .saved_columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let id = 1000 + i as i64;
+            let value_type = match c.column_type.as_str() {
+                "double" => "DOUBLE",
+                "integer" => "INT64",
+                "string" => "STRING",
+                "boolean" => "BOOLEAN",
+                _ => "UNKNOWN",
+            };
+            json!({
+                "resourceName": format!("customers/{customer}/customColumns/{id}"),
+                "id": id.to_string(),
+                "name": c.name,
+                "valueType": value_type,
+                "queryable": true,
+                "referencesAttributes": false,
+                "referencesMetrics": false,
+            })
+        })
+        .collect();
+    json_response(StatusCode::OK, &json!({"customColumns": columns}))
+}
+
+pub(crate) use fields::{fields_get, fields_search};
+pub(crate) use rows::window;
