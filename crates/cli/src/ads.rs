@@ -5,8 +5,10 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use chrono::{DateTime, NaiveDate, Utc};
+use facade::http::HttpOptions;
 use facade::search_ads::{
     AdGroupId, AdvertiserId, AgencyId, Availability, CampaignId, Conversion, CustomerId, DateRange,
     EngineAccount, EngineAccountId, ListOptions, Outcome, ProgressFn, ReportFilters, ReportOptions,
@@ -162,7 +164,45 @@ impl Conn<'_> {
             Some(url) => builder.reporting_base_url(&url)?,
             None => builder,
         };
-        Ok(builder.write_options(write).build()?)
+        Ok(builder
+            .write_options(write)
+            .http_options(self.http_options()?)
+            .build()?)
+    }
+
+    /// The transport limits of `--timeout`, `--stall-timeout`, `--max-body`
+    /// and `--max-download` over the facade's defaults.
+    fn http_options(&self) -> AppResult<HttpOptions> {
+        let mut options = HttpOptions::default();
+        let seconds = |flag: &str, value: u64| {
+            if (1..=86_400).contains(&value) {
+                Ok(Duration::from_secs(value))
+            } else {
+                Err(AppError::new(format!("{flag} {value} is out of range"))
+                    .hint(format!("give {flag} a number of seconds from 1 to 86400")))
+            }
+        };
+        let bytes = |flag: &str, value: u64| {
+            if value >= 1024 {
+                Ok(value)
+            } else {
+                Err(AppError::new(format!("{flag} {value} is too small"))
+                    .hint(format!("give {flag} at least 1024 bytes")))
+            }
+        };
+        if let Some(v) = self.args.timeout {
+            options.timeout = seconds("--timeout", v)?;
+        }
+        if let Some(v) = self.args.stall_timeout {
+            options.read_timeout = seconds("--stall-timeout", v)?;
+        }
+        if let Some(v) = self.args.max_body {
+            options.max_body_bytes = bytes("--max-body", v)?;
+        }
+        if let Some(v) = self.args.max_download {
+            options.max_download_bytes = bytes("--max-download", v)?;
+        }
+        Ok(options)
     }
 }
 

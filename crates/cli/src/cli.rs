@@ -405,6 +405,22 @@ pub struct AdsConnArgs {
         value_name = "ID"
     )]
     pub login_customer_id: Option<String>,
+
+    /// Seconds one request may take, answer included [default: 30]
+    #[arg(long, global = true, value_name = "SECS", help_heading = "Limits")]
+    pub timeout: Option<u64>,
+
+    /// Seconds an answer may take to deliver 1 KiB (or its end) [default: 30]
+    #[arg(long, global = true, value_name = "SECS", help_heading = "Limits")]
+    pub stall_timeout: Option<u64>,
+
+    /// Largest JSON answer read, in bytes [default: 33554432]
+    #[arg(long, global = true, value_name = "BYTES", help_heading = "Limits")]
+    pub max_body: Option<u64>,
+
+    /// Largest ID-mapping download, in bytes [default: 68719476736]
+    #[arg(long, global = true, value_name = "BYTES", help_heading = "Limits")]
+    pub max_download: Option<u64>,
 }
 
 /// `apictl ads <command>`.

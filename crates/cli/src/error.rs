@@ -172,6 +172,55 @@ impl From<video_session::ValidationError> for AppError {
 impl From<search_ads::Error> for AppError {
     fn from(e: search_ads::Error) -> Self {
         use search_ads::Error as E;
+        // The facade's own text for these names `HttpOptions` fields; say it
+        // with the flags apictl has instead.
+        match &e {
+            E::TooLarge {
+                operation,
+                limit,
+                announced,
+                setting,
+            } => {
+                let announced = announced
+                    .map(|a| format!(" (it announced {a} bytes)"))
+                    .unwrap_or_default();
+                let flag = if *setting == "max_download_bytes" {
+                    "--max-download"
+                } else {
+                    "--max-body"
+                };
+                return AppError::new(format!(
+                    "{operation}: the answer is larger than the limit of {limit} bytes{announced}; \
+                     nothing more was read"
+                ))
+                .hint(format!(
+                    "raise {flag} (bytes) if the answer is expected to be that large"
+                ));
+            }
+            E::Stalled {
+                operation,
+                after,
+                received,
+            } => {
+                return AppError::new(format!(
+                    "{operation}: the answer stalled: less than 1 KiB arrived in {} s (after \
+                     {received} bytes)",
+                    after.as_secs_f64()
+                ))
+                .hint("try again later, or raise --stall-timeout (seconds)");
+            }
+            E::Timeout { operation, connect } => {
+                let what = if *connect {
+                    "connecting timed out"
+                } else {
+                    "the request timed out"
+                };
+                return AppError::new(format!("{operation}: {what}")).hint(
+                    "check the search ads URL (--url, SEARCH_ADS_URL) and try again later, or raise --timeout (seconds)",
+                );
+            }
+            _ => {}
+        }
         let hint = match &e {
             E::Validation { field, .. } if field == "batch_size" => format!(
                 "use --batch-size 1 to {} (default {})",
@@ -213,7 +262,7 @@ impl From<search_ads::Error> for AppError {
             }
             E::Api { status: 429, .. } => "wait a little and run the command again".to_owned(),
             E::Api { .. } => "see the message; run with -v for the request log".to_owned(),
-            E::Transport { .. } | E::Timeout { .. } => {
+            E::Transport { .. } => {
                 "check the search ads URL (--url, SEARCH_ADS_URL or the config file) and that the service is up; `apictl sandbox` runs a local one"
                     .to_owned()
             }
