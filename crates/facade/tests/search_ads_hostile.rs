@@ -178,10 +178,14 @@ async fn hostile_answers_end_every_call_with_a_clear_error_in_bounded_memory() {
     let advertiser = AdvertiserId::new(2);
     let dir = tempfile::tempdir().expect("a temporary directory");
     let baseline = memory_kib("VmRSS:");
-    let conversion = Conversion::new(
-        "c-1",
-        DateTime::from_timestamp_millis(1_700_000_000_000).expect("a time"),
-    );
+    let conversion = Conversion {
+        agency_id: Some(agency),
+        advertiser_id: Some(advertiser),
+        ..Conversion::new(
+            "c-1",
+            DateTime::from_timestamp_millis(1_700_000_000_000).expect("a time"),
+        )
+    };
 
     for answer in [
         Answer::AnnouncedHuge,
