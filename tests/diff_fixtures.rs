@@ -203,7 +203,7 @@ fn report(case: &str) -> Report {
         spec,
         output: "unused.rs",
         int64_strings: false,
-        plain_constrained_strings: false,
+        plain_string_constraints: &[],
         inner_type: None,
     };
     let base = read(&dir.join("base.yaml"));

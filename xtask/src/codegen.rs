@@ -262,7 +262,7 @@ mod tests {
         spec: "specs/test.yaml",
         output: "out.rs",
         int64_strings: false,
-        plain_constrained_strings: false,
+        plain_string_constraints: &[],
         inner_type: None,
     };
 

@@ -19,11 +19,11 @@ pub struct SpecConfig {
     /// Map every `{type: string, format: int64}` schema (bare or with
     /// [`INT64_PATTERN`]) to `crate::I64String`.
     pub int64_strings: bool,
-    /// Keep inline string schemas whose only constraints are `pattern`,
-    /// `minLength`, `maxLength` or `enum` as plain `String`s (see
-    /// [`constrained_string_schemas`]). (Every spec is generated as if its
+    /// Keep inline string schemas whose only constraints are among these keys
+    /// (a subset of [`STRING_CONSTRAINT_KEYS`]) as plain `String`s (see
+    /// [`constrained_string_schemas`]); empty: none. (Every spec is generated as if its
     /// requiredness alternatives were absent: [`without_requiredness_alternatives`].)
-    pub plain_constrained_strings: bool,
+    pub plain_string_constraints: &'static [&'static str],
     /// Path of the `Client`'s inner (context) type, passed to the client hooks.
     pub inner_type: Option<&'static str>,
 }
@@ -35,7 +35,7 @@ pub const SPECS: &[SpecConfig] = &[
         spec: "specs/search-ads.yaml",
         output: "crates/search-ads-client/src/generated.rs",
         int64_strings: true,
-        plain_constrained_strings: true,
+        plain_string_constraints: STRING_CONSTRAINT_KEYS,
         inner_type: Some("crate::ClientContext"),
     },
     SpecConfig {
@@ -43,7 +43,9 @@ pub const SPECS: &[SpecConfig] = &[
         spec: "specs/search-ads-reporting.yaml",
         output: "crates/search-ads-reporting-client/src/generated.rs",
         int64_strings: true,
-        plain_constrained_strings: false,
+        // Closed value sets stay generated enums; patterns and lengths (the
+        // login-customer-id header) are the facade's to check.
+        plain_string_constraints: &["pattern", "minLength", "maxLength"],
         inner_type: Some("crate::ClientContext"),
     },
     SpecConfig {
@@ -51,7 +53,7 @@ pub const SPECS: &[SpecConfig] = &[
         spec: "specs/video-session.yaml",
         output: "crates/video-session-client/src/generated.rs",
         int64_strings: false,
-        plain_constrained_strings: false,
+        plain_string_constraints: &[],
         inner_type: Some("crate::ClientContext"),
     },
 ];
@@ -118,26 +120,21 @@ pub const STRING_CONSTRAINT_KEYS: &[&str] = &["pattern", "minLength", "maxLength
 /// contract tests (SA-20: what the service refuses); the facade validates
 /// them with its own typed values and errors, so the generated types stay
 /// `String`, and a value the service may add to a set later still parses.
-pub fn constrained_string_schemas(spec: &OpenAPI) -> Result<Vec<SchemaObject>> {
-    fn walk(value: &Value, is_component_root: bool, out: &mut Vec<Value>) {
+pub fn constrained_string_schemas(spec: &OpenAPI, keys: &[&str]) -> Result<Vec<SchemaObject>> {
+    fn walk(value: &Value, is_component_root: bool, keys: &[&str], out: &mut Vec<Value>) {
         match value {
             Value::Object(map) => {
                 if !is_component_root
                     && map.get("type").and_then(Value::as_str) == Some("string")
                     && !map.contains_key("format")
-                    && map
-                        .keys()
-                        .any(|k| STRING_CONSTRAINT_KEYS.contains(&k.as_str()))
+                    && map.keys().any(|k| keys.contains(&k.as_str()))
                     && map.keys().all(|k| {
-                        STRING_CONSTRAINT_KEYS.contains(&k.as_str())
-                            || INT64_METADATA_KEYS.contains(&k.as_str())
+                        keys.contains(&k.as_str()) || INT64_METADATA_KEYS.contains(&k.as_str())
                     })
                 {
                     let reduced: serde_json::Map<String, Value> = map
                         .iter()
-                        .filter(|(k, _)| {
-                            k.as_str() == "type" || STRING_CONSTRAINT_KEYS.contains(&k.as_str())
-                        })
+                        .filter(|(k, _)| k.as_str() == "type" || keys.contains(&k.as_str()))
                         .map(|(k, v)| (k.clone(), v.clone()))
                         .collect();
                     let reduced = Value::Object(reduced);
@@ -146,17 +143,17 @@ pub fn constrained_string_schemas(spec: &OpenAPI) -> Result<Vec<SchemaObject>> {
                     }
                 }
                 for (_, sub) in crate::sorted(map) {
-                    walk(sub, false, out);
+                    walk(sub, false, keys, out);
                 }
             }
-            Value::Array(list) => list.iter().for_each(|v| walk(v, false, out)),
+            Value::Array(list) => list.iter().for_each(|v| walk(v, false, keys, out)),
             _ => {}
         }
     }
     let doc = serde_json::to_value(spec).context("serializing the spec")?;
     let mut found = Vec::new();
     if let Some(paths) = doc.get("paths") {
-        walk(paths, false, &mut found);
+        walk(paths, false, keys, &mut found);
     }
     if let Some(components) = doc.get("components").and_then(Value::as_object) {
         for (kind, entries) in crate::sorted(components) {
@@ -164,7 +161,7 @@ pub fn constrained_string_schemas(spec: &OpenAPI) -> Result<Vec<SchemaObject>> {
                 continue;
             };
             for (_, entry) in crate::sorted(entries) {
-                walk(entry, kind == "schemas", &mut found);
+                walk(entry, kind == "schemas", keys, &mut found);
             }
         }
     }
@@ -311,8 +308,8 @@ impl SpecConfig {
                 );
             }
         }
-        if self.plain_constrained_strings {
-            for schema in constrained_string_schemas(spec)? {
+        if !self.plain_string_constraints.is_empty() {
+            for schema in constrained_string_schemas(spec, self.plain_string_constraints)? {
                 settings.with_conversion(
                     schema,
                     "::std::string::String",

@@ -1321,7 +1321,7 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub page_token: ::std::option::Option<::std::string::String>,
-        ///Required. The query string.
+        ///Required. The query string (an empty one is refused, SR-15).
         pub query: ::std::string::String,
     }
     impl SearchSearchAds360FieldsRequest {
@@ -1371,19 +1371,19 @@ pub mod types {
         schemars::JsonSchema
     )]
     pub struct SearchSearchAds360Request {
-        ///Number of elements to retrieve in a single page. When too large a page is requested, the server may decide to further limit the number of returned resources.
+        ///Number of elements to retrieve in a single page, 1 to 10 000 (the service refuses others with `INVALID_PAGE_SIZE`, SR-15).
         #[serde(
             rename = "pageSize",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub page_size: ::std::option::Option<i32>,
+        pub page_size: ::std::option::Option<::std::num::NonZeroU32>,
         ///Token of the page to retrieve. If not specified, the first page of results will be returned. Use the value obtained from `next_page_token` in the previous response in order to request the next page of results.
         #[serde(
             rename = "pageToken",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub page_token: ::std::option::Option<::std::string::String>,
-        ///Required. The query string.
+        ///Required. The query string (an empty one is refused, SR-15).
         pub query: ::std::string::String,
         ///If true, the total number of results that match the query ignoring the LIMIT clause will be included in the response. Default is false.
         #[serde(
@@ -5888,7 +5888,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct SearchSearchAds360Request {
             page_size: ::std::result::Result<
-                ::std::option::Option<i32>,
+                ::std::option::Option<::std::num::NonZeroU32>,
                 ::std::string::String,
             >,
             page_token: ::std::result::Result<
@@ -5924,7 +5924,9 @@ pub mod types {
         impl SearchSearchAds360Request {
             pub fn page_size<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i32>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::std::num::NonZeroU32>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.page_size = value

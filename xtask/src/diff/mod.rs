@@ -464,7 +464,7 @@ pub fn diff_pair(ws: &Workspace, old: &str, new: &str) -> Result<Report> {
                 spec: Box::leak(new_path.clone().into_boxed_str()),
                 output: "(not generated)",
                 int64_strings: false,
-                plain_constrained_strings: false,
+                plain_string_constraints: &[],
                 inner_type: None,
             }
         });

@@ -9,7 +9,7 @@ pub(super) const CONFIG: SpecConfig = SpecConfig {
     spec: "specs/t.yaml",
     output: "out.rs",
     int64_strings: true,
-    plain_constrained_strings: false,
+    plain_string_constraints: &[],
     inner_type: None,
 };
 

@@ -184,7 +184,7 @@ async fn search_page(
 ) -> Result<types::SearchSearchAds360Response, Error> {
     with_retry(&ctx.retry, OP_SEARCH, |_| async move {
         let body = types::SearchSearchAds360Request {
-            page_size: Some(i32::try_from(ctx.page_size).unwrap_or(10_000)),
+            page_size: std::num::NonZeroU32::new(ctx.page_size.clamp(1, 10_000)),
             page_token: page_token.map(str::to_owned),
             query: query.to_owned(),
             return_total_results_count: None,
