@@ -328,7 +328,8 @@ impl Error {
     /// may have taken effect even though no definite answer arrived: the
     /// connection failed or timed out after the request was sent, a 5xx or
     /// 408, an answer that could not be read, or a 400 that names conversions
-    /// (the others of its batch were processed).
+    /// or whose list of details was cut short (the others of its batch were
+    /// processed).
     ///
     /// False for errors raised before sending (validation, auth, connection
     /// refused) and for answers that turn the request away before processing
@@ -346,8 +347,15 @@ impl Error {
             Error::TooLarge { .. } | Error::Stalled { .. } => true,
             Error::Reporting { status, .. } => *status == 408 || *status >= 500,
             Error::Api {
-                status, details, ..
-            } => *status == 408 || *status >= 500 || (*status == 400 && !details.is_empty()),
+                status,
+                details,
+                details_complete,
+                ..
+            } => {
+                *status == 408
+                    || *status >= 500
+                    || (*status == 400 && (!details.is_empty() || !details_complete))
+            }
             Error::UnexpectedResponse { status, .. } => {
                 !matches!(status, Some(401 | 403 | 404 | 429))
             }
@@ -920,6 +928,15 @@ mod tests {
             details.push(parse_detail("0x0000011A: dup for conversion index=0"));
         }
         assert!(named.may_have_reached_server());
+        // A list cut before its first whole detail was processed all the same.
+        let mut cut = api(400, None);
+        if let Error::Api {
+            details_complete, ..
+        } = &mut cut
+        {
+            *details_complete = false;
+        }
+        assert!(cut.may_have_reached_server());
         assert!(Error::unexpected("x", Some(200), "cut").may_have_reached_server());
         assert!(!Error::unexpected("x", Some(429), "html").may_have_reached_server());
     }
