@@ -153,7 +153,7 @@ pub fn limit_body(response: reqwest::Response, limits: BodyLimits) -> reqwest::R
     let url = response.url().clone();
     let announced = response.content_length();
     let http: http::Response<reqwest::Body> = response.into();
-    let (parts, body) = http.into_parts();
+    let (mut parts, body) = http.into_parts();
     let mut limited = LimitedBody::new(body, limits);
     if let Some(len) = announced.filter(|&len| len > limits.max_bytes) {
         limited.failure = Some(BodyLimitError::TooLarge {
@@ -161,18 +161,15 @@ pub fn limit_body(response: reqwest::Response, limits: BodyLimits) -> reqwest::R
             announced: Some(len),
         });
     }
-    let mut builder = http::Response::builder()
-        .status(parts.status)
-        .version(parts.version)
-        .url(url);
-    if let Some(headers) = builder.headers_mut() {
-        *headers = parts.headers;
+    // Status, headers and extensions stay as they were; the URL, which
+    // reqwest keeps in a private extension, is put back through its builder.
+    if let Ok(carrier) = http::Response::builder().url(url).body(()) {
+        parts.extensions.extend(carrier.into_parts().0.extensions);
     }
-    match builder.body(reqwest::Body::wrap(limited)) {
-        Ok(rebuilt) => reqwest::Response::from(rebuilt),
-        // Unreachable: status and version come from a valid response.
-        Err(_) => reqwest::Response::from(http::Response::new(reqwest::Body::from(Bytes::new()))),
-    }
+    reqwest::Response::from(http::Response::from_parts(
+        parts,
+        reqwest::Body::wrap(limited),
+    ))
 }
 
 /// A body that enforces [`BodyLimits`] while it is read.
