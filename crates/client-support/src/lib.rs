@@ -12,7 +12,7 @@
 //!   another host.
 //! - [`trace_exec`]: sends a request inside a `tracing` span that records the
 //!   operation, method, path, status and duration, and never headers, query
-//!   strings or bodies.
+//!   strings or bodies, and bounds the answer's body with [`BodyLimits`].
 //! - [`limit_body`]: bounds an answer's body while it is read (size and stall,
 //!   see [`BodyLimits`]).
 //!
@@ -92,12 +92,14 @@ fn same_origin_redirects() -> reqwest::redirect::Policy {
 
 /// Executes `request` with `client` inside a DEBUG span (target
 /// [`TRACING_TARGET`]) recording the service, operation, method, URL path (not the
-/// query), status and duration. Headers and bodies are never recorded.
+/// query), status and duration. Headers and bodies are never recorded. The
+/// answer's body is bounded by `limits` ([`limit_body`]).
 pub async fn trace_exec(
     client: &reqwest::Client,
     request: reqwest::Request,
     service: &'static str,
     operation_id: &'static str,
+    limits: BodyLimits,
 ) -> reqwest::Result<reqwest::Response> {
     let span = tracing::debug_span!(
         target: TRACING_TARGET,
@@ -129,7 +131,7 @@ pub async fn trace_exec(
             );
         }
     }
-    result
+    result.map(|response| limit_body(response, limits))
 }
 
 /// Displays a reqwest error's kind and source chain, but not its URL (which

@@ -359,13 +359,14 @@ mod hooks {
             request: reqwest::Request,
             info: &OperationInfo,
         ) -> reqwest::Result<reqwest::Response> {
-            let response =
-                client_support::trace_exec(self.client(), request, "search_ads", info.operation_id)
-                    .await?;
-            Ok(client_support::limit_body(
-                response,
+            client_support::trace_exec(
+                self.client(),
+                request,
+                "search_ads",
+                info.operation_id,
                 self.inner().body_limits,
-            ))
+            )
+            .await
         }
     }
 }

@@ -104,17 +104,14 @@ mod hooks {
             request: reqwest::Request,
             info: &OperationInfo,
         ) -> reqwest::Result<reqwest::Response> {
-            let response = client_support::trace_exec(
+            client_support::trace_exec(
                 self.client(),
                 request,
                 crate::SERVICE,
                 info.operation_id,
-            )
-            .await?;
-            Ok(client_support::limit_body(
-                response,
                 self.inner().body_limits(),
-            ))
+            )
+            .await
         }
     }
 }

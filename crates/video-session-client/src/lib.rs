@@ -111,17 +111,14 @@ mod hooks {
             request: reqwest::Request,
             info: &OperationInfo,
         ) -> reqwest::Result<reqwest::Response> {
-            let response = client_support::trace_exec(
+            client_support::trace_exec(
                 self.client(),
                 request,
                 "video_session",
                 info.operation_id,
-            )
-            .await?;
-            Ok(client_support::limit_body(
-                response,
                 self.inner().body_limits,
-            ))
+            )
+            .await
         }
     }
 }
