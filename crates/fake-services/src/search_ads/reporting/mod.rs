@@ -11,6 +11,7 @@
 
 mod fields;
 pub(crate) mod query;
+mod row;
 pub(crate) mod rows;
 
 use std::collections::HashMap;
@@ -385,7 +386,7 @@ fn search_inner(
             state
         }
     };
-    let mut response = json!({"fieldMask": rows::field_mask(&query.select)});
+    let mut response = json!({"fieldMask": row::field_mask(&query.select)});
     if validate_only {
         return Ok(json_response(StatusCode::OK, &response));
     }
@@ -426,15 +427,41 @@ fn search_inner(
         tokens.insert(token.clone(), next);
         response["nextPageToken"] = json!(token);
     }
-    let results: Vec<Value> = page
-        .iter()
-        .map(|row| rows::select(&row.value, &query.select))
-        .collect();
-    if !results.is_empty() {
-        response["results"] = Value::Array(results);
-    }
     Counters::bump(&app.shared.counters.reporting_pages);
-    Ok(json_response(StatusCode::OK, &response))
+    let (Some(a), false) = (account, page.is_empty()) else {
+        return Ok(json_response(StatusCode::OK, &response));
+    };
+    // The rows are written straight from the typed page (no `Value` per row).
+    let selection = row::Selection::new(&query.select);
+    let cells = row::AccountCells {
+        account: &app.config.accounts[a],
+        manager_id: &app.config.reporting.manager_customer_id,
+    };
+    let body = WithResults {
+        head: &response,
+        results: selection.page(cells, &page),
+    };
+    Ok(json_response(StatusCode::OK, &body))
+}
+
+/// A response object (`fieldMask`, `nextPageToken`, `totalResultsCount`) with `results` added.
+struct WithResults<'p> {
+    head: &'p Value,
+    results: row::Page<'p>,
+}
+
+impl serde::Serialize for WithResults<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(None)?;
+        if let Value::Object(head) = self.head {
+            for (k, v) in head {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        map.serialize_entry("results", &self.results)?;
+        map.end()
+    }
 }
 
 fn count(app: &AppState, a: usize, query: &ConversionQuery) -> u64 {

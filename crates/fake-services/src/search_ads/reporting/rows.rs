@@ -6,9 +6,10 @@
 //! their increasing timestamps, stored (inserted) rows through the account's timestamp index.
 
 use chrono::{DateTime, NaiveDate};
-use serde_json::{Map, Value, json};
 
 use super::query::ConversionQuery;
+pub(crate) use super::row::RowKey;
+use super::row::{Field, Row, V2};
 use crate::search_ads::AppState;
 use crate::search_ads::data::{
     self, Congruence, DAY_MS, Generator, IdFilter, day_start_ms, filter_congruence,
@@ -16,34 +17,6 @@ use crate::search_ads::data::{
 };
 use crate::search_ads::idmapping::IdMappingPlan;
 use crate::search_ads::ledger::ConversionKey;
-
-/// The sort key of a row: (epoch milliseconds, `conversion.id`).
-pub(crate) type RowKey = (i64, i64);
-
-/// One result row (all fields; [`select`] keeps the queried ones).
-pub(crate) struct Row {
-    pub key: RowKey,
-    pub value: Value,
-}
-
-/// `yyyy-MM-dd HH:mm:ss.ffffff+00:00` of epoch milliseconds (SR-10; the fake's customers are UTC).
-pub(crate) fn date_time(ms: i64) -> String {
-    DateTime::from_timestamp_millis(ms)
-        .map(|t| t.format("%Y-%m-%d %H:%M:%S%.6f+00:00").to_string())
-        .unwrap_or_default()
-}
-
-fn int(v: &Value, name: &str) -> Option<i64> {
-    match v.get(name)? {
-        Value::String(s) => s.parse().ok(),
-        Value::Number(n) => n.as_i64(),
-        _ => None,
-    }
-}
-
-fn text<'a>(v: &'a Value, name: &str) -> Option<&'a str> {
-    v.get(name).and_then(Value::as_str)
-}
 
 /// Translation of legacy campaign / ad-group IDs to the new ones.
 pub(crate) struct IdTranslator<'a> {
@@ -108,171 +81,56 @@ impl<'a> IdTranslator<'a> {
     }
 }
 
-/// A v2 conversion (JSON as the v2 fake returns it) as a full v0 row of customer account `a`.
-pub(crate) fn to_row(app: &AppState, ids: &IdTranslator<'_>, a: usize, v2: &Value) -> Option<Row> {
-    let account = &app.config.accounts[a];
-    let ts = int(v2, "conversionTimestamp")?;
-    let ds = int(v2, "dsConversionId")?;
-    let customer = &account.customer_id;
-    let mut conversion = Map::new();
-    let mut put = |k: &str, v: Value| {
-        conversion.insert(k.to_owned(), v);
-    };
-    put("id", json!(ds.to_string()));
-    if let Some(s) = text(v2, "conversionId") {
-        put("advertiserConversionId", json!(s));
-    }
-    put("conversionDateTime", json!(date_time(ts)));
-    if let Some(m) = int(v2, "conversionModifiedTimestamp") {
-        put("conversionLastModifiedDateTime", json!(date_time(m)));
-    }
-    if let Some(r) = int(v2, "revenueMicros") {
-        put("conversionRevenueMicros", json!(r.to_string()));
-    }
-    if let Some(q) = int(v2, "quantityMillis") {
-        put("conversionQuantity", json!((q / 1000).to_string()));
-    }
-    let status = match text(v2, "state") {
-        Some("REMOVED" | "DELETED") => "REMOVED",
-        _ => "ENABLED",
-    };
-    put("status", json!(status));
-    for (from, to) in [
-        ("clickId", "clickId"),
-        ("floodlightOrderId", "floodlightOrderId"),
-        ("productId", "productId"),
-        ("productCountry", "productCountryCode"),
-        ("productLanguage", "productLanguageCode"),
-        ("storeId", "productStoreId"),
-    ] {
-        if let Some(s) = text(v2, from) {
-            put(to, json!(s));
+/// The row of a v2 conversion, with the new IDs of the ID-mapping file (SR-12).
+fn to_row(ids: &IdTranslator<'_>, v2: Option<V2<'_>>) -> Option<Row> {
+    let v2 = v2?;
+    DateTime::from_timestamp_millis(v2.timestamp)?;
+    let campaign = v2.campaign_id.and_then(|c| ids.campaign(c));
+    let ad_group = v2.ad_group_id.and_then(|g| ids.ad_group(g));
+    Some(Row::new(&v2, campaign, ad_group))
+}
+
+/// A query's row conditions, resolved once per page.
+struct Conditions<'q> {
+    ids: Vec<(Option<Field>, &'q [i64])>,
+    status: &'q [Vec<String>],
+    texts: Vec<(Option<Field>, &'q [String])>,
+}
+
+impl<'q> Conditions<'q> {
+    fn new(query: &'q ConversionQuery) -> Self {
+        Self {
+            ids: query
+                .ids
+                .iter()
+                .map(|(f, v)| (Field::parse(f), v.as_slice()))
+                .collect(),
+            status: &query.status,
+            texts: query
+                .texts
+                .iter()
+                .map(|(f, v)| (Field::parse(f), v.as_slice()))
+                .collect(),
         }
     }
-    if let Some(ch) = text(v2, "channel") {
-        put("productChannel", json!(ch.to_ascii_uppercase()));
-    }
-    for (from, to) in [
-        ("adId", "adId"),
-        ("criterionId", "criterionId"),
-        ("inventoryAccountId", "merchantId"),
-    ] {
-        if let Some(n) = int(v2, from) {
-            put(to, json!(n.to_string()));
-        }
-    }
-    let campaign = int(v2, "campaignId").and_then(|c| ids.campaign(c));
-    let ad_group = int(v2, "adGroupId").and_then(|g| ids.ad_group(g));
-    put(
-        "resourceName",
-        json!(format!(
-            "customers/{customer}/conversions/{}~{}~{ds}",
-            ad_group.unwrap_or(0),
-            int(v2, "criterionId").unwrap_or(0)
-        )),
-    );
-    let date = DateTime::from_timestamp_millis(ts)?.date_naive();
-    let mut row = json!({
-        "conversion": conversion,
-        "segments": {"date": date.format("%Y-%m-%d").to_string()},
-        "customer": {
-            "id": customer,
-            "resourceName": format!("customers/{customer}"),
-            "descriptiveName": format!("Engine account {}", account.engine_account_id),
-            "currencyCode": "USD",
-            "timeZone": "UTC",
-            "managerId": app.config.reporting.manager_customer_id,
-            "engineId": account.engine_account_id.to_string(),
-        },
-    });
-    if let Some(c) = campaign {
-        row["campaign"] = json!({"id": c.to_string(), "resourceName": format!("customers/{customer}/campaigns/{c}")});
-    }
-    if let Some(g) = ad_group {
-        row["adGroup"] = json!({"id": g.to_string(), "resourceName": format!("customers/{customer}/adGroups/{g}")});
-    }
-    Some(Row {
-        key: (ts, ds),
-        value: row,
-    })
-}
 
-/// `conversion.conversion_date_time` → `["conversion", "conversionDateTime"]`.
-fn json_path(field: &str) -> (String, String) {
-    let (resource, name) = field.split_once('.').unwrap_or((field, ""));
-    let camel = |s: &str| {
-        let mut out = String::new();
-        let mut upper = false;
-        for c in s.chars() {
-            if c == '_' {
-                upper = true;
-            } else if upper {
-                out.push(c.to_ascii_uppercase());
-                upper = false;
-            } else {
-                out.push(c);
-            }
-        }
-        out
-    };
-    (camel(resource), camel(name))
-}
-
-/// The JSON field mask of the selected fields (`conversion.conversionDateTime,...`).
-pub(crate) fn field_mask(select: &[String]) -> String {
-    select
-        .iter()
-        .map(|f| {
-            let (r, n) = json_path(f);
-            format!("{r}.{n}")
-        })
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-/// The row with only the selected fields (as the service fills only those).
-pub(crate) fn select(row: &Value, fields: &[String]) -> Value {
-    let mut out = Map::new();
-    for field in fields {
-        let (resource, name) = json_path(field);
-        if let Some(v) = row.get(&resource).and_then(|r| r.get(&name)) {
-            let entry = out
-                .entry(resource)
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(map) = entry {
-                map.insert(name, v.clone());
-            }
-        }
+    /// Whether a row passes the query's id, status and text conditions (a field the row has no
+    /// value for fails its condition).
+    fn matches(&self, row: &Row) -> bool {
+        self.ids.iter().all(|(field, values)| {
+            field
+                .and_then(|f| row.int(f))
+                .is_some_and(|v| values.contains(&v))
+        }) && self
+            .status
+            .iter()
+            .all(|values| values.iter().any(|v| v == row.status()))
+            && self.texts.iter().all(|(field, values)| {
+                field
+                    .and_then(|f| row.text(f))
+                    .is_some_and(|s| values.iter().any(|v| v == s))
+            })
     }
-    Value::Object(out)
-}
-
-fn row_int(row: &Value, field: &str) -> Option<i64> {
-    let (r, n) = json_path(field);
-    match row.get(&r)?.get(&n)? {
-        Value::String(s) => s.parse().ok(),
-        _ => None,
-    }
-}
-
-/// Whether a full row passes the query's id and status conditions.
-fn matches(row: &Value, query: &ConversionQuery) -> bool {
-    query
-        .ids
-        .iter()
-        .all(|(field, values)| row_int(row, field).is_some_and(|v| values.contains(&v)))
-        && query.status.iter().all(|values| {
-            row["conversion"]["status"]
-                .as_str()
-                .is_some_and(|s| values.iter().any(|v| v == s))
-        })
-        && query.texts.iter().all(|(field, values)| {
-            let (r, n) = json_path(field);
-            row.get(&r)
-                .and_then(|x| x.get(&n))
-                .and_then(Value::as_str)
-                .is_some_and(|s| values.iter().any(|v| v == s))
-        })
 }
 
 /// The seeded-row congruence implied by single-valued id conditions (an optimization: every row is
@@ -322,6 +180,7 @@ pub(crate) fn rows_after(
     let (lo, hi) = generator.index_range(query.start, query.end);
     let congruence = congruence(app, &ids, a, query);
     let after = |key: RowKey| cursor.is_none_or(|c| key > c);
+    let conditions = Conditions::new(query);
 
     // Seeded rows: the first index whose key is after the cursor, by binary search.
     let mut start = lo;
@@ -360,12 +219,12 @@ pub(crate) fn rows_after(
                 ))
             })
             .flatten();
-        let v2 = match stored {
-            Some(stored) => stored.conversion.clone(),
-            None => serde_json::to_value(generator.conversion(a, i)).unwrap_or(Value::Null),
+        let row = match stored {
+            Some(stored) => to_row(&ids, V2::from_json(&stored.conversion)),
+            None => to_row(&ids, V2::from_seeded(&generator.conversion(a, i))),
         };
-        if let Some(row) = to_row(app, &ids, a, &v2)
-            && matches(&row.value, query)
+        if let Some(row) = row
+            && conditions.matches(&row)
         {
             seeded.push(row);
         }
@@ -379,9 +238,9 @@ pub(crate) fn rows_after(
         let ts_hi = day_start_ms(query.end) + DAY_MS;
         for (_, key) in view.range((ts_lo, String::new())..(ts_hi, String::new())) {
             if let Some(stored) = store.conversions.get(key)
-                && let Some(row) = to_row(app, &ids, a, &stored.conversion)
+                && let Some(row) = to_row(&ids, V2::from_json(&stored.conversion))
                 && after(row.key)
-                && matches(&row.value, query)
+                && conditions.matches(&row)
             {
                 inserted.push(row);
             }
