@@ -1,5 +1,5 @@
 //! The Reporting API scenarios: a conversion report read by the facade
-//! ([`SearchAds::conversion_report`]) against a plain loop over the same
+//! ([`SearchAds::conversion_report`](facade::search_ads::SearchAds::conversion_report)) against a plain loop over the same
 //! pages.
 //!
 //! | scenario | baseline | facade |
@@ -184,7 +184,7 @@ async fn baseline_pages(
     }
 }
 
-/// Facade report: [`SearchAds::conversion_report`](facade::search_ads::SearchAds::conversion_report)
+/// Facade report: [`SearchAds::conversion_report`](facade::search_ads::SearchAds::conversion_report)(facade::search_ads::SearchAds::conversion_report)
 /// over the same range with `page_size`, `shard_days` and `concurrency`,
 /// every typed [`Conversion`](facade::search_ads::Conversion) consumed.
 pub async fn report_facade(

@@ -13,7 +13,7 @@
 //! can never hide a second, different conversion of the same call. One id with
 //! several timestamps is allowed (they are different conversions), but never in
 //! one batch: the server refuses an id repeated within a request
-//! (`0x0000011F`), so [`batch_ranges`] starts a new batch instead.
+//! (`0x0000011F`), so `batch_ranges` starts a new batch instead.
 
 use std::collections::HashMap;
 use std::future::Future;

@@ -8,7 +8,7 @@
 //! - [`ReportOptions`]: page size 1..=10 000, shard length, shards in flight, `login-customer-id`.
 //! - The 60-day window of event-level data is checked before sending.
 //! - `RESOURCE_EXHAUSTED` is retried after the error's `retryDelay`; every failure is an
-//!   [`Error::Reporting`](super::Error::Reporting) with the typed [`ReportingFailure`].
+//!   [`Error::Reporting`] with the typed [`ReportingFailure`].
 //! - [`IdLookup`]: legacy ids → new ids from the ID-mapping file.
 //! - The field-by-field mapping to [`Conversion`] is documented in [`mapping`].
 
