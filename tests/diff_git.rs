@@ -3,52 +3,16 @@
 //! there, and the diff runs on the clone. The real checkout is never touched.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use tempfile::TempDir;
+use test_support::git::{clone_head, git};
 use xtask::Workspace;
 use xtask::diff::{self, Args, Format};
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=diff test",
-            "-c",
-            "user.email=diff-test@example.invalid",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
-
 /// A clone of this repository's `HEAD`, on a branch `main`.
 fn clone() -> (TempDir, PathBuf) {
-    let toplevel = git(
-        Path::new(env!("CARGO_MANIFEST_DIR")),
-        &["rev-parse", "--show-toplevel"],
-    );
     let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("repo");
-    let status = Command::new("git")
-        .args(["clone", "--quiet", "--no-hardlinks"])
-        .arg(&toplevel)
-        .arg(&repo)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    // Whatever the source's HEAD is (a branch, detached in CI), call it main.
-    git(&repo, &["checkout", "--quiet", "-B", "main"]);
+    let repo = clone_head(Path::new(env!("CARGO_MANIFEST_DIR")), tmp.path());
     (tmp, repo)
 }
 
