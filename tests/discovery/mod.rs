@@ -103,3 +103,20 @@ pub fn matching_parameter<'a>(
     }
     Some(our)
 }
+
+/// Every spec parameter of `method_id` that discovery does not have is a problem, unless
+/// `documented(name)` says why the spec has it.
+pub fn extra_parameters(
+    params: &[Value],
+    theirs: &serde_json::Map<String, Value>,
+    method_id: &str,
+    documented: impl Fn(&str) -> bool,
+    problems: &mut Vec<String>,
+) {
+    for p in params {
+        let name = p["name"].as_str().unwrap();
+        if !theirs.contains_key(name) && !documented(name) {
+            problems.push(format!("{method_id}?{name}: not a parameter in discovery"));
+        }
+    }
+}
