@@ -18,8 +18,8 @@ fn clone() -> (TempDir, PathBuf) {
 
 /// Remove the first operation of a spec; returns its operationId.
 fn remove_first_operation(path: &Path) -> String {
-    let mut doc: serde_yaml::Value =
-        serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut doc: serde_norway::Value =
+        serde_norway::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let paths = doc["paths"].as_mapping_mut().unwrap();
     let (path_key, item) = paths
         .iter_mut()
@@ -41,7 +41,7 @@ fn remove_first_operation(path: &Path) -> String {
     {
         paths.remove(&path_key);
     }
-    std::fs::write(path, serde_yaml::to_string(&doc).unwrap()).unwrap();
+    std::fs::write(path, serde_norway::to_string(&doc).unwrap()).unwrap();
     id
 }
 
@@ -49,22 +49,22 @@ fn remove_first_operation(path: &Path) -> String {
 /// `additionalProperties: false`, where a new property is breaking for
 /// servers) that has properties; returns `Schema.property`.
 fn add_optional_property(path: &Path) -> String {
-    let mut doc: serde_yaml::Value =
-        serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut doc: serde_norway::Value =
+        serde_norway::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let schemas = doc["components"]["schemas"].as_mapping_mut().unwrap();
     let (name, schema) = schemas
         .iter_mut()
         .find(|(_, s)| {
             s.get("properties").is_some()
-                && s.get("additionalProperties") != Some(&serde_yaml::Value::Bool(false))
+                && s.get("additionalProperties") != Some(&serde_norway::Value::Bool(false))
         })
         .unwrap();
     let name = name.as_str().unwrap().to_owned();
     schema["properties"].as_mapping_mut().unwrap().insert(
         "diffProbe".into(),
-        serde_yaml::from_str("{type: string, description: Added by the diff test.}").unwrap(),
+        serde_norway::from_str("{type: string, description: Added by the diff test.}").unwrap(),
     );
-    std::fs::write(path, serde_yaml::to_string(&doc).unwrap()).unwrap();
+    std::fs::write(path, serde_norway::to_string(&doc).unwrap()).unwrap();
     format!("{name}.diffProbe")
 }
 

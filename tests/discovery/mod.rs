@@ -24,7 +24,7 @@ pub fn discovery(file: &str) -> Value {
 /// A spec of `specs/`, as JSON.
 pub fn spec(file: &str) -> Value {
     let text = std::fs::read_to_string(workspace_root().join("specs").join(file)).unwrap();
-    serde_yaml::from_str(&text).unwrap()
+    serde_norway::from_str(&text).unwrap()
 }
 
 /// Follows `$ref`s (and `allOf` wrappers of one `$ref`) inside the spec.

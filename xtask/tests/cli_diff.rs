@@ -35,13 +35,13 @@ fn exit_status_follows_breaking_changes() {
 
     // Narrow the video spec's InvitationType enum (used in a request).
     let path = repo.join("specs/video-session.yaml");
-    let mut doc: serde_yaml::Value =
-        serde_yaml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut doc: serde_norway::Value =
+        serde_norway::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let values = doc["components"]["schemas"]["InvitationType"]["enum"]
         .as_sequence_mut()
         .unwrap();
     let dropped = values.pop().unwrap();
-    std::fs::write(&path, serde_yaml::to_string(&doc).unwrap()).unwrap();
+    std::fs::write(&path, serde_norway::to_string(&doc).unwrap()).unwrap();
 
     let out = xtask(&repo, &["diff", "--base", &base, "--format", "markdown"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
