@@ -70,20 +70,20 @@ fn a_hand_edit_to_a_generated_file_is_caught() {
 
 /// Edit a spec structurally (independent of its text layout): `f` gets the
 /// `components.schemas` mapping.
-fn edit_schemas(path: &Path, f: impl FnOnce(&mut serde_yaml::Mapping)) {
-    let mut doc: serde_yaml::Value =
-        serde_yaml::from_str(&fs::read_to_string(path).unwrap()).unwrap();
+fn edit_schemas(path: &Path, f: impl FnOnce(&mut serde_norway::Mapping)) {
+    let mut doc: serde_norway::Value =
+        serde_norway::from_str(&fs::read_to_string(path).unwrap()).unwrap();
     let schemas = doc["components"]["schemas"].as_mapping_mut().unwrap();
     f(schemas);
-    fs::write(path, serde_yaml::to_string(&doc).unwrap()).unwrap();
+    fs::write(path, serde_norway::to_string(&doc).unwrap()).unwrap();
 }
 
 /// Name of the first (sorted) component schema for which `pick` holds.
 fn first_schema(
-    schemas: &serde_yaml::Mapping,
-    pick: impl Fn(&serde_yaml::Value) -> bool,
-) -> serde_yaml::Value {
-    let mut names: Vec<&serde_yaml::Value> = schemas
+    schemas: &serde_norway::Mapping,
+    pick: impl Fn(&serde_norway::Value) -> bool,
+) -> serde_norway::Value {
+    let mut names: Vec<&serde_norway::Value> = schemas
         .iter()
         .filter(|(_, schema)| pick(schema))
         .map(|(name, _)| name)
@@ -129,7 +129,8 @@ fn a_new_optional_property_without_regenerating_is_caught() {
             .unwrap();
         properties.insert(
             "driftProbe".into(),
-            serde_yaml::from_str("{type: boolean, description: Added by the drift test.}").unwrap(),
+            serde_norway::from_str("{type: boolean, description: Added by the drift test.}")
+                .unwrap(),
         );
     });
     let report = check(&ws);

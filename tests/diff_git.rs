@@ -3,59 +3,23 @@
 //! there, and the diff runs on the clone. The real checkout is never touched.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use tempfile::TempDir;
+use test_support::git::{clone_head, git};
 use xtask::Workspace;
 use xtask::diff::{self, Args, Format};
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=diff test",
-            "-c",
-            "user.email=diff-test@example.invalid",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
-
 /// A clone of this repository's `HEAD`, on a branch `main`.
 fn clone() -> (TempDir, PathBuf) {
-    let toplevel = git(
-        Path::new(env!("CARGO_MANIFEST_DIR")),
-        &["rev-parse", "--show-toplevel"],
-    );
     let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("repo");
-    let status = Command::new("git")
-        .args(["clone", "--quiet", "--no-hardlinks"])
-        .arg(&toplevel)
-        .arg(&repo)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    // Whatever the source's HEAD is (a branch, detached in CI), call it main.
-    git(&repo, &["checkout", "--quiet", "-B", "main"]);
+    let repo = clone_head(Path::new(env!("CARGO_MANIFEST_DIR")), tmp.path());
     (tmp, repo)
 }
 
 /// Remove the first operation of a spec; returns its operationId.
 fn remove_first_operation(path: &Path) -> String {
-    let mut doc: serde_yaml::Value =
-        serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut doc: serde_norway::Value =
+        serde_norway::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let paths = doc["paths"].as_mapping_mut().unwrap();
     let (path_key, item) = paths
         .iter_mut()
@@ -77,7 +41,7 @@ fn remove_first_operation(path: &Path) -> String {
     {
         paths.remove(&path_key);
     }
-    std::fs::write(path, serde_yaml::to_string(&doc).unwrap()).unwrap();
+    std::fs::write(path, serde_norway::to_string(&doc).unwrap()).unwrap();
     id
 }
 
@@ -85,22 +49,22 @@ fn remove_first_operation(path: &Path) -> String {
 /// `additionalProperties: false`, where a new property is breaking for
 /// servers) that has properties; returns `Schema.property`.
 fn add_optional_property(path: &Path) -> String {
-    let mut doc: serde_yaml::Value =
-        serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut doc: serde_norway::Value =
+        serde_norway::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let schemas = doc["components"]["schemas"].as_mapping_mut().unwrap();
     let (name, schema) = schemas
         .iter_mut()
         .find(|(_, s)| {
             s.get("properties").is_some()
-                && s.get("additionalProperties") != Some(&serde_yaml::Value::Bool(false))
+                && s.get("additionalProperties") != Some(&serde_norway::Value::Bool(false))
         })
         .unwrap();
     let name = name.as_str().unwrap().to_owned();
     schema["properties"].as_mapping_mut().unwrap().insert(
         "diffProbe".into(),
-        serde_yaml::from_str("{type: string, description: Added by the diff test.}").unwrap(),
+        serde_norway::from_str("{type: string, description: Added by the diff test.}").unwrap(),
     );
-    std::fs::write(path, serde_yaml::to_string(&doc).unwrap()).unwrap();
+    std::fs::write(path, serde_norway::to_string(&doc).unwrap()).unwrap();
     format!("{name}.diffProbe")
 }
 

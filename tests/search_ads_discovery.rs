@@ -10,9 +10,14 @@
 //! here, so a new one cannot slip in unreviewed.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use serde_json::Value;
+
+mod discovery;
+
+use discovery::{
+    assert_agree, extra_parameters, last_segment, matching_parameter, oauth_scopes, resolve,
+};
 
 /// Schemas of the discovery document that the spec describes (issue: "every
 /// schema field of the covered schemas").
@@ -56,47 +61,17 @@ const ALLOWED: &[(&str, &str)] = &[
     ("UpdateAvailabilityRequest.availabilities", "items refined"),
 ];
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ lives in the workspace")
-}
-
 fn discovery() -> Value {
-    let path = root().join("tests/fixtures/reference/sa360-v2-discovery.json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    discovery::discovery("sa360-v2-discovery.json")
 }
 
 fn spec() -> Value {
-    let text = std::fs::read_to_string(root().join("specs/search-ads.yaml")).unwrap();
-    serde_yaml::from_str(&text).unwrap()
-}
-
-/// Follows `$ref`s (and `allOf` wrappers of one `$ref`) inside the spec.
-fn resolve<'a>(spec: &'a Value, mut node: &'a Value) -> &'a Value {
-    loop {
-        if let Some(reference) = node.get("$ref").and_then(Value::as_str) {
-            let pointer = reference.trim_start_matches('#');
-            node = spec
-                .pointer(pointer)
-                .unwrap_or_else(|| panic!("dangling {reference}"));
-        } else if let Some([only]) = node
-            .get("allOf")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-        {
-            node = only;
-        } else {
-            return node;
-        }
-    }
+    discovery::spec("search-ads.yaml")
 }
 
 /// Name of the component a `$ref` (possibly under `allOf`) points at.
 fn ref_name(node: &Value) -> Option<&str> {
-    node.get("$ref")
-        .and_then(Value::as_str)
-        .map(|r| r.rsplit('/').next().unwrap_or(r))
+    node.get("$ref").and_then(Value::as_str).map(last_segment)
 }
 
 fn describe(node: &Value) -> String {
@@ -113,7 +88,7 @@ fn describe(node: &Value) -> String {
 }
 
 fn allowed(subject: &str, what: &str) -> bool {
-    ALLOWED.iter().any(|(s, w)| *s == subject && *w == what)
+    discovery::allowed(ALLOWED, subject, what)
 }
 
 #[test]
@@ -177,11 +152,7 @@ fn every_covered_schema_field_has_the_discovery_name_type_and_format() {
             }
         }
     }
-    assert!(
-        problems.is_empty(),
-        "spec and discovery disagree:\n{}",
-        problems.join("\n")
-    );
+    assert_agree(&problems);
 }
 
 /// The spec's operations by operationId, with their parameters resolved.
@@ -238,26 +209,10 @@ fn every_covered_method_has_the_discovery_path_and_parameters() {
         let their_params = their["parameters"].as_object().cloned().unwrap_or_default();
         for (name, their_param) in &their_params {
             let subject = format!("{method_id}?{name}");
-            let location = their_param["location"].as_str().unwrap();
-            let Some(our) = params
-                .iter()
-                .find(|p| p["name"] == *name.as_str() && p["in"] == location)
+            let Some(our) = matching_parameter(params, name, their_param, &subject, &mut problems)
             else {
-                problems.push(format!("{subject}: missing ({location})"));
                 continue;
             };
-            let required = their_param
-                .get("required")
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
-            if our
-                .get("required")
-                .and_then(Value::as_bool)
-                .unwrap_or(false)
-                != required
-            {
-                problems.push(format!("{subject}: required should be {required}"));
-            }
             let schema = resolve(&spec, &our["schema"]);
             if describe(their_param) != describe(schema) {
                 // A bound discovery lacks may be added where a DECISIONS entry says so.
@@ -281,38 +236,17 @@ fn every_covered_method_has_the_discovery_path_and_parameters() {
                 }
             }
         }
-        for p in params {
-            let name = p["name"].as_str().unwrap();
-            // `alt` is Google's global parameter (SA-13), not a method parameter.
-            let global_alt = name == "alt" && *operation_id == "reportsGetIdMappingFile";
-            if !their_params.contains_key(name) && !global_alt {
-                problems.push(format!("{method_id}?{name}: not a parameter in discovery"));
-            }
-        }
+        // `alt` is Google's global parameter (SA-13), not a method parameter.
+        let global_alt = |name: &str| name == "alt" && *operation_id == "reportsGetIdMappingFile";
+        extra_parameters(params, &their_params, method_id, global_alt, &mut problems);
     }
-    assert!(
-        problems.is_empty(),
-        "spec and discovery disagree:\n{}",
-        problems.join("\n")
-    );
+    assert_agree(&problems);
 }
 
 #[test]
 fn the_oauth_scope_is_the_discovery_scope() {
     let discovery = discovery();
     let spec = spec();
-    let theirs: Vec<&str> = discovery["auth"]["oauth2"]["scopes"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
-    let ours: Vec<&str> =
-        spec["components"]["securitySchemes"]["oauth2"]["flows"]["authorizationCode"]["scopes"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
+    let (theirs, ours) = oauth_scopes(&discovery, &spec);
     assert_eq!(ours, theirs);
 }

@@ -14,9 +14,14 @@
 //! unreviewed.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use serde_json::Value;
+
+mod discovery;
+
+use discovery::{
+    assert_agree, extra_parameters, last_segment, matching_parameter, oauth_scopes, resolve,
+};
 
 const PREFIX: &str = "GoogleAdsSearchads360V0";
 
@@ -154,39 +159,16 @@ const ALLOWED: &[(&str, &str)] = &[
     ("customers.customColumns.list?login-customer-id", "header"),
 ];
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ lives in the workspace")
-}
-
 fn discovery() -> Value {
-    let path = root().join("tests/fixtures/reference/searchads360-v0-discovery.json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    discovery::discovery("searchads360-v0-discovery.json")
 }
 
 fn spec() -> Value {
-    let text = std::fs::read_to_string(root().join("specs/search-ads-reporting.yaml")).unwrap();
-    serde_yaml::from_str(&text).unwrap()
+    discovery::spec("search-ads-reporting.yaml")
 }
 
 fn allowed(subject: &str, what: &str) -> bool {
-    ALLOWED.iter().any(|(s, w)| *s == subject && *w == what)
-}
-
-/// Follows `$ref`s inside the spec.
-fn resolve<'a>(spec: &'a Value, mut node: &'a Value) -> &'a Value {
-    while let Some(reference) = node.get("$ref").and_then(Value::as_str) {
-        let pointer = reference.trim_start_matches('#');
-        node = spec
-            .pointer(pointer)
-            .unwrap_or_else(|| panic!("dangling {reference}"));
-    }
-    node
-}
-
-fn last_segment(reference: &str) -> &str {
-    reference.rsplit('/').next().unwrap_or(reference)
+    discovery::allowed(ALLOWED, subject, what)
 }
 
 /// The spec schema name a discovery schema is described by, if covered.
@@ -304,11 +286,7 @@ fn every_covered_schema_field_has_the_discovery_name_type_and_format() {
             ));
         }
     }
-    assert!(
-        problems.is_empty(),
-        "spec and discovery disagree:\n{}",
-        problems.join("\n")
-    );
+    assert_agree(&problems);
 }
 
 #[test]
@@ -420,18 +398,10 @@ fn every_covered_method_has_the_discovery_route_parameters_and_bodies() {
             if allowed(&subject, "replaced by flatPath") {
                 continue;
             }
-            let location = their_param["location"].as_str().unwrap();
-            let Some(our) = params
-                .iter()
-                .find(|p| p["name"] == *name.as_str() && p["in"] == location)
+            let Some(our) = matching_parameter(params, name, their_param, &subject, &mut problems)
             else {
-                problems.push(format!("{subject}: missing ({location})"));
                 continue;
             };
-            let required = their_param["required"].as_bool().unwrap_or(false);
-            if our["required"].as_bool().unwrap_or(false) != required {
-                problems.push(format!("{subject}: required should be {required}"));
-            }
             let schema = resolve(&spec, &our["schema"]);
             if describe(their_param) != describe(schema) {
                 problems.push(format!(
@@ -441,39 +411,20 @@ fn every_covered_method_has_the_discovery_route_parameters_and_bodies() {
                 ));
             }
         }
-        for p in params {
-            let name = p["name"].as_str().unwrap();
+        let documented = |name: &str| {
             let subject = format!("{method_id}?{name}");
-            let documented = allowed(&subject, "header") || allowed(&subject, "flatPath parameter");
-            if !their_params.contains_key(name) && !documented {
-                problems.push(format!("{subject}: not a parameter in discovery"));
-            }
-        }
+            allowed(&subject, "header") || allowed(&subject, "flatPath parameter")
+        };
+        extra_parameters(params, &their_params, method_id, documented, &mut problems);
     }
-    assert!(
-        problems.is_empty(),
-        "spec and discovery disagree:\n{}",
-        problems.join("\n")
-    );
+    assert_agree(&problems);
 }
 
 #[test]
 fn the_oauth_scope_is_the_discovery_scope() {
     let discovery = discovery();
     let spec = spec();
-    let theirs: Vec<&str> = discovery["auth"]["oauth2"]["scopes"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
-    let ours: Vec<&str> =
-        spec["components"]["securitySchemes"]["oauth2"]["flows"]["authorizationCode"]["scopes"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
+    let (theirs, ours) = oauth_scopes(&discovery, &spec);
     assert_eq!(ours, theirs);
     let global: Vec<&str> = spec["security"][0]["oauth2"]
         .as_array()

@@ -4,9 +4,11 @@
 //! (VS-1). The seed's tables are transcribed below; a spec edit that drifts
 //! from them fails here.
 
-use std::path::Path;
-
 use serde_json::Value;
+
+mod discovery;
+
+use discovery::resolve;
 
 /// (field, type, format, nullable, maxLength) of a seed table.
 type Row = (
@@ -54,29 +56,16 @@ const LOGIN_RESPONSE: &[Row] = &[
 ];
 
 fn spec() -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs/video-session.yaml");
-    serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    discovery::spec("video-session.yaml")
 }
 
 /// A property's effective schema: `nullable` may sit on the property while
 /// the rest comes from the one `$ref` of its `allOf`.
 fn effective(spec: &Value, property: &Value) -> (Value, bool) {
     let nullable = property.get("nullable").and_then(Value::as_bool) == Some(true);
-    let mut node = property;
-    loop {
-        if let Some(r) = node.get("$ref").and_then(Value::as_str) {
-            node = spec.pointer(r.trim_start_matches('#')).unwrap();
-        } else if let Some([only]) = node
-            .get("allOf")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-        {
-            node = only;
-        } else {
-            let inner_nullable = node.get("nullable").and_then(Value::as_bool) == Some(true);
-            return (node.clone(), nullable || inner_nullable);
-        }
-    }
+    let node = resolve(spec, property);
+    let inner_nullable = node.get("nullable").and_then(Value::as_bool) == Some(true);
+    (node.clone(), nullable || inner_nullable)
 }
 
 fn check(spec: &Value, schema: &str, rows: &[Row], closed: bool) -> Vec<String> {

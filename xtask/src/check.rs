@@ -121,7 +121,7 @@ pub fn check_one(ws: &Workspace, config: &SpecConfig) -> Vec<Problem> {
     let spec = match codegen::parse_spec(&text) {
         Ok(spec) => spec,
         Err(e) => {
-            let version = serde_yaml::from_str::<serde_yaml::Value>(&text)
+            let version = serde_norway::from_str::<serde_norway::Value>(&text)
                 .ok()
                 .and_then(|v| v.get("openapi").and_then(|v| v.as_str().map(str::to_owned)));
             if let Some(finding) = lint::check_version(config.spec, version.as_deref()) {

@@ -75,7 +75,7 @@ pub fn load_spec(path: &Path) -> Result<OpenAPI> {
 
 /// Parse an OpenAPI YAML (or JSON, which is YAML) document.
 pub fn parse_spec(text: &str) -> Result<OpenAPI> {
-    let spec: OpenAPI = serde_yaml::from_str(text)?;
+    let spec: OpenAPI = serde_norway::from_str(text)?;
     Ok(spec)
 }
 

@@ -4,27 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=cli test",
-            "-c",
-            "user.email=cli-test@example.invalid",
-        ])
-        .args(["-c", "commit.gpgsign=false"])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
+use test_support::git::{clone_head, git};
 
 fn xtask(root: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_xtask"))
@@ -36,17 +16,7 @@ fn xtask(root: &Path, args: &[&str]) -> Output {
 }
 
 fn clone(into: &Path) -> PathBuf {
-    let toplevel = git(
-        Path::new(env!("CARGO_MANIFEST_DIR")),
-        &["rev-parse", "--show-toplevel"],
-    );
-    let repo = into.join("repo");
-    git(
-        into,
-        &["clone", "--quiet", "--no-hardlinks", &toplevel, "repo"],
-    );
-    git(&repo, &["checkout", "--quiet", "-B", "main"]);
-    repo
+    clone_head(Path::new(env!("CARGO_MANIFEST_DIR")), into)
 }
 
 #[test]
@@ -65,13 +35,13 @@ fn exit_status_follows_breaking_changes() {
 
     // Narrow the video spec's InvitationType enum (used in a request).
     let path = repo.join("specs/video-session.yaml");
-    let mut doc: serde_yaml::Value =
-        serde_yaml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut doc: serde_norway::Value =
+        serde_norway::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let values = doc["components"]["schemas"]["InvitationType"]["enum"]
         .as_sequence_mut()
         .unwrap();
     let dropped = values.pop().unwrap();
-    std::fs::write(&path, serde_yaml::to_string(&doc).unwrap()).unwrap();
+    std::fs::write(&path, serde_norway::to_string(&doc).unwrap()).unwrap();
 
     let out = xtask(&repo, &["diff", "--base", &base, "--format", "markdown"]);
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -324,7 +324,7 @@ async fn lockout(f: &Fixture) -> AppResult<()> {
         Err(other) => return Err(other.into()),
         Ok(_) => return Err(AppError::new("a wrong password was accepted")),
     }
-    let key = fake_services::AccountKey::new(other.domain_id, other.user_name.clone());
+    let key = fake_services::DomainUser::new(other.domain_id, other.user_name.clone());
     let stats = f.services.video.ledger().account(&key).unwrap_or_default();
     check(
         u64::from(allowed) == stats.failures_total && stats.blocks_started == 0,

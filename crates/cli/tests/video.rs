@@ -4,7 +4,7 @@
 mod common;
 
 use common::Apictl;
-use fake_services::{AccountKey, FakeServices};
+use fake_services::{DomainUser, FakeServices};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn login_keeps_a_private_session_and_invite_uses_it() {
@@ -136,7 +136,7 @@ async fn lockout_count_survives_separate_runs_and_refuses_the_sixth_attempt() {
     let services = FakeServices::start_default().await.expect("fakes");
     let apictl = Apictl::with_fakes(&services).env("VIDEO_PASSWORD", "wrong-password");
     let demo = services.video.demo().clone();
-    let key = AccountKey::new(demo.domain_id, demo.user_name.clone());
+    let key = DomainUser::new(demo.domain_id, demo.user_name.clone());
 
     for attempt in 1..=5 {
         let run = apictl.run(&["video", "login"]).await;

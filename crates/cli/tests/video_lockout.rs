@@ -10,11 +10,11 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::Apictl;
-use fake_services::{AccountKey, FakeServices};
+use fake_services::{DomainUser, FakeServices};
 
-fn account(services: &FakeServices) -> AccountKey {
+fn account(services: &FakeServices) -> DomainUser {
     let demo = services.video.demo();
-    AccountKey::new(demo.domain_id, demo.user_name.clone())
+    DomainUser::new(demo.domain_id, demo.user_name.clone())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -14,7 +14,7 @@ use facade::video_session::{
     UndocumentedInvitation, UndocumentedType, VideoSessionClient,
 };
 use fake_services::video::Channel;
-use fake_services::{AccountKey, FakeClock, Faults, VideoSessionFake};
+use fake_services::{DomainUser, FakeClock, Faults, VideoSessionFake};
 use secrecy::ExposeSecret;
 
 /// The facade's clock reading the fake's driven clock, so both stay in step.
@@ -61,8 +61,8 @@ fn wrong(fake: &VideoSessionFake) -> Credentials {
     .unwrap()
 }
 
-fn account(fake: &VideoSessionFake) -> AccountKey {
-    AccountKey::new(fake.demo().domain_id, fake.demo().user_name.clone())
+fn account(fake: &VideoSessionFake) -> DomainUser {
+    DomainUser::new(fake.demo().domain_id, fake.demo().user_name.clone())
 }
 
 /// The fake's view: counted failures now, blocks ever started.

@@ -12,7 +12,7 @@ use facade::http::{BaseUrl, HttpOptions};
 use facade::video_session::{
     Clock, Credentials, Error, LockoutStore, MemoryStore, VideoSessionClient,
 };
-use fake_services::{AccountKey, FakeClock, VideoSessionFake};
+use fake_services::{DomainUser, FakeClock, VideoSessionFake};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -99,8 +99,8 @@ fn wrong(fake: &VideoSessionFake) -> Credentials {
     .unwrap()
 }
 
-fn account(fake: &VideoSessionFake) -> AccountKey {
-    AccountKey::new(fake.demo().domain_id, fake.demo().user_name.clone())
+fn account(fake: &VideoSessionFake) -> DomainUser {
+    DomainUser::new(fake.demo().domain_id, fake.demo().user_name.clone())
 }
 
 async fn wait_for_failures(fake: &VideoSessionFake, n: u64) {

@@ -17,7 +17,7 @@ use facade::video_session::{
     AttemptId, Credentials, Error, LockoutPolicy, LockoutStore, RedisStore, Resolution,
     VideoSessionClient,
 };
-use fake_services::{AccountKey, VideoSessionFake};
+use fake_services::{DomainUser, VideoSessionFake};
 
 /// A redis-server child process, stopped on drop.
 struct RedisServer {
@@ -330,7 +330,7 @@ async fn replicas_in_two_processes_share_one_count() {
     let invalid = here.invalid + field("invalid");
     let refused = here.refused + field("refused");
     assert_eq!((invalid, refused), (5, 45), "here {here:?}, child: {line}");
-    let account = AccountKey::new(fake.demo().domain_id, "demo.user");
+    let account = DomainUser::new(fake.demo().domain_id, "demo.user");
     let stats = fake.ledger().account(&account).unwrap();
     assert_eq!(fake.ledger().counts().login_attempts, 5);
     assert_eq!((stats.failures_total, stats.blocks_started), (5, 0));

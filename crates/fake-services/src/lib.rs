@@ -43,13 +43,13 @@ pub mod video;
 pub use clock::FakeClock;
 pub use faults::{DetailsCut, FaultKind, FaultRecord, Faults, Truncation};
 pub use search_ads::{
-    ConversionKey, EngineAccount, FAILURE_TYPE, IdMappingSize, Origin, Owner, ReportingConfig,
+    ConversionKey, FAILURE_TYPE, IdMappingSize, KnownAccount, Origin, Owner, ReportingConfig,
     ReportingFaults, SearchAdsConfig, SearchAdsCounts, SearchAdsFake, SearchAdsFakeBuilder,
     SearchAdsLedger, StoredConversion,
 };
 pub use util::sh_quote;
 pub use video::{
-    AccountKey, AccountStats, Channel, DemoCredentials, Outbox, OutboxEntry, VideoCounts,
+    AccountStats, Channel, DemoCredentials, DomainUser, Outbox, OutboxEntry, VideoCounts,
     VideoLedger, VideoSessionConfig, VideoSessionFake, VideoSessionFakeBuilder,
 };
 

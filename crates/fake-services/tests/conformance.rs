@@ -48,7 +48,7 @@ fn convert_nullable(value: &mut Value) {
 impl Spec {
     fn load(name: &str) -> Self {
         let text = std::fs::read_to_string(spec_path(name)).expect("spec readable");
-        let mut doc: Value = serde_yaml::from_str(&text).expect("spec is YAML");
+        let mut doc: Value = serde_norway::from_str(&text).expect("spec is YAML");
         convert_nullable(&mut doc);
         Self {
             doc,

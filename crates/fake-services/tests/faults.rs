@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use common::{client, form, json};
 use fake_services::{
-    AccountKey, ConversionKey, FaultKind, Faults, IdMappingSize, SearchAdsFake, Truncation,
+    ConversionKey, DomainUser, FaultKind, Faults, IdMappingSize, SearchAdsFake, Truncation,
     VideoSessionFake,
 };
 use serde_json::{Value, json};
@@ -350,7 +350,7 @@ async fn video_faults_use_api_error_bodies_and_keep_lockout_counts_true() {
         .iter()
         .filter(|r| r.processed && r.kind != FaultKind::RateLimited)
         .count() as u64;
-    let key = AccountKey::new(demo.domain_id, demo.user_name.clone());
+    let key = DomainUser::new(demo.domain_id, demo.user_name.clone());
     let failures = fake.ledger().account(&key).map_or(0, |s| s.failures_total);
     assert_eq!(failures, processed);
     assert_eq!(fake.ledger().counts().requests, 6);

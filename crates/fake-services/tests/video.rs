@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use common::{client, json};
 use fake_services::video::Channel;
-use fake_services::{AccountKey, VideoSessionFake};
+use fake_services::{DomainUser, VideoSessionFake};
 use serde_json::{Value, json};
 
 async fn login(fake: &VideoSessionFake, secret: &str, user: &str, password: &str) -> (u16, Value) {
@@ -62,7 +62,7 @@ async fn login_returns_every_field() {
     );
     let stats = fake
         .ledger()
-        .account(&AccountKey::new(demo.domain_id, demo.user_name.clone()))
+        .account(&DomainUser::new(demo.domain_id, demo.user_name.clone()))
         .unwrap();
     assert_eq!(stats.successful_logins, 2);
     assert_eq!(fake.ledger().counts().logins_succeeded, 2);
@@ -129,7 +129,7 @@ async fn login_errors_follow_vs2() {
 async fn sixth_wrong_password_blocks_for_ten_minutes_of_driven_clock() {
     let fake = VideoSessionFake::start_default().await.unwrap();
     let demo = fake.demo().clone();
-    let key = AccountKey::new(demo.domain_id, demo.user_name.clone());
+    let key = DomainUser::new(demo.domain_id, demo.user_name.clone());
     for attempt in 1..=5 {
         let (status, body) = demo_login(&fake, "wrong").await;
         assert_eq!(
@@ -184,7 +184,7 @@ async fn sixth_wrong_password_blocks_for_ten_minutes_of_driven_clock() {
 async fn failures_slide_out_of_the_window_and_success_clears_them() {
     let fake = VideoSessionFake::start_default().await.unwrap();
     let demo = fake.demo().clone();
-    let key = AccountKey::new(demo.domain_id, demo.user_name.clone());
+    let key = DomainUser::new(demo.domain_id, demo.user_name.clone());
     for _ in 0..3 {
         demo_login(&fake, "wrong").await;
     }

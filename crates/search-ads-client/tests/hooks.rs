@@ -1,8 +1,6 @@
 //! The hand-written hooks run for generated operations: authorization before
 //! every request, a tracing span per request, and no secrets in the logs.
 
-mod support;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -10,7 +8,7 @@ use search_ads_client::{
     AuthorizeError, AuthorizeErrorKind, AuthorizeFuture, AuthorizeRequest, Client, ClientContext,
     Error, http_client_builder, set_bearer_token,
 };
-use test_support::TraceCapture;
+use test_support::{TraceCapture, assert_request_logged};
 
 test_support::install_trace_capture!();
 
@@ -68,7 +66,9 @@ async fn call_operation(client: &Client) -> Result<(), Error<()>> {
 async fn every_request_gets_a_fresh_bearer_token() {
     let authorizer = Arc::new(CountingAuthorizer::default());
     for expected in ["tok-secret-1", "tok-secret-2"] {
-        let (addr, head) = support::one_shot_http(200, SAVED_COLUMNS).await;
+        let (addr, head) = test_support::one_shot_http(200, SAVED_COLUMNS)
+            .await
+            .unwrap();
         let client = client(&format!("http://{addr}"), authorizer.clone());
         call_operation(&client).await.unwrap();
         let head = head.await.unwrap().to_lowercase();
@@ -107,25 +107,20 @@ fn operation_futures_are_send() {
 async fn each_request_is_traced_without_headers() {
     let capture = TraceCapture::start();
 
-    let (addr, _head) = support::one_shot_http(200, SAVED_COLUMNS).await;
+    let (addr, _head) = test_support::one_shot_http(200, SAVED_COLUMNS)
+        .await
+        .unwrap();
     let client = client(
         &format!("http://{addr}"),
         Arc::new(CountingAuthorizer::default()),
     );
     call_operation(&client).await.unwrap();
 
-    let logs = capture.text();
-    assert!(
-        logs.contains("operation_id=\"saved_columns_list\""),
-        "{logs}"
+    assert_request_logged(
+        &capture.text(),
+        "search_ads",
+        "saved_columns_list",
+        "GET",
+        "tok-secret",
     );
-    assert!(logs.contains("method=GET"), "{logs}");
-    assert!(logs.contains("status=200"), "{logs}");
-    assert!(logs.contains("duration_ms="), "{logs}");
-    assert!(logs.contains("service=\"search_ads\""), "{logs}");
-    assert!(
-        !logs.contains("tok-secret"),
-        "token leaked into logs: {logs}"
-    );
-    assert!(!logs.to_lowercase().contains("authorization"), "{logs}");
 }

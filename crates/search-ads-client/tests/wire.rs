@@ -1,8 +1,6 @@
 //! `I64String` parameters go on the wire as plain digits, in the path (via
 //! `Display`) and in the query (via `Serialize`).
 
-mod support;
-
 use search_ads_client::{Client, ClientContext, I64String};
 
 const CONVERSIONS: &str =
@@ -10,7 +8,7 @@ const CONVERSIONS: &str =
 
 #[tokio::test]
 async fn int64_parameters_are_digits_in_path_and_query() {
-    let (addr, head) = support::one_shot_http(200, CONVERSIONS).await;
+    let (addr, head) = test_support::one_shot_http(200, CONVERSIONS).await.unwrap();
     let client = Client::new(&format!("http://{addr}"), ClientContext::new());
     let list = client
         .conversion_get()

@@ -3,11 +3,26 @@
 //! - [`TraceCapture`]: what a test traced, captured deterministically whatever other tests of the same
 //!   binary do at the same time (see [`trace`] for why `set_default` per test is not enough).
 //! - [`ClosedPort`]: a loopback port that refuses connections for as long as the test needs it.
+//! - [`loopback`]: tiny servers for client tests ([`one_shot_http`], [`garbage_server`]).
+//! - [`error_chain`]: an error with its sources, as one line.
+//! - [`assert_request_logged`]: what a generated client's request span shows.
+//! - [`git`]: git commands and a throw-away clone of this repository.
+//! - `tls` (feature `http-client`, which brings in reqwest): the HTTPS checks every client crate
+//!   runs.
 
+pub mod error;
+pub mod git;
+pub mod loopback;
 pub mod net;
+pub mod request_log;
+#[cfg(feature = "http-client")]
+pub mod tls;
 pub mod trace;
 
+pub use error::error_chain;
+pub use loopback::{garbage_server, one_shot_http, one_shot_http_with_headers};
 pub use net::ClosedPort;
+pub use request_log::assert_request_logged;
 pub use trace::TraceCapture;
 
 #[doc(hidden)]

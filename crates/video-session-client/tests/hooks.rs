@@ -2,11 +2,9 @@
 //! header reaches the server, each request is traced without headers, and
 //! redirects to another origin are not followed.
 
-mod support;
-
 use std::time::Duration;
 
-use test_support::TraceCapture;
+use test_support::{TraceCapture, assert_request_logged};
 use video_session_client::types::{InvitationRequest, InvitationType};
 use video_session_client::{Client, ClientContext, Error, http_client_builder};
 
@@ -41,7 +39,7 @@ async fn call_operation(client: &Client, user_token: &str) -> Result<(), Error<(
 
 #[tokio::test]
 async fn user_token_header_is_sent() {
-    let (addr, head) = support::one_shot_http(200, INVITATION).await;
+    let (addr, head) = test_support::one_shot_http(200, INVITATION).await.unwrap();
     call_operation(&client(&format!("http://{addr}")), "user-secret-1")
         .await
         .unwrap();
@@ -59,7 +57,9 @@ async fn redirects_to_another_origin_are_not_followed() {
         )
         .into_boxed_str(),
     );
-    let (addr, _head) = support::one_shot_http_with_headers(307, location, "").await;
+    let (addr, _head) = test_support::one_shot_http_with_headers(307, location, "")
+        .await
+        .unwrap();
     let error = call_operation(&client(&format!("http://{addr}")), "user-secret-2")
         .await
         .unwrap_err();
@@ -72,21 +72,17 @@ async fn redirects_to_another_origin_are_not_followed() {
 async fn each_request_is_traced_without_headers() {
     let capture = TraceCapture::start();
 
-    let (addr, _head) = support::one_shot_http(200, INVITATION).await;
+    let (addr, _head) = test_support::one_shot_http(200, INVITATION).await.unwrap();
     call_operation(&client(&format!("http://{addr}")), "user-secret-3")
         .await
         .unwrap();
 
-    let logs = capture.text();
-    assert!(
-        logs.contains("operation_id=\"send_session_invitation\""),
-        "{logs}"
-    );
-    assert!(logs.contains("status=200"), "{logs}");
-    assert!(logs.contains("service=\"video_session\""), "{logs}");
-    assert!(
-        !logs.contains("user-secret"),
-        "token leaked into logs: {logs}"
+    assert_request_logged(
+        &capture.text(),
+        "video_session",
+        "send_session_invitation",
+        "POST",
+        "user-secret",
     );
 }
 

@@ -57,7 +57,7 @@ pub fn read(text: &str) -> Result<Document, ReadError> {
             text.len()
         )));
     }
-    let mut yaml: serde_yaml::Value = serde_yaml::from_str(text)
+    let mut yaml: serde_norway::Value = serde_norway::from_str(text)
         .map_err(|e| ReadError(format!("not a YAML or JSON document: {e}")))?;
     yaml.apply_merge()
         .map_err(|e| ReadError(format!("YAML merge keys cannot be applied: {e}")))?;
@@ -179,8 +179,8 @@ impl Reader {
 
     // ------------------------------------------------------------ YAML → JSON
 
-    fn json_of(&mut self, yaml: serde_yaml::Value, pointer: &str) -> Value {
-        use serde_yaml::Value as Y;
+    fn json_of(&mut self, yaml: serde_norway::Value, pointer: &str) -> Value {
+        use serde_norway::Value as Y;
         match yaml {
             Y::Null => Value::Null,
             Y::Bool(b) => Value::Bool(b),
@@ -828,8 +828,8 @@ fn translate_3_1(map: &mut Map<String, Value>) {
 }
 
 /// A YAML mapping key as a string: `200` → `"200"`, `true` → `"true"`.
-fn key_string(k: &serde_yaml::Value) -> String {
-    use serde_yaml::Value as Y;
+fn key_string(k: &serde_norway::Value) -> String {
+    use serde_norway::Value as Y;
     match k {
         Y::String(s) => s.clone(),
         Y::Number(n) => n.to_string(),
@@ -842,8 +842,8 @@ fn key_string(k: &serde_yaml::Value) -> String {
 
 /// `json` as YAML, with mapping keys in the order of `original` (the text
 /// as read) where they were there, keys added by the reader last.
-fn ordered(json: &Value, original: Option<&serde_yaml::Value>) -> serde_yaml::Value {
-    use serde_yaml::Value as Y;
+fn ordered(json: &Value, original: Option<&serde_norway::Value>) -> serde_norway::Value {
+    use serde_norway::Value as Y;
     let original = match original {
         Some(Y::Tagged(t)) => Some(&t.value),
         other => other,
@@ -871,7 +871,7 @@ fn ordered(json: &Value, original: Option<&serde_yaml::Value>) -> serde_yaml::Va
             )
         }
         Value::Object(map) => {
-            let mut out = serde_yaml::Mapping::new();
+            let mut out = serde_norway::Mapping::new();
             if let Some(originals) = original.and_then(Y::as_mapping) {
                 for (k, v) in originals {
                     let key = key_string(k);
@@ -893,8 +893,8 @@ fn ordered(json: &Value, original: Option<&serde_yaml::Value>) -> serde_yaml::Va
 }
 
 /// A YAML scalar as text (for unusual mapping keys).
-fn yaml_scalar_text(v: &serde_yaml::Value) -> String {
-    serde_yaml::to_string(v)
+fn yaml_scalar_text(v: &serde_norway::Value) -> String {
+    serde_norway::to_string(v)
         .map(|s| s.trim().to_owned())
         .unwrap_or_default()
 }
@@ -920,6 +920,32 @@ mod tests {
 
     fn warnings(doc: &Document) -> Vec<String> {
         doc.warnings.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn anchors_aliases_and_merge_keys_are_resolved() {
+        // The specs share schemas through anchors (`&id`), aliases (`*id`) and merge keys
+        // (`<<: *id`): the YAML crate must resolve all three.
+        let doc = read(
+            r##"
+openapi: 3.0.3
+info: {title: t, version: '1'}
+paths: {}
+components:
+  schemas:
+    Base: &base {type: string, format: int64, description: shared}
+    Alias: *base
+    Merged:
+      <<: *base
+      description: own
+"##,
+        )
+        .unwrap();
+        let schemas = &doc.json["components"]["schemas"];
+        assert_eq!(schemas["Alias"], schemas["Base"]);
+        assert_eq!(schemas["Merged"]["format"], "int64");
+        assert_eq!(schemas["Merged"]["description"], "own");
+        assert!(schemas["Merged"].get("<<").is_none(), "{schemas}");
     }
 
     #[test]

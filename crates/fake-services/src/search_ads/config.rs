@@ -6,11 +6,11 @@ use chrono::NaiveDate;
 
 use crate::faults::Faults;
 
-/// An engine account the fake knows, with its agency, advertiser and the customer ID of the same
-/// account in the new platform. `get` reads it by the first three, `getByCustomerId` by the customer
-/// ID; both see the same seeded conversions.
+/// An account the fake knows: an engine account with its agency and advertiser, and the customer
+/// ID of the same account in the new platform. `get` reads it by the first three,
+/// `getByCustomerId` by the customer ID; both see the same seeded conversions.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EngineAccount {
+pub struct KnownAccount {
     /// DS agency ID.
     pub agency_id: i64,
     /// DS advertiser ID.
@@ -145,7 +145,7 @@ pub struct SearchAdsConfig {
     /// Seed of all generated data (conversions, ID-mapping rows, tokens).
     pub seed: u64,
     /// The known accounts. Advertisers not listed here get `0x0000011D` on insert and 403 on reads.
-    pub accounts: Vec<EngineAccount>,
+    pub accounts: Vec<KnownAccount>,
     /// Seeded conversions per account (generated on demand, never held in memory).
     pub conversions_per_account: u64,
     /// Seeded conversions per day, from `start_date` on (1 to 86,400).
@@ -191,13 +191,13 @@ impl Default for SearchAdsConfig {
         Self {
             seed: 42,
             accounts: vec![
-                EngineAccount {
+                KnownAccount {
                     agency_id,
                     advertiser_id,
                     engine_account_id: 700_000_000_042_205,
                     customer_id: "2000012350".to_owned(),
                 },
-                EngineAccount {
+                KnownAccount {
                     agency_id,
                     advertiser_id,
                     engine_account_id: 700_000_000_042_206,

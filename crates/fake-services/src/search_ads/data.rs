@@ -8,7 +8,7 @@
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use super::config::{EngineAccount, SearchAdsConfig};
+use super::config::{KnownAccount, SearchAdsConfig};
 use crate::util::{hash3, mix};
 
 /// Milliseconds per day.
@@ -83,7 +83,7 @@ fn parse_click_id(seed: u64, s: &str) -> Option<u64> {
 }
 
 /// The `conversionId` of seeded conversion `i` of an account.
-pub(crate) fn seeded_conversion_id(account: &EngineAccount, i: u64) -> String {
+pub(crate) fn seeded_conversion_id(account: &KnownAccount, i: u64) -> String {
     format!("ds-{}-{i}", account.engine_account_id)
 }
 

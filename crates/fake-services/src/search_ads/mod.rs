@@ -16,7 +16,7 @@ mod config;
 mod conversions;
 mod data;
 mod fields;
-mod idmapping;
+mod id_mapping;
 mod ledger;
 mod reporting;
 
@@ -36,7 +36,7 @@ use serde_json::{Value, json};
 
 pub use self::auth::{JWT_BEARER_GRANT, SCOPE};
 pub use self::config::{
-    AuthorizedUser, EngineAccount, FloodlightActivity, IdMappingSize, ReportingConfig,
+    AuthorizedUser, FloodlightActivity, IdMappingSize, KnownAccount, ReportingConfig,
     ReportingFaults, SavedColumnDef, SearchAdsConfig,
 };
 pub use self::ledger::{
@@ -46,7 +46,7 @@ pub use self::reporting::FAILURE_TYPE;
 
 use self::auth::{Grant, IssuedToken};
 use self::data::Generator;
-use self::idmapping::IdMappingPlan;
+use self::id_mapping::IdMappingPlan;
 use self::ledger::{Counters, Shared, Store};
 use crate::FakeError;
 use crate::clock::FakeClock;
@@ -67,6 +67,51 @@ const FAKE_SERVICE_ACCOUNT_KEY: &str = include_str!("fake_service_account_key.pe
 /// Shared state of the handlers.
 #[derive(Clone)]
 pub(crate) struct AppState(Arc<AppInner>);
+
+impl AppState {
+    /// The handlers' state: an empty store, no tokens issued yet.
+    fn new(
+        config: SearchAdsConfig,
+        clock: FakeClock,
+        token_url: String,
+        injector: Arc<FaultInjector>,
+    ) -> Self {
+        let accounts = config.accounts.len();
+        let shared = Arc::new(Shared {
+            store: Mutex::new(Store {
+                views: vec![Default::default(); accounts],
+                seeded_overrides: vec![0; accounts],
+                ..Store::default()
+            }),
+            counters: Counters::default(),
+            faults: injector,
+        });
+        AppState(Arc::new(AppInner {
+            token_rng: Mutex::new(fastrand::Rng::with_seed(config.seed ^ 0x70CE_0000)),
+            token_lifetime: Mutex::new(config.token_lifetime),
+            id_mapping_size: Mutex::new(config.id_mapping),
+            tokens: Mutex::new(HashMap::new()),
+            reporting: reporting::ReportingState::new(config.seed, config.reporting.faults.seed),
+            clock,
+            token_url,
+            shared,
+            config,
+        }))
+    }
+
+    /// The state of a fake that serves nothing, for the handlers' unit tests (they call the
+    /// handlers directly).
+    #[cfg(test)]
+    pub(crate) fn for_tests(config: SearchAdsConfig) -> Self {
+        let injector = Arc::new(FaultInjector::new(Faults::none()));
+        Self::new(
+            config,
+            FakeClock::default(),
+            "http://127.0.0.1:9/token".to_owned(),
+            injector,
+        )
+    }
+}
 
 impl Deref for AppState {
     type Target = AppInner;
@@ -161,7 +206,7 @@ impl SearchAdsFakeBuilder {
     }
 
     /// The known engine accounts.
-    pub fn accounts(mut self, accounts: Vec<EngineAccount>) -> Self {
+    pub fn accounts(mut self, accounts: Vec<KnownAccount>) -> Self {
         self.config.accounts = accounts;
         self
     }
@@ -251,27 +296,12 @@ impl SearchAdsFakeBuilder {
         let origin = format!("http://{addr}");
         let token_url = format!("{origin}/token");
         let injector = Arc::new(FaultInjector::new(config.faults.clone()));
-        let accounts = config.accounts.len();
-        let shared = Arc::new(Shared {
-            store: Mutex::new(Store {
-                views: vec![Default::default(); accounts],
-                seeded_overrides: vec![0; accounts],
-                ..Store::default()
-            }),
-            counters: Counters::default(),
-            faults: injector.clone(),
-        });
-        let app = AppState(Arc::new(AppInner {
-            token_rng: Mutex::new(fastrand::Rng::with_seed(config.seed ^ 0x70CE_0000)),
-            token_lifetime: Mutex::new(config.token_lifetime),
-            id_mapping_size: Mutex::new(config.id_mapping),
-            tokens: Mutex::new(HashMap::new()),
-            reporting: reporting::ReportingState::new(config.seed, config.reporting.faults.seed),
-            clock: self.clock.unwrap_or_default(),
-            token_url: token_url.clone(),
-            shared,
+        let app = AppState::new(
             config,
-        }));
+            self.clock.unwrap_or_default(),
+            token_url.clone(),
+            injector.clone(),
+        );
         let router = router(app.clone(), injector);
         let server = serve(listener, router)?;
         tracing::info!(%origin, "search ads fake listening");
@@ -325,7 +355,7 @@ fn router(app: AppState, injector: Arc<FaultInjector>) -> Router {
         )
         .route(
             "/agency/{agency}/advertiser/{advertiser}/idmapping",
-            get(idmapping::id_mapping),
+            get(id_mapping::id_mapping),
         )
         .route(
             "/agency/{agency}/advertiser/{advertiser}/savedcolumns",
@@ -454,7 +484,7 @@ impl SearchAdsFake {
 
     /// The known accounts (the first is a good default for tests).
     #[must_use]
-    pub fn accounts(&self) -> &[EngineAccount] {
+    pub fn accounts(&self) -> &[KnownAccount] {
         &self.app.config.accounts
     }
 

@@ -13,17 +13,18 @@ pub const BLOCK_DURATION: Duration = Duration::from_secs(600);
 /// More failures than this inside the window start a block.
 pub const MAX_FAILURES: usize = 5;
 
-/// An account: a user name within a domain (VS-3).
+/// A user of a domain: the unit the fake counts failed logins and blocks by (VS-3), as the
+/// service names it (domain ID and user name, in clear; the fake keeps no hashed keys).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct AccountKey {
+pub struct DomainUser {
     /// The domain.
     pub domain_id: i64,
     /// The user name.
     pub user_name: String,
 }
 
-impl AccountKey {
-    /// The key of `user_name` in `domain_id`.
+impl DomainUser {
+    /// User `user_name` of domain `domain_id`.
     #[must_use]
     pub fn new(domain_id: i64, user_name: impl Into<String>) -> Self {
         Self {
@@ -158,7 +159,7 @@ pub(crate) struct Session {
 }
 
 pub(crate) struct State {
-    pub accounts: HashMap<AccountKey, AccountState>,
+    pub accounts: HashMap<DomainUser, AccountState>,
     pub tokens: HashMap<String, Session>,
     pub sessions: HashSet<String>,
     pub outbox: Vec<OutboxEntry>,
@@ -197,7 +198,7 @@ impl std::fmt::Debug for VideoLedger {
 impl VideoLedger {
     /// Statistics of one account (`None` if it never had a counted attempt).
     #[must_use]
-    pub fn account(&self, key: &AccountKey) -> Option<AccountStats> {
+    pub fn account(&self, key: &DomainUser) -> Option<AccountStats> {
         let now = self.shared.clock.now();
         self.shared
             .state()
@@ -208,7 +209,7 @@ impl VideoLedger {
 
     /// Statistics of every account that had a counted attempt, sorted by key.
     #[must_use]
-    pub fn accounts(&self) -> Vec<(AccountKey, AccountStats)> {
+    pub fn accounts(&self) -> Vec<(DomainUser, AccountStats)> {
         let now = self.shared.clock.now();
         let mut all: Vec<_> = self
             .shared
@@ -223,7 +224,7 @@ impl VideoLedger {
 
     /// Whether the account is blocked right now.
     #[must_use]
-    pub fn is_blocked(&self, key: &AccountKey) -> bool {
+    pub fn is_blocked(&self, key: &DomainUser) -> bool {
         self.account(key).is_some_and(|s| s.blocked_for.is_some())
     }
 

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use super::VideoState;
-use super::ledger::{AccountKey, BLOCK_DURATION, MAX_FAILURES, Session};
+use super::ledger::{BLOCK_DURATION, DomainUser, MAX_FAILURES, Session};
 use crate::errors::{api_error, json_response};
 use crate::util::hex_token;
 
@@ -140,7 +140,7 @@ pub(crate) async fn login(State(app): State<VideoState>, body: Bytes) -> Respons
         return invalid_credentials();
     };
     let now = app.shared.clock.now();
-    let key = AccountKey::new(domain.id, user_name);
+    let key = DomainUser::new(domain.id, user_name);
     let mut state = app.shared.state();
     let account = state.accounts.entry(key.clone()).or_default();
     account.refresh(now);

@@ -21,7 +21,7 @@ use axum::routing::post;
 
 pub use self::config::{DemoCredentials, Domain, User, VideoSessionConfig};
 pub use self::ledger::{
-    AccountKey, AccountStats, BLOCK_DURATION, Channel, FAILURE_WINDOW, MAX_FAILURES, Outbox,
+    AccountStats, BLOCK_DURATION, Channel, DomainUser, FAILURE_WINDOW, MAX_FAILURES, Outbox,
     OutboxEntry, VideoCounts, VideoLedger,
 };
 

@@ -15,7 +15,7 @@ use crate::search_ads::data::{
     self, Congruence, DAY_MS, Generator, IdFilter, day_start_ms, filter_congruence,
     seeded_conversion_id,
 };
-use crate::search_ads::idmapping::IdMappingPlan;
+use crate::search_ads::id_mapping::IdMappingPlan;
 use crate::search_ads::ledger::ConversionKey;
 
 /// Translation of legacy campaign / ad-group IDs to the new ones.

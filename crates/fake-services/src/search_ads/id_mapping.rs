@@ -25,7 +25,7 @@ use bytes::Bytes;
 use futures::Stream;
 
 use super::AppState;
-use super::config::{EngineAccount, IdMappingSize};
+use super::config::{IdMappingSize, KnownAccount};
 use super::conversions::forbidden;
 use super::data;
 use super::ledger::Counters;
@@ -49,7 +49,7 @@ const CHUNK: usize = 256 * 1024;
 pub(crate) struct IdMappingPlan {
     agency: String,
     advertiser: String,
-    accounts: Vec<EngineAccount>,
+    accounts: Vec<KnownAccount>,
     /// Index in the configuration's account list of each of `accounts`.
     account_index: Vec<usize>,
     /// `data::id_offset` of the seed: legacy IDs of the seeded campaigns and ad groups.
@@ -131,12 +131,12 @@ impl IdMappingPlan {
     /// The plan of an advertiser, or `None` when the fake does not know it.
     pub(crate) fn new(
         seed: u64,
-        accounts: &[EngineAccount],
+        accounts: &[KnownAccount],
         agency: i64,
         advertiser: i64,
         size: IdMappingSize,
     ) -> Option<Self> {
-        let (account_index, accounts): (Vec<usize>, Vec<EngineAccount>) = accounts
+        let (account_index, accounts): (Vec<usize>, Vec<KnownAccount>) = accounts
             .iter()
             .enumerate()
             .filter(|(_, a)| a.agency_id == agency && a.advertiser_id == advertiser)

@@ -1,0 +1,89 @@
+//! The `generate` scenario: `xtask --root <copy> generate` on a temporary copy of `specs/` and
+//! the generated files.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{Context as _, Result, bail};
+
+use super::SuiteOptions;
+use super::report::Side;
+use crate::scenarios::Measurement;
+
+/// Copies `specs/` and every `crates/*/src/generated.rs` of `workspace` into
+/// `dir`, the inputs and outputs of `xtask generate`.
+fn copy_generate_inputs(workspace: &Path, dir: &Path) -> Result<()> {
+    let specs = workspace.join("specs");
+    fs::create_dir_all(dir.join("specs"))?;
+    for entry in fs::read_dir(&specs).with_context(|| format!("reading {}", specs.display()))? {
+        let entry = entry?;
+        if entry.file_type()?.is_file() {
+            fs::copy(entry.path(), dir.join("specs").join(entry.file_name()))?;
+        }
+    }
+    let crates = workspace.join("crates");
+    for entry in fs::read_dir(&crates).with_context(|| format!("reading {}", crates.display()))? {
+        let entry = entry?;
+        let generated = entry.path().join("src").join("generated.rs");
+        if generated.is_file() {
+            let to = dir.join("crates").join(entry.file_name()).join("src");
+            fs::create_dir_all(&to)?;
+            fs::copy(&generated, to.join("generated.rs"))?;
+        }
+    }
+    Ok(())
+}
+
+/// Times `xtask generate` on a temporary copy of the specs and generated files.
+pub(super) fn generate_scenario(options: &SuiteOptions) -> Result<Side> {
+    let xtask = options
+        .xtask_bin
+        .as_ref()
+        .context("no xtask binary given (run through `cargo xtask bench`)")?;
+    let dir = tempfile::tempdir()?;
+    copy_generate_inputs(&options.workspace, dir.path())?;
+    let mut runs = Vec::new();
+    for run in 0..=options.sizes.reps {
+        let started = Instant::now();
+        let output = Command::new(xtask)
+            .arg("--root")
+            .arg(dir.path())
+            .arg("generate")
+            .stdin(Stdio::null())
+            .output()
+            .with_context(|| format!("starting {}", xtask.display()))?;
+        let elapsed = started.elapsed();
+        if !output.status.success() {
+            bail!(
+                "xtask generate failed ({}): {}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr).trim()
+            );
+        }
+        let m = Measurement {
+            units: 1,
+            rows: 0,
+            seconds: elapsed.as_secs_f64(),
+            peak_rss_kib: None,
+        };
+        let label = if run == 0 {
+            "warm-up".to_owned()
+        } else {
+            format!("#{run}")
+        };
+        eprintln!(
+            "  generate {label:<7} {:.3} s ({})",
+            m.seconds,
+            String::from_utf8_lossy(&output.stdout)
+                .lines()
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+        if run > 0 {
+            runs.push(m);
+        }
+    }
+    Ok(Side::new(runs))
+}

@@ -1,0 +1,198 @@
+//! The processes of a run: the fakes (plain, with latency, a fresh one per upload run), a
+//! `redis-server`, and one `bench-runner sample` process per sample.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{Context as _, Result, bail};
+
+use super::SuiteOptions;
+use super::catalogue::{FakeKind, LATENCY_MS};
+use crate::fake::{FakeProcess, FakeSpec, FakeVars, log_path};
+use crate::sample::SampleSpec;
+use crate::scenarios::Measurement;
+
+/// Runs one sample in a `bench-runner sample` process with the fake's
+/// variables in its environment.
+pub fn run_sample_process(
+    runner: &Path,
+    spec: &SampleSpec,
+    vars: &FakeVars,
+) -> Result<Measurement> {
+    let output = Command::new(runner)
+        .arg("sample")
+        .args(["--scenario", spec.scenario.name()])
+        .args(["--variant", spec.variant.name()])
+        .args(["--count", &spec.count.to_string()])
+        .args(["--tag", &spec.tag])
+        .envs(&vars.0)
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("starting {}", runner.display()))?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        bail!(
+            "{} {} failed ({}): {}",
+            spec.scenario,
+            spec.variant,
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    let line = stdout
+        .lines()
+        .rev()
+        .find(|l| l.trim_start().starts_with('{'))
+        .with_context(|| format!("{} {} printed no result", spec.scenario, spec.variant))?;
+    serde_json::from_str(line).with_context(|| format!("reading the result {line:?}"))
+}
+
+/// The running fakes the client scenarios share, started on first use.
+pub(super) struct Fakes<'a> {
+    pub(super) options: &'a SuiteOptions,
+    plain: Option<FakeProcess>,
+    latency: Option<FakeProcess>,
+    redis: Option<RedisProcess>,
+}
+
+/// A `redis-server` on a free loopback port, without persistence; killed
+/// when dropped.
+struct RedisProcess {
+    child: std::process::Child,
+    url: String,
+}
+
+impl RedisProcess {
+    fn start(work_dir: &Path) -> Result<Self> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")?
+            .local_addr()?
+            .port();
+        let dir = work_dir.join("redis");
+        fs::create_dir_all(&dir)?;
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("starting redis-server (Debian: apt-get install redis-server)")?;
+        let me = Self {
+            child,
+            url: format!("redis://127.0.0.1:{port}/0"),
+        };
+        let deadline = Instant::now() + std::time::Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if Instant::now() > deadline {
+                bail!("redis-server did not listen on port {port} within 10 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        Ok(me)
+    }
+}
+
+impl Drop for RedisProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl<'a> Fakes<'a> {
+    /// No fake started yet.
+    pub(super) fn new(options: &'a SuiteOptions) -> Self {
+        Self {
+            options,
+            plain: None,
+            latency: None,
+            redis: None,
+        }
+    }
+
+    /// The variables of the fake `kind` names, started on first use; a fresh upload fake lives
+    /// as long as the returned guard.
+    pub(super) fn vars(&mut self, kind: FakeKind) -> Result<(FakeVars, Option<FakeProcess>)> {
+        Ok(match kind {
+            FakeKind::Plain => (self.plain()?.clone(), None),
+            FakeKind::Latency => (self.latency()?.clone(), None),
+            FakeKind::PlainWithRedis => (self.plain_with_redis()?, None),
+            FakeKind::FreshUpload => {
+                let fake = self.fresh_upload()?;
+                (fake.vars().clone(), Some(fake))
+            }
+        })
+    }
+
+    fn spec(&self, latency_ms: u64) -> FakeSpec {
+        FakeSpec {
+            conversions_per_account: self.options.sizes.read_rows,
+            id_mapping_bytes: self.options.sizes.id_mapping_bytes,
+            latency_ms,
+            start_date: crate::reporting::report_data_start(crate::reporting::today_utc()),
+        }
+    }
+
+    fn plain(&mut self) -> Result<&FakeVars> {
+        if self.plain.is_none() {
+            let spec = self.spec(0);
+            let log = log_path(&self.options.work_dir, "plain");
+            self.plain = Some(FakeProcess::start(
+                &self.options.fake_bin,
+                &spec.args(),
+                &log,
+            )?);
+        }
+        self.plain
+            .as_ref()
+            .map(FakeProcess::vars)
+            .context("the plain fake is not running")
+    }
+
+    /// The plain fake's variables plus `BENCH_REDIS_URL` of a redis-server
+    /// started on first use.
+    fn plain_with_redis(&mut self) -> Result<FakeVars> {
+        if self.redis.is_none() {
+            self.redis = Some(RedisProcess::start(&self.options.work_dir)?);
+        }
+        let url = self
+            .redis
+            .as_ref()
+            .map(|r| r.url.clone())
+            .context("redis-server is not running")?;
+        let mut vars = self.plain()?.clone();
+        vars.0.insert("BENCH_REDIS_URL".to_owned(), url);
+        Ok(vars)
+    }
+
+    fn latency(&mut self) -> Result<&FakeVars> {
+        if self.latency.is_none() {
+            let spec = self.spec(LATENCY_MS);
+            let log = log_path(&self.options.work_dir, "latency");
+            self.latency = Some(FakeProcess::start(
+                &self.options.fake_bin,
+                &spec.args(),
+                &log,
+            )?);
+        }
+        self.latency
+            .as_ref()
+            .map(FakeProcess::vars)
+            .context("the latency fake is not running")
+    }
+
+    /// A new fake with added latency and an empty ledger, for one upload run.
+    fn fresh_upload(&self) -> Result<FakeProcess> {
+        let spec = FakeSpec {
+            conversions_per_account: 1_000,
+            id_mapping_bytes: 10_000,
+            latency_ms: LATENCY_MS,
+            start_date: crate::reporting::report_data_start(crate::reporting::today_utc()),
+        };
+        let log = log_path(&self.options.work_dir, "upload");
+        FakeProcess::start(&self.options.fake_bin, &spec.args(), &log)
+    }
+}

@@ -1,0 +1,37 @@
+//! The conversion methods, one file per operation: `get` ([`get`]), `getByCustomerId`
+//! ([`get_by_customer_id`]), `insert` ([`insert`]), `update` ([`update`]), `updateAvailability`
+//! ([`update_availability`]) and `savedColumns.list` ([`saved_columns`]).
+//!
+//! What several operations share has a file of its own: query and path parameters ([`params`]),
+//! the page both reads return ([`page`]), batch bodies and the 400 that names rejected items
+//! ([`batch`]), the per-item checks of the writes ([`checks`]) and the batch loop of insert and
+//! update ([`write`]).
+
+mod batch;
+mod checks;
+mod get;
+mod get_by_customer_id;
+mod insert;
+mod page;
+mod params;
+mod saved_columns;
+mod update;
+mod update_availability;
+mod write;
+
+#[cfg(test)]
+mod test_app;
+
+pub(crate) use self::batch::{is_availability_field, is_conversion_field};
+pub(crate) use self::get::get_conversions;
+pub(crate) use self::get_by_customer_id::get_by_customer_id;
+pub(crate) use self::insert::insert;
+pub(crate) use self::params::forbidden;
+pub(crate) use self::saved_columns::saved_columns;
+pub(crate) use self::update::update;
+pub(crate) use self::update_availability::update_availability;
+
+/// The `kind` of a list of conversions (reads, and the echo of insert and update).
+const CONVERSION_LIST_KIND: &str = "doubleclicksearch#conversionList";
+/// How Google starts the message of a 400 that lists rejected items.
+const REQUEST_NOT_VALID: &str = "The request was not valid. Details: ";
