@@ -9,7 +9,7 @@ use chrono::DateTime;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value;
 
-use crate::search_ads::config::EngineAccount;
+use crate::search_ads::config::KnownAccount;
 use crate::search_ads::data::SeededConversion;
 
 /// The sort key of a row: (epoch milliseconds, `conversion.id`).
@@ -395,7 +395,7 @@ impl Serialize for Cell<'_> {
 
 /// What every row of one account shares.
 pub(crate) struct AccountCells<'a> {
-    pub account: &'a EngineAccount,
+    pub account: &'a KnownAccount,
     pub manager_id: &'a str,
 }
 
@@ -507,8 +507,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn account() -> EngineAccount {
-        EngineAccount {
+    fn account() -> KnownAccount {
+        KnownAccount {
             agency_id: 1,
             advertiser_id: 2,
             engine_account_id: 3,
