@@ -26,7 +26,7 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub reps: Option<u32>,
     /// Only these scenarios: read, read-latency, report, report-latency, upload, id-mapping, logins,
-    /// logins-redis, generate.
+    /// logins-redis, logins-redis-latency, generate.
     #[arg(long, value_name = "SCENARIO")]
     pub only: Vec<String>,
 }

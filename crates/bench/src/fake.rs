@@ -235,8 +235,9 @@ impl FakeSpec {
             args.extend([
                 "--latency-ms".to_owned(),
                 self.latency_ms.to_string(),
+                // Both services: the search ads scenarios read and upload, the video one logs in.
                 "--fault-target".to_owned(),
-                "search-ads".to_owned(),
+                "both".to_owned(),
             ]);
         }
         args
@@ -289,7 +290,7 @@ mod tests {
         };
         let args = spec.args().join(" ");
         assert!(
-            args.contains("--latency-ms 20 --fault-target search-ads"),
+            args.contains("--latency-ms 20 --fault-target both"),
             "{args}"
         );
         let plain = FakeSpec {

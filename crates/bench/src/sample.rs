@@ -38,6 +38,9 @@ pub enum ClientScenario {
     /// Log in again and again through the facade; baseline: a `MemoryStore`,
     /// facade: a `RedisStore` (on `BENCH_REDIS_URL`).
     LoginsRedis,
+    /// `logins-redis` against a fake with 20 ms per answer (a service that is not on loopback):
+    /// what a store's round trips cost beside a login's.
+    LoginsRedisLatency,
     /// Read a conversion report (Reporting API) from a fake without added
     /// latency; facade: 30-day shards one at a time, the same pages as the
     /// baseline.
@@ -57,6 +60,7 @@ impl ClientScenario {
             ClientScenario::IdMapping => "id-mapping",
             ClientScenario::Logins => "logins",
             ClientScenario::LoginsRedis => "logins-redis",
+            ClientScenario::LoginsRedisLatency => "logins-redis-latency",
             ClientScenario::Report => "report",
             ClientScenario::ReportLatency => "report-latency",
         }
@@ -156,10 +160,10 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
         (ClientScenario::Logins, Variant::Baseline) => {
             scenarios::logins_baseline(&targets.video, spec.count).await
         }
-        (ClientScenario::LoginsRedis, Variant::Baseline) => {
+        (ClientScenario::LoginsRedis | ClientScenario::LoginsRedisLatency, Variant::Baseline) => {
             scenarios::logins_memory_store(&targets.video, spec.count).await
         }
-        (ClientScenario::LoginsRedis, Variant::Facade) => {
+        (ClientScenario::LoginsRedis | ClientScenario::LoginsRedisLatency, Variant::Facade) => {
             scenarios::logins_redis_store(&targets.video, spec.count).await
         }
         (ClientScenario::Logins, Variant::Facade) => {

@@ -64,6 +64,8 @@ pub enum FakeKind {
     Latency,
     /// The plain fake, and a `redis-server` (`BENCH_REDIS_URL`).
     PlainWithRedis,
+    /// The latency fake, and a `redis-server` (`BENCH_REDIS_URL`).
+    LatencyWithRedis,
     /// A fresh fake with [`LATENCY_MS`] per answer for each run (an empty ledger).
     FreshUpload,
 }
@@ -196,6 +198,22 @@ scenarios! {
             )
         },
     },
+    /// Logins through a `RedisStore` against a `MemoryStore`, with 20 ms per answer.
+    LoginsRedisLatency => ScenarioDef {
+        runs: client(
+            ClientScenario::LoginsRedisLatency,
+            FakeKind::LatencyWithRedis,
+            Work::Items(|s| s.logins_latency()),
+        ),
+        unit: "logins",
+        target: Target::ratio(0.80),
+        label: |s| {
+            format!(
+                "{} logins, {LATENCY_MS} ms per response, RedisStore (facade) vs MemoryStore (baseline)",
+                format_count(s.logins_latency())
+            )
+        },
+    },
     /// `cargo xtask generate`.
     Generate => ScenarioDef {
         runs: Runs::Generate,
@@ -299,6 +317,12 @@ pub struct Sizes {
 }
 
 impl Sizes {
+    /// Logins per run against the latency fake (a twentieth of [`logins`](Self::logins): each
+    /// takes at least [`LATENCY_MS`]).
+    pub fn logins_latency(&self) -> u64 {
+        (self.logins / 20).max(1)
+    }
+
     /// The sizes, 5 alternations.
     pub fn full() -> Self {
         Self {

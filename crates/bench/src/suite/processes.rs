@@ -119,7 +119,14 @@ impl<'a> Fakes<'a> {
         Ok(match kind {
             FakeKind::Plain => (self.plain()?.clone(), None),
             FakeKind::Latency => (self.latency()?.clone(), None),
-            FakeKind::PlainWithRedis => (self.plain_with_redis()?, None),
+            FakeKind::PlainWithRedis => {
+                let vars = self.plain()?.clone();
+                (self.with_redis(vars)?, None)
+            }
+            FakeKind::LatencyWithRedis => {
+                let vars = self.latency()?.clone();
+                (self.with_redis(vars)?, None)
+            }
             FakeKind::FreshUpload => {
                 let fake = self.fresh_upload()?;
                 (fake.vars().clone(), Some(fake))
@@ -152,9 +159,8 @@ impl<'a> Fakes<'a> {
             .context("the plain fake is not running")
     }
 
-    /// The plain fake's variables plus `BENCH_REDIS_URL` of a redis-server
-    /// started on first use.
-    fn plain_with_redis(&mut self) -> Result<FakeVars> {
+    /// A fake's variables plus `BENCH_REDIS_URL` of a redis-server started on first use.
+    fn with_redis(&mut self, mut vars: FakeVars) -> Result<FakeVars> {
         if self.redis.is_none() {
             self.redis = Some(RedisProcess::start(&self.options.work_dir)?);
         }
@@ -163,7 +169,6 @@ impl<'a> Fakes<'a> {
             .as_ref()
             .map(|r| r.url.clone())
             .context("redis-server is not running")?;
-        let mut vars = self.plain()?.clone();
         vars.0.insert("BENCH_REDIS_URL".to_owned(), url);
         Ok(vars)
     }
