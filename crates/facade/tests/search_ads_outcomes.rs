@@ -98,13 +98,13 @@ async fn run(builder: SearchAdsFakeBuilder, faults: Faults, stored_before: bool)
             .filter(|i| i.is_multiple_of(STORED_BEFORE_EVERY) && !i.is_multiple_of(INVALID_EVERY))
             .map(|i| input[i].clone())
             .collect();
-        let report = client.insert(&earlier).await.expect("valid input");
+        let report = client.insert(&earlier).send().await.expect("valid input");
         assert!(report.all_stored(), "{report}");
     }
     fake.set_faults(faults.with_retry_after(Duration::ZERO))
         .expect("valid faults");
     let start = fake.ledger().counts().requests;
-    let report = client.insert(&input).await.expect("valid input");
+    let report = client.insert(&input).send().await.expect("valid input");
     assert_eq!(report.len(), COUNT);
     Run {
         fake,
@@ -161,6 +161,9 @@ fn agree(run: &Run, mode: &str) -> [usize; 5] {
                 tally[3] += 1;
             }
             Outcome::Failed { .. } => tally[4] += 1,
+            Outcome::AlreadyStored | Outcome::Invalid(_) => {
+                panic!("{mode}: {i} is {outcome:?} in a first run of valid input")
+            }
         }
     }
     eprintln!(
