@@ -308,6 +308,21 @@ async fn invalid_conversions_are_refused_before_any_request() {
             other => panic!("{want_field}: {other:?}"),
         }
     }
+    // The same (owner, id, timestamp) twice: the second is refused locally,
+    // the first is sent.
+    let report = client
+        .insert([ok.clone(), ok.clone()])
+        .send()
+        .await
+        .expect("a report");
+    assert!(matches!(report.outcomes()[0], Outcome::Stored), "{report}");
+    match &report.outcomes()[1] {
+        Outcome::Invalid(Error::Validation { field, index, .. }) => {
+            assert_eq!((field.as_str(), *index), ("conversionId", Some(1)));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(report.requests(), 1);
     for batch_size in [0, 1001] {
         let e = client
             .insert(std::slice::from_ref(&ok))
@@ -329,7 +344,11 @@ async fn invalid_conversions_are_refused_before_any_request() {
             .build()
             .is_err()
     );
-    assert_eq!(fake.ledger().counts().requests, 0, "nothing was sent");
+    assert_eq!(
+        fake.ledger().counts().insert_requests,
+        1,
+        "only the valid conversion was sent"
+    );
 }
 
 #[tokio::test]

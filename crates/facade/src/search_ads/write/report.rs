@@ -115,6 +115,18 @@ pub struct WriteReport {
     batches: usize,
 }
 
+/// Appends batches, which must come in input order (as a
+/// [`WriteStream`](super::WriteStream) yields them), so that
+/// `stream.collect::<WriteReport>()` is what
+/// [`send`](super::WriteRequest::send) returns.
+impl Extend<WriteBatch> for WriteReport {
+    fn extend<T: IntoIterator<Item = WriteBatch>>(&mut self, batches: T) {
+        for batch in batches {
+            self.push(batch);
+        }
+    }
+}
+
 impl WriteReport {
     /// Appends a batch (they arrive in input order).
     pub(crate) fn push(&mut self, batch: WriteBatch) {

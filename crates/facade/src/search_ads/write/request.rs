@@ -126,11 +126,7 @@ impl<'a> WriteRequest<'a> {
     /// [`Outcome`]: super::Outcome
     pub async fn send(self) -> Result<WriteReport, Error> {
         let kind = self.kind;
-        let mut stream = self.stream()?;
-        let mut report = WriteReport::default();
-        while let Some(batch) = stream.next().await {
-            report.push(batch);
-        }
+        let report: WriteReport = self.stream()?.collect().await;
         if report.is_empty() {
             return Err(Error::validation(
                 "conversions",
