@@ -584,8 +584,16 @@ async fn invalid_rows_keep_their_place_and_are_not_sent() {
 
 #[tokio::test]
 async fn a_dropped_stream_sends_nothing_more() {
+    // Batch 0 is stored at once; the others keep failing with 503 and are
+    // being retried when the stream is dropped after batch 0.
     let requests = Arc::new(AtomicUsize::new(0));
     let counter = requests.clone();
+    let retry = RetryPolicy {
+        max_attempts: 50,
+        base_delay: Duration::from_millis(2),
+        max_delay: Duration::from_millis(4),
+        ..RetryPolicy::default()
+    };
     let mut stream = stream_of(
         WriteKind::Insert,
         input(100).into_iter(),
@@ -593,25 +601,32 @@ async fn a_dropped_stream_sends_nothing_more() {
             batch_size: 2,
             concurrency: 4,
         },
-        fast(),
+        retry,
         false,
         None,
-        move |_, _| {
+        move |range, _| {
             counter.fetch_add(1, Ordering::SeqCst);
-            async {
-                tokio::time::sleep(Duration::from_millis(5)).await;
+            async move {
+                if range.start == 0 {
+                    return Ok(());
+                }
+                tokio::time::sleep(Duration::from_millis(1)).await;
                 Err(api(503, None))
             }
         },
     );
     let first = stream.next().await.unwrap();
     assert_eq!(first.range(), 0..2);
+    // Let the others be retried for a while, then drop.
+    let busy = tokio::time::timeout(Duration::from_millis(30), stream.next()).await;
+    assert!(busy.is_err(), "batch 1 is still being retried");
+    let before_drop = requests.load(Ordering::SeqCst);
+    assert!(before_drop > 4, "retries happened: {before_drop}");
     drop(stream);
-    let after_drop = requests.load(Ordering::SeqCst);
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(
         requests.load(Ordering::SeqCst),
-        after_drop,
-        "no retry after the drop"
+        before_drop,
+        "no request after the drop"
     );
 }
