@@ -22,7 +22,7 @@
 //! collision between two owners of the same id and timestamp is as unlikely.
 
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasher, Hash, Hasher, RandomState};
+use std::hash::{BuildHasher, Hash, RandomState};
 
 use super::super::conversion::Conversion;
 
@@ -60,12 +60,7 @@ impl Default for DuplicateDetector {
 impl DuplicateDetector {
     /// 128 bits: two SipHash-1-3 values under independent random keys.
     fn hash128(&self, value: impl Hash + Copy) -> [u64; 2] {
-        let half = |keys: &RandomState| {
-            let mut h = keys.build_hasher();
-            value.hash(&mut h);
-            h.finish()
-        };
-        [half(&self.keys[0]), half(&self.keys[1])]
+        [self.keys[0].hash_one(value), self.keys[1].hash_one(value)]
     }
 
     fn owner_tag(&self, c: &Conversion) -> OwnerTag {

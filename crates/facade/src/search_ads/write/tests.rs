@@ -227,7 +227,7 @@ async fn a_slow_batch_holds_back_at_most_the_reorder_buffer() {
     assert!(stream.conversions_read() <= (6 + 1) * 2, "{stream:?}");
     release.notify_one();
     let report = collect(stream).await;
-    assert_eq!(report.len(), 1000 - 0);
+    assert_eq!(report.len(), 1000);
 }
 
 #[tokio::test]
