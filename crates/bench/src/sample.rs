@@ -29,7 +29,7 @@ pub enum ClientScenario {
     /// [`LATENCY_PREFETCH`] pages in flight.
     ReadLatency,
     /// Upload conversions to a fresh fake with 20 ms per answer; facade:
-    /// `insert_with` at [`UPLOAD_CONCURRENCY`].
+    /// `insert(..).options(..).send()` at [`UPLOAD_CONCURRENCY`].
     Upload,
     /// Download the ID-mapping file.
     IdMapping,

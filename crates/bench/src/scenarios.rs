@@ -10,7 +10,7 @@
 //! | scenario | baseline | facade |
 //! |---|---|---|
 //! | [`read_baseline`] / [`read_facade`] | `GET` page after page, `serde_json::from_slice` into the generated `ConversionList` | `SearchAds::list_conversions` stream (typed `Conversion`s) |
-//! | [`upload_baseline`] / [`upload_facade`] | `POST` batch after batch of generated wire types, answer parsed into `ConversionList` | `SearchAds::insert_with` (validation, batching, bounded concurrency, report) |
+//! | [`upload_baseline`] / [`upload_facade`] | `POST` batch after batch of generated wire types, answer parsed into `ConversionList` | `SearchAds::insert(..).options(..).send()` (validation, batching, bounded concurrency, report) |
 //! | [`id_mapping_baseline`] / [`id_mapping_facade`] | raw body chunks, counted and dropped | `SearchAds::id_mapping` typed row stream |
 //! | [`logins_baseline`] / [`logins_facade`] | the generated `video-session-client` `login` | `VideoSessionClient::login` through the lockout guard |
 
@@ -351,7 +351,7 @@ pub async fn upload_baseline(
     Ok(Measurement::new(stored, stored, started.elapsed()))
 }
 
-/// Facade upload: [`SearchAds::insert_with`] with `batch_size` and
+/// Facade upload: [`SearchAds::insert`] with `batch_size` and
 /// `concurrency`; every conversion must come back stored.
 pub async fn upload_facade(
     target: &SearchAdsTarget,
@@ -360,7 +360,7 @@ pub async fn upload_facade(
 ) -> Result<Measurement> {
     let client = facade_client(target)?;
     let started = Instant::now();
-    let report = client.insert_with(conversions, options).await?;
+    let report = client.insert(conversions).options(options).send().await?;
     let elapsed = started.elapsed();
     ensure!(
         report.all_stored(),

@@ -71,7 +71,7 @@
 //!         ..Conversion::new(format!("order-{i}"), when)
 //!     });
 //! }
-//! let report = client.insert(&batch).await?;
+//! let report = client.insert(&batch).send().await?;
 //! assert!(report.all_stored(), "{report}");
 //! for (i, outcome) in report.outcomes().iter().enumerate() {
 //!     if let Outcome::Rejected(issue) = outcome {

@@ -206,6 +206,7 @@ async fn hostile_answers_end_every_call_with_a_clear_error_in_bounded_memory() {
         let start = Instant::now();
         let report = client
             .insert(std::slice::from_ref(&conversion))
+            .send()
             .await
             .expect("valid input");
         match &report.outcomes()[0] {

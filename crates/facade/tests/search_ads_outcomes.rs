@@ -15,6 +15,15 @@
 //! duplicate "stored earlier", cut detail lists never make a conversion
 //! `Stored` without evidence, and a fake without deduplication shows that no
 //! batch is resent blindly.
+//!
+//! Every run goes through `insert(..).stream()`, checking that the batches
+//! arrive in input order and cover the input once. The last two tests are
+//! reruns in resubmission mode after answers were lost or the stream was
+//! dropped: every conversion ends `Stored`, `StoredEarlier` or
+//! `AlreadyStored`, each exactly once in the ledger. A rerun needs the
+//! service's refusal of a stored (owner, id, timestamp) with `0x0000011A`
+//! (SA-15): that is what makes resending safe, so those tests keep the fake's
+//! deduplication on; the mode that checks for blind resends turns it off.
 
 #[path = "search_ads_support.rs"]
 mod support;
@@ -22,7 +31,10 @@ mod support;
 use std::collections::HashSet;
 use std::time::Duration;
 
+use futures::StreamExt;
+
 use chrono::{DateTime, Utc};
+use facade::search_ads::RetryPolicy;
 use facade::search_ads::{
     AdvertiserId, AgencyId, Conversion, ConversionType, CustomMetric, EngineAccountId, IssueCode,
     Micros, Outcome, SearchAds, SegmentationId, WriteOptions, WriteReport,
@@ -68,14 +80,41 @@ fn key(fake: &SearchAdsFake, i: usize) -> ConversionKey {
 }
 
 fn client(fake: &SearchAdsFake) -> SearchAds {
+    client_with(fake, support::fast_retries(12))
+}
+
+fn client_with(fake: &SearchAdsFake, retry: RetryPolicy) -> SearchAds {
     support::client(
         fake,
-        support::fast_retries(12),
+        retry,
         WriteOptions {
             batch_size: 200,
             concurrency: 8,
         },
     )
+}
+
+/// Inserts `input` through the stream, checking that the batches come in
+/// input order and cover it once; the collected report.
+async fn insert(client: &SearchAds, input: &[Conversion], resubmission: bool) -> WriteReport {
+    let mut stream = client
+        .insert(input)
+        .resubmission(resubmission)
+        .stream()
+        .expect("valid options");
+    let mut report = WriteReport::default();
+    while let Some(batch) = stream.next().await {
+        assert_eq!(batch.range().start, report.len(), "batches in input order");
+        assert_eq!(batch.range().len(), batch.outcomes().len());
+        report.extend([batch]);
+    }
+    assert_eq!(report.len(), input.len());
+    let stats = stream.stats();
+    assert_eq!(
+        (stats.requests, stats.batches),
+        (report.requests(), report.batches())
+    );
+    report
 }
 
 /// What one mode's run produced.
@@ -98,13 +137,13 @@ async fn run(builder: SearchAdsFakeBuilder, faults: Faults, stored_before: bool)
             .filter(|i| i.is_multiple_of(STORED_BEFORE_EVERY) && !i.is_multiple_of(INVALID_EVERY))
             .map(|i| input[i].clone())
             .collect();
-        let report = client.insert(&earlier).await.expect("valid input");
+        let report = client.insert(&earlier).send().await.expect("valid input");
         assert!(report.all_stored(), "{report}");
     }
     fake.set_faults(faults.with_retry_after(Duration::ZERO))
         .expect("valid faults");
     let start = fake.ledger().counts().requests;
-    let report = client.insert(&input).await.expect("valid input");
+    let report = insert(&client, &input, false).await;
     assert_eq!(report.len(), COUNT);
     Run {
         fake,
@@ -161,6 +200,9 @@ fn agree(run: &Run, mode: &str) -> [usize; 5] {
                 tally[3] += 1;
             }
             Outcome::Failed { .. } => tally[4] += 1,
+            Outcome::AlreadyStored | Outcome::Invalid(_) => {
+                panic!("{mode}: {i} is {outcome:?} in a first run of valid input")
+            }
         }
     }
     eprintln!(
@@ -257,4 +299,93 @@ async fn without_deduplication_nothing_is_resent_blindly() {
     let ledger = run.fake.ledger();
     assert_eq!(ledger.extra_copies(), 0, "a conversion was stored twice");
     assert!(run.report.requests() > run.report.batches());
+}
+
+/// A rerun in resubmission mode after a run whose answers were lost and not
+/// retried: every valid conversion ends stored, exactly once, and those the
+/// first run stored are `AlreadyStored` (or `StoredEarlier` when the rerun's
+/// own attempt was lost first).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rerun_after_lost_answers_stores_each_conversion_once() {
+    let fake = support::start(SearchAdsFake::builder()).await;
+    let input: Vec<Conversion> = (0..COUNT).map(|i| conversion(&fake, i)).collect();
+    let lost = |seed| {
+        Faults::seeded(seed)
+            .with_internal_error(0.1)
+            .with_drop_before_response(0.1)
+            .with_drop_mid_body(0.1)
+            .with_retry_after(Duration::ZERO)
+    };
+    // First run: no retries, so every lost answer leaves its batch unknown.
+    fake.set_faults(lost(17)).expect("valid faults");
+    let first = insert(&client_with(&fake, support::fast_retries(1)), &input, false).await;
+    let unknown = first.outcomes().iter().filter(|o| !o.is_definite()).count();
+    let ledger = fake.ledger();
+    let stored_unknown = first
+        .outcomes()
+        .iter()
+        .enumerate()
+        .filter(|(i, o)| !o.is_definite() && ledger.contains(&key(&fake, *i)))
+        .count();
+    assert!(
+        unknown > 0 && stored_unknown > 0,
+        "some answers were lost after storing: {first}"
+    );
+
+    // Without resubmission, a conversion the first run stored is a rejection.
+    fake.clear_faults();
+    let stored_first: Vec<Conversion> = first
+        .outcomes()
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.is_stored())
+        .map(|(i, _)| input[i].clone())
+        .take(500)
+        .collect();
+    let plain = insert(&client(&fake), &stored_first, false).await;
+    assert_eq!(plain.rejected(), stored_first.len(), "{plain}");
+    assert!(
+        plain
+            .rejections()
+            .all(|(_, issue)| issue.code == Some(IssueCode::DUPLICATE_CONVERSION_ID))
+    );
+
+    // The rerun, with answers lost again but retried.
+    fake.set_faults(lost(18)).expect("valid faults");
+    let start = fake.ledger().counts().requests;
+    let rerun = insert(&client(&fake), &input, true).await;
+    let ledger = fake.ledger();
+    let mut already = 0;
+    for (i, outcome) in rerun.outcomes().iter().enumerate() {
+        let stored = ledger.conversion(&key(&fake, i));
+        if i.is_multiple_of(INVALID_EVERY) {
+            assert!(matches!(outcome, Outcome::Rejected(_)), "{i}: {outcome:?}");
+            assert!(stored.is_none(), "{i} is invalid but stored");
+            continue;
+        }
+        let s = stored.unwrap_or_else(|| panic!("{i} is {outcome:?} but not stored"));
+        assert_eq!(s.copies, 1, "{i} stored more than once");
+        let by_rerun = s.request > start;
+        match outcome {
+            Outcome::Stored => assert!(by_rerun, "{i}: Stored, but the first run stored it"),
+            Outcome::AlreadyStored => {
+                assert!(!by_rerun, "{i}: AlreadyStored, but the rerun stored it");
+                already += 1;
+            }
+            Outcome::StoredEarlier => {}
+            other => panic!("{i}: {other:?}"),
+        }
+        if first.outcomes()[i].is_stored() {
+            assert!(
+                matches!(outcome, Outcome::AlreadyStored | Outcome::StoredEarlier),
+                "{i}: {outcome:?}"
+            );
+        }
+    }
+    assert!(
+        already >= first.stored() - rerun.stored_earlier(),
+        "{rerun}"
+    );
+    assert_eq!(ledger.extra_copies(), 0);
+    eprintln!("first run: {first}\nrerun: {rerun}");
 }

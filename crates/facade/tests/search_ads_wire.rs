@@ -240,6 +240,7 @@ async fn conversion_insert() {
     };
     let report = client
         .insert(&[full_conversion(), minimal])
+        .send()
         .await
         .expect("valid");
     assert!(report.all_stored());
@@ -262,7 +263,7 @@ async fn conversion_update() {
             DateTime::from_timestamp_millis(1_704_103_200_123).expect("a valid time"),
         )
     };
-    let report = client.update(&[update]).await.expect("valid");
+    let report = client.update(&[update]).send().await.expect("valid");
     assert!(report.all_stored());
     insta::assert_yaml_snapshot!("conversion_update", only(&log));
 }
@@ -331,8 +332,9 @@ async fn futures_and_streams_are_send() {
         "x",
         DateTime::from_timestamp_millis(0).expect("a valid time"),
     )];
-    assert_send(&client.insert(&input));
-    assert_send(&client.update(&input));
+    assert_send(&client.insert(&input).send());
+    assert_send(&client.update(&input).send());
+    assert_send(&client.insert(&input).stream().expect("valid options"));
     assert_send(&client.saved_columns(AgencyId::new(1), AdvertiserId::new(2)));
     assert_send(&client.id_mapping(AgencyId::new(1), AdvertiserId::new(2), None));
     let account = EngineAccount::new(1, 2, 3);

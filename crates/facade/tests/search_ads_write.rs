@@ -66,7 +66,7 @@ async fn bulk_insert_under_faults_stores_each_conversion_exactly_once() {
         .map(|i| conversion(&fake, &format!("bulk-{i:05}"), i as i64))
         .collect();
 
-    let report = client.insert(&input).await.expect("valid input");
+    let report = client.insert(&input).send().await.expect("valid input");
 
     // The report accounts for every input, in order, and all were stored.
     assert_eq!(report.len(), BULK);
@@ -136,6 +136,7 @@ async fn rejections_carry_code_message_and_input_index() {
     // Stored before, so inserting it again is a genuine duplicate.
     let earlier = client
         .insert(&[conversion(&fake, "dup-1", 0)])
+        .send()
         .await
         .expect("valid input");
     assert!(earlier.all_stored());
@@ -171,7 +172,7 @@ async fn rejections_carry_code_message_and_input_index() {
         foreign,
         conversion(&fake, "r-7", 7),
     ];
-    let report = client.insert(&input).await.expect("valid input");
+    let report = client.insert(&input).send().await.expect("valid input");
     assert_eq!(report.len(), 8);
     assert_eq!(report.batches(), 3);
     let codes: Vec<(usize, IssueCode)> = report
@@ -212,6 +213,7 @@ async fn updates_apply_and_unknown_conversions_are_rejected() {
     assert!(
         client
             .insert(std::slice::from_ref(&original))
+            .send()
             .await
             .expect("valid")
             .all_stored()
@@ -225,6 +227,7 @@ async fn updates_apply_and_unknown_conversions_are_rejected() {
     let missing = conversion(&fake, "u-404", 2);
     let report = client
         .update(&[changed, missing])
+        .send()
         .await
         .expect("valid input");
     assert!(matches!(report.outcomes()[0], Outcome::Stored));
@@ -245,7 +248,7 @@ async fn updates_apply_and_unknown_conversions_are_rejected() {
 }
 
 #[tokio::test]
-async fn invalid_input_is_refused_before_any_request() {
+async fn invalid_conversions_are_refused_before_any_request() {
     let fake = support::start(SearchAdsFake::builder()).await;
     let client = support::client(&fake, RetryPolicy::no_retries(), WriteOptions::default());
     let ok = conversion(&fake, "v-0", 0);
@@ -261,34 +264,73 @@ async fn invalid_input_is_refused_before_any_request() {
         conversion_id: None,
         ..conversion(&fake, "v-3", 3)
     };
-    let cases: Vec<(Vec<Conversion>, &str, Option<usize>)> = vec![
-        (vec![], "conversions", None),
-        (vec![ok.clone(), no_type], "segmentationType", Some(1)),
-        (vec![no_time], "conversionTimestamp", Some(0)),
-        (vec![ok.clone(), ok.clone(), no_id], "conversionId", Some(1)),
+    match client.insert(Vec::<Conversion>::new()).send().await {
+        Err(Error::Validation { field, index, .. }) => {
+            assert_eq!((field.as_str(), index), ("conversions", None));
+        }
+        other => panic!("empty input: {other:?}"),
+    }
+    // Each invalid conversion is its own outcome; nothing is sent for it
+    // (all-invalid input: nothing is sent at all).
+    let cases: Vec<(Vec<Conversion>, &str, usize)> = vec![
+        (vec![no_type], "segmentationType", 0),
+        (vec![no_time], "conversionTimestamp", 0),
+        (vec![no_id.clone(), no_id], "conversionId", 1),
+        (
+            vec![Conversion {
+                conversion_id: Some("order\u{0}1".into()),
+                ..ok.clone()
+            }],
+            "conversionId",
+            0,
+        ),
+        (
+            vec![Conversion {
+                conversion_id: Some("x".repeat(1 << 20)),
+                ..ok.clone()
+            }],
+            "conversionId",
+            0,
+        ),
     ];
-    for (input, want_field, want_index) in cases {
-        match client.insert(&input).await {
-            Err(Error::Validation {
+    for (input, want_field, at) in cases {
+        let report = client.insert(&input).send().await.expect("a report");
+        assert_eq!(report.invalid(), input.len(), "{want_field}");
+        match &report.outcomes()[at] {
+            Outcome::Invalid(Error::Validation {
                 field,
                 index,
                 reason,
             }) => {
                 assert_eq!(field, want_field, "{reason}");
-                assert_eq!(index, want_index, "{reason}");
+                assert_eq!(*index, Some(at), "{reason}");
             }
             other => panic!("{want_field}: {other:?}"),
         }
     }
+    // The same (owner, id, timestamp) twice: the second is refused locally,
+    // the first is sent.
+    let report = client
+        .insert([ok.clone(), ok.clone()])
+        .send()
+        .await
+        .expect("a report");
+    assert!(matches!(report.outcomes()[0], Outcome::Stored), "{report}");
+    match &report.outcomes()[1] {
+        Outcome::Invalid(Error::Validation { field, index, .. }) => {
+            assert_eq!((field.as_str(), *index), ("conversionId", Some(1)));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(report.requests(), 1);
     for batch_size in [0, 1001] {
         let e = client
-            .insert_with(
-                std::slice::from_ref(&ok),
-                WriteOptions {
-                    batch_size,
-                    concurrency: 1,
-                },
-            )
+            .insert(std::slice::from_ref(&ok))
+            .options(WriteOptions {
+                batch_size,
+                concurrency: 1,
+            })
+            .send()
             .await
             .expect_err("batch size out of bounds");
         assert!(e.to_string().contains("batch_size"), "{e}");
@@ -302,7 +344,11 @@ async fn invalid_input_is_refused_before_any_request() {
             .build()
             .is_err()
     );
-    assert_eq!(fake.ledger().counts().requests, 0, "nothing was sent");
+    assert_eq!(
+        fake.ledger().counts().insert_requests,
+        1,
+        "only the valid conversion was sent"
+    );
 }
 
 #[tokio::test]
@@ -320,7 +366,7 @@ async fn a_refused_token_fails_every_conversion_without_sending_every_batch() {
     let input: Vec<_> = (0..10)
         .map(|i| conversion(&fake, &format!("a-{i}"), i))
         .collect();
-    let report = client.insert(&input).await.expect("valid input");
+    let report = client.insert(&input).send().await.expect("valid input");
     assert_eq!(report.failed(), 10);
     assert_eq!(
         report.requests(),
@@ -358,11 +404,10 @@ async fn progress_follows_the_batches_of_an_insert_and_an_update() {
     let seen: Arc<Mutex<Vec<WriteProgress>>> = Arc::default();
     let sink = seen.clone();
     let report = client
-        .insert_with_progress(
-            &input,
-            options,
-            Arc::new(move |p| sink.lock().unwrap().push(p)),
-        )
+        .insert(&input)
+        .options(options)
+        .progress(move |p| sink.lock().unwrap().push(p))
+        .send()
         .await
         .expect("valid input");
     assert_eq!((report.stored(), report.rejected()), (49, 1));
@@ -370,7 +415,7 @@ async fn progress_follows_the_batches_of_an_insert_and_an_update() {
     assert_eq!(seen.len(), 8, "one report per batch of 7");
     for (n, p) in seen.iter().enumerate() {
         assert_eq!(p.batches_done, n + 1);
-        assert_eq!((p.conversions_total, p.batches_total), (50, 8));
+        assert_eq!(p.conversions_total, Some(50));
     }
     assert!(
         seen.windows(2)
@@ -381,11 +426,10 @@ async fn progress_follows_the_batches_of_an_insert_and_an_update() {
     let seen: Arc<Mutex<Vec<WriteProgress>>> = Arc::default();
     let sink = seen.clone();
     let report = client
-        .update_with_progress(
-            &input[..10],
-            options,
-            Arc::new(move |p| sink.lock().unwrap().push(p)),
-        )
+        .update(&input[..10])
+        .options(options)
+        .progress_shared(Arc::new(move |p| sink.lock().unwrap().push(p)))
+        .send()
         .await
         .expect("valid input");
     assert_eq!(report.len(), 10);
@@ -396,11 +440,10 @@ async fn progress_follows_the_batches_of_an_insert_and_an_update() {
     let seen: Arc<Mutex<Vec<WriteProgress>>> = Arc::default();
     let sink = seen.clone();
     let refused = client
-        .insert_with_progress(
-            &[],
-            options,
-            Arc::new(move |p| sink.lock().unwrap().push(p)),
-        )
+        .insert(Vec::<Conversion>::new())
+        .options(options)
+        .progress(move |p| sink.lock().unwrap().push(p))
+        .send()
         .await;
     assert!(refused.is_err());
     assert!(seen.lock().unwrap().is_empty());

@@ -146,24 +146,26 @@ pub async fn upload(
             let bar = bar.clone();
             Arc::new(move |p: WriteProgress| bar.set_position(finished + p.conversions_done as u64))
         };
-        let report = match mode {
-            WriteMode::Insert => {
-                client
-                    .insert_with_progress(&conversions, options, progress)
-                    .await?
-            }
-            WriteMode::Update => {
-                client
-                    .update_with_progress(&conversions, options, progress)
-                    .await?
-            }
+        let request = match mode {
+            WriteMode::Insert => client.insert(&conversions),
+            WriteMode::Update => client.update(&conversions),
         };
+        let report = request
+            .options(options)
+            .progress_shared(progress)
+            .send()
+            .await?;
         finished += chunk.len() as u64;
         for (&i, outcome) in chunk.iter().zip(report.outcomes()) {
             let (code, reason) = match outcome {
-                Outcome::Stored | Outcome::StoredEarlier => {
+                Outcome::Stored | Outcome::StoredEarlier | Outcome::AlreadyStored => {
                     summary.stored += 1;
                     continue;
+                }
+                // `check_rows` removed what the facade would refuse locally.
+                Outcome::Invalid(error) => {
+                    summary.rejected += 1;
+                    ("local".to_owned(), error.to_string())
                 }
                 Outcome::Rejected(issue) => {
                     summary.rejected += 1;

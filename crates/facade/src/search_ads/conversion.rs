@@ -307,3 +307,11 @@ pub struct SavedColumn {
     /// The type of data it produces (`double`, `integer`, `string`, ...), when given.
     pub column_type: Option<String>,
 }
+
+/// A borrowed conversion is cloned, so [`SearchAds::insert`](super::SearchAds::insert)
+/// takes `&[Conversion]`, `&Vec<Conversion>` and owned conversions alike.
+impl From<&Conversion> for Conversion {
+    fn from(c: &Conversion) -> Self {
+        c.clone()
+    }
+}

@@ -13,11 +13,13 @@
 //!   [`SearchAds::list_conversions_by_customer`] return a [`ConversionStream`]
 //!   that pages with `startRow`/`rowCount`, optionally several pages at once.
 //! - **Writing**: [`SearchAds::insert`] and [`SearchAds::update`] take any
-//!   number of conversions, send them in batches with bounded concurrency and
-//!   retries, and return a [`WriteReport`] with one [`Outcome`] per
-//!   conversion. A repeated insert never stores twice (see [`mod@write`]).
-//!   [`SearchAds::insert_with_progress`] and [`SearchAds::update_with_progress`]
-//!   report each finished batch ([`WriteProgress`]).
+//!   iterator (or, `_stream`, any stream) of conversions and return a
+//!   [`WriteRequest`] builder: `.options(..)`, `.progress(..)`,
+//!   `.resubmission(..)`, then `.send()` for a [`WriteReport`] with one
+//!   [`Outcome`] per conversion, or `.stream()` for a [`WriteBatch`] at a time
+//!   in input order with bounded memory. Batches go out with bounded
+//!   concurrency and retries; a repeated insert never stores twice (see
+//!   [`mod@write`]).
 //! - **JSON**: [`Conversion`] and [`Availability`] (de)serialize as the API's
 //!   resources (field names, digits in strings), so files of conversions read
 //!   and write through serde without a mapping of one's own.
@@ -73,8 +75,9 @@ pub use values::{
     SegmentationType,
 };
 pub use write::{
-    DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE, MAX_CONCURRENCY, Outcome, WriteOptions, WriteProgress,
-    WriteProgressFn, WriteReport,
+    DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE, MAX_CONCURRENCY, MAX_ID_CHARS, MAX_TEXT_CHARS, Outcome,
+    WriteBatch, WriteOptions, WriteProgress, WriteProgressFn, WriteReport, WriteRequest,
+    WriteStream, WriteStreamStats,
 };
 
 use retry::with_retry;
@@ -323,7 +326,8 @@ impl SearchAds {
         &self.inner.retry
     }
 
-    /// The default batching of [`insert`](Self::insert) and [`update`](Self::update).
+    /// The default batching of [`insert`](Self::insert) and [`update`](Self::update)
+    /// (a request's [`options`](WriteRequest::options) override it).
     pub fn write_options(&self) -> WriteOptions {
         self.inner.write
     }
@@ -471,92 +475,88 @@ impl SearchAds {
         })
     }
 
-    /// Inserts conversions with the client's [`WriteOptions`].
+    /// An insert of `conversions`: any iterator of [`Conversion`]s or
+    /// `&Conversion`s (a `Vec`, a slice, a generator). Configure it and end
+    /// with [`send`](WriteRequest::send) (one [`WriteReport`]) or
+    /// [`stream`](WriteRequest::stream) (a [`WriteBatch`] at a time, in input
+    /// order, bounded memory). Nothing is read or sent before that.
     ///
-    /// The input is checked first (non-empty; `conversionId`,
-    /// `conversionTimestamp` and `segmentationType` on each; no conversion id
-    /// twice) and refused as a whole with [`Error::Validation`] before any
-    /// request. Otherwise the answer is a [`WriteReport`] with exactly one
-    /// [`Outcome`] per input conversion, in input order; failures of single
-    /// batches are in the report, not an `Err`.
-    pub async fn insert(&self, conversions: &[Conversion]) -> Result<WriteReport, Error> {
-        self.insert_with(conversions, self.inner.write).await
-    }
-
-    /// Inserts conversions with the given batching.
-    pub async fn insert_with(
-        &self,
-        conversions: &[Conversion],
-        options: WriteOptions,
-    ) -> Result<WriteReport, Error> {
-        self.write(WriteKind::Insert, conversions, options, None)
-            .await
-    }
-
-    /// Inserts conversions with the given batching, calling `progress` after
-    /// each batch finished (see [`WriteProgress`]). Otherwise like
-    /// [`insert`](Self::insert); nothing is reported when the input is refused.
+    /// Each conversion gets exactly one [`Outcome`]. Conversions that an
+    /// insert refuses locally (see [`insert_problems`](Self::insert_problems))
+    /// are not sent and get [`Outcome::Invalid`]; the others are sent in
+    /// batches with the client's [`WriteOptions`] unless
+    /// [`options`](WriteRequest::options) says otherwise.
     ///
     /// ```no_run
-    /// use std::sync::Arc;
-    /// use facade::search_ads::{Conversion, SearchAds, WriteProgress};
+    /// use facade::search_ads::{Conversion, SearchAds};
     /// # async fn run(client: SearchAds, conversions: Vec<Conversion>) -> Result<(), facade::search_ads::Error> {
-    /// let progress = Arc::new(|p: WriteProgress| {
-    ///     eprintln!("{} of {} conversions", p.conversions_done, p.conversions_total);
-    /// });
-    /// let report = client
-    ///     .insert_with_progress(&conversions, client.write_options(), progress)
-    ///     .await?;
-    /// # let _ = report;
+    /// let report = client.insert(&conversions).send().await?;
+    /// assert_eq!(report.len(), conversions.len());
     /// # Ok(()) }
     /// ```
-    pub async fn insert_with_progress(
-        &self,
-        conversions: &[Conversion],
-        options: WriteOptions,
-        progress: WriteProgressFn,
-    ) -> Result<WriteReport, Error> {
-        self.write(WriteKind::Insert, conversions, options, Some(progress))
-            .await
+    pub fn insert<'a, I>(&self, conversions: I) -> WriteRequest<'a>
+    where
+        I: IntoIterator,
+        I::Item: Into<Conversion> + 'a,
+        I::IntoIter: Send + 'a,
+    {
+        let (input, total) = write::from_iter(conversions);
+        WriteRequest::new(self, WriteKind::Insert, input, total)
     }
 
-    /// Updates conversions (identified by `conversionId` and
-    /// `conversionTimestamp`, both required) with the client's [`WriteOptions`].
-    /// Same report as [`insert`](Self::insert).
-    pub async fn update(&self, conversions: &[Conversion]) -> Result<WriteReport, Error> {
-        self.update_with(conversions, self.inner.write).await
+    /// An insert of a [`Stream`](futures::Stream) of conversions (rows parsed
+    /// from a file as it is read, say). Like [`insert`](Self::insert); the
+    /// stream is polled only as far as the batches in flight need.
+    pub fn insert_stream<'a, S>(&self, conversions: S) -> WriteRequest<'a>
+    where
+        S: futures::Stream + Send + 'a,
+        S::Item: Into<Conversion> + 'a,
+    {
+        WriteRequest::new(
+            self,
+            WriteKind::Insert,
+            write::from_stream(conversions),
+            None,
+        )
     }
 
-    /// Updates conversions with the given batching.
-    pub async fn update_with(
-        &self,
-        conversions: &[Conversion],
-        options: WriteOptions,
-    ) -> Result<WriteReport, Error> {
-        self.write(WriteKind::Update, conversions, options, None)
-            .await
+    /// An update of `conversions` (each identified by its owner,
+    /// `conversionId` and `conversionTimestamp`, the latter two required).
+    /// Like [`insert`](Self::insert).
+    pub fn update<'a, I>(&self, conversions: I) -> WriteRequest<'a>
+    where
+        I: IntoIterator,
+        I::Item: Into<Conversion> + 'a,
+        I::IntoIter: Send + 'a,
+    {
+        let (input, total) = write::from_iter(conversions);
+        WriteRequest::new(self, WriteKind::Update, input, total)
     }
 
-    /// Updates conversions with the given batching, calling `progress` after
-    /// each batch finished. Like [`insert_with_progress`](Self::insert_with_progress).
-    pub async fn update_with_progress(
-        &self,
-        conversions: &[Conversion],
-        options: WriteOptions,
-        progress: WriteProgressFn,
-    ) -> Result<WriteReport, Error> {
-        self.write(WriteKind::Update, conversions, options, Some(progress))
-            .await
+    /// An update of a [`Stream`](futures::Stream) of conversions. Like
+    /// [`insert_stream`](Self::insert_stream).
+    pub fn update_stream<'a, S>(&self, conversions: S) -> WriteRequest<'a>
+    where
+        S: futures::Stream + Send + 'a,
+        S::Item: Into<Conversion> + 'a,
+    {
+        WriteRequest::new(
+            self,
+            WriteKind::Update,
+            write::from_stream(conversions),
+            None,
+        )
     }
 
-    /// The conversions an [`insert`](Self::insert) would refuse before sending,
-    /// each as [`Error::Validation`] naming the field and the input index, in
-    /// input order: a missing `conversionId`, `conversionTimestamp` or
-    /// `segmentationType`, a timestamp before 1970, a value outside a set the
-    /// service closes, no owner (agency and advertiser, customer, or click ID),
-    /// the same (owner, conversion id, timestamp) twice in the input (SA-15,
-    /// SA-20). Empty when the input would be sent (an empty input is refused
-    /// by `insert` itself). Nothing is sent.
+    /// The conversions an [`insert`](Self::insert) would refuse before sending
+    /// (and report as [`Outcome::Invalid`]), each as [`Error::Validation`]
+    /// naming the field and the input index, in input order: a missing
+    /// `conversionId`, `conversionTimestamp` or `segmentationType`, a
+    /// timestamp before 1970, a value outside a set the service closes, no
+    /// owner (agency and advertiser, customer, or click ID), a control
+    /// character or an over-long id or text (SA-22), the same (owner,
+    /// conversion id, timestamp) earlier in the input (SA-15, SA-20). Empty
+    /// when every conversion would be sent. Nothing is sent.
     ///
     /// ```
     /// use chrono::{TimeZone, Utc};
@@ -587,72 +587,6 @@ impl SearchAds {
         conversions: impl IntoIterator<Item = &'a Conversion>,
     ) -> Vec<Error> {
         write::input_problems(WriteKind::Update, conversions)
-    }
-
-    async fn write(
-        &self,
-        kind: WriteKind,
-        conversions: &[Conversion],
-        options: WriteOptions,
-        progress: Option<WriteProgressFn>,
-    ) -> Result<WriteReport, Error> {
-        options.validate()?;
-        write::validate(kind, conversions)?;
-        let operation = kind.operation();
-        let api = &self.inner.api;
-        // `validate` made sure every conversion has an id.
-        let ranges = write::batch_ranges(
-            conversions
-                .iter()
-                .map(|c| c.conversion_id.as_deref().map_or("", str::trim)),
-            options.batch_size,
-        );
-        let report = write::run_batch_ranges(
-            kind,
-            conversions.len(),
-            ranges,
-            options,
-            &self.inner.retry,
-            progress.as_deref(),
-            |range, _| {
-                // Built per attempt, so only the batches in flight exist in
-                // their wire form (not a second copy of the whole input).
-                let batch = &conversions[range];
-                async move {
-                    let wire_error = |e: String| {
-                        Error::validation("conversions", None, format!("cannot be sent: {e}"))
-                    };
-                    match kind {
-                        WriteKind::Insert => {
-                            let body = types::ConversionInsertList {
-                                conversion: batch
-                                    .iter()
-                                    .map(wire::conversion_to_request)
-                                    .collect::<Result<_, _>>()
-                                    .map_err(wire_error)?,
-                                kind: None,
-                            };
-                            send(operation, api.conversion_insert().body(body).send()).await?;
-                        }
-                        WriteKind::Update => {
-                            let body = types::ConversionUpdateList {
-                                conversion: batch
-                                    .iter()
-                                    .map(wire::conversion_to_request)
-                                    .collect::<Result<_, _>>()
-                                    .map_err(wire_error)?,
-                                kind: None,
-                            };
-                            send(operation, api.conversion_update().body(body).send()).await?;
-                        }
-                    }
-                    Ok(())
-                }
-            },
-        )
-        .await;
-        tracing::info!(operation, %report, "write finished");
-        Ok(report)
     }
 
     /// Records that all conversions of each Floodlight activity have been

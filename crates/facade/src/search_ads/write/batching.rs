@@ -1,0 +1,246 @@
+//! Splitting the input into batches as it is read: each row is checked
+//! ([`validate`](super::validate), the [`DuplicateDetector`]) and joins the
+//! open batch, which closes at `batch_size` rows or before a conversion id
+//! would repeat within it (the server refuses that with `0x0000011F`, SA-15).
+
+use std::collections::HashSet;
+
+use super::super::conversion::Conversion;
+use super::super::error::Error;
+use super::WriteKind;
+use super::dedup::DuplicateDetector;
+use super::validate;
+
+/// A contiguous range of input rows: the ones to send and the ones refused
+/// locally.
+#[derive(Debug, Default)]
+pub(crate) struct Batch {
+    /// Input index of the first row.
+    pub(crate) start: usize,
+    /// Rows of the input the batch covers (sent and refused).
+    pub(crate) len: usize,
+    /// Offsets in the batch (`0..len`) of the conversions to send, in order.
+    pub(crate) positions: Vec<usize>,
+    /// The conversions to send; `conversions[k]` is input row
+    /// `start + positions[k]`.
+    pub(crate) conversions: Vec<Conversion>,
+    /// Rows refused before sending: offset and the validation error.
+    pub(crate) invalid: Vec<(usize, Error)>,
+}
+
+impl Batch {
+    /// The input index of sent conversion `k`.
+    pub(crate) fn input_index(&self, k: usize) -> usize {
+        self.start + self.positions.get(k).copied().unwrap_or(0)
+    }
+}
+
+/// Turns input rows into [`Batch`]es; holds at most one open batch.
+#[derive(Debug)]
+pub(crate) struct Batcher {
+    kind: WriteKind,
+    size: usize,
+    duplicates: DuplicateDetector,
+    open: Batch,
+    /// Trimmed conversion ids of the open batch's conversions to send.
+    ids: HashSet<String>,
+    next: usize,
+}
+
+impl Batcher {
+    pub(crate) fn new(kind: WriteKind, batch_size: usize) -> Self {
+        Self {
+            kind,
+            size: batch_size.max(1),
+            duplicates: DuplicateDetector::default(),
+            open: Batch::default(),
+            ids: HashSet::new(),
+            next: 0,
+        }
+    }
+
+    /// Rows taken so far.
+    pub(crate) fn rows(&self) -> usize {
+        self.next
+    }
+
+    /// Checks the next input row: `Err` when it is refused locally.
+    pub(crate) fn check(&mut self, index: usize, c: &Conversion) -> Result<(), Error> {
+        validate::check(self.kind, index, c)?;
+        if self.duplicates.repeats(c) {
+            let id = c.conversion_id.as_deref().map_or("", str::trim);
+            let timestamp = c.conversion_timestamp.map_or(0, |t| t.timestamp_millis());
+            return Err(Error::validation(
+                "conversionId",
+                Some(index),
+                format!(
+                    "{id:?} with conversionTimestamp {timestamp} repeats an earlier conversion \
+                     of this call: an (advertiser, conversion id, timestamp) may appear once per \
+                     call (the server would refuse the second as 0x0000011F or 0x0000011A)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Takes the next input row. Returns the batch it closed, if any (the
+    /// row itself then opens the next one).
+    pub(crate) fn push(&mut self, c: Conversion) -> Option<Batch> {
+        let index = self.next;
+        self.next += 1;
+        let checked = self.check(index, &c);
+        let id = c.conversion_id.as_deref().map_or("", str::trim);
+        let closed = if self.open.len == self.size || (checked.is_ok() && self.ids.contains(id)) {
+            Some(self.close(index))
+        } else {
+            None
+        };
+        let offset = self.open.len;
+        self.open.len += 1;
+        match checked {
+            Ok(()) => {
+                self.ids.insert(id.to_owned());
+                self.open.positions.push(offset);
+                self.open.conversions.push(c);
+            }
+            Err(e) => self.open.invalid.push((offset, e)),
+        }
+        closed
+    }
+
+    /// Closes the open batch at the end of the input (`None` when it is empty).
+    pub(crate) fn finish(&mut self) -> Option<Batch> {
+        (self.open.len > 0).then(|| self.close(self.next))
+    }
+
+    fn close(&mut self, next_start: usize) -> Batch {
+        self.ids.clear();
+        std::mem::replace(
+            &mut self.open,
+            Batch {
+                start: next_start,
+                ..Batch::default()
+            },
+        )
+    }
+}
+
+/// Every conversion an insert or update would refuse before sending, as
+/// [`Error::Validation`] with the field and the input index, in input order.
+pub(crate) fn input_problems<'a>(
+    kind: WriteKind,
+    conversions: impl IntoIterator<Item = &'a Conversion>,
+) -> Vec<Error> {
+    let mut batcher = Batcher::new(kind, 1);
+    conversions
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, c)| batcher.check(i, c).err())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::DateTime;
+
+    use super::*;
+
+    fn clicked(id: &str) -> Conversion {
+        let mut c = Conversion::new(id, DateTime::from_timestamp_millis(1_000).unwrap());
+        c.click_id = Some("gclid-1".into());
+        c
+    }
+
+    fn split(ids: &[&str], size: usize) -> Vec<(usize, usize, Vec<usize>, Vec<usize>)> {
+        let mut b = Batcher::new(WriteKind::Insert, size);
+        let mut out = Vec::new();
+        let mut keep = |batch: Batch| {
+            out.push((
+                batch.start,
+                batch.len,
+                batch.positions.clone(),
+                batch.invalid.iter().map(|(o, _)| *o).collect(),
+            ))
+        };
+        for (n, id) in ids.iter().enumerate() {
+            // A different timestamp per row: the same id is then another
+            // conversion, valid, but not in the same batch.
+            let mut c = clicked(id);
+            c.conversion_timestamp = DateTime::from_timestamp_millis(1_000 + n as i64);
+            if let Some(batch) = b.push(c) {
+                keep(batch);
+            }
+        }
+        if let Some(batch) = b.finish() {
+            keep(batch);
+        }
+        out
+    }
+
+    #[test]
+    fn batches_cover_the_input_in_order_and_never_repeat_an_id() {
+        assert_eq!(
+            split(&["a", "b", "c", "d", "e"], 2),
+            [
+                (0, 2, vec![0, 1], vec![]),
+                (2, 2, vec![0, 1], vec![]),
+                (4, 1, vec![0], vec![])
+            ]
+        );
+        assert_eq!(
+            split(&["a", "b", "a", "c"], 10),
+            [(0, 2, vec![0, 1], vec![]), (2, 2, vec![0, 1], vec![])]
+        );
+        assert_eq!(split(&["a", "a", "a"], 10).len(), 3);
+        assert!(split(&[], 3).is_empty());
+    }
+
+    #[test]
+    fn refused_rows_keep_their_place() {
+        // "" is refused (no id): it stays in its batch, unsent.
+        assert_eq!(
+            split(&["a", "", "b", ""], 2),
+            [(0, 2, vec![0], vec![1]), (2, 2, vec![0], vec![1])]
+        );
+    }
+
+    #[test]
+    fn a_repeated_conversion_is_its_own_refusal() {
+        let mut b = Batcher::new(WriteKind::Insert, 10);
+        assert!(b.push(clicked("a")).is_none());
+        assert!(b.push(clicked("a")).is_none());
+        let batch = b.finish().unwrap();
+        assert_eq!(batch.positions, [0]);
+        let (offset, e) = &batch.invalid[0];
+        assert_eq!(*offset, 1);
+        assert!(
+            matches!(e, Error::Validation { field, index: Some(1), .. } if field == "conversionId"),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string().contains("repeats an earlier conversion"),
+            "{e}"
+        );
+        assert_eq!(b.rows(), 2);
+    }
+
+    #[test]
+    fn problems_are_listed_without_sending() {
+        let mut bad = clicked("b");
+        bad.segmentation_type = None;
+        let input = [clicked("a"), bad.clone(), clicked("a")];
+        let problems = input_problems(WriteKind::Insert, &input);
+        let at: Vec<_> = problems
+            .iter()
+            .map(|e| match e {
+                Error::Validation { field, index, .. } => (field.as_str(), *index),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            at,
+            [("segmentationType", Some(1)), ("conversionId", Some(2))]
+        );
+        assert_eq!(input_problems(WriteKind::Update, &[bad]).len(), 0);
+    }
+}

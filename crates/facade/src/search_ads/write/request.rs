@@ -1,0 +1,248 @@
+//! [`WriteRequest`]: the builder that [`SearchAds::insert`] and
+//! [`SearchAds::update`] return, ending in [`send`](WriteRequest::send) or
+//! [`stream`](WriteRequest::stream).
+
+use std::sync::Arc;
+
+use futures::stream::BoxStream;
+use futures::{FutureExt, Stream, StreamExt};
+use search_ads_client::types;
+
+use super::super::conversion::Conversion;
+use super::super::error::Error;
+use super::super::{SearchAds, send, wire};
+use super::WriteKind;
+use super::batching::Batch;
+use super::options::{WriteOptions, WriteProgress, WriteProgressFn};
+use super::report::WriteReport;
+use super::run::{SendFn, Shared};
+use super::stream::WriteStream;
+
+/// One insert or update, configured and not sent yet. Made by
+/// [`SearchAds::insert`], [`SearchAds::insert_stream`],
+/// [`SearchAds::update`] and [`SearchAds::update_stream`]; nothing is read
+/// from the input or sent before [`send`](Self::send) or
+/// [`stream`](Self::stream).
+///
+/// ```no_run
+/// use facade::search_ads::{Conversion, SearchAds, WriteOptions};
+/// # async fn run(client: SearchAds, conversions: Vec<Conversion>) -> Result<(), facade::search_ads::Error> {
+/// let report = client
+///     .insert(&conversions)
+///     .options(WriteOptions { batch_size: 200, concurrency: 8 })
+///     .progress(|p| eprintln!("{} conversions done", p.conversions_done))
+///     .send()
+///     .await?;
+/// println!("{report}");
+/// # Ok(()) }
+/// ```
+#[must_use = "a write request does nothing until .send() or .stream()"]
+pub struct WriteRequest<'a> {
+    client: SearchAds,
+    kind: WriteKind,
+    input: BoxStream<'a, Conversion>,
+    total: Option<usize>,
+    options: WriteOptions,
+    progress: Option<WriteProgressFn>,
+    resubmission: bool,
+}
+
+impl std::fmt::Debug for WriteRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WriteRequest")
+            .field("operation", &self.kind.operation())
+            .field("total", &self.total)
+            .field("options", &self.options)
+            .field("progress", &self.progress.is_some())
+            .field("resubmission", &self.resubmission)
+            .finish()
+    }
+}
+
+impl<'a> WriteRequest<'a> {
+    pub(crate) fn new(
+        client: &SearchAds,
+        kind: WriteKind,
+        input: BoxStream<'a, Conversion>,
+        total: Option<usize>,
+    ) -> Self {
+        Self {
+            client: client.clone(),
+            kind,
+            input,
+            total,
+            options: client.write_options(),
+            progress: None,
+            resubmission: false,
+        }
+    }
+
+    /// The batching of this call (default: the client's
+    /// [`write_options`](SearchAds::write_options)). Checked by
+    /// [`send`](Self::send) and [`stream`](Self::stream) before anything is
+    /// read or sent.
+    pub fn options(mut self, options: WriteOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Calls `progress` after each batch finished (see [`WriteProgress`]).
+    pub fn progress(mut self, progress: impl Fn(WriteProgress) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(progress));
+        self
+    }
+
+    /// Like [`progress`](Self::progress), with a shared callback.
+    pub fn progress_shared(mut self, progress: WriteProgressFn) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+
+    /// Resubmission mode (default off). Turn it on when the input may have
+    /// been sent before, in part or whole: a rerun after an interrupted or
+    /// partly failed upload. An insert's `0x0000011A` (the (owner, conversion
+    /// id, timestamp) is already stored) is then
+    /// [`Outcome::AlreadyStored`](super::Outcome::AlreadyStored), a success,
+    /// instead of a rejection. Off, a `0x0000011A` that no attempt of this
+    /// call can explain is [`Outcome::Rejected`](super::Outcome::Rejected):
+    /// in a first run it means another upload used the id, which the caller
+    /// should hear of. Updates are not affected (an update answers no
+    /// duplicates).
+    pub fn resubmission(mut self, resubmission: bool) -> Self {
+        self.resubmission = resubmission;
+        self
+    }
+
+    /// Sends every batch and collects the outcomes: one [`Outcome`] per
+    /// input conversion, in input order; failures of single batches are in
+    /// the report, not an `Err`, and so are conversions refused locally
+    /// ([`Outcome::Invalid`](super::Outcome::Invalid)).
+    ///
+    /// `Err` only for invalid [`options`](Self::options) (before anything is
+    /// read) or an empty input (nothing sent). The report holds one outcome
+    /// per input conversion; to keep memory bounded for an input of any
+    /// length, use [`stream`](Self::stream).
+    ///
+    /// [`Outcome`]: super::Outcome
+    pub async fn send(self) -> Result<WriteReport, Error> {
+        let kind = self.kind;
+        let report: WriteReport = self.stream()?.collect().await;
+        if report.is_empty() {
+            return Err(Error::validation(
+                "conversions",
+                None,
+                format!("is empty: give at least one conversion to {}", kind.verb()),
+            ));
+        }
+        tracing::info!(operation = kind.operation(), %report, "write finished");
+        Ok(report)
+    }
+
+    /// Starts the call as a stream of [`WriteBatch`](super::WriteBatch)es,
+    /// yielded in input order as they finish, with bounded memory and
+    /// concurrency (see [`WriteStream`]). An empty input yields nothing.
+    /// `Err` only for invalid [`options`](Self::options), before anything is
+    /// read.
+    ///
+    /// ```no_run
+    /// use futures::StreamExt;
+    /// use facade::search_ads::{Conversion, Outcome, SearchAds};
+    /// # async fn run(client: SearchAds, rows: impl Iterator<Item = Conversion> + Send) -> Result<(), facade::search_ads::Error> {
+    /// let mut batches = client.insert(rows).resubmission(true).stream()?;
+    /// while let Some(batch) = batches.next().await {
+    ///     for (index, outcome) in batch.indexed() {
+    ///         if !outcome.is_stored() {
+    ///             eprintln!("row {index}: {outcome:?}");
+    ///         }
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn stream(self) -> Result<WriteStream<'a>, Error> {
+        self.options.validate()?;
+        let shared = Shared::new(
+            self.kind,
+            self.resubmission,
+            self.client.inner.retry.clone(),
+            http_sender(&self.client, self.kind),
+        );
+        Ok(WriteStream::new(
+            self.input,
+            self.total,
+            self.options,
+            self.progress,
+            shared,
+        ))
+    }
+}
+
+/// The exact length of an iterator, when its `size_hint` says it.
+pub(crate) fn exact_len<I: Iterator>(iter: &I) -> Option<usize> {
+    match iter.size_hint() {
+        (lower, Some(upper)) if lower == upper => Some(lower),
+        _ => None,
+    }
+}
+
+/// The input as a stream of owned conversions.
+pub(crate) fn from_iter<'a, I>(conversions: I) -> (BoxStream<'a, Conversion>, Option<usize>)
+where
+    I: IntoIterator,
+    I::Item: Into<Conversion> + 'a,
+    I::IntoIter: Send + 'a,
+{
+    let iter = conversions.into_iter();
+    let total = exact_len(&iter);
+    (futures::stream::iter(iter.map(Into::into)).boxed(), total)
+}
+
+/// A stream input as a stream of owned conversions.
+pub(crate) fn from_stream<'a, S>(conversions: S) -> BoxStream<'a, Conversion>
+where
+    S: Stream + Send + 'a,
+    S::Item: Into<Conversion> + 'a,
+{
+    conversions.map(Into::into).boxed()
+}
+
+/// Sends a batch as one `conversion.insert` or `conversion.update` request.
+fn http_sender(client: &SearchAds, kind: WriteKind) -> SendFn {
+    let client = client.clone();
+    Arc::new(move |batch: Arc<Batch>, _attempt| {
+        let client = client.clone();
+        async move {
+            let operation = kind.operation();
+            let api = &client.inner.api;
+            // Built per attempt, so only the batches in flight exist in
+            // their wire form.
+            match kind {
+                WriteKind::Insert => {
+                    let body = types::ConversionInsertList {
+                        conversion: to_wire(&batch)?,
+                        kind: None,
+                    };
+                    send(operation, api.conversion_insert().body(body).send()).await?;
+                }
+                WriteKind::Update => {
+                    let body = types::ConversionUpdateList {
+                        conversion: to_wire(&batch)?,
+                        kind: None,
+                    };
+                    send(operation, api.conversion_update().body(body).send()).await?;
+                }
+            }
+            Ok(())
+        }
+        .boxed()
+    })
+}
+
+/// The request form of a batch's conversions.
+fn to_wire<T: serde::de::DeserializeOwned>(batch: &Batch) -> Result<Vec<T>, Error> {
+    batch
+        .conversions
+        .iter()
+        .map(wire::conversion_to_request)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| Error::validation("conversions", None, format!("cannot be sent: {e}")))
+}

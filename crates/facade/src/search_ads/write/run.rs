@@ -1,0 +1,175 @@
+//! Sending one batch: attempts, retries of transient failures, and the stop
+//! after an error that would fail every batch.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+
+use super::super::error::Error;
+use super::super::retry::{RetryPolicy, traced_attempt};
+use super::WriteKind;
+use super::batching::Batch;
+use super::mapping::{self, Context};
+use super::report::{Outcome, WriteBatch};
+
+/// Sends one attempt of a batch (`attempt` counts from 1); `Ok` when the
+/// whole batch was stored.
+pub(crate) type SendFn =
+    Arc<dyn Fn(Arc<Batch>, u32) -> BoxFuture<'static, Result<(), Error>> + Send + Sync>;
+
+/// What every batch of one call shares.
+pub(crate) struct Shared {
+    pub(crate) kind: WriteKind,
+    pub(crate) resubmission: bool,
+    pub(crate) retry: RetryPolicy,
+    pub(crate) send: SendFn,
+    /// Set by an error that would fail every batch; later batches are not sent.
+    aborted: AtomicBool,
+    abort: Mutex<Option<Error>>,
+}
+
+impl Shared {
+    pub(crate) fn new(
+        kind: WriteKind,
+        resubmission: bool,
+        retry: RetryPolicy,
+        send: SendFn,
+    ) -> Self {
+        Self {
+            kind,
+            resubmission,
+            retry,
+            send,
+            aborted: AtomicBool::new(false),
+            abort: Mutex::new(None),
+        }
+    }
+
+    fn stop(&self, error: &Error) {
+        if let Ok(mut slot) = self.abort.lock() {
+            slot.get_or_insert_with(|| error.clone());
+        }
+        self.aborted.store(true, Ordering::SeqCst);
+    }
+
+    fn stopped(&self) -> Option<Error> {
+        if !self.aborted.load(Ordering::SeqCst) {
+            return None;
+        }
+        Some(
+            self.abort
+                .lock()
+                .ok()
+                .and_then(|g| g.clone())
+                .unwrap_or_else(|| Error::unexpected(self.kind.operation(), None, "aborted")),
+        )
+    }
+}
+
+/// Errors after which no other batch is started: they would fail every batch.
+fn fails_every_batch(error: &Error) -> bool {
+    match error {
+        Error::Auth { .. } | Error::Config { .. } => true,
+        Error::Api { status, .. } => (*status == 401 || *status == 403) && !error.is_transient(),
+        _ => false,
+    }
+}
+
+/// Sends `batch` (retrying transient failures) and returns one outcome per
+/// input row of it: the locally refused rows as [`Outcome::Invalid`].
+pub(crate) async fn run_batch(shared: Arc<Shared>, batch: Batch) -> WriteBatch {
+    let batch = Arc::new(batch);
+    let (sent, requests) = if batch.conversions.is_empty() {
+        (Vec::new(), 0)
+    } else {
+        send_batch(&shared, &batch).await
+    };
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; batch.len];
+    for (&offset, outcome) in batch.positions.iter().zip(sent) {
+        outcomes[offset] = Some(outcome);
+    }
+    for (offset, error) in &batch.invalid {
+        if let Some(slot) = outcomes.get_mut(*offset) {
+            *slot = Some(Outcome::Invalid(error.clone()));
+        }
+    }
+    let operation = shared.kind.operation();
+    WriteBatch {
+        range: batch.start..batch.start + batch.len,
+        outcomes: outcomes
+            .into_iter()
+            .map(|o| {
+                // Every row is either sent or refused; this is unreachable
+                // but must not panic or drop a conversion.
+                o.unwrap_or_else(|| Outcome::Failed {
+                    error: Error::unexpected(operation, None, "no outcome was recorded"),
+                    attempts: requests,
+                    may_have_been_stored: true,
+                })
+            })
+            .collect(),
+        requests,
+    }
+}
+
+/// The attempts of one batch: its outcomes (one per sent conversion) and the
+/// requests made.
+async fn send_batch(shared: &Shared, batch: &Arc<Batch>) -> (Vec<Outcome>, u32) {
+    let len = batch.conversions.len();
+    let operation = shared.kind.operation();
+    // True once an attempt may have reached the server without an answer.
+    let mut maybe_delivered = false;
+    let mut attempt: u32 = 0;
+    loop {
+        if attempt == 0
+            && let Some(cause) = shared.stopped()
+        {
+            let failed = Outcome::Failed {
+                error: cause,
+                attempts: 0,
+                may_have_been_stored: false,
+            };
+            return (vec![failed; len], 0);
+        }
+        attempt += 1;
+        let call = (shared.send)(batch.clone(), attempt);
+        let error = match traced_attempt(operation, attempt, call).await {
+            Ok(()) => return (vec![Outcome::Stored; len], attempt),
+            Err(e) => e,
+        };
+        let ctx = Context {
+            kind: shared.kind,
+            resubmission: shared.resubmission,
+            maybe_delivered,
+            attempts: attempt,
+        };
+        if let Some(outcomes) = mapping::per_conversion(ctx, batch, &error) {
+            return (outcomes, attempt);
+        }
+        if let Some(wait) = shared.retry.next_delay(attempt, &error) {
+            maybe_delivered |= error.may_have_reached_server();
+            tracing::warn!(
+                operation,
+                attempt,
+                batch_start = batch.start,
+                batch_len = len,
+                wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                error = %error,
+                "transient failure, sending the batch again"
+            );
+            tokio::time::sleep(wait).await;
+            continue;
+        }
+        if fails_every_batch(&error) {
+            shared.stop(&error);
+        }
+        let may_have_been_stored = maybe_delivered || error.may_have_reached_server();
+        let failed = Outcome::Failed {
+            error,
+            attempts: attempt,
+            may_have_been_stored,
+        };
+        return (vec![failed; len], attempt);
+    }
+}

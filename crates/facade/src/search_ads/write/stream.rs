@@ -1,0 +1,228 @@
+//! [`WriteStream`]: batches sent with bounded concurrency, yielded in input
+//! order through a bounded reorder buffer.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures::future::BoxFuture;
+use futures::stream::{BoxStream, FuturesUnordered};
+use futures::{FutureExt, Stream, StreamExt};
+
+use super::super::conversion::Conversion;
+use super::batching::{Batch, Batcher};
+use super::options::{WriteOptions, WriteProgress, WriteProgressFn};
+use super::report::WriteBatch;
+use super::run::{Shared, run_batch};
+
+/// The outcomes of an insert or update, one [`WriteBatch`] at a time, in
+/// input order, as the batches finish (from
+/// [`WriteRequest::stream`](super::WriteRequest::stream)).
+///
+/// # Bounds
+///
+/// The input is read only as far as needed to start the next batch: at most
+/// `concurrency` batches are in flight, and a batch that finishes before an
+/// earlier one waits in a reorder buffer. Batches in flight and waiting
+/// together never exceed [`WriteOptions::max_held_batches`] (`2 ×
+/// concurrency`), so at most `(2 × concurrency + 1) × batch_size` input
+/// conversions are held at once, whatever the input's length.
+/// [`stats`](Self::stats) shows the peaks.
+///
+/// # Dropping
+///
+/// Nothing runs in the background: every request is a future owned by the
+/// stream, polled only while the stream is. Dropping the stream cancels the
+/// requests in flight and sends nothing more; their conversions were never
+/// yielded, so a caller that records what it got knows exactly which rows
+/// have no outcome (a rerun with
+/// [`resubmission`](super::WriteRequest::resubmission) on settles them).
+/// Everything yielded before stays true.
+pub struct WriteStream<'a> {
+    input: Option<BoxStream<'a, Conversion>>,
+    batcher: Batcher,
+    /// Batches closed by the batcher, not started yet (at most two).
+    ready: VecDeque<Batch>,
+    in_flight: FuturesUnordered<BoxFuture<'static, (u64, WriteBatch)>>,
+    /// Finished batches waiting for an earlier one, by sequence number.
+    waiting: BTreeMap<u64, WriteBatch>,
+    next_start: u64,
+    next_yield: u64,
+    /// Input conversions of the batches yielded so far.
+    yielded_rows: usize,
+    shared: Arc<Shared>,
+    options: WriteOptions,
+    progress: Option<WriteProgressFn>,
+    done: WriteProgress,
+    stats: WriteStreamStats,
+}
+
+/// The peaks of a [`WriteStream`] so far: what it held at most at once.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WriteStreamStats {
+    /// Batches in flight (≤ `concurrency`).
+    pub peak_in_flight: usize,
+    /// Finished batches waiting for an earlier one (the reorder buffer;
+    /// < [`WriteOptions::max_held_batches`]).
+    pub peak_waiting: usize,
+    /// Batches in flight and waiting together (≤
+    /// [`WriteOptions::max_held_batches`]).
+    pub peak_held: usize,
+    /// Input conversions read but not yet yielded (≤ `(max_held_batches + 1)
+    /// × batch_size`).
+    pub peak_read_ahead: usize,
+    /// Batches yielded.
+    pub batches: usize,
+    /// HTTP requests made, retries included, for the batches yielded.
+    pub requests: usize,
+}
+
+impl std::fmt::Debug for WriteStream<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WriteStream")
+            .field("operation", &self.shared.kind.operation())
+            .field("options", &self.options)
+            .field("rows_read", &self.batcher.rows())
+            .field("in_flight", &self.in_flight.len())
+            .field("waiting", &self.waiting.len())
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+impl<'a> WriteStream<'a> {
+    pub(crate) fn new(
+        input: BoxStream<'a, Conversion>,
+        total: Option<usize>,
+        options: WriteOptions,
+        progress: Option<WriteProgressFn>,
+        shared: Shared,
+    ) -> Self {
+        Self {
+            input: Some(input),
+            batcher: Batcher::new(shared.kind, options.batch_size),
+            ready: VecDeque::new(),
+            in_flight: FuturesUnordered::new(),
+            waiting: BTreeMap::new(),
+            next_start: 0,
+            next_yield: 0,
+            yielded_rows: 0,
+            shared: Arc::new(shared),
+            options,
+            progress,
+            done: WriteProgress::new(total),
+            stats: WriteStreamStats::default(),
+        }
+    }
+
+    /// The peaks so far (see [Bounds](Self#bounds)).
+    pub fn stats(&self) -> WriteStreamStats {
+        self.stats
+    }
+
+    /// Input conversions read so far.
+    pub fn conversions_read(&self) -> usize {
+        self.batcher.rows()
+    }
+
+    fn held(&self) -> usize {
+        self.in_flight.len() + self.waiting.len()
+    }
+
+    fn room(&self) -> bool {
+        self.in_flight.len() < self.options.concurrency.max(1)
+            && self.held() < self.options.max_held_batches()
+    }
+
+    /// Starts batches while there is room and input. Returns when there is
+    /// no room, no more input, or the input is not ready (its waker is then
+    /// registered).
+    fn fill(&mut self, cx: &mut Context<'_>) {
+        while self.room() {
+            if let Some(batch) = self.ready.pop_front() {
+                let seq = self.next_start;
+                self.next_start += 1;
+                let shared = self.shared.clone();
+                self.in_flight
+                    .push(run_batch(shared, batch).map(move |b| (seq, b)).boxed());
+                self.note();
+                continue;
+            }
+            let Some(input) = self.input.as_mut() else {
+                return;
+            };
+            match input.poll_next_unpin(cx) {
+                Poll::Ready(Some(c)) => {
+                    if let Some(batch) = self.batcher.push(c) {
+                        self.ready.push_back(batch);
+                    }
+                    self.done.conversions_read = self.batcher.rows();
+                    self.note();
+                }
+                Poll::Ready(None) => {
+                    self.input = None;
+                    if let Some(batch) = self.batcher.finish() {
+                        self.ready.push_back(batch);
+                    }
+                }
+                Poll::Pending => return,
+            }
+        }
+    }
+
+    /// Records the peaks.
+    fn note(&mut self) {
+        let s = &mut self.stats;
+        s.peak_in_flight = s.peak_in_flight.max(self.in_flight.len());
+        s.peak_waiting = s.peak_waiting.max(self.waiting.len());
+        s.peak_held = s.peak_held.max(self.in_flight.len() + self.waiting.len());
+        s.peak_read_ahead = s
+            .peak_read_ahead
+            .max(self.batcher.rows() - self.yielded_rows);
+    }
+
+    fn finished(&self) -> bool {
+        self.input.is_none()
+            && self.ready.is_empty()
+            && self.in_flight.is_empty()
+            && self.waiting.is_empty()
+    }
+}
+
+impl Stream for WriteStream<'_> {
+    type Item = WriteBatch;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<WriteBatch>> {
+        let this = self.get_mut();
+        loop {
+            if let Some(batch) = this.waiting.remove(&this.next_yield) {
+                this.next_yield += 1;
+                this.yielded_rows += batch.range.len();
+                this.stats.batches += 1;
+                this.stats.requests += batch.requests as usize;
+                return Poll::Ready(Some(batch));
+            }
+            this.fill(cx);
+            if this.finished() {
+                return Poll::Ready(None);
+            }
+            match this.in_flight.poll_next_unpin(cx) {
+                Poll::Ready(Some((seq, batch))) => {
+                    this.done.conversions_done += batch.range.len();
+                    this.done.batches_done += 1;
+                    if let Some(report) = &this.progress {
+                        report(this.done);
+                    }
+                    this.waiting.insert(seq, batch);
+                    this.note();
+                }
+                // Nothing in flight: the input is not ready (its waker is
+                // registered) or batches are ready to start next round.
+                Poll::Ready(None) if !this.ready.is_empty() => continue,
+                Poll::Ready(None) | Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+}
