@@ -53,6 +53,7 @@
 //! [`Error::Validation`]: super::Error::Validation
 
 mod batching;
+mod check;
 mod dedup;
 mod mapping;
 mod options;
@@ -62,6 +63,7 @@ mod run;
 mod stream;
 mod validate;
 
+pub use check::InputCheck;
 pub use options::{
     DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE, MAX_CONCURRENCY, WriteOptions, WriteProgress,
     WriteProgressFn,
