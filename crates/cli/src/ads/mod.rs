@@ -6,15 +6,20 @@
 mod availability;
 mod conn;
 mod customers;
+mod engine;
 mod id_mapping;
+mod input;
+mod journal;
 mod list;
+mod report;
 mod saved_columns;
 mod upload;
 
 pub use availability::{availabilities, describe_availability};
+pub use engine::{JournalMode, UploadPlan, upload_file};
 pub use id_mapping::byte_progress;
 pub use list::write_conversions;
-pub use upload::{default_report_path, read_rows, upload, write_report};
+pub use report::{ReportRow, default_report_path};
 
 use conn::Conn;
 
