@@ -459,7 +459,7 @@ pub enum ConversionsCommand {
 
     /// Insert (or update) conversions from a CSV or JSON-lines file
     #[command(
-        long_about = "Insert (or update) conversions from a CSV or JSON-lines file.\n\nCSV: a header of Conversion JSON field names (conversionId, conversionTimestamp,\nsegmentationType, segmentationId, agencyId, advertiserId, engineAccountId, type,\nrevenueMicros, currencyCode, ...). JSON lines: one Conversion JSON object per line.\nTimestamps are epoch milliseconds or RFC 3339; customDimension and customMetric cells\nof a CSV hold JSON arrays.\n\nRows that cannot be read, lack a required field or repeat a conversionId are rejected\nlocally and never sent. The rest go out in batches. Every rejected row is written with\nits line, conversionId, code and reason to the report file.\n\nExit status: 0 every row stored; 2 some rows rejected (the others stored); 1 error\n(including rows without a definite answer, which are safe to send again)."
+        long_about = "Insert (or update) conversions from a CSV or JSON-lines file.\n\nCSV: a header of Conversion JSON field names (conversionId, conversionTimestamp,\nsegmentationType, segmentationId, agencyId, advertiserId, engineAccountId, type,\nrevenueMicros, currencyCode, ...). JSON lines: one Conversion JSON object per line.\nTimestamps are epoch milliseconds or RFC 3339; customDimension and customMetric cells\nof a CSV hold JSON arrays. The file is read one row at a time (UTF-8; a row may have\nup to 1 MiB).\n\nRows that cannot be read (invalid UTF-8, an unclosed quote, malformed JSON), lack a\nrequired field, hold control characters or over-long ids, or repeat an (advertiser,\nconversionId, conversionTimestamp) are rejected locally with their line and never sent.\nThe rest go out in batches. Rejected rows are written with their line, conversionId,\ncode and reason to the report file as their batches finish.\n\nJournal: while it runs, the upload appends to FILE.journal which rows have a definite\noutcome, one line per batch (`done FIRST-LAST stored=N rejected=N report=BYTES\nresend=RANGES`, rows numbered from 1, fsynced after the report), bound to the file by\nits size and SHA-256. After an interruption (or rows without an answer), --resume\nsends only the rows without a definite outcome, in resubmission mode: a row an earlier\nrun stored comes back as already stored, a success. The journal is removed once every\nrow has its outcome; an existing journal is refused without --resume or --restart.\n\nExit status: 0 every row stored (or already stored); 2 some rows rejected (the others\nstored); 1 error (including rows without a definite answer: run again with --resume)."
     )]
     Upload(UploadArgs),
 }
@@ -573,6 +573,14 @@ pub struct UploadArgs {
     /// Where to write the rejected rows [default: FILE.rejected.csv]
     #[arg(long, value_name = "PATH")]
     pub rejected: Option<PathBuf>,
+
+    /// Continue an interrupted upload: send only the rows FILE.journal has no definite outcome for
+    #[arg(long, conflicts_with_all = ["restart", "dry_run"])]
+    pub resume: bool,
+
+    /// Upload the whole file again, removing FILE.journal of an interrupted upload
+    #[arg(long, conflicts_with = "dry_run")]
+    pub restart: bool,
 }
 
 /// `apictl ads availability`.

@@ -30,7 +30,7 @@ use crate::video;
 /// two before sending).
 pub const SAMPLE_CSV: &str = include_str!("../data/sample-conversions.csv");
 /// Rows of [`SAMPLE_CSV`] that are rejected.
-const SAMPLE_REJECTED: usize = 4;
+const SAMPLE_REJECTED: u64 = 4;
 /// Seeded conversions of the tour's engine account.
 const CONVERSIONS: u64 = 5_000;
 /// Size of the tour's ID-mapping file.
@@ -522,18 +522,26 @@ async fn upload(f: &Fixture) -> AppResult<()> {
         "$ apictl ads conversions upload {}   (the sample from crates/cli/data)",
         short(f, &path)
     ));
-    let rows = ads::read_rows(&path, None)?;
     let options = WriteOptions {
         batch_size: 5,
         concurrency: 2,
     };
-    let bar = progress::items(rows.len() as u64, "inserting");
-    let result = ads::upload(Some(&f.ads), &rows, WriteMode::Insert, options, &bar).await;
+    let plan = ads::UploadPlan {
+        file: path.clone(),
+        format: None,
+        mode: WriteMode::Insert,
+        options,
+        report: None,
+        journal: ads::JournalMode::Off,
+    };
+    let bar = progress::counter("inserting");
+    let mut lines = Vec::new();
+    let mut keep = |r: &ads::ReportRow| lines.push(r.clone());
+    let result = ads::upload_file(Some(&f.ads), &plan, &bar, &mut keep).await;
     bar.finish_and_clear();
     let summary = result?;
     let report = ads::default_report_path(&path);
-    ads::write_report(&report, &summary.report)?;
-    for r in &summary.report {
+    for r in &lines {
         say(format!(
             "  line {:<3} {:<22} {:<10} {}",
             r.line, r.conversion_id, r.code, r.reason

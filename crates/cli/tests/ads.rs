@@ -72,8 +72,8 @@ async fn upload_reports_rejected_rows_and_exits_2() {
             "{refused}"
         );
     }
-    // 9 valid rows in batches of 3.
-    assert_eq!(ledger.counts().insert_requests, 3);
+    // 11 rows in batches of 3 (the two refused locally keep their place, unsent).
+    assert_eq!(ledger.counts().insert_requests, 4);
 
     // The same file again: everything is now rejected (already used or local).
     let run = apictl

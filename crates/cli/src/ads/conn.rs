@@ -1,0 +1,175 @@
+//! Connection settings of `apictl ads`: flags and environment first, then the
+//! config file; the client they build.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use facade::http::HttpOptions;
+use facade::search_ads::{
+    AdvertiserId, AgencyId, CustomerId, EngineAccountId, SearchAds, ServiceAccount, StaticToken,
+    WriteOptions,
+};
+
+use crate::cli::AdsConnArgs;
+use crate::config::{IdValue, SearchAdsSection};
+use crate::error::{AppError, AppResult};
+
+/// Connection settings: flags and environment first, then the config file.
+pub(super) struct Conn<'a> {
+    pub(super) args: &'a AdsConnArgs,
+    pub(super) file: &'a SearchAdsSection,
+}
+
+/// Parses the id of `--FLAG`.
+pub(super) fn parse_id<T: FromStr>(flag: &str, text: &str) -> AppResult<T> {
+    text.trim().parse().map_err(|_| {
+        AppError::new(format!("--{flag} {text:?} is not an id"))
+            .hint("ids are decimal digits, e.g. 20700000000000125")
+    })
+}
+
+impl Conn<'_> {
+    fn id<T: FromStr>(
+        &self,
+        flag: &str,
+        cli: &Option<String>,
+        file: &Option<IdValue>,
+    ) -> AppResult<Option<T>> {
+        match (cli, file) {
+            (Some(text), _) => parse_id(flag, text).map(Some),
+            (None, Some(v)) => parse_id(flag, &v.to_string()).map(Some),
+            (None, None) => Ok(None),
+        }
+    }
+
+    pub(super) fn agency(&self) -> AppResult<Option<AgencyId>> {
+        self.id("agency-id", &self.args.agency_id, &self.file.agency_id)
+    }
+
+    pub(super) fn advertiser(&self) -> AppResult<Option<AdvertiserId>> {
+        self.id(
+            "advertiser-id",
+            &self.args.advertiser_id,
+            &self.file.advertiser_id,
+        )
+    }
+
+    pub(super) fn engine_account(&self) -> AppResult<Option<EngineAccountId>> {
+        self.id(
+            "engine-account-id",
+            &self.args.engine_account_id,
+            &self.file.engine_account_id,
+        )
+    }
+
+    pub(super) fn customer(&self) -> AppResult<Option<CustomerId>> {
+        let text = match (&self.args.customer_id, &self.file.customer_id) {
+            (Some(t), _) => t.clone(),
+            (None, Some(v)) => v.to_string(),
+            (None, None) => return Ok(None),
+        };
+        CustomerId::new(text.trim()).map(Some).map_err(|_| {
+            AppError::new(format!("--customer-id {text:?} is not a customer id"))
+                .hint("a customer id is digits, e.g. 2000012350")
+        })
+    }
+
+    pub(super) fn login_customer(&self) -> AppResult<Option<CustomerId>> {
+        let text = match (&self.args.login_customer_id, &self.file.login_customer_id) {
+            (Some(t), _) => t.clone(),
+            (None, Some(v)) => v.to_string(),
+            (None, None) => return Ok(None),
+        };
+        CustomerId::new(text.trim()).map(Some).map_err(|_| {
+            AppError::new(format!("--login-customer-id {text:?} is not a customer id"))
+                .hint("the manager's id is digits without dashes, e.g. 2000012300")
+        })
+    }
+
+    /// The agency and advertiser every advertiser-level command needs.
+    pub(super) fn advertiser_scope(&self) -> AppResult<(AgencyId, AdvertiserId)> {
+        match (self.agency()?, self.advertiser()?) {
+            (Some(a), Some(b)) => Ok((a, b)),
+            _ => Err(AppError::new("no agency and advertiser given").hint(
+                "pass --agency-id and --advertiser-id, set SEARCH_ADS_AGENCY_ID and SEARCH_ADS_ADVERTISER_ID, or add agency_id and advertiser_id to [search_ads] in the config file",
+            )),
+        }
+    }
+
+    /// A client with the configured URL and credentials.
+    pub(super) fn client(&self, write: WriteOptions) -> AppResult<SearchAds> {
+        let url = self.args.url.clone().or_else(|| self.file.url.clone());
+        let both = || {
+            AppError::new("both a token and a service-account key file are set").hint(
+                "keep one: unset SEARCH_ADS_TOKEN / drop --token, or unset SEARCH_ADS_KEY_FILE / drop --key-file",
+            )
+        };
+        let builder = match (&self.args.token, &self.args.key_file) {
+            (Some(_), Some(_)) => return Err(both()),
+            (Some(token), None) => SearchAds::builder(StaticToken::new(token.clone())),
+            (None, Some(path)) => SearchAds::builder(ServiceAccount::from_file(path)?),
+            (None, None) => match (&self.file.token, &self.file.key_file) {
+                (Some(_), Some(_)) => return Err(both()),
+                (Some(token), None) => SearchAds::builder(StaticToken::new(token.clone())),
+                (None, Some(path)) => SearchAds::builder(ServiceAccount::from_file(path)?),
+                (None, None) => {
+                    return Err(AppError::new("no search ads credentials").hint(
+                        "set SEARCH_ADS_TOKEN (a bearer token) or SEARCH_ADS_KEY_FILE (a service-account JSON key), pass --token or --key-file, or add token or key_file to [search_ads] in the config file",
+                    ));
+                }
+            },
+        };
+        let builder = match url {
+            Some(url) => builder.base_url(&url)?,
+            None => builder,
+        };
+        let reporting_url = self
+            .args
+            .reporting_url
+            .clone()
+            .or_else(|| self.file.reporting_url.clone());
+        let builder = match reporting_url {
+            Some(url) => builder.reporting_base_url(&url)?,
+            None => builder,
+        };
+        Ok(builder
+            .write_options(write)
+            .http_options(self.http_options()?)
+            .build()?)
+    }
+
+    /// The transport limits of `--timeout`, `--stall-timeout`, `--max-body`
+    /// and `--max-download` over the facade's defaults.
+    pub(super) fn http_options(&self) -> AppResult<HttpOptions> {
+        let mut options = HttpOptions::default();
+        let seconds = |flag: &str, value: u64| {
+            if (1..=86_400).contains(&value) {
+                Ok(Duration::from_secs(value))
+            } else {
+                Err(AppError::new(format!("{flag} {value} is out of range"))
+                    .hint(format!("give {flag} a number of seconds from 1 to 86400")))
+            }
+        };
+        let bytes = |flag: &str, value: u64| {
+            if value >= 1024 {
+                Ok(value)
+            } else {
+                Err(AppError::new(format!("{flag} {value} is too small"))
+                    .hint(format!("give {flag} at least 1024 bytes")))
+            }
+        };
+        if let Some(v) = self.args.timeout {
+            options.timeout = seconds("--timeout", v)?;
+        }
+        if let Some(v) = self.args.stall_timeout {
+            options.read_timeout = seconds("--stall-timeout", v)?;
+        }
+        if let Some(v) = self.args.max_body {
+            options.max_body_bytes = bytes("--max-body", v)?;
+        }
+        if let Some(v) = self.args.max_download {
+            options.max_download_bytes = bytes("--max-download", v)?;
+        }
+        Ok(options)
+    }
+}

@@ -1,0 +1,25 @@
+//! `apictl ads customers`: the customers the credentials reach.
+
+use facade::search_ads::{CustomerId, WriteOptions};
+use serde_json::json;
+
+use super::conn::Conn;
+use crate::context::{Ctx, print_json};
+use crate::error::AppResult;
+
+/// Runs `apictl ads customers`.
+pub(super) async fn run_customers(ctx: &Ctx, conn: &Conn<'_>) -> AppResult<u8> {
+    let client = conn.client(WriteOptions::default())?;
+    let customers = client.list_accessible_customers().await?;
+    if ctx.json {
+        let ids: Vec<&str> = customers.iter().map(CustomerId::as_str).collect();
+        print_json(&json!({ "customers": ids }))?;
+    } else if customers.is_empty() {
+        println!("the credentials reach no customer directly");
+    } else {
+        for c in &customers {
+            println!("{c}");
+        }
+    }
+    Ok(0)
+}

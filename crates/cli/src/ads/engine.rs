@@ -1,0 +1,518 @@
+//! The upload engine: rows read one at a time from the file, sent through the
+//! facade's write stream, their outcomes reported and journaled as the
+//! batches finish, in input order.
+//!
+//! Memory stays bounded whatever the file's length: the reader holds one row,
+//! the facade holds at most `(2 × concurrency + 1) × batch size` conversions
+//! (its read-ahead), and this engine holds one small entry (row number, line,
+//! conversion id) per conversion the facade has read and not yet answered.
+//! Rows that cannot be read are handed to the facade as an empty conversion
+//! (which it refuses locally, never sends) so they keep their place in the one
+//! ordered stream; their own reason replaces the facade's in the report.
+//!
+//! Every service rule (what a conversion needs, the duplicate key, batching,
+//! retries, what an answer means) is the facade's. What the engine adds is the
+//! file: line numbers, the report, the journal and `--resume`.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use facade::search_ads::{
+    Conversion, Error as SaError, InputCheck, Outcome, SearchAds, WriteOptions, WriteProgress,
+};
+use futures::StreamExt as _;
+use indicatif::ProgressBar;
+
+use super::input::Input;
+use super::journal::{self, Binding, Done, Journal, Resumed};
+use super::report::{ReportRow, ReportWriter};
+use crate::cli::InputFormat;
+use crate::error::{AppError, AppResult};
+use crate::records::WriteMode;
+
+/// Most rejections kept in the summary (for `--json`); the report file has
+/// them all.
+pub const SUMMARY_REJECTIONS: usize = 1000;
+
+/// Batches in a row that got no definite answer at all before the upload
+/// stops reading the file (the service is down or refuses the credentials);
+/// the rest is for `--resume`.
+pub const FAILED_BATCHES_BEFORE_STOP: usize = 4;
+
+/// What to do with the journal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JournalMode {
+    /// No journal (dry runs, the tour).
+    Off,
+    /// A new journal; an existing one is refused (it belongs to an
+    /// interrupted upload).
+    Fresh,
+    /// Continue the upload the existing journal records.
+    Resume,
+}
+
+/// One upload of a file.
+#[derive(Debug, Clone)]
+pub struct UploadPlan {
+    /// The input file.
+    pub file: PathBuf,
+    /// Its format, when not from the name or the first character.
+    pub format: Option<InputFormat>,
+    /// Insert or update.
+    pub mode: WriteMode,
+    /// Batching.
+    pub options: WriteOptions,
+    /// The report file; `None`: the journal's on a resume, else `FILE.rejected.csv`.
+    pub report: Option<PathBuf>,
+    /// The journal.
+    pub journal: JournalMode,
+}
+
+/// What an upload did, over the whole file (earlier runs included on a resume).
+#[derive(Debug, Default)]
+pub struct UploadSummary {
+    /// Rows in the file (the rows read, when the upload stopped early).
+    pub rows: u64,
+    /// Rows that can be sent (or, on a dry run, that would be).
+    pub sent: u64,
+    /// Rows stored, already stored included.
+    pub stored: u64,
+    /// Rows the server answered already stored (resubmission mode).
+    pub already_stored: u64,
+    /// Rows rejected, locally or by the server.
+    pub rejected: u64,
+    /// Rows without a definite answer, not-sent rows included.
+    pub failed: u64,
+    /// Rows settled by earlier runs, skipped by this resume.
+    pub skipped: u64,
+    /// True when the upload stopped before the end of the file.
+    pub stopped: bool,
+    /// The first error of a failed row.
+    pub first_failure: Option<String>,
+    /// The first [`SUMMARY_REJECTIONS`] rejected or failed rows of this run.
+    pub report: Vec<ReportRow>,
+    /// The report file, when a row was written to it.
+    pub report_path: Option<PathBuf>,
+    /// The journal, when it is kept for `--resume`.
+    pub journal: Option<PathBuf>,
+}
+
+/// A row the facade has read and not yet answered.
+#[derive(Debug)]
+struct Entry {
+    /// 1-based row number (the journal's).
+    row: u64,
+    /// Line where it starts.
+    line: u64,
+    conversion_id: String,
+    /// Why the row could not be read: it went to the facade as an empty
+    /// conversion and must come back `Invalid`.
+    unreadable: Option<String>,
+}
+
+#[derive(Debug, Default)]
+struct FeedState {
+    waiting: VecDeque<Entry>,
+    rows: u64,
+    skipped: u64,
+    error: Option<AppError>,
+}
+
+/// The rows as the facade's input: reads the file, skips settled rows,
+/// queues an [`Entry`] per conversion handed out.
+struct Feed<R> {
+    input: Input<R>,
+    resumed: Option<Resumed>,
+    cursor: usize,
+    state: Arc<Mutex<FeedState>>,
+    done: bool,
+}
+
+impl<R: std::io::BufRead> Iterator for Feed<R> {
+    type Item = Conversion;
+
+    fn next(&mut self) -> Option<Conversion> {
+        if self.done {
+            return None;
+        }
+        loop {
+            let row = match self.input.next_row() {
+                Ok(Some(row)) => row,
+                Ok(None) => break,
+                Err(e) => {
+                    lock(&self.state).error = Some(e);
+                    break;
+                }
+            };
+            let mut state = lock(&self.state);
+            state.rows += 1;
+            let n = state.rows;
+            if let Some(resumed) = &self.resumed
+                && resumed.is_settled(n, &mut self.cursor)
+            {
+                state.skipped += 1;
+                continue;
+            }
+            let (conversion, unreadable) = match row.parsed {
+                Ok(c) => (c, None),
+                Err(reason) => (Conversion::default(), Some(reason)),
+            };
+            state.waiting.push_back(Entry {
+                row: n,
+                line: row.line,
+                conversion_id: row.conversion_id.unwrap_or_default(),
+                unreadable,
+            });
+            return Some(conversion);
+        }
+        self.done = true;
+        None
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The reason of a local refusal, for the report.
+fn invalid_reason(e: &SaError) -> String {
+    match e {
+        SaError::Validation { field, reason, .. } => format!("{field} {reason}"),
+        other => other.to_string(),
+    }
+}
+
+/// Runs an upload. `client` is `None` for a dry run (which checks each row
+/// and sends nothing); `on_row` sees each rejected or failed row as its batch
+/// finishes (to print it).
+pub async fn upload_file(
+    client: Option<&SearchAds>,
+    plan: &UploadPlan,
+    bar: &ProgressBar,
+    on_row: &mut dyn FnMut(&ReportRow),
+) -> AppResult<UploadSummary> {
+    plan.options.validate()?;
+    let input = Input::open(&plan.file, plan.format)?;
+    let journal_path = journal::default_journal_path(&plan.file);
+    let (journal, resumed) = match plan.journal {
+        JournalMode::Off => (None, None),
+        JournalMode::Fresh => {
+            if journal_path.exists() {
+                return Err(AppError::new(format!(
+                    "{} exists: an earlier upload of {} was interrupted or left rows without an answer",
+                    journal_path.display(),
+                    plan.file.display()
+                ))
+                .hint("pass --resume to send only the rows without a definite outcome, or --restart to upload the whole file again"));
+            }
+            (None, None)
+        }
+        JournalMode::Resume => {
+            let binding = Binding::of_file(&plan.file, input.format(), plan.mode)?;
+            let (journal, resumed) = Journal::resume(&journal_path, &binding, &plan.file)?;
+            if let Some(report) = &plan.report
+                && *report != resumed.report
+            {
+                return Err(AppError::new(format!(
+                    "--resume: the interrupted upload wrote its report to {}, not {}",
+                    resumed.report.display(),
+                    report.display()
+                ))
+                .hint(
+                    "drop --rejected (the journal's report is continued) or give the same path",
+                ));
+            }
+            (Some(journal), Some(resumed))
+        }
+    };
+    let report_path = match (&resumed, &plan.report) {
+        (Some(r), _) => r.report.clone(),
+        (None, Some(p)) => p.clone(),
+        (None, None) => super::report::default_report_path(&plan.file),
+    };
+    let mut report = match &resumed {
+        Some(r) => ReportWriter::resume(&report_path, r.report_len)?,
+        None => ReportWriter::fresh(&report_path)?,
+    };
+    let journal = match (journal, plan.journal) {
+        (Some(j), _) => Some(j),
+        (None, JournalMode::Fresh) if client.is_some() => {
+            let binding = Binding::of_file(&plan.file, input.format(), plan.mode)?;
+            Some(Journal::create(&journal_path, &binding, &report_path)?)
+        }
+        _ => None,
+    };
+    let mut summary = UploadSummary::default();
+    if let Some(r) = &resumed {
+        summary.stored = r.stored;
+        summary.rejected = r.rejected;
+    }
+    let mut journal = journal;
+    let result = match client {
+        None => dry_run(input, plan.mode, &mut report, &mut summary, on_row),
+        Some(client) => {
+            let mut run = Run {
+                report: &mut report,
+                journal: journal.take(),
+                summary: &mut summary,
+                on_row,
+                next_row: 1,
+            };
+            let result = run.send(client, plan, input, resumed, bar).await;
+            journal = run.journal.take();
+            result
+        }
+    };
+    if report.exists() {
+        summary.report_path = Some(report.path().to_owned());
+    }
+    // On an error the journal stays, for --resume.
+    result?;
+    if summary.rows == 0 {
+        if let Some(j) = journal {
+            j.remove()?;
+        }
+        return Err(
+            AppError::new(format!("{} has no rows", plan.file.display()))
+                .hint("give a file with at least one conversion"),
+        );
+    }
+    if let Some(j) = journal {
+        if summary.failed == 0 && !summary.stopped {
+            // Every row has its outcome: the journal has done its job.
+            j.remove()?;
+        } else {
+            summary.journal = Some(j.path().to_owned());
+        }
+    }
+    Ok(summary)
+}
+
+/// Checks each row as the facade would before sending; sends nothing.
+fn dry_run<R: std::io::BufRead>(
+    input: Input<R>,
+    mode: WriteMode,
+    report: &mut ReportWriter,
+    summary: &mut UploadSummary,
+    on_row: &mut dyn FnMut(&ReportRow),
+) -> AppResult<()> {
+    let mut check = match mode {
+        WriteMode::Insert => InputCheck::insert(),
+        WriteMode::Update => InputCheck::update(),
+    };
+    for row in input {
+        let row = row?;
+        summary.rows += 1;
+        let reason = match &row.parsed {
+            Err(reason) => Some(reason.clone()),
+            Ok(c) => check.check(c).err().map(|e| invalid_reason(&e)),
+        };
+        match reason {
+            None => summary.sent += 1,
+            Some(reason) => {
+                summary.rejected += 1;
+                let r = ReportRow {
+                    line: row.line,
+                    conversion_id: row.conversion_id.unwrap_or_default(),
+                    code: "local".to_owned(),
+                    reason,
+                };
+                keep(summary, &r);
+                on_row(&r);
+                report.push(&r)?;
+            }
+        }
+    }
+    report.commit()?;
+    Ok(())
+}
+
+fn keep(summary: &mut UploadSummary, row: &ReportRow) {
+    if summary.report.len() < SUMMARY_REJECTIONS {
+        summary.report.push(row.clone());
+    }
+}
+
+struct Run<'a> {
+    report: &'a mut ReportWriter,
+    journal: Option<Journal>,
+    summary: &'a mut UploadSummary,
+    on_row: &'a mut dyn FnMut(&ReportRow),
+    /// The first row the next `done` line covers.
+    next_row: u64,
+}
+
+impl Run<'_> {
+    async fn send<R: std::io::BufRead + Send + 'static>(
+        &mut self,
+        client: &SearchAds,
+        plan: &UploadPlan,
+        input: Input<R>,
+        resumed: Option<Resumed>,
+        bar: &ProgressBar,
+    ) -> AppResult<()> {
+        let resubmission = resumed.is_some();
+        let state = Arc::new(Mutex::new(FeedState::default()));
+        let feed = Feed {
+            input,
+            resumed,
+            cursor: 0,
+            state: state.clone(),
+            done: false,
+        };
+        let progress = {
+            let bar = bar.clone();
+            move |p: WriteProgress| bar.set_position(p.conversions_done as u64)
+        };
+        let request = match plan.mode {
+            WriteMode::Insert => client.insert(feed),
+            WriteMode::Update => client.update(feed),
+        };
+        let mut batches = request
+            .options(plan.options)
+            .resubmission(resubmission)
+            .progress(progress)
+            .stream()?;
+        let mut failed_in_a_row = 0;
+        while let Some(batch) = batches.next().await {
+            let outcomes = batch.outcomes();
+            let mut done = Done {
+                rows: self.next_row..=self.next_row,
+                stored: 0,
+                rejected: 0,
+                report_len: 0,
+                resend: Vec::new(),
+            };
+            let mut resend = Vec::new();
+            let mut last = None;
+            for outcome in outcomes {
+                let entry = lock(&state).waiting.pop_front().ok_or_else(|| {
+                    AppError::new(
+                        "internal error: the facade answered a conversion it was not given",
+                    )
+                })?;
+                last = Some(entry.row);
+                self.settle(entry, outcome, &mut done, &mut resend)?;
+            }
+            let Some(last) = last else { continue };
+            if done.stored + done.rejected == 0 {
+                failed_in_a_row += 1;
+            } else {
+                failed_in_a_row = 0;
+            }
+            done.rows = self.next_row..=last;
+            done.resend = journal::ranges(resend);
+            // The report first, then the journal that vouches for it.
+            done.report_len = self.report.commit()?;
+            if let Some(j) = self.journal.as_mut() {
+                j.append(&done)?;
+            }
+            self.next_row = last + 1;
+            if failed_in_a_row >= FAILED_BATCHES_BEFORE_STOP {
+                self.summary.stopped = true;
+                break;
+            }
+        }
+        // Dropped here: a stopped upload sends nothing more.
+        drop(batches);
+        let mut state = lock(&state);
+        self.summary.rows = state.rows;
+        self.summary.skipped = state.skipped;
+        if self.summary.stopped {
+            // Read and handed to the facade, never answered: not sent.
+            self.summary.failed += state.waiting.len() as u64;
+            self.summary.sent += state.waiting.len() as u64;
+        }
+        if let Some(e) = state.error.take() {
+            return Err(e.context("the upload stopped").hint(
+                "the rows before it have their outcome in the journal; fix the file's problem and pass --resume",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Records one row's outcome: counts, report, resend list.
+    fn settle(
+        &mut self,
+        entry: Entry,
+        outcome: &Outcome,
+        done: &mut Done,
+        resend: &mut Vec<u64>,
+    ) -> AppResult<()> {
+        let s = &mut *self.summary;
+        let (code, reason) = match (&entry.unreadable, outcome) {
+            (Some(reason), Outcome::Invalid(_)) => ("local".to_owned(), reason.clone()),
+            (Some(_), other) => {
+                return Err(AppError::new(format!(
+                    "internal error: an unreadable row (line {}) was not refused by the facade: {other:?}",
+                    entry.line
+                )));
+            }
+            (None, Outcome::Stored | Outcome::StoredEarlier) => {
+                s.sent += 1;
+                s.stored += 1;
+                done.stored += 1;
+                return Ok(());
+            }
+            (None, Outcome::AlreadyStored) => {
+                s.sent += 1;
+                s.stored += 1;
+                s.already_stored += 1;
+                done.stored += 1;
+                return Ok(());
+            }
+            (None, Outcome::Invalid(e)) => ("local".to_owned(), invalid_reason(e)),
+            (None, Outcome::Rejected(issue)) => {
+                s.sent += 1;
+                let code = issue
+                    .code
+                    .map_or_else(|| "server".to_owned(), |c| c.to_string());
+                (code, issue.message.clone())
+            }
+            (None, failed) => {
+                // Failed (or an outcome this version does not know): no
+                // definite answer, sent again by --resume.
+                s.sent += 1;
+                s.failed += 1;
+                resend.push(entry.row);
+                let reason = match failed {
+                    Outcome::Failed {
+                        error,
+                        may_have_been_stored,
+                        ..
+                    } => {
+                        s.first_failure.get_or_insert_with(|| error.to_string());
+                        let note = if *may_have_been_stored {
+                            " (it may have been stored; --resume sends it again safely)"
+                        } else {
+                            " (not stored; --resume sends it again)"
+                        };
+                        format!("{error}{note}")
+                    }
+                    other => format!("no definite outcome: {other:?}"),
+                };
+                let row = ReportRow {
+                    line: entry.line,
+                    conversion_id: entry.conversion_id,
+                    code: "failed".to_owned(),
+                    reason,
+                };
+                keep(s, &row);
+                (self.on_row)(&row);
+                return Ok(());
+            }
+        };
+        s.rejected += 1;
+        done.rejected += 1;
+        let row = ReportRow {
+            line: entry.line,
+            conversion_id: entry.conversion_id,
+            code,
+            reason,
+        };
+        keep(s, &row);
+        (self.on_row)(&row);
+        self.report.push(&row)
+    }
+}

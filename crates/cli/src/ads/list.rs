@@ -1,0 +1,279 @@
+//! `apictl ads conversions list`: a date range of conversions as JSON lines
+//! or CSV, on stdout or into a file.
+
+use std::io::{BufWriter, IsTerminal as _, Write};
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use chrono::NaiveDate;
+use facade::search_ads::{
+    AdGroupId, CampaignId, Conversion, DateRange, EngineAccount, ListOptions, ReportFilters,
+    ReportOptions, SearchAds, WriteOptions,
+};
+use futures::{Stream, TryStreamExt as _};
+use indicatif::ProgressBar;
+use serde_json::json;
+
+use super::conn::{Conn, parse_id};
+use crate::cli::{ListArgs, ListFormat, ReadApi};
+use crate::context::{Ctx, print_json};
+use crate::error::{AppError, AppResult, io_error};
+use crate::progress;
+use crate::records;
+
+fn filter<T: FromStr>(flag: &str, value: &Option<String>) -> AppResult<Option<T>> {
+    value.as_deref().map(|t| parse_id(flag, t)).transpose()
+}
+
+fn parse_date(flag: &str, text: &str) -> AppResult<NaiveDate> {
+    NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d")
+        .or_else(|_| NaiveDate::parse_from_str(text.trim(), "%Y%m%d"))
+        .map_err(|_| {
+            AppError::new(format!("--{flag} {text:?} is not a date"))
+                .hint("write dates as YYYY-MM-DD, e.g. 2024-01-31")
+        })
+}
+
+/// Writes a conversion stream as JSON lines or CSV; `on_row` is called after
+/// each row. Returns the number of rows.
+pub async fn write_conversions<W: Write>(
+    mut stream: impl Stream<Item = Result<Conversion, facade::search_ads::Error>> + Unpin,
+    out: W,
+    format: ListFormat,
+    mut on_row: impl FnMut(),
+) -> AppResult<u64> {
+    let write_error = |e: &dyn std::fmt::Display| AppError::new(format!("cannot write: {e}"));
+    let mut count = 0u64;
+    match format {
+        ListFormat::Jsonl => {
+            let mut out = BufWriter::new(out);
+            while let Some(c) = stream.try_next().await? {
+                serde_json::to_writer(&mut out, &c).map_err(|e| write_error(&e))?;
+                out.write_all(b"\n").map_err(|e| write_error(&e))?;
+                count += 1;
+                on_row();
+            }
+            out.flush().map_err(|e| write_error(&e))?;
+        }
+        ListFormat::Csv => {
+            let mut out = csv::Writer::from_writer(out);
+            out.write_record(Conversion::FIELDS)
+                .map_err(|e| write_error(&e))?;
+            while let Some(c) = stream.try_next().await? {
+                let cells = records::to_csv_cells(&c).map_err(|e| write_error(&e))?;
+                out.write_record(cells).map_err(|e| write_error(&e))?;
+                count += 1;
+                on_row();
+            }
+            out.flush().map_err(|e| write_error(&e))?;
+        }
+    }
+    Ok(count)
+}
+
+/// A conversion stream of either API.
+pub type AnyConversions =
+    std::pin::Pin<Box<dyn Stream<Item = Result<Conversion, facade::search_ads::Error>> + Send>>;
+
+/// Opens a v2 listing: the engine account when its three ids are known, else the customer.
+#[allow(deprecated)] // conversion.get is deprecated by Google, and still answers
+fn open_listing(
+    client: &SearchAds,
+    conn: &Conn<'_>,
+    dates: DateRange,
+    options: ListOptions,
+) -> AppResult<AnyConversions> {
+    if let (Some(agency), Some(advertiser), Some(engine)) =
+        (conn.agency()?, conn.advertiser()?, conn.engine_account()?)
+    {
+        let account = EngineAccount::new(agency, advertiser, engine);
+        return Ok(Box::pin(client.list_conversions(account, dates, options)?));
+    }
+    if let Some(customer) = conn.customer()? {
+        return Ok(Box::pin(
+            client.list_conversions_by_customer(customer, dates, options)?,
+        ));
+    }
+    Err(AppError::new("no account to list").hint(
+        "pass --agency-id, --advertiser-id and --engine-account-id (or --customer-id), or set SEARCH_ADS_AGENCY_ID, SEARCH_ADS_ADVERTISER_ID and SEARCH_ADS_ENGINE_ACCOUNT_ID",
+    ))
+}
+
+/// Opens a report through the Reporting API for the customer.
+fn open_report(
+    client: &SearchAds,
+    conn: &Conn<'_>,
+    dates: DateRange,
+    args: &ListArgs,
+) -> AppResult<AnyConversions> {
+    let Some(customer) = conn.customer()? else {
+        return Err(AppError::new("no customer to report on").hint(
+            "pass --customer-id (or set SEARCH_ADS_CUSTOMER_ID), or read an engine account with --api v2",
+        ));
+    };
+    let filters = ReportFilters {
+        campaign_ids: filter::<CampaignId>("campaign-id", &args.campaign_id)?
+            .into_iter()
+            .collect(),
+        ad_group_ids: filter::<AdGroupId>("ad-group-id", &args.ad_group_id)?
+            .into_iter()
+            .collect(),
+        ad_ids: filter("ad-id", &args.ad_id)?.into_iter().collect(),
+        criterion_ids: filter("criterion-id", &args.criterion_id)?
+            .into_iter()
+            .collect(),
+        ..ReportFilters::default()
+    };
+    let options = ReportOptions {
+        page_size: args
+            .page_size
+            .unwrap_or(facade::search_ads::reporting::MAX_REPORT_PAGE_SIZE),
+        shard_days: args.shard_days,
+        concurrency: args.prefetch,
+        login_customer_id: conn.login_customer()?,
+        filters,
+    };
+    let report = client
+        .conversion_report(customer, dates, options)
+        .map_err(|e| match &e {
+            facade::search_ads::Error::Validation { field, .. } if field == "page_size" => {
+                AppError::from(e).hint("use --page-size 1 to 10000 with --api reporting")
+            }
+            facade::search_ads::Error::Validation { field, .. } if field == "concurrency" => {
+                AppError::from(e).hint("use --prefetch 1 to 16 with --api reporting")
+            }
+            facade::search_ads::Error::Validation { field, .. } if field == "shard_days" => {
+                AppError::from(e).hint("use --shard-days 1 to 30 with --api reporting")
+            }
+            _ => AppError::from(e),
+        })?;
+    Ok(Box::pin(report))
+}
+
+/// The API a listing reads: `--api`, else reporting when a customer id is known.
+fn read_api(conn: &Conn<'_>, args: &ListArgs) -> AppResult<ReadApi> {
+    Ok(match args.api {
+        Some(api) => api,
+        None if conn.customer()?.is_some() => ReadApi::Reporting,
+        None => ReadApi::V2,
+    })
+}
+
+/// Runs `apictl ads conversions list`.
+pub(super) async fn run_list(ctx: &Ctx, conn: &Conn<'_>, args: &ListArgs) -> AppResult<u8> {
+    let dates = DateRange::new(parse_date("from", &args.from)?, parse_date("to", &args.to)?)?;
+    let client = conn.client(WriteOptions::default())?;
+    let stream = match read_api(conn, args)? {
+        ReadApi::Reporting => open_report(&client, conn, dates, args)?,
+        ReadApi::V2 => {
+            let options = ListOptions {
+                page_size: args.page_size.unwrap_or(1000),
+                prefetch: args.prefetch,
+                campaign_id: filter("campaign-id", &args.campaign_id)?,
+                ad_group_id: filter("ad-group-id", &args.ad_group_id)?,
+                ad_id: filter("ad-id", &args.ad_id)?,
+                criterion_id: filter("criterion-id", &args.criterion_id)?,
+                ..ListOptions::default()
+            };
+            open_listing(&client, conn, dates, options)?
+        }
+    };
+    match &args.output {
+        Some(path) => {
+            // Written to FILE.part and renamed once complete, so FILE is never half a listing.
+            let mut part = path.as_os_str().to_owned();
+            part.push(".part");
+            let part = PathBuf::from(part);
+            let file =
+                std::fs::File::create(&part).map_err(|e| io_error("cannot create", &part, &e))?;
+            let bar = progress::counter("conversions");
+            let count = write_conversions(stream, file, args.format, || bar.inc(1)).await;
+            bar.finish_and_clear();
+            let count = match count {
+                Ok(count) => count,
+                Err(e) => {
+                    let _ = std::fs::remove_file(&part);
+                    return Err(e.context(path.display()));
+                }
+            };
+            std::fs::rename(&part, path).map_err(|e| io_error("cannot rename to", path, &e))?;
+            if ctx.json {
+                print_json(&json!({"conversions": count, "output": path.display().to_string()}))?;
+            } else {
+                println!("wrote {count} conversions to {}", path.display());
+            }
+        }
+        None => {
+            // Rows go to stdout; a counter on stderr only when stdout is not the terminal.
+            let bar = if std::io::stdout().is_terminal() {
+                ProgressBar::hidden()
+            } else {
+                progress::counter("conversions")
+            };
+            let closed = Arc::new(AtomicBool::new(false));
+            let out = PipeAware {
+                inner: std::io::stdout().lock(),
+                closed: closed.clone(),
+            };
+            let result = write_conversions(stream, out, args.format, || bar.inc(1)).await;
+            bar.finish_and_clear();
+            match result {
+                // `apictl ... | head` closes stdout early: not an error.
+                Err(_) if closed.load(Ordering::Relaxed) => {}
+                other => {
+                    other?;
+                }
+            }
+        }
+    }
+    Ok(0)
+}
+
+/// A writer that remembers when the reader went away (`EPIPE`).
+struct PipeAware<W> {
+    inner: W,
+    closed: Arc<AtomicBool>,
+}
+
+impl<W: Write> PipeAware<W> {
+    fn note<T>(&self, result: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &result
+            && e.kind() == std::io::ErrorKind::BrokenPipe
+        {
+            self.closed.store(true, Ordering::Relaxed);
+        }
+        result
+    }
+}
+
+impl<W: Write> Write for PipeAware<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let result = self.inner.write(buf);
+        self.note(result)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let result = self.inner.flush();
+        self.note(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_take_both_spellings() {
+        assert_eq!(
+            parse_date("from", "2024-01-31").unwrap(),
+            NaiveDate::from_ymd_opt(2024, 1, 31).unwrap()
+        );
+        assert_eq!(
+            parse_date("from", "20240131").unwrap(),
+            NaiveDate::from_ymd_opt(2024, 1, 31).unwrap()
+        );
+        assert!(parse_date("from", "31/01/2024").is_err());
+    }
+}

@@ -1,0 +1,48 @@
+//! `apictl ads ...`: conversions, availability, ID mapping, saved columns,
+//! customers. One handler per file; the upload engine's parts (input reading,
+//! journal, report) each in their own file. The service's rules live in the
+//! facade, never here.
+
+mod availability;
+mod conn;
+mod customers;
+mod engine;
+mod id_mapping;
+mod input;
+mod journal;
+mod list;
+mod report;
+mod saved_columns;
+mod upload;
+
+pub use availability::{availabilities, describe_availability};
+pub use engine::{JournalMode, UploadPlan, upload_file};
+pub use id_mapping::byte_progress;
+pub use list::write_conversions;
+pub use report::{ReportRow, default_report_path};
+
+use conn::Conn;
+
+use crate::cli::{AdsArgs, AdsCommand, ConversionsCommand};
+use crate::context::Ctx;
+use crate::error::AppResult;
+
+/// Runs an `ads` command.
+pub async fn run(ctx: &Ctx, args: &AdsArgs) -> AppResult<u8> {
+    let conn = Conn {
+        args: &args.conn,
+        file: &ctx.config.search_ads,
+    };
+    match &args.command {
+        AdsCommand::Conversions(ConversionsCommand::List(list)) => {
+            list::run_list(ctx, &conn, list).await
+        }
+        AdsCommand::Conversions(ConversionsCommand::Upload(upload)) => {
+            upload::run_upload(ctx, &conn, upload).await
+        }
+        AdsCommand::Availability(a) => availability::run_availability(ctx, &conn, a).await,
+        AdsCommand::IdMapping(m) => id_mapping::run_id_mapping(ctx, &conn, m).await,
+        AdsCommand::SavedColumns => saved_columns::run_saved_columns(ctx, &conn).await,
+        AdsCommand::Customers => customers::run_customers(ctx, &conn).await,
+    }
+}

@@ -1,0 +1,174 @@
+//! `apictl ads conversions upload`: conversions from a CSV or JSON-lines file,
+//! through the upload engine; prints each rejected row as its batch finishes
+//! and the summary at the end.
+
+use serde_json::json;
+
+use super::conn::Conn;
+use super::engine::{
+    FAILED_BATCHES_BEFORE_STOP, JournalMode, UploadPlan, UploadSummary, upload_file,
+};
+use super::journal::default_journal_path;
+use super::report::ReportRow;
+use crate::cli::UploadArgs;
+use crate::context::{Ctx, print_json};
+use crate::error::{AppError, AppResult, EXIT_REJECTED, io_error};
+use crate::progress;
+use crate::records::WriteMode;
+use facade::search_ads::WriteOptions;
+
+/// Runs `apictl ads conversions upload`.
+pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) -> AppResult<u8> {
+    let options = WriteOptions {
+        batch_size: args.batch_size,
+        concurrency: args.concurrency,
+    };
+    // The facade owns the bounds; check them before reading the file.
+    options.validate()?;
+    let mode = if args.update {
+        WriteMode::Update
+    } else {
+        WriteMode::Insert
+    };
+    let client = if args.dry_run {
+        None
+    } else {
+        Some(conn.client(options)?)
+    };
+    if args.restart {
+        let journal = default_journal_path(&args.file);
+        match std::fs::remove_file(&journal) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io_error("--restart: cannot remove", &journal, &e)),
+        }
+    }
+    let plan = UploadPlan {
+        file: args.file.clone(),
+        format: args.format,
+        mode,
+        options,
+        report: args.rejected.clone(),
+        journal: if args.dry_run {
+            JournalMode::Off
+        } else if args.resume {
+            JournalMode::Resume
+        } else {
+            JournalMode::Fresh
+        },
+    };
+    let bar = progress::counter(if args.update { "updating" } else { "inserting" });
+    let json = ctx.json;
+    let mut print = |r: &ReportRow| {
+        if !json {
+            bar.suspend(|| print_row(r));
+        }
+    };
+    let result = upload_file(client.as_ref(), &plan, &bar, &mut print).await;
+    bar.finish_and_clear();
+    let summary = result?;
+    if ctx.json {
+        let rejections: Vec<_> = summary
+            .report
+            .iter()
+            .map(|r| json!({"line": r.line, "conversionId": r.conversion_id, "code": r.code, "reason": r.reason}))
+            .collect();
+        print_json(&json!({
+            "dryRun": args.dry_run,
+            "mode": if args.update { "update" } else { "insert" },
+            "rows": summary.rows,
+            "valid": summary.sent,
+            "stored": summary.stored,
+            "alreadyStored": summary.already_stored,
+            "rejected": summary.rejected,
+            "failed": summary.failed,
+            "skipped": summary.skipped,
+            "report": summary.report_path.as_ref().map(|p| p.display().to_string()),
+            "journal": summary.journal.as_ref().map(|p| p.display().to_string()),
+            "rejections": rejections,
+        }))?;
+    } else {
+        print_summary(&summary, args.dry_run);
+    }
+    if summary.failed > 0 || summary.stopped {
+        let first = summary.first_failure.clone().unwrap_or_default();
+        let what = if summary.stopped {
+            format!(
+                "the upload stopped after {FAILED_BATCHES_BEFORE_STOP} batches in a row got no answer; {} rows read so far, {} without a definite outcome: {first}",
+                summary.rows, summary.failed
+            )
+        } else {
+            format!(
+                "{} of {} rows got no definite answer: {first}",
+                summary.failed, summary.rows
+            )
+        };
+        return Err(AppError::new(what).hint(
+            "run the same command with --resume: it sends only the rows without a definite outcome (a row stored after all then counts as already stored)",
+        ));
+    }
+    Ok(if summary.rejected > 0 {
+        EXIT_REJECTED
+    } else {
+        0
+    })
+}
+
+/// One rejected or failed row, as its batch finishes.
+fn print_row(r: &ReportRow) {
+    let id = if r.conversion_id.is_empty() {
+        "-"
+    } else {
+        r.conversion_id.as_str()
+    };
+    println!(
+        "  line {:<4} {:<24} {:<10} {}",
+        r.line, id, r.code, r.reason
+    );
+}
+
+/// The summary lines.
+pub fn print_summary(summary: &UploadSummary, dry_run: bool) {
+    if dry_run {
+        println!(
+            "dry run: {}, {} valid, {} rejected; nothing was sent",
+            rows_text(summary.rows),
+            summary.sent,
+            summary.rejected
+        );
+    } else {
+        let already = if summary.already_stored > 0 {
+            format!(" ({} already stored)", summary.already_stored)
+        } else {
+            String::new()
+        };
+        println!(
+            "{}: {} stored{already}, {} rejected, {} without answer",
+            rows_text(summary.rows),
+            summary.stored,
+            summary.rejected,
+            summary.failed
+        );
+        if summary.skipped > 0 {
+            println!(
+                "resumed: {} rows had their outcome from the earlier run and were not sent again",
+                summary.skipped
+            );
+        }
+    }
+    if let Some(path) = &summary.report_path {
+        println!("rejected rows written to {}", path.display());
+    }
+    if let Some(path) = &summary.journal {
+        println!("journal kept in {} for --resume", path.display());
+    }
+}
+
+/// "1 row", "2 rows".
+fn rows_text(n: u64) -> String {
+    if n == 1 {
+        "1 row".to_owned()
+    } else {
+        format!("{n} rows")
+    }
+}
