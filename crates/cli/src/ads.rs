@@ -139,11 +139,15 @@ impl Conn<'_> {
         let builder = match (&self.args.token, &self.args.key_file) {
             (Some(_), Some(_)) => return Err(both()),
             (Some(token), None) => SearchAds::builder(StaticToken::new(token.clone())),
-            (None, Some(path)) => SearchAds::builder(ServiceAccount::from_file(path)?),
+            (None, Some(path)) => SearchAds::builder(
+                ServiceAccount::from_file(path)?.with_http_options(&self.http_options()?)?,
+            ),
             (None, None) => match (&self.file.token, &self.file.key_file) {
                 (Some(_), Some(_)) => return Err(both()),
                 (Some(token), None) => SearchAds::builder(StaticToken::new(token.clone())),
-                (None, Some(path)) => SearchAds::builder(ServiceAccount::from_file(path)?),
+                (None, Some(path)) => SearchAds::builder(
+                    ServiceAccount::from_file(path)?.with_http_options(&self.http_options()?)?,
+                ),
                 (None, None) => {
                     return Err(AppError::new("no search ads credentials").hint(
                         "set SEARCH_ADS_TOKEN (a bearer token) or SEARCH_ADS_KEY_FILE (a service-account JSON key), pass --token or --key-file, or add token or key_file to [search_ads] in the config file",
@@ -170,8 +174,8 @@ impl Conn<'_> {
             .build()?)
     }
 
-    /// The transport limits of `--timeout`, `--stall-timeout`, `--max-body`
-    /// and `--max-download` over the facade's defaults.
+    /// The transport limits of `--timeout`, `--deadline`, `--stall-timeout`,
+    /// `--max-body` and `--max-download` over the facade's defaults.
     fn http_options(&self) -> AppResult<HttpOptions> {
         let mut options = HttpOptions::default();
         let seconds = |flag: &str, value: u64| {
@@ -195,6 +199,10 @@ impl Conn<'_> {
         }
         if let Some(v) = self.args.stall_timeout {
             options.read_timeout = seconds("--stall-timeout", v)?;
+        }
+        // transport: the overall deadline of one call (issue 12).
+        if let Some(v) = self.args.deadline {
+            options.deadline = Some(seconds("--deadline", v)?);
         }
         if let Some(v) = self.args.max_body {
             options.max_body_bytes = bytes("--max-body", v)?;

@@ -410,6 +410,10 @@ pub struct AdsConnArgs {
     #[arg(long, global = true, value_name = "SECS", help_heading = "Limits")]
     pub timeout: Option<u64>,
 
+    /// Seconds one command's call may take across its retries and waits [default: 300]
+    #[arg(long, global = true, value_name = "SECS", help_heading = "Limits")]
+    pub deadline: Option<u64>,
+
     /// Seconds an answer may take to deliver 1 KiB (or its end) [default: 30]
     #[arg(long, global = true, value_name = "SECS", help_heading = "Limits")]
     pub stall_timeout: Option<u64>,

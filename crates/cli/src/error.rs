@@ -209,15 +209,40 @@ impl From<search_ads::Error> for AppError {
                 ))
                 .hint("try again later, or raise --stall-timeout (seconds)");
             }
-            E::Timeout { operation, connect } => {
+            E::Timeout {
+                operation,
+                connect,
+                after,
+            } => {
                 let what = if *connect {
                     "connecting timed out"
                 } else {
                     "the request timed out"
                 };
-                return AppError::new(format!("{operation}: {what}")).hint(
+                let after = after
+                    .map(|a| format!(" after {} s", a.as_secs_f64()))
+                    .unwrap_or_default();
+                return AppError::new(format!("{operation}: {what}{after}")).hint(
                     "check the search ads URL (--url, SEARCH_ADS_URL) and try again later, or raise --timeout (seconds)",
                 );
+            }
+            E::DeadlineExceeded {
+                operation,
+                deadline,
+                attempts,
+                last,
+                ..
+            } => {
+                let last = last
+                    .as_ref()
+                    .map(|e| format!("; the last one failed: {}", AppError::from((**e).clone()).message))
+                    .unwrap_or_default();
+                return AppError::new(format!(
+                    "{operation}: no answer within the deadline of {} s ({attempts} attempt(s) \
+                     started){last}",
+                    deadline.as_secs_f64()
+                ))
+                .hint("try again later, or raise --deadline (seconds)");
             }
             _ => {}
         }
@@ -254,6 +279,10 @@ impl From<search_ads::Error> for AppError {
             E::Validation { .. } => "fix the input as the message says".to_owned(),
             E::Api { status: 401, .. } | E::Auth { .. } => {
                 "check the credentials: --token / SEARCH_ADS_TOKEN, or --key-file / SEARCH_ADS_KEY_FILE (a service-account JSON key)"
+                    .to_owned()
+            }
+            E::TokenUnavailable { .. } => {
+                "the token endpoint (token_uri of the --key-file / SEARCH_ADS_KEY_FILE key) had trouble; nothing was sent, run the command again later"
                     .to_owned()
             }
             E::Api { status: 403 | 404, .. } => {

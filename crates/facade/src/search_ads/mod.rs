@@ -28,6 +28,7 @@
 //! See the crate documentation for a complete example.
 
 mod auth;
+mod call;
 mod conversion;
 mod error;
 mod id_mapping;
@@ -77,7 +78,7 @@ pub use write::{
     WriteProgressFn, WriteReport,
 };
 
-use retry::with_retry;
+use call::Calls;
 use wire::{TokenAuthorizer, map_error};
 use write::WriteKind;
 
@@ -110,6 +111,11 @@ struct Inner {
     retry: RetryPolicy,
     write: WriteOptions,
     tokens: Arc<dyn TokenSource>,
+    /// Deadline, retries and re-authorization of normal calls.
+    calls: Calls,
+    /// The same for opening the ID-mapping download (its attempts are bounded
+    /// by the read timeout, not the total timeout).
+    download_calls: Calls,
 }
 
 impl std::fmt::Debug for SearchAds {
@@ -237,6 +243,18 @@ impl SearchAdsBuilder {
             streaming,
             context.with_body_limits(self.http.body_limits(TimeoutMode::Streaming)),
         );
+        let calls = Calls::new(
+            self.retry.clone(),
+            self.tokens.clone(),
+            &self.http,
+            self.http.timeout,
+        );
+        let download_calls = Calls::new(
+            self.retry.clone(),
+            self.tokens.clone(),
+            &self.http,
+            self.http.read_timeout,
+        );
         Ok(SearchAds {
             inner: Arc::new(Inner {
                 api,
@@ -247,6 +265,8 @@ impl SearchAdsBuilder {
                 retry: self.retry,
                 write: self.write,
                 tokens: self.tokens,
+                calls,
+                download_calls,
             }),
         })
     }
@@ -461,7 +481,7 @@ impl SearchAds {
         ConversionStream::new(page_size, prefetch, move |start_row| {
             let (inner, request) = (inner.clone(), request.clone());
             async move {
-                let list = with_retry(&inner.retry, operation, |_| {
+                let list = inner.calls.run(operation, |_| {
                     let call = request(inner.clone(), start_row);
                     async move { Ok(send(operation, call).await?.into_inner()) }
                 })
@@ -632,7 +652,11 @@ impl SearchAds {
                                     .map_err(wire_error)?,
                                 kind: None,
                             };
-                            send(operation, api.conversion_insert().body(body).send()).await?;
+                            // transport: one more try with a fresh token after a 401.
+                            call::fresh_token_on_401(&self.inner.calls, operation, || {
+                                send(operation, api.conversion_insert().body(body.clone()).send())
+                            })
+                            .await?;
                         }
                         WriteKind::Update => {
                             let body = types::ConversionUpdateList {
@@ -643,7 +667,11 @@ impl SearchAds {
                                     .map_err(wire_error)?,
                                 kind: None,
                             };
-                            send(operation, api.conversion_update().body(body).send()).await?;
+                            // transport: one more try with a fresh token after a 401.
+                            call::fresh_token_on_401(&self.inner.calls, operation, || {
+                                send(operation, api.conversion_update().body(body.clone()).send())
+                            })
+                            .await?;
                         }
                     }
                     Ok(())
@@ -685,7 +713,7 @@ impl SearchAds {
                 .collect(),
         };
         let api = &self.inner.api;
-        let answer = with_retry(&self.inner.retry, OP_AVAILABILITY, |_| {
+        let answer = self.inner.calls.run(OP_AVAILABILITY, |_| {
             let body = body.clone();
             async move {
                 let call = api.conversion_update_availability().body(body).send();
@@ -710,7 +738,7 @@ impl SearchAds {
         advertiser_id: AdvertiserId,
     ) -> Result<Vec<SavedColumn>, Error> {
         let api = &self.inner.api;
-        let list = with_retry(&self.inner.retry, OP_SAVED_COLUMNS, |_| async move {
+        let list = self.inner.calls.run(OP_SAVED_COLUMNS, |_| async move {
             let call = api
                 .saved_columns_list()
                 .agency_id(agency_id)
@@ -768,7 +796,7 @@ impl SearchAds {
         Error,
     > {
         let download = &self.inner.download;
-        let response = with_retry(&self.inner.retry, OP_ID_MAPPING, |_| async move {
+        let response = self.inner.download_calls.run(OP_ID_MAPPING, |_| async move {
             let call = download
                 .reports_get_id_mapping_file()
                 .agency_id(agency_id)

@@ -914,6 +914,7 @@ mod tests {
                 async move {
                     match attempt {
                         1 => Err(Error::Timeout {
+                            after: None,
                             operation: "conversion.insert",
                             connect: false,
                         }),
@@ -979,6 +980,7 @@ mod tests {
             |_, attempt| async move {
                 if attempt == 1 {
                     Err(Error::Timeout {
+                            after: None,
                         operation: "conversion.update",
                         connect: false,
                     })

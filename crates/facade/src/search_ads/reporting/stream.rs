@@ -28,7 +28,7 @@ use tokio::task::JoinHandle;
 
 use super::super::conversion::Conversion;
 use super::super::error::Error;
-use super::super::retry::{RetryPolicy, with_retry};
+use super::super::call::Calls;
 use super::super::values::CustomerId;
 use super::OP_SEARCH;
 use super::mapping::{RowKey, conversion_from_row};
@@ -49,7 +49,7 @@ const MAX_STALLED_RESTARTS: u32 = 8;
 /// What every shard task needs.
 pub(crate) struct ShardContext {
     pub client: search_ads_reporting_client::Client,
-    pub retry: RetryPolicy,
+    pub calls: Calls,
     pub customer: CustomerId,
     pub login_customer_id: Option<CustomerId>,
     pub page_size: u32,
@@ -182,7 +182,7 @@ async fn search_page(
     query: &str,
     page_token: Option<&str>,
 ) -> Result<types::SearchSearchAds360Response, Error> {
-    with_retry(&ctx.retry, OP_SEARCH, |_| async move {
+    ctx.calls.run(OP_SEARCH, |_| async move {
         let body = types::SearchSearchAds360Request {
             page_size: std::num::NonZeroU32::new(ctx.page_size.clamp(1, 10_000)),
             page_token: page_token.map(str::to_owned),
