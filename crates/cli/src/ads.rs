@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use facade::http::HttpOptions;
@@ -178,22 +177,7 @@ impl Conn<'_> {
     /// `--max-body` and `--max-download` over the facade's defaults.
     fn http_options(&self) -> AppResult<HttpOptions> {
         let mut options = HttpOptions::default();
-        let seconds = |flag: &str, value: u64| {
-            if (1..=86_400).contains(&value) {
-                Ok(Duration::from_secs(value))
-            } else {
-                Err(AppError::new(format!("{flag} {value} is out of range"))
-                    .hint(format!("give {flag} a number of seconds from 1 to 86400")))
-            }
-        };
-        let bytes = |flag: &str, value: u64| {
-            if value >= 1024 {
-                Ok(value)
-            } else {
-                Err(AppError::new(format!("{flag} {value} is too small"))
-                    .hint(format!("give {flag} at least 1024 bytes")))
-            }
-        };
+        let (seconds, bytes) = (crate::limits::seconds, crate::limits::bytes);
         if let Some(v) = self.args.timeout {
             options.timeout = seconds("--timeout", v)?;
         }

@@ -85,6 +85,43 @@ fn one_line(text: &str) -> String {
 impl From<video_session::Error> for AppError {
     fn from(e: video_session::Error) -> Self {
         use video_session::Error as E;
+        // The facade's text for these names `HttpOptions` fields; say it with
+        // the flags apictl has instead (the same as `apictl ads`).
+        match &e {
+            E::TooLarge { limit, announced } => {
+                let announced = announced
+                    .map(|a| format!(" (it announced {a} bytes)"))
+                    .unwrap_or_default();
+                return AppError::new(format!(
+                    "the video session service's answer is larger than the limit of {limit} \
+                     bytes{announced}; nothing more was read"
+                ))
+                .hint("raise --max-body (bytes) if the answer is expected to be that large");
+            }
+            E::Stalled { after, received } => {
+                return AppError::new(format!(
+                    "the video session service's answer stalled: less than 1 KiB arrived in {} s \
+                     (after {received} bytes)",
+                    after.as_secs_f64()
+                ))
+                .hint("try again later, or raise --stall-timeout (seconds)");
+            }
+            E::Timeout { connect, after } => {
+                let what = if *connect {
+                    "connecting to the video session service"
+                } else {
+                    "the request to the video session service"
+                };
+                return AppError::new(format!(
+                    "{what} timed out after {} s",
+                    after.as_secs_f64()
+                ))
+                .hint(
+                    "check the video session URL (--url, VIDEO_SESSION_URL) and try again later, or raise --timeout (seconds)",
+                );
+            }
+            _ => {}
+        }
         let hint = match &e {
             E::Validation(v) => format!("fix {} and run the command again", flag_of(v.field)),
             E::LockoutRefused { .. } => {
@@ -235,7 +272,12 @@ impl From<search_ads::Error> for AppError {
             } => {
                 let last = last
                     .as_ref()
-                    .map(|e| format!("; the last one failed: {}", AppError::from((**e).clone()).message))
+                    .map(|e| {
+                        format!(
+                            "; the last one failed: {}",
+                            AppError::from((**e).clone()).message
+                        )
+                    })
                     .unwrap_or_default();
                 return AppError::new(format!(
                     "{operation}: no answer within the deadline of {} s ({attempts} attempt(s) \

@@ -9,6 +9,7 @@ mod cli;
 mod config;
 mod context;
 mod error;
+mod limits;
 mod progress;
 mod records;
 mod sandbox;

@@ -354,7 +354,8 @@ impl Front {
     }
 
     fn token_requests(&self) -> usize {
-        self.token_requests.load(std::sync::atomic::Ordering::SeqCst)
+        self.token_requests
+            .load(std::sync::atomic::Ordering::SeqCst)
     }
 
     fn issued(&self) -> usize {
@@ -435,7 +436,11 @@ async fn transient_token_endpoint_errors_follow_the_retry_policy() {
         .await
         .expect("the fourth attempt gets a token");
     assert_eq!(front.token_requests(), 4);
-    assert_eq!(front.api_requests(), 1, "the API was called only with a token");
+    assert_eq!(
+        front.api_requests(),
+        1,
+        "the API was called only with a token"
+    );
     assert_eq!(front.issued(), 1);
 
     // Fewer attempts than failures: the last failure is reported, typed and transient.
@@ -470,7 +475,10 @@ async fn transient_token_endpoint_errors_follow_the_retry_policy() {
         .saved_columns(agency, advertiser)
         .await
         .expect_err("timed out");
-    assert!(matches!(e, Error::TokenUnavailable { status: None, .. }), "{e:?}");
+    assert!(
+        matches!(e, Error::TokenUnavailable { status: None, .. }),
+        "{e:?}"
+    );
     assert!(e.to_string().contains("did not answer within 1 s"), "{e}");
 }
 
@@ -510,7 +518,12 @@ async fn a_401_invalidates_the_refused_token_and_retries_once() {
         .saved_columns(agency, advertiser)
         .await
         .expect("first token works");
-    let first = source.token().await.expect("cached").expose_secret().to_owned();
+    let first = source
+        .token()
+        .await
+        .expect("cached")
+        .expose_secret()
+        .to_owned();
     // The service revokes it; the cache still thinks it fresh.
     front.revoked.lock().unwrap().push(first.clone());
 
@@ -525,7 +538,9 @@ async fn a_401_invalidates_the_refused_token_and_retries_once() {
     assert_eq!(front.issued(), 2);
 
     // A second 401 is the answer: one retry only.
-    front.refuse_all.store(true, std::sync::atomic::Ordering::SeqCst);
+    front
+        .refuse_all
+        .store(true, std::sync::atomic::Ordering::SeqCst);
     let e = client
         .saved_columns(agency, advertiser)
         .await
@@ -535,8 +550,15 @@ async fn a_401_invalidates_the_refused_token_and_retries_once() {
     assert_eq!(front.issued(), 3);
 
     // Writes get the same treatment.
-    front.refuse_all.store(false, std::sync::atomic::Ordering::SeqCst);
-    let current = source.token().await.expect("a token").expose_secret().to_owned();
+    front
+        .refuse_all
+        .store(false, std::sync::atomic::Ordering::SeqCst);
+    let current = source
+        .token()
+        .await
+        .expect("a token")
+        .expose_secret()
+        .to_owned();
     front.revoked.lock().unwrap().push(current);
     let conversion = a_conversion(&fake, "auth-401-retry");
     let report = client.insert(&[conversion]).await.expect("a report");
@@ -547,10 +569,20 @@ async fn a_401_invalidates_the_refused_token_and_retries_once() {
     let text = captured.text();
     let shown = format!("{e} {e:?}");
     for token in front.bearer_seen.lock().unwrap().iter() {
-        assert!(!text.contains(token.as_str()), "a token leaked into the trace");
-        assert!(!shown.contains(token.as_str()), "a token leaked into the error");
+        assert!(
+            !text.contains(token.as_str()),
+            "a token leaked into the trace"
+        );
+        assert!(
+            !shown.contains(token.as_str()),
+            "a token leaked into the error"
+        );
     }
-    assert!(text.contains("retrying once with a fresh token") || text.contains("sending once more with a fresh token"), "{text}");
+    assert!(
+        text.contains("retrying once with a fresh token")
+            || text.contains("sending once more with a fresh token"),
+        "{text}"
+    );
 }
 
 #[tokio::test]

@@ -124,7 +124,11 @@ impl Calls {
     /// Runs one call: `attempt(n)` until it succeeds, fails for good, the
     /// policy is spent, or the deadline passes. Each attempt gets one more
     /// try with a fresh token after a 401 ([`fresh_token_on_401`]).
-    pub(crate) async fn run<T, F, Fut>(&self, operation: &'static str, mut attempt: F) -> Result<T, Error>
+    pub(crate) async fn run<T, F, Fut>(
+        &self,
+        operation: &'static str,
+        mut attempt: F,
+    ) -> Result<T, Error>
     where
         F: FnMut(u32) -> Fut,
         Fut: Future<Output = Result<T, Error>>,
@@ -330,7 +334,9 @@ mod tests {
         let calls = calls(tokens.clone(), None);
         let sent = Mutex::new(vec![]);
         let e = calls
-            .run("x", |_| call_with(&tokens, &["tok-0", "tok-1", "tok-2"], &sent))
+            .run("x", |_| {
+                call_with(&tokens, &["tok-0", "tok-1", "tok-2"], &sent)
+            })
             .await
             .expect_err("refused twice");
         assert_eq!(e.status(), Some(401));
@@ -368,8 +374,13 @@ mod tests {
                 async {
                     tokio::time::sleep(Duration::from_secs(1)).await;
                     Err::<(), _>(Error::Api {
+                        operation: "x.get",
                         status: 503,
-                        ..unauthorized()
+                        reason: None,
+                        message: "backend error".into(),
+                        details: vec![],
+                        details_complete: true,
+                        retry_after: None,
                     })
                 }
             })

@@ -481,11 +481,13 @@ impl SearchAds {
         ConversionStream::new(page_size, prefetch, move |start_row| {
             let (inner, request) = (inner.clone(), request.clone());
             async move {
-                let list = inner.calls.run(operation, |_| {
-                    let call = request(inner.clone(), start_row);
-                    async move { Ok(send(operation, call).await?.into_inner()) }
-                })
-                .await?;
+                let list = inner
+                    .calls
+                    .run(operation, |_| {
+                        let call = request(inner.clone(), start_row);
+                        async move { Ok(send(operation, call).await?.into_inner()) }
+                    })
+                    .await?;
                 page_from_wire(operation, list)
             }
         })
@@ -713,14 +715,17 @@ impl SearchAds {
                 .collect(),
         };
         let api = &self.inner.api;
-        let answer = self.inner.calls.run(OP_AVAILABILITY, |_| {
-            let body = body.clone();
-            async move {
-                let call = api.conversion_update_availability().body(body).send();
-                Ok(send(OP_AVAILABILITY, call).await?.into_inner())
-            }
-        })
-        .await?;
+        let answer = self
+            .inner
+            .calls
+            .run(OP_AVAILABILITY, |_| {
+                let body = body.clone();
+                async move {
+                    let call = api.conversion_update_availability().body(body).send();
+                    Ok(send(OP_AVAILABILITY, call).await?.into_inner())
+                }
+            })
+            .await?;
         answer
             .availabilities
             .into_iter()
@@ -738,15 +743,18 @@ impl SearchAds {
         advertiser_id: AdvertiserId,
     ) -> Result<Vec<SavedColumn>, Error> {
         let api = &self.inner.api;
-        let list = self.inner.calls.run(OP_SAVED_COLUMNS, |_| async move {
-            let call = api
-                .saved_columns_list()
-                .agency_id(agency_id)
-                .advertiser_id(advertiser_id)
-                .send();
-            Ok(send(OP_SAVED_COLUMNS, call).await?.into_inner())
-        })
-        .await?;
+        let list = self
+            .inner
+            .calls
+            .run(OP_SAVED_COLUMNS, |_| async move {
+                let call = api
+                    .saved_columns_list()
+                    .agency_id(agency_id)
+                    .advertiser_id(advertiser_id)
+                    .send();
+                Ok(send(OP_SAVED_COLUMNS, call).await?.into_inner())
+            })
+            .await?;
         Ok(list
             .items
             .into_iter()
@@ -796,16 +804,19 @@ impl SearchAds {
         Error,
     > {
         let download = &self.inner.download;
-        let response = self.inner.download_calls.run(OP_ID_MAPPING, |_| async move {
-            let call = download
-                .reports_get_id_mapping_file()
-                .agency_id(agency_id)
-                .advertiser_id(advertiser_id)
-                .alt(types::AltMedia::Media)
-                .send();
-            send(OP_ID_MAPPING, call).await
-        })
-        .await?;
+        let response = self
+            .inner
+            .download_calls
+            .run(OP_ID_MAPPING, |_| async move {
+                let call = download
+                    .reports_get_id_mapping_file()
+                    .agency_id(agency_id)
+                    .advertiser_id(advertiser_id)
+                    .alt(types::AltMedia::Media)
+                    .send();
+                send(OP_ID_MAPPING, call).await
+            })
+            .await?;
         id_mapping::check_content_type(
             response
                 .headers()

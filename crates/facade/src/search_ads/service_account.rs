@@ -199,11 +199,12 @@ impl ServiceAccount {
             .append_pair("grant_type", JWT_BEARER_GRANT)
             .append_pair("assertion", assertion.expose_secret())
             .finish();
-        let unavailable = |status: Option<u16>, what: String, retry_after| Error::TokenUnavailable {
-            status,
-            message: format!("the token endpoint {} {what}", self.token_uri),
-            retry_after,
-        };
+        let unavailable =
+            |status: Option<u16>, what: String, retry_after| Error::TokenUnavailable {
+                status,
+                message: format!("the token endpoint {} {what}", self.token_uri),
+                retry_after,
+            };
         let sent = self
             .http
             .post(&self.token_uri)
@@ -216,7 +217,13 @@ impl ServiceAccount {
             .await;
         let response = match sent {
             Ok(response) => response,
-            Err(e) => return Err(unavailable(None, describe_send_error(&e, self.timeout), None)),
+            Err(e) => {
+                return Err(unavailable(
+                    None,
+                    describe_send_error(&e, self.timeout),
+                    None,
+                ));
+            }
         };
         let status = response.status();
         let retry_after = response
@@ -280,7 +287,10 @@ fn describe_send_error(error: &reqwest::Error, timeout: Duration) -> String {
     if error.is_timeout() {
         format!("did not answer within {} s", timeout.as_secs_f64())
     } else if error.is_connect() {
-        format!("could not be reached ({})", client_support::ErrorWithoutUrl(error))
+        format!(
+            "could not be reached ({})",
+            client_support::ErrorWithoutUrl(error)
+        )
     } else {
         format!("failed ({})", client_support::ErrorWithoutUrl(error))
     }

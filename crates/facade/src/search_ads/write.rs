@@ -980,7 +980,7 @@ mod tests {
             |_, attempt| async move {
                 if attempt == 1 {
                     Err(Error::Timeout {
-                            after: None,
+                        after: None,
                         operation: "conversion.update",
                         connect: false,
                     })

@@ -298,14 +298,17 @@ impl super::SearchAds {
     /// The customers the caller reaches directly (`customers.listAccessibleCustomers`), as ids.
     pub async fn list_accessible_customers(&self) -> Result<Vec<CustomerId>, Error> {
         let client = &self.inner.reporting;
-        let list = self.inner.calls.run(OP_LIST_CUSTOMERS, |_| async move {
-            send(
-                OP_LIST_CUSTOMERS,
-                client.customers_list_accessible_customers().send(),
-            )
-            .await
-        })
-        .await?;
+        let list = self
+            .inner
+            .calls
+            .run(OP_LIST_CUSTOMERS, |_| async move {
+                send(
+                    OP_LIST_CUSTOMERS,
+                    client.customers_list_accessible_customers().send(),
+                )
+                .await
+            })
+            .await?;
         list.resource_names
             .iter()
             .map(|name| {
