@@ -191,18 +191,17 @@ pub struct VideoServiceArgs {
 /// Transport limits of the video commands (transport, issue 12): the same
 /// flag names as `apictl ads`.
 #[derive(Debug, Args, Default)]
-#[command(next_help_heading = "Limits")]
 pub struct VideoLimitArgs {
     /// Seconds one request may take, answer included [default: 30]
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", help_heading = "Limits")]
     pub timeout: Option<u64>,
 
     /// Seconds an answer may take to deliver 1 KiB (or its end) [default: 30]
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", help_heading = "Limits")]
     pub stall_timeout: Option<u64>,
 
     /// Largest answer read, in bytes [default: 33554432]
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", help_heading = "Limits")]
     pub max_body: Option<u64>,
 }
 
