@@ -485,6 +485,9 @@ pub struct UploadSummary {
     pub failed: usize,
     /// The first error of a failed row.
     pub first_failure: Option<String>,
+    /// transport: the CLI's hint for the first failure (it names the flag to
+    /// change, e.g. `--max-body`).
+    pub first_failure_hint: Option<String>,
     /// Rejected and failed rows, by line.
     pub report: Vec<ReportRow>,
 }
@@ -620,15 +623,18 @@ pub async fn upload(
                     ..
                 } => {
                     summary.failed += 1;
-                    summary
-                        .first_failure
-                        .get_or_insert_with(|| error.to_string());
+                    // transport: the CLI's own words (flags, not HttpOptions fields).
+                    let shown = crate::error::AppError::from(error.clone());
+                    if summary.first_failure.is_none() {
+                        summary.first_failure = Some(shown.message.clone());
+                        summary.first_failure_hint = shown.hint.clone();
+                    }
                     let note = if *may_have_been_stored {
                         " (it may have been stored; sending it again is safe)"
                     } else {
                         ""
                     };
-                    ("failed".to_owned(), format!("{error}{note}"))
+                    ("failed".to_owned(), format!("{}{note}", shown.message))
                 }
             };
             summary.report.push(ReportRow {
@@ -741,7 +747,14 @@ async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) -> AppResult<
             "{} of {} rows got no definite answer: {first}",
             summary.failed, summary.rows
         ))
-        .hint("they are in the report; sending the same file again is safe (rows already stored come back as 0x0000011A, conversion id already used)"));
+        .hint(format!(
+            "{}they are in the report; sending the same file again is safe (rows already stored come back as 0x0000011A, conversion id already used)",
+            summary
+                .first_failure_hint
+                .as_ref()
+                .map(|h| format!("{h}; "))
+                .unwrap_or_default()
+        )));
     }
     Ok(if summary.rejected > 0 {
         EXIT_REJECTED
