@@ -223,6 +223,14 @@ fn check(command: &str, answer: Answer, stderr: &str) {
             has(&format!("in {STALL_SECS} s"));
             has("--stall-timeout");
         }
+        Answer::Html if command == "id-mapping" => {
+            has("\"text/html\", not a CSV file");
+            has("hint:");
+        }
+        Answer::Empty if command == "id-mapping" => {
+            has("the ID-mapping answer is empty");
+            has("hint:");
+        }
         Answer::Html | Answer::Empty => {
             has("hint:");
         }

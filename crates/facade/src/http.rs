@@ -255,11 +255,16 @@ pub(crate) fn build_client(
     let builder = client_support::http_client_builder()
         .user_agent(options.user_agent.clone())
         .connect_timeout(options.connect_timeout)
-        .read_timeout(options.read_timeout)
         .https_only(!base.is_loopback());
+    // One reqwest timer per mode, so a timeout error always means the one
+    // bound its message names: the total timeout for normal calls (a body's
+    // pace is the stall check's job), the read timeout for a download (it
+    // bounds waiting for the headers, then each read).
     let builder = match mode {
-        TimeoutMode::Total => builder.timeout(options.timeout),
-        TimeoutMode::Streaming => builder,
+        TimeoutMode::Total => builder
+            .read_timeout(options.timeout)
+            .timeout(options.timeout),
+        TimeoutMode::Streaming => builder.read_timeout(options.read_timeout),
     };
     builder.build()
 }

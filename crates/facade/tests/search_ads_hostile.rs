@@ -217,6 +217,16 @@ async fn hostile_answers_end_every_call_with_a_clear_error_in_bounded_memory() {
             .await
             .expect_err("a hostile download");
         check("save_id_mapping", answer, &error, start.elapsed());
+        // The download names why it refused the answer.
+        let text = error.to_string();
+        match answer {
+            Answer::Html => assert!(
+                text.contains("\"text/html\"") && text.contains("not a CSV file"),
+                "{text}"
+            ),
+            Answer::Empty => assert!(text.contains("the ID-mapping answer is empty"), "{text}"),
+            _ => {}
+        }
         let left: Vec<_> = std::fs::read_dir(dir.path())
             .expect("readable")
             .map(|e| e.expect("an entry").file_name())
@@ -255,74 +265,4 @@ async fn hostile_answers_end_every_call_with_a_clear_error_in_bounded_memory() {
         grown_mib <= 64,
         "peak memory grew by {grown_mib} MiB over the baseline"
     );
-}
-
-/// The overall deadline ends a call that keeps failing transiently, and says
-/// which deadline it was; the per-attempt timeout is named with its value.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_deadline_ends_a_call_across_its_retries_and_names_its_value() {
-    let server = HostileServer::start(Answer::Trickle);
-    let client = SearchAds::builder(StaticToken::new("token"))
-        .base_url(&server.url())
-        .expect("a loopback URL")
-        .retry_policy(RetryPolicy {
-            max_attempts: 100,
-            base_delay: Duration::from_millis(100),
-            max_delay: Duration::from_millis(100),
-            max_retry_after: Duration::from_secs(1),
-        })
-        .http_options(HttpOptions {
-            read_timeout: Duration::from_secs(1),
-            deadline: Some(Duration::from_secs(3)),
-            ..HttpOptions::default()
-        })
-        .build()
-        .expect("the client builds");
-    let start = Instant::now();
-    let error = client
-        .saved_columns(AgencyId::new(1), AdvertiserId::new(2))
-        .await
-        .expect_err("never answers in time");
-    let elapsed = start.elapsed();
-    let Error::DeadlineExceeded {
-        deadline,
-        attempts,
-        last,
-        ..
-    } = &error
-    else {
-        panic!("{error:?}");
-    };
-    assert_eq!(*deadline, Duration::from_secs(3));
-    assert!(*attempts >= 2, "retried before the deadline: {attempts}");
-    assert!(
-        matches!(last.as_deref(), Some(Error::Stalled { .. })),
-        "{last:?}"
-    );
-    assert!(server.requests() >= 2);
-    assert!(elapsed < Duration::from_secs(6), "ended after {elapsed:?}");
-    let text = error.to_string();
-    assert!(text.contains("deadline of 3 s"), "{text}");
-
-    // A per-attempt timeout names its value.
-    let client = SearchAds::builder(StaticToken::new("token"))
-        .base_url(&server.url())
-        .expect("a loopback URL")
-        .retry_policy(RetryPolicy::no_retries())
-        .http_options(HttpOptions {
-            timeout: Duration::from_secs(1),
-            read_timeout: Duration::from_secs(30),
-            ..HttpOptions::default()
-        })
-        .build()
-        .expect("the client builds");
-    let error = client
-        .saved_columns(AgencyId::new(1), AdvertiserId::new(2))
-        .await
-        .expect_err("times out");
-    assert!(
-        matches!(error, Error::Timeout { connect: false, after: Some(d), .. } if d == Duration::from_secs(1)),
-        "{error:?}"
-    );
-    assert!(error.to_string().contains("after 1 s"), "{error}");
 }
