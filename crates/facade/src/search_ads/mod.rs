@@ -45,7 +45,6 @@ use std::future::Future;
 use std::path::Path;
 use std::sync::Arc;
 
-use futures::StreamExt;
 use search_ads_client::{ResponseValue, types};
 
 use crate::http::{BaseUrl, HttpOptions, TimeoutMode, build_client};
@@ -775,12 +774,25 @@ impl SearchAds {
         advertiser_id: AdvertiserId,
         progress: Option<ProgressFn>,
     ) -> Result<IdMappingStream, Error> {
-        let (body, expected) = self.open_id_mapping(agency_id, advertiser_id).await?;
-        Ok(IdMappingStream::spawn(body, expected, progress))
+        let opened = self.open_id_mapping(agency_id, advertiser_id).await?;
+        Ok(IdMappingStream::spawn(
+            opened.body,
+            opened.expected,
+            progress,
+        ))
     }
 
     /// Downloads the ID-mapping file to `path` (through `<path>.part`, renamed
-    /// only once the whole file arrived) and returns its size in bytes.
+    /// only once the whole file arrived, see [`PartFile`](crate::fs::PartFile))
+    /// and returns its size in bytes.
+    ///
+    /// A download that breaks off, stalls or loses its connection resumes
+    /// where it stopped (`Range` with `If-Range` set to the answer's `ETag`)
+    /// when the server announced `Accept-Ranges: bytes` and a strong `ETag`;
+    /// otherwise, or when the file changed meanwhile (the server answers the
+    /// whole file), it starts over. At most
+    /// [`RetryPolicy::max_attempts`] − 1 resumes; a failure removes the
+    /// `.part` file.
     pub async fn save_id_mapping(
         &self,
         agency_id: AgencyId,
@@ -788,47 +800,7 @@ impl SearchAds {
         path: impl AsRef<Path>,
         progress: Option<ProgressFn>,
     ) -> Result<u64, Error> {
-        let (body, expected) = self.open_id_mapping(agency_id, advertiser_id).await?;
-        id_mapping::save(body, expected, path.as_ref(), progress).await
-    }
-
-    async fn open_id_mapping(
-        &self,
-        agency_id: AgencyId,
-        advertiser_id: AdvertiserId,
-    ) -> Result<
-        (
-            futures::stream::BoxStream<'static, Result<bytes::Bytes, reqwest::Error>>,
-            Option<u64>,
-        ),
-        Error,
-    > {
-        let download = &self.inner.download;
-        let response = self
-            .inner
-            .download_calls
-            .run(OP_ID_MAPPING, |_| async move {
-                let call = download
-                    .reports_get_id_mapping_file()
-                    .agency_id(agency_id)
-                    .advertiser_id(advertiser_id)
-                    .alt(types::AltMedia::Media)
-                    .send();
-                send(OP_ID_MAPPING, call).await
-            })
-            .await?;
-        id_mapping::check_content_type(
-            response
-                .headers()
-                .get(reqwest::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok()),
-        )?;
-        let expected = response
-            .headers()
-            .get(reqwest::header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<u64>().ok());
-        let body = response.into_inner().into_inner().boxed();
-        Ok((body, expected))
+        self.download_id_mapping(agency_id, advertiser_id, path.as_ref(), progress)
+            .await
     }
 }
