@@ -90,7 +90,7 @@ pub enum Command {
 
     /// Video session service: log in, send invitations
     #[command(subcommand)]
-    Video(VideoCommand),
+    Video(Box<VideoCommand>),
 
     /// Search Ads 360 (API v2 and the Reporting API): conversions, availability, ID mapping, customers
     Ads(Box<AdsArgs>),

@@ -38,6 +38,9 @@ pub struct Measured {
 /// # Panics
 ///
 /// When the command cannot be started or waited for.
+// The child is reaped by `wait4` below (which reports its rusage), not by
+// `Child::wait`, which would reap it without the numbers.
+#[allow(clippy::zombie_processes)]
 pub fn run_measured(mut command: Command, time_limit: Duration) -> Measured {
     let started = Instant::now();
     let mut child = command

@@ -237,6 +237,7 @@ pub(super) fn parse_row(line: u64, record: &csv::StringRecord) -> Result<IdMappi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search_ads::values::{AdId, CampaignId};
 
     #[test]
     fn cells_read_like_json_objects() {
