@@ -90,7 +90,7 @@ pub enum Command {
 
     /// Video session service: log in, send invitations
     #[command(subcommand)]
-    Video(VideoCommand),
+    Video(Box<VideoCommand>),
 
     /// Search Ads 360 (API v2 and the Reporting API): conversions, availability, ID mapping, customers
     Ads(Box<AdsArgs>),
@@ -182,6 +182,27 @@ pub struct VideoServiceArgs {
         value_name = "URL"
     )]
     pub url: Option<String>,
+
+    /// Limits.
+    #[command(flatten)]
+    pub limits: VideoLimitArgs,
+}
+
+/// Transport limits of the video commands (transport, issue 12): the same
+/// flag names as `apictl ads`.
+#[derive(Debug, Args, Default)]
+pub struct VideoLimitArgs {
+    /// Seconds one request may take, answer included [default: 30]
+    #[arg(long, value_name = "SECS", help_heading = "Limits")]
+    pub timeout: Option<u64>,
+
+    /// Seconds an answer may take to deliver 1 KiB (or its end) [default: 30]
+    #[arg(long, value_name = "SECS", help_heading = "Limits")]
+    pub stall_timeout: Option<u64>,
+
+    /// Largest answer read, in bytes [default: 33554432]
+    #[arg(long, value_name = "BYTES", help_heading = "Limits")]
+    pub max_body: Option<u64>,
 }
 
 /// `apictl video login`.
@@ -409,6 +430,10 @@ pub struct AdsConnArgs {
     /// Seconds one request may take, answer included [default: 30]
     #[arg(long, global = true, value_name = "SECS", help_heading = "Limits")]
     pub timeout: Option<u64>,
+
+    /// Seconds one command's call may take across its retries and waits [default: 300]
+    #[arg(long, global = true, value_name = "SECS", help_heading = "Limits")]
+    pub deadline: Option<u64>,
 
     /// Seconds an answer may take to deliver 1 KiB (or its end) [default: 30]
     #[arg(long, global = true, value_name = "SECS", help_heading = "Limits")]

@@ -85,6 +85,43 @@ fn one_line(text: &str) -> String {
 impl From<video_session::Error> for AppError {
     fn from(e: video_session::Error) -> Self {
         use video_session::Error as E;
+        // The facade's text for these names `HttpOptions` fields; say it with
+        // the flags apictl has instead (the same as `apictl ads`).
+        match &e {
+            E::TooLarge { limit, announced } => {
+                let announced = announced
+                    .map(|a| format!(" (it announced {a} bytes)"))
+                    .unwrap_or_default();
+                return AppError::new(format!(
+                    "the video session service's answer is larger than the limit of {limit} \
+                     bytes{announced}; nothing more was read"
+                ))
+                .hint("raise --max-body (bytes) if the answer is expected to be that large");
+            }
+            E::Stalled { after, received } => {
+                return AppError::new(format!(
+                    "the video session service's answer stalled: less than 1 KiB arrived in {} s \
+                     (after {received} bytes)",
+                    after.as_secs_f64()
+                ))
+                .hint("try again later, or raise --stall-timeout (seconds)");
+            }
+            E::Timeout { connect, after } => {
+                let what = if *connect {
+                    "connecting to the video session service"
+                } else {
+                    "the request to the video session service"
+                };
+                return AppError::new(format!(
+                    "{what} timed out after {} s",
+                    after.as_secs_f64()
+                ))
+                .hint(
+                    "check the video session URL (--url, VIDEO_SESSION_URL) and try again later, or raise --timeout (seconds)",
+                );
+            }
+            _ => {}
+        }
         let hint = match &e {
             E::Validation(v) => format!("fix {} and run the command again", flag_of(v.field)),
             E::LockoutRefused { .. } => {
@@ -209,15 +246,45 @@ impl From<search_ads::Error> for AppError {
                 ))
                 .hint("try again later, or raise --stall-timeout (seconds)");
             }
-            E::Timeout { operation, connect } => {
+            E::Timeout {
+                operation,
+                connect,
+                after,
+            } => {
                 let what = if *connect {
                     "connecting timed out"
                 } else {
                     "the request timed out"
                 };
-                return AppError::new(format!("{operation}: {what}")).hint(
+                let after = after
+                    .map(|a| format!(" after {} s", a.as_secs_f64()))
+                    .unwrap_or_default();
+                return AppError::new(format!("{operation}: {what}{after}")).hint(
                     "check the search ads URL (--url, SEARCH_ADS_URL) and try again later, or raise --timeout (seconds)",
                 );
+            }
+            E::DeadlineExceeded {
+                operation,
+                deadline,
+                attempts,
+                last,
+                ..
+            } => {
+                let last = last
+                    .as_ref()
+                    .map(|e| {
+                        format!(
+                            "; the last one failed: {}",
+                            AppError::from((**e).clone()).message
+                        )
+                    })
+                    .unwrap_or_default();
+                return AppError::new(format!(
+                    "{operation}: no answer within the deadline of {} s ({attempts} attempt(s) \
+                     started){last}",
+                    deadline.as_secs_f64()
+                ))
+                .hint("try again later, or raise --deadline (seconds)");
             }
             _ => {}
         }
@@ -254,6 +321,10 @@ impl From<search_ads::Error> for AppError {
             E::Validation { .. } => "fix the input as the message says".to_owned(),
             E::Api { status: 401, .. } | E::Auth { .. } => {
                 "check the credentials: --token / SEARCH_ADS_TOKEN, or --key-file / SEARCH_ADS_KEY_FILE (a service-account JSON key)"
+                    .to_owned()
+            }
+            E::TokenUnavailable { .. } => {
+                "the token endpoint (token_uri of the --key-file / SEARCH_ADS_KEY_FILE key) had trouble; nothing was sent, run the command again later"
                     .to_owned()
             }
             E::Api { status: 403 | 404, .. } => {

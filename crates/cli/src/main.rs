@@ -9,6 +9,7 @@ mod cli;
 mod config;
 mod context;
 mod error;
+mod limits;
 mod progress;
 mod records;
 mod sandbox;
@@ -64,7 +65,7 @@ async fn run(cli: Cli) -> AppResult<u8> {
         Command::Sandbox(args) => sandbox::run(args).await,
         Command::Video(command) => {
             let ctx = Ctx::load(&cli.global)?;
-            match command {
+            match command.as_ref() {
                 VideoCommand::Login(args) => video::run_login(&ctx, args).await,
                 VideoCommand::Invite(args) => video::run_invite(&ctx, args).await,
                 VideoCommand::LockoutStatus(args) => video::run_lockout_status(&ctx, args).await,

@@ -256,6 +256,7 @@ async fn login(f: &Fixture) -> AppResult<()> {
         &credentials,
         &f.state,
         Arc::new(f.state.lockout_store()),
+        &facade::http::HttpOptions::default(),
     )
     .await?;
     ok(format!(
@@ -298,7 +299,11 @@ async fn lockout(f: &Fixture) -> AppResult<()> {
         "Trying user {} with a wrong password:",
         other.user_name
     ));
-    let client = video::client(f.video_base.clone(), Arc::new(f.state.lockout_store()))?;
+    let client = video::client(
+        f.video_base.clone(),
+        Arc::new(f.state.lockout_store()),
+        &facade::http::HttpOptions::default(),
+    )?;
     let credentials = Credentials::new(
         demo.secret_key.clone(),
         other.user_name.clone(),
@@ -378,7 +383,15 @@ async fn invitations(f: &Fixture) -> AppResult<()> {
     ];
     for (invitation, experience, command) in &invitations {
         say(format!("$ {command}"));
-        let receipt = video::invite(&f.state, None, &session_id, invitation, experience).await?;
+        let receipt = video::invite(
+            &f.state,
+            None,
+            &session_id,
+            invitation,
+            experience,
+            &facade::http::HttpOptions::default(),
+        )
+        .await?;
         ok(video::describe_receipt(invitation, &session_id, &receipt));
     }
     let outbox = f.services.video.outbox().entries();

@@ -4,7 +4,7 @@ use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use facade::http::BaseUrl;
+use facade::http::{BaseUrl, HttpOptions};
 use facade::video_session::{
     CallExperience, Camera, CountryCode, Credentials, EmailAddress, Error as VideoError,
     Invitation, InvitationReceipt, JoinAs, LockoutGuard, LockoutStore, Message, Microphone,
@@ -56,9 +56,15 @@ pub async fn lockout_store(
     Ok(Arc::new(store))
 }
 
-/// A client whose lockout guard keeps its count in `store`.
-pub fn client(base: BaseUrl, store: Arc<dyn LockoutStore>) -> AppResult<VideoSessionClient> {
+/// A client whose lockout guard keeps its count in `store`, with the limits
+/// of `options`.
+pub fn client(
+    base: BaseUrl,
+    store: Arc<dyn LockoutStore>,
+    options: &HttpOptions,
+) -> AppResult<VideoSessionClient> {
     Ok(VideoSessionClient::builder(base)
+        .http_options(options.clone())
         .lockout_store(store)
         .build()?)
 }
@@ -70,8 +76,9 @@ pub async fn login(
     credentials: &Credentials,
     state: &StateDir,
     store: Arc<dyn LockoutStore>,
+    options: &HttpOptions,
 ) -> AppResult<(Session, PathBuf)> {
-    let client = client(base.clone(), store)?;
+    let client = client(base.clone(), store, options)?;
     let session = client.login(credentials).await?;
     let path = state.save_session(base.as_str(), &session)?;
     Ok((session, path))
@@ -117,7 +124,8 @@ pub async fn run_login(ctx: &Ctx, args: &VideoLoginArgs) -> AppResult<u8> {
     let credentials = Credentials::new(SecretString::from(secret_key), user, password)?;
     let state = ctx.state()?;
     let store = lockout_store(args.store.lockout_store.as_deref(), &state).await?;
-    let (session, path) = login(base.clone(), &credentials, &state, store).await?;
+    let options = crate::limits::video_http_options(&args.service.limits)?;
+    let (session, path) = login(base.clone(), &credentials, &state, store, &options).await?;
     let user = session.user();
     if ctx.json {
         print_json(&json!({
@@ -283,6 +291,7 @@ pub async fn invite(
     session_id: &SessionId,
     invitation: &Invitation,
     experience: &CallExperience,
+    options: &HttpOptions,
 ) -> AppResult<InvitationReceipt> {
     let (saved_url, session) = state.load_session()?;
     let saved = base_url(&saved_url)?;
@@ -297,7 +306,9 @@ pub async fn invite(
             )));
         }
     }
-    let client = VideoSessionClient::new(saved)?;
+    let client = VideoSessionClient::builder(saved)
+        .http_options(options.clone())
+        .build()?;
     match client
         .send_invitation(&session, session_id, invitation, experience)
         .await
@@ -322,6 +333,7 @@ pub async fn run_invite(ctx: &Ctx, args: &VideoInviteArgs) -> AppResult<u8> {
     })?;
     let session_id = SessionId::new(session_id)?;
     let url = pick(&args.service.url, &file.url);
+    let options = crate::limits::video_http_options(&args.service.limits)?;
     let state = ctx.state()?;
     let receipt = invite(
         &state,
@@ -329,6 +341,7 @@ pub async fn run_invite(ctx: &Ctx, args: &VideoInviteArgs) -> AppResult<u8> {
         &session_id,
         &invitation,
         &experience,
+        &options,
     )
     .await?;
     if ctx.json {

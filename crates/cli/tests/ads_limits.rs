@@ -1,73 +1,18 @@
-//! `apictl ads` against a hostile server: an answer over `--max-body`, one
-//! that trickles slower than `--stall-timeout`, and limits out of range. Each
-//! ends with exit 1, a message that says what happened and a hint that names
-//! the flag to change.
+//! `apictl` against a hostile server (`test_support::HostileServer`, the one
+//! the facade's hostile test uses): every `apictl ads` command and
+//! `apictl video login` face a 10 GiB body (announced, and endless), a body of
+//! one byte per second, an HTML 200 and an empty 200. Each run ends with exit
+//! 1 or 2, a message that says what happened and a hint that names a flag, in
+//! bounded time (killed otherwise), with the child's own peak memory within
+//! 64 MiB of a baseline run, and without leaving a file behind. Limits out of
+//! range are refused before sending.
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
 use std::time::Duration;
 
 use common::Apictl;
-
-/// What the server answers to every request.
-#[derive(Clone, Copy)]
-enum Answer {
-    /// `Content-Length: 10 GiB`, then zeros until the client leaves.
-    Huge,
-    /// A JSON list, one byte per second.
-    Trickle,
-}
-
-fn serve(stream: TcpStream, answer: Answer) {
-    let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-    let mut line = String::new();
-    // Read the request head; the bodies of these GETs are empty.
-    while reader.read_line(&mut line).is_ok_and(|n| n > 0) {
-        if line == "\r\n" {
-            break;
-        }
-        line.clear();
-    }
-    let mut out = stream;
-    let length: u64 = match answer {
-        Answer::Huge => 10 * 1024 * 1024 * 1024,
-        Answer::Trickle => 1000,
-    };
-    let head = format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {length}\r\n\r\n"
-    );
-    if out.write_all(head.as_bytes()).is_err() {
-        return;
-    }
-    match answer {
-        Answer::Huge => {
-            let zeros = vec![b'0'; 64 * 1024];
-            while out.write_all(&zeros).is_ok() {}
-        }
-        Answer::Trickle => {
-            for _ in 0..length {
-                if out.write_all(b" ").is_err() {
-                    return;
-                }
-                std::thread::sleep(Duration::from_secs(1));
-            }
-        }
-    }
-}
-
-/// A server on a free loopback port; its threads end with the test process.
-fn hostile(answer: Answer) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
-    let address = listener.local_addr().expect("an address");
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || serve(stream, answer));
-        }
-    });
-    format!("http://{address}")
-}
+use test_support::{Answer, HostileServer, run_measured};
 
 fn apictl(url: &str) -> Apictl {
     Apictl::new()
@@ -77,9 +22,13 @@ fn apictl(url: &str) -> Apictl {
         .env("SEARCH_ADS_ADVERTISER_ID", "2")
 }
 
+fn hostile(answer: Answer) -> String {
+    HostileServer::start(answer).url()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_answer_over_max_body_names_the_flag() {
-    let apictl = apictl(&hostile(Answer::Huge));
+    let apictl = apictl(&hostile(Answer::AnnouncedHuge));
     let run = apictl
         .run(&["ads", "saved-columns", "--max-body", "4096"])
         .await;
@@ -126,6 +75,7 @@ async fn limits_out_of_range_are_refused_before_sending() {
     let apictl = apictl("http://127.0.0.1:9");
     for (flag, value, hint) in [
         ("--timeout", "0", "from 1 to 86400"),
+        ("--deadline", "0", "from 1 to 86400"),
         ("--stall-timeout", "100000", "from 1 to 86400"),
         ("--max-body", "10", "at least 1024 bytes"),
         ("--max-download", "0", "at least 1024 bytes"),
@@ -135,4 +85,251 @@ async fn limits_out_of_range_are_refused_before_sending() {
         assert!(run.stderr.contains(flag), "{flag}: {}", run.stderr);
         assert!(run.stderr.contains(hint), "{flag}: {}", run.stderr);
     }
+}
+
+/// The stall timeout of every run, in seconds.
+const STALL_SECS: u64 = 2;
+
+/// The overall deadline of every `apictl ads` run, in seconds.
+const DEADLINE_SECS: u64 = 30;
+
+/// A run that takes longer than this is killed and fails the test.
+const TIME_LIMIT: Duration = Duration::from_secs(60);
+
+/// Every command, as arguments after `apictl`, with the limits on.
+fn commands(dir: &std::path::Path) -> Vec<(&'static str, Vec<String>)> {
+    let upload = dir.join("upload.csv");
+    std::fs::write(
+        &upload,
+        "conversionId,conversionTimestamp,segmentationType,segmentationId,agencyId,advertiserId,engineAccountId\n\
+         c-1,2024-06-01T09:15:00Z,FLOODLIGHT,551234,1,2,3\n",
+    )
+    .expect("an input file");
+    let out = |name: &str| dir.join(name).display().to_string();
+    // Inside the Reporting API's 60-day window, so the request is sent.
+    let today = chrono::Utc::now().date_naive().to_string();
+    let limits = [
+        "--max-body",
+        "65536",
+        "--max-download",
+        "1048576",
+        "--stall-timeout",
+        "2",
+        "--deadline",
+        "30", // DEADLINE_SECS
+    ];
+    let ads = |args: &[&str]| -> Vec<String> {
+        ["ads"]
+            .iter()
+            .chain(args)
+            .chain(limits.iter())
+            .map(|s| (*s).to_owned())
+            .collect()
+    };
+    vec![
+        (
+            "conversions list (v2)",
+            ads(&[
+                "conversions",
+                "list",
+                "--api",
+                "v2",
+                "--from",
+                "2024-06-01",
+                "--to",
+                "2024-06-01",
+                "-o",
+                &out("list-v2.jsonl"),
+            ]),
+        ),
+        (
+            "conversions list (reporting)",
+            ads(&[
+                "conversions",
+                "list",
+                "--api",
+                "reporting",
+                "--from",
+                &today,
+                "--to",
+                &today,
+                "-o",
+                &out("list-reporting.jsonl"),
+            ]),
+        ),
+        ("customers", ads(&["customers"])),
+        (
+            "conversions upload",
+            ads(&[
+                "conversions",
+                "upload",
+                &upload.display().to_string(),
+                "--rejected",
+                &out("upload.rejected.csv"),
+            ]),
+        ),
+        (
+            "availability",
+            ads(&[
+                "availability",
+                "--segmentation-id",
+                "551234",
+                "--until",
+                "2024-06-02T00:00:00Z",
+            ]),
+        ),
+        (
+            "id-mapping",
+            ads(&["id-mapping", "-o", &out("mapping.csv")]),
+        ),
+        ("saved-columns", ads(&["saved-columns"])),
+        (
+            "video login",
+            [
+                "video",
+                "login",
+                "--max-body",
+                "65536",
+                "--stall-timeout",
+                "2",
+            ]
+            .map(str::to_owned)
+            .to_vec(),
+        ),
+    ]
+}
+
+/// What the run's stderr must say for `answer`.
+fn check(command: &str, answer: Answer, stderr: &str) {
+    let has = |text: &str| {
+        assert!(
+            stderr.contains(text),
+            "{command} {answer:?}: no {text:?} in\n{stderr}"
+        );
+    };
+    match answer {
+        Answer::AnnouncedHuge | Answer::Endless => {
+            has("larger than the limit of");
+            if command == "id-mapping" {
+                has("1048576 bytes");
+                has("hint: raise --max-download");
+            } else {
+                has("65536 bytes");
+                has("hint: raise --max-body");
+            }
+        }
+        Answer::Trickle => {
+            has("stalled");
+            has(&format!("in {STALL_SECS} s"));
+            has("--stall-timeout");
+        }
+        Answer::Html if command == "id-mapping" => {
+            has("\"text/html\", not a CSV file");
+            has("hint:");
+        }
+        Answer::Empty if command == "id-mapping" => {
+            has("the ID-mapping answer is empty");
+            has("hint:");
+        }
+        Answer::Html | Answer::Empty => {
+            has("hint:");
+        }
+    }
+    // The error and its hint speak of flags; the retry log lines above them
+    // quote the library's own text.
+    for line in stderr
+        .lines()
+        .filter(|l| l.starts_with("error:") || l.starts_with("hint:"))
+    {
+        assert!(!line.contains("HttpOptions"), "{command}: {line}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_command_ends_hostile_answers_clearly_in_bounded_memory_and_time() {
+    let server = HostileServer::start(Answer::Html);
+    let apictl = apictl(&server.url())
+        .env("SEARCH_ADS_REPORTING_URL", server.url())
+        .env("SEARCH_ADS_CUSTOMER_ID", "1234567890")
+        .env("SEARCH_ADS_ENGINE_ACCOUNT_ID", "3")
+        .env("VIDEO_SESSION_URL", server.url())
+        .env("VIDEO_SECRET_KEY", "sk")
+        .env("VIDEO_USER", "alice")
+        .env("VIDEO_PASSWORD", "pw");
+    let work = tempfile::tempdir().expect("a directory");
+    let commands = commands(work.path());
+    let before: Vec<_> = std::fs::read_dir(work.path())
+        .expect("readable")
+        .map(|e| e.expect("an entry").file_name())
+        .collect();
+
+    // The baseline: the same binary, one small answer (an empty 200).
+    server.set(Answer::Empty);
+    let command = apictl.command(&["ads", "saved-columns"]);
+    let baseline = tokio::task::spawn_blocking(move || run_measured(command, TIME_LIMIT))
+        .await
+        .expect("join");
+    let baseline_kib = baseline.peak_rss_kib;
+    let mut table = vec![];
+    for answer in Answer::ALL {
+        server.set(answer);
+        for (name, args) in &commands {
+            // Each video login gets a fresh state directory's worth of
+            // lockout count: the hostile answers count as failures.
+            let _ = std::fs::remove_dir_all(apictl.state_dir());
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let command = apictl.command(&args);
+            let run = tokio::task::spawn_blocking(move || run_measured(command, TIME_LIMIT))
+                .await
+                .expect("join");
+            assert!(
+                !run.killed,
+                "{name} {answer:?}: still running after {TIME_LIMIT:?}"
+            );
+            assert!(
+                matches!(run.code, Some(1 | 2)),
+                "{name} {answer:?}: exit {:?}\n{}\n{}",
+                run.code,
+                run.stdout,
+                run.stderr
+            );
+            check(name, answer, &run.stderr);
+            if answer == Answer::Trickle {
+                assert!(
+                    run.elapsed < Duration::from_secs(DEADLINE_SECS + 10),
+                    "{name}: a trickle ran {:?} with --stall-timeout {STALL_SECS} and --deadline {DEADLINE_SECS}",
+                    run.elapsed
+                );
+            }
+            let grown_mib = run.peak_rss_kib.saturating_sub(baseline_kib) / 1024;
+            assert!(
+                grown_mib <= 64,
+                "{name} {answer:?}: peak {} KiB, {grown_mib} MiB over the baseline",
+                run.peak_rss_kib
+            );
+            let mut after: Vec<_> = std::fs::read_dir(work.path())
+                .expect("readable")
+                .map(|e| e.expect("an entry").file_name())
+                .collect();
+            after.retain(|f| !before.contains(f));
+            if *name == "conversions upload" {
+                // The per-row report is the upload's answer: the row that got
+                // no definite answer is in it, in the CLI's words.
+                let report = work.path().join("upload.rejected.csv");
+                let text = std::fs::read_to_string(&report).expect("the report");
+                assert!(text.contains("c-1,failed,"), "{text}");
+                assert!(!text.contains("HttpOptions"), "{text}");
+                std::fs::remove_file(&report).expect("removable");
+                after.retain(|f| f != "upload.rejected.csv");
+            }
+            assert!(after.is_empty(), "{name} {answer:?}: left behind {after:?}");
+            table.push(format!(
+                "{name:>28} {answer:>13?}: exit {:?}, {:>6} KiB peak, {:>5.1} s",
+                run.code.unwrap_or(-1),
+                run.peak_rss_kib,
+                run.elapsed.as_secs_f64()
+            ));
+        }
+    }
+    eprintln!("baseline {baseline_kib} KiB\n{}", table.join("\n"));
 }

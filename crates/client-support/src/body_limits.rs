@@ -46,7 +46,7 @@ pub struct BodyLimits {
     pub max_bytes: u64,
     /// Longest time allowed for [`BodyLimits::min_progress_bytes`] to arrive
     /// (measured from the headers, then from the last time that much arrived).
-    /// Default 30 s.
+    /// Default [`timeouts::STALL`](crate::timeouts::STALL) (30 s).
     pub stall_timeout: Duration,
     /// Bytes that count as progress. Default 1024; the end of the body always counts.
     pub min_progress_bytes: u64,
@@ -83,7 +83,7 @@ impl Default for BodyLimits {
     fn default() -> Self {
         Self {
             max_bytes: Self::DEFAULT_MAX_BYTES,
-            stall_timeout: Duration::from_secs(30),
+            stall_timeout: crate::timeouts::STALL,
             min_progress_bytes: 1024,
         }
     }

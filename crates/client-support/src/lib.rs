@@ -25,12 +25,13 @@
 #![warn(missing_docs)]
 
 mod body_limits;
+pub mod timeouts;
 
 pub use body_limits::{BodyLimitError, BodyLimits, limit_body};
 
 use std::fmt;
 use std::sync::Once;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use tracing::Instrument as _;
 
@@ -56,16 +57,18 @@ pub fn install_crypto_provider() {
 }
 
 /// A `reqwest::ClientBuilder` that can do HTTPS (rustls + ring, platform
-/// certificate verifier), with a 15 s connect timeout, a 60 s read (idle) timeout,
-/// and redirects followed only within the same scheme, host and port (at most
-/// [`MAX_SAME_ORIGIN_REDIRECTS`]).
+/// certificate verifier), with the connect timeout [`timeouts::CONNECT`], the
+/// read (idle) timeout [`timeouts::STALL`] (no total timeout: a caller adds
+/// [`timeouts::ATTEMPT`] where a call must end, since reqwest cannot remove one
+/// for a streamed download), and redirects followed only within the same scheme,
+/// host and port (at most [`MAX_SAME_ORIGIN_REDIRECTS`]).
 ///
 /// Callers may override the timeouts; they must not replace the redirect policy.
 pub fn http_client_builder() -> reqwest::ClientBuilder {
     install_crypto_provider();
     reqwest::ClientBuilder::new()
-        .connect_timeout(Duration::from_secs(15))
-        .read_timeout(Duration::from_secs(60))
+        .connect_timeout(timeouts::CONNECT)
+        .read_timeout(timeouts::STALL)
         .redirect(same_origin_redirects())
 }
 

@@ -10,7 +10,9 @@
 //!   re-sent login body can reach another host. The policy itself lives in
 //!   [`client_support::http_client_builder`], which the generated clients share;
 //!   the facade starts from it;
-//! - every request has a connect timeout, a total timeout and a user agent;
+//! - every request has a connect timeout, a total timeout and a user agent, and
+//!   every call of the search ads client an overall deadline across its retries
+//!   ([`HttpOptions::deadline`]);
 //! - every answer's body is bounded while it is read: at most
 //!   [`HttpOptions::max_body_bytes`] (JSON answers) or
 //!   [`HttpOptions::max_download_bytes`] (the ID-mapping file), and it must make
@@ -160,18 +162,40 @@ fn is_loopback(host: &Host<&str>) -> bool {
     }
 }
 
-/// Timeouts and identification for the HTTP client.
+/// Timeouts, size limits and identification for the HTTP client: the one
+/// owner of every bound on a call.
+///
+/// The default durations come from [`client_support::timeouts`], which the
+/// generated clients use too.
+///
+/// | bound | applies to | default |
+/// |---|---|---|
+/// | [`connect_timeout`](Self::connect_timeout) | opening a connection | 10 s |
+/// | [`timeout`](Self::timeout) | one attempt, answer included | 30 s |
+/// | [`read_timeout`](Self::read_timeout) | progress of an answer's body (stall) | 30 s |
+/// | [`deadline`](Self::deadline) | one call: every attempt and wait | 300 s |
+/// | [`max_body_bytes`](Self::max_body_bytes) | a JSON answer | 32 MiB |
+/// | [`max_download_bytes`](Self::max_download_bytes) | the ID-mapping file | 64 GiB |
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpOptions {
     /// Time allowed to establish a connection. Default 10 s.
     pub connect_timeout: Duration,
-    /// Time allowed for a whole request, body included. Default 30 s. Streaming
-    /// downloads (the ID-mapping file) use [`HttpOptions::read_timeout`] instead.
+    /// Time allowed for one request attempt, body included. Default 30 s.
+    /// Streaming downloads (the ID-mapping file) use
+    /// [`HttpOptions::read_timeout`] instead.
     pub timeout: Duration,
     /// Longest time a response body may take to make progress: 1 KiB (or its
     /// end) must arrive within it, so a trickle of a few bytes per second fails
     /// too. Default 30 s.
     pub read_timeout: Duration,
+    /// Longest time one call may take across all its attempts and the waits
+    /// between them (backoff, `Retry-After`); `None` for no bound. Default
+    /// 300 s. A call that passes it ends with a `DeadlineExceeded` error that
+    /// names it. For the ID-mapping download it bounds getting the answer's
+    /// headers; the file itself is bounded by `read_timeout` and
+    /// `max_download_bytes`. Each batch of an insert or update is bounded by
+    /// its attempts (`timeout`) and the retry policy instead.
+    pub deadline: Option<Duration>,
     /// Largest JSON answer read, in bytes; a larger one fails while it is read
     /// (or at once, when its `Content-Length` says so). Default 32 MiB.
     pub max_body_bytes: u64,
@@ -185,9 +209,10 @@ pub struct HttpOptions {
 impl Default for HttpOptions {
     fn default() -> Self {
         Self {
-            connect_timeout: Duration::from_secs(10),
-            timeout: Duration::from_secs(30),
-            read_timeout: Duration::from_secs(30),
+            connect_timeout: client_support::timeouts::CONNECT,
+            timeout: client_support::timeouts::ATTEMPT,
+            read_timeout: client_support::timeouts::STALL,
+            deadline: Some(client_support::timeouts::DEADLINE),
             max_body_bytes: client_support::BodyLimits::DEFAULT_MAX_BYTES,
             max_download_bytes: 64 * 1024 * 1024 * 1024,
             user_agent: concat!("facade/", env!("CARGO_PKG_VERSION")).to_owned(),
@@ -230,11 +255,16 @@ pub(crate) fn build_client(
     let builder = client_support::http_client_builder()
         .user_agent(options.user_agent.clone())
         .connect_timeout(options.connect_timeout)
-        .read_timeout(options.read_timeout)
         .https_only(!base.is_loopback());
+    // One reqwest timer per mode, so a timeout error always means the one
+    // bound its message names: the total timeout for normal calls (a body's
+    // pace is the stall check's job), the read timeout for a download (it
+    // bounds waiting for the headers, then each read).
     let builder = match mode {
-        TimeoutMode::Total => builder.timeout(options.timeout),
-        TimeoutMode::Streaming => builder,
+        TimeoutMode::Total => builder
+            .read_timeout(options.timeout)
+            .timeout(options.timeout),
+        TimeoutMode::Streaming => builder.read_timeout(options.read_timeout),
     };
     builder.build()
 }

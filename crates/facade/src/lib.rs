@@ -166,6 +166,7 @@
 
 #![warn(missing_docs)]
 
+pub mod fs;
 pub mod http;
 pub mod private_file;
 pub mod search_ads;

@@ -1,101 +1,30 @@
 //! No answer, however large, slow or malformed, exhausts memory or hangs: a
-//! hostile server answers every call of the search ads facade with a 10 GiB
+//! hostile server answers every call of both facades with a 10 GiB
 //! body (announced, and endless without a length), a body of one byte per
 //! second, an HTML page and an empty body. Each call ends with a clear error
 //! within the configured limits, the process's peak memory stays within
 //! 64 MiB of where it started, and no file is left behind.
 //!
-//! One test function runs every case in turn, so the peak resident set it
-//! measures belongs to it alone.
+//! The server is `test_support::HostileServer`, the same one the CLI's limit
+//! tests use. One test function runs every case in turn, so the peak
+//! resident set it measures belongs to it alone. The video session client
+//! faces the same answers.
 
-use std::convert::Infallible;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::Router;
-use axum::body::{Body, Bytes};
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::Response;
 use chrono::DateTime;
-use facade::http::HttpOptions;
+use facade::http::{BaseUrl, HttpOptions};
 use facade::search_ads::{
     AdvertiserId, AgencyId, Conversion, Error, Outcome, RetryPolicy, SearchAds, StaticToken,
     WriteOptions,
 };
-use futures::stream::{self, StreamExt as _};
-
-/// What the hostile server answers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Answer {
-    /// `Content-Length: 10 GiB`, then zeros for as long as anyone reads.
-    AnnouncedHuge,
-    /// Chunked spaces without end (10 GiB and more).
-    Endless,
-    /// One byte per second.
-    Trickle,
-    /// A 200 HTML page.
-    Html,
-    /// A 200 with an empty body.
-    Empty,
-}
-
-const TEN_GIB: u64 = 10 * 1024 * 1024 * 1024;
-const CHUNK: usize = 64 * 1024;
-
-/// A download passes its checks only if it starts like the real file.
-const CSV_HEADER: &[u8] = b"Entity Type,Legacy IDs,New IDs\n";
-
-fn answer(kind: Answer, csv: bool) -> Response {
-    let content_type = if csv { "text/csv" } else { "application/json" };
-    let first: &'static [u8] = if csv { CSV_HEADER } else { b"" };
-    let lead = stream::once(async move { Ok::<_, Infallible>(Bytes::from_static(first)) });
-    let filler = if csv { b'0' } else { b' ' };
-    let mut response = match kind {
-        Answer::AnnouncedHuge => {
-            let rest = stream::repeat_with(move || Ok(Bytes::from(vec![filler; CHUNK])));
-            let mut r = Response::new(Body::from_stream(lead.chain(rest)));
-            r.headers_mut()
-                .insert(header::CONTENT_LENGTH, HeaderValue::from(TEN_GIB));
-            r
-        }
-        Answer::Endless => {
-            let rest = stream::repeat_with(move || Ok(Bytes::from(vec![filler; CHUNK])));
-            Response::new(Body::from_stream(lead.chain(rest)))
-        }
-        Answer::Trickle => {
-            let rest = stream::unfold((), move |()| async move {
-                tokio::time::sleep(Duration::from_secs(1)).await;
-                Some((Ok(Bytes::from(vec![filler])), ()))
-            });
-            Response::new(Body::from_stream(lead.chain(rest)))
-        }
-        Answer::Html => {
-            let mut r = Response::new(Body::from("<html><body>Service maintenance</body></html>"));
-            r.headers_mut()
-                .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html"));
-            return r;
-        }
-        Answer::Empty => Response::new(Body::empty()),
-    };
-    *response.status_mut() = StatusCode::OK;
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    response
-}
-
-async fn hostile_server(kind: Arc<Mutex<Answer>>) -> String {
-    let app = Router::new().fallback(move |request: axum::extract::Request| {
-        let kind = *kind.lock().expect("not poisoned");
-        async move { answer(kind, request.uri().path().contains("idmapping")) }
-    });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a loopback port");
-    let address = listener.local_addr().expect("an address");
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("http://{address}")
-}
+use facade::video_session::{
+    self as video, CallExperience, Credentials, EmailAddress, Invitation, MemoryStore, Session,
+    SessionId, UserDetails, VideoSessionClient,
+};
+use test_support::hostile::TEN_GIB;
+use test_support::{Answer, HostileServer};
 
 /// Peak and current resident set of this process, in KiB (Linux).
 fn memory_kib(field: &str) -> u64 {
@@ -118,11 +47,78 @@ fn client(base: &str) -> SearchAds {
         .write_options(WriteOptions::default())
         .http_options(HttpOptions {
             read_timeout: STALL,
+            // A JSON answer is collected whole before it is parsed, in a
+            // buffer that doubles as it grows: up to twice this limit can be
+            // held before the limit trips (the default 32 MiB peaks near
+            // 64 MiB). The test's own limits keep its peak readable.
+            max_body_bytes: 8 * 1024 * 1024,
             max_download_bytes: 64 * 1024 * 1024,
             ..HttpOptions::default()
         })
         .build()
         .expect("the client builds")
+}
+
+fn video_client(base: &str) -> VideoSessionClient {
+    VideoSessionClient::builder(BaseUrl::parse(base).expect("a loopback URL"))
+        .lockout_store(Arc::new(MemoryStore::new()))
+        .http_options(HttpOptions {
+            read_timeout: STALL,
+            max_body_bytes: 1024 * 1024,
+            ..HttpOptions::default()
+        })
+        .build()
+        .expect("the client builds")
+}
+
+fn session() -> Session {
+    Session::new(
+        UserDetails::new(uuid::Uuid::nil(), 1, 2),
+        "ut-hostile".to_owned().into(),
+        None,
+    )
+}
+
+/// Checks a video call's error against the answer that caused it.
+fn check_video(call: &str, kind: Answer, error: &video::Error, elapsed: Duration) {
+    let text = error.to_string();
+    match kind {
+        Answer::AnnouncedHuge | Answer::Endless => {
+            assert!(
+                matches!(
+                    error,
+                    video::Error::TooLarge {
+                        limit: 1_048_576,
+                        ..
+                    }
+                ),
+                "{call} {kind:?}: {error:?}"
+            );
+            assert!(text.contains("limit of 1048576 bytes"), "{text}");
+            assert!(text.contains("HttpOptions::max_body_bytes"), "{text}");
+            if kind == Answer::AnnouncedHuge {
+                assert!(
+                    text.contains(&format!("announced {TEN_GIB} bytes")),
+                    "{text}"
+                );
+            }
+        }
+        Answer::Trickle => {
+            assert!(
+                matches!(error, video::Error::Stalled { after, .. } if *after == STALL),
+                "{call} {kind:?}: {error:?}"
+            );
+            assert!(text.contains("stalled") && text.contains("2 s"), "{text}");
+            assert!(text.contains("HttpOptions::read_timeout"), "{text}");
+            assert!(elapsed < STALL * 3, "{call}: stalled after {elapsed:?}");
+        }
+        Answer::Html | Answer::Empty => {
+            assert!(
+                matches!(error, video::Error::UnexpectedResponse { .. }),
+                "{call} {kind:?}: {error:?}"
+            );
+        }
+    }
 }
 
 /// Checks the error of one call against the answer that caused it.
@@ -171,8 +167,8 @@ fn check(call: &str, kind: Answer, error: &Error, elapsed: Duration) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_answers_end_every_call_with_a_clear_error_in_bounded_memory() {
-    let kind = Arc::new(Mutex::new(Answer::Html));
-    let base = hostile_server(kind.clone()).await;
+    let server = HostileServer::start(Answer::Html);
+    let base = server.url();
     let client = client(&base);
     let agency = AgencyId::new(1);
     let advertiser = AdvertiserId::new(2);
@@ -187,14 +183,8 @@ async fn hostile_answers_end_every_call_with_a_clear_error_in_bounded_memory() {
         )
     };
 
-    for answer in [
-        Answer::AnnouncedHuge,
-        Answer::Endless,
-        Answer::Trickle,
-        Answer::Html,
-        Answer::Empty,
-    ] {
-        *kind.lock().expect("not poisoned") = answer;
+    for answer in Answer::ALL {
+        server.set(answer);
 
         let start = Instant::now();
         let error = client
@@ -228,11 +218,45 @@ async fn hostile_answers_end_every_call_with_a_clear_error_in_bounded_memory() {
             .await
             .expect_err("a hostile download");
         check("save_id_mapping", answer, &error, start.elapsed());
+        // The download names why it refused the answer.
+        let text = error.to_string();
+        match answer {
+            Answer::Html => assert!(
+                text.contains("\"text/html\"") && text.contains("not a CSV file"),
+                "{text}"
+            ),
+            Answer::Empty => assert!(text.contains("the ID-mapping answer is empty"), "{text}"),
+            _ => {}
+        }
         let left: Vec<_> = std::fs::read_dir(dir.path())
             .expect("readable")
             .map(|e| e.expect("an entry").file_name())
             .collect();
         assert!(left.is_empty(), "{answer:?}: files left behind: {left:?}");
+
+        // The video session client: a login (with a store of its own, so the
+        // failures do not add up to a lockout refusal) and an invitation.
+        let video = video_client(&base);
+        let start = Instant::now();
+        let error = video
+            .login(&Credentials::new("sk", "alice", "pw").expect("valid"))
+            .await
+            .expect_err("a hostile answer");
+        check_video("login", answer, &error, start.elapsed());
+        let start = Instant::now();
+        let error = video
+            .send_invitation(
+                &session(),
+                &SessionId::new("s1").expect("valid"),
+                &Invitation::Email {
+                    to: EmailAddress::new("guest@example.com").expect("valid"),
+                    message: None,
+                },
+                &CallExperience::new(),
+            )
+            .await
+            .expect_err("a hostile answer");
+        check_video("send_invitation", answer, &error, start.elapsed());
     }
 
     let peak = memory_kib("VmHWM:");

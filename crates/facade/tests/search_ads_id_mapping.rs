@@ -1,6 +1,6 @@
 //! The ID-mapping download against the fake: typed rows, progress, saving to
 //! a file, and truncated downloads reported as errors, never as short
-//! successes.
+//! successes (a save resumes them with a range request).
 
 #[path = "search_ads_support.rs"]
 mod support;
@@ -135,10 +135,32 @@ async fn an_aborted_download_is_an_error_not_a_short_success() {
     let text = last.as_ref().expect_err("an error").to_string();
     assert!(text.contains("incomplete"), "{text}");
 
-    // Saving is all or nothing too.
+    saving_resumes_or_leaves_nothing(&fake, &client, Some(len)).await;
+}
+
+/// Saving resumes the cut file with a range request (the fake serves ranges
+/// whole) and the file is complete; without resumes (one attempt) it is all
+/// or nothing: no file, no `.part`.
+async fn saving_resumes_or_leaves_nothing(
+    fake: &SearchAdsFake,
+    client: &facade::search_ads::SearchAds,
+    len: Option<u64>,
+) {
+    let (agency, advertiser) = support::advertiser(fake, 0);
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("idmapping.csv");
-    let e = client
+    let size = client
+        .save_id_mapping(agency, advertiser, &path, None)
+        .await
+        .expect("resumed");
+    if let Some(len) = len {
+        assert_eq!(size, len);
+    }
+    assert_eq!(std::fs::metadata(&path).expect("saved").len(), size);
+    std::fs::remove_file(&path).expect("removable");
+
+    let once = support::client(fake, support::fast_retries(1), WriteOptions::default());
+    let e = once
         .save_id_mapping(agency, advertiser, &path, None)
         .await
         .expect_err("truncated");
@@ -164,14 +186,7 @@ async fn a_clean_end_in_the_middle_of_a_row_is_an_error() {
         matches!(last, Err(Error::TruncatedDownload { expected: None, .. })),
         "{last:?}"
     );
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = dir.path().join("idmapping.csv");
-    let e = client
-        .save_id_mapping(agency, advertiser, &path, None)
-        .await
-        .expect_err("truncated");
-    assert!(matches!(e, Error::TruncatedDownload { .. }), "{e:?}");
-    assert!(!path.exists());
+    saving_resumes_or_leaves_nothing(&fake, &client, None).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

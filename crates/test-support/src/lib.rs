@@ -4,6 +4,9 @@
 //!   binary do at the same time (see [`trace`] for why `set_default` per test is not enough).
 //! - [`ClosedPort`]: a loopback port that refuses connections for as long as the test needs it.
 //! - [`loopback`]: tiny servers for client tests ([`one_shot_http`], [`garbage_server`]).
+//! - [`HostileServer`]: an HTTP server whose every answer is hostile (10 GiB, 1 byte/s, HTML,
+//!   empty), for the facade's and the CLI's limit tests.
+//! - [`run_measured`]: runs a child process and reports its own peak resident set.
 //! - [`error_chain`]: an error with its sources, as one line.
 //! - [`assert_request_logged`]: what a generated client's request span shows.
 //! - [`git`]: git commands and a throw-away clone of this repository.
@@ -12,16 +15,20 @@
 
 pub mod error;
 pub mod git;
+pub mod hostile;
 pub mod loopback;
 pub mod net;
+pub mod process;
 pub mod request_log;
 #[cfg(feature = "http-client")]
 pub mod tls;
 pub mod trace;
 
 pub use error::error_chain;
+pub use hostile::{Answer, HostileServer};
 pub use loopback::{garbage_server, one_shot_http, one_shot_http_with_headers};
 pub use net::ClosedPort;
+pub use process::{Measured, run_measured};
 pub use request_log::assert_request_logged;
 pub use trace::TraceCapture;
 

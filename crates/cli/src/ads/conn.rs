@@ -2,7 +2,6 @@
 //! config file; the client they build.
 
 use std::str::FromStr;
-use std::time::Duration;
 
 use facade::http::HttpOptions;
 use facade::search_ads::{
@@ -107,11 +106,15 @@ impl Conn<'_> {
         let builder = match (&self.args.token, &self.args.key_file) {
             (Some(_), Some(_)) => return Err(both()),
             (Some(token), None) => SearchAds::builder(StaticToken::new(token.clone())),
-            (None, Some(path)) => SearchAds::builder(ServiceAccount::from_file(path)?),
+            (None, Some(path)) => SearchAds::builder(
+                ServiceAccount::from_file(path)?.with_http_options(&self.http_options()?)?,
+            ),
             (None, None) => match (&self.file.token, &self.file.key_file) {
                 (Some(_), Some(_)) => return Err(both()),
                 (Some(token), None) => SearchAds::builder(StaticToken::new(token.clone())),
-                (None, Some(path)) => SearchAds::builder(ServiceAccount::from_file(path)?),
+                (None, Some(path)) => SearchAds::builder(
+                    ServiceAccount::from_file(path)?.with_http_options(&self.http_options()?)?,
+                ),
                 (None, None) => {
                     return Err(AppError::new("no search ads credentials").hint(
                         "set SEARCH_ADS_TOKEN (a bearer token) or SEARCH_ADS_KEY_FILE (a service-account JSON key), pass --token or --key-file, or add token or key_file to [search_ads] in the config file",
@@ -138,31 +141,19 @@ impl Conn<'_> {
             .build()?)
     }
 
-    /// The transport limits of `--timeout`, `--stall-timeout`, `--max-body`
-    /// and `--max-download` over the facade's defaults.
+    /// The transport limits of `--timeout`, `--deadline`, `--stall-timeout`,
+    /// `--max-body` and `--max-download` over the facade's defaults.
     pub(super) fn http_options(&self) -> AppResult<HttpOptions> {
         let mut options = HttpOptions::default();
-        let seconds = |flag: &str, value: u64| {
-            if (1..=86_400).contains(&value) {
-                Ok(Duration::from_secs(value))
-            } else {
-                Err(AppError::new(format!("{flag} {value} is out of range"))
-                    .hint(format!("give {flag} a number of seconds from 1 to 86400")))
-            }
-        };
-        let bytes = |flag: &str, value: u64| {
-            if value >= 1024 {
-                Ok(value)
-            } else {
-                Err(AppError::new(format!("{flag} {value} is too small"))
-                    .hint(format!("give {flag} at least 1024 bytes")))
-            }
-        };
+        let (seconds, bytes) = (crate::limits::seconds, crate::limits::bytes);
         if let Some(v) = self.args.timeout {
             options.timeout = seconds("--timeout", v)?;
         }
         if let Some(v) = self.args.stall_timeout {
             options.read_timeout = seconds("--stall-timeout", v)?;
+        }
+        if let Some(v) = self.args.deadline {
+            options.deadline = Some(seconds("--deadline", v)?);
         }
         if let Some(v) = self.args.max_body {
             options.max_body_bytes = bytes("--max-body", v)?;

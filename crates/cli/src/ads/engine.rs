@@ -88,8 +88,10 @@ pub struct UploadSummary {
     pub skipped: u64,
     /// True when the upload stopped before the end of the file.
     pub stopped: bool,
-    /// The first error of a failed row.
+    /// The first error of a failed row, in the CLI's words.
     pub first_failure: Option<String>,
+    /// The CLI's hint for the first failure (it names the flag to change, e.g. `--max-body`).
+    pub first_failure_hint: Option<String>,
     /// The first [`SUMMARY_REJECTIONS`] rejected or failed rows of this run.
     pub report: Vec<ReportRow>,
     /// The report file, when a row was written to it.
@@ -482,13 +484,18 @@ impl Run<'_> {
                         may_have_been_stored,
                         ..
                     } => {
-                        s.first_failure.get_or_insert_with(|| error.to_string());
+                        // The CLI's own words: flags, not HttpOptions fields.
+                        let shown = crate::error::AppError::from(error.clone());
+                        if s.first_failure.is_none() {
+                            s.first_failure = Some(shown.message.clone());
+                            s.first_failure_hint = shown.hint.clone();
+                        }
                         let note = if *may_have_been_stored {
                             " (it may have been stored; --resume sends it again safely)"
                         } else {
                             " (not stored; --resume sends it again)"
                         };
-                        format!("{error}{note}")
+                        format!("{}{note}", shown.message)
                     }
                     other => format!("no definite outcome: {other:?}"),
                 };

@@ -2,7 +2,6 @@
 //! or CSV, on stdout or into a file.
 
 use std::io::{BufWriter, IsTerminal as _, Write};
-use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -182,23 +181,16 @@ pub(super) async fn run_list(ctx: &Ctx, conn: &Conn<'_>, args: &ListArgs) -> App
     };
     match &args.output {
         Some(path) => {
-            // Written to FILE.part and renamed once complete, so FILE is never half a listing.
-            let mut part = path.as_os_str().to_owned();
-            part.push(".part");
-            let part = PathBuf::from(part);
-            let file =
-                std::fs::File::create(&part).map_err(|e| io_error("cannot create", &part, &e))?;
+            // Written to FILE.part and renamed once complete, so FILE is never half a listing
+            // (facade::fs::PartFile owns the rule; dropping it on an error removes FILE.part).
+            let mut part = facade::fs::PartFile::create(path)
+                .map_err(|e| io_error("cannot create (as FILE.part)", path, &e))?;
             let bar = progress::counter("conversions");
-            let count = write_conversions(stream, file, args.format, || bar.inc(1)).await;
+            let count = write_conversions(stream, &mut part, args.format, || bar.inc(1)).await;
             bar.finish_and_clear();
-            let count = match count {
-                Ok(count) => count,
-                Err(e) => {
-                    let _ = std::fs::remove_file(&part);
-                    return Err(e.context(path.display()));
-                }
-            };
-            std::fs::rename(&part, path).map_err(|e| io_error("cannot rename to", path, &e))?;
+            let count = count.map_err(|e| e.context(path.display()))?;
+            part.commit()
+                .map_err(|e| io_error("cannot rename to", path, &e))?;
             if ctx.json {
                 print_json(&json!({"conversions": count, "output": path.display().to_string()}))?;
             } else {

@@ -103,9 +103,14 @@ pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) ->
                 summary.failed, summary.rows
             )
         };
-        return Err(AppError::new(what).hint(
-            "run the same command with --resume: it sends only the rows without a definite outcome (a row stored after all then counts as already stored)",
-        ));
+        return Err(AppError::new(what).hint(format!(
+            "{}run the same command with --resume: it sends only the rows without a definite outcome (a row stored after all then counts as already stored)",
+            summary
+                .first_failure_hint
+                .as_ref()
+                .map(|h| format!("{h}; then "))
+                .unwrap_or_default()
+        )));
     }
     Ok(if summary.rejected > 0 {
         EXIT_REJECTED

@@ -64,6 +64,12 @@ impl AccessToken {
         self.expires_at
     }
 
+    /// True when both are the same token (the secrets are compared; neither
+    /// is shown).
+    pub fn same_token(&self, other: &AccessToken) -> bool {
+        self.expose_secret() == other.expose_secret()
+    }
+
     /// True while the token has at least `margin` of life left.
     pub fn is_fresh(&self, margin: Duration) -> bool {
         match self.expires_at {
@@ -87,7 +93,11 @@ impl fmt::Debug for AccessToken {
 /// Where the client gets its bearer token, asked before every request attempt.
 ///
 /// Implementations should cache and refresh shortly before expiry; errors
-/// should be [`Error::Auth`] with a message that never contains a secret.
+/// should be [`Error::Auth`] (permanent: bad credentials, an `invalid_grant`)
+/// or [`Error::TokenUnavailable`] (transient: the token endpoint could not be
+/// reached, timed out, or answered 408, 429 or 5xx; the call is then retried
+/// under the client's [`RetryPolicy`](super::RetryPolicy)), with a message that
+/// never contains a secret.
 /// The trait is object-safe: the client holds an `Arc<dyn TokenSource>`.
 ///
 /// ```
@@ -111,11 +121,28 @@ impl fmt::Debug for AccessToken {
 pub trait TokenSource: Send + Sync + fmt::Debug {
     /// A token that is valid now.
     fn token(&self) -> BoxFuture<'_, Result<AccessToken, Error>>;
+
+    /// The API refused `rejected` with HTTP 401: forget it if it is the
+    /// cached token, so the next [`token`](Self::token) call gets a fresh one.
+    /// A source must not drop a different token (another caller may already
+    /// have replaced the rejected one).
+    ///
+    /// Returns true when a later [`token`](Self::token) call may answer a
+    /// different token, so the client retries the call once; false (the
+    /// default, right for a fixed token) makes the 401 final at once.
+    fn invalidate(&self, rejected: &AccessToken) -> bool {
+        let _ = rejected;
+        false
+    }
 }
 
 impl<T: TokenSource + ?Sized> TokenSource for Arc<T> {
     fn token(&self) -> BoxFuture<'_, Result<AccessToken, Error>> {
         (**self).token()
+    }
+
+    fn invalidate(&self, rejected: &AccessToken) -> bool {
+        (**self).invalidate(rejected)
     }
 }
 

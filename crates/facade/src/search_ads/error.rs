@@ -68,6 +68,47 @@ pub enum Error {
         message: String,
     },
 
+    /// The token endpoint could not give a token for now: it could not be
+    /// reached, did not answer in time, or answered 408, 429 or 5xx. Nothing
+    /// was sent to the API. Transient: the call is retried under the client's
+    /// [`RetryPolicy`](super::RetryPolicy).
+    #[error(
+        "could not get an access token for now: {message}{}. Nothing was sent to the API; try \
+         again later",
+        status.map(|s| format!(" (HTTP {s})")).unwrap_or_default()
+    )]
+    TokenUnavailable {
+        /// The token endpoint's HTTP status, when it answered.
+        status: Option<u16>,
+        /// What happened (never the token, the assertion or the key).
+        message: String,
+        /// The token endpoint's `Retry-After`, when it sent one.
+        retry_after: Option<Duration>,
+    },
+
+    /// The call did not finish within its overall deadline (all attempts and
+    /// the waits between them).
+    #[error(
+        "{operation}: no answer within the deadline of {} s ({} started){}. Try again later, or \
+         raise HttpOptions::deadline",
+        deadline.as_secs_f64(),
+        counted(attempts, "attempt", "attempts"),
+        last.as_ref().map(|e| format!("; the last one failed: {e}")).unwrap_or_default()
+    )]
+    DeadlineExceeded {
+        /// The API method.
+        operation: &'static str,
+        /// The deadline ([`HttpOptions::deadline`](crate::http::HttpOptions::deadline)).
+        deadline: Duration,
+        /// Attempts started before it passed.
+        attempts: u32,
+        /// True when an attempt was still running when the deadline passed
+        /// (it may have reached the server).
+        in_flight: bool,
+        /// The error of the last finished attempt, if one finished.
+        last: Option<Box<Error>>,
+    },
+
     /// The request or response failed on the network.
     #[error(
         "{operation}: {} ({message}). Check the network and the base URL, or try again later",
@@ -87,14 +128,19 @@ pub enum Error {
 
     /// The request took longer than the configured timeout.
     #[error(
-        "{operation}: {} timed out. Try again later, or raise the timeout in HttpOptions",
-        if *connect { "connecting" } else { "the request" }
+        "{operation}: {} timed out{}. Try again later, or raise HttpOptions::{}",
+        if *connect { "connecting" } else { "the request" },
+        after.map(|a| format!(" after {} s", a.as_secs_f64())).unwrap_or_default(),
+        if *connect { "connect_timeout" } else { "timeout" }
     )]
     Timeout {
         /// The API method.
         operation: &'static str,
         /// True when the connection could not be opened in time.
         connect: bool,
+        /// The timeout that passed (`HttpOptions::connect_timeout` or
+        /// `HttpOptions::timeout`), when known.
+        after: Option<Duration>,
     },
 
     /// The answer's body was larger than the configured limit; reading it
@@ -307,7 +353,10 @@ impl Error {
             Error::Reporting {
                 status, failure, ..
             } => failure.is_transient(*status),
-            Error::Transport { .. } | Error::Timeout { .. } | Error::Stalled { .. } => true,
+            Error::Transport { .. }
+            | Error::Timeout { .. }
+            | Error::Stalled { .. }
+            | Error::TokenUnavailable { .. } => true,
             // A body that is not the documented JSON (an HTML 502 page from a
             // proxy, a cut-off answer) is most often a front-end hiccup.
             Error::UnexpectedResponse { .. } => true,
@@ -318,7 +367,9 @@ impl Error {
     /// The delay the server asked for with `Retry-After`, if any.
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
-            Error::Api { retry_after, .. } => *retry_after,
+            Error::Api { retry_after, .. } | Error::TokenUnavailable { retry_after, .. } => {
+                *retry_after
+            }
             Error::Reporting { failure, .. } => failure.retry_delay(),
             _ => None,
         }
@@ -339,12 +390,16 @@ impl Error {
         match self {
             Error::Validation { .. }
             | Error::Auth { .. }
+            | Error::TokenUnavailable { .. }
             | Error::Config { .. }
             | Error::Csv { .. }
             | Error::TruncatedDownload { .. }
             | Error::Io { .. } => false,
             Error::Transport { connect, .. } | Error::Timeout { connect, .. } => !connect,
             Error::TooLarge { .. } | Error::Stalled { .. } => true,
+            Error::DeadlineExceeded {
+                in_flight, last, ..
+            } => *in_flight || last.as_ref().is_some_and(|e| e.may_have_reached_server()),
             Error::Reporting { status, .. } => *status == 408 || *status >= 500,
             Error::Api {
                 status,
@@ -884,21 +939,24 @@ mod tests {
         assert!(
             Error::Timeout {
                 operation: "x",
-                connect: false
+                connect: false,
+                after: None
             }
             .is_transient()
         );
         assert!(
             !Error::Timeout {
                 operation: "x",
-                connect: true
+                connect: true,
+                after: None
             }
             .may_have_reached_server()
         );
         assert!(
             Error::Timeout {
                 operation: "x",
-                connect: false
+                connect: false,
+                after: None
             }
             .may_have_reached_server()
         );

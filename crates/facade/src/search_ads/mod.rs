@@ -30,6 +30,7 @@
 //! See the crate documentation for a complete example.
 
 mod auth;
+mod call;
 mod conversion;
 mod error;
 mod id_mapping;
@@ -46,7 +47,6 @@ use std::future::Future;
 use std::path::Path;
 use std::sync::Arc;
 
-use futures::StreamExt;
 use search_ads_client::{ResponseValue, types};
 
 use crate::http::{BaseUrl, HttpOptions, TimeoutMode, build_client};
@@ -80,7 +80,7 @@ pub use write::{
     WriteStream, WriteStreamStats,
 };
 
-use retry::with_retry;
+use call::Calls;
 use wire::{TokenAuthorizer, map_error};
 use write::WriteKind;
 
@@ -113,6 +113,11 @@ struct Inner {
     retry: RetryPolicy,
     write: WriteOptions,
     tokens: Arc<dyn TokenSource>,
+    /// Deadline, retries and re-authorization of normal calls.
+    calls: Calls,
+    /// The same for opening the ID-mapping download (its attempts are bounded
+    /// by the read timeout, not the total timeout).
+    download_calls: Calls,
 }
 
 impl std::fmt::Debug for SearchAds {
@@ -240,6 +245,18 @@ impl SearchAdsBuilder {
             streaming,
             context.with_body_limits(self.http.body_limits(TimeoutMode::Streaming)),
         );
+        let calls = Calls::new(
+            self.retry.clone(),
+            self.tokens.clone(),
+            &self.http,
+            self.http.timeout,
+        );
+        let download_calls = Calls::new(
+            self.retry.clone(),
+            self.tokens.clone(),
+            &self.http,
+            self.http.read_timeout,
+        );
         Ok(SearchAds {
             inner: Arc::new(Inner {
                 api,
@@ -250,6 +267,8 @@ impl SearchAdsBuilder {
                 retry: self.retry,
                 write: self.write,
                 tokens: self.tokens,
+                calls,
+                download_calls,
             }),
         })
     }
@@ -465,11 +484,13 @@ impl SearchAds {
         ConversionStream::new(page_size, prefetch, move |start_row| {
             let (inner, request) = (inner.clone(), request.clone());
             async move {
-                let list = with_retry(&inner.retry, operation, |_| {
-                    let call = request(inner.clone(), start_row);
-                    async move { Ok(send(operation, call).await?.into_inner()) }
-                })
-                .await?;
+                let list = inner
+                    .calls
+                    .run(operation, |_| {
+                        let call = request(inner.clone(), start_row);
+                        async move { Ok(send(operation, call).await?.into_inner()) }
+                    })
+                    .await?;
                 page_from_wire(operation, list)
             }
         })
@@ -619,14 +640,17 @@ impl SearchAds {
                 .collect(),
         };
         let api = &self.inner.api;
-        let answer = with_retry(&self.inner.retry, OP_AVAILABILITY, |_| {
-            let body = body.clone();
-            async move {
-                let call = api.conversion_update_availability().body(body).send();
-                Ok(send(OP_AVAILABILITY, call).await?.into_inner())
-            }
-        })
-        .await?;
+        let answer = self
+            .inner
+            .calls
+            .run(OP_AVAILABILITY, |_| {
+                let body = body.clone();
+                async move {
+                    let call = api.conversion_update_availability().body(body).send();
+                    Ok(send(OP_AVAILABILITY, call).await?.into_inner())
+                }
+            })
+            .await?;
         answer
             .availabilities
             .into_iter()
@@ -644,15 +668,18 @@ impl SearchAds {
         advertiser_id: AdvertiserId,
     ) -> Result<Vec<SavedColumn>, Error> {
         let api = &self.inner.api;
-        let list = with_retry(&self.inner.retry, OP_SAVED_COLUMNS, |_| async move {
-            let call = api
-                .saved_columns_list()
-                .agency_id(agency_id)
-                .advertiser_id(advertiser_id)
-                .send();
-            Ok(send(OP_SAVED_COLUMNS, call).await?.into_inner())
-        })
-        .await?;
+        let list = self
+            .inner
+            .calls
+            .run(OP_SAVED_COLUMNS, |_| async move {
+                let call = api
+                    .saved_columns_list()
+                    .agency_id(agency_id)
+                    .advertiser_id(advertiser_id)
+                    .send();
+                Ok(send(OP_SAVED_COLUMNS, call).await?.into_inner())
+            })
+            .await?;
         Ok(list
             .items
             .into_iter()
@@ -673,12 +700,25 @@ impl SearchAds {
         advertiser_id: AdvertiserId,
         progress: Option<ProgressFn>,
     ) -> Result<IdMappingStream, Error> {
-        let (body, expected) = self.open_id_mapping(agency_id, advertiser_id).await?;
-        Ok(IdMappingStream::spawn(body, expected, progress))
+        let opened = self.open_id_mapping(agency_id, advertiser_id).await?;
+        Ok(IdMappingStream::spawn(
+            opened.body,
+            opened.expected,
+            progress,
+        ))
     }
 
     /// Downloads the ID-mapping file to `path` (through `<path>.part`, renamed
-    /// only once the whole file arrived) and returns its size in bytes.
+    /// only once the whole file arrived, see [`PartFile`](crate::fs::PartFile))
+    /// and returns its size in bytes.
+    ///
+    /// A download that breaks off, stalls or loses its connection resumes
+    /// where it stopped (`Range` with `If-Range` set to the answer's `ETag`)
+    /// when the server announced `Accept-Ranges: bytes` and a strong `ETag`;
+    /// otherwise, or when the file changed meanwhile (the server answers the
+    /// whole file), it starts over. At most
+    /// [`RetryPolicy::max_attempts`] − 1 resumes; a failure removes the
+    /// `.part` file.
     pub async fn save_id_mapping(
         &self,
         agency_id: AgencyId,
@@ -686,44 +726,7 @@ impl SearchAds {
         path: impl AsRef<Path>,
         progress: Option<ProgressFn>,
     ) -> Result<u64, Error> {
-        let (body, expected) = self.open_id_mapping(agency_id, advertiser_id).await?;
-        id_mapping::save(body, expected, path.as_ref(), progress).await
-    }
-
-    async fn open_id_mapping(
-        &self,
-        agency_id: AgencyId,
-        advertiser_id: AdvertiserId,
-    ) -> Result<
-        (
-            futures::stream::BoxStream<'static, Result<bytes::Bytes, reqwest::Error>>,
-            Option<u64>,
-        ),
-        Error,
-    > {
-        let download = &self.inner.download;
-        let response = with_retry(&self.inner.retry, OP_ID_MAPPING, |_| async move {
-            let call = download
-                .reports_get_id_mapping_file()
-                .agency_id(agency_id)
-                .advertiser_id(advertiser_id)
-                .alt(types::AltMedia::Media)
-                .send();
-            send(OP_ID_MAPPING, call).await
-        })
-        .await?;
-        id_mapping::check_content_type(
-            response
-                .headers()
-                .get(reqwest::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok()),
-        )?;
-        let expected = response
-            .headers()
-            .get(reqwest::header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<u64>().ok());
-        let body = response.into_inner().into_inner().boxed();
-        Ok((body, expected))
+        self.download_id_mapping(agency_id, advertiser_id, path.as_ref(), progress)
+            .await
     }
 }

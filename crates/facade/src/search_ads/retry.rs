@@ -1,5 +1,6 @@
 //! Retries of transient failures: exponential backoff with full jitter,
-//! `Retry-After` honoured, one tracing span per attempt.
+//! `Retry-After` honoured, one tracing span per attempt. The loop that uses
+//! them is [`Calls::run`](super::call::Calls::run).
 
 use std::future::Future;
 use std::time::{Duration, Instant, SystemTime};
@@ -161,38 +162,6 @@ where
     result
 }
 
-/// Runs `attempt` until it succeeds, fails for good, or the policy is spent.
-pub(crate) async fn with_retry<T, F, Fut>(
-    policy: &RetryPolicy,
-    operation: &'static str,
-    mut attempt: F,
-) -> Result<T, Error>
-where
-    F: FnMut(u32) -> Fut,
-    Fut: Future<Output = Result<T, Error>>,
-{
-    let mut n = 1;
-    loop {
-        match traced_attempt(operation, n, attempt(n)).await {
-            Ok(v) => return Ok(v),
-            Err(e) => match policy.next_delay(n, &e) {
-                Some(wait) => {
-                    tracing::warn!(
-                        operation,
-                        attempt = n,
-                        wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
-                        error = %e,
-                        "transient failure, retrying"
-                    );
-                    tokio::time::sleep(wait).await;
-                    n += 1;
-                }
-                None => return Err(e),
-            },
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,30 +231,5 @@ mod tests {
             Some(Duration::ZERO)
         );
         assert_eq!(parse_retry_after("soon"), None);
-    }
-
-    #[tokio::test]
-    async fn with_retry_retries_transient_errors_only() {
-        let p = RetryPolicy {
-            base_delay: Duration::from_millis(1),
-            max_delay: Duration::from_millis(2),
-            ..RetryPolicy::default()
-        };
-        let mut calls = 0;
-        let r = with_retry(&p, "x", |_| {
-            calls += 1;
-            let n = calls;
-            async move { if n < 3 { Err(api(503, None)) } else { Ok(n) } }
-        })
-        .await;
-        assert_eq!(r.unwrap(), 3);
-        let mut calls = 0;
-        let r: Result<(), Error> = with_retry(&p, "x", |_| {
-            calls += 1;
-            async { Err(api(404, None)) }
-        })
-        .await;
-        assert!(r.is_err());
-        assert_eq!(calls, 1);
     }
 }

@@ -31,12 +31,21 @@ impl AuthorizeRequest for TokenAuthorizer {
     fn authorize<'a>(&'a self, request: &'a mut reqwest::Request) -> AuthorizeFuture<'a> {
         Box::pin(async move {
             let token = self.tokens.token().await.map_err(|e| {
+                // The typed error goes to the error mapping through the
+                // attempt scope; the generated client carries only text.
+                super::call::record_token_error(&e);
+                let kind = if e.is_transient() {
+                    AuthorizeErrorKind::Unavailable
+                } else {
+                    AuthorizeErrorKind::Credentials
+                };
                 let message = match e {
-                    Error::Auth { message } => message,
+                    Error::Auth { message } | Error::TokenUnavailable { message, .. } => message,
                     other => other.to_string(),
                 };
-                AuthorizeError::new(AuthorizeErrorKind::Credentials, message)
+                AuthorizeError::new(kind, message)
             })?;
+            super::call::record_token(&token);
             search_ads_client::set_bearer_token(request, token.expose_secret())
         })
     }
@@ -47,8 +56,18 @@ impl AuthorizeRequest for TokenAuthorizer {
 /// Maps a generated-client error to the facade's error.
 pub(crate) fn map_error(operation: &'static str, error: ClientError) -> Error {
     if let Some(auth) = AuthorizeError::from_client_error(&error) {
-        return Error::Auth {
-            message: auth.message().to_owned(),
+        if let Some(typed) = super::call::take_token_error() {
+            return typed;
+        }
+        return match auth.kind() {
+            AuthorizeErrorKind::Unavailable => Error::TokenUnavailable {
+                status: None,
+                message: auth.message().to_owned(),
+                retry_after: None,
+            },
+            _ => Error::Auth {
+                message: auth.message().to_owned(),
+            },
         };
     }
     match error {
@@ -100,7 +119,11 @@ pub(crate) fn from_reqwest(operation: &'static str, error: reqwest::Error) -> Er
     }
     let connect = error.is_connect();
     if error.is_timeout() {
-        return Error::Timeout { operation, connect };
+        return Error::Timeout {
+            operation,
+            connect,
+            after: super::call::timeout_of_attempt(connect),
+        };
     }
     let error = error.without_url();
     let mut message = error.to_string();

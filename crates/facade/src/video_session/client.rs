@@ -36,6 +36,15 @@ pub struct VideoSessionClient {
     base: BaseUrl,
     api: video_session_client::Client,
     guard: Arc<LockoutGuard>,
+    /// The connect timeout and the request timeout, named in errors.
+    timeouts: Timeouts,
+}
+
+/// The timeouts a client was built with, for its error messages.
+#[derive(Debug, Clone, Copy)]
+struct Timeouts {
+    connect: std::time::Duration,
+    request: std::time::Duration,
 }
 
 /// Builds a [`VideoSessionClient`]; see [`VideoSessionClient::builder`].
@@ -132,6 +141,10 @@ impl VideoSessionClientBuilder {
             base: self.base,
             api,
             guard,
+            timeouts: Timeouts {
+                connect: self.options.connect_timeout,
+                request: self.options.timeout,
+            },
         })
     }
 }
@@ -311,7 +324,10 @@ impl VideoSessionClient {
                     // An answer arrived (a status at least): counted by now if at all.
                     _ => Outcome::Failed,
                 };
-                (outcome, transport_error(other, secrets, "login"))
+                (
+                    outcome,
+                    transport_error(other, secrets, "login", self.timeouts),
+                )
             }
         }
     }
@@ -374,7 +390,7 @@ impl VideoSessionClient {
                 Err(error)
             }
             Err(other) => {
-                let error = transport_error(other, &[token], "invitation");
+                let error = transport_error(other, &[token], "invitation", self.timeouts);
                 tracing::info!(session_id = %session_id, error = %error, "invitation failed");
                 Err(error)
             }
@@ -418,10 +434,39 @@ fn rejected(status: u16, body: types::ApiError, secrets: &[&str]) -> Error {
 
 /// Maps the errors that are not an error body. Never copies a body or a serde
 /// message (which may quote the body) into the error.
-fn transport_error(error: ApiError, secrets: &[&str], what: &str) -> Error {
+fn transport_error(error: ApiError, secrets: &[&str], what: &str, timeouts: Timeouts) -> Error {
     use video_session_client::Error as E;
     match error {
         E::CommunicationError(e) | E::ResponseBodyError(e) | E::InvalidUpgrade(e) => {
+            let limited = match client_support::BodyLimitError::find(&e) {
+                Some(client_support::BodyLimitError::TooLarge { limit, announced }) => {
+                    Some(Error::TooLarge {
+                        limit: *limit,
+                        announced: *announced,
+                    })
+                }
+                Some(client_support::BodyLimitError::Stalled { after, received }) => {
+                    Some(Error::Stalled {
+                        after: *after,
+                        received: *received,
+                    })
+                }
+                _ => None,
+            };
+            if let Some(limited) = limited {
+                return limited;
+            }
+            if e.is_timeout() {
+                let connect = e.is_connect();
+                return Error::Timeout {
+                    connect,
+                    after: if connect {
+                        timeouts.connect
+                    } else {
+                        timeouts.request
+                    },
+                };
+            }
             Error::Transport(e)
         }
         E::UnexpectedResponse(response) => {

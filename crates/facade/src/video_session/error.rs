@@ -280,7 +280,50 @@ pub enum Error {
         detail: String,
     },
 
-    /// The request could not be completed (connection, timeout, TLS).
+    /// The answer's body was larger than
+    /// [`HttpOptions::max_body_bytes`](crate::http::HttpOptions::max_body_bytes);
+    /// reading stopped there.
+    #[error(
+        "the answer is larger than the limit of {limit} bytes{}; nothing more was read. Raise \
+         HttpOptions::max_body_bytes if the answer is expected to be that large",
+        announced.map(|a| format!(" (it announced {a} bytes)")).unwrap_or_default()
+    )]
+    TooLarge {
+        /// The limit, in bytes.
+        limit: u64,
+        /// The `Content-Length` the server announced, when it was over the limit.
+        announced: Option<u64>,
+    },
+
+    /// The answer's body stopped making progress: less than 1 KiB arrived
+    /// within [`HttpOptions::read_timeout`](crate::http::HttpOptions::read_timeout).
+    #[error(
+        "the answer stalled: less than 1 KiB arrived in {} s (after {received} bytes). Try again \
+         later, or raise HttpOptions::read_timeout",
+        after.as_secs_f64()
+    )]
+    Stalled {
+        /// The stall timeout.
+        after: Duration,
+        /// Bytes received before it stalled.
+        received: u64,
+    },
+
+    /// The request took longer than its timeout.
+    #[error(
+        "{} timed out after {} s. Try again later, or raise HttpOptions::{}",
+        if *connect { "connecting to the video session service" } else { "the request" },
+        after.as_secs_f64(),
+        if *connect { "connect_timeout" } else { "timeout" }
+    )]
+    Timeout {
+        /// True when the connection could not be opened in time.
+        connect: bool,
+        /// The timeout that passed.
+        after: Duration,
+    },
+
+    /// The request could not be completed (connection, TLS).
     #[error("could not reach the video session service: {0}; check the network and the base URL")]
     Transport(#[source] reqwest::Error),
 

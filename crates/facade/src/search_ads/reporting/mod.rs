@@ -282,7 +282,7 @@ impl super::SearchAds {
         check_window(dates, today)?;
         let ctx = ShardContext {
             client: self.inner.reporting.clone(),
-            retry: self.inner.retry.clone(),
+            calls: self.inner.calls.clone(),
             customer,
             login_customer_id: options.login_customer_id.clone(),
             page_size: options.page_size,
@@ -298,14 +298,17 @@ impl super::SearchAds {
     /// The customers the caller reaches directly (`customers.listAccessibleCustomers`), as ids.
     pub async fn list_accessible_customers(&self) -> Result<Vec<CustomerId>, Error> {
         let client = &self.inner.reporting;
-        let list = super::retry::with_retry(&self.inner.retry, OP_LIST_CUSTOMERS, |_| async move {
-            send(
-                OP_LIST_CUSTOMERS,
-                client.customers_list_accessible_customers().send(),
-            )
-            .await
-        })
-        .await?;
+        let list = self
+            .inner
+            .calls
+            .run(OP_LIST_CUSTOMERS, |_| async move {
+                send(
+                    OP_LIST_CUSTOMERS,
+                    client.customers_list_accessible_customers().send(),
+                )
+                .await
+            })
+            .await?;
         list.resource_names
             .iter()
             .map(|name| {

@@ -26,9 +26,9 @@ use search_ads_reporting_client::types;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use super::super::call::Calls;
 use super::super::conversion::Conversion;
 use super::super::error::Error;
-use super::super::retry::{RetryPolicy, with_retry};
 use super::super::values::CustomerId;
 use super::OP_SEARCH;
 use super::mapping::{RowKey, conversion_from_row};
@@ -49,7 +49,7 @@ const MAX_STALLED_RESTARTS: u32 = 8;
 /// What every shard task needs.
 pub(crate) struct ShardContext {
     pub client: search_ads_reporting_client::Client,
-    pub retry: RetryPolicy,
+    pub calls: Calls,
     pub customer: CustomerId,
     pub login_customer_id: Option<CustomerId>,
     pub page_size: u32,
@@ -182,26 +182,27 @@ async fn search_page(
     query: &str,
     page_token: Option<&str>,
 ) -> Result<types::SearchSearchAds360Response, Error> {
-    with_retry(&ctx.retry, OP_SEARCH, |_| async move {
-        let body = types::SearchSearchAds360Request {
-            page_size: std::num::NonZeroU32::new(ctx.page_size.clamp(1, 10_000)),
-            page_token: page_token.map(str::to_owned),
-            query: query.to_owned(),
-            return_total_results_count: None,
-            summary_row_setting: None,
-            validate_only: None,
-        };
-        let mut call = ctx
-            .client
-            .customers_search_ads360_search()
-            .customer_id(ctx.customer.as_str().to_owned())
-            .body(body);
-        if let Some(login) = &ctx.login_customer_id {
-            call = call.login_customer_id(login.as_str().to_owned());
-        }
-        super::send(OP_SEARCH, call.send()).await
-    })
-    .await
+    ctx.calls
+        .run(OP_SEARCH, |_| async move {
+            let body = types::SearchSearchAds360Request {
+                page_size: std::num::NonZeroU32::new(ctx.page_size.clamp(1, 10_000)),
+                page_token: page_token.map(str::to_owned),
+                query: query.to_owned(),
+                return_total_results_count: None,
+                summary_row_setting: None,
+                validate_only: None,
+            };
+            let mut call = ctx
+                .client
+                .customers_search_ads360_search()
+                .customer_id(ctx.customer.as_str().to_owned())
+                .body(body);
+            if let Some(login) = &ctx.login_customer_id {
+                call = call.login_customer_id(login.as_str().to_owned());
+            }
+            super::send(OP_SEARCH, call.send()).await
+        })
+        .await
 }
 
 async fn run_shard(

@@ -10,7 +10,7 @@ use search_ads_client::types;
 
 use super::super::conversion::Conversion;
 use super::super::error::Error;
-use super::super::{SearchAds, send, wire};
+use super::super::{SearchAds, call, send, wire};
 use super::WriteKind;
 use super::batching::Batch;
 use super::options::{WriteOptions, WriteProgress, WriteProgressFn};
@@ -221,14 +221,21 @@ fn http_sender(client: &SearchAds, kind: WriteKind) -> SendFn {
                         conversion: to_wire(&batch)?,
                         kind: None,
                     };
-                    send(operation, api.conversion_insert().body(body).send()).await?;
+                    // One more try with a fresh token after a 401 (the token is invalidated).
+                    call::fresh_token_on_401(&client.inner.calls, operation, || {
+                        send(operation, api.conversion_insert().body(body.clone()).send())
+                    })
+                    .await?;
                 }
                 WriteKind::Update => {
                     let body = types::ConversionUpdateList {
                         conversion: to_wire(&batch)?,
                         kind: None,
                     };
-                    send(operation, api.conversion_update().body(body).send()).await?;
+                    call::fresh_token_on_401(&client.inner.calls, operation, || {
+                        send(operation, api.conversion_update().body(body.clone()).send())
+                    })
+                    .await?;
                 }
             }
             Ok(())

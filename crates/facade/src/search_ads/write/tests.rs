@@ -316,6 +316,7 @@ async fn a_duplicate_after_a_lost_answer_counts_as_stored() {
         |_, attempt| async move {
             match attempt {
                 1 => Err(Error::Timeout {
+                    after: None,
                     operation: "conversion.insert",
                     connect: false,
                 }),
@@ -396,6 +397,7 @@ async fn a_duplicate_on_a_first_attempt_is_a_rejection() {
         |_, attempt| async move {
             if attempt == 1 {
                 Err(Error::Timeout {
+                    after: None,
                     operation: "conversion.update",
                     connect: false,
                 })

@@ -1,0 +1,70 @@
+//! The transport-limit flags (`--timeout`, `--deadline`, `--stall-timeout`,
+//! `--max-body`, `--max-download`): their ranges, checked before anything is
+//! sent, in one place for `apictl ads` and `apictl video`.
+
+use std::time::Duration;
+
+use facade::http::HttpOptions;
+
+use crate::cli::VideoLimitArgs;
+use crate::error::{AppError, AppResult};
+
+/// A duration flag: 1 to 86 400 seconds.
+pub fn seconds(flag: &str, value: u64) -> AppResult<Duration> {
+    if (1..=86_400).contains(&value) {
+        Ok(Duration::from_secs(value))
+    } else {
+        Err(AppError::new(format!("{flag} {value} is out of range"))
+            .hint(format!("give {flag} a number of seconds from 1 to 86400")))
+    }
+}
+
+/// A size flag: at least 1 KiB.
+pub fn bytes(flag: &str, value: u64) -> AppResult<u64> {
+    if value >= 1024 {
+        Ok(value)
+    } else {
+        Err(AppError::new(format!("{flag} {value} is too small"))
+            .hint(format!("give {flag} at least 1024 bytes")))
+    }
+}
+
+/// The video commands' limits over the facade's defaults.
+pub fn video_http_options(args: &VideoLimitArgs) -> AppResult<HttpOptions> {
+    let mut options = HttpOptions::default();
+    if let Some(v) = args.timeout {
+        options.timeout = seconds("--timeout", v)?;
+    }
+    if let Some(v) = args.stall_timeout {
+        options.read_timeout = seconds("--stall-timeout", v)?;
+    }
+    if let Some(v) = args.max_body {
+        options.max_body_bytes = bytes("--max-body", v)?;
+    }
+    Ok(options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_of_range_values_name_the_flag_and_the_range() {
+        let e = seconds("--timeout", 0).unwrap_err();
+        assert!(e.message.contains("--timeout 0"), "{}", e.message);
+        assert!(e.hint.as_deref().unwrap().contains("1 to 86400"));
+        assert!(seconds("--deadline", 86_401).is_err());
+        assert_eq!(seconds("--deadline", 5).unwrap(), Duration::from_secs(5));
+        let e = bytes("--max-body", 10).unwrap_err();
+        assert!(e.hint.as_deref().unwrap().contains("--max-body"));
+        let options = video_http_options(&VideoLimitArgs {
+            timeout: Some(7),
+            stall_timeout: Some(3),
+            max_body: Some(4096),
+        })
+        .unwrap();
+        assert_eq!(options.timeout, Duration::from_secs(7));
+        assert_eq!(options.read_timeout, Duration::from_secs(3));
+        assert_eq!(options.max_body_bytes, 4096);
+    }
+}

@@ -1,0 +1,182 @@
+//! The one owner of "write `FILE.part`, then rename": a file that appears at
+//! its path only whole.
+//!
+//! [`PartFile`] writes to `FILE.part` beside the target. [`PartFile::commit`]
+//! flushes it to disk (`fsync`), renames it onto the target and syncs the
+//! directory, so after a crash the target is either the old file or the whole
+//! new one. Dropped without a commit (an error, a panic, a cancelled
+//! future), it removes `FILE.part`.
+//!
+//! The ID-mapping download and `apictl ads conversions list -o FILE` write
+//! through it.
+//!
+//! ```
+//! use std::io::Write as _;
+//! use facade::fs::PartFile;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let target = dir.path().join("out.csv");
+//! let mut part = PartFile::create(&target)?;
+//! part.write_all(b"a,b\n")?;
+//! assert!(!target.exists(), "nothing at the target before the commit");
+//! part.commit()?;
+//! assert_eq!(std::fs::read(&target)?, b"a,b\n");
+//!
+//! let mut failed = PartFile::create(dir.path().join("failed.csv"))?;
+//! failed.write_all(b"half")?;
+//! drop(failed); // no commit: the .part file goes away
+//! assert!(!dir.path().join("failed.csv.part").exists());
+//! # Ok::<(), std::io::Error>(())
+//! ```
+
+use std::fs::File;
+use std::io::{self, Seek as _, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+/// A file written at `FILE.part` and renamed onto `FILE` only by
+/// [`commit`](Self::commit); removed when dropped without one.
+#[derive(Debug)]
+pub struct PartFile {
+    target: PathBuf,
+    part: PathBuf,
+    /// `None` once committed.
+    file: Option<File>,
+}
+
+impl PartFile {
+    /// Creates (or empties) `target.part`.
+    pub fn create(target: impl AsRef<Path>) -> io::Result<Self> {
+        let target = target.as_ref().to_path_buf();
+        let part = part_path(&target);
+        let file = File::create(&part)?;
+        Ok(Self {
+            target,
+            part,
+            file: Some(file),
+        })
+    }
+
+    /// The file that becomes the target.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// The `.part` file being written.
+    pub fn part_path(&self) -> &Path {
+        &self.part
+    }
+
+    /// The open `.part` file (for a writer of one's own, such as a
+    /// `tokio::fs::File` made from a clone of it).
+    pub fn file(&self) -> io::Result<&File> {
+        self.file.as_ref().ok_or_else(committed)
+    }
+
+    /// Bytes in the `.part` file so far.
+    pub fn len(&self) -> io::Result<u64> {
+        Ok(self.file()?.metadata()?.len())
+    }
+
+    /// True when nothing was written yet.
+    pub fn is_empty(&self) -> io::Result<bool> {
+        Ok(self.len()? == 0)
+    }
+
+    /// Empties the `.part` file and writes from its start again.
+    pub fn truncate(&mut self) -> io::Result<()> {
+        let mut file = self.file()?;
+        file.set_len(0)?;
+        file.seek(SeekFrom::Start(0))?;
+        Ok(())
+    }
+
+    /// Syncs the `.part` file, renames it onto the target and syncs the
+    /// directory. On an error the `.part` file is removed.
+    pub fn commit(mut self) -> io::Result<()> {
+        let file = self.file.take().ok_or_else(committed)?;
+        let done = (|| {
+            let mut file = file;
+            file.flush()?;
+            file.sync_all()?;
+            drop(file);
+            std::fs::rename(&self.part, &self.target)?;
+            if let Some(dir) = self.target.parent().filter(|d| !d.as_os_str().is_empty()) {
+                // A directory sync makes the rename itself durable.
+                File::open(dir)?.sync_all()?;
+            }
+            Ok(())
+        })();
+        if done.is_err() {
+            let _ = std::fs::remove_file(&self.part);
+        }
+        done
+    }
+}
+
+impl Write for PartFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file()?.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file()?.flush()
+    }
+}
+
+impl Drop for PartFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.part);
+        }
+    }
+}
+
+fn committed() -> io::Error {
+    io::Error::other("the part file was already committed")
+}
+
+/// `FILE.part` beside `FILE`.
+fn part_path(target: &Path) -> PathBuf {
+    let mut name = target
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(".part");
+    target.with_file_name(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commit_replaces_the_target_and_truncate_starts_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("t.txt");
+        std::fs::write(&target, "old").unwrap();
+        let mut part = PartFile::create(&target).unwrap();
+        part.write_all(b"first try").unwrap();
+        assert_eq!(part.len().unwrap(), 9);
+        part.truncate().unwrap();
+        assert!(part.is_empty().unwrap());
+        part.write_all(b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
+        assert_eq!(part.part_path(), dir.path().join("t.txt.part"));
+        part.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        assert!(!dir.path().join("t.txt.part").exists());
+    }
+
+    #[test]
+    fn a_failed_commit_removes_the_part_file() {
+        let dir = tempfile::tempdir().unwrap();
+        // The target is a non-empty directory: the rename fails.
+        let target = dir.path().join("busy");
+        std::fs::create_dir(&target).unwrap();
+        std::fs::write(target.join("x"), "x").unwrap();
+        let mut part = PartFile::create(&target).unwrap();
+        part.write_all(b"data").unwrap();
+        assert!(part.commit().is_err());
+        assert!(!dir.path().join("busy.part").exists());
+    }
+}
