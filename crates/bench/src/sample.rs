@@ -31,6 +31,11 @@ pub enum ClientScenario {
     /// Upload conversions to a fresh fake with 20 ms per answer; facade:
     /// `insert(..).options(..).send()` at [`UPLOAD_CONCURRENCY`].
     Upload,
+    /// Upload many conversions (1 000 000 in the full suite) to a fresh fake without added
+    /// latency: baseline, the collected path (the whole input as a `Vec`, one report at the end);
+    /// facade, `insert(iterator).stream()` (conversions generated as they are sent, each batch's
+    /// outcomes dropped once counted). Peak RSS is the point.
+    UploadStream,
     /// Download the ID-mapping file.
     IdMapping,
     /// Log in again and again.
@@ -57,6 +62,7 @@ impl ClientScenario {
             ClientScenario::Read => "read",
             ClientScenario::ReadLatency => "read-latency",
             ClientScenario::Upload => "upload",
+            ClientScenario::UploadStream => "upload-stream",
             ClientScenario::IdMapping => "id-mapping",
             ClientScenario::Logins => "logins",
             ClientScenario::LoginsRedis => "logins-redis",
@@ -154,6 +160,13 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
                 concurrency: UPLOAD_CONCURRENCY,
             };
             scenarios::upload_facade(sa, &input, options).await
+        }
+        (ClientScenario::UploadStream, Variant::Baseline) => {
+            let input = scenarios::upload_input_facade(sa, &spec.tag, count)?;
+            scenarios::upload_facade(sa, &input, scenarios::stream_options()).await
+        }
+        (ClientScenario::UploadStream, Variant::Facade) => {
+            scenarios::upload_stream(sa, &spec.tag, count, scenarios::stream_options()).await
         }
         (ClientScenario::IdMapping, Variant::Baseline) => scenarios::id_mapping_baseline(sa).await,
         (ClientScenario::IdMapping, Variant::Facade) => scenarios::id_mapping_facade(sa).await,

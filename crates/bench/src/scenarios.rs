@@ -269,22 +269,66 @@ pub fn upload_input_facade(
     tag: &str,
     count: usize,
 ) -> Result<Vec<Conversion>> {
-    let revenue: Micros = "19.99".parse()?;
     (0..count)
-        .map(|i| {
-            let when = DateTime::from_timestamp_millis(upload_timestamp_ms(i))
-                .context("upload timestamp out of range")?;
-            Ok(Conversion {
-                agency_id: Some(AgencyId::new(target.agency_id)),
-                advertiser_id: Some(AdvertiserId::new(target.advertiser_id)),
-                segmentation_id: Some(SegmentationId::new(FLOODLIGHT_ACTIVITY)),
-                conversion_type: Some(ConversionType::Transaction),
-                revenue_micros: Some(revenue),
-                currency_code: Some("USD".to_owned()),
-                ..Conversion::new(upload_id(tag, i), when)
-            })
-        })
+        .map(|i| upload_conversion(target, tag, i))
         .collect()
+}
+
+/// Conversion `i` of an upload tagged `tag` (the facade's type).
+fn upload_conversion(target: &SearchAdsTarget, tag: &str, i: usize) -> Result<Conversion> {
+    let when = DateTime::from_timestamp_millis(upload_timestamp_ms(i))
+        .context("upload timestamp out of range")?;
+    Ok(Conversion {
+        agency_id: Some(AgencyId::new(target.agency_id)),
+        advertiser_id: Some(AdvertiserId::new(target.advertiser_id)),
+        segmentation_id: Some(SegmentationId::new(FLOODLIGHT_ACTIVITY)),
+        conversion_type: Some(ConversionType::Transaction),
+        revenue_micros: Some(Micros::new(19_990_000)),
+        currency_code: Some("USD".to_owned()),
+        ..Conversion::new(upload_id(tag, i), when)
+    })
+}
+
+/// The batching of `upload-stream`: the largest batches (SA-10), 4 in flight.
+pub fn stream_options() -> WriteOptions {
+    WriteOptions {
+        batch_size: facade::search_ads::MAX_BATCH_SIZE,
+        concurrency: 4,
+    }
+}
+
+/// Facade streamed upload: `insert(iterator).options(..).stream()`, the
+/// conversions generated as the stream asks for them and each batch's
+/// outcomes counted and dropped; every conversion must come back stored.
+pub async fn upload_stream(
+    target: &SearchAdsTarget,
+    tag: &str,
+    count: usize,
+    options: WriteOptions,
+) -> Result<Measurement> {
+    let client = facade_client(target)?;
+    // Timestamps grow with the index: when the last one is valid, all are (so the generator
+    // below never drops a conversion; the count check at the end would catch it anyway).
+    upload_conversion(target, tag, count.saturating_sub(1))?;
+    let started = Instant::now();
+    let rows = (0..count).filter_map(|i| upload_conversion(target, tag, i).ok());
+    let mut stream = client.insert(rows).options(options).stream()?;
+    let mut stored: u64 = 0;
+    while let Some(batch) = futures::StreamExt::next(&mut stream).await {
+        for (index, outcome) in batch.indexed() {
+            ensure!(
+                outcome.is_stored(),
+                "conversion {index} was not stored: {outcome:?}"
+            );
+            stored += 1;
+        }
+    }
+    let elapsed = started.elapsed();
+    ensure!(
+        stored == count as u64,
+        "{stored} of {count} conversions came back"
+    );
+    Ok(Measurement::new(stored, stored, elapsed))
 }
 
 /// The same conversions as [`upload_input_facade`] in the generated wire

@@ -313,14 +313,25 @@ async fn every_command_ends_hostile_answers_clearly_in_bounded_memory_and_time()
                 .collect();
             after.retain(|f| !before.contains(f));
             if *name == "conversions upload" {
-                // The per-row report is the upload's answer: the row that got
-                // no definite answer is in it, in the CLI's words.
-                let report = work.path().join("upload.rejected.csv");
-                let text = std::fs::read_to_string(&report).expect("the report");
-                assert!(text.contains("c-1,failed,"), "{text}");
-                assert!(!text.contains("HttpOptions"), "{text}");
-                std::fs::remove_file(&report).expect("removable");
-                after.retain(|f| f != "upload.rejected.csv");
+                // The row got no definite answer: the upload keeps its journal for --resume
+                // (the one file it may leave), says so in the CLI's words, and writes no
+                // report row (the report holds rejected rows only).
+                assert!(
+                    after.iter().any(|f| f == "upload.csv.journal"),
+                    "{name} {answer:?}: no journal for --resume; new files {after:?}"
+                );
+                let told: Vec<&str> = run
+                    .stderr
+                    .lines()
+                    .filter(|l| l.starts_with("error:") || l.starts_with("hint:"))
+                    .collect();
+                assert!(
+                    told.iter().any(|l| l.contains("--resume"))
+                        && !told.iter().any(|l| l.contains("HttpOptions")),
+                    "{name} {answer:?}: {told:?}"
+                );
+                std::fs::remove_file(work.path().join("upload.csv.journal")).expect("removable");
+                after.retain(|f| f != "upload.csv.journal");
             }
             assert!(after.is_empty(), "{name} {answer:?}: left behind {after:?}");
             table.push(format!(

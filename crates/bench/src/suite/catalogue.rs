@@ -15,6 +15,9 @@ pub const LATENCY_MS: u64 = 20;
 /// Largest facade peak RSS the ID-mapping target allows, in MiB.
 pub const ID_MAPPING_MAX_RSS_MIB: u64 = 64;
 
+/// Largest facade peak RSS the streamed upload allows, in MiB (issue 12).
+pub const UPLOAD_STREAM_MAX_RSS_MIB: u64 = 96;
+
 /// Longest median `generate` allowed, in seconds.
 pub const GENERATE_MAX_SECONDS: f64 = 1.0;
 
@@ -68,6 +71,8 @@ pub enum FakeKind {
     LatencyWithRedis,
     /// A fresh fake with [`LATENCY_MS`] per answer for each run (an empty ledger).
     FreshUpload,
+    /// A fresh fake without added latency for each run (an empty ledger).
+    FreshPlain,
 }
 
 /// What one run of a client scenario does.
@@ -165,6 +170,22 @@ scenarios! {
             format!(
                 "upload {} conversions, {LATENCY_MS} ms per response",
                 format_count(s.upload_rows)
+            )
+        },
+    },
+    /// A streamed upload of many conversions against the collected one: throughput and peak RSS.
+    UploadStream => ScenarioDef {
+        runs: client(ClientScenario::UploadStream, FakeKind::FreshPlain, Work::Items(|s| s.stream_rows)),
+        unit: "rows",
+        target: Target {
+            min_ratio: Some(0.90),
+            max_facade_rss_mib: Some(UPLOAD_STREAM_MAX_RSS_MIB),
+            max_seconds: None,
+        },
+        label: |s| {
+            format!(
+                "upload {} conversions, streamed (facade) vs collected (baseline)",
+                format_count(s.stream_rows)
             )
         },
     },
@@ -308,6 +329,8 @@ pub struct Sizes {
     pub read_rows: u64,
     /// Conversions uploaded per run.
     pub upload_rows: u64,
+    /// Conversions of a streamed upload.
+    pub stream_rows: u64,
     /// Size of the ID-mapping file.
     pub id_mapping_bytes: u64,
     /// Logins per run.
@@ -328,6 +351,7 @@ impl Sizes {
         Self {
             read_rows: 200_000,
             upload_rows: 100_000,
+            stream_rows: 1_000_000,
             id_mapping_bytes: 1 << 30,
             logins: 10_000,
             reps: 5,
@@ -339,6 +363,7 @@ impl Sizes {
         Self {
             read_rows: 3_000,
             upload_rows: 500,
+            stream_rows: 2_000,
             id_mapping_bytes: 2 << 20,
             logins: 200,
             reps: 3,

@@ -128,7 +128,11 @@ impl<'a> Fakes<'a> {
                 (self.with_redis(vars)?, None)
             }
             FakeKind::FreshUpload => {
-                let fake = self.fresh_upload()?;
+                let fake = self.fresh(LATENCY_MS)?;
+                (fake.vars().clone(), Some(fake))
+            }
+            FakeKind::FreshPlain => {
+                let fake = self.fresh(0)?;
                 (fake.vars().clone(), Some(fake))
             }
         })
@@ -189,12 +193,12 @@ impl<'a> Fakes<'a> {
             .context("the latency fake is not running")
     }
 
-    /// A new fake with added latency and an empty ledger, for one upload run.
-    fn fresh_upload(&self) -> Result<FakeProcess> {
+    /// A new fake with `latency_ms` per answer and an empty ledger, for one upload run.
+    fn fresh(&self, latency_ms: u64) -> Result<FakeProcess> {
         let spec = FakeSpec {
             conversions_per_account: 1_000,
             id_mapping_bytes: 10_000,
-            latency_ms: LATENCY_MS,
+            latency_ms,
             start_date: crate::reporting::report_data_start(crate::reporting::today_utc()),
         };
         let log = log_path(&self.options.work_dir, "upload");
