@@ -1,6 +1,6 @@
 //! `apictl` against a hostile server (`test_support::HostileServer`, the one
-//! the facade's hostile test uses): every `apictl ads` command and
-//! `apictl video login` face a 10 GiB body (announced, and endless), a body of
+//! the facade's hostile test uses): every `apictl ads` command, `apictl video
+//! login` and `apictl video invite` face a 10 GiB body (announced, and endless), a body of
 //! one byte per second, an HTML 200 and an empty 200. Each run ends with exit
 //! 1 or 2, a message that says what happened and a hint that names a flag, in
 //! bounded time (killed otherwise), with the child's own peak memory within
@@ -196,6 +196,23 @@ fn commands(dir: &std::path::Path) -> Vec<(&'static str, Vec<String>)> {
             .map(str::to_owned)
             .to_vec(),
         ),
+        (
+            "video invite",
+            [
+                "video",
+                "invite",
+                "--session",
+                "s1",
+                "--email",
+                "guest@example.com",
+                "--max-body",
+                "65536",
+                "--stall-timeout",
+                "2",
+            ]
+            .map(str::to_owned)
+            .to_vec(),
+        ),
     ]
 }
 
@@ -277,6 +294,22 @@ async fn every_command_ends_hostile_answers_clearly_in_bounded_memory_and_time()
             // Each video login gets a fresh state directory's worth of
             // lockout count: the hostile answers count as failures.
             let _ = std::fs::remove_dir_all(apictl.state_dir());
+            if *name == "video invite" {
+                // A session saved by an earlier login to this server.
+                let session = serde_json::json!({
+                    "format": "apictl.video.session/1",
+                    "base_url": server.url(),
+                    "user_token": "ut-hostile",
+                    "user_id": "3f2504e0-4f89-11d3-9a0c-0305e82c3301",
+                    "domain_id": 1,
+                    "login_id": 2,
+                });
+                facade::private_file::write(
+                    &apictl.state_dir().join("video-session.json"),
+                    session.to_string().as_bytes(),
+                )
+                .expect("a saved session");
+            }
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let command = apictl.command(&args);
             let run = tokio::task::spawn_blocking(move || run_measured(command, TIME_LIMIT))

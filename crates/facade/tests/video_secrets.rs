@@ -164,7 +164,7 @@ async fn no_secret_in_formatted_values_errors_or_logs() {
             "Rejected",
             "UnexpectedResponse",
             "UnexpectedResponse",
-            "Transport",
+            "Timeout",
             "AccountBlocked"
         ]
     );
