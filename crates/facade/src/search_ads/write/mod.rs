@@ -9,6 +9,7 @@
 //! | `validate.rs` | the checks of one conversion (SA-20, SA-22) |
 //! | `dedup.rs` | the same (owner, id, timestamp) twice, in bounded memory |
 //! | `batching.rs` | rows into batches as they are read |
+//! | `check.rs` | [`InputCheck`]: the same checks one row at a time, nothing sent |
 //! | `mapping.rs` | a batch's answer to outcomes (SA-9) |
 //! | `run.rs` | the attempts of one batch |
 //! | `stream.rs` | [`WriteStream`]: ordered, bounded |

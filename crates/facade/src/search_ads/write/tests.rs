@@ -630,3 +630,41 @@ async fn a_dropped_stream_sends_nothing_more() {
         "no request after the drop"
     );
 }
+
+#[tokio::test]
+async fn a_stream_input_that_is_not_always_ready() {
+    // Rows arrive one by one from another task; the write stream waits for
+    // them (Pending input) and closes the last, partial batch at the end.
+    let (tx, rx) = futures::channel::mpsc::channel::<Conversion>(1);
+    let producer = tokio::spawn(async move {
+        let mut tx = tx;
+        for c in input(23) {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+            futures::SinkExt::send(&mut tx, c)
+                .await
+                .expect("the stream reads");
+        }
+    });
+    let sent: Arc<Mutex<Vec<Range<usize>>>> = Arc::default();
+    let record = sent.clone();
+    let send: run::SendFn = Arc::new(move |batch: Arc<Batch>, _| {
+        record
+            .lock()
+            .unwrap()
+            .push(batch.start..batch.start + batch.len);
+        async { Ok(()) }.boxed()
+    });
+    let stream = WriteStream::new(
+        from_stream(rx),
+        None,
+        opts(5),
+        None,
+        Shared::new(WriteKind::Insert, false, fast(), send),
+    );
+    let report = collect(stream).await;
+    producer.await.expect("the producer ends");
+    assert_eq!(report.len(), 23);
+    assert!(report.all_stored());
+    let sent = sent.lock().unwrap().clone();
+    assert_eq!(sent, [0..5, 5..10, 10..15, 15..20, 20..23]);
+}
