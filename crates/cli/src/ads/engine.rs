@@ -214,7 +214,7 @@ pub async fn upload_file(
             let binding = Binding::of_file(&plan.file, input.format(), plan.mode)?;
             let (journal, resumed) = Journal::resume(&journal_path, &binding, &plan.file)?;
             if let Some(report) = &plan.report
-                && *report != resumed.report
+                && absolute(report) != resumed.report
             {
                 return Err(AppError::new(format!(
                     "--resume: the interrupted upload wrote its report to {}, not {}",
@@ -241,7 +241,12 @@ pub async fn upload_file(
         (Some(j), _) => Some(j),
         (None, JournalMode::Fresh) if client.is_some() => {
             let binding = Binding::of_file(&plan.file, input.format(), plan.mode)?;
-            Some(Journal::create(&journal_path, &binding, &report_path)?)
+            // Absolute, so a resume from another directory finds it.
+            Some(Journal::create(
+                &journal_path,
+                &binding,
+                &absolute(&report_path),
+            )?)
         }
         _ => None,
     };
@@ -289,6 +294,11 @@ pub async fn upload_file(
         }
     }
     Ok(summary)
+}
+
+/// `path` made absolute against the current directory (as given when that fails).
+fn absolute(path: &std::path::Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
 }
 
 /// Checks each row as the facade would before sending; sends nothing.
