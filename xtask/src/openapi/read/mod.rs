@@ -20,8 +20,8 @@
 //! Only a text that is not YAML, or whose root is not a mapping, or a Swagger
 //! 2.0 document, is refused ([`ReadError`]).
 //!
-//! One file a job: this one reads and drives the repair; [`objects`] repairs each kind of
-//! object; [`version_3_1`] translates 3.1 spellings; [`yaml`] turns YAML into JSON and back.
+//! One file a job: this one reads and drives the repair; `objects` repairs each kind of
+//! object; `version_3_1` translates 3.1 spellings; `yaml` turns YAML into JSON and back.
 
 mod objects;
 #[cfg(test)]
