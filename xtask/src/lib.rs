@@ -11,7 +11,7 @@
 //! * [`inventory`]: a stable textual inventory of a spec's operations.
 //! * [`diff`]: spec changes against a git revision (or between any two
 //!   documents), classified, with their effect on the generated Rust API.
-//! * [`bench`]: builds and runs the benchmark suite of `crates/bench`.
+//! * [`bench`](mod@bench): builds and runs the benchmark suite of `crates/bench`.
 //!
 //! To add a subcommand: add a module with an `Args` struct (clap `Args`) and a
 //! `run(&Workspace, &Args) -> anyhow::Result<ExitCode>` function, then one

@@ -107,7 +107,7 @@ pub fn int64_string_pattern_schema() -> SchemaObject {
 
 /// Keywords of a string schema that only constrain its values; a schema of
 /// `type: string` with these and metadata only is kept a plain `String` when
-/// [`SpecConfig::plain_constrained_strings`] is set.
+/// [`SpecConfig::plain_string_constraints`] is set.
 pub const STRING_CONSTRAINT_KEYS: &[&str] = &["pattern", "minLength", "maxLength", "enum"];
 
 /// Every distinct inline (not a component's root) `type: string` schema
