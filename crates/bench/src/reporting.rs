@@ -1,5 +1,5 @@
 //! The Reporting API scenarios: a conversion report read by the facade
-//! ([`SearchAds::conversion_report`]) against a plain loop over the same
+//! ([`SearchAds::conversion_report`](facade::search_ads::SearchAds::conversion_report)) against a plain loop over the same
 //! pages.
 //!
 //! | scenario | baseline | facade |
