@@ -3,6 +3,9 @@
 //! Fake and client run in this process (this test binary holds nothing else), a discarding client
 //! reads the file, and a sampler thread reads `VmRSS` from `/proc/self/status`. The peak resident
 //! memory of the whole process (fake, client and test harness) must stay under 64 MiB.
+//!
+//! It is a test binary of its own, not a module of `tests/it`, for that reason: the other tests
+//! of that binary would run beside it in the same process and count in its memory.
 
 mod common;
 

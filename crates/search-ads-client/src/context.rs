@@ -1,15 +1,15 @@
 //! [`ClientContext`], the generated client's inner value: the authorizer and the body limits
-//! every request of a [`Client`] uses, and [`Client::with_authorizer`].
+//! every request of a [`Client`](crate::Client) uses.
 
 use std::fmt;
 use std::sync::Arc;
 
 use client_support::{BodyLimits, TRACING_TARGET, install_crypto_provider};
 
+use crate::Error;
 use crate::auth::AuthorizeRequest;
-use crate::{Client, Error};
 
-/// The generated [`Client`]'s inner value (`Client::new(url, context)`).
+/// The generated [`Client`](crate::Client)'s inner value (`Client::new(url, context)`).
 ///
 /// Constructing one installs the rustls crypto provider (see
 /// [`install_crypto_provider`](crate::install_crypto_provider)), so a
@@ -97,24 +97,5 @@ impl fmt::Debug for ClientContext {
             )
             .field("body_limits", &self.body_limits)
             .finish()
-    }
-}
-
-impl Client {
-    /// A client using [`http_client_builder`](crate::http_client_builder)'s
-    /// HTTP client, authorizing every request with `authorizer`.
-    ///
-    /// # Errors
-    /// When the HTTP client cannot be built (no TLS backend).
-    pub fn with_authorizer(
-        baseurl: &str,
-        authorizer: Arc<dyn AuthorizeRequest>,
-    ) -> Result<Self, reqwest::Error> {
-        let http = crate::http_client_builder().build()?;
-        Ok(Self::new_with_client(
-            baseurl,
-            http,
-            ClientContext::new().with_authorizer(authorizer),
-        ))
     }
 }

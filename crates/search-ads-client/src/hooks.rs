@@ -1,35 +1,69 @@
 //! The generated client's request hooks: authorization before each request
-//! ([`ClientContext::authorize`]) and a `tracing` span around each request
-//! ([`client_support::trace_exec`], service [`SERVICE`]).
-
-use progenitor_client::{ClientHooks, ClientInfo, OperationInfo};
-
-use crate::{Client, ClientContext, Error};
+//! ([`ClientContext::authorize`](crate::ClientContext::authorize)) and a `tracing` span around
+//! each request ([`client_support::trace_exec`], service [`SERVICE`]).
+//!
+//! `search-ads-reporting-client` shares this crate's [`ClientContext`](crate::ClientContext), so
+//! the hooks and `Client::with_authorizer` of both are written by one macro,
+//! [`search_ads_client_glue!`](crate::search_ads_client_glue).
 
 /// The `service` field of this client's request spans.
 pub const SERVICE: &str = "search_ads";
 
-impl ClientHooks<ClientContext> for Client {
-    async fn pre<E>(
-        &self,
-        request: &mut reqwest::Request,
-        info: &OperationInfo,
-    ) -> Result<(), Error<E>> {
-        self.inner().authorize(request, info.operation_id).await
-    }
+/// Writes, for the generated `Client` of the crate that invokes it (whose inner type is
+/// [`ClientContext`](crate::ClientContext); its generated `Client` and `Error` must be in scope), `Client::with_authorizer` and the `ClientHooks`
+/// impl: authorize before each request, then a traced, body-limited request whose span names
+/// `$service`. Used by this crate and by `search-ads-reporting-client`.
+#[macro_export]
+macro_rules! search_ads_client_glue {
+    ($service:expr) => {
+        impl Client {
+            /// A client using [`http_client_builder`](crate::http_client_builder)'s
+            /// HTTP client, authorizing every request with `authorizer`.
+            ///
+            /// # Errors
+            /// When the HTTP client cannot be built (no TLS backend).
+            pub fn with_authorizer(
+                baseurl: &str,
+                authorizer: ::std::sync::Arc<dyn $crate::AuthorizeRequest>,
+            ) -> ::std::result::Result<Self, $crate::__glue::reqwest::Error> {
+                let http = $crate::http_client_builder().build()?;
+                Ok(Self::new_with_client(
+                    baseurl,
+                    http,
+                    $crate::ClientContext::new().with_authorizer(authorizer),
+                ))
+            }
+        }
 
-    async fn exec(
-        &self,
-        request: reqwest::Request,
-        info: &OperationInfo,
-    ) -> reqwest::Result<reqwest::Response> {
-        client_support::trace_exec(
-            self.client(),
-            request,
-            SERVICE,
-            info.operation_id,
-            self.inner().body_limits(),
-        )
-        .await
-    }
+        impl $crate::__glue::ClientHooks<$crate::ClientContext> for Client {
+            async fn pre<E>(
+                &self,
+                request: &mut $crate::__glue::reqwest::Request,
+                info: &$crate::__glue::OperationInfo,
+            ) -> ::std::result::Result<(), Error<E>> {
+                $crate::__glue::ClientInfo::inner(self)
+                    .authorize(request, info.operation_id)
+                    .await
+            }
+
+            async fn exec(
+                &self,
+                request: $crate::__glue::reqwest::Request,
+                info: &$crate::__glue::OperationInfo,
+            ) -> $crate::__glue::reqwest::Result<$crate::__glue::reqwest::Response> {
+                $crate::__glue::trace_exec(
+                    $crate::__glue::ClientInfo::client(self),
+                    request,
+                    $service,
+                    info.operation_id,
+                    $crate::__glue::ClientInfo::inner(self).body_limits(),
+                )
+                .await
+            }
+        }
+    };
 }
+
+use crate::{Client, Error};
+
+crate::search_ads_client_glue!(SERVICE);

@@ -55,3 +55,11 @@ mod auth;
 mod context;
 mod hooks;
 mod i64_string;
+
+/// What [`search_ads_client_glue!`] expands to needs, reachable from the invoking crate.
+#[doc(hidden)]
+pub mod __glue {
+    pub use client_support::trace_exec;
+    pub use progenitor_client::{ClientHooks, ClientInfo, OperationInfo};
+    pub use reqwest;
+}

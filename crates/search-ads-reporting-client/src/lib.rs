@@ -8,11 +8,12 @@
 //! have in common (SR-7: the same OAuth scope and token):
 //!
 //! * [`I64String`]: the spec's `{type: string, format: int64}` values;
-//! * [`ClientContext`] (the generated client's inner value, `context.rs`) with an optional
+//! * [`ClientContext`] (the generated client's inner value, `search-ads-client`'s) with an optional
 //!   [`AuthorizeRequest`] that injects a bearer token before every request;
 //!   failures surface as [`Error::Custom`], decoded by
 //!   [`AuthorizeError::from_client_error`];
-//! * the request hooks (`hooks.rs`): a `tracing` span per request (target
+//! * the request hooks and `Client::with_authorizer` (`hooks.rs`, written by
+//!   `search_ads_client::search_ads_client_glue!`): a `tracing` span per request (target
 //!   [`TRACING_TARGET`], `api_request`; service [`SERVICE`],
 //!   `search_ads_reporting`; headers, query strings and bodies are never
 //!   recorded);
@@ -49,5 +50,4 @@ pub use search_ads_client::{
 
 pub use hooks::SERVICE;
 
-mod context;
 mod hooks;

@@ -1,7 +1,7 @@
 //! Every scenario of the suite, each declared once: its variant of [`Scenario`] (name on the
 //! command line and in JSON, doc for `--help`) and its [`ScenarioDef`] (how its runs are made,
 //! the unit its rates count, its target, its label). A new scenario is one more entry of the
-//! [`scenarios!`] list below (plus its client side in `sample.rs` / `scenarios.rs`, when it has
+//! `scenarios!` list below (plus its client side in `sample.rs` / `scenarios.rs`, when it has
 //! one); the runner, the report and the JSON follow from it.
 
 use serde::{Deserialize, Serialize};
@@ -90,7 +90,7 @@ pub enum Work {
 /// its name and its [`ScenarioDef`].
 macro_rules! scenarios {
     ($( $(#[$doc:meta])* $variant:ident => $def:expr, )*) => {
-        /// A row of the table (declared in [`catalogue`](self)).
+        /// A row of the table (declared in `suite/catalogue.rs`).
         #[derive(
             Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
         )]

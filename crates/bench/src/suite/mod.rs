@@ -1,9 +1,9 @@
 //! The whole benchmark, as `cargo xtask bench` runs it.
 //!
-//! One file a job: [`catalogue`] declares every scenario (one declaration each: its variant, how
-//! its runs are made, its unit, target and label); [`client`] and [`generate`] run them;
-//! [`processes`] starts the fakes and sample processes; [`report`] judges and renders;
-//! [`machine`] describes the machine.
+//! One file a job: `catalogue` declares every scenario (one declaration each: its variant, how
+//! its runs are made, its unit, target and label); `client` and `generate` run them;
+//! `processes` starts the fakes and sample processes; `report` judges and renders;
+//! `machine` describes the machine.
 //!
 //! - The fakes run as `fake-services` child processes: one without added
 //!   latency (reads and reports, ID mapping, logins), one with 20 ms added to

@@ -1,11 +1,11 @@
-//! The conversion methods, one file per operation: `get` ([`get`]), `getByCustomerId`
-//! ([`get_by_customer_id`]), `insert` ([`insert`]), `update` ([`update`]), `updateAvailability`
-//! ([`update_availability`]) and `savedColumns.list` ([`saved_columns`]).
+//! The conversion methods, one file per operation: `get` (`get`), `getByCustomerId`
+//! (`get_by_customer_id`), `insert` (`insert`), `update` (`update`), `updateAvailability`
+//! (`update_availability`) and `savedColumns.list` (`saved_columns`).
 //!
-//! What several operations share has a file of its own: query and path parameters ([`params`]),
-//! the page both reads return ([`page`]), batch bodies and the 400 that names rejected items
-//! ([`batch`]), the per-item checks of the writes ([`checks`]) and the batch loop of insert and
-//! update ([`write`]).
+//! What several operations share has a file of its own: query and path parameters (`params`),
+//! the page both reads return (`page`), batch bodies and the 400 that names rejected items
+//! (`batch`), the per-item checks of the writes (`checks`) and the batch loop of insert and
+//! update (`write`).
 
 mod batch;
 mod checks;

@@ -1,0 +1,40 @@
+//! The token endpoint works with the Google auth crate the facade uses (`gcp_auth`): a service
+//! account key file whose `token_uri` points at the fake yields a token the API accepts.
+
+use crate::common;
+
+use std::time::Duration;
+
+use common::{client, json};
+use fake_services::SearchAdsFake;
+use fake_services::search_ads::SCOPE;
+use gcp_auth::TokenProvider as _;
+
+#[tokio::test]
+async fn gcp_auth_service_account_gets_a_working_token() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let fake = SearchAdsFake::builder()
+        .token_lifetime(Duration::from_secs(1800))
+        .start()
+        .await
+        .unwrap();
+    let account = gcp_auth::CustomServiceAccount::from_json(&fake.service_account_key_json())
+        .expect("key file parses");
+    let token = account.token(&[SCOPE]).await.expect("token from the fake");
+    assert!(token.as_str().starts_with("ya29.fake-"));
+    assert!(!token.has_expired());
+    assert_eq!(fake.ledger().counts().tokens_issued, 1);
+    let a = fake.accounts()[0].clone();
+    let (status, body) = json(
+        client()
+            .get(format!(
+                "{}/agency/{}/advertiser/{}/savedcolumns",
+                fake.base_url(),
+                a.agency_id,
+                a.advertiser_id
+            ))
+            .bearer_auth(token.as_str()),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+}

@@ -1,0 +1,15 @@
+//! The fake-services integration tests, one binary with a module per area (one link instead of
+//! one per file). `id_mapping_memory.rs` is the one test kept in a binary of its own: it measures
+//! the whole process's resident memory, which other tests running beside it would inflate.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod binary;
+mod conformance;
+mod faults;
+mod google_auth;
+mod google_behaviour;
+mod reporting;
+mod search_ads;
+mod video;

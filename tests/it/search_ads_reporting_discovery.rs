@@ -1,0 +1,446 @@
+//! `specs/search-ads-reporting.yaml` agrees with Google's discovery document
+//! for the Search Ads 360 Reporting API v0 (revision 20251116, copied to
+//! `tests/fixtures/reference/searchads360-v0-discovery.json`).
+//!
+//! The spec names its schemas without discovery's long prefixes (SR-4), so
+//! [`COVERED_SCHEMAS`] maps each one. For a fully covered schema every
+//! discovery property must exist in the spec with the same JSON name, type and
+//! format (arrays: the same item schema); for a subset schema (SR-4) every
+//! property the spec has must be one of discovery's with the same shape. An
+//! enum discovery closes is an open string in a response (SR-5): the spec's
+//! description must then list every discovery value. For every covered method
+//! the route and each discovery parameter must match. Deliberate differences
+//! are listed here with their DECISIONS entry, so a new one cannot slip in
+//! unreviewed.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::discovery;
+
+use discovery::{
+    assert_agree, extra_parameters, last_segment, matching_parameter, oauth_scopes, resolve,
+};
+
+const PREFIX: &str = "GoogleAdsSearchads360V0";
+
+/// How much of a discovery schema the spec describes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Coverage {
+    /// Every property.
+    Full,
+    /// Only some properties (SR-4); each one must still agree.
+    Subset,
+}
+
+use Coverage::{Full, Subset};
+
+/// Spec schema → (discovery schema without [`PREFIX`], coverage).
+const COVERED_SCHEMAS: &[(&str, &str, Coverage)] = &[
+    (
+        "SearchSearchAds360Request",
+        "Services__SearchSearchAds360Request",
+        Full,
+    ),
+    (
+        "SearchSearchAds360Response",
+        "Services__SearchSearchAds360Response",
+        Full,
+    ),
+    ("SearchAds360Row", "Services__SearchAds360Row", Subset),
+    ("Conversion", "Resources__Conversion", Full),
+    ("Customer", "Resources__Customer", Full),
+    (
+        "ConversionTrackingSetting",
+        "Resources__ConversionTrackingSetting",
+        Full,
+    ),
+    (
+        "DoubleClickCampaignManagerSetting",
+        "Resources__DoubleClickCampaignManagerSetting",
+        Full,
+    ),
+    ("Campaign", "Resources__Campaign", Subset),
+    ("AdGroup", "Resources__AdGroup", Subset),
+    ("Segments", "Common__Segments", Subset),
+    ("Value", "Common__Value", Full),
+    ("CustomColumnHeader", "Services__CustomColumnHeader", Full),
+    (
+        "ConversionCustomMetricHeader",
+        "Services__ConversionCustomMetricHeader",
+        Full,
+    ),
+    (
+        "ConversionCustomDimensionHeader",
+        "Services__ConversionCustomDimensionHeader",
+        Full,
+    ),
+    (
+        "RawEventConversionMetricHeader",
+        "Services__RawEventConversionMetricHeader",
+        Full,
+    ),
+    (
+        "RawEventConversionDimensionHeader",
+        "Services__RawEventConversionDimensionHeader",
+        Full,
+    ),
+    (
+        "ListAccessibleCustomersResponse",
+        "Services__ListAccessibleCustomersResponse",
+        Full,
+    ),
+    (
+        "ListCustomColumnsResponse",
+        "Services__ListCustomColumnsResponse",
+        Full,
+    ),
+    ("CustomColumn", "Resources__CustomColumn", Full),
+    ("SearchAds360Field", "Resources__SearchAds360Field", Full),
+    (
+        "SearchSearchAds360FieldsRequest",
+        "Services__SearchSearchAds360FieldsRequest",
+        Full,
+    ),
+    (
+        "SearchSearchAds360FieldsResponse",
+        "Services__SearchSearchAds360FieldsResponse",
+        Full,
+    ),
+    ("SearchAds360Failure", "Errors__SearchAds360Failure", Full),
+    ("SearchAds360Error", "Errors__SearchAds360Error", Full),
+    ("ErrorCode", "Errors__ErrorCode", Full),
+    ("ErrorLocation", "Errors__ErrorLocation", Full),
+    (
+        "FieldPathElement",
+        "Errors_ErrorLocation_FieldPathElement",
+        Full,
+    ),
+    ("ErrorDetails", "Errors__ErrorDetails", Full),
+    ("QuotaErrorDetails", "Errors__QuotaErrorDetails", Full),
+];
+
+/// The row members a subset must at least describe (the issue: "the row
+/// objects a conversion report selects").
+const REQUIRED_ROW_MEMBERS: &[&str] =
+    &["conversion", "segments", "customer", "campaign", "adGroup"];
+
+/// Discovery method id (without `searchads360.`) → the spec's operationId.
+const COVERED_METHODS: &[(&str, &str)] = &[
+    (
+        "customers.searchAds360.search",
+        "customersSearchAds360Search",
+    ),
+    (
+        "customers.listAccessibleCustomers",
+        "customersListAccessibleCustomers",
+    ),
+    ("searchAds360Fields.get", "searchAds360FieldsGet"),
+    ("searchAds360Fields.search", "searchAds360FieldsSearch"),
+    ("customers.customColumns.list", "customersCustomColumnsList"),
+];
+
+/// Deliberate differences, each with its DECISIONS entry.
+const ALLOWED: &[(&str, &str)] = &[
+    // SR-6: the `Any` wrapper's type URL of a google.rpc.Status detail.
+    ("SearchAds360Failure.@type", "extra property"),
+    // SR-2: OpenAPI path parameters cannot hold `/`; the spec uses flatPath.
+    (
+        "searchAds360Fields.get?resourceName",
+        "replaced by flatPath",
+    ),
+    (
+        "searchAds360Fields.get?searchAds360FieldsId",
+        "flatPath parameter",
+    ),
+    // SR-8: a header the REST reference documents and discovery does not.
+    ("customers.searchAds360.search?login-customer-id", "header"),
+    ("customers.customColumns.list?login-customer-id", "header"),
+];
+
+fn discovery() -> Value {
+    discovery::discovery("searchads360-v0-discovery.json")
+}
+
+fn spec() -> Value {
+    discovery::spec("search-ads-reporting.yaml")
+}
+
+fn allowed(subject: &str, what: &str) -> bool {
+    discovery::allowed(ALLOWED, subject, what)
+}
+
+/// The spec schema name a discovery schema is described by, if covered.
+fn spec_name_of(discovery_name: &str) -> Option<&'static str> {
+    let short = discovery_name.strip_prefix(PREFIX)?;
+    COVERED_SCHEMAS
+        .iter()
+        .find(|(_, d, _)| *d == short)
+        .map(|(s, _, _)| *s)
+}
+
+fn describe(node: &Value) -> String {
+    let field = |k: &str| node.get(k).map(|v| v.to_string()).unwrap_or_default();
+    format!(
+        "type={} format={} enum={}",
+        field("type"),
+        field("format"),
+        field("enum")
+    )
+}
+
+/// Compares one discovery property (or array item) with the spec's.
+fn compare(spec: &Value, subject: &str, their: &Value, our: &Value, problems: &mut Vec<String>) {
+    if let Some(their_ref) = their.get("$ref").and_then(Value::as_str) {
+        let our_ref = our.get("$ref").and_then(Value::as_str).map(last_segment);
+        if our_ref != spec_name_of(their_ref) {
+            problems.push(format!(
+                "{subject}: discovery refers to {their_ref}, the spec to {our_ref:?}"
+            ));
+        }
+        return;
+    }
+    let ours = resolve(spec, our);
+    for key in ["type", "format"] {
+        if their.get(key) != ours.get(key) {
+            problems.push(format!(
+                "{subject}: discovery {} but spec {}",
+                describe(their),
+                describe(ours)
+            ));
+            return;
+        }
+    }
+    if let Some(values) = their.get("enum").and_then(Value::as_array) {
+        match ours.get("enum") {
+            Some(ours_enum) if ours_enum == &Value::Array(values.clone()) => {}
+            Some(_) => problems.push(format!("{subject}: enum values differ from discovery")),
+            None => {
+                // SR-5: an open string must document every known value.
+                let text = ours
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                for value in values.iter().filter_map(Value::as_str) {
+                    if !text.contains(&format!("`{value}`")) {
+                        problems.push(format!(
+                            "{subject}: open string does not list the discovery value {value}"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if let Some(their_items) = their.get("items") {
+        match ours.get("items") {
+            Some(our_items) => compare(
+                spec,
+                &format!("{subject}[]"),
+                their_items,
+                our_items,
+                problems,
+            ),
+            None => problems.push(format!("{subject}: the spec's array has no items")),
+        }
+    }
+}
+
+#[test]
+fn every_covered_schema_field_has_the_discovery_name_type_and_format() {
+    let discovery = discovery();
+    let spec = spec();
+    let mut problems = Vec::new();
+    for (name, discovery_name, coverage) in COVERED_SCHEMAS {
+        let full_name = format!("{PREFIX}{discovery_name}");
+        let theirs = discovery["schemas"][&full_name]["properties"]
+            .as_object()
+            .unwrap_or_else(|| panic!("discovery has {full_name}"));
+        let ours = spec["components"]["schemas"][name]["properties"]
+            .as_object()
+            .unwrap_or_else(|| panic!("spec lacks {name}"));
+        for (field, their) in theirs {
+            let subject = format!("{name}.{field}");
+            match ours.get(field) {
+                Some(our) => compare(&spec, &subject, their, our, &mut problems),
+                None if *coverage == Full => {
+                    problems.push(format!("{subject}: missing from the spec"));
+                }
+                None => {}
+            }
+        }
+        for field in ours.keys() {
+            let subject = format!("{name}.{field}");
+            if !theirs.contains_key(field) && !allowed(&subject, "extra property") {
+                problems.push(format!("{subject}: not in the discovery document"));
+            }
+        }
+    }
+    let row = spec["components"]["schemas"]["SearchAds360Row"]["properties"]
+        .as_object()
+        .unwrap();
+    for member in REQUIRED_ROW_MEMBERS {
+        if !row.contains_key(*member) {
+            problems.push(format!(
+                "SearchAds360Row.{member}: a conversion report needs it"
+            ));
+        }
+    }
+    assert_agree(&problems);
+}
+
+#[test]
+fn every_spec_schema_is_covered_or_documented_as_ours() {
+    let spec = spec();
+    let ours_only = ["ErrorResponse", "Status"]; // SR-6: google.rpc.Status envelope
+    for name in spec["components"]["schemas"].as_object().unwrap().keys() {
+        assert!(
+            COVERED_SCHEMAS.iter().any(|(s, _, _)| s == name) || ours_only.contains(&name.as_str()),
+            "{name} is neither compared with discovery nor a documented spec-only schema"
+        );
+    }
+}
+
+/// One spec operation: `METHOD /path`, its resolved parameters, and its
+/// request and response schema names.
+type Operation = (String, Vec<Value>, Option<String>, Option<String>);
+
+/// The spec's operations by operationId.
+fn operations(spec: &Value) -> BTreeMap<String, Operation> {
+    let mut found = BTreeMap::new();
+    for (path, item) in spec["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let Some(id) = op.get("operationId").and_then(Value::as_str) else {
+                continue;
+            };
+            let params = op
+                .get("parameters")
+                .and_then(Value::as_array)
+                .map(|ps| ps.iter().map(|p| resolve(spec, p).clone()).collect())
+                .unwrap_or_default();
+            let body = op
+                .pointer("/requestBody/content/application~1json/schema/$ref")
+                .and_then(Value::as_str)
+                .map(|r| last_segment(r).to_owned());
+            let response = op
+                .pointer("/responses/200/content/application~1json/schema/$ref")
+                .and_then(Value::as_str)
+                .map(|r| last_segment(r).to_owned());
+            found.insert(
+                id.to_owned(),
+                (
+                    format!("{} {path}", method.to_uppercase()),
+                    params,
+                    body,
+                    response,
+                ),
+            );
+        }
+    }
+    found
+}
+
+fn discovery_method<'a>(discovery: &'a Value, method_id: &str) -> &'a Value {
+    let mut node = discovery;
+    let parts: Vec<&str> = method_id.split('.').collect();
+    let (method, resources) = parts.split_last().unwrap();
+    for resource in resources {
+        node = &node["resources"][*resource];
+    }
+    &node["methods"][*method]
+}
+
+#[test]
+fn every_covered_method_has_the_discovery_route_parameters_and_bodies() {
+    let discovery = discovery();
+    let spec = spec();
+    let ours = operations(&spec);
+    let mut problems = Vec::new();
+    for (method_id, operation_id) in COVERED_METHODS {
+        let their = discovery_method(&discovery, method_id);
+        assert!(their.is_object(), "discovery has {method_id}");
+        assert_eq!(their["id"], format!("searchads360.{method_id}"));
+        let Some((route, params, body, response)) = ours.get(*operation_id) else {
+            problems.push(format!(
+                "{method_id}: no operation {operation_id} in the spec"
+            ));
+            continue;
+        };
+        // `{+name}` is a reserved expansion; flatPath names the segments.
+        let uses_flat = their["path"].as_str().unwrap().starts_with("v0/{+");
+        let their_path = if uses_flat {
+            their["flatPath"].as_str().unwrap().to_owned()
+        } else {
+            their["path"].as_str().unwrap().replace("{+", "{")
+        };
+        let their_route = format!("{} /{their_path}", their["httpMethod"].as_str().unwrap());
+        if *route != their_route {
+            problems.push(format!(
+                "{method_id}: discovery {their_route}, spec {route}"
+            ));
+        }
+        let schema_name = |key: &str| {
+            their
+                .get(key)
+                .and_then(|r| r["$ref"].as_str())
+                .and_then(spec_name_of)
+                .map(str::to_owned)
+        };
+        if *body != schema_name("request") {
+            problems.push(format!("{method_id}: request body {body:?}"));
+        }
+        if *response != schema_name("response") {
+            problems.push(format!("{method_id}: response {response:?}"));
+        }
+        let their_params = their["parameters"].as_object().cloned().unwrap_or_default();
+        for (name, their_param) in &their_params {
+            let subject = format!("{method_id}?{name}");
+            if allowed(&subject, "replaced by flatPath") {
+                continue;
+            }
+            let Some(our) = matching_parameter(params, name, their_param, &subject, &mut problems)
+            else {
+                continue;
+            };
+            let schema = resolve(&spec, &our["schema"]);
+            if describe(their_param) != describe(schema) {
+                problems.push(format!(
+                    "{subject}: discovery {} but spec {}",
+                    describe(their_param),
+                    describe(schema)
+                ));
+            }
+        }
+        let documented = |name: &str| {
+            let subject = format!("{method_id}?{name}");
+            allowed(&subject, "header") || allowed(&subject, "flatPath parameter")
+        };
+        extra_parameters(params, &their_params, method_id, documented, &mut problems);
+    }
+    assert_agree(&problems);
+}
+
+#[test]
+fn the_oauth_scope_is_the_discovery_scope() {
+    let discovery = discovery();
+    let spec = spec();
+    let (theirs, ours) = oauth_scopes(&discovery, &spec);
+    assert_eq!(ours, theirs);
+    let global: Vec<&str> = spec["security"][0]["oauth2"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(global, theirs);
+}
+
+#[test]
+fn the_server_is_the_discovery_root() {
+    let discovery = discovery();
+    let spec = spec();
+    let root = discovery["rootUrl"].as_str().unwrap().trim_end_matches('/');
+    assert_eq!(discovery["servicePath"], "");
+    assert_eq!(spec["servers"][0]["url"], root);
+    assert_eq!(discovery["revision"], "20251116");
+}

@@ -1,0 +1,183 @@
+//! Request bodies and media types (`content`, with their `encoding`).
+
+use openapiv3::{Content, Encoding, MediaType};
+
+use super::parameters::query_style_name;
+use crate::diff::compare::{Differ, Root, Site, Subject};
+
+use crate::diff::rules::{self as r, Direction};
+use crate::openapi::{Op, SchemaRef, escape};
+
+impl<'a> Differ<'a> {
+    pub(in crate::diff::compare) fn request_body(
+        &mut self,
+        subject: &Subject,
+        o: &Op<'a>,
+        n: &Op<'a>,
+    ) {
+        let at = format!("{}/requestBody", n.pointer);
+        let old = o
+            .operation
+            .request_body
+            .as_ref()
+            .and_then(|b| self.old.resolve(b));
+        let new = n
+            .operation
+            .request_body
+            .as_ref()
+            .and_then(|b| self.new.resolve(b));
+        match (old, new) {
+            (None, None) => {}
+            (None, Some(b)) => {
+                let (rule, word) = if b.item.required {
+                    (&r::REQUEST_BODY_ADDED_REQUIRED, "required")
+                } else {
+                    (&r::REQUEST_BODY_ADDED, "optional")
+                };
+                self.record(
+                    subject,
+                    &at,
+                    rule,
+                    format!("{word} request body added"),
+                    None,
+                );
+            }
+            (Some(_), None) => {
+                let detail = "request body removed".to_owned();
+                self.record(subject, &at, &r::REQUEST_BODY_REMOVED, detail, None);
+            }
+            (Some(old), Some(new)) => {
+                match (old.item.required, new.item.required) {
+                    (false, true) => self.record(
+                        subject,
+                        &at,
+                        &r::REQUEST_BODY_BECAME_REQUIRED,
+                        "request body became required".into(),
+                        None,
+                    ),
+                    (true, false) => self.record(
+                        subject,
+                        &at,
+                        &r::REQUEST_BODY_BECAME_OPTIONAL,
+                        "request body became optional".into(),
+                        None,
+                    ),
+                    _ => {}
+                }
+                let (location, phrase) = match (new.pointer(), new.name) {
+                    (Some(pointer), Some(name)) => (pointer, format!("request body `{name}`")),
+                    _ => (at, "request body".to_owned()),
+                };
+                let site = Site {
+                    subject: subject.clone(),
+                    location,
+                    direction: self.flow(Direction::Request),
+                    root: Root::Phrase(self.phrase(phrase)),
+                    path: String::new(),
+                };
+                self.content(&site, &old.item.content, &new.item.content);
+            }
+        }
+    }
+
+    /// Compare the media types of a body (or a `content` parameter).
+    pub(in crate::diff::compare) fn content(
+        &mut self,
+        site: &Site,
+        old: &'a Content,
+        new: &'a Content,
+    ) {
+        for media in old.keys() {
+            if !new.contains_key(media) {
+                self.at(
+                    site,
+                    &r::MEDIA_TYPE_REMOVED,
+                    format_args!("media type `{media}` removed"),
+                );
+            }
+        }
+        for media in new.keys() {
+            if !old.contains_key(media) {
+                self.at(
+                    site,
+                    &r::MEDIA_TYPE_ADDED,
+                    format_args!("media type `{media}` added"),
+                );
+            }
+        }
+        let several = old.len().max(new.len()) > 1;
+        for (media, om) in old {
+            let Some(nm) = new.get(media) else {
+                continue;
+            };
+            let media_site = site.child(&format!("content/{}", escape(media)), "");
+            let mut child = media_site.child("schema", "");
+            if several && let Root::Phrase(p) = &child.root {
+                child.root = Root::Phrase(format!("{p} (`{media}`)"));
+            }
+            self.encoding(&child, &media_site.location, om, nm);
+            let to_ref =
+                |m: &'a MediaType| m.schema.as_ref().map_or(SchemaRef::Any, SchemaRef::from);
+            self.node(&child, to_ref(om), to_ref(nm));
+        }
+    }
+
+    /// Compare the `encoding` of a media type, part by part (defaults taken
+    /// into account: `style: form`, `explode` true for `form`).
+    pub(in crate::diff::compare) fn encoding(
+        &mut self,
+        site: &Site,
+        at: &str,
+        old: &'a MediaType,
+        new: &'a MediaType,
+    ) {
+        let parts: std::collections::BTreeSet<&String> =
+            old.encoding.keys().chain(new.encoding.keys()).collect();
+        for part in parts {
+            let describe = |e: Option<&Encoding>| -> String {
+                let Some(e) = e else {
+                    return "default".to_owned();
+                };
+                let mut bits = Vec::new();
+                if let Some(ct) = &e.content_type {
+                    bits.push(format!("contentType {ct}"));
+                }
+                if let Some(style) = &e.style {
+                    bits.push(format!("style {}", query_style_name(style)));
+                }
+                if e.explode {
+                    bits.push("explode".to_owned());
+                }
+                if e.allow_reserved {
+                    bits.push("allowReserved".to_owned());
+                }
+                let mut headers: Vec<&String> = e.headers.keys().collect();
+                headers.sort();
+                for h in headers {
+                    bits.push(format!("header {h}"));
+                }
+                if bits.is_empty() {
+                    "default".to_owned()
+                } else {
+                    bits.join(", ")
+                }
+            };
+            let (a, b) = (
+                describe(old.encoding.get(part)),
+                describe(new.encoding.get(part)),
+            );
+            if a != b {
+                let location = format!("{at}/encoding/{}", escape(part));
+                let site = Site {
+                    location,
+                    ..site.clone()
+                };
+                self.at(
+                    &site,
+                    &r::ENCODING_CHANGED,
+                    format_args!("encoding of part `{part}` changed from {a} to {b}"),
+                );
+            }
+        }
+    }
+}

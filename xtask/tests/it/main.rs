@@ -1,0 +1,3 @@
+//! The xtask integration tests, one binary with a module per area.
+
+mod cli_diff;
