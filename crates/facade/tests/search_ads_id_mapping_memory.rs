@@ -3,7 +3,7 @@
 //! 32 MiB of CSV stream through. One test only, so nothing else allocates
 //! in this binary meanwhile.
 
-#[path = "search_ads_support.rs"]
+#[path = "it/search_ads_support.rs"]
 mod support;
 
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -1,6 +1,6 @@
 //! `apictl sandbox` in the foreground, and every command against it.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};

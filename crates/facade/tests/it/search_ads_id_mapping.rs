@@ -2,8 +2,7 @@
 //! a file, and truncated downloads reported as errors, never as short
 //! successes (a save resumes them with a range request).
 
-#[path = "search_ads_support.rs"]
-mod support;
+use crate::search_ads_support as support;
 
 use std::sync::{Arc, Mutex};
 

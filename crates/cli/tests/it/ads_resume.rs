@@ -11,7 +11,7 @@
 //! service's deduplication turns it into "already stored". Without it, those
 //! rows, and only those, get a second copy.)
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! `UserToken` header nor the login body reaches the other origin; a
 //! same-origin redirect is followed.
 
-mod video_support;
+use crate::video_support;
 
 use facade::http::BaseUrl;
 use facade::video_session::{

@@ -179,7 +179,6 @@ impl Drop for RecordingServer {
 
 // Every binary that includes this module can capture traces deterministically
 // (see `test_support::trace` for why a per-test `set_default` is not enough).
-test_support::install_trace_capture!();
 
 #[allow(unused_imports)] // not every binary that includes this module captures
 pub use test_support::TraceCapture;

@@ -1,7 +1,7 @@
 //! `apictl tour` from start to end. (How long it takes is not asserted: a test must not depend on
 //! the machine's speed.)
 
-mod common;
+use crate::common;
 
 use common::Apictl;
 

@@ -7,7 +7,7 @@
 //! 64 MiB of a baseline run, and without leaving a file behind. Limits out of
 //! range are refused before sending.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
@@ -353,15 +353,12 @@ async fn every_command_ends_hostile_answers_clearly_in_bounded_memory_and_time()
                     after.iter().any(|f| f == "upload.csv.journal"),
                     "{name} {answer:?}: no journal for --resume; new files {after:?}"
                 );
-                let told: Vec<&str> = run
-                    .stderr
-                    .lines()
-                    .filter(|l| l.starts_with("error:") || l.starts_with("hint:"))
-                    .collect();
+                // Nothing on stderr (messages, hints, the facade's retry warnings) names a
+                // library setting the CLI user cannot reach.
                 assert!(
-                    told.iter().any(|l| l.contains("--resume"))
-                        && !told.iter().any(|l| l.contains("HttpOptions")),
-                    "{name} {answer:?}: {told:?}"
+                    run.stderr.contains("--resume") && !run.stderr.contains("HttpOptions"),
+                    "{name} {answer:?}: {}",
+                    run.stderr
                 );
                 std::fs::remove_file(work.path().join("upload.csv.journal")).expect("removable");
                 after.retain(|f| f != "upload.csv.journal");

@@ -4,8 +4,7 @@
 
 #![allow(deprecated)] // the read methods wrap Google's deprecated conversion.get
 
-#[path = "search_ads_support.rs"]
-mod support;
+use crate::search_ads_support as support;
 
 use std::time::Duration;
 

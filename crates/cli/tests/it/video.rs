@@ -1,7 +1,7 @@
 //! `apictl video` against the video fake: login, the lockout across separate
 //! runs, invitations, and secrets that never reach the output.
 
-mod common;
+use crate::common;
 
 use common::Apictl;
 use fake_services::{DomainUser, FakeServices};

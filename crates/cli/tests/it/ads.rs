@@ -2,7 +2,7 @@
 //! the report file, a dry run that sends nothing, the ID mapping byte for
 //! byte, listings, availability and saved columns.
 
-mod common;
+use crate::common;
 
 use common::{Apictl, sample_csv};
 use fake_services::{ConversionKey, FakeServices, SearchAdsFake};

@@ -3,8 +3,7 @@
 //! what it yielded, and a rerun in resubmission mode completes the input
 //! with each conversion stored once.
 
-#[path = "search_ads_support.rs"]
-mod support;
+use crate::search_ads_support as support;
 
 use std::time::Duration;
 

@@ -3,8 +3,7 @@
 //! rejections, updates, validation before sending, availability, saved
 //! columns.
 
-#[path = "search_ads_support.rs"]
-mod support;
+use crate::search_ads_support as support;
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};

@@ -2,7 +2,7 @@
 //! formatted value or error, nor in the tracing output at TRACE level, even
 //! when the service echoes secrets in its answers.
 
-mod video_support;
+use crate::video_support;
 
 use std::error::Error as _;
 use std::sync::{Arc, Mutex};

@@ -3,7 +3,7 @@
 //! many processes on one state directory killed with `kill -9` at random
 //! points, one of them while it holds the lockout file's lock.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -270,7 +270,12 @@ async fn many_processes_killed_at_random_never_block_the_account() {
             }
             let ready = apictl.dir().join("lock-ready");
             let child = Command::new(std::env::current_exe().unwrap())
-                .args(["--exact", "lock_holder", "--ignored", "--nocapture"])
+                .args([
+                    "--exact",
+                    "video_lockout::lock_holder",
+                    "--ignored",
+                    "--nocapture",
+                ])
                 .env("LOCK_PATH", &lock_path)
                 .env("LOCK_READY", &ready)
                 .stdout(Stdio::null())

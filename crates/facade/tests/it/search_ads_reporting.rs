@@ -4,8 +4,7 @@
 
 #![allow(deprecated)] // comparing with the deprecated v2 read is the point
 
-#[path = "search_ads_support.rs"]
-mod support;
+use crate::search_ads_support as support;
 
 use std::time::Duration;
 

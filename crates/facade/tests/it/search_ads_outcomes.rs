@@ -25,8 +25,7 @@
 //! (SA-15): that is what makes resending safe, so those tests keep the fake's
 //! deduplication on; the mode that checks for blind resends turns it off.
 
-#[path = "search_ads_support.rs"]
-mod support;
+use crate::search_ads_support as support;
 
 use std::collections::HashSet;
 use std::time::Duration;

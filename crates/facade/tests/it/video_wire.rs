@@ -3,7 +3,7 @@
 //! dropped) and JSON body (secret fields redacted). Before redacting, each test
 //! checks that the secrets on the wire are the right ones.
 
-mod video_support;
+use crate::video_support;
 
 use facade::http::{BaseUrl, HttpOptions};
 use facade::video_session::{

@@ -2,7 +2,7 @@
 //! (the fake's ledger shows the facade's own attempts never block an account),
 //! invitations landing in the outbox, and the typed errors.
 
-mod video_support;
+use crate::video_support;
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};

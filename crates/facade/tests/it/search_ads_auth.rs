@@ -4,8 +4,7 @@
 
 #![cfg(feature = "service-account")]
 
-#[path = "search_ads_support.rs"]
-mod support;
+use crate::search_ads_support as support;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,8 +14,6 @@ use facade::search_ads::{
 };
 use fake_services::SearchAdsFake;
 use test_support::TraceCapture;
-
-test_support::install_trace_capture!();
 
 fn client_with(fake: &SearchAdsFake, tokens: Arc<dyn TokenSource>) -> SearchAds {
     SearchAds::builder_shared(tokens)

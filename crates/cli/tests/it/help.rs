@@ -1,7 +1,7 @@
 //! `--help` of every command, as insta snapshots (clap's help does not wrap,
 //! and the environment is empty, so the text is stable).
 
-mod common;
+use crate::common;
 
 use common::Apictl;
 

@@ -278,7 +278,7 @@ async fn replicas_in_two_processes_share_one_count() {
     let child = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "replica_child",
+            "video_redis::replica_child",
             "--ignored",
             "--nocapture",
             "--test-threads",

@@ -1,7 +1,7 @@
 //! How answers map to typed errors and to the lockout count, with a local
 //! server answering exactly what each case needs.
 
-mod video_support;
+use crate::video_support;
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -239,4 +239,30 @@ fn insecure_base_url_is_refused() {
         client.base_url().as_str(),
         "https://video-session.example.com"
     );
+}
+
+/// Issue 12, messages: a 503 or 429 on login whose body is text (a proxy's or
+/// load balancer's page, not the API's JSON) names its status, not "does not
+/// match the API documentation".
+#[tokio::test]
+async fn a_text_503_or_429_on_login_names_its_status() {
+    for status in [503u16, 429] {
+        let (_server, client, _clock) = client_answering(move |_| Canned {
+            delay: None,
+            status,
+            headers: vec![("content-type".into(), "text/plain".into())],
+            body: "Service Unavailable".into(),
+        })
+        .await;
+        let err = client.login(&creds()).await.unwrap_err();
+        let shown = err.to_string();
+        assert!(
+            shown.contains(&status.to_string()),
+            "{status}: the message does not name the status: {shown}"
+        );
+        assert!(
+            !shown.contains("does not match the API documentation"),
+            "{status}: {shown}"
+        );
+    }
 }

@@ -9,8 +9,7 @@
 //! bytes it served. The fake answers ranges itself (206, or 200 when
 //! `If-Range` does not match).
 
-#[path = "search_ads_support.rs"]
-mod support;
+use crate::search_ads_support as support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

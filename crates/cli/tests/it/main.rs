@@ -1,0 +1,14 @@
+//! apictl's integration tests, one binary with a module per area (one link instead of one per file).
+//! Each test runs the real `apictl` binary (`CARGO_BIN_EXE_apictl`) as a child process.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod ads;
+mod ads_limits;
+mod ads_resume;
+mod help;
+mod sandbox;
+mod tour;
+mod video;
+mod video_lockout;
