@@ -248,7 +248,7 @@ async fn run_shard(
                 .segments
                 .as_ref()
                 .and_then(|s| s.date.as_deref())
-                .and_then(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok());
+                .and_then(|d| d.parse::<NaiveDate>().ok());
             let (key, conversion) = match (conversion_from_row(row), date) {
                 (Ok(pair), Some(_)) => pair,
                 (Err(detail), _) => {

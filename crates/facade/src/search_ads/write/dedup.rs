@@ -8,7 +8,10 @@
 //! 25 bytes per slot of the hash table (more only for the rare pair that
 //! several owners share), whatever the length of the ids. A million distinct
 //! keys take 26 to 52 MB depending on the table's load, not the rows
-//! themselves. It keeps no input index either, so a repeat names the key, not
+//! themselves. The table is split into [`SHARDS`] tables by the hash's top
+//! byte, so growing one doubles only that shard: a single table would hold
+//! its old and its new slots at once while it grows (74 MB at a million
+//! keys). It keeps no input index either, so a repeat names the key, not
 //! the line it repeats.
 //!
 //! The price is that two different keys whose hashes collide look like a
@@ -32,12 +35,16 @@ use super::super::conversion::Conversion;
 type OwnerTag = u64;
 const UNKNOWN_OWNER: OwnerTag = 0;
 
+/// Tables the first-owner map is split into (by the top byte of the pair's hash).
+const SHARDS: usize = 256;
+
 /// Remembers the (owner, conversion id, timestamp) of every conversion it
 /// was shown, as hashes, and says whether a conversion repeats one.
 #[derive(Debug)]
 pub(crate) struct DuplicateDetector {
-    /// `hash(id, timestamp)` → the first owner seen with it.
-    first: HashMap<[u64; 2], OwnerTag>,
+    /// `hash(id, timestamp)` → the first owner seen with it, in [`SHARDS`]
+    /// tables (an empty one allocates nothing).
+    first: Vec<HashMap<[u64; 2], OwnerTag>>,
     /// `hash(owner, id, timestamp)` of the further owners of a pair (rare:
     /// one order id used by several advertisers at the same millisecond).
     more: HashSet<[u64; 2]>,
@@ -49,7 +56,7 @@ pub(crate) struct DuplicateDetector {
 impl Default for DuplicateDetector {
     fn default() -> Self {
         Self {
-            first: HashMap::new(),
+            first: (0..SHARDS).map(|_| HashMap::new()).collect(),
             more: HashSet::new(),
             unknown: HashSet::new(),
             keys: [RandomState::new(), RandomState::new()],
@@ -79,8 +86,9 @@ impl DuplicateDetector {
         let timestamp = c.conversion_timestamp.map_or(0, |t| t.timestamp_millis());
         let pair = self.hash128((id, timestamp));
         let owner = self.owner_tag(c);
-        let Some(&first_owner) = self.first.get(&pair) else {
-            self.first.insert(pair, owner);
+        let shard = &mut self.first[(pair[0] >> 56) as usize % SHARDS];
+        let Some(&first_owner) = shard.get(&pair) else {
+            shard.insert(pair, owner);
             if owner == UNKNOWN_OWNER {
                 self.unknown.insert(pair);
             }
@@ -101,7 +109,7 @@ impl DuplicateDetector {
     /// Keys remembered (distinct (owner, id, timestamp) seen).
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.first.len() + self.more.len()
+        self.first.iter().map(HashMap::len).sum::<usize>() + self.more.len()
     }
 }
 

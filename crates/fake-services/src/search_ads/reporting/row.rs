@@ -5,7 +5,10 @@
 //! formatted only when its field is selected, and the selection is resolved once per page
 //! ([`Selection`]).
 
+use std::sync::LazyLock;
+
 use chrono::DateTime;
+use chrono::format::{Item, StrftimeItems};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value;
 
@@ -361,17 +364,25 @@ enum Cell<'r> {
     EngineAccount(i64),
 }
 
+/// A format, parsed once (a page writes two date-times and a date per row).
+fn items(format: &'static str) -> Vec<Item<'static>> {
+    StrftimeItems::new(format).parse().unwrap_or_default()
+}
+static DATE_TIME: LazyLock<Vec<Item<'static>>> =
+    LazyLock::new(|| items("%Y-%m-%d %H:%M:%S%.6f+00:00"));
+static DATE: LazyLock<Vec<Item<'static>>> = LazyLock::new(|| items("%Y-%m-%d"));
+
 impl Serialize for Cell<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match *self {
             Cell::Text(t) => s.serialize_str(t),
             Cell::Int(n) => s.collect_str(&n),
             Cell::DateTime(ms) => match DateTime::from_timestamp_millis(ms) {
-                Some(t) => s.collect_str(&t.format("%Y-%m-%d %H:%M:%S%.6f+00:00")),
+                Some(t) => s.collect_str(&t.format_with_items(DATE_TIME.iter())),
                 None => s.serialize_str(""),
             },
             Cell::Date(ms) => match DateTime::from_timestamp_millis(ms) {
-                Some(t) => s.collect_str(&t.date_naive().format("%Y-%m-%d")),
+                Some(t) => s.collect_str(&t.date_naive().format_with_items(DATE.iter())),
                 None => s.serialize_str(""),
             },
             Cell::Resource(customer, _, None) => {
