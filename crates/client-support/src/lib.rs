@@ -25,6 +25,7 @@
 #![warn(missing_docs)]
 
 mod body_limits;
+pub mod last_answer;
 pub mod timeouts;
 
 pub use body_limits::{BodyLimitError, BodyLimits, limit_body};
@@ -123,6 +124,7 @@ pub async fn trace_exec(
         Ok(response) => {
             let status = response.status().as_u16();
             span.record("status", status);
+            last_answer::record(response);
             tracing::debug!(target: TRACING_TARGET, status, duration_ms, "response received");
         }
         Err(error) => {

@@ -1,5 +1,6 @@
 //! The client: login through the lockout guard, and invitations.
 
+use client_support::last_answer::Answer as LastAnswer;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -223,7 +224,9 @@ impl VideoSessionClient {
             user_name: credentials.user_name().to_owned(),
             password: credentials.password().expose_secret().to_owned(),
         };
-        let result = self.api.login().body(body).send().await;
+        // The last answer's status and media type, for a body the generated client cannot decode.
+        let (result, answer) =
+            client_support::last_answer::scope(self.api.login().body(body).send()).await;
         let secrets = [
             credentials.secret_key().expose_secret(),
             credentials.password().expose_secret(),
@@ -239,7 +242,7 @@ impl VideoSessionClient {
             }
             Err(error) => {
                 let now = self.guard.clock().now();
-                let (outcome, error) = self.classify_login_error(error, now, &secrets);
+                let (outcome, error) = self.classify_login_error(error, now, &secrets, answer);
                 let policy = *self.guard.policy();
                 let counted = attempt.counted_at_reservation();
                 let (failures_in_window, remaining_attempts) = match attempt.resolve(outcome).await
@@ -268,6 +271,7 @@ impl VideoSessionClient {
         error: ApiError,
         now: SystemTime,
         secrets: &[&str],
+        answer: Option<LastAnswer>,
     ) -> (Outcome, Error) {
         match error {
             video_session_client::Error::ErrorResponse(answer) => {
@@ -326,7 +330,7 @@ impl VideoSessionClient {
                 };
                 (
                     outcome,
-                    transport_error(other, secrets, "login", self.timeouts),
+                    transport_error(other, secrets, "login", self.timeouts, answer),
                 )
             }
         }
@@ -355,14 +359,15 @@ impl VideoSessionClient {
             "sending invitation"
         );
         let token = session.user_token().expose_secret();
-        let result = self
-            .api
-            .send_session_invitation()
-            .session_id(session_id.as_str())
-            .user_token(token)
-            .body(body)
-            .send()
-            .await;
+        let (result, answer) = client_support::last_answer::scope(
+            self.api
+                .send_session_invitation()
+                .session_id(session_id.as_str())
+                .user_token(token)
+                .body(body)
+                .send(),
+        )
+        .await;
         match result {
             Ok(answer) => {
                 let r = answer.into_inner();
@@ -390,7 +395,7 @@ impl VideoSessionClient {
                 Err(error)
             }
             Err(other) => {
-                let error = transport_error(other, &[token], "invitation", self.timeouts);
+                let error = transport_error(other, &[token], "invitation", self.timeouts, answer);
                 tracing::info!(session_id = %session_id, error = %error, "invitation failed");
                 Err(error)
             }
@@ -434,7 +439,13 @@ fn rejected(status: u16, body: types::ApiError, secrets: &[&str]) -> Error {
 
 /// Maps the errors that are not an error body. Never copies a body or a serde
 /// message (which may quote the body) into the error.
-fn transport_error(error: ApiError, secrets: &[&str], what: &str, timeouts: Timeouts) -> Error {
+fn transport_error(
+    error: ApiError,
+    secrets: &[&str],
+    what: &str,
+    timeouts: Timeouts,
+    answer: Option<LastAnswer>,
+) -> Error {
     use video_session_client::Error as E;
     match error {
         E::CommunicationError(e) | E::ResponseBodyError(e) | E::InvalidUpgrade(e) => {
@@ -490,6 +501,28 @@ fn transport_error(error: ApiError, secrets: &[&str], what: &str, timeouts: Time
                         "the {what} answer has an HTTP status the API documentation does not list"
                     ),
                 }
+            }
+        }
+        // An answer that is not the API's JSON at all (a proxy's or load balancer's page): its
+        // status and media type say what happened, not the JSON parser.
+        E::InvalidResponsePayload(..)
+            if answer.is_some_and(|a| !a.json || !(200..300).contains(&a.status)) =>
+        {
+            let a = answer.unwrap_or(LastAnswer {
+                status: 0,
+                json: false,
+            });
+            Error::UnexpectedResponse {
+                status: Some(a.status),
+                detail: format!(
+                    "the {what} answer is HTTP {} with a body that is not the API's JSON{}",
+                    a.status,
+                    if a.json {
+                        ""
+                    } else {
+                        " (not application/json)"
+                    }
+                ),
             }
         }
         E::InvalidResponsePayload(_, e) => Error::UnexpectedResponse {
