@@ -81,6 +81,11 @@ async fn run(cli: Cli) -> AppResult<u8> {
 /// Logs to stderr: warnings only by default; `-v` info, `-vv` debug and
 /// `-vvv` trace for this tool, the facade and the per-request spans. Other
 /// crates (HTTP internals) stay at warnings so no header can be logged.
+///
+/// The facade's own warnings (a batch sent again after a transient failure)
+/// are shown from `-v` on: they are worded for library users (they name
+/// `HttpOptions` settings), and the tool reports every outcome in its own
+/// words, with hints that name its flags.
 fn init_tracing(verbose: u8) {
     let level = match verbose {
         0 => "warn",
@@ -88,9 +93,10 @@ fn init_tracing(verbose: u8) {
         2 => "debug",
         _ => "trace",
     };
+    let facade = if verbose == 0 { "error" } else { level };
     let fakes = if verbose >= 3 { "info" } else { "off" };
     let filter = format!(
-        "warn,apictl={level},facade={level},api_request={level},client_support={level},fake_services={fakes}"
+        "warn,apictl={level},facade={facade},api_request={level},client_support={level},fake_services={fakes}"
     );
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
