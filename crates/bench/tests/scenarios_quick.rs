@@ -169,51 +169,16 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
 /// without one unless `REQUIRE_REDIS=1`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn logins_redis_runs_both_variants() {
-    use std::process::{Command, Stdio};
-    if Command::new("redis-server")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .status()
-        .is_err()
-    {
-        assert!(
-            std::env::var("REQUIRE_REDIS").as_deref() != Ok("1"),
-            "REQUIRE_REDIS=1 but redis-server is not on the PATH"
-        );
-        let _ = std::io::Write::write_all(
-            &mut std::io::stderr(),
-            b"\n*** SKIPPED logins_redis_runs_both_variants: redis-server is not installed ***\n",
-        );
+    let Some(redis) = test_support::RedisServer::start("logins_redis_runs_both_variants") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut redis = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-        .args(["--save", "", "--appendonly", "no"])
-        .arg("--dir")
-        .arg(dir.path())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    for _ in 0..500 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    };
     let ads = search_ads(Duration::ZERO).await;
     let video = VideoSessionFake::start_default().await.unwrap();
     let mut t = targets(&ads, &video);
-    t.video.redis_url = Some(format!("redis://127.0.0.1:{port}/0"));
+    t.video.redis_url = Some(redis.url());
     let b = run(&t, ClientScenario::LoginsRedis, Variant::Baseline, 30).await;
     let f = run(&t, ClientScenario::LoginsRedis, Variant::Facade, 30).await;
-    let _ = redis.kill();
-    let _ = redis.wait();
+    drop(redis);
     assert_eq!((b.units, f.units), (30, 30));
     assert_eq!(video.ledger().counts().logins_succeeded, 60);
 }

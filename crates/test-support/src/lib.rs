@@ -7,6 +7,7 @@
 //! - [`HostileServer`]: an HTTP server whose every answer is hostile (10 GiB, 1 byte/s, HTML,
 //!   empty), for the facade's and the CLI's limit tests.
 //! - [`run_measured`]: runs a child process and reports its own peak resident set.
+//! - [`RedisServer`]: a `redis-server` of the test's own on a free loopback port.
 //! - [`error_chain`]: an error with its sources, as one line.
 //! - [`assert_request_logged`]: what a generated client's request span shows.
 //! - [`git`]: git commands and a throw-away clone of this repository.
@@ -19,6 +20,7 @@ pub mod hostile;
 pub mod loopback;
 pub mod net;
 pub mod process;
+pub mod redis;
 pub mod request_log;
 #[cfg(feature = "http-client")]
 pub mod tls;
@@ -29,6 +31,7 @@ pub use hostile::{Answer, HostileServer};
 pub use loopback::{garbage_server, one_shot_http, one_shot_http_with_headers};
 pub use net::ClosedPort;
 pub use process::{Measured, run_measured};
+pub use redis::RedisServer;
 pub use request_log::assert_request_logged;
 pub use trace::TraceCapture;
 

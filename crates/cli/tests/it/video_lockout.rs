@@ -94,73 +94,7 @@ async fn a_lockout_store_that_is_not_redis_is_refused_before_sending() {
     assert_eq!(services.video.ledger().counts().login_attempts, 0);
 }
 
-/// A redis-server on a free loopback port, stopped on drop; `None` (said
-/// loudly) when it is not installed and `REQUIRE_REDIS` is not 1.
-struct RedisServer {
-    child: std::process::Child,
-    port: u16,
-    _dir: tempfile::TempDir,
-}
-
-impl RedisServer {
-    fn start(test: &str) -> Option<Self> {
-        if Command::new("redis-server")
-            .arg("--version")
-            .stdout(Stdio::null())
-            .status()
-            .is_err()
-        {
-            assert!(
-                std::env::var("REQUIRE_REDIS").as_deref() != Ok("1"),
-                "REQUIRE_REDIS=1 but redis-server is not on the PATH"
-            );
-            let _ = std::io::Write::write_all(
-                &mut std::io::stderr(),
-                format!("\n*** SKIPPED {test}: redis-server is not installed; set REQUIRE_REDIS=1 to make this a failure ***\n").as_bytes(),
-            );
-            return None;
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new("redis-server")
-            .args([
-                "--port",
-                &port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            .arg("--dir")
-            .arg(dir.path())
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "redis-server did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Some(Self {
-            child,
-            port,
-            _dir: dir,
-        })
-    }
-}
-
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use test_support::RedisServer;
 
 /// Two state directories (two machines) sharing one count through Redis.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -169,7 +103,7 @@ async fn two_machines_share_the_count_through_redis() {
         return;
     };
     let services = FakeServices::start_default().await.expect("fakes");
-    let url = format!("redis://127.0.0.1:{}/0", redis.port);
+    let url = redis.url();
     let a = Apictl::with_fakes(&services)
         .env("VIDEO_PASSWORD", "wrong-password")
         .env("APICTL_LOCKOUT_STORE", url.clone());
@@ -203,7 +137,7 @@ async fn two_machines_share_the_count_through_redis() {
         run.stdout
     );
     assert!(
-        run.stdout.contains(&format!("127.0.0.1:{}", redis.port)),
+        run.stdout.contains(&format!("127.0.0.1:{}", redis.port())),
         "{}",
         run.stdout
     );

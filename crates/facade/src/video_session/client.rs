@@ -32,7 +32,11 @@ const MAX_BLOCK_WAIT: Duration = Duration::from_secs(86_400);
 /// - [`login`](Self::login) goes through a [`LockoutGuard`] and is never retried.
 /// - [`send_invitation`](Self::send_invitation) sends the session's `UserToken`
 ///   (marked sensitive) and returns the typed answer.
-#[derive(Debug)]
+///
+/// Cloning is cheap (like [`SearchAds`](crate::search_ads::SearchAds)), and a
+/// clone shares the original's HTTP connections and its [`LockoutGuard`]: the
+/// same count, never a budget of its own.
+#[derive(Debug, Clone)]
 pub struct VideoSessionClient {
     base: BaseUrl,
     api: video_session_client::Client,

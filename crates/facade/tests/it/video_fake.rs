@@ -605,3 +605,25 @@ async fn a_store_failing_after_the_send_keeps_the_service_answer() {
     );
     assert_eq!(fake.ledger().counts().login_attempts, sent);
 }
+
+/// A clone shares its original's lockout count: wrong logins alternating
+/// between a client and its clone stop at the same budget as one client's
+/// (a clone with a budget of its own would send the login that blocks).
+#[tokio::test]
+async fn a_clone_shares_the_lockout_count() {
+    let fake = start().await;
+    let first = client(&fake);
+    let second = first.clone();
+    assert!(Arc::ptr_eq(first.lockout(), second.lockout()));
+    let mut sent = 0;
+    for i in 0..8 {
+        let c = if i % 2 == 0 { &first } else { &second };
+        match c.login(&wrong(&fake)).await {
+            Err(Error::InvalidCredentials { .. }) => sent += 1,
+            Err(Error::LockoutRefused { .. }) => {}
+            other => panic!("login {i}: {other:?}"),
+        }
+    }
+    assert_eq!(sent, 5, "the guard let {sent} wrong logins through");
+    assert_eq!(ledger(&fake), (5, 0), "the fake counted or blocked");
+}

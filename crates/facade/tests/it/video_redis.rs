@@ -6,9 +6,8 @@
 //! unless `REQUIRE_REDIS=1` (set by `.ci/run`), where a missing server fails.
 
 use std::io::{BufRead as _, BufReader};
-use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -19,84 +18,7 @@ use facade::video_session::{
 };
 use fake_services::{DomainUser, VideoSessionFake};
 
-/// A redis-server child process, stopped on drop.
-struct RedisServer {
-    child: Option<Child>,
-    port: u16,
-    _dir: tempfile::TempDir,
-}
-
-impl RedisServer {
-    /// Starts one, or returns `None` (after saying so loudly) when
-    /// `redis-server` is missing and `REQUIRE_REDIS` is not set.
-    fn start(test: &str) -> Option<Self> {
-        let found = Command::new("redis-server")
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok();
-        if !found {
-            assert!(
-                std::env::var("REQUIRE_REDIS").as_deref() != Ok("1"),
-                "REQUIRE_REDIS=1 but redis-server is not on the PATH (Debian: apt-get install redis-server)"
-            );
-            // Straight to the process's stderr: the test harness does not
-            // capture it, so the skip shows in a normal `cargo test` run.
-            let _ = std::io::Write::write_all(
-                &mut std::io::stderr(),
-                format!("\n*** SKIPPED {test}: redis-server is not installed (apt-get install redis-server); set REQUIRE_REDIS=1 to make this a failure ***\n").as_bytes(),
-            );
-            return None;
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(dir.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start redis-server");
-        let server = Self {
-            child: Some(child),
-            port,
-            _dir: dir,
-        };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "redis-server did not listen on {port}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Some(server)
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/0", self.port)
-    }
-
-    fn stop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
+use test_support::RedisServer;
 
 fn key(n: u32) -> facade::video_session::AccountKey {
     Credentials::new("sk-redis", format!("user{n}"), "pw")
