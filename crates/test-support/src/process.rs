@@ -1,8 +1,11 @@
 //! Runs a child process to its end and measures its own peak memory.
 //!
 //! The peak resident set comes from `wait4`'s resource usage for that one
-//! child (`ru_maxrss`), so it is exact and belongs to the child alone, unlike
-//! `RUSAGE_CHILDREN`, which mixes every child of the test process.
+//! child (`ru_maxrss`), not from `RUSAGE_CHILDREN`, which mixes every child of
+//! the test process. One caveat: on Linux the child starts with its parent's
+//! high-water mark (it shares the parent's memory until `exec`), so a test that
+//! compares peaks must run in a binary of its own, where the parent stays small
+//! and steady.
 //!
 //! ```
 //! use std::time::Duration;

@@ -1,11 +1,12 @@
 //! apictl's integration tests, one binary with a module per area (one link instead of one per file).
 //! Each test runs the real `apictl` binary (`CARGO_BIN_EXE_apictl`) as a child process.
+//! `ads_limits.rs` keeps a binary of its own: it measures its children's peak memory, which tests
+//! running beside it in this process would raise (see its top).
 
 #[path = "../common/mod.rs"]
 mod common;
 
 mod ads;
-mod ads_limits;
 mod ads_resume;
 mod help;
 mod sandbox;

@@ -6,8 +6,13 @@
 //! bounded time (killed otherwise), with the child's own peak memory within
 //! 64 MiB of a baseline run, and without leaving a file behind. Limits out of
 //! range are refused before sending.
+//!
+//! A test binary of its own, not a module of `tests/it`: the child's peak comes from `wait4`'s
+//! `ru_maxrss`, and on Linux a spawned child starts with its parent's high-water mark (it shares the
+//! parent's memory until `exec`), so tests running beside it in one process would raise every
+//! figure it measures.
 
-use crate::common;
+mod common;
 
 use std::time::Duration;
 
