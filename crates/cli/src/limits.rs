@@ -29,19 +29,29 @@ pub fn bytes(flag: &str, value: u64) -> AppResult<u64> {
     }
 }
 
-/// The video commands' limits over the facade's defaults.
-pub fn video_http_options(args: &VideoLimitArgs) -> AppResult<HttpOptions> {
+/// `--timeout`, `--stall-timeout` and `--max-body`, the flags both `apictl ads`
+/// and `apictl video` have, over the facade's defaults.
+pub fn common_http_options(
+    timeout: Option<u64>,
+    stall_timeout: Option<u64>,
+    max_body: Option<u64>,
+) -> AppResult<HttpOptions> {
     let mut options = HttpOptions::default();
-    if let Some(v) = args.timeout {
+    if let Some(v) = timeout {
         options.timeout = seconds("--timeout", v)?;
     }
-    if let Some(v) = args.stall_timeout {
+    if let Some(v) = stall_timeout {
         options.read_timeout = seconds("--stall-timeout", v)?;
     }
-    if let Some(v) = args.max_body {
+    if let Some(v) = max_body {
         options.max_body_bytes = bytes("--max-body", v)?;
     }
     Ok(options)
+}
+
+/// The video commands' limits over the facade's defaults.
+pub fn video_http_options(args: &VideoLimitArgs) -> AppResult<HttpOptions> {
+    common_http_options(args.timeout, args.stall_timeout, args.max_body)
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use facade::search_ads::{
 use crate::cli::AdsConnArgs;
 use crate::config::{IdValue, SearchAdsSection};
 use crate::error::{AppError, AppResult};
+use crate::limits;
 
 /// Connection settings: flags and environment first, then the config file.
 pub(super) struct Conn<'a> {
@@ -144,22 +145,16 @@ impl Conn<'_> {
     /// The transport limits of `--timeout`, `--deadline`, `--stall-timeout`,
     /// `--max-body` and `--max-download` over the facade's defaults.
     pub(super) fn http_options(&self) -> AppResult<HttpOptions> {
-        let mut options = HttpOptions::default();
-        let (seconds, bytes) = (crate::limits::seconds, crate::limits::bytes);
-        if let Some(v) = self.args.timeout {
-            options.timeout = seconds("--timeout", v)?;
-        }
-        if let Some(v) = self.args.stall_timeout {
-            options.read_timeout = seconds("--stall-timeout", v)?;
-        }
+        let mut options = limits::common_http_options(
+            self.args.timeout,
+            self.args.stall_timeout,
+            self.args.max_body,
+        )?;
         if let Some(v) = self.args.deadline {
-            options.deadline = Some(seconds("--deadline", v)?);
-        }
-        if let Some(v) = self.args.max_body {
-            options.max_body_bytes = bytes("--max-body", v)?;
+            options.deadline = Some(limits::seconds("--deadline", v)?);
         }
         if let Some(v) = self.args.max_download {
-            options.max_download_bytes = bytes("--max-download", v)?;
+            options.max_download_bytes = limits::bytes("--max-download", v)?;
         }
         Ok(options)
     }
