@@ -509,35 +509,31 @@ fn transport_error(
         }
         // An answer that is not the API's JSON at all (a proxy's or load balancer's page): its
         // status and media type say what happened, not the JSON parser.
-        E::InvalidResponsePayload(..)
-            if answer.is_some_and(|a| !a.json || !(200..300).contains(&a.status)) =>
-        {
-            let a = answer.unwrap_or(LastAnswer {
-                status: 0,
-                json: false,
-            });
-            Error::UnexpectedResponse {
-                status: Some(a.status),
-                detail: format!(
-                    "the {what} answer is HTTP {} with a body that is not the API's JSON{}",
-                    a.status,
-                    if a.json {
-                        ""
-                    } else {
-                        " (not application/json)"
-                    }
-                ),
+        E::InvalidResponsePayload(_, e) => {
+            match answer.filter(|a| !a.json || !(200..300).contains(&a.status)) {
+                Some(a) => Error::UnexpectedResponse {
+                    status: Some(a.status),
+                    detail: format!(
+                        "the {what} answer is HTTP {} with a body that is not the API's JSON{}",
+                        a.status,
+                        if a.json {
+                            ""
+                        } else {
+                            " (not application/json)"
+                        }
+                    ),
+                },
+                None => Error::UnexpectedResponse {
+                    status: None,
+                    detail: format!(
+                        "the {what} answer does not match the API documentation ({:?} error at line {}, column {})",
+                        e.classify(),
+                        e.line(),
+                        e.column()
+                    ),
+                },
             }
         }
-        E::InvalidResponsePayload(_, e) => Error::UnexpectedResponse {
-            status: None,
-            detail: format!(
-                "the {what} answer does not match the API documentation ({:?} error at line {}, column {})",
-                e.classify(),
-                e.line(),
-                e.column()
-            ),
-        },
         E::InvalidRequest(m) | E::Custom(m) => Error::UnexpectedResponse {
             status: None,
             detail: format!(
