@@ -480,16 +480,41 @@ async fn a_quota_error_longer_than_the_policy_allows_is_a_typed_error() {
     );
 }
 
+/// Requests the fake's ledger has counted for `searchAds360:search`.
+fn searches(fake: &SearchAdsFake) -> u64 {
+    fake.ledger().counts().reporting_search_requests
+}
+
+/// Polls `searches` until it reaches `n` or a minute passes (a generous deadline for a loaded
+/// machine); returns the last count.
+async fn wait_for_searches(fake: &SearchAdsFake, n: u64) -> u64 {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while searches(fake) < n && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    searches(fake)
+}
+
+/// Waits as long as `pages` pages took so far (at least 0.5 s): a report that had not stopped
+/// fetching would show more pages afterwards, however slow the machine is.
+async fn wait_as_long_as(started: std::time::Instant, fetched: u64, pages: u32) {
+    let per_page = started.elapsed() / u32::try_from(fetched.max(1)).unwrap_or(u32::MAX);
+    tokio::time::sleep((per_page * pages).max(Duration::from_millis(500))).await;
+}
+
 #[tokio::test]
 async fn dropping_a_report_stops_its_shards() {
-    let fake = support::start(recent(40, 500)).await;
+    // 40 one-day shards of 10 pages of 100 rows (400 pages); one shard in flight, so the
+    // report's budget is 20 000 rows: at most 200 pages ahead of the reader, plus the front
+    // shard's reserve of two pages and the page the reader took.
+    let fake = support::start(recent(40, 1_000)).await;
     let client = client(&fake, RetryPolicy::no_retries());
     let t = today(&fake);
     let dates = DateRange::new(t - Days::new(39), t).expect("range");
     let options = ReportOptions {
         page_size: 100,
         shard_days: 1,
-        concurrency: 4,
+        concurrency: 1,
         ..ReportOptions::default()
     };
     let mut report = client
@@ -499,15 +524,15 @@ async fn dropping_a_report_stops_its_shards() {
     assert!(first.ds_conversion_id.is_some());
     drop(report);
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let after_drop = fake.ledger().counts().reporting_search_requests;
+    let after_drop = searches(&fake);
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(fake.ledger().counts().reporting_search_requests, after_drop);
-    // Shards ahead of the reader wait on a bounded channel: far fewer than the 200 pages ran.
-    assert!(after_drop < 40, "{after_drop} requests");
+    assert_eq!(searches(&fake), after_drop);
+    assert!(after_drop <= 203, "{after_drop} of 400 pages fetched");
 }
 
-/// A shard ahead of the reader fetches at most 20 000 rows (here 20 pages of 1 000 of its 30)
-/// and then waits: a reader that stops reading does not make the report pull the whole range.
+/// A reader that stops reading does not make the report pull the whole range: with one shard
+/// in flight it fetches its budget of 20 000 rows (20 pages of 1 000), the front shard's reserve
+/// of two pages and the page the reader took, and then waits.
 #[tokio::test]
 async fn a_shard_runs_ahead_of_the_reader_only_so_far() {
     let fake = support::start(recent(40, 1_000)).await;
@@ -525,21 +550,74 @@ async fn a_shard_runs_ahead_of_the_reader_only_so_far() {
         .expect("valid");
     let started = std::time::Instant::now();
     report.try_next().await.expect("ok").expect("a row");
-    let searches = || fake.ledger().counts().reporting_search_requests;
-    // The shard fills its buffer while nobody reads (a generous deadline for a loaded machine)...
-    let deadline = started + Duration::from_secs(60);
-    while searches() < 20 && std::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    // ...and then stops: the page being read, 20 buffered, one waiting to be sent. Waiting
-    // as long as 8 pages took (at least 0.5 s) would show more pages if it did not stop; a
-    // stopped shard passes however slow the machine is.
-    let per_page = started.elapsed() / 20;
-    tokio::time::sleep((per_page * 8).max(Duration::from_millis(500))).await;
-    let ahead = searches();
-    assert!((20..=22).contains(&ahead), "{ahead} of 30 pages fetched");
+    let fetched = wait_for_searches(&fake, 23).await;
+    wait_as_long_as(started, fetched, 8).await;
+    let ahead = searches(&fake);
+    assert_eq!(ahead, 23, "{ahead} of 30 pages fetched");
     let rest: Vec<_> = report.try_collect().await.expect("the rest");
     assert_eq!(rest.len(), 40_000 - 1);
+}
+
+/// `concurrency` counts the shards that are fetching, not those the reader has yet to reach:
+/// with one shard in flight, a shard that has its last page lets the next one start while the
+/// reader is still on the first, so the requests of a page-by-page read overlap the reading.
+#[tokio::test]
+async fn a_shard_with_its_last_page_lets_the_next_start_before_the_reader_gets_there() {
+    // Five one-day shards of one page each.
+    let fake = support::start(recent(5, 1_000)).await;
+    let client = client(&fake, RetryPolicy::no_retries());
+    let t = today(&fake);
+    let dates = DateRange::new(t - Days::new(4), t).expect("range");
+    let options = ReportOptions {
+        page_size: 1_000,
+        shard_days: 1,
+        concurrency: 1,
+        ..ReportOptions::default()
+    };
+    let mut report = client
+        .conversion_report_on(customer(&fake, 0), dates, options, t)
+        .expect("valid");
+    report.try_next().await.expect("ok").expect("a row");
+    // The reader stays on the first shard (999 rows left in it): each row it takes lets the
+    // next shard start once the one before has its page.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let mut read = 1;
+    while searches(&fake) < 5 && read < 1_000 && std::time::Instant::now() < deadline {
+        report.try_next().await.expect("ok").expect("a row");
+        read += 1;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(searches(&fake), 5, "after {read} rows of the first shard");
+    assert!(read < 1_000, "the reader left the first shard");
+    let rest: Vec<_> = report.try_collect().await.expect("the rest");
+    assert_eq!(read + rest.len(), 5_000);
+}
+
+/// The shards ahead of the reader can spend the whole budget: two shards of five pages of
+/// 10 000 rows in flight have a budget of 40 000 rows (four pages), which the second shard fills
+/// while the reader is still on the first. The first goes on with its reserve of two pages, so
+/// the report ends instead of waiting forever.
+#[tokio::test]
+async fn a_full_budget_never_stalls_the_shard_being_read() {
+    let fake = support::start(recent(2, 50_000)).await;
+    let client = client(&fake, RetryPolicy::no_retries());
+    let t = today(&fake);
+    let dates = DateRange::new(t - Days::new(1), t).expect("range");
+    let options = ReportOptions {
+        page_size: 10_000,
+        shard_days: 1,
+        concurrency: 2,
+        ..ReportOptions::default()
+    };
+    let report = client
+        .conversion_report_on(customer(&fake, 0), dates, options, t)
+        .expect("valid");
+    let rows = tokio::time::timeout(Duration::from_secs(120), report.try_collect::<Vec<_>>())
+        .await
+        .expect("the report stalled: the shard being read waited for budget held by the next")
+        .expect("ok");
+    assert_eq!(rows.len(), 100_000);
+    assert_eq!(searches(&fake), 10);
 }
 
 #[test]

@@ -1,29 +1,38 @@
 //! The conversion report stream: the date range split into shards, up to `concurrency` shards
-//! fetched at once (each page by page with `pageToken`), rows yielded in shard order.
+//! fetching at once (each page by page with `pageToken`), rows yielded in shard order.
 //!
-//! Each shard runs as a task that sends its pages through a bounded channel of
-//! [`shard_buffer_pages`] pages (two pages, or as many as hold [`SHARD_BUFFER_ROWS`] rows when
-//! pages are smaller), so a shard that is ahead of the consumer waits once its buffer is full:
-//! memory stays within `concurrency × (max(2 × page_size, SHARD_BUFFER_ROWS + page_size) +
-//! page_size)` rows. The shards behind the one being read keep fetching meanwhile, which is what
-//! hides the latency of a page-by-page read. Only the first `concurrency` unfinished shards run;
-//! the next one starts when the consumer has read a shard to its end. Dropping the stream aborts
-//! the tasks.
+//! **Requests in flight.** A shard counts against `concurrency` while it fetches; once it has its
+//! last page it stops counting, and the next shard starts the next time the reader asks for a row,
+//! even though the reader has not reached the finished shard yet. So `concurrency` requests are in flight whenever there is room to buffer their rows,
+//! which is what hides the latency of a page-by-page read.
+//!
+//! **Memory.** Rows fetched ahead of the reader are bounded by one budget for the whole report,
+//! [`buffer_rows`] (`concurrency × max(SHARD_BUFFER_ROWS, 2 × page_size)`), plus a reserve of two
+//! pages that only the front shard (the one being read) may use: a shard takes a page's worth of
+//! the budget before it asks for the page and gives it back when the reader takes the page. Shards
+//! ahead of the reader wait once the budget is spent; the front shard can always go on with the
+//! reserve, so a full budget never stalls the report. At most `buffer_rows + 3 × page_size` rows
+//! are held at once (the budget, the reserve, and the page being read). Dropping the stream
+//! aborts the tasks.
 //!
 //! Inside a shard: transient failures (5xx, 429, `RESOURCE_EXHAUSTED` after the error's retry
-//! delay, connection failures) are retried by the [`RetryPolicy`]; an expired page token restarts
-//! the shard's query from the date of the last row yielded, skipping the rows up to and including
-//! it (the report's order, SR-9, makes that exact), so every row is yielded exactly once.
+//! delay, connection failures) are retried by the [`RetryPolicy`](super::super::RetryPolicy); an
+//! expired page token restarts the shard's query from the date of the last row yielded, skipping
+//! the rows up to and including it (the report's order, SR-9, makes that exact), so every row is
+//! yielded exactly once.
 
 use std::collections::VecDeque;
-use std::pin::Pin;
+use std::pin::{Pin, pin};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 
 use chrono::NaiveDate;
 use futures::Stream;
+use futures::future::{Either, select};
+use futures::task::AtomicWaker;
 use search_ads_reporting_client::types;
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::super::call::Calls;
@@ -34,13 +43,16 @@ use super::OP_SEARCH;
 use super::mapping::{RowKey, conversion_from_row};
 use super::query::{ReportFilters, conversion_query};
 
-/// Rows a shard may fetch ahead of the consumer (rounded up to whole pages, at least two pages).
+/// Rows each shard in flight adds to the report's buffer budget (see [`buffer_rows`]).
 pub(crate) const SHARD_BUFFER_ROWS: usize = 20_000;
 
-/// Pages a shard may buffer ahead of the consumer for this page size.
-pub(crate) fn shard_buffer_pages(page_size: u32) -> usize {
+/// Rows the whole report may fetch ahead of its reader, besides the front shard's reserve of two
+/// pages: `concurrency × max(SHARD_BUFFER_ROWS, 2 × page_size)`.
+pub(crate) fn buffer_rows(concurrency: usize, page_size: u32) -> usize {
     let page = usize::try_from(page_size).unwrap_or(usize::MAX).max(1);
-    SHARD_BUFFER_ROWS.div_ceil(page).max(2)
+    concurrency
+        .max(1)
+        .saturating_mul(SHARD_BUFFER_ROWS.max(page.saturating_mul(2)))
 }
 
 /// Consecutive page-token expiries without a new row before a shard gives up.
@@ -56,10 +68,24 @@ pub(crate) struct ShardContext {
     pub filters: ReportFilters,
 }
 
-/// What a shard task sends: rows, or that it finished. A channel that closes without `Done`
-/// means the task died (a panic), which the stream reports instead of ending short.
+/// What the report and its shard tasks share.
+struct Shared {
+    ctx: ShardContext,
+    /// Rows any shard may fetch ahead of the reader ([`buffer_rows`]).
+    budget: Arc<Semaphore>,
+    /// Two pages only the front shard may use, so the shard being read always goes on.
+    reserve: Arc<Semaphore>,
+    /// Shards started that have not fetched their last page (or failed) yet.
+    fetching: AtomicUsize,
+    /// The reader, woken when a shard stops fetching (room to start the next).
+    reader: AtomicWaker,
+}
+
+/// What a shard task sends: rows (with the budget they hold), or that it finished. A channel
+/// that closes without `Done` means the task died (a panic), which the stream reports instead
+/// of ending short.
 enum Msg {
-    Rows(Vec<Conversion>),
+    Rows(Vec<Conversion>, OwnedSemaphorePermit),
     Done,
 }
 
@@ -73,9 +99,13 @@ struct Running {
 /// The conversions of a report, in order (see [`SearchAds::conversion_report`](super::super::SearchAds::conversion_report)).
 /// After an error the stream ends.
 pub struct ConversionReport {
-    ctx: Arc<ShardContext>,
+    shared: Arc<Shared>,
     pending: VecDeque<(NaiveDate, NaiveDate)>,
     running: VecDeque<Running>,
+    /// Index of the next shard to start; shards are numbered in date order from 0.
+    next_index: usize,
+    /// Index of the shard being read, told to the shard tasks (the front may use the reserve).
+    front: watch::Sender<usize>,
     concurrency: usize,
     ready: VecDeque<Conversion>,
     done: bool,
@@ -84,7 +114,7 @@ pub struct ConversionReport {
 impl std::fmt::Debug for ConversionReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ConversionReport")
-            .field("customer", &self.ctx.customer)
+            .field("customer", &self.shared.ctx.customer)
             .field("shards_pending", &self.pending.len())
             .field("shards_running", &self.running.len())
             .field("done", &self.done)
@@ -98,23 +128,49 @@ impl ConversionReport {
         shards: Vec<(NaiveDate, NaiveDate)>,
         concurrency: usize,
     ) -> Self {
+        let concurrency = concurrency.max(1);
+        let page = usize::try_from(ctx.page_size).unwrap_or(usize::MAX).max(1);
+        let shared = Shared {
+            budget: Arc::new(Semaphore::new(buffer_rows(concurrency, ctx.page_size))),
+            reserve: Arc::new(Semaphore::new(page.saturating_mul(2))),
+            fetching: AtomicUsize::new(0),
+            reader: AtomicWaker::new(),
+            ctx,
+        };
         Self {
-            ctx: Arc::new(ctx),
+            shared: Arc::new(shared),
             pending: shards.into(),
             running: VecDeque::new(),
-            concurrency: concurrency.max(1),
+            next_index: 0,
+            front: watch::Sender::new(0),
+            concurrency,
             ready: VecDeque::new(),
             done: false,
         }
     }
 
+    /// Starts shards in date order while fewer than `concurrency` are fetching.
     fn start_shards(&mut self) {
-        while self.running.len() < self.concurrency {
+        while self.shared.fetching.load(Ordering::Acquire) < self.concurrency {
             let Some((start, end)) = self.pending.pop_front() else {
                 return;
             };
-            let (tx, rx) = mpsc::channel(shard_buffer_pages(self.ctx.page_size));
-            let task = tokio::spawn(run_shard(self.ctx.clone(), start, end, tx));
+            // Every batch holds at least one page of budget or reserve, so the channel never
+            // fills: a shard waits for budget, not for the reader.
+            let page = usize::try_from(self.shared.ctx.page_size)
+                .unwrap_or(usize::MAX)
+                .max(1);
+            let capacity = buffer_rows(self.concurrency, self.shared.ctx.page_size) / page + 3;
+            let (tx, rx) = mpsc::channel(capacity);
+            self.shared.fetching.fetch_add(1, Ordering::AcqRel);
+            let shard = Shard {
+                shared: self.shared.clone(),
+                index: self.next_index,
+                front: self.front.subscribe(),
+                tx,
+            };
+            self.next_index += 1;
+            let task = tokio::spawn(shard.run(start, end));
             self.running.push_back(Running { rx, task });
         }
     }
@@ -141,23 +197,30 @@ impl Stream for ConversionReport {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;
+        // Registered before the shards are counted, so a shard that stops fetching after the
+        // count still wakes this reader to start the next one.
+        this.shared.reader.register(cx.waker());
         loop {
+            if !this.done {
+                this.start_shards();
+            }
             if let Some(c) = this.ready.pop_front() {
                 return Poll::Ready(Some(Ok(c)));
             }
             if this.done {
                 return Poll::Ready(None);
             }
-            this.start_shards();
             let Some(front) = this.running.front_mut() else {
                 this.done = true;
                 return Poll::Ready(None);
             };
             match front.rx.poll_recv(cx) {
                 Poll::Pending => return Poll::Pending,
-                Poll::Ready(Some(Ok(Msg::Rows(batch)))) => this.ready.extend(batch),
+                // The budget goes back as the rows move to the reader.
+                Poll::Ready(Some(Ok(Msg::Rows(batch, _budget)))) => this.ready.extend(batch),
                 Poll::Ready(Some(Ok(Msg::Done))) => {
                     this.running.pop_front();
+                    this.front.send_modify(|front| *front += 1);
                 }
                 Poll::Ready(Some(Err(e))) => {
                     this.stop();
@@ -205,102 +268,145 @@ async fn search_page(
         .await
 }
 
-async fn run_shard(
-    ctx: Arc<ShardContext>,
-    start: NaiveDate,
-    end: NaiveDate,
+/// One shard's task: its pages in order, each after taking a page of budget.
+struct Shard {
+    shared: Arc<Shared>,
+    index: usize,
+    front: watch::Receiver<usize>,
     tx: mpsc::Sender<Batch>,
-) {
-    let mut query = conversion_query(start, end, &ctx.filters);
-    let mut token: Option<String> = None;
-    let mut last: Option<(RowKey, NaiveDate)> = None;
-    let mut skip_through: Option<RowKey> = None;
-    let mut stalled = 0;
-    loop {
-        let page = match search_page(&ctx, &query, token.as_deref()).await {
-            Ok(page) => page,
-            Err(Error::Reporting { failure, .. })
-                if failure.has_code("EXPIRED_PAGE_TOKEN")
-                    && token.is_some()
-                    && stalled < MAX_STALLED_RESTARTS =>
-            {
-                stalled += 1;
-                token = None;
-                if let Some((key, date)) = last {
-                    query = conversion_query(date, end, &ctx.filters);
-                    skip_through = Some(key);
-                }
-                tracing::info!(
-                    operation = OP_SEARCH,
-                    stalled,
-                    "page token expired; the shard restarts after the last row it yielded"
-                );
-                continue;
+}
+
+/// Counts a shard out of `fetching` and wakes the reader when the shard's task ends, however it
+/// ends (last page, error, reader gone, panic).
+struct FetchingGuard(Arc<Shared>);
+
+impl Drop for FetchingGuard {
+    fn drop(&mut self) {
+        self.0.fetching.fetch_sub(1, Ordering::AcqRel);
+        self.0.reader.wake();
+    }
+}
+
+impl Shard {
+    /// A page's worth of budget, or of the reserve once this shard is the front one. `None`
+    /// when the report is gone.
+    async fn room_for_a_page(&mut self) -> Option<OwnedSemaphorePermit> {
+        let rows = self.shared.ctx.page_size.max(1);
+        loop {
+            let budget = self.shared.budget.clone().acquire_many_owned(rows);
+            if *self.front.borrow_and_update() == self.index {
+                let reserve = self.shared.reserve.clone().acquire_many_owned(rows);
+                return match select(pin!(budget), pin!(reserve)).await {
+                    Either::Left((permit, _)) | Either::Right((permit, _)) => permit.ok(),
+                };
             }
-            Err(e) => {
-                let _ = tx.send(Err(e)).await;
+            match select(pin!(budget), pin!(self.front.changed())).await {
+                Either::Left((permit, _)) => return permit.ok(),
+                Either::Right((Ok(()), _)) => {} // the front moved: maybe to this shard
+                Either::Right((Err(_), _)) => return None, // the report is gone
+            }
+        }
+    }
+
+    async fn run(mut self, start: NaiveDate, end: NaiveDate) {
+        let shared = self.shared.clone();
+        let _fetching = FetchingGuard(shared.clone());
+        let ctx = &shared.ctx;
+        let mut query = conversion_query(start, end, &ctx.filters);
+        let mut token: Option<String> = None;
+        let mut last: Option<(RowKey, NaiveDate)> = None;
+        let mut skip_through: Option<RowKey> = None;
+        let mut stalled = 0;
+        loop {
+            let Some(room) = self.room_for_a_page().await else {
                 return;
-            }
-        };
-        let mut batch = Vec::with_capacity(page.results.len());
-        for row in page.results {
-            let date = row
-                .segments
-                .as_ref()
-                .and_then(|s| s.date.as_deref())
-                .and_then(|d| d.parse::<NaiveDate>().ok());
-            let (key, conversion) = match (conversion_from_row(row), date) {
-                (Ok(pair), Some(_)) => pair,
-                (Err(detail), _) => {
-                    let _ = tx
-                        .send(Err(Error::unexpected(OP_SEARCH, Some(200), detail)))
-                        .await;
+            };
+            let tx = &self.tx;
+            let page = match search_page(ctx, &query, token.as_deref()).await {
+                Ok(page) => page,
+                Err(Error::Reporting { failure, .. })
+                    if failure.has_code("EXPIRED_PAGE_TOKEN")
+                        && token.is_some()
+                        && stalled < MAX_STALLED_RESTARTS =>
+                {
+                    stalled += 1;
+                    token = None;
+                    if let Some((key, date)) = last {
+                        query = conversion_query(date, end, &ctx.filters);
+                        skip_through = Some(key);
+                    }
+                    tracing::info!(
+                        operation = OP_SEARCH,
+                        stalled,
+                        "page token expired; the shard restarts after the last row it yielded"
+                    );
+                    continue;
+                }
+                Err(e) => {
+                    let _ = tx.send(Err(e)).await;
                     return;
                 }
-                (Ok(_), None) => {
+            };
+            let mut batch = Vec::with_capacity(page.results.len());
+            for row in page.results {
+                let date = row
+                    .segments
+                    .as_ref()
+                    .and_then(|s| s.date.as_deref())
+                    .and_then(|d| d.parse::<NaiveDate>().ok());
+                let (key, conversion) = match (conversion_from_row(row), date) {
+                    (Ok(pair), Some(_)) => pair,
+                    (Err(detail), _) => {
+                        let _ = tx
+                            .send(Err(Error::unexpected(OP_SEARCH, Some(200), detail)))
+                            .await;
+                        return;
+                    }
+                    (Ok(_), None) => {
+                        let _ = tx
+                            .send(Err(Error::unexpected(
+                                OP_SEARCH,
+                                Some(200),
+                                "segments.date is missing or not YYYY-MM-DD".to_owned(),
+                            )))
+                            .await;
+                        return;
+                    }
+                };
+                if let Some(skip) = skip_through {
+                    if key <= skip {
+                        continue;
+                    }
+                    skip_through = None;
+                }
+                if let Some((prev, _)) = last
+                    && key <= prev
+                {
                     let _ = tx
                         .send(Err(Error::unexpected(
                             OP_SEARCH,
                             Some(200),
-                            "segments.date is missing or not YYYY-MM-DD".to_owned(),
+                            format!(
+                                "rows out of order: conversion {} at {} came after conversion {} at {}",
+                                key.1, key.0, prev.1, prev.0
+                            ),
                         )))
                         .await;
                     return;
                 }
-            };
-            if let Some(skip) = skip_through {
-                if key <= skip {
-                    continue;
+                last = date.map(|d| (key, d));
+                stalled = 0;
+                batch.push(conversion);
+            }
+            if !batch.is_empty() && tx.send(Ok(Msg::Rows(batch, room))).await.is_err() {
+                return; // the consumer is gone
+            }
+            match page.next_page_token {
+                Some(t) if !t.is_empty() => token = Some(t),
+                _ => {
+                    let _ = tx.send(Ok(Msg::Done)).await;
+                    return;
                 }
-                skip_through = None;
-            }
-            if let Some((prev, _)) = last
-                && key <= prev
-            {
-                let _ = tx
-                    .send(Err(Error::unexpected(
-                        OP_SEARCH,
-                        Some(200),
-                        format!(
-                            "rows out of order: conversion {} at {} came after conversion {} at {}",
-                            key.1, key.0, prev.1, prev.0
-                        ),
-                    )))
-                    .await;
-                return;
-            }
-            last = date.map(|d| (key, d));
-            stalled = 0;
-            batch.push(conversion);
-        }
-        if !batch.is_empty() && tx.send(Ok(Msg::Rows(batch))).await.is_err() {
-            return; // the consumer is gone
-        }
-        match page.next_page_token {
-            Some(t) if !t.is_empty() => token = Some(t),
-            _ => {
-                let _ = tx.send(Ok(Msg::Done)).await;
-                return;
             }
         }
     }
@@ -311,11 +417,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_shard_buffers_two_pages_or_twenty_thousand_rows() {
-        assert_eq!(shard_buffer_pages(10_000), 2);
-        assert_eq!(shard_buffer_pages(7_000), 3);
-        assert_eq!(shard_buffer_pages(1_000), 20);
-        assert_eq!(shard_buffer_pages(1), 20_000);
-        assert_eq!(shard_buffer_pages(0), 20_000);
+    fn the_budget_is_twenty_thousand_rows_or_two_pages_per_shard_in_flight() {
+        assert_eq!(buffer_rows(4, 10_000), 80_000);
+        assert_eq!(buffer_rows(4, 1_000), 80_000);
+        assert_eq!(buffer_rows(1, 7_000), 20_000);
+        assert_eq!(buffer_rows(2, 10_001), 40_004);
+        assert_eq!(buffer_rows(0, 0), 20_000);
     }
 }
