@@ -8,7 +8,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use facade::http::BaseUrl;
 use facade::search_ads::{
     AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, ListOptions, ReportOptions,
-    SearchAds, SegmentationId, StaticToken, WriteOptions,
+    SearchAdsClient, SegmentationId, StaticToken, WriteOptions,
 };
 use facade::video_session::{
     CallExperience, Camera, Credentials, Error as VideoError, Invitation, LockoutPolicy, Message,
@@ -43,7 +43,7 @@ struct Fixture {
     dir: tempfile::TempDir,
     state: StateDir,
     video_base: BaseUrl,
-    ads: SearchAds,
+    ads: SearchAdsClient,
     account: EngineAccount,
 }
 
@@ -219,7 +219,7 @@ async fn setup() -> AppResult<Fixture> {
         })?;
     let state = StateDir::new(dir.path().join("state"));
     let video_base = BaseUrl::parse(services.video.base_url())?;
-    let ads = SearchAds::builder(StaticToken::new(services.search_ads.dev_token()))
+    let ads = SearchAdsClient::builder(StaticToken::new(services.search_ads.dev_token()))
         .base_url(services.search_ads.base_url())?
         .reporting_base_url(services.search_ads.reporting_url())?
         .build()?;

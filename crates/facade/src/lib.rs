@@ -34,7 +34,7 @@
 //! use futures::TryStreamExt;
 //! use facade::search_ads::{
 //!     AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, ListOptions, Outcome,
-//!     SearchAds, SegmentationId, ServiceAccount,
+//!     SearchAdsClient, SegmentationId, ServiceAccount,
 //! };
 //!
 //! # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -47,7 +47,7 @@
 //!
 //! // Authenticate: the client asks the token source before every request.
 //! let tokens = ServiceAccount::from_json(&fake.service_account_key_json())?;
-//! let client = SearchAds::builder(tokens).base_url(fake.base_url())?.build()?;
+//! let client = SearchAdsClient::builder(tokens).base_url(fake.base_url())?.build()?;
 //!
 //! // Stream conversions, five pages of 300 at a time in flight.
 //! let (agency, advertiser) = (AgencyId::new(account.agency_id), AdvertiserId::new(account.advertiser_id));
@@ -99,7 +99,7 @@
 //!
 //! Google deprecated `conversion.get` and `conversion.getByCustomerId` (removal scheduled for
 //! Q3 2025); conversions are now read with a report on the `conversion` resource of the Search
-//! Ads 360 Reporting API. [`SearchAds::conversion_report`](search_ads::SearchAds::conversion_report)
+//! Ads 360 Reporting API. [`SearchAdsClient::conversion_report`](search_ads::SearchAdsClient::conversion_report)
 //! is that report and yields the same [`Conversion`](search_ads::Conversion) type, so the change is
 //! one line:
 //!
@@ -120,7 +120,7 @@
 //! use futures::TryStreamExt;
 //! use facade::search_ads::{
 //!     AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, ListOptions, ReportOptions,
-//!     SearchAds, StaticToken,
+//!     SearchAdsClient, StaticToken,
 //! };
 //!
 //! # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -133,7 +133,7 @@
 //!     .start_date(today - Days::new(29))
 //!     .start()
 //!     .await?;
-//! let client = SearchAds::builder(StaticToken::new(fake.dev_token()))
+//! let client = SearchAdsClient::builder(StaticToken::new(fake.dev_token()))
 //!     .base_url(fake.base_url())?
 //!     .reporting_base_url(fake.reporting_url())?
 //!     .build()?;

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use chrono::DateTime;
 use facade::http::{BaseUrl, HttpOptions};
 use facade::search_ads::{
-    AdvertiserId, AgencyId, Conversion, Error, Outcome, RetryPolicy, SearchAds, StaticToken,
+    AdvertiserId, AgencyId, Conversion, Error, Outcome, RetryPolicy, SearchAdsClient, StaticToken,
     WriteOptions,
 };
 use facade::video_session::{
@@ -39,8 +39,8 @@ fn memory_kib(field: &str) -> u64 {
 
 const STALL: Duration = Duration::from_secs(2);
 
-fn client(base: &str) -> SearchAds {
-    SearchAds::builder(StaticToken::new("token"))
+fn client(base: &str) -> SearchAdsClient {
+    SearchAdsClient::builder(StaticToken::new("token"))
         .base_url(base)
         .expect("a loopback URL")
         .retry_policy(RetryPolicy::no_retries())

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use chrono::NaiveDate;
 use facade::search_ads::{
     AdGroupId, CampaignId, Conversion, DateRange, EngineAccount, ListOptions, ReportFilters,
-    ReportOptions, SearchAds, WriteOptions,
+    ReportOptions, SearchAdsClient, WriteOptions,
 };
 use futures::{Stream, TryStreamExt as _};
 use indicatif::ProgressBar;
@@ -79,7 +79,7 @@ pub type AnyConversions =
 /// Opens a v2 listing: the engine account when its three ids are known, else the customer.
 #[allow(deprecated)] // conversion.get is deprecated by Google, and still answers
 fn open_listing(
-    client: &SearchAds,
+    client: &SearchAdsClient,
     conn: &Conn<'_>,
     dates: DateRange,
     options: ListOptions,
@@ -102,7 +102,7 @@ fn open_listing(
 
 /// Opens a report through the Reporting API for the customer.
 fn open_report(
-    client: &SearchAds,
+    client: &SearchAdsClient,
     conn: &Conn<'_>,
     dates: DateRange,
     args: &ListArgs,

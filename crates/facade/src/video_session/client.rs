@@ -33,7 +33,7 @@ const MAX_BLOCK_WAIT: Duration = Duration::from_secs(86_400);
 /// - [`send_invitation`](Self::send_invitation) sends the session's `UserToken`
 ///   (marked sensitive) and returns the typed answer.
 ///
-/// Cloning is cheap (like [`SearchAds`](crate::search_ads::SearchAds)), and a
+/// Cloning is cheap (like [`SearchAdsClient`](crate::search_ads::SearchAdsClient)), and a
 /// clone shares the original's HTTP connections and its [`LockoutGuard`]: the
 /// same count, never a budget of its own.
 #[derive(Debug, Clone)]
@@ -197,7 +197,14 @@ impl VideoSessionClient {
         &self.base
     }
 
-    /// The lockout guard (for [`LockoutGuard::status`]).
+    /// The lockout guard (for [`LockoutGuard::status`]); the one set with
+    /// [`VideoSessionClientBuilder::lockout_guard`], or the one the builder made.
+    pub fn lockout_guard(&self) -> &Arc<LockoutGuard> {
+        &self.guard
+    }
+
+    /// The lockout guard: the former name of [`lockout_guard`](Self::lockout_guard).
+    #[deprecated(note = "renamed to lockout_guard (like the builder's setter)")]
     pub fn lockout(&self) -> &Arc<LockoutGuard> {
         &self.guard
     }

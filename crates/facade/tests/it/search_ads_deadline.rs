@@ -9,7 +9,9 @@
 use std::time::{Duration, Instant};
 
 use facade::http::HttpOptions;
-use facade::search_ads::{AdvertiserId, AgencyId, Error, RetryPolicy, SearchAds, StaticToken};
+use facade::search_ads::{
+    AdvertiserId, AgencyId, Error, RetryPolicy, SearchAdsClient, StaticToken,
+};
 use test_support::{Answer, HostileServer};
 
 /// The overall deadline ends a call that keeps failing transiently, and says
@@ -17,7 +19,7 @@ use test_support::{Answer, HostileServer};
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_deadline_ends_a_call_across_its_retries_and_names_its_value() {
     let server = HostileServer::start(Answer::Trickle);
-    let client = SearchAds::builder(StaticToken::new("token"))
+    let client = SearchAdsClient::builder(StaticToken::new("token"))
         .base_url(&server.url())
         .expect("a loopback URL")
         .retry_policy(RetryPolicy {
@@ -60,7 +62,7 @@ async fn the_deadline_ends_a_call_across_its_retries_and_names_its_value() {
     assert!(text.contains("deadline of 3 s"), "{text}");
 
     // A per-attempt timeout names its value.
-    let client = SearchAds::builder(StaticToken::new("token"))
+    let client = SearchAdsClient::builder(StaticToken::new("token"))
         .base_url(&server.url())
         .expect("a loopback URL")
         .retry_policy(RetryPolicy::no_retries())

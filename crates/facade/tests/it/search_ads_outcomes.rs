@@ -36,7 +36,7 @@ use chrono::{DateTime, Utc};
 use facade::search_ads::RetryPolicy;
 use facade::search_ads::{
     AdvertiserId, AgencyId, Conversion, ConversionType, CustomMetric, EngineAccountId, IssueCode,
-    Micros, Outcome, SearchAds, SegmentationId, WriteOptions, WriteReport,
+    Micros, Outcome, SearchAdsClient, SegmentationId, WriteOptions, WriteReport,
 };
 use fake_services::{ConversionKey, DetailsCut, Faults, SearchAdsFake, SearchAdsFakeBuilder};
 
@@ -81,11 +81,11 @@ fn key(fake: &SearchAdsFake, i: usize) -> ConversionKey {
 /// 30 attempts: with half of all requests refused (the rate-limit mode),
 /// a batch refused 12 times in a row was a 1 in 4096 chance per batch, and
 /// the test's 100 batches met it about once in 40 runs.
-fn client(fake: &SearchAdsFake) -> SearchAds {
+fn client(fake: &SearchAdsFake) -> SearchAdsClient {
     client_with(fake, support::fast_retries(30))
 }
 
-fn client_with(fake: &SearchAdsFake, retry: RetryPolicy) -> SearchAds {
+fn client_with(fake: &SearchAdsFake, retry: RetryPolicy) -> SearchAdsClient {
     support::client(
         fake,
         retry,
@@ -98,7 +98,7 @@ fn client_with(fake: &SearchAdsFake, retry: RetryPolicy) -> SearchAds {
 
 /// Inserts `input` through the stream, checking that the batches come in
 /// input order and cover it once; the collected report.
-async fn insert(client: &SearchAds, input: &[Conversion], resubmission: bool) -> WriteReport {
+async fn insert(client: &SearchAdsClient, input: &[Conversion], resubmission: bool) -> WriteReport {
     let mut stream = client
         .insert(input)
         .resubmission(resubmission)

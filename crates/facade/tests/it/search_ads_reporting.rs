@@ -12,7 +12,7 @@ use chrono::{Days, NaiveDate};
 use facade::search_ads::{
     AdGroupId, AdId, CampaignId, Conversion, ConversionState, ConversionStatus, CriterionId,
     CustomerId, DateRange, Error, IdLookup, ListOptions, ReportFilters, ReportOptions, RetryPolicy,
-    SearchAds, StaticToken, WriteOptions,
+    SearchAdsClient, StaticToken, WriteOptions,
 };
 use fake_services::{Faults, ReportingFaults, SearchAdsFake, SearchAdsFakeBuilder};
 use futures::TryStreamExt;
@@ -32,8 +32,8 @@ fn recent(days: u64, per_day: u64) -> SearchAdsFakeBuilder {
         .start_date(today - Days::new(days - 1))
 }
 
-fn client(fake: &SearchAdsFake, retry: RetryPolicy) -> SearchAds {
-    SearchAds::builder(StaticToken::new(fake.dev_token()))
+fn client(fake: &SearchAdsFake, retry: RetryPolicy) -> SearchAdsClient {
+    SearchAdsClient::builder(StaticToken::new(fake.dev_token()))
         .base_url(fake.base_url())
         .and_then(|b| b.reporting_base_url(fake.reporting_url()))
         .expect("the fake's URLs are valid")
@@ -80,7 +80,7 @@ fn as_reported(lookup: &IdLookup, c: &Conversion) -> Conversion {
 }
 
 async fn v2(
-    client: &SearchAds,
+    client: &SearchAdsClient,
     fake: &SearchAdsFake,
     dates: DateRange,
     options: ListOptions,
@@ -94,7 +94,7 @@ async fn v2(
 }
 
 async fn report(
-    client: &SearchAds,
+    client: &SearchAdsClient,
     fake: &SearchAdsFake,
     dates: DateRange,
     options: ReportOptions,

@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::NaiveDate;
 use facade::search_ads::{
     AdGroupId, AdId, CampaignId, ConversionStatus, CriterionId, CustomerId, DateRange,
-    ReportFilters, ReportOptions, RetryPolicy, SearchAds, StaticToken,
+    ReportFilters, ReportOptions, RetryPolicy, SearchAdsClient, StaticToken,
 };
 use futures::TryStreamExt;
 use serde_json::{Value, json};
@@ -79,7 +79,7 @@ async fn capture(State(log): State<Log>, request: Request) -> Response {
         .into_response()
 }
 
-async fn server() -> (SearchAds, Log) {
+async fn server() -> (SearchAdsClient, Log) {
     let log = Log::default();
     let app = Router::new().fallback(capture).with_state(log.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -87,7 +87,7 @@ async fn server() -> (SearchAds, Log) {
         .expect("a free port");
     let addr = listener.local_addr().expect("an address");
     tokio::spawn(async move { axum::serve(listener, app).await });
-    let client = SearchAds::builder(StaticToken::new(TOKEN))
+    let client = SearchAdsClient::builder(StaticToken::new(TOKEN))
         .reporting_base_url(&format!("http://{addr}"))
         .expect("valid URL")
         .retry_policy(RetryPolicy::no_retries())

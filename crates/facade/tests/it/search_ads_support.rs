@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use facade::search_ads::{
-    AdvertiserId, AgencyId, EngineAccount, RetryPolicy, SearchAds, StaticToken, WriteOptions,
+    AdvertiserId, AgencyId, EngineAccount, RetryPolicy, SearchAdsClient, StaticToken, WriteOptions,
 };
 use fake_services::{SearchAdsFake, SearchAdsFakeBuilder};
 
@@ -27,8 +27,8 @@ pub async fn start(builder: SearchAdsFakeBuilder) -> SearchAdsFake {
 }
 
 /// A client of `fake` with its development token.
-pub fn client(fake: &SearchAdsFake, retry: RetryPolicy, write: WriteOptions) -> SearchAds {
-    SearchAds::builder(StaticToken::new(fake.dev_token()))
+pub fn client(fake: &SearchAdsFake, retry: RetryPolicy, write: WriteOptions) -> SearchAdsClient {
+    SearchAdsClient::builder(StaticToken::new(fake.dev_token()))
         .base_url(fake.base_url())
         .expect("the fake's URL is a valid base URL")
         .retry_policy(retry)

@@ -16,7 +16,7 @@ use facade::search_ads::{
     AdGroupId, AdId, AdvertiserId, AgencyId, Availability, CampaignId, Channel, Consent,
     Conversion, ConversionState, ConversionType, CriterionId, CustomDimension, CustomMetric,
     CustomerId, DateRange, DeviceType, EngineAccount, EngineAccountId, ListOptions, Micros,
-    RetryPolicy, SearchAds, SegmentationId, StaticToken,
+    RetryPolicy, SearchAdsClient, SegmentationId, StaticToken,
 };
 use futures::TryStreamExt;
 use serde_json::{Value, json};
@@ -114,7 +114,7 @@ fn answer(method: &Method, path: &str, body: Bytes) -> Response {
     }))
 }
 
-async fn server() -> (SearchAds, Log) {
+async fn server() -> (SearchAdsClient, Log) {
     let log = Log::default();
     let app = Router::new().fallback(capture).with_state(log.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -122,7 +122,7 @@ async fn server() -> (SearchAds, Log) {
         .expect("a free port");
     let addr = listener.local_addr().expect("an address");
     tokio::spawn(async move { axum::serve(listener, app).await });
-    let client = SearchAds::builder(StaticToken::new(TOKEN))
+    let client = SearchAdsClient::builder(StaticToken::new(TOKEN))
         .base_url(&format!("http://{addr}/doubleclicksearch/v2"))
         .expect("valid URL")
         .retry_policy(RetryPolicy::no_retries())

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use chrono::{DateTime, Utc};
 use facade::search_ads::{
     AdvertiserId, AgencyId, Availability, Conversion, ConversionState, ConversionType,
-    CustomMetric, EngineAccountId, Error, IssueCode, Micros, Outcome, RetryPolicy, SearchAds,
+    CustomMetric, EngineAccountId, Error, IssueCode, Micros, Outcome, RetryPolicy, SearchAdsClient,
     SegmentationId, StaticToken, WriteOptions, WriteProgress,
 };
 use fake_services::{ConversionKey, Faults, SearchAdsFake};
@@ -335,7 +335,7 @@ async fn invalid_conversions_are_refused_before_any_request() {
         assert!(e.to_string().contains("batch_size"), "{e}");
     }
     assert!(
-        SearchAds::builder(StaticToken::new("t"))
+        SearchAdsClient::builder(StaticToken::new("t"))
             .write_options(WriteOptions {
                 batch_size: 5000,
                 concurrency: 1
@@ -353,7 +353,7 @@ async fn invalid_conversions_are_refused_before_any_request() {
 #[tokio::test]
 async fn a_refused_token_fails_every_conversion_without_sending_every_batch() {
     let fake = support::start(SearchAdsFake::builder()).await;
-    let client = SearchAds::builder(StaticToken::new("not-a-valid-token"))
+    let client = SearchAdsClient::builder(StaticToken::new("not-a-valid-token"))
         .base_url(fake.base_url())
         .expect("valid URL")
         .write_options(WriteOptions {

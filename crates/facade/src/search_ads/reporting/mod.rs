@@ -1,8 +1,8 @@
 //! Conversion reads that survive the v2 shutdown: reports on the `conversion` resource of the
 //! Search Ads 360 Reporting API (v0), yielding the same typed [`Conversion`]s as
-//! [`SearchAds::list_conversions`](super::SearchAds::list_conversions).
+//! [`SearchAdsClient::list_conversions`](super::SearchAdsClient::list_conversions).
 //!
-//! - [`SearchAds::conversion_report`](super::SearchAds::conversion_report): a typed query
+//! - [`SearchAdsClient::conversion_report`](super::SearchAdsClient::conversion_report): a typed query
 //!   ([`ReportFilters`], never spliced text), paged with `pageToken`, split by date into shards
 //!   fetched concurrently and yielded in order ([`ConversionReport`]).
 //! - [`ReportOptions`]: page size 1..=10 000, shard length, shards in flight, `login-customer-id`.
@@ -244,7 +244,7 @@ pub(crate) fn map_error(
     }
 }
 
-impl super::SearchAds {
+impl super::SearchAdsClient {
     /// The conversions of a customer in a date range, from a report on the `conversion`
     /// resource of the Search Ads 360 Reporting API: the replacement of
     /// [`list_conversions`](Self::list_conversions), yielding the same [`Conversion`] type

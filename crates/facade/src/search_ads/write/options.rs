@@ -13,8 +13,8 @@ pub const MAX_BATCH_SIZE: usize = 1000;
 /// Most requests in flight at once for one insert or update.
 pub const MAX_CONCURRENCY: usize = 64;
 
-/// Batching of [`insert`](crate::search_ads::SearchAds::insert) and
-/// [`update`](crate::search_ads::SearchAds::update).
+/// Batching of [`insert`](crate::search_ads::SearchAdsClient::insert) and
+/// [`update`](crate::search_ads::SearchAdsClient::update).
 ///
 /// At most `concurrency` batches are in flight, and batches in flight plus
 /// batches that finished out of order and wait for an earlier one (the
