@@ -196,12 +196,10 @@ pub async fn report_facade(
     let client = facade_client(target)?;
     let customer = CustomerId::new(target.customer_id.clone())?;
     let dates = report_range(today_utc())?;
-    let options = ReportOptions {
-        page_size,
-        shard_days,
-        concurrency,
-        ..ReportOptions::default()
-    };
+    let options = ReportOptions::default()
+        .with_page_size(page_size)
+        .with_shard_days(shard_days)
+        .with_concurrency(concurrency);
     let started = Instant::now();
     let mut stream = client.conversion_report(customer, dates, options)?;
     let mut rows: u64 = 0;

@@ -150,10 +150,7 @@ pub fn plain_client(total_timeout: bool) -> Result<reqwest::Client> {
 }
 
 pub(crate) fn facade_client(target: &SearchAdsTarget) -> Result<SearchAdsClient> {
-    let http = facade::http::HttpOptions {
-        timeout: REQUEST_TIMEOUT,
-        ..facade::http::HttpOptions::default()
-    };
+    let http = facade::http::HttpOptions::default().with_timeout(REQUEST_TIMEOUT);
     SearchAdsClient::builder(StaticToken::new(target.token.clone()))
         .base_url(&target.base_url)?
         .reporting_base_url(&target.reporting_url)?
@@ -236,11 +233,9 @@ pub async fn read_facade(
         EngineAccountId::new(target.engine_account_id),
     );
     let dates = DateRange::new(day(READ_START)?, day(READ_END)?)?;
-    let options = ListOptions {
-        page_size,
-        prefetch,
-        ..ListOptions::default()
-    };
+    let options = ListOptions::default()
+        .with_page_size(page_size)
+        .with_prefetch(prefetch);
     let started = Instant::now();
     #[allow(deprecated)] // conversion.get is deprecated upstream; it is what we measure
     let mut stream = client.list_conversions(account, dates, options)?;
@@ -291,10 +286,9 @@ fn upload_conversion(target: &SearchAdsTarget, tag: &str, i: usize) -> Result<Co
 
 /// The batching of `upload-stream`: the largest batches (SA-10), 4 in flight.
 pub fn stream_options() -> WriteOptions {
-    WriteOptions {
-        batch_size: facade::search_ads::MAX_BATCH_SIZE,
-        concurrency: 4,
-    }
+    WriteOptions::default()
+        .with_batch_size(facade::search_ads::MAX_BATCH_SIZE)
+        .with_concurrency(4)
 }
 
 /// Facade streamed upload: `insert(iterator).options(..).stream()`, the

@@ -54,7 +54,7 @@
 //! let engine = EngineAccount::new(agency, advertiser, account.engine_account_id);
 //! let day = |d| NaiveDate::from_ymd_opt(2024, 1, d).ok_or("no such day");
 //! let january = DateRange::new(day(1)?, day(31)?)?;
-//! let options = ListOptions { page_size: 300, prefetch: 5, ..ListOptions::default() };
+//! let options = ListOptions::default().with_page_size(300).with_prefetch(5);
 //! #[allow(deprecated)] // conversion.get is deprecated by Google, and still answers
 //! let conversions: Vec<Conversion> =
 //!     client.list_conversions(engine, january, options)?.try_collect().await?;
@@ -163,8 +163,39 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! # Changes to the public API
+//!
+//! - **`SearchAds` is now [`SearchAdsClient`](search_ads::SearchAdsClient)** (and `SearchAdsBuilder`
+//!   [`SearchAdsClientBuilder`](search_ads::SearchAdsClientBuilder)), like
+//!   [`VideoSessionClient`](video_session::VideoSessionClient). The old names remain as deprecated
+//!   type aliases, so existing code compiles with a deprecation warning; rename to silence it.
+//!   `VideoSessionClient::lockout` is now
+//!   [`lockout_guard`](video_session::VideoSessionClient::lockout_guard) (the name of its builder
+//!   setter); the old name remains, deprecated.
+//! - **Option structs are `#[non_exhaustive]`**: [`HttpOptions`](http::HttpOptions),
+//!   [`RetryPolicy`](search_ads::RetryPolicy), [`ListOptions`](search_ads::ListOptions),
+//!   [`WriteOptions`](search_ads::WriteOptions), [`ReportOptions`](search_ads::ReportOptions),
+//!   [`ReportFilters`](search_ads::ReportFilters) and
+//!   [`LockoutPolicy`](video_session::LockoutPolicy). A struct literal (also with
+//!   `..Default::default()`) no longer compiles outside this crate; start from `default()` (or
+//!   `LockoutPolicy::SEED`) and chain the `with_<field>` setters. The fields stay public:
+//!
+//!   ```text
+//!   - ListOptions { page_size: 500, prefetch: 4, ..ListOptions::default() }
+//!   + ListOptions::default().with_page_size(500).with_prefetch(4)
+//!   ```
+//! - **Enums that will grow are `#[non_exhaustive]`**: [`Outcome`](search_ads::Outcome) (decide
+//!   with `is_stored` / `is_definite`), [`ConversionStatus`](search_ads::ConversionStatus),
+//!   [`Invitation`](video_session::Invitation), [`Refusal`](video_session::Refusal),
+//!   [`BaseUrlError`](http::BaseUrlError), [`PrivateFileError`](private_file::PrivateFileError) and
+//!   the open value enums of [`search_ads::values`]; a `match` on them needs a wildcard arm.
+//!   [`Resolution`](video_session::Resolution) and [`Hold`](video_session::Hold) stay exhaustive on
+//!   purpose: a lockout store must handle each of them.
 
 #![warn(missing_docs)]
+
+mod setters;
 
 pub mod fs;
 pub mod http;

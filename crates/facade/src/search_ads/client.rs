@@ -72,9 +72,9 @@ impl std::fmt::Debug for SearchAdsClient {
 ///
 /// let client = SearchAdsClient::builder(StaticToken::new("ya29.token"))
 ///     .base_url("http://127.0.0.1:8080/doubleclicksearch/v2")?
-///     .http_options(HttpOptions { timeout: Duration::from_secs(60), ..HttpOptions::default() })
-///     .retry_policy(RetryPolicy { max_attempts: 6, ..RetryPolicy::default() })
-///     .write_options(WriteOptions { batch_size: 200, concurrency: 8 })
+///     .http_options(HttpOptions::default().with_timeout(Duration::from_secs(60)))
+///     .retry_policy(RetryPolicy::default().with_max_attempts(6))
+///     .write_options(WriteOptions::default().with_batch_size(200).with_concurrency(8))
 ///     .build()?;
 /// assert_eq!(client.base_url().as_str(), "http://127.0.0.1:8080/doubleclicksearch/v2");
 /// # Ok::<(), facade::search_ads::Error>(())

@@ -21,6 +21,7 @@ use super::values::{
     MAX_DATE, MIN_DATE, to_yyyymmdd,
 };
 use super::wire;
+use crate::setters::with_setters;
 
 /// Largest page the API serves (`rowCount`, SA-12).
 pub const MAX_PAGE_SIZE: u32 = 1000;
@@ -119,15 +120,23 @@ impl DateRange {
 ///
 /// ```
 /// use facade::search_ads::{CampaignId, ListOptions};
-/// let options = ListOptions {
-///     page_size: 500,
-///     prefetch: 4,
-///     campaign_id: Some(CampaignId::new(71700000001899732)),
-///     ..ListOptions::default()
-/// };
-/// # let _ = options;
+/// let options = ListOptions::default()
+///     .with_page_size(500)
+///     .with_prefetch(4)
+///     .with_campaign_id(CampaignId::new(71700000001899732));
+/// assert_eq!(options.campaign_id, Some(CampaignId::new(71700000001899732)));
+/// assert_eq!(options.ad_group_id, None);
+/// ```
+///
+/// `#[non_exhaustive]`: build it from [`ListOptions::default`] and the
+/// `with_<field>` setters; a struct literal does not compile outside this crate.
+///
+/// ```compile_fail,E0639
+/// use facade::search_ads::ListOptions;
+/// let options = ListOptions { page_size: 500, ..ListOptions::default() };
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ListOptions {
     /// Conversions per request (`rowCount`), 1 ..= 1000. Default 1000.
     pub page_size: u32,
@@ -169,6 +178,23 @@ impl Default for ListOptions {
         }
     }
 }
+
+with_setters!(ListOptions {
+    value {
+        with_page_size => page_size: u32,
+        with_prefetch => prefetch: usize,
+    }
+    some {
+        with_campaign_id => campaign_id: CampaignId,
+        with_ad_group_id => ad_group_id: AdGroupId,
+        with_ad_id => ad_id: AdId,
+        with_criterion_id => criterion_id: CriterionId,
+        with_customer_id => customer_id: CustomerId,
+        with_agency_id => agency_id: AgencyId,
+        with_advertiser_id => advertiser_id: AdvertiserId,
+        with_engine_account_id => engine_account_id: EngineAccountId,
+    }
+});
 
 impl ListOptions {
     pub(crate) fn validate(&self, by_customer: bool) -> Result<(), Error> {

@@ -170,11 +170,11 @@ async fn traces_show_requests_but_never_a_token() {
     let dev = SearchAdsClient::builder(StaticToken::new(fake.dev_token()))
         .base_url(fake.base_url())
         .expect("valid URL")
-        .retry_policy(RetryPolicy {
-            max_attempts: 2,
-            base_delay: Duration::from_millis(1),
-            ..RetryPolicy::default()
-        })
+        .retry_policy(
+            RetryPolicy::default()
+                .with_max_attempts(2)
+                .with_base_delay(Duration::from_millis(1)),
+        )
         .write_options(WriteOptions::default())
         .build()
         .expect("builds");
@@ -390,10 +390,7 @@ fn account_via(fake: &SearchAdsFake, origin: &str) -> Arc<ServiceAccount> {
     let mut key: serde_json::Value =
         serde_json::from_str(&fake.service_account_key_json()).expect("JSON");
     key["token_uri"] = format!("{origin}/token").into();
-    let options = facade::http::HttpOptions {
-        timeout: Duration::from_secs(1),
-        ..facade::http::HttpOptions::default()
-    };
+    let options = facade::http::HttpOptions::default().with_timeout(Duration::from_secs(1));
     Arc::new(
         ServiceAccount::from_json(&key.to_string())
             .expect("a valid key file")

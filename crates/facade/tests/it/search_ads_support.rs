@@ -13,12 +13,11 @@ use fake_services::{SearchAdsFake, SearchAdsFakeBuilder};
 /// A retry policy for tests: many attempts, millisecond backoff. (A
 /// `Retry-After` from the fake still costs its full second.)
 pub fn fast_retries(max_attempts: u32) -> RetryPolicy {
-    RetryPolicy {
-        max_attempts,
-        base_delay: Duration::from_millis(2),
-        max_delay: Duration::from_millis(40),
-        max_retry_after: Duration::from_secs(5),
-    }
+    RetryPolicy::default()
+        .with_max_attempts(max_attempts)
+        .with_base_delay(Duration::from_millis(2))
+        .with_max_delay(Duration::from_millis(40))
+        .with_max_retry_after(Duration::from_secs(5))
 }
 
 /// Starts a fake.

@@ -185,15 +185,13 @@ async fn conversion_get() {
         21_700_000_012_345,
         700_000_000_042_205,
     );
-    let options = ListOptions {
-        page_size: 10,
-        campaign_id: Some(CampaignId::new(71_700_000_001_899_732)),
-        ad_group_id: Some(AdGroupId::new(58_700_000_000_000_001)),
-        ad_id: Some(AdId::new(43_700_000_000_000_001)),
-        criterion_id: Some(CriterionId::new(43_700_000_000_000_002)),
-        customer_id: Some(CustomerId::new("2000012350").expect("an id")),
-        ..ListOptions::default()
-    };
+    let options = ListOptions::default()
+        .with_page_size(10)
+        .with_campaign_id(CampaignId::new(71_700_000_001_899_732))
+        .with_ad_group_id(AdGroupId::new(58_700_000_000_000_001))
+        .with_ad_id(AdId::new(43_700_000_000_000_001))
+        .with_criterion_id(CriterionId::new(43_700_000_000_000_002))
+        .with_customer_id(CustomerId::new("2000012350").expect("an id"));
     let range = DateRange::new(day(2024, 1, 1), day(2024, 1, 31)).expect("a range");
     let got: Vec<_> = client
         .list_conversions(account, range, options)
@@ -208,13 +206,11 @@ async fn conversion_get() {
 #[tokio::test]
 async fn conversion_get_by_customer_id() {
     let (client, log) = server().await;
-    let options = ListOptions {
-        page_size: 1000,
-        agency_id: Some(AgencyId::new(20_700_000_000_000_125)),
-        advertiser_id: Some(AdvertiserId::new(21_700_000_012_345)),
-        engine_account_id: Some(EngineAccountId::new(700_000_000_042_205)),
-        ..ListOptions::default()
-    };
+    let options = ListOptions::default()
+        .with_page_size(1000)
+        .with_agency_id(AgencyId::new(20_700_000_000_000_125))
+        .with_advertiser_id(AdvertiserId::new(21_700_000_012_345))
+        .with_engine_account_id(EngineAccountId::new(700_000_000_042_205));
     let range = DateRange::day(day(2024, 2, 29)).expect("a day");
     let customer = CustomerId::new("2000012350").expect("an id");
     let got: Vec<_> = client

@@ -41,12 +41,12 @@ use super::query::ReportFilters;
 /// lookup.add(&IdMappingRow { entity_type: EntityType::Campaign, legacy: ids(3.into(), Some(717)), new: new(Some(14)) });
 ///
 /// let account = EngineAccount::new(AgencyId::new(1), AdvertiserId::new(2), 3);
-/// let options = ListOptions { campaign_id: Some(CampaignId::new(717)), ..ListOptions::default() };
+/// let options = ListOptions::default().with_campaign_id(CampaignId::new(717));
 /// let (customer, filters) = lookup.translate(account, &options)?;
 /// assert_eq!(customer.as_str(), "2000012350");
 /// assert_eq!(filters.campaign_ids, vec![CampaignId::new(14)]);
 ///
-/// let unknown = ListOptions { campaign_id: Some(CampaignId::new(999)), ..ListOptions::default() };
+/// let unknown = ListOptions::default().with_campaign_id(CampaignId::new(999));
 /// let e = lookup.translate(account, &unknown).unwrap_err().to_string();
 /// assert!(e.contains("campaign 999"), "{e}");
 /// # Ok::<(), facade::search_ads::Error>(())

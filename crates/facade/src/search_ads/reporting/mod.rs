@@ -62,22 +62,30 @@ pub(crate) const OP_LIST_CUSTOMERS: &str = "customers.listAccessibleCustomers";
 ///
 /// ```
 /// use facade::search_ads::{CampaignId, ConversionStatus, CustomerId, ReportFilters, ReportOptions};
-/// let options = ReportOptions {
-///     page_size: 5_000,
-///     shard_days: 7,
-///     concurrency: 4,
-///     login_customer_id: Some(CustomerId::new("2000012300")?),
-///     filters: ReportFilters {
-///         campaign_ids: vec![CampaignId::new(10_000_000_123)],
-///         statuses: vec![ConversionStatus::Enabled],
-///         ..ReportFilters::default()
-///     },
-/// };
+/// let options = ReportOptions::default()
+///     .with_page_size(5_000)
+///     .with_shard_days(7)
+///     .with_concurrency(4)
+///     .with_login_customer_id(CustomerId::new("2000012300")?)
+///     .with_filters(
+///         ReportFilters::default()
+///             .with_campaign_ids([CampaignId::new(10_000_000_123)])
+///             .with_statuses([ConversionStatus::Enabled]),
+///     );
 /// options.validate()?;
-/// assert!(ReportOptions { page_size: 10_001, ..ReportOptions::default() }.validate().is_err());
+/// assert!(ReportOptions::default().with_page_size(10_001).validate().is_err());
 /// # Ok::<(), facade::search_ads::Error>(())
 /// ```
+///
+/// `#[non_exhaustive]`: build it from [`ReportOptions::default`] and the
+/// `with_<field>` setters; a struct literal does not compile outside this crate.
+///
+/// ```compile_fail,E0639
+/// use facade::search_ads::ReportOptions;
+/// let options = ReportOptions { page_size: 5_000, ..ReportOptions::default() };
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ReportOptions {
     /// Rows per page, 1..=10 000. Default 10 000.
     pub page_size: u32,
@@ -103,6 +111,18 @@ impl Default for ReportOptions {
         }
     }
 }
+
+crate::setters::with_setters!(ReportOptions {
+    value {
+        with_page_size => page_size: u32,
+        with_shard_days => shard_days: u32,
+        with_concurrency => concurrency: usize,
+        with_filters => filters: ReportFilters,
+    }
+    some {
+        with_login_customer_id => login_customer_id: CustomerId,
+    }
+});
 
 impl ReportOptions {
     /// Checks every bound (before any request).

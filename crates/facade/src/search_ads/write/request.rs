@@ -29,7 +29,7 @@ use super::stream::WriteStream;
 /// # async fn run(client: SearchAdsClient, conversions: Vec<Conversion>) -> Result<(), facade::search_ads::Error> {
 /// let report = client
 ///     .insert(&conversions)
-///     .options(WriteOptions { batch_size: 200, concurrency: 8 })
+///     .options(WriteOptions::default().with_batch_size(200).with_concurrency(8))
 ///     .progress(|p| eprintln!("{} conversions done", p.conversions_done))
 ///     .send()
 ///     .await?;
