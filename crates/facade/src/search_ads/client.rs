@@ -18,7 +18,14 @@ use crate::http::{BaseUrl, HttpOptions, TimeoutMode, build_client};
 pub const DEFAULT_BASE_URL: &str = "https://doubleclicksearch.googleapis.com/doubleclicksearch/v2";
 
 /// The search ads client. Cheap to clone (clones share connections and the
-/// token source).
+/// token source, like [`VideoSessionClient`](crate::video_session::VideoSessionClient)).
+/// `Debug` shows the URLs and settings, never a token.
+///
+/// Built like the video client: [`new`](Self::new) for the defaults, or
+/// [`builder`](Self::builder) → setters ([`base_url`](SearchAdsClientBuilder::base_url),
+/// [`http_options`](SearchAdsClientBuilder::http_options), …) →
+/// [`build`](SearchAdsClientBuilder::build). It lives in `search_ads/client.rs`;
+/// each operation sits beside the rules it keeps (`read.rs`, `write/`, …).
 ///
 /// ```no_run
 /// use facade::search_ads::{SearchAdsClient, ServiceAccount};

@@ -35,7 +35,9 @@ const MAX_BLOCK_WAIT: Duration = Duration::from_secs(86_400);
 ///
 /// Cloning is cheap (like [`SearchAdsClient`](crate::search_ads::SearchAdsClient)), and a
 /// clone shares the original's HTTP connections and its [`LockoutGuard`]: the
-/// same count, never a budget of its own.
+/// same count, never a budget of its own. `Debug` shows the base URL, the
+/// timeouts and the guard, never a secret (the client holds none: the
+/// `UserToken` travels with each call).
 #[derive(Debug, Clone)]
 pub struct VideoSessionClient {
     base: BaseUrl,
