@@ -1,10 +1,10 @@
 //! The Reporting API scenarios: a conversion report read by the facade
-//! ([`SearchAds::conversion_report`](facade::search_ads::SearchAds::conversion_report)) against a plain loop over the same
+//! ([`SearchAdsClient::conversion_report`](facade::search_ads::SearchAdsClient::conversion_report)) against a plain loop over the same
 //! pages.
 //!
 //! | scenario | baseline | facade |
 //! |---|---|---|
-//! | [`report_baseline`] / [`report_facade`] | `POST …/searchAds360:search` page after page (`pageToken`), each body parsed with `serde_json::from_slice` into the generated `SearchSearchAds360Response` | `SearchAds::conversion_report` stream, typed `Conversion`s |
+//! | [`report_baseline`] / [`report_facade`] | `POST …/searchAds360:search` page after page (`pageToken`), each body parsed with `serde_json::from_slice` into the generated `SearchSearchAds360Response` | `SearchAdsClient::conversion_report` stream, typed `Conversion`s |
 //!
 //! Both send the query the facade builds without filters (the baseline spells
 //! it out in [`report_query`]). The query selects `segments.date`, so one query
@@ -184,7 +184,7 @@ async fn baseline_pages(
     }
 }
 
-/// Facade report: [`SearchAds::conversion_report`](facade::search_ads::SearchAds::conversion_report)(facade::search_ads::SearchAds::conversion_report)
+/// Facade report: [`SearchAdsClient::conversion_report`](facade::search_ads::SearchAdsClient::conversion_report)(facade::search_ads::SearchAdsClient::conversion_report)
 /// over the same range with `page_size`, `shard_days` and `concurrency`,
 /// every typed [`Conversion`](facade::search_ads::Conversion) consumed.
 pub async fn report_facade(
@@ -196,12 +196,10 @@ pub async fn report_facade(
     let client = facade_client(target)?;
     let customer = CustomerId::new(target.customer_id.clone())?;
     let dates = report_range(today_utc())?;
-    let options = ReportOptions {
-        page_size,
-        shard_days,
-        concurrency,
-        ..ReportOptions::default()
-    };
+    let options = ReportOptions::default()
+        .with_page_size(page_size)
+        .with_shard_days(shard_days)
+        .with_concurrency(concurrency);
     let started = Instant::now();
     let mut stream = client.conversion_report(customer, dates, options)?;
     let mut rows: u64 = 0;

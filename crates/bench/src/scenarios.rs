@@ -9,9 +9,9 @@
 //!
 //! | scenario | baseline | facade |
 //! |---|---|---|
-//! | [`read_baseline`] / [`read_facade`] | `GET` page after page, `serde_json::from_slice` into the generated `ConversionList` | `SearchAds::list_conversions` stream (typed `Conversion`s) |
-//! | [`upload_baseline`] / [`upload_facade`] | `POST` batch after batch of generated wire types, answer parsed into `ConversionList` | `SearchAds::insert(..).options(..).send()` (validation, batching, bounded concurrency, report) |
-//! | [`id_mapping_baseline`] / [`id_mapping_facade`] | raw body chunks, counted and dropped | `SearchAds::id_mapping` typed row stream |
+//! | [`read_baseline`] / [`read_facade`] | `GET` page after page, `serde_json::from_slice` into the generated `ConversionList` | `SearchAdsClient::list_conversions` stream (typed `Conversion`s) |
+//! | [`upload_baseline`] / [`upload_facade`] | `POST` batch after batch of generated wire types, answer parsed into `ConversionList` | `SearchAdsClient::insert(..).options(..).send()` (validation, batching, bounded concurrency, report) |
+//! | [`id_mapping_baseline`] / [`id_mapping_facade`] | raw body chunks, counted and dropped | `SearchAdsClient::id_mapping` typed row stream |
 //! | [`logins_baseline`] / [`logins_facade`] | the generated `video-session-client` `login` | `VideoSessionClient::login` through the lockout guard |
 
 use std::hint::black_box;
@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use facade::http::BaseUrl;
 use facade::search_ads::{
     AdvertiserId, AgencyId, Conversion, ConversionType, DateRange, EngineAccount, EngineAccountId,
-    ListOptions, Micros, ProgressFn, SearchAds, SegmentationId, StaticToken, WriteOptions,
+    ListOptions, Micros, ProgressFn, SearchAdsClient, SegmentationId, StaticToken, WriteOptions,
 };
 use facade::video_session::{Credentials, VideoSessionClient};
 use search_ads_client::types as sa;
@@ -149,12 +149,9 @@ pub fn plain_client(total_timeout: bool) -> Result<reqwest::Client> {
     builder.build().context("building the plain HTTP client")
 }
 
-pub(crate) fn facade_client(target: &SearchAdsTarget) -> Result<SearchAds> {
-    let http = facade::http::HttpOptions {
-        timeout: REQUEST_TIMEOUT,
-        ..facade::http::HttpOptions::default()
-    };
-    SearchAds::builder(StaticToken::new(target.token.clone()))
+pub(crate) fn facade_client(target: &SearchAdsTarget) -> Result<SearchAdsClient> {
+    let http = facade::http::HttpOptions::default().with_timeout(REQUEST_TIMEOUT);
+    SearchAdsClient::builder(StaticToken::new(target.token.clone()))
         .base_url(&target.base_url)?
         .reporting_base_url(&target.reporting_url)?
         .http_options(http)
@@ -222,7 +219,7 @@ pub async fn read_baseline(target: &SearchAdsTarget, page_size: u32) -> Result<M
     Ok(Measurement::new(rows, rows, started.elapsed()))
 }
 
-/// Facade read: [`SearchAds::list_conversions`] with `page_size` and
+/// Facade read: [`SearchAdsClient::list_conversions`] with `page_size` and
 /// `prefetch`, every typed [`Conversion`] consumed.
 pub async fn read_facade(
     target: &SearchAdsTarget,
@@ -236,11 +233,9 @@ pub async fn read_facade(
         EngineAccountId::new(target.engine_account_id),
     );
     let dates = DateRange::new(day(READ_START)?, day(READ_END)?)?;
-    let options = ListOptions {
-        page_size,
-        prefetch,
-        ..ListOptions::default()
-    };
+    let options = ListOptions::default()
+        .with_page_size(page_size)
+        .with_prefetch(prefetch);
     let started = Instant::now();
     #[allow(deprecated)] // conversion.get is deprecated upstream; it is what we measure
     let mut stream = client.list_conversions(account, dates, options)?;
@@ -291,10 +286,9 @@ fn upload_conversion(target: &SearchAdsTarget, tag: &str, i: usize) -> Result<Co
 
 /// The batching of `upload-stream`: the largest batches (SA-10), 4 in flight.
 pub fn stream_options() -> WriteOptions {
-    WriteOptions {
-        batch_size: facade::search_ads::MAX_BATCH_SIZE,
-        concurrency: 4,
-    }
+    WriteOptions::default()
+        .with_batch_size(facade::search_ads::MAX_BATCH_SIZE)
+        .with_concurrency(4)
 }
 
 /// Facade streamed upload: `insert(iterator).options(..).stream()`, the
@@ -395,7 +389,7 @@ pub async fn upload_baseline(
     Ok(Measurement::new(stored, stored, started.elapsed()))
 }
 
-/// Facade upload: [`SearchAds::insert`] with `batch_size` and
+/// Facade upload: [`SearchAdsClient::insert`] with `batch_size` and
 /// `concurrency`; every conversion must come back stored.
 pub async fn upload_facade(
     target: &SearchAdsTarget,
@@ -454,7 +448,7 @@ pub async fn id_mapping_baseline(target: &SearchAdsTarget) -> Result<Measurement
     Ok(Measurement::new(bytes, 0, elapsed))
 }
 
-/// Facade ID mapping: [`SearchAds::id_mapping`], every typed row consumed;
+/// Facade ID mapping: [`SearchAdsClient::id_mapping`], every typed row consumed;
 /// the bytes are those its progress callback reported last.
 pub async fn id_mapping_facade(target: &SearchAdsTarget) -> Result<Measurement> {
     let client = facade_client(target)?;

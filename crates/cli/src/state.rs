@@ -147,6 +147,10 @@ fn private_error(e: PrivateFileError) -> AppError {
         PrivateFileError::Io { .. } => {
             "check the state directory (--state-dir or APICTL_STATE_DIR) exists and is yours"
         }
+        // A kind this version of apictl does not know yet: the message says what happened.
+        _ => {
+            "check the state directory (--state-dir or APICTL_STATE_DIR): it must exist, be yours and be private (mode 0700)"
+        }
     };
     AppError::new(e.to_string()).hint(hint)
 }

@@ -8,7 +8,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use facade::http::BaseUrl;
 use facade::search_ads::{
     AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, ListOptions, ReportOptions,
-    SearchAds, SegmentationId, StaticToken, WriteOptions,
+    SearchAdsClient, SegmentationId, StaticToken, WriteOptions,
 };
 use facade::video_session::{
     CallExperience, Camera, Credentials, Error as VideoError, Invitation, LockoutPolicy, Message,
@@ -43,7 +43,7 @@ struct Fixture {
     dir: tempfile::TempDir,
     state: StateDir,
     video_base: BaseUrl,
-    ads: SearchAds,
+    ads: SearchAdsClient,
     account: EngineAccount,
 }
 
@@ -219,7 +219,7 @@ async fn setup() -> AppResult<Fixture> {
         })?;
     let state = StateDir::new(dir.path().join("state"));
     let video_base = BaseUrl::parse(services.video.base_url())?;
-    let ads = SearchAds::builder(StaticToken::new(services.search_ads.dev_token()))
+    let ads = SearchAdsClient::builder(StaticToken::new(services.search_ads.dev_token()))
         .base_url(services.search_ads.base_url())?
         .reporting_base_url(services.search_ads.reporting_url())?
         .build()?;
@@ -425,11 +425,7 @@ async fn stream(f: &Fixture) -> AppResult<()> {
     let day = |m, d| NaiveDate::from_ymd_opt(2024, m, d).ok_or_else(|| AppError::new("bad date"));
     // 100 conversions a day from 2024-01-01: the first 50 days hold CONVERSIONS.
     let dates = DateRange::new(day(1, 1)?, day(2, 19)?)?;
-    let options = ListOptions {
-        page_size: 500,
-        prefetch: 4,
-        ..ListOptions::default()
-    };
+    let options = ListOptions::default().with_page_size(500).with_prefetch(4);
     #[allow(deprecated)] // conversion.get is deprecated by Google, and still answers
     let stream = f.ads.list_conversions(f.account, dates, options)?;
     let path = f.dir.path().join("conversions.jsonl");
@@ -481,12 +477,10 @@ async fn both_apis(f: &Fixture) -> AppResult<()> {
     say(format!(
         "$ apictl ads conversions list --api reporting --customer-id {customer} --from {from} --to {to}"
     ));
-    let options = ReportOptions {
-        page_size: 500,
-        shard_days: 7,
-        concurrency: 2,
-        ..ReportOptions::default()
-    };
+    let options = ReportOptions::default()
+        .with_page_size(500)
+        .with_shard_days(7)
+        .with_concurrency(2);
     let new: Vec<Conversion> = f
         .ads
         .conversion_report(customer.clone(), dates, options)?
@@ -535,10 +529,9 @@ async fn upload(f: &Fixture) -> AppResult<()> {
         "$ apictl ads conversions upload {}   (the sample from crates/cli/data)",
         short(f, &path)
     ));
-    let options = WriteOptions {
-        batch_size: 5,
-        concurrency: 2,
-    };
+    let options = WriteOptions::default()
+        .with_batch_size(5)
+        .with_concurrency(2);
     let plan = ads::UploadPlan {
         file: path.clone(),
         format: None,

@@ -37,8 +37,11 @@ use std::time::Duration;
 
 use url::{Host, Url};
 
-/// Why a base URL was refused.
+use crate::setters::with_setters;
+
+/// Why a base URL was refused. `#[non_exhaustive]`: more checks may come.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum BaseUrlError {
     /// The text is not a URL.
     #[error("base URL {url:?} is not a valid URL: {reason}")]
@@ -176,7 +179,34 @@ fn is_loopback(host: &Host<&str>) -> bool {
 /// | [`deadline`](Self::deadline) | one call: every attempt and wait | 300 s |
 /// | [`max_body_bytes`](Self::max_body_bytes) | a JSON answer | 32 MiB |
 /// | [`max_download_bytes`](Self::max_download_bytes) | the ID-mapping file | 64 GiB |
+///
+/// Start from [`HttpOptions::default`] and change what you need with the
+/// `with_<field>` setters (the fields are public for reading and mutation):
+///
+/// ```
+/// use std::time::Duration;
+/// use facade::http::HttpOptions;
+///
+/// let options = HttpOptions::default()
+///     .with_timeout(Duration::from_secs(60))
+///     .with_deadline(None)
+///     .with_max_body_bytes(64 << 20)
+///     .with_user_agent("my-app/1.2");
+/// assert_eq!(options.timeout, Duration::from_secs(60));
+/// assert_eq!(options.connect_timeout, HttpOptions::default().connect_timeout);
+/// ```
+///
+/// The struct is `#[non_exhaustive]`: a struct literal does not compile outside
+/// this crate, so a field added later is not a breaking change.
+///
+/// ```compile_fail,E0639
+/// use std::time::Duration;
+/// use facade::http::HttpOptions;
+///
+/// let options = HttpOptions { timeout: Duration::from_secs(60), ..HttpOptions::default() };
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HttpOptions {
     /// Time allowed to establish a connection. Default 10 s.
     pub connect_timeout: Duration,
@@ -219,6 +249,20 @@ impl Default for HttpOptions {
         }
     }
 }
+
+with_setters!(HttpOptions {
+    value {
+        with_connect_timeout => connect_timeout: Duration,
+        with_timeout => timeout: Duration,
+        with_read_timeout => read_timeout: Duration,
+        with_deadline => deadline: Option<Duration>,
+        with_max_body_bytes => max_body_bytes: u64,
+        with_max_download_bytes => max_download_bytes: u64,
+    }
+    into {
+        with_user_agent => user_agent: String,
+    }
+});
 
 /// Whether the client applies the total timeout (normal calls) or only the read
 /// timeout (long downloads).

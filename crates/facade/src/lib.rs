@@ -34,7 +34,7 @@
 //! use futures::TryStreamExt;
 //! use facade::search_ads::{
 //!     AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, ListOptions, Outcome,
-//!     SearchAds, SegmentationId, ServiceAccount,
+//!     SearchAdsClient, SegmentationId, ServiceAccount,
 //! };
 //!
 //! # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -47,14 +47,14 @@
 //!
 //! // Authenticate: the client asks the token source before every request.
 //! let tokens = ServiceAccount::from_json(&fake.service_account_key_json())?;
-//! let client = SearchAds::builder(tokens).base_url(fake.base_url())?.build()?;
+//! let client = SearchAdsClient::builder(tokens).base_url(fake.base_url())?.build()?;
 //!
 //! // Stream conversions, five pages of 300 at a time in flight.
 //! let (agency, advertiser) = (AgencyId::new(account.agency_id), AdvertiserId::new(account.advertiser_id));
 //! let engine = EngineAccount::new(agency, advertiser, account.engine_account_id);
 //! let day = |d| NaiveDate::from_ymd_opt(2024, 1, d).ok_or("no such day");
 //! let january = DateRange::new(day(1)?, day(31)?)?;
-//! let options = ListOptions { page_size: 300, prefetch: 5, ..ListOptions::default() };
+//! let options = ListOptions::default().with_page_size(300).with_prefetch(5);
 //! #[allow(deprecated)] // conversion.get is deprecated by Google, and still answers
 //! let conversions: Vec<Conversion> =
 //!     client.list_conversions(engine, january, options)?.try_collect().await?;
@@ -99,7 +99,7 @@
 //!
 //! Google deprecated `conversion.get` and `conversion.getByCustomerId` (removal scheduled for
 //! Q3 2025); conversions are now read with a report on the `conversion` resource of the Search
-//! Ads 360 Reporting API. [`SearchAds::conversion_report`](search_ads::SearchAds::conversion_report)
+//! Ads 360 Reporting API. [`SearchAdsClient::conversion_report`](search_ads::SearchAdsClient::conversion_report)
 //! is that report and yields the same [`Conversion`](search_ads::Conversion) type, so the change is
 //! one line:
 //!
@@ -120,7 +120,7 @@
 //! use futures::TryStreamExt;
 //! use facade::search_ads::{
 //!     AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, ListOptions, ReportOptions,
-//!     SearchAds, StaticToken,
+//!     SearchAdsClient, StaticToken,
 //! };
 //!
 //! # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -133,7 +133,7 @@
 //!     .start_date(today - Days::new(29))
 //!     .start()
 //!     .await?;
-//! let client = SearchAds::builder(StaticToken::new(fake.dev_token()))
+//! let client = SearchAdsClient::builder(StaticToken::new(fake.dev_token()))
 //!     .base_url(fake.base_url())?
 //!     .reporting_base_url(fake.reporting_url())?
 //!     .build()?;
@@ -163,8 +163,39 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! # Changes to the public API
+//!
+//! - **`SearchAds` is now [`SearchAdsClient`](search_ads::SearchAdsClient)** (and `SearchAdsBuilder`
+//!   [`SearchAdsClientBuilder`](search_ads::SearchAdsClientBuilder)), like
+//!   [`VideoSessionClient`](video_session::VideoSessionClient). The old names remain as deprecated
+//!   type aliases, so existing code compiles with a deprecation warning; rename to silence it.
+//!   `VideoSessionClient::lockout` is now
+//!   [`lockout_guard`](video_session::VideoSessionClient::lockout_guard) (the name of its builder
+//!   setter); the old name remains, deprecated.
+//! - **Option structs are `#[non_exhaustive]`**: [`HttpOptions`](http::HttpOptions),
+//!   [`RetryPolicy`](search_ads::RetryPolicy), [`ListOptions`](search_ads::ListOptions),
+//!   [`WriteOptions`](search_ads::WriteOptions), [`ReportOptions`](search_ads::ReportOptions),
+//!   [`ReportFilters`](search_ads::ReportFilters) and
+//!   [`LockoutPolicy`](video_session::LockoutPolicy). A struct literal (also with
+//!   `..Default::default()`) no longer compiles outside this crate; start from `default()` (or
+//!   `LockoutPolicy::SEED`) and chain the `with_<field>` setters. The fields stay public:
+//!
+//!   ```text
+//!   - ListOptions { page_size: 500, prefetch: 4, ..ListOptions::default() }
+//!   + ListOptions::default().with_page_size(500).with_prefetch(4)
+//!   ```
+//! - **Enums that will grow are `#[non_exhaustive]`**: [`Outcome`](search_ads::Outcome) (decide
+//!   with `is_stored` / `is_definite`), [`ConversionStatus`](search_ads::ConversionStatus),
+//!   [`Invitation`](video_session::Invitation), [`Refusal`](video_session::Refusal),
+//!   [`BaseUrlError`](http::BaseUrlError), [`PrivateFileError`](private_file::PrivateFileError) and
+//!   the open value enums of [`search_ads::values`]; a `match` on them needs a wildcard arm.
+//!   [`Resolution`](video_session::Resolution) and [`Hold`](video_session::Hold) stay exhaustive on
+//!   purpose: a lockout store must handle each of them.
 
 #![warn(missing_docs)]
+
+mod setters;
 
 pub mod fs;
 pub mod http;

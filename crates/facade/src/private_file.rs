@@ -22,7 +22,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Why a file or directory is not private enough, or could not be written.
+/// `#[non_exhaustive]`: more checks may come.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PrivateFileError {
     /// The file or directory can be read or changed by other users.
     #[error(

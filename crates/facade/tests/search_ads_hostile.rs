@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use chrono::DateTime;
 use facade::http::{BaseUrl, HttpOptions};
 use facade::search_ads::{
-    AdvertiserId, AgencyId, Conversion, Error, Outcome, RetryPolicy, SearchAds, StaticToken,
+    AdvertiserId, AgencyId, Conversion, Error, Outcome, RetryPolicy, SearchAdsClient, StaticToken,
     WriteOptions,
 };
 use facade::video_session::{
@@ -39,22 +39,22 @@ fn memory_kib(field: &str) -> u64 {
 
 const STALL: Duration = Duration::from_secs(2);
 
-fn client(base: &str) -> SearchAds {
-    SearchAds::builder(StaticToken::new("token"))
+fn client(base: &str) -> SearchAdsClient {
+    SearchAdsClient::builder(StaticToken::new("token"))
         .base_url(base)
         .expect("a loopback URL")
         .retry_policy(RetryPolicy::no_retries())
         .write_options(WriteOptions::default())
-        .http_options(HttpOptions {
-            read_timeout: STALL,
-            // A JSON answer is collected whole before it is parsed, in a
-            // buffer that doubles as it grows: up to twice this limit can be
-            // held before the limit trips (the default 32 MiB peaks near
-            // 64 MiB). The test's own limits keep its peak readable.
-            max_body_bytes: 8 * 1024 * 1024,
-            max_download_bytes: 64 * 1024 * 1024,
-            ..HttpOptions::default()
-        })
+        .http_options(
+            HttpOptions::default()
+                .with_read_timeout(STALL)
+                // A JSON answer is collected whole before it is parsed, in a
+                // buffer that doubles as it grows: up to twice this limit can be
+                // held before the limit trips (the default 32 MiB peaks near
+                // 64 MiB). The test's own limits keep its peak readable.
+                .with_max_body_bytes(8 * 1024 * 1024)
+                .with_max_download_bytes(64 * 1024 * 1024),
+        )
         .build()
         .expect("the client builds")
 }
@@ -62,11 +62,11 @@ fn client(base: &str) -> SearchAds {
 fn video_client(base: &str) -> VideoSessionClient {
     VideoSessionClient::builder(BaseUrl::parse(base).expect("a loopback URL"))
         .lockout_store(Arc::new(MemoryStore::new()))
-        .http_options(HttpOptions {
-            read_timeout: STALL,
-            max_body_bytes: 1024 * 1024,
-            ..HttpOptions::default()
-        })
+        .http_options(
+            HttpOptions::default()
+                .with_read_timeout(STALL)
+                .with_max_body_bytes(1024 * 1024),
+        )
         .build()
         .expect("the client builds")
 }

@@ -5,8 +5,8 @@ use std::str::FromStr;
 
 use facade::http::HttpOptions;
 use facade::search_ads::{
-    AdvertiserId, AgencyId, CustomerId, EngineAccountId, SearchAds, ServiceAccount, StaticToken,
-    WriteOptions,
+    AdvertiserId, AgencyId, CustomerId, EngineAccountId, SearchAdsClient, ServiceAccount,
+    StaticToken, WriteOptions,
 };
 
 use crate::cli::AdsConnArgs;
@@ -97,7 +97,7 @@ impl Conn<'_> {
     }
 
     /// A client with the configured URL and credentials.
-    pub(super) fn client(&self, write: WriteOptions) -> AppResult<SearchAds> {
+    pub(super) fn client(&self, write: WriteOptions) -> AppResult<SearchAdsClient> {
         let url = self.args.url.clone().or_else(|| self.file.url.clone());
         let both = || {
             AppError::new("both a token and a service-account key file are set").hint(
@@ -106,14 +106,14 @@ impl Conn<'_> {
         };
         let builder = match (&self.args.token, &self.args.key_file) {
             (Some(_), Some(_)) => return Err(both()),
-            (Some(token), None) => SearchAds::builder(StaticToken::new(token.clone())),
-            (None, Some(path)) => SearchAds::builder(
+            (Some(token), None) => SearchAdsClient::builder(StaticToken::new(token.clone())),
+            (None, Some(path)) => SearchAdsClient::builder(
                 ServiceAccount::from_file(path)?.with_http_options(&self.http_options()?)?,
             ),
             (None, None) => match (&self.file.token, &self.file.key_file) {
                 (Some(_), Some(_)) => return Err(both()),
-                (Some(token), None) => SearchAds::builder(StaticToken::new(token.clone())),
-                (None, Some(path)) => SearchAds::builder(
+                (Some(token), None) => SearchAdsClient::builder(StaticToken::new(token.clone())),
+                (None, Some(path)) => SearchAdsClient::builder(
                     ServiceAccount::from_file(path)?.with_http_options(&self.http_options()?)?,
                 ),
                 (None, None) => {

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use facade::search_ads::{
-    Conversion, Error as SaError, InputCheck, Outcome, SearchAds, WriteOptions, WriteProgress,
+    Conversion, Error as SaError, InputCheck, Outcome, SearchAdsClient, WriteOptions, WriteProgress,
 };
 use futures::StreamExt as _;
 use indicatif::ProgressBar;
@@ -189,7 +189,7 @@ fn invalid_reason(e: &SaError) -> String {
 /// and sends nothing); `on_row` sees each rejected or failed row as its batch
 /// finishes (to print it).
 pub async fn upload_file(
-    client: Option<&SearchAds>,
+    client: Option<&SearchAdsClient>,
     plan: &UploadPlan,
     bar: &ProgressBar,
     on_row: &mut dyn FnMut(&ReportRow),
@@ -358,7 +358,7 @@ struct Run<'a> {
 impl Run<'_> {
     async fn send<R: std::io::BufRead + Send + 'static>(
         &mut self,
-        client: &SearchAds,
+        client: &SearchAdsClient,
         plan: &UploadPlan,
         input: Input<R>,
         resumed: Option<Resumed>,

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use chrono::NaiveDate;
 use facade::search_ads::{
     AdGroupId, CampaignId, Conversion, DateRange, EngineAccount, ListOptions, ReportFilters,
-    ReportOptions, SearchAds, WriteOptions,
+    ReportOptions, SearchAdsClient, WriteOptions,
 };
 use futures::{Stream, TryStreamExt as _};
 use indicatif::ProgressBar;
@@ -79,7 +79,7 @@ pub type AnyConversions =
 /// Opens a v2 listing: the engine account when its three ids are known, else the customer.
 #[allow(deprecated)] // conversion.get is deprecated by Google, and still answers
 fn open_listing(
-    client: &SearchAds,
+    client: &SearchAdsClient,
     conn: &Conn<'_>,
     dates: DateRange,
     options: ListOptions,
@@ -102,7 +102,7 @@ fn open_listing(
 
 /// Opens a report through the Reporting API for the customer.
 fn open_report(
-    client: &SearchAds,
+    client: &SearchAdsClient,
     conn: &Conn<'_>,
     dates: DateRange,
     args: &ListArgs,
@@ -112,28 +112,20 @@ fn open_report(
             "pass --customer-id (or set SEARCH_ADS_CUSTOMER_ID), or read an engine account with --api v2",
         ));
     };
-    let filters = ReportFilters {
-        campaign_ids: filter::<CampaignId>("campaign-id", &args.campaign_id)?
-            .into_iter()
-            .collect(),
-        ad_group_ids: filter::<AdGroupId>("ad-group-id", &args.ad_group_id)?
-            .into_iter()
-            .collect(),
-        ad_ids: filter("ad-id", &args.ad_id)?.into_iter().collect(),
-        criterion_ids: filter("criterion-id", &args.criterion_id)?
-            .into_iter()
-            .collect(),
-        ..ReportFilters::default()
-    };
-    let options = ReportOptions {
-        page_size: args
-            .page_size
-            .unwrap_or(facade::search_ads::reporting::MAX_REPORT_PAGE_SIZE),
-        shard_days: args.shard_days,
-        concurrency: args.prefetch,
-        login_customer_id: conn.login_customer()?,
-        filters,
-    };
+    let filters = ReportFilters::default()
+        .with_campaign_ids(filter::<CampaignId>("campaign-id", &args.campaign_id)?)
+        .with_ad_group_ids(filter::<AdGroupId>("ad-group-id", &args.ad_group_id)?)
+        .with_ad_ids(filter("ad-id", &args.ad_id)?)
+        .with_criterion_ids(filter("criterion-id", &args.criterion_id)?);
+    let mut options = ReportOptions::default()
+        .with_page_size(
+            args.page_size
+                .unwrap_or(facade::search_ads::reporting::MAX_REPORT_PAGE_SIZE),
+        )
+        .with_shard_days(args.shard_days)
+        .with_concurrency(args.prefetch)
+        .with_filters(filters);
+    options.login_customer_id = conn.login_customer()?;
     let report = client
         .conversion_report(customer, dates, options)
         .map_err(|e| match &e {
@@ -167,15 +159,13 @@ pub(super) async fn run_list(ctx: &Ctx, conn: &Conn<'_>, args: &ListArgs) -> App
     let stream = match read_api(conn, args)? {
         ReadApi::Reporting => open_report(&client, conn, dates, args)?,
         ReadApi::V2 => {
-            let options = ListOptions {
-                page_size: args.page_size.unwrap_or(1000),
-                prefetch: args.prefetch,
-                campaign_id: filter("campaign-id", &args.campaign_id)?,
-                ad_group_id: filter("ad-group-id", &args.ad_group_id)?,
-                ad_id: filter("ad-id", &args.ad_id)?,
-                criterion_id: filter("criterion-id", &args.criterion_id)?,
-                ..ListOptions::default()
-            };
+            let mut options = ListOptions::default()
+                .with_page_size(args.page_size.unwrap_or(1000))
+                .with_prefetch(args.prefetch);
+            options.campaign_id = filter("campaign-id", &args.campaign_id)?;
+            options.ad_group_id = filter("ad-group-id", &args.ad_group_id)?;
+            options.ad_id = filter("ad-id", &args.ad_id)?;
+            options.criterion_id = filter("criterion-id", &args.criterion_id)?;
             open_listing(&client, conn, dates, options)?
         }
     };

@@ -27,6 +27,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use search_ads_client::ResponseValue;
+
 use super::auth::{AccessToken, TokenSource};
 use super::error::Error;
 use super::retry::{RetryPolicy, traced_attempt};
@@ -232,6 +234,21 @@ where
         "the API refused the access token (HTTP 401); sending once more with a fresh token"
     );
     ATTEMPT.scope(calls.scope(), call()).await
+}
+
+/// Awaits one generated call: records the answer's status on the current
+/// attempt span and maps a failure to [`Error`].
+pub(crate) async fn send<T>(
+    operation: &'static str,
+    call: impl Future<Output = Result<ResponseValue<T>, super::wire::ClientError>>,
+) -> Result<ResponseValue<T>, Error> {
+    match call.await {
+        Ok(answer) => {
+            tracing::Span::current().record("status", answer.status().as_u16());
+            Ok(answer)
+        }
+        Err(e) => Err(super::wire::map_error(operation, e)),
+    }
 }
 
 #[cfg(test)]

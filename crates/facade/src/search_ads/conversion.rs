@@ -308,7 +308,7 @@ pub struct SavedColumn {
     pub column_type: Option<String>,
 }
 
-/// A borrowed conversion is cloned, so [`SearchAds::insert`](super::SearchAds::insert)
+/// A borrowed conversion is cloned, so [`SearchAdsClient::insert`](super::SearchAdsClient::insert)
 /// takes `&[Conversion]`, `&Vec<Conversion>` and owned conversions alike.
 impl From<&Conversion> for Conversion {
     fn from(c: &Conversion) -> Self {

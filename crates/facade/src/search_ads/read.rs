@@ -10,12 +10,18 @@ use std::task::{Context, Poll};
 use chrono::NaiveDate;
 use futures::stream::{self, BoxStream, Stream, StreamExt};
 
+use search_ads_client::{ResponseValue, types};
+
+use super::call::send;
+use super::client::{Inner, SearchAdsClient};
 use super::conversion::Conversion;
 use super::error::Error;
 use super::values::{
     AdGroupId, AdId, AdvertiserId, AgencyId, CampaignId, CriterionId, CustomerId, EngineAccountId,
     MAX_DATE, MIN_DATE, to_yyyymmdd,
 };
+use super::wire;
+use crate::setters::with_setters;
 
 /// Largest page the API serves (`rowCount`, SA-12).
 pub const MAX_PAGE_SIZE: u32 = 1000;
@@ -23,7 +29,7 @@ pub const MAX_PAGE_SIZE: u32 = 1000;
 /// Most pages fetched at once by a prefetching stream.
 pub const MAX_PREFETCH: usize = 32;
 
-/// An engine account, the scope of [`SearchAds::list_conversions`](super::SearchAds::list_conversions).
+/// An engine account, the scope of [`SearchAdsClient::list_conversions`](super::SearchAdsClient::list_conversions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct EngineAccount {
     /// The agency.
@@ -114,15 +120,23 @@ impl DateRange {
 ///
 /// ```
 /// use facade::search_ads::{CampaignId, ListOptions};
-/// let options = ListOptions {
-///     page_size: 500,
-///     prefetch: 4,
-///     campaign_id: Some(CampaignId::new(71700000001899732)),
-///     ..ListOptions::default()
-/// };
-/// # let _ = options;
+/// let options = ListOptions::default()
+///     .with_page_size(500)
+///     .with_prefetch(4)
+///     .with_campaign_id(CampaignId::new(71700000001899732));
+/// assert_eq!(options.campaign_id, Some(CampaignId::new(71700000001899732)));
+/// assert_eq!(options.ad_group_id, None);
+/// ```
+///
+/// `#[non_exhaustive]`: build it from [`ListOptions::default`] and the
+/// `with_<field>` setters; a struct literal does not compile outside this crate.
+///
+/// ```compile_fail,E0639
+/// use facade::search_ads::ListOptions;
+/// let options = ListOptions { page_size: 500, ..ListOptions::default() };
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ListOptions {
     /// Conversions per request (`rowCount`), 1 ..= 1000. Default 1000.
     pub page_size: u32,
@@ -138,9 +152,9 @@ pub struct ListOptions {
     pub ad_id: Option<AdId>,
     /// Only this criterion.
     pub criterion_id: Option<CriterionId>,
-    /// Only this customer ([`list_conversions`](super::SearchAds::list_conversions) only).
+    /// Only this customer ([`list_conversions`](super::SearchAdsClient::list_conversions) only).
     pub customer_id: Option<CustomerId>,
-    /// Only this agency ([`list_conversions_by_customer`](super::SearchAds::list_conversions_by_customer) only).
+    /// Only this agency ([`list_conversions_by_customer`](super::SearchAdsClient::list_conversions_by_customer) only).
     pub agency_id: Option<AgencyId>,
     /// Only this advertiser (`list_conversions_by_customer` only).
     pub advertiser_id: Option<AdvertiserId>,
@@ -164,6 +178,23 @@ impl Default for ListOptions {
         }
     }
 }
+
+with_setters!(ListOptions {
+    value {
+        with_page_size => page_size: u32,
+        with_prefetch => prefetch: usize,
+    }
+    some {
+        with_campaign_id => campaign_id: CampaignId,
+        with_ad_group_id => ad_group_id: AdGroupId,
+        with_ad_id => ad_id: AdId,
+        with_criterion_id => criterion_id: CriterionId,
+        with_customer_id => customer_id: CustomerId,
+        with_agency_id => agency_id: AgencyId,
+        with_advertiser_id => advertiser_id: AdvertiserId,
+        with_engine_account_id => engine_account_id: EngineAccountId,
+    }
+});
 
 impl ListOptions {
     pub(crate) fn validate(&self, by_customer: bool) -> Result<(), Error> {
@@ -305,6 +336,169 @@ impl Stream for ConversionStream {
             }
         }
     }
+}
+
+const OP_GET: &str = "conversion.get";
+const OP_GET_BY_CUSTOMER: &str = "conversion.getByCustomerId";
+
+/// The v2 reads (deprecated upstream): paged with `startRow`/`rowCount`.
+impl SearchAdsClient {
+    /// The conversions of an engine account in a date range, as a stream.
+    ///
+    /// Bounds are checked before any request ([`DateRange`],
+    /// [`ListOptions`]). Each page is retried on transient failures.
+    #[deprecated(
+        since = "0.1.0",
+        note = "Google deprecated conversion.get (removal scheduled for Q3 2025): use \
+                SearchAdsClient::conversion_report (a report on the `conversion` resource of the Search \
+                Ads 360 Reporting API; IdLookup translates legacy ids); see the crate docs' migration section"
+    )]
+    pub fn list_conversions(
+        &self,
+        account: EngineAccount,
+        dates: DateRange,
+        options: ListOptions,
+    ) -> Result<ConversionStream, Error> {
+        options.validate(false)?;
+        let (start_date, end_date) = dates.wire();
+        let (page_size, prefetch) = (options.page_size, options.prefetch);
+        Ok(
+            self.conversion_stream(OP_GET, page_size, prefetch, move |inner, start_row| {
+                let options = options.clone();
+                async move {
+                    let mut call = inner
+                        .api
+                        .conversion_get()
+                        .agency_id(account.agency_id)
+                        .advertiser_id(account.advertiser_id)
+                        .engine_account_id(account.engine_account_id)
+                        .start_date(start_date)
+                        .end_date(end_date)
+                        .start_row(start_row)
+                        .row_count(options.page_size);
+                    if let Some(id) = options.campaign_id {
+                        call = call.campaign_id(id);
+                    }
+                    if let Some(id) = options.ad_group_id {
+                        call = call.ad_group_id(id);
+                    }
+                    if let Some(id) = options.ad_id {
+                        call = call.ad_id(id);
+                    }
+                    if let Some(id) = options.criterion_id {
+                        call = call.criterion_id(id);
+                    }
+                    if let Some(id) = &options.customer_id {
+                        call = call.customer_id(id.as_str().to_owned());
+                    }
+                    call.send().await
+                }
+            }),
+        )
+    }
+
+    /// The conversions of a customer of the new Search Ads 360 experience in a
+    /// date range, as a stream. Like [`list_conversions`](Self::list_conversions).
+    #[deprecated(
+        since = "0.1.0",
+        note = "Google deprecated conversion.getByCustomerId (removal scheduled for Q3 2025): use \
+                SearchAdsClient::conversion_report (a report on the `conversion` resource of the Search \
+                Ads 360 Reporting API); see the crate docs' migration section"
+    )]
+    pub fn list_conversions_by_customer(
+        &self,
+        customer: CustomerId,
+        dates: DateRange,
+        options: ListOptions,
+    ) -> Result<ConversionStream, Error> {
+        options.validate(true)?;
+        let (start_date, end_date) = dates.wire();
+        let (page_size, prefetch) = (options.page_size, options.prefetch);
+        Ok(self.conversion_stream(
+            OP_GET_BY_CUSTOMER,
+            page_size,
+            prefetch,
+            move |inner, start_row| {
+                let (options, customer) = (options.clone(), customer.clone());
+                async move {
+                    let mut call = inner
+                        .api
+                        .conversion_get_by_customer_id()
+                        .customer_id(customer.as_str().to_owned())
+                        .start_date(start_date)
+                        .end_date(end_date)
+                        .start_row(start_row)
+                        .row_count(options.page_size);
+                    if let Some(id) = options.agency_id {
+                        call = call.agency_id(id);
+                    }
+                    if let Some(id) = options.advertiser_id {
+                        call = call.advertiser_id(id);
+                    }
+                    if let Some(id) = options.engine_account_id {
+                        call = call.engine_account_id(id);
+                    }
+                    if let Some(id) = options.campaign_id {
+                        call = call.campaign_id(id);
+                    }
+                    if let Some(id) = options.ad_group_id {
+                        call = call.ad_group_id(id);
+                    }
+                    if let Some(id) = options.ad_id {
+                        call = call.ad_id(id);
+                    }
+                    if let Some(id) = options.criterion_id {
+                        call = call.criterion_id(id);
+                    }
+                    call.send().await
+                }
+            },
+        ))
+    }
+
+    /// A stream of pages, each fetched by one `request(inner, start_row)`
+    /// per attempt: retries, the status on the span and the wire conversion
+    /// are the same for both read methods.
+    fn conversion_stream<F, Fut>(
+        &self,
+        operation: &'static str,
+        page_size: u32,
+        prefetch: usize,
+        request: F,
+    ) -> ConversionStream
+    where
+        F: Fn(Arc<Inner>, u32) -> Fut + Clone + Send + Sync + 'static,
+        Fut: Future<Output = Result<ResponseValue<types::ConversionList>, wire::ClientError>>
+            + Send
+            + 'static,
+    {
+        let inner = self.inner.clone();
+        ConversionStream::new(page_size, prefetch, move |start_row| {
+            let (inner, request) = (inner.clone(), request.clone());
+            async move {
+                let list = inner
+                    .calls
+                    .run(operation, |_| {
+                        let call = request(inner.clone(), start_row);
+                        async move { Ok(send(operation, call).await?.into_inner()) }
+                    })
+                    .await?;
+                page_from_wire(operation, list)
+            }
+        })
+    }
+}
+
+fn page_from_wire(
+    operation: &'static str,
+    list: types::ConversionList,
+) -> Result<Vec<Conversion>, Error> {
+    list.conversion
+        .into_iter()
+        .map(|w| {
+            wire::conversion_from_wire(w).map_err(|d| Error::unexpected(operation, Some(200), d))
+        })
+        .collect()
 }
 
 #[cfg(test)]

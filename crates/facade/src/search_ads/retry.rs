@@ -8,6 +8,7 @@ use std::time::{Duration, Instant, SystemTime};
 use tracing::Instrument;
 
 use super::error::Error;
+use crate::setters::with_setters;
 
 /// When and how often a failed request is tried again.
 ///
@@ -23,12 +24,24 @@ use super::error::Error;
 /// use facade::search_ads::RetryPolicy;
 /// let policy = RetryPolicy::default();
 /// assert_eq!(policy.max_attempts, 4);
-/// let patient = RetryPolicy { max_attempts: 8, ..RetryPolicy::default() };
+/// let patient = RetryPolicy::default()
+///     .with_max_attempts(8)
+///     .with_max_delay(Duration::from_secs(30));
+/// assert_eq!(patient.base_delay, policy.base_delay);
 /// let never = RetryPolicy::no_retries();
 /// assert_eq!(never.max_attempts, 1);
-/// # let _ = (patient, Duration::ZERO);
+/// ```
+///
+/// `#[non_exhaustive]`: build it from [`RetryPolicy::default`] or
+/// [`RetryPolicy::no_retries`] and the `with_<field>` setters; a struct literal
+/// does not compile outside this crate.
+///
+/// ```compile_fail,E0639
+/// use facade::search_ads::RetryPolicy;
+/// let patient = RetryPolicy { max_attempts: 8, ..RetryPolicy::default() };
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RetryPolicy {
     /// Attempts in all, the first included (at least 1). Default 4.
     pub max_attempts: u32,
@@ -50,6 +63,15 @@ impl Default for RetryPolicy {
         }
     }
 }
+
+with_setters!(RetryPolicy {
+    value {
+        with_max_attempts => max_attempts: u32,
+        with_base_delay => base_delay: Duration,
+        with_max_delay => max_delay: Duration,
+        with_max_retry_after => max_retry_after: Duration,
+    }
+});
 
 impl RetryPolicy {
     /// One attempt, no retries.

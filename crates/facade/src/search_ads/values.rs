@@ -370,8 +370,11 @@ macro_rules! open_enum {
         $(#[$doc])*
         ///
         /// Open: a value this version does not know arrives as `Other` instead of
-        /// failing, and `Other` is sent as given (SA-6).
+        /// failing, and `Other` is sent as given (SA-6). `#[non_exhaustive]`: a
+        /// later version may name a value that arrives as `Other` today, so a
+        /// `match` needs a wildcard arm.
         #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
         pub enum $name {
             $( $(#[$vdoc])* $variant, )+
             /// A value not known to this version, kept verbatim.

@@ -33,9 +33,11 @@ const MAX_BLOCK_WAIT: Duration = Duration::from_secs(86_400);
 /// - [`send_invitation`](Self::send_invitation) sends the session's `UserToken`
 ///   (marked sensitive) and returns the typed answer.
 ///
-/// Cloning is cheap (like [`SearchAds`](crate::search_ads::SearchAds)), and a
+/// Cloning is cheap (like [`SearchAdsClient`](crate::search_ads::SearchAdsClient)), and a
 /// clone shares the original's HTTP connections and its [`LockoutGuard`]: the
-/// same count, never a budget of its own.
+/// same count, never a budget of its own. `Debug` shows the base URL, the
+/// timeouts and the guard, never a secret (the client holds none: the
+/// `UserToken` travels with each call).
 #[derive(Debug, Clone)]
 pub struct VideoSessionClient {
     base: BaseUrl,
@@ -197,7 +199,14 @@ impl VideoSessionClient {
         &self.base
     }
 
-    /// The lockout guard (for [`LockoutGuard::status`]).
+    /// The lockout guard (for [`LockoutGuard::status`]); the one set with
+    /// [`VideoSessionClientBuilder::lockout_guard`], or the one the builder made.
+    pub fn lockout_guard(&self) -> &Arc<LockoutGuard> {
+        &self.guard
+    }
+
+    /// The lockout guard: the former name of [`lockout_guard`](Self::lockout_guard).
+    #[deprecated(note = "renamed to lockout_guard (like the builder's setter)")]
     pub fn lockout(&self) -> &Arc<LockoutGuard> {
         &self.guard
     }

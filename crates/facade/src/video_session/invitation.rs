@@ -278,6 +278,9 @@ impl FromStr for Message {
 }
 
 /// An `InvitationType` the seed enumerates but never explains (VS-5).
+///
+/// Exhaustive on purpose: these are the seed's undocumented values 4 to 6, a
+/// closed list; a type the seed does not enumerate is not sent at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum UndocumentedType {
     /// `InvitationType` 4.
@@ -384,7 +387,12 @@ impl UndocumentedInvitation {
 /// assert_eq!(mail.channel(), "e-mail");
 /// # Ok::<(), facade::video_session::ValidationError>(())
 /// ```
+///
+/// `#[non_exhaustive]`: the service may add channels. Read an invitation with
+/// [`channel`](Self::channel) and [`invitation_type`](Self::invitation_type), or
+/// give a `match` a wildcard arm.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Invitation {
     /// `InvitationType` 1.
     Sms {

@@ -10,13 +10,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use facade::search_ads::{
-    Error, RetryPolicy, SearchAds, ServiceAccount, StaticToken, TokenSource, WriteOptions,
+    Error, RetryPolicy, SearchAdsClient, ServiceAccount, StaticToken, TokenSource, WriteOptions,
 };
 use fake_services::SearchAdsFake;
 use test_support::TraceCapture;
 
-fn client_with(fake: &SearchAdsFake, tokens: Arc<dyn TokenSource>) -> SearchAds {
-    SearchAds::builder_shared(tokens)
+fn client_with(fake: &SearchAdsFake, tokens: Arc<dyn TokenSource>) -> SearchAdsClient {
+    SearchAdsClient::builder_shared(tokens)
         .base_url(fake.base_url())
         .expect("valid URL")
         .retry_policy(support::fast_retries(3))
@@ -135,7 +135,7 @@ async fn auth_failures_say_what_to_check_and_send_nothing() {
     assert!(e.to_string().contains("/no/such/key.json"), "{e}");
 
     // A refused static token: 401, and the message points at the credentials.
-    let client = SearchAds::builder(StaticToken::new("wrong"))
+    let client = SearchAdsClient::builder(StaticToken::new("wrong"))
         .base_url(fake.base_url())
         .expect("valid URL")
         .build()
@@ -167,14 +167,14 @@ async fn traces_show_requests_but_never_a_token() {
     // A failing call with the fake's development token, retried once.
     fake.set_faults(fake_services::Faults::seeded(3).with_internal_error(1.0))
         .expect("valid faults");
-    let dev = SearchAds::builder(StaticToken::new(fake.dev_token()))
+    let dev = SearchAdsClient::builder(StaticToken::new(fake.dev_token()))
         .base_url(fake.base_url())
         .expect("valid URL")
-        .retry_policy(RetryPolicy {
-            max_attempts: 2,
-            base_delay: Duration::from_millis(1),
-            ..RetryPolicy::default()
-        })
+        .retry_policy(
+            RetryPolicy::default()
+                .with_max_attempts(2)
+                .with_base_delay(Duration::from_millis(1)),
+        )
         .write_options(WriteOptions::default())
         .build()
         .expect("builds");
@@ -390,10 +390,7 @@ fn account_via(fake: &SearchAdsFake, origin: &str) -> Arc<ServiceAccount> {
     let mut key: serde_json::Value =
         serde_json::from_str(&fake.service_account_key_json()).expect("JSON");
     key["token_uri"] = format!("{origin}/token").into();
-    let options = facade::http::HttpOptions {
-        timeout: Duration::from_secs(1),
-        ..facade::http::HttpOptions::default()
-    };
+    let options = facade::http::HttpOptions::default().with_timeout(Duration::from_secs(1));
     Arc::new(
         ServiceAccount::from_json(&key.to_string())
             .expect("a valid key file")
@@ -403,8 +400,8 @@ fn account_via(fake: &SearchAdsFake, origin: &str) -> Arc<ServiceAccount> {
 }
 
 /// A client of the API through `origin`.
-fn client_via(origin: &str, tokens: Arc<dyn TokenSource>, attempts: u32) -> SearchAds {
-    SearchAds::builder_shared(tokens)
+fn client_via(origin: &str, tokens: Arc<dyn TokenSource>, attempts: u32) -> SearchAdsClient {
+    SearchAdsClient::builder_shared(tokens)
         .base_url(&format!("{origin}/doubleclicksearch/v2"))
         .expect("valid URL")
         .retry_policy(support::fast_retries(attempts))

@@ -9,7 +9,9 @@
 use std::time::{Duration, Instant};
 
 use facade::http::HttpOptions;
-use facade::search_ads::{AdvertiserId, AgencyId, Error, RetryPolicy, SearchAds, StaticToken};
+use facade::search_ads::{
+    AdvertiserId, AgencyId, Error, RetryPolicy, SearchAdsClient, StaticToken,
+};
 use test_support::{Answer, HostileServer};
 
 /// The overall deadline ends a call that keeps failing transiently, and says
@@ -17,20 +19,21 @@ use test_support::{Answer, HostileServer};
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_deadline_ends_a_call_across_its_retries_and_names_its_value() {
     let server = HostileServer::start(Answer::Trickle);
-    let client = SearchAds::builder(StaticToken::new("token"))
+    let client = SearchAdsClient::builder(StaticToken::new("token"))
         .base_url(&server.url())
         .expect("a loopback URL")
-        .retry_policy(RetryPolicy {
-            max_attempts: 100,
-            base_delay: Duration::from_millis(100),
-            max_delay: Duration::from_millis(100),
-            max_retry_after: Duration::from_secs(1),
-        })
-        .http_options(HttpOptions {
-            read_timeout: Duration::from_secs(1),
-            deadline: Some(Duration::from_secs(3)),
-            ..HttpOptions::default()
-        })
+        .retry_policy(
+            RetryPolicy::default()
+                .with_max_attempts(100)
+                .with_base_delay(Duration::from_millis(100))
+                .with_max_delay(Duration::from_millis(100))
+                .with_max_retry_after(Duration::from_secs(1)),
+        )
+        .http_options(
+            HttpOptions::default()
+                .with_read_timeout(Duration::from_secs(1))
+                .with_deadline(Some(Duration::from_secs(3))),
+        )
         .build()
         .expect("the client builds");
     let start = Instant::now();
@@ -60,15 +63,15 @@ async fn the_deadline_ends_a_call_across_its_retries_and_names_its_value() {
     assert!(text.contains("deadline of 3 s"), "{text}");
 
     // A per-attempt timeout names its value.
-    let client = SearchAds::builder(StaticToken::new("token"))
+    let client = SearchAdsClient::builder(StaticToken::new("token"))
         .base_url(&server.url())
         .expect("a loopback URL")
         .retry_policy(RetryPolicy::no_retries())
-        .http_options(HttpOptions {
-            timeout: Duration::from_secs(1),
-            read_timeout: Duration::from_secs(30),
-            ..HttpOptions::default()
-        })
+        .http_options(
+            HttpOptions::default()
+                .with_timeout(Duration::from_secs(1))
+                .with_read_timeout(Duration::from_secs(30)),
+        )
         .build()
         .expect("the client builds");
     let error = client

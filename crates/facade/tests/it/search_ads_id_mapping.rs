@@ -97,7 +97,7 @@ async fn save_writes_the_whole_file() {
     );
 }
 
-async fn truncated(truncation: Truncation) -> (SearchAdsFake, facade::search_ads::SearchAds) {
+async fn truncated(truncation: Truncation) -> (SearchAdsFake, facade::search_ads::SearchAdsClient) {
     let fake = support::start(
         SearchAdsFake::builder()
             .id_mapping_size(IdMappingSize::Rows(20_000))
@@ -142,7 +142,7 @@ async fn an_aborted_download_is_an_error_not_a_short_success() {
 /// or nothing: no file, no `.part`.
 async fn saving_resumes_or_leaves_nothing(
     fake: &SearchAdsFake,
-    client: &facade::search_ads::SearchAds,
+    client: &facade::search_ads::SearchAdsClient,
     len: Option<u64>,
 ) {
     let (agency, advertiser) = support::advertiser(fake, 0);

@@ -129,7 +129,12 @@ impl Front {
 /// download saves it, and a client that goes through `origin`.
 async fn setup(
     change_etag: bool,
-) -> (SearchAdsFake, Front, Vec<u8>, facade::search_ads::SearchAds) {
+) -> (
+    SearchAdsFake,
+    Front,
+    Vec<u8>,
+    facade::search_ads::SearchAdsClient,
+) {
     let fake =
         support::start(SearchAdsFake::builder().id_mapping_size(IdMappingSize::Rows(5_000))).await;
     let (agency, advertiser) = support::advertiser(&fake, 0);
@@ -142,9 +147,9 @@ async fn setup(
     let expected = std::fs::read(&full).expect("readable");
     assert!(expected.len() > 2 * CUT, "{} bytes", expected.len());
     let (front, origin) = Front::start(&fake, change_etag).await;
-    let client = facade::search_ads::SearchAds::builder(facade::search_ads::StaticToken::new(
-        fake.dev_token(),
-    ))
+    let client = facade::search_ads::SearchAdsClient::builder(
+        facade::search_ads::StaticToken::new(fake.dev_token()),
+    )
     .base_url(&format!("{origin}/doubleclicksearch/v2"))
     .expect("valid URL")
     .retry_policy(support::fast_retries(3))

@@ -50,11 +50,9 @@ fn twenty_percent(seed: u64) -> Faults {
 
 async fn read_all(fake: &SearchAdsFake, prefetch: usize, retry: RetryPolicy) -> Vec<String> {
     let client = support::client(fake, retry, WriteOptions::default());
-    let options = ListOptions {
-        page_size: 1000,
-        prefetch,
-        ..ListOptions::default()
-    };
+    let options = ListOptions::default()
+        .with_page_size(1000)
+        .with_prefetch(prefetch);
     let conversions: Vec<_> = client
         .list_conversions(support::account(fake, 0), whole_year(), options)
         .expect("valid arguments")
@@ -134,11 +132,7 @@ async fn reads_by_customer_see_the_same_conversions() {
     .await;
     let client = support::client(&fake, RetryPolicy::no_retries(), WriteOptions::default());
     let customer = CustomerId::new(fake.accounts()[0].customer_id.clone()).expect("an id");
-    let options = ListOptions {
-        page_size: 700,
-        prefetch: 2,
-        ..ListOptions::default()
-    };
+    let options = ListOptions::default().with_page_size(700).with_prefetch(2);
     let by_customer: Vec<_> = client
         .list_conversions_by_customer(customer, whole_year(), options.clone())
         .expect("valid arguments")
@@ -183,10 +177,7 @@ async fn bounds_are_checked_before_any_request() {
     let client = support::client(&fake, RetryPolicy::no_retries(), WriteOptions::default());
     let account = support::account(&fake, 0);
     for page_size in [0, 1001] {
-        let options = ListOptions {
-            page_size,
-            ..ListOptions::default()
-        };
+        let options = ListOptions::default().with_page_size(page_size);
         let e = client
             .list_conversions(account, whole_year(), options)
             .expect_err("out of bounds");
@@ -199,10 +190,7 @@ async fn bounds_are_checked_before_any_request() {
         .list_conversions(
             account,
             whole_year(),
-            ListOptions {
-                prefetch: 0,
-                ..ListOptions::default()
-            },
+            ListOptions::default().with_prefetch(0),
         )
         .expect_err("no prefetch slot");
     assert!(e.to_string().contains("prefetch"), "{e}");
@@ -214,10 +202,7 @@ async fn bounds_are_checked_before_any_request() {
         .list_conversions_by_customer(
             CustomerId::new("2000012350").expect("an id"),
             whole_year(),
-            ListOptions {
-                customer_id: Some(CustomerId::new("1").expect("an id")),
-                ..ListOptions::default()
-            },
+            ListOptions::default().with_customer_id(CustomerId::new("1").expect("an id")),
         )
         .expect_err("customer filter on a customer listing");
     assert!(e.to_string().contains("customerId"), "{e}");
@@ -233,10 +218,7 @@ async fn filters_and_permission_errors() {
         .list_conversions(
             support::account(&fake, 0),
             whole_year(),
-            ListOptions {
-                campaign_id: Some(CampaignId::new(1)),
-                ..ListOptions::default()
-            },
+            ListOptions::default().with_campaign_id(CampaignId::new(1)),
         )
         .expect("valid arguments")
         .try_collect()
@@ -263,11 +245,9 @@ async fn filters_and_permission_errors() {
     // Exhausted retries end the stream with the last error.
     fake.set_faults(Faults::seeded(1).with_internal_error(1.0))
         .expect("valid faults");
-    let retry = RetryPolicy {
-        max_attempts: 2,
-        base_delay: Duration::from_millis(1),
-        ..RetryPolicy::default()
-    };
+    let retry = RetryPolicy::default()
+        .with_max_attempts(2)
+        .with_base_delay(Duration::from_millis(1));
     let client = support::client(&fake, retry, WriteOptions::default());
     let e = client
         .list_conversions(

@@ -12,7 +12,7 @@ use chrono::{Days, NaiveDate};
 use facade::search_ads::{
     AdGroupId, AdId, CampaignId, Conversion, ConversionState, ConversionStatus, CriterionId,
     CustomerId, DateRange, Error, IdLookup, ListOptions, ReportFilters, ReportOptions, RetryPolicy,
-    SearchAds, StaticToken, WriteOptions,
+    SearchAdsClient, StaticToken, WriteOptions,
 };
 use fake_services::{Faults, ReportingFaults, SearchAdsFake, SearchAdsFakeBuilder};
 use futures::TryStreamExt;
@@ -32,8 +32,8 @@ fn recent(days: u64, per_day: u64) -> SearchAdsFakeBuilder {
         .start_date(today - Days::new(days - 1))
 }
 
-fn client(fake: &SearchAdsFake, retry: RetryPolicy) -> SearchAds {
-    SearchAds::builder(StaticToken::new(fake.dev_token()))
+fn client(fake: &SearchAdsFake, retry: RetryPolicy) -> SearchAdsClient {
+    SearchAdsClient::builder(StaticToken::new(fake.dev_token()))
         .base_url(fake.base_url())
         .and_then(|b| b.reporting_base_url(fake.reporting_url()))
         .expect("the fake's URLs are valid")
@@ -80,7 +80,7 @@ fn as_reported(lookup: &IdLookup, c: &Conversion) -> Conversion {
 }
 
 async fn v2(
-    client: &SearchAds,
+    client: &SearchAdsClient,
     fake: &SearchAdsFake,
     dates: DateRange,
     options: ListOptions,
@@ -94,7 +94,7 @@ async fn v2(
 }
 
 async fn report(
-    client: &SearchAds,
+    client: &SearchAdsClient,
     fake: &SearchAdsFake,
     dates: DateRange,
     options: ReportOptions,
@@ -121,12 +121,10 @@ async fn a_report_reads_the_same_conversions_as_v2() {
             .iter()
             .all(|c| c.campaign_id.is_some() && c.ad_group_id.is_some())
     );
-    let options = ReportOptions {
-        page_size: 700,
-        shard_days: 4,
-        concurrency: 3,
-        ..ReportOptions::default()
-    };
+    let options = ReportOptions::default()
+        .with_page_size(700)
+        .with_shard_days(4)
+        .with_concurrency(3);
     let new = report(&client, &fake, dates, options)
         .await
         .expect("report");
@@ -145,11 +143,9 @@ async fn legacy_filters_translate_through_the_id_lookup() {
     let t = today(&fake);
     let dates = DateRange::new(t - Days::new(9), t).expect("range");
     let sample = v2(&client, &fake, dates, ListOptions::default()).await;
-    let legacy = ListOptions {
-        campaign_id: sample[5].campaign_id,
-        ad_group_id: sample[5].ad_group_id,
-        ..ListOptions::default()
-    };
+    let mut legacy = ListOptions::default();
+    legacy.campaign_id = sample[5].campaign_id;
+    legacy.ad_group_id = sample[5].ad_group_id;
     let (cust, filters) = lookup
         .translate(support::account(&fake, 0), &legacy)
         .expect("known ids");
@@ -160,21 +156,16 @@ async fn legacy_filters_translate_through_the_id_lookup() {
         &client,
         &fake,
         dates,
-        ReportOptions {
-            filters,
-            ..ReportOptions::default()
-        },
+        ReportOptions::default().with_filters(filters),
     )
     .await
     .expect("report");
     let expected: Vec<_> = old.iter().map(|c| as_reported(&lookup, c)).collect();
     assert_eq!(new, expected);
 
-    let unknown = ListOptions {
-        campaign_id: Some(CampaignId::new(1)),
-        ad_group_id: Some(AdGroupId::new(2)),
-        ..ListOptions::default()
-    };
+    let unknown = ListOptions::default()
+        .with_campaign_id(CampaignId::new(1))
+        .with_ad_group_id(AdGroupId::new(2));
     let e = lookup
         .translate(support::account(&fake, 0), &unknown)
         .unwrap_err()
@@ -247,13 +238,11 @@ fn random_ranges_and_filters_agree_with_v2() {
             let end = (start + Days::new(case.len)).min(t);
             let dates = DateRange::new(start, end).expect("range");
             let pick = |i: Option<usize>| i.map(|i| &sample[i * 7 % sample.len()]);
-            let legacy = ListOptions {
-                campaign_id: pick(case.campaign).and_then(|c| c.campaign_id),
-                ad_group_id: pick(case.ad_group).and_then(|c| c.ad_group_id),
-                ad_id: pick(case.ad).and_then(|c| c.ad_id),
-                criterion_id: pick(case.criterion).and_then(|c| c.criterion_id),
-                ..ListOptions::default()
-            };
+            let mut legacy = ListOptions::default();
+            legacy.campaign_id = pick(case.campaign).and_then(|c| c.campaign_id);
+            legacy.ad_group_id = pick(case.ad_group).and_then(|c| c.ad_group_id);
+            legacy.ad_id = pick(case.ad).and_then(|c| c.ad_id);
+            legacy.criterion_id = pick(case.criterion).and_then(|c| c.criterion_id);
             let (_, mut filters) = lookup
                 .translate(support::account(&fake, 0), &legacy)
                 .expect("ids of the data are in the file");
@@ -266,13 +255,11 @@ fn random_ranges_and_filters_agree_with_v2() {
             }
             let (old, new) = runtime.block_on(async {
                 let old = v2(&client, &fake, dates, legacy).await;
-                let options = ReportOptions {
-                    page_size: 97,
-                    shard_days: 3,
-                    concurrency: 2,
-                    filters,
-                    ..ReportOptions::default()
-                };
+                let options = ReportOptions::default()
+                    .with_page_size(97)
+                    .with_shard_days(3)
+                    .with_concurrency(2)
+                    .with_filters(filters);
                 (
                     old,
                     report(&client, &fake, dates, options)
@@ -317,21 +304,18 @@ async fn fifty_thousand_rows_under_twenty_percent_faults_arrive_once_in_order() 
             }),
     )
     .await;
-    let retry = RetryPolicy {
-        max_attempts: 12,
-        base_delay: Duration::from_millis(1),
-        max_delay: Duration::from_millis(5),
-        max_retry_after: Duration::from_secs(1),
-    };
+    let retry = RetryPolicy::default()
+        .with_max_attempts(12)
+        .with_base_delay(Duration::from_millis(1))
+        .with_max_delay(Duration::from_millis(5))
+        .with_max_retry_after(Duration::from_secs(1));
     let client = client(&fake, retry);
     let t = today(&fake);
     let dates = DateRange::new(t - Days::new(49), t).expect("range");
-    let options = ReportOptions {
-        page_size: 250,
-        shard_days: 5,
-        concurrency: 4,
-        ..ReportOptions::default()
-    };
+    let options = ReportOptions::default()
+        .with_page_size(250)
+        .with_shard_days(5)
+        .with_concurrency(4);
     let rows = report(&client, &fake, dates, options)
         .await
         .expect("report");
@@ -419,10 +403,8 @@ async fn a_client_account_behind_the_manager_needs_login_customer_id() {
     );
     assert!(!e.is_transient());
 
-    let options = ReportOptions {
-        login_customer_id: Some(CustomerId::new("2000012300").expect("id")),
-        ..ReportOptions::default()
-    };
+    let options =
+        ReportOptions::default().with_login_customer_id(CustomerId::new("2000012300").expect("id"));
     let rows: Vec<_> = client
         .conversion_report_on(behind_manager, dates, options, t)
         .expect("valid")
@@ -431,10 +413,8 @@ async fn a_client_account_behind_the_manager_needs_login_customer_id() {
         .expect("through the manager");
     assert_eq!(rows.len(), 50);
 
-    let bad = ReportOptions {
-        login_customer_id: Some(CustomerId::new("200-001-2300").expect("id")),
-        ..ReportOptions::default()
-    };
+    let bad = ReportOptions::default()
+        .with_login_customer_id(CustomerId::new("200-001-2300").expect("id"));
     let e = client
         .conversion_report_on(customer(&fake, 0), dates, bad, t)
         .unwrap_err()
@@ -511,12 +491,10 @@ async fn dropping_a_report_stops_its_shards() {
     let client = client(&fake, RetryPolicy::no_retries());
     let t = today(&fake);
     let dates = DateRange::new(t - Days::new(39), t).expect("range");
-    let options = ReportOptions {
-        page_size: 100,
-        shard_days: 1,
-        concurrency: 1,
-        ..ReportOptions::default()
-    };
+    let options = ReportOptions::default()
+        .with_page_size(100)
+        .with_shard_days(1)
+        .with_concurrency(1);
     let mut report = client
         .conversion_report_on(customer(&fake, 0), dates, options, t)
         .expect("valid");
@@ -539,12 +517,10 @@ async fn a_shard_runs_ahead_of_the_reader_only_so_far() {
     let client = client(&fake, RetryPolicy::no_retries());
     let t = today(&fake);
     let dates = DateRange::new(t - Days::new(39), t).expect("range");
-    let options = ReportOptions {
-        page_size: 1_000,
-        shard_days: 30,
-        concurrency: 1,
-        ..ReportOptions::default()
-    };
+    let options = ReportOptions::default()
+        .with_page_size(1_000)
+        .with_shard_days(30)
+        .with_concurrency(1);
     let mut report = client
         .conversion_report_on(customer(&fake, 0), dates, options, t)
         .expect("valid");
@@ -568,12 +544,10 @@ async fn a_shard_with_its_last_page_lets_the_next_start_before_the_reader_gets_t
     let client = client(&fake, RetryPolicy::no_retries());
     let t = today(&fake);
     let dates = DateRange::new(t - Days::new(4), t).expect("range");
-    let options = ReportOptions {
-        page_size: 1_000,
-        shard_days: 1,
-        concurrency: 1,
-        ..ReportOptions::default()
-    };
+    let options = ReportOptions::default()
+        .with_page_size(1_000)
+        .with_shard_days(1)
+        .with_concurrency(1);
     let mut report = client
         .conversion_report_on(customer(&fake, 0), dates, options, t)
         .expect("valid");
@@ -603,12 +577,10 @@ async fn a_full_budget_never_stalls_the_shard_being_read() {
     let client = client(&fake, RetryPolicy::no_retries());
     let t = today(&fake);
     let dates = DateRange::new(t - Days::new(1), t).expect("range");
-    let options = ReportOptions {
-        page_size: 10_000,
-        shard_days: 1,
-        concurrency: 2,
-        ..ReportOptions::default()
-    };
+    let options = ReportOptions::default()
+        .with_page_size(10_000)
+        .with_shard_days(1)
+        .with_concurrency(2);
     let report = client
         .conversion_report_on(customer(&fake, 0), dates, options, t)
         .expect("valid");
@@ -623,43 +595,16 @@ async fn a_full_budget_never_stalls_the_shard_being_read() {
 #[test]
 fn bad_options_are_refused_naming_the_field() {
     for (options, field) in [
+        (ReportOptions::default().with_page_size(0), "page_size"),
+        (ReportOptions::default().with_concurrency(17), "concurrency"),
+        (ReportOptions::default().with_shard_days(0), "shard_days"),
+        (ReportOptions::default().with_shard_days(31), "shard_days"),
         (
-            ReportOptions {
-                page_size: 0,
-                ..ReportOptions::default()
-            },
-            "page_size",
-        ),
-        (
-            ReportOptions {
-                concurrency: 17,
-                ..ReportOptions::default()
-            },
-            "concurrency",
-        ),
-        (
-            ReportOptions {
-                shard_days: 0,
-                ..ReportOptions::default()
-            },
-            "shard_days",
-        ),
-        (
-            ReportOptions {
-                shard_days: 31,
-                ..ReportOptions::default()
-            },
-            "shard_days",
-        ),
-        (
-            ReportOptions {
-                filters: ReportFilters {
-                    ad_ids: vec![AdId::new(1); 10_001],
-                    criterion_ids: vec![CriterionId::new(1)],
-                    ..ReportFilters::default()
-                },
-                ..ReportOptions::default()
-            },
+            ReportOptions::default().with_filters(
+                ReportFilters::default()
+                    .with_ad_ids(vec![AdId::new(1); 10_001])
+                    .with_criterion_ids(vec![CriterionId::new(1)]),
+            ),
             "ad_ids",
         ),
     ] {

@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::NaiveDate;
 use facade::search_ads::{
     AdGroupId, AdId, CampaignId, ConversionStatus, CriterionId, CustomerId, DateRange,
-    ReportFilters, ReportOptions, RetryPolicy, SearchAds, StaticToken,
+    ReportFilters, ReportOptions, RetryPolicy, SearchAdsClient, StaticToken,
 };
 use futures::TryStreamExt;
 use serde_json::{Value, json};
@@ -79,7 +79,7 @@ async fn capture(State(log): State<Log>, request: Request) -> Response {
         .into_response()
 }
 
-async fn server() -> (SearchAds, Log) {
+async fn server() -> (SearchAdsClient, Log) {
     let log = Log::default();
     let app = Router::new().fallback(capture).with_state(log.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -87,7 +87,7 @@ async fn server() -> (SearchAds, Log) {
         .expect("a free port");
     let addr = listener.local_addr().expect("an address");
     tokio::spawn(async move { axum::serve(listener, app).await });
-    let client = SearchAds::builder(StaticToken::new(TOKEN))
+    let client = SearchAdsClient::builder(StaticToken::new(TOKEN))
         .reporting_base_url(&format!("http://{addr}"))
         .expect("valid URL")
         .retry_policy(RetryPolicy::no_retries())
@@ -104,13 +104,12 @@ const TODAY: (i32, u32, u32) = (2026, 11, 23);
 
 async fn requests_for(filters: ReportFilters, login: Option<&str>) -> Vec<Value> {
     let (client, log) = server().await;
-    let options = ReportOptions {
-        page_size: 500,
-        shard_days: 30,
-        concurrency: 1,
-        login_customer_id: login.map(|l| CustomerId::new(l).expect("id")),
-        filters,
-    };
+    let mut options = ReportOptions::default()
+        .with_page_size(500)
+        .with_shard_days(30)
+        .with_concurrency(1)
+        .with_filters(filters);
+    options.login_customer_id = login.map(|l| CustomerId::new(l).expect("id"));
     let dates = DateRange::new(day(2026, 11, 1), day(2026, 11, 7)).expect("range");
     let report = client
         .conversion_report_on(
@@ -135,71 +134,53 @@ async fn no_filter_and_the_next_page() {
 
 #[tokio::test]
 async fn campaign_filter_with_login_customer_id() {
-    let filters = ReportFilters {
-        campaign_ids: vec![CampaignId::new(10_000_000_123)],
-        ..ReportFilters::default()
-    };
+    let filters = ReportFilters::default().with_campaign_ids(vec![CampaignId::new(10_000_000_123)]);
     let requests = requests_for(filters, Some("2000012300")).await;
     insta::assert_yaml_snapshot!(requests[0]);
 }
 
 #[tokio::test]
 async fn ad_group_filter() {
-    let filters = ReportFilters {
-        ad_group_ids: vec![
-            AdGroupId::new(100_000_000_001),
-            AdGroupId::new(100_000_000_002),
-        ],
-        ..ReportFilters::default()
-    };
+    let filters = ReportFilters::default().with_ad_group_ids(vec![
+        AdGroupId::new(100_000_000_001),
+        AdGroupId::new(100_000_000_002),
+    ]);
     insta::assert_yaml_snapshot!(requests_for(filters, None).await[0]["body"]);
 }
 
 #[tokio::test]
 async fn ad_filter() {
-    let filters = ReportFilters {
-        ad_ids: vec![AdId::new(44_700_000_000_000_001)],
-        ..ReportFilters::default()
-    };
+    let filters = ReportFilters::default().with_ad_ids(vec![AdId::new(44_700_000_000_000_001)]);
     insta::assert_yaml_snapshot!(requests_for(filters, None).await[0]["body"]);
 }
 
 #[tokio::test]
 async fn criterion_filter() {
-    let filters = ReportFilters {
-        criterion_ids: vec![CriterionId::new(43_700_000_000_000_002)],
-        ..ReportFilters::default()
-    };
+    let filters =
+        ReportFilters::default().with_criterion_ids(vec![CriterionId::new(43_700_000_000_000_002)]);
     insta::assert_yaml_snapshot!(requests_for(filters, None).await[0]["body"]);
 }
 
 #[tokio::test]
 async fn status_filter() {
-    let filters = ReportFilters {
-        statuses: vec![ConversionStatus::Removed],
-        ..ReportFilters::default()
-    };
+    let filters = ReportFilters::default().with_statuses(vec![ConversionStatus::Removed]);
     insta::assert_yaml_snapshot!(requests_for(filters, None).await[0]["body"]);
 }
 
 #[tokio::test]
 async fn advertiser_conversion_id_filter_is_escaped() {
-    let filters = ReportFilters {
-        advertiser_conversion_ids: vec!["order-1".into(), r"it's \ OR 1=1 --".into()],
-        ..ReportFilters::default()
-    };
+    let filters = ReportFilters::default()
+        .with_advertiser_conversion_ids(vec!["order-1".into(), r"it's \ OR 1=1 --".into()]);
     insta::assert_yaml_snapshot!(requests_for(filters, None).await[0]["body"]);
 }
 
 #[tokio::test]
 async fn shards_are_separate_queries_in_date_order() {
     let (client, log) = server().await;
-    let options = ReportOptions {
-        page_size: 10_000,
-        shard_days: 3,
-        concurrency: 1,
-        ..ReportOptions::default()
-    };
+    let options = ReportOptions::default()
+        .with_page_size(10_000)
+        .with_shard_days(3)
+        .with_concurrency(1);
     let dates = DateRange::new(day(2026, 11, 1), day(2026, 11, 7)).expect("range");
     let report = client
         .conversion_report_on(

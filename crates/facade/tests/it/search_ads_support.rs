@@ -6,19 +6,18 @@
 use std::time::Duration;
 
 use facade::search_ads::{
-    AdvertiserId, AgencyId, EngineAccount, RetryPolicy, SearchAds, StaticToken, WriteOptions,
+    AdvertiserId, AgencyId, EngineAccount, RetryPolicy, SearchAdsClient, StaticToken, WriteOptions,
 };
 use fake_services::{SearchAdsFake, SearchAdsFakeBuilder};
 
 /// A retry policy for tests: many attempts, millisecond backoff. (A
 /// `Retry-After` from the fake still costs its full second.)
 pub fn fast_retries(max_attempts: u32) -> RetryPolicy {
-    RetryPolicy {
-        max_attempts,
-        base_delay: Duration::from_millis(2),
-        max_delay: Duration::from_millis(40),
-        max_retry_after: Duration::from_secs(5),
-    }
+    RetryPolicy::default()
+        .with_max_attempts(max_attempts)
+        .with_base_delay(Duration::from_millis(2))
+        .with_max_delay(Duration::from_millis(40))
+        .with_max_retry_after(Duration::from_secs(5))
 }
 
 /// Starts a fake.
@@ -27,8 +26,8 @@ pub async fn start(builder: SearchAdsFakeBuilder) -> SearchAdsFake {
 }
 
 /// A client of `fake` with its development token.
-pub fn client(fake: &SearchAdsFake, retry: RetryPolicy, write: WriteOptions) -> SearchAds {
-    SearchAds::builder(StaticToken::new(fake.dev_token()))
+pub fn client(fake: &SearchAdsFake, retry: RetryPolicy, write: WriteOptions) -> SearchAdsClient {
+    SearchAdsClient::builder(StaticToken::new(fake.dev_token()))
         .base_url(fake.base_url())
         .expect("the fake's URL is a valid base URL")
         .retry_policy(retry)

@@ -16,7 +16,7 @@ use facade::search_ads::{
     AdGroupId, AdId, AdvertiserId, AgencyId, Availability, CampaignId, Channel, Consent,
     Conversion, ConversionState, ConversionType, CriterionId, CustomDimension, CustomMetric,
     CustomerId, DateRange, DeviceType, EngineAccount, EngineAccountId, ListOptions, Micros,
-    RetryPolicy, SearchAds, SegmentationId, StaticToken,
+    RetryPolicy, SearchAdsClient, SegmentationId, StaticToken,
 };
 use futures::TryStreamExt;
 use serde_json::{Value, json};
@@ -114,7 +114,7 @@ fn answer(method: &Method, path: &str, body: Bytes) -> Response {
     }))
 }
 
-async fn server() -> (SearchAds, Log) {
+async fn server() -> (SearchAdsClient, Log) {
     let log = Log::default();
     let app = Router::new().fallback(capture).with_state(log.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -122,7 +122,7 @@ async fn server() -> (SearchAds, Log) {
         .expect("a free port");
     let addr = listener.local_addr().expect("an address");
     tokio::spawn(async move { axum::serve(listener, app).await });
-    let client = SearchAds::builder(StaticToken::new(TOKEN))
+    let client = SearchAdsClient::builder(StaticToken::new(TOKEN))
         .base_url(&format!("http://{addr}/doubleclicksearch/v2"))
         .expect("valid URL")
         .retry_policy(RetryPolicy::no_retries())
@@ -185,15 +185,13 @@ async fn conversion_get() {
         21_700_000_012_345,
         700_000_000_042_205,
     );
-    let options = ListOptions {
-        page_size: 10,
-        campaign_id: Some(CampaignId::new(71_700_000_001_899_732)),
-        ad_group_id: Some(AdGroupId::new(58_700_000_000_000_001)),
-        ad_id: Some(AdId::new(43_700_000_000_000_001)),
-        criterion_id: Some(CriterionId::new(43_700_000_000_000_002)),
-        customer_id: Some(CustomerId::new("2000012350").expect("an id")),
-        ..ListOptions::default()
-    };
+    let options = ListOptions::default()
+        .with_page_size(10)
+        .with_campaign_id(CampaignId::new(71_700_000_001_899_732))
+        .with_ad_group_id(AdGroupId::new(58_700_000_000_000_001))
+        .with_ad_id(AdId::new(43_700_000_000_000_001))
+        .with_criterion_id(CriterionId::new(43_700_000_000_000_002))
+        .with_customer_id(CustomerId::new("2000012350").expect("an id"));
     let range = DateRange::new(day(2024, 1, 1), day(2024, 1, 31)).expect("a range");
     let got: Vec<_> = client
         .list_conversions(account, range, options)
@@ -208,13 +206,11 @@ async fn conversion_get() {
 #[tokio::test]
 async fn conversion_get_by_customer_id() {
     let (client, log) = server().await;
-    let options = ListOptions {
-        page_size: 1000,
-        agency_id: Some(AgencyId::new(20_700_000_000_000_125)),
-        advertiser_id: Some(AdvertiserId::new(21_700_000_012_345)),
-        engine_account_id: Some(EngineAccountId::new(700_000_000_042_205)),
-        ..ListOptions::default()
-    };
+    let options = ListOptions::default()
+        .with_page_size(1000)
+        .with_agency_id(AgencyId::new(20_700_000_000_000_125))
+        .with_advertiser_id(AdvertiserId::new(21_700_000_012_345))
+        .with_engine_account_id(EngineAccountId::new(700_000_000_042_205));
     let range = DateRange::day(day(2024, 2, 29)).expect("a day");
     let customer = CustomerId::new("2000012350").expect("an id");
     let got: Vec<_> = client

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use chrono::{DateTime, Utc};
 use facade::search_ads::{
     AdvertiserId, AgencyId, Availability, Conversion, ConversionState, ConversionType,
-    CustomMetric, EngineAccountId, Error, IssueCode, Micros, Outcome, RetryPolicy, SearchAds,
+    CustomMetric, EngineAccountId, Error, IssueCode, Micros, Outcome, RetryPolicy, SearchAdsClient,
     SegmentationId, StaticToken, WriteOptions, WriteProgress,
 };
 use fake_services::{ConversionKey, Faults, SearchAdsFake};
@@ -56,10 +56,9 @@ async fn bulk_insert_under_faults_stores_each_conversion_exactly_once() {
     let client = support::client(
         &fake,
         support::fast_retries(12),
-        WriteOptions {
-            batch_size: 100,
-            concurrency: 8,
-        },
+        WriteOptions::default()
+            .with_batch_size(100)
+            .with_concurrency(8),
     );
     let input: Vec<Conversion> = (0..BULK)
         .map(|i| conversion(&fake, &format!("bulk-{i:05}"), i as i64))
@@ -127,10 +126,9 @@ async fn rejections_carry_code_message_and_input_index() {
     let client = support::client(
         &fake,
         RetryPolicy::no_retries(),
-        WriteOptions {
-            batch_size: 3,
-            concurrency: 2,
-        },
+        WriteOptions::default()
+            .with_batch_size(3)
+            .with_concurrency(2),
     );
     // Stored before, so inserting it again is a genuine duplicate.
     let earlier = client
@@ -325,21 +323,23 @@ async fn invalid_conversions_are_refused_before_any_request() {
     for batch_size in [0, 1001] {
         let e = client
             .insert(std::slice::from_ref(&ok))
-            .options(WriteOptions {
-                batch_size,
-                concurrency: 1,
-            })
+            .options(
+                WriteOptions::default()
+                    .with_batch_size(batch_size)
+                    .with_concurrency(1),
+            )
             .send()
             .await
             .expect_err("batch size out of bounds");
         assert!(e.to_string().contains("batch_size"), "{e}");
     }
     assert!(
-        SearchAds::builder(StaticToken::new("t"))
-            .write_options(WriteOptions {
-                batch_size: 5000,
-                concurrency: 1
-            })
+        SearchAdsClient::builder(StaticToken::new("t"))
+            .write_options(
+                WriteOptions::default()
+                    .with_batch_size(5000)
+                    .with_concurrency(1)
+            )
             .build()
             .is_err()
     );
@@ -353,13 +353,14 @@ async fn invalid_conversions_are_refused_before_any_request() {
 #[tokio::test]
 async fn a_refused_token_fails_every_conversion_without_sending_every_batch() {
     let fake = support::start(SearchAdsFake::builder()).await;
-    let client = SearchAds::builder(StaticToken::new("not-a-valid-token"))
+    let client = SearchAdsClient::builder(StaticToken::new("not-a-valid-token"))
         .base_url(fake.base_url())
         .expect("valid URL")
-        .write_options(WriteOptions {
-            batch_size: 2,
-            concurrency: 1,
-        })
+        .write_options(
+            WriteOptions::default()
+                .with_batch_size(2)
+                .with_concurrency(1),
+        )
         .build()
         .expect("builds");
     let input: Vec<_> = (0..10)
@@ -391,10 +392,9 @@ async fn a_refused_token_fails_every_conversion_without_sending_every_batch() {
 #[tokio::test]
 async fn progress_follows_the_batches_of_an_insert_and_an_update() {
     let fake = support::start(SearchAdsFake::builder()).await;
-    let options = WriteOptions {
-        batch_size: 7,
-        concurrency: 3,
-    };
+    let options = WriteOptions::default()
+        .with_batch_size(7)
+        .with_concurrency(3);
     let client = support::client(&fake, support::fast_retries(2), options);
     let mut input: Vec<_> = (0..50)
         .map(|i| conversion(&fake, &format!("p-{i}"), i))

@@ -32,7 +32,7 @@ fn creds() -> Credentials {
 
 async fn failures(client: &VideoSessionClient) -> u32 {
     client
-        .lockout()
+        .lockout_guard()
         .status(&creds().account_key())
         .await
         .unwrap()
@@ -79,7 +79,7 @@ async fn block_end_comes_from_retry_after_then_the_body_then_the_policy() {
         assert_eq!(server.requests().len(), 1);
         clock.advance(Duration::from_millis(1));
         let status = client
-            .lockout()
+            .lockout_guard()
             .status(&creds().account_key())
             .await
             .unwrap();

@@ -126,7 +126,7 @@ async fn sequential_failures_stop_before_the_block_and_resume_after_the_window()
     assert_eq!(session.user().domain_id, fake.demo().domain_id);
     assert_eq!(ledger(&fake), (0, 0));
     let status = client
-        .lockout()
+        .lockout_guard()
         .status(&right(&fake).account_key())
         .await
         .unwrap();
@@ -196,7 +196,7 @@ async fn file_store_keeps_the_count_across_a_restart() {
 
     let second = with_file();
     let status = second
-        .lockout()
+        .lockout_guard()
         .status(&wrong(&fake).account_key())
         .await
         .unwrap();
@@ -221,7 +221,7 @@ async fn file_store_keeps_the_count_across_a_restart() {
     let third = with_file();
     third.login(&right(&fake)).await.unwrap();
     let status = third
-        .lockout()
+        .lockout_guard()
         .status(&right(&fake).account_key())
         .await
         .unwrap();
@@ -295,7 +295,7 @@ async fn secret_key_and_domain_errors_are_typed_and_do_not_count() {
         ));
     }
     let status = client
-        .lockout()
+        .lockout_guard()
         .status(&bad_key.account_key())
         .await
         .unwrap();
@@ -311,7 +311,7 @@ async fn secret_key_and_domain_errors_are_typed_and_do_not_count() {
     assert!(err.to_string().contains("administrator"));
     assert_eq!(
         client
-            .lockout()
+            .lockout_guard()
             .status(&inactive.account_key())
             .await
             .unwrap()
@@ -336,7 +336,7 @@ async fn unknown_outcomes_count_as_failures() {
         "{err:?}"
     );
     let status = client
-        .lockout()
+        .lockout_guard()
         .status(&right(&fake).account_key())
         .await
         .unwrap();
@@ -347,7 +347,7 @@ async fn unknown_outcomes_count_as_failures() {
     // dropped request: the service may still process that one after it.
     assert_eq!(
         client
-            .lockout()
+            .lockout_guard()
             .status(&right(&fake).account_key())
             .await
             .unwrap()
@@ -614,7 +614,7 @@ async fn a_clone_shares_the_lockout_count() {
     let fake = start().await;
     let first = client(&fake);
     let second = first.clone();
-    assert!(Arc::ptr_eq(first.lockout(), second.lockout()));
+    assert!(Arc::ptr_eq(first.lockout_guard(), second.lockout_guard()));
     let mut sent = 0;
     for i in 0..8 {
         let c = if i % 2 == 0 { &first } else { &second };

@@ -131,10 +131,7 @@ async fn late_attempt_then_wait_for_retry_at(
     let clock = Arc::new(FakeTime(fake.clock().clone()));
     let proxy = late_proxy(fake.addr(), Duration::from_secs(2)).await;
     let late = VideoSessionClient::builder(BaseUrl::parse(&proxy).unwrap())
-        .http_options(HttpOptions {
-            timeout: Duration::from_millis(500),
-            ..HttpOptions::default()
-        })
+        .http_options(HttpOptions::default().with_timeout(Duration::from_millis(500)))
         .clock(clock.clone())
         .lockout_store(Arc::clone(&store))
         .build()

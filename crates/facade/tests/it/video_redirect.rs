@@ -97,7 +97,11 @@ async fn cross_origin_redirect_of_a_login_does_not_resend_the_body_and_counts() 
         "the login body went to the other origin"
     );
     // The outcome is unknown, so the attempt stays counted.
-    let status = client.lockout().status(&creds.account_key()).await.unwrap();
+    let status = client
+        .lockout_guard()
+        .status(&creds.account_key())
+        .await
+        .unwrap();
     assert_eq!(status.failures_in_window, 1);
 }
 

@@ -70,12 +70,10 @@ async fn steps_are_shared_between_stores_and_entries_expire() {
     );
 
     // A short policy: the entry expires with its TTL and nothing stays.
-    let short = LockoutPolicy {
-        window: Duration::from_millis(100),
-        margin: Duration::from_millis(50),
-        ..LockoutPolicy::SEED
-    }
-    .limits(Duration::from_millis(100));
+    let short = LockoutPolicy::SEED
+        .with_window(Duration::from_millis(100))
+        .with_margin(Duration::from_millis(50))
+        .limits(Duration::from_millis(100));
     let id = AttemptId::from_u128(7);
     assert!(b.reserve(&key(2), id, now, short).await.unwrap().reserved);
     let mut raw = redis::Client::open(redis.url()).unwrap();

@@ -12,7 +12,7 @@ use super::save::{Download, Resume, check_content_type, resumable};
 use crate::search_ads::error::Error;
 use crate::search_ads::values::{AdvertiserId, AgencyId};
 use crate::search_ads::wire::from_reqwest;
-use crate::search_ads::{OP_ID_MAPPING, SearchAds, call, send};
+use crate::search_ads::{OP_ID_MAPPING, SearchAdsClient, call, send};
 
 /// An answer whose body is (part of) the file.
 pub(crate) struct Opened {
@@ -44,7 +44,7 @@ fn content_range(headers: &HeaderMap) -> Option<(u64, Option<u64>)> {
     Some((first.trim().parse().ok()?, total.trim().parse().ok()))
 }
 
-impl SearchAds {
+impl SearchAdsClient {
     /// The whole file, through the generated client (retried until the
     /// headers arrive).
     pub(crate) async fn open_id_mapping(
@@ -184,7 +184,7 @@ impl SearchAds {
     }
 
     /// Saves the file to `path`, resuming after a break (see
-    /// [`SearchAds::save_id_mapping`]).
+    /// [`SearchAdsClient::save_id_mapping`]).
     pub(crate) async fn download_id_mapping(
         &self,
         agency_id: AgencyId,

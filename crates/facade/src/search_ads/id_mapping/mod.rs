@@ -38,8 +38,10 @@
 //!   `If-Range` after a break.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::Arc;
 
+use super::client::SearchAdsClient;
 use super::error::Error;
 use super::values::{
     AdGroupId, AdId, AdvertiserId, AgencyId, CampaignId, CriterionId, CustomerId, EngineAccountId,
@@ -52,6 +54,9 @@ mod save;
 mod stream;
 
 pub use stream::IdMappingStream;
+
+/// The operation's name in errors and traces.
+pub(crate) const OP_ID_MAPPING: &str = "reports.getIdMappingFile";
 
 /// Body chunks buffered between the download and the parser.
 pub const CHUNKS_IN_FLIGHT: usize = 4;
@@ -112,6 +117,52 @@ pub struct EntityIds {
     pub criterion_id: Option<CriterionId>,
     /// Keys this version does not know, with their values as text.
     pub other: BTreeMap<String, String>,
+}
+
+/// The ID-mapping download, as a stream of rows or saved to a file.
+impl SearchAdsClient {
+    /// Starts the ID-mapping download (retried until the answer's headers
+    /// arrive) and returns its rows as a stream, parsed in constant memory.
+    /// `progress` is called with the bytes received so far and the total when
+    /// known. A download that ends early ends the stream with
+    /// [`Error::TruncatedDownload`]. Poll the stream steadily: back-pressure
+    /// reaches the connection, and a consumer that stalls longer than
+    /// [`HttpOptions::read_timeout`](crate::http::HttpOptions::read_timeout) ends the download that way too.
+    pub async fn id_mapping(
+        &self,
+        agency_id: AgencyId,
+        advertiser_id: AdvertiserId,
+        progress: Option<ProgressFn>,
+    ) -> Result<IdMappingStream, Error> {
+        let opened = self.open_id_mapping(agency_id, advertiser_id).await?;
+        Ok(IdMappingStream::spawn(
+            opened.body,
+            opened.expected,
+            progress,
+        ))
+    }
+
+    /// Downloads the ID-mapping file to `path` (through `<path>.part`, renamed
+    /// only once the whole file arrived, see [`PartFile`](crate::fs::PartFile))
+    /// and returns its size in bytes.
+    ///
+    /// A download that breaks off, stalls or loses its connection resumes
+    /// where it stopped (`Range` with `If-Range` set to the answer's `ETag`)
+    /// when the server announced `Accept-Ranges: bytes` and a strong `ETag`;
+    /// otherwise, or when the file changed meanwhile (the server answers the
+    /// whole file), it starts over. At most
+    /// [`RetryPolicy::max_attempts`](super::RetryPolicy::max_attempts) − 1 resumes; a failure removes the
+    /// `.part` file.
+    pub async fn save_id_mapping(
+        &self,
+        agency_id: AgencyId,
+        advertiser_id: AdvertiserId,
+        path: impl AsRef<Path>,
+        progress: Option<ProgressFn>,
+    ) -> Result<u64, Error> {
+        self.download_id_mapping(agency_id, advertiser_id, path.as_ref(), progress)
+            .await
+    }
 }
 
 #[cfg(test)]

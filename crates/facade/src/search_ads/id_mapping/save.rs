@@ -285,7 +285,7 @@ impl Resume {
 
 /// Writes `body` to `path` through `<path>.part`, renamed into place only when
 /// the whole file arrived and starts with the documented header row; returns
-/// the bytes written. No resume: see `SearchAds::save_id_mapping` for that.
+/// the bytes written. No resume: see `SearchAdsClient::save_id_mapping` for that.
 #[cfg(test)]
 pub(crate) async fn save<S, E>(
     body: S,

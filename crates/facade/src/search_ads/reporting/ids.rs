@@ -41,12 +41,12 @@ use super::query::ReportFilters;
 /// lookup.add(&IdMappingRow { entity_type: EntityType::Campaign, legacy: ids(3.into(), Some(717)), new: new(Some(14)) });
 ///
 /// let account = EngineAccount::new(AgencyId::new(1), AdvertiserId::new(2), 3);
-/// let options = ListOptions { campaign_id: Some(CampaignId::new(717)), ..ListOptions::default() };
+/// let options = ListOptions::default().with_campaign_id(CampaignId::new(717));
 /// let (customer, filters) = lookup.translate(account, &options)?;
 /// assert_eq!(customer.as_str(), "2000012350");
 /// assert_eq!(filters.campaign_ids, vec![CampaignId::new(14)]);
 ///
-/// let unknown = ListOptions { campaign_id: Some(CampaignId::new(999)), ..ListOptions::default() };
+/// let unknown = ListOptions::default().with_campaign_id(CampaignId::new(999));
 /// let e = lookup.translate(account, &unknown).unwrap_err().to_string();
 /// assert!(e.contains("campaign 999"), "{e}");
 /// # Ok::<(), facade::search_ads::Error>(())
@@ -86,7 +86,7 @@ impl IdLookup {
         }
     }
 
-    /// Reads a whole ID-mapping stream ([`SearchAds::id_mapping`](super::super::SearchAds::id_mapping)).
+    /// Reads a whole ID-mapping stream ([`SearchAdsClient::id_mapping`](super::super::SearchAdsClient::id_mapping)).
     pub async fn from_rows(
         mut rows: impl Stream<Item = Result<IdMappingRow, Error>> + Unpin,
     ) -> Result<Self, Error> {
@@ -113,7 +113,7 @@ impl IdLookup {
     }
 
     /// The customer and report filters that ask the Reporting API what
-    /// [`list_conversions`](super::super::SearchAds::list_conversions) with `account` and `options`
+    /// [`list_conversions`](super::super::SearchAdsClient::list_conversions) with `account` and `options`
     /// asked v2. Every legacy id must be in the file and belong to the account's customer; the
     /// error names every one that is not. `options.customer_id`, `page_size` and `prefetch` have
     /// no v0 counterpart here and are ignored.
@@ -159,7 +159,7 @@ impl IdLookup {
                 "legacy ids",
                 None,
                 format!(
-                    "not in the ID-mapping file: {}. Download a fresh file (SearchAds::id_mapping) \
+                    "not in the ID-mapping file: {}. Download a fresh file (SearchAdsClient::id_mapping) \
                      or use the new ids",
                     unknown.join(", ")
                 ),

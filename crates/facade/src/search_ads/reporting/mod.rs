@@ -1,8 +1,8 @@
 //! Conversion reads that survive the v2 shutdown: reports on the `conversion` resource of the
 //! Search Ads 360 Reporting API (v0), yielding the same typed [`Conversion`]s as
-//! [`SearchAds::list_conversions`](super::SearchAds::list_conversions).
+//! [`SearchAdsClient::list_conversions`](super::SearchAdsClient::list_conversions).
 //!
-//! - [`SearchAds::conversion_report`](super::SearchAds::conversion_report): a typed query
+//! - [`SearchAdsClient::conversion_report`](super::SearchAdsClient::conversion_report): a typed query
 //!   ([`ReportFilters`], never spliced text), paged with `pageToken`, split by date into shards
 //!   fetched concurrently and yielded in order ([`ConversionReport`]).
 //! - [`ReportOptions`]: page size 1..=10 000, shard length, shards in flight, `login-customer-id`.
@@ -62,28 +62,39 @@ pub(crate) const OP_LIST_CUSTOMERS: &str = "customers.listAccessibleCustomers";
 ///
 /// ```
 /// use facade::search_ads::{CampaignId, ConversionStatus, CustomerId, ReportFilters, ReportOptions};
-/// let options = ReportOptions {
-///     page_size: 5_000,
-///     shard_days: 7,
-///     concurrency: 4,
-///     login_customer_id: Some(CustomerId::new("2000012300")?),
-///     filters: ReportFilters {
-///         campaign_ids: vec![CampaignId::new(10_000_000_123)],
-///         statuses: vec![ConversionStatus::Enabled],
-///         ..ReportFilters::default()
-///     },
-/// };
+/// let options = ReportOptions::default()
+///     .with_page_size(5_000)
+///     .with_shard_days(7)
+///     .with_concurrency(4)
+///     .with_login_customer_id(CustomerId::new("2000012300")?)
+///     .with_filters(
+///         ReportFilters::default()
+///             .with_campaign_ids([CampaignId::new(10_000_000_123)])
+///             .with_statuses([ConversionStatus::Enabled]),
+///     );
 /// options.validate()?;
-/// assert!(ReportOptions { page_size: 10_001, ..ReportOptions::default() }.validate().is_err());
+/// assert!(ReportOptions::default().with_page_size(10_001).validate().is_err());
 /// # Ok::<(), facade::search_ads::Error>(())
 /// ```
+///
+/// `#[non_exhaustive]`: build it from [`ReportOptions::default`] and the
+/// `with_<field>` setters; a struct literal does not compile outside this crate.
+///
+/// ```compile_fail,E0639
+/// use facade::search_ads::ReportOptions;
+/// let options = ReportOptions { page_size: 5_000, ..ReportOptions::default() };
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ReportOptions {
     /// Rows per page, 1..=10 000. Default 10 000.
     pub page_size: u32,
     /// Days per shard (each shard is its own query), 1..=30 ([`MAX_SHARD_DAYS`]). Default 7.
     pub shard_days: u32,
-    /// Shards fetched at once, 1..=16. Default 4.
+    /// Shards fetching at once, 1..=16. Default 4. A shard that has its last page no longer
+    /// counts, so this is the number of requests in flight. It also sets how many rows may be
+    /// fetched ahead of the reader: `concurrency × 20 000` (at least two pages per shard), plus
+    /// two pages the shard being read keeps in reserve.
     pub concurrency: usize,
     /// The manager's id (ten digits, no dashes) when the customer is a client account reached
     /// through a manager (SR-8).
@@ -103,6 +114,18 @@ impl Default for ReportOptions {
         }
     }
 }
+
+crate::setters::with_setters!(ReportOptions {
+    value {
+        with_page_size => page_size: u32,
+        with_shard_days => shard_days: u32,
+        with_concurrency => concurrency: usize,
+        with_filters => filters: ReportFilters,
+    }
+    some {
+        with_login_customer_id => login_customer_id: CustomerId,
+    }
+});
 
 impl ReportOptions {
     /// Checks every bound (before any request).
@@ -244,7 +267,7 @@ pub(crate) fn map_error(
     }
 }
 
-impl super::SearchAds {
+impl super::SearchAdsClient {
     /// The conversions of a customer in a date range, from a report on the `conversion`
     /// resource of the Search Ads 360 Reporting API: the replacement of
     /// [`list_conversions`](Self::list_conversions), yielding the same [`Conversion`] type

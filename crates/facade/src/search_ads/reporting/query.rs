@@ -48,7 +48,11 @@ pub const SELECTED_FIELDS: &[&str] = &[
 ];
 
 /// `conversion.status` values a report can filter on.
+///
+/// `#[non_exhaustive]`: the Reporting API's enums grow; match with a wildcard arm
+/// (or use [`as_str`](Self::as_str)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ConversionStatus {
     /// `ENABLED` (v2 `state` `ACTIVE`).
     Enabled,
@@ -71,7 +75,28 @@ impl ConversionStatus {
 ///
 /// Campaign and ad-group ids are **new** Search Ads 360 ids (translate legacy ones with
 /// [`IdLookup`](super::IdLookup)); ad and criterion ids are the same in both APIs (SR-12).
+///
+/// ```
+/// use facade::search_ads::{AdId, ConversionStatus, ReportFilters};
+/// let filters = ReportFilters::default()
+///     .with_ad_ids([AdId::new(4_000_001), AdId::new(4_000_002)])
+///     .with_statuses([ConversionStatus::Enabled])
+///     .with_advertiser_conversion_ids(["order-1".to_owned()]);
+/// assert_eq!(filters.ad_ids.len(), 2);
+/// assert!(filters.campaign_ids.is_empty());
+/// filters.validate()?;
+/// # Ok::<(), facade::search_ads::Error>(())
+/// ```
+///
+/// `#[non_exhaustive]`: build it from [`ReportFilters::default`] and the
+/// `with_<field>` setters; a struct literal does not compile outside this crate.
+///
+/// ```compile_fail,E0639
+/// use facade::search_ads::{ConversionStatus, ReportFilters};
+/// let filters = ReportFilters { statuses: vec![ConversionStatus::Enabled], ..ReportFilters::default() };
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ReportFilters {
     /// `campaign.id`.
     pub campaign_ids: Vec<CampaignId>,
@@ -87,6 +112,17 @@ pub struct ReportFilters {
     /// other control characters, up to [`MAX_FILTER_TEXT`] characters.
     pub advertiser_conversion_ids: Vec<String>,
 }
+
+crate::setters::with_setters!(ReportFilters {
+    list {
+        with_campaign_ids => campaign_ids: CampaignId,
+        with_ad_group_ids => ad_group_ids: AdGroupId,
+        with_ad_ids => ad_ids: AdId,
+        with_criterion_ids => criterion_ids: CriterionId,
+        with_statuses => statuses: ConversionStatus,
+        with_advertiser_conversion_ids => advertiser_conversion_ids: String,
+    }
+});
 
 impl ReportFilters {
     /// Checks the bounds and the text values (before any request).

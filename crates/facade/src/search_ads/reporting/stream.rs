@@ -96,7 +96,7 @@ struct Running {
     task: JoinHandle<()>,
 }
 
-/// The conversions of a report, in order (see [`SearchAds::conversion_report`](super::super::SearchAds::conversion_report)).
+/// The conversions of a report, in order (see [`SearchAdsClient::conversion_report`](super::super::SearchAdsClient::conversion_report)).
 /// After an error the stream ends.
 pub struct ConversionReport {
     shared: Arc<Shared>,

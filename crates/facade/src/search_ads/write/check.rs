@@ -29,12 +29,12 @@ pub struct InputCheck {
 }
 
 impl InputCheck {
-    /// The checks of [`SearchAds::insert`](super::super::SearchAds::insert).
+    /// The checks of [`SearchAdsClient::insert`](super::super::SearchAdsClient::insert).
     pub fn insert() -> Self {
         Self::new(WriteKind::Insert)
     }
 
-    /// The checks of [`SearchAds::update`](super::super::SearchAds::update).
+    /// The checks of [`SearchAdsClient::update`](super::super::SearchAdsClient::update).
     pub fn update() -> Self {
         Self::new(WriteKind::Update)
     }

@@ -1,5 +1,5 @@
-//! Writing conversions: [`WriteRequest`] (what [`SearchAds::insert`] and
-//! [`SearchAds::update`] return), local checks, batching, bounded
+//! Writing conversions: [`WriteRequest`] (what [`SearchAdsClient::insert`] and
+//! [`SearchAdsClient::update`] return), local checks, batching, bounded
 //! concurrency, retries and one [`Outcome`] per conversion.
 //!
 //! | file | job |
@@ -24,7 +24,7 @@
 //! earlier in the input) is not sent and gets
 //! [`Outcome::Invalid`] with an [`Error::Validation`] naming the field and
 //! its input index, in its place in the order. The rest is sent. Use
-//! [`SearchAds::insert_problems`] to check an input before sending any of it.
+//! [`SearchAdsClient::insert_problems`] to check an input before sending any of it.
 //!
 //! # Why a repeated insert is safe
 //!
@@ -48,9 +48,9 @@
 //! [`Outcome::AlreadyStored`], a success. Without it, a `0x0000011A` that no
 //! attempt of this call explains is a rejection.
 //!
-//! [`SearchAds::insert`]: super::SearchAds::insert
-//! [`SearchAds::update`]: super::SearchAds::update
-//! [`SearchAds::insert_problems`]: super::SearchAds::insert_problems
+//! [`SearchAdsClient::insert`]: super::SearchAdsClient::insert
+//! [`SearchAdsClient::update`]: super::SearchAdsClient::update
+//! [`SearchAdsClient::insert_problems`]: super::SearchAdsClient::insert_problems
 //! [`Error::Validation`]: super::Error::Validation
 
 mod batching;
@@ -77,6 +77,10 @@ pub use validate::{MAX_ID_CHARS, MAX_TEXT_CHARS};
 pub(crate) use batching::input_problems;
 pub(crate) use request::{from_iter, from_stream};
 
+use super::client::SearchAdsClient;
+use super::conversion::Conversion;
+use super::error::Error;
+
 /// Insert or update: what is required and whether a duplicate counts as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum WriteKind {
@@ -97,6 +101,113 @@ impl WriteKind {
             WriteKind::Insert => "insert",
             WriteKind::Update => "update",
         }
+    }
+}
+
+/// The entry points of a write.
+impl SearchAdsClient {
+    /// An insert of `conversions`: any iterator of [`Conversion`]s or
+    /// `&Conversion`s (a `Vec`, a slice, a generator). Configure it and end
+    /// with [`send`](WriteRequest::send) (one [`WriteReport`]) or
+    /// [`stream`](WriteRequest::stream) (a [`WriteBatch`] at a time, in input
+    /// order, bounded memory). Nothing is read or sent before that.
+    ///
+    /// Each conversion gets exactly one [`Outcome`]. Conversions that an
+    /// insert refuses locally (see [`insert_problems`](Self::insert_problems))
+    /// are not sent and get [`Outcome::Invalid`]; the others are sent in
+    /// batches with the client's [`WriteOptions`] unless
+    /// [`options`](WriteRequest::options) says otherwise.
+    ///
+    /// ```no_run
+    /// use facade::search_ads::{Conversion, SearchAdsClient};
+    /// # async fn run(client: SearchAdsClient, conversions: Vec<Conversion>) -> Result<(), facade::search_ads::Error> {
+    /// let report = client.insert(&conversions).send().await?;
+    /// assert_eq!(report.len(), conversions.len());
+    /// # Ok(()) }
+    /// ```
+    pub fn insert<'a, I>(&self, conversions: I) -> WriteRequest<'a>
+    where
+        I: IntoIterator,
+        I::Item: Into<Conversion> + 'a,
+        I::IntoIter: Send + 'a,
+    {
+        let (input, total) = from_iter(conversions);
+        WriteRequest::new(self, WriteKind::Insert, input, total)
+    }
+
+    /// An insert of a [`Stream`](futures::Stream) of conversions (rows parsed
+    /// from a file as it is read, say). Like [`insert`](Self::insert); the
+    /// stream is polled only as far as the batches in flight need.
+    pub fn insert_stream<'a, S>(&self, conversions: S) -> WriteRequest<'a>
+    where
+        S: futures::Stream + Send + 'a,
+        S::Item: Into<Conversion> + 'a,
+    {
+        WriteRequest::new(self, WriteKind::Insert, from_stream(conversions), None)
+    }
+
+    /// An update of `conversions` (each identified by its owner,
+    /// `conversionId` and `conversionTimestamp`, the latter two required).
+    /// Like [`insert`](Self::insert).
+    pub fn update<'a, I>(&self, conversions: I) -> WriteRequest<'a>
+    where
+        I: IntoIterator,
+        I::Item: Into<Conversion> + 'a,
+        I::IntoIter: Send + 'a,
+    {
+        let (input, total) = from_iter(conversions);
+        WriteRequest::new(self, WriteKind::Update, input, total)
+    }
+
+    /// An update of a [`Stream`](futures::Stream) of conversions. Like
+    /// [`insert_stream`](Self::insert_stream).
+    pub fn update_stream<'a, S>(&self, conversions: S) -> WriteRequest<'a>
+    where
+        S: futures::Stream + Send + 'a,
+        S::Item: Into<Conversion> + 'a,
+    {
+        WriteRequest::new(self, WriteKind::Update, from_stream(conversions), None)
+    }
+
+    /// The conversions an [`insert`](Self::insert) would refuse before sending
+    /// (and report as [`Outcome::Invalid`]), each as [`Error::Validation`]
+    /// naming the field and the input index, in input order: a missing
+    /// `conversionId`, `conversionTimestamp` or `segmentationType`, a
+    /// timestamp before 1970, a value outside a set the service closes, no
+    /// owner (agency and advertiser, customer, or click ID), a control
+    /// character or an over-long id or text (SA-22), the same (owner,
+    /// conversion id, timestamp) earlier in the input (SA-15, SA-20). Empty
+    /// when every conversion would be sent. Nothing is sent.
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// use facade::search_ads::{Conversion, Error, SearchAdsClient};
+    ///
+    /// let t = Utc.with_ymd_and_hms(2025, 3, 1, 12, 0, 0).unwrap();
+    /// let clicked = Conversion {
+    ///     click_id: Some("Cj0KCQiA-example".into()),
+    ///     ..Conversion::new("order-1", t)
+    /// };
+    /// let input = [clicked.clone(), clicked];
+    /// let problems = SearchAdsClient::insert_problems(&input);
+    /// assert!(matches!(
+    ///     &problems[..],
+    ///     [Error::Validation { field, index: Some(1), .. }] if field == "conversionId"
+    /// ));
+    /// ```
+    pub fn insert_problems<'a>(
+        conversions: impl IntoIterator<Item = &'a Conversion>,
+    ) -> Vec<Error> {
+        input_problems(WriteKind::Insert, conversions)
+    }
+
+    /// The conversions an [`update`](Self::update) would refuse before sending.
+    /// Like [`insert_problems`](Self::insert_problems), except that
+    /// `segmentationType` is not required.
+    pub fn update_problems<'a>(
+        conversions: impl IntoIterator<Item = &'a Conversion>,
+    ) -> Vec<Error> {
+        input_problems(WriteKind::Update, conversions)
     }
 }
 

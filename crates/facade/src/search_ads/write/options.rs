@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use super::super::error::Error;
+use crate::setters::with_setters;
 
 /// Default conversions per request (SA-10: the size of Google's own sample).
 pub const DEFAULT_BATCH_SIZE: usize = 100;
@@ -13,8 +14,8 @@ pub const MAX_BATCH_SIZE: usize = 1000;
 /// Most requests in flight at once for one insert or update.
 pub const MAX_CONCURRENCY: usize = 64;
 
-/// Batching of [`insert`](crate::search_ads::SearchAds::insert) and
-/// [`update`](crate::search_ads::SearchAds::update).
+/// Batching of [`insert`](crate::search_ads::SearchAdsClient::insert) and
+/// [`update`](crate::search_ads::SearchAdsClient::update).
 ///
 /// At most `concurrency` batches are in flight, and batches in flight plus
 /// batches that finished out of order and wait for an earlier one (the
@@ -24,11 +25,21 @@ pub const MAX_CONCURRENCY: usize = 64;
 ///
 /// ```
 /// use facade::search_ads::WriteOptions;
+/// let options = WriteOptions::default().with_batch_size(500).with_concurrency(8);
+/// assert_eq!((options.batch_size, options.concurrency), (500, 8));
+/// let default = WriteOptions::default();
+/// assert_eq!((default.batch_size, default.concurrency), (100, 4));
+/// ```
+///
+/// `#[non_exhaustive]`: build it from [`WriteOptions::default`] and the
+/// `with_<field>` setters; a struct literal does not compile outside this crate.
+///
+/// ```compile_fail,E0639
+/// use facade::search_ads::WriteOptions;
 /// let options = WriteOptions { batch_size: 500, concurrency: 8 };
-/// assert_eq!(WriteOptions::default(), WriteOptions { batch_size: 100, concurrency: 4 });
-/// # let _ = options;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct WriteOptions {
     /// Input conversions per batch (one request), 1 ..= 1000. Default 100.
     pub batch_size: usize,
@@ -45,6 +56,13 @@ impl Default for WriteOptions {
     }
 }
 
+with_setters!(WriteOptions {
+    value {
+        with_batch_size => batch_size: usize,
+        with_concurrency => concurrency: usize,
+    }
+});
+
 impl WriteOptions {
     /// Checks the options: `batch_size` 1 to [`MAX_BATCH_SIZE`], `concurrency`
     /// 1 to [`MAX_CONCURRENCY`]. Inserts and updates call it first; a tool that
@@ -52,7 +70,7 @@ impl WriteOptions {
     ///
     /// ```
     /// use facade::search_ads::WriteOptions;
-    /// let e = WriteOptions { batch_size: 1001, concurrency: 1 }.validate().unwrap_err();
+    /// let e = WriteOptions::default().with_batch_size(1001).validate().unwrap_err();
     /// assert!(e.to_string().contains("batch_size"));
     /// ```
     pub fn validate(&self) -> Result<(), Error> {

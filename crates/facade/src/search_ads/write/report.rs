@@ -6,7 +6,13 @@ use std::ops::Range;
 use super::super::error::{ConversionIssue, Error, counted};
 
 /// What happened to one input conversion.
+///
+/// `#[non_exhaustive]`: a later version may tell more cases apart. Decide with
+/// [`is_stored`](Self::is_stored) and [`is_definite`](Self::is_definite), and
+/// give a `match` a wildcard arm that falls back on them (never one that
+/// silently drops the conversion).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum Outcome {
     /// The server stored (insert) or applied (update) it.
     Stored,

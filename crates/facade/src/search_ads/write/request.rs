@@ -1,5 +1,5 @@
-//! [`WriteRequest`]: the builder that [`SearchAds::insert`] and
-//! [`SearchAds::update`] return, ending in [`send`](WriteRequest::send) or
+//! [`WriteRequest`]: the builder that [`SearchAdsClient::insert`] and
+//! [`SearchAdsClient::update`] return, ending in [`send`](WriteRequest::send) or
 //! [`stream`](WriteRequest::stream).
 
 use std::sync::Arc;
@@ -10,7 +10,7 @@ use search_ads_client::types;
 
 use super::super::conversion::Conversion;
 use super::super::error::Error;
-use super::super::{SearchAds, call, send, wire};
+use super::super::{SearchAdsClient, call, send, wire};
 use super::WriteKind;
 use super::batching::Batch;
 use super::options::{WriteOptions, WriteProgress, WriteProgressFn};
@@ -19,17 +19,17 @@ use super::run::{SendFn, Shared};
 use super::stream::WriteStream;
 
 /// One insert or update, configured and not sent yet. Made by
-/// [`SearchAds::insert`], [`SearchAds::insert_stream`],
-/// [`SearchAds::update`] and [`SearchAds::update_stream`]; nothing is read
+/// [`SearchAdsClient::insert`], [`SearchAdsClient::insert_stream`],
+/// [`SearchAdsClient::update`] and [`SearchAdsClient::update_stream`]; nothing is read
 /// from the input or sent before [`send`](Self::send) or
 /// [`stream`](Self::stream).
 ///
 /// ```no_run
-/// use facade::search_ads::{Conversion, SearchAds, WriteOptions};
-/// # async fn run(client: SearchAds, conversions: Vec<Conversion>) -> Result<(), facade::search_ads::Error> {
+/// use facade::search_ads::{Conversion, SearchAdsClient, WriteOptions};
+/// # async fn run(client: SearchAdsClient, conversions: Vec<Conversion>) -> Result<(), facade::search_ads::Error> {
 /// let report = client
 ///     .insert(&conversions)
-///     .options(WriteOptions { batch_size: 200, concurrency: 8 })
+///     .options(WriteOptions::default().with_batch_size(200).with_concurrency(8))
 ///     .progress(|p| eprintln!("{} conversions done", p.conversions_done))
 ///     .send()
 ///     .await?;
@@ -38,7 +38,7 @@ use super::stream::WriteStream;
 /// ```
 #[must_use = "a write request does nothing until .send() or .stream()"]
 pub struct WriteRequest<'a> {
-    client: SearchAds,
+    client: SearchAdsClient,
     kind: WriteKind,
     input: BoxStream<'a, Conversion>,
     total: Option<usize>,
@@ -61,7 +61,7 @@ impl std::fmt::Debug for WriteRequest<'_> {
 
 impl<'a> WriteRequest<'a> {
     pub(crate) fn new(
-        client: &SearchAds,
+        client: &SearchAdsClient,
         kind: WriteKind,
         input: BoxStream<'a, Conversion>,
         total: Option<usize>,
@@ -78,7 +78,7 @@ impl<'a> WriteRequest<'a> {
     }
 
     /// The batching of this call (default: the client's
-    /// [`write_options`](SearchAds::write_options)). Checked by
+    /// [`write_options`](SearchAdsClient::write_options)). Checked by
     /// [`send`](Self::send) and [`stream`](Self::stream) before anything is
     /// read or sent.
     pub fn options(mut self, options: WriteOptions) -> Self {
@@ -146,8 +146,8 @@ impl<'a> WriteRequest<'a> {
     ///
     /// ```no_run
     /// use futures::StreamExt;
-    /// use facade::search_ads::{Conversion, Outcome, SearchAds};
-    /// # async fn run(client: SearchAds, rows: impl Iterator<Item = Conversion> + Send) -> Result<(), facade::search_ads::Error> {
+    /// use facade::search_ads::{Conversion, Outcome, SearchAdsClient};
+    /// # async fn run(client: SearchAdsClient, rows: impl Iterator<Item = Conversion> + Send) -> Result<(), facade::search_ads::Error> {
     /// let mut batches = client.insert(rows).resubmission(true).stream()?;
     /// while let Some(batch) = batches.next().await {
     ///     for (index, outcome) in batch.indexed() {
@@ -206,7 +206,7 @@ where
 }
 
 /// Sends a batch as one `conversion.insert` or `conversion.update` request.
-fn http_sender(client: &SearchAds, kind: WriteKind) -> SendFn {
+fn http_sender(client: &SearchAdsClient, kind: WriteKind) -> SendFn {
     let client = client.clone();
     Arc::new(move |batch: Arc<Batch>, _attempt| {
         let client = client.clone();

@@ -22,13 +22,24 @@ pub const MAX_SPAN: Duration = Duration::from_secs(86_400);
 /// use std::time::Duration;
 /// use facade::video_session::LockoutPolicy;
 ///
-/// let policy = LockoutPolicy { margin: Duration::from_secs(120), ..LockoutPolicy::SEED };
+/// let policy = LockoutPolicy::SEED.with_margin(Duration::from_secs(120));
 /// policy.validate()?;
-/// let zero = LockoutPolicy { max_failures: 0, ..LockoutPolicy::SEED };
+/// let zero = LockoutPolicy::SEED.with_max_failures(0);
 /// assert_eq!(zero.validate().unwrap_err().field, "max_failures");
 /// # Ok::<(), facade::video_session::ValidationError>(())
 /// ```
+///
+/// `#[non_exhaustive]`: build it from [`LockoutPolicy::SEED`] (or
+/// [`LockoutPolicy::default`], the same) and the `with_<field>` setters; a
+/// struct literal does not compile outside this crate.
+///
+/// ```compile_fail,E0639
+/// use std::time::Duration;
+/// use facade::video_session::LockoutPolicy;
+/// let policy = LockoutPolicy { margin: Duration::from_secs(120), ..LockoutPolicy::SEED };
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LockoutPolicy {
     /// Failures the service tolerates inside the window (the next one blocks).
     /// At least 1.
@@ -91,6 +102,15 @@ impl LockoutPolicy {
         }
     }
 }
+
+crate::setters::with_setters!(LockoutPolicy {
+    value {
+        with_max_failures => max_failures: u32,
+        with_window => window: Duration,
+        with_block => block: Duration,
+        with_margin => margin: Duration,
+    }
+});
 
 impl Default for LockoutPolicy {
     fn default() -> Self {

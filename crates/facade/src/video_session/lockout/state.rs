@@ -87,6 +87,10 @@ pub struct AccountState {
 }
 
 /// How an attempt ended, as far as the count goes.
+///
+/// Exhaustive on purpose (no `#[non_exhaustive]`): a [`LockoutStore`](super::LockoutStore)
+/// of your own must handle every resolution to keep a correct count, so a new
+/// one is a breaking change that its `match` must meet, never a wildcard arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Resolution {
     /// Logged in: removes this attempt and the failures whose answers arrived
@@ -104,6 +108,11 @@ pub enum Resolution {
 }
 
 /// A period during which no login is sent.
+///
+/// Exhaustive on purpose (no `#[non_exhaustive]`): a [`LockoutStore`](super::LockoutStore)
+/// of your own must record each kind of hold as its own rule (a block counts
+/// the attempt as failed, a pause withdraws it), so a new kind must break its
+/// `match`, never fall into a wildcard arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Hold {
     /// The service reported a block (423); the attempt counts as failed.
@@ -113,7 +122,11 @@ pub enum Hold {
 }
 
 /// Why a store refuses an attempt now.
+///
+/// `#[non_exhaustive]`: every refusal means "not sent"; a later version may
+/// tell more reasons apart, so a `match` needs a wildcard arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Refusal {
     /// One more failure would block the account.
     BudgetExhausted,

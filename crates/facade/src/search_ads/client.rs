@@ -1,0 +1,258 @@
+//! The search ads client: [`SearchAdsClient`], its builder and its
+//! constructors. The operations live beside the rules they keep: reads in
+//! `read.rs`, writes in `write/`, availability and saved columns in their own
+//! files, the ID-mapping file in `id_mapping/`, reports in `reporting/`.
+
+use std::sync::Arc;
+
+use super::auth::TokenSource;
+use super::call::Calls;
+use super::error::Error;
+use super::reporting::DEFAULT_REPORTING_BASE_URL;
+use super::retry::RetryPolicy;
+use super::wire::TokenAuthorizer;
+use super::write::WriteOptions;
+use crate::http::{BaseUrl, HttpOptions, TimeoutMode, build_client};
+
+/// Google's endpoint (SA-1).
+pub const DEFAULT_BASE_URL: &str = "https://doubleclicksearch.googleapis.com/doubleclicksearch/v2";
+
+/// The search ads client. Cheap to clone (clones share connections and the
+/// token source, like [`VideoSessionClient`](crate::video_session::VideoSessionClient)).
+/// `Debug` shows the URLs and settings, never a token.
+///
+/// Built like the video client: [`new`](Self::new) for the defaults, or
+/// [`builder`](Self::builder) → setters ([`base_url`](SearchAdsClientBuilder::base_url),
+/// [`http_options`](SearchAdsClientBuilder::http_options), …) →
+/// [`build`](SearchAdsClientBuilder::build). It lives in `search_ads/client.rs`;
+/// each operation sits beside the rules it keeps (`read.rs`, `write/`, …).
+///
+/// ```no_run
+/// use facade::search_ads::{SearchAdsClient, ServiceAccount};
+/// # async fn run() -> Result<(), facade::search_ads::Error> {
+/// let client = SearchAdsClient::new(ServiceAccount::from_file("key.json")?)?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct SearchAdsClient {
+    pub(super) inner: Arc<Inner>,
+}
+
+/// What the clones of one client share.
+pub(super) struct Inner {
+    /// Normal calls: connect and total timeouts.
+    pub(super) api: search_ads_client::Client,
+    /// The ID-mapping download: connect and read timeouts, no total.
+    pub(super) download: search_ads_client::Client,
+    /// The Reporting API (v0): connect and total timeouts.
+    pub(super) reporting: search_ads_reporting_client::Client,
+    pub(super) base: BaseUrl,
+    pub(super) reporting_base: BaseUrl,
+    pub(super) retry: RetryPolicy,
+    pub(super) write: WriteOptions,
+    pub(super) tokens: Arc<dyn TokenSource>,
+    /// Deadline, retries and re-authorization of normal calls.
+    pub(super) calls: Calls,
+    /// The same for opening the ID-mapping download (its attempts are bounded
+    /// by the read timeout, not the total timeout).
+    pub(super) download_calls: Calls,
+}
+
+impl std::fmt::Debug for SearchAdsClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchAdsClient")
+            .field("base_url", &self.inner.base)
+            .field("reporting_base_url", &self.inner.reporting_base)
+            .field("retry", &self.inner.retry)
+            .field("write", &self.inner.write)
+            .field("tokens", &self.inner.tokens)
+            .finish()
+    }
+}
+
+/// Builds a [`SearchAdsClient`]; see [`SearchAdsClient::builder`].
+///
+/// ```
+/// use std::time::Duration;
+/// use facade::http::HttpOptions;
+/// use facade::search_ads::{RetryPolicy, SearchAdsClient, StaticToken, WriteOptions};
+///
+/// let client = SearchAdsClient::builder(StaticToken::new("ya29.token"))
+///     .base_url("http://127.0.0.1:8080/doubleclicksearch/v2")?
+///     .http_options(HttpOptions::default().with_timeout(Duration::from_secs(60)))
+///     .retry_policy(RetryPolicy::default().with_max_attempts(6))
+///     .write_options(WriteOptions::default().with_batch_size(200).with_concurrency(8))
+///     .build()?;
+/// assert_eq!(client.base_url().as_str(), "http://127.0.0.1:8080/doubleclicksearch/v2");
+/// # Ok::<(), facade::search_ads::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct SearchAdsClientBuilder {
+    tokens: Arc<dyn TokenSource>,
+    base: Option<BaseUrl>,
+    reporting_base: Option<BaseUrl>,
+    http: HttpOptions,
+    retry: RetryPolicy,
+    write: WriteOptions,
+}
+
+impl SearchAdsClientBuilder {
+    /// The API's base URL, up to and including `/doubleclicksearch/v2`.
+    /// Default [`DEFAULT_BASE_URL`]. `https://` is required except on loopback.
+    pub fn base_url(mut self, url: &str) -> Result<Self, Error> {
+        self.base = Some(BaseUrl::parse(url).map_err(|e| Error::Config {
+            message: e.to_string(),
+        })?);
+        Ok(self)
+    }
+
+    /// The Search Ads 360 Reporting API's server URL (used by
+    /// [`SearchAdsClient::conversion_report`]). Default [`DEFAULT_REPORTING_BASE_URL`].
+    /// `https://` is required except on loopback.
+    pub fn reporting_base_url(mut self, url: &str) -> Result<Self, Error> {
+        self.reporting_base = Some(BaseUrl::parse(url).map_err(|e| Error::Config {
+            message: e.to_string(),
+        })?);
+        Ok(self)
+    }
+
+    /// The base URL, already checked.
+    pub fn base(mut self, base: BaseUrl) -> Self {
+        self.base = Some(base);
+        self
+    }
+
+    /// Timeouts and user agent.
+    pub fn http_options(mut self, options: HttpOptions) -> Self {
+        self.http = options;
+        self
+    }
+
+    /// Retries of transient failures (default: 4 attempts).
+    pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Default batching of inserts and updates.
+    pub fn write_options(mut self, options: WriteOptions) -> Self {
+        self.write = options;
+        self
+    }
+
+    /// Builds the client.
+    pub fn build(self) -> Result<SearchAdsClient, Error> {
+        self.retry.validate()?;
+        self.write.validate()?;
+        let base = match self.base {
+            Some(b) => b,
+            None => BaseUrl::parse(DEFAULT_BASE_URL).map_err(|e| Error::Config {
+                message: e.to_string(),
+            })?,
+        };
+        let reporting_base = match self.reporting_base {
+            Some(b) => b,
+            None => BaseUrl::parse(DEFAULT_REPORTING_BASE_URL).map_err(|e| Error::Config {
+                message: e.to_string(),
+            })?,
+        };
+        let config = |e: reqwest::Error| Error::Config {
+            message: format!("the HTTP client could not be built: {e}"),
+        };
+        let total = build_client(&base, &self.http, TimeoutMode::Total).map_err(config)?;
+        let streaming = build_client(&base, &self.http, TimeoutMode::Streaming).map_err(config)?;
+        let authorizer: Arc<dyn search_ads_client::AuthorizeRequest> = Arc::new(TokenAuthorizer {
+            tokens: self.tokens.clone(),
+        });
+        let context = search_ads_client::ClientContext::new().with_authorizer(authorizer);
+        let reporting_http =
+            build_client(&reporting_base, &self.http, TimeoutMode::Total).map_err(config)?;
+        let json_limits = self.http.body_limits(TimeoutMode::Total);
+        let reporting = search_ads_reporting_client::Client::new_with_client(
+            reporting_base.as_str(),
+            reporting_http,
+            context.clone().with_body_limits(json_limits),
+        );
+        let api = search_ads_client::Client::new_with_client(
+            base.as_str(),
+            total,
+            context.clone().with_body_limits(json_limits),
+        );
+        let download = search_ads_client::Client::new_with_client(
+            base.as_str(),
+            streaming,
+            context.with_body_limits(self.http.body_limits(TimeoutMode::Streaming)),
+        );
+        let calls = Calls::new(
+            self.retry.clone(),
+            self.tokens.clone(),
+            &self.http,
+            self.http.timeout,
+        );
+        let download_calls = Calls::new(
+            self.retry.clone(),
+            self.tokens.clone(),
+            &self.http,
+            self.http.read_timeout,
+        );
+        Ok(SearchAdsClient {
+            inner: Arc::new(Inner {
+                api,
+                download,
+                reporting,
+                base,
+                reporting_base,
+                retry: self.retry,
+                write: self.write,
+                tokens: self.tokens,
+                calls,
+                download_calls,
+            }),
+        })
+    }
+}
+
+impl SearchAdsClient {
+    /// A client for Google's endpoint with default options.
+    pub fn new(tokens: impl TokenSource + 'static) -> Result<Self, Error> {
+        Self::builder(tokens).build()
+    }
+
+    /// A builder, to set the base URL, timeouts, retries and batching.
+    pub fn builder(tokens: impl TokenSource + 'static) -> SearchAdsClientBuilder {
+        Self::builder_shared(Arc::new(tokens))
+    }
+
+    /// A builder with a shared token source.
+    pub fn builder_shared(tokens: Arc<dyn TokenSource>) -> SearchAdsClientBuilder {
+        SearchAdsClientBuilder {
+            tokens,
+            base: None,
+            reporting_base: None,
+            http: HttpOptions::default(),
+            retry: RetryPolicy::default(),
+            write: WriteOptions::default(),
+        }
+    }
+
+    /// The base URL requests go to.
+    pub fn base_url(&self) -> &BaseUrl {
+        &self.inner.base
+    }
+
+    /// The Reporting API's server URL.
+    pub fn reporting_base_url(&self) -> &BaseUrl {
+        &self.inner.reporting_base
+    }
+
+    /// The retry policy.
+    pub fn retry_policy(&self) -> &RetryPolicy {
+        &self.inner.retry
+    }
+
+    /// The default batching of [`insert`](Self::insert) and [`update`](Self::update)
+    /// (a request's [`options`](super::WriteRequest::options) override it).
+    pub fn write_options(&self) -> WriteOptions {
+        self.inner.write
+    }
+}
