@@ -40,6 +40,18 @@ pub struct EngineAccount {
     pub engine_account_id: EngineAccountId,
 }
 
+/// Sets each optional id of `options` that is `Some` on the generated request builder `call`
+/// (the two conversion reads take the same optional ids through builders of different types).
+macro_rules! set_optional {
+    ($call:ident, $options:ident: $($field:ident),+ $(,)?) => {
+        $(
+            if let Some(id) = $options.$field {
+                $call = $call.$field(id);
+            }
+        )+
+    };
+}
+
 impl EngineAccount {
     /// The engine account `engine_account_id` of `advertiser_id` in `agency_id`.
     pub fn new(
@@ -376,18 +388,7 @@ impl SearchAdsClient {
                         .end_date(end_date)
                         .start_row(start_row)
                         .row_count(options.page_size);
-                    if let Some(id) = options.campaign_id {
-                        call = call.campaign_id(id);
-                    }
-                    if let Some(id) = options.ad_group_id {
-                        call = call.ad_group_id(id);
-                    }
-                    if let Some(id) = options.ad_id {
-                        call = call.ad_id(id);
-                    }
-                    if let Some(id) = options.criterion_id {
-                        call = call.criterion_id(id);
-                    }
+                    set_optional!(call, options: campaign_id, ad_group_id, ad_id, criterion_id);
                     if let Some(id) = &options.customer_id {
                         call = call.customer_id(id.as_str().to_owned());
                     }
@@ -429,27 +430,16 @@ impl SearchAdsClient {
                         .end_date(end_date)
                         .start_row(start_row)
                         .row_count(options.page_size);
-                    if let Some(id) = options.agency_id {
-                        call = call.agency_id(id);
-                    }
-                    if let Some(id) = options.advertiser_id {
-                        call = call.advertiser_id(id);
-                    }
-                    if let Some(id) = options.engine_account_id {
-                        call = call.engine_account_id(id);
-                    }
-                    if let Some(id) = options.campaign_id {
-                        call = call.campaign_id(id);
-                    }
-                    if let Some(id) = options.ad_group_id {
-                        call = call.ad_group_id(id);
-                    }
-                    if let Some(id) = options.ad_id {
-                        call = call.ad_id(id);
-                    }
-                    if let Some(id) = options.criterion_id {
-                        call = call.criterion_id(id);
-                    }
+                    set_optional!(
+                        call,
+                        options: agency_id,
+                        advertiser_id,
+                        engine_account_id,
+                        campaign_id,
+                        ad_group_id,
+                        ad_id,
+                        criterion_id
+                    );
                     call.send().await
                 }
             },
