@@ -9,7 +9,7 @@ use std::io::{BufRead as _, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use facade::http::BaseUrl;
 use facade::video_session::{
@@ -18,7 +18,7 @@ use facade::video_session::{
 };
 use fake_services::{DomainUser, VideoSessionFake};
 
-use test_support::RedisServer;
+use test_support::{RedisServer, wait_for_file};
 
 fn key(n: u32) -> facade::video_session::AccountKey {
     Credentials::new("sk-redis", format!("user{n}"), "pw")
@@ -145,17 +145,8 @@ async fn wrong_logins(
     tally
 }
 
-fn wait_for(path: &Path) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !path.exists() {
-        assert!(
-            Instant::now() < deadline,
-            "{} never appeared",
-            path.display()
-        );
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
+/// How long a child process may take to signal through its file.
+const SIGNAL_WAIT: Duration = Duration::from_secs(60);
 
 /// The second replica process (started by `replicas_in_two_processes_share_one_count`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -164,7 +155,7 @@ async fn replica_child() {
     let var = |name: &str| std::env::var(name).unwrap();
     let (ready, go) = (var("REPLICA_READY"), var("REPLICA_GO"));
     std::fs::write(&ready, b"").unwrap();
-    wait_for(Path::new(&go));
+    wait_for_file(Path::new(&go), SIGNAL_WAIT);
     let tally = wrong_logins(
         &var("REPLICA_FAKE"),
         &var("REPLICA_SECRET_KEY"),
@@ -216,7 +207,7 @@ async fn replicas_in_two_processes_share_one_count() {
         .spawn()
         .unwrap();
     let ready_wait = ready.clone();
-    tokio::task::spawn_blocking(move || wait_for(&ready_wait))
+    tokio::task::spawn_blocking(move || wait_for_file(&ready_wait, SIGNAL_WAIT))
         .await
         .unwrap();
     std::fs::write(&go, b"").unwrap();

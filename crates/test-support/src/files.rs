@@ -1,0 +1,61 @@
+//! Waiting for a file another process creates: the simplest signal between a
+//! test and the child processes it starts (`READY` written when the child is
+//! set up, `GO` written when the test lets it proceed).
+//!
+//! ```
+//! use std::time::Duration;
+//! let dir = tempfile::tempdir().unwrap();
+//! let ready = dir.path().join("READY");
+//! std::fs::write(&ready, b"").unwrap();
+//! test_support::wait_for_file(&ready, Duration::from_secs(5));
+//! ```
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Blocks until `path` exists, checking every millisecond; panics (failing
+/// the test) naming the file when it has not appeared within `within`.
+pub fn wait_for_file(path: &Path, within: Duration) {
+    let deadline = Instant::now() + within;
+    while !path.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_that_never_appears_fails_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("never");
+        let panic = std::panic::catch_unwind(|| {
+            wait_for_file(&missing, Duration::from_millis(20));
+        })
+        .unwrap_err();
+        let message = panic.downcast_ref::<String>().unwrap();
+        assert!(message.ends_with("never never appeared"), "{message}");
+    }
+
+    #[test]
+    fn a_file_written_later_ends_the_wait() {
+        let dir = tempfile::tempdir().unwrap();
+        let later = dir.path().join("later");
+        let writer = {
+            let later = later.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(20));
+                std::fs::write(later, b"").unwrap();
+            })
+        };
+        wait_for_file(&later, Duration::from_secs(30));
+        assert!(later.exists());
+        writer.join().unwrap();
+    }
+}
