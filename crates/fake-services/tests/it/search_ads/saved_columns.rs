@@ -1,20 +1,14 @@
 //! `savedColumns.list`.
 
 use super::small_fake;
-use crate::common::{client, json};
+use crate::common::{client, json, saved_columns_url};
 
 #[tokio::test]
 async fn saved_columns_list() {
     let fake = small_fake().await;
-    let a = fake.accounts()[0].clone();
     let (status, body) = json(
         client()
-            .get(format!(
-                "{}/agency/{}/advertiser/{}/savedcolumns",
-                fake.base_url(),
-                a.agency_id,
-                a.advertiser_id
-            ))
+            .get(saved_columns_url(&fake))
             .bearer_auth(fake.dev_token()),
     )
     .await;
