@@ -28,3 +28,4 @@ mod video_redis;
 mod video_secrets;
 mod video_support;
 mod video_wire;
+mod wire_log;

@@ -364,26 +364,6 @@ impl Front {
     }
 }
 
-/// A valid conversion of the fake's first account.
-fn a_conversion(fake: &SearchAdsFake, id: &str) -> facade::search_ads::Conversion {
-    use facade::search_ads::values::{ConversionType, Micros};
-    use facade::search_ads::{AdvertiserId, AgencyId, Conversion, EngineAccountId, SegmentationId};
-    let a = &fake.accounts()[0];
-    Conversion {
-        agency_id: Some(AgencyId::new(a.agency_id)),
-        advertiser_id: Some(AdvertiserId::new(a.advertiser_id)),
-        engine_account_id: Some(EngineAccountId::new(a.engine_account_id)),
-        segmentation_id: Some(SegmentationId::new(551_234)),
-        conversion_type: Some(ConversionType::Transaction),
-        revenue_micros: Some(Micros::new(1_000_000)),
-        currency_code: Some("EUR".into()),
-        ..Conversion::new(
-            id,
-            chrono::DateTime::from_timestamp_millis(1_717_200_000_000).expect("a valid time"),
-        )
-    }
-}
-
 /// A service account whose key file sends the exchange to `origin/token`,
 /// with a 1 s exchange timeout.
 fn account_via(fake: &SearchAdsFake, origin: &str) -> Arc<ServiceAccount> {
@@ -557,7 +537,7 @@ async fn a_401_invalidates_the_refused_token_and_retries_once() {
         .expose_secret()
         .to_owned();
     front.revoked.lock().unwrap().push(current);
-    let conversion = a_conversion(&fake, "auth-401-retry");
+    let conversion = support::valid_conversion(&fake, "auth-401-retry", 0);
     let report = client.insert(&[conversion]).send().await.expect("a report");
     assert_eq!(report.stored(), 1, "{report}");
     assert_eq!(front.issued(), 4);

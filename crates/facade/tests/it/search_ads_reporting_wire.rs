@@ -3,12 +3,11 @@
 //! JSON body with the query text. The token is checked, then redacted. Also the second page's
 //! request (same query, `pageToken`) and the requests of one report split into date shards.
 
-use std::sync::{Arc, Mutex};
+use crate::wire_log::{Log, header_text, read_request};
 
 use axum::Router;
-use axum::body::Bytes;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chrono::NaiveDate;
 use facade::search_ads::{
@@ -20,27 +19,8 @@ use serde_json::{Value, json};
 
 const TOKEN: &str = "wire-test-token";
 
-#[derive(Clone, Default)]
-struct Log(Arc<Mutex<Vec<Value>>>);
-
-impl Log {
-    fn take(&self) -> Vec<Value> {
-        std::mem::take(&mut *self.0.lock().expect("not poisoned"))
-    }
-}
-
-fn header_text(headers: &HeaderMap, name: &str) -> Value {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .map_or(Value::Null, |v| Value::String(v.to_owned()))
-}
-
 async fn capture(State(log): State<Log>, request: Request) -> Response {
-    let (parts, body) = request.into_parts();
-    let body: Bytes = axum::body::to_bytes(body, 1 << 20)
-        .await
-        .unwrap_or_default();
+    let (parts, body) = read_request(request).await;
     assert_eq!(
         header_text(&parts.headers, "authorization"),
         json!(format!("Bearer {TOKEN}"))
