@@ -6,6 +6,7 @@
 // One trace capture for the whole binary (see crates/test-support/src/trace.rs).
 test_support::install_trace_capture!();
 
+mod local_server;
 mod search_ads_auth;
 mod search_ads_deadline;
 mod search_ads_id_mapping;
@@ -28,4 +29,3 @@ mod video_redis;
 mod video_secrets;
 mod video_support;
 mod video_wire;
-mod wire_log;

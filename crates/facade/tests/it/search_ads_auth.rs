@@ -4,6 +4,7 @@
 
 #![cfg(feature = "service-account")]
 
+use crate::local_server::serve;
 use crate::search_ads_support as support;
 
 use std::sync::Arc;
@@ -342,11 +343,7 @@ impl Front {
                 response.body(Body::from(bytes)).unwrap()
             }
         });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let origin = format!("http://{}", listener.local_addr().expect("addr"));
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        let origin = serve(app).await;
         (front, origin)
     }
 

@@ -9,6 +9,7 @@
 //! bytes it served. The fake answers ranges itself (206, or 200 when
 //! `If-Range` does not match).
 
+use crate::local_server::serve;
 use crate::search_ads_support as support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -112,11 +113,7 @@ impl Front {
                 response.body(Body::from_stream(body)).unwrap()
             }
         });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let origin = format!("http://{}", listener.local_addr().expect("addr"));
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        let origin = serve(app).await;
         (front, origin)
     }
 

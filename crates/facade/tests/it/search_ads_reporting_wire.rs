@@ -3,7 +3,7 @@
 //! JSON body with the query text. The token is checked, then redacted. Also the second page's
 //! request (same query, `pageToken`) and the requests of one report split into date shards.
 
-use crate::wire_log::{Log, header_text, read_request};
+use crate::local_server::{Log, header_text, read_request, serve};
 
 use axum::Router;
 use axum::extract::{Request, State};
@@ -62,13 +62,9 @@ async fn capture(State(log): State<Log>, request: Request) -> Response {
 async fn server() -> (SearchAds, Log) {
     let log = Log::default();
     let app = Router::new().fallback(capture).with_state(log.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a free port");
-    let addr = listener.local_addr().expect("an address");
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    let origin = serve(app).await;
     let client = SearchAds::builder(StaticToken::new(TOKEN))
-        .reporting_base_url(&format!("http://{addr}"))
+        .reporting_base_url(&origin)
         .expect("valid URL")
         .retry_policy(RetryPolicy::no_retries())
         .build()

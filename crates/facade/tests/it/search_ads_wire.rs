@@ -4,7 +4,7 @@
 
 #![allow(deprecated)] // the read methods wrap Google's deprecated conversion.get
 
-use crate::wire_log::{Log, header_text, read_request};
+use crate::local_server::{Log, header_text, read_request, serve};
 
 use axum::Router;
 use axum::body::Bytes;
@@ -98,13 +98,9 @@ fn answer(method: &Method, path: &str, body: Bytes) -> Response {
 async fn server() -> (SearchAds, Log) {
     let log = Log::default();
     let app = Router::new().fallback(capture).with_state(log.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a free port");
-    let addr = listener.local_addr().expect("an address");
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    let origin = serve(app).await;
     let client = SearchAds::builder(StaticToken::new(TOKEN))
-        .base_url(&format!("http://{addr}/doubleclicksearch/v2"))
+        .base_url(&format!("{origin}/doubleclicksearch/v2"))
         .expect("valid URL")
         .retry_policy(RetryPolicy::no_retries())
         .build()

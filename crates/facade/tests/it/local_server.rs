@@ -1,9 +1,11 @@
-//! What a local server received, for the wire tests (`search_ads_wire`,
-//! `search_ads_reporting_wire`) to compare with a snapshot: one JSON value a
-//! request, written by the server's handler.
+//! Small axum servers the search ads tests start on loopback: [`serve`] runs
+//! one, and the wire tests (`search_ads_wire`, `search_ads_reporting_wire`)
+//! log what it received ([`Log`], one JSON value a request) to compare with a
+//! snapshot.
 
 use std::sync::{Arc, Mutex};
 
+use axum::Router;
 use axum::body::Bytes;
 use axum::extract::Request;
 use axum::http::HeaderMap;
@@ -36,4 +38,15 @@ pub async fn read_request(request: Request) -> (Parts, Bytes) {
         .await
         .unwrap_or_default();
     (parts, body)
+}
+
+/// Serves `app` on a free loopback port for the rest of the test; its origin
+/// (`http://127.0.0.1:PORT`).
+pub async fn serve(app: Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a free port");
+    let origin = format!("http://{}", listener.local_addr().expect("an address"));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    origin
 }
