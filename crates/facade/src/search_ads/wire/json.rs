@@ -17,39 +17,47 @@ use crate::search_ads::conversion::{Availability, Conversion};
 /// (SA-5); their JSON form accepts a number too, like the int64 fields.
 const FORMATLESS_INTEGERS: [&str; 2] = ["conversionTimestamp", "revenueMicros"];
 
-/// The JSON form of a conversion is the wire shape (see [`Conversion`]).
-impl Serialize for Conversion {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        conversion_to_wire(self).serialize(serializer)
-    }
+/// `Serialize` and `Deserialize` for a resource whose JSON form is its wire
+/// shape: written through `$to_wire`; read through [`checked_object`] (every
+/// member named in `$ty::FIELDS`), the wire type `$wire` and `$from_wire`.
+macro_rules! json_form_is_the_wire_shape {
+    ($(#[$doc:meta])* $ty:ident, $what:literal, $wire:ty, $to_wire:path, $from_wire:path) => {
+        $(#[$doc])*
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                $to_wire(self).serialize(serializer)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let value = Value::deserialize(deserializer)?;
+                let object = checked_object(value, $what, stringify!($ty), &$ty::FIELDS)
+                    .map_err(D::Error::custom)?;
+                let wire: $wire = wire_from_object(object).map_err(D::Error::custom)?;
+                $from_wire(wire).map_err(D::Error::custom)
+            }
+        }
+    };
 }
 
-impl<'de> Deserialize<'de> for Conversion {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        let object = checked_object(value, "conversion", "Conversion", &Conversion::FIELDS)
-            .map_err(D::Error::custom)?;
-        let wire: types::Conversion = wire_from_object(object).map_err(D::Error::custom)?;
-        conversion_from_wire(wire).map_err(D::Error::custom)
-    }
-}
+json_form_is_the_wire_shape!(
+    /// The JSON form of a conversion is the wire shape (see [`Conversion`]).
+    Conversion,
+    "conversion",
+    types::Conversion,
+    conversion_to_wire,
+    conversion_from_wire
+);
 
-/// The JSON form of an availability is the wire shape (see [`Availability`]).
-impl Serialize for Availability {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        availability_to_wire(self).serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for Availability {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        let object = checked_object(value, "availability", "Availability", &Availability::FIELDS)
-            .map_err(D::Error::custom)?;
-        let wire: types::Availability = wire_from_object(object).map_err(D::Error::custom)?;
-        availability_from_wire(wire).map_err(D::Error::custom)
-    }
-}
+json_form_is_the_wire_shape!(
+    /// The JSON form of an availability is the wire shape (see [`Availability`]).
+    Availability,
+    "availability",
+    types::Availability,
+    availability_to_wire,
+    availability_from_wire
+);
 
 /// The members of a JSON object, every name one of `fields`; `null` members
 /// are dropped and the formatless integers taken as digits.
