@@ -9,14 +9,15 @@
 //! - [`run_measured`]: runs a child process and reports its own peak resident set.
 //! - [`RedisServer`]: a `redis-server` of the test's own on a free loopback port.
 //! - [`error_chain`]: an error with its sources, as one line.
-//! - [`wait_for_file`]: blocks until a file another process writes appears (a child's `READY`).
+//! - [`test_as_child`], [`wait_for_file`]: one of the binary's own tests run as a child process,
+//!   and the file it signals through.
 //! - [`assert_request_logged`]: what a generated client's request span shows.
 //! - [`git`]: git commands and a throw-away clone of this repository.
 //! - `tls` (feature `http-client`, which brings in reqwest): the HTTPS checks every client crate
 //!   runs.
 
+pub mod child;
 pub mod error;
-pub mod files;
 pub mod git;
 pub mod hostile;
 pub mod loopback;
@@ -28,8 +29,8 @@ pub mod request_log;
 pub mod tls;
 pub mod trace;
 
+pub use child::{test_as_child, wait_for_file};
 pub use error::error_chain;
-pub use files::wait_for_file;
 pub use hostile::{Answer, HostileServer};
 pub use loopback::{garbage_server, one_shot_http, one_shot_http_with_headers};
 pub use net::ClosedPort;

@@ -6,7 +6,7 @@
 use crate::common;
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use common::Apictl;
@@ -94,7 +94,7 @@ async fn a_lockout_store_that_is_not_redis_is_refused_before_sending() {
     assert_eq!(services.video.ledger().counts().login_attempts, 0);
 }
 
-use test_support::{RedisServer, wait_for_file};
+use test_support::{RedisServer, test_as_child, wait_for_file};
 
 /// Two state directories (two machines) sharing one count through Redis.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -194,13 +194,7 @@ async fn many_processes_killed_at_random_never_block_the_account() {
                 .unwrap();
             }
             let ready = apictl.dir().join("lock-ready");
-            let child = Command::new(std::env::current_exe().unwrap())
-                .args([
-                    "--exact",
-                    "video_lockout::lock_holder",
-                    "--ignored",
-                    "--nocapture",
-                ])
+            let child = test_as_child("video_lockout::lock_holder")
                 .env("LOCK_PATH", &lock_path)
                 .env("LOCK_READY", &ready)
                 .stdout(Stdio::null())

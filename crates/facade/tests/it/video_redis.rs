@@ -7,7 +7,7 @@
 
 use std::io::{BufRead as _, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -18,7 +18,7 @@ use facade::video_session::{
 };
 use fake_services::{DomainUser, VideoSessionFake};
 
-use test_support::{RedisServer, wait_for_file};
+use test_support::{RedisServer, test_as_child, wait_for_file};
 
 fn key(n: u32) -> facade::video_session::AccountKey {
     Credentials::new("sk-redis", format!("user{n}"), "pw")
@@ -188,15 +188,8 @@ async fn replicas_in_two_processes_share_one_count() {
     let dir = tempfile::tempdir().unwrap();
     let (ready, go) = (dir.path().join("ready"), dir.path().join("go"));
     let prefix = "test:replicas:";
-    let child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "video_redis::replica_child",
-            "--ignored",
-            "--nocapture",
-            "--test-threads",
-            "1",
-        ])
+    let child = test_as_child("video_redis::replica_child")
+        .args(["--test-threads", "1"])
         .env("REPLICA_READY", &ready)
         .env("REPLICA_GO", &go)
         .env("REPLICA_FAKE", fake.base_url())

@@ -134,23 +134,29 @@ mod tests {
     use super::*;
     use crate::search_ads::values::*;
 
-    #[test]
-    fn the_json_form_is_the_wire_shape_with_every_field_named() {
-        let c = full();
-        let json = serde_json::to_value(&c).unwrap();
-        assert_eq!(json, serde_json::to_value(conversion_to_wire(&c)).unwrap());
+    /// The member names of `json` are `fields`, each once.
+    fn assert_names_each_field_once(json: &serde_json::Value, fields: &[&str], message: &str) {
         let mut names: Vec<&str> = json
             .as_object()
             .unwrap()
             .keys()
             .map(String::as_str)
             .collect();
-        let mut fields = Conversion::FIELDS.to_vec();
+        let mut fields = fields.to_vec();
         names.sort_unstable();
         fields.sort_unstable();
-        assert_eq!(
-            names, fields,
-            "Conversion::FIELDS names every wire field once"
+        assert_eq!(names, fields, "{message}");
+    }
+
+    #[test]
+    fn the_json_form_is_the_wire_shape_with_every_field_named() {
+        let c = full();
+        let json = serde_json::to_value(&c).unwrap();
+        assert_eq!(json, serde_json::to_value(conversion_to_wire(&c)).unwrap());
+        assert_names_each_field_once(
+            &json,
+            &Conversion::FIELDS,
+            "Conversion::FIELDS names every wire field once",
         );
         assert_eq!(serde_json::from_value::<Conversion>(json).unwrap(), c);
 
@@ -165,18 +171,10 @@ mod tests {
             )
         };
         let json = serde_json::to_value(&a).unwrap();
-        let mut names: Vec<&str> = json
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
-        let mut fields = Availability::FIELDS.to_vec();
-        names.sort_unstable();
-        fields.sort_unstable();
-        assert_eq!(
-            names, fields,
-            "Availability::FIELDS names every wire field once"
+        assert_names_each_field_once(
+            &json,
+            &Availability::FIELDS,
+            "Availability::FIELDS names every wire field once",
         );
         assert_eq!(serde_json::from_value::<Availability>(json).unwrap(), a);
     }

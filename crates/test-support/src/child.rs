@@ -1,6 +1,7 @@
-//! Waiting for a file another process creates: the simplest signal between a
-//! test and the child processes it starts (`READY` written when the child is
-//! set up, `GO` written when the test lets it proceed).
+//! A test's child processes: one of the test binary's own (ignored) tests run
+//! as a child ([`test_as_child`]), and the files they signal through
+//! ([`wait_for_file`]: `READY` written when the child is set up, `GO` written
+//! when the test lets it proceed).
 //!
 //! ```
 //! use std::time::Duration;
@@ -11,7 +12,18 @@
 //! ```
 
 use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
+
+/// A command that runs test `name` (its full path, e.g. `video_redis::replica_child`) of the
+/// running test binary alone, ignored or not, with its output shown: the way a test starts a
+/// second process of its own. Add the child's environment, then spawn it.
+pub fn test_as_child(name: &str) -> Command {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let mut command = Command::new(exe);
+    command.args(["--exact", name, "--ignored", "--nocapture"]);
+    command
+}
 
 /// Blocks until `path` exists, checking every millisecond; panics (failing
 /// the test) naming the file when it has not appeared within `within`.
@@ -30,6 +42,17 @@ pub fn wait_for_file(path: &Path, within: Duration) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_child_runs_exactly_the_named_test() {
+        let command = test_as_child("child::tests::x");
+        let args: Vec<_> = command.get_args().collect();
+        assert_eq!(
+            args,
+            ["--exact", "child::tests::x", "--ignored", "--nocapture"]
+        );
+        assert_eq!(command.get_program(), std::env::current_exe().unwrap());
+    }
 
     #[test]
     fn a_file_that_never_appears_fails_naming_it() {
