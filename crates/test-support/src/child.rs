@@ -39,6 +39,15 @@ pub fn wait_for_file(path: &Path, within: Duration) {
     }
 }
 
+/// [`wait_for_file`] from async code: the wait runs on a blocking thread so
+/// the runtime keeps serving the test's other tasks; its panic is the test's.
+pub async fn wait_for_file_async(path: &Path, within: Duration) {
+    let path = path.to_owned();
+    if let Err(e) = tokio::task::spawn_blocking(move || wait_for_file(&path, within)).await {
+        std::panic::resume_unwind(e.into_panic());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,6 +73,18 @@ mod tests {
         .unwrap_err();
         let message = panic.downcast_ref::<String>().unwrap();
         assert!(message.ends_with("never never appeared"), "{message}");
+    }
+
+    #[tokio::test]
+    async fn the_async_wait_fails_the_test_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("never-async");
+        let waiting = tokio::spawn(async move {
+            wait_for_file_async(&missing, Duration::from_millis(20)).await;
+        });
+        let panic = waiting.await.unwrap_err().into_panic();
+        let message = panic.downcast_ref::<String>().unwrap();
+        assert!(message.ends_with("never-async never appeared"), "{message}");
     }
 
     #[test]

@@ -94,7 +94,7 @@ async fn a_lockout_store_that_is_not_redis_is_refused_before_sending() {
     assert_eq!(services.video.ledger().counts().login_attempts, 0);
 }
 
-use test_support::{RedisServer, test_as_child, wait_for_file};
+use test_support::{RedisServer, test_as_child, wait_for_file_async};
 
 /// Two state directories (two machines) sharing one count through Redis.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -201,10 +201,7 @@ async fn many_processes_killed_at_random_never_block_the_account() {
                 .stderr(Stdio::null())
                 .spawn()
                 .unwrap();
-            let ready_wait = ready.clone();
-            tokio::task::spawn_blocking(move || wait_for_file(&ready_wait, SIGNAL_WAIT))
-                .await
-                .unwrap();
+            wait_for_file_async(&ready, SIGNAL_WAIT).await;
             holder = Some(child);
         }
         let mut children: Vec<_> = (0..8)

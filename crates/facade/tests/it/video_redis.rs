@@ -18,7 +18,7 @@ use facade::video_session::{
 };
 use fake_services::{DomainUser, VideoSessionFake};
 
-use test_support::{RedisServer, test_as_child, wait_for_file};
+use test_support::{RedisServer, test_as_child, wait_for_file, wait_for_file_async};
 
 fn key(n: u32) -> facade::video_session::AccountKey {
     Credentials::new("sk-redis", format!("user{n}"), "pw")
@@ -199,10 +199,7 @@ async fn replicas_in_two_processes_share_one_count() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let ready_wait = ready.clone();
-    tokio::task::spawn_blocking(move || wait_for_file(&ready_wait, SIGNAL_WAIT))
-        .await
-        .unwrap();
+    wait_for_file_async(&ready, SIGNAL_WAIT).await;
     std::fs::write(&go, b"").unwrap();
     // This process: 2 clients x 13 = 26; the child: 2 x 12 = 24.
     let here = wrong_logins(
