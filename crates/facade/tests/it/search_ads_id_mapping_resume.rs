@@ -150,6 +150,15 @@ async fn setup(
     (fake, front, expected, client)
 }
 
+/// The file at `path` is `expected`, byte for byte (a full download).
+fn assert_saved_whole(path: &std::path::Path, expected: &[u8]) {
+    let saved = std::fs::read(path).expect("saved");
+    assert!(
+        saved == expected,
+        "the saved file differs from a full download"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cut_download_resumes_with_range_and_fetches_only_the_rest() {
     let (fake, front, expected, client) = setup(false).await;
@@ -161,11 +170,7 @@ async fn a_cut_download_resumes_with_range_and_fetches_only_the_rest() {
         .await
         .expect("resumed to the end");
     assert_eq!(size, expected.len() as u64);
-    let saved = std::fs::read(&path).expect("saved");
-    assert!(
-        saved == expected,
-        "the saved file differs from a full download"
-    );
+    assert_saved_whole(&path, &expected);
     let seen = front.seen();
     assert_eq!(seen.len(), 2, "{seen:?}");
     assert_eq!(seen[0].range, None);
@@ -196,11 +201,7 @@ async fn a_changed_file_starts_over() {
         .save_id_mapping(agency, advertiser, &path, None)
         .await
         .expect("started over, to the end");
-    let saved = std::fs::read(&path).expect("saved");
-    assert!(
-        saved == expected,
-        "the saved file differs from a full download"
-    );
+    assert_saved_whole(&path, &expected);
     let seen = front.seen();
     assert_eq!(seen.len(), 2, "{seen:?}");
     assert_eq!(
