@@ -9,11 +9,14 @@
 //! - [`run_measured`]: runs a child process and reports its own peak resident set.
 //! - [`RedisServer`]: a `redis-server` of the test's own on a free loopback port.
 //! - [`error_chain`]: an error with its sources, as one line.
+//! - [`test_as_child`], [`wait_for_file`] (and [`wait_for_file_async`]): one of the binary's own
+//!   tests run as a child process, and the file it signals through.
 //! - [`assert_request_logged`]: what a generated client's request span shows.
 //! - [`git`]: git commands and a throw-away clone of this repository.
 //! - `tls` (feature `http-client`, which brings in reqwest): the HTTPS checks every client crate
 //!   runs.
 
+pub mod child;
 pub mod error;
 pub mod git;
 pub mod hostile;
@@ -26,6 +29,7 @@ pub mod request_log;
 pub mod tls;
 pub mod trace;
 
+pub use child::{test_as_child, wait_for_file, wait_for_file_async};
 pub use error::error_chain;
 pub use hostile::{Answer, HostileServer};
 pub use loopback::{garbage_server, one_shot_http, one_shot_http_with_headers};

@@ -101,12 +101,7 @@ impl Apictl {
 
     /// Runs synchronously (for tests without fakes).
     pub fn run_sync(&self, args: &[&str]) -> Run {
-        let output = self.command(args).output().expect("run apictl");
-        Run {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        }
+        Run::of(self.command(args).output().expect("run apictl"))
     }
 
     /// Runs on a blocking thread, so fakes on this runtime keep serving.
@@ -120,15 +115,7 @@ impl Apictl {
         for (k, v) in extra {
             cmd.env(k, v);
         }
-        let output = tokio::task::spawn_blocking(move || cmd.output())
-            .await
-            .expect("join")
-            .expect("run apictl");
-        Run {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        }
+        run_blocking(cmd).await
     }
 }
 
@@ -141,16 +128,28 @@ impl ApictlView<'_> {
     pub async fn run(&self, args: &[&str]) -> Run {
         let mut cmd = self.inner.command(args);
         cmd.env_remove("VIDEO_PASSWORD");
-        let output = tokio::task::spawn_blocking(move || cmd.output())
-            .await
-            .expect("join")
-            .expect("run apictl");
+        run_blocking(cmd).await
+    }
+}
+
+impl Run {
+    /// What a finished `apictl` left: its exit code (-1 when a signal ended it) and its output.
+    fn of(output: std::process::Output) -> Run {
         Run {
             code: output.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         }
     }
+}
+
+/// Runs `cmd` to its end on a blocking thread, so fakes on this runtime keep serving.
+async fn run_blocking(mut cmd: Command) -> Run {
+    let output = tokio::task::spawn_blocking(move || cmd.output())
+        .await
+        .expect("join")
+        .expect("run apictl");
+    Run::of(output)
 }
 
 /// The sample conversions shipped with the CLI.

@@ -5,9 +5,9 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
 
 use common::Apictl;
 use fake_services::{DomainUser, FakeServices};
@@ -94,7 +94,7 @@ async fn a_lockout_store_that_is_not_redis_is_refused_before_sending() {
     assert_eq!(services.video.ledger().counts().login_attempts, 0);
 }
 
-use test_support::RedisServer;
+use test_support::{RedisServer, test_as_child, wait_for_file_async};
 
 /// Two state directories (two machines) sharing one count through Redis.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -160,17 +160,8 @@ fn lock_holder() {
     std::thread::sleep(Duration::from_secs(120));
 }
 
-fn wait_for(path: &Path) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !path.exists() {
-        assert!(
-            Instant::now() < deadline,
-            "{} never appeared",
-            path.display()
-        );
-        std::thread::sleep(Duration::from_millis(2));
-    }
-}
+/// How long a child process may take to signal through its file.
+const SIGNAL_WAIT: Duration = Duration::from_secs(30);
 
 /// Rounds of 8 `apictl video login` processes on one state directory, half
 /// of them killed with SIGKILL at a random moment; in one round a process
@@ -203,23 +194,14 @@ async fn many_processes_killed_at_random_never_block_the_account() {
                 .unwrap();
             }
             let ready = apictl.dir().join("lock-ready");
-            let child = Command::new(std::env::current_exe().unwrap())
-                .args([
-                    "--exact",
-                    "video_lockout::lock_holder",
-                    "--ignored",
-                    "--nocapture",
-                ])
+            let child = test_as_child("video_lockout::lock_holder")
                 .env("LOCK_PATH", &lock_path)
                 .env("LOCK_READY", &ready)
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
                 .unwrap();
-            let ready_wait = ready.clone();
-            tokio::task::spawn_blocking(move || wait_for(&ready_wait))
-                .await
-                .unwrap();
+            wait_for_file_async(&ready, SIGNAL_WAIT).await;
             holder = Some(child);
         }
         let mut children: Vec<_> = (0..8)

@@ -6,6 +6,7 @@
 // One trace capture for the whole binary (see crates/test-support/src/trace.rs).
 test_support::install_trace_capture!();
 
+mod local_server;
 mod public_api;
 mod search_ads_auth;
 mod search_ads_deadline;

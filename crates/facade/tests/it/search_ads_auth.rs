@@ -4,6 +4,7 @@
 
 #![cfg(feature = "service-account")]
 
+use crate::local_server::serve;
 use crate::search_ads_support as support;
 
 use std::sync::Arc;
@@ -342,11 +343,7 @@ impl Front {
                 response.body(Body::from(bytes)).unwrap()
             }
         });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let origin = format!("http://{}", listener.local_addr().expect("addr"));
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        let origin = serve(app).await;
         (front, origin)
     }
 
@@ -361,26 +358,6 @@ impl Front {
 
     fn api_requests(&self) -> usize {
         self.api_requests.load(std::sync::atomic::Ordering::SeqCst)
-    }
-}
-
-/// A valid conversion of the fake's first account.
-fn a_conversion(fake: &SearchAdsFake, id: &str) -> facade::search_ads::Conversion {
-    use facade::search_ads::values::{ConversionType, Micros};
-    use facade::search_ads::{AdvertiserId, AgencyId, Conversion, EngineAccountId, SegmentationId};
-    let a = &fake.accounts()[0];
-    Conversion {
-        agency_id: Some(AgencyId::new(a.agency_id)),
-        advertiser_id: Some(AdvertiserId::new(a.advertiser_id)),
-        engine_account_id: Some(EngineAccountId::new(a.engine_account_id)),
-        segmentation_id: Some(SegmentationId::new(551_234)),
-        conversion_type: Some(ConversionType::Transaction),
-        revenue_micros: Some(Micros::new(1_000_000)),
-        currency_code: Some("EUR".into()),
-        ..Conversion::new(
-            id,
-            chrono::DateTime::from_timestamp_millis(1_717_200_000_000).expect("a valid time"),
-        )
     }
 }
 
@@ -554,7 +531,7 @@ async fn a_401_invalidates_the_refused_token_and_retries_once() {
         .expose_secret()
         .to_owned();
     front.revoked.lock().unwrap().push(current);
-    let conversion = a_conversion(&fake, "auth-401-retry");
+    let conversion = support::valid_conversion(&fake, "auth-401-retry", 0);
     let report = client.insert(&[conversion]).send().await.expect("a report");
     assert_eq!(report.stored(), 1, "{report}");
     assert_eq!(front.issued(), 4);

@@ -9,6 +9,7 @@
 //! bytes it served. The fake answers ranges itself (206, or 200 when
 //! `If-Range` does not match).
 
+use crate::local_server::serve;
 use crate::search_ads_support as support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -112,11 +113,7 @@ impl Front {
                 response.body(Body::from_stream(body)).unwrap()
             }
         });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let origin = format!("http://{}", listener.local_addr().expect("addr"));
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        let origin = serve(app).await;
         (front, origin)
     }
 
@@ -158,6 +155,15 @@ async fn setup(
     (fake, front, expected, client)
 }
 
+/// The file at `path` is `expected`, byte for byte (a full download).
+fn assert_saved_whole(path: &std::path::Path, expected: &[u8]) {
+    let saved = std::fs::read(path).expect("saved");
+    assert!(
+        saved == expected,
+        "the saved file differs from a full download"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cut_download_resumes_with_range_and_fetches_only_the_rest() {
     let (fake, front, expected, client) = setup(false).await;
@@ -169,11 +175,7 @@ async fn a_cut_download_resumes_with_range_and_fetches_only_the_rest() {
         .await
         .expect("resumed to the end");
     assert_eq!(size, expected.len() as u64);
-    let saved = std::fs::read(&path).expect("saved");
-    assert!(
-        saved == expected,
-        "the saved file differs from a full download"
-    );
+    assert_saved_whole(&path, &expected);
     let seen = front.seen();
     assert_eq!(seen.len(), 2, "{seen:?}");
     assert_eq!(seen[0].range, None);
@@ -204,11 +206,7 @@ async fn a_changed_file_starts_over() {
         .save_id_mapping(agency, advertiser, &path, None)
         .await
         .expect("started over, to the end");
-    let saved = std::fs::read(&path).expect("saved");
-    assert!(
-        saved == expected,
-        "the saved file differs from a full download"
-    );
+    assert_saved_whole(&path, &expected);
     let seen = front.seen();
     assert_eq!(seen.len(), 2, "{seen:?}");
     assert_eq!(

@@ -32,11 +32,9 @@ use std::time::Duration;
 
 use futures::StreamExt;
 
-use chrono::{DateTime, Utc};
 use facade::search_ads::RetryPolicy;
 use facade::search_ads::{
-    AdvertiserId, AgencyId, Conversion, ConversionType, CustomMetric, EngineAccountId, IssueCode,
-    Micros, Outcome, SearchAdsClient, SegmentationId, WriteOptions, WriteReport,
+    Conversion, CustomMetric, IssueCode, Outcome, SearchAdsClient, WriteOptions, WriteReport,
 };
 use fake_services::{ConversionKey, DetailsCut, Faults, SearchAdsFake, SearchAdsFakeBuilder};
 
@@ -48,23 +46,8 @@ const INVALID_EVERY: usize = 37;
 /// call, so inserting it again is a genuine duplicate.
 const STORED_BEFORE_EVERY: usize = 7;
 
-fn at(millis: i64) -> DateTime<Utc> {
-    DateTime::from_timestamp_millis(millis).expect("a valid time")
-}
-
 fn conversion(fake: &SearchAdsFake, i: usize) -> Conversion {
-    let a = &fake.accounts()[0];
-    let n = i as i64;
-    let mut c = Conversion {
-        agency_id: Some(AgencyId::new(a.agency_id)),
-        advertiser_id: Some(AdvertiserId::new(a.advertiser_id)),
-        engine_account_id: Some(EngineAccountId::new(a.engine_account_id)),
-        segmentation_id: Some(SegmentationId::new(551_234)),
-        conversion_type: Some(ConversionType::Transaction),
-        revenue_micros: Some(Micros::new(1_000_000 + n)),
-        currency_code: Some("EUR".into()),
-        ..Conversion::new(format!("o-{i:05}"), at(1_717_200_000_000 + n * 1000))
-    };
+    let mut c = support::valid_conversion(fake, &format!("o-{i:05}"), i as i64);
     if i.is_multiple_of(INVALID_EVERY) {
         c.custom_metrics = vec![CustomMetric {
             name: "No Such Metric".into(),

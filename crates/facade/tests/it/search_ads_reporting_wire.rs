@@ -3,12 +3,11 @@
 //! JSON body with the query text. The token is checked, then redacted. Also the second page's
 //! request (same query, `pageToken`) and the requests of one report split into date shards.
 
-use std::sync::{Arc, Mutex};
+use crate::local_server::{Log, header_text, read_request, serve};
 
 use axum::Router;
-use axum::body::Bytes;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chrono::NaiveDate;
 use facade::search_ads::{
@@ -20,27 +19,8 @@ use serde_json::{Value, json};
 
 const TOKEN: &str = "wire-test-token";
 
-#[derive(Clone, Default)]
-struct Log(Arc<Mutex<Vec<Value>>>);
-
-impl Log {
-    fn take(&self) -> Vec<Value> {
-        std::mem::take(&mut *self.0.lock().expect("not poisoned"))
-    }
-}
-
-fn header_text(headers: &HeaderMap, name: &str) -> Value {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .map_or(Value::Null, |v| Value::String(v.to_owned()))
-}
-
 async fn capture(State(log): State<Log>, request: Request) -> Response {
-    let (parts, body) = request.into_parts();
-    let body: Bytes = axum::body::to_bytes(body, 1 << 20)
-        .await
-        .unwrap_or_default();
+    let (parts, body) = read_request(request).await;
     assert_eq!(
         header_text(&parts.headers, "authorization"),
         json!(format!("Bearer {TOKEN}"))
@@ -82,13 +62,9 @@ async fn capture(State(log): State<Log>, request: Request) -> Response {
 async fn server() -> (SearchAdsClient, Log) {
     let log = Log::default();
     let app = Router::new().fallback(capture).with_state(log.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a free port");
-    let addr = listener.local_addr().expect("an address");
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    let origin = serve(app).await;
     let client = SearchAdsClient::builder(StaticToken::new(TOKEN))
-        .reporting_base_url(&format!("http://{addr}"))
+        .reporting_base_url(&origin)
         .expect("valid URL")
         .retry_policy(RetryPolicy::no_retries())
         .build()

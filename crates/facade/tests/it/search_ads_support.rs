@@ -50,3 +50,25 @@ pub fn advertiser(fake: &SearchAdsFake, i: usize) -> (AgencyId, AdvertiserId) {
         AdvertiserId::new(a.advertiser_id),
     )
 }
+
+/// A valid conversion of the fake's first account: Floodlight activity
+/// 551234, a transaction of 1 EUR + `n` micros at 2024-06-01T00:00:00Z + `n` s.
+pub fn valid_conversion(fake: &SearchAdsFake, id: &str, n: i64) -> facade::search_ads::Conversion {
+    use facade::search_ads::values::{ConversionType, Micros};
+    use facade::search_ads::{Conversion, EngineAccountId, SegmentationId};
+    let a = &fake.accounts()[0];
+    Conversion {
+        agency_id: Some(AgencyId::new(a.agency_id)),
+        advertiser_id: Some(AdvertiserId::new(a.advertiser_id)),
+        engine_account_id: Some(EngineAccountId::new(a.engine_account_id)),
+        segmentation_id: Some(SegmentationId::new(551_234)),
+        conversion_type: Some(ConversionType::Transaction),
+        revenue_micros: Some(Micros::new(1_000_000 + n)),
+        currency_code: Some("EUR".into()),
+        ..Conversion::new(
+            id,
+            chrono::DateTime::from_timestamp_millis(1_717_200_000_000 + n * 1000)
+                .expect("a valid time"),
+        )
+    }
+}

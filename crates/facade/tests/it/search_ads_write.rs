@@ -10,9 +10,9 @@ use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Utc};
 use facade::search_ads::{
-    AdvertiserId, AgencyId, Availability, Conversion, ConversionState, ConversionType,
-    CustomMetric, EngineAccountId, Error, IssueCode, Micros, Outcome, RetryPolicy, SearchAdsClient,
-    SegmentationId, StaticToken, WriteOptions, WriteProgress,
+    AdvertiserId, Availability, Conversion, ConversionState, CustomMetric, Error, IssueCode,
+    Micros, Outcome, RetryPolicy, SearchAdsClient, SegmentationId, StaticToken, WriteOptions,
+    WriteProgress,
 };
 use fake_services::{ConversionKey, Faults, SearchAdsFake};
 
@@ -20,21 +20,6 @@ const BULK: usize = 20_000;
 
 fn at(millis: i64) -> DateTime<Utc> {
     DateTime::from_timestamp_millis(millis).expect("a valid time")
-}
-
-/// A valid conversion of the fake's first account.
-fn conversion(fake: &SearchAdsFake, id: &str, n: i64) -> Conversion {
-    let a = &fake.accounts()[0];
-    Conversion {
-        agency_id: Some(AgencyId::new(a.agency_id)),
-        advertiser_id: Some(AdvertiserId::new(a.advertiser_id)),
-        engine_account_id: Some(EngineAccountId::new(a.engine_account_id)),
-        segmentation_id: Some(SegmentationId::new(551_234)),
-        conversion_type: Some(ConversionType::Transaction),
-        revenue_micros: Some(Micros::new(1_000_000 + n)),
-        currency_code: Some("EUR".into()),
-        ..Conversion::new(id, at(1_717_200_000_000 + n * 1000))
-    }
 }
 
 fn key(fake: &SearchAdsFake, id: &str) -> ConversionKey {
@@ -61,7 +46,7 @@ async fn bulk_insert_under_faults_stores_each_conversion_exactly_once() {
             .with_concurrency(8),
     );
     let input: Vec<Conversion> = (0..BULK)
-        .map(|i| conversion(&fake, &format!("bulk-{i:05}"), i as i64))
+        .map(|i| support::valid_conversion(&fake, &format!("bulk-{i:05}"), i as i64))
         .collect();
 
     let report = client.insert(&input).send().await.expect("valid input");
@@ -132,7 +117,7 @@ async fn rejections_carry_code_message_and_input_index() {
     );
     // Stored before, so inserting it again is a genuine duplicate.
     let earlier = client
-        .insert(&[conversion(&fake, "dup-1", 0)])
+        .insert(&[support::valid_conversion(&fake, "dup-1", 0)])
         .send()
         .await
         .expect("valid input");
@@ -140,34 +125,34 @@ async fn rejections_carry_code_message_and_input_index() {
 
     let unknown_activity = Conversion {
         segmentation_id: Some(SegmentationId::new(1)),
-        ..conversion(&fake, "r-2", 2)
+        ..support::valid_conversion(&fake, "r-2", 2)
     };
     let unknown_click = Conversion {
         click_id: Some("no-such-click".into()),
-        ..conversion(&fake, "r-4", 4)
+        ..support::valid_conversion(&fake, "r-4", 4)
     };
     let unknown_metric = Conversion {
         custom_metrics: vec![CustomMetric {
             name: "No Such Metric".into(),
             value: 1.0,
         }],
-        ..conversion(&fake, "r-5", 5)
+        ..support::valid_conversion(&fake, "r-5", 5)
     };
     let foreign = Conversion {
         advertiser_id: Some(AdvertiserId::new(99)),
         engine_account_id: None,
-        ..conversion(&fake, "r-6", 6)
+        ..support::valid_conversion(&fake, "r-6", 6)
     };
     let input = vec![
-        conversion(&fake, "r-0", 0),
-        conversion(&fake, "r-1", 1),
+        support::valid_conversion(&fake, "r-0", 0),
+        support::valid_conversion(&fake, "r-1", 1),
         unknown_activity,
         // The same (advertiser, id, timestamp) as the earlier insert (SA-15).
-        conversion(&fake, "dup-1", 0),
+        support::valid_conversion(&fake, "dup-1", 0),
         unknown_click,
         unknown_metric,
         foreign,
-        conversion(&fake, "r-7", 7),
+        support::valid_conversion(&fake, "r-7", 7),
     ];
     let report = client.insert(&input).send().await.expect("valid input");
     assert_eq!(report.len(), 8);
@@ -206,7 +191,7 @@ async fn rejections_carry_code_message_and_input_index() {
 async fn updates_apply_and_unknown_conversions_are_rejected() {
     let fake = support::start(SearchAdsFake::builder()).await;
     let client = support::client(&fake, support::fast_retries(4), WriteOptions::default());
-    let original = conversion(&fake, "u-1", 1);
+    let original = support::valid_conversion(&fake, "u-1", 1);
     assert!(
         client
             .insert(std::slice::from_ref(&original))
@@ -221,7 +206,7 @@ async fn updates_apply_and_unknown_conversions_are_rejected() {
         state: Some(ConversionState::Removed),
         ..original.clone()
     };
-    let missing = conversion(&fake, "u-404", 2);
+    let missing = support::valid_conversion(&fake, "u-404", 2);
     let report = client
         .update(&[changed, missing])
         .send()
@@ -248,18 +233,18 @@ async fn updates_apply_and_unknown_conversions_are_rejected() {
 async fn invalid_conversions_are_refused_before_any_request() {
     let fake = support::start(SearchAdsFake::builder()).await;
     let client = support::client(&fake, RetryPolicy::no_retries(), WriteOptions::default());
-    let ok = conversion(&fake, "v-0", 0);
+    let ok = support::valid_conversion(&fake, "v-0", 0);
     let no_type = Conversion {
         segmentation_type: None,
-        ..conversion(&fake, "v-1", 1)
+        ..support::valid_conversion(&fake, "v-1", 1)
     };
     let no_time = Conversion {
         conversion_timestamp: None,
-        ..conversion(&fake, "v-2", 2)
+        ..support::valid_conversion(&fake, "v-2", 2)
     };
     let no_id = Conversion {
         conversion_id: None,
-        ..conversion(&fake, "v-3", 3)
+        ..support::valid_conversion(&fake, "v-3", 3)
     };
     match client.insert(Vec::<Conversion>::new()).send().await {
         Err(Error::Validation { field, index, .. }) => {
@@ -364,7 +349,7 @@ async fn a_refused_token_fails_every_conversion_without_sending_every_batch() {
         .build()
         .expect("builds");
     let input: Vec<_> = (0..10)
-        .map(|i| conversion(&fake, &format!("a-{i}"), i))
+        .map(|i| support::valid_conversion(&fake, &format!("a-{i}"), i))
         .collect();
     let report = client.insert(&input).send().await.expect("valid input");
     assert_eq!(report.failed(), 10);
@@ -397,7 +382,7 @@ async fn progress_follows_the_batches_of_an_insert_and_an_update() {
         .with_concurrency(3);
     let client = support::client(&fake, support::fast_retries(2), options);
     let mut input: Vec<_> = (0..50)
-        .map(|i| conversion(&fake, &format!("p-{i}"), i))
+        .map(|i| support::valid_conversion(&fake, &format!("p-{i}"), i))
         .collect();
     input[3].segmentation_id = Some(SegmentationId::new(999_999)); // rejected
     let seen: Arc<Mutex<Vec<WriteProgress>>> = Arc::default();

@@ -2,7 +2,7 @@
 //! (the fake's ledger shows the facade's own attempts never block an account),
 //! invitations landing in the outbox, and the typed errors.
 
-use crate::video_support;
+use crate::video_support::{self, account, wrong};
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -14,7 +14,7 @@ use facade::video_session::{
     UndocumentedInvitation, UndocumentedType, VideoSessionClient,
 };
 use fake_services::video::Channel;
-use fake_services::{DomainUser, FakeClock, Faults, VideoSessionFake};
+use fake_services::{FakeClock, Faults, VideoSessionFake};
 use secrecy::ExposeSecret;
 
 /// The facade's clock reading the fake's driven clock, so both stay in step.
@@ -49,20 +49,6 @@ fn right(fake: &VideoSessionFake) -> Credentials {
         d.password.clone(),
     )
     .unwrap()
-}
-
-fn wrong(fake: &VideoSessionFake) -> Credentials {
-    let d = fake.demo();
-    Credentials::new(
-        d.secret_key.clone(),
-        d.user_name.clone(),
-        "not-the-password",
-    )
-    .unwrap()
-}
-
-fn account(fake: &VideoSessionFake) -> DomainUser {
-    DomainUser::new(fake.demo().domain_id, fake.demo().user_name.clone())
 }
 
 /// The fake's view: counted failures now, blocks ever started.

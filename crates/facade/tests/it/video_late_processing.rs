@@ -5,6 +5,8 @@
 //! late, as a busy service would. The facade must never forget such an attempt
 //! before the service does.
 
+use crate::video_support::{account, wrong};
+
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -12,7 +14,7 @@ use facade::http::{BaseUrl, HttpOptions};
 use facade::video_session::{
     Clock, Credentials, Error, LockoutStore, MemoryStore, VideoSessionClient,
 };
-use fake_services::{DomainUser, FakeClock, VideoSessionFake};
+use fake_services::{FakeClock, VideoSessionFake};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -87,20 +89,6 @@ async fn late_proxy(target: std::net::SocketAddr, delay: Duration) -> String {
         }
     });
     format!("http://{addr}")
-}
-
-fn wrong(fake: &VideoSessionFake) -> Credentials {
-    let d = fake.demo();
-    Credentials::new(
-        d.secret_key.clone(),
-        d.user_name.clone(),
-        "not-the-password",
-    )
-    .unwrap()
-}
-
-fn account(fake: &VideoSessionFake) -> DomainUser {
-    DomainUser::new(fake.demo().domain_id, fake.demo().user_name.clone())
 }
 
 async fn wait_for_failures(fake: &VideoSessionFake, n: u64) {

@@ -7,9 +7,9 @@
 
 use std::io::{BufRead as _, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use facade::http::BaseUrl;
 use facade::video_session::{
@@ -18,7 +18,7 @@ use facade::video_session::{
 };
 use fake_services::{DomainUser, VideoSessionFake};
 
-use test_support::RedisServer;
+use test_support::{RedisServer, test_as_child, wait_for_file, wait_for_file_async};
 
 fn key(n: u32) -> facade::video_session::AccountKey {
     Credentials::new("sk-redis", format!("user{n}"), "pw")
@@ -143,17 +143,8 @@ async fn wrong_logins(
     tally
 }
 
-fn wait_for(path: &Path) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !path.exists() {
-        assert!(
-            Instant::now() < deadline,
-            "{} never appeared",
-            path.display()
-        );
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
+/// How long a child process may take to signal through its file.
+const SIGNAL_WAIT: Duration = Duration::from_secs(60);
 
 /// The second replica process (started by `replicas_in_two_processes_share_one_count`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -162,7 +153,7 @@ async fn replica_child() {
     let var = |name: &str| std::env::var(name).unwrap();
     let (ready, go) = (var("REPLICA_READY"), var("REPLICA_GO"));
     std::fs::write(&ready, b"").unwrap();
-    wait_for(Path::new(&go));
+    wait_for_file(Path::new(&go), SIGNAL_WAIT);
     let tally = wrong_logins(
         &var("REPLICA_FAKE"),
         &var("REPLICA_SECRET_KEY"),
@@ -195,15 +186,8 @@ async fn replicas_in_two_processes_share_one_count() {
     let dir = tempfile::tempdir().unwrap();
     let (ready, go) = (dir.path().join("ready"), dir.path().join("go"));
     let prefix = "test:replicas:";
-    let child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "video_redis::replica_child",
-            "--ignored",
-            "--nocapture",
-            "--test-threads",
-            "1",
-        ])
+    let child = test_as_child("video_redis::replica_child")
+        .args(["--test-threads", "1"])
         .env("REPLICA_READY", &ready)
         .env("REPLICA_GO", &go)
         .env("REPLICA_FAKE", fake.base_url())
@@ -213,10 +197,7 @@ async fn replicas_in_two_processes_share_one_count() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let ready_wait = ready.clone();
-    tokio::task::spawn_blocking(move || wait_for(&ready_wait))
-        .await
-        .unwrap();
+    wait_for_file_async(&ready, SIGNAL_WAIT).await;
     std::fs::write(&go, b"").unwrap();
     // This process: 2 clients x 13 = 26; the child: 2 x 12 = 24.
     let here = wrong_logins(

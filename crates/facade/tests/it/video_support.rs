@@ -1,5 +1,6 @@
 //! Shared helpers for the video session integration tests: a local server that
-//! records the exact requests it receives, and the binary-wide trace capture.
+//! records the exact requests it receives, the binary-wide trace capture, and the fake's demo
+//! account with a wrong password.
 
 #![allow(dead_code)]
 
@@ -12,6 +13,8 @@ use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use axum::response::Response;
+use facade::video_session::Credentials;
+use fake_services::{DomainUser, VideoSessionFake};
 
 /// One request as it arrived.
 #[derive(Debug, Clone)]
@@ -182,3 +185,19 @@ impl Drop for RecordingServer {
 
 #[allow(unused_imports)] // not every binary that includes this module captures
 pub use test_support::TraceCapture;
+
+/// The demo user of `fake` with a wrong password.
+pub fn wrong(fake: &VideoSessionFake) -> Credentials {
+    let d = fake.demo();
+    Credentials::new(
+        d.secret_key.clone(),
+        d.user_name.clone(),
+        "not-the-password",
+    )
+    .unwrap()
+}
+
+/// The demo account of `fake` (its domain and user name).
+pub fn account(fake: &VideoSessionFake) -> DomainUser {
+    DomainUser::new(fake.demo().domain_id, fake.demo().user_name.clone())
+}

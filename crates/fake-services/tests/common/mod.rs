@@ -48,3 +48,34 @@ pub fn form(request: reqwest::RequestBuilder, pairs: &[(&str, &str)]) -> reqwest
         .header("content-type", "application/x-www-form-urlencoded")
         .body(body.join("&"))
 }
+
+/// The `savedColumns.list` URL of the first advertiser of `fake`.
+pub fn saved_columns_url(fake: &fake_services::SearchAdsFake) -> String {
+    let a = &fake.accounts()[0];
+    format!(
+        "{}/agency/{}/advertiser/{}/savedcolumns",
+        fake.base_url(),
+        a.agency_id,
+        a.advertiser_id
+    )
+}
+
+/// A `POST /api/session/{session}/invitation` of `body` to `fake`, with the `UserToken` header
+/// when `token` is given (not sent yet).
+pub fn invitation_request(
+    fake: &fake_services::VideoSessionFake,
+    session: &str,
+    token: Option<&str>,
+    body: &Value,
+) -> reqwest::RequestBuilder {
+    let request = client()
+        .post(format!(
+            "{}/api/session/{session}/invitation",
+            fake.base_url()
+        ))
+        .json(body);
+    match token {
+        Some(token) => request.header("UserToken", token),
+        None => request,
+    }
+}

@@ -10,7 +10,7 @@ use crate::common;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use common::client;
+use common::{client, invitation_request};
 use fake_services::{Faults, IdMappingSize, SearchAdsFake, VideoSessionFake};
 use serde_json::{Map, Value, json};
 
@@ -382,16 +382,7 @@ async fn video_session_responses_match_the_spec() {
     spec.check_json("login", status, &body);
 
     let invite = |session: &str, token: Option<&str>, body: Value| {
-        let mut request = client()
-            .post(format!(
-                "{}/api/session/{session}/invitation",
-                fake.base_url()
-            ))
-            .json(&body);
-        if let Some(token) = token {
-            request = request.header("UserToken", token);
-        }
-        request
+        invitation_request(&fake, session, token, &body)
     };
     let session = demo.session_id.as_str();
     for body in [

@@ -5,7 +5,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::{client, json};
+use common::{client, json, saved_columns_url};
 use fake_services::SearchAdsFake;
 use fake_services::search_ads::SCOPE;
 use gcp_auth::TokenProvider as _;
@@ -24,15 +24,9 @@ async fn gcp_auth_service_account_gets_a_working_token() {
     assert!(token.as_str().starts_with("ya29.fake-"));
     assert!(!token.has_expired());
     assert_eq!(fake.ledger().counts().tokens_issued, 1);
-    let a = fake.accounts()[0].clone();
     let (status, body) = json(
         client()
-            .get(format!(
-                "{}/agency/{}/advertiser/{}/savedcolumns",
-                fake.base_url(),
-                a.agency_id,
-                a.advertiser_id
-            ))
+            .get(saved_columns_url(&fake))
             .bearer_auth(token.as_str()),
     )
     .await;

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{client, google_message, json};
+use common::{client, google_message, json, saved_columns_url};
 use fake_services::{ConversionKey, IdMappingSize, SearchAdsFake};
 use serde_json::{Value, json};
 
@@ -245,10 +245,8 @@ async fn fields_selects_parts_of_json_answers() {
     let (status, body) = json(
         client()
             .get(format!(
-                "{}/agency/{}/advertiser/{}/savedcolumns?fields=items/savedColumnName",
-                fake.base_url(),
-                a.agency_id,
-                a.advertiser_id
+                "{}?fields=items/savedColumnName",
+                saved_columns_url(&fake)
             ))
             .bearer_auth(fake.dev_token()),
     )

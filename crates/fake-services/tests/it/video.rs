@@ -4,7 +4,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::{client, json};
+use common::{client, invitation_request, json, saved_columns_url};
 use fake_services::video::Channel;
 use fake_services::{DomainUser, VideoSessionFake};
 use serde_json::{Value, json};
@@ -226,16 +226,7 @@ async fn invite(
     session: &str,
     body: Value,
 ) -> (u16, Value) {
-    let mut request = client()
-        .post(format!(
-            "{}/api/session/{session}/invitation",
-            fake.base_url()
-        ))
-        .json(&body);
-    if let Some(token) = token {
-        request = request.header("UserToken", token);
-    }
-    json(request).await
+    json(invitation_request(fake, session, token, &body)).await
 }
 
 #[tokio::test]
@@ -465,13 +456,7 @@ async fn fake_services_start_both_with_one_clock() {
     services.clock().advance(Duration::from_secs(3601));
     let (status, _) = demo_login(video, &video.demo().password.clone()).await;
     assert_eq!(status, 200);
-    let a = services.search_ads.accounts()[0].clone();
-    let url = format!(
-        "{}/agency/{}/advertiser/{}/savedcolumns",
-        services.search_ads.base_url(),
-        a.agency_id,
-        a.advertiser_id
-    );
+    let url = saved_columns_url(&services.search_ads);
     let (status, _) = json(client().get(url).bearer_auth(token)).await;
     assert_eq!(status, 401);
     services.shutdown().await;

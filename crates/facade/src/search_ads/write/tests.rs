@@ -46,15 +46,7 @@ fn rejected_400(details: Vec<ConversionIssue>) -> Error {
 }
 
 fn api(status: u16, reason: Option<&str>) -> Error {
-    Error::Api {
-        operation: "conversion.insert",
-        status,
-        reason: reason.map(str::to_owned),
-        message: String::new(),
-        details: vec![],
-        details_complete: true,
-        retry_after: None,
-    }
+    Error::api_for_test("conversion.insert", status, reason)
 }
 
 fn opts(batch_size: usize) -> WriteOptions {

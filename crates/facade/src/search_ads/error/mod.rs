@@ -1,0 +1,539 @@
+//! The facade's one error type: its messages, hints and classification
+//! (transient, may have reached the server). Google's error envelope and its
+//! detail lists are read in `envelope.rs` and `details.rs`.
+
+mod details;
+mod envelope;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use details::{ConversionIssue, IssueCode};
+pub(crate) use envelope::Envelope;
+
+/// Anything that can go wrong in the search ads facade.
+///
+/// Every message says what happened and what to do about it. Errors are
+/// `Clone` (sources are shared) so a batch report can hold the same error for
+/// every conversion of a failed batch.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The input was refused before any request was sent.
+    #[error("{}", validation_message(field, *index, reason))]
+    Validation {
+        /// The field at fault, in the API's spelling (`conversionId`,
+        /// `rowCount`, `batch_size`, ...).
+        field: String,
+        /// For batch input, the 0-based index of the conversion at fault.
+        index: Option<usize>,
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
+
+    /// The API answered with an error (Google's JSON error envelope, SA-8).
+    #[error("{}", api_message(operation, *status, reason.as_deref(), message, details, *details_complete))]
+    Api {
+        /// The API method, e.g. `conversion.insert`.
+        operation: &'static str,
+        /// The HTTP status.
+        status: u16,
+        /// The first machine-readable reason (`requestValidation`, `authError`, ...).
+        reason: Option<String>,
+        /// The server's message.
+        message: String,
+        /// Per-conversion (or batch-wide) details parsed from the message (SA-9).
+        details: Vec<ConversionIssue>,
+        /// False when the list of details arrived cut short or could not be
+        /// read whole (Google truncates long messages): conversions it does
+        /// not name may have been stored or rejected. Only the details that
+        /// arrived whole are in `details`.
+        details_complete: bool,
+        /// The server's `Retry-After`, when it sent one.
+        retry_after: Option<Duration>,
+    },
+
+    /// The Search Ads 360 Reporting API answered with an error: a `google.rpc.Status` whose
+    /// `SearchAds360Failure` detail is typed in `failure` (SR-6).
+    #[error("{}", crate::search_ads::reporting::reporting_message(operation, *status, failure))]
+    Reporting {
+        /// The API method, e.g. `customers.searchAds360.search`.
+        operation: &'static str,
+        /// The HTTP status.
+        status: u16,
+        /// The typed failure.
+        failure: crate::search_ads::reporting::ReportingFailure,
+    },
+
+    /// No access token could be obtained. Nothing was sent.
+    #[error(
+        "could not get an access token: {message}. Check the credentials (service-account key file: \
+         client_email, private_key, token_uri) and that the account may use the doubleclicksearch scope"
+    )]
+    Auth {
+        /// What the token source reported (never the token or the key).
+        message: String,
+    },
+
+    /// The token endpoint could not give a token for now: it could not be
+    /// reached, did not answer in time, or answered 408, 429 or 5xx. Nothing
+    /// was sent to the API. Transient: the call is retried under the client's
+    /// [`RetryPolicy`](super::RetryPolicy).
+    #[error(
+        "could not get an access token for now: {message}{}. Nothing was sent to the API; try \
+         again later",
+        status.map(|s| format!(" (HTTP {s})")).unwrap_or_default()
+    )]
+    TokenUnavailable {
+        /// The token endpoint's HTTP status, when it answered.
+        status: Option<u16>,
+        /// What happened (never the token, the assertion or the key).
+        message: String,
+        /// The token endpoint's `Retry-After`, when it sent one.
+        retry_after: Option<Duration>,
+    },
+
+    /// The call did not finish within its overall deadline (all attempts and
+    /// the waits between them).
+    #[error(
+        "{operation}: no answer within the deadline of {} s ({} started){}. Try again later, or \
+         raise HttpOptions::deadline",
+        deadline.as_secs_f64(),
+        counted(attempts, "attempt", "attempts"),
+        last.as_ref().map(|e| format!("; the last one failed: {e}")).unwrap_or_default()
+    )]
+    DeadlineExceeded {
+        /// The API method.
+        operation: &'static str,
+        /// The deadline ([`HttpOptions::deadline`](crate::http::HttpOptions::deadline)).
+        deadline: Duration,
+        /// Attempts started before it passed.
+        attempts: u32,
+        /// True when an attempt was still running when the deadline passed
+        /// (it may have reached the server).
+        in_flight: bool,
+        /// The error of the last finished attempt, if one finished.
+        last: Option<Box<Error>>,
+    },
+
+    /// The request or response failed on the network.
+    #[error(
+        "{operation}: {} ({message}). Check the network and the base URL, or try again later",
+        if *connect { "could not connect to the search ads API" } else { "the connection failed" }
+    )]
+    Transport {
+        /// The API method.
+        operation: &'static str,
+        /// True when the connection could not be opened (the request was not sent).
+        connect: bool,
+        /// The transport's message.
+        message: String,
+        /// The underlying error.
+        #[source]
+        source: Option<Arc<dyn std::error::Error + Send + Sync>>,
+    },
+
+    /// The request took longer than the configured timeout.
+    #[error(
+        "{operation}: {} timed out{}. Try again later, or raise HttpOptions::{}",
+        if *connect { "connecting" } else { "the request" },
+        after.map(|a| format!(" after {} s", a.as_secs_f64())).unwrap_or_default(),
+        if *connect { "connect_timeout" } else { "timeout" }
+    )]
+    Timeout {
+        /// The API method.
+        operation: &'static str,
+        /// True when the connection could not be opened in time.
+        connect: bool,
+        /// The timeout that passed (`HttpOptions::connect_timeout` or
+        /// `HttpOptions::timeout`), when known.
+        after: Option<Duration>,
+    },
+
+    /// The answer's body was larger than the configured limit; reading it
+    /// stopped there.
+    #[error(
+        "{operation}: the answer is larger than the limit of {limit} bytes{}; nothing more was \
+         read. Raise HttpOptions::{setting} if the answer is expected to be that large",
+        announced.map(|a| format!(" (it announced {a} bytes)")).unwrap_or_default()
+    )]
+    TooLarge {
+        /// The API method.
+        operation: &'static str,
+        /// The limit, in bytes.
+        limit: u64,
+        /// The `Content-Length` the server announced, when it was over the limit.
+        announced: Option<u64>,
+        /// The `HttpOptions` field that sets the limit.
+        setting: &'static str,
+    },
+
+    /// The answer's body stopped making progress.
+    #[error(
+        "{operation}: the answer stalled: less than 1 KiB arrived in {} s (after {received} \
+         bytes). Try again later, or raise HttpOptions::read_timeout",
+        after.as_secs_f64()
+    )]
+    Stalled {
+        /// The API method.
+        operation: &'static str,
+        /// The stall timeout.
+        after: Duration,
+        /// Bytes received before it stalled.
+        received: u64,
+    },
+
+    /// The server's answer did not have the documented shape.
+    #[error(
+        "{operation}: unexpected answer{}: {detail}. The server does not behave as documented; \
+         retry, and report it if it persists",
+        status.map(|s| format!(" (HTTP {s})")).unwrap_or_default()
+    )]
+    UnexpectedResponse {
+        /// The API method.
+        operation: &'static str,
+        /// The HTTP status, when known.
+        status: Option<u16>,
+        /// What was unexpected.
+        detail: String,
+    },
+
+    /// A line of the ID-mapping file could not be read.
+    #[error(
+        "ID-mapping file, line {line}: {message}. The file does not have the documented columns \
+         (Entity Type,Legacy IDs,New IDs); save it with save_id_mapping to inspect it"
+    )]
+    Csv {
+        /// The 1-based line number (the header is line 1).
+        line: u64,
+        /// What is wrong with the line.
+        message: String,
+    },
+
+    /// The ID-mapping download ended before the whole file arrived.
+    #[error(
+        "the ID-mapping download ended early after {}{}: the file is incomplete. \
+         Download it again",
+        counted(bytes, "byte", "bytes"),
+        expected.map(|e| format!(" of {e}")).unwrap_or_default()
+    )]
+    TruncatedDownload {
+        /// Bytes received.
+        bytes: u64,
+        /// Bytes announced by `Content-Length`, when it was sent.
+        expected: Option<u64>,
+    },
+
+    /// A local file could not be written.
+    #[error("could not write {path}: {message}. Check the directory exists and is writable")]
+    Io {
+        /// The file.
+        path: String,
+        /// The operating system's message.
+        message: String,
+    },
+
+    /// The client could not be built.
+    #[error("invalid search ads client configuration: {message}")]
+    Config {
+        /// What is wrong.
+        message: String,
+    },
+}
+
+fn validation_message(field: &str, index: Option<usize>, reason: &str) -> String {
+    match index {
+        Some(i) => {
+            format!("invalid input, conversion at index {i}: `{field}` {reason} (nothing was sent)")
+        }
+        None => format!("invalid input: `{field}` {reason} (nothing was sent)"),
+    }
+}
+
+fn api_message(
+    operation: &str,
+    status: u16,
+    reason: Option<&str>,
+    message: &str,
+    details: &[ConversionIssue],
+    details_complete: bool,
+) -> String {
+    let reason = reason.map(|r| format!(" ({r})")).unwrap_or_default();
+    let hint = match status {
+        400 if !details_complete => {
+            "The list of details was cut short: fix the conversions it names; the others may or \
+             may not have been stored, so insert them again (a stored one comes back as 0x0000011A)"
+        }
+        400 if !details.is_empty() => {
+            "Fix the conversions named in the details; the others in the batch were stored"
+        }
+        400 => "Fix the request as the message says",
+        401 => "The access token was refused: check the credentials and the token source",
+        403 => {
+            "The account may not access this agency or advertiser, or a quota is exhausted: \
+             check permissions and quotas in the Google Cloud console"
+        }
+        404 => "Check the agency, advertiser, engine account or customer id",
+        429 => "Rate limited: lower the concurrency or try again later",
+        500..=599 => "The service had a problem: try again later",
+        _ => "See the message",
+    };
+    // A batch answer can list hundreds of details; show a few.
+    let shown: String = if details.is_empty() {
+        truncate(message, 300)
+    } else {
+        let first: Vec<String> = details.iter().take(3).map(|d| d.to_string()).collect();
+        let more = details.len().saturating_sub(3);
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        format!(
+            "{}: {}{more}",
+            counted(details.len(), "detail", "details"),
+            first.join("; ")
+        )
+    };
+    format!("{operation} failed with HTTP {status}{reason}: {shown}. {hint}")
+}
+
+/// `1 detail`, `3 details`.
+pub(crate) fn counted(n: impl fmt::Display, one: &str, many: &str) -> String {
+    let n = n.to_string();
+    if n == "1" {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+fn truncate(text: &str, max_chars: usize) -> String {
+    if text.chars().count() <= max_chars {
+        text.to_owned()
+    } else {
+        let cut: String = text.chars().take(max_chars).collect();
+        format!("{cut}…")
+    }
+}
+
+impl Error {
+    /// A validation error (used by the facade and handy for callers' own checks).
+    pub(crate) fn validation(
+        field: impl Into<String>,
+        index: Option<usize>,
+        reason: impl Into<String>,
+    ) -> Self {
+        Error::Validation {
+            field: field.into(),
+            index,
+            reason: reason.into(),
+        }
+    }
+
+    pub(crate) fn unexpected(
+        operation: &'static str,
+        status: Option<u16>,
+        detail: impl Into<String>,
+    ) -> Self {
+        Error::UnexpectedResponse {
+            operation,
+            status,
+            detail: detail.into(),
+        }
+    }
+
+    /// True when trying again may succeed: HTTP 429, 5xx, 403 rate-limit
+    /// reasons, timeouts, connection failures and malformed answers.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            Error::Api { status, reason, .. } => {
+                *status == 429
+                    || *status == 408
+                    || (500..=599).contains(status)
+                    || (*status == 403
+                        && matches!(
+                            reason.as_deref(),
+                            Some("rateLimitExceeded" | "userRateLimitExceeded")
+                        ))
+            }
+            Error::Reporting {
+                status, failure, ..
+            } => failure.is_transient(*status),
+            Error::Transport { .. }
+            | Error::Timeout { .. }
+            | Error::Stalled { .. }
+            | Error::TokenUnavailable { .. } => true,
+            // A body that is not the documented JSON (an HTML 502 page from a
+            // proxy, a cut-off answer) is most often a front-end hiccup.
+            Error::UnexpectedResponse { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// The delay the server asked for with `Retry-After`, if any.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Error::Api { retry_after, .. } | Error::TokenUnavailable { retry_after, .. } => {
+                *retry_after
+            }
+            Error::Reporting { failure, .. } => failure.retry_delay(),
+            _ => None,
+        }
+    }
+
+    /// True when the service may have processed the request, so that a write
+    /// may have taken effect even though no definite answer arrived: the
+    /// connection failed or timed out after the request was sent, a 5xx or
+    /// 408, an answer that could not be read, or a 400 that names conversions
+    /// or whose list of details was cut short (the others of its batch were
+    /// processed).
+    ///
+    /// False for errors raised before sending (validation, auth, connection
+    /// refused) and for answers that turn the request away before processing
+    /// it: 429, a rate-limit 403, 401, other 403s, 404 and a 400 without
+    /// per-conversion details.
+    pub fn may_have_reached_server(&self) -> bool {
+        match self {
+            Error::Validation { .. }
+            | Error::Auth { .. }
+            | Error::TokenUnavailable { .. }
+            | Error::Config { .. }
+            | Error::Csv { .. }
+            | Error::TruncatedDownload { .. }
+            | Error::Io { .. } => false,
+            Error::Transport { connect, .. } | Error::Timeout { connect, .. } => !connect,
+            Error::TooLarge { .. } | Error::Stalled { .. } => true,
+            Error::DeadlineExceeded {
+                in_flight, last, ..
+            } => *in_flight || last.as_ref().is_some_and(|e| e.may_have_reached_server()),
+            Error::Reporting { status, .. } => *status == 408 || *status >= 500,
+            Error::Api {
+                status,
+                details,
+                details_complete,
+                ..
+            } => {
+                *status == 408
+                    || *status >= 500
+                    || (*status == 400 && (!details.is_empty() || !details_complete))
+            }
+            Error::UnexpectedResponse { status, .. } => {
+                !matches!(status, Some(401 | 403 | 404 | 429))
+            }
+        }
+    }
+
+    /// An [`Error::Api`] with `status` and `reason` and nothing else: no
+    /// message, no details (the list whole), no `Retry-After`. For unit tests.
+    #[cfg(test)]
+    pub(crate) fn api_for_test(operation: &'static str, status: u16, reason: Option<&str>) -> Self {
+        Error::Api {
+            operation,
+            status,
+            reason: reason.map(str::to_owned),
+            message: String::new(),
+            details: vec![],
+            details_complete: true,
+            retry_after: None,
+        }
+    }
+
+    /// The HTTP status of an [`Error::Api`].
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Error::Api { status, .. } | Error::Reporting { status, .. } => Some(*status),
+            Error::UnexpectedResponse { status, .. } => *status,
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::details::parse_detail;
+    use super::*;
+
+    #[test]
+    fn transient_classification() {
+        let api = |status, reason: Option<&str>| Error::api_for_test("x", status, reason);
+        assert!(api(429, None).is_transient());
+        assert!(api(500, None).is_transient());
+        assert!(api(503, Some("backendError")).is_transient());
+        assert!(api(403, Some("userRateLimitExceeded")).is_transient());
+        assert!(!api(403, Some("insufficientPermissions")).is_transient());
+        assert!(!api(401, Some("authError")).is_transient());
+        assert!(!api(404, None).is_transient());
+        assert!(
+            Error::Timeout {
+                operation: "x",
+                connect: false,
+                after: None
+            }
+            .is_transient()
+        );
+        assert!(
+            !Error::Timeout {
+                operation: "x",
+                connect: true,
+                after: None
+            }
+            .may_have_reached_server()
+        );
+        assert!(
+            Error::Timeout {
+                operation: "x",
+                connect: false,
+                after: None
+            }
+            .may_have_reached_server()
+        );
+        assert!(
+            !Error::Auth {
+                message: "m".into()
+            }
+            .may_have_reached_server()
+        );
+        // Answers that turn a request away before processing it.
+        for turned_away in [
+            api(429, None),
+            api(403, Some("rateLimitExceeded")),
+            api(403, Some("userRateLimitExceeded")),
+            api(403, Some("insufficientPermissions")),
+            api(401, Some("authError")),
+            api(404, None),
+            api(400, Some("requestValidation")),
+        ] {
+            assert!(!turned_away.may_have_reached_server(), "{turned_away:?}");
+        }
+        for processed in [api(500, None), api(503, None), api(408, None)] {
+            assert!(processed.may_have_reached_server(), "{processed:?}");
+        }
+        let mut named = api(400, None);
+        if let Error::Api { details, .. } = &mut named {
+            details.push(parse_detail("0x0000011A: dup for conversion index=0"));
+        }
+        assert!(named.may_have_reached_server());
+        // A list cut before its first whole detail was processed all the same.
+        let mut cut = api(400, None);
+        if let Error::Api {
+            details_complete, ..
+        } = &mut cut
+        {
+            *details_complete = false;
+        }
+        assert!(cut.may_have_reached_server());
+        assert!(Error::unexpected("x", Some(200), "cut").may_have_reached_server());
+        assert!(!Error::unexpected("x", Some(429), "html").may_have_reached_server());
+    }
+
+    #[test]
+    fn messages_name_the_field_and_index() {
+        let e = Error::validation("conversionTimestamp", Some(4), "is required for insert");
+        assert_eq!(
+            e.to_string(),
+            "invalid input, conversion at index 4: `conversionTimestamp` is required for insert (nothing was sent)"
+        );
+    }
+}

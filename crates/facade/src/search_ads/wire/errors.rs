@@ -1,0 +1,166 @@
+//! Generated-client and transport errors made into the facade's [`Error`]:
+//! the error envelope, the token hook's failures, body limits, timeouts.
+
+use std::sync::Arc;
+
+use search_ads_client::types;
+use search_ads_client::{AuthorizeError, AuthorizeErrorKind};
+
+use super::ClientError;
+use crate::search_ads::error::{Envelope, Error};
+use crate::search_ads::retry::parse_retry_after;
+
+/// Maps a generated-client error to the facade's error.
+pub(crate) fn map_error(operation: &'static str, error: ClientError) -> Error {
+    if let Some(auth) = AuthorizeError::from_client_error(&error) {
+        if let Some(typed) = crate::search_ads::call::take_token_error() {
+            return typed;
+        }
+        return match auth.kind() {
+            AuthorizeErrorKind::Unavailable => Error::TokenUnavailable {
+                status: None,
+                message: auth.message().to_owned(),
+                retry_after: None,
+            },
+            _ => Error::Auth {
+                message: auth.message().to_owned(),
+            },
+        };
+    }
+    match error {
+        search_ads_client::Error::ErrorResponse(value) => {
+            let status = value.status().as_u16();
+            let retry_after = value
+                .headers()
+                .get(reqwest::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(parse_retry_after);
+            Envelope::from_wire(&value.into_inner().error).into_error(
+                operation,
+                status,
+                retry_after,
+            )
+        }
+        search_ads_client::Error::CommunicationError(e)
+        | search_ads_client::Error::ResponseBodyError(e)
+        | search_ads_client::Error::InvalidUpgrade(e) => from_reqwest(operation, e),
+        search_ads_client::Error::InvalidResponsePayload(bytes, e) => {
+            let body: String = String::from_utf8_lossy(&bytes).chars().take(200).collect();
+            Error::unexpected(
+                operation,
+                None,
+                format!("the answer is not the documented JSON ({e}); it begins {body:?}"),
+            )
+        }
+        search_ads_client::Error::UnexpectedResponse(response) => {
+            let status = response.status();
+            let detail = if status.is_redirection() {
+                "a redirect to another origin, which the client does not follow (check the base URL)"
+                    .to_owned()
+            } else {
+                format!("the undocumented status {status}")
+            };
+            Error::unexpected(operation, Some(status.as_u16()), detail)
+        }
+        search_ads_client::Error::InvalidRequest(message) => {
+            Error::validation("request", None, message)
+        }
+        search_ads_client::Error::Custom(message) => Error::Auth { message },
+    }
+}
+
+/// Maps a transport error; the URL (which carries the query) is left out.
+pub(crate) fn from_reqwest(operation: &'static str, error: reqwest::Error) -> Error {
+    if let Some(limited) = body_limit_error(operation, &error) {
+        return limited;
+    }
+    let connect = error.is_connect();
+    if error.is_timeout() {
+        return Error::Timeout {
+            operation,
+            connect,
+            after: crate::search_ads::call::timeout_of_attempt(connect),
+        };
+    }
+    let error = error.without_url();
+    let mut message = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    Error::Transport {
+        operation,
+        connect,
+        message,
+        source: Some(Arc::new(error)),
+    }
+}
+
+/// The facade error for a body that broke one of the [`HttpOptions`]
+/// limits, when `error`'s source chain holds one.
+///
+/// [`HttpOptions`]: crate::http::HttpOptions
+pub(crate) fn body_limit_error(
+    operation: &'static str,
+    error: &(dyn std::error::Error + 'static),
+) -> Option<Error> {
+    Some(match client_support::BodyLimitError::find(error)? {
+        client_support::BodyLimitError::TooLarge { limit, announced } => Error::TooLarge {
+            operation,
+            limit: *limit,
+            announced: *announced,
+            setting: if operation == crate::search_ads::OP_ID_MAPPING {
+                "max_download_bytes"
+            } else {
+                "max_body_bytes"
+            },
+        },
+        client_support::BodyLimitError::Stalled { after, received } => Error::Stalled {
+            operation,
+            after: *after,
+            received: *received,
+        },
+        // A kind added to client-support later: reported as a transport failure.
+        _ => return None,
+    })
+}
+
+impl Envelope {
+    pub(crate) fn from_wire(error: &types::GoogleError) -> Self {
+        Self {
+            message: error.message.clone(),
+            status: error.status.clone(),
+            items: error
+                .errors
+                .iter()
+                .map(|i| (i.reason.clone(), i.message.clone()))
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn error_envelopes_from_the_wire_type() {
+        let body: types::GoogleErrorResponse = serde_json::from_value(serde_json::json!({
+            "error": {"code": 429, "message": "Rate Limit Exceeded",
+                      "errors": [{"domain": "usageLimits", "reason": "rateLimitExceeded", "message": "Rate Limit Exceeded"}]}
+        }))
+        .unwrap();
+        let e = Envelope::from_wire(&body.error).into_error(
+            "conversion.get",
+            429,
+            Some(Duration::from_secs(1)),
+        );
+        assert!(e.is_transient());
+        assert_eq!(e.retry_after(), Some(Duration::from_secs(1)));
+        assert!(e.to_string().contains("rateLimitExceeded"), "{e}");
+    }
+}

@@ -1,0 +1,53 @@
+//! The boundary with the generated client: the token hook (here),
+//! progenitor errors to [`Error`] (`errors.rs`), typed values to and from the
+//! wire types (`conversion.rs`) and their JSON form (`json.rs`).
+
+mod conversion;
+mod errors;
+mod json;
+
+use std::sync::Arc;
+
+use search_ads_client::types;
+use search_ads_client::{AuthorizeError, AuthorizeErrorKind, AuthorizeFuture, AuthorizeRequest};
+
+use super::auth::TokenSource;
+use super::error::Error;
+
+pub(crate) use conversion::{
+    availability_from_wire, availability_to_wire, conversion_from_wire, conversion_to_request,
+    saved_column_from_wire,
+};
+pub(crate) use errors::{body_limit_error, from_reqwest, map_error};
+
+pub(crate) type ClientError = search_ads_client::Error<types::GoogleErrorResponse>;
+
+/// Puts the [`TokenSource`]'s token on every request (`Authorization: Bearer`,
+/// marked sensitive so it never shows in `Debug` output).
+pub(crate) struct TokenAuthorizer {
+    pub(crate) tokens: Arc<dyn TokenSource>,
+}
+
+impl AuthorizeRequest for TokenAuthorizer {
+    fn authorize<'a>(&'a self, request: &'a mut reqwest::Request) -> AuthorizeFuture<'a> {
+        Box::pin(async move {
+            let token = self.tokens.token().await.map_err(|e| {
+                // The typed error goes to the error mapping through the
+                // attempt scope; the generated client carries only text.
+                super::call::record_token_error(&e);
+                let kind = if e.is_transient() {
+                    AuthorizeErrorKind::Unavailable
+                } else {
+                    AuthorizeErrorKind::Credentials
+                };
+                let message = match e {
+                    Error::Auth { message } | Error::TokenUnavailable { message, .. } => message,
+                    other => other.to_string(),
+                };
+                AuthorizeError::new(kind, message)
+            })?;
+            super::call::record_token(&token);
+            search_ads_client::set_bearer_token(request, token.expose_secret())
+        })
+    }
+}

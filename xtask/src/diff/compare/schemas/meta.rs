@@ -1,0 +1,40 @@
+//! What a wrapper or schema says about its value: `nullable`, `deprecated`
+//! and `default`.
+
+use super::super::show;
+use crate::diff::compare::{Differ, Site};
+use crate::diff::rules as r;
+use crate::openapi::Meta;
+
+impl<'a> Differ<'a> {
+    pub(super) fn meta(&mut self, site: &Site, o: &Meta, n: &Meta) {
+        match (o.nullable, n.nullable) {
+            (false, true) => self.at(site, &r::NULLABLE_ADDED, "now nullable"),
+            (true, false) => self.at(site, &r::NULLABLE_REMOVED, "no longer nullable"),
+            _ => {}
+        }
+        match (o.deprecated, n.deprecated) {
+            (false, true) => self.at(site, &r::DEPRECATED, "deprecated"),
+            (true, false) => self.at(site, &r::UNDEPRECATED, "no longer deprecated"),
+            _ => {}
+        }
+        match (&o.default, &n.default) {
+            (None, Some(d)) => self.at(
+                site,
+                &r::DEFAULT_CHANGED,
+                format_args!("default {} added", show(d)),
+            ),
+            (Some(d), None) => self.at(
+                site,
+                &r::DEFAULT_CHANGED,
+                format_args!("default {} removed", show(d)),
+            ),
+            (Some(a), Some(b)) if a != b => self.at(
+                site,
+                &r::DEFAULT_CHANGED,
+                format_args!("default changed from {} to {}", show(a), show(b)),
+            ),
+            _ => {}
+        }
+    }
+}
