@@ -592,6 +592,30 @@ async fn a_full_budget_never_stalls_the_shard_being_read() {
     assert_eq!(searches(&fake), 10);
 }
 
+/// A report never ends while shards are left: one shard in flight on a multi-threaded runtime,
+/// where the reader can take a shard's last message before that shard's task has finished (and
+/// stopped counting as fetching). Thirty one-page shards, twenty times over: every row, in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_report_reads_every_shard_however_its_tasks_finish() {
+    let fake = support::start(recent(30, 20)).await;
+    let client = client(&fake, RetryPolicy::no_retries());
+    let t = today(&fake);
+    let dates = DateRange::new(t - Days::new(29), t).expect("range");
+    for run in 0..20 {
+        let options = ReportOptions::default()
+            .with_page_size(100)
+            .with_shard_days(1)
+            .with_concurrency(1);
+        let rows: Vec<_> = client
+            .conversion_report_on(customer(&fake, 0), dates, options, t)
+            .expect("valid")
+            .try_collect()
+            .await
+            .expect("ok");
+        assert_eq!(rows.len(), 600, "run {run}");
+    }
+}
+
 #[test]
 fn bad_options_are_refused_naming_the_field() {
     for (options, field) in [

@@ -149,9 +149,13 @@ impl ConversionReport {
         }
     }
 
-    /// Starts shards in date order while fewer than `concurrency` are fetching.
+    /// Starts shards in date order while fewer than `concurrency` are fetching, and always one
+    /// when none is left to read (a shard's task may still count as fetching for a moment after
+    /// the reader took its last message).
     fn start_shards(&mut self) {
-        while self.shared.fetching.load(Ordering::Acquire) < self.concurrency {
+        while self.running.is_empty()
+            || self.shared.fetching.load(Ordering::Acquire) < self.concurrency
+        {
             let Some((start, end)) = self.pending.pop_front() else {
                 return;
             };
@@ -310,7 +314,7 @@ impl Shard {
 
     async fn run(mut self, start: NaiveDate, end: NaiveDate) {
         let shared = self.shared.clone();
-        let _fetching = FetchingGuard(shared.clone());
+        let fetching = FetchingGuard(shared.clone());
         let ctx = &shared.ctx;
         let mut query = conversion_query(start, end, &ctx.filters);
         let mut token: Option<String> = None;
@@ -404,6 +408,8 @@ impl Shard {
             match page.next_page_token {
                 Some(t) if !t.is_empty() => token = Some(t),
                 _ => {
+                    // No longer fetching before the reader can see the end of this shard.
+                    drop(fetching);
                     let _ = tx.send(Ok(Msg::Done)).await;
                     return;
                 }
