@@ -6,6 +6,10 @@
 //! even though the reader has not reached the finished shard yet. So `concurrency` requests are in flight whenever there is room to buffer their rows,
 //! which is what hides the latency of a page-by-page read.
 //!
+//! **Within a shard**, the next page is asked for as soon as an answer's `nextPageToken` is known
+//! and there is room for it without waiting: the service prepares it (and its answer is decoded)
+//! while the shard maps the rows it has.
+//!
 //! **Memory.** Rows fetched ahead of the reader are bounded by one budget for the whole report,
 //! [`buffer_rows`] (`concurrency × max(SHARD_BUFFER_ROWS, 2 × page_size)`), plus a reserve of two
 //! pages that only the front shard (the one being read) may use: a shard takes a page's worth of
@@ -272,6 +276,54 @@ async fn search_page(
         .await
 }
 
+/// The next page, asked for before the rows of the one before are mapped: a task of its own, so
+/// the service prepares it (and its answer is decoded) while this shard maps the page it has.
+/// Aborted when dropped, so a shard that fails or is aborted leaves no request behind.
+struct Ahead {
+    /// The page's share of the budget (or reserve), taken before the request was sent.
+    room: OwnedSemaphorePermit,
+    answer: AbortOnDrop<Result<types::SearchSearchAds360Response, Error>>,
+}
+
+/// A task aborted when its handle is dropped.
+struct AbortOnDrop<T>(JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+impl Ahead {
+    fn send(shared: &Arc<Shared>, room: OwnedSemaphorePermit, query: &str, token: &str) -> Self {
+        let (shared, query, token) = (shared.clone(), query.to_owned(), token.to_owned());
+        let answer =
+            tokio::spawn(async move { search_page(&shared.ctx, &query, Some(&token)).await });
+        Self {
+            room,
+            answer: AbortOnDrop(answer),
+        }
+    }
+
+    /// The answer, with the room it holds.
+    async fn answer(
+        mut self,
+    ) -> (
+        OwnedSemaphorePermit,
+        Result<types::SearchSearchAds360Response, Error>,
+    ) {
+        let answer = match (&mut self.answer.0).await {
+            Ok(answer) => answer,
+            Err(e) => Err(Error::unexpected(
+                OP_SEARCH,
+                None,
+                format!("a page request's task stopped before its answer: {e}"),
+            )),
+        };
+        (self.room, answer)
+    }
+}
+
 /// One shard's task: its pages in order, each after taking a page of budget.
 struct Shard {
     shared: Arc<Shared>,
@@ -312,6 +364,23 @@ impl Shard {
         }
     }
 
+    /// A page's worth of budget (or of the reserve, for the front shard) if there is one now.
+    fn room_now(&mut self) -> Option<OwnedSemaphorePermit> {
+        let rows = self.shared.ctx.page_size.max(1);
+        if let Ok(permit) = self.shared.budget.clone().try_acquire_many_owned(rows) {
+            return Some(permit);
+        }
+        if *self.front.borrow_and_update() == self.index {
+            return self
+                .shared
+                .reserve
+                .clone()
+                .try_acquire_many_owned(rows)
+                .ok();
+        }
+        None
+    }
+
     async fn run(mut self, start: NaiveDate, end: NaiveDate) {
         let shared = self.shared.clone();
         let fetching = FetchingGuard(shared.clone());
@@ -321,12 +390,18 @@ impl Shard {
         let mut last: Option<(RowKey, NaiveDate)> = None;
         let mut skip_through: Option<RowKey> = None;
         let mut stalled = 0;
+        let mut ahead: Option<Ahead> = None;
         loop {
-            let Some(room) = self.room_for_a_page().await else {
-                return;
+            let (room, answer) = match ahead.take() {
+                Some(sent) => sent.answer().await,
+                None => {
+                    let Some(room) = self.room_for_a_page().await else {
+                        return;
+                    };
+                    (room, search_page(ctx, &query, token.as_deref()).await)
+                }
             };
-            let tx = &self.tx;
-            let page = match search_page(ctx, &query, token.as_deref()).await {
+            let page = match answer {
                 Ok(page) => page,
                 Err(Error::Reporting { failure, .. })
                     if failure.has_code("EXPIRED_PAGE_TOKEN")
@@ -347,10 +422,18 @@ impl Shard {
                     continue;
                 }
                 Err(e) => {
-                    let _ = tx.send(Err(e)).await;
+                    let _ = self.tx.send(Err(e)).await;
                     return;
                 }
             };
+            let next_token = page.next_page_token.filter(|t| !t.is_empty());
+            // Ask for the next page now, when there is room for it without waiting.
+            if let Some(next) = &next_token
+                && let Some(room) = self.room_now()
+            {
+                ahead = Some(Ahead::send(&shared, room, &query, next));
+            }
+            let tx = &self.tx;
             let mut batch = Vec::with_capacity(page.results.len());
             for row in page.results {
                 let date = row
@@ -405,9 +488,9 @@ impl Shard {
             if !batch.is_empty() && tx.send(Ok(Msg::Rows(batch, room))).await.is_err() {
                 return; // the consumer is gone
             }
-            match page.next_page_token {
-                Some(t) if !t.is_empty() => token = Some(t),
-                _ => {
+            match next_token {
+                Some(t) => token = Some(t),
+                None => {
                     // No longer fetching before the reader can see the end of this shard.
                     drop(fetching);
                     let _ = tx.send(Ok(Msg::Done)).await;
