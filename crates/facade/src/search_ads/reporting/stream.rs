@@ -111,7 +111,8 @@ pub struct ConversionReport {
     /// Index of the shard being read, told to the shard tasks (the front may use the reserve).
     front: watch::Sender<usize>,
     concurrency: usize,
-    ready: VecDeque<Conversion>,
+    /// The rows of the page being read.
+    ready: std::vec::IntoIter<Conversion>,
     done: bool,
 }
 
@@ -148,7 +149,7 @@ impl ConversionReport {
             next_index: 0,
             front: watch::Sender::new(0),
             concurrency,
-            ready: VecDeque::new(),
+            ready: Vec::new().into_iter(),
             done: false,
         }
     }
@@ -205,19 +206,20 @@ impl Stream for ConversionReport {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;
-        // Registered before the shards are counted, so a shard that stops fetching after the
-        // count still wakes this reader to start the next one.
-        this.shared.reader.register(cx.waker());
         loop {
             if !this.done {
                 this.start_shards();
             }
-            if let Some(c) = this.ready.pop_front() {
+            if let Some(c) = this.ready.next() {
                 return Poll::Ready(Some(Ok(c)));
             }
             if this.done {
                 return Poll::Ready(None);
             }
+            // About to wait: registered before the shards are counted again, so a shard that
+            // stops fetching after this count still wakes the reader to start the next one.
+            this.shared.reader.register(cx.waker());
+            this.start_shards();
             let Some(front) = this.running.front_mut() else {
                 this.done = true;
                 return Poll::Ready(None);
@@ -225,7 +227,7 @@ impl Stream for ConversionReport {
             match front.rx.poll_recv(cx) {
                 Poll::Pending => return Poll::Pending,
                 // The budget goes back as the rows move to the reader.
-                Poll::Ready(Some(Ok(Msg::Rows(batch, _budget)))) => this.ready.extend(batch),
+                Poll::Ready(Some(Ok(Msg::Rows(batch, _budget)))) => this.ready = batch.into_iter(),
                 Poll::Ready(Some(Ok(Msg::Done))) => {
                     this.running.pop_front();
                     this.front.send_modify(|front| *front += 1);
