@@ -94,7 +94,9 @@ pub struct ReportOptions {
     /// Shards fetching at once, 1..=16. Default 4. A shard that has its last page no longer
     /// counts, so this is the number of requests in flight. It also sets how many rows may be
     /// fetched ahead of the reader: `concurrency × 20 000` (at least two pages per shard), plus
-    /// two pages the shard being read keeps in reserve.
+    /// two pages the shard being read keeps in reserve. Raise it when round trips dominate (a
+    /// distant service, small pages): with 20 ms per answer and pages of 1 000 rows, 8 shards
+    /// read 200 000 rows about 4× faster than one page after another (`cargo xtask bench`).
     pub concurrency: usize,
     /// The manager's id (ten digits, no dashes) when the customer is a client account reached
     /// through a manager (SR-8).
