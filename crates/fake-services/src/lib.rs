@@ -38,7 +38,7 @@ mod faults;
 pub mod search_ads;
 mod server;
 mod util;
-pub mod video;
+pub mod video_session;
 
 pub use clock::FakeClock;
 pub use faults::{DetailsCut, FaultKind, FaultRecord, Faults, Truncation};
@@ -48,7 +48,7 @@ pub use search_ads::{
     SearchAdsLedger, StoredConversion,
 };
 pub use util::sh_quote;
-pub use video::{
+pub use video_session::{
     AccountStats, Channel, DemoCredentials, DomainUser, Outbox, OutboxEntry, VideoCounts,
     VideoLedger, VideoSessionConfig, VideoSessionFake, VideoSessionFakeBuilder,
 };

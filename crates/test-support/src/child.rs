@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// A command that runs test `name` (its full path, e.g. `video_redis::replica_child`) of the
+/// A command that runs test `name` (its full path, e.g. `video_session_redis::replica_child`) of the
 /// running test binary alone, ignored or not, with its output shown: the way a test starts a
 /// second process of its own. Add the child's environment, then spawn it.
 pub fn test_as_child(name: &str) -> Command {

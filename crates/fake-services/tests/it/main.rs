@@ -12,4 +12,4 @@ mod google_auth;
 mod google_behaviour;
 mod reporting;
 mod search_ads;
-mod video;
+mod video_session;

@@ -274,5 +274,5 @@ impl LockoutStore for RedisStore {
     }
 }
 
-// Tested against a real redis-server in `crates/facade/tests/video_redis.rs`
+// Tested against a real redis-server in `crates/facade/tests/it/video_session_redis.rs`
 // (it starts its own server; see there for when it skips).

@@ -2,7 +2,7 @@
 //! (the fake's ledger shows the facade's own attempts never block an account),
 //! invitations landing in the outbox, and the typed errors.
 
-use crate::video_support::{self, account, wrong};
+use crate::video_session_support::{self, account, wrong};
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -13,7 +13,7 @@ use facade::video_session::{
     MemoryStore, Message, Microphone, MobileNumber, PlatformSupport, RefusalReason, SessionId,
     UndocumentedInvitation, UndocumentedType, VideoSessionClient,
 };
-use fake_services::video::Channel;
+use fake_services::video_session::Channel;
 use fake_services::{FakeClock, Faults, VideoSessionFake};
 use secrecy::ExposeSecret;
 
@@ -472,7 +472,7 @@ async fn invitations_land_in_the_outbox() {
 /// log line or formatted error.
 #[tokio::test(flavor = "current_thread")]
 async fn no_secret_in_logs_or_errors_against_the_fake() {
-    let logs = video_support::TraceCapture::start();
+    let logs = video_session_support::TraceCapture::start();
     let fake = start().await;
     let client = client(&fake);
     let mut formatted = String::new();

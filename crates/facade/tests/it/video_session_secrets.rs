@@ -2,7 +2,7 @@
 //! formatted value or error, nor in the tracing output at TRACE level, even
 //! when the service echoes secrets in its answers.
 
-use crate::video_support;
+use crate::video_session_support;
 
 use std::error::Error as _;
 use std::sync::{Arc, Mutex};
@@ -14,7 +14,7 @@ use facade::video_session::{
     VideoSessionClient,
 };
 use serde_json::json;
-use video_support::{Canned, Captured, RecordingServer, TraceCapture};
+use video_session_support::{Canned, Captured, RecordingServer, TraceCapture};
 
 const SECRET_KEY: &str = "sk-SECRET-4f1d2c";
 const PASSWORD: &str = "pw-SECRET-9a8b7c";

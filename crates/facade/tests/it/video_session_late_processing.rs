@@ -5,7 +5,7 @@
 //! late, as a busy service would. The facade must never forget such an attempt
 //! before the service does.
 
-use crate::video_support::{account, wrong};
+use crate::video_session_support::{account, wrong};
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};

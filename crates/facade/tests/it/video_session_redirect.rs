@@ -2,7 +2,7 @@
 //! `UserToken` header nor the login body reaches the other origin; a
 //! same-origin redirect is followed.
 
-use crate::video_support;
+use crate::video_session_support;
 
 use facade::http::BaseUrl;
 use facade::video_session::{
@@ -10,7 +10,7 @@ use facade::video_session::{
     VideoSessionClient,
 };
 use serde_json::json;
-use video_support::{Canned, Captured, RecordingServer};
+use video_session_support::{Canned, Captured, RecordingServer};
 
 const USER_TOKEN: &str = "ut-redirect-secret-token";
 

@@ -186,7 +186,7 @@ async fn replicas_in_two_processes_share_one_count() {
     let dir = tempfile::tempdir().unwrap();
     let (ready, go) = (dir.path().join("ready"), dir.path().join("go"));
     let prefix = "test:replicas:";
-    let child = test_as_child("video_redis::replica_child")
+    let child = test_as_child("video_session_redis::replica_child")
         .args(["--test-threads", "1"])
         .env("REPLICA_READY", &ready)
         .env("REPLICA_GO", &go)

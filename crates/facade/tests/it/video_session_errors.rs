@@ -1,7 +1,7 @@
 //! How answers map to typed errors and to the lockout count, with a local
 //! server answering exactly what each case needs.
 
-use crate::video_support;
+use crate::video_session_support;
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -11,7 +11,7 @@ use facade::video_session::{
     Credentials, Error, ManualClock, MemoryStore, RefusalReason, VideoSessionClient,
 };
 use serde_json::json;
-use video_support::{Canned, Captured, RecordingServer};
+use video_session_support::{Canned, Captured, RecordingServer};
 
 async fn client_answering(
     answer: impl Fn(&Captured) -> Canned + Send + Sync + 'static,

@@ -5,7 +5,7 @@ use crate::common;
 use std::time::Duration;
 
 use common::{client, invitation_request, json, saved_columns_url};
-use fake_services::video::Channel;
+use fake_services::video_session::Channel;
 use fake_services::{DomainUser, VideoSessionFake};
 use serde_json::{Value, json};
 

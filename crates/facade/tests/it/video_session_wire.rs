@@ -3,7 +3,7 @@
 //! dropped) and JSON body (secret fields redacted). Before redacting, each test
 //! checks that the secrets on the wire are the right ones.
 
-use crate::video_support;
+use crate::video_session_support;
 
 use facade::http::{BaseUrl, HttpOptions};
 use facade::video_session::{
@@ -12,7 +12,7 @@ use facade::video_session::{
     VideoSessionClient,
 };
 use serde_json::{Value, json};
-use video_support::{Canned, Captured, RecordingServer};
+use video_session_support::{Canned, Captured, RecordingServer};
 
 const SECRET_KEY: &str = "sk-wire-0123456789";
 const PASSWORD: &str = "pw-wire-correct-horse";
