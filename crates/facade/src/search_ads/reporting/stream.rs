@@ -437,7 +437,8 @@ impl Shard {
             }
             let tx = &self.tx;
             let mut batch = Vec::with_capacity(page.results.len());
-            for row in page.results {
+            let mut results = page.results;
+            for row in &mut results {
                 let date = row
                     .segments
                     .as_ref()
