@@ -43,7 +43,12 @@ use super::super::values::{
 pub fn parse_date_time(field: &str, text: &str) -> Result<DateTime<Utc>, String> {
     DateTime::parse_from_rfc3339(text)
         .ok()
-        .filter(|_| text.as_bytes().get(10) == Some(&b' '))
+        // Exactly the documented form (SR-10): a space, not `T`; an offset, not `Z`.
+        .filter(|_| {
+            let b = text.as_bytes();
+            b.get(10) == Some(&b' ')
+                && matches!(b.len().checked_sub(6).map(|i| b[i]), Some(b'+' | b'-'))
+        })
         .map(|t| t.with_timezone(&Utc))
         .ok_or_else(|| {
             format!(
@@ -161,6 +166,7 @@ mod tests {
         // offsets without a colon are not it.
         assert!(parse_date_time("f", "2026-10-01T12:34:56+00:00").is_err());
         assert!(parse_date_time("f", "2026-10-01 12:34:56+0000").is_err());
-        assert!(parse_date_time("f", "2026-10-01 12:34:56Z").is_ok());
+        assert!(parse_date_time("f", "2026-10-01 12:34:56Z").is_err());
+        assert!(parse_date_time("f", "2026-10-01 12:34:56-07:30").is_ok());
     }
 }
