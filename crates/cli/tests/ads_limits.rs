@@ -281,7 +281,7 @@ struct Case {
 
 /// Every command of [`commands`], each as a [`Case`] against `server`.
 fn cases(server: &HostileServer) -> Vec<Case> {
-    let count = commands(std::env::temp_dir().as_path()).len();
+    let count = commands(tempfile::tempdir().expect("a directory").path()).len();
     (0..count)
         .map(|i| {
             let work = tempfile::tempdir().expect("a directory");
