@@ -76,7 +76,8 @@ struct SampleArgs {
     #[arg(long, default_value = "manual")]
     tag: String,
     /// Pages in flight of a facade read instead of the scenario's (1, or 4
-    /// with added latency).
+    /// with added latency); shards in flight of a facade report instead of
+    /// the scenario's (4, or 8 with added latency).
     #[arg(long, value_name = "N")]
     prefetch: Option<usize>,
     /// The Tokio runtime the client runs on (the suite uses the default).

@@ -9,9 +9,16 @@
 //! Both send the query the facade builds without filters (the baseline spells
 //! it out in [`report_query`]). The query selects `segments.date`, so one query
 //! may span at most 30 days (`DATE_RANGE_TOO_WIDE`, SR-13): the baseline reads
-//! the range as consecutive 30-day queries, one after the other. Without
-//! added latency the facade reads the same 30-day shards with one in flight,
-//! so both read the very same pages; with latency it reads 7-day shards, eight
+//! the range as consecutive queries, one after the other.
+//!
+//! Without added latency both read the facade's default 7-day shards
+//! ([`REPORT_SHARD_DAYS`]) in pages of 10 000, so both read the very same pages:
+//! the baseline one query after the other, the facade with its default options
+//! (4 shards at a time), as an application calls it. Run with `--prefetch 1`
+//! (`bench-runner sample --scenario report --variant facade --prefetch 1`), the
+//! facade reads one shard at a time: its own cost per row against the plain
+//! loop (README, "Performance"). With latency the baseline reads 30-day queries
+//! ([`REPORT_CHUNK_DAYS`]) in pages of 1 000 and the facade 7-day shards, eight
 //! at a time ([`REPORT_CONCURRENCY`]).
 
 use std::hint::black_box;
@@ -50,11 +57,11 @@ pub const REPORT_PAGE_SIZE: u32 = 10_000;
 /// bound by the number of round trips (200 for 200 000 rows).
 pub const REPORT_LATENCY_PAGE_SIZE: u32 = 1_000;
 
-/// Days per query of the baseline, and per shard of the facade without added
-/// latency: the most one query may span.
+/// Days per query of the baseline with added latency: the most one query may span.
 pub const REPORT_CHUNK_DAYS: u32 = facade::search_ads::MAX_SHARD_DAYS;
 
-/// Days per shard of the facade's latency-bound read (the facade's default).
+/// Days per shard of the facade (its default) and, without added latency, per query of the
+/// baseline.
 pub const REPORT_SHARD_DAYS: u32 = 7;
 
 /// Shards in flight of the facade's latency-bound read: 8, twice the facade's default of 4, as
@@ -111,13 +118,17 @@ struct SearchBody<'a> {
     page_token: Option<&'a str>,
 }
 
-/// Baseline report: for each [`REPORT_CHUNK_DAYS`]-day part of the range in
+/// Baseline report: for each `chunk_days`-day part of the range in
 /// order, one `POST …/customers/{id}/searchAds360:search` after the other with
 /// `pageSize` and the previous answer's `nextPageToken`, each answer read
 /// whole and parsed with `serde_json::from_slice` into the generated
 /// `SearchSearchAds360Response`, every row consumed, until an answer without
 /// a token.
-pub async fn report_baseline(target: &SearchAdsTarget, page_size: u32) -> Result<Measurement> {
+pub async fn report_baseline(
+    target: &SearchAdsTarget,
+    page_size: u32,
+    chunk_days: u32,
+) -> Result<Measurement> {
     let http = plain_client(true)?;
     let url = format!(
         "{}/v0/customers/{}/searchAds360:search",
@@ -129,7 +140,7 @@ pub async fn report_baseline(target: &SearchAdsTarget, page_size: u32) -> Result
     let mut queries = Vec::new();
     let mut from = range.start();
     while from <= range.end() {
-        let to = (from + chrono::Days::new(u64::from(REPORT_CHUNK_DAYS) - 1)).min(range.end());
+        let to = (from + chrono::Days::new(u64::from(chunk_days.max(1)) - 1)).min(range.end());
         queries.push(report_query(DateRange::new(from, to)?));
         from = to + chrono::Days::new(1);
     }
@@ -186,7 +197,7 @@ async fn baseline_pages(
     }
 }
 
-/// Facade report: [`SearchAdsClient::conversion_report`](facade::search_ads::SearchAdsClient::conversion_report)(facade::search_ads::SearchAdsClient::conversion_report)
+/// Facade report: [`SearchAdsClient::conversion_report`](facade::search_ads::SearchAdsClient::conversion_report)
 /// over the same range with `page_size`, `shard_days` and `concurrency`,
 /// every typed [`Conversion`](facade::search_ads::Conversion) consumed.
 pub async fn report_facade(

@@ -6,7 +6,7 @@ use std::fmt;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use facade::search_ads::WriteOptions;
+use facade::search_ads::{ReportOptions, WriteOptions};
 
 use crate::reporting;
 use crate::scenarios::{self, Measurement, SearchAdsTarget, VideoTarget};
@@ -47,8 +47,8 @@ pub enum ClientScenario {
     /// what a store's round trips cost beside a login's.
     LoginsRedisLatency,
     /// Read a conversion report (Reporting API) from a fake without added
-    /// latency; facade: 30-day shards one at a time, the same pages as the
-    /// baseline.
+    /// latency: both read the same 7-day queries and pages; baseline one after
+    /// the other, facade with its default options (4 shards at a time).
     Report,
     /// Read a conversion report from a fake with 20 ms per answer; facade:
     /// date shards, [`crate::reporting::REPORT_CONCURRENCY`] at once.
@@ -182,21 +182,33 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
             scenarios::logins_facade(&targets.video, spec.count).await
         }
         (ClientScenario::Report, Variant::Baseline) => {
-            reporting::report_baseline(sa, reporting::REPORT_PAGE_SIZE).await
+            reporting::report_baseline(
+                sa,
+                reporting::REPORT_PAGE_SIZE,
+                reporting::REPORT_SHARD_DAYS,
+            )
+            .await
         }
         (ClientScenario::Report, Variant::Facade) => {
-            // The baseline's 30-day queries, one at a time: the same queries and pages.
-            let concurrency = spec.prefetch.unwrap_or(1);
+            // The facade's defaults: the baseline's 7-day queries and pages, 4 at a time.
+            let concurrency = spec
+                .prefetch
+                .unwrap_or(ReportOptions::default().concurrency);
             reporting::report_facade(
                 sa,
                 reporting::REPORT_PAGE_SIZE,
-                reporting::REPORT_CHUNK_DAYS,
+                reporting::REPORT_SHARD_DAYS,
                 concurrency,
             )
             .await
         }
         (ClientScenario::ReportLatency, Variant::Baseline) => {
-            reporting::report_baseline(sa, reporting::REPORT_LATENCY_PAGE_SIZE).await
+            reporting::report_baseline(
+                sa,
+                reporting::REPORT_LATENCY_PAGE_SIZE,
+                reporting::REPORT_CHUNK_DAYS,
+            )
+            .await
         }
         (ClientScenario::ReportLatency, Variant::Facade) => {
             let concurrency = spec.prefetch.unwrap_or(reporting::REPORT_CONCURRENCY);
