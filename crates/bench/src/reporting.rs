@@ -228,6 +228,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_no_latency_report_reads_the_facades_default_pages() {
+        let defaults = ReportOptions::default();
+        assert_eq!(REPORT_SHARD_DAYS, defaults.shard_days);
+        assert_eq!(REPORT_PAGE_SIZE, defaults.page_size);
+    }
+
+    #[test]
     fn the_data_lies_inside_every_report_and_the_window() {
         let today = NaiveDate::from_ymd_opt(2026, 11, 23).unwrap();
         let range = report_range(today).unwrap();
