@@ -115,7 +115,10 @@ async fn main() -> anyhow::Result<()> {
         .filter(|a| matches!(a, Attempt::LoggedIn))
         .count();
     println!("   {logged_in} of {replicas} logged in");
-    anyhow::ensure!(logged_in == replicas, "only {logged_in} of {replicas} replicas logged in");
+    anyhow::ensure!(
+        logged_in == replicas,
+        "only {logged_in} of {replicas} replicas logged in"
+    );
 
     println!("2. every replica tries two wrong passwords at once");
     let results = round(2, Arc::new(|r, a| format!("wrong-{r}-{a}"))).await?;

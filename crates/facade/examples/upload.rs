@@ -25,7 +25,7 @@
 //! 0 when every row has a definite outcome (stored, already stored or rejected), 1 otherwise or
 //! on an error; 0 also for `--interrupt-after`, which prints how many rows are left.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -75,7 +75,8 @@ fn args() -> anyhow::Result<Args> {
     Ok(args)
 }
 
-/// The journal: a header naming the input, then one line per row with a definite outcome.
+/// The journal: a header naming the input, then one line per row with a definite outcome
+/// (`ROW stored` or `ROW rejected`, rows numbered from 0).
 /// A row is written only after its outcome is known, so a crash can lose lines (those rows are
 /// sent again, in resubmission mode) but never claim an outcome that did not happen.
 struct Journal {
@@ -100,8 +101,8 @@ impl Journal {
         Ok(Self { file })
     }
 
-    /// Opens an existing journal: the input it names and the rows already settled.
-    fn resume(path: &PathBuf) -> anyhow::Result<(Self, i64, usize, BTreeSet<usize>)> {
+    /// Opens an existing journal: the input it names and the rows already settled (true: stored).
+    fn resume(path: &PathBuf) -> anyhow::Result<(Self, i64, usize, BTreeMap<usize, bool>)> {
         let text = BufReader::new(
             File::open(path).with_context(|| format!("no journal at {}", path.display()))?,
         );
@@ -114,21 +115,27 @@ impl Journal {
                 .with_context(|| format!("the journal's header has no {name}"))
         };
         let (run, rows) = (field("run=")?.parse()?, field("rows=")?.parse()?);
-        let mut settled = BTreeSet::new();
+        let mut settled = BTreeMap::new();
         for line in lines {
+            let line = line?;
+            let (row, outcome) = match line.split_once(' ') {
+                Some((row, "stored")) => (row, true),
+                Some((row, "rejected")) => (row, false),
+                _ => bail!("the journal line {line:?} is not `ROW stored|rejected`"),
+            };
             settled.insert(
-                line?
-                    .parse::<usize>()
-                    .context("a journal line is not a row")?,
+                row.parse::<usize>().context("a journal line's row")?,
+                outcome,
             );
         }
         let file = OpenOptions::new().append(true).open(path)?;
         Ok((Self { file }, run, rows, settled))
     }
 
-    fn settle(&mut self, rows: &[usize]) -> anyhow::Result<()> {
-        for row in rows {
-            writeln!(self.file, "{row}")?;
+    fn settle(&mut self, rows: &[(usize, bool)]) -> anyhow::Result<()> {
+        for (row, stored) in rows {
+            let outcome = if *stored { "stored" } else { "rejected" };
+            writeln!(self.file, "{row} {outcome}")?;
         }
         self.file.sync_data()?;
         Ok(())
@@ -174,12 +181,12 @@ async fn main() -> anyhow::Result<()> {
             Journal::create(&args.journal, run, args.rows)?,
             run,
             args.rows,
-            BTreeSet::new(),
+            BTreeMap::new(),
         )
     };
     let all = input(run, rows, agency, advertiser);
     // What to send: the rows without a definite outcome, and where each one sits in the input.
-    let pending: Vec<usize> = (0..rows).filter(|i| !settled.contains(i)).collect();
+    let pending: Vec<usize> = (0..rows).filter(|i| !settled.contains_key(i)).collect();
     let batch: Vec<Conversion> = pending.iter().map(|&i| all[i].clone()).collect();
     println!(
         "{} {} of {rows} rows ({} settled before)",
@@ -195,6 +202,7 @@ async fn main() -> anyhow::Result<()> {
     // Batches of 100 (the default), 4 in flight; outcomes come back per batch, in input order.
     let mut stream = client.insert(&batch).resubmission(args.resume).stream()?;
     let (mut stored, mut already, mut rejected, mut unsettled, mut batches) = (0, 0, 0, 0, 0);
+    let mut settled_now = Vec::new();
     while let Some(done) = stream.next().await {
         let mut definite = Vec::new();
         for (k, outcome) in done.indexed() {
@@ -223,9 +231,10 @@ async fn main() -> anyhow::Result<()> {
                     continue;
                 }
             }
-            definite.push(row);
+            definite.push((row, outcome.is_stored()));
         }
         journal.settle(&definite)?;
+        settled_now.extend(definite);
         batches += 1;
         if args.interrupt_after == Some(batches) {
             // Dropping the stream cancels the batches in flight, as a crash would.
@@ -247,6 +256,13 @@ async fn main() -> anyhow::Result<()> {
     if unsettled > 0 {
         bail!("{unsettled} rows have no definite outcome: run again with --resume");
     }
-    fs::remove_file(&args.journal)?; // every row has its outcome
+    // Every row has its outcome: the whole input, this run and the ones before it.
+    let all_settled = settled.into_iter().chain(settled_now);
+    let stored_total = all_settled.filter(|(_, stored)| *stored).count();
+    println!(
+        "{rows} rows: {stored_total} stored, {} rejected",
+        rows - stored_total
+    );
+    fs::remove_file(&args.journal)?;
     Ok(())
 }
