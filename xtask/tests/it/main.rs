@@ -1,3 +1,4 @@
 //! The xtask integration tests, one binary with a module per area.
 
 mod cli_diff;
+mod diff_ground_truth;

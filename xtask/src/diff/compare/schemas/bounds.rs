@@ -37,11 +37,20 @@ impl<'a> Differ<'a> {
                 &r::BOUND_WIDENED,
                 format_args!("pattern `{p}` removed"),
             ),
-            (Some(a), Some(b)) if a != b => self.at(
-                site,
-                &r::CONSTRAINT_CHANGED,
-                format_args!("pattern changed from `{a}` to `{b}`"),
-            ),
+            (Some(a), Some(b)) if a != b => {
+                // `.*` (anchored or not) matches every string: a widening.
+                let matches_all = matches!(b.as_str(), ".*" | "^.*$" | "^.*" | ".*$");
+                let rule = if matches_all {
+                    &r::BOUND_WIDENED
+                } else {
+                    &r::PATTERN_CHANGED
+                };
+                self.at(
+                    site,
+                    rule,
+                    format_args!("pattern changed from `{a}` to `{b}`"),
+                )
+            }
             _ => {}
         }
         match (o.multiple_of, n.multiple_of) {
