@@ -2,3 +2,4 @@
 
 mod cli_diff;
 mod diff_ground_truth;
+mod oasdiff_corpus;

@@ -26,7 +26,13 @@ impl<'a> Differ<'a> {
             (true, false) => self.at(site, &r::BOUND_WIDENED, "uniqueItems removed"),
             _ => {}
         }
-        match (&o.pattern, &n.pattern) {
+        // `.*` (anchored or not) and the empty pattern match every string:
+        // the same as no pattern.
+        let real = |p: &Option<String>| {
+            p.clone()
+                .filter(|p| !matches!(p.as_str(), "" | ".*" | "^.*$" | "^.*" | ".*$"))
+        };
+        match (&real(&o.pattern), &real(&n.pattern)) {
             (None, Some(p)) => self.at(
                 site,
                 &r::BOUND_NARROWED,
@@ -37,20 +43,11 @@ impl<'a> Differ<'a> {
                 &r::BOUND_WIDENED,
                 format_args!("pattern `{p}` removed"),
             ),
-            (Some(a), Some(b)) if a != b => {
-                // `.*` (anchored or not) matches every string: a widening.
-                let matches_all = matches!(b.as_str(), ".*" | "^.*$" | "^.*" | ".*$");
-                let rule = if matches_all {
-                    &r::BOUND_WIDENED
-                } else {
-                    &r::PATTERN_CHANGED
-                };
-                self.at(
-                    site,
-                    rule,
-                    format_args!("pattern changed from `{a}` to `{b}`"),
-                )
-            }
+            (Some(a), Some(b)) if a != b => self.at(
+                site,
+                &r::PATTERN_CHANGED,
+                format_args!("pattern changed from `{a}` to `{b}`"),
+            ),
             _ => {}
         }
         match (o.multiple_of, n.multiple_of) {
