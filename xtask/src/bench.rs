@@ -1,7 +1,7 @@
 //! `cargo xtask bench`: builds the `fake-services` and `bench-runner` binaries
 //! in release mode and runs `bench-runner suite`, which starts the fakes as
 //! child processes, alternates baseline and facade runs per scenario and
-//! prints the table (see `crates/bench` and the README's "Performance").
+//! prints the table (see `crates/bench/README.md`).
 //!
 //! The suite lives in `crates/bench` so that xtask itself does not compile the
 //! facade, reqwest and tokio; this module only builds and starts it.

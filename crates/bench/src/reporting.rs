@@ -17,7 +17,7 @@
 //! (4 shards at a time), as an application calls it. Run with `--prefetch 1`
 //! (`bench-runner sample --scenario report --variant facade --prefetch 1`), the
 //! facade reads one shard at a time: its own cost per row against the plain
-//! loop (README, "Performance"). With latency the baseline reads 30-day queries
+//! loop (`crates/bench/README.md`). With latency the baseline reads 30-day queries
 //! ([`REPORT_CHUNK_DAYS`]) in pages of 1 000 and the facade 7-day shards, eight
 //! at a time ([`REPORT_CONCURRENCY`]).
 
@@ -66,7 +66,7 @@ pub const REPORT_SHARD_DAYS: u32 = 7;
 
 /// Shards in flight of the facade's latency-bound read: 8, twice the facade's default of 4, as
 /// the facade's docs advise when round trips dominate. Its rows ahead of the reader are bounded
-/// at `8 × 20 000` (the run's peak RSS shows it); with the default the ratio is lower (README).
+/// at `8 × 20 000` (the run's peak RSS shows it); with the default the ratio is lower (`crates/bench/README.md`).
 pub const REPORT_CONCURRENCY: usize = 8;
 
 /// The first day the bench fakes seed: [`REPORT_DATA_DAYS_BACK`] days before

@@ -367,8 +367,7 @@ fn account_via(fake: &SearchAdsFake, origin: &str) -> Arc<ServiceAccount> {
     let mut key: serde_json::Value =
         serde_json::from_str(&fake.service_account_key_json()).expect("JSON");
     key["token_uri"] = format!("{origin}/token").into();
-    let mut options = facade::http::HttpOptions::default();
-    options.timeout = Duration::from_secs(1);
+    let options = facade::http::HttpOptions::default().timeout(Duration::from_secs(1));
     Arc::new(
         ServiceAccount::from_json(&key.to_string())
             .expect("a valid key file")

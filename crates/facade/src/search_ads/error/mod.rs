@@ -6,8 +6,9 @@ mod details;
 mod envelope;
 
 use std::fmt;
-use std::sync::Arc;
 use std::time::Duration;
+
+use crate::http::{BaseUrlError, TransportError};
 
 pub use details::{ConversionIssue, IssueCode};
 pub(crate) use envelope::Envelope;
@@ -138,72 +139,12 @@ pub enum Error {
         last: Option<Box<Error>>,
     },
 
-    /// The request or response failed on the network.
-    #[error(
-        "{operation}: {} ({message}). Check the network and the base URL, or try again later",
-        if *connect { "could not connect to the search ads API" } else { "the connection failed" }
-    )]
-    Transport {
-        /// The API method.
-        operation: &'static str,
-        /// True when the connection could not be opened (the request was not sent).
-        connect: bool,
-        /// The transport's message.
-        message: String,
-        /// The underlying error.
-        #[source]
-        source: Option<Arc<dyn std::error::Error + Send + Sync>>,
-    },
-
-    /// The request took longer than the configured timeout.
-    #[error(
-        "{operation}: {} timed out{}. Try again later, or raise HttpOptions::{}",
-        if *connect { "connecting" } else { "the request" },
-        after.map(|a| format!(" after {} s", a.as_secs_f64())).unwrap_or_default(),
-        if *connect { "connect_timeout" } else { "timeout" }
-    )]
-    Timeout {
-        /// The API method.
-        operation: &'static str,
-        /// True when the connection could not be opened in time.
-        connect: bool,
-        /// The timeout that passed (`HttpOptions::connect_timeout` or
-        /// `HttpOptions::timeout`), when known.
-        after: Option<Duration>,
-    },
-
-    /// The answer's body was larger than the configured limit; reading it
-    /// stopped there.
-    #[error(
-        "{operation}: the answer is larger than the limit of {limit} bytes{}; nothing more was \
-         read. Raise HttpOptions::{setting} if the answer is expected to be that large",
-        announced.map(|a| format!(" (it announced {a} bytes)")).unwrap_or_default()
-    )]
-    TooLarge {
-        /// The API method.
-        operation: &'static str,
-        /// The limit, in bytes.
-        limit: u64,
-        /// The `Content-Length` the server announced, when it was over the limit.
-        announced: Option<u64>,
-        /// The `HttpOptions` field that sets the limit.
-        setting: &'static str,
-    },
-
-    /// The answer's body stopped making progress.
-    #[error(
-        "{operation}: the answer stalled: less than 1 KiB arrived in {} s (after {received} \
-         bytes). Try again later, or raise HttpOptions::read_timeout",
-        after.as_secs_f64()
-    )]
-    Stalled {
-        /// The API method.
-        operation: &'static str,
-        /// The stall timeout.
-        after: Duration,
-        /// Bytes received before it stalled.
-        received: u64,
-    },
+    /// The request failed on the wire: the connection could not be opened, a
+    /// timeout passed, or the answer's body was too large or stalled. The
+    /// [`TransportError`] says which and names the
+    /// [`HttpOptions`](crate::http::HttpOptions) setting that bounds it.
+    #[error(transparent)]
+    Transport(#[from] TransportError),
 
     /// The server's answer did not have the documented shape.
     #[error(
@@ -263,6 +204,7 @@ pub enum Error {
     },
 }
 
+<<<<<<< HEAD
 /// What to do when `credential` cannot give a token.
 fn auth_hint(credential: crate::search_ads::CredentialKind) -> &'static str {
     use crate::search_ads::CredentialKind as K;
@@ -305,6 +247,12 @@ fn invalid_grant_hint(credential: crate::search_ads::CredentialKind) -> &'static
              accounts > Keys)"
         }
         other => auth_hint(other),
+=======
+/// A refused base URL is an [`Error::Validation`] of the setting `base_url`.
+impl From<BaseUrlError> for Error {
+    fn from(e: BaseUrlError) -> Self {
+        Error::validation("base_url", None, e.to_string())
+>>>>>>> main
     }
 }
 
@@ -427,10 +375,8 @@ impl Error {
             Error::Reporting {
                 status, failure, ..
             } => failure.is_transient(*status),
-            Error::Transport { .. }
-            | Error::Timeout { .. }
-            | Error::Stalled { .. }
-            | Error::TokenUnavailable { .. } => true,
+            Error::Transport(transport) => transport.is_transient(),
+            Error::TokenUnavailable { .. } => true,
             // A body that is not the documented JSON (an HTML 502 page from a
             // proxy, a cut-off answer) is most often a front-end hiccup.
             Error::UnexpectedResponse { .. } => true,
@@ -470,8 +416,7 @@ impl Error {
             | Error::Csv { .. }
             | Error::TruncatedDownload { .. }
             | Error::Io { .. } => false,
-            Error::Transport { connect, .. } | Error::Timeout { connect, .. } => !connect,
-            Error::TooLarge { .. } | Error::Stalled { .. } => true,
+            Error::Transport(transport) => transport.may_have_reached_server(),
             Error::DeadlineExceeded {
                 in_flight, last, ..
             } => *in_flight || last.as_ref().is_some_and(|e| e.may_have_reached_server()),
@@ -532,30 +477,20 @@ mod tests {
         assert!(!api(403, Some("insufficientPermissions")).is_transient());
         assert!(!api(401, Some("authError")).is_transient());
         assert!(!api(404, None).is_transient());
-        assert!(
-            Error::Timeout {
-                operation: "x",
-                connect: false,
-                after: None
-            }
-            .is_transient()
-        );
-        assert!(
-            !Error::Timeout {
-                operation: "x",
-                connect: true,
-                after: None
-            }
-            .may_have_reached_server()
-        );
-        assert!(
-            Error::Timeout {
-                operation: "x",
-                connect: false,
-                after: None
-            }
-            .may_have_reached_server()
-        );
+        let timeout = |connect| {
+            Error::Transport(TransportError::new(
+                "x",
+                crate::http::TransportErrorKind::TimedOut {
+                    connect,
+                    after: None,
+                    setting: "timeout",
+                },
+                "",
+            ))
+        };
+        assert!(timeout(false).is_transient());
+        assert!(!timeout(true).may_have_reached_server());
+        assert!(timeout(false).may_have_reached_server());
         assert!(
             !Error::Auth {
                 credential: crate::search_ads::CredentialKind::Other,
