@@ -371,8 +371,7 @@ fn account_via(fake: &SearchAdsFake, origin: &str) -> Arc<ServiceAccount> {
     Arc::new(
         ServiceAccount::from_json(&key.to_string())
             .expect("a valid key file")
-            .with_http_options(&options)
-            .expect("options"),
+            .http_options(options),
     )
 }
 
@@ -467,11 +466,21 @@ async fn permanent_token_endpoint_errors_are_not_retried() {
         .saved_columns(agency, advertiser)
         .await
         .expect_err("invalid grant");
-    assert!(matches!(e, Error::Auth { .. }), "{e:?}");
+    assert!(
+        matches!(
+            e,
+            Error::InvalidGrant {
+                credential: facade::search_ads::CredentialKind::ServiceAccount,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
     assert!(!e.is_transient());
     let text = e.to_string();
     assert!(text.contains("HTTP 400"), "{text}");
     assert!(text.contains("invalid_grant"), "{text}");
+    assert!(text.contains("IAM > Service accounts > Keys"), "{text}");
     assert_eq!(front.token_requests(), 1, "a refused grant is not retried");
     assert_eq!(front.api_requests(), 0);
 }

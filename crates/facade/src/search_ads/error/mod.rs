@@ -67,26 +67,47 @@ pub enum Error {
         failure: crate::search_ads::reporting::ReportingFailure,
     },
 
-    /// No access token could be obtained. Nothing was sent.
-    #[error(
-        "could not get an access token: {message}. Check the credentials (service-account key file: \
-         client_email, private_key, token_uri) and that the account may use the doubleclicksearch scope"
-    )]
+    /// No access token could be obtained: the credentials are wrong or
+    /// unusable. Nothing was sent to the API. The message names the
+    /// credential and its hint a step that fixes it.
+    #[error("could not get an access token from {credential}: {message}. {}", auth_hint(*credential))]
     Auth {
-        /// What the token source reported (never the token or the key).
+        /// The kind of credential that failed.
+        credential: crate::search_ads::CredentialKind,
+        /// What the token source reported (never the token or a secret).
+        message: String,
+    },
+
+    /// The token endpoint refused the refresh token or the assertion for
+    /// good (`invalid_grant`): a refresh token that expired or was revoked,
+    /// a deleted service-account key. Nothing was sent to the API. Not
+    /// transient: new credentials are needed (the message says how).
+    #[error("{credential} no longer work: {message}. {}", invalid_grant_hint(*credential))]
+    InvalidGrant {
+        /// The kind of credential refused.
+        credential: crate::search_ads::CredentialKind,
+        /// The token endpoint's answer (never a secret).
         message: String,
     },
 
     /// The token endpoint could not give a token for now: it could not be
-    /// reached, did not answer in time, or answered 408, 429 or 5xx. Nothing
-    /// was sent to the API. Transient: the call is retried under the client's
+    /// reached, did not answer in time, sent an answer over the body limits,
+    /// or answered 408, 429 or 5xx. Nothing was sent to the API. Transient:
+    /// the call is retried under the client's
     /// [`RetryPolicy`](super::RetryPolicy).
     #[error(
-        "could not get an access token for now: {message}{}. Nothing was sent to the API; try \
-         again later",
-        status.map(|s| format!(" (HTTP {s})")).unwrap_or_default()
+        "could not get an access token from {credential} for now: {message}{}. Nothing was sent \
+         to the API; try again later{}",
+        status.map(|s| format!(" (HTTP {s})")).unwrap_or_default(),
+        if matches!(credential, crate::search_ads::CredentialKind::MetadataServer) {
+            format!(". {}", auth_hint(*credential))
+        } else {
+            String::new()
+        }
     )]
     TokenUnavailable {
+        /// The kind of credential whose token endpoint failed.
+        credential: crate::search_ads::CredentialKind,
         /// The token endpoint's HTTP status, when it answered.
         status: Option<u16>,
         /// What happened (never the token, the assertion or the key).
@@ -183,10 +204,55 @@ pub enum Error {
     },
 }
 
+<<<<<<< HEAD
+/// What to do when `credential` cannot give a token.
+fn auth_hint(credential: crate::search_ads::CredentialKind) -> &'static str {
+    use crate::search_ads::CredentialKind as K;
+    match credential {
+        K::FixedToken => {
+            "A fixed token expires within the hour: pass a new one, or sign in with refresh-token \
+             credentials (AuthorizedUser or DefaultCredentials), which renew their token"
+        }
+        K::AuthorizedUser => {
+            "Check client_id, client_secret and refresh_token of the authorized_user credentials \
+             (the OAuth client must be of type \"Desktop app\" in the Google Cloud console); sign \
+             in again with `apictl auth login` or `gcloud auth application-default login`"
+        }
+        K::ServiceAccount => {
+            "Check the service-account key file (client_email, private_key, token_uri) and that \
+             the key is still enabled in the Google Cloud console (IAM > Service accounts > Keys)"
+        }
+        K::MetadataServer => {
+            "The metadata server answers only on Google Cloud (GCE_METADATA_HOST overrides its \
+             address); elsewhere set GOOGLE_APPLICATION_CREDENTIALS to a credentials file, or \
+             sign in with `apictl auth login` or `gcloud auth application-default login`"
+        }
+        _ => "Check the credentials of the token source",
+    }
+}
+
+/// How to get credentials that work again after `invalid_grant`.
+fn invalid_grant_hint(credential: crate::search_ads::CredentialKind) -> &'static str {
+    use crate::search_ads::CredentialKind as K;
+    match credential {
+        K::AuthorizedUser => {
+            "The refresh token has expired or was revoked (refresh tokens of an OAuth client in \
+             \"Testing\" publishing status expire after 7 days; publish the app to keep them): \
+             sign in again with `apictl auth login`, or `gcloud auth application-default login \
+             --scopes=https://www.googleapis.com/auth/doubleclicksearch`"
+        }
+        K::ServiceAccount => {
+            "The key may have been deleted or disabled, or this machine's clock is off by minutes: \
+             check the clock, or create a new key in the Google Cloud console (IAM > Service \
+             accounts > Keys)"
+        }
+        other => auth_hint(other),
+=======
 /// A refused base URL is an [`Error::Validation`] of the setting `base_url`.
 impl From<BaseUrlError> for Error {
     fn from(e: BaseUrlError) -> Self {
         Error::validation("base_url", None, e.to_string())
+>>>>>>> main
     }
 }
 
@@ -344,6 +410,7 @@ impl Error {
         match self {
             Error::Validation { .. }
             | Error::Auth { .. }
+            | Error::InvalidGrant { .. }
             | Error::TokenUnavailable { .. }
             | Error::Config { .. }
             | Error::Csv { .. }
@@ -426,6 +493,7 @@ mod tests {
         assert!(timeout(false).may_have_reached_server());
         assert!(
             !Error::Auth {
+                credential: crate::search_ads::CredentialKind::Other,
                 message: "m".into()
             }
             .may_have_reached_server()

@@ -17,11 +17,13 @@ pub(crate) fn map_error(operation: &'static str, error: ClientError) -> Error {
         }
         return match auth.kind() {
             AuthorizeErrorKind::Unavailable => Error::TokenUnavailable {
+                credential: crate::search_ads::CredentialKind::Other,
                 status: None,
                 message: auth.message().to_owned(),
                 retry_after: None,
             },
             _ => Error::Auth {
+                credential: crate::search_ads::CredentialKind::Other,
                 message: auth.message().to_owned(),
             },
         };
@@ -64,7 +66,10 @@ pub(crate) fn map_error(operation: &'static str, error: ClientError) -> Error {
         search_ads_client::Error::InvalidRequest(message) => {
             Error::validation("request", None, message)
         }
-        search_ads_client::Error::Custom(message) => Error::Auth { message },
+        search_ads_client::Error::Custom(message) => Error::Auth {
+            credential: crate::search_ads::CredentialKind::Other,
+            message,
+        },
     }
 }
 
