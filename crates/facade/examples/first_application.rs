@@ -31,7 +31,7 @@ use facade::search_ads::{
     SearchAdsClient, SegmentationId, ServiceAccount, StaticToken, TokenSource,
 };
 use facade::video_session::{
-    self, CallExperience, Credentials, EmailAddress, Invitation, SessionId, VideoSessionClient,
+    self, Credentials, EmailAddress, Invitation, SessionId, VideoSessionClient,
 };
 use futures::TryStreamExt;
 
@@ -113,7 +113,7 @@ async fn run(settings: Settings) -> Result<(), AppError> {
 
     // 3. Log in; the lockout guard never sends the login that could block the account.
     let video = VideoSessionClient::new(settings.video_url)?;
-    let session = video.login(&settings.credentials).await?;
+    let session = video.login(&settings.credentials).send().await?;
     println!("login: signed in as {}", settings.credentials.user_name());
 
     // 4. One invitation, by e-mail.
@@ -123,7 +123,8 @@ async fn run(settings: Settings) -> Result<(), AppError> {
     };
     let session_id = settings.session_id;
     video
-        .send_invitation(&session, &session_id, &invitation, &CallExperience::new())
+        .send_invitation(&session, session_id.clone(), invitation.clone())
+        .send()
         .await?;
     println!(
         "invitation: sent by {} for session {session_id}",

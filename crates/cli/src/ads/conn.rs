@@ -108,13 +108,13 @@ impl Conn<'_> {
             (Some(_), Some(_)) => return Err(both()),
             (Some(token), None) => SearchAdsClient::builder(StaticToken::new(token.clone())),
             (None, Some(path)) => SearchAdsClient::builder(
-                ServiceAccount::from_file(path)?.with_http_options(&self.http_options()?)?,
+                ServiceAccount::from_file(path)?.http_options(self.http_options()?),
             ),
             (None, None) => match (&self.file.token, &self.file.key_file) {
                 (Some(_), Some(_)) => return Err(both()),
                 (Some(token), None) => SearchAdsClient::builder(StaticToken::new(token.clone())),
                 (None, Some(path)) => SearchAdsClient::builder(
-                    ServiceAccount::from_file(path)?.with_http_options(&self.http_options()?)?,
+                    ServiceAccount::from_file(path)?.http_options(self.http_options()?),
                 ),
                 (None, None) => {
                     return Err(AppError::new("no search ads credentials").hint(

@@ -736,7 +736,10 @@ mod tests {
         assert!(
             matches!(
                 error,
-                crate::search_ads::Error::TooLarge { limit: 4096, .. }
+                crate::search_ads::Error::Transport(crate::http::TransportError {
+                    kind: crate::http::TransportErrorKind::TooLarge { limit: 4096, .. },
+                    ..
+                })
             ),
             "{error:?}"
         );
@@ -756,7 +759,13 @@ mod tests {
             .unwrap_err();
         let error = super::super::map_error(super::super::OP_SEARCH, error);
         assert!(
-            matches!(error, crate::search_ads::Error::Stalled { .. }),
+            matches!(
+                error,
+                crate::search_ads::Error::Transport(crate::http::TransportError {
+                    kind: crate::http::TransportErrorKind::Stalled { .. },
+                    ..
+                })
+            ),
             "{error:?}"
         );
         assert!(started.elapsed() < std::time::Duration::from_secs(10));
