@@ -5,8 +5,9 @@
 use std::time::UNIX_EPOCH;
 
 use super::*;
+use crate::video_session::clock::ManualClock;
+use crate::video_session::credentials::Credentials;
 use crate::video_session::lockout::policy::Limits;
-use crate::video_session::{Credentials, ManualClock};
 
 fn key() -> AccountKey {
     Credentials::new("sk", "alice", "pw").unwrap().account_key()
