@@ -3,6 +3,7 @@
 use std::fmt;
 use std::process::ExitCode;
 
+use facade::http::{TransportError, TransportErrorKind};
 use facade::search_ads;
 use facade::video_session;
 
@@ -85,42 +86,14 @@ fn one_line(text: &str) -> String {
 impl From<video_session::Error> for AppError {
     fn from(e: video_session::Error) -> Self {
         use video_session::Error as E;
-        // The facade's text for these names `HttpOptions` fields; say it with
-        // the flags apictl has instead (the same as `apictl ads`).
-        match &e {
-            E::TooLarge { limit, announced } => {
-                let announced = announced
-                    .map(|a| format!(" (it announced {a} bytes)"))
-                    .unwrap_or_default();
-                return AppError::new(format!(
-                    "the video session service's answer is larger than the limit of {limit} \
-                     bytes{announced}; nothing more was read"
-                ))
-                .hint("raise --max-body (bytes) if the answer is expected to be that large");
-            }
-            E::Stalled { after, received } => {
-                return AppError::new(format!(
-                    "the video session service's answer stalled: less than 1 KiB arrived in {} s \
-                     (after {received} bytes)",
-                    after.as_secs_f64()
-                ))
-                .hint("try again later, or raise --stall-timeout (seconds)");
-            }
-            E::Timeout { connect, after } => {
-                let what = if *connect {
-                    "connecting to the video session service"
-                } else {
-                    "the request to the video session service"
-                };
-                return AppError::new(format!(
-                    "{what} timed out after {} s",
-                    after.as_secs_f64()
-                ))
-                .hint(
-                    "check the video session URL (--url, VIDEO_SESSION_URL) and try again later, or raise --timeout (seconds)",
-                );
-            }
-            _ => {}
+        // The facade's text names `HttpOptions` fields; say it with the flags
+        // apictl has instead (the same as `apictl ads`).
+        if let E::Transport(t) = &e {
+            return transport(
+                format!("video session {}", t.operation),
+                t,
+                "the video session URL (--url, VIDEO_SESSION_URL or the config file)",
+            );
         }
         let hint = match &e {
             E::Validation(v) => format!("fix {} and run the command again", flag_of(v.field)),
@@ -158,7 +131,7 @@ impl From<video_session::Error> for AppError {
             }
             E::Rejected { field: Some(f), .. } => format!("fix {f} and try again"),
             E::Rejected { .. } => "see the message; run with -v for the request log".to_owned(),
-            E::Redirected { .. } | E::Transport(_) | E::ClientBuild(_) => {
+            E::Redirected { .. } => {
                 "check the video session URL (--url, VIDEO_SESSION_URL or the config file) and that the service is up; `apictl sandbox` runs a local one"
                     .to_owned()
             }
@@ -212,55 +185,11 @@ impl From<search_ads::Error> for AppError {
         // The facade's own text for these names `HttpOptions` fields; say it
         // with the flags apictl has instead.
         match &e {
-            E::TooLarge {
-                operation,
-                limit,
-                announced,
-                setting,
-            } => {
-                let announced = announced
-                    .map(|a| format!(" (it announced {a} bytes)"))
-                    .unwrap_or_default();
-                let flag = if *setting == "max_download_bytes" {
-                    "--max-download"
-                } else {
-                    "--max-body"
-                };
-                return AppError::new(format!(
-                    "{operation}: the answer is larger than the limit of {limit} bytes{announced}; \
-                     nothing more was read"
-                ))
-                .hint(format!(
-                    "raise {flag} (bytes) if the answer is expected to be that large"
-                ));
-            }
-            E::Stalled {
-                operation,
-                after,
-                received,
-            } => {
-                return AppError::new(format!(
-                    "{operation}: the answer stalled: less than 1 KiB arrived in {} s (after \
-                     {received} bytes)",
-                    after.as_secs_f64()
-                ))
-                .hint("try again later, or raise --stall-timeout (seconds)");
-            }
-            E::Timeout {
-                operation,
-                connect,
-                after,
-            } => {
-                let what = if *connect {
-                    "connecting timed out"
-                } else {
-                    "the request timed out"
-                };
-                let after = after
-                    .map(|a| format!(" after {} s", a.as_secs_f64()))
-                    .unwrap_or_default();
-                return AppError::new(format!("{operation}: {what}{after}")).hint(
-                    "check the search ads URL (--url, SEARCH_ADS_URL) and try again later, or raise --timeout (seconds)",
+            E::Transport(t) => {
+                return transport(
+                    t.operation.to_owned(),
+                    t,
+                    "the search ads URL (--url, SEARCH_ADS_URL or the config file)",
                 );
             }
             E::DeadlineExceeded {
@@ -333,10 +262,6 @@ impl From<search_ads::Error> for AppError {
             }
             E::Api { status: 429, .. } => "wait a little and run the command again".to_owned(),
             E::Api { .. } => "see the message; run with -v for the request log".to_owned(),
-            E::Transport { .. } => {
-                "check the search ads URL (--url, SEARCH_ADS_URL or the config file) and that the service is up; `apictl sandbox` runs a local one"
-                    .to_owned()
-            }
             E::UnexpectedResponse { .. } => {
                 "the service does not answer as documented; run with -v and report it".to_owned()
             }
@@ -350,6 +275,30 @@ impl From<search_ads::Error> for AppError {
         };
         AppError::new(e.to_string()).hint(hint)
     }
+}
+
+/// A transport failure of either service, its hint naming apictl's flag for
+/// the `HttpOptions` setting that bounds it. `url` says where the service's
+/// URL is set.
+fn transport(operation: String, t: &TransportError, url: &str) -> AppError {
+    let message = format!("{operation}: {}", t.what_happened());
+    let hint = match t.setting() {
+        Some("max_body_bytes") => {
+            "raise --max-body (bytes) if the answer is expected to be that large".to_owned()
+        }
+        Some("max_download_bytes") => {
+            "raise --max-download (bytes) if the file is expected to be that large".to_owned()
+        }
+        Some("read_timeout") => "try again later, or raise --stall-timeout (seconds)".to_owned(),
+        Some(_) => format!("check {url} and try again later, or raise --timeout (seconds)"),
+        None if t.kind == TransportErrorKind::ClientBuild => {
+            "the TLS backend could not be set up; run with -v and report it".to_owned()
+        }
+        None => {
+            format!("check {url} and that the service is up; `apictl sandbox` runs a local one")
+        }
+    };
+    AppError::new(message).hint(hint)
 }
 
 impl From<facade::http::BaseUrlError> for AppError {

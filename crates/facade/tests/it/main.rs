@@ -9,6 +9,7 @@ test_support::install_trace_capture!();
 mod local_server;
 mod public_api;
 mod search_ads_auth;
+mod search_ads_credentials;
 mod search_ads_deadline;
 mod search_ads_id_mapping;
 mod search_ads_id_mapping_resume;
