@@ -15,6 +15,7 @@ mod search_ads_id_mapping;
 mod search_ads_id_mapping_resume;
 mod search_ads_outcomes;
 mod search_ads_read;
+mod search_ads_report_during;
 mod search_ads_reporting;
 mod search_ads_reporting_query;
 mod search_ads_reporting_wire;
