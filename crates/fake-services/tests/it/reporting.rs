@@ -301,6 +301,9 @@ async fn all_rows(fake: &SearchAdsFake, query: &str, page_size: u32) -> Vec<Valu
     }
 }
 
+/// What a condition means for one row, as the test reads the grammar.
+type RowTest = Box<dyn Fn(&Value) -> bool>;
+
 #[tokio::test]
 async fn conditions_and_order_by_mean_what_the_grammar_says() {
     let fake = fake().await;
@@ -338,7 +341,7 @@ async fn conditions_and_order_by_mean_what_the_grammar_says() {
         .as_str()
         .unwrap()
         .to_owned();
-    let cases: Vec<(String, Box<dyn Fn(&Value) -> bool>)> = vec![
+    let cases: Vec<(String, RowTest)> = vec![
         (
             format!("conversion.id BETWEEN {lo} AND {hi}"),
             Box::new(move |r| (lo..=hi).contains(&id(r))),
