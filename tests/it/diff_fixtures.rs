@@ -33,7 +33,7 @@ const EXPECTED: &[(&str, u8, &[&str])] = &[
     ),
     ("response-property-removed", 1, &["property-removed"]),
     ("schema-renamed", 0, &["schema-renamed"]),
-    ("security-required", 1, &["security-tightened"]),
+    ("security-required", 0, &["security-tightened"]),
     (
         "type-and-format-changed",
         1,

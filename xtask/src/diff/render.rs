@@ -209,15 +209,25 @@ fn verdict(report: &Report) -> String {
 fn wire_verdict(report: &Report) -> String {
     let counts = counts(report);
     let breaking = breaking_count(report);
+    let warnings = counts.get(&Class::Warning).copied().unwrap_or(0);
+    let warned = if warnings == 0 {
+        String::new()
+    } else {
+        format!(", {}", plural(warnings, "warning"))
+    };
     if breaking == 0 {
-        let total: usize = counts.values().sum();
-        if total == 0 {
+        let compatible = counts.get(&Class::Compatible).copied().unwrap_or(0);
+        if compatible + warnings == 0 {
             return "No changes.".to_owned();
         }
-        return format!(
-            "No breaking changes ({}).",
-            plural(total, "compatible change")
-        );
+        let mut parts = Vec::new();
+        if warnings > 0 {
+            parts.push(plural(warnings, "warning"));
+        }
+        if compatible > 0 {
+            parts.push(plural(compatible, "compatible change"));
+        }
+        return format!("No breaking changes ({}).", parts.join(", "));
     }
     let parts: Vec<String> = counts
         .iter()
@@ -225,7 +235,7 @@ fn wire_verdict(report: &Report) -> String {
         .map(|(c, n)| format!("{c}: {n}"))
         .collect();
     format!(
-        "{} ({}).",
+        "{} ({}){warned}.",
         plural(breaking, "breaking change"),
         parts.join(", ")
     )
