@@ -194,7 +194,23 @@ fn spec_summary(spec: &SpecDiff) -> String {
 /// rust-api total.
 fn verdict(report: &Report) -> String {
     let rust = rust_breaking_count(report);
-    let rust_line = if rust == 0 {
+    let unknown: Vec<&str> = report
+        .specs
+        .iter()
+        .filter(|s| matches!(s.rust_api, RustApi::Unavailable(_)) && !s.changes.is_empty())
+        .map(|s| s.name.as_str())
+        .collect();
+    let rust_line = if !unknown.is_empty() {
+        format!(
+            "Rust API: unknown for {} (a side could not be generated; see above){}.",
+            unknown.join(", "),
+            if rust == 0 {
+                String::new()
+            } else {
+                format!("; elsewhere {}", breaks_rust(rust))
+            }
+        )
+    } else if rust == 0 {
         "Rust API: nothing breaks code using the generated crates.".to_owned()
     } else {
         format!(
