@@ -1,14 +1,17 @@
 //! The classification table of `cargo xtask diff`: every kind of change the
-//! comparer reports, with the class it gets in a request and in a response.
+//! comparer reports, with its *wire* class in a request and in a response.
+//! (The other verdict, *rust-api*, is not a property of the rule: it is
+//! computed by generating both sides, see [`super::rust_api`].)
 //!
-//! # How a change is classed
+//! # How a change is classed on the wire
 //!
-//! A change is judged by who it can break when only one side upgrades:
+//! A change is judged by who it can break when only one side upgrades, with
+//! oasdiff's notion of breaking (as strict as oasdiff and no stricter,
+//! scored by `xtask/tests/it/oasdiff_corpus.rs`):
 //!
-//! * **breaking for clients**: a client (or code using the generated crate)
-//!   written against the base stops working against the new spec: a request
-//!   it sends becomes invalid, a response it receives is no longer what it
-//!   expects, or the generated Rust item it calls disappears or is renamed.
+//! * **breaking for clients**: a client deployed against the base stops
+//!   working against the new spec: a request it sends becomes invalid, or a
+//!   response it receives is no longer what it expects.
 //! * **breaking for servers**: a server implemented from the base no longer
 //!   conforms to the new spec: it rejects a request the new spec allows
 //!   (widened request), or sends a response the new spec forbids or omits
@@ -17,6 +20,10 @@
 //!   and `fake-services`, which must be updated with the spec.
 //! * **compatible**: neither; additions nobody is obliged to use (a new
 //!   operation, an optional parameter or property) and deprecations.
+//! * **warning**: compatible on the wire, but may break some clients
+//!   depending on values or habits nobody can check here (a changed
+//!   `pattern`, tightened security, a request parameter removed); oasdiff's
+//!   warning level and some of its info level.
 //!
 //! Direction matters. Data flows client → server in a *request* (parameters,
 //! request bodies) and server → client in a *response*, so the same schema
@@ -37,8 +44,8 @@
 //! (`additionalProperties: false`), where the old server rejects it.
 //!
 //! Renames that keep the wire format (operationId, a path parameter's name, a
-//! component schema's name, `$ref` ↔ inline) are breaking for clients because
-//! the generated Rust method, setter or type is named after them.
+//! component schema's name, `$ref` ↔ inline) are compatible on the wire; the
+//! rust-api verdict reports the generated method, setter or type they rename.
 //!
 //! Two places where the direction is not the obvious one:
 //!
