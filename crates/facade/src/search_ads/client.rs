@@ -79,7 +79,7 @@ impl std::fmt::Debug for SearchAdsClient {
 ///
 /// let client = SearchAdsClient::builder(StaticToken::new("ya29.token"))
 ///     .base_url("http://127.0.0.1:8080/doubleclicksearch/v2")?
-///     .http_options(HttpOptions::default().with_timeout(Duration::from_secs(60)))
+///     .http_options(HttpOptions::default().timeout(Duration::from_secs(60)))
 ///     .retry_policy(RetryPolicy::default().with_max_attempts(6))
 ///     .write_options(WriteOptions::default().with_batch_size(200).with_concurrency(8))
 ///     .build()?;
@@ -156,9 +156,7 @@ impl SearchAdsClientBuilder {
                 message: e.to_string(),
             })?,
         };
-        let config = |e: reqwest::Error| Error::Config {
-            message: format!("the HTTP client could not be built: {e}"),
-        };
+        let config = Error::Transport;
         let total = build_client(&base, &self.http, TimeoutMode::Total).map_err(config)?;
         let streaming = build_client(&base, &self.http, TimeoutMode::Streaming).map_err(config)?;
         let authorizer: Arc<dyn search_ads_client::AuthorizeRequest> = Arc::new(TokenAuthorizer {

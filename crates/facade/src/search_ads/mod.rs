@@ -3,8 +3,12 @@
 //! of the generated `search-ads-client`.
 //!
 //! - **Auth**: a [`TokenSource`] is asked for a bearer token before every
-//!   request: [`StaticToken`], or `ServiceAccount` (feature `service-account`; Google's JWT-bearer
-//!   grant against the key file's `token_uri`).
+//!   request: [`DefaultCredentials`] (Application Default Credentials:
+//!   `GOOGLE_APPLICATION_CREDENTIALS`, gcloud's file, the metadata server),
+//!   [`AuthorizedUser`] (client id + secret + refresh token, as Google's SA360
+//!   guides sign in; [`installed`] gets the refresh token), `ServiceAccount`
+//!   (feature `service-account`; Google's JWT-bearer grant against the key
+//!   file's `token_uri`), [`MetadataServer`] or a fixed [`StaticToken`].
 //! - **Typed values** ([`values`]): integer ids that travel as strings, dates
 //!   as [`chrono::NaiveDate`] (`yyyymmdd` on the wire), timestamps as
 //!   [`chrono::DateTime<Utc>`](chrono::DateTime) (epoch milliseconds),
@@ -46,7 +50,13 @@ pub mod values;
 mod wire;
 pub mod write;
 
-pub use auth::{AccessToken, SCOPE, StaticToken, TokenSource};
+pub use auth::installed;
+pub use auth::{
+    AccessToken, AuthorizedUser, AuthorizedUserBuilder, CREDENTIALS_ENV, CredentialKind,
+    CredentialOrigin, DefaultCredentials, DefaultCredentialsBuilder, GOOGLE_REVOKE_URI,
+    GOOGLE_TOKEN_URI, METADATA_HOST, METADATA_HOST_ENV, MetadataServer, MetadataServerBuilder,
+    SCOPE, StaticToken, TokenSource,
+};
 pub use client::{DEFAULT_BASE_URL, SearchAdsClient, SearchAdsClientBuilder};
 pub use conversion::{Availability, Conversion, CustomDimension, CustomMetric, SavedColumn};
 pub use error::{ConversionIssue, Error, IssueCode};

@@ -12,6 +12,7 @@
 //! - [`IdLookup`]: legacy ids → new ids from the ID-mapping file.
 //! - The field-by-field mapping to [`Conversion`] is documented in [`mapping`].
 
+mod decode;
 mod failure;
 mod ids;
 pub mod mapping;
