@@ -735,11 +735,9 @@ mod tests {
         let error = super::super::map_error(super::super::OP_SEARCH, error);
         assert!(
             matches!(
-                error,
-                crate::search_ads::Error::Transport(crate::http::TransportError {
-                    kind: crate::http::TransportErrorKind::TooLarge { limit: 4096, .. },
-                    ..
-                })
+                &error,
+                crate::search_ads::Error::Transport(t)
+                    if matches!(t.kind, crate::http::TransportErrorKind::TooLarge { limit: 4096, .. })
             ),
             "{error:?}"
         );
@@ -760,11 +758,9 @@ mod tests {
         let error = super::super::map_error(super::super::OP_SEARCH, error);
         assert!(
             matches!(
-                error,
-                crate::search_ads::Error::Transport(crate::http::TransportError {
-                    kind: crate::http::TransportErrorKind::Stalled { .. },
-                    ..
-                })
+                &error,
+                crate::search_ads::Error::Transport(t)
+                    if matches!(t.kind, crate::http::TransportErrorKind::Stalled { .. })
             ),
             "{error:?}"
         );
