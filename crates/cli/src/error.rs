@@ -238,24 +238,17 @@ impl From<search_ads::Error> for AppError {
                 "a client account behind a manager needs --login-customer-id (or SEARCH_ADS_LOGIN_CUSTOMER_ID) set to the manager's id; `apictl ads customers` lists the accounts you reach directly"
                     .to_owned()
             }
-            E::Reporting { status: 401, .. } => {
-                "check the credentials: --token / SEARCH_ADS_TOKEN, or --key-file / SEARCH_ADS_KEY_FILE (a service-account JSON key)"
-                    .to_owned()
-            }
+            E::Reporting { status: 401, .. } => REFUSED_TOKEN_HINT.to_owned(),
             E::Reporting { .. } => "see the message; run with -v for the request log".to_owned(),
             E::Validation { field, .. } if field == "concurrency" => format!(
                 "use --concurrency 1 to {} (default 4)",
                 search_ads::MAX_CONCURRENCY
             ),
             E::Validation { .. } => "fix the input as the message says".to_owned(),
-            E::Api { status: 401, .. } | E::Auth { .. } => {
-                "check the credentials: --token / SEARCH_ADS_TOKEN, or --key-file / SEARCH_ADS_KEY_FILE (a service-account JSON key)"
-                    .to_owned()
-            }
-            E::TokenUnavailable { .. } => {
-                "the token endpoint (token_uri of the --key-file / SEARCH_ADS_KEY_FILE key) had trouble; nothing was sent, run the command again later"
-                    .to_owned()
-            }
+            E::Api { status: 401, .. } => REFUSED_TOKEN_HINT.to_owned(),
+            E::Auth { credential, .. }
+            | E::InvalidGrant { credential, .. }
+            | E::TokenUnavailable { credential, .. } => credential_hint(&e, *credential).to_owned(),
             E::Api { status: 403 | 404, .. } => {
                 "check --agency-id, --advertiser-id, --engine-account-id or --customer-id (or SEARCH_ADS_AGENCY_ID, ...) and the account's permissions"
                     .to_owned()
@@ -316,6 +309,41 @@ pub fn io_error(what: &str, path: &std::path::Path, e: &std::io::Error) -> AppEr
         _ => "check the path and the disk",
     };
     AppError::new(format!("{what} {}: {e}", path.display())).hint(hint)
+}
+
+/// The hint of a 401 from the API: the token was refused.
+const REFUSED_TOKEN_HINT: &str = "the access token was refused: `apictl auth status` shows which credentials are used; sign in again with `apictl auth login`, or pass a new --token / SEARCH_ADS_TOKEN";
+
+/// The hint of a credential that could not give a token, by its kind (issue 25).
+fn credential_hint(e: &search_ads::Error, credential: search_ads::CredentialKind) -> &'static str {
+    use search_ads::CredentialKind as K;
+    use search_ads::Error as E;
+    match (e, credential) {
+        (E::InvalidGrant { .. }, K::AuthorizedUser) => {
+            "sign in again with `apictl auth login` (or `gcloud auth application-default login`); refresh tokens of an OAuth client in \"Testing\" status expire after 7 days"
+        }
+        (E::Auth { .. }, K::AuthorizedUser) => {
+            "check the OAuth client id and secret of the credentials `apictl auth status` names, or sign in again with `apictl auth login`"
+        }
+        (E::TokenUnavailable { .. }, K::MetadataServer) => {
+            "no credentials were found, so the metadata server (Google Cloud only) was asked: sign in with `apictl auth login`, or set SEARCH_ADS_TOKEN, SEARCH_ADS_KEY_FILE or GOOGLE_APPLICATION_CREDENTIALS"
+        }
+        (E::TokenUnavailable { .. }, _) => {
+            "the token endpoint had trouble; nothing was sent to the API, run the command again later"
+        }
+        (_, K::ServiceAccount) => {
+            "check the service-account key file (--key-file / SEARCH_ADS_KEY_FILE, or GOOGLE_APPLICATION_CREDENTIALS) and that the key is enabled in the Google Cloud console"
+        }
+        (_, K::FixedToken) => {
+            "pass a new --token / SEARCH_ADS_TOKEN (tokens expire within the hour), or sign in with `apictl auth login`"
+        }
+        (_, K::MetadataServer) => {
+            "sign in with `apictl auth login`, or set SEARCH_ADS_TOKEN, SEARCH_ADS_KEY_FILE or GOOGLE_APPLICATION_CREDENTIALS"
+        }
+        _ => {
+            "check the credentials: `apictl auth status` shows which are used and where they come from"
+        }
+    }
 }
 
 #[cfg(test)]

@@ -120,8 +120,9 @@ impl TokenEndpoint {
     fn client(&self) -> Result<&reqwest::Client, Error> {
         self.client
             .get_or_init(|| {
-                let built = match &self.plain_http {
-                    None => build_client(&self.url, &self.options, TimeoutMode::Total),
+                match &self.plain_http {
+                    None => build_client(&self.url, &self.options, TimeoutMode::Total)
+                        .map_err(|e| e.to_string()),
                     // The metadata server: the same bounds as build_client,
                     // plain HTTP, and never through a proxy.
                     Some(_) => client_support::http_client_builder()
@@ -130,9 +131,9 @@ impl TokenEndpoint {
                         .read_timeout(self.options.timeout)
                         .timeout(self.options.timeout)
                         .no_proxy()
-                        .build(),
-                };
-                built.map_err(|e| client_support::ErrorWithoutUrl(&e).to_string())
+                        .build()
+                        .map_err(|e| client_support::ErrorWithoutUrl(&e).to_string()),
+                }
             })
             .as_ref()
             .map_err(|e| Error::Config {

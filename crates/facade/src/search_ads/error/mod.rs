@@ -204,7 +204,6 @@ pub enum Error {
     },
 }
 
-<<<<<<< HEAD
 /// What to do when `credential` cannot give a token.
 fn auth_hint(credential: crate::search_ads::CredentialKind) -> &'static str {
     use crate::search_ads::CredentialKind as K;
@@ -247,12 +246,13 @@ fn invalid_grant_hint(credential: crate::search_ads::CredentialKind) -> &'static
              accounts > Keys)"
         }
         other => auth_hint(other),
-=======
+    }
+}
+
 /// A refused base URL is an [`Error::Validation`] of the setting `base_url`.
 impl From<BaseUrlError> for Error {
     fn from(e: BaseUrlError) -> Self {
         Error::validation("base_url", None, e.to_string())
->>>>>>> main
     }
 }
 
