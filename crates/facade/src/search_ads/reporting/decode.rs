@@ -735,8 +735,9 @@ mod tests {
         let error = super::super::map_error(super::super::OP_SEARCH, error);
         assert!(
             matches!(
-                error,
-                crate::search_ads::Error::TooLarge { limit: 4096, .. }
+                &error,
+                crate::search_ads::Error::Transport(t)
+                    if matches!(t.kind, crate::http::TransportErrorKind::TooLarge { limit: 4096, .. })
             ),
             "{error:?}"
         );
@@ -756,7 +757,11 @@ mod tests {
             .unwrap_err();
         let error = super::super::map_error(super::super::OP_SEARCH, error);
         assert!(
-            matches!(error, crate::search_ads::Error::Stalled { .. }),
+            matches!(
+                &error,
+                crate::search_ads::Error::Transport(t)
+                    if matches!(t.kind, crate::http::TransportErrorKind::Stalled { .. })
+            ),
             "{error:?}"
         );
         assert!(started.elapsed() < std::time::Duration::from_secs(10));
