@@ -156,8 +156,8 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
         (ClientScenario::Upload, Variant::Facade) => {
             let input = scenarios::upload_input_facade(sa, &spec.tag, count)?;
             let options = WriteOptions::default()
-                .with_batch_size(scenarios::BATCH_SIZE)
-                .with_concurrency(UPLOAD_CONCURRENCY);
+                .batch_size(scenarios::BATCH_SIZE)
+                .concurrency(UPLOAD_CONCURRENCY);
             scenarios::upload_facade(sa, &input, options).await
         }
         (ClientScenario::UploadStream, Variant::Baseline) => {

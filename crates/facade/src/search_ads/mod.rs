@@ -45,23 +45,28 @@ mod service_account;
 pub mod values;
 mod wire;
 pub mod write;
+mod write_options;
 
 pub use auth::{AccessToken, SCOPE, StaticToken, TokenSource};
+pub use availability::UpdateAvailabilityRequest;
 pub use client::{DEFAULT_BASE_URL, SearchAdsClient, SearchAdsClientBuilder};
 pub use conversion::{Availability, Conversion, CustomDimension, CustomMetric, SavedColumn};
 pub use error::{ConversionIssue, Error, IssueCode};
 pub use id_mapping::{
-    CHUNKS_IN_FLIGHT, EntityIds, HEADER as ID_MAPPING_HEADER, IdMappingRow, IdMappingStream,
-    ProgressFn, ROWS_IN_FLIGHT,
+    EntityIds, HEADER as ID_MAPPING_HEADER, IdMappingRequest, IdMappingRow, IdMappingStream,
+    ProgressFn,
 };
 pub use read::{
-    ConversionStream, DateRange, EngineAccount, ListOptions, MAX_PAGE_SIZE, MAX_PREFETCH,
+    ConversionStream, DateRange, EngineAccount, ListConversionsRequest, ListOptions, MAX_PAGE_SIZE,
+    MAX_PREFETCH,
 };
 pub use reporting::{
-    ConversionReport, ConversionStatus, DEFAULT_REPORTING_BASE_URL, IdLookup, MAX_SHARD_DAYS,
-    ReportFilters, ReportOptions, ReportingError, ReportingFailure,
+    AccessibleCustomersRequest, ConversionReport, ConversionReportRequest, ConversionStatus,
+    DEFAULT_REPORTING_BASE_URL, IdLookup, IdLookupRequest, MAX_SHARD_DAYS, ReportFilters,
+    ReportOptions, ReportingError, ReportingFailure,
 };
 pub use retry::RetryPolicy;
+pub use saved_columns::SavedColumnsRequest;
 #[cfg(feature = "service-account")]
 pub use service_account::ServiceAccount;
 pub use values::{
@@ -75,15 +80,3 @@ pub use write::{
     Outcome, WriteBatch, WriteOptions, WriteProgress, WriteProgressFn, WriteReport, WriteRequest,
     WriteStream, WriteStreamStats,
 };
-
-// Reached by the operations' modules as `search_ads::…`.
-use call::send;
-use id_mapping::OP_ID_MAPPING;
-
-/// The search ads client's former name.
-#[deprecated(note = "renamed to SearchAdsClient")]
-pub type SearchAds = SearchAdsClient;
-
-/// The search ads client builder's former name.
-#[deprecated(note = "renamed to SearchAdsClientBuilder")]
-pub type SearchAdsBuilder = SearchAdsClientBuilder;

@@ -15,7 +15,6 @@ mod search_ads_id_mapping_resume;
 mod search_ads_outcomes;
 mod search_ads_read;
 mod search_ads_reporting;
-mod search_ads_reporting_query;
 mod search_ads_reporting_wire;
 mod search_ads_stream;
 mod search_ads_support;

@@ -1,16 +1,16 @@
 //! The facade's one error type: its messages, hints and classification
-//! (transient, may have reached the server). Google's error envelope and its
-//! detail lists are read in `envelope.rs` and `details.rs`.
+//! (transient, may have reached the server). The detail lists of Google's messages are read
+//! in `details.rs`; the envelope that carries them in `wire/envelope.rs`.
 
-mod details;
-mod envelope;
+pub(crate) mod details;
+mod reporting;
 
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
 pub use details::{ConversionIssue, IssueCode};
-pub(crate) use envelope::Envelope;
+pub use reporting::{ReportingError, ReportingFailure};
 
 /// Anything that can go wrong in the search ads facade.
 ///
@@ -56,14 +56,14 @@ pub enum Error {
 
     /// The Search Ads 360 Reporting API answered with an error: a `google.rpc.Status` whose
     /// `SearchAds360Failure` detail is typed in `failure` (SR-6).
-    #[error("{}", crate::search_ads::reporting::reporting_message(operation, *status, failure))]
+    #[error("{}", reporting::reporting_message(operation, *status, failure))]
     Reporting {
         /// The API method, e.g. `customers.searchAds360.search`.
         operation: &'static str,
         /// The HTTP status.
         status: u16,
         /// The typed failure.
-        failure: crate::search_ads::reporting::ReportingFailure,
+        failure: ReportingFailure,
     },
 
     /// No access token could be obtained. Nothing was sent.
@@ -299,6 +299,14 @@ fn api_message(
     format!("{operation} failed with HTTP {status}{reason}: {shown}. {hint}")
 }
 
+/// A refused base URL, as the validation error of the client builder's `base_url` setting
+/// (the builder names `reporting_base_url` itself when that one is refused).
+impl From<crate::http::BaseUrlError> for Error {
+    fn from(error: crate::http::BaseUrlError) -> Self {
+        Error::invalid_base_url("base_url", &error)
+    }
+}
+
 /// `1 detail`, `3 details`.
 pub(crate) fn counted(n: impl fmt::Display, one: &str, many: &str) -> String {
     let n = n.to_string();
@@ -319,6 +327,11 @@ fn truncate(text: &str, max_chars: usize) -> String {
 }
 
 impl Error {
+    /// The validation error of a base-URL setting (`base_url`, `reporting_base_url`).
+    pub(crate) fn invalid_base_url(setting: &str, error: &crate::http::BaseUrlError) -> Self {
+        Error::validation(setting, None, format!("is refused: {error}"))
+    }
+
     /// A validation error (used by the facade and handy for callers' own checks).
     pub(crate) fn validation(
         field: impl Into<String>,

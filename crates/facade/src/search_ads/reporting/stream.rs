@@ -43,9 +43,9 @@ use super::super::call::Calls;
 use super::super::conversion::Conversion;
 use super::super::error::Error;
 use super::super::values::CustomerId;
-use super::OP_SEARCH;
 use super::mapping::{RowKey, conversion_from_row};
 use super::query::{ReportFilters, conversion_query};
+use super::rpc::{OP_SEARCH, send};
 
 /// Rows each shard in flight adds to the report's buffer budget (see [`buffer_rows`]).
 pub(crate) const SHARD_BUFFER_ROWS: usize = 20_000;
@@ -100,9 +100,9 @@ struct Running {
     task: JoinHandle<()>,
 }
 
-/// The conversions of a report, in order (see [`SearchAdsClient::conversion_report`](super::super::SearchAdsClient::conversion_report)).
+/// The shards of a running report, read in order: the engine of [`ConversionReport`](super::ConversionReport).
 /// After an error the stream ends.
-pub struct ConversionReport {
+pub(crate) struct ReportShards {
     shared: Arc<Shared>,
     pending: VecDeque<(NaiveDate, NaiveDate)>,
     running: VecDeque<Running>,
@@ -116,9 +116,9 @@ pub struct ConversionReport {
     done: bool,
 }
 
-impl std::fmt::Debug for ConversionReport {
+impl std::fmt::Debug for ReportShards {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ConversionReport")
+        f.debug_struct("ReportShards")
             .field("customer", &self.shared.ctx.customer)
             .field("shards_pending", &self.pending.len())
             .field("shards_running", &self.running.len())
@@ -127,7 +127,7 @@ impl std::fmt::Debug for ConversionReport {
     }
 }
 
-impl ConversionReport {
+impl ReportShards {
     pub(crate) fn new(
         ctx: ShardContext,
         shards: Vec<(NaiveDate, NaiveDate)>,
@@ -193,7 +193,7 @@ impl ConversionReport {
     }
 }
 
-impl Drop for ConversionReport {
+impl Drop for ReportShards {
     fn drop(&mut self) {
         for r in &self.running {
             r.task.abort();
@@ -201,7 +201,7 @@ impl Drop for ConversionReport {
     }
 }
 
-impl Stream for ConversionReport {
+impl Stream for ReportShards {
     type Item = Result<Conversion, Error>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
@@ -273,7 +273,7 @@ async fn search_page(
             if let Some(login) = &ctx.login_customer_id {
                 call = call.login_customer_id(login.as_str().to_owned());
             }
-            super::send(OP_SEARCH, call.send()).await
+            send(OP_SEARCH, call.send()).await
         })
         .await
 }

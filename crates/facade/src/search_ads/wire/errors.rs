@@ -6,8 +6,8 @@ use std::sync::Arc;
 use search_ads_client::types;
 use search_ads_client::{AuthorizeError, AuthorizeErrorKind};
 
-use super::ClientError;
-use crate::search_ads::error::{Envelope, Error};
+use super::envelope::Envelope;
+use crate::search_ads::error::Error;
 use crate::search_ads::retry::parse_retry_after;
 
 /// Maps a generated-client error to the facade's error.
@@ -102,6 +102,13 @@ pub(crate) fn from_reqwest(operation: &'static str, error: reqwest::Error) -> Er
 /// limits, when `error`'s source chain holds one.
 ///
 /// [`HttpOptions`]: crate::http::HttpOptions
+/// A failure of a call through the generated v2 client.
+pub(crate) type ClientError = search_ads_client::Error<types::GoogleErrorResponse>;
+
+/// The ID-mapping download's operation name in errors and traces (its body limit is a setting
+/// of its own).
+pub(crate) const OP_ID_MAPPING: &str = "reports.getIdMappingFile";
+
 pub(crate) fn body_limit_error(
     operation: &'static str,
     error: &(dyn std::error::Error + 'static),
@@ -111,7 +118,7 @@ pub(crate) fn body_limit_error(
             operation,
             limit: *limit,
             announced: *announced,
-            setting: if operation == crate::search_ads::OP_ID_MAPPING {
+            setting: if operation == OP_ID_MAPPING {
                 "max_download_bytes"
             } else {
                 "max_body_bytes"
