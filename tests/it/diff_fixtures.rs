@@ -21,18 +21,18 @@ const EXPECTED: &[(&str, u8, &[&str])] = &[
     ("enum-widened-in-response", 1, &["enum-widened"]),
     ("new-spec", 0, &["operation-added", "schema-added"]),
     ("nullable-wrapper-changed", 1, &["nullable-removed"]),
-    ("operation-id-renamed", 1, &["operation-id-changed"]),
+    ("operation-id-renamed", 0, &["operation-id-changed"]),
     ("operation-removed", 1, &["operation-removed"]),
     ("optional-property-added", 0, &["property-added"]),
     ("required-parameter-added", 1, &["parameter-added-required"]),
-    ("response-added", 1, &["response-added"]),
+    ("response-added", 0, &["response-added"]),
     (
         "response-property-became-optional",
         1,
         &["property-became-optional"],
     ),
     ("response-property-removed", 1, &["property-removed"]),
-    ("schema-renamed", 1, &["schema-renamed"]),
+    ("schema-renamed", 0, &["schema-renamed"]),
     ("security-required", 1, &["security-tightened"]),
     (
         "type-and-format-changed",
@@ -237,7 +237,7 @@ fn fixtures() {
             );
         }
         assert_eq!(
-            report.exit_status(FailOn::Any, false),
+            report.exit_status(FailOn::Wire, false),
             *status,
             "{case}: exit status\n{}",
             report.render(Format::Text)
@@ -284,6 +284,8 @@ fn json_output_has_a_stable_schema() {
             "breaking",
             "changes",
             "rust_api",
+            "rust_api_breaking",
+            "rust_api_unattributed",
             "rust_api_unavailable",
             "warnings"
         ]
@@ -298,9 +300,12 @@ fn json_output_has_a_stable_schema() {
         .collect();
     assert_eq!(
         keys,
-        ["class", "kind", "location", "message", "spec", "subject"]
+        [
+            "kind", "level", "location", "message", "rust_api", "spec", "subject", "wire"
+        ]
     );
-    assert_eq!(change["class"], "breaking-clients-and-servers");
+    assert_eq!(change["wire"], "both");
+    assert_eq!(change["level"], "breaking");
     assert_eq!(change["kind"], "enum-narrowed");
     assert_eq!(change["location"], "#/components/schemas/Kind");
     assert_eq!(change["spec"], "fixture");

@@ -107,13 +107,16 @@ fn diff_between_two_commits_of_a_clone() {
     let (md, status) = diff::execute(&ws, &args(Format::Markdown)).unwrap();
     assert_eq!(status, 1);
     assert!(
-        md.starts_with("## Spec changes: 1 breaking change\n"),
+        md.starts_with("## Spec changes: 1 breaking change on the wire"),
         "{md}"
     );
     let (json, _) = diff::execute(&ws, &args(Format::Json)).unwrap();
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(json["breaking"], true);
+    assert_eq!(json["rust_api_breaking"], true);
     assert_eq!(json["changes"][0]["kind"], "operation-removed");
+    assert_eq!(json["changes"][0]["wire"], "clients");
+    assert_eq!(json["changes"][0]["rust_api"][0]["change"], "removed");
     assert_eq!(json["changes"][0]["spec"], "search-ads");
 
     // --allow-breaking: same report, exit status 0.

@@ -1,7 +1,7 @@
 //! `cargo xtask bench`: builds the `fake-services` and `bench-runner` binaries
 //! in release mode and runs `bench-runner suite`, which starts the fakes as
 //! child processes, alternates baseline and facade runs per scenario and
-//! prints the table (see `crates/bench` and the README's "Performance").
+//! prints the table (see `crates/bench/README.md`).
 //!
 //! The suite lives in `crates/bench` so that xtask itself does not compile the
 //! facade, reqwest and tokio; this module only builds and starts it.
@@ -25,8 +25,8 @@ pub struct Args {
     /// Recorded runs of each variant per scenario (default 5, 3 with --quick).
     #[arg(long, value_name = "N")]
     pub reps: Option<u32>,
-    /// Only these scenarios: read, read-latency, report, report-latency, upload, upload-stream,
-    /// id-mapping, logins, logins-redis, logins-redis-latency, generate.
+    /// Only these scenarios: read, read-latency, report, report-latency, upload, upload-overhead,
+    /// upload-stream, id-mapping, logins, logins-redis-latency, logins-redis, generate.
     #[arg(long, value_name = "SCENARIO")]
     pub only: Vec<String>,
 }

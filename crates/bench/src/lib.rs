@@ -13,8 +13,8 @@
 //! - [`fake`]: the `fake-services` binary as a child process.
 //! - [`stats`]: medians and number formatting.
 //!
-//! See the README section "Performance" for what each scenario compares and
-//! the latest numbers.
+//! `crates/bench/README.md` says what each scenario compares and holds the
+//! latest table.
 
 #![warn(missing_docs)]
 

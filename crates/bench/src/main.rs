@@ -115,8 +115,19 @@ fn suite(args: SuiteArgs) -> Result<ExitCode> {
             .unwrap_or_else(|| args.workspace.join("target").join("bench")),
         workspace: args.workspace,
     };
+    let complete = !args.quick && options.only.is_empty();
     let report = suite::run(&options)?;
-    println!("\n{}", report.markdown());
+    let table = report.markdown();
+    println!("\n{table}");
+    // Only a complete run replaces the README's table: nothing of an older run stays, and a
+    // partial or --quick run leaves it alone.
+    if complete {
+        let readme = suite::readme::path(&options.workspace);
+        suite::readme::write(&readme, &table)?;
+        eprintln!("wrote the table into {}", readme.display());
+    } else {
+        eprintln!("a partial or --quick run: crates/bench/README.md left as it was");
+    }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report)?;
         std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;

@@ -11,15 +11,12 @@
 //! may span at most 30 days (`DATE_RANGE_TOO_WIDE`, SR-13): the baseline reads
 //! the range as consecutive queries, one after the other.
 //!
-//! Without added latency both read the facade's default 7-day shards
-//! ([`REPORT_SHARD_DAYS`]) in pages of 10 000, so both read the very same pages:
-//! the baseline one query after the other, the facade with its default options
-//! (4 shards at a time), as an application calls it. Run with `--prefetch 1`
-//! (`bench-runner sample --scenario report --variant facade --prefetch 1`), the
-//! facade reads one shard at a time: its own cost per row against the plain
-//! loop (README, "Performance"). With latency the baseline reads 30-day queries
-//! ([`REPORT_CHUNK_DAYS`]) in pages of 1 000 and the facade 7-day shards, eight
-//! at a time ([`REPORT_CONCURRENCY`]).
+//! Without added latency (the overhead row) both read the facade's default 7-day shards
+//! ([`REPORT_SHARD_DAYS`]) in pages of 10 000 one after the other (the facade with one shard in
+//! flight): the very same requests, so the ratio is the facade's own cost per row. With 20 ms
+//! per answer (the latency-hiding row) the baseline reads 30-day queries ([`REPORT_CHUNK_DAYS`],
+//! the widest one query may span) in pages of 10 000 (the largest), and the facade runs with
+//! `ReportOptions::default()`.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -52,22 +49,12 @@ pub const REPORT_ROWS_PER_DAY: u64 = 4_000;
 /// (SR-11) and the facade's default.
 pub const REPORT_PAGE_SIZE: u32 = 10_000;
 
-/// Rows per page of the report with 20 ms per response, in both variants: the
-/// same 1 000 rows per request as the v2 latency-bound read, so the read is
-/// bound by the number of round trips (200 for 200 000 rows).
-pub const REPORT_LATENCY_PAGE_SIZE: u32 = 1_000;
-
 /// Days per query of the baseline with added latency: the most one query may span.
 pub const REPORT_CHUNK_DAYS: u32 = facade::search_ads::MAX_SHARD_DAYS;
 
 /// Days per shard of the facade (its default) and, without added latency, per query of the
 /// baseline.
 pub const REPORT_SHARD_DAYS: u32 = 7;
-
-/// Shards in flight of the facade's latency-bound read: 8, twice the facade's default of 4, as
-/// the facade's docs advise when round trips dominate. Its rows ahead of the reader are bounded
-/// at `8 × 20 000` (the run's peak RSS shows it); with the default the ratio is lower (README).
-pub const REPORT_CONCURRENCY: usize = 8;
 
 /// The first day the bench fakes seed: [`REPORT_DATA_DAYS_BACK`] days before
 /// `today`.

@@ -6,31 +6,33 @@ use std::fmt;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use facade::search_ads::{ReportOptions, WriteOptions};
+use facade::search_ads::{ListOptions, ReportOptions, WriteOptions};
 
 use crate::reporting;
 use crate::scenarios::{self, Measurement, SearchAdsTarget, VideoTarget};
 
-/// Pages in flight of the facade stream in the latency-bound read.
-pub const LATENCY_PREFETCH: usize = 4;
-
-/// Requests in flight of the facade upload.
-pub const UPLOAD_CONCURRENCY: usize = 4;
+/// Conversions per request of the sequential upload loop with added latency: the most one
+/// request may carry ([`facade::search_ads::MAX_BATCH_SIZE`], SA-10), as a competent user's loop
+/// sends them.
+pub const UPLOAD_LOOP_BATCH: usize = facade::search_ads::MAX_BATCH_SIZE;
 
 /// A scenario whose client side runs in the runner (everything but
 /// `generate`, which the suite times itself).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum ClientScenario {
-    /// Read conversions from a fake without added latency; facade: stream
-    /// without prefetch.
+    /// Read conversions from a fake without added latency, one page in flight on both sides.
     Read,
-    /// Read conversions from a fake with 20 ms per answer; facade: stream with
-    /// [`LATENCY_PREFETCH`] pages in flight.
+    /// Read conversions from a fake with 20 ms per answer; facade: `ListOptions::default()`,
+    /// baseline: a sequential loop at the largest page size.
     ReadLatency,
     /// Upload conversions to a fresh fake with 20 ms per answer; facade:
-    /// `insert(..).options(..).send()` at [`UPLOAD_CONCURRENCY`].
+    /// `insert(..).send()` with `WriteOptions::default()`, baseline: a sequential loop of
+    /// [`UPLOAD_LOOP_BATCH`] conversions per request.
     Upload,
+    /// Upload conversions to a fresh fake without added latency, one batch of the default size in
+    /// flight on both sides.
+    UploadOverhead,
     /// Upload many conversions (1 000 000 in the full suite) to a fresh fake without added
     /// latency: baseline, the collected path (the whole input as a `Vec`, one report at the end);
     /// facade, `insert(iterator).stream()` (conversions generated as they are sent, each batch's
@@ -46,12 +48,11 @@ pub enum ClientScenario {
     /// `logins-redis` against a fake with 20 ms per answer (a service that is not on loopback):
     /// what a store's round trips cost beside a login's.
     LoginsRedisLatency,
-    /// Read a conversion report (Reporting API) from a fake without added
-    /// latency: both read the same 7-day queries and pages; baseline one after
-    /// the other, facade with its default options (4 shards at a time).
+    /// Read a conversion report (Reporting API) from a fake without added latency: both read the
+    /// same 7-day queries and pages of 10 000 one after the other (facade: one shard in flight).
     Report,
-    /// Read a conversion report from a fake with 20 ms per answer; facade:
-    /// date shards, [`crate::reporting::REPORT_CONCURRENCY`] at once.
+    /// Read a conversion report from a fake with 20 ms per answer; facade: `ReportOptions::default()`,
+    /// baseline: a sequential loop of 30-day queries at the largest page size.
     ReportLatency,
 }
 
@@ -62,6 +63,7 @@ impl ClientScenario {
             ClientScenario::Read => "read",
             ClientScenario::ReadLatency => "read-latency",
             ClientScenario::Upload => "upload",
+            ClientScenario::UploadOverhead => "upload-overhead",
             ClientScenario::UploadStream => "upload-stream",
             ClientScenario::IdMapping => "id-mapping",
             ClientScenario::Logins => "logins",
@@ -117,9 +119,8 @@ pub struct SampleSpec {
     pub count: u64,
     /// Makes uploaded conversion ids unique per run.
     pub tag: String,
-    /// Pages in flight of a facade read, instead of the scenario's (1
-    /// without added latency, [`LATENCY_PREFETCH`] with), or shards in flight
-    /// of a facade report; for experiments.
+    /// Pages in flight of a facade read, or shards in flight of a facade report, instead of the
+    /// scenario's; for experiments.
     pub prefetch: Option<usize>,
 }
 
@@ -139,25 +140,35 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
     let page = scenarios::PAGE_SIZE;
     let count = usize::try_from(spec.count)?;
     match (spec.scenario, spec.variant) {
-        (ClientScenario::Read | ClientScenario::ReadLatency, Variant::Baseline) => {
-            scenarios::read_baseline(sa, page).await
-        }
+        (ClientScenario::Read, Variant::Baseline) => scenarios::read_baseline(sa, page).await,
         (ClientScenario::Read, Variant::Facade) => {
             scenarios::read_facade(sa, page, spec.prefetch.unwrap_or(1)).await
         }
+        (ClientScenario::ReadLatency, Variant::Baseline) => {
+            scenarios::read_baseline(sa, facade::search_ads::MAX_PAGE_SIZE).await
+        }
         (ClientScenario::ReadLatency, Variant::Facade) => {
-            let prefetch = spec.prefetch.unwrap_or(LATENCY_PREFETCH);
-            scenarios::read_facade(sa, page, prefetch).await
+            let defaults = ListOptions::default();
+            let prefetch = spec.prefetch.unwrap_or(defaults.prefetch);
+            scenarios::read_facade(sa, defaults.page_size, prefetch).await
         }
         (ClientScenario::Upload, Variant::Baseline) => {
             let input = scenarios::upload_input_wire(sa, &spec.tag, count);
-            scenarios::upload_baseline(sa, &input, scenarios::BATCH_SIZE).await
+            scenarios::upload_baseline(sa, &input, UPLOAD_LOOP_BATCH).await
         }
         (ClientScenario::Upload, Variant::Facade) => {
             let input = scenarios::upload_input_facade(sa, &spec.tag, count)?;
+            scenarios::upload_facade(sa, &input, WriteOptions::default()).await
+        }
+        (ClientScenario::UploadOverhead, Variant::Baseline) => {
+            let input = scenarios::upload_input_wire(sa, &spec.tag, count);
+            scenarios::upload_baseline(sa, &input, scenarios::BATCH_SIZE).await
+        }
+        (ClientScenario::UploadOverhead, Variant::Facade) => {
+            let input = scenarios::upload_input_facade(sa, &spec.tag, count)?;
             let options = WriteOptions::default()
                 .batch_size(scenarios::BATCH_SIZE)
-                .concurrency(UPLOAD_CONCURRENCY);
+                .concurrency(1);
             scenarios::upload_facade(sa, &input, options).await
         }
         (ClientScenario::UploadStream, Variant::Baseline) => {
@@ -190,33 +201,30 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
             .await
         }
         (ClientScenario::Report, Variant::Facade) => {
-            // The facade's defaults: the baseline's 7-day queries and pages, 4 at a time.
-            let concurrency = spec
-                .prefetch
-                .unwrap_or(ReportOptions::default().concurrency);
+            // The same queries and pages one after the other: one shard in flight.
             reporting::report_facade(
                 sa,
                 reporting::REPORT_PAGE_SIZE,
                 reporting::REPORT_SHARD_DAYS,
-                concurrency,
+                spec.prefetch.unwrap_or(1),
             )
             .await
         }
         (ClientScenario::ReportLatency, Variant::Baseline) => {
             reporting::report_baseline(
                 sa,
-                reporting::REPORT_LATENCY_PAGE_SIZE,
+                reporting::REPORT_PAGE_SIZE,
                 reporting::REPORT_CHUNK_DAYS,
             )
             .await
         }
         (ClientScenario::ReportLatency, Variant::Facade) => {
-            let concurrency = spec.prefetch.unwrap_or(reporting::REPORT_CONCURRENCY);
+            let defaults = ReportOptions::default();
             reporting::report_facade(
                 sa,
-                reporting::REPORT_LATENCY_PAGE_SIZE,
-                reporting::REPORT_SHARD_DAYS,
-                concurrency,
+                defaults.page_size,
+                defaults.shard_days,
+                spec.prefetch.unwrap_or(defaults.concurrency),
             )
             .await
         }

@@ -150,7 +150,7 @@ pub fn plain_client(total_timeout: bool) -> Result<reqwest::Client> {
 }
 
 pub(crate) fn facade_client(target: &SearchAdsTarget) -> Result<SearchAdsClient> {
-    let http = facade::http::HttpOptions::default().with_timeout(REQUEST_TIMEOUT);
+    let http = facade::http::HttpOptions::default().timeout(REQUEST_TIMEOUT);
     SearchAdsClient::builder(StaticToken::new(target.token.clone()))
         .base_url(&target.base_url)
         .reporting_base_url(&target.reporting_url)

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use bench::reporting::{self, REPORT_LATENCY_PAGE_SIZE};
+use bench::reporting;
 use bench::sample::{self, ClientScenario, SampleSpec, Targets, Variant};
 use bench::scenarios::{PAGE_SIZE, SearchAdsTarget, VideoTarget};
 use fake_services::search_ads::IdMappingSize;
@@ -128,12 +128,9 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
         if scenario == ClientScenario::Report {
             assert_eq!((baseline_searches, facade_searches), (9, 9));
         } else {
-            // The 25 days of data (55 to 31 days back) lie in the first 30-day query: its
-            // pages of 1 000, then one empty answer for the second query.
-            assert_eq!(
-                baseline_searches,
-                ROWS.div_ceil(u64::from(REPORT_LATENCY_PAGE_SIZE)) + 1
-            );
+            // The 25 days of data (55 to 31 days back) lie in the first 30-day query: one
+            // page of 10 000, then one empty answer for the second query.
+            assert_eq!(baseline_searches, 2);
             // 25 days of 100 rows from 55 days back: the 7-day shards of the 58-day range
             // that hold data read 700 or fewer rows each (one page), the others an empty one.
             assert_eq!(facade_searches, 9, "one search per shard");
@@ -145,7 +142,21 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
     let f = run(&latency, ClientScenario::Upload, Variant::Facade, 350).await;
     assert_eq!((b.units, f.units), (350, 350));
     assert_eq!(slow.ledger().stored_count() - before, 700);
-    assert_eq!(slow.ledger().counts().insert_requests, 8);
+    // The loop sends one request of up to 1 000, the facade 4 of its default 100.
+    assert_eq!(slow.ledger().counts().insert_requests, 1 + 4);
+
+    let before = ads.ledger().stored_count();
+    let b = run(
+        &plain,
+        ClientScenario::UploadOverhead,
+        Variant::Baseline,
+        350,
+    )
+    .await;
+    let f = run(&plain, ClientScenario::UploadOverhead, Variant::Facade, 350).await;
+    assert_eq!((b.units, f.units), (350, 350));
+    assert_eq!(ads.ledger().stored_count() - before, 700);
+    assert_eq!(ads.ledger().counts().insert_requests, 4 + 4);
 
     let account = &ads.accounts()[0];
     let size = ads

@@ -94,6 +94,111 @@ pub enum Command {
 
     /// Search Ads 360 (API v2 and the Reporting API): conversions, availability, ID mapping, customers
     Ads(Box<AdsArgs>),
+
+    /// Sign in to Search Ads 360 with a Google account, show or revoke the credentials
+    #[command(subcommand)]
+    Auth(Box<AuthCommand>),
+}
+
+/// `apictl auth ...`.
+#[derive(Debug, Subcommand)]
+pub enum AuthCommand {
+    /// Sign in with a Google account (installed-app flow) and keep the credentials for `apictl ads`
+    #[command(
+        long_about = "Sign in with a Google account and keep the credentials for `apictl ads`.\n\nRuns Google's installed-app flow: opens the system browser ($BROWSER, else the platform's\nopener) on Google's consent page, or with --no-browser prints the URL; the sign-in\nredirects to a listener on 127.0.0.1 (a free port), so the browser must run on this machine.\nPKCE (S256) and a checked state protect the exchange; access_type=offline gives a refresh\ntoken for the scope https://www.googleapis.com/auth/doubleclicksearch.\n\nThe OAuth client is a \"Desktop app\" client from the Google Cloud console: its JSON\n(--client-secrets FILE), or --client-id and --client-secret. The result is an authorized_user\nfile (the format of `gcloud auth application-default login`), mode 0600, in the state\ndirectory; `apictl ads` uses it unless a token or a key file is set (`apictl auth status`).\n\nRefresh tokens of a client in \"Testing\" publishing status expire after 7 days."
+    )]
+    Login(AuthLoginArgs),
+
+    /// Show which credentials `apictl ads` uses, where they come from and the token's expiry
+    #[command(
+        long_about = "Show which credentials `apictl ads` uses, where they come from and the token's expiry.\n\nThe order: --token / SEARCH_ADS_TOKEN, --key-file / SEARCH_ADS_KEY_FILE, the config file's\ntoken or key_file, the file of `apictl auth login`, then Application Default Credentials\n(GOOGLE_APPLICATION_CREDENTIALS, gcloud's application_default_credentials.json under\nCLOUDSDK_CONFIG or ~/.config/gcloud, the metadata server at GCE_METADATA_HOST or\nmetadata.google.internal). Gets a token to show its expiry; never prints a secret."
+    )]
+    Status(Box<AuthStatusArgs>),
+
+    /// Revoke the refresh token of `apictl auth login` and delete its file
+    Revoke(AuthRevokeArgs),
+}
+
+/// `apictl auth login`.
+#[derive(Debug, Args)]
+pub struct AuthLoginArgs {
+    /// The OAuth client's JSON from the Google Cloud console (a "Desktop app" client)
+    #[arg(long, env = "SEARCH_ADS_CLIENT_SECRETS", value_name = "FILE")]
+    pub client_secrets: Option<PathBuf>,
+
+    /// OAuth client id, instead of --client-secrets
+    #[arg(
+        long,
+        env = "SEARCH_ADS_CLIENT_ID",
+        hide_env_values = true,
+        value_name = "ID"
+    )]
+    pub client_id: Option<String>,
+
+    /// OAuth client secret, instead of --client-secrets (prefer the environment)
+    #[arg(
+        long,
+        env = "SEARCH_ADS_CLIENT_SECRET",
+        hide_env_values = true,
+        value_name = "SECRET"
+    )]
+    pub client_secret: Option<String>,
+
+    /// Print the sign-in URL instead of opening a browser
+    #[arg(long)]
+    pub no_browser: bool,
+
+    /// Seconds to wait for the sign-in to finish
+    #[arg(long, default_value_t = 300, value_name = "SECS")]
+    pub wait: u64,
+
+    /// Authorization endpoint [default: the client's, else Google's]
+    #[arg(
+        long,
+        env = "SEARCH_ADS_AUTH_URL",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub auth_url: Option<String>,
+
+    /// Token endpoint [default: the client's, else https://oauth2.googleapis.com/token]
+    #[arg(
+        long,
+        env = "SEARCH_ADS_TOKEN_URL",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub token_url: Option<String>,
+
+    /// Revoke endpoint kept for `apictl auth revoke` [default: Google's, or beside the token endpoint]
+    #[arg(
+        long,
+        env = "SEARCH_ADS_REVOKE_URL",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub revoke_url: Option<String>,
+}
+
+/// `apictl auth status`.
+#[derive(Debug, Args)]
+pub struct AuthStatusArgs {
+    /// Connection.
+    #[command(flatten)]
+    pub conn: AdsConnArgs,
+}
+
+/// `apictl auth revoke`.
+#[derive(Debug, Args)]
+pub struct AuthRevokeArgs {
+    /// Revoke endpoint [default: Google's, or beside the token endpoint of the file]
+    #[arg(
+        long,
+        env = "SEARCH_ADS_REVOKE_URL",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub revoke_url: Option<String>,
 }
 
 /// `apictl sandbox`.

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::process::ExitCode;
 
+use facade::http::{TransportError, TransportErrorKind};
 use facade::search_ads;
 use facade::video_session;
 
@@ -85,42 +86,14 @@ fn one_line(text: &str) -> String {
 impl From<video_session::Error> for AppError {
     fn from(e: video_session::Error) -> Self {
         use video_session::Error as E;
-        // The facade's text for these names `HttpOptions` fields; say it with
-        // the flags apictl has instead (the same as `apictl ads`).
-        match &e {
-            E::TooLarge { limit, announced } => {
-                let announced = announced
-                    .map(|a| format!(" (it announced {a} bytes)"))
-                    .unwrap_or_default();
-                return AppError::new(format!(
-                    "the video session service's answer is larger than the limit of {limit} \
-                     bytes{announced}; nothing more was read"
-                ))
-                .hint("raise --max-body (bytes) if the answer is expected to be that large");
-            }
-            E::Stalled { after, received } => {
-                return AppError::new(format!(
-                    "the video session service's answer stalled: less than 1 KiB arrived in {} s \
-                     (after {received} bytes)",
-                    after.as_secs_f64()
-                ))
-                .hint("try again later, or raise --stall-timeout (seconds)");
-            }
-            E::Timeout { connect, after } => {
-                let what = if *connect {
-                    "connecting to the video session service"
-                } else {
-                    "the request to the video session service"
-                };
-                return AppError::new(format!(
-                    "{what} timed out after {} s",
-                    after.as_secs_f64()
-                ))
-                .hint(
-                    "check the video session URL (--url, VIDEO_SESSION_URL) and try again later, or raise --timeout (seconds)",
-                );
-            }
-            _ => {}
+        // The facade's text names `HttpOptions` fields; say it with the flags
+        // apictl has instead (the same as `apictl ads`).
+        if let E::Transport(t) = &e {
+            return transport(
+                format!("video session {}", t.operation),
+                t,
+                "the video session URL (--url, VIDEO_SESSION_URL or the config file)",
+            );
         }
         let hint = match &e {
             E::Validation(v) => format!("fix {} and run the command again", flag_of(v.field)),
@@ -158,7 +131,7 @@ impl From<video_session::Error> for AppError {
             }
             E::Rejected { field: Some(f), .. } => format!("fix {f} and try again"),
             E::Rejected { .. } => "see the message; run with -v for the request log".to_owned(),
-            E::Redirected { .. } | E::Transport(_) | E::ClientBuild(_) => {
+            E::Redirected { .. } => {
                 "check the video session URL (--url, VIDEO_SESSION_URL or the config file) and that the service is up; `apictl sandbox` runs a local one"
                     .to_owned()
             }
@@ -212,55 +185,11 @@ impl From<search_ads::Error> for AppError {
         // The facade's own text for these names `HttpOptions` fields; say it
         // with the flags apictl has instead.
         match &e {
-            E::TooLarge {
-                operation,
-                limit,
-                announced,
-                setting,
-            } => {
-                let announced = announced
-                    .map(|a| format!(" (it announced {a} bytes)"))
-                    .unwrap_or_default();
-                let flag = if *setting == "max_download_bytes" {
-                    "--max-download"
-                } else {
-                    "--max-body"
-                };
-                return AppError::new(format!(
-                    "{operation}: the answer is larger than the limit of {limit} bytes{announced}; \
-                     nothing more was read"
-                ))
-                .hint(format!(
-                    "raise {flag} (bytes) if the answer is expected to be that large"
-                ));
-            }
-            E::Stalled {
-                operation,
-                after,
-                received,
-            } => {
-                return AppError::new(format!(
-                    "{operation}: the answer stalled: less than 1 KiB arrived in {} s (after \
-                     {received} bytes)",
-                    after.as_secs_f64()
-                ))
-                .hint("try again later, or raise --stall-timeout (seconds)");
-            }
-            E::Timeout {
-                operation,
-                connect,
-                after,
-            } => {
-                let what = if *connect {
-                    "connecting timed out"
-                } else {
-                    "the request timed out"
-                };
-                let after = after
-                    .map(|a| format!(" after {} s", a.as_secs_f64()))
-                    .unwrap_or_default();
-                return AppError::new(format!("{operation}: {what}{after}")).hint(
-                    "check the search ads URL (--url, SEARCH_ADS_URL) and try again later, or raise --timeout (seconds)",
+            E::Transport(t) => {
+                return transport(
+                    t.operation.to_owned(),
+                    t,
+                    "the search ads URL (--url, SEARCH_ADS_URL or the config file)",
                 );
             }
             E::DeadlineExceeded {
@@ -309,34 +238,23 @@ impl From<search_ads::Error> for AppError {
                 "a client account behind a manager needs --login-customer-id (or SEARCH_ADS_LOGIN_CUSTOMER_ID) set to the manager's id; `apictl ads customers` lists the accounts you reach directly"
                     .to_owned()
             }
-            E::Reporting { status: 401, .. } => {
-                "check the credentials: --token / SEARCH_ADS_TOKEN, or --key-file / SEARCH_ADS_KEY_FILE (a service-account JSON key)"
-                    .to_owned()
-            }
+            E::Reporting { status: 401, .. } => REFUSED_TOKEN_HINT.to_owned(),
             E::Reporting { .. } => "see the message; run with -v for the request log".to_owned(),
             E::Validation { field, .. } if field == "concurrency" => format!(
                 "use --concurrency 1 to {} (default 4)",
                 search_ads::MAX_CONCURRENCY
             ),
             E::Validation { .. } => "fix the input as the message says".to_owned(),
-            E::Api { status: 401, .. } | E::Auth { .. } => {
-                "check the credentials: --token / SEARCH_ADS_TOKEN, or --key-file / SEARCH_ADS_KEY_FILE (a service-account JSON key)"
-                    .to_owned()
-            }
-            E::TokenUnavailable { .. } => {
-                "the token endpoint (token_uri of the --key-file / SEARCH_ADS_KEY_FILE key) had trouble; nothing was sent, run the command again later"
-                    .to_owned()
-            }
+            E::Api { status: 401, .. } => REFUSED_TOKEN_HINT.to_owned(),
+            E::Auth { credential, .. }
+            | E::InvalidGrant { credential, .. }
+            | E::TokenUnavailable { credential, .. } => credential_hint(&e, *credential).to_owned(),
             E::Api { status: 403 | 404, .. } => {
                 "check --agency-id, --advertiser-id, --engine-account-id or --customer-id (or SEARCH_ADS_AGENCY_ID, ...) and the account's permissions"
                     .to_owned()
             }
             E::Api { status: 429, .. } => "wait a little and run the command again".to_owned(),
             E::Api { .. } => "see the message; run with -v for the request log".to_owned(),
-            E::Transport { .. } => {
-                "check the search ads URL (--url, SEARCH_ADS_URL or the config file) and that the service is up; `apictl sandbox` runs a local one"
-                    .to_owned()
-            }
             E::UnexpectedResponse { .. } => {
                 "the service does not answer as documented; run with -v and report it".to_owned()
             }
@@ -350,6 +268,30 @@ impl From<search_ads::Error> for AppError {
         };
         AppError::new(e.to_string()).hint(hint)
     }
+}
+
+/// A transport failure of either service, its hint naming apictl's flag for
+/// the `HttpOptions` setting that bounds it. `url` says where the service's
+/// URL is set.
+fn transport(operation: String, t: &TransportError, url: &str) -> AppError {
+    let message = format!("{operation}: {}", t.what_happened());
+    let hint = match t.setting() {
+        Some("max_body_bytes") => {
+            "raise --max-body (bytes) if the answer is expected to be that large".to_owned()
+        }
+        Some("max_download_bytes") => {
+            "raise --max-download (bytes) if the file is expected to be that large".to_owned()
+        }
+        Some("read_timeout") => "try again later, or raise --stall-timeout (seconds)".to_owned(),
+        Some(_) => format!("check {url} and try again later, or raise --timeout (seconds)"),
+        None if t.kind == TransportErrorKind::ClientBuild => {
+            "the TLS backend could not be set up; run with -v and report it".to_owned()
+        }
+        None => {
+            format!("check {url} and that the service is up; `apictl sandbox` runs a local one")
+        }
+    };
+    AppError::new(message).hint(hint)
 }
 
 impl From<facade::http::BaseUrlError> for AppError {
@@ -367,6 +309,41 @@ pub fn io_error(what: &str, path: &std::path::Path, e: &std::io::Error) -> AppEr
         _ => "check the path and the disk",
     };
     AppError::new(format!("{what} {}: {e}", path.display())).hint(hint)
+}
+
+/// The hint of a 401 from the API: the token was refused.
+const REFUSED_TOKEN_HINT: &str = "the access token was refused: `apictl auth status` shows which credentials are used; sign in again with `apictl auth login`, or pass a new --token / SEARCH_ADS_TOKEN";
+
+/// The hint of a credential that could not give a token, by its kind (issue 25).
+fn credential_hint(e: &search_ads::Error, credential: search_ads::CredentialKind) -> &'static str {
+    use search_ads::CredentialKind as K;
+    use search_ads::Error as E;
+    match (e, credential) {
+        (E::InvalidGrant { .. }, K::AuthorizedUser) => {
+            "sign in again with `apictl auth login` (or `gcloud auth application-default login`); refresh tokens of an OAuth client in \"Testing\" status expire after 7 days"
+        }
+        (E::Auth { .. }, K::AuthorizedUser) => {
+            "check the OAuth client id and secret of the credentials `apictl auth status` names, or sign in again with `apictl auth login`"
+        }
+        (E::TokenUnavailable { .. }, K::MetadataServer) => {
+            "no credentials were found, so the metadata server (Google Cloud only) was asked: sign in with `apictl auth login`, or set SEARCH_ADS_TOKEN, SEARCH_ADS_KEY_FILE or GOOGLE_APPLICATION_CREDENTIALS"
+        }
+        (E::TokenUnavailable { .. }, _) => {
+            "the token endpoint had trouble; nothing was sent to the API, run the command again later"
+        }
+        (_, K::ServiceAccount) => {
+            "check the service-account key file (--key-file / SEARCH_ADS_KEY_FILE, or GOOGLE_APPLICATION_CREDENTIALS) and that the key is enabled in the Google Cloud console"
+        }
+        (_, K::FixedToken) => {
+            "pass a new --token / SEARCH_ADS_TOKEN (tokens expire within the hour), or sign in with `apictl auth login`"
+        }
+        (_, K::MetadataServer) => {
+            "sign in with `apictl auth login`, or set SEARCH_ADS_TOKEN, SEARCH_ADS_KEY_FILE or GOOGLE_APPLICATION_CREDENTIALS"
+        }
+        _ => {
+            "check the credentials: `apictl auth status` shows which are used and where they come from"
+        }
+    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! `apictl sandbox` serves the same fakes for trying the other commands.
 
 mod ads;
+mod auth;
 mod cli;
 mod config;
 mod context;
@@ -22,7 +23,7 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 
-use crate::cli::{Cli, Command, VideoCommand};
+use crate::cli::{AuthCommand, Cli, Command, VideoCommand};
 use crate::context::Ctx;
 use crate::error::{AppError, AppResult, EXIT_ERROR};
 
@@ -62,7 +63,7 @@ fn main() -> ExitCode {
 async fn run(cli: Cli) -> AppResult<u8> {
     match &cli.command {
         Command::Tour => tour::run().await,
-        Command::Sandbox(args) => sandbox::run(args).await,
+        Command::Sandbox(args) => sandbox::run(&cli.global, args).await,
         Command::Video(command) => {
             let ctx = Ctx::load(&cli.global)?;
             match command.as_ref() {
@@ -74,6 +75,14 @@ async fn run(cli: Cli) -> AppResult<u8> {
         Command::Ads(args) => {
             let ctx = Ctx::load(&cli.global)?;
             ads::run(&ctx, args).await
+        }
+        Command::Auth(command) => {
+            let ctx = Ctx::load(&cli.global)?;
+            match command.as_ref() {
+                AuthCommand::Login(args) => auth::run_login(&ctx, args).await,
+                AuthCommand::Status(args) => auth::run_status(&ctx, args).await,
+                AuthCommand::Revoke(args) => auth::run_revoke(&ctx, args).await,
+            }
         }
     }
 }

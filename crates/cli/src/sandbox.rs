@@ -2,10 +2,13 @@
 
 use std::io::Write as _;
 
-use fake_services::{FakeServices, SearchAdsFake, VideoSessionFake};
+use fake_services::{FakeServices, SearchAdsFake, VideoSessionFake, sh_quote};
 
-use crate::cli::SandboxArgs;
+use crate::cli::{GlobalArgs, SandboxArgs};
 use crate::error::{AppError, AppResult};
+
+/// The sandbox's `authorized_user` file, in the state directory while it runs.
+const CREDENTIALS_FILE: &str = "sandbox-authorized-user.json";
 
 /// Seeded conversions per day of the sandbox (the fake's default start, 2024-01-01).
 const CONVERSIONS_PER_DAY: u64 = 100;
@@ -22,9 +25,13 @@ pub fn conversions_until_today() -> u64 {
 }
 
 /// Serves both fakes until Ctrl-C. The connection settings go to stdout first
-/// (`NAME='value'` lines, as the `fake-services` binary prints them); the hint
-/// goes to stderr.
-pub async fn run(args: &SandboxArgs) -> AppResult<u8> {
+/// (`NAME='value'` lines, as the `fake-services` binary prints them, then the
+/// sign-in settings: `GOOGLE_APPLICATION_CREDENTIALS` naming an
+/// `authorized_user` file for the fake, `SEARCH_ADS_CLIENT_ID`,
+/// `SEARCH_ADS_CLIENT_SECRET`, `SEARCH_ADS_AUTH_URL`, `SEARCH_ADS_REVOKE_URL`);
+/// the hint goes to stderr.
+pub async fn run(global: &GlobalArgs, args: &SandboxArgs) -> AppResult<u8> {
+    let state = crate::config::state_dir(global.state_dir.as_deref())?;
     let services = FakeServices::builder()
         .search_ads(
             SearchAdsFake::builder()
@@ -45,9 +52,28 @@ pub async fn run(args: &SandboxArgs) -> AppResult<u8> {
                 "choose other ports with --search-ads-port and --video-port, or 0 for free ones",
             )
         })?;
+    let credentials = state.join(CREDENTIALS_FILE);
+    crate::state::write_private(
+        &credentials,
+        services.search_ads.authorized_user_json().as_bytes(),
+    )?;
+    let user = services.search_ads.authorized_user();
+    let mut script = services.env_script();
+    for (name, value) in [
+        (
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            credentials.display().to_string(),
+        ),
+        ("SEARCH_ADS_CLIENT_ID", user.client_id.clone()),
+        ("SEARCH_ADS_CLIENT_SECRET", user.client_secret.clone()),
+        ("SEARCH_ADS_AUTH_URL", services.search_ads.authorize_url()),
+        ("SEARCH_ADS_REVOKE_URL", services.search_ads.revoke_url()),
+    ] {
+        script.push_str(&format!("{name}={}\n", sh_quote(&value)));
+    }
     {
         let mut out = std::io::stdout().lock();
-        out.write_all(services.env_script().as_bytes())
+        out.write_all(script.as_bytes())
             .and_then(|()| out.flush())
             .map_err(|e| AppError::new(format!("cannot write to stdout: {e}")))?;
     }
@@ -67,11 +93,16 @@ pub async fn run(args: &SandboxArgs) -> AppResult<u8> {
     eprintln!("    apictl ads conversions list --from <a date in the last 60 days> --to <today>");
     eprintln!("    apictl ads customers");
     eprintln!("    apictl ads saved-columns");
+    eprintln!(
+        "Sign in with a Google account as on the real service (unset SEARCH_ADS_TOKEN first):"
+    );
+    eprintln!("    apictl auth login --no-browser    then    apictl auth status");
     eprintln!("Ctrl-C stops the fakes.");
     tokio::signal::ctrl_c()
         .await
         .map_err(|e| AppError::new(format!("cannot wait for Ctrl-C: {e}")))?;
     services.shutdown().await;
+    let _ = std::fs::remove_file(&credentials);
     eprintln!("apictl sandbox: stopped");
     Ok(0)
 }

@@ -29,7 +29,6 @@ impl StateDir {
     }
 
     /// The directory.
-    #[cfg(test)]
     pub fn path(&self) -> &Path {
         &self.dir
     }

@@ -39,6 +39,11 @@ use url::{Host, Url};
 
 use crate::setters::with_setters;
 
+mod transport_error;
+
+pub(crate) use transport_error::{Bounds, body_limit_error, from_reqwest};
+pub use transport_error::{TransportError, TransportErrorKind};
+
 /// Why a base URL was refused. `#[non_exhaustive]`: more checks may come.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -181,17 +186,17 @@ fn is_loopback(host: &Host<&str>) -> bool {
 /// | [`max_download_bytes`](Self::max_download_bytes) | the ID-mapping file | 64 GiB |
 ///
 /// Start from [`HttpOptions::default`] and change what you need with the
-/// `with_<field>` setters (the fields are public for reading and mutation):
+/// setters named like the fields (the fields are public for reading and mutation):
 ///
 /// ```
 /// use std::time::Duration;
 /// use facade::http::HttpOptions;
 ///
 /// let options = HttpOptions::default()
-///     .with_timeout(Duration::from_secs(60))
-///     .with_deadline(None)
-///     .with_max_body_bytes(64 << 20)
-///     .with_user_agent("my-app/1.2");
+///     .timeout(Duration::from_secs(60))
+///     .deadline(None)
+///     .max_body_bytes(64 << 20)
+///     .user_agent("my-app/1.2");
 /// assert_eq!(options.timeout, Duration::from_secs(60));
 /// assert_eq!(options.connect_timeout, HttpOptions::default().connect_timeout);
 /// ```
@@ -252,15 +257,15 @@ impl Default for HttpOptions {
 
 with_setters!(HttpOptions {
     value {
-        with_connect_timeout => connect_timeout: Duration,
-        with_timeout => timeout: Duration,
-        with_read_timeout => read_timeout: Duration,
-        with_deadline => deadline: Option<Duration>,
-        with_max_body_bytes => max_body_bytes: u64,
-        with_max_download_bytes => max_download_bytes: u64,
+        connect_timeout => connect_timeout: Duration,
+        timeout => timeout: Duration,
+        read_timeout => read_timeout: Duration,
+        deadline => deadline: Option<Duration>,
+        max_body_bytes => max_body_bytes: u64,
+        max_download_bytes => max_download_bytes: u64,
     }
     into {
-        with_user_agent => user_agent: String,
+        user_agent => user_agent: String,
     }
 });
 
@@ -295,7 +300,7 @@ pub(crate) fn build_client(
     base: &BaseUrl,
     options: &HttpOptions,
     mode: TimeoutMode,
-) -> Result<reqwest::Client, reqwest::Error> {
+) -> Result<reqwest::Client, TransportError> {
     let builder = client_support::http_client_builder()
         .user_agent(options.user_agent.clone())
         .connect_timeout(options.connect_timeout)
@@ -310,7 +315,15 @@ pub(crate) fn build_client(
             .timeout(options.timeout),
         TimeoutMode::Streaming => builder.read_timeout(options.read_timeout),
     };
-    builder.build()
+    builder.build().map_err(|e| {
+        let message = e.to_string();
+        TransportError::new(
+            "build the HTTP client",
+            TransportErrorKind::ClientBuild,
+            message,
+        )
+        .caused_by(e)
+    })
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::DateTime;
-use facade::http::{BaseUrl, HttpOptions};
+use facade::http::{BaseUrl, HttpOptions, TransportError, TransportErrorKind};
 use facade::search_ads::{
     AdvertiserId, AgencyId, Conversion, Error, Outcome, RetryPolicy, SearchAdsClient, StaticToken,
     WriteOptions,
@@ -46,13 +46,13 @@ fn client(base: &str) -> SearchAdsClient {
         .write_options(WriteOptions::default())
         .http_options(
             HttpOptions::default()
-                .with_read_timeout(STALL)
+                .read_timeout(STALL)
                 // A JSON answer is collected whole before it is parsed, in a
                 // buffer that doubles as it grows: up to twice this limit can be
                 // held before the limit trips (the default 32 MiB peaks near
                 // 64 MiB). The test's own limits keep its peak readable.
-                .with_max_body_bytes(8 * 1024 * 1024)
-                .with_max_download_bytes(64 * 1024 * 1024),
+                .max_body_bytes(8 * 1024 * 1024)
+                .max_download_bytes(64 * 1024 * 1024),
         )
         .build()
         .expect("the client builds")
@@ -63,8 +63,8 @@ fn video_client(base: &str) -> VideoSessionClient {
         .lockout_store(Arc::new(MemoryStore::new()))
         .http_options(
             HttpOptions::default()
-                .with_read_timeout(STALL)
-                .with_max_body_bytes(1024 * 1024),
+                .read_timeout(STALL)
+                .max_body_bytes(1024 * 1024),
         )
         .build()
         .expect("the client builds")
@@ -86,10 +86,13 @@ fn check_video(call: &str, kind: Answer, error: &video::Error, elapsed: Duration
             assert!(
                 matches!(
                     error,
-                    video::Error::TooLarge {
-                        limit: 1_048_576,
+                    video::Error::Transport(TransportError {
+                        kind: TransportErrorKind::TooLarge {
+                            limit: 1_048_576,
+                            ..
+                        },
                         ..
-                    }
+                    })
                 ),
                 "{call} {kind:?}: {error:?}"
             );
@@ -104,7 +107,7 @@ fn check_video(call: &str, kind: Answer, error: &video::Error, elapsed: Duration
         }
         Answer::Trickle => {
             assert!(
-                matches!(error, video::Error::Stalled { after, .. } if *after == STALL),
+                matches!(error, video::Error::Transport(TransportError { kind: TransportErrorKind::Stalled { after, .. }, .. }) if *after == STALL),
                 "{call} {kind:?}: {error:?}"
             );
             assert!(text.contains("stalled") && text.contains("2 s"), "{text}");
@@ -126,7 +129,13 @@ fn check(call: &str, kind: Answer, error: &Error, elapsed: Duration) {
     match kind {
         Answer::AnnouncedHuge | Answer::Endless => {
             assert!(
-                matches!(error, Error::TooLarge { .. }),
+                matches!(
+                    error,
+                    Error::Transport(TransportError {
+                        kind: TransportErrorKind::TooLarge { .. },
+                        ..
+                    })
+                ),
                 "{call} {kind:?}: {error:?}"
             );
             assert!(text.contains("limit of"), "{text}");
@@ -140,7 +149,7 @@ fn check(call: &str, kind: Answer, error: &Error, elapsed: Duration) {
         }
         Answer::Trickle => {
             assert!(
-                matches!(error, Error::Stalled { after, .. } if *after == STALL),
+                matches!(error, Error::Transport(TransportError { kind: TransportErrorKind::Stalled { after, .. }, .. }) if *after == STALL),
                 "{call} {kind:?}: {error:?}"
             );
             assert!(text.contains("stalled") && text.contains("2 s"), "{text}");

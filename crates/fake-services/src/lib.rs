@@ -43,9 +43,9 @@ pub mod video_session;
 pub use clock::FakeClock;
 pub use faults::{DetailsCut, FaultKind, FaultRecord, Faults, Truncation};
 pub use search_ads::{
-    ConversionKey, FAILURE_TYPE, IdMappingSize, KnownAccount, Origin, Owner, ReportingConfig,
-    ReportingFaults, SearchAdsConfig, SearchAdsCounts, SearchAdsFake, SearchAdsFakeBuilder,
-    SearchAdsLedger, StoredConversion,
+    ConversionKey, FAILURE_TYPE, IdMappingSize, KnownAccount, OAuthCounts, Origin, Owner,
+    ReportingConfig, ReportingFaults, SearchAdsConfig, SearchAdsCounts, SearchAdsFake,
+    SearchAdsFakeBuilder, SearchAdsLedger, StoredConversion,
 };
 pub use util::sh_quote;
 pub use video_session::{

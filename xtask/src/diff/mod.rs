@@ -5,11 +5,18 @@
 //! the working tree, or any pair of OpenAPI 3.0 documents (`--old PATH` or
 //! `--old REV:PATH`, `--new PATH`), and lists
 //!
-//! * the changes per operation and schema, each classed as breaking for
-//!   clients, breaking for servers, or compatible ([`compare`], classified by
-//!   the table in [`rules`]);
-//! * what the change does to the generated Rust API: types, fields, variants
-//!   and `Client` methods added, removed or changed ([`rust_api`]);
+//! * the changes per operation and schema, each with two verdicts:
+//!   - *wire*: whether clients and/or servers deployed against the base stop
+//!     working (`none`, `clients`, `servers`, `both`; oasdiff's notion), from
+//!     the table in [`rules`] ([`compare`] finds the changes); a change that
+//!     may break, depending on values nobody can check here, is a *warning*
+//!     (wire `none`);
+//!   - *rust-api*: whether code written against the generated crate stops
+//!     compiling, naming the generated item and how it changes: both sides
+//!     are generated with progenitor and compared ([`rust_api`]), and each
+//!     breaking item is tied to the change it comes from ([`attribute`]);
+//! * the whole generated Rust API change: types, fields, variants and
+//!   `Client` methods added, removed or changed;
 //! * the parts of either document the tolerant reader
 //!   ([`crate::openapi::read()`]) could not understand, with their JSON
 //!   pointers (the rest is still compared).
@@ -20,9 +27,9 @@
 //!
 //! # Exit status
 //!
-//! * 0: nothing breaking (for the audience chosen with `--fail-on`);
-//! * 1: a breaking change (`--fail-on clients|servers|any`, default `any`;
-//!   `--allow-breaking` turns it into 0);
+//! * 0: nothing breaking (for the verdict chosen with `--fail-on`);
+//! * 1: a breaking change (`--fail-on wire|wire-clients|wire-servers|rust-api|any`,
+//!   default `wire`; `--allow-breaking` turns it into 0);
 //! * 2: the documents could not be compared (a file or revision that does
 //!   not exist, a text that is not an OpenAPI 3.0 document, bad arguments).
 //!
@@ -43,7 +50,9 @@
 //! its JSON paths; the comparer here is written directly over the
 //! `openapiv3` 2.x types instead, with the classification in one table.
 
+pub mod attribute;
 pub mod compare;
+pub mod ground_truth;
 pub mod render;
 pub mod rules;
 pub mod rust_api;
@@ -77,25 +86,47 @@ pub enum Format {
     Json,
 }
 
-/// Which breaking changes make `diff` exit with status 1.
+/// Which verdict makes `diff` exit with status 1.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum FailOn {
-    /// Changes breaking for clients (or for both).
-    Clients,
-    /// Changes breaking for servers (or for both).
-    Servers,
-    /// Any breaking change.
+    /// A change breaking clients or servers on the wire.
     #[default]
+    Wire,
+    /// A change breaking clients on the wire.
+    WireClients,
+    /// A change breaking servers on the wire.
+    WireServers,
+    /// A change breaking the generated Rust API (code using the generated
+    /// crate stops compiling), or a spec that could not be generated.
+    RustApi,
+    /// Either verdict.
     Any,
 }
 
 impl FailOn {
-    /// Whether a change of `class` counts.
+    /// Whether a change of wire class `class` counts.
     pub fn counts(self, class: Class) -> bool {
         match self {
-            FailOn::Any => class.is_breaking(),
-            FailOn::Clients => matches!(class, Class::Clients | Class::ClientsAndServers),
-            FailOn::Servers => matches!(class, Class::Servers | Class::ClientsAndServers),
+            FailOn::Wire | FailOn::Any => class.is_breaking(),
+            FailOn::WireClients => matches!(class, Class::Clients | Class::ClientsAndServers),
+            FailOn::WireServers => matches!(class, Class::Servers | Class::ClientsAndServers),
+            FailOn::RustApi => false,
+        }
+    }
+
+    /// Whether a Rust API break counts.
+    pub fn counts_rust_api(self) -> bool {
+        matches!(self, FailOn::RustApi | FailOn::Any)
+    }
+
+    /// What the gate enforces, for the report (`the wire verdict`).
+    pub fn describe(self) -> &'static str {
+        match self {
+            FailOn::Wire => "the wire verdict (clients or servers)",
+            FailOn::WireClients => "the wire verdict for clients",
+            FailOn::WireServers => "the wire verdict for servers",
+            FailOn::RustApi => "the rust-api verdict",
+            FailOn::Any => "the wire and rust-api verdicts",
         }
     }
 }
@@ -126,8 +157,8 @@ pub struct Args {
     /// hidden marker, cut to fit a comment); needs `--format markdown`.
     #[arg(long)]
     pub comment: bool,
-    /// Which breaking changes fail (exit status 1).
-    #[arg(long, value_enum, default_value_t = FailOn::Any, value_name = "WHO")]
+    /// Which verdict fails (exit status 1).
+    #[arg(long, value_enum, default_value_t = FailOn::Wire, value_name = "VERDICT")]
     pub fail_on: FailOn,
     /// Exit with status 0 even when a change is breaking.
     #[arg(long)]
@@ -161,6 +192,11 @@ pub struct SpecDiff {
     pub changes: Vec<Change>,
     /// The generated Rust API changes.
     pub rust_api: RustApi,
+    /// The rust-api verdict of each change (parallel to `changes`): the
+    /// breaking generated-API changes it causes (empty: `none`).
+    pub rust_api_by_change: Vec<Vec<ApiChange>>,
+    /// Breaking generated-API changes no spec change claims.
+    pub rust_api_unattributed: Vec<ApiChange>,
     /// Component schema → the operations that use it (directly or through
     /// other components), in the new spec or, for schemas only in the base,
     /// in the base.
@@ -190,9 +226,24 @@ impl Side {
 }
 
 impl SpecDiff {
-    /// Whether any change breaks clients or servers.
+    /// Whether any change breaks clients or servers on the wire.
     pub fn is_breaking(&self) -> bool {
         self.changes.iter().any(|c| c.class().is_breaking())
+    }
+
+    /// The rust-api verdict of the spec: `Some(true)` when code using the
+    /// base crate may stop compiling, `None` when a side could not be
+    /// generated (unknown).
+    pub fn rust_api_breaks(&self) -> Option<bool> {
+        match &self.rust_api {
+            RustApi::Changes(list) => Some(list.iter().any(|c| c.breaks)),
+            RustApi::Unavailable(_) => None,
+        }
+    }
+
+    /// The rust-api verdict of change `i` (empty: none).
+    pub fn rust_api_of(&self, i: usize) -> &[ApiChange] {
+        self.rust_api_by_change.get(i).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -212,15 +263,25 @@ impl Report {
         self.specs.iter().any(SpecDiff::is_breaking)
     }
 
-    /// The process exit status: 1 when a change counted by `fail_on` is
-    /// found and breaking changes are not allowed, else 0.
+    /// Whether the generated Rust API of any spec breaks (or is unknown for
+    /// a spec that changed).
+    pub fn is_rust_api_breaking(&self) -> bool {
+        self.specs.iter().any(|s| match s.rust_api_breaks() {
+            Some(breaks) => breaks,
+            None => !s.changes.is_empty(),
+        })
+    }
+
+    /// The process exit status: 1 when a verdict counted by `fail_on` is
+    /// breaking and breaking changes are not allowed, else 0.
     pub fn exit_status(&self, fail_on: FailOn, allow_breaking: bool) -> u8 {
-        let failing = self
+        let wire = self
             .specs
             .iter()
             .flat_map(|s| &s.changes)
             .any(|c| fail_on.counts(c.class()));
-        u8::from(failing && !allow_breaking)
+        let rust = fail_on.counts_rust_api() && self.is_rust_api_breaking();
+        u8::from((wire || rust) && !allow_breaking)
     }
 
     /// Render in `format`.
@@ -255,6 +316,10 @@ pub fn diff_texts(config: &SpecConfig, base: Option<&str>, new: Option<&str>) ->
     for (name, users) in self::schema_users(&old_doc) {
         schema_users.entry(name).or_insert(users);
     }
+    let (rust_api_by_change, rust_api_unattributed) = match &rust_api {
+        RustApi::Changes(list) => attribute::attribute(&changes, list),
+        RustApi::Unavailable(_) => (vec![Vec::new(); changes.len()], Vec::new()),
+    };
     let warnings = old_doc
         .warnings
         .iter()
@@ -268,6 +333,8 @@ pub fn diff_texts(config: &SpecConfig, base: Option<&str>, new: Option<&str>) ->
         present: (base.is_some(), new.is_some()),
         changes,
         rust_api,
+        rust_api_by_change,
+        rust_api_unattributed,
         schema_users,
         warnings,
     })
@@ -483,7 +550,7 @@ pub fn execute(ws: &Workspace, args: &Args) -> Result<(String, u8)> {
     }
     let report = diff(ws, args)?;
     let output = if args.comment {
-        render::comment(&report)
+        render::comment(&report, args.fail_on)
     } else {
         report.render(args.format)
     };

@@ -6,15 +6,20 @@
 //! {
 //!   "base": "merge base with main (1a2b3c4d5e6f)",
 //!   "breaking": true,
+//!   "rust_api_breaking": true,
 //!   "changes": [
-//!     {"class": "breaking-clients", "kind": "operation-removed",
+//!     {"kind": "operation-removed", "level": "breaking",
 //!      "location": "#/paths/~1conversion/post", "message": "…",
-//!      "spec": "search-ads", "subject": "operation `conversionInsert` (POST /conversion)"}
+//!      "rust_api": [{"change": "removed", "details": [],
+//!                    "item": "Client::conversion_insert", "kind": "method"}],
+//!      "spec": "search-ads", "subject": "operation `conversionInsert` (POST /conversion)",
+//!      "wire": "clients"}
 //!   ],
 //!   "rust_api": [
-//!     {"change": "removed", "details": [], "item": "Client::conversion_insert",
-//!      "kind": "method", "spec": "search-ads"}
+//!     {"breaks": true, "change": "removed", "details": [],
+//!      "item": "Client::conversion_insert", "kind": "method", "spec": "search-ads"}
 //!   ],
+//!   "rust_api_unattributed": [],
 //!   "rust_api_unavailable": [{"message": "…", "spec": "…"}],
 //!   "warnings": [{"message": "…", "pointer": "#/paths/…", "side": "base",
 //!                 "spec": "…"}]
@@ -28,9 +33,15 @@
 //! after a hidden [`COMMENT_MARKER`] line (the workflow finds its earlier
 //! comment by it), cut to [`COMMENT_MAX_CHARS`].
 //!
-//! `class` is one of `compatible`, `breaking-clients`, `breaking-servers`,
-//! `breaking-clients-and-servers`; `kind` is a rule id of
-//! [`super::rules::RULES`]; `change` is `added`, `removed` or `changed`.
+//! Each change carries both verdicts: `wire` is `none`, `clients`, `servers`
+//! or `both` (who breaks on the wire), with `level` `breaking`, `warning`
+//! (wire `none`, but check by hand) or `info`; `rust_api` is `null` when code
+//! using the generated crate still compiles, else the generated items that
+//! break and how. `breaking` and `rust_api_breaking` are the totals (the
+//! latter is also `true` when a changed spec could not be generated).
+//! `kind` is a rule id of [`super::rules::RULES`]; `change` is `added`,
+//! `removed` or `changed`; `rust_api_unattributed` lists breaking items no
+//! change claims.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -38,7 +49,8 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::rules::Class;
-use super::{Report, RustApi, SpecDiff, Subject};
+use super::rust_api::ApiChange;
+use super::{FailOn, Report, RustApi, SpecDiff, Subject};
 
 /// The hidden first line of the pull-request comment.
 pub const COMMENT_MARKER: &str = "<!-- xtask-spec-review -->";
@@ -48,8 +60,14 @@ pub const COMMENT_MAX_CHARS: usize = 60_000;
 
 /// The pull-request comment: the marker, then the Markdown report; when too
 /// long, cut at a line end with a note pointing at the JSON artifact.
-pub fn comment(report: &Report) -> String {
-    let mut out = format!("{COMMENT_MARKER}\n{}", markdown(report));
+pub fn comment(report: &Report, fail_on: FailOn) -> String {
+    let gate = format!(
+        "\nThe `spec review` check enforces {} (`--fail-on {}`); the label \
+         `spec: breaking change approved` lets it pass.\n",
+        fail_on.describe(),
+        fail_on_id(fail_on)
+    );
+    let mut out = format!("{COMMENT_MARKER}\n{}{gate}", markdown(report));
     if out.chars().count() > COMMENT_MAX_CHARS {
         let note = "\n\n*The report is too long for a comment and was cut here; the whole \
                     report is the `spec-diff` artifact of this run (JSON).*\n";
@@ -59,6 +77,60 @@ pub fn comment(report: &Report) -> String {
         out = format!("{}{note}", &cut[..end]);
     }
     out
+}
+
+/// The `--fail-on` value.
+fn fail_on_id(fail_on: FailOn) -> &'static str {
+    match fail_on {
+        FailOn::Wire => "wire",
+        FailOn::WireClients => "wire-clients",
+        FailOn::WireServers => "wire-servers",
+        FailOn::RustApi => "rust-api",
+        FailOn::Any => "any",
+    }
+}
+
+/// `breaking`, `warning` or `info`.
+fn level(class: Class) -> &'static str {
+    if class.is_breaking() {
+        "breaking"
+    } else if class.is_warning() {
+        "warning"
+    } else {
+        "info"
+    }
+}
+
+/// A breaking generated item in one line: ``struct `types::Thing`: field `a` removed``.
+fn api_line(change: &ApiChange) -> String {
+    let mut line = format!("{} {} `{}`", change.change.id(), change.kind, change.item);
+    if !change.details.is_empty() {
+        let _ = write!(line, ": {}", change.details.join("; "));
+    }
+    line
+}
+
+/// `1 change breaks the Rust API`, `2 changes break the Rust API`.
+fn breaks_rust(n: usize) -> String {
+    if n == 1 {
+        "1 change breaks the Rust API".to_owned()
+    } else {
+        format!("{n} changes break the Rust API")
+    }
+}
+
+/// Number of changes that break the generated Rust API.
+fn rust_breaking_count(report: &Report) -> usize {
+    report
+        .specs
+        .iter()
+        .map(|s| {
+            (0..s.changes.len())
+                .filter(|&i| !s.rust_api_of(i).is_empty())
+                .count()
+                + s.rust_api_unattributed.len()
+        })
+        .sum()
 }
 
 /// Lines for the reader's warnings of one spec.
@@ -113,13 +185,28 @@ fn spec_summary(spec: &SpecDiff) -> String {
         .filter(|c| c.class().is_breaking())
         .count();
     format!(
-        "{}, {breaking} breaking{presence}",
+        "{}, {breaking} breaking on the wire{presence}",
         plural(spec.changes.len(), "change")
     )
 }
 
-/// The closing line: totals per breaking class.
+/// The closing lines: the wire totals per breaking class, then the
+/// rust-api total.
 fn verdict(report: &Report) -> String {
+    let rust = rust_breaking_count(report);
+    let rust_line = if rust == 0 {
+        "Rust API: nothing breaks code using the generated crates.".to_owned()
+    } else {
+        format!(
+            "Rust API: {} (code using the generated crates).",
+            breaks_rust(rust)
+        )
+    };
+    format!("Wire: {}\n{rust_line}", wire_verdict(report))
+}
+
+/// The wire totals per breaking class.
+fn wire_verdict(report: &Report) -> String {
     let counts = counts(report);
     let breaking = breaking_count(report);
     if breaking == 0 {
@@ -189,6 +276,19 @@ pub fn text(report: &Report) -> String {
                 change.rule.id
             );
         }
+        let breaking: Vec<(usize, &ApiChange)> = (0..spec.changes.len())
+            .flat_map(|i| spec.rust_api_of(i).iter().map(move |a| (i, a)))
+            .collect();
+        if !breaking.is_empty() || !spec.rust_api_unattributed.is_empty() {
+            let _ = writeln!(out, "  rust-api: breaks code using {}:", spec.krate);
+            for (i, api) in breaking {
+                let change = &spec.changes[i];
+                let _ = writeln!(out, "    {} ({})", api_line(api), change.rule.id);
+            }
+            for api in &spec.rust_api_unattributed {
+                let _ = writeln!(out, "    {} (no spec change claims it)", api_line(api));
+            }
+        }
         let warnings = warning_lines(spec);
         if !warnings.is_empty() {
             let _ = writeln!(
@@ -230,22 +330,32 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-/// Markdown to paste into a pull request.
+/// Markdown to paste into a pull request: per spec, a *wire* section (who
+/// breaks on the wire, per change) and a *Rust API* section (what stops
+/// compiling in code using the generated crate, per change, then the whole
+/// generated API change).
 pub fn markdown(report: &Report) -> String {
     let mut out = String::new();
     let breaking = breaking_count(report);
-    let title = if breaking == 0 {
-        "no breaking changes".to_owned()
-    } else {
-        plural(breaking, "breaking change")
+    let rust = rust_breaking_count(report);
+    let title = match (breaking, rust) {
+        (0, 0) => "nothing breaking".to_owned(),
+        (w, 0) => format!("{} on the wire", plural(w, "breaking change")),
+        (0, r) => format!("nothing breaking on the wire, {}", breaks_rust(r)),
+        (w, r) => format!(
+            "{} on the wire, {}",
+            plural(w, "breaking change"),
+            breaks_rust(r)
+        ),
     };
     let _ = writeln!(out, "## Spec changes: {title}\n");
     let _ = writeln!(
         out,
-        "Compared with {} by `cargo xtask diff`. *Breaking for clients*: existing \
-         clients, or code using the generated crates, stop working. *Breaking for \
-         servers*: a server built on the base (the real service, `fake-services`) no \
-         longer conforms.",
+        "Compared with {} by `cargo xtask diff`. Every change has two verdicts. \
+         **Wire**: *clients* — clients deployed against the base stop working; \
+         *servers* — a server built on the base (the real service, `fake-services`) no \
+         longer conforms; a *warning* may break, check by hand. **Rust API**: code written \
+         against the generated crate stops compiling (a major version of the crate).",
         report.base
     );
     for spec in &report.specs {
@@ -257,7 +367,8 @@ pub fn markdown(report: &Report) -> String {
             spec_summary(spec)
         );
         if !spec.changes.is_empty() {
-            let _ = writeln!(out, "\n| class | subject | change | kind |");
+            let _ = writeln!(out, "\n#### Wire\n");
+            let _ = writeln!(out, "| wire | subject | change | kind |");
             let _ = writeln!(out, "|---|---|---|---|");
             let mut subject: Option<&Subject> = None;
             for change in &spec.changes {
@@ -292,33 +403,73 @@ pub fn markdown(report: &Report) -> String {
                 let _ = writeln!(out, "- `{}`", line.replace('`', "'"));
             }
         }
+        if spec.changes.is_empty()
+            && !matches!(&spec.rust_api, RustApi::Changes(c) if !c.is_empty())
+        {
+            continue;
+        }
+        let _ = writeln!(out, "\n#### Rust API (`{}`)\n", spec.krate);
         match &spec.rust_api {
-            RustApi::Changes(changes) if changes.is_empty() => {
-                if !spec.changes.is_empty() {
-                    let _ = writeln!(out, "\nGenerated Rust API (`{}`): unchanged.", spec.krate);
-                }
-            }
             RustApi::Changes(changes) => {
-                let _ = writeln!(out, "\nGenerated Rust API (`{}`):\n", spec.krate);
-                for change in changes {
-                    let line = change.to_string();
-                    // Drop the sign: Markdown lists have their own bullets.
-                    let line = line.get(2..).unwrap_or(&line);
-                    let _ = writeln!(out, "- {line}");
+                let rows: Vec<(&str, String, String)> = (0..spec.changes.len())
+                    .flat_map(|i| {
+                        let change = &spec.changes[i];
+                        spec.rust_api_of(i)
+                            .iter()
+                            .map(move |a| (change.rule.id, change.subject.to_string(), api_line(a)))
+                    })
+                    .chain(
+                        spec.rust_api_unattributed
+                            .iter()
+                            .map(|a| ("", "(no spec change claims it)".to_owned(), api_line(a))),
+                    )
+                    .collect();
+                if rows.is_empty() {
+                    let _ = writeln!(
+                        out,
+                        "Nothing breaks: code using the base crate still compiles."
+                    );
+                } else {
+                    let _ = writeln!(out, "| breaks | caused by | kind |");
+                    let _ = writeln!(out, "|---|---|---|");
+                    for (kind, subject, line) in rows {
+                        let kind = if kind.is_empty() {
+                            String::new()
+                        } else {
+                            format!("`{kind}`")
+                        };
+                        let _ = writeln!(out, "| {} | {} | {kind} |", cell(&line), cell(&subject));
+                    }
+                }
+                if changes.is_empty() {
+                    let _ = writeln!(out, "\nGenerated API: unchanged.");
+                } else {
+                    let _ = writeln!(out, "\nEvery generated API change:\n");
+                    for change in changes {
+                        let line = change.to_string();
+                        // Drop the sign: Markdown lists have their own bullets.
+                        let line = line.get(2..).unwrap_or(&line);
+                        let _ = writeln!(out, "- {line}");
+                    }
                 }
             }
             RustApi::Unavailable(why) => {
-                let _ = writeln!(
-                    out,
-                    "\nGenerated Rust API (`{}`): unavailable: {}",
-                    spec.krate,
-                    why.replace('\n', " ")
-                );
+                let _ = writeln!(out, "Unknown: {}", why.replace('\n', " "));
             }
         }
     }
-    let _ = writeln!(out, "\n{}", verdict(report));
+    let _ = writeln!(out, "\n{}", verdict(report).replace('\n', "\n\n"));
     out
+}
+
+/// One breaking generated item as JSON.
+fn api_json(api: &ApiChange) -> Value {
+    json!({
+        "change": api.change.id(),
+        "details": api.details,
+        "item": api.item,
+        "kind": api.kind,
+    })
 }
 
 /// JSON with a stable schema (see the module docs).
@@ -326,6 +477,7 @@ pub fn json(report: &Report) -> String {
     let mut changes = Vec::new();
     let mut rust_api = Vec::new();
     let mut unavailable = Vec::new();
+    let mut unattributed = Vec::new();
     let mut warnings = Vec::new();
     for spec in &report.specs {
         for (side, w) in &spec.warnings {
@@ -336,20 +488,34 @@ pub fn json(report: &Report) -> String {
                 "spec": spec.name,
             }));
         }
-        for change in &spec.changes {
+        for (i, change) in spec.changes.iter().enumerate() {
+            let api = spec.rust_api_of(i);
+            let rust: Value = if api.is_empty() {
+                Value::Null
+            } else {
+                api.iter().map(api_json).collect()
+            };
             changes.push(json!({
-                "class": change.class().id(),
                 "kind": change.rule.id,
+                "level": level(change.class()),
                 "location": change.location,
                 "message": change.message(),
+                "rust_api": rust,
                 "spec": spec.name,
                 "subject": change.subject.to_string(),
+                "wire": change.class().wire(),
             }));
+        }
+        for api in &spec.rust_api_unattributed {
+            let mut value = api_json(api);
+            value["spec"] = json!(spec.name);
+            unattributed.push(value);
         }
         match &spec.rust_api {
             RustApi::Changes(list) => {
                 for change in list {
                     rust_api.push(json!({
+                        "breaks": change.breaks,
                         "change": change.change.id(),
                         "details": change.details,
                         "item": change.item,
@@ -369,6 +535,8 @@ pub fn json(report: &Report) -> String {
         "breaking": report.is_breaking(),
         "changes": changes,
         "rust_api": rust_api,
+        "rust_api_breaking": report.is_rust_api_breaking(),
+        "rust_api_unattributed": unattributed,
         "rust_api_unavailable": unavailable,
         "warnings": warnings,
     });

@@ -80,6 +80,11 @@ impl fmt::Display for Direction {
 pub enum Class {
     /// Breaks nobody.
     Compatible,
+    /// Breaks nobody for certain, but may break some (a pattern changed, a
+    /// response field a server stops sending because it became `writeOnly`):
+    /// the wire verdict is `none`, shown as a warning (oasdiff's `warning`
+    /// level).
+    Warning,
     /// Breaks existing clients (and code using the generated crates).
     Clients,
     /// Breaks servers implemented from the base spec.
@@ -93,6 +98,7 @@ impl Class {
     pub fn id(self) -> &'static str {
         match self {
             Class::Compatible => "compatible",
+            Class::Warning => "warning",
             Class::Clients => "breaking-clients",
             Class::Servers => "breaking-servers",
             Class::ClientsAndServers => "breaking-clients-and-servers",
@@ -103,6 +109,7 @@ impl Class {
     pub fn label(self) -> &'static str {
         match self {
             Class::Compatible => "compatible",
+            Class::Warning => "warning",
             Class::Clients => "breaking for clients",
             Class::Servers => "breaking for servers",
             Class::ClientsAndServers => "breaking for clients and servers",
@@ -111,7 +118,23 @@ impl Class {
 
     /// Whether the change breaks anyone.
     pub fn is_breaking(self) -> bool {
-        self != Class::Compatible
+        !matches!(self, Class::Compatible | Class::Warning)
+    }
+
+    /// The wire verdict: `none`, `clients`, `servers` or `both` (a warning
+    /// is `none` on the wire; see [`Class::is_warning`]).
+    pub fn wire(self) -> &'static str {
+        match self {
+            Class::Compatible | Class::Warning => "none",
+            Class::Clients => "clients",
+            Class::Servers => "servers",
+            Class::ClientsAndServers => "both",
+        }
+    }
+
+    /// Whether it is a warning (not breaking, but worth a look).
+    pub fn is_warning(self) -> bool {
+        self == Class::Warning
     }
 
     /// The class with clients and servers swapped (for a change inside a
@@ -130,6 +153,7 @@ impl Class {
         use Class::*;
         match (self, other) {
             (Compatible, x) | (x, Compatible) => x,
+            (Warning, x) | (x, Warning) => x,
             (Clients, Clients) => Clients,
             (Servers, Servers) => Servers,
             _ => ClientsAndServers,
@@ -228,8 +252,9 @@ rules! {
     OPERATION_ADDED = "operation-added", Always(Compatible),
         "nobody has to call it";
     /// Same method and path, different operationId.
-    OPERATION_ID_CHANGED = "operation-id-changed", Always(Clients),
-        "the generated method and builder are named after the operationId";
+    OPERATION_ID_CHANGED = "operation-id-changed", Always(Compatible),
+        "the wire is unchanged (same method and path); the generated method and builder are \
+         named after the operationId, so the Rust API changes";
     /// Same operationId, different method or path.
     OPERATION_ROUTE_CHANGED = "operation-route-changed", BOTH,
         "old clients call the old route, old servers do not serve the new one";
@@ -270,8 +295,8 @@ rules! {
     PARAMETER_REMOVED = "parameter-removed", Always(Clients),
         "its generated setter is gone and servers may reject it";
     /// A path parameter kept its position but changed its name.
-    PARAMETER_RENAMED = "parameter-renamed", Always(Clients),
-        "the wire is unchanged but the generated setter is renamed";
+    PARAMETER_RENAMED = "parameter-renamed", Always(Compatible),
+        "the wire is unchanged (a path parameter is positional); the generated setter is renamed";
     /// An optional parameter became required.
     PARAMETER_BECAME_REQUIRED = "parameter-became-required", Always(Clients),
         "old clients may omit it";
@@ -298,11 +323,15 @@ rules! {
 
     // -------------------------------------------------------------- responses
     /// A response status not covered before (not even by a range or default).
-    RESPONSE_ADDED = "response-added", Always(Clients),
-        "old clients do not expect the status (progenitor: Error::UnexpectedResponse)";
-    /// A response status no longer described.
+    RESPONSE_ADDED = "response-added", Always(Compatible),
+        "a server may answer any status: clients already handle unknown ones (oasdiff: info); \
+         the generated send() may return another type";
+    /// A success (2xx) response status no longer described.
+    RESPONSE_SUCCESS_REMOVED = "response-success-removed", BOTH,
+        "clients relying on the status no longer get it; a server built on the base still sends it";
+    /// A non-success response status (or `default`) no longer described.
     RESPONSE_REMOVED = "response-removed", Always(Servers),
-        "a server built on the base still sends it";
+        "a server built on the base still sends it; clients treat an unknown error status as an error";
     /// A response that had no body now has one.
     RESPONSE_BODY_ADDED = "response-body-added", Always(Compatible),
         "old clients ignore the body";
@@ -418,6 +447,10 @@ rules! {
     /// A bound loosened or removed.
     BOUND_WIDENED = "bound-widened", WIDENED,
         "more values are valid";
+    /// A `pattern` changed to another one (neither provably wider nor
+    /// narrower).
+    PATTERN_CHANGED = "pattern-changed", Always(Class::Warning),
+        "values matching the old pattern may not match the new one: check by hand (oasdiff: warning)";
     /// A pattern, multipleOf, `not` or discriminator changed incomparably.
     CONSTRAINT_CHANGED = "constraint-changed", BOTH,
         "neither value set contains the other";
@@ -438,19 +471,23 @@ rules! {
         "an omitted value now means something else";
     /// A `$ref` now points at another component, or moved between a `$ref`
     /// and an inline schema.
-    SCHEMA_REPLACED = "schema-replaced", Always(Clients),
-        "the generated Rust type of this value is renamed";
+    SCHEMA_REPLACED = "schema-replaced", Always(Compatible),
+        "the wire shapes are compared on their own; the generated Rust type of this value is renamed";
 
     // ------------------------------------------------------------ components
     /// A new component schema.
     SCHEMA_ADDED = "schema-added", Always(Compatible),
         "a new generated type";
+    /// A response property became `writeOnly` (no longer sent in responses).
+    PROPERTY_BECAME_WRITE_ONLY = "property-became-write-only", Always(Class::Warning),
+        "the property stays in the schema; servers stop returning it, so clients reading it \
+         should be checked (oasdiff: info)";
     /// A component schema disappeared.
-    SCHEMA_REMOVED = "schema-removed", Always(Clients),
-        "its generated type is gone";
+    SCHEMA_REMOVED = "schema-removed", Always(Compatible),
+        "a component is not on the wire: what its users lost is reported on them; its generated type is gone";
     /// A component schema was renamed without changing its shape.
-    SCHEMA_RENAMED = "schema-renamed", Always(Clients),
-        "the wire is unchanged but the generated type is renamed";
+    SCHEMA_RENAMED = "schema-renamed", Always(Compatible),
+        "the wire is unchanged; the generated type is renamed";
 }
 
 /// Look a rule up by id.

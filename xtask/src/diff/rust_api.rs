@@ -23,6 +23,9 @@ pub enum ApiItem {
         fields: Vec<(String, String)>,
         /// Derived traits (last path segment).
         derives: BTreeSet<String>,
+        /// Whether a field is private (a newtype such as `Id(String)`): its
+        /// fields cannot be named or destructured by users.
+        private: bool,
     },
     /// An enum in `types`: its variants (with their payload) and derives.
     Enum {
@@ -101,6 +104,13 @@ pub struct ApiChange {
     /// What changed inside the item (for a changed item), or a short
     /// description of it (for an added one).
     pub details: Vec<String>,
+    /// Whether code written against the base crate can stop compiling:
+    /// the item is removed, or changed in a way a user sees (a public field
+    /// or enum variant added, removed or retyped, a derive removed, a
+    /// method parameter removed or retyped, another `send()` result).
+    /// Additions (a new item, a new optional builder parameter, a new
+    /// derive) do not break.
+    pub breaks: bool,
 }
 
 impl fmt::Display for ApiChange {
@@ -325,6 +335,7 @@ fn types_item(api: &mut Api, item: &Item) {
                 ApiItem::Struct {
                     fields: fields_of(&s.fields),
                     derives: derives(&s.attrs),
+                    private: s.fields.iter().any(|f| !is_pub(&f.vis)),
                 },
             );
         }
@@ -455,24 +466,88 @@ fn describe(item: &ApiItem) -> Vec<String> {
     }
 }
 
+/// `Option<T>` → `T` (a builder setter takes `T` whether or not the
+/// parameter is optional).
+fn unoptioned(ty: &str) -> &str {
+    ty.strip_prefix("Option<")
+        .and_then(|t| t.strip_suffix('>'))
+        .unwrap_or(ty)
+}
+
+/// Whether code using `old` can stop compiling against `new` (both
+/// present, different). This is the judgement the compile test in
+/// `xtask/tests/it/diff_ground_truth.rs` checks against rustc: the program
+/// it compiles destructures every struct with public fields (no `..`),
+/// matches every enum exhaustively, calls `Deref` on newtypes, asserts
+/// every derive, and calls every method with every old parameter and binds
+/// its `send()` result to the old type.
+fn changed_breaks(old: &ApiItem, new: &ApiItem) -> bool {
+    match (old, new) {
+        (
+            ApiItem::Struct {
+                fields: of,
+                derives: od,
+                private: op,
+            },
+            ApiItem::Struct {
+                fields: nf,
+                derives: nd,
+                private: np,
+            },
+        ) => !od.is_subset(nd) || op != np || of != nf,
+        (
+            ApiItem::Enum {
+                variants: ov,
+                derives: od,
+            },
+            ApiItem::Enum {
+                variants: nv,
+                derives: nd,
+            },
+        ) => !od.is_subset(nd) || ov != nv,
+        (ApiItem::Alias(a), ApiItem::Alias(b)) => a != b,
+        (
+            ApiItem::Method {
+                params: op,
+                returns: or,
+            },
+            ApiItem::Method {
+                params: np,
+                returns: nr,
+            },
+        ) => {
+            or != nr
+                || op.iter().any(|(name, ty)| {
+                    np.iter()
+                        .find(|(n, _)| n == name)
+                        .is_none_or(|(_, t)| unoptioned(t) != unoptioned(ty))
+                })
+        }
+        _ => true,
+    }
+}
+
 /// What changed between two APIs, in item order (`Client::…` then `types::…`).
 pub fn compare(old: &Api, new: &Api) -> Vec<ApiChange> {
     let mut out = Vec::new();
     let names: BTreeSet<&String> = old.keys().chain(new.keys()).collect();
     for name in names {
         let change = match (old.get(name), new.get(name)) {
-            (Some(o), None) => Some((o.kind(), ApiChangeKind::Removed, Vec::new())),
-            (None, Some(n)) => Some((n.kind(), ApiChangeKind::Added, describe(n))),
+            (Some(o), None) => Some((o.kind(), ApiChangeKind::Removed, Vec::new(), true)),
+            (None, Some(n)) => Some((n.kind(), ApiChangeKind::Added, describe(n), false)),
             (Some(o), Some(n)) if o != n => {
+                let breaks = changed_breaks(o, n);
                 let details = match (o, n) {
                     (
                         ApiItem::Struct {
                             fields: of,
                             derives: od,
+                            ..
                         },
                         ApiItem::Struct {
                             fields: nf,
                             derives: nd,
+                            ..
                         },
                     ) => {
                         let mut d = compare_members("field", of, nf);
@@ -514,16 +589,17 @@ pub fn compare(old: &Api, new: &Api) -> Vec<ApiChange> {
                     }
                     (o, n) => vec![format!("changed from {} to {}", o.kind(), n.kind())],
                 };
-                Some((n.kind(), ApiChangeKind::Changed, details))
+                Some((n.kind(), ApiChangeKind::Changed, details, breaks))
             }
             _ => None,
         };
-        if let Some((kind, change, details)) = change {
+        if let Some((kind, change, details, breaks)) = change {
             out.push(ApiChange {
                 item: name.clone(),
                 kind,
                 change,
                 details,
+                breaks,
             });
         }
     }
@@ -582,7 +658,10 @@ pub mod builder {
                 returns: "Result<ResponseValue<types::Thing>, Error<()>>".into(),
             }
         );
-        let ApiItem::Struct { fields, derives } = &api["types::Thing"] else {
+        let ApiItem::Struct {
+            fields, derives, ..
+        } = &api["types::Thing"]
+        else {
             panic!()
         };
         assert_eq!(fields[0], ("name".into(), "Option<String>".into()));

@@ -3,7 +3,7 @@
 //! rules that keep the specs consistent (naming, documentation, no dead
 //! components).
 //!
-//! Every rule is one line of the `rules!` table below ([`RULES`]) (the README's lint
+//! Every rule is one line of the `rules!` table below ([`RULES`]) (CONTRIBUTING.md's lint
 //! table is checked against it); its check lives with its tests in
 //! [`operations`], [`schemas`] or [`components`]. The checks read the one
 //! model of [`crate::openapi`]: typed operations for the walk, the JSON the
@@ -44,9 +44,9 @@ pub struct Rule {
     pub id: &'static str,
     /// Generation or review rule.
     pub kind: Kind,
-    /// What the rule asks for (README's "rule" column, Markdown).
+    /// What the rule asks for (CONTRIBUTING.md's "rule" column, Markdown).
     pub what: &'static str,
-    /// Why, in a few words (README's "why" column, Markdown).
+    /// Why, in a few words (CONTRIBUTING.md's "why" column, Markdown).
     pub why: &'static str,
     /// Why the construct is a problem, in one line (printed with findings).
     pub reason: &'static str,
@@ -164,9 +164,9 @@ rules! {
         "dead definitions go unreviewed, and unused schemas still become public Rust types";
 }
 
-/// The README's lint table, row by row, generated from [`RULES`] (a test
-/// keeps the README equal to it).
-pub fn readme_rows() -> Vec<String> {
+/// CONTRIBUTING.md's lint table, row by row, generated from [`RULES`] (a
+/// test keeps CONTRIBUTING.md equal to it).
+pub fn contributing_rows() -> Vec<String> {
     RULES
         .iter()
         .map(|rule| {
@@ -336,24 +336,25 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_lint_table_is_the_rule_table() {
-        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
-            .expect("README.md at the workspace root");
-        let section = readme
+    fn the_contributing_lint_table_is_the_rule_table() {
+        let guide =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../CONTRIBUTING.md"))
+                .expect("CONTRIBUTING.md at the workspace root");
+        let section = guide
             .split("### Spec lint rules")
             .nth(1)
-            .expect("README has a `### Spec lint rules` section");
+            .expect("CONTRIBUTING.md has a `### Spec lint rules` section");
         let rows: Vec<&str> = section
             .lines()
             .skip_while(|l| !l.starts_with("| rule |"))
             .skip(2)
             .take_while(|l| l.starts_with('|'))
             .collect();
-        let expected = readme_rows();
+        let expected = contributing_rows();
         assert_eq!(
             rows,
             expected,
-            "README's lint table differs from lint::RULES; the table should read:\n{}",
+            "CONTRIBUTING.md's lint table differs from lint::RULES; the table should read:\n{}",
             expected.join("\n")
         );
     }

@@ -128,16 +128,33 @@ fn exit_codes_for_any_pair_and_fail_on() {
         out.contains("breaking for servers") && out.contains("(type-narrowed)"),
         "{out}"
     );
-    assert_eq!(run(&narrowed, &["--fail-on", "clients"]).0, Some(0));
-    assert_eq!(run(&narrowed, &["--fail-on", "servers"]).0, Some(1));
+    assert_eq!(run(&narrowed, &["--fail-on", "wire-clients"]).0, Some(0));
+    assert_eq!(run(&narrowed, &["--fail-on", "wire-servers"]).0, Some(1));
     assert_eq!(
-        run(&narrowed, &["--fail-on", "clients", "--allow-breaking"]).0,
+        run(
+            &narrowed,
+            &["--fail-on", "wire-clients", "--allow-breaking"]
+        )
+        .0,
         Some(0)
     );
     // Request enum value removed: breaking for clients.
     let enum_cut = PAIR_BASE.replace("enum: [a, b]", "enum: [a]");
-    assert_eq!(run(&enum_cut, &["--fail-on", "clients"]).0, Some(1));
-    assert_eq!(run(&enum_cut, &["--fail-on", "servers"]).0, Some(0));
+    assert_eq!(run(&enum_cut, &["--fail-on", "wire-clients"]).0, Some(1));
+    assert_eq!(run(&enum_cut, &["--fail-on", "wire-servers"]).0, Some(0));
+    // The Rust type of `Size` changes from f64 to i64: the rust-api verdict
+    // breaks too.
+    let (code, out) = run(&narrowed, &["--fail-on", "rust-api"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("rust-api: breaks code using"), "{out}");
+    // Nothing breaks on the wire when only an operationId is renamed, but
+    // the generated method is renamed: only `--fail-on rust-api|any` fails.
+    let renamed = PAIR_BASE.replace("operationId: addThing", "operationId: createThing");
+    let (code, out) = run(&renamed, &[]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("removed method `Client::add_thing`"), "{out}");
+    assert_eq!(run(&renamed, &["--fail-on", "rust-api"]).0, Some(1));
+    assert_eq!(run(&renamed, &["--fail-on", "any"]).0, Some(1));
     // A document with unreadable parts is still compared (0 refusals); the
     // parts are listed with their pointers.
     let odd = PAIR_BASE.replace(
@@ -164,7 +181,9 @@ fn exit_codes_for_any_pair_and_fail_on() {
     let (code, out) = run(&narrowed, &["--format", "markdown", "--comment"]);
     assert_eq!(code, Some(1));
     assert!(
-        out.starts_with("<!-- xtask-spec-review -->\n## Spec changes: 1 breaking change\n"),
+        out.starts_with(
+            "<!-- xtask-spec-review -->\n## Spec changes: 1 breaking change on the wire"
+        ),
         "{out}"
     );
     assert_eq!(

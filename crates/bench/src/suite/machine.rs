@@ -91,3 +91,17 @@ pub(super) fn loadavg() -> String {
         .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|_| "?".to_owned())
 }
+
+/// The commit of `workspace` (`git describe --always --dirty --abbrev=12`), or `unknown`.
+pub(super) fn commit(workspace: &std::path::Path) -> String {
+    Command::new("git")
+        .arg("-C")
+        .arg(workspace)
+        .args(["describe", "--always", "--dirty", "--abbrev=12"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".to_owned())
+}

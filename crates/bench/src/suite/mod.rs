@@ -25,6 +25,7 @@ mod client;
 mod generate;
 mod machine;
 mod processes;
+pub mod readme;
 mod report;
 
 use std::fs;
@@ -34,8 +35,9 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{Context as _, Result};
 
 pub use self::catalogue::{
-    FakeKind, GENERATE_MAX_SECONDS, ID_MAPPING_MAX_RSS_MIB, LATENCY_MS, Runs, Scenario,
-    ScenarioDef, Sizes, Target, Work,
+    FakeKind, GENERATE_MAX_SECONDS, ID_MAPPING_MAX_RSS_MIB, ID_MAPPING_MIN_MB_PER_S, Kind,
+    LATENCY_HIDING, LATENCY_MS, OVERHEAD, REPORT_LATENCY_DERIVATION, REPORT_LATENCY_HIDING, Runs,
+    Scenario, ScenarioDef, Sizes, Target, Work,
 };
 pub use self::machine::Machine;
 pub use self::processes::run_sample_process;
@@ -43,7 +45,7 @@ pub use self::report::{Report, ScenarioResult, Side, Verdict, format_ratio};
 
 use self::client::client_scenario;
 use self::generate::generate_scenario;
-use self::machine::loadavg;
+use self::machine::{commit, loadavg};
 use self::processes::Fakes;
 use self::report::judge;
 
@@ -141,6 +143,7 @@ pub fn run(options: &SuiteOptions) -> Result<Report> {
         sizes: options.sizes.clone(),
         started_unix,
         total_seconds: started.elapsed().as_secs_f64(),
+        commit: commit(&options.workspace),
         scenarios: results,
     })
 }

@@ -47,6 +47,8 @@ pub enum Verdict {
     Miss,
     /// The scenario did not complete.
     Error,
+    /// No target: shown for information.
+    Info,
 }
 
 impl Verdict {
@@ -56,6 +58,7 @@ impl Verdict {
             Verdict::Pass => "PASS",
             Verdict::Miss => "MISS",
             Verdict::Error => "ERROR",
+            Verdict::Info => "—",
         }
     }
 }
@@ -96,6 +99,9 @@ pub struct Report {
     pub started_unix: u64,
     /// Wall-clock seconds of the whole run.
     pub total_seconds: f64,
+    /// The commit the run's code came from (`git describe --always --dirty`).
+    #[serde(default)]
+    pub commit: String,
     /// One result per scenario run.
     pub scenarios: Vec<ScenarioResult>,
 }
@@ -135,19 +141,44 @@ impl Report {
         ))
     }
 
-    /// The markdown table and the machine line.
+    /// The markdown: what ran where, the table (one question per row), the derivations.
     pub fn markdown(&self) -> String {
         let mut out = String::new();
-        out.push_str(
-            "| scenario | baseline (median) | facade (median) | ratio | target | result |\n",
+        let started = chrono::DateTime::<chrono::Utc>::from_timestamp(
+            i64::try_from(self.started_unix).unwrap_or(0),
+            0,
+        )
+        .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
+        .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "Run of `cargo xtask bench` at commit `{}`, started {started}: {} alternations per scenario{}; total {:.0} s.\n\nMachine: {}.\n",
+            if self.commit.is_empty() {
+                "unknown"
+            } else {
+                &self.commit
+            },
+            self.sizes.reps,
+            if self.quick {
+                " (--quick: small sizes, ratios not meaningful)"
+            } else {
+                ""
+            },
+            self.total_seconds,
+            self.machine.line(),
         );
-        out.push_str("|---|---|---|---|---|---|\n");
+        out.push_str(
+            "| scenario | kind | question | baseline | facade | baseline (median) | facade (median) | ratio | target | result | definition |\n",
+        );
+        out.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
         for s in &self.scenarios {
+            let def = s.scenario.def();
+            let rss = def.target.max_facade_rss_mib.is_some() || def.target.rss_not_above_baseline;
             let side = |side: &Option<Side>| -> String {
                 let Some(side) = side else {
                     return "—".to_owned();
                 };
-                if s.scenario.def().shows_seconds() {
+                if def.shows_seconds() {
                     return format!("{:.2} s", side.median_seconds);
                 }
                 let mut cell = format!(
@@ -155,9 +186,7 @@ impl Report {
                     format_rate(side.median_rate, &s.unit),
                     side.median_seconds
                 );
-                if s.scenario.def().target.max_facade_rss_mib.is_some()
-                    && let Some(kib) = side.max_peak_rss_kib
-                {
+                if rss && let Some(kib) = side.max_peak_rss_kib {
                     let _ = write!(cell, ", peak RSS {:.0} MiB", kib as f64 / 1024.0);
                 }
                 cell
@@ -167,32 +196,32 @@ impl Report {
                 (Some(e), _) => format!("ERROR: {}", e.lines().next().unwrap_or_default()),
                 (None, v) => v.as_str().to_owned(),
             };
+            let cell = |text: String| text.replace('|', "\\|");
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | `{}` {} |",
                 s.label,
+                def.kind.as_str(),
+                cell(def.question.to_owned()),
+                cell((def.baseline)()),
+                cell((def.facade)()),
                 side(&s.baseline),
                 side(&s.facade),
                 ratio,
                 s.target.describe(),
-                result
+                result,
+                s.scenario.name(),
+                s.scenario.fingerprint(),
             );
+        }
+        for s in &self.scenarios {
+            if let Some(note) = s.scenario.def().note {
+                let _ = writeln!(out, "\n`{}`: {note}", s.scenario.name());
+            }
         }
         if let Some(line) = self.logins_line() {
             let _ = writeln!(out, "\n{line}");
         }
-        let _ = writeln!(
-            out,
-            "\nMachine: {}. {} alternations per scenario{}; total {:.0} s.",
-            self.machine.line(),
-            self.sizes.reps,
-            if self.quick {
-                " (--quick: small sizes, ratios not meaningful)"
-            } else {
-                ""
-            },
-            self.total_seconds
-        );
         out
     }
 }
@@ -213,12 +242,25 @@ pub(super) fn judge(
     let ratio = baseline
         .as_ref()
         .and_then(|b| (b.median_rate > 0.0).then(|| facade.median_rate / b.median_rate));
+    if target.is_none() {
+        return (ratio, Verdict::Info);
+    }
     let mut pass = true;
     if let Some(min) = target.min_ratio {
         pass &= ratio.is_some_and(|r| r >= min);
     }
     if let Some(max) = target.max_facade_rss_mib {
         pass &= facade.max_peak_rss_kib.is_some_and(|kib| kib <= max * 1024);
+    }
+    if target.rss_not_above_baseline {
+        let baseline_rss = baseline.as_ref().and_then(|b| b.max_peak_rss_kib);
+        pass &= matches!(
+            (facade.max_peak_rss_kib, baseline_rss),
+            (Some(f), Some(b)) if f <= b
+        );
+    }
+    if let Some(min) = target.min_facade_mb_per_s {
+        pass &= facade.median_rate / 1e6 >= min;
     }
     if let Some(max) = target.max_seconds {
         pass &= facade.median_seconds < max;
@@ -257,14 +299,32 @@ mod tests {
     }
 
     #[test]
-    fn id_mapping_needs_the_ratio_and_the_rss() {
-        let b = Some(side(&[100.0], Some(10_000)));
-        let small = side(&[60.0], Some(30 * 1024));
-        let big = side(&[60.0], Some(65 * 1024));
+    fn id_mapping_needs_the_throughput_and_the_rss() {
+        let b = Some(side(&[1e9], Some(10_000)));
+        let small = side(&[130e6], Some(30 * 1024));
+        let big = side(&[130e6], Some(65 * 1024));
         assert_eq!(judge(Scenario::IdMapping, &b, &small).1, Verdict::Pass);
         assert_eq!(judge(Scenario::IdMapping, &b, &big).1, Verdict::Miss);
-        let slow = side(&[40.0], Some(1024));
+        let slow = side(&[120e6], Some(1024));
         assert_eq!(judge(Scenario::IdMapping, &b, &slow).1, Verdict::Miss);
+    }
+
+    #[test]
+    fn the_one_shard_report_needs_the_ratio_and_no_more_memory() {
+        let b = Some(side(&[100.0], Some(100 * 1024)));
+        let fast_lean = side(&[121.0], Some(90 * 1024));
+        let fast_fat = side(&[121.0], Some(101 * 1024));
+        let slow = side(&[119.0], Some(90 * 1024));
+        assert_eq!(judge(Scenario::Report, &b, &fast_lean).1, Verdict::Pass);
+        assert_eq!(judge(Scenario::Report, &b, &fast_fat).1, Verdict::Miss);
+        assert_eq!(judge(Scenario::Report, &b, &slow).1, Verdict::Miss);
+    }
+
+    #[test]
+    fn a_row_without_a_target_is_information() {
+        let b = Some(side(&[100.0], None));
+        let f = side(&[1.0], None);
+        assert_eq!(judge(Scenario::LoginsRedis, &b, &f).1, Verdict::Info);
     }
 
     #[test]
@@ -304,6 +364,7 @@ mod tests {
             sizes: Sizes::full(),
             started_unix: 0,
             total_seconds: 1.0,
+            commit: "abc1234".into(),
             scenarios: vec![ScenarioResult {
                 scenario: Scenario::Read,
                 label: Scenario::Read.label(&Sizes::full()),
@@ -317,7 +378,17 @@ mod tests {
             }],
         };
         let table = report.markdown();
-        assert!(table.contains("| read 200 000 conversions, no added latency | 1 000 rows/s (10.00 s) | 950 rows/s (10.00 s) | 0.95× | ≥ 0.90× | PASS |"), "{table}");
+        assert!(
+            table.contains(
+                "| 1 000 rows/s (10.00 s) | 950 rows/s (10.00 s) | 0.95× | ≥ 0.95× | PASS | `read` "
+            ),
+            "{table}"
+        );
+        assert!(
+            table.contains("| read 200 000 conversions, no added latency | overhead | What does"),
+            "{table}"
+        );
+        assert!(table.contains("commit `abc1234`"), "{table}");
         assert!(
             table.contains("Machine: CPU, 2 cores, 2 GiB RAM"),
             "{table}"

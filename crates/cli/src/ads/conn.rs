@@ -5,8 +5,7 @@ use std::str::FromStr;
 
 use facade::http::HttpOptions;
 use facade::search_ads::{
-    AdvertiserId, AgencyId, CustomerId, EngineAccountId, SearchAdsClient, ServiceAccount,
-    StaticToken, WriteOptions,
+    AdvertiserId, AgencyId, CustomerId, EngineAccountId, SearchAdsClient, WriteOptions,
 };
 
 use crate::cli::AdsConnArgs;
@@ -18,6 +17,8 @@ use crate::limits;
 pub(super) struct Conn<'a> {
     pub(super) args: &'a AdsConnArgs,
     pub(super) file: &'a SearchAdsSection,
+    /// The file of `apictl auth login` (when there is a state directory).
+    pub(super) login_file: Option<std::path::PathBuf>,
 }
 
 /// Parses the id of `--FLAG`.
@@ -99,30 +100,14 @@ impl Conn<'_> {
     /// A client with the configured URL and credentials.
     pub(super) fn client(&self, write: WriteOptions) -> AppResult<SearchAdsClient> {
         let url = self.args.url.clone().or_else(|| self.file.url.clone());
-        let both = || {
-            AppError::new("both a token and a service-account key file are set").hint(
-                "keep one: unset SEARCH_ADS_TOKEN / drop --token, or unset SEARCH_ADS_KEY_FILE / drop --key-file",
-            )
-        };
-        let builder = match (&self.args.token, &self.args.key_file) {
-            (Some(_), Some(_)) => return Err(both()),
-            (Some(token), None) => SearchAdsClient::builder(StaticToken::new(token.clone())),
-            (None, Some(path)) => SearchAdsClient::builder(
-                ServiceAccount::from_file(path)?.with_http_options(&self.http_options()?)?,
-            ),
-            (None, None) => match (&self.file.token, &self.file.key_file) {
-                (Some(_), Some(_)) => return Err(both()),
-                (Some(token), None) => SearchAdsClient::builder(StaticToken::new(token.clone())),
-                (None, Some(path)) => SearchAdsClient::builder(
-                    ServiceAccount::from_file(path)?.with_http_options(&self.http_options()?)?,
-                ),
-                (None, None) => {
-                    return Err(AppError::new("no search ads credentials").hint(
-                        "set SEARCH_ADS_TOKEN (a bearer token) or SEARCH_ADS_KEY_FILE (a service-account JSON key), pass --token or --key-file, or add token or key_file to [search_ads] in the config file",
-                    ));
-                }
-            },
-        };
+        // The order of credentials is crate::auth::credentials' (`apictl auth status` shows it).
+        let chosen = crate::auth::credentials::choose(
+            self.args,
+            self.file,
+            self.login_file.as_deref(),
+            self.http_options()?,
+        )?;
+        let builder = SearchAdsClient::builder_shared(chosen.source);
         let builder = match url {
             Some(url) => builder.base_url(&url),
             None => builder,

@@ -32,6 +32,10 @@ pub async fn run(ctx: &Ctx, args: &AdsArgs) -> AppResult<u8> {
     let conn = Conn {
         args: &args.conn,
         file: &ctx.config.search_ads,
+        login_file: ctx
+            .state()
+            .ok()
+            .map(|s| crate::auth::credentials::login_file(s.path())),
     };
     match &args.command {
         AdsCommand::Conversions(ConversionsCommand::List(list)) => {

@@ -1,13 +1,46 @@
 //! Access tokens: where the client gets the bearer token it sends.
 //!
 //! The client asks its [`TokenSource`] for a token before every request
-//! attempt. Sources cache: [`StaticToken`] always answers its one token;
-//! `ServiceAccount` (cargo feature `service-account`) runs Google's JWT-bearer grant against the key file's
-//! `token_uri` (through the `gcp_auth` crate) and reuses the token until shortly
-//! before it expires.
+//! attempt. The sources, one file each under `auth/`:
 //!
-//! Tokens are secrets: [`AccessToken`] prints as `[REDACTED]`, the token is
-//! never logged and never part of an error message.
+//! | source | credential | file |
+//! |---|---|---|
+//! | [`StaticToken`] | a fixed access token (expires within the hour) | here |
+//! | [`AuthorizedUser`] | OAuth client id + secret + refresh token (Google's SA360 guides; `gcloud auth application-default login`; `apictl auth login`) | `auth/authorized_user.rs` |
+//! | `ServiceAccount` (feature `service-account`) | a service-account key file (JWT-bearer grant) | `service_account.rs` |
+//! | [`MetadataServer`] | the metadata server of Google's compute platforms | `auth/metadata.rs` |
+//! | [`DefaultCredentials`] | Application Default Credentials: the first of the above that is configured | `auth/adc.rs` |
+//!
+//! The sources that renew their token share one cache (`auth/cache.rs`):
+//! a token is reused until 30 s before it expires (the refresh margin),
+//! concurrent callers wait for one refresh, and a token the API refused
+//! with 401 is dropped only if it is still the cached one. Every exchange
+//! with a token endpoint or the metadata server goes through one bounded
+//! HTTP path (`auth/endpoint.rs`): the client's timeouts, the body size and
+//! stall limits of [`HttpOptions`](crate::http::HttpOptions), no redirect to
+//! another origin, and failures sorted into transient
+//! ([`Error::TokenUnavailable`], retried under the client's
+//! [`RetryPolicy`](super::RetryPolicy)) and permanent ([`Error::Auth`],
+//! [`Error::InvalidGrant`]). SA-24 says why this is not one of the OAuth crates.
+//!
+//! Tokens are secrets: [`AccessToken`] prints as `[REDACTED]`; no token,
+//! refresh token, client secret, key or assertion is logged or part of an
+//! error message.
+
+mod adc;
+mod authorized_user;
+mod cache;
+pub(crate) mod endpoint;
+pub mod installed;
+mod metadata;
+
+pub use adc::{CREDENTIALS_ENV, CredentialOrigin, DefaultCredentials, DefaultCredentialsBuilder};
+pub(crate) use authorized_user::read_credentials_file;
+pub use authorized_user::{
+    AuthorizedUser, AuthorizedUserBuilder, GOOGLE_REVOKE_URI, GOOGLE_TOKEN_URI,
+};
+pub(crate) use cache::TokenCache;
+pub use metadata::{METADATA_HOST, METADATA_HOST_ENV, MetadataServer, MetadataServerBuilder};
 
 use std::fmt;
 use std::sync::Arc;
@@ -20,6 +53,50 @@ use super::error::Error;
 
 /// The OAuth scope of the API (SA-14); every method needs it.
 pub const SCOPE: &str = "https://www.googleapis.com/auth/doubleclicksearch";
+
+/// The kind of credential a token came from, named by the errors it causes
+/// so their hints point at the right fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CredentialKind {
+    /// A fixed access token ([`StaticToken`]).
+    FixedToken,
+    /// OAuth client id, client secret and refresh token ([`AuthorizedUser`],
+    /// an `authorized_user` file).
+    AuthorizedUser,
+    /// A service-account key file (`ServiceAccount`).
+    ServiceAccount,
+    /// The metadata server of Google's compute platforms ([`MetadataServer`]).
+    MetadataServer,
+    /// A [`TokenSource`] of the application's own.
+    Other,
+}
+
+impl CredentialKind {
+    /// The kind's name as `apictl auth status` prints it: `fixed token`,
+    /// `authorized_user`, `service_account`, `metadata server`, `token source`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CredentialKind::FixedToken => "fixed token",
+            CredentialKind::AuthorizedUser => "authorized_user",
+            CredentialKind::ServiceAccount => "service_account",
+            CredentialKind::MetadataServer => "metadata server",
+            CredentialKind::Other => "token source",
+        }
+    }
+}
+
+impl fmt::Display for CredentialKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CredentialKind::FixedToken => "the fixed access token",
+            CredentialKind::AuthorizedUser => "the refresh-token credentials (authorized_user)",
+            CredentialKind::ServiceAccount => "the service-account key",
+            CredentialKind::MetadataServer => "the metadata server",
+            CredentialKind::Other => "the token source",
+        })
+    }
+}
 
 /// A bearer token and, when known, when it expires.
 ///
@@ -93,8 +170,8 @@ impl fmt::Debug for AccessToken {
 /// Where the client gets its bearer token, asked before every request attempt.
 ///
 /// Implementations should cache and refresh shortly before expiry; errors
-/// should be [`Error::Auth`] (permanent: bad credentials, an `invalid_grant`)
-/// or [`Error::TokenUnavailable`] (transient: the token endpoint could not be
+/// should be [`Error::Auth`] or [`Error::InvalidGrant`] (permanent: bad
+/// credentials, a revoked refresh token) or [`Error::TokenUnavailable`] (transient: the token endpoint could not be
 /// reached, timed out, or answered 408, 429 or 5xx; the call is then retried
 /// under the client's [`RetryPolicy`](super::RetryPolicy)), with a message that
 /// never contains a secret.
@@ -102,7 +179,7 @@ impl fmt::Debug for AccessToken {
 ///
 /// ```
 /// use futures::future::BoxFuture;
-/// use facade::search_ads::{AccessToken, Error, TokenSource};
+/// use facade::search_ads::{AccessToken, CredentialKind, Error, TokenSource};
 ///
 /// /// Reads the token from an environment variable on every call.
 /// #[derive(Debug)]
@@ -113,7 +190,10 @@ impl fmt::Debug for AccessToken {
 ///         Box::pin(async {
 ///             std::env::var("SA360_TOKEN")
 ///                 .map(AccessToken::new)
-///                 .map_err(|_| Error::Auth { message: "SA360_TOKEN is not set".into() })
+///                 .map_err(|_| Error::Auth {
+///                     credential: CredentialKind::Other,
+///                     message: "SA360_TOKEN is not set".into(),
+///                 })
 ///         })
 ///     }
 /// }
@@ -134,6 +214,12 @@ pub trait TokenSource: Send + Sync + fmt::Debug {
         let _ = rejected;
         false
     }
+
+    /// The kind of credential behind the source (default
+    /// [`CredentialKind::Other`]), for status displays.
+    fn kind(&self) -> CredentialKind {
+        CredentialKind::Other
+    }
 }
 
 impl<T: TokenSource + ?Sized> TokenSource for Arc<T> {
@@ -143,6 +229,10 @@ impl<T: TokenSource + ?Sized> TokenSource for Arc<T> {
 
     fn invalidate(&self, rejected: &AccessToken) -> bool {
         (**self).invalidate(rejected)
+    }
+
+    fn kind(&self) -> CredentialKind {
+        (**self).kind()
     }
 }
 
@@ -177,6 +267,10 @@ impl TokenSource for StaticToken {
     fn token(&self) -> BoxFuture<'_, Result<AccessToken, Error>> {
         let token = self.token.clone();
         Box::pin(async move { Ok(token) })
+    }
+
+    fn kind(&self) -> CredentialKind {
+        CredentialKind::FixedToken
     }
 }
 

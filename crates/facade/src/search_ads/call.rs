@@ -434,6 +434,7 @@ mod tests {
                 async move {
                     if k < 2 {
                         Err(Error::TokenUnavailable {
+                            credential: crate::search_ads::CredentialKind::AuthorizedUser,
                             status: Some(503),
                             message: "down".into(),
                             retry_after: None,
@@ -452,7 +453,8 @@ mod tests {
                 n.fetch_add(1, Ordering::SeqCst);
                 async {
                     Err::<(), _>(Error::Auth {
-                        message: "invalid_grant".into(),
+                        credential: crate::search_ads::CredentialKind::AuthorizedUser,
+                        message: "invalid_client".into(),
                     })
                 }
             })

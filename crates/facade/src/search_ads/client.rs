@@ -81,7 +81,7 @@ impl std::fmt::Debug for SearchAdsClient {
 ///
 /// let client = SearchAdsClient::builder(StaticToken::new("ya29.token"))
 ///     .base_url("http://127.0.0.1:8080/doubleclicksearch/v2")
-///     .http_options(HttpOptions::default().with_timeout(Duration::from_secs(60)))
+///     .http_options(HttpOptions::default().timeout(Duration::from_secs(60)))
 ///     .retry_policy(RetryPolicy::default().max_attempts(6))
 ///     .write_options(WriteOptions::default().batch_size(200).concurrency(8))
 ///     .build()?;
@@ -155,9 +155,7 @@ impl SearchAdsClientBuilder {
             self.reporting_base.as_deref(),
             DEFAULT_REPORTING_BASE_URL,
         )?;
-        let config = |e: reqwest::Error| Error::Config {
-            message: format!("the HTTP client could not be built: {e}"),
-        };
+        let config = Error::Transport;
         let total = build_client(&base, &self.http, TimeoutMode::Total).map_err(config)?;
         let streaming = build_client(&base, &self.http, TimeoutMode::Streaming).map_err(config)?;
         let authorizer: Arc<dyn search_ads_client::AuthorizeRequest> = Arc::new(TokenAuthorizer {

@@ -7,34 +7,34 @@
 //! turn it on; a fixed token ([`StaticToken`](super::StaticToken)) needs nothing.
 //!
 //! `gcp_auth` reads the key and signs the assertion; the exchange at the key
-//! file's `token_uri` is a plain `reqwest` call here, because `gcp_auth`'s own
-//! exchange retries every failure five times, has no timeout and keeps no
-//! status code. Here each failure is classified once:
+//! file's `token_uri` goes through the facade's one bounded token-endpoint
+//! path (`auth/endpoint.rs`), because `gcp_auth`'s own exchange retries every
+//! failure five times, has no timeout, reads the answer without a size limit
+//! and keeps no status code (SA-24). Each failure is classified once:
 //!
 //! - **transient** ([`Error::TokenUnavailable`]): the endpoint could not be
-//!   reached, did not answer within [`HttpOptions::timeout`], or answered 408,
-//!   429 or 5xx. The API call that needed the token is retried under the
-//!   client's [`RetryPolicy`](super::RetryPolicy) (a `Retry-After` is honoured);
-//! - **permanent** ([`Error::Auth`]): any other answer, such as 400
-//!   `invalid_grant` or 401 `invalid_client`; the call fails at once.
+//!   reached, did not answer within [`HttpOptions::timeout`], sent a body
+//!   over [`HttpOptions::max_body_bytes`] or too slowly
+//!   ([`HttpOptions::read_timeout`]), or answered 408, 429 or 5xx. The API
+//!   call that needed the token is retried under the client's
+//!   [`RetryPolicy`](super::RetryPolicy) (a `Retry-After` is honoured);
+//! - **refused** ([`Error::InvalidGrant`]): 400 `invalid_grant` (a deleted or
+//!   disabled key, a clock far off);
+//! - **permanent** ([`Error::Auth`]): any other answer, such as 401
+//!   `invalid_client`; the call fails at once.
 
 use std::fmt;
 use std::path::Path;
-use std::sync::Mutex;
-use std::time::{Duration, SystemTime};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use futures::future::BoxFuture;
-use secrecy::SecretString;
+use secrecy::{ExposeSecret as _, SecretString};
 
-use super::auth::{AccessToken, SCOPE, TokenSource};
+use super::auth::endpoint::TokenEndpoint;
+use super::auth::{AccessToken, CredentialKind, SCOPE, TokenCache, TokenSource};
 use super::error::Error;
-use super::retry::parse_retry_after;
-use crate::http::{BaseUrl, HttpOptions, TimeoutMode, build_client};
-
-/// A cached token is renewed when less than this is left of its life.
-const REFRESH_MARGIN: Duration = Duration::from_secs(30);
+use crate::http::HttpOptions;
 
 /// The JWT-bearer grant type (RFC 7523).
 const JWT_BEARER_GRANT: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
@@ -42,8 +42,12 @@ const JWT_BEARER_GRANT: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 /// Lifetime asked for the signed assertion (Google's maximum is one hour).
 const ASSERTION_LIFETIME_SECS: i64 = 3600 - 5;
 
-/// Longest error text kept from the token endpoint's answer.
-const MAX_ERROR_TEXT: usize = 200;
+fn auth_error(message: String) -> Error {
+    Error::Auth {
+        credential: CredentialKind::ServiceAccount,
+        message,
+    }
+}
 
 /// A Google service account: signs a JWT with the key file's private key and
 /// exchanges it at the key file's `token_uri` for an access token with
@@ -55,8 +59,8 @@ const MAX_ERROR_TEXT: usize = 200;
 /// refused, and the call is retried once with a fresh token.
 ///
 /// The `token_uri` must be `https://` (plain `http://` only on a loopback
-/// host, for tests). The exchange uses [`HttpOptions::default`]'s timeouts;
-/// [`ServiceAccount::with_http_options`] changes them.
+/// host, for tests). The exchange is bounded like the API's answers
+/// ([`HttpOptions::default`]; [`ServiceAccount::http_options`] changes it).
 ///
 /// ```no_run
 /// use facade::search_ads::ServiceAccount;
@@ -68,20 +72,16 @@ pub struct ServiceAccount {
     provider: gcp_auth::CustomServiceAccount,
     client_email: String,
     token_uri: String,
-    http: reqwest::Client,
-    timeout: Duration,
-    /// One refresh at a time; the others wait for it.
-    refresh: tokio::sync::Mutex<()>,
-    cached: Mutex<Option<AccessToken>>,
+    endpoint: TokenEndpoint,
+    cache: TokenCache,
 }
 
 impl ServiceAccount {
-    /// Reads a service-account key file (the JSON Google's console downloads).
+    /// Reads a service-account key file (the JSON Google's console
+    /// downloads; at most 64 KiB).
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, Error> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| Error::Auth {
-            message: format!("cannot read the key file {}: {e}", path.display()),
-        })?;
+        let text = super::auth::read_credentials_file(path, CredentialKind::ServiceAccount)?;
         Self::from_json(&text)
     }
 
@@ -89,12 +89,12 @@ impl ServiceAccount {
     pub fn from_json(json: &str) -> Result<Self, Error> {
         // Check the shape ourselves so that no parser message can quote the
         // private key back.
-        let value: serde_json::Value = serde_json::from_str(json).map_err(|e| Error::Auth {
-            message: format!(
+        let value: serde_json::Value = serde_json::from_str(json).map_err(|e| {
+            auth_error(format!(
                 "the key file is not JSON (line {}, column {})",
                 e.line(),
                 e.column()
-            ),
+            ))
         })?;
         let field = |name: &str| {
             value
@@ -102,58 +102,45 @@ impl ServiceAccount {
                 .and_then(|v| v.as_str())
                 .filter(|s| !s.is_empty())
                 .map(str::to_owned)
-                .ok_or_else(|| Error::Auth {
-                    message: format!(
+                .ok_or_else(|| {
+                    auth_error(format!(
                         "the key file has no `{name}`: use a service-account key file \
                          (\"type\": \"service_account\")"
-                    ),
+                    ))
                 })
         };
         if let Some(kind) = value.get("type").and_then(|v| v.as_str())
             && kind != "service_account"
         {
-            return Err(Error::Auth {
-                message: format!("the key file is of type {kind:?}, not \"service_account\""),
-            });
+            return Err(auth_error(format!(
+                "the key file is of type {kind:?}, not \"service_account\""
+            )));
         }
         let client_email = field("client_email")?;
         let token_uri = field("token_uri")?;
         field("private_key")?;
-        let provider =
-            gcp_auth::CustomServiceAccount::from_json(json).map_err(|e| Error::Auth {
-                message: format!("the service-account key could not be used: {e}"),
-            })?;
-        let endpoint = BaseUrl::parse(&token_uri).map_err(|e| Error::Auth {
-            message: format!("the key file's token_uri is refused: {e}"),
-        })?;
-        let options = HttpOptions::default();
-        let http = Self::client(&endpoint, &options)?;
+        let provider = gcp_auth::CustomServiceAccount::from_json(json)
+            .map_err(|e| auth_error(format!("the service-account key could not be used: {e}")))?;
+        let endpoint = TokenEndpoint::new(
+            &token_uri,
+            HttpOptions::default(),
+            CredentialKind::ServiceAccount,
+        )
+        .map_err(|e| auth_error(format!("the key file's token_uri is refused: {e}")))?;
         Ok(Self {
             provider,
             client_email,
             token_uri,
-            http,
-            timeout: options.timeout,
-            refresh: tokio::sync::Mutex::new(()),
-            cached: Mutex::new(None),
+            endpoint,
+            cache: TokenCache::default(),
         })
     }
 
-    /// Uses `options`' connect timeout, timeout and user agent for the token
+    /// The same key with other timeouts and body limits for the token
     /// exchange (default [`HttpOptions::default`]).
-    pub fn with_http_options(mut self, options: &HttpOptions) -> Result<Self, Error> {
-        let endpoint = BaseUrl::parse(&self.token_uri).map_err(|e| Error::Auth {
-            message: format!("the key file's token_uri is refused: {e}"),
-        })?;
-        self.http = Self::client(&endpoint, options)?;
-        self.timeout = options.timeout;
-        Ok(self)
-    }
-
-    fn client(endpoint: &BaseUrl, options: &HttpOptions) -> Result<reqwest::Client, Error> {
-        build_client(endpoint, options, TimeoutMode::Total).map_err(|e| Error::Config {
-            message: format!("the token endpoint's HTTP client could not be built: {e}"),
-        })
+    pub fn http_options(mut self, options: HttpOptions) -> Self {
+        self.endpoint = self.endpoint.with_options(options);
+        self
     }
 
     /// The service account's e-mail address.
@@ -179,145 +166,33 @@ impl ServiceAccount {
         let mut jwt = URL_SAFE_NO_PAD.encode(br#"{"alg":"RS256","typ":"JWT"}"#);
         jwt.push('.');
         URL_SAFE_NO_PAD.encode_string(claims.to_string(), &mut jwt);
-        let signature = self
-            .provider
-            .signer()
-            .sign(jwt.as_bytes())
-            .map_err(|e| Error::Auth {
-                message: format!("the service-account key could not sign the assertion: {e}"),
-            })?;
+        let signature = self.provider.signer().sign(jwt.as_bytes()).map_err(|e| {
+            auth_error(format!(
+                "the service-account key could not sign the assertion: {e}"
+            ))
+        })?;
         jwt.push('.');
         URL_SAFE_NO_PAD.encode_string(signature, &mut jwt);
         Ok(SecretString::from(jwt))
     }
 
-    /// One exchange at the token endpoint, classified (see the module docs).
+    /// One exchange at the token endpoint (bounded and classified by
+    /// `auth/endpoint.rs`).
     async fn fetch(&self) -> Result<AccessToken, Error> {
-        use secrecy::ExposeSecret as _;
         let assertion = self.assertion()?;
-        let body = url::form_urlencoded::Serializer::new(String::new())
-            .append_pair("grant_type", JWT_BEARER_GRANT)
-            .append_pair("assertion", assertion.expose_secret())
-            .finish();
-        let unavailable =
-            |status: Option<u16>, what: String, retry_after| Error::TokenUnavailable {
-                status,
-                message: format!("the token endpoint {} {what}", self.token_uri),
-                retry_after,
-            };
-        let sent = self
-            .http
-            .post(&self.token_uri)
-            .header(
-                reqwest::header::CONTENT_TYPE,
-                "application/x-www-form-urlencoded",
-            )
-            .body(body)
-            .send()
-            .await;
-        let response = match sent {
-            Ok(response) => response,
-            Err(e) => {
-                return Err(unavailable(
-                    None,
-                    describe_send_error(&e, self.timeout),
-                    None,
-                ));
-            }
-        };
-        let status = response.status();
-        let retry_after = response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(parse_retry_after);
-        let text = match response.text().await {
-            Ok(text) => text,
-            Err(e) => {
-                return Err(unavailable(
-                    Some(status.as_u16()),
-                    describe_send_error(&e, self.timeout),
-                    None,
-                ));
-            }
-        };
-        if status.as_u16() == 408 || status.as_u16() == 429 || status.is_server_error() {
-            return Err(unavailable(
-                Some(status.as_u16()),
-                format!("answered HTTP {status}{}", oauth_error_text(&text)),
-                retry_after,
-            ));
-        }
-        if !status.is_success() {
-            return Err(Error::Auth {
-                message: format!(
-                    "the token endpoint {} refused the exchange for {} with HTTP {status}{}",
-                    self.token_uri,
-                    self.client_email,
-                    oauth_error_text(&text)
-                ),
-            });
-        }
-        #[derive(serde::Deserialize)]
-        struct Answer {
-            access_token: String,
-            expires_in: Option<u64>,
-        }
-        let answer: Answer = serde_json::from_str(&text).map_err(|e| Error::Auth {
-            message: format!(
-                "the token endpoint {} answered HTTP {status} without the documented token \
-                 JSON (line {}, column {})",
-                self.token_uri,
-                e.line(),
-                e.column()
-            ),
-        })?;
-        let expires_at = answer
-            .expires_in
-            .and_then(|secs| SystemTime::now().checked_add(Duration::from_secs(secs)));
-        Ok(AccessToken {
-            secret: SecretString::from(answer.access_token),
-            expires_at,
-        })
+        let answer = self
+            .endpoint
+            .post_form(&[
+                ("grant_type", JWT_BEARER_GRANT),
+                ("assertion", assertion.expose_secret()),
+            ])
+            .await?;
+        let token = self
+            .endpoint
+            .token(&answer, &format!("the assertion of {}", self.client_email))?;
+        tracing::debug!(client_email = %self.client_email, "obtained a service-account access token");
+        Ok(token)
     }
-}
-
-/// A transport failure at the token endpoint, without its URL.
-fn describe_send_error(error: &reqwest::Error, timeout: Duration) -> String {
-    if error.is_timeout() {
-        format!("did not answer within {} s", timeout.as_secs_f64())
-    } else if error.is_connect() {
-        format!(
-            "could not be reached ({})",
-            client_support::ErrorWithoutUrl(error)
-        )
-    } else {
-        format!("failed ({})", client_support::ErrorWithoutUrl(error))
-    }
-}
-
-/// `: invalid_grant (Invalid JWT signature.)` from an OAuth error body, or a
-/// short excerpt of any other body. Token endpoints do not echo secrets in
-/// their errors; the text is still cut short.
-fn oauth_error_text(body: &str) -> String {
-    #[derive(serde::Deserialize)]
-    struct OAuthError {
-        error: String,
-        error_description: Option<String>,
-    }
-    let shown = match serde_json::from_str::<OAuthError>(body) {
-        Ok(e) => match e.error_description.filter(|d| !d.is_empty()) {
-            Some(d) => format!("{} ({d})", e.error),
-            None => e.error,
-        },
-        Err(_) => body.trim().to_owned(),
-    };
-    if shown.is_empty() {
-        return String::new();
-    }
-    let cut: String = shown.chars().take(MAX_ERROR_TEXT).collect();
-    let more = if cut.len() < shown.len() { "…" } else { "" };
-    format!(": {cut}{more}")
 }
 
 impl fmt::Debug for ServiceAccount {
@@ -329,39 +204,13 @@ impl fmt::Debug for ServiceAccount {
     }
 }
 
-impl ServiceAccount {
-    fn cached_fresh(&self) -> Option<AccessToken> {
-        let cached = self.cached.lock().unwrap_or_else(|p| p.into_inner());
-        cached
-            .as_ref()
-            .filter(|t| t.is_fresh(REFRESH_MARGIN))
-            .cloned()
-    }
-}
-
 impl TokenSource for ServiceAccount {
     fn token(&self) -> BoxFuture<'_, Result<AccessToken, Error>> {
-        Box::pin(async move {
-            if let Some(token) = self.cached_fresh() {
-                return Ok(token);
-            }
-            // Concurrent callers wait for one refresh instead of each running
-            // their own; the one that waited finds the new token cached.
-            let _refreshing = self.refresh.lock().await;
-            if let Some(token) = self.cached_fresh() {
-                return Ok(token);
-            }
-            let token = self.fetch().await?;
-            tracing::debug!(client_email = %self.client_email, "obtained a service-account access token");
-            *self.cached.lock().unwrap_or_else(|p| p.into_inner()) = Some(token.clone());
-            Ok(token)
-        })
+        Box::pin(self.cache.get(|| self.fetch()))
     }
 
     fn invalidate(&self, rejected: &AccessToken) -> bool {
-        let mut cached = self.cached.lock().unwrap_or_else(|p| p.into_inner());
-        if cached.as_ref().is_some_and(|t| t.same_token(rejected)) {
-            *cached = None;
+        if self.cache.invalidate(rejected) {
             tracing::info!(
                 client_email = %self.client_email,
                 "the API refused the cached access token (401): it is dropped"
@@ -369,6 +218,10 @@ impl TokenSource for ServiceAccount {
         }
         // A fresh token can always be asked for.
         true
+    }
+
+    fn kind(&self) -> CredentialKind {
+        CredentialKind::ServiceAccount
     }
 }
 

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::error::ValidationError;
+use super::error::{Error, ValidationError};
 
 /// Microphone at connect (`m`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -248,6 +248,12 @@ pub enum CallExperienceParseError {
 impl From<CallExperienceParseError> for ValidationError {
     fn from(e: CallExperienceParseError) -> Self {
         ValidationError::new("QueryStringParameter", e.to_string())
+    }
+}
+
+impl From<CallExperienceParseError> for Error {
+    fn from(e: CallExperienceParseError) -> Self {
+        Error::Validation(e.into())
     }
 }
 

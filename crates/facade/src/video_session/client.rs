@@ -14,9 +14,13 @@ use super::error::{Error, ValidationError, scrub};
 use super::invitation::{Invitation, SessionId, WireInvitation};
 use super::lockout::{LockoutGuard, LockoutPolicy, LockoutStore, MemoryStore, Outcome};
 use super::session::{Session, UserDetails};
-use crate::http::{BaseUrl, HttpOptions, TimeoutMode, build_client};
+use crate::http::{BaseUrl, Bounds, HttpOptions, TimeoutMode, build_client};
 
 type ApiError = video_session_client::Error<types::ApiError>;
+
+/// The operations, as the spec names them (`operationId`), for errors.
+const OP_LOGIN: &str = "login";
+const OP_INVITATION: &str = "sendSessionInvitation";
 
 /// The longest block the guard believes a `Retry-After` for (the seed's blocks
 /// last 10 minutes); a later attempt during a longer block is answered 423
@@ -108,8 +112,7 @@ impl VideoSessionClientBuilder {
     /// for an invalid [`LockoutPolicy`] or a shared guard whose attempt timeout
     /// is shorter than the HTTP timeout.
     pub fn build(self) -> Result<VideoSessionClient, Error> {
-        let http = build_client(&self.base, &self.options, TimeoutMode::Total)
-            .map_err(Error::ClientBuild)?;
+        let http = build_client(&self.base, &self.options, TimeoutMode::Total)?;
         let api = video_session_client::Client::new_with_client(
             self.base.as_str(),
             http,
@@ -343,7 +346,7 @@ impl VideoSessionClient {
                 };
                 (
                     outcome,
-                    transport_error(other, secrets, "login", self.timeouts, answer),
+                    transport_error(other, secrets, OP_LOGIN, self.timeouts, answer),
                 )
             }
         }
@@ -408,7 +411,7 @@ impl VideoSessionClient {
                 Err(error)
             }
             Err(other) => {
-                let error = transport_error(other, &[token], "invitation", self.timeouts, answer);
+                let error = transport_error(other, &[token], OP_INVITATION, self.timeouts, answer);
                 tracing::info!(session_id = %session_id, error = %error, "invitation failed");
                 Err(error)
             }
@@ -455,43 +458,30 @@ fn rejected(status: u16, body: types::ApiError, secrets: &[&str]) -> Error {
 fn transport_error(
     error: ApiError,
     secrets: &[&str],
-    what: &str,
+    operation: &'static str,
     timeouts: Timeouts,
     answer: Option<LastAnswer>,
 ) -> Error {
     use video_session_client::Error as E;
+    let what = if operation == OP_LOGIN {
+        "login"
+    } else {
+        "invitation"
+    };
     match error {
         E::CommunicationError(e) | E::ResponseBodyError(e) | E::InvalidUpgrade(e) => {
-            let limited = match client_support::BodyLimitError::find(&e) {
-                Some(client_support::BodyLimitError::TooLarge { limit, announced }) => {
-                    Some(Error::TooLarge {
-                        limit: *limit,
-                        announced: *announced,
-                    })
-                }
-                Some(client_support::BodyLimitError::Stalled { after, received }) => {
-                    Some(Error::Stalled {
-                        after: *after,
-                        received: *received,
-                    })
-                }
-                _ => None,
-            };
-            if let Some(limited) = limited {
-                return limited;
-            }
-            if e.is_timeout() {
-                let connect = e.is_connect();
-                return Error::Timeout {
-                    connect,
-                    after: if connect {
-                        timeouts.connect
-                    } else {
-                        timeouts.request
-                    },
-                };
-            }
-            Error::Transport(e)
+            let mut error = crate::http::from_reqwest(
+                operation,
+                e,
+                Bounds {
+                    connect_timeout: Some(timeouts.connect),
+                    timeout: Some(timeouts.request),
+                    timeout_setting: "timeout",
+                    body_setting: "max_body_bytes",
+                },
+            );
+            error.message = scrub(&error.message, secrets);
+            Error::Transport(error)
         }
         E::UnexpectedResponse(response) => {
             let status = response.status();

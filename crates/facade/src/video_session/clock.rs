@@ -23,8 +23,9 @@ pub trait Clock: Send + Sync + fmt::Debug {
 /// administrator setting it) does not move this clock, so it can neither drop
 /// counted failures early nor refuse for the length of the jump. Processes
 /// started after a jump see the new wall time; a store clamps entries dated
-/// further in the future than any step could write (see README, "Running
-/// several replicas", for what is assumed of clocks).
+/// further in the future than any step could write (what is assumed of
+/// clocks: the [`video_session`](crate::video_session#running-several-replicas)
+/// module's "Running several replicas").
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct SystemClock;
 

@@ -1,9 +1,11 @@
 //! The one error type of the video session facade.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use super::clock::format_utc;
+use crate::http::{BaseUrlError, TransportError};
 
 /// A value refused before any network call.
 ///
@@ -141,16 +143,16 @@ fn invalid_credentials_message(
 
 /// Where a lockout store failed. Logins are refused while the store cannot be
 /// read or written, because an unknown count could let a login block the account.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[error("lockout store {location}: {message}")]
 pub struct StoreError {
     /// The store, e.g. the file path.
     pub location: String,
     /// What failed and what to do.
     pub message: String,
-    /// The I/O error behind it, if any.
+    /// The I/O error behind it, if any (shared, so the error is `Clone`).
     #[source]
-    pub source: Option<std::io::Error>,
+    pub source: Option<Arc<std::io::Error>>,
 }
 
 impl StoreError {
@@ -168,7 +170,7 @@ impl StoreError {
         Self {
             location: location.into(),
             message: message.into(),
-            source: Some(e),
+            source: Some(Arc::new(e)),
         }
     }
 }
@@ -179,7 +181,7 @@ impl StoreError {
 /// credentials, tokens and response bodies are never copied into an error, and
 /// texts that come from the service are scrubbed of the secrets sent with the
 /// request.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// A value was refused before any network call.
@@ -280,62 +282,25 @@ pub enum Error {
         detail: String,
     },
 
-    /// The answer's body was larger than
-    /// [`HttpOptions::max_body_bytes`](crate::http::HttpOptions::max_body_bytes);
-    /// reading stopped there.
-    #[error(
-        "the answer is larger than the limit of {limit} bytes{}; nothing more was read. Raise \
-         HttpOptions::max_body_bytes if the answer is expected to be that large",
-        announced.map(|a| format!(" (it announced {a} bytes)")).unwrap_or_default()
-    )]
-    TooLarge {
-        /// The limit, in bytes.
-        limit: u64,
-        /// The `Content-Length` the server announced, when it was over the limit.
-        announced: Option<u64>,
-    },
-
-    /// The answer's body stopped making progress: less than 1 KiB arrived
-    /// within [`HttpOptions::read_timeout`](crate::http::HttpOptions::read_timeout).
-    #[error(
-        "the answer stalled: less than 1 KiB arrived in {} s (after {received} bytes). Try again \
-         later, or raise HttpOptions::read_timeout",
-        after.as_secs_f64()
-    )]
-    Stalled {
-        /// The stall timeout.
-        after: Duration,
-        /// Bytes received before it stalled.
-        received: u64,
-    },
-
-    /// The request took longer than its timeout.
-    #[error(
-        "{} timed out after {} s. Try again later, or raise HttpOptions::{}",
-        if *connect { "connecting to the video session service" } else { "the request" },
-        after.as_secs_f64(),
-        if *connect { "connect_timeout" } else { "timeout" }
-    )]
-    Timeout {
-        /// True when the connection could not be opened in time.
-        connect: bool,
-        /// The timeout that passed.
-        after: Duration,
-    },
-
-    /// The request could not be completed (connection, TLS).
-    #[error("could not reach the video session service: {0}; check the network and the base URL")]
-    Transport(#[source] reqwest::Error),
-
-    /// The HTTP client could not be built.
-    #[error("could not build the HTTP client: {0}")]
-    ClientBuild(#[source] reqwest::Error),
+    /// The request failed on the wire: the connection could not be opened,
+    /// a timeout passed, or the answer's body was too large or stalled. The
+    /// [`TransportError`] says which, and names the
+    /// [`HttpOptions`](crate::http::HttpOptions) setting that bounds it.
+    #[error(transparent)]
+    Transport(#[from] TransportError),
 
     /// The lockout store failed; no login is sent while it does (if it failed
     /// after the login was sent, the service's own answer is returned instead
     /// and the failure is logged).
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// A refused base URL is a [`Error::Validation`] of the setting `base_url`.
+impl From<BaseUrlError> for Error {
+    fn from(e: BaseUrlError) -> Self {
+        Error::Validation(ValidationError::new("base_url", e.to_string()))
+    }
 }
 
 /// Replaces every occurrence of each non-empty secret in `text` by `[REDACTED]`.
@@ -414,6 +379,33 @@ mod tests {
         assert!(r.to_string().contains("in the last 2 hours"), "{r}");
         assert_eq!(describe_duration(Duration::from_secs(60)), "1 minute");
         assert_eq!(describe_duration(Duration::from_millis(1500)), "1500 ms");
+    }
+
+    #[test]
+    fn errors_are_clone_send_sync_static() {
+        fn check<T: Clone + Send + Sync + 'static + std::error::Error>() {}
+        check::<Error>();
+        check::<StoreError>();
+        check::<ValidationError>();
+    }
+
+    #[test]
+    fn input_errors_convert() {
+        let e: Error = "m=1"
+            .parse::<crate::video_session::CallExperience>()
+            .unwrap_err()
+            .into();
+        assert!(
+            matches!(&e, Error::Validation(v) if v.field == "QueryStringParameter"),
+            "{e:?}"
+        );
+        let e: Error = crate::http::BaseUrl::parse("http://example.com")
+            .unwrap_err()
+            .into();
+        assert!(
+            matches!(&e, Error::Validation(v) if v.field == "base_url"),
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -30,6 +30,46 @@
 //! - One [`Error`] whose variants a caller matches on; every message says what
 //!   to do next.
 //!
+//! # Running several replicas
+//!
+//! The service blocks an account after more than 5 failed logins in 10 minutes, counting
+//! across everyone who logs in to it. The promise that no login is sent whose failure could
+//! block the account holds for the clients that share one lockout count, so every process and
+//! host that logs in to the same accounts must use the same store:
+//!
+//! | deployment | store | what is shared |
+//! |---|---|---|
+//! | one process (any number of clients, also built per request) | default: [`MemoryStore::shared`] | the process |
+//! | several processes on one host (a CLI, workers) | [`FileStore::new`] | the file, under an OS lock (`flock`) |
+//! | replicas on several hosts | `RedisStore::connect("redis://HOST:PORT/DB")` (feature `redis`) | the Redis server |
+//!
+//! **What the store holds.** Per account (named only by a SHA-256 hash of the secret key and
+//! the user name): each counted attempt with its own identity, its start, when its failure
+//! answer arrived, and until when it counts; a reported block's end and a 429 pause's end. In
+//! Redis one hash per account under `facade:video-session:lockout:v1:<hash>`, expiring when
+//! nothing in it counts any more. Each step (reserve, resolve, record a block, read) is one Lua
+//! script, so replicas never act on the same count twice.
+//!
+//! **When Redis is down.** The facade fails closed: a login whose reservation cannot be
+//! written is not sent ([`Error::Store`], naming the server without its password). Connecting
+//! and each answer are bounded (2 s by default, `RedisStore::connect_with`); the connection
+//! manager reconnects when the server is back. A login already sent whose outcome cannot be
+//! recorded returns the service's own answer; a reported block is then still honoured by that
+//! process, and the reservation stays counted as an attempt without an answer. Losing Redis's
+//! data (a restart without persistence, a flush) forgets the counts: run it with persistence
+//! if that matters more than the cost, or accept that after such a loss up to 5 more failures
+//! can be sent.
+//!
+//! **Clocks.** With Redis, every count uses the Redis server's `TIME`: client hosts' clocks do
+//! not matter. A [`FileStore`] uses the host's wall clock, read once per process and then
+//! advanced by the monotonic clock ([`SystemClock`]), so a jump while a process runs changes
+//! nothing; entries dated in the future (a clock set back between two runs) are clamped to at
+//! most what a step could have written. Assumed, not checked: the wall clock does not jump
+//! forward between two runs by more than the margin (it would shorten the count by the jump),
+//! and the service processes a login at most the attempt timeout + the margin (60 s) after the
+//! client started it. Every time the facade shows (`retry_at`) includes that margin
+//! (`specs/DECISIONS.md` VS-13 to VS-15).
+//!
 //! # Undocumented invitation types 4, 5 and 6
 //!
 //! The seed enumerates `InvitationType` 1 to 6 but explains only 1 to 3 and

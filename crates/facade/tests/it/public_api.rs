@@ -83,19 +83,19 @@ fn sets_only<T: PartialEq + Debug + Clone>(
 fn each_http_options_setter_sets_its_own_field() {
     let d = HttpOptions::default();
     let s = Duration::from_millis(1234);
-    sets_only(&d, |o| o.with_connect_timeout(s), |o| o.connect_timeout = s);
-    sets_only(&d, |o| o.with_timeout(s), |o| o.timeout = s);
-    sets_only(&d, |o| o.with_read_timeout(s), |o| o.read_timeout = s);
-    sets_only(&d, |o| o.with_deadline(None), |o| o.deadline = None);
-    sets_only(&d, |o| o.with_max_body_bytes(77), |o| o.max_body_bytes = 77);
+    sets_only(&d, |o| o.connect_timeout(s), |o| o.connect_timeout = s);
+    sets_only(&d, |o| o.timeout(s), |o| o.timeout = s);
+    sets_only(&d, |o| o.read_timeout(s), |o| o.read_timeout = s);
+    sets_only(&d, |o| o.deadline(None), |o| o.deadline = None);
+    sets_only(&d, |o| o.max_body_bytes(77), |o| o.max_body_bytes = 77);
     sets_only(
         &d,
-        |o| o.with_max_download_bytes(78),
+        |o| o.max_download_bytes(78),
         |o| o.max_download_bytes = 78,
     );
     sets_only(
         &d,
-        |o| o.with_user_agent("ua/1"),
+        |o| o.user_agent("ua/1"),
         |o| o.user_agent = "ua/1".to_owned(),
     );
 }

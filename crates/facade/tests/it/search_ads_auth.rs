@@ -370,12 +370,11 @@ fn account_via(fake: &SearchAdsFake, origin: &str) -> Arc<ServiceAccount> {
     let mut key: serde_json::Value =
         serde_json::from_str(&fake.service_account_key_json()).expect("JSON");
     key["token_uri"] = format!("{origin}/token").into();
-    let options = facade::http::HttpOptions::default().with_timeout(Duration::from_secs(1));
+    let options = facade::http::HttpOptions::default().timeout(Duration::from_secs(1));
     Arc::new(
         ServiceAccount::from_json(&key.to_string())
             .expect("a valid key file")
-            .with_http_options(&options)
-            .expect("options"),
+            .http_options(options),
     )
 }
 
@@ -473,11 +472,21 @@ async fn permanent_token_endpoint_errors_are_not_retried() {
         .send()
         .await
         .expect_err("invalid grant");
-    assert!(matches!(e, Error::Auth { .. }), "{e:?}");
+    assert!(
+        matches!(
+            e,
+            Error::InvalidGrant {
+                credential: facade::search_ads::CredentialKind::ServiceAccount,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
     assert!(!e.is_transient());
     let text = e.to_string();
     assert!(text.contains("HTTP 400"), "{text}");
     assert!(text.contains("invalid_grant"), "{text}");
+    assert!(text.contains("IAM > Service accounts > Keys"), "{text}");
     assert_eq!(front.token_requests(), 1, "a refused grant is not retried");
     assert_eq!(front.api_requests(), 0);
 }

@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use facade::http::HttpOptions;
+use facade::http::{HttpOptions, TransportError, TransportErrorKind};
 use facade::search_ads::{
     AdvertiserId, AgencyId, Error, RetryPolicy, SearchAdsClient, StaticToken,
 };
@@ -30,8 +30,8 @@ async fn the_deadline_ends_a_call_across_its_retries_and_names_its_value() {
         )
         .http_options(
             HttpOptions::default()
-                .with_read_timeout(Duration::from_secs(1))
-                .with_deadline(Some(Duration::from_secs(3))),
+                .read_timeout(Duration::from_secs(1))
+                .deadline(Some(Duration::from_secs(3))),
         )
         .build()
         .expect("the client builds");
@@ -54,7 +54,13 @@ async fn the_deadline_ends_a_call_across_its_retries_and_names_its_value() {
     assert_eq!(*deadline, Duration::from_secs(3));
     assert!(*attempts >= 2, "retried before the deadline: {attempts}");
     assert!(
-        matches!(last.as_deref(), Some(Error::Stalled { .. })),
+        matches!(
+            last.as_deref(),
+            Some(Error::Transport(TransportError {
+                kind: TransportErrorKind::Stalled { .. },
+                ..
+            }))
+        ),
         "{last:?}"
     );
     assert!(server.requests() >= 2);
@@ -68,8 +74,8 @@ async fn the_deadline_ends_a_call_across_its_retries_and_names_its_value() {
         .retry_policy(RetryPolicy::no_retries())
         .http_options(
             HttpOptions::default()
-                .with_timeout(Duration::from_secs(1))
-                .with_read_timeout(Duration::from_secs(30)),
+                .timeout(Duration::from_secs(1))
+                .read_timeout(Duration::from_secs(30)),
         )
         .build()
         .expect("the client builds");
@@ -79,7 +85,7 @@ async fn the_deadline_ends_a_call_across_its_retries_and_names_its_value() {
         .await
         .expect_err("times out");
     assert!(
-        matches!(error, Error::Timeout { connect: false, after: Some(d), .. } if d == Duration::from_secs(1)),
+        matches!(error, Error::Transport(TransportError { kind: TransportErrorKind::TimedOut { connect: false, after: Some(d), setting: "timeout" }, .. }) if d == Duration::from_secs(1)),
         "{error:?}"
     );
     assert!(error.to_string().contains("after 1 s"), "{error}");

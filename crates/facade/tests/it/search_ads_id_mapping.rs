@@ -253,3 +253,22 @@ async fn dropping_the_stream_early_stops_the_download() {
         "the download went on after the stream was dropped: {received} bytes"
     );
 }
+
+#[tokio::test]
+async fn a_download_starts_when_its_stream_is_first_polled() {
+    let fake = support::start(SearchAdsFake::builder()).await;
+    let client = support::client(&fake, support::fast_retries(2), WriteOptions::default());
+    let (agency, advertiser) = support::advertiser(&fake, 0);
+    let mut rows = client.id_mapping(agency, advertiser).stream();
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(fake.ledger().counts().id_mapping_downloads, 0);
+    rows.next().await.expect("a row").expect("a valid row");
+    assert_eq!(fake.ledger().counts().id_mapping_downloads, 1);
+    // An unknown advertiser: the refusal is the stream's first and only item.
+    let mut refused = client
+        .id_mapping(agency, facade::search_ads::AdvertiserId::new(1))
+        .stream();
+    let e = refused.try_next().await.expect_err("forbidden");
+    assert_eq!(e.status(), Some(403));
+    assert!(refused.next().await.is_none());
+}

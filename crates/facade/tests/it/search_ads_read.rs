@@ -177,18 +177,17 @@ async fn bounds_are_checked_before_any_request() {
     let client = support::client(&fake, RetryPolicy::no_retries(), WriteOptions::default());
     let account = support::account(&fake, 0);
     for page_size in [0, 1001] {
-        let options = ListOptions::default().page_size(page_size);
-        let e = client
+        let mut stream = client
             .list_conversions(account, whole_year())
-            .options(options)
-            .stream()
-            .try_next()
-            .await
-            .expect_err("out of bounds");
+            .page_size(page_size)
+            .stream();
+        let e = stream.try_next().await.expect_err("out of bounds");
         assert!(
             matches!(&e, Error::Validation { field, .. } if field == "rowCount"),
             "{e}"
         );
+        // The refusal is the stream's only item.
+        assert!(stream.try_next().await.expect("no second error").is_none());
     }
     let e = client
         .list_conversions(account, whole_year())

@@ -356,18 +356,18 @@ async fn a_start_before_the_window_is_refused_before_sending() {
     let client = client(&fake, RetryPolicy::no_retries());
     let t = today(&fake);
     let dates = DateRange::new(t - Days::new(60), t).expect("range");
-    let e = client
+    let mut report = client
         .conversion_report(customer(&fake, 0), dates)
         .today(t)
-        .stream()
-        .try_next()
-        .await
-        .unwrap_err();
+        .stream();
+    let e = report.try_next().await.unwrap_err();
     assert!(
         matches!(&e, Error::Validation { field, .. } if field == "startDate"),
         "{e}"
     );
     assert!(e.to_string().contains("60-day window"), "{e}");
+    // The refusal is the stream's only item, and nothing was sent.
+    assert!(report.try_next().await.expect("no second error").is_none());
     assert_eq!(fake.ledger().counts().reporting_search_requests, 0);
     // The fake enforces the same window (the facade's check is not what makes it hold).
     let e = client

@@ -80,7 +80,7 @@ async fn no_secret_in_formatted_values_errors_or_logs() {
     .unwrap();
     let clock = ManualClock::new(SystemTime::now());
     let client = VideoSessionClient::builder(BaseUrl::parse(&server.base_url()).unwrap())
-        .http_options(HttpOptions::default().with_timeout(Duration::from_millis(300)))
+        .http_options(HttpOptions::default().timeout(Duration::from_millis(300)))
         .clock(Arc::new(clock.clone()))
         .lockout_store(Arc::new(facade::video_session::MemoryStore::new()))
         .build()
@@ -161,7 +161,7 @@ async fn no_secret_in_formatted_values_errors_or_logs() {
             "Rejected",
             "UnexpectedResponse",
             "UnexpectedResponse",
-            "Timeout",
+            "Transport",
             "AccountBlocked"
         ]
     );

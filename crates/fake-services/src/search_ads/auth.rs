@@ -1,9 +1,11 @@
 //! The fake OAuth 2.0 token endpoint and the bearer-token check of the API routes.
 //!
-//! `POST {origin}/token` accepts the two grants Google's auth libraries send, form-encoded:
+//! `POST {origin}/token` accepts the three grants Google's auth libraries send, form-encoded:
 //! the service-account JWT-bearer grant (`grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer`,
-//! `assertion=<JWT>`) and the refresh-token grant (`grant_type=refresh_token`, `refresh_token`,
-//! `client_id`, `client_secret`). **JWT signatures are never verified**: the fake decodes the payload
+//! `assertion=<JWT>`), the refresh-token grant (`grant_type=refresh_token`, `refresh_token`,
+//! `client_id`, `client_secret`) and the installed-app flow's `authorization_code` grant; the last
+//! two are checked in `oauth.rs`, with the authorization and revoke endpoints. **JWT signatures
+//! are never verified**: the fake decodes the payload
 //! and checks `iss`, `aud` (must equal the token URL), `scope` (must contain the doubleclicksearch
 //! scope) and `exp` (must be in the future on the fake's clock).
 
@@ -23,6 +25,7 @@ use serde_json::Value;
 
 use super::AppState;
 use super::ledger::Counters;
+use super::oauth;
 use crate::errors::{GoogleErrorItem, google_error, json_response};
 
 /// The one scope of the API (SA-14).
@@ -37,6 +40,8 @@ const SELF_SIGNED_AUDIENCE: &str = "https://doubleclicksearch.googleapis.com/";
 pub(crate) enum Grant {
     JwtBearer,
     RefreshToken,
+    AuthorizationCode,
+    Metadata,
     Direct,
 }
 
@@ -75,6 +80,7 @@ pub(crate) async fn token(
     State(app): State<AppState>,
     form: Result<Form<HashMap<String, String>>, FormRejection>,
 ) -> Response {
+    app.oauth.count_token_request();
     let Ok(Form(form)) = form else {
         return oauth_error(
             "invalid_request",
@@ -94,32 +100,22 @@ pub(crate) async fn token(
             }
             Grant::JwtBearer
         }
-        "refresh_token" => {
-            let user = &app.config.authorized_user;
-            for name in ["refresh_token", "client_id", "client_secret"] {
-                if !form.contains_key(name) {
-                    return oauth_error(
-                        "invalid_request",
-                        &format!("Missing required parameter: {name}"),
-                    );
-                }
-            }
-            if form.get("client_id") != Some(&user.client_id)
-                || form.get("client_secret") != Some(&user.client_secret)
-            {
+        "refresh_token" => match oauth::check_refresh(&app, &form) {
+            Ok(refresh) => {
+                let (access_token, lifetime) = app.issue_token(Grant::RefreshToken);
+                app.oauth.record_access_parent(&access_token, &refresh);
                 return json_response(
-                    StatusCode::UNAUTHORIZED,
-                    &OAuthError {
-                        error: "invalid_client",
-                        error_description: "The OAuth client was not found.",
+                    StatusCode::OK,
+                    &TokenResponse {
+                        access_token: &access_token,
+                        expires_in: lifetime.as_secs(),
+                        token_type: "Bearer",
                     },
                 );
             }
-            if form.get("refresh_token") != Some(&user.refresh_token) {
-                return oauth_error("invalid_grant", "Bad Request");
-            }
-            Grant::RefreshToken
-        }
+            Err(refused) => return refused,
+        },
+        "authorization_code" => return oauth::authorization_code(&app, &form),
         other => {
             return oauth_error(
                 "unsupported_grant_type",

@@ -315,8 +315,8 @@ impl SearchAdsConfig {
         if self.accounts.iter().any(|a| &a.customer_id == manager) {
             return Err("the reporting manager customer ID is also a client customer".to_owned());
         }
-        if !(1..=3650).contains(&self.reporting.window_days) {
-            return Err("reporting window_days must be within 1..=3650".to_owned());
+        if !(1..=36_500).contains(&self.reporting.window_days) {
+            return Err("reporting window_days must be within 1..=36500".to_owned());
         }
         self.reporting.faults.validate()?;
         self.faults.validate()

@@ -18,6 +18,7 @@ mod data;
 mod fields;
 mod id_mapping;
 mod ledger;
+mod oauth;
 mod reporting;
 
 use std::collections::HashMap;
@@ -42,6 +43,7 @@ pub use self::config::{
 pub use self::ledger::{
     ConversionKey, Origin, Owner, SearchAdsCounts, SearchAdsLedger, StoredConversion,
 };
+pub use self::oauth::{AUTHORIZE_PATH, METADATA_TOKEN_PATH, OAuthCounts, REVOKE_PATH};
 pub use self::reporting::FAILURE_TYPE;
 
 use self::auth::{Grant, IssuedToken};
@@ -92,6 +94,7 @@ impl AppState {
             id_mapping_size: Mutex::new(config.id_mapping),
             tokens: Mutex::new(HashMap::new()),
             reporting: reporting::ReportingState::new(config.seed, config.reporting.faults.seed),
+            oauth: oauth::OAuthState::new(config.seed),
             clock,
             token_url,
             shared,
@@ -131,6 +134,7 @@ pub(crate) struct AppInner {
     token_lifetime: Mutex<Duration>,
     id_mapping_size: Mutex<IdMappingSize>,
     pub(crate) reporting: reporting::ReportingState,
+    pub(crate) oauth: oauth::OAuthState,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -381,6 +385,9 @@ fn router(app: AppState, injector: Arc<FaultInjector>) -> Router {
         .route_layer(from_fn_with_state(app.clone(), auth::require_bearer));
     Router::new()
         .route("/token", post(auth::token))
+        .route(oauth::AUTHORIZE_PATH, get(oauth::authorize))
+        .route(oauth::REVOKE_PATH, post(oauth::revoke))
+        .route(oauth::METADATA_TOKEN_PATH, get(oauth::metadata_token))
         .nest(API_PREFIX, api)
         .nest(REPORTING_PREFIX, v0)
         .fallback(not_found)
@@ -390,7 +397,12 @@ fn router(app: AppState, injector: Arc<FaultInjector>) -> Router {
             FaultLayer {
                 injector,
                 style: ErrorStyle::Google,
-                exempt: &["/token"],
+                exempt: &[
+                    "/token",
+                    oauth::AUTHORIZE_PATH,
+                    oauth::REVOKE_PATH,
+                    oauth::METADATA_TOKEN_PATH,
+                ],
                 is_csv: is_id_mapping,
             },
             apply_faults,
@@ -468,6 +480,53 @@ impl SearchAdsFake {
     #[must_use]
     pub fn addr(&self) -> SocketAddr {
         self.server.addr()
+    }
+
+    /// The authorization endpoint of the installed-app flow, `http://127.0.0.1:PORT/o/oauth2/v2/auth`.
+    #[must_use]
+    pub fn authorize_url(&self) -> String {
+        format!("{}{AUTHORIZE_PATH}", self.origin)
+    }
+
+    /// The revoke endpoint, `http://127.0.0.1:PORT/revoke`.
+    #[must_use]
+    pub fn revoke_url(&self) -> String {
+        format!("{}{REVOKE_PATH}", self.origin)
+    }
+
+    /// The value of `GCE_METADATA_HOST` that points Google's libraries at this fake's metadata
+    /// server token endpoint: `127.0.0.1:PORT`.
+    #[must_use]
+    pub fn metadata_host(&self) -> String {
+        self.addr().to_string()
+    }
+
+    /// Requests the OAuth endpoints received.
+    #[must_use]
+    pub fn oauth_counts(&self) -> OAuthCounts {
+        self.app.oauth.counts()
+    }
+
+    /// Revokes a refresh token as `POST /revoke` would: the token endpoint answers
+    /// `invalid_grant` for it from now on.
+    pub fn revoke_refresh_token(&self, refresh_token: &str) {
+        self.app.oauth.revoke_refresh_token(refresh_token);
+    }
+
+    /// An `authorized_user` credentials file (JSON, as `gcloud auth application-default login`
+    /// writes it) for this fake: the configured client id, secret and refresh token, and
+    /// `token_uri` naming this fake's token endpoint (Google's libraries read that optional key).
+    #[must_use]
+    pub fn authorized_user_json(&self) -> String {
+        let user = &self.app.config.authorized_user;
+        json!({
+            "type": "authorized_user",
+            "client_id": user.client_id,
+            "client_secret": user.client_secret,
+            "refresh_token": user.refresh_token,
+            "token_uri": self.token_url,
+        })
+        .to_string()
     }
 
     /// The always-valid development bearer token.

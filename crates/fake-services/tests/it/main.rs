@@ -10,6 +10,7 @@ mod conformance;
 mod faults;
 mod google_auth;
 mod google_behaviour;
+mod query_corpus;
 mod reporting;
 mod search_ads;
 mod video_session;

@@ -69,7 +69,7 @@ struct Case {
     class: Class,
 }
 
-use Class::{Clients, ClientsAndServers as Both, Compatible, Servers};
+use Class::{Clients, ClientsAndServers as Both, Compatible, Servers, Warning};
 
 const DONE: &str = "\"204\": {description: done}";
 const LINKED: &str = "\"204\": {description: done, links: {get: {operationId: getThing, parameters: {id: \"$request.path.id\"}}}}";
@@ -91,7 +91,7 @@ const PUT_OP: &str = "    put:\n      operationId: putThing\n      parameters:\n
     const CASES: &[Case] = &[
         Case { base: &[], rule: "operation-removed", edits: &[(PUT_OP, "")], class: Clients },
         Case { base: &[], rule: "operation-added", edits: &[("paths:\n", "paths:\n  /ping:\n    get:\n      operationId: ping\n      responses: {\"204\": {description: ok}}\n")], class: Compatible },
-        Case { base: &[], rule: "operation-id-changed", edits: &[("operationId: getThing", "operationId: fetchThing")], class: Clients },
+        Case { base: &[], rule: "operation-id-changed", edits: &[("operationId: getThing", "operationId: fetchThing")], class: Compatible },
         Case { base: &[], rule: "operation-route-changed", edits: &[("/things/{id}:", "/items/{id}:")], class: Both },
         Case { base: &[], rule: "deprecated", edits: &[("      operationId: getThing\n", "      operationId: getThing\n      deprecated: true\n")], class: Compatible },
         Case { base: &[("Note: {type: string}", "Note: {type: string, deprecated: true}")], rule: "undeprecated", edits: &[], class: Compatible },
@@ -101,7 +101,7 @@ const PUT_OP: &str = "    put:\n      operationId: putThing\n      parameters:\n
         Case { base: &[], rule: "parameter-added", edits: &[(GET_LIMIT, "        - {name: limit, in: query, required: false, schema: {type: integer, format: int32, minimum: 1, maximum: 100}}\n        - {name: q, in: query, schema: {type: string}}\n")], class: Compatible },
         Case { base: &[], rule: "parameter-added-required", edits: &[(GET_LIMIT, "        - {name: limit, in: query, required: false, schema: {type: integer, format: int32, minimum: 1, maximum: 100}}\n        - {name: q, in: query, required: true, schema: {type: string}}\n")], class: Clients },
         Case { base: &[], rule: "parameter-removed", edits: &[(GET_LIMIT, "")], class: Clients },
-        Case { base: &[], rule: "parameter-renamed", edits: &[("/things/{id}:", "/things/{thingId}:"), ("{name: id, in: path", "{name: thingId, in: path"), ("{name: id, in: path", "{name: thingId, in: path")], class: Clients },
+        Case { base: &[], rule: "parameter-renamed", edits: &[("/things/{id}:", "/things/{thingId}:"), ("{name: id, in: path", "{name: thingId, in: path"), ("{name: id, in: path", "{name: thingId, in: path")], class: Compatible },
         Case { base: &[], rule: "parameter-became-required", edits: &[("name: limit, in: query, required: false", "name: limit, in: query, required: true")], class: Clients },
         Case { base: &[("name: limit, in: query, required: false", "name: limit, in: query, required: true")], rule: "parameter-became-optional", edits: &[], class: Servers },
         Case { base: &[], rule: "request-body-added", edits: &[("      operationId: getThing\n", "      operationId: getThing\n      requestBody: {content: {application/json: {schema: {type: string}}}}\n")], class: Compatible },
@@ -109,8 +109,9 @@ const PUT_OP: &str = "    put:\n      operationId: putThing\n      parameters:\n
         Case { base: &[], rule: "request-body-removed", edits: &[("      requestBody:\n        required: true\n        content: {application/json: {schema: {$ref: \"#/components/schemas/ThingInput\"}}}\n", "")], class: Clients },
         Case { base: &[("      requestBody:\n        required: true\n", "      requestBody:\n        required: false\n")], rule: "request-body-became-required", edits: &[], class: Clients },
         Case { base: &[], rule: "request-body-became-optional", edits: &[("      requestBody:\n        required: true\n", "      requestBody:\n        required: false\n")], class: Servers },
-        Case { base: &[], rule: "response-added", edits: &[("        \"204\": {description: done}\n", "        \"204\": {description: done}\n        \"202\": {description: accepted}\n")], class: Clients },
-        Case { base: &[], rule: "response-removed", edits: &[("        \"204\": {description: done}\n", "        \"200\": {description: done}\n")], class: Servers },
+        Case { base: &[], rule: "response-added", edits: &[("        \"204\": {description: done}\n", "        \"204\": {description: done}\n        \"202\": {description: accepted}\n")], class: Compatible },
+        Case { base: &[], rule: "response-success-removed", edits: &[("        \"204\": {description: done}\n", "        \"200\": {description: done}\n")], class: Both },
+        Case { base: &[], rule: "response-removed", edits: &[("        \"204\": {description: done}\n        4XX: {description: e, content: {application/json: {schema: {$ref: \"#/components/schemas/Error\"}}}}\n", "        \"204\": {description: done}\n")], class: Servers },
         Case { base: &[], rule: "response-body-added", edits: &[("\"204\": {description: done}", "\"204\": {description: done, content: {application/json: {schema: {type: string}}}}")], class: Compatible },
         Case { base: &[], rule: "response-body-removed", edits: &[("4XX: {description: e, content: {application/json: {schema: {$ref: \"#/components/schemas/Error\"}}}}\n    put:", "4XX: {description: e}\n    put:")], class: Clients },
         Case { base: &[], rule: "media-type-added", edits: &[("content: {application/json: {schema: {$ref: \"#/components/schemas/ThingInput\"}}}", "content: {application/json: {schema: {$ref: \"#/components/schemas/ThingInput\"}}, application/x-www-form-urlencoded: {schema: {$ref: \"#/components/schemas/ThingInput\"}}}")], class: Servers },
@@ -132,13 +133,16 @@ const PUT_OP: &str = "    put:\n      operationId: putThing\n      parameters:\n
         Case { base: &[], rule: "enum-widened", edits: &[("enum: [a, b, c]", "enum: [a, b, c, d]")], class: Both },
         Case { base: &[], rule: "bound-narrowed", edits: &[("maximum: 100", "maximum: 50")], class: Clients },
         Case { base: &[], rule: "bound-widened", edits: &[("maxLength: 10", "maxLength: 20")], class: Servers },
-        Case { base: &[("Note: {type: string}", "Note: {type: string, pattern: \"^a\"}")], rule: "constraint-changed", edits: &[("Note: {type: string}", "Note: {type: string, pattern: \"^b\"}")], class: Both },
+        Case { base: &[("Note: {type: string}", "Note: {type: string, pattern: \"^a\"}")], rule: "pattern-changed", edits: &[("Note: {type: string}", "Note: {type: string, pattern: \"^b\"}")], class: Warning },
+        Case { base: &[("Note: {type: string}", "Note: {type: string, pattern: \"^a\"}")], rule: "bound-widened", edits: &[("Note: {type: string}", "Note: {type: string, pattern: \".*\"}")], class: Clients },
+        Case { base: &[], rule: "constraint-changed", edits: &[("Error: {type: object, properties", "Error: {type: object, not: {required: [code]}, properties")], class: Both },
+        Case { base: &[], rule: "property-became-write-only", edits: &[("id: {type: string}", "id: {type: string, writeOnly: true}")], class: Warning },
         Case { base: &[], rule: "nullable-removed", edits: &[("note: {nullable: true, allOf", "note: {allOf")], class: Servers },
         Case { base: &[], rule: "nullable-added", edits: &[("id: {type: string}", "id: {type: string, nullable: true}")], class: Clients },
         Case { base: &[(NOTE, ONE_OF_3)], rule: "composition-narrowed", edits: &[(NOTE, ONE_OF_2)], class: Servers },
         Case { base: &[(NOTE, ONE_OF_2)], rule: "composition-widened", edits: &[(NOTE, ONE_OF_3)], class: Clients },
         Case { base: &[], rule: "default-changed", edits: &[("minimum: 1, maximum: 100}", "minimum: 1, maximum: 100, default: 10}")], class: Clients },
-        Case { base: &[], rule: "schema-replaced", edits: &[("color: {$ref: \"#/components/schemas/Color\"}", "color: {type: string, enum: [red, green]}")], class: Clients },
+        Case { base: &[], rule: "schema-replaced", edits: &[("color: {$ref: \"#/components/schemas/Color\"}", "color: {type: string, enum: [red, green]}")], class: Compatible },
         Case { base: &[("      operationId: putThing\n", "      operationId: putThing\n      deprecated: true\n      x-sunset: \"2000-01-01\"\n")], rule: "operation-removed-after-sunset", edits: &[(PUT_OP, "")], class: Compatible },
         Case { base: &[("      operationId: getThing\n", "      operationId: getThing\n      deprecated: true\n      x-sunset: \"2999-06-01\"\n")], rule: "sunset-brought-forward", edits: &[("      operationId: getThing\n", "      operationId: getThing\n      deprecated: true\n      x-sunset: \"2999-01-01\"\n")], class: Clients },
         Case { base: &[], rule: "sunset-changed", edits: &[("      operationId: getThing\n", "      operationId: getThing\n      deprecated: true\n      x-sunset: \"2999-01-01\"\n")], class: Compatible },
@@ -160,8 +164,8 @@ const PUT_OP: &str = "    put:\n      operationId: putThing\n      parameters:\n
         Case { base: &[("Note: {type: string}", "Note: {type: string, x-extensible-enum: [a, b]}")], rule: "extensible-enum-narrowed", edits: &[("Note: {type: string}", "Note: {type: string, x-extensible-enum: [a]}")], class: Servers },
         Case { base: &[("Note: {type: string}", "Note: {type: string, x-extensible-enum: [a]}")], rule: "extensible-enum-widened", edits: &[("Note: {type: string}", "Note: {type: string, x-extensible-enum: [a, b]}")], class: Compatible },
         Case { base: &[], rule: "schema-added", edits: &[("    Note: {type: string}\n", "    Note: {type: string}\n    Spare: {type: boolean}\n")], class: Compatible },
-        Case { base: &[("    Note: {type: string}\n", "    Note: {type: string}\n    Spare: {type: boolean}\n")], rule: "schema-removed", edits: &[], class: Clients },
-        Case { base: &[], rule: "schema-renamed", edits: &[("Color: {type: string", "Colour: {type: string"), ("schemas/Color\"", "schemas/Colour\"")], class: Clients },
+        Case { base: &[("    Note: {type: string}\n", "    Note: {type: string}\n    Spare: {type: boolean}\n")], rule: "schema-removed", edits: &[], class: Compatible },
+        Case { base: &[], rule: "schema-renamed", edits: &[("Color: {type: string", "Colour: {type: string"), ("schemas/Color\"", "schemas/Colour\"")], class: Compatible },
     ];
 
 pub(super) fn diff(old: &str, new: &str) -> Vec<Change> {

@@ -6,8 +6,9 @@ pub(crate) mod details;
 mod reporting;
 
 use std::fmt;
-use std::sync::Arc;
 use std::time::Duration;
+
+use crate::http::{BaseUrlError, TransportError};
 
 pub use details::{ConversionIssue, IssueCode};
 pub use reporting::{ReportingError, ReportingFailure};
@@ -66,26 +67,47 @@ pub enum Error {
         failure: ReportingFailure,
     },
 
-    /// No access token could be obtained. Nothing was sent.
-    #[error(
-        "could not get an access token: {message}. Check the credentials (service-account key file: \
-         client_email, private_key, token_uri) and that the account may use the doubleclicksearch scope"
-    )]
+    /// No access token could be obtained: the credentials are wrong or
+    /// unusable. Nothing was sent to the API. The message names the
+    /// credential and its hint a step that fixes it.
+    #[error("could not get an access token from {credential}: {message}. {}", auth_hint(*credential))]
     Auth {
-        /// What the token source reported (never the token or the key).
+        /// The kind of credential that failed.
+        credential: crate::search_ads::CredentialKind,
+        /// What the token source reported (never the token or a secret).
+        message: String,
+    },
+
+    /// The token endpoint refused the refresh token or the assertion for
+    /// good (`invalid_grant`): a refresh token that expired or was revoked,
+    /// a deleted service-account key. Nothing was sent to the API. Not
+    /// transient: new credentials are needed (the message says how).
+    #[error("{credential} no longer work: {message}. {}", invalid_grant_hint(*credential))]
+    InvalidGrant {
+        /// The kind of credential refused.
+        credential: crate::search_ads::CredentialKind,
+        /// The token endpoint's answer (never a secret).
         message: String,
     },
 
     /// The token endpoint could not give a token for now: it could not be
-    /// reached, did not answer in time, or answered 408, 429 or 5xx. Nothing
-    /// was sent to the API. Transient: the call is retried under the client's
+    /// reached, did not answer in time, sent an answer over the body limits,
+    /// or answered 408, 429 or 5xx. Nothing was sent to the API. Transient:
+    /// the call is retried under the client's
     /// [`RetryPolicy`](super::RetryPolicy).
     #[error(
-        "could not get an access token for now: {message}{}. Nothing was sent to the API; try \
-         again later",
-        status.map(|s| format!(" (HTTP {s})")).unwrap_or_default()
+        "could not get an access token from {credential} for now: {message}{}. Nothing was sent \
+         to the API; try again later{}",
+        status.map(|s| format!(" (HTTP {s})")).unwrap_or_default(),
+        if matches!(credential, crate::search_ads::CredentialKind::MetadataServer) {
+            format!(". {}", auth_hint(*credential))
+        } else {
+            String::new()
+        }
     )]
     TokenUnavailable {
+        /// The kind of credential whose token endpoint failed.
+        credential: crate::search_ads::CredentialKind,
         /// The token endpoint's HTTP status, when it answered.
         status: Option<u16>,
         /// What happened (never the token, the assertion or the key).
@@ -117,72 +139,12 @@ pub enum Error {
         last: Option<Box<Error>>,
     },
 
-    /// The request or response failed on the network.
-    #[error(
-        "{operation}: {} ({message}). Check the network and the base URL, or try again later",
-        if *connect { "could not connect to the search ads API" } else { "the connection failed" }
-    )]
-    Transport {
-        /// The API method.
-        operation: &'static str,
-        /// True when the connection could not be opened (the request was not sent).
-        connect: bool,
-        /// The transport's message.
-        message: String,
-        /// The underlying error.
-        #[source]
-        source: Option<Arc<dyn std::error::Error + Send + Sync>>,
-    },
-
-    /// The request took longer than the configured timeout.
-    #[error(
-        "{operation}: {} timed out{}. Try again later, or raise HttpOptions::{}",
-        if *connect { "connecting" } else { "the request" },
-        after.map(|a| format!(" after {} s", a.as_secs_f64())).unwrap_or_default(),
-        if *connect { "connect_timeout" } else { "timeout" }
-    )]
-    Timeout {
-        /// The API method.
-        operation: &'static str,
-        /// True when the connection could not be opened in time.
-        connect: bool,
-        /// The timeout that passed (`HttpOptions::connect_timeout` or
-        /// `HttpOptions::timeout`), when known.
-        after: Option<Duration>,
-    },
-
-    /// The answer's body was larger than the configured limit; reading it
-    /// stopped there.
-    #[error(
-        "{operation}: the answer is larger than the limit of {limit} bytes{}; nothing more was \
-         read. Raise HttpOptions::{setting} if the answer is expected to be that large",
-        announced.map(|a| format!(" (it announced {a} bytes)")).unwrap_or_default()
-    )]
-    TooLarge {
-        /// The API method.
-        operation: &'static str,
-        /// The limit, in bytes.
-        limit: u64,
-        /// The `Content-Length` the server announced, when it was over the limit.
-        announced: Option<u64>,
-        /// The `HttpOptions` field that sets the limit.
-        setting: &'static str,
-    },
-
-    /// The answer's body stopped making progress.
-    #[error(
-        "{operation}: the answer stalled: less than 1 KiB arrived in {} s (after {received} \
-         bytes). Try again later, or raise HttpOptions::read_timeout",
-        after.as_secs_f64()
-    )]
-    Stalled {
-        /// The API method.
-        operation: &'static str,
-        /// The stall timeout.
-        after: Duration,
-        /// Bytes received before it stalled.
-        received: u64,
-    },
+    /// The request failed on the wire: the connection could not be opened, a
+    /// timeout passed, or the answer's body was too large or stalled. The
+    /// [`TransportError`] says which and names the
+    /// [`HttpOptions`](crate::http::HttpOptions) setting that bounds it.
+    #[error(transparent)]
+    Transport(#[from] TransportError),
 
     /// The server's answer did not have the documented shape.
     #[error(
@@ -242,6 +204,58 @@ pub enum Error {
     },
 }
 
+/// What to do when `credential` cannot give a token.
+fn auth_hint(credential: crate::search_ads::CredentialKind) -> &'static str {
+    use crate::search_ads::CredentialKind as K;
+    match credential {
+        K::FixedToken => {
+            "A fixed token expires within the hour: pass a new one, or sign in with refresh-token \
+             credentials (AuthorizedUser or DefaultCredentials), which renew their token"
+        }
+        K::AuthorizedUser => {
+            "Check client_id, client_secret and refresh_token of the authorized_user credentials \
+             (the OAuth client must be of type \"Desktop app\" in the Google Cloud console); sign \
+             in again with `apictl auth login` or `gcloud auth application-default login`"
+        }
+        K::ServiceAccount => {
+            "Check the service-account key file (client_email, private_key, token_uri) and that \
+             the key is still enabled in the Google Cloud console (IAM > Service accounts > Keys)"
+        }
+        K::MetadataServer => {
+            "The metadata server answers only on Google Cloud (GCE_METADATA_HOST overrides its \
+             address); elsewhere set GOOGLE_APPLICATION_CREDENTIALS to a credentials file, or \
+             sign in with `apictl auth login` or `gcloud auth application-default login`"
+        }
+        _ => "Check the credentials of the token source",
+    }
+}
+
+/// How to get credentials that work again after `invalid_grant`.
+fn invalid_grant_hint(credential: crate::search_ads::CredentialKind) -> &'static str {
+    use crate::search_ads::CredentialKind as K;
+    match credential {
+        K::AuthorizedUser => {
+            "The refresh token has expired or was revoked (refresh tokens of an OAuth client in \
+             \"Testing\" publishing status expire after 7 days; publish the app to keep them): \
+             sign in again with `apictl auth login`, or `gcloud auth application-default login \
+             --scopes=https://www.googleapis.com/auth/doubleclicksearch`"
+        }
+        K::ServiceAccount => {
+            "The key may have been deleted or disabled, or this machine's clock is off by minutes: \
+             check the clock, or create a new key in the Google Cloud console (IAM > Service \
+             accounts > Keys)"
+        }
+        other => auth_hint(other),
+    }
+}
+
+/// A refused base URL is an [`Error::Validation`] of the setting `base_url`.
+impl From<BaseUrlError> for Error {
+    fn from(e: BaseUrlError) -> Self {
+        Error::invalid_base_url("base_url", &e)
+    }
+}
+
 fn validation_message(field: &str, index: Option<usize>, reason: &str) -> String {
     match index {
         Some(i) => {
@@ -299,14 +313,6 @@ fn api_message(
     format!("{operation} failed with HTTP {status}{reason}: {shown}. {hint}")
 }
 
-/// A refused base URL, as the validation error of the client builder's `base_url` setting
-/// (the builder names `reporting_base_url` itself when that one is refused).
-impl From<crate::http::BaseUrlError> for Error {
-    fn from(error: crate::http::BaseUrlError) -> Self {
-        Error::invalid_base_url("base_url", &error)
-    }
-}
-
 /// `1 detail`, `3 details`.
 pub(crate) fn counted(n: impl fmt::Display, one: &str, many: &str) -> String {
     let n = n.to_string();
@@ -328,7 +334,7 @@ fn truncate(text: &str, max_chars: usize) -> String {
 
 impl Error {
     /// The validation error of a base-URL setting (`base_url`, `reporting_base_url`).
-    pub(crate) fn invalid_base_url(setting: &str, error: &crate::http::BaseUrlError) -> Self {
+    pub(crate) fn invalid_base_url(setting: &str, error: &BaseUrlError) -> Self {
         Error::validation(setting, None, format!("is refused: {error}"))
     }
 
@@ -374,10 +380,8 @@ impl Error {
             Error::Reporting {
                 status, failure, ..
             } => failure.is_transient(*status),
-            Error::Transport { .. }
-            | Error::Timeout { .. }
-            | Error::Stalled { .. }
-            | Error::TokenUnavailable { .. } => true,
+            Error::Transport(transport) => transport.is_transient(),
+            Error::TokenUnavailable { .. } => true,
             // A body that is not the documented JSON (an HTML 502 page from a
             // proxy, a cut-off answer) is most often a front-end hiccup.
             Error::UnexpectedResponse { .. } => true,
@@ -411,13 +415,13 @@ impl Error {
         match self {
             Error::Validation { .. }
             | Error::Auth { .. }
+            | Error::InvalidGrant { .. }
             | Error::TokenUnavailable { .. }
             | Error::Config { .. }
             | Error::Csv { .. }
             | Error::TruncatedDownload { .. }
             | Error::Io { .. } => false,
-            Error::Transport { connect, .. } | Error::Timeout { connect, .. } => !connect,
-            Error::TooLarge { .. } | Error::Stalled { .. } => true,
+            Error::Transport(transport) => transport.may_have_reached_server(),
             Error::DeadlineExceeded {
                 in_flight, last, ..
             } => *in_flight || last.as_ref().is_some_and(|e| e.may_have_reached_server()),
@@ -478,32 +482,23 @@ mod tests {
         assert!(!api(403, Some("insufficientPermissions")).is_transient());
         assert!(!api(401, Some("authError")).is_transient());
         assert!(!api(404, None).is_transient());
-        assert!(
-            Error::Timeout {
-                operation: "x",
-                connect: false,
-                after: None
-            }
-            .is_transient()
-        );
-        assert!(
-            !Error::Timeout {
-                operation: "x",
-                connect: true,
-                after: None
-            }
-            .may_have_reached_server()
-        );
-        assert!(
-            Error::Timeout {
-                operation: "x",
-                connect: false,
-                after: None
-            }
-            .may_have_reached_server()
-        );
+        let timeout = |connect| {
+            Error::Transport(TransportError::new(
+                "x",
+                crate::http::TransportErrorKind::TimedOut {
+                    connect,
+                    after: None,
+                    setting: "timeout",
+                },
+                "",
+            ))
+        };
+        assert!(timeout(false).is_transient());
+        assert!(!timeout(true).may_have_reached_server());
+        assert!(timeout(false).may_have_reached_server());
         assert!(
             !Error::Auth {
+                credential: crate::search_ads::CredentialKind::Other,
                 message: "m".into()
             }
             .may_have_reached_server()

@@ -117,6 +117,7 @@ impl SearchAdsClient {
                     call::record_token(&token);
                     search_ads_client::set_bearer_token(&mut request, token.expose_secret())
                         .map_err(|e| Error::Auth {
+                            credential: inner.tokens.kind(),
                             message: e.message().to_owned(),
                         })?;
                     let response = client_support::trace_exec(

@@ -12,6 +12,7 @@ use tokio::io::AsyncWriteExt;
 use super::rows::{HEADER, ProgressFn};
 use super::stream::Tail;
 use crate::fs::PartFile;
+use crate::http::TransportErrorKind;
 use crate::search_ads::error::Error;
 use crate::search_ads::wire::{OP_ID_MAPPING, body_limit_error};
 
@@ -243,13 +244,14 @@ impl Download {
 /// answer that is not the file (wrong type or header row, too large) is
 /// final.
 pub(crate) fn resumable(error: &Error) -> bool {
-    matches!(
-        error,
-        Error::TruncatedDownload { .. }
-            | Error::Stalled { .. }
-            | Error::Transport { .. }
-            | Error::Timeout { .. }
-    )
+    matches!(error, Error::TruncatedDownload { .. })
+        || matches!(
+            error,
+            Error::Transport(t) if !matches!(
+                t.kind,
+                TransportErrorKind::TooLarge { .. } | TransportErrorKind::ClientBuild
+            )
+        )
 }
 
 /// How a download may resume: the validator and whether the server takes

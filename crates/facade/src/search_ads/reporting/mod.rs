@@ -1,18 +1,20 @@
 //! Conversion reads that survive the v2 shutdown: reports on the `conversion` resource of the
-//! Search Ads 360 Reporting API (v0), yielding the same typed [`Conversion`]s as
+//! Search Ads 360 Reporting API (v0), yielding the same typed [`Conversion`](super::Conversion)s as
 //! [`SearchAdsClient::list_conversions`](super::SearchAdsClient::list_conversions).
 //!
 //! - [`SearchAdsClient::conversion_report`](super::SearchAdsClient::conversion_report): a typed query
 //!   ([`ReportFilters`], never spliced text), paged with `pageToken`, split by date into shards
 //!   fetched concurrently and yielded in order ([`ConversionReport`]).
-//! - [`ReportOptions`]: page size 1..=10 000, shard length, shards in flight, `login-customer-id`.
+//! - [`ConversionReportRequest`]'s setters (or a whole [`ReportOptions`]): page size 1..=10 000,
+//!   shard length, shards in flight, `login-customer-id`, [`ReportFilters`].
 //! - The 60-day window of event-level data is checked before sending.
 //! - `RESOURCE_EXHAUSTED` is retried after the error's `retryDelay`; every failure is an
-//!   [`Error::Reporting`] with the typed [`ReportingFailure`].
+//!   [`Error::Reporting`](super::Error::Reporting) with the typed [`ReportingFailure`].
 //! - [`IdLookup`]: legacy ids → new ids from the ID-mapping file.
-//! - The field-by-field mapping to [`Conversion`] is documented in [`mapping`].
+//! - The field-by-field mapping to [`Conversion`](super::Conversion) is documented in [`mapping`].
 
 mod customers;
+mod decode;
 mod ids;
 pub mod mapping;
 mod options;

@@ -43,9 +43,10 @@ use super::super::call::Calls;
 use super::super::conversion::Conversion;
 use super::super::error::Error;
 use super::super::values::CustomerId;
-use super::mapping::{RowKey, conversion_from_row};
+use super::decode::{self, DecodedRow, RowsError, SearchError, SearchPage};
+use super::mapping::RowKey;
 use super::query::{ReportFilters, conversion_query};
-use super::rpc::{OP_SEARCH, send};
+use super::rpc::{OP_SEARCH, map_error};
 
 /// Rows each shard in flight adds to the report's buffer budget (see [`buffer_rows`]).
 pub(crate) const SHARD_BUFFER_ROWS: usize = 20_000;
@@ -249,12 +250,13 @@ impl Stream for ReportShards {
     }
 }
 
-/// One search call (with retries).
+/// One search call (with retries): the answer's top level read ([`SearchPage`]: the next page
+/// token is known), its rows left for [`SearchPage::rows`] once the next request is on its way.
 async fn search_page(
     ctx: &ShardContext,
     query: &str,
     page_token: Option<&str>,
-) -> Result<types::SearchSearchAds360Response, Error> {
+) -> Result<SearchPage, Error> {
     ctx.calls
         .run(OP_SEARCH, |_| async move {
             let body = types::SearchSearchAds360Request {
@@ -265,15 +267,10 @@ async fn search_page(
                 summary_row_setting: None,
                 validate_only: None,
             };
-            let mut call = ctx
-                .client
-                .customers_search_ads360_search()
-                .customer_id(ctx.customer.as_str().to_owned())
-                .body(body);
-            if let Some(login) = &ctx.login_customer_id {
-                call = call.login_customer_id(login.as_str().to_owned());
-            }
-            send(OP_SEARCH, call.send()).await
+            let login = ctx.login_customer_id.as_ref().map(CustomerId::as_str);
+            decode::search(&ctx.client, ctx.customer.as_str(), login, &body)
+                .await
+                .map_err(|e| map_error(OP_SEARCH, e))
         })
         .await
 }
@@ -284,7 +281,7 @@ async fn search_page(
 struct Ahead {
     /// The page's share of the budget (or reserve), taken before the request was sent.
     room: OwnedSemaphorePermit,
-    answer: AbortOnDrop<Result<types::SearchSearchAds360Response, Error>>,
+    answer: AbortOnDrop<Result<SearchPage, Error>>,
 }
 
 /// A task aborted when its handle is dropped.
@@ -308,12 +305,7 @@ impl Ahead {
     }
 
     /// The answer, with the room it holds.
-    async fn answer(
-        mut self,
-    ) -> (
-        OwnedSemaphorePermit,
-        Result<types::SearchSearchAds360Response, Error>,
-    ) {
+    async fn answer(mut self) -> (OwnedSemaphorePermit, Result<SearchPage, Error>) {
         let answer = match (&mut self.answer.0).await {
             Ok(answer) => answer,
             Err(e) => Err(Error::unexpected(
@@ -428,7 +420,7 @@ impl Shard {
                     return;
                 }
             };
-            let next_token = page.next_page_token.filter(|t| !t.is_empty());
+            let next_token = page.next_page_token.clone();
             // Ask for the next page now, when there is room for it without waiting.
             if let Some(next) = &next_token
                 && let Some(room) = self.room_now()
@@ -436,33 +428,28 @@ impl Shard {
                 ahead = Some(Ahead::send(&shared, room, &query, next));
             }
             let tx = &self.tx;
-            let mut batch = Vec::with_capacity(page.results.len());
-            let mut results = page.results;
-            for row in &mut results {
-                let date = row
-                    .segments
-                    .as_ref()
-                    .and_then(|s| s.date.as_deref())
-                    .and_then(|d| d.parse::<NaiveDate>().ok());
-                let (key, conversion) = match (conversion_from_row(row), date) {
-                    (Ok(pair), Some(_)) => pair,
-                    (Err(detail), _) => {
-                        let _ = tx
-                            .send(Err(Error::unexpected(OP_SEARCH, Some(200), detail)))
-                            .await;
-                        return;
-                    }
-                    (Ok(_), None) => {
-                        let _ = tx
-                            .send(Err(Error::unexpected(
-                                OP_SEARCH,
-                                Some(200),
-                                "segments.date is missing or not YYYY-MM-DD".to_owned(),
-                            )))
-                            .await;
-                        return;
-                    }
-                };
+            let rows = match page.rows() {
+                Ok(rows) => rows,
+                Err(RowsError::Payload(e)) => {
+                    let error = SearchError::InvalidResponsePayload(page.body().clone(), e);
+                    let _ = tx.send(Err(map_error(OP_SEARCH, error))).await;
+                    return;
+                }
+                Err(RowsError::Row(detail)) => {
+                    let _ = tx
+                        .send(Err(Error::unexpected(OP_SEARCH, Some(200), detail)))
+                        .await;
+                    return;
+                }
+            };
+            drop(page);
+            let mut batch = Vec::with_capacity(rows.len());
+            for DecodedRow {
+                key,
+                date,
+                conversion,
+            } in rows
+            {
                 if let Some(skip) = skip_through {
                     if key <= skip {
                         continue;
@@ -484,7 +471,7 @@ impl Shard {
                         .await;
                     return;
                 }
-                last = date.map(|d| (key, d));
+                last = Some((key, date));
                 stalled = 0;
                 batch.push(conversion);
             }

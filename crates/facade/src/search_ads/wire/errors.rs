@@ -1,12 +1,11 @@
 //! Generated-client and transport errors made into the facade's [`Error`]:
 //! the error envelope, the token hook's failures, body limits, timeouts.
 
-use std::sync::Arc;
-
 use search_ads_client::types;
 use search_ads_client::{AuthorizeError, AuthorizeErrorKind};
 
 use super::envelope::Envelope;
+use crate::http::Bounds;
 use crate::search_ads::error::Error;
 use crate::search_ads::retry::parse_retry_after;
 
@@ -18,11 +17,13 @@ pub(crate) fn map_error(operation: &'static str, error: ClientError) -> Error {
         }
         return match auth.kind() {
             AuthorizeErrorKind::Unavailable => Error::TokenUnavailable {
+                credential: crate::search_ads::CredentialKind::Other,
                 status: None,
                 message: auth.message().to_owned(),
                 retry_after: None,
             },
             _ => Error::Auth {
+                credential: crate::search_ads::CredentialKind::Other,
                 message: auth.message().to_owned(),
             },
         };
@@ -65,37 +66,24 @@ pub(crate) fn map_error(operation: &'static str, error: ClientError) -> Error {
         search_ads_client::Error::InvalidRequest(message) => {
             Error::validation("request", None, message)
         }
-        search_ads_client::Error::Custom(message) => Error::Auth { message },
+        search_ads_client::Error::Custom(message) => Error::Auth {
+            credential: crate::search_ads::CredentialKind::Other,
+            message,
+        },
     }
 }
 
 /// Maps a transport error; the URL (which carries the query) is left out.
 pub(crate) fn from_reqwest(operation: &'static str, error: reqwest::Error) -> Error {
-    if let Some(limited) = body_limit_error(operation, &error) {
-        return limited;
-    }
-    let connect = error.is_connect();
-    if error.is_timeout() {
-        return Error::Timeout {
-            operation,
-            connect,
-            after: crate::search_ads::call::timeout_of_attempt(connect),
-        };
-    }
-    let error = error.without_url();
-    let mut message = error.to_string();
-    let mut source = std::error::Error::source(&error);
-    while let Some(s) = source {
-        message.push_str(": ");
-        message.push_str(&s.to_string());
-        source = s.source();
-    }
-    Error::Transport {
-        operation,
-        connect,
-        message,
-        source: Some(Arc::new(error)),
-    }
+    let download = operation == OP_ID_MAPPING;
+    let bounds = Bounds {
+        connect_timeout: crate::search_ads::call::timeout_of_attempt(true),
+        timeout: crate::search_ads::call::timeout_of_attempt(false),
+        // A download's attempts are bounded by the read timeout (see `Calls`).
+        timeout_setting: if download { "read_timeout" } else { "timeout" },
+        body_setting: body_setting(operation),
+    };
+    Error::Transport(crate::http::from_reqwest(operation, error, bounds))
 }
 
 /// The facade error for a body that broke one of the [`HttpOptions`]
@@ -113,25 +101,16 @@ pub(crate) fn body_limit_error(
     operation: &'static str,
     error: &(dyn std::error::Error + 'static),
 ) -> Option<Error> {
-    Some(match client_support::BodyLimitError::find(error)? {
-        client_support::BodyLimitError::TooLarge { limit, announced } => Error::TooLarge {
-            operation,
-            limit: *limit,
-            announced: *announced,
-            setting: if operation == OP_ID_MAPPING {
-                "max_download_bytes"
-            } else {
-                "max_body_bytes"
-            },
-        },
-        client_support::BodyLimitError::Stalled { after, received } => Error::Stalled {
-            operation,
-            after: *after,
-            received: *received,
-        },
-        // A kind added to client-support later: reported as a transport failure.
-        _ => return None,
-    })
+    crate::http::body_limit_error(operation, error, body_setting(operation)).map(Error::Transport)
+}
+
+/// The `HttpOptions` field that bounds the answers of `operation`.
+fn body_setting(operation: &str) -> &'static str {
+    if operation == OP_ID_MAPPING {
+        "max_download_bytes"
+    } else {
+        "max_body_bytes"
+    }
 }
 
 impl Envelope {

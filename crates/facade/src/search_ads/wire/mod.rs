@@ -40,7 +40,9 @@ impl AuthorizeRequest for TokenAuthorizer {
                     AuthorizeErrorKind::Credentials
                 };
                 let message = match e {
-                    Error::Auth { message } | Error::TokenUnavailable { message, .. } => message,
+                    Error::Auth { message, .. }
+                    | Error::InvalidGrant { message, .. }
+                    | Error::TokenUnavailable { message, .. } => message,
                     other => other.to_string(),
                 };
                 AuthorizeError::new(kind, message)

@@ -309,6 +309,7 @@ mod tests {
                 Outcome::Invalid(Error::validation("conversionId", Some(3), "is empty")),
                 Outcome::Failed {
                     error: Error::Auth {
+                        credential: crate::search_ads::CredentialKind::Other,
                         message: "no".into(),
                     },
                     attempts: 0,
@@ -336,6 +337,7 @@ mod tests {
         assert!(
             !Outcome::Failed {
                 error: Error::Auth {
+                    credential: crate::search_ads::CredentialKind::Other,
                     message: "no".into()
                 },
                 attempts: 1,

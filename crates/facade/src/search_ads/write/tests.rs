@@ -11,11 +11,25 @@ use chrono::DateTime;
 use futures::{FutureExt, StreamExt};
 
 use super::*;
+use crate::http::{TransportError, TransportErrorKind};
 use crate::search_ads::conversion::Conversion;
 use crate::search_ads::error::{ConversionIssue, Error, IssueCode};
 use crate::search_ads::retry::RetryPolicy;
 use batching::Batch;
 use run::Shared;
+
+/// A request timeout (the request may have reached the server).
+fn timed_out(operation: &'static str) -> Error {
+    Error::Transport(TransportError::new(
+        operation,
+        TransportErrorKind::TimedOut {
+            connect: false,
+            after: None,
+            setting: "timeout",
+        },
+        "",
+    ))
+}
 
 fn fast() -> RetryPolicy {
     RetryPolicy {
@@ -307,11 +321,7 @@ async fn a_duplicate_after_a_lost_answer_counts_as_stored() {
         &fast(),
         |_, attempt| async move {
             match attempt {
-                1 => Err(Error::Timeout {
-                    after: None,
-                    operation: "conversion.insert",
-                    connect: false,
-                }),
+                1 => Err(timed_out("conversion.insert")),
                 _ => Err(rejected_400(vec![detail(0, 0x11A), detail(2, 0x11A)])),
             }
         },
@@ -367,12 +377,11 @@ async fn a_duplicate_on_a_first_attempt_is_a_rejection() {
         &fast(),
         |_, attempt| async move {
             if attempt == 1 {
-                Err(Error::Transport {
-                    operation: "conversion.insert",
-                    connect: true,
-                    message: "refused".into(),
-                    source: None,
-                })
+                Err(Error::Transport(TransportError::new(
+                    "conversion.insert",
+                    TransportErrorKind::Connect,
+                    "refused",
+                )))
             } else {
                 Err(rejected_400(vec![detail(1, 0x11A)]))
             }
@@ -388,11 +397,7 @@ async fn a_duplicate_on_a_first_attempt_is_a_rejection() {
         &fast(),
         |_, attempt| async move {
             if attempt == 1 {
-                Err(Error::Timeout {
-                    after: None,
-                    operation: "conversion.update",
-                    connect: false,
-                })
+                Err(timed_out("conversion.update"))
             } else {
                 Err(rejected_400(vec![detail(0, 0x11A)]))
             }

@@ -1,7 +1,15 @@
-//! `searchAds360Fields.get` and `.search` over the fields the fake's `FROM conversion` queries know.
+//! `searchAds360Fields.get` and `.search`: the catalog of fields and resources (read from the
+//! discovery document, [`catalog`]) as `SearchAds360Field` artifacts.
 //!
-//! `search` accepts `SELECT <metadata fields> [WHERE name = 'x' | name IN ('x', ...) | name LIKE
-//! 'prefix%']` (no FROM, as the service requires); anything else is a `QueryError`.
+//! `search` takes the query language without `FROM` (GRAM: "FROM … forbidden for
+//! searchAds360Fields:search"; a FROM is `UNEXPECTED_FROM_CLAUSE`), e.g. Google's
+//! `SELECT name, category, selectable, filterable, sortable, selectable_with, data_type, is_repeated
+//! WHERE name = "campaign.id"`. Its fields are the artifact's members (snake_case); WHERE works on
+//! `name`, `type_url` (STRING), `category`, `data_type` (ENUM) and `selectable`, `filterable`,
+//! `sortable`, `is_repeated` (BOOLEAN) with the operators of those types; ORDER BY and LIMIT apply.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -10,79 +18,57 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::Failure;
-use super::query::SELECTABLE;
+use super::query::QueryError;
+use super::query::catalog::{self, CATALOG, DataType, FieldInfo};
+use super::query::checks::{Typed, typed};
+use super::query::eval::{Filter, Val};
+use super::query::parser;
 use crate::errors::json_response;
 use crate::search_ads::AppState;
 use crate::search_ads::ledger::Counters;
 
-fn data_type(name: &str) -> &'static str {
-    const INT64: &[&str] = &[
-        "conversion.ad_id",
-        "conversion.asset_id",
-        "conversion.conversion_quantity",
-        "conversion.conversion_revenue_micros",
-        "conversion.criterion_id",
-        "conversion.floodlight_original_revenue",
-        "conversion.id",
-        "conversion.merchant_id",
-        "conversion.visit_id",
-        "customer.id",
-        "customer.manager_id",
-        "campaign.id",
-        "ad_group.id",
-    ];
-    const ENUM: &[&str] = &[
-        "conversion.status",
-        "conversion.attribution_type",
-        "conversion.asset_field_type",
-        "conversion.product_channel",
-    ];
-    if name == "segments.date" {
-        "DATE"
-    } else if name.ends_with("resource_name") {
-        "RESOURCE_NAME"
-    } else if INT64.contains(&name) {
-        "INT64"
-    } else if ENUM.contains(&name) {
-        "ENUM"
-    } else {
-        "STRING"
-    }
+fn field(f: &FieldInfo) -> Value {
+    let filterable = f.filterable();
+    json!({
+        "resourceName": format!("searchAds360Fields/{}", f.name),
+        "name": f.name,
+        "category": f.category.name(),
+        "dataType": f.data_type.name(),
+        "selectable": true,
+        "filterable": filterable,
+        "sortable": f.sortable(),
+        "isRepeated": false,
+        "typeUrl": "",
+        "enumValues": f.enum_values,
+        "selectableWith": if catalog::selectable_with_conversion(f) { json!(["conversion"]) } else { json!([]) },
+    })
 }
 
-fn field(name: &str) -> Value {
-    let dt = data_type(name);
-    let filterable = dt != "RESOURCE_NAME";
+fn resource(name: &str) -> Value {
+    let served = name == catalog::SERVED_RESOURCE;
     json!({
         "resourceName": format!("searchAds360Fields/{name}"),
         "name": name,
-        "category": if name.starts_with("segments.") { "SEGMENT" } else { "ATTRIBUTE" },
-        "dataType": dt,
-        "selectable": true,
-        "filterable": filterable,
-        "sortable": filterable,
+        "category": "RESOURCE",
+        "dataType": "MESSAGE",
+        "selectable": false,
+        "filterable": false,
+        "sortable": false,
         "isRepeated": false,
         "typeUrl": "",
-        "enumValues": if name == "conversion.status" { json!(["UNSPECIFIED", "UNKNOWN", "ENABLED", "REMOVED"]) } else { json!([]) },
+        "attributeResources": if served { json!(catalog::ATTRIBUTED) } else { json!([]) },
+        "segments": if served { json!(catalog::CORE_DATE_SEGMENTS) } else { json!([]) },
+        "selectableWith": if served { json!(catalog::CORE_DATE_SEGMENTS) } else { json!([]) },
+        "metrics": [],
     })
 }
 
-fn resource(name: &str) -> Option<Value> {
-    (name == "conversion").then(|| {
-        json!({
-            "resourceName": "searchAds360Fields/conversion",
-            "name": "conversion",
-            "category": "RESOURCE",
-            "dataType": "MESSAGE",
-            "selectable": false,
-            "filterable": false,
-            "sortable": false,
-            "isRepeated": false,
-            "attributeResources": ["ad_group", "ad_group_criterion", "campaign", "customer"],
-            "segments": ["segments.date"],
-            "selectableWith": ["segments.date"],
-        })
-    })
+fn artifacts() -> impl Iterator<Item = Value> {
+    CATALOG
+        .resources
+        .iter()
+        .map(|r| resource(r))
+        .chain(CATALOG.fields.values().map(field))
 }
 
 fn not_found(name: &str) -> Failure {
@@ -97,107 +83,144 @@ fn not_found(name: &str) -> Failure {
 /// `GET /v0/searchAds360Fields/{name}`.
 pub(crate) async fn fields_get(State(app): State<AppState>, Path(name): Path<String>) -> Response {
     Counters::bump(&app.shared.counters.reporting_other_requests);
-    if SELECTABLE.contains(&name.as_str()) {
-        return json_response(StatusCode::OK, &field(&name));
+    if let Some(f) = catalog::field(&name) {
+        return json_response(StatusCode::OK, &field(f));
     }
-    match resource(&name) {
-        Some(v) => json_response(StatusCode::OK, &v),
-        None => not_found(&name).into_response(&app),
+    if catalog::is_resource(&name) {
+        return json_response(StatusCode::OK, &resource(&name));
+    }
+    not_found(&name).into_response(&app)
+}
+
+/// The members of an artifact a query may name: (query name, JSON name, type for WHERE).
+const META: &[(&str, &str, Option<DataType>)] = &[
+    ("name", "name", Some(DataType::String)),
+    ("category", "category", Some(DataType::Enum)),
+    ("data_type", "dataType", Some(DataType::Enum)),
+    ("selectable", "selectable", Some(DataType::Boolean)),
+    ("filterable", "filterable", Some(DataType::Boolean)),
+    ("sortable", "sortable", Some(DataType::Boolean)),
+    ("is_repeated", "isRepeated", Some(DataType::Boolean)),
+    ("type_url", "typeUrl", Some(DataType::String)),
+    ("resource_name", "resourceName", None),
+    ("selectable_with", "selectableWith", None),
+    ("attribute_resources", "attributeResources", None),
+    ("metrics", "metrics", None),
+    ("segments", "segments", None),
+    ("enum_values", "enumValues", None),
+];
+
+fn meta(name: &str) -> Result<&'static (&'static str, &'static str, Option<DataType>), QueryError> {
+    META.iter().find(|(q, _, _)| *q == name).ok_or_else(|| {
+        QueryError::new(
+            "UNRECOGNIZED_FIELD",
+            format!("Unrecognized field in the query: '{name}'."),
+        )
+        .at(name)
+    })
+}
+
+fn enum_values(name: &str) -> Vec<String> {
+    let values: &[&str] = match name {
+        "category" => &[
+            "UNSPECIFIED",
+            "UNKNOWN",
+            "RESOURCE",
+            "ATTRIBUTE",
+            "SEGMENT",
+            "METRIC",
+        ],
+        _ => &[
+            "UNSPECIFIED",
+            "UNKNOWN",
+            "BOOLEAN",
+            "DATE",
+            "DOUBLE",
+            "ENUM",
+            "FLOAT",
+            "INT32",
+            "INT64",
+            "MESSAGE",
+            "RESOURCE_NAME",
+            "STRING",
+            "UINT64",
+        ],
+    };
+    values.iter().map(|v| (*v).to_owned()).collect()
+}
+
+fn value<'v>(artifact: &'v Value, json_name: &str) -> Option<Val<'v>> {
+    match artifact.get(json_name)? {
+        Value::String(s) => Some(Val::Str(Cow::Borrowed(s))),
+        Value::Bool(b) => Some(Val::Bool(*b)),
+        _ => None,
     }
 }
 
-fn query_error(code: &'static str, message: &str) -> Failure {
-    Failure::new(StatusCode::BAD_REQUEST, "queryError", code, message)
+/// A checked field query: selected members, conditions, order and limit.
+struct FieldQuery {
+    select: Vec<&'static str>,
+    filters: Vec<(&'static str, Filter)>,
+    order: Vec<(&'static str, bool)>,
+    limit: Option<u64>,
 }
 
-/// Which field names a field query's WHERE clause keeps.
-type NamePredicate = Box<dyn Fn(&str) -> bool>;
-
-/// Splits `SELECT a, b WHERE name <op> <values>` into the selected names and the name predicate.
-fn parse(text: &str) -> Result<(Vec<String>, NamePredicate), Failure> {
-    let trimmed = text.trim();
-    let rest = trimmed
-        .get(..7)
-        .filter(|s| s.eq_ignore_ascii_case("SELECT "))
-        .map(|_| &trimmed[7..])
-        .ok_or_else(|| query_error("EXPECTED_SELECT", "Expected SELECT."))?;
-    let upper = rest.to_ascii_uppercase();
-    if upper.contains(" FROM ") {
-        return Err(query_error(
+fn parse(text: &str) -> Result<FieldQuery, QueryError> {
+    let ast = parser::parse(text)?;
+    if let Some(from) = ast.from {
+        return Err(QueryError::new(
             "UNEXPECTED_FROM_CLAUSE",
             "Field metadata queries take no FROM clause.",
+        )
+        .at(from));
+    }
+    let select = ast
+        .select
+        .iter()
+        .map(|s| meta(s).map(|m| m.1))
+        .collect::<Result<_, _>>()?;
+    let mut filters = Vec::new();
+    for c in &ast.conditions {
+        let (name, json_name, t) = meta(&c.field)?;
+        let Some(t) = t else {
+            return Err(QueryError::new(
+                "PROHIBITED_FIELD_IN_WHERE_CLAUSE",
+                format!("This fake does not filter field metadata on '{name}'."),
+            )
+            .at(*name));
+        };
+        let values = enum_values(name);
+        let typed_field = Typed {
+            name,
+            data_type: *t,
+            enum_values: &values,
+        };
+        filters.push((*json_name, typed(&typed_field, c, chrono::NaiveDate::MIN)?));
+    }
+    let mut order = Vec::new();
+    for (name, desc) in &ast.order {
+        let (_, json_name, _) = meta(name)?;
+        if !ast.select.contains(name) {
+            return Err(QueryError::new(
+                "EXPECTED_REFERENCED_FIELD_IN_SELECT_CLAUSE",
+                format!("'{name}' is used in ORDER BY but missing from the SELECT clause."),
+            )
+            .at(name.clone()));
+        }
+        order.push((*json_name, *desc));
+    }
+    if !ast.parameters.is_empty() {
+        return Err(QueryError::new(
+            "BAD_PARAMETER_NAME",
+            "Field metadata queries take no PARAMETERS.",
         ));
     }
-    let (select, condition) = match upper.find(" WHERE ") {
-        Some(i) => (&rest[..i], Some(rest[i + 7..].trim())),
-        None => (rest, None),
-    };
-    let selected: Vec<String> = select.split(',').map(|s| s.trim().to_owned()).collect();
-    const META: &[&str] = &[
-        "name",
-        "category",
-        "data_type",
-        "selectable",
-        "filterable",
-        "sortable",
-        "selectable_with",
-        "attribute_resources",
-        "metrics",
-        "segments",
-        "enum_values",
-        "type_url",
-        "is_repeated",
-        "resource_name",
-    ];
-    if let Some(bad) = selected.iter().find(|s| !META.contains(&s.as_str())) {
-        return Err(query_error(
-            "UNRECOGNIZED_FIELD",
-            &format!("Unrecognized field '{bad}'."),
-        ));
-    }
-    let Some(condition) = condition else {
-        return Ok((selected, Box::new(|_| true)));
-    };
-    let strings = |list: &str| -> Result<Vec<String>, Failure> {
-        list.split(',')
-            .map(|s| {
-                let s = s.trim();
-                s.strip_prefix('\'')
-                    .and_then(|s| s.strip_suffix('\''))
-                    .filter(|s| !s.contains(['\'', '\\', '\n']))
-                    .map(str::to_owned)
-                    .ok_or_else(|| query_error("BAD_VALUE", "Expected a quoted name."))
-            })
-            .collect()
-    };
-    let cond_upper = condition.to_ascii_uppercase();
-    if let Some(v) = condition.strip_prefix("name = ") {
-        let [name] = <[String; 1]>::try_from(strings(v)?)
-            .map_err(|_| query_error("EXPECTED_SINGLE_VALUE", "Expected one value."))?;
-        Ok((selected, Box::new(move |n| n == name)))
-    } else if cond_upper.starts_with("NAME IN (") && condition.ends_with(')') {
-        let names = strings(&condition[9..condition.len() - 1])?;
-        Ok((selected, Box::new(move |n| names.iter().any(|x| x == n))))
-    } else if cond_upper.starts_with("NAME LIKE ") {
-        let [pattern] = <[String; 1]>::try_from(strings(&condition[10..])?)
-            .map_err(|_| query_error("EXPECTED_SINGLE_VALUE", "Expected one value."))?;
-        let prefix = pattern
-            .strip_suffix('%')
-            .filter(|p| !p.contains(['%', '_', '[']))
-            .map(str::to_owned)
-            .ok_or_else(|| {
-                query_error(
-                    "INVALID_VALUE_WITH_LIKE_OPERATOR",
-                    "This fake supports only LIKE 'prefix%'.",
-                )
-            })?;
-        Ok((selected, Box::new(move |n| n.starts_with(&prefix))))
-    } else {
-        Err(query_error(
-            "BAD_OPERATOR",
-            "This fake filters field metadata only on name (=, IN, LIKE 'prefix%').",
-        ))
-    }
+    Ok(FieldQuery {
+        select,
+        filters,
+        order,
+        limit: ast.limit,
+    })
 }
 
 /// `POST /v0/searchAds360Fields:search`.
@@ -205,30 +228,43 @@ pub(crate) async fn fields_search(State(app): State<AppState>, body: Bytes) -> R
     Counters::bump(&app.shared.counters.reporting_other_requests);
     let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let text = request.get("query").and_then(Value::as_str).unwrap_or("");
-    let (selected, keep) = match parse(text) {
-        Ok(p) => p,
-        Err(f) => return f.into_response(&app),
+    let q = match parse(text) {
+        Ok(q) => q,
+        Err(e) => return Failure::query(e).into_response(&app),
     };
-    let results: Vec<Value> = SELECTABLE
-        .iter()
-        .filter(|n| keep(n))
-        .map(|n| {
-            let full = field(n);
+    let mut found: Vec<Value> = artifacts()
+        .filter(|a| {
+            q.filters
+                .iter()
+                .all(|(name, f)| f.holds(value(a, name).as_ref()))
+        })
+        .collect();
+    found.sort_by(|a, b| {
+        for (name, desc) in &q.order {
+            let o = match (value(a, name), value(b, name)) {
+                (Some(x), Some(y)) => x.cmp_to(&y).unwrap_or(Ordering::Equal),
+                (x, y) => x.is_some().cmp(&y.is_some()),
+            };
+            let o = if *desc { o.reverse() } else { o };
+            if o.is_ne() {
+                return o;
+            }
+        }
+        Ordering::Equal
+    });
+    let total = found.len();
+    let limit = q
+        .limit
+        .map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX));
+    let results: Vec<Value> = found
+        .into_iter()
+        .take(limit)
+        .map(|full| {
             let mut out = serde_json::Map::new();
             out.insert("resourceName".into(), full["resourceName"].clone());
-            for s in &selected {
-                let camel = match s.as_str() {
-                    "data_type" => "dataType",
-                    "selectable_with" => "selectableWith",
-                    "attribute_resources" => "attributeResources",
-                    "enum_values" => "enumValues",
-                    "type_url" => "typeUrl",
-                    "is_repeated" => "isRepeated",
-                    "resource_name" => "resourceName",
-                    other => other,
-                };
-                if let Some(v) = full.get(camel) {
-                    out.insert(camel.into(), v.clone());
+            for s in &q.select {
+                if let Some(v) = full.get(*s) {
+                    out.insert((*s).into(), v.clone());
                 }
             }
             Value::Object(out)
@@ -236,6 +272,68 @@ pub(crate) async fn fields_search(State(app): State<AppState>, body: Bytes) -> R
         .collect();
     json_response(
         StatusCode::OK,
-        &json!({"results": results, "totalResultsCount": results.len().to_string()}),
+        &json!({"results": results, "totalResultsCount": total.to_string()}),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(text: &str) -> Vec<String> {
+        let q = parse(text).unwrap();
+        artifacts()
+            .filter(|a| q.filters.iter().all(|(n, f)| f.holds(value(a, n).as_ref())))
+            .map(|a| a["name"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn google_example_and_operators_on_metadata() {
+        assert_eq!(
+            names(
+                "SELECT name, category, selectable, filterable, sortable, selectable_with, \
+                 data_type, is_repeated WHERE name = \"campaign.id\""
+            ),
+            ["campaign.id"]
+        );
+        assert_eq!(
+            names("SELECT name WHERE name LIKE 'conversion.%'").len(),
+            24
+        );
+        assert_eq!(
+            names("SELECT name WHERE category = RESOURCE AND name IN ('conversion', 'campaign')"),
+            ["campaign", "conversion"]
+        );
+        assert!(
+            names("SELECT name WHERE name LIKE 'conversion.%' AND data_type = ENUM")
+                .contains(&"conversion.status".to_owned())
+        );
+        assert_eq!(
+            names("SELECT name WHERE name LIKE 'conversion.%' AND filterable = FALSE"),
+            ["conversion.resource_name"]
+        );
+    }
+
+    #[test]
+    fn field_queries_refuse_from_and_unknown_members() {
+        let code = |t: &str| parse(t).err().map(|e| e.code);
+        assert_eq!(
+            code("SELECT name FROM conversion"),
+            Some("UNEXPECTED_FROM_CLAUSE")
+        );
+        assert_eq!(code("SELECT nope"), Some("UNRECOGNIZED_FIELD"));
+        assert_eq!(
+            code("SELECT name WHERE category = NOPE"),
+            Some("BAD_ENUM_CONSTANT")
+        );
+        assert_eq!(
+            code("SELECT name WHERE selectable LIKE 'x'"),
+            Some("OPERATOR_FIELD_MISMATCH")
+        );
+        assert_eq!(
+            code("SELECT name ORDER BY category"),
+            Some("EXPECTED_REFERENCED_FIELD_IN_SELECT_CLAUSE")
+        );
+    }
 }

@@ -13,6 +13,7 @@ mod fields;
 pub(crate) mod query;
 mod row;
 pub(crate) mod rows;
+mod sorted;
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -111,7 +112,7 @@ impl Failure {
     }
 
     fn query(e: QueryError) -> Self {
-        let mut f = Self::new(StatusCode::BAD_REQUEST, "queryError", e.code, e.message);
+        let mut f = Self::new(StatusCode::BAD_REQUEST, e.kind, e.code, e.message);
         f.trigger = e.trigger;
         f
     }
@@ -323,9 +324,15 @@ fn search_inner(
         Counters::bump(&app.shared.counters.reporting_expired_token_faults);
         return Err(expired());
     }
-    let query = query::parse(text).map_err(Failure::query)?;
+    // "Today" in the account's time zone: the fake's customers are all UTC (customer.time_zone).
     let (today, first) = rows::window(app);
-    if query.start < first {
+    let mut query = query::parse(text, today).map_err(Failure::query)?;
+    // Event-level rows cover the last `window_days` days (EL, SR-11); a filter that starts
+    // earlier is dateError.EARLIER_THAN_MINIMUM_DATE. Without a lower bound the window's first day
+    // is the start; without an upper bound, today.
+    if let Some(start) = query.bounds.start
+        && start < first
+    {
         return Err(Failure::new(
             StatusCode::BAD_REQUEST,
             "dateError",
@@ -336,12 +343,8 @@ fn search_inner(
             ),
         ));
     }
-    // A query segmented by date must restrict it to fewer than 31 days (discovery's
-    // queryError.DATE_RANGE_TOO_WIDE; SR-13).
-    let days = (query.end - query.start).num_days() + 1;
-    if days > MAX_SEGMENTED_DAYS && query.select.iter().any(|f| f == "segments.date") {
-        return Err(Failure::query(query::QueryError::too_wide(days)));
-    }
+    query.start = query.bounds.start.unwrap_or(first);
+    query.end = query.bounds.end.unwrap_or(today).min(today);
     let state = match page_token {
         None => PageToken {
             customer: customer.to_owned(),
@@ -396,8 +399,10 @@ fn search_inner(
     let want = (page_size as u64).min(remaining) as usize;
     let cursor = (state.emitted > 0).then_some(state.cursor);
     let found = match account {
-        Some(a) => rows::rows_after(app, a, &query, cursor, want + 1),
         None => Vec::new(), // the manager holds no conversions
+        Some(_) if query.start > query.end => Vec::new(),
+        Some(a) if query.natural_order() => rows::rows_after(app, a, &query, cursor, want + 1),
+        Some(a) => sorted::page(app, a, &query, state.emitted, want + 1)?,
     };
     let more =
         found.len() > want && (state.emitted + want as u64) < query.limit.unwrap_or(u64::MAX);
@@ -465,6 +470,9 @@ impl serde::Serialize for WithResults<'_> {
 }
 
 fn count(app: &AppState, a: usize, query: &ConversionQuery) -> u64 {
+    if query.start > query.end {
+        return 0;
+    }
     let mut n = 0u64;
     let mut cursor = None;
     loop {

@@ -7,11 +7,16 @@
 
 use std::sync::LazyLock;
 
-use chrono::DateTime;
+use std::borrow::Cow;
+
 use chrono::format::{Item, StrftimeItems};
+use chrono::{DateTime, Datelike, NaiveDate};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value;
 
+use super::query::catalog::DataType;
+use super::query::dates::Period;
+use super::query::eval::Val;
 use crate::search_ads::config::KnownAccount;
 use crate::search_ads::data::SeededConversion;
 
@@ -188,6 +193,34 @@ impl Row {
         }
     }
 
+    /// The day of the conversion (UTC, the fake's customers' time zone).
+    fn day(&self) -> Option<NaiveDate> {
+        DateTime::from_timestamp_millis(self.key.0).map(|t| t.date_naive())
+    }
+
+    /// The value of `field` for a WHERE condition or ORDER BY, as the data type `as_type` of the
+    /// field in the catalog reads it; `None` when the row has no value.
+    pub(crate) fn value<'r>(
+        &'r self,
+        field: Field,
+        as_type: DataType,
+        account: &'r AccountCells<'r>,
+    ) -> Option<Val<'r>> {
+        let cell = self.cell(field, account)?;
+        Some(match (cell, as_type) {
+            (Cell::Int(n), DataType::Int64 | DataType::Int32) => Val::Int(n),
+            (Cell::Text(t), DataType::Int64 | DataType::Int32) => Val::Int(t.parse().ok()?),
+            (Cell::Text(t), _) => Val::Str(Cow::Borrowed(t)),
+            (Cell::Date(ms), DataType::Date) => {
+                Val::Date(DateTime::from_timestamp_millis(ms)?.date_naive())
+            }
+            (Cell::Day(d), _) => Val::Date(d),
+            (other, _) => Val::Str(Cow::Owned(
+                serde_json::to_value(&other).ok()?.as_str()?.to_owned(),
+            )),
+        })
+    }
+
     /// The cell of `field` as the service writes it, or `None` when the row has no value.
     fn cell<'r>(&'r self, field: Field, account: &'r AccountCells<'r>) -> Option<Cell<'r>> {
         let customer = account.account.customer_id.as_str();
@@ -209,6 +242,10 @@ impl Row {
                 ds: self.key.1,
             },
             Field::Date => Cell::Date(self.key.0),
+            Field::Week => Cell::Day(Period::Week.start(self.day()?)),
+            Field::Month => Cell::Day(Period::Month.start(self.day()?)),
+            Field::Quarter => Cell::Day(Period::Quarter.start(self.day()?)),
+            Field::Year => Cell::Int(i64::from(self.day()?.year())),
             Field::CustomerId => Cell::Text(customer),
             Field::CustomerResourceName => Cell::Resource(customer, "", None),
             Field::CustomerDescriptiveName => {
@@ -260,6 +297,10 @@ pub(crate) enum Field {
     MerchantId,
     ConversionResourceName,
     Date,
+    Week,
+    Month,
+    Quarter,
+    Year,
     CustomerId,
     CustomerResourceName,
     CustomerDescriptiveName,
@@ -296,6 +337,10 @@ impl Field {
             "conversion.merchant_id" => Self::MerchantId,
             "conversion.resource_name" => Self::ConversionResourceName,
             "segments.date" => Self::Date,
+            "segments.week" => Self::Week,
+            "segments.month" => Self::Month,
+            "segments.quarter" => Self::Quarter,
+            "segments.year" => Self::Year,
             "customer.id" => Self::CustomerId,
             "customer.resource_name" => Self::CustomerResourceName,
             "customer.descriptive_name" => Self::CustomerDescriptiveName,
@@ -353,6 +398,8 @@ enum Cell<'r> {
     DateTime(i64),
     /// Epoch milliseconds as `yyyy-MM-dd`.
     Date(i64),
+    /// A day as `yyyy-MM-dd`.
+    Day(NaiveDate),
     /// `customers/{customer}[/{collection}/{id}]`.
     Resource(&'r str, &'static str, Option<i64>),
     ConversionResource {
@@ -385,6 +432,7 @@ impl Serialize for Cell<'_> {
                 Some(t) => s.collect_str(&t.date_naive().format_with_items(DATE.iter())),
                 None => s.serialize_str(""),
             },
+            Cell::Day(d) => s.collect_str(&d.format_with_items(DATE.iter())),
             Cell::Resource(customer, _, None) => {
                 s.collect_str(&format_args!("customers/{customer}"))
             }
@@ -615,7 +663,7 @@ mod tests {
             field_mask(&["ad_group.resource_name".into(), "segments.date".into()]),
             "adGroup.resourceName,segments.date"
         );
-        for name in super::super::query::SELECTABLE {
+        for name in super::super::query::catalog::CATALOG.fields.keys() {
             if let Some(field) = Field::parse(name) {
                 let (r, _) = json_path(name);
                 assert!(!r.is_empty(), "{field:?}");

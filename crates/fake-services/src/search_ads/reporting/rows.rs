@@ -8,8 +8,10 @@
 use chrono::{DateTime, NaiveDate};
 
 use super::query::ConversionQuery;
+use super::query::Filter;
+use super::query::catalog::{self, DataType};
 pub(crate) use super::row::RowKey;
-use super::row::{Field, Row, V2};
+use super::row::{AccountCells, Field, Row, V2};
 use crate::search_ads::AppState;
 use crate::search_ads::data::{
     self, Congruence, DAY_MS, Generator, IdFilter, day_start_ms, filter_congruence,
@@ -90,46 +92,32 @@ fn to_row(ids: &IdTranslator<'_>, v2: Option<V2<'_>>) -> Option<Row> {
     Some(Row::new(&v2, campaign, ad_group))
 }
 
-/// A query's row conditions, resolved once per page.
-struct Conditions<'q> {
-    ids: Vec<(Option<Field>, &'q [i64])>,
-    status: &'q [Vec<String>],
-    texts: Vec<(Option<Field>, &'q [String])>,
+/// A query's conditions, each resolved to the row field it reads, once per page.
+pub(crate) struct Conditions<'q> {
+    filters: Vec<(Option<Field>, DataType, &'q Filter)>,
 }
 
 impl<'q> Conditions<'q> {
-    fn new(query: &'q ConversionQuery) -> Self {
+    pub(crate) fn new(query: &'q ConversionQuery) -> Self {
         Self {
-            ids: query
-                .ids
+            filters: query
+                .filters
                 .iter()
-                .map(|(f, v)| (Field::parse(f), v.as_slice()))
-                .collect(),
-            status: &query.status,
-            texts: query
-                .texts
-                .iter()
-                .map(|(f, v)| (Field::parse(f), v.as_slice()))
+                .map(|f| {
+                    let t = catalog::field(&f.field).map_or(DataType::String, |i| i.data_type);
+                    (Field::parse(&f.field), t, f)
+                })
                 .collect(),
         }
     }
 
-    /// Whether a row passes the query's id, status and text conditions (a field the row has no
-    /// value for fails its condition).
-    fn matches(&self, row: &Row) -> bool {
-        self.ids.iter().all(|(field, values)| {
-            field
-                .and_then(|f| row.int(f))
-                .is_some_and(|v| values.contains(&v))
-        }) && self
-            .status
-            .iter()
-            .all(|values| values.iter().any(|v| v == row.status()))
-            && self.texts.iter().all(|(field, values)| {
-                field
-                    .and_then(|f| row.text(f))
-                    .is_some_and(|s| values.iter().any(|v| v == s))
-            })
+    /// Whether a row meets every condition (a field the fake never fills has no value: it meets
+    /// only `IS NULL`).
+    pub(crate) fn matches(&self, row: &Row, account: &AccountCells<'_>) -> bool {
+        self.filters.iter().all(|(field, t, filter)| {
+            let value = field.and_then(|f| row.value(f, *t, account));
+            filter.holds(value.as_ref())
+        })
     }
 }
 
@@ -143,11 +131,17 @@ fn congruence(
 ) -> Congruence {
     let seed = app.config.seed;
     let mut congruence = Congruence::ALL;
-    for (field, values) in &query.ids {
-        let [value] = values.as_slice() else {
-            continue;
-        };
-        let legacy = match field.as_str() {
+    let fixed = [
+        "campaign.id",
+        "ad_group.id",
+        "conversion.ad_id",
+        "conversion.criterion_id",
+    ]
+    .into_iter()
+    .flat_map(|field| query.fixed_int(field).map(move |v| (field, v)));
+    for (field, value) in fixed {
+        let value = &value;
+        let legacy = match field {
             "campaign.id" => ids
                 .legacy_campaign(a, *value)
                 .map(|l| filter_congruence(seed, a, IdFilter::Campaign, l)),
@@ -181,6 +175,10 @@ pub(crate) fn rows_after(
     let congruence = congruence(app, &ids, a, query);
     let after = |key: RowKey| cursor.is_none_or(|c| key > c);
     let conditions = Conditions::new(query);
+    let cells = AccountCells {
+        account,
+        manager_id: &config.reporting.manager_customer_id,
+    };
 
     // Seeded rows: the first index whose key is after the cursor, by binary search.
     let mut start = lo;
@@ -224,7 +222,7 @@ pub(crate) fn rows_after(
             None => to_row(&ids, V2::from_seeded(&generator.conversion(a, i))),
         };
         if let Some(row) = row
-            && conditions.matches(&row)
+            && conditions.matches(&row, &cells)
         {
             seeded.push(row);
         }
@@ -240,7 +238,7 @@ pub(crate) fn rows_after(
             if let Some(stored) = store.conversions.get(key)
                 && let Some(row) = to_row(&ids, V2::from_json(&stored.conversion))
                 && after(row.key)
-                && conditions.matches(&row)
+                && conditions.matches(&row, &cells)
             {
                 inserted.push(row);
             }

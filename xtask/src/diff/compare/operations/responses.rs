@@ -70,7 +70,16 @@ impl<'a> Differ<'a> {
                 }
                 None => {
                     let detail = format!("response `{label}` removed");
-                    self.record(subject, &at, &r::RESPONSE_REMOVED, detail, None);
+                    let success = matches!(
+                        status,
+                        Some(StatusCode::Code(200..=299)) | Some(StatusCode::Range(2))
+                    );
+                    let rule = if success {
+                        &r::RESPONSE_SUCCESS_REMOVED
+                    } else {
+                        &r::RESPONSE_REMOVED
+                    };
+                    self.record(subject, &at, rule, detail, None);
                 }
             }
         }

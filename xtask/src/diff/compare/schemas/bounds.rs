@@ -26,7 +26,13 @@ impl<'a> Differ<'a> {
             (true, false) => self.at(site, &r::BOUND_WIDENED, "uniqueItems removed"),
             _ => {}
         }
-        match (&o.pattern, &n.pattern) {
+        // `.*` (anchored or not) and the empty pattern match every string:
+        // the same as no pattern.
+        let real = |p: &Option<String>| {
+            p.clone()
+                .filter(|p| !matches!(p.as_str(), "" | ".*" | "^.*$" | "^.*" | ".*$"))
+        };
+        match (&real(&o.pattern), &real(&n.pattern)) {
             (None, Some(p)) => self.at(
                 site,
                 &r::BOUND_NARROWED,
@@ -39,7 +45,7 @@ impl<'a> Differ<'a> {
             ),
             (Some(a), Some(b)) if a != b => self.at(
                 site,
-                &r::CONSTRAINT_CHANGED,
+                &r::PATTERN_CHANGED,
                 format_args!("pattern changed from `{a}` to `{b}`"),
             ),
             _ => {}

@@ -33,9 +33,18 @@ impl<'a> Differ<'a> {
                     "optional"
                 };
                 let why = note(&new_hidden, name);
+                // Still in the schema, only hidden in responses.
+                let rule = if new_hidden
+                    .iter()
+                    .any(|(k, w)| k == name && *w == "writeOnly")
+                {
+                    &r::PROPERTY_BECAME_WRITE_ONLY
+                } else {
+                    &r::PROPERTY_REMOVED
+                };
                 self.at(
                     &prop_site(name),
-                    &r::PROPERTY_REMOVED,
+                    rule,
                     format_args!("{was} property `{name}` removed{why}"),
                 );
             }
@@ -152,7 +161,8 @@ mod tests {
         );
         let edited = edited.replace("required: [name]", "required: [name, created]");
         assert_eq!(diff(BASE, &edited), vec![]);
-        // A response property that becomes writeOnly is gone for clients.
+        // A response property that becomes writeOnly is no longer sent: a
+        // warning (oasdiff: info), not a break.
         let edited = BASE.replace("id: {type: string}", "id: {type: string, writeOnly: true}");
         let changes = diff(BASE, &edited);
         let shown: Vec<String> = changes
@@ -162,7 +172,7 @@ mod tests {
         assert_eq!(
             shown,
             [
-                "property-removed `Thing`: required property `id` removed (now writeOnly) [response] -> breaking for clients"
+                "property-became-write-only `Thing`: required property `id` removed (now writeOnly) [response] -> warning"
             ]
         );
     }

@@ -1,0 +1,296 @@
+//! `apictl auth`: sign in to Search Ads 360 as Google documents, see which credentials are
+//! used, and revoke them.
+//!
+//! - `login`: the installed-app flow (authorization code with PKCE S256, a loopback redirect on
+//!   `127.0.0.1` and a free port, a checked `state`, `access_type=offline`, the scope
+//!   `https://www.googleapis.com/auth/doubleclicksearch`). It opens the system browser (`$BROWSER`
+//!   when set, else the platform's opener) or, with `--no-browser`, prints the URL and waits (up to
+//!   `--wait` seconds) for the redirect, which must reach this machine. The client id and secret
+//!   come from the console's client-secrets JSON (`--client-secrets FILE`, a "Desktop app" client)
+//!   or `--client-id` / `--client-secret` (`SEARCH_ADS_CLIENT_ID` / `SEARCH_ADS_CLIENT_SECRET`).
+//!   The result is an `authorized_user` file, mode 0600, in the state directory, which every
+//!   `apictl ads` command then uses (see [`credentials`] for the order).
+//! - `status`: which credential is used, where it came from, its kind and the current token's
+//!   expiry (it asks for a token); never a secret.
+//! - `revoke`: revokes the refresh token at the revoke endpoint and deletes the file.
+
+pub mod credentials;
+
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use facade::http::HttpOptions;
+use facade::search_ads::installed::{InstalledAppFlow, LoopbackRedirect};
+use facade::search_ads::{self, GOOGLE_TOKEN_URI};
+use secrecy::ExposeSecret as _;
+use serde::Deserialize;
+
+use crate::cli::{AuthLoginArgs, AuthRevokeArgs, AuthStatusArgs};
+use crate::context::{Ctx, print_json};
+use crate::error::{AppError, AppResult};
+use credentials::{PRECEDENCE, choose, login_file, read_login_file, revoke_uri};
+
+/// The client-secrets JSON of a "Desktop app" OAuth client, as the Cloud console downloads it.
+#[derive(Deserialize)]
+struct ClientSecrets {
+    installed: Option<Installed>,
+    web: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct Installed {
+    client_id: String,
+    client_secret: String,
+    auth_uri: Option<String>,
+    token_uri: Option<String>,
+}
+
+/// The OAuth client: id, secret and the endpoints it names.
+struct Client {
+    id: String,
+    secret: String,
+    auth_uri: Option<String>,
+    token_uri: Option<String>,
+}
+
+fn client(args: &AuthLoginArgs) -> AppResult<Client> {
+    if let Some(path) = &args.client_secrets {
+        let bytes = std::fs::read(path).map_err(|e| {
+            AppError::new(format!("cannot read {}: {e}", path.display()))
+                .hint("pass the client-secrets JSON downloaded from the Google Cloud console (APIs & Services > Credentials)")
+        })?;
+        let parsed: ClientSecrets = serde_json::from_slice(&bytes).map_err(|e| {
+            AppError::new(format!(
+                "{} is not a client-secrets file (line {}, column {})",
+                path.display(),
+                e.line(),
+                e.column()
+            ))
+            .hint("download the JSON of an OAuth client of type \"Desktop app\" from the Google Cloud console")
+        })?;
+        return match (parsed.installed, parsed.web) {
+            (Some(i), _) => Ok(Client {
+                id: i.client_id,
+                secret: i.client_secret,
+                auth_uri: i.auth_uri,
+                token_uri: i.token_uri,
+            }),
+            (None, Some(_)) => Err(AppError::new(format!(
+                "{} is the client of a web application, which cannot redirect to this machine",
+                path.display()
+            ))
+            .hint("create an OAuth client of type \"Desktop app\" in the Google Cloud console and pass its JSON")),
+            (None, None) => Err(AppError::new(format!(
+                "{} has no \"installed\" client",
+                path.display()
+            ))
+            .hint("download the JSON of an OAuth client of type \"Desktop app\" from the Google Cloud console")),
+        };
+    }
+    match (&args.client_id, &args.client_secret) {
+        (Some(id), Some(secret)) => Ok(Client {
+            id: id.clone(),
+            secret: secret.clone(),
+            auth_uri: None,
+            token_uri: None,
+        }),
+        _ => Err(AppError::new("no OAuth client to sign in with").hint(
+            "pass --client-secrets FILE (the \"Desktop app\" client's JSON from the Google Cloud console), or --client-id and --client-secret (SEARCH_ADS_CLIENT_ID, SEARCH_ADS_CLIENT_SECRET)",
+        )),
+    }
+}
+
+/// Opens `url` in the system browser: `$BROWSER` when set, else the platform's opener. Returns
+/// false when none could be started.
+fn open_browser(url: &str) -> bool {
+    let (program, args): (String, Vec<String>) = match std::env::var("BROWSER") {
+        Ok(b) if !b.trim().is_empty() => (b, vec![url.to_owned()]),
+        _ if cfg!(target_os = "macos") => ("open".into(), vec![url.to_owned()]),
+        _ if cfg!(windows) => (
+            "cmd".into(),
+            vec!["/C".into(), "start".into(), String::new(), url.to_owned()],
+        ),
+        _ => ("xdg-open".into(), vec![url.to_owned()]),
+    };
+    std::process::Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .is_ok()
+}
+
+fn login_error(e: search_ads::Error, wait: u64) -> AppError {
+    let text = e.to_string();
+    let hint = if text.contains("no sign-in redirect arrived") {
+        format!(
+            "open the URL above in a browser on this machine (the redirect goes to 127.0.0.1) and finish the sign-in within --wait {wait} seconds"
+        )
+    } else if matches!(e, search_ads::Error::Validation { .. }) {
+        "check --client-secrets, or --client-id and --client-secret".to_owned()
+    } else {
+        "check the OAuth client (a \"Desktop app\" client of the project that has the Search Ads 360 API enabled) and run `apictl auth login` again".to_owned()
+    };
+    AppError::new(text).hint(hint)
+}
+
+/// `apictl auth login`.
+pub async fn run_login(ctx: &Ctx, args: &AuthLoginArgs) -> AppResult<u8> {
+    let client = client(args)?;
+    let token_uri = args
+        .token_url
+        .clone()
+        .or(client.token_uri)
+        .unwrap_or_else(|| GOOGLE_TOKEN_URI.to_owned());
+    let mut builder = InstalledAppFlow::builder(&client.id, &client.secret)
+        .token_uri(&token_uri)
+        .revoke_uri(revoke_uri(args.revoke_url.as_deref(), &token_uri));
+    if let Some(auth_uri) = args.auth_url.clone().or(client.auth_uri) {
+        builder = builder.auth_uri(auth_uri);
+    }
+    let flow = builder.build().map_err(|e| login_error(e, args.wait))?;
+    let path = login_file(ctx.state()?.path());
+    let redirect = LoopbackRedirect::bind()
+        .await
+        .map_err(|e| login_error(e, args.wait))?;
+    let authorization = flow.authorization(redirect.redirect_uri());
+    if args.no_browser || !open_browser(authorization.url()) {
+        eprintln!("Open this URL in a browser on this machine and sign in:");
+    } else {
+        eprintln!("Your browser should open; if it does not, open this URL on this machine:");
+    }
+    eprintln!("    {}", authorization.url());
+    eprintln!(
+        "Waiting up to {} s for the sign-in (Ctrl-C cancels)...",
+        args.wait
+    );
+    let code = redirect
+        .wait(&authorization, Duration::from_secs(args.wait))
+        .await
+        .map_err(|e| login_error(e, args.wait))?;
+    let user = flow
+        .exchange(&authorization, code)
+        .await
+        .map_err(|e| login_error(e, args.wait))?;
+    crate::state::write_private(&path, user.to_json().expose_secret().as_bytes())?;
+    if ctx.json {
+        print_json(&serde_json::json!({
+            "file": path.display().to_string(),
+            "kind": "authorized_user",
+            "client_id": user.client_id(),
+        }))?;
+    } else {
+        println!(
+            "signed in: credentials saved to {} (mode 0600); `apictl ads` commands use them (see `apictl auth status`)",
+            path.display()
+        );
+    }
+    Ok(0)
+}
+
+fn http_options(args: &AuthStatusArgs) -> AppResult<HttpOptions> {
+    crate::limits::common_http_options(
+        args.conn.timeout,
+        args.conn.stall_timeout,
+        args.conn.max_body,
+    )
+}
+
+/// `2026-11-26T11:04:05Z (in 59 min)`.
+fn describe_expiry(at: SystemTime) -> String {
+    let when = chrono::DateTime::<chrono::Utc>::from(at).format("%Y-%m-%dT%H:%M:%SZ");
+    match at.duration_since(SystemTime::now()) {
+        Ok(left) => format!("{when} (in {} min)", left.as_secs() / 60),
+        Err(_) => format!("{when} (expired)"),
+    }
+}
+
+/// `apictl auth status`.
+pub async fn run_status(ctx: &Ctx, args: &AuthStatusArgs) -> AppResult<u8> {
+    let path = login_file(ctx.state()?.path());
+    let chosen = choose(
+        &args.conn,
+        &ctx.config.search_ads,
+        Some(&path),
+        http_options(args)?,
+    )?;
+    let token = chosen.source.token().await;
+    let expiry = match &token {
+        Ok(t) => t.expires_at().map(describe_expiry),
+        Err(_) => None,
+    };
+    if ctx.json {
+        print_json(&serde_json::json!({
+            "kind": chosen.kind.name(),
+            "from": chosen.from,
+            "token_ok": token.is_ok(),
+            "expires_at": token.as_ref().ok().and_then(|t| t.expires_at()).map(|at| {
+                chrono::DateTime::<chrono::Utc>::from(at).to_rfc3339()
+            }),
+            "precedence": PRECEDENCE,
+        }))?;
+    } else {
+        println!("credential: {}", chosen.kind.name());
+        println!("from:       {}", chosen.from);
+        match (&token, expiry) {
+            (Ok(_), Some(expiry)) => println!("token:      valid until {expiry}"),
+            (Ok(_), None) => println!(
+                "token:      expiry unknown (a fixed token; Google's expire within the hour)"
+            ),
+            (Err(_), _) => println!("token:      none (see the error below)"),
+        }
+        println!("order:      {PRECEDENCE}");
+    }
+    token?;
+    Ok(0)
+}
+
+/// `apictl auth revoke`.
+pub async fn run_revoke(ctx: &Ctx, args: &AuthRevokeArgs) -> AppResult<u8> {
+    let path = login_file(ctx.state()?.path());
+    let Some(user) = read_login_file(&path)? else {
+        return Err(AppError::new(format!(
+            "not signed in with `apictl auth login`: there is no {}",
+            path.display()
+        ))
+        .hint("nothing to revoke; `apictl auth status` shows the credentials in use"));
+    };
+    let uri = revoke_uri(args.revoke_url.as_deref(), user.token_uri());
+    let user = user.revoke_uri(&uri);
+    let already = match user.revoke().await {
+        Ok(()) => false,
+        Err(e) if e.to_string().contains("invalid_token") => true,
+        Err(e) => {
+            return Err(AppError::new(e.to_string()).hint(format!(
+                "the refresh token may still be valid and {} was kept: run `apictl auth revoke` again, or remove access at https://myaccount.google.com/permissions",
+                path.display()
+            )));
+        }
+    };
+    remove(&path)?;
+    let what = if already {
+        "the refresh token was already revoked or expired"
+    } else {
+        "revoked the refresh token"
+    };
+    if ctx.json {
+        print_json(
+            &serde_json::json!({"revoked": !already, "deleted": path.display().to_string()}),
+        )?;
+    } else {
+        println!("{what} at {uri} and deleted {}", path.display());
+    }
+    Ok(0)
+}
+
+fn remove(path: &Path) -> AppResult<()> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(
+            AppError::new(format!("cannot delete {}: {e}", path.display()))
+                .hint("delete the file yourself: it holds the (now revoked) refresh token"),
+        ),
+    }
+}

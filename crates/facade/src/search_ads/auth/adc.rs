@@ -1,0 +1,342 @@
+//! [`DefaultCredentials`]: Application Default Credentials, looked up the way
+//! Google's libraries do.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+
+use super::authorized_user::read_credentials_file;
+use super::{AccessToken, AuthorizedUser, CredentialKind, MetadataServer, TokenSource};
+use crate::http::HttpOptions;
+use crate::search_ads::error::Error;
+
+/// The variable naming a credentials file (ADC's first step).
+pub const CREDENTIALS_ENV: &str = "GOOGLE_APPLICATION_CREDENTIALS";
+
+/// Where [`DefaultCredentials`] found its credentials.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CredentialOrigin {
+    /// The file named by `GOOGLE_APPLICATION_CREDENTIALS`.
+    EnvironmentVariable(PathBuf),
+    /// gcloud's file: `$CLOUDSDK_CONFIG/application_default_credentials.json`
+    /// or `~/.config/gcloud/application_default_credentials.json`.
+    GcloudFile(PathBuf),
+    /// The metadata server (`HOST[:PORT]`).
+    MetadataServer(String),
+}
+
+impl fmt::Display for CredentialOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CredentialOrigin::EnvironmentVariable(path) => {
+                write!(f, "{} ({CREDENTIALS_ENV})", path.display())
+            }
+            CredentialOrigin::GcloudFile(path) => {
+                write!(
+                    f,
+                    "{} (gcloud's application default credentials)",
+                    path.display()
+                )
+            }
+            CredentialOrigin::MetadataServer(host) => write!(f, "the metadata server at {host}"),
+        }
+    }
+}
+
+/// Application Default Credentials in one call, in Google's order:
+///
+/// 1. the file named by `GOOGLE_APPLICATION_CREDENTIALS` (an error if it
+///    cannot be read: the variable says it is meant to be used);
+/// 2. gcloud's file, `$CLOUDSDK_CONFIG/application_default_credentials.json`,
+///    else `~/.config/gcloud/application_default_credentials.json`
+///    (`%APPDATA%\gcloud\…` on Windows), written by
+///    `gcloud auth application-default login`;
+/// 3. the metadata server of Google's compute platforms
+///    (`metadata.google.internal`, or `GCE_METADATA_HOST`). It is not probed:
+///    outside Google Cloud the first token request fails, with a message
+///    that names the steps above.
+///
+/// Files of type `authorized_user` ([`AuthorizedUser`]) and
+/// `service_account` (`ServiceAccount`, cargo feature `service-account`) are
+/// supported; any other type (`external_account`,
+/// `impersonated_service_account`, …) is refused by name.
+///
+/// ```no_run
+/// use facade::search_ads::{DefaultCredentials, SearchAdsClient};
+///
+/// let credentials = DefaultCredentials::new()?;
+/// println!("signed in with {} from {}", credentials.kind().name(), credentials.origin());
+/// let client = SearchAdsClient::new(credentials)?;
+/// # Ok::<(), facade::search_ads::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct DefaultCredentials {
+    source: Arc<dyn TokenSource>,
+    kind: CredentialKind,
+    origin: CredentialOrigin,
+}
+
+/// Looks up [`DefaultCredentials`]; [`build`](Self::build) does the lookup.
+#[derive(Debug, Default)]
+#[must_use]
+pub struct DefaultCredentialsBuilder {
+    options: HttpOptions,
+    overrides: HashMap<String, Option<String>>,
+}
+
+impl DefaultCredentialsBuilder {
+    /// Timeouts and body limits of the token exchanges (default
+    /// [`HttpOptions::default`]).
+    pub fn http_options(mut self, options: HttpOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Reads the environment variable `name` as `value` (`None`: as unset)
+    /// instead of the process's environment, for `GOOGLE_APPLICATION_CREDENTIALS`,
+    /// `CLOUDSDK_CONFIG`, `HOME`, `APPDATA` and `GCE_METADATA_HOST`. For tests,
+    /// and for programs that keep these settings elsewhere.
+    pub fn env_var(mut self, name: impl Into<String>, value: Option<impl Into<String>>) -> Self {
+        self.overrides.insert(name.into(), value.map(Into::into));
+        self
+    }
+
+    fn var(&self, name: &str) -> Option<String> {
+        match self.overrides.get(name) {
+            Some(value) => value.clone(),
+            None => std::env::var(name).ok(),
+        }
+        .filter(|v| !v.is_empty())
+    }
+
+    /// gcloud's credentials file, where it would be.
+    fn gcloud_file(&self) -> Option<PathBuf> {
+        const FILE: &str = "application_default_credentials.json";
+        if let Some(dir) = self.var("CLOUDSDK_CONFIG") {
+            return Some(Path::new(&dir).join(FILE));
+        }
+        if cfg!(windows) {
+            return self
+                .var("APPDATA")
+                .map(|d| Path::new(&d).join("gcloud").join(FILE));
+        }
+        self.var("HOME")
+            .map(|h| Path::new(&h).join(".config").join("gcloud").join(FILE))
+    }
+
+    /// Runs the lookup (reads at most one file; sends nothing).
+    pub fn build(self) -> Result<DefaultCredentials, Error> {
+        if let Some(path) = self.var(CREDENTIALS_ENV) {
+            let path = PathBuf::from(path);
+            let (source, kind) = from_file(&path, &self.options).map_err(|e| {
+                with_message_prefix(e, &format!("{CREDENTIALS_ENV}={}: ", path.display()))
+            })?;
+            return Ok(DefaultCredentials {
+                source,
+                kind,
+                origin: CredentialOrigin::EnvironmentVariable(path),
+            });
+        }
+        if let Some(path) = self.gcloud_file().filter(|p| p.is_file()) {
+            let (source, kind) = from_file(&path, &self.options)
+                .map_err(|e| with_message_prefix(e, &format!("{}: ", path.display())))?;
+            return Ok(DefaultCredentials {
+                source,
+                kind,
+                origin: CredentialOrigin::GcloudFile(path),
+            });
+        }
+        let mut metadata = MetadataServer::builder().http_options(self.options.clone());
+        if let Some(host) = self.var(super::metadata::METADATA_HOST_ENV) {
+            metadata = metadata.host(host);
+        }
+        let metadata = metadata.build()?;
+        let host = metadata.host().to_owned();
+        Ok(DefaultCredentials {
+            source: Arc::new(metadata),
+            kind: CredentialKind::MetadataServer,
+            origin: CredentialOrigin::MetadataServer(host),
+        })
+    }
+}
+
+fn with_message_prefix(error: Error, prefix: &str) -> Error {
+    match error {
+        Error::Auth {
+            credential,
+            message,
+        } => Error::Auth {
+            credential,
+            message: format!("{prefix}{message}"),
+        },
+        other => other,
+    }
+}
+
+/// The token source of a credentials file, by its `type`.
+fn from_file(
+    path: &Path,
+    options: &HttpOptions,
+) -> Result<(Arc<dyn TokenSource>, CredentialKind), Error> {
+    let text = read_credentials_file(path, CredentialKind::Other)?;
+    let kind = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_owned));
+    match kind.as_deref() {
+        Some("authorized_user") => Ok((
+            Arc::new(AuthorizedUser::from_json(&text)?.http_options(options.clone())),
+            CredentialKind::AuthorizedUser,
+        )),
+        #[cfg(feature = "service-account")]
+        Some("service_account") => Ok((
+            Arc::new(
+                crate::search_ads::ServiceAccount::from_json(&text)?.http_options(options.clone()),
+            ),
+            CredentialKind::ServiceAccount,
+        )),
+        #[cfg(not(feature = "service-account"))]
+        Some("service_account") => Err(Error::Auth {
+            credential: CredentialKind::ServiceAccount,
+            message: "a service_account file needs the facade's cargo feature `service-account`"
+                .to_owned(),
+        }),
+        Some(other) => Err(Error::Auth {
+            credential: CredentialKind::Other,
+            message: format!(
+                "credentials of type {other:?} are not supported (supported: \"authorized_user\", \
+                 \"service_account\")"
+            ),
+        }),
+        None => Err(Error::Auth {
+            credential: CredentialKind::Other,
+            message: "not a credentials file: JSON with a \"type\" (\"authorized_user\" or \
+                      \"service_account\") is expected"
+                .to_owned(),
+        }),
+    }
+}
+
+impl DefaultCredentials {
+    /// Looks up the credentials with default options (see the type's docs).
+    pub fn new() -> Result<Self, Error> {
+        Self::builder().build()
+    }
+
+    /// A builder, to set HTTP options or override environment variables.
+    pub fn builder() -> DefaultCredentialsBuilder {
+        DefaultCredentialsBuilder::default()
+    }
+
+    /// Where the credentials were found.
+    pub fn origin(&self) -> &CredentialOrigin {
+        &self.origin
+    }
+
+    /// The token source, to share with other clients.
+    pub fn source(&self) -> Arc<dyn TokenSource> {
+        self.source.clone()
+    }
+}
+
+impl fmt::Debug for DefaultCredentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DefaultCredentials")
+            .field("kind", &self.kind)
+            .field("origin", &self.origin)
+            .field("source", &self.source)
+            .finish()
+    }
+}
+
+impl TokenSource for DefaultCredentials {
+    fn token(&self) -> BoxFuture<'_, Result<AccessToken, Error>> {
+        self.source.token()
+    }
+
+    fn invalidate(&self, rejected: &AccessToken) -> bool {
+        self.source.invalidate(rejected)
+    }
+
+    fn kind(&self) -> CredentialKind {
+        self.kind
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn isolated() -> DefaultCredentialsBuilder {
+        DefaultCredentials::builder()
+            .env_var(CREDENTIALS_ENV, None::<String>)
+            .env_var("CLOUDSDK_CONFIG", None::<String>)
+            .env_var("HOME", None::<String>)
+            .env_var("APPDATA", None::<String>)
+            .env_var("GCE_METADATA_HOST", None::<String>)
+    }
+
+    #[test]
+    fn the_chain_goes_env_then_gcloud_then_metadata() {
+        let dir = tempfile::tempdir().unwrap();
+        let user =
+            r#"{"type":"authorized_user","client_id":"c","client_secret":"s","refresh_token":"r"}"#;
+        let gcloud = dir.path().join("gcloud");
+        std::fs::create_dir_all(&gcloud).unwrap();
+        std::fs::write(gcloud.join("application_default_credentials.json"), user).unwrap();
+        let explicit = dir.path().join("explicit.json");
+        std::fs::write(&explicit, user).unwrap();
+
+        let found = isolated()
+            .env_var("CLOUDSDK_CONFIG", Some(gcloud.to_str().unwrap()))
+            .env_var(CREDENTIALS_ENV, Some(explicit.to_str().unwrap()))
+            .build()
+            .unwrap();
+        assert_eq!(
+            found.origin(),
+            &CredentialOrigin::EnvironmentVariable(explicit.clone())
+        );
+        assert_eq!(found.kind(), CredentialKind::AuthorizedUser);
+
+        let found = isolated()
+            .env_var("CLOUDSDK_CONFIG", Some(gcloud.to_str().unwrap()))
+            .build()
+            .unwrap();
+        assert!(
+            matches!(found.origin(), CredentialOrigin::GcloudFile(_)),
+            "{found:?}"
+        );
+
+        let found = isolated()
+            .env_var("HOME", Some(dir.path().to_str().unwrap()))
+            .env_var("GCE_METADATA_HOST", Some("127.0.0.1:1"))
+            .build()
+            .unwrap();
+        assert_eq!(
+            found.origin(),
+            &CredentialOrigin::MetadataServer("127.0.0.1:1".into())
+        );
+        assert_eq!(found.kind(), CredentialKind::MetadataServer);
+    }
+
+    #[test]
+    fn other_types_are_named_and_a_missing_file_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ext.json");
+        std::fs::write(&path, r#"{"type":"external_account","audience":"x"}"#).unwrap();
+        let e = isolated()
+            .env_var(CREDENTIALS_ENV, Some(path.to_str().unwrap()))
+            .build()
+            .unwrap_err();
+        assert!(e.to_string().contains("\"external_account\""), "{e}");
+        assert!(e.to_string().contains(CREDENTIALS_ENV), "{e}");
+        let e = isolated()
+            .env_var(CREDENTIALS_ENV, Some("/no/such/file.json"))
+            .build()
+            .unwrap_err();
+        assert!(e.to_string().contains("/no/such/file.json"), "{e}");
+    }
+}

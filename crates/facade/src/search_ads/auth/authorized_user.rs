@@ -1,0 +1,418 @@
+//! [`AuthorizedUser`]: a Google user's OAuth client id, client secret and
+//! refresh token, exchanged for access tokens with the refresh-token grant —
+//! how Google's SA360 guides sign in, and what
+//! `gcloud auth application-default login` and `apictl auth login` store as
+//! an `authorized_user` file.
+
+use std::fmt;
+use std::path::Path;
+
+use futures::future::BoxFuture;
+use secrecy::{ExposeSecret as _, SecretString};
+
+use super::endpoint::TokenEndpoint;
+use super::{AccessToken, CredentialKind, TokenCache, TokenSource};
+use crate::http::HttpOptions;
+use crate::search_ads::error::Error;
+
+/// Google's token endpoint, the default `token_uri`.
+pub const GOOGLE_TOKEN_URI: &str = "https://oauth2.googleapis.com/token";
+
+/// Google's revoke endpoint, the default of [`AuthorizedUser::revoke_uri`].
+pub const GOOGLE_REVOKE_URI: &str = "https://oauth2.googleapis.com/revoke";
+
+/// The largest credentials file read (real ones are under 1 KiB).
+pub(crate) const MAX_CREDENTIALS_FILE: u64 = 64 * 1024;
+
+/// Refresh-token credentials: OAuth client id + client secret + refresh
+/// token, exchanged at the token endpoint (`grant_type=refresh_token`) for an
+/// access token.
+///
+/// The token is cached and renewed 30 s before it expires; any number of
+/// concurrent calls share one refresh; a token the API refuses with 401 is
+/// dropped (only if it is still the cached one) and the call is retried once
+/// with a fresh one. A token endpoint that cannot be reached, is slow or
+/// answers 408, 429 or 5xx gives [`Error::TokenUnavailable`], retried under
+/// the client's [`RetryPolicy`](crate::search_ads::RetryPolicy); a revoked or
+/// expired refresh token gives [`Error::InvalidGrant`], whose message says how
+/// to get a new one. Answers are bounded like the API's (see
+/// [`HttpOptions`]).
+///
+/// From an `authorized_user` file (what `gcloud auth application-default
+/// login` and `apictl auth login` write):
+///
+/// ```no_run
+/// use facade::search_ads::{AuthorizedUser, SearchAdsClient};
+///
+/// let credentials = AuthorizedUser::from_file("authorized_user.json")?;
+/// let client = SearchAdsClient::new(credentials)?;
+/// # Ok::<(), facade::search_ads::Error>(())
+/// ```
+///
+/// From the three values (the client of type "Desktop app" from the Google
+/// Cloud console, and a refresh token from the installed-app flow):
+///
+/// ```
+/// use facade::search_ads::AuthorizedUser;
+///
+/// let credentials = AuthorizedUser::builder("123.apps.googleusercontent.com", "GOCSPX-secret", "1//refresh")
+///     .build()?;
+/// let shown = format!("{credentials:?}");
+/// assert!(shown.contains("123.apps.googleusercontent.com"));
+/// assert!(!shown.contains("GOCSPX-secret") && !shown.contains("1//refresh"));
+/// # Ok::<(), facade::search_ads::Error>(())
+/// ```
+pub struct AuthorizedUser {
+    client_id: String,
+    client_secret: SecretString,
+    refresh_token: SecretString,
+    endpoint: TokenEndpoint,
+    revoke_uri: String,
+    options: HttpOptions,
+    cache: TokenCache,
+}
+
+/// Builds an [`AuthorizedUser`]; checked in [`build`](Self::build).
+#[must_use]
+pub struct AuthorizedUserBuilder {
+    client_id: String,
+    client_secret: SecretString,
+    refresh_token: SecretString,
+    token_uri: String,
+    revoke_uri: String,
+    options: HttpOptions,
+}
+
+impl AuthorizedUserBuilder {
+    /// The token endpoint (default [`GOOGLE_TOKEN_URI`]); `https://`, or
+    /// `http://` on a loopback host (tests, the fake).
+    pub fn token_uri(mut self, uri: impl Into<String>) -> Self {
+        self.token_uri = uri.into();
+        self
+    }
+
+    /// The revoke endpoint used by [`AuthorizedUser::revoke`] (default
+    /// [`GOOGLE_REVOKE_URI`]).
+    pub fn revoke_uri(mut self, uri: impl Into<String>) -> Self {
+        self.revoke_uri = uri.into();
+        self
+    }
+
+    /// Timeouts and body limits of the token exchange (default
+    /// [`HttpOptions::default`]).
+    pub fn http_options(mut self, options: HttpOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Checks the values: none empty, the endpoint `https://` (or loopback).
+    pub fn build(self) -> Result<AuthorizedUser, Error> {
+        for (field, empty) in [
+            ("client_id", self.client_id.trim().is_empty()),
+            (
+                "client_secret",
+                self.client_secret.expose_secret().is_empty(),
+            ),
+            (
+                "refresh_token",
+                self.refresh_token.expose_secret().is_empty(),
+            ),
+        ] {
+            if empty {
+                return Err(Error::validation(
+                    field,
+                    None,
+                    "is empty: refresh-token credentials need the OAuth client id and secret \
+                     and a refresh token",
+                ));
+            }
+        }
+        let endpoint = TokenEndpoint::new(
+            &self.token_uri,
+            self.options.clone(),
+            CredentialKind::AuthorizedUser,
+        )
+        .map_err(|_| {
+            Error::validation(
+                "token_uri",
+                None,
+                format!(
+                    "{:?} must be an https:// URL (http:// only on a loopback host)",
+                    self.token_uri
+                ),
+            )
+        })?;
+        Ok(AuthorizedUser {
+            client_id: self.client_id.trim().to_owned(),
+            client_secret: self.client_secret,
+            refresh_token: self.refresh_token,
+            endpoint,
+            revoke_uri: self.revoke_uri,
+            options: self.options,
+            cache: TokenCache::default(),
+        })
+    }
+}
+
+impl AuthorizedUser {
+    /// A builder from the OAuth client id and secret and a refresh token.
+    pub fn builder(
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+        refresh_token: impl Into<String>,
+    ) -> AuthorizedUserBuilder {
+        AuthorizedUserBuilder {
+            client_id: client_id.into(),
+            client_secret: SecretString::from(client_secret.into()),
+            refresh_token: SecretString::from(refresh_token.into()),
+            token_uri: GOOGLE_TOKEN_URI.to_owned(),
+            revoke_uri: GOOGLE_REVOKE_URI.to_owned(),
+            options: HttpOptions::default(),
+        }
+    }
+
+    /// Reads an `authorized_user` file (at most 64 KiB).
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let text = read_credentials_file(path, CredentialKind::AuthorizedUser)?;
+        Self::from_json(&text).map_err(|e| match e {
+            Error::Auth {
+                credential,
+                message,
+            } => Error::Auth {
+                credential,
+                message: format!("{}: {message}", path.display()),
+            },
+            other => other,
+        })
+    }
+
+    /// Reads an `authorized_user` file's JSON: `client_id`, `client_secret`,
+    /// `refresh_token` and, optionally, `token_uri` (Google's libraries read
+    /// it too; default [`GOOGLE_TOKEN_URI`]).
+    pub fn from_json(json: &str) -> Result<Self, Error> {
+        let auth = |message: String| Error::Auth {
+            credential: CredentialKind::AuthorizedUser,
+            message,
+        };
+        // No parser message may quote the secret back: only the position.
+        let value: serde_json::Value = serde_json::from_str(json).map_err(|e| {
+            auth(format!(
+                "the credentials file is not JSON (line {}, column {})",
+                e.line(),
+                e.column()
+            ))
+        })?;
+        match value.get("type").and_then(|v| v.as_str()) {
+            Some("authorized_user") | None => {}
+            Some(other) => {
+                return Err(auth(format!(
+                    "the credentials file is of type {other:?}, not \"authorized_user\""
+                )));
+            }
+        }
+        let field = |name: &str| {
+            value
+                .get(name)
+                .and_then(|v| v.as_str())
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .ok_or_else(|| {
+                    auth(format!(
+                        "the authorized_user file has no `{name}` (it needs client_id, \
+                         client_secret and refresh_token)"
+                    ))
+                })
+        };
+        let mut builder = Self::builder(
+            field("client_id")?,
+            field("client_secret")?,
+            field("refresh_token")?,
+        );
+        if let Some(uri) = value.get("token_uri").and_then(|v| v.as_str()) {
+            builder = builder.token_uri(uri);
+        }
+        builder.build().map_err(|e| auth(e.to_string()))
+    }
+
+    /// The same credentials with other timeouts and body limits for the
+    /// token exchange (the cached token is kept).
+    pub fn http_options(mut self, options: HttpOptions) -> Self {
+        self.endpoint = self.endpoint.with_options(options.clone());
+        self.options = options;
+        self
+    }
+
+    /// The same credentials with another revoke endpoint (default
+    /// [`GOOGLE_REVOKE_URI`]).
+    pub fn revoke_uri(mut self, uri: impl Into<String>) -> Self {
+        self.revoke_uri = uri.into();
+        self
+    }
+
+    /// The credentials as an `authorized_user` file's JSON (`type`,
+    /// `client_id`, `client_secret`, `refresh_token`, `token_uri`), the format
+    /// gcloud writes and [`from_json`](Self::from_json) reads. It holds
+    /// secrets: write it to a file only its owner can read.
+    pub fn to_json(&self) -> SecretString {
+        SecretString::from(
+            serde_json::json!({
+                "type": "authorized_user",
+                "client_id": self.client_id,
+                "client_secret": self.client_secret.expose_secret(),
+                "refresh_token": self.refresh_token.expose_secret(),
+                "token_uri": self.endpoint.url(),
+            })
+            .to_string(),
+        )
+    }
+
+    /// The OAuth client id (not a secret).
+    pub fn client_id(&self) -> &str {
+        &self.client_id
+    }
+
+    /// The token endpoint.
+    pub fn token_uri(&self) -> &str {
+        self.endpoint.url()
+    }
+
+    /// Revokes the refresh token at the revoke endpoint (and with it the
+    /// access tokens it gave). The credentials are useless afterwards.
+    pub async fn revoke(&self) -> Result<(), Error> {
+        let endpoint = TokenEndpoint::new(
+            &self.revoke_uri,
+            self.options.clone(),
+            CredentialKind::AuthorizedUser,
+        )?;
+        let answer = endpoint
+            .post_form(&[("token", self.refresh_token.expose_secret())])
+            .await?;
+        endpoint.check(&answer, "the revocation of the refresh token")
+    }
+
+    async fn fetch(&self) -> Result<AccessToken, Error> {
+        let answer = self
+            .endpoint
+            .post_form(&[
+                ("grant_type", "refresh_token"),
+                ("client_id", &self.client_id),
+                ("client_secret", self.client_secret.expose_secret()),
+                ("refresh_token", self.refresh_token.expose_secret()),
+            ])
+            .await?;
+        let token = self.endpoint.token(&answer, "the refresh token")?;
+        tracing::debug!(client_id = %self.client_id, "obtained an access token with the refresh token");
+        Ok(token)
+    }
+}
+
+/// Reads a credentials file of at most [`MAX_CREDENTIALS_FILE`] bytes.
+pub(crate) fn read_credentials_file(
+    path: &Path,
+    credential: CredentialKind,
+) -> Result<String, Error> {
+    use std::io::Read as _;
+    let error = |what: String| Error::Auth {
+        credential,
+        message: format!(
+            "cannot read the credentials file {}: {what}",
+            path.display()
+        ),
+    };
+    let file = std::fs::File::open(path).map_err(|e| error(e.to_string()))?;
+    let mut text = String::new();
+    file.take(MAX_CREDENTIALS_FILE + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| error(e.to_string()))?;
+    if text.len() as u64 > MAX_CREDENTIALS_FILE {
+        return Err(error(format!(
+            "it is larger than {MAX_CREDENTIALS_FILE} bytes, which no credentials file is"
+        )));
+    }
+    Ok(text)
+}
+
+impl fmt::Debug for AuthorizedUser {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AuthorizedUser")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"[REDACTED]")
+            .field("refresh_token", &"[REDACTED]")
+            .field("token_uri", &self.endpoint.url())
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for AuthorizedUserBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AuthorizedUserBuilder")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"[REDACTED]")
+            .field("refresh_token", &"[REDACTED]")
+            .field("token_uri", &self.token_uri)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TokenSource for AuthorizedUser {
+    fn token(&self) -> BoxFuture<'_, Result<AccessToken, Error>> {
+        Box::pin(self.cache.get(|| self.fetch()))
+    }
+
+    fn invalidate(&self, rejected: &AccessToken) -> bool {
+        if self.cache.invalidate(rejected) {
+            tracing::info!(client_id = %self.client_id, "the API refused the cached access token (401): it is dropped");
+        }
+        true
+    }
+
+    fn kind(&self) -> CredentialKind {
+        CredentialKind::AuthorizedUser
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_are_checked_without_echoing_secrets() {
+        let e = AuthorizedUser::from_json(r#"{"type":"authorized_user","client_id":"c","client_secret":"SECRET1","refresh_token":"#)
+            .unwrap_err();
+        assert!(e.to_string().contains("not JSON"), "{e}");
+        assert!(!e.to_string().contains("SECRET1"), "{e}");
+        let e = AuthorizedUser::from_json(r#"{"type":"service_account"}"#).unwrap_err();
+        assert!(e.to_string().contains("service_account"), "{e}");
+        let e = AuthorizedUser::from_json(
+            r#"{"type":"authorized_user","client_id":"c","client_secret":"SECRET1"}"#,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("refresh_token"), "{e}");
+        assert!(!e.to_string().contains("SECRET1"), "{e}");
+        let e = AuthorizedUser::from_json(
+            r#"{"type":"authorized_user","client_id":"c","client_secret":"s","refresh_token":"r","token_uri":"http://example.com/token"}"#,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("token_uri"), "{e}");
+        let ok = AuthorizedUser::from_json(
+            r#"{"type":"authorized_user","client_id":"c","client_secret":"SECRET1","refresh_token":"SECRET2","quota_project_id":"p"}"#,
+        )
+        .unwrap();
+        assert_eq!(ok.token_uri(), GOOGLE_TOKEN_URI);
+        let shown = format!("{ok:?}");
+        assert!(
+            !shown.contains("SECRET1") && !shown.contains("SECRET2"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn the_builder_names_the_empty_field() {
+        let e = AuthorizedUser::builder("c", "", "r").build().unwrap_err();
+        assert!(
+            matches!(&e, Error::Validation { field, .. } if field == "client_secret"),
+            "{e:?}"
+        );
+    }
+}

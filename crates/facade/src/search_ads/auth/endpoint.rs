@@ -1,0 +1,436 @@
+//! The one HTTP path of every token exchange: token endpoints (refresh-token,
+//! JWT-bearer and authorization-code grants, revocation) and the metadata
+//! server.
+//!
+//! It gives those answers the same bounds as the API's: the client's connect
+//! timeout and total timeout ([`HttpOptions::timeout`]), a body of at most
+//! [`HttpOptions::max_body_bytes`] that must make progress within
+//! [`HttpOptions::read_timeout`] (`client_support::limit_body`), redirects
+//! only within the endpoint's origin (a form carrying a client secret or a
+//! refresh token is never re-sent to another host), `https://` except on
+//! loopback. Each failure is sorted once:
+//!
+//! - **transient** ([`Error::TokenUnavailable`]): not reached, no answer in
+//!   time, a body over the limits, HTTP 408, 429 or 5xx, or a success
+//!   without the documented token JSON. The API call that needed the token
+//!   is retried under the client's [`RetryPolicy`](crate::search_ads::RetryPolicy)
+//!   (a `Retry-After` is honoured);
+//! - **`invalid_grant`** ([`Error::InvalidGrant`]): the refresh token or the
+//!   assertion was refused for good;
+//! - **permanent** ([`Error::Auth`]): any other answer (400, 401
+//!   `invalid_client`, 403, a redirect to another origin).
+
+use std::sync::OnceLock;
+use std::time::{Duration, SystemTime};
+
+use bytes::Bytes;
+use secrecy::SecretString;
+
+use super::{AccessToken, CredentialKind};
+use crate::http::{BaseUrl, HttpOptions, TimeoutMode, build_client};
+use crate::search_ads::error::Error;
+use crate::search_ads::retry::parse_retry_after;
+
+/// Longest error text kept from a token endpoint's answer.
+const MAX_ERROR_TEXT: usize = 200;
+
+/// A token endpoint (or the metadata server) and the bounded client that
+/// talks to it. The client is built on first use, so setters stay infallible.
+pub(crate) struct TokenEndpoint {
+    url: BaseUrl,
+    /// Plain `http://` to a host that is not loopback: only the metadata
+    /// server, which is reached that way on Google's platforms.
+    plain_http: Option<url::Url>,
+    options: HttpOptions,
+    credential: CredentialKind,
+    client: OnceLock<Result<reqwest::Client, String>>,
+}
+
+/// A token endpoint's answer, read whole within the bounds.
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) body: Bytes,
+    retry_after: Option<Duration>,
+}
+
+impl TokenEndpoint {
+    /// `url` must be `https://` (or `http://` on loopback).
+    pub(crate) fn new(
+        url: &str,
+        options: HttpOptions,
+        credential: CredentialKind,
+    ) -> Result<Self, Error> {
+        let url = BaseUrl::parse(url).map_err(|e| Error::Auth {
+            credential,
+            message: format!("the token endpoint is refused: {e}"),
+        })?;
+        Ok(Self {
+            url,
+            plain_http: None,
+            options,
+            credential,
+            client: OnceLock::new(),
+        })
+    }
+
+    /// The metadata server's token endpoint on `host` (`HOST[:PORT]`), over
+    /// plain `http://` as Google's platforms serve it.
+    pub(crate) fn metadata(host: &str, path: &str, options: HttpOptions) -> Result<Self, Error> {
+        let refused = |why: &str| Error::Auth {
+            credential: CredentialKind::MetadataServer,
+            message: format!("the metadata server host {host:?} is refused: {why}"),
+        };
+        if host.is_empty() || host.contains(['/', '?', '#', '@']) || host.contains("://") {
+            return Err(refused(
+                "give HOST or HOST:PORT, without a scheme or a path",
+            ));
+        }
+        let url = url::Url::parse(&format!("http://{host}{path}"))
+            .map_err(|e| refused(&e.to_string()))?;
+        Ok(Self {
+            // Unused for requests (they go to `plain_http`); kept so the type
+            // has one shape.
+            url: BaseUrl::parse(&format!("https://{host}")).map_err(|e| refused(&e.to_string()))?,
+            plain_http: Some(url),
+            options,
+            credential: CredentialKind::MetadataServer,
+            client: OnceLock::new(),
+        })
+    }
+
+    /// The endpoint's URL.
+    pub(crate) fn url(&self) -> &str {
+        match &self.plain_http {
+            Some(url) => url.as_str(),
+            None => self.url.as_str(),
+        }
+    }
+
+    /// The same endpoint with other HTTP options.
+    pub(crate) fn with_options(&self, options: HttpOptions) -> Self {
+        Self {
+            url: self.url.clone(),
+            plain_http: self.plain_http.clone(),
+            options,
+            credential: self.credential,
+            client: OnceLock::new(),
+        }
+    }
+
+    fn client(&self) -> Result<&reqwest::Client, Error> {
+        self.client
+            .get_or_init(|| {
+                match &self.plain_http {
+                    None => build_client(&self.url, &self.options, TimeoutMode::Total)
+                        .map_err(|e| e.to_string()),
+                    // The metadata server: the same bounds as build_client,
+                    // plain HTTP, and never through a proxy.
+                    Some(_) => client_support::http_client_builder()
+                        .user_agent(self.options.user_agent.clone())
+                        .connect_timeout(self.options.connect_timeout)
+                        .read_timeout(self.options.timeout)
+                        .timeout(self.options.timeout)
+                        .no_proxy()
+                        .build()
+                        .map_err(|e| client_support::ErrorWithoutUrl(&e).to_string()),
+                }
+            })
+            .as_ref()
+            .map_err(|e| Error::Config {
+                message: format!("the token endpoint's HTTP client could not be built: {e}"),
+            })
+    }
+
+    fn unavailable(
+        &self,
+        status: Option<u16>,
+        what: String,
+        retry_after: Option<Duration>,
+    ) -> Error {
+        Error::TokenUnavailable {
+            credential: self.credential,
+            status,
+            message: format!("{} {what}", self.url()),
+            retry_after,
+        }
+    }
+
+    /// POSTs `form` (form-encoded; it may hold secrets: it is never logged).
+    pub(crate) async fn post_form(&self, form: &[(&str, &str)]) -> Result<Answer, Error> {
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(form)
+            .finish();
+        let request = self
+            .client()?
+            .post(self.url())
+            .header(
+                reqwest::header::CONTENT_TYPE,
+                "application/x-www-form-urlencoded",
+            )
+            .body(body);
+        self.send(request).await
+    }
+
+    /// GETs the endpoint with `headers` (the metadata server's `Metadata-Flavor`).
+    pub(crate) async fn get(
+        &self,
+        headers: &[(&'static str, &'static str)],
+    ) -> Result<Answer, Error> {
+        let mut request = self.client()?.get(self.url());
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        self.send(request).await
+    }
+
+    async fn send(&self, request: reqwest::RequestBuilder) -> Result<Answer, Error> {
+        let started = std::time::Instant::now();
+        let response = match request.send().await {
+            Ok(response) => response,
+            Err(e) => return Err(self.unavailable(None, self.describe(&e), None)),
+        };
+        let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(parse_retry_after);
+        let limited =
+            client_support::limit_body(response, self.options.body_limits(TimeoutMode::Total));
+        let body = match limited.bytes().await {
+            Ok(body) => body,
+            Err(e) => return Err(self.unavailable(Some(status), self.describe(&e), None)),
+        };
+        tracing::debug!(
+            credential = self.credential.name(),
+            endpoint = self.url(),
+            status,
+            duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            "token endpoint answered"
+        );
+        Ok(Answer {
+            status,
+            body,
+            retry_after,
+        })
+    }
+
+    /// A transport failure, without the URL (it is in the message already).
+    fn describe(&self, error: &reqwest::Error) -> String {
+        if let Some(limit) = client_support::BodyLimitError::find(error) {
+            return match limit {
+                client_support::BodyLimitError::TooLarge { limit, .. } => format!(
+                    "answered more than the limit of {limit} bytes (HttpOptions::max_body_bytes); \
+                     nothing more was read"
+                ),
+                client_support::BodyLimitError::Stalled { after, received } => format!(
+                    "stalled: less than 1 KiB arrived in {} s after {received} bytes \
+                     (HttpOptions::read_timeout)",
+                    after.as_secs_f64()
+                ),
+                _ => format!("failed ({})", client_support::ErrorWithoutUrl(error)),
+            };
+        }
+        if error.is_timeout() {
+            format!(
+                "did not answer within {} s (HttpOptions::timeout)",
+                self.options.timeout.as_secs_f64()
+            )
+        } else if error.is_connect() {
+            format!(
+                "could not be reached ({})",
+                client_support::ErrorWithoutUrl(error)
+            )
+        } else {
+            format!("failed ({})", client_support::ErrorWithoutUrl(error))
+        }
+    }
+
+    /// Sorts a non-success answer (see the module docs); `Ok` for a 2xx.
+    pub(crate) fn check(&self, answer: &Answer, what: &str) -> Result<(), Error> {
+        let status = answer.status;
+        if (200..300).contains(&status) {
+            return Ok(());
+        }
+        let text = String::from_utf8_lossy(&answer.body);
+        let oauth = OAuthError::parse(&text);
+        if status == 408 || status == 429 || status >= 500 {
+            return Err(self.unavailable(
+                Some(status),
+                format!("answered HTTP {status}{}", shown(&oauth, &text)),
+                answer.retry_after,
+            ));
+        }
+        if oauth.as_ref().is_some_and(|e| e.error == "invalid_grant") {
+            return Err(Error::InvalidGrant {
+                credential: self.credential,
+                message: format!(
+                    "the token endpoint {} refused {what} with HTTP {status}{}",
+                    self.url(),
+                    shown(&oauth, &text)
+                ),
+            });
+        }
+        let redirect = if (300..400).contains(&status) {
+            " (a redirect to another origin, which is not followed)"
+        } else {
+            ""
+        };
+        Err(Error::Auth {
+            credential: self.credential,
+            message: format!(
+                "the token endpoint {} refused {what} with HTTP {status}{}{redirect}",
+                self.url(),
+                shown(&oauth, &text)
+            ),
+        })
+    }
+
+    /// The access token of a successful answer (`access_token`,
+    /// `expires_in`), after [`check`](Self::check).
+    pub(crate) fn token(&self, answer: &Answer, what: &str) -> Result<AccessToken, Error> {
+        self.check(answer, what)?;
+        let parsed: TokenAnswer = serde_json::from_slice(&answer.body).map_err(|e| {
+            self.unavailable(
+                Some(answer.status),
+                format!(
+                    "answered HTTP {} without the documented token JSON (line {}, column {})",
+                    answer.status,
+                    e.line(),
+                    e.column()
+                ),
+                None,
+            )
+        })?;
+        Ok(parsed.into_token())
+    }
+}
+
+/// The token JSON of Google's token endpoints and the metadata server.
+#[derive(serde::Deserialize)]
+pub(crate) struct TokenAnswer {
+    access_token: String,
+    expires_in: Option<u64>,
+    /// Only in an `authorization_code` answer with `access_type=offline`.
+    refresh_token: Option<String>,
+}
+
+impl TokenAnswer {
+    pub(crate) fn parse(body: &[u8]) -> Result<Self, serde_json::Error> {
+        serde_json::from_slice(body)
+    }
+
+    /// The refresh token of an `authorization_code` answer, if any.
+    pub(crate) fn take_refresh_token(&mut self) -> Option<SecretString> {
+        self.refresh_token.take().map(SecretString::from)
+    }
+
+    pub(crate) fn into_token(self) -> AccessToken {
+        AccessToken {
+            secret: SecretString::from(self.access_token),
+            expires_at: self
+                .expires_in
+                .and_then(|secs| SystemTime::now().checked_add(Duration::from_secs(secs))),
+        }
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct OAuthError {
+    error: String,
+    error_description: Option<String>,
+}
+
+impl OAuthError {
+    fn parse(text: &str) -> Option<Self> {
+        serde_json::from_str(text).ok()
+    }
+}
+
+/// `: invalid_grant (Token has been expired or revoked.)` from an OAuth error
+/// body, or a short excerpt of any other body. Token endpoints do not echo
+/// secrets in their errors; the text is still cut short.
+fn shown(oauth: &Option<OAuthError>, text: &str) -> String {
+    let shown = match oauth {
+        Some(e) => match e.error_description.as_deref().filter(|d| !d.is_empty()) {
+            Some(d) => format!("{} ({d})", e.error),
+            None => e.error.clone(),
+        },
+        None => text.trim().to_owned(),
+    };
+    if shown.is_empty() {
+        return String::new();
+    }
+    let cut: String = shown.chars().take(MAX_ERROR_TEXT).collect();
+    let more = if cut.len() < shown.len() { "…" } else { "" };
+    format!(": {cut}{more}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn endpoint() -> TokenEndpoint {
+        TokenEndpoint::new(
+            "http://127.0.0.1:9/token",
+            HttpOptions::default(),
+            CredentialKind::AuthorizedUser,
+        )
+        .unwrap()
+    }
+
+    fn answer(status: u16, body: &str) -> Answer {
+        Answer {
+            status,
+            body: Bytes::from(body.to_owned()),
+            retry_after: None,
+        }
+    }
+
+    #[test]
+    fn answers_are_sorted_into_transient_invalid_grant_and_permanent() {
+        let e = endpoint();
+        let grant = e
+            .check(
+                &answer(400, r#"{"error":"invalid_grant","error_description":"Token has been expired or revoked."}"#),
+                "the refresh token",
+            )
+            .unwrap_err();
+        assert!(matches!(grant, Error::InvalidGrant { .. }), "{grant:?}");
+        assert!(
+            grant
+                .to_string()
+                .contains("Token has been expired or revoked.")
+        );
+        let client = e
+            .check(&answer(401, r#"{"error":"invalid_client"}"#), "x")
+            .unwrap_err();
+        assert!(matches!(client, Error::Auth { .. }), "{client:?}");
+        for status in [408, 429, 500, 503] {
+            let busy = e.check(&answer(status, "busy"), "x").unwrap_err();
+            assert!(busy.is_transient(), "{status}: {busy:?}");
+        }
+        let html = e.token(&answer(200, "<html>"), "x").unwrap_err();
+        assert!(html.is_transient(), "{html:?}");
+        let token = e
+            .token(
+                &answer(200, r#"{"access_token":"ya29.x","expires_in":3599}"#),
+                "x",
+            )
+            .unwrap();
+        assert_eq!(token.expose_secret(), "ya29.x");
+        assert!(token.expires_at().is_some());
+    }
+
+    #[test]
+    fn insecure_endpoints_are_refused() {
+        let e = TokenEndpoint::new(
+            "http://oauth2.example.com/token",
+            HttpOptions::default(),
+            CredentialKind::AuthorizedUser,
+        )
+        .err()
+        .unwrap();
+        assert!(e.to_string().contains("https://"), "{e}");
+    }
+}

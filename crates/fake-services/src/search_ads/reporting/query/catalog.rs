@@ -1,0 +1,274 @@
+//! What the fake knows about fields and resources, read from Google's discovery document
+//! (`tests/fixtures/reference/searchads360-v0-discovery.json`, revision 20251116).
+//!
+//! - Resources: the members of `SearchAds360Row` (except `metrics`, `segments`, `custom_columns`).
+//!   The fake serves `FROM conversion` only; another resource is
+//!   `PROHIBITED_RESOURCE_TYPE_IN_FROM_CLAUSE` ("not supported by this service"), an unknown name
+//!   `BAD_RESOURCE_TYPE_IN_FROM_CLAUSE`.
+//! - Fields: the scalar members of `conversion` and of its attributed resources `ad_group`,
+//!   `ad_group_criterion`, `campaign`, `customer` (CF: "selectable/filterable with FROM conversion
+//!   without segmenting"), of `Segments` and of `Metrics`. Data types follow discovery: `int64` →
+//!   INT64, `int32` → INT32, `double` → DOUBLE, `boolean` → BOOLEAN, an `enum` → ENUM, a member
+//!   described as a resource name → RESOURCE_NAME, any other string → STRING; the core date
+//!   segments `segments.date|week|month|quarter` are DATE (GRAM, "Date ranges"). Nested messages and
+//!   repeated members are not catalogued (the fake fills none of them).
+//! - Selectable / filterable / sortable: every catalogued field is selectable; RESOURCE_NAME fields
+//!   are neither filterable nor sortable (discovery: "No operators work with RESOURCE_NAME fields").
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use serde_json::Value;
+
+/// The discovery document the catalog is read from.
+const DISCOVERY: &str =
+    include_str!("../../../../../../tests/fixtures/reference/searchads360-v0-discovery.json");
+
+/// The one resource the fake serves in `FROM`.
+pub(crate) const SERVED_RESOURCE: &str = "conversion";
+
+/// Resources whose fields `FROM conversion` may select and filter (CF).
+pub(crate) const ATTRIBUTED: &[&str] = &["ad_group", "ad_group_criterion", "campaign", "customer"];
+
+/// The core date segments: exempt from the referenced-field rule, and a selected one needs a finite
+/// date filter (Google Ads "Segmentation", which the SA360 language follows).
+pub(crate) const CORE_DATE_SEGMENTS: &[&str] = &[
+    "segments.date",
+    "segments.week",
+    "segments.month",
+    "segments.quarter",
+    "segments.year",
+];
+
+/// `SearchAds360Field.dataType` (discovery), with the operators its description lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DataType {
+    Boolean,
+    Date,
+    Double,
+    Enum,
+    Int32,
+    Int64,
+    ResourceName,
+    String,
+}
+
+impl DataType {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            DataType::Boolean => "BOOLEAN",
+            DataType::Date => "DATE",
+            DataType::Double => "DOUBLE",
+            DataType::Enum => "ENUM",
+            DataType::Int32 => "INT32",
+            DataType::Int64 => "INT64",
+            DataType::ResourceName => "RESOURCE_NAME",
+            DataType::String => "STRING",
+        }
+    }
+}
+
+/// `SearchAds360Field.category`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Category {
+    Attribute,
+    Segment,
+    Metric,
+}
+
+impl Category {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Category::Attribute => "ATTRIBUTE",
+            Category::Segment => "SEGMENT",
+            Category::Metric => "METRIC",
+        }
+    }
+}
+
+/// One catalogued field.
+#[derive(Clone, Debug)]
+pub(crate) struct FieldInfo {
+    pub name: String,
+    pub category: Category,
+    pub data_type: DataType,
+    pub enum_values: Vec<String>,
+}
+
+impl FieldInfo {
+    pub(crate) fn filterable(&self) -> bool {
+        self.data_type != DataType::ResourceName
+    }
+
+    pub(crate) fn sortable(&self) -> bool {
+        self.filterable()
+    }
+
+    /// The resource (or `segments` / `metrics`) the field belongs to.
+    pub(crate) fn resource(&self) -> &str {
+        self.name.split_once('.').map_or("", |(r, _)| r)
+    }
+}
+
+/// Everything read from discovery.
+pub(crate) struct Catalog {
+    pub fields: BTreeMap<String, FieldInfo>,
+    pub resources: Vec<String>,
+}
+
+fn snake(camel: &str) -> String {
+    let mut out = String::with_capacity(camel.len() + 4);
+    for c in camel.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn schema<'a>(schemas: &'a Value, suffix: &str) -> Option<&'a serde_json::Map<String, Value>> {
+    schemas
+        .as_object()?
+        .iter()
+        .find(|(k, _)| k.ends_with(suffix))?
+        .1
+        .get("properties")?
+        .as_object()
+}
+
+fn read() -> Catalog {
+    let doc: Value = serde_json::from_str(DISCOVERY).unwrap_or(Value::Null);
+    let schemas = &doc["schemas"];
+    let mut fields = BTreeMap::new();
+    let mut resources = Vec::new();
+    if let Some(row) = schema(schemas, "__SearchAds360Row") {
+        resources = row
+            .keys()
+            .map(|k| snake(k))
+            .filter(|k| !["metrics", "segments", "custom_columns"].contains(&k.as_str()))
+            .collect();
+    }
+    let groups = [
+        ("Resources__Conversion", "conversion", Category::Attribute),
+        ("Resources__AdGroup", "ad_group", Category::Attribute),
+        (
+            "Resources__AdGroupCriterion",
+            "ad_group_criterion",
+            Category::Attribute,
+        ),
+        ("Resources__Campaign", "campaign", Category::Attribute),
+        ("Resources__Customer", "customer", Category::Attribute),
+        ("Common__Segments", "segments", Category::Segment),
+        ("Common__Metrics", "metrics", Category::Metric),
+    ];
+    for (suffix, prefix, category) in groups {
+        let Some(props) = schema(schemas, suffix) else {
+            continue;
+        };
+        for (key, p) in props {
+            let name = format!("{prefix}.{}", snake(key));
+            let format = p.get("format").and_then(Value::as_str);
+            let description = p.get("description").and_then(Value::as_str).unwrap_or("");
+            let enum_values: Vec<String> = p
+                .get("enum")
+                .and_then(Value::as_array)
+                .map(|v| {
+                    v.iter()
+                        .filter_map(|s| s.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let data_type = match (p.get("type").and_then(Value::as_str), format) {
+                _ if CORE_DATE_SEGMENTS[..4].contains(&name.as_str()) => DataType::Date,
+                (Some("string"), Some("int64")) => DataType::Int64,
+                (Some("string"), Some("uint64")) => DataType::Int64,
+                (Some("integer"), _) => DataType::Int32,
+                (Some("number"), _) => DataType::Double,
+                (Some("boolean"), _) => DataType::Boolean,
+                (Some("string"), _) if !enum_values.is_empty() => DataType::Enum,
+                (Some("string"), _)
+                    if key == "resourceName"
+                        || description.contains("resource name of the")
+                        || description.contains("resource name of a") =>
+                {
+                    DataType::ResourceName
+                }
+                (Some("string"), _) => DataType::String,
+                _ => continue, // nested messages and repeated members
+            };
+            fields.insert(
+                name.clone(),
+                FieldInfo {
+                    name,
+                    category,
+                    data_type,
+                    enum_values,
+                },
+            );
+        }
+    }
+    Catalog { fields, resources }
+}
+
+/// The catalog, read once.
+pub(crate) static CATALOG: LazyLock<Catalog> = LazyLock::new(read);
+
+/// A field by its query name.
+pub(crate) fn field(name: &str) -> Option<&'static FieldInfo> {
+    CATALOG.fields.get(name)
+}
+
+/// Whether `name` is a resource of the Reporting API.
+pub(crate) fn is_resource(name: &str) -> bool {
+    CATALOG.resources.iter().any(|r| r == name)
+}
+
+/// Whether a field may appear in SELECT or WHERE with `FROM conversion`: the resource's own
+/// fields, its attributed resources' fields and the core date segments (other segments and metrics
+/// are unverified with this resource, facts §11.3, SR-14).
+pub(crate) fn selectable_with_conversion(f: &FieldInfo) -> bool {
+    let resource = f.resource();
+    resource == SERVED_RESOURCE
+        || ATTRIBUTED.contains(&resource)
+        || CORE_DATE_SEGMENTS.contains(&f.name.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn discovery_gives_the_conversion_fields_their_types() {
+        let t = |n: &str| field(n).unwrap_or_else(|| panic!("{n}")).data_type;
+        assert_eq!(t("conversion.id"), DataType::Int64);
+        assert_eq!(t("conversion.status"), DataType::Enum);
+        assert_eq!(t("conversion.advertiser_conversion_id"), DataType::String);
+        assert_eq!(t("conversion.resource_name"), DataType::ResourceName);
+        assert_eq!(t("segments.date"), DataType::Date);
+        assert_eq!(t("segments.month"), DataType::Date);
+        assert_eq!(t("segments.year"), DataType::Int32);
+        assert_eq!(t("customer.manager"), DataType::Boolean);
+        assert_eq!(t("campaign.name"), DataType::String);
+        assert_eq!(
+            field("segments.device").unwrap().category,
+            Category::Segment
+        );
+        assert_eq!(
+            field("conversion.status").unwrap().enum_values,
+            ["UNSPECIFIED", "UNKNOWN", "ENABLED", "REMOVED"]
+        );
+        let conversion = CATALOG
+            .fields
+            .keys()
+            .filter(|k| k.starts_with("conversion."))
+            .count();
+        assert_eq!(
+            conversion, 24,
+            "the 24 properties of the conversion resource"
+        );
+        assert!(is_resource("conversion") && is_resource("campaign") && !is_resource("nope"));
+    }
+}

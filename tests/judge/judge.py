@@ -1,0 +1,269 @@
+"""Google's own Python client as the judge of the search ads fakes (issue 26).
+
+google-api-python-client builds both services from Google's discovery documents
+(tests/fixtures/reference/, rootUrl and baseUrl pointed at the fake) and calls them the way a user
+following Google's pages would. Every check compares what the client received with what Google's
+pages say it means; any difference, and any HTTP error the client raises, is a mismatch. Exit
+status 0 only with 0 mismatches.
+
+Environment: the lines `fake-services` prints (SEARCH_ADS_URL, SEARCH_ADS_REPORTING_URL,
+SEARCH_ADS_TOKEN, SEARCH_ADS_AGENCY_ID, SEARCH_ADS_ADVERTISER_ID, SEARCH_ADS_ENGINE_ACCOUNT_ID,
+SEARCH_ADS_CUSTOMER_ID). The fake runs on the real clock, UTC (its customers' time zone).
+"""
+
+import csv
+import datetime
+import io
+import json
+import os
+import sys
+import time
+from urllib.parse import urlsplit
+
+import google.oauth2.credentials
+from googleapiclient.discovery import build_from_document
+from googleapiclient.errors import HttpError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REFERENCE = os.path.join(ROOT, "tests", "fixtures", "reference")
+
+checks = 0
+mismatches = []
+
+
+def check(name, ok, detail=""):
+    global checks
+    checks += 1
+    status = "ok  " if ok else "FAIL"
+    print(f"{status} {name}" + (f": {detail}" if detail and not ok else ""), flush=True)
+    if not ok:
+        mismatches.append(name)
+
+
+def service(document, url):
+    """A client built from a discovery document, pointed at `url`'s origin."""
+    with open(os.path.join(REFERENCE, document), encoding="utf-8") as f:
+        doc = json.load(f)
+    parts = urlsplit(url)
+    origin = f"{parts.scheme}://{parts.netloc}/"
+    doc["rootUrl"] = origin
+    doc["baseUrl"] = origin + doc.get("servicePath", "")
+    creds = google.oauth2.credentials.Credentials(token=os.environ["SEARCH_ADS_TOKEN"])
+    return build_from_document(doc, credentials=creds)
+
+
+def call(name, request):
+    """Executes a request; an HttpError is a mismatch and yields None."""
+    try:
+        return request.execute(num_retries=0)
+    except HttpError as e:
+        check(name, False, f"HTTP {e.resp.status}: {e.content[:300]!r}")
+        return None
+
+
+def rows_of(v0, customer, query, page_size):
+    """Every row of `query`, paged by the client's own search_next."""
+    search = v0.customers().searchAds360()
+    request = search.search(customerId=customer, body={"query": query, "pageSize": page_size})
+    rows, pages = [], 0
+    while request is not None:
+        response = call(f"search page {pages + 1} (pageSize {page_size})", request)
+        if response is None:
+            return None, pages
+        rows.extend(response.get("results", []))
+        pages += 1
+        request = search.search_next(request, response)
+    return rows, pages
+
+
+def reporting(env):
+    v0 = service("searchads360-v0-discovery.json", env["SEARCH_ADS_REPORTING_URL"])
+    customer = env["SEARCH_ADS_CUSTOMER_ID"]
+    today = datetime.datetime.now(datetime.timezone.utc).date()
+    day = lambda n: (today - datetime.timedelta(days=n)).isoformat()
+
+    listed = call("customers.listAccessibleCustomers", v0.customers().listAccessibleCustomers())
+    if listed is not None:
+        check("listAccessibleCustomers names the customer",
+              f"customers/{customer}" in listed.get("resourceNames", []), str(listed))
+    columns = call("customers.customColumns.list", v0.customers().customColumns().list(customerId=customer))
+    if columns is not None:
+        check("customColumns.list gives columns with ids and value types",
+              all("id" in c and "valueType" in c for c in columns.get("customColumns", []))
+              and bool(columns.get("customColumns")), str(columns)[:200])
+    field = call("searchAds360Fields.get", v0.searchAds360Fields().get(
+        resourceName="searchAds360Fields/conversion.conversion_date_time"))
+    if field is not None:
+        check("searchAds360Fields.get names the field",
+              field.get("name") == "conversion.conversion_date_time" and field.get("category") == "ATTRIBUTE",
+              str(field))
+    # GRAM's example field query.
+    found = call("searchAds360Fields.search", v0.searchAds360Fields().search(body={
+        "query": 'SELECT name, category, selectable, filterable, sortable, selectable_with, data_type, '
+                 'is_repeated WHERE name = "campaign.id"'}))
+    if found is not None:
+        results = found.get("results", [])
+        check("searchAds360Fields.search finds campaign.id",
+              [r.get("name") for r in results] == ["campaign.id"] and results[0].get("dataType") == "INT64",
+              str(found))
+
+    # A 30-day conversion query written as Google's pages write it: the date filter on
+    # segments.date, which is not selected. Paged by 500 and by 10 000: the same rows.
+    fields = ("conversion.id, conversion.advertiser_conversion_id, conversion.conversion_date_time, "
+              "conversion.conversion_revenue_micros, conversion.status, campaign.id, ad_group.id")
+    query = f"SELECT {fields} FROM conversion WHERE segments.date DURING LAST_30_DAYS"
+    small, small_pages = rows_of(v0, customer, query, 500)
+    large, large_pages = rows_of(v0, customer, query, 10_000)
+    if small is not None and large is not None:
+        print(f"     30-day query: {len(small)} rows; {small_pages} pages of 500, {large_pages} of 10 000")
+        check("30-day query has rows beyond one page of 10 000", len(large) > 10_000, str(len(large)))
+        check("pages of 500 and of 10 000 give the same rows", small == large,
+              f"{len(small)} vs {len(large)} rows")
+        ids = [r["conversion"]["id"] for r in large]
+        check("no row twice across pages", len(ids) == len(set(ids)))
+        dates = sorted(r["conversion"]["conversionDateTime"][:10] for r in large)
+        check("DURING LAST_30_DAYS is the 30 days before today, not today",
+              dates[0] == day(30) and dates[-1] == day(1), f"{dates[0]}..{dates[-1]}")
+
+    # The three forms of issue 26 over the same days give the same rows.
+    forms = {
+        "BETWEEN, date not selected":
+            f"SELECT {fields} FROM conversion WHERE segments.date BETWEEN '{day(30)}' AND '{day(1)}'",
+        "DURING LAST_30_DAYS": query,
+        ">= AND <=":
+            f"SELECT {fields} FROM conversion WHERE segments.date >= '{day(30)}' AND segments.date <= '{day(1)}'",
+    }
+    answers = {}
+    for name, text in forms.items():
+        answers[name], _ = rows_of(v0, customer, text, 10_000)
+    if all(a is not None for a in answers.values()):
+        first = answers["DURING LAST_30_DAYS"]
+        for name, rows in answers.items():
+            check(f"form '{name}' gives the DURING rows", rows == first, f"{len(rows)} vs {len(first)}")
+
+    # DURING LAST_7_DAYS: exactly the 7 days before today.
+    week, _ = rows_of(v0, customer,
+                      "SELECT conversion.id, segments.date FROM conversion WHERE segments.date DURING LAST_7_DAYS",
+                      10_000)
+    if week is not None:
+        days = sorted({r["segments"]["date"] for r in week})
+        check("DURING LAST_7_DAYS is the 7 days before today",
+              days == [day(n) for n in range(7, 0, -1)], str(days))
+
+    # A query Google refuses gets Google's error shape, which the client surfaces as HttpError.
+    try:
+        v0.customers().searchAds360().search(customerId=customer, body={
+            "query": "SELECT conversion.id, segments.date FROM conversion"}).execute(num_retries=0)
+        check("a date-segmented query without a date range is refused", False, "accepted")
+    except HttpError as e:
+        body = json.loads(e.content)
+        codes = [err.get("errorCode") for d in body["error"].get("details", []) for err in d.get("errors", [])]
+        check("a date-segmented query without a date range is refused",
+              e.resp.status == 400 and {"queryError": "EXPECTED_FILTERS_ON_DATE_RANGE"} in codes, str(body)[:300])
+
+
+def v2(env):
+    ds = service("sa360-v2-discovery.json", env["SEARCH_ADS_URL"])
+    agency, advertiser = env["SEARCH_ADS_AGENCY_ID"], env["SEARCH_ADS_ADVERTISER_ID"]
+    engine = env["SEARCH_ADS_ENGINE_ACCOUNT_ID"]
+    today = datetime.datetime.now(datetime.timezone.utc).date()
+    ymd = lambda d: int(d.strftime("%Y%m%d"))
+
+    # conversion.get as the "list" how-to writes it (startRow 0, rowCount 10).
+    listed = call("conversion.get", ds.conversion().get(
+        agencyId=agency, advertiserId=advertiser, engineAccountId=engine,
+        startDate=ymd(today - datetime.timedelta(days=3)), endDate=ymd(today), startRow=0, rowCount=10))
+    if listed is None:
+        return
+    seeded = listed.get("conversion", [])
+    check("conversion.get answers a ConversionList of at most rowCount",
+          listed.get("kind") == "doubleclicksearch#conversionList" and 0 < len(seeded) <= 10, str(listed)[:300])
+    if not seeded:
+        return
+    click = seeded[0]["clickId"]
+    stamp = str(int(seeded[0]["conversionTimestamp"]) + 1_000)
+
+    # conversion.insert with the insert how-to's click-ID sample (its values replaced by the fake's
+    # own click, "replace with data from your site").
+    sample = {
+        "clickId": click,
+        "conversionId": f"test_{int(time.time() * 1000)}",
+        "conversionTimestamp": stamp,
+        "segmentationType": "FLOODLIGHT",
+        "segmentationName": "Purchase",
+        "type": "TRANSACTION",
+        "revenueMicros": "10000000",
+        "currencyCode": "USD",
+    }
+    inserted = call("conversion.insert", ds.conversion().insert(body={
+        "kind": "doubleclicksearch#conversionList", "conversion": [sample]}))
+    if inserted is not None:
+        echo = inserted.get("conversion", [{}])[0]
+        check("conversion.insert echoes the conversion with its owner",
+              echo.get("conversionId") == sample["conversionId"] and echo.get("agencyId") == agency
+              and echo.get("advertiserId") == advertiser, str(echo))
+    # conversion.update with the update how-to's sample (the owner ids, new revenue).
+    updated_sample = dict(sample, agencyId=agency, advertiserId=advertiser, engineAccountId=engine,
+                          revenueMicros="20000000")
+    updated = call("conversion.update", ds.conversion().update(body={
+        "kind": "doubleclicksearch#conversionList", "conversion": [updated_sample]}))
+    if updated is not None:
+        echo = updated.get("conversion", [{}])[0]
+        check("conversion.update echoes the new revenue", echo.get("revenueMicros") == "20000000", str(echo))
+    day = datetime.datetime.fromtimestamp(int(stamp) / 1000, datetime.timezone.utc).date()
+    again = call("conversion.get after update", ds.conversion().get(
+        agencyId=agency, advertiserId=advertiser, engineAccountId=engine,
+        startDate=ymd(day), endDate=ymd(day), startRow=0, rowCount=1000))
+    if again is not None:
+        mine = [c for c in again.get("conversion", []) if c.get("conversionId") == sample["conversionId"]]
+        check("conversion.get reads the stored conversion once, updated",
+              len(mine) == 1 and mine[0].get("revenueMicros") == "20000000", str(mine))
+    by_customer = call("conversion.getByCustomerId", ds.conversion().getByCustomerId(
+        customerId=env["SEARCH_ADS_CUSTOMER_ID"], startDate=ymd(day), endDate=ymd(day), startRow=0,
+        rowCount=10))
+    if by_customer is not None:
+        check("conversion.getByCustomerId answers a ConversionList",
+              by_customer.get("kind") == "doubleclicksearch#conversionList", str(by_customer)[:200])
+
+    # updateAvailability with the shape Google's sample code sends.
+    availability = {
+        "agencyId": agency,
+        "advertiserId": advertiser,
+        "segmentationType": "FLOODLIGHT",
+        "segmentationName": "Purchase",
+        "availabilityTimestamp": str(int(time.time() * 1000)),
+    }
+    answer = call("conversion.updateAvailability", ds.conversion().updateAvailability(
+        body={"availabilities": [availability]}))
+    if answer is not None:
+        check("updateAvailability echoes the availability",
+              answer.get("availabilities", [{}])[0].get("segmentationName") == "Purchase", str(answer))
+
+    columns = call("savedColumns.list", ds.savedColumns().list(agencyId=agency, advertiserId=advertiser))
+    if columns is not None:
+        check("savedColumns.list answers a SavedColumnList",
+              columns.get("kind") == "doubleclicksearch#savedColumnList", str(columns)[:200])
+
+    # reports.getIdMappingFile, downloaded the way the client does media (alt=media).
+    try:
+        data = ds.reports().getIdMappingFile_media(agencyId=agency, advertiserId=advertiser).execute(num_retries=0)
+        rows = list(csv.reader(io.StringIO(data.decode("utf-8"))))
+        check("getIdMappingFile is the CSV of Entity Type, Legacy IDs, New IDs",
+              rows[0][:3] == ["Entity Type", "Legacy IDs", "New IDs"] and len(rows) > 1, str(rows[:2]))
+    except HttpError as e:
+        check("reports.getIdMappingFile", False, f"HTTP {e.resp.status}")
+
+
+def main():
+    env = os.environ
+    started = time.monotonic()
+    reporting(env)
+    v2(env)
+    print(f"\n{checks} checks, {len(mismatches)} mismatches, {time.monotonic() - started:.1f} s")
+    if mismatches:
+        print("mismatches: " + "; ".join(mismatches))
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
