@@ -84,13 +84,17 @@ fn result_ok(ty: &syn::Type) -> String {
     tokens(ty)
 }
 
+/// A builder struct: its name, its parameters (`name`, setter type) and
+/// the type `send()` returns.
+type Builder = (String, Vec<(String, String)>, String);
+
 /// The usage program for generated `code`: a module body (see the module
 /// docs) that refers to the generated crate as `super::api`.
 pub fn usage_program(code: &str) -> Result<String> {
     let file = syn::parse_file(code).context("parsing the generated code")?;
     let mut types = String::new();
     let mut methods = String::new();
-    let mut builders: Vec<(String, Vec<(String, String)>, String)> = Vec::new();
+    let mut builders: Vec<Builder> = Vec::new();
     let mut client_methods: Vec<(String, String)> = Vec::new();
     let mut n = 0usize;
     let mut next = || {

@@ -194,7 +194,23 @@ fn spec_summary(spec: &SpecDiff) -> String {
 /// rust-api total.
 fn verdict(report: &Report) -> String {
     let rust = rust_breaking_count(report);
-    let rust_line = if rust == 0 {
+    let unknown: Vec<&str> = report
+        .specs
+        .iter()
+        .filter(|s| matches!(s.rust_api, RustApi::Unavailable(_)) && !s.changes.is_empty())
+        .map(|s| s.name.as_str())
+        .collect();
+    let rust_line = if !unknown.is_empty() {
+        format!(
+            "Rust API: unknown for {} (a side could not be generated; see above){}.",
+            unknown.join(", "),
+            if rust == 0 {
+                String::new()
+            } else {
+                format!("; elsewhere {}", breaks_rust(rust))
+            }
+        )
+    } else if rust == 0 {
         "Rust API: nothing breaks code using the generated crates.".to_owned()
     } else {
         format!(
@@ -209,15 +225,25 @@ fn verdict(report: &Report) -> String {
 fn wire_verdict(report: &Report) -> String {
     let counts = counts(report);
     let breaking = breaking_count(report);
+    let warnings = counts.get(&Class::Warning).copied().unwrap_or(0);
+    let warned = if warnings == 0 {
+        String::new()
+    } else {
+        format!(", {}", plural(warnings, "warning"))
+    };
     if breaking == 0 {
-        let total: usize = counts.values().sum();
-        if total == 0 {
+        let compatible = counts.get(&Class::Compatible).copied().unwrap_or(0);
+        if compatible + warnings == 0 {
             return "No changes.".to_owned();
         }
-        return format!(
-            "No breaking changes ({}).",
-            plural(total, "compatible change")
-        );
+        let mut parts = Vec::new();
+        if warnings > 0 {
+            parts.push(plural(warnings, "warning"));
+        }
+        if compatible > 0 {
+            parts.push(plural(compatible, "compatible change"));
+        }
+        return format!("No breaking changes ({}).", parts.join(", "));
     }
     let parts: Vec<String> = counts
         .iter()
@@ -225,7 +251,7 @@ fn wire_verdict(report: &Report) -> String {
         .map(|(c, n)| format!("{c}: {n}"))
         .collect();
     format!(
-        "{} ({}).",
+        "{} ({}){warned}.",
         plural(breaking, "breaking change"),
         parts.join(", ")
     )

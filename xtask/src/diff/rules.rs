@@ -1,14 +1,17 @@
 //! The classification table of `cargo xtask diff`: every kind of change the
-//! comparer reports, with the class it gets in a request and in a response.
+//! comparer reports, with its *wire* class in a request and in a response.
+//! (The other verdict, *rust-api*, is not a property of the rule: it is
+//! computed by generating both sides, see [`super::rust_api`].)
 //!
-//! # How a change is classed
+//! # How a change is classed on the wire
 //!
-//! A change is judged by who it can break when only one side upgrades:
+//! A change is judged by who it can break when only one side upgrades, with
+//! oasdiff's notion of breaking (as strict as oasdiff and no stricter,
+//! scored by `xtask/tests/it/oasdiff_corpus.rs`):
 //!
-//! * **breaking for clients**: a client (or code using the generated crate)
-//!   written against the base stops working against the new spec: a request
-//!   it sends becomes invalid, a response it receives is no longer what it
-//!   expects, or the generated Rust item it calls disappears or is renamed.
+//! * **breaking for clients**: a client deployed against the base stops
+//!   working against the new spec: a request it sends becomes invalid, or a
+//!   response it receives is no longer what it expects.
 //! * **breaking for servers**: a server implemented from the base no longer
 //!   conforms to the new spec: it rejects a request the new spec allows
 //!   (widened request), or sends a response the new spec forbids or omits
@@ -17,6 +20,10 @@
 //!   and `fake-services`, which must be updated with the spec.
 //! * **compatible**: neither; additions nobody is obliged to use (a new
 //!   operation, an optional parameter or property) and deprecations.
+//! * **warning**: compatible on the wire, but may break some clients
+//!   depending on values or habits nobody can check here (a changed
+//!   `pattern`, tightened security, a request parameter removed); oasdiff's
+//!   warning level and some of its info level.
 //!
 //! Direction matters. Data flows client → server in a *request* (parameters,
 //! request bodies) and server → client in a *response*, so the same schema
@@ -37,8 +44,8 @@
 //! (`additionalProperties: false`), where the old server rejects it.
 //!
 //! Renames that keep the wire format (operationId, a path parameter's name, a
-//! component schema's name, `$ref` ↔ inline) are breaking for clients because
-//! the generated Rust method, setter or type is named after them.
+//! component schema's name, `$ref` ↔ inline) are compatible on the wire; the
+//! rust-api verdict reports the generated method, setter or type they rename.
 //!
 //! Two places where the direction is not the obvious one:
 //!
@@ -266,8 +273,9 @@ rules! {
         "nothing stops working";
     /// More or stronger credentials required (a requirement or scope added,
     /// an alternative removed).
-    SECURITY_TIGHTENED = "security-tightened", Always(Clients),
-        "old clients do not send the newly required credentials or scopes";
+    SECURITY_TIGHTENED = "security-tightened", Always(Class::Warning),
+        "clients that do not already send the credentials or scopes get 401/403: check who calls \
+         it (oasdiff: info, since most clients already authenticate)";
     /// Fewer credentials required (a requirement or scope removed, an
     /// alternative added).
     SECURITY_RELAXED = "security-relaxed", Always(Servers),
@@ -292,8 +300,9 @@ rules! {
     PARAMETER_STYLE_CHANGED = "parameter-style-changed", BOTH,
         "the value is written differently on the wire: old clients and old servers disagree";
     /// A parameter disappeared (or moved between query, header and path).
-    PARAMETER_REMOVED = "parameter-removed", Always(Clients),
-        "its generated setter is gone and servers may reject it";
+    PARAMETER_REMOVED = "parameter-removed", Always(Class::Warning),
+        "old clients still send it: servers usually ignore it, some reject it (oasdiff: warning); \
+         the generated setter is gone";
     /// A path parameter kept its position but changed its name.
     PARAMETER_RENAMED = "parameter-renamed", Always(Compatible),
         "the wire is unchanged (a path parameter is positional); the generated setter is renamed";
@@ -393,8 +402,13 @@ rules! {
     PROPERTY_ADDED_REQUIRED = "property-added-required", NARROWED,
         "request: old clients do not send it; response: old servers do not send it";
     /// A property disappeared.
-    PROPERTY_REMOVED = "property-removed", Always(Clients),
-        "response: clients lose the field; request: the generated field is gone and closed objects reject it";
+    PROPERTY_REMOVED = "property-removed",
+        Classes::ByDirection { request: Class::Warning, response: Clients },
+        "response: clients lose the field; request: an open object still takes it from old \
+         clients, who should be checked (oasdiff: warning)";
+    /// A property disappeared from a closed object (`additionalProperties: false`).
+    PROPERTY_REMOVED_FROM_CLOSED = "property-removed-from-closed-object", Always(Clients),
+        "response: clients lose the field; request: the object now rejects it from old clients";
     /// An optional property became required.
     PROPERTY_BECAME_REQUIRED = "property-became-required", NARROWED,
         "request: old clients may omit it; response: old servers may omit it";
@@ -451,7 +465,16 @@ rules! {
     /// narrower).
     PATTERN_CHANGED = "pattern-changed", Always(Class::Warning),
         "values matching the old pattern may not match the new one: check by hand (oasdiff: warning)";
-    /// A pattern, multipleOf, `not` or discriminator changed incomparably.
+    /// A `pattern` removed (or now `.*` or empty).
+    PATTERN_REMOVED = "pattern-removed",
+        Classes::ByDirection { request: Class::Servers, response: Class::Warning },
+        "request: a server built on the base rejects values it did not match; response: clients \
+         validating it may get other values (oasdiff: info)";
+    /// A discriminator added, removed or changed.
+    DISCRIMINATOR_CHANGED = "discriminator-changed", Always(Class::Warning),
+        "the values are the same; the discriminator only tells readers which member to decode \
+         (oasdiff: info); the generated enum may change";
+    /// A pattern, multipleOf or `not` changed incomparably.
     CONSTRAINT_CHANGED = "constraint-changed", BOTH,
         "neither value set contains the other";
     /// `null` no longer allowed.
@@ -463,12 +486,21 @@ rules! {
     /// A oneOf/anyOf member removed or an allOf member added.
     COMPOSITION_NARROWED = "composition-narrowed", NARROWED,
         "fewer values are valid";
-    /// A oneOf/anyOf member added or an allOf member removed.
+    /// A oneOf member added.
     COMPOSITION_WIDENED = "composition-widened", WIDENED,
-        "more values are valid";
-    /// A `default` added, removed or changed.
-    DEFAULT_CHANGED = "default-changed", Always(Clients),
-        "an omitted value now means something else";
+        "more values are valid (oasdiff: a oneOf member added to a response is an error)";
+    /// An anyOf member added or an allOf member removed.
+    COMPOSITION_LOOSENED = "composition-loosened",
+        Classes::ByDirection { request: Class::Servers, response: Class::Warning },
+        "more values are valid; in a response old clients that decode by the members they know \
+         usually still do (oasdiff: info)";
+    /// A parameter's `default` added, removed or changed.
+    PARAMETER_DEFAULT_CHANGED = "parameter-default-changed", Always(Clients),
+        "an omitted parameter now means something else to the server";
+    /// A `default` of a body value or header added, removed or changed.
+    DEFAULT_CHANGED = "default-changed", Always(Class::Warning),
+        "documentation of what the receiver assumes for an omitted value; check that no client \
+         relies on it (oasdiff: info)";
     /// A `$ref` now points at another component, or moved between a `$ref`
     /// and an inline schema.
     SCHEMA_REPLACED = "schema-replaced", Always(Compatible),

@@ -1,9 +1,33 @@
 //! The wire verdict against oasdiff's: the pairs in `tests/fixtures/oasdiff/`
 //! (`cases.txt` lists each with the level oasdiff's checker test asserts;
 //! `NOTICE` says where each file comes from). A change oasdiff calls an
-//! error must break clients on the wire; one it calls info must not; one it
-//! calls a warning must be at least a warning here. The test prints the
-//! figures.
+//! error must break clients on the wire (recall); one it calls info must not
+//! (a false alarm otherwise); one it calls a warning must be at least a
+//! warning here. The test prints the figures; the known deviations are in
+//! [`DEVIATIONS`], each with why, and any other mismatch fails.
+
+/// Pairs where the verdict differs from oasdiff's on purpose.
+const DEVIATIONS: &[(&str, &str)] = &[
+    (
+        "TestBreaking_AddPattern",
+        "the pattern is added to a readOnly property, which clients do not send (OpenAPI 3.0: \
+         readOnly properties SHOULD NOT be sent in a request); oasdiff itself calls a bound \
+         tightened on a readOnly request property info (request-read-only-property-min-increased)",
+    ),
+    (
+        "TestBreaking_AddPatternRecursive",
+        "the same, one level deeper",
+    ),
+    (
+        "TestRequestBodyTypeLooselyTypedCompatible",
+        "object <-> string in an application/xml body: oasdiff treats XML as loosely typed; \
+         the comparer does not look at the media type of a schema (a documented limitation)",
+    ),
+    (
+        "TestResponseBodyTypeLooselyTypedCompatible",
+        "the same, in a response",
+    ),
+];
 
 use std::fs;
 use std::path::Path;
@@ -25,6 +49,8 @@ fn wire_verdicts_match_oasdiff() {
     };
     let (mut breaking, mut found, mut compatible, mut alarms, mut warnings, mut warned) =
         (0, 0, 0, 0, 0, 0);
+    let mut excluded = 0;
+    let mut deviations = Vec::new();
     let mut failures = Vec::new();
     for line in list
         .lines()
@@ -34,6 +60,10 @@ fn wire_verdicts_match_oasdiff() {
         let [name, base, new, level, _test] = cols[..] else {
             panic!("bad line in cases.txt: {line}");
         };
+        if level == "excluded" {
+            excluded += 1;
+            continue;
+        }
         let read = |f: &str| fs::read_to_string(dir.join(f)).unwrap();
         let spec = diff::diff_texts(&config, Some(&read(base)), Some(&read(new))).unwrap();
         let classes: Vec<Class> = spec.changes.iter().map(|c| c.class()).collect();
@@ -52,6 +82,7 @@ fn wire_verdicts_match_oasdiff() {
                 if clients {
                     found += 1;
                 } else {
+                    deviations.push(name);
                     failures.push(format!("{name}: oasdiff error, missed: {shown:?}"));
                 }
             }
@@ -59,6 +90,7 @@ fn wire_verdicts_match_oasdiff() {
                 compatible += 1;
                 if clients {
                     alarms += 1;
+                    deviations.push(name);
                     failures.push(format!("{name}: oasdiff info, false alarm: {shown:?}"));
                 }
             }
@@ -75,7 +107,27 @@ fn wire_verdicts_match_oasdiff() {
     }
     println!(
         "oasdiff corpus: recall {found}/{breaking} breaking, false alarms {alarms}/{compatible} \
-         compatible, warnings {warned}/{warnings} reported at least as warnings"
+         compatible, warnings {warned}/{warnings} reported at least as warnings \
+         ({excluded} pairs excluded: they hold a second change oasdiff's single-rule test ignores)"
     );
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for (name, why) in DEVIATIONS {
+        println!("  deviation {name}: {why}");
+    }
+    // Only the documented deviations may differ, and each must still occur
+    // (a fixed one is taken off the list).
+    let unexpected: Vec<&String> = failures
+        .iter()
+        .filter(|f| {
+            !DEVIATIONS
+                .iter()
+                .any(|(n, _)| f.starts_with(&format!("{n}:")))
+        })
+        .collect();
+    assert!(unexpected.is_empty(), "{unexpected:#?}");
+    for (name, _) in DEVIATIONS {
+        assert!(
+            deviations.contains(name),
+            "{name} now agrees with oasdiff: remove it from DEVIATIONS"
+        );
+    }
 }

@@ -95,12 +95,12 @@ const PUT_OP: &str = "    put:\n      operationId: putThing\n      parameters:\n
         Case { base: &[], rule: "operation-route-changed", edits: &[("/things/{id}:", "/items/{id}:")], class: Both },
         Case { base: &[], rule: "deprecated", edits: &[("      operationId: getThing\n", "      operationId: getThing\n      deprecated: true\n")], class: Compatible },
         Case { base: &[("Note: {type: string}", "Note: {type: string, deprecated: true}")], rule: "undeprecated", edits: &[], class: Compatible },
-        Case { base: &[], rule: "security-tightened", edits: &[("security: [{key: []}]", "security: [{key: [admin]}]")], class: Clients },
+        Case { base: &[], rule: "security-tightened", edits: &[("security: [{key: []}]", "security: [{key: [admin]}]")], class: Warning },
         Case { base: &[], rule: "security-relaxed", edits: &[("security: [{key: []}]", "security: [{key: []}, {}]")], class: Servers },
         Case { base: &[], rule: "security-scheme-changed", edits: &[("name: X-Key}", "name: X-Api-Key}")], class: Both },
         Case { base: &[], rule: "parameter-added", edits: &[(GET_LIMIT, "        - {name: limit, in: query, required: false, schema: {type: integer, format: int32, minimum: 1, maximum: 100}}\n        - {name: q, in: query, schema: {type: string}}\n")], class: Compatible },
         Case { base: &[], rule: "parameter-added-required", edits: &[(GET_LIMIT, "        - {name: limit, in: query, required: false, schema: {type: integer, format: int32, minimum: 1, maximum: 100}}\n        - {name: q, in: query, required: true, schema: {type: string}}\n")], class: Clients },
-        Case { base: &[], rule: "parameter-removed", edits: &[(GET_LIMIT, "")], class: Clients },
+        Case { base: &[], rule: "parameter-removed", edits: &[(GET_LIMIT, "")], class: Warning },
         Case { base: &[], rule: "parameter-renamed", edits: &[("/things/{id}:", "/things/{thingId}:"), ("{name: id, in: path", "{name: thingId, in: path"), ("{name: id, in: path", "{name: thingId, in: path")], class: Compatible },
         Case { base: &[], rule: "parameter-became-required", edits: &[("name: limit, in: query, required: false", "name: limit, in: query, required: true")], class: Clients },
         Case { base: &[("name: limit, in: query, required: false", "name: limit, in: query, required: true")], rule: "parameter-became-optional", edits: &[], class: Servers },
@@ -134,14 +134,19 @@ const PUT_OP: &str = "    put:\n      operationId: putThing\n      parameters:\n
         Case { base: &[], rule: "bound-narrowed", edits: &[("maximum: 100", "maximum: 50")], class: Clients },
         Case { base: &[], rule: "bound-widened", edits: &[("maxLength: 10", "maxLength: 20")], class: Servers },
         Case { base: &[("Note: {type: string}", "Note: {type: string, pattern: \"^a\"}")], rule: "pattern-changed", edits: &[("Note: {type: string}", "Note: {type: string, pattern: \"^b\"}")], class: Warning },
-        Case { base: &[("Note: {type: string}", "Note: {type: string, pattern: \"^a\"}")], rule: "bound-widened", edits: &[("Note: {type: string}", "Note: {type: string, pattern: \".*\"}")], class: Clients },
+        Case { base: &[("Note: {type: string}", "Note: {type: string, pattern: \"^a\"}")], rule: "pattern-removed", edits: &[("Note: {type: string}", "Note: {type: string, pattern: \".*\"}")], class: Warning },
+        Case { base: &[(NAME, "name: {type: string, maxLength: 10, pattern: \"^a\"}")], rule: "pattern-removed", edits: &[], class: Servers },
+        Case { base: &[(NOTE, ONE_OF_2)], rule: "discriminator-changed", edits: &[(NOTE, "note: {oneOf: [{$ref: \"#/components/schemas/Note\"}, {type: integer}], discriminator: {propertyName: kind}}")], class: Warning },
+        Case { base: &[(NOTE, "note: {anyOf: [{$ref: \"#/components/schemas/Note\"}, {type: integer}]}")], rule: "composition-loosened", edits: &[(NOTE, "note: {anyOf: [{$ref: \"#/components/schemas/Note\"}, {type: integer}, {type: boolean}]}")], class: Warning },
+        Case { base: &[], rule: "property-removed-from-closed-object", edits: &[("        color: {$ref: \"#/components/schemas/Color\"}\n", "")], class: Clients },
+        Case { base: &[], rule: "parameter-default-changed", edits: &[("minimum: 1, maximum: 100}", "minimum: 1, maximum: 100, default: 10}")], class: Clients },
         Case { base: &[], rule: "constraint-changed", edits: &[("Error: {type: object, properties", "Error: {type: object, not: {required: [code]}, properties")], class: Both },
         Case { base: &[], rule: "property-became-write-only", edits: &[("id: {type: string}", "id: {type: string, writeOnly: true}")], class: Warning },
         Case { base: &[], rule: "nullable-removed", edits: &[("note: {nullable: true, allOf", "note: {allOf")], class: Servers },
         Case { base: &[], rule: "nullable-added", edits: &[("id: {type: string}", "id: {type: string, nullable: true}")], class: Clients },
         Case { base: &[(NOTE, ONE_OF_3)], rule: "composition-narrowed", edits: &[(NOTE, ONE_OF_2)], class: Servers },
         Case { base: &[(NOTE, ONE_OF_2)], rule: "composition-widened", edits: &[(NOTE, ONE_OF_3)], class: Clients },
-        Case { base: &[], rule: "default-changed", edits: &[("minimum: 1, maximum: 100}", "minimum: 1, maximum: 100, default: 10}")], class: Clients },
+        Case { base: &[], rule: "default-changed", edits: &[(SIZE, "size: {type: integer, format: int32, default: 3}")], class: Warning },
         Case { base: &[], rule: "schema-replaced", edits: &[("color: {$ref: \"#/components/schemas/Color\"}", "color: {type: string, enum: [red, green]}")], class: Compatible },
         Case { base: &[("      operationId: putThing\n", "      operationId: putThing\n      deprecated: true\n      x-sunset: \"2000-01-01\"\n")], rule: "operation-removed-after-sunset", edits: &[(PUT_OP, "")], class: Compatible },
         Case { base: &[("      operationId: getThing\n", "      operationId: getThing\n      deprecated: true\n      x-sunset: \"2999-06-01\"\n")], rule: "sunset-brought-forward", edits: &[("      operationId: getThing\n", "      operationId: getThing\n      deprecated: true\n      x-sunset: \"2999-01-01\"\n")], class: Clients },
@@ -429,7 +434,7 @@ fn header_parameter_names_are_case_insensitive() {
     assert_eq!(
         kinds,
         [
-            ("parameter-removed", Class::Clients),
+            ("parameter-removed", Class::Warning),
             ("parameter-added-required", Class::Clients)
         ]
     );
@@ -511,7 +516,7 @@ fn dropping_a_scheme_from_a_requirement_relaxes_it() {
         .map(|c| (c.rule.id, c.class()))
         .collect();
     assert!(
-        kinds.contains(&("security-tightened", Class::Clients)),
+        kinds.contains(&("security-tightened", Class::Warning)),
         "{kinds:?}"
     );
 }

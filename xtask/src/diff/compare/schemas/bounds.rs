@@ -40,7 +40,7 @@ impl<'a> Differ<'a> {
             ),
             (Some(p), None) => self.at(
                 site,
-                &r::BOUND_WIDENED,
+                &r::PATTERN_REMOVED,
                 format_args!("pattern `{p}` removed"),
             ),
             (Some(a), Some(b)) if a != b => self.at(

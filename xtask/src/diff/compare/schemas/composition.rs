@@ -30,10 +30,10 @@ impl<'a> Differ<'a> {
                 .collect()
         };
         let (ok, nk) = (keys(o), keys(n));
-        let (more, fewer) = if all_of {
-            (&r::COMPOSITION_NARROWED, &r::COMPOSITION_WIDENED)
-        } else {
-            (&r::COMPOSITION_WIDENED, &r::COMPOSITION_NARROWED)
+        let (more, fewer) = match keyword {
+            _ if all_of => (&r::COMPOSITION_NARROWED, &r::COMPOSITION_LOOSENED),
+            "anyOf" => (&r::COMPOSITION_LOOSENED, &r::COMPOSITION_NARROWED),
+            _ => (&r::COMPOSITION_WIDENED, &r::COMPOSITION_NARROWED),
         };
         let member = |key: &str, s: SchemaRef<'_>| match s {
             SchemaRef::Ref(_) => format!("`{key}`"),

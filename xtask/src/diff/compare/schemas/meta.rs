@@ -18,20 +18,19 @@ impl<'a> Differ<'a> {
             (true, false) => self.at(site, &r::UNDEPRECATED, "no longer deprecated"),
             _ => {}
         }
+        // A parameter's own default is what the server assumes when a
+        // client leaves it out; elsewhere it documents the receiver.
+        let rule = if site.location.contains("/parameters/") && site.path.is_empty() {
+            &r::PARAMETER_DEFAULT_CHANGED
+        } else {
+            &r::DEFAULT_CHANGED
+        };
         match (&o.default, &n.default) {
-            (None, Some(d)) => self.at(
-                site,
-                &r::DEFAULT_CHANGED,
-                format_args!("default {} added", show(d)),
-            ),
-            (Some(d), None) => self.at(
-                site,
-                &r::DEFAULT_CHANGED,
-                format_args!("default {} removed", show(d)),
-            ),
+            (None, Some(d)) => self.at(site, rule, format_args!("default {} added", show(d))),
+            (Some(d), None) => self.at(site, rule, format_args!("default {} removed", show(d))),
             (Some(a), Some(b)) if a != b => self.at(
                 site,
-                &r::DEFAULT_CHANGED,
+                rule,
                 format_args!("default changed from {} to {}", show(a), show(b)),
             ),
             _ => {}

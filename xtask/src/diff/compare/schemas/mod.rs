@@ -181,7 +181,7 @@ impl<'a> Differ<'a> {
             self.at(site, &r::CONSTRAINT_CHANGED, "`not` changed");
         }
         if o.discriminator != n.discriminator {
-            self.at(site, &r::CONSTRAINT_CHANGED, "discriminator changed");
+            self.at(site, &r::DISCRIMINATOR_CHANGED, "discriminator changed");
         }
     }
 }

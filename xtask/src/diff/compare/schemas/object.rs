@@ -39,6 +39,8 @@ impl<'a> Differ<'a> {
                     .any(|(k, w)| k == name && *w == "writeOnly")
                 {
                     &r::PROPERTY_BECAME_WRITE_ONLY
+                } else if matches!(n.additional, Additional::Closed) {
+                    &r::PROPERTY_REMOVED_FROM_CLOSED
                 } else {
                     &r::PROPERTY_REMOVED
                 };
