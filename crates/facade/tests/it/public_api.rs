@@ -1,7 +1,7 @@
 //! The public API's shape, from outside the crate: both clients are `Clone` and
-//! `Debug` without secrets, the former names still compile (deprecated), and
-//! every `with_<field>` setter of the `#[non_exhaustive]` option structs sets
-//! its own field and nothing else.
+//! `Debug` without secrets, every setter of the `#[non_exhaustive]` option structs
+//! sets its own field and nothing else, and the search ads client's input errors
+//! convert into its one error.
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -231,4 +231,30 @@ fn each_lockout_policy_setter_sets_its_own_field() {
     sets_only(&d, |o| o.with_window(s), |o| o.window = s);
     sets_only(&d, |o| o.with_block(s), |o| o.block = s);
     sets_only(&d, |o| o.with_margin(s), |o| o.margin = s);
+}
+
+#[test]
+fn search_ads_input_errors_convert_into_its_one_error_naming_the_field() {
+    fn read(id: &str, url: &str) -> Result<(AgencyId, BaseUrl), facade::search_ads::Error> {
+        Ok((id.parse()?, BaseUrl::parse(url)?))
+    }
+    assert!(read("123", "http://127.0.0.1:9/v2").is_ok());
+    let field = |e: facade::search_ads::Error| match e {
+        facade::search_ads::Error::Validation { field, .. } => field,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        field(read("12a", "http://127.0.0.1:9/v2").unwrap_err()),
+        "agencyId"
+    );
+    assert_eq!(
+        field(read("123", "http://example.com/v2").unwrap_err()),
+        "base_url"
+    );
+    // The client builder's setters never fail; build() names the setting at fault.
+    let refused = SearchAdsClient::builder(StaticToken::new(TOKEN))
+        .reporting_base_url("ftp://127.0.0.1:9")
+        .build()
+        .unwrap_err();
+    assert_eq!(field(refused), "reporting_base_url");
 }
