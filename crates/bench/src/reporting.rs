@@ -197,11 +197,14 @@ pub async fn report_facade(
     let customer = CustomerId::new(target.customer_id.clone())?;
     let dates = report_range(today_utc())?;
     let options = ReportOptions::default()
-        .with_page_size(page_size)
-        .with_shard_days(shard_days)
-        .with_concurrency(concurrency);
+        .page_size(page_size)
+        .shard_days(shard_days)
+        .concurrency(concurrency);
     let started = Instant::now();
-    let mut stream = client.conversion_report(customer, dates, options)?;
+    let mut stream = client
+        .conversion_report(customer, dates)
+        .options(options)
+        .stream();
     let mut rows: u64 = 0;
     while let Some(conversion) = stream.try_next().await? {
         black_box(conversion);

@@ -167,8 +167,8 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
         (ClientScenario::UploadOverhead, Variant::Facade) => {
             let input = scenarios::upload_input_facade(sa, &spec.tag, count)?;
             let options = WriteOptions::default()
-                .with_batch_size(scenarios::BATCH_SIZE)
-                .with_concurrency(1);
+                .batch_size(scenarios::BATCH_SIZE)
+                .concurrency(1);
             scenarios::upload_facade(sa, &input, options).await
         }
         (ClientScenario::UploadStream, Variant::Baseline) => {

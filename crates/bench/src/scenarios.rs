@@ -152,8 +152,8 @@ pub fn plain_client(total_timeout: bool) -> Result<reqwest::Client> {
 pub(crate) fn facade_client(target: &SearchAdsTarget) -> Result<SearchAdsClient> {
     let http = facade::http::HttpOptions::default().timeout(REQUEST_TIMEOUT);
     SearchAdsClient::builder(StaticToken::new(target.token.clone()))
-        .base_url(&target.base_url)?
-        .reporting_base_url(&target.reporting_url)?
+        .base_url(&target.base_url)
+        .reporting_base_url(&target.reporting_url)
         .http_options(http)
         .build()
         .context("building the facade client")
@@ -234,11 +234,14 @@ pub async fn read_facade(
     );
     let dates = DateRange::new(day(READ_START)?, day(READ_END)?)?;
     let options = ListOptions::default()
-        .with_page_size(page_size)
-        .with_prefetch(prefetch);
+        .page_size(page_size)
+        .prefetch(prefetch);
     let started = Instant::now();
     #[allow(deprecated)] // conversion.get is deprecated upstream; it is what we measure
-    let mut stream = client.list_conversions(account, dates, options)?;
+    let mut stream = client
+        .list_conversions(account, dates)
+        .options(options)
+        .stream();
     let mut rows: u64 = 0;
     while let Some(conversion) = stream.try_next().await? {
         black_box(conversion);
@@ -287,8 +290,8 @@ fn upload_conversion(target: &SearchAdsTarget, tag: &str, i: usize) -> Result<Co
 /// The batching of `upload-stream`: the largest batches (SA-10), 4 in flight.
 pub fn stream_options() -> WriteOptions {
     WriteOptions::default()
-        .with_batch_size(facade::search_ads::MAX_BATCH_SIZE)
-        .with_concurrency(4)
+        .batch_size(facade::search_ads::MAX_BATCH_SIZE)
+        .concurrency(4)
 }
 
 /// Facade streamed upload: `insert(iterator).options(..).stream()`, the
@@ -462,9 +465,9 @@ pub async fn id_mapping_facade(target: &SearchAdsTarget) -> Result<Measurement> 
         .id_mapping(
             AgencyId::new(target.agency_id),
             AdvertiserId::new(target.advertiser_id),
-            Some(progress),
         )
-        .await?;
+        .progress_shared(progress)
+        .stream();
     let mut rows: u64 = 0;
     while let Some(row) = stream.try_next().await? {
         black_box(row);

@@ -220,8 +220,8 @@ async fn setup() -> AppResult<Fixture> {
     let state = StateDir::new(dir.path().join("state"));
     let video_base = BaseUrl::parse(services.video.base_url())?;
     let ads = SearchAdsClient::builder(StaticToken::new(services.search_ads.dev_token()))
-        .base_url(services.search_ads.base_url())?
-        .reporting_base_url(services.search_ads.reporting_url())?
+        .base_url(services.search_ads.base_url())
+        .reporting_base_url(services.search_ads.reporting_url())
         .build()?;
     let first = services
         .search_ads
@@ -425,9 +425,13 @@ async fn stream(f: &Fixture) -> AppResult<()> {
     let day = |m, d| NaiveDate::from_ymd_opt(2024, m, d).ok_or_else(|| AppError::new("bad date"));
     // 100 conversions a day from 2024-01-01: the first 50 days hold CONVERSIONS.
     let dates = DateRange::new(day(1, 1)?, day(2, 19)?)?;
-    let options = ListOptions::default().with_page_size(500).with_prefetch(4);
+    let options = ListOptions::default().page_size(500).prefetch(4);
     #[allow(deprecated)] // conversion.get is deprecated by Google, and still answers
-    let stream = f.ads.list_conversions(f.account, dates, options)?;
+    let stream = f
+        .ads
+        .list_conversions(f.account, dates)
+        .options(options)
+        .stream();
     let path = f.dir.path().join("conversions.jsonl");
     let file = std::fs::File::create(&path).map_err(|e| io_error("cannot create", &path, &e))?;
     say(format!(
@@ -466,24 +470,28 @@ async fn both_apis(f: &Fixture) -> AppResult<()> {
     #[allow(deprecated)] // the point: compare with the deprecated read
     let old: Vec<Conversion> = f
         .ads
-        .list_conversions(f.account, dates, ListOptions::default())?
+        .list_conversions(f.account, dates)
+        .stream()
         .try_collect()
         .await?;
     let lookup = f
         .ads
         .id_lookup(f.account.agency_id, f.account.advertiser_id)
+        .send()
         .await?;
     let (customer, _) = lookup.translate(f.account, &ListOptions::default())?;
     say(format!(
         "$ apictl ads conversions list --api reporting --customer-id {customer} --from {from} --to {to}"
     ));
     let options = ReportOptions::default()
-        .with_page_size(500)
-        .with_shard_days(7)
-        .with_concurrency(2);
+        .page_size(500)
+        .shard_days(7)
+        .concurrency(2);
     let new: Vec<Conversion> = f
         .ads
-        .conversion_report(customer.clone(), dates, options)?
+        .conversion_report(customer.clone(), dates)
+        .options(options)
+        .stream()
         .try_collect()
         .await?;
     check(
@@ -529,9 +537,7 @@ async fn upload(f: &Fixture) -> AppResult<()> {
         "$ apictl ads conversions upload {}   (the sample from crates/cli/data)",
         short(f, &path)
     ));
-    let options = WriteOptions::default()
-        .with_batch_size(5)
-        .with_concurrency(2);
+    let options = WriteOptions::default().batch_size(5).concurrency(2);
     let plan = ads::UploadPlan {
         file: path.clone(),
         format: None,
@@ -587,7 +593,7 @@ async fn availability(f: &Fixture) -> AppResult<()> {
         &[SegmentationId::new(551_234)],
         &[],
     );
-    let echo = f.ads.update_availability(&wanted).await?;
+    let echo = f.ads.update_availability(wanted.to_vec()).send().await?;
     check(!echo.is_empty(), "the service echoed no availability")?;
     for a in &echo {
         ok(ads::describe_availability(a));
@@ -600,6 +606,7 @@ async fn saved_columns(f: &Fixture) -> AppResult<()> {
     let columns = f
         .ads
         .saved_columns(f.account.agency_id, f.account.advertiser_id)
+        .send()
         .await?;
     check(!columns.is_empty(), "the advertiser has no saved columns")?;
     for c in &columns {
@@ -621,7 +628,9 @@ async fn id_mapping(f: &Fixture) -> AppResult<()> {
     let started = Instant::now();
     let result = f
         .ads
-        .save_id_mapping(agency, advertiser, &path, Some(ads::byte_progress(&bar)))
+        .id_mapping(agency, advertiser)
+        .progress_shared(ads::byte_progress(&bar))
+        .save(&path)
         .await;
     bar.finish_and_clear();
     let bytes = result?;

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Days, Utc};
 use facade::search_ads::{
-    CampaignId, CustomerId, DateRange, DefaultCredentials, Micros, ReportOptions, SearchAdsClient,
+    CampaignId, CustomerId, DateRange, DefaultCredentials, Micros, SearchAdsClient,
 };
 use futures::TryStreamExt;
 
@@ -28,10 +28,10 @@ async fn main() -> anyhow::Result<()> {
     // Sign in as Google's libraries do: Application Default Credentials.
     let mut builder = SearchAdsClient::builder(DefaultCredentials::new()?);
     if let Ok(url) = env("SEARCH_ADS_URL") {
-        builder = builder.base_url(&url)?;
+        builder = builder.base_url(&url);
     }
     if let Ok(url) = env("SEARCH_ADS_REPORTING_URL") {
-        builder = builder.reporting_base_url(&url)?;
+        builder = builder.reporting_base_url(&url);
     }
     let client = builder.build()?;
     let customer: CustomerId = env("SEARCH_ADS_CUSTOMER_ID")?.parse()?;
@@ -39,7 +39,7 @@ async fn main() -> anyhow::Result<()> {
     let dates = DateRange::new(today - Days::new(29), today)?;
 
     // Rows arrive one at a time, in conversion-time order; memory stays bounded.
-    let mut report = client.conversion_report(customer, dates, ReportOptions::default())?;
+    let mut report = client.conversion_report(customer, dates).stream();
     let mut per_campaign: BTreeMap<Option<CampaignId>, (u64, i64)> = BTreeMap::new();
     while let Some(conversion) = report.try_next().await? {
         let revenue = conversion.revenue_micros.map_or(0, |m| m.get());

@@ -26,7 +26,7 @@ use chrono::{DateTime, Days, Utc};
 use facade::http::BaseUrl;
 use facade::search_ads::{
     self, AdvertiserId, AgencyId, Conversion, CustomerId, DateRange, DefaultCredentials, Outcome,
-    ReportOptions, SearchAdsClient, SegmentationId,
+    SearchAdsClient, SegmentationId,
 };
 use facade::video_session::{
     self, Credentials, EmailAddress, Invitation, SessionId, VideoSessionClient,
@@ -60,10 +60,10 @@ async fn run(settings: Settings) -> Result<(), AppError> {
     // Search ads: one client for the v2 API and the Reporting API.
     let mut builder = SearchAdsClient::builder(settings.google);
     if let Some(url) = &settings.search_ads_url {
-        builder = builder.base_url(url)?;
+        builder = builder.base_url(url);
     }
     if let Some(url) = &settings.reporting_url {
-        builder = builder.reporting_base_url(url)?;
+        builder = builder.reporting_base_url(url);
     }
     let ads = builder.build()?;
     let (agency, advertiser) = (settings.agency, settings.advertiser);
@@ -71,7 +71,7 @@ async fn run(settings: Settings) -> Result<(), AppError> {
     // 1. The last 30 days of conversions, one row at a time.
     let today = DateTime::<Utc>::from(std::time::SystemTime::now()).date_naive();
     let dates = DateRange::new(today - Days::new(29), today)?;
-    let mut report = ads.conversion_report(settings.customer, dates, ReportOptions::default())?;
+    let mut report = ads.conversion_report(settings.customer, dates).stream();
     let (mut count, mut revenue) = (0u64, 0i64);
     while let Some(conversion) = report.try_next().await? {
         count += 1;

@@ -15,11 +15,9 @@
 //! mapping gives that customer.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use facade::search_ads::{
-    AdvertiserId, AgencyId, DefaultCredentials, EngineAccountId, IdLookup, ProgressFn,
-    SearchAdsClient,
+    AdvertiserId, AgencyId, DefaultCredentials, EngineAccountId, IdLookup, SearchAdsClient,
 };
 use futures::TryStreamExt;
 
@@ -29,7 +27,7 @@ async fn main() -> anyhow::Result<()> {
     // Sign in as Google's libraries do: Application Default Credentials.
     let mut builder = SearchAdsClient::builder(DefaultCredentials::new()?);
     if let Ok(url) = env("SEARCH_ADS_URL") {
-        builder = builder.base_url(&url)?;
+        builder = builder.base_url(&url);
     }
     let client = builder.build()?;
     let agency: AgencyId = env("SEARCH_ADS_AGENCY_ID")?.parse()?;
@@ -37,20 +35,21 @@ async fn main() -> anyhow::Result<()> {
     let engine_account: EngineAccountId = env("SEARCH_ADS_ENGINE_ACCOUNT_ID")?.parse()?;
 
     // Progress: bytes so far and the total the server announced, at most every 10 %.
-    let last_tenth = Arc::new(std::sync::atomic::AtomicU64::new(0));
-    let progress: ProgressFn = Arc::new(move |bytes, total| {
+    let last_tenth = std::sync::atomic::AtomicU64::new(0);
+    let progress = move |bytes: u64, total: Option<u64>| {
         if let Some(total) = total.filter(|t| *t > 0) {
             let tenth = bytes * 10 / total;
             if last_tenth.fetch_max(tenth, std::sync::atomic::Ordering::Relaxed) < tenth {
                 eprintln!("  {bytes} of {total} bytes");
             }
         }
-    });
+    };
 
     // One pass over the rows: count them per entity type and feed the lookup.
     let mut rows = client
-        .id_mapping(agency, advertiser, Some(progress))
-        .await?;
+        .id_mapping(agency, advertiser)
+        .progress(progress)
+        .stream();
     let mut per_type: BTreeMap<String, u64> = BTreeMap::new();
     let mut lookup = IdLookup::default();
     let mut legacy_campaigns = Vec::new();

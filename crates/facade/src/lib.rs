@@ -10,6 +10,20 @@
 //! - [`search_ads`]: OAuth, conversion streams, safe batch uploads, the ID-mapping
 //!   stream and one typed error; conversion reports through the Search Ads 360 Reporting API
 //!   (see [the migration section](#migrating-conversion-reads-to-the-reporting-api)).
+//!
+//! # One call style
+//!
+//! Every operation is a method on its client that returns a request builder named after it
+//! ([`ConversionReportRequest`](search_ads::ConversionReportRequest),
+//! [`WriteRequest`](search_ads::WriteRequest), ...). Required inputs are the method's
+//! arguments; per-call options are setters on the builder, named after the option and never
+//! fallible; `.send().await` returns one answer and `.stream()` returns a stream (an invalid
+//! input is then its first and only item, before anything is sent). Client-wide defaults are
+//! setters on the client builder, checked by `build()`. Option structs
+//! ([`ReportOptions`](search_ads::ReportOptions), [`WriteOptions`](search_ads::WriteOptions),
+//! ...) are `#[non_exhaustive]` with public fields and setters of the same names:
+//! `ReportOptions::default().page_size(5_000)`. Every error of the search ads client, including
+//! a refused input such as an unparsable id, is a [`search_ads::Error`].
 //! - [`http`]: the transport rules both share (HTTPS, redirects, timeouts).
 //!
 //! # Cargo features
@@ -68,8 +82,8 @@
 //! use chrono::{DateTime, NaiveDate};
 //! use futures::TryStreamExt;
 //! use facade::search_ads::{
-//!     AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, ListOptions, Outcome,
-//!     SearchAdsClient, SegmentationId, ServiceAccount,
+//!     AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, Outcome, SearchAdsClient,
+//!     SegmentationId, ServiceAccount,
 //! };
 //!
 //! # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -82,17 +96,21 @@
 //!
 //! // Authenticate: the client asks the token source before every request.
 //! let tokens = ServiceAccount::from_json(&fake.service_account_key_json())?;
-//! let client = SearchAdsClient::builder(tokens).base_url(fake.base_url())?.build()?;
+//! let client = SearchAdsClient::builder(tokens).base_url(fake.base_url()).build()?;
 //!
 //! // Stream conversions, five pages of 300 at a time in flight.
 //! let (agency, advertiser) = (AgencyId::new(account.agency_id), AdvertiserId::new(account.advertiser_id));
 //! let engine = EngineAccount::new(agency, advertiser, account.engine_account_id);
 //! let day = |d| NaiveDate::from_ymd_opt(2024, 1, d).ok_or("no such day");
 //! let january = DateRange::new(day(1)?, day(31)?)?;
-//! let options = ListOptions::default().with_page_size(300).with_prefetch(5);
 //! #[allow(deprecated)] // conversion.get is deprecated by Google, and still answers
-//! let conversions: Vec<Conversion> =
-//!     client.list_conversions(engine, january, options)?.try_collect().await?;
+//! let conversions: Vec<Conversion> = client
+//!     .list_conversions(engine, january)
+//!     .page_size(300)
+//!     .prefetch(5)
+//!     .stream()
+//!     .try_collect()
+//!     .await?;
 //! assert_eq!(conversions.len(), 1_500);
 //!
 //! // Upload a batch: one outcome per conversion, in input order.
@@ -115,9 +133,10 @@
 //! }
 //!
 //! // Download the ID mapping as typed rows, in constant memory.
-//! let progress: facade::search_ads::ProgressFn =
-//!     std::sync::Arc::new(|bytes, total| eprintln!("{bytes} of {total:?} bytes"));
-//! let mut rows = client.id_mapping(agency, advertiser, Some(progress)).await?;
+//! let mut rows = client
+//!     .id_mapping(agency, advertiser)
+//!     .progress(|bytes, total| eprintln!("{bytes} of {total:?} bytes"))
+//!     .stream();
 //! let mut campaigns = 0;
 //! while let Some(row) = rows.try_next().await? {
 //!     if let (Some(legacy), Some(new)) = (row.legacy.campaign_id, row.new.campaign_id) {
@@ -139,8 +158,8 @@
 //! one line:
 //!
 //! ```text
-//! - let stream = client.list_conversions(engine_account, dates, ListOptions::default())?;
-//! + let stream = client.conversion_report(customer_id, dates, ReportOptions::default())?;
+//! - let stream = client.list_conversions(engine_account, dates).stream();
+//! + let stream = client.conversion_report(customer_id, dates).stream();
 //! ```
 //!
 //! What differs: the account is the new customer id (ten digits) instead of agency / advertiser /
@@ -148,14 +167,15 @@
 //! [`IdLookup`](search_ads::IdLookup) built from the ID-mapping file translates legacy ones and
 //! names any it does not know), only the last 60 days are served, and fields v0 does not have
 //! stay `None` (the list is in [`search_ads::reporting::mapping`]). A client account reached
-//! through a manager needs [`ReportOptions::login_customer_id`](search_ads::ReportOptions::login_customer_id).
+//! through a manager needs
+//! [`login_customer_id`](search_ads::ConversionReportRequest::login_customer_id).
 //!
 //! ```
 //! use chrono::Days;
 //! use futures::TryStreamExt;
 //! use facade::search_ads::{
-//!     AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, ListOptions, ReportOptions,
-//!     SearchAdsClient, StaticToken,
+//!     AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, ListOptions, SearchAdsClient,
+//!     StaticToken,
 //! };
 //!
 //! # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -169,8 +189,8 @@
 //!     .start()
 //!     .await?;
 //! let client = SearchAdsClient::builder(StaticToken::new(fake.dev_token()))
-//!     .base_url(fake.base_url())?
-//!     .reporting_base_url(fake.reporting_url())?
+//!     .base_url(fake.base_url())
+//!     .reporting_base_url(fake.reporting_url())
 //!     .build()?;
 //! let a = &fake.accounts()[0];
 //! let (agency, advertiser) = (AgencyId::new(a.agency_id), AdvertiserId::new(a.advertiser_id));
@@ -180,13 +200,17 @@
 //! // Before: the deprecated v2 read.
 //! #[allow(deprecated)]
 //! let before: Vec<Conversion> =
-//!     client.list_conversions(engine_account, dates, ListOptions::default())?.try_collect().await?;
+//!     client.list_conversions(engine_account, dates).stream().try_collect().await?;
 //!
 //! // After: the legacy engine account's customer from the ID-mapping file, then the report.
-//! let lookup = client.id_lookup(agency, advertiser).await?;
-//! let (customer_id, _filters) = lookup.translate(engine_account, &ListOptions::default())?;
-//! let after: Vec<Conversion> =
-//!     client.conversion_report(customer_id, dates, ReportOptions::default())?.try_collect().await?;
+//! let lookup = client.id_lookup(agency, advertiser).send().await?;
+//! let (customer_id, filters) = lookup.translate(engine_account, &ListOptions::default())?;
+//! let after: Vec<Conversion> = client
+//!     .conversion_report(customer_id, dates)
+//!     .filters(filters)
+//!     .stream()
+//!     .try_collect()
+//!     .await?;
 //!
 //! assert_eq!(after.len(), before.len());
 //! for (old, new) in before.iter().zip(&after) {
@@ -199,34 +223,24 @@
 //! # }
 //! ```
 //!
-//! # Changes to the public API
+//! # Evolving types
 //!
-//! - **`SearchAds` is now [`SearchAdsClient`](search_ads::SearchAdsClient)** (and `SearchAdsBuilder`
-//!   [`SearchAdsClientBuilder`](search_ads::SearchAdsClientBuilder)), like
-//!   [`VideoSessionClient`](video_session::VideoSessionClient). The old names remain as deprecated
-//!   type aliases, so existing code compiles with a deprecation warning; rename to silence it.
-//!   `VideoSessionClient::lockout` is now
-//!   [`lockout_guard`](video_session::VideoSessionClient::lockout_guard) (the name of its builder
-//!   setter); the old name remains, deprecated.
-//! - **Option structs are `#[non_exhaustive]`**: [`HttpOptions`](http::HttpOptions),
-//!   [`RetryPolicy`](search_ads::RetryPolicy), [`ListOptions`](search_ads::ListOptions),
-//!   [`WriteOptions`](search_ads::WriteOptions), [`ReportOptions`](search_ads::ReportOptions),
-//!   [`ReportFilters`](search_ads::ReportFilters) and
-//!   [`LockoutPolicy`](video_session::LockoutPolicy). A struct literal (also with
-//!   `..Default::default()`) no longer compiles outside this crate; start from `default()` (or
-//!   `LockoutPolicy::SEED`) and chain the `with_<field>` setters. The fields stay public:
+//! Option structs ([`HttpOptions`](http::HttpOptions), [`RetryPolicy`](search_ads::RetryPolicy),
+//! [`ListOptions`](search_ads::ListOptions), [`WriteOptions`](search_ads::WriteOptions),
+//! [`ReportOptions`](search_ads::ReportOptions), [`ReportFilters`](search_ads::ReportFilters),
+//! [`LockoutPolicy`](video_session::LockoutPolicy)) are `#[non_exhaustive]`: start from
+//! `default()` and chain the setters. Enums that will grow are `#[non_exhaustive]` too
+//! ([`Outcome`](search_ads::Outcome) — decide with `is_stored` / `is_definite` —,
+//! [`ConversionStatus`](search_ads::ConversionStatus), [`search_ads::Error`], the open value enums
+//! of [`search_ads::values`], ...); a `match` on them needs a wildcard arm.
+//! [`Resolution`](video_session::Resolution) and [`Hold`](video_session::Hold) stay exhaustive on
+//! purpose: a lockout store must handle each of them.
 //!
-//!   ```text
-//!   - ListOptions { page_size: 500, prefetch: 4, ..ListOptions::default() }
-//!   + ListOptions::default().with_page_size(500).with_prefetch(4)
-//!   ```
-//! - **Enums that will grow are `#[non_exhaustive]`**: [`Outcome`](search_ads::Outcome) (decide
-//!   with `is_stored` / `is_definite`), [`ConversionStatus`](search_ads::ConversionStatus),
-//!   [`Invitation`](video_session::Invitation), [`Refusal`](video_session::Refusal),
-//!   [`BaseUrlError`](http::BaseUrlError), [`PrivateFileError`](private_file::PrivateFileError) and
-//!   the open value enums of [`search_ads::values`]; a `match` on them needs a wildcard arm.
-//!   [`Resolution`](video_session::Resolution) and [`Hold`](video_session::Hold) stay exhaustive on
-//!   purpose: a lockout store must handle each of them.
+//! # Cargo features (test support)
+//!
+//! - `test-util`: seams for an application's own tests against the fakes, such as
+//!   `ConversionReportRequest::today` (check the Reporting API's 60-day window against a fixed
+//!   date). Not for production builds.
 
 #![warn(missing_docs)]
 

@@ -42,7 +42,6 @@ const STALL: Duration = Duration::from_secs(2);
 fn client(base: &str) -> SearchAdsClient {
     SearchAdsClient::builder(StaticToken::new("token"))
         .base_url(base)
-        .expect("a loopback URL")
         .retry_policy(RetryPolicy::no_retries())
         .write_options(WriteOptions::default())
         .http_options(
@@ -198,6 +197,7 @@ async fn hostile_answers_end_every_call_with_a_clear_error_in_bounded_memory() {
         let start = Instant::now();
         let error = client
             .saved_columns(agency, advertiser)
+            .send()
             .await
             .expect_err("a hostile answer");
         check("saved_columns", answer, &error, start.elapsed());
@@ -223,7 +223,8 @@ async fn hostile_answers_end_every_call_with_a_clear_error_in_bounded_memory() {
         let path = dir.path().join(format!("{answer:?}.csv"));
         let start = Instant::now();
         let error = client
-            .save_id_mapping(agency, advertiser, &path, None)
+            .id_mapping(agency, advertiser)
+            .save(&path)
             .await
             .expect_err("a hostile download");
         check("save_id_mapping", answer, &error, start.elapsed());

@@ -76,10 +76,7 @@ async fn a_large_file_streams_in_bounded_memory() {
 
     let baseline = LIVE.load(Ordering::Relaxed);
     PEAK.store(baseline, Ordering::Relaxed);
-    let mut stream = client
-        .id_mapping(agency, advertiser, None)
-        .await
-        .expect("the download starts");
+    let mut stream = client.id_mapping(agency, advertiser).stream();
     let mut rows = 0u64;
     let mut campaigns = 0u64;
     while let Some(row) = stream.next().await {

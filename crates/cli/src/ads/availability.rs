@@ -81,7 +81,7 @@ pub(super) async fn run_availability(
         .collect::<AppResult<Vec<SegmentationId>>>()?;
     let wanted = availabilities(agency, advertiser, until, &ids, &args.segmentation_name);
     let client = conn.client(WriteOptions::default())?;
-    let echo = client.update_availability(&wanted).await?;
+    let echo = client.update_availability(wanted.to_vec()).send().await?;
     if ctx.json {
         print_json(&json!({ "availabilities": echo }))?;
     } else {

@@ -109,7 +109,7 @@ impl Conn<'_> {
         )?;
         let builder = SearchAdsClient::builder_shared(chosen.source);
         let builder = match url {
-            Some(url) => builder.base_url(&url)?,
+            Some(url) => builder.base_url(&url),
             None => builder,
         };
         let reporting_url = self
@@ -118,7 +118,7 @@ impl Conn<'_> {
             .clone()
             .or_else(|| self.file.reporting_url.clone());
         let builder = match reporting_url {
-            Some(url) => builder.reporting_base_url(&url)?,
+            Some(url) => builder.reporting_base_url(&url),
             None => builder,
         };
         Ok(builder

@@ -10,7 +10,7 @@ use crate::error::AppResult;
 /// Runs `apictl ads customers`.
 pub(super) async fn run_customers(ctx: &Ctx, conn: &Conn<'_>) -> AppResult<u8> {
     let client = conn.client(WriteOptions::default())?;
-    let customers = client.list_accessible_customers().await?;
+    let customers = client.accessible_customers().send().await?;
     if ctx.json {
         let ids: Vec<&str> = customers.iter().map(CustomerId::as_str).collect();
         print_json(&json!({ "customers": ids }))?;

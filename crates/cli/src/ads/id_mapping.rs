@@ -35,7 +35,9 @@ pub(super) async fn run_id_mapping(
     let client = conn.client(WriteOptions::default())?;
     let bar = progress::bytes("id mapping");
     let result = client
-        .save_id_mapping(agency, advertiser, &args.output, Some(byte_progress(&bar)))
+        .id_mapping(agency, advertiser)
+        .progress_shared(byte_progress(&bar))
+        .save(&args.output)
         .await;
     bar.finish_and_clear();
     let bytes = result?;

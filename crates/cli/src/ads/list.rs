@@ -88,11 +88,19 @@ fn open_listing(
         (conn.agency()?, conn.advertiser()?, conn.engine_account()?)
     {
         let account = EngineAccount::new(agency, advertiser, engine);
-        return Ok(Box::pin(client.list_conversions(account, dates, options)?));
+        return Ok(Box::pin(
+            client
+                .list_conversions(account, dates)
+                .options(options)
+                .stream(),
+        ));
     }
     if let Some(customer) = conn.customer()? {
         return Ok(Box::pin(
-            client.list_conversions_by_customer(customer, dates, options)?,
+            client
+                .list_conversions_by_customer(customer, dates)
+                .options(options)
+                .stream(),
         ));
     }
     Err(AppError::new("no account to list").hint(
@@ -113,33 +121,36 @@ fn open_report(
         ));
     };
     let filters = ReportFilters::default()
-        .with_campaign_ids(filter::<CampaignId>("campaign-id", &args.campaign_id)?)
-        .with_ad_group_ids(filter::<AdGroupId>("ad-group-id", &args.ad_group_id)?)
-        .with_ad_ids(filter("ad-id", &args.ad_id)?)
-        .with_criterion_ids(filter("criterion-id", &args.criterion_id)?);
+        .campaign_ids(filter::<CampaignId>("campaign-id", &args.campaign_id)?)
+        .ad_group_ids(filter::<AdGroupId>("ad-group-id", &args.ad_group_id)?)
+        .ad_ids(filter("ad-id", &args.ad_id)?)
+        .criterion_ids(filter("criterion-id", &args.criterion_id)?);
     let mut options = ReportOptions::default()
-        .with_page_size(
+        .page_size(
             args.page_size
                 .unwrap_or(facade::search_ads::reporting::MAX_REPORT_PAGE_SIZE),
         )
-        .with_shard_days(args.shard_days)
-        .with_concurrency(args.prefetch)
-        .with_filters(filters);
+        .shard_days(args.shard_days)
+        .concurrency(args.prefetch)
+        .filters(filters);
     options.login_customer_id = conn.login_customer()?;
+    // Checked here too (the report checks again) to hint at the flag before any output.
+    options.validate().map_err(|e| match &e {
+        facade::search_ads::Error::Validation { field, .. } if field == "page_size" => {
+            AppError::from(e).hint("use --page-size 1 to 10000 with --api reporting")
+        }
+        facade::search_ads::Error::Validation { field, .. } if field == "concurrency" => {
+            AppError::from(e).hint("use --prefetch 1 to 16 with --api reporting")
+        }
+        facade::search_ads::Error::Validation { field, .. } if field == "shard_days" => {
+            AppError::from(e).hint("use --shard-days 1 to 30 with --api reporting")
+        }
+        _ => AppError::from(e),
+    })?;
     let report = client
-        .conversion_report(customer, dates, options)
-        .map_err(|e| match &e {
-            facade::search_ads::Error::Validation { field, .. } if field == "page_size" => {
-                AppError::from(e).hint("use --page-size 1 to 10000 with --api reporting")
-            }
-            facade::search_ads::Error::Validation { field, .. } if field == "concurrency" => {
-                AppError::from(e).hint("use --prefetch 1 to 16 with --api reporting")
-            }
-            facade::search_ads::Error::Validation { field, .. } if field == "shard_days" => {
-                AppError::from(e).hint("use --shard-days 1 to 30 with --api reporting")
-            }
-            _ => AppError::from(e),
-        })?;
+        .conversion_report(customer, dates)
+        .options(options)
+        .stream();
     Ok(Box::pin(report))
 }
 
@@ -160,8 +171,8 @@ pub(super) async fn run_list(ctx: &Ctx, conn: &Conn<'_>, args: &ListArgs) -> App
         ReadApi::Reporting => open_report(&client, conn, dates, args)?,
         ReadApi::V2 => {
             let mut options = ListOptions::default()
-                .with_page_size(args.page_size.unwrap_or(1000))
-                .with_prefetch(args.prefetch);
+                .page_size(args.page_size.unwrap_or(1000))
+                .prefetch(args.prefetch);
             options.campaign_id = filter("campaign-id", &args.campaign_id)?;
             options.ad_group_id = filter("ad-group-id", &args.ad_group_id)?;
             options.ad_id = filter("ad-id", &args.ad_id)?;

@@ -11,7 +11,7 @@ use crate::error::AppResult;
 pub(super) async fn run_saved_columns(ctx: &Ctx, conn: &Conn<'_>) -> AppResult<u8> {
     let (agency, advertiser) = conn.advertiser_scope()?;
     let client = conn.client(WriteOptions::default())?;
-    let columns = client.saved_columns(agency, advertiser).await?;
+    let columns = client.saved_columns(agency, advertiser).send().await?;
     if ctx.json {
         let items: Vec<_> = columns
             .iter()

@@ -20,8 +20,8 @@ use facade::search_ads::WriteOptions;
 /// Runs `apictl ads conversions upload`.
 pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) -> AppResult<u8> {
     let options = WriteOptions::default()
-        .with_batch_size(args.batch_size)
-        .with_concurrency(args.concurrency);
+        .batch_size(args.batch_size)
+        .concurrency(args.concurrency);
     // The facade owns the bounds; check them before reading the file.
     options.validate()?;
     let mode = if args.update {

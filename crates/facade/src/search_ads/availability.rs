@@ -12,13 +12,50 @@ use super::wire;
 const OP_AVAILABILITY: &str = "conversion.updateAvailability";
 
 impl SearchAdsClient {
-    /// Records that all conversions of each Floodlight activity have been
-    /// uploaded up to its timestamp; returns the server's echo. Retried on
-    /// transient failures (the call is idempotent).
-    pub async fn update_availability(
+    /// Records that all conversions of each Floodlight activity have been uploaded up to its
+    /// timestamp: an [`UpdateAvailabilityRequest`]; [`send`](UpdateAvailabilityRequest::send)
+    /// it for the server's echo.
+    pub fn update_availability(
         &self,
-        availabilities: &[Availability],
-    ) -> Result<Vec<Availability>, Error> {
+        availabilities: impl IntoIterator<Item = Availability>,
+    ) -> UpdateAvailabilityRequest {
+        UpdateAvailabilityRequest {
+            client: self.clone(),
+            availabilities: availabilities.into_iter().collect(),
+        }
+    }
+}
+
+/// `conversion.updateAvailability`, not sent yet. Made by
+/// [`SearchAdsClient::update_availability`].
+///
+/// ```no_run
+/// use chrono::Utc;
+/// use facade::search_ads::{AdvertiserId, AgencyId, Availability, SearchAdsClient, SegmentationId};
+/// # async fn run(client: SearchAdsClient) -> Result<(), facade::search_ads::Error> {
+/// let uploaded_until = Availability {
+///     segmentation_id: Some(SegmentationId::new(551_234)), // the Floodlight activity
+///     ..Availability::new(AgencyId::new(20100000000000895), AdvertiserId::new(21700000000011523), Utc::now())
+/// };
+/// let echo = client.update_availability([uploaded_until]).send().await?;
+/// assert_eq!(echo.len(), 1);
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until .send()"]
+pub struct UpdateAvailabilityRequest {
+    client: SearchAdsClient,
+    availabilities: Vec<Availability>,
+}
+
+impl UpdateAvailabilityRequest {
+    /// Checks the input (not empty, timestamps from 1970 on: an [`Error::Validation`] before
+    /// anything is sent) and sends it, retried on transient failures (the call is idempotent).
+    pub async fn send(self) -> Result<Vec<Availability>, Error> {
+        let Self {
+            client,
+            availabilities,
+        } = self;
         if availabilities.is_empty() {
             return Err(Error::validation(
                 "availabilities",
@@ -41,8 +78,8 @@ impl SearchAdsClient {
                 .map(wire::availability_to_wire)
                 .collect(),
         };
-        let api = &self.inner.api;
-        let answer = self
+        let api = &client.inner.api;
+        let answer = client
             .inner
             .calls
             .run(OP_AVAILABILITY, |_| {

@@ -8,14 +8,16 @@ use std::sync::Arc;
 use super::auth::TokenSource;
 use super::call::Calls;
 use super::error::Error;
-use super::reporting::DEFAULT_REPORTING_BASE_URL;
 use super::retry::RetryPolicy;
 use super::wire::TokenAuthorizer;
-use super::write::WriteOptions;
+use super::write_options::WriteOptions;
 use crate::http::{BaseUrl, HttpOptions, TimeoutMode, build_client};
 
 /// Google's endpoint (SA-1).
 pub const DEFAULT_BASE_URL: &str = "https://doubleclicksearch.googleapis.com/doubleclicksearch/v2";
+
+/// Google's Reporting API endpoint (SR-1).
+pub const DEFAULT_REPORTING_BASE_URL: &str = "https://searchads360.googleapis.com";
 
 /// The search ads client. Cheap to clone (clones share connections and the
 /// token source, like [`VideoSessionClient`](crate::video_session::VideoSessionClient)).
@@ -78,19 +80,26 @@ impl std::fmt::Debug for SearchAdsClient {
 /// use facade::search_ads::{RetryPolicy, SearchAdsClient, StaticToken, WriteOptions};
 ///
 /// let client = SearchAdsClient::builder(StaticToken::new("ya29.token"))
-///     .base_url("http://127.0.0.1:8080/doubleclicksearch/v2")?
+///     .base_url("http://127.0.0.1:8080/doubleclicksearch/v2")
 ///     .http_options(HttpOptions::default().timeout(Duration::from_secs(60)))
-///     .retry_policy(RetryPolicy::default().with_max_attempts(6))
-///     .write_options(WriteOptions::default().with_batch_size(200).with_concurrency(8))
+///     .retry_policy(RetryPolicy::default().max_attempts(6))
+///     .write_options(WriteOptions::default().batch_size(200).concurrency(8))
 ///     .build()?;
 /// assert_eq!(client.base_url().as_str(), "http://127.0.0.1:8080/doubleclicksearch/v2");
+///
+/// // Setters never fail; `build` names the setting at fault.
+/// let refused = SearchAdsClient::builder(StaticToken::new("ya29.token"))
+///     .base_url("http://example.com/doubleclicksearch/v2")
+///     .build()
+///     .unwrap_err();
+/// assert!(matches!(&refused, facade::search_ads::Error::Validation { field, .. } if field == "base_url"));
 /// # Ok::<(), facade::search_ads::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct SearchAdsClientBuilder {
     tokens: Arc<dyn TokenSource>,
-    base: Option<BaseUrl>,
-    reporting_base: Option<BaseUrl>,
+    base: Option<String>,
+    reporting_base: Option<String>,
     http: HttpOptions,
     retry: RetryPolicy,
     write: WriteOptions,
@@ -98,27 +107,19 @@ pub struct SearchAdsClientBuilder {
 
 impl SearchAdsClientBuilder {
     /// The API's base URL, up to and including `/doubleclicksearch/v2`.
-    /// Default [`DEFAULT_BASE_URL`]. `https://` is required except on loopback.
-    pub fn base_url(mut self, url: &str) -> Result<Self, Error> {
-        self.base = Some(BaseUrl::parse(url).map_err(|e| Error::Config {
-            message: e.to_string(),
-        })?);
-        Ok(self)
+    /// Default [`DEFAULT_BASE_URL`]. `https://` is required except on loopback;
+    /// [`build`](Self::build) checks it ([`Error::Validation`] with field `base_url`).
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base = Some(url.into());
+        self
     }
 
     /// The Search Ads 360 Reporting API's server URL (used by
     /// [`SearchAdsClient::conversion_report`]). Default [`DEFAULT_REPORTING_BASE_URL`].
-    /// `https://` is required except on loopback.
-    pub fn reporting_base_url(mut self, url: &str) -> Result<Self, Error> {
-        self.reporting_base = Some(BaseUrl::parse(url).map_err(|e| Error::Config {
-            message: e.to_string(),
-        })?);
-        Ok(self)
-    }
-
-    /// The base URL, already checked.
-    pub fn base(mut self, base: BaseUrl) -> Self {
-        self.base = Some(base);
+    /// `https://` is required except on loopback; [`build`](Self::build) checks it
+    /// ([`Error::Validation`] with field `reporting_base_url`).
+    pub fn reporting_base_url(mut self, url: impl Into<String>) -> Self {
+        self.reporting_base = Some(url.into());
         self
     }
 
@@ -140,22 +141,20 @@ impl SearchAdsClientBuilder {
         self
     }
 
-    /// Builds the client.
+    /// Builds the client, checking every setting first: the base URLs, the
+    /// [`RetryPolicy`] and the [`WriteOptions`] (an [`Error::Validation`] naming the setting).
     pub fn build(self) -> Result<SearchAdsClient, Error> {
         self.retry.validate()?;
         self.write.validate()?;
-        let base = match self.base {
-            Some(b) => b,
-            None => BaseUrl::parse(DEFAULT_BASE_URL).map_err(|e| Error::Config {
-                message: e.to_string(),
-            })?,
+        let parse = |setting: &str, url: Option<&str>, default: &str| {
+            BaseUrl::parse(url.unwrap_or(default)).map_err(|e| Error::invalid_base_url(setting, &e))
         };
-        let reporting_base = match self.reporting_base {
-            Some(b) => b,
-            None => BaseUrl::parse(DEFAULT_REPORTING_BASE_URL).map_err(|e| Error::Config {
-                message: e.to_string(),
-            })?,
-        };
+        let base = parse("base_url", self.base.as_deref(), DEFAULT_BASE_URL)?;
+        let reporting_base = parse(
+            "reporting_base_url",
+            self.reporting_base.as_deref(),
+            DEFAULT_REPORTING_BASE_URL,
+        )?;
         let config = Error::Transport;
         let total = build_client(&base, &self.http, TimeoutMode::Total).map_err(config)?;
         let streaming = build_client(&base, &self.http, TimeoutMode::Streaming).map_err(config)?;

@@ -13,25 +13,51 @@
 //!   as [`chrono::NaiveDate`] (`yyyymmdd` on the wire), timestamps as
 //!   [`chrono::DateTime<Utc>`](chrono::DateTime) (epoch milliseconds),
 //!   [`Micros`], and open enums that keep unknown server values.
-//! - **Reading**: [`SearchAdsClient::list_conversions`] and
-//!   [`SearchAdsClient::list_conversions_by_customer`] return a [`ConversionStream`]
-//!   that pages with `startRow`/`rowCount`, optionally several pages at once.
-//! - **Writing**: [`SearchAdsClient::insert`] and [`SearchAdsClient::update`] take any
-//!   iterator (or, `_stream`, any stream) of conversions and return a
-//!   [`WriteRequest`] builder: `.options(..)`, `.progress(..)`,
-//!   `.resubmission(..)`, then `.send()` for a [`WriteReport`] with one
-//!   [`Outcome`] per conversion, or `.stream()` for a [`WriteBatch`] at a time
-//!   in input order with bounded memory. Batches go out with bounded
-//!   concurrency and retries; a repeated insert never stores twice (see
-//!   [`mod@write`]).
+//! - **Every operation is a request builder**: a method of [`SearchAdsClient`] takes the
+//!   required inputs and returns `<Operation>Request`; per-call options are its setters;
+//!   `.send().await` returns one answer, `.stream()` a stream whose first and only item is the
+//!   error when the input is refused (nothing is sent then).
+//!
+//!   | method | request | answer |
+//!   |---|---|---|
+//!   | [`conversion_report`](SearchAdsClient::conversion_report) | [`ConversionReportRequest`] | `.stream()`: [`ConversionReport`] |
+//!   | [`list_conversions`](SearchAdsClient::list_conversions), [`list_conversions_by_customer`](SearchAdsClient::list_conversions_by_customer) (v2, deprecated upstream) | [`ListConversionsRequest`] | `.stream()`: [`ConversionStream`] |
+//!   | [`insert`](SearchAdsClient::insert), [`update`](SearchAdsClient::update) (and `_stream`) | [`WriteRequest`] | `.send()`: [`WriteReport`]; `.stream()`: [`WriteStream`] |
+//!   | [`update_availability`](SearchAdsClient::update_availability) | [`UpdateAvailabilityRequest`] | `.send()`: the echo |
+//!   | [`saved_columns`](SearchAdsClient::saved_columns) | [`SavedColumnsRequest`] | `.send()`: [`SavedColumn`]s |
+//!   | [`accessible_customers`](SearchAdsClient::accessible_customers) | [`AccessibleCustomersRequest`] | `.send()`: [`CustomerId`]s |
+//!   | [`id_mapping`](SearchAdsClient::id_mapping) | [`IdMappingRequest`] | `.stream()`: [`IdMappingStream`]; `.save(path)`: bytes |
+//!   | [`id_lookup`](SearchAdsClient::id_lookup) | [`IdLookupRequest`] | `.send()`: [`IdLookup`] |
+//! - **Writing**: batches go out with bounded concurrency and retries; one [`Outcome`] per
+//!   conversion, in input order; a repeated insert never stores twice (see [`mod@write`]).
 //! - **JSON**: [`Conversion`] and [`Availability`] (de)serialize as the API's
 //!   resources (field names, digits in strings), so files of conversions read
 //!   and write through serde without a mapping of one's own.
-//! - **Errors**: one [`Error`]; **tracing**: a `search_ads.request` span per
+//! - **Errors**: one [`Error`]; every refused input (including an [`IdParseError`] or a
+//!   refused base URL) converts into it. **Tracing**: a `search_ads.request` span per
 //!   attempt with `operation`, `attempt`, `status`, `duration_ms` and
 //!   `outcome`, never a header or a token.
 //!
 //! See the crate documentation for a complete example.
+//!
+//! # Where things live
+//!
+//! Modules depend one way: leaves first, operations on top, nothing imports a module that
+//! imports it.
+//!
+//! - Leaves (import no operation module): `values.rs` (ids, dates, money), `conversion.rs`
+//!   (the resources), `error/` (the one [`Error`], Google's detail lists, the Reporting API's
+//!   typed failure), `wire/` (to and from the generated types, Google's error envelope),
+//!   `retry.rs`, `call.rs` (deadline, retries, fresh tokens), `auth/` (token sources),
+//!   `write_options.rs` (the batching defaults the client holds).
+//! - `client.rs`: [`SearchAdsClient`] and its builder; it imports no operation module.
+//! - Operations, each adding its methods to `SearchAdsClient` in an `impl` block of its own:
+//!   `read.rs` (v2 reads), `reporting/` (`request.rs`: the report; `customers.rs`; `ids.rs`:
+//!   the lookup; the query, shards, window and decoder beside them), `write/` (inserts and
+//!   updates), `availability.rs`, `saved_columns.rs`, `id_mapping/` (`request.rs`: the
+//!   download; rows, parser, resumable save beside it). `reporting/ids.rs` uses the ID-mapping
+//!   download, never the other way round.
+//! - A `mod.rs` only declares its children and re-exports; children never import it.
 
 mod auth;
 mod availability;
@@ -49,6 +75,7 @@ mod service_account;
 pub mod values;
 mod wire;
 pub mod write;
+mod write_options;
 
 pub use auth::installed;
 pub use auth::{
@@ -57,21 +84,25 @@ pub use auth::{
     GOOGLE_TOKEN_URI, METADATA_HOST, METADATA_HOST_ENV, MetadataServer, MetadataServerBuilder,
     SCOPE, StaticToken, TokenSource,
 };
+pub use availability::UpdateAvailabilityRequest;
 pub use client::{DEFAULT_BASE_URL, SearchAdsClient, SearchAdsClientBuilder};
 pub use conversion::{Availability, Conversion, CustomDimension, CustomMetric, SavedColumn};
 pub use error::{ConversionIssue, Error, IssueCode};
 pub use id_mapping::{
-    CHUNKS_IN_FLIGHT, EntityIds, HEADER as ID_MAPPING_HEADER, IdMappingRow, IdMappingStream,
-    ProgressFn, ROWS_IN_FLIGHT,
+    EntityIds, HEADER as ID_MAPPING_HEADER, IdMappingRequest, IdMappingRow, IdMappingStream,
+    ProgressFn,
 };
 pub use read::{
-    ConversionStream, DateRange, EngineAccount, ListOptions, MAX_PAGE_SIZE, MAX_PREFETCH,
+    ConversionStream, DateRange, EngineAccount, ListConversionsRequest, ListOptions, MAX_PAGE_SIZE,
+    MAX_PREFETCH,
 };
 pub use reporting::{
-    ConversionReport, ConversionStatus, DEFAULT_REPORTING_BASE_URL, IdLookup, MAX_SHARD_DAYS,
-    ReportFilters, ReportOptions, ReportingError, ReportingFailure,
+    AccessibleCustomersRequest, ConversionReport, ConversionReportRequest, ConversionStatus,
+    DEFAULT_REPORTING_BASE_URL, IdLookup, IdLookupRequest, MAX_SHARD_DAYS, ReportFilters,
+    ReportOptions, ReportingError, ReportingFailure,
 };
 pub use retry::RetryPolicy;
+pub use saved_columns::SavedColumnsRequest;
 #[cfg(feature = "service-account")]
 pub use service_account::ServiceAccount;
 pub use values::{
@@ -85,15 +116,3 @@ pub use write::{
     Outcome, WriteBatch, WriteOptions, WriteProgress, WriteProgressFn, WriteReport, WriteRequest,
     WriteStream, WriteStreamStats,
 };
-
-// Reached by the operations' modules as `search_ads::…`.
-use call::send;
-use id_mapping::OP_ID_MAPPING;
-
-/// The search ads client's former name.
-#[deprecated(note = "renamed to SearchAdsClient")]
-pub type SearchAds = SearchAdsClient;
-
-/// The search ads client builder's former name.
-#[deprecated(note = "renamed to SearchAdsClientBuilder")]
-pub type SearchAdsBuilder = SearchAdsClientBuilder;

@@ -46,7 +46,7 @@ macro_rules! set_optional {
     ($call:ident, $options:ident: $($field:ident),+ $(,)?) => {
         $(
             if let Some(id) = $options.$field {
-                $call = $call.$field(id);
+                $call = $call.$field(id.wire());
             }
         )+
     };
@@ -133,15 +133,15 @@ impl DateRange {
 /// ```
 /// use facade::search_ads::{CampaignId, ListOptions};
 /// let options = ListOptions::default()
-///     .with_page_size(500)
-///     .with_prefetch(4)
-///     .with_campaign_id(CampaignId::new(71700000001899732));
+///     .page_size(500)
+///     .prefetch(4)
+///     .campaign_id(CampaignId::new(71700000001899732));
 /// assert_eq!(options.campaign_id, Some(CampaignId::new(71700000001899732)));
 /// assert_eq!(options.ad_group_id, None);
 /// ```
 ///
 /// `#[non_exhaustive]`: build it from [`ListOptions::default`] and the
-/// `with_<field>` setters; a struct literal does not compile outside this crate.
+/// setters named after the fields; a struct literal does not compile outside this crate.
 ///
 /// ```compile_fail,E0639
 /// use facade::search_ads::ListOptions;
@@ -193,18 +193,18 @@ impl Default for ListOptions {
 
 with_setters!(ListOptions {
     value {
-        with_page_size => page_size: u32,
-        with_prefetch => prefetch: usize,
+        page_size => page_size: u32,
+        prefetch => prefetch: usize,
     }
     some {
-        with_campaign_id => campaign_id: CampaignId,
-        with_ad_group_id => ad_group_id: AdGroupId,
-        with_ad_id => ad_id: AdId,
-        with_criterion_id => criterion_id: CriterionId,
-        with_customer_id => customer_id: CustomerId,
-        with_agency_id => agency_id: AgencyId,
-        with_advertiser_id => advertiser_id: AdvertiserId,
-        with_engine_account_id => engine_account_id: EngineAccountId,
+        campaign_id => campaign_id: CampaignId,
+        ad_group_id => ad_group_id: AdGroupId,
+        ad_id => ad_id: AdId,
+        criterion_id => criterion_id: CriterionId,
+        customer_id => customer_id: CustomerId,
+        agency_id => agency_id: AgencyId,
+        advertiser_id => advertiser_id: AdvertiserId,
+        engine_account_id => engine_account_id: EngineAccountId,
     }
 });
 
@@ -321,6 +321,18 @@ impl ConversionStream {
     }
 }
 
+impl ConversionStream {
+    /// A stream whose first and only item is `error` (nothing is sent).
+    pub(crate) fn failed(error: Error) -> Self {
+        Self {
+            pages: stream::once(futures::future::ready(Err(error))).boxed(),
+            buffer: VecDeque::new(),
+            page_size: 1,
+            finished: false,
+        }
+    }
+}
+
 impl Stream for ConversionStream {
     type Item = Result<Conversion, Error>;
 
@@ -355,7 +367,9 @@ const OP_GET_BY_CUSTOMER: &str = "conversion.getByCustomerId";
 
 /// The v2 reads (deprecated upstream): paged with `startRow`/`rowCount`.
 impl SearchAdsClient {
-    /// The conversions of an engine account in a date range, as a stream.
+    /// The conversions of an engine account in a date range: a
+    /// [`ListConversionsRequest`] (page size, prefetching and filters are its
+    /// setters) whose [`stream`](ListConversionsRequest::stream) yields them.
     ///
     /// Bounds are checked before any request ([`DateRange`],
     /// [`ListOptions`]). Each page is retried on transient failures.
@@ -369,37 +383,17 @@ impl SearchAdsClient {
         &self,
         account: EngineAccount,
         dates: DateRange,
-        options: ListOptions,
-    ) -> Result<ConversionStream, Error> {
-        options.validate(false)?;
-        let (start_date, end_date) = dates.wire();
-        let (page_size, prefetch) = (options.page_size, options.prefetch);
-        Ok(
-            self.conversion_stream(OP_GET, page_size, prefetch, move |inner, start_row| {
-                let options = options.clone();
-                async move {
-                    let mut call = inner
-                        .api
-                        .conversion_get()
-                        .agency_id(account.agency_id)
-                        .advertiser_id(account.advertiser_id)
-                        .engine_account_id(account.engine_account_id)
-                        .start_date(start_date)
-                        .end_date(end_date)
-                        .start_row(start_row)
-                        .row_count(options.page_size);
-                    set_optional!(call, options: campaign_id, ad_group_id, ad_id, criterion_id);
-                    if let Some(id) = &options.customer_id {
-                        call = call.customer_id(id.as_str().to_owned());
-                    }
-                    call.send().await
-                }
-            }),
-        )
+    ) -> ListConversionsRequest {
+        ListConversionsRequest {
+            client: self.clone(),
+            scope: Scope::EngineAccount(account),
+            dates,
+            options: ListOptions::default(),
+        }
     }
 
     /// The conversions of a customer of the new Search Ads 360 experience in a
-    /// date range, as a stream. Like [`list_conversions`](Self::list_conversions).
+    /// date range. Like [`list_conversions`](Self::list_conversions).
     #[deprecated(
         since = "0.1.0",
         note = "Google deprecated conversion.getByCustomerId (removal scheduled for Q3 2025): use \
@@ -410,40 +404,13 @@ impl SearchAdsClient {
         &self,
         customer: CustomerId,
         dates: DateRange,
-        options: ListOptions,
-    ) -> Result<ConversionStream, Error> {
-        options.validate(true)?;
-        let (start_date, end_date) = dates.wire();
-        let (page_size, prefetch) = (options.page_size, options.prefetch);
-        Ok(self.conversion_stream(
-            OP_GET_BY_CUSTOMER,
-            page_size,
-            prefetch,
-            move |inner, start_row| {
-                let (options, customer) = (options.clone(), customer.clone());
-                async move {
-                    let mut call = inner
-                        .api
-                        .conversion_get_by_customer_id()
-                        .customer_id(customer.as_str().to_owned())
-                        .start_date(start_date)
-                        .end_date(end_date)
-                        .start_row(start_row)
-                        .row_count(options.page_size);
-                    set_optional!(
-                        call,
-                        options: agency_id,
-                        advertiser_id,
-                        engine_account_id,
-                        campaign_id,
-                        ad_group_id,
-                        ad_id,
-                        criterion_id
-                    );
-                    call.send().await
-                }
-            },
-        ))
+    ) -> ListConversionsRequest {
+        ListConversionsRequest {
+            client: self.clone(),
+            scope: Scope::Customer(customer),
+            dates,
+            options: ListOptions::default(),
+        }
     }
 
     /// A stream of pages, each fetched by one `request(inner, start_row)`
@@ -476,6 +443,156 @@ impl SearchAdsClient {
                 page_from_wire(operation, list)
             }
         })
+    }
+}
+
+/// Whose conversions a [`ListConversionsRequest`] reads.
+#[derive(Debug, Clone)]
+enum Scope {
+    EngineAccount(EngineAccount),
+    Customer(CustomerId),
+}
+
+/// A v2 conversion read, configured and not sent yet. Made by
+/// [`SearchAdsClient::list_conversions`] and
+/// [`SearchAdsClient::list_conversions_by_customer`]; nothing is sent before
+/// its [`stream`](Self::stream) is polled.
+///
+/// ```no_run
+/// use futures::TryStreamExt;
+/// use facade::search_ads::{CampaignId, DateRange, EngineAccount, SearchAdsClient};
+/// # async fn run(client: SearchAdsClient, account: EngineAccount, dates: DateRange) -> Result<(), facade::search_ads::Error> {
+/// #[allow(deprecated)] // conversion.get is deprecated by Google, and still answers
+/// let mut conversions = client
+///     .list_conversions(account, dates)
+///     .page_size(500)
+///     .prefetch(4)
+///     .campaign_id(CampaignId::new(71700000001899732))
+///     .stream();
+/// while let Some(conversion) = conversions.try_next().await? {
+///     println!("{:?}", conversion.conversion_id);
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+#[must_use = "a read does nothing until its .stream() is polled"]
+pub struct ListConversionsRequest {
+    client: SearchAdsClient,
+    scope: Scope,
+    dates: DateRange,
+    options: ListOptions,
+}
+
+/// Writes request setters that forward to the [`ListOptions`] setter of the same name.
+macro_rules! forward_setters {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty),+ $(,)?) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(mut self, value: $ty) -> Self {
+                self.options = self.options.$name(value);
+                self
+            }
+        )+
+    };
+}
+
+impl ListConversionsRequest {
+    /// All options at once (replaces what the setters set before).
+    pub fn options(mut self, options: ListOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    forward_setters! {
+        /// Conversions per request (`rowCount`), 1 ..= 1000. Default 1000.
+        page_size: u32,
+        /// Pages requested at once, 1 ..= 32 (default 1); see [`ListOptions::prefetch`].
+        prefetch: usize,
+        /// Only this campaign.
+        campaign_id: CampaignId,
+        /// Only this ad group.
+        ad_group_id: AdGroupId,
+        /// Only this ad.
+        ad_id: AdId,
+        /// Only this criterion.
+        criterion_id: CriterionId,
+        /// Only this customer ([`list_conversions`](SearchAdsClient::list_conversions) only).
+        customer_id: CustomerId,
+        /// Only this agency ([`list_conversions_by_customer`](SearchAdsClient::list_conversions_by_customer) only).
+        agency_id: AgencyId,
+        /// Only this advertiser (`list_conversions_by_customer` only).
+        advertiser_id: AdvertiserId,
+        /// Only this engine account (`list_conversions_by_customer` only).
+        engine_account_id: EngineAccountId,
+    }
+
+    /// The conversions, in the server's order. Invalid options are the
+    /// stream's first and only item, before any request is sent.
+    pub fn stream(self) -> ConversionStream {
+        let Self {
+            client,
+            scope,
+            dates,
+            options,
+        } = self;
+        if let Err(error) = options.validate(matches!(scope, Scope::Customer(_))) {
+            return ConversionStream::failed(error);
+        }
+        let (start_date, end_date) = dates.wire();
+        let (page_size, prefetch) = (options.page_size, options.prefetch);
+        match scope {
+            Scope::EngineAccount(account) => {
+                client.conversion_stream(OP_GET, page_size, prefetch, move |inner, start_row| {
+                    let options = options.clone();
+                    async move {
+                        let mut call = inner
+                            .api
+                            .conversion_get()
+                            .agency_id(account.agency_id.wire())
+                            .advertiser_id(account.advertiser_id.wire())
+                            .engine_account_id(account.engine_account_id.wire())
+                            .start_date(start_date)
+                            .end_date(end_date)
+                            .start_row(start_row)
+                            .row_count(options.page_size);
+                        set_optional!(call, options: campaign_id, ad_group_id, ad_id, criterion_id);
+                        if let Some(id) = &options.customer_id {
+                            call = call.customer_id(id.as_str().to_owned());
+                        }
+                        call.send().await
+                    }
+                })
+            }
+            Scope::Customer(customer) => client.conversion_stream(
+                OP_GET_BY_CUSTOMER,
+                page_size,
+                prefetch,
+                move |inner, start_row| {
+                    let (options, customer) = (options.clone(), customer.clone());
+                    async move {
+                        let mut call = inner
+                            .api
+                            .conversion_get_by_customer_id()
+                            .customer_id(customer.as_str().to_owned())
+                            .start_date(start_date)
+                            .end_date(end_date)
+                            .start_row(start_row)
+                            .row_count(options.page_size);
+                        set_optional!(
+                            call,
+                            options: agency_id,
+                            advertiser_id,
+                            engine_account_id,
+                            campaign_id,
+                            ad_group_id,
+                            ad_id,
+                            criterion_id
+                        );
+                        call.send().await
+                    }
+                },
+            ),
+        }
     }
 }
 

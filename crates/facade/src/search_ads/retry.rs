@@ -25,15 +25,15 @@ use crate::setters::with_setters;
 /// let policy = RetryPolicy::default();
 /// assert_eq!(policy.max_attempts, 4);
 /// let patient = RetryPolicy::default()
-///     .with_max_attempts(8)
-///     .with_max_delay(Duration::from_secs(30));
+///     .max_attempts(8)
+///     .max_delay(Duration::from_secs(30));
 /// assert_eq!(patient.base_delay, policy.base_delay);
 /// let never = RetryPolicy::no_retries();
 /// assert_eq!(never.max_attempts, 1);
 /// ```
 ///
 /// `#[non_exhaustive]`: build it from [`RetryPolicy::default`] or
-/// [`RetryPolicy::no_retries`] and the `with_<field>` setters; a struct literal
+/// [`RetryPolicy::no_retries`] and the setters named after the fields; a struct literal
 /// does not compile outside this crate.
 ///
 /// ```compile_fail,E0639
@@ -66,10 +66,10 @@ impl Default for RetryPolicy {
 
 with_setters!(RetryPolicy {
     value {
-        with_max_attempts => max_attempts: u32,
-        with_base_delay => base_delay: Duration,
-        with_max_delay => max_delay: Duration,
-        with_max_retry_after => max_retry_after: Duration,
+        max_attempts => max_attempts: u32,
+        base_delay => base_delay: Duration,
+        max_delay => max_delay: Duration,
+        max_retry_after => max_retry_after: Duration,
     }
 });
 

@@ -17,15 +17,47 @@ use super::error::Error;
 #[error("{text:?} is not a valid {kind}: expected a 64-bit integer in decimal digits")]
 pub struct IdParseError {
     kind: &'static str,
+    field: &'static str,
     text: String,
 }
 
+impl IdParseError {
+    /// The field the text was meant for, in the API's spelling (`agencyId`, `campaignId`, ...).
+    pub fn field(&self) -> &'static str {
+        self.field
+    }
+}
+
+/// `?` on an id's `from_str` in a function that returns [`Error`]: an
+/// [`Error::Validation`] naming the id's field.
+///
+/// ```
+/// use facade::search_ads::{AgencyId, Error};
+/// fn agency(text: &str) -> Result<AgencyId, Error> {
+///     Ok(text.parse::<AgencyId>()?)
+/// }
+/// let error = agency("12a").unwrap_err();
+/// assert!(matches!(&error, Error::Validation { field, .. } if field == "agencyId"), "{error}");
+/// ```
+impl From<IdParseError> for Error {
+    fn from(error: IdParseError) -> Self {
+        Error::validation(
+            error.field,
+            None,
+            format!(
+                "is {:?}, not a valid {}: expected a 64-bit integer in decimal digits",
+                error.text, error.kind
+            ),
+        )
+    }
+}
+
 macro_rules! int64_id {
-    ($(#[$doc:meta])* $name:ident, $label:literal) => {
+    ($(#[$doc:meta])* $name:ident, $label:literal, $field:literal) => {
         $(#[$doc])*
         ///
         /// An `i64` on the Rust side; on the wire it travels as a JSON string of
-        /// digits (`search_ads_client::I64String`, SA-4).
+        /// digits (SA-4).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub struct $name(i64);
 
@@ -65,25 +97,23 @@ macro_rules! int64_id {
             fn from_str(s: &str) -> Result<Self, Self::Err> {
                 s.trim().parse::<i64>().map(Self).map_err(|_| IdParseError {
                     kind: $label,
+                    field: $field,
                     text: s.to_owned(),
                 })
             }
         }
 
-        impl From<$name> for search_ads_client::I64String {
-            fn from(id: $name) -> Self {
-                search_ads_client::I64String::from(id.0)
+        impl $name {
+            /// The id as the generated client's wire type (crate-private: the
+            /// generated crate stays out of the public API).
+            #[allow(dead_code)]
+            pub(crate) fn wire(self) -> search_ads_client::I64String {
+                search_ads_client::I64String::from(self.0)
             }
-        }
 
-        impl From<search_ads_client::I64String> for $name {
-            fn from(value: search_ads_client::I64String) -> Self {
-                Self(i64::from(value))
-            }
-        }
-
-        impl From<&search_ads_client::I64String> for $name {
-            fn from(value: &search_ads_client::I64String) -> Self {
+            /// The id from the generated client's wire type.
+            #[allow(dead_code)]
+            pub(crate) fn from_wire(value: &search_ads_client::I64String) -> Self {
                 Self(i64::from(*value))
             }
         }
@@ -93,58 +123,69 @@ macro_rules! int64_id {
 int64_id!(
     /// The id of an agency (legacy SA360).
     AgencyId,
-    "agency id"
+    "agency id",
+    "agencyId"
 );
 int64_id!(
     /// The id of an advertiser (legacy SA360).
     AdvertiserId,
-    "advertiser id"
+    "advertiser id",
+    "advertiserId"
 );
 int64_id!(
     /// The id of an engine account.
     EngineAccountId,
-    "engine account id"
+    "engine account id",
+    "engineAccountId"
 );
 int64_id!(
     /// The id of a campaign.
     CampaignId,
-    "campaign id"
+    "campaign id",
+    "campaignId"
 );
 int64_id!(
     /// The id of an ad group.
     AdGroupId,
-    "ad group id"
+    "ad group id",
+    "adGroupId"
 );
 int64_id!(
     /// The id of an ad.
     AdId,
-    "ad id"
+    "ad id",
+    "adId"
 );
 int64_id!(
     /// The id of a criterion (keyword).
     CriterionId,
-    "criterion id"
+    "criterion id",
+    "criterionId"
 );
 int64_id!(
     /// A numeric segmentation id, such as a Floodlight activity id.
     SegmentationId,
-    "segmentation id"
+    "segmentation id",
+    "segmentationId"
 );
 int64_id!(
     /// The id that Search Ads 360 generates for a conversion (deprecated for
     /// edits since Q3 2025; edit by `conversionId`).
     DsConversionId,
-    "DS conversion id"
+    "DS conversion id",
+    "dsConversionId"
 );
 int64_id!(
     /// The id of an inventory account.
     InventoryAccountId,
-    "inventory account id"
+    "inventory account id",
+    "inventoryAccountId"
 );
 int64_id!(
     /// The id of a product group.
     ProductGroupId,
-    "product group id"
+    "product group id",
+    "productGroupId"
 );
 
 /// The customer id of a client account in the new Search Ads 360 experience.

@@ -17,7 +17,6 @@ mod search_ads_outcomes;
 mod search_ads_read;
 mod search_ads_report_during;
 mod search_ads_reporting;
-mod search_ads_reporting_query;
 mod search_ads_reporting_wire;
 mod search_ads_stream;
 mod search_ads_support;

@@ -1,7 +1,7 @@
 //! The public API's shape, from outside the crate: both clients are `Clone` and
-//! `Debug` without secrets, the former names still compile (deprecated), and
-//! every `with_<field>` setter of the `#[non_exhaustive]` option structs sets
-//! its own field and nothing else.
+//! `Debug` without secrets, every setter of the `#[non_exhaustive]` option structs
+//! sets its own field and nothing else, and the search ads client's input errors
+//! convert into its one error.
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -25,7 +25,6 @@ fn debug_only<T: Debug>() {}
 fn search_ads_builder() -> SearchAdsClientBuilder {
     SearchAdsClient::builder(StaticToken::new(TOKEN))
         .base_url("http://127.0.0.1:9/doubleclicksearch/v2")
-        .expect("a loopback URL")
 }
 
 #[test]
@@ -52,14 +51,6 @@ fn the_search_ads_client_and_its_builder_never_show_the_token() {
 #[test]
 #[allow(deprecated)]
 fn the_former_names_still_compile_and_name_the_same_things() {
-    let builder: facade::search_ads::SearchAdsBuilder = search_ads_builder();
-    let client: facade::search_ads::SearchAds = builder.build().expect("builds");
-    let renamed: SearchAdsClient = client;
-    assert_eq!(
-        renamed.base_url().as_str(),
-        "http://127.0.0.1:9/doubleclicksearch/v2"
-    );
-
     let video = VideoSessionClient::builder(BaseUrl::parse("http://127.0.0.1:9").expect("URL"))
         .lockout_store(Arc::new(MemoryStore::new()))
         .build()
@@ -112,59 +103,55 @@ fn each_http_options_setter_sets_its_own_field() {
 fn each_retry_policy_setter_sets_its_own_field() {
     let d = RetryPolicy::default();
     let s = Duration::from_millis(1234);
-    sets_only(&d, |o| o.with_max_attempts(9), |o| o.max_attempts = 9);
-    sets_only(&d, |o| o.with_base_delay(s), |o| o.base_delay = s);
-    sets_only(&d, |o| o.with_max_delay(s), |o| o.max_delay = s);
-    sets_only(&d, |o| o.with_max_retry_after(s), |o| o.max_retry_after = s);
+    sets_only(&d, |o| o.max_attempts(9), |o| o.max_attempts = 9);
+    sets_only(&d, |o| o.base_delay(s), |o| o.base_delay = s);
+    sets_only(&d, |o| o.max_delay(s), |o| o.max_delay = s);
+    sets_only(&d, |o| o.max_retry_after(s), |o| o.max_retry_after = s);
 }
 
 #[test]
 fn each_list_options_setter_sets_its_own_field() {
     let d = ListOptions::default();
-    sets_only(&d, |o| o.with_page_size(7), |o| o.page_size = 7);
-    sets_only(&d, |o| o.with_prefetch(3), |o| o.prefetch = 3);
+    sets_only(&d, |o| o.page_size(7), |o| o.page_size = 7);
+    sets_only(&d, |o| o.prefetch(3), |o| o.prefetch = 3);
     let campaign = CampaignId::new(11);
     sets_only(
         &d,
-        |o| o.with_campaign_id(campaign),
+        |o| o.campaign_id(campaign),
         |o| o.campaign_id = Some(campaign),
     );
     let ad_group = AdGroupId::new(12);
     sets_only(
         &d,
-        |o| o.with_ad_group_id(ad_group),
+        |o| o.ad_group_id(ad_group),
         |o| o.ad_group_id = Some(ad_group),
     );
     let ad = AdId::new(13);
-    sets_only(&d, |o| o.with_ad_id(ad), |o| o.ad_id = Some(ad));
+    sets_only(&d, |o| o.ad_id(ad), |o| o.ad_id = Some(ad));
     let criterion = CriterionId::new(14);
     sets_only(
         &d,
-        |o| o.with_criterion_id(criterion),
+        |o| o.criterion_id(criterion),
         |o| o.criterion_id = Some(criterion),
     );
     let customer = CustomerId::new("2000012350").expect("an id");
     sets_only(
         &d,
-        |o| o.with_customer_id(customer.clone()),
+        |o| o.customer_id(customer.clone()),
         |o| o.customer_id = Some(customer.clone()),
     );
     let agency = AgencyId::new(15);
-    sets_only(
-        &d,
-        |o| o.with_agency_id(agency),
-        |o| o.agency_id = Some(agency),
-    );
+    sets_only(&d, |o| o.agency_id(agency), |o| o.agency_id = Some(agency));
     let advertiser = AdvertiserId::new(16);
     sets_only(
         &d,
-        |o| o.with_advertiser_id(advertiser),
+        |o| o.advertiser_id(advertiser),
         |o| o.advertiser_id = Some(advertiser),
     );
     let engine = EngineAccountId::new(17);
     sets_only(
         &d,
-        |o| o.with_engine_account_id(engine),
+        |o| o.engine_account_id(engine),
         |o| o.engine_account_id = Some(engine),
     );
 }
@@ -172,26 +159,26 @@ fn each_list_options_setter_sets_its_own_field() {
 #[test]
 fn each_write_options_setter_sets_its_own_field() {
     let d = WriteOptions::default();
-    sets_only(&d, |o| o.with_batch_size(7), |o| o.batch_size = 7);
-    sets_only(&d, |o| o.with_concurrency(3), |o| o.concurrency = 3);
+    sets_only(&d, |o| o.batch_size(7), |o| o.batch_size = 7);
+    sets_only(&d, |o| o.concurrency(3), |o| o.concurrency = 3);
 }
 
 #[test]
 fn each_report_options_and_filters_setter_sets_its_own_field() {
     let d = ReportOptions::default();
-    sets_only(&d, |o| o.with_page_size(7), |o| o.page_size = 7);
-    sets_only(&d, |o| o.with_shard_days(3), |o| o.shard_days = 3);
-    sets_only(&d, |o| o.with_concurrency(2), |o| o.concurrency = 2);
+    sets_only(&d, |o| o.page_size(7), |o| o.page_size = 7);
+    sets_only(&d, |o| o.shard_days(3), |o| o.shard_days = 3);
+    sets_only(&d, |o| o.concurrency(2), |o| o.concurrency = 2);
     let manager = CustomerId::new("2000012300").expect("an id");
     sets_only(
         &d,
-        |o| o.with_login_customer_id(manager.clone()),
+        |o| o.login_customer_id(manager.clone()),
         |o| o.login_customer_id = Some(manager.clone()),
     );
-    let filters = ReportFilters::default().with_ad_ids([AdId::new(1)]);
+    let filters = ReportFilters::default().ad_ids([AdId::new(1)]);
     sets_only(
         &d,
-        |o| o.with_filters(filters.clone()),
+        |o| o.filters(filters.clone()),
         |o| o.filters = filters.clone(),
     );
 
@@ -199,38 +186,38 @@ fn each_report_options_and_filters_setter_sets_its_own_field() {
     let two = [CampaignId::new(1), CampaignId::new(2)];
     sets_only(
         &d,
-        |o| o.with_campaign_ids(two),
+        |o| o.campaign_ids(two),
         |o| o.campaign_ids = two.to_vec(),
     );
     sets_only(
         &d,
-        |o| o.with_ad_group_ids([AdGroupId::new(3)]),
+        |o| o.ad_group_ids([AdGroupId::new(3)]),
         |o| o.ad_group_ids = vec![AdGroupId::new(3)],
     );
     sets_only(
         &d,
-        |o| o.with_ad_ids([AdId::new(4)]),
+        |o| o.ad_ids([AdId::new(4)]),
         |o| o.ad_ids = vec![AdId::new(4)],
     );
     sets_only(
         &d,
-        |o| o.with_criterion_ids([CriterionId::new(5)]),
+        |o| o.criterion_ids([CriterionId::new(5)]),
         |o| o.criterion_ids = vec![CriterionId::new(5)],
     );
     sets_only(
         &d,
-        |o| o.with_statuses([ConversionStatus::Removed]),
+        |o| o.statuses([ConversionStatus::Removed]),
         |o| o.statuses = vec![ConversionStatus::Removed],
     );
     sets_only(
         &d,
-        |o| o.with_advertiser_conversion_ids(["order-1".to_owned()]),
+        |o| o.advertiser_conversion_ids(["order-1".to_owned()]),
         |o| o.advertiser_conversion_ids = vec!["order-1".to_owned()],
     );
     // A list setter replaces the list, it does not append.
     let replaced = ReportFilters::default()
-        .with_ad_ids([AdId::new(1), AdId::new(2)])
-        .with_ad_ids([AdId::new(3)]);
+        .ad_ids([AdId::new(1), AdId::new(2)])
+        .ad_ids([AdId::new(3)]);
     assert_eq!(replaced.ad_ids, vec![AdId::new(3)]);
 }
 
@@ -243,4 +230,30 @@ fn each_lockout_policy_setter_sets_its_own_field() {
     sets_only(&d, |o| o.window(s), |o| o.window = s);
     sets_only(&d, |o| o.block(s), |o| o.block = s);
     sets_only(&d, |o| o.margin(s), |o| o.margin = s);
+}
+
+#[test]
+fn search_ads_input_errors_convert_into_its_one_error_naming_the_field() {
+    fn read(id: &str, url: &str) -> Result<(AgencyId, BaseUrl), facade::search_ads::Error> {
+        Ok((id.parse()?, BaseUrl::parse(url)?))
+    }
+    assert!(read("123", "http://127.0.0.1:9/v2").is_ok());
+    let field = |e: facade::search_ads::Error| match e {
+        facade::search_ads::Error::Validation { field, .. } => field,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        field(read("12a", "http://127.0.0.1:9/v2").unwrap_err()),
+        "agencyId"
+    );
+    assert_eq!(
+        field(read("123", "http://example.com/v2").unwrap_err()),
+        "base_url"
+    );
+    // The client builder's setters never fail; build() names the setting at fault.
+    let refused = SearchAdsClient::builder(StaticToken::new(TOKEN))
+        .reporting_base_url("ftp://127.0.0.1:9")
+        .build()
+        .unwrap_err();
+    assert_eq!(field(refused), "reporting_base_url");
 }

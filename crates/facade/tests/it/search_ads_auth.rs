@@ -19,7 +19,6 @@ use test_support::TraceCapture;
 fn client_with(fake: &SearchAdsFake, tokens: Arc<dyn TokenSource>) -> SearchAdsClient {
     SearchAdsClient::builder_shared(tokens)
         .base_url(fake.base_url())
-        .expect("valid URL")
         .retry_policy(support::fast_retries(3))
         .build()
         .expect("builds")
@@ -44,6 +43,7 @@ async fn the_service_account_flow_uses_the_key_files_token_uri_and_caches_the_to
     for _ in 0..5 {
         client
             .saved_columns(agency, advertiser)
+            .send()
             .await
             .expect("authorized by the exchanged token");
     }
@@ -81,6 +81,7 @@ async fn an_expiring_token_is_refreshed() {
     let (agency, advertiser) = support::advertiser(&fake, 0);
     client
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect("authorized");
 }
@@ -93,7 +94,7 @@ async fn concurrent_requests_share_one_exchange() {
     );
     let client = client_with(&fake, source);
     let (agency, advertiser) = support::advertiser(&fake, 0);
-    let calls = (0..8).map(|_| client.saved_columns(agency, advertiser));
+    let calls = (0..8).map(|_| client.saved_columns(agency, advertiser).send());
     for result in futures::future::join_all(calls).await {
         result.expect("authorized");
     }
@@ -112,6 +113,7 @@ async fn auth_failures_say_what_to_check_and_send_nothing() {
     let (agency, advertiser) = support::advertiser(&fake, 0);
     let e = client
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect_err("no token");
     // Unreachable is transient: retried under the policy, then reported as such.
@@ -138,11 +140,11 @@ async fn auth_failures_say_what_to_check_and_send_nothing() {
     // A refused static token: 401, and the message points at the credentials.
     let client = SearchAdsClient::builder(StaticToken::new("wrong"))
         .base_url(fake.base_url())
-        .expect("valid URL")
         .build()
         .expect("builds");
     let e = client
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect_err("unauthorized");
     assert_eq!(e.status(), Some(401));
@@ -162,6 +164,7 @@ async fn traces_show_requests_but_never_a_token() {
     let (agency, advertiser) = support::advertiser(&fake, 0);
     client
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect("authorized");
     let token = source.token().await.expect("cached");
@@ -170,17 +173,17 @@ async fn traces_show_requests_but_never_a_token() {
         .expect("valid faults");
     let dev = SearchAdsClient::builder(StaticToken::new(fake.dev_token()))
         .base_url(fake.base_url())
-        .expect("valid URL")
         .retry_policy(
             RetryPolicy::default()
-                .with_max_attempts(2)
-                .with_base_delay(Duration::from_millis(1)),
+                .max_attempts(2)
+                .base_delay(Duration::from_millis(1)),
         )
         .write_options(WriteOptions::default())
         .build()
         .expect("builds");
     let e = dev
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect_err("500");
     assert!(!e.to_string().contains(fake.dev_token()));
@@ -378,8 +381,7 @@ fn account_via(fake: &SearchAdsFake, origin: &str) -> Arc<ServiceAccount> {
 /// A client of the API through `origin`.
 fn client_via(origin: &str, tokens: Arc<dyn TokenSource>, attempts: u32) -> SearchAdsClient {
     SearchAdsClient::builder_shared(tokens)
-        .base_url(&format!("{origin}/doubleclicksearch/v2"))
-        .expect("valid URL")
+        .base_url(format!("{origin}/doubleclicksearch/v2"))
         .retry_policy(support::fast_retries(attempts))
         .build()
         .expect("builds")
@@ -403,6 +405,7 @@ async fn transient_token_endpoint_errors_follow_the_retry_policy() {
     let client = client_via(&origin, account_via(&fake, &origin), 4);
     client
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect("the fourth attempt gets a token");
     assert_eq!(front.token_requests(), 4);
@@ -422,6 +425,7 @@ async fn transient_token_endpoint_errors_follow_the_retry_policy() {
     let client = client_via(&origin, account_via(&fake, &origin), 2);
     let e = client
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect_err("two failures, two attempts");
     let Error::TokenUnavailable { status, .. } = &e else {
@@ -443,6 +447,7 @@ async fn transient_token_endpoint_errors_follow_the_retry_policy() {
     let client = client_via(&origin, account_via(&fake, &origin), 1);
     let e = client
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect_err("timed out");
     assert!(
@@ -464,6 +469,7 @@ async fn permanent_token_endpoint_errors_are_not_retried() {
     let client = client_via(&origin, account_via(&fake, &origin), 4);
     let e = client
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect_err("invalid grant");
     assert!(
@@ -496,6 +502,7 @@ async fn a_401_invalidates_the_refused_token_and_retries_once() {
 
     client
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect("first token works");
     let first = source
@@ -509,6 +516,7 @@ async fn a_401_invalidates_the_refused_token_and_retries_once() {
 
     client
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect("retried once with a fresh token (no retry policy needed: 1 attempt)");
     let seen = front.bearer_seen.lock().unwrap().clone();
@@ -523,6 +531,7 @@ async fn a_401_invalidates_the_refused_token_and_retries_once() {
         .store(true, std::sync::atomic::Ordering::SeqCst);
     let e = client
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect_err("refused twice");
     assert_eq!(e.status(), Some(401));

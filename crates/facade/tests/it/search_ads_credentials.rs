@@ -29,7 +29,6 @@ use crate::search_ads_support as support;
 fn client(fake: &SearchAdsFake, tokens: Arc<dyn TokenSource>, attempts: u32) -> SearchAdsClient {
     SearchAdsClient::builder_shared(tokens)
         .base_url(fake.base_url())
-        .expect("valid URL")
         .retry_policy(support::fast_retries(attempts))
         .build()
         .expect("builds")
@@ -69,6 +68,7 @@ async fn refresh_token_credentials_work_end_to_end_and_cache_the_token() {
     for _ in 0..3 {
         client
             .saved_columns(agency, advertiser)
+            .send()
             .await
             .expect("authorized by the refreshed token");
     }
@@ -102,7 +102,7 @@ async fn fifty_concurrent_calls_on_an_expired_token_share_one_refresh() {
 
     let client = client(&fake, source.clone(), 3);
     let (agency, advertiser) = support::advertiser(&fake, 0);
-    let calls = (0..50).map(|_| client.saved_columns(agency, advertiser));
+    let calls = (0..50).map(|_| client.saved_columns(agency, advertiser).send());
     for result in futures::future::join_all(calls).await {
         result.expect("authorized");
     }
@@ -120,7 +120,11 @@ async fn a_401_drops_exactly_the_refused_token_and_the_call_succeeds_with_a_new_
     let source = user(&fake);
     let client = client(&fake, source.clone(), 1);
     let (agency, advertiser) = support::advertiser(&fake, 0);
-    client.saved_columns(agency, advertiser).await.expect("ok");
+    client
+        .saved_columns(agency, advertiser)
+        .send()
+        .await
+        .expect("ok");
     let old = source.token().await.expect("cached");
     // The access token is revoked behind the client's back (the revoke
     // endpoint accepts access tokens too).
@@ -134,6 +138,7 @@ async fn a_401_drops_exactly_the_refused_token_and_the_call_succeeds_with_a_new_
     assert_eq!(revoked.status(), 200);
     client
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect("retried once with a fresh token");
     let counts = fake.ledger().counts();
@@ -156,6 +161,7 @@ async fn a_revoked_refresh_token_is_invalid_grant_with_a_sign_in_hint_and_sends_
     let (agency, advertiser) = support::advertiser(&fake, 0);
     let e = client
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect_err("revoked");
     assert!(
@@ -249,6 +255,7 @@ async fn transient_token_endpoint_failures_follow_the_retry_policy() {
         .expect("builds");
     client(&fake, Arc::new(source), 3)
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect("the third attempt gets a token");
     assert_eq!(seen.load(Ordering::SeqCst), 3);
@@ -260,6 +267,7 @@ async fn transient_token_endpoint_failures_follow_the_retry_policy() {
         .expect("builds");
     let e = client(&fake, Arc::new(source), 2)
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect_err("the policy allows 2 attempts");
     assert!(
@@ -365,10 +373,12 @@ async fn the_metadata_server_gives_tokens_with_its_header() {
     let (agency, advertiser) = support::advertiser(&fake, 0);
     client
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect("authorized");
     client
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect("cached");
     assert_eq!(fake.oauth_counts().metadata_requests, 1);
@@ -435,6 +445,7 @@ async fn application_default_credentials_find_each_kind() {
         }
         client(&fake, Arc::new(found), 1)
             .saved_columns(agency, advertiser)
+            .send()
             .await
             .unwrap_or_else(|e| panic!("{kind:?}: {e}"));
     }
@@ -515,6 +526,7 @@ async fn the_installed_app_flow_gives_working_refresh_token_credentials() {
     let (agency, advertiser) = support::advertiser(&fake, 0);
     client(&fake, credentials.clone(), 1)
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect("the new credentials work");
     // Revoked, they stop working with invalid_grant.

@@ -20,14 +20,13 @@ use test_support::{Answer, HostileServer};
 async fn the_deadline_ends_a_call_across_its_retries_and_names_its_value() {
     let server = HostileServer::start(Answer::Trickle);
     let client = SearchAdsClient::builder(StaticToken::new("token"))
-        .base_url(&server.url())
-        .expect("a loopback URL")
+        .base_url(server.url())
         .retry_policy(
             RetryPolicy::default()
-                .with_max_attempts(100)
-                .with_base_delay(Duration::from_millis(100))
-                .with_max_delay(Duration::from_millis(100))
-                .with_max_retry_after(Duration::from_secs(1)),
+                .max_attempts(100)
+                .base_delay(Duration::from_millis(100))
+                .max_delay(Duration::from_millis(100))
+                .max_retry_after(Duration::from_secs(1)),
         )
         .http_options(
             HttpOptions::default()
@@ -39,6 +38,7 @@ async fn the_deadline_ends_a_call_across_its_retries_and_names_its_value() {
     let start = Instant::now();
     let error = client
         .saved_columns(AgencyId::new(1), AdvertiserId::new(2))
+        .send()
         .await
         .expect_err("never answers in time");
     let elapsed = start.elapsed();
@@ -70,8 +70,7 @@ async fn the_deadline_ends_a_call_across_its_retries_and_names_its_value() {
 
     // A per-attempt timeout names its value.
     let client = SearchAdsClient::builder(StaticToken::new("token"))
-        .base_url(&server.url())
-        .expect("a loopback URL")
+        .base_url(server.url())
         .retry_policy(RetryPolicy::no_retries())
         .http_options(
             HttpOptions::default()
@@ -82,6 +81,7 @@ async fn the_deadline_ends_a_call_across_its_retries_and_names_its_value() {
         .expect("the client builds");
     let error = client
         .saved_columns(AgencyId::new(1), AdvertiserId::new(2))
+        .send()
         .await
         .expect_err("times out");
     assert!(

@@ -33,9 +33,9 @@ async fn rows_are_typed_and_progress_is_reported() {
         .expect("a known advertiser");
     let (progress, seen) = recorder();
     let rows: Vec<_> = client
-        .id_mapping(agency, advertiser, Some(progress))
-        .await
-        .expect("the download starts")
+        .id_mapping(agency, advertiser)
+        .progress_shared(progress)
+        .stream()
         .try_collect()
         .await
         .expect("the whole file");
@@ -80,7 +80,9 @@ async fn save_writes_the_whole_file() {
     let path = dir.path().join("idmapping.csv");
     let (progress, seen) = recorder();
     let bytes = client
-        .save_id_mapping(agency, advertiser, &path, Some(progress))
+        .id_mapping(agency, advertiser)
+        .progress_shared(progress)
+        .save(&path)
         .await
         .expect("saved");
     let len = fake
@@ -116,9 +118,8 @@ async fn an_aborted_download_is_an_error_not_a_short_success() {
         .id_mapping_len(agency.get(), advertiser.get())
         .expect("known");
     let items: Vec<_> = client
-        .id_mapping(agency, advertiser, None)
-        .await
-        .expect("the download starts")
+        .id_mapping(agency, advertiser)
+        .stream()
         .collect()
         .await;
     let (last, rows) = items.split_last().expect("at least the error");
@@ -149,7 +150,8 @@ async fn saving_resumes_or_leaves_nothing(
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("idmapping.csv");
     let size = client
-        .save_id_mapping(agency, advertiser, &path, None)
+        .id_mapping(agency, advertiser)
+        .save(&path)
         .await
         .expect("resumed");
     if let Some(len) = len {
@@ -160,7 +162,8 @@ async fn saving_resumes_or_leaves_nothing(
 
     let once = support::client(fake, support::fast_retries(1), WriteOptions::default());
     let e = once
-        .save_id_mapping(agency, advertiser, &path, None)
+        .id_mapping(agency, advertiser)
+        .save(&path)
         .await
         .expect_err("truncated");
     assert!(matches!(e, Error::TruncatedDownload { .. }), "{e:?}");
@@ -173,9 +176,8 @@ async fn a_clean_end_in_the_middle_of_a_row_is_an_error() {
     let (fake, client) = truncated(Truncation::CleanEof).await;
     let (agency, advertiser) = support::advertiser(&fake, 0);
     let items: Vec<_> = client
-        .id_mapping(agency, advertiser, None)
-        .await
-        .expect("the download starts")
+        .id_mapping(agency, advertiser)
+        .stream()
         .collect()
         .await;
     let (last, rows) = items.split_last().expect("at least the error");
@@ -199,9 +201,8 @@ async fn a_failed_start_is_retried_and_a_broken_body_is_not_hidden() {
     let client = support::client(&fake, support::fast_retries(10), WriteOptions::default());
     for _ in 0..3 {
         let rows: Vec<_> = client
-            .id_mapping(agency, advertiser, None)
-            .await
-            .expect("the download starts")
+            .id_mapping(agency, advertiser)
+            .stream()
             .try_collect()
             .await
             .expect("the whole file");
@@ -211,9 +212,8 @@ async fn a_failed_start_is_retried_and_a_broken_body_is_not_hidden() {
     fake.set_faults(Faults::seeded(9).with_drop_mid_body(1.0))
         .expect("valid faults");
     let e = client
-        .id_mapping(agency, advertiser, None)
-        .await
-        .expect("the download starts")
+        .id_mapping(agency, advertiser)
+        .stream()
         .try_collect::<Vec<_>>()
         .await
         .expect_err("cut");
@@ -221,7 +221,9 @@ async fn a_failed_start_is_retried_and_a_broken_body_is_not_hidden() {
     // An unknown advertiser is a typed error before any row.
     fake.clear_faults();
     let e = client
-        .id_mapping(agency, facade::search_ads::AdvertiserId::new(1), None)
+        .id_mapping(agency, facade::search_ads::AdvertiserId::new(1))
+        .stream()
+        .try_next()
         .await
         .expect_err("forbidden");
     assert_eq!(e.status(), Some(403));
@@ -237,9 +239,9 @@ async fn dropping_the_stream_early_stops_the_download() {
     let (agency, advertiser) = support::advertiser(&fake, 0);
     let (progress, seen) = recorder();
     let mut stream = client
-        .id_mapping(agency, advertiser, Some(progress))
-        .await
-        .expect("the download starts");
+        .id_mapping(agency, advertiser)
+        .progress_shared(progress)
+        .stream();
     for _ in 0..10 {
         stream.next().await.expect("a row").expect("a valid row");
     }
@@ -250,4 +252,23 @@ async fn dropping_the_stream_early_stops_the_download() {
         received < 16 * 1024 * 1024,
         "the download went on after the stream was dropped: {received} bytes"
     );
+}
+
+#[tokio::test]
+async fn a_download_starts_when_its_stream_is_first_polled() {
+    let fake = support::start(SearchAdsFake::builder()).await;
+    let client = support::client(&fake, support::fast_retries(2), WriteOptions::default());
+    let (agency, advertiser) = support::advertiser(&fake, 0);
+    let mut rows = client.id_mapping(agency, advertiser).stream();
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(fake.ledger().counts().id_mapping_downloads, 0);
+    rows.next().await.expect("a row").expect("a valid row");
+    assert_eq!(fake.ledger().counts().id_mapping_downloads, 1);
+    // An unknown advertiser: the refusal is the stream's first and only item.
+    let mut refused = client
+        .id_mapping(agency, facade::search_ads::AdvertiserId::new(1))
+        .stream();
+    let e = refused.try_next().await.expect_err("forbidden");
+    assert_eq!(e.status(), Some(403));
+    assert!(refused.next().await.is_none());
 }

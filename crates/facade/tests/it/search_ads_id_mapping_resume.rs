@@ -138,7 +138,8 @@ async fn setup(
     let dir = tempfile::tempdir().expect("a directory");
     let full = dir.path().join("full.csv");
     support::client(&fake, support::fast_retries(1), WriteOptions::default())
-        .save_id_mapping(agency, advertiser, &full, None)
+        .id_mapping(agency, advertiser)
+        .save(&full)
         .await
         .expect("a full download");
     let expected = std::fs::read(&full).expect("readable");
@@ -147,8 +148,7 @@ async fn setup(
     let client = facade::search_ads::SearchAdsClient::builder(
         facade::search_ads::StaticToken::new(fake.dev_token()),
     )
-    .base_url(&format!("{origin}/doubleclicksearch/v2"))
-    .expect("valid URL")
+    .base_url(format!("{origin}/doubleclicksearch/v2"))
     .retry_policy(support::fast_retries(3))
     .build()
     .expect("builds");
@@ -171,7 +171,8 @@ async fn a_cut_download_resumes_with_range_and_fetches_only_the_rest() {
     let dir = tempfile::tempdir().expect("a directory");
     let path = dir.path().join("mapping.csv");
     let size = client
-        .save_id_mapping(agency, advertiser, &path, None)
+        .id_mapping(agency, advertiser)
+        .save(&path)
         .await
         .expect("resumed to the end");
     assert_eq!(size, expected.len() as u64);
@@ -203,7 +204,8 @@ async fn a_changed_file_starts_over() {
     let dir = tempfile::tempdir().expect("a directory");
     let path = dir.path().join("mapping.csv");
     client
-        .save_id_mapping(agency, advertiser, &path, None)
+        .id_mapping(agency, advertiser)
+        .save(&path)
         .await
         .expect("started over, to the end");
     assert_saved_whole(&path, &expected);

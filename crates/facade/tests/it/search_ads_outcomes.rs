@@ -72,9 +72,7 @@ fn client_with(fake: &SearchAdsFake, retry: RetryPolicy) -> SearchAdsClient {
     support::client(
         fake,
         retry,
-        WriteOptions::default()
-            .with_batch_size(200)
-            .with_concurrency(8),
+        WriteOptions::default().batch_size(200).concurrency(8),
     )
 }
 

@@ -50,12 +50,11 @@ fn twenty_percent(seed: u64) -> Faults {
 
 async fn read_all(fake: &SearchAdsFake, prefetch: usize, retry: RetryPolicy) -> Vec<String> {
     let client = support::client(fake, retry, WriteOptions::default());
-    let options = ListOptions::default()
-        .with_page_size(1000)
-        .with_prefetch(prefetch);
+    let options = ListOptions::default().page_size(1000).prefetch(prefetch);
     let conversions: Vec<_> = client
-        .list_conversions(support::account(fake, 0), whole_year(), options)
-        .expect("valid arguments")
+        .list_conversions(support::account(fake, 0), whole_year())
+        .options(options)
+        .stream()
         .try_collect()
         .await
         .expect("the stream completes");
@@ -132,16 +131,18 @@ async fn reads_by_customer_see_the_same_conversions() {
     .await;
     let client = support::client(&fake, RetryPolicy::no_retries(), WriteOptions::default());
     let customer = CustomerId::new(fake.accounts()[0].customer_id.clone()).expect("an id");
-    let options = ListOptions::default().with_page_size(700).with_prefetch(2);
+    let options = ListOptions::default().page_size(700).prefetch(2);
     let by_customer: Vec<_> = client
-        .list_conversions_by_customer(customer, whole_year(), options.clone())
-        .expect("valid arguments")
+        .list_conversions_by_customer(customer, whole_year())
+        .options(options.clone())
+        .stream()
         .try_collect()
         .await
         .expect("the stream completes");
     let by_account: Vec<_> = client
-        .list_conversions(support::account(&fake, 0), whole_year(), options)
-        .expect("valid arguments")
+        .list_conversions(support::account(&fake, 0), whole_year())
+        .options(options)
+        .stream()
         .try_collect()
         .await
         .expect("the stream completes");
@@ -161,9 +162,8 @@ async fn reads_by_customer_see_the_same_conversions() {
         .list_conversions(
             support::account(&fake, 0),
             DateRange::day(day(2024, 1, 2)).expect("a valid day"),
-            ListOptions::default(),
         )
-        .expect("valid arguments")
+        .stream()
         .try_collect()
         .await
         .expect("the stream completes");
@@ -177,21 +177,24 @@ async fn bounds_are_checked_before_any_request() {
     let client = support::client(&fake, RetryPolicy::no_retries(), WriteOptions::default());
     let account = support::account(&fake, 0);
     for page_size in [0, 1001] {
-        let options = ListOptions::default().with_page_size(page_size);
-        let e = client
-            .list_conversions(account, whole_year(), options)
-            .expect_err("out of bounds");
+        let mut stream = client
+            .list_conversions(account, whole_year())
+            .page_size(page_size)
+            .stream();
+        let e = stream.try_next().await.expect_err("out of bounds");
         assert!(
             matches!(&e, Error::Validation { field, .. } if field == "rowCount"),
             "{e}"
         );
+        // The refusal is the stream's only item.
+        assert!(stream.try_next().await.expect("no second error").is_none());
     }
     let e = client
-        .list_conversions(
-            account,
-            whole_year(),
-            ListOptions::default().with_prefetch(0),
-        )
+        .list_conversions(account, whole_year())
+        .options(ListOptions::default().prefetch(0))
+        .stream()
+        .try_next()
+        .await
         .expect_err("no prefetch slot");
     assert!(e.to_string().contains("prefetch"), "{e}");
     let e = DateRange::new(day(2009, 10, 31), day(2024, 1, 1)).expect_err("too early");
@@ -199,11 +202,11 @@ async fn bounds_are_checked_before_any_request() {
     let e = DateRange::new(day(2024, 2, 1), day(2024, 1, 1)).expect_err("reversed");
     assert!(e.to_string().contains("after endDate"), "{e}");
     let e = client
-        .list_conversions_by_customer(
-            CustomerId::new("2000012350").expect("an id"),
-            whole_year(),
-            ListOptions::default().with_customer_id(CustomerId::new("1").expect("an id")),
-        )
+        .list_conversions_by_customer(CustomerId::new("2000012350").expect("an id"), whole_year())
+        .options(ListOptions::default().customer_id(CustomerId::new("1").expect("an id")))
+        .stream()
+        .try_next()
+        .await
         .expect_err("customer filter on a customer listing");
     assert!(e.to_string().contains("customerId"), "{e}");
     assert_eq!(fake.ledger().counts().requests, 0, "nothing was sent");
@@ -215,12 +218,9 @@ async fn filters_and_permission_errors() {
     let client = support::client(&fake, RetryPolicy::no_retries(), WriteOptions::default());
     // A campaign filter narrows the listing (to none, for an unknown campaign).
     let none: Vec<_> = client
-        .list_conversions(
-            support::account(&fake, 0),
-            whole_year(),
-            ListOptions::default().with_campaign_id(CampaignId::new(1)),
-        )
-        .expect("valid arguments")
+        .list_conversions(support::account(&fake, 0), whole_year())
+        .options(ListOptions::default().campaign_id(CampaignId::new(1)))
+        .stream()
         .try_collect()
         .await
         .expect("the stream completes");
@@ -229,8 +229,8 @@ async fn filters_and_permission_errors() {
     let mut unknown = support::account(&fake, 0);
     unknown.engine_account_id = 1.into();
     let e = client
-        .list_conversions(unknown, whole_year(), ListOptions::default())
-        .expect("valid arguments")
+        .list_conversions(unknown, whole_year())
+        .stream()
         .try_collect::<Vec<_>>()
         .await
         .expect_err("forbidden");
@@ -246,16 +246,12 @@ async fn filters_and_permission_errors() {
     fake.set_faults(Faults::seeded(1).with_internal_error(1.0))
         .expect("valid faults");
     let retry = RetryPolicy::default()
-        .with_max_attempts(2)
-        .with_base_delay(Duration::from_millis(1));
+        .max_attempts(2)
+        .base_delay(Duration::from_millis(1));
     let client = support::client(&fake, retry, WriteOptions::default());
     let e = client
-        .list_conversions(
-            support::account(&fake, 0),
-            whole_year(),
-            ListOptions::default(),
-        )
-        .expect("valid arguments")
+        .list_conversions(support::account(&fake, 0), whole_year())
+        .stream()
         .try_collect::<Vec<_>>()
         .await
         .expect_err("every attempt fails");

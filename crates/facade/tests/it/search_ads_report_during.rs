@@ -8,9 +8,7 @@ use crate::search_ads_support as support;
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Days, Utc};
-use facade::search_ads::{
-    Conversion, CustomerId, DateRange, ReportOptions, SearchAdsClient, StaticToken,
-};
+use facade::search_ads::{Conversion, CustomerId, DateRange, SearchAdsClient, StaticToken};
 use fake_services::SearchAdsFake;
 use futures::TryStreamExt;
 use serde_json::{Value, json};
@@ -96,8 +94,7 @@ async fn the_facade_report_and_a_during_query_read_the_same_conversions() {
     let today = fake.reporting_window().0;
     let client = SearchAdsClient::builder(StaticToken::new(fake.dev_token()))
         .base_url(fake.base_url())
-        .and_then(|b| b.reporting_base_url(fake.reporting_url()))
-        .expect("the fake's URLs are valid")
+        .reporting_base_url(fake.reporting_url())
         .retry_policy(support::fast_retries(4))
         .build()
         .expect("the client builds");
@@ -106,8 +103,9 @@ async fn the_facade_report_and_a_during_query_read_the_same_conversions() {
     let dates = DateRange::new(today - Days::new(7), today - Days::new(1))
         .expect("the 7 days before today");
     let facade: Vec<Conversion> = client
-        .conversion_report_on(customer, dates, ReportOptions::default(), today)
-        .expect("valid")
+        .conversion_report(customer, dates)
+        .today(today)
+        .stream()
         .try_collect()
         .await
         .expect("the facade's report");

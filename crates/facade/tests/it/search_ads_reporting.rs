@@ -35,8 +35,7 @@ fn recent(days: u64, per_day: u64) -> SearchAdsFakeBuilder {
 fn client(fake: &SearchAdsFake, retry: RetryPolicy) -> SearchAdsClient {
     SearchAdsClient::builder(StaticToken::new(fake.dev_token()))
         .base_url(fake.base_url())
-        .and_then(|b| b.reporting_base_url(fake.reporting_url()))
-        .expect("the fake's URLs are valid")
+        .reporting_base_url(fake.reporting_url())
         .retry_policy(retry)
         .write_options(WriteOptions::default())
         .build()
@@ -86,8 +85,9 @@ async fn v2(
     options: ListOptions,
 ) -> Vec<Conversion> {
     client
-        .list_conversions(support::account(fake, 0), dates, options)
-        .expect("valid")
+        .list_conversions(support::account(fake, 0), dates)
+        .options(options)
+        .stream()
         .try_collect()
         .await
         .expect("v2 reads")
@@ -100,7 +100,10 @@ async fn report(
     options: ReportOptions,
 ) -> Result<Vec<Conversion>, Error> {
     client
-        .conversion_report_on(customer(fake, 0), dates, options, today(fake))?
+        .conversion_report(customer(fake, 0), dates)
+        .options(options)
+        .today(today(fake))
+        .stream()
         .try_collect()
         .await
 }
@@ -110,7 +113,11 @@ async fn a_report_reads_the_same_conversions_as_v2() {
     let fake = support::start(recent(30, 200)).await;
     let client = client(&fake, support::fast_retries(4));
     let (agency, advertiser) = support::advertiser(&fake, 0);
-    let lookup = client.id_lookup(agency, advertiser).await.expect("lookup");
+    let lookup = client
+        .id_lookup(agency, advertiser)
+        .send()
+        .await
+        .expect("lookup");
     let t = today(&fake);
     let dates = DateRange::new(t - Days::new(20), t - Days::new(3)).expect("range");
     let old = v2(&client, &fake, dates, ListOptions::default()).await;
@@ -122,9 +129,9 @@ async fn a_report_reads_the_same_conversions_as_v2() {
             .all(|c| c.campaign_id.is_some() && c.ad_group_id.is_some())
     );
     let options = ReportOptions::default()
-        .with_page_size(700)
-        .with_shard_days(4)
-        .with_concurrency(3);
+        .page_size(700)
+        .shard_days(4)
+        .concurrency(3);
     let new = report(&client, &fake, dates, options)
         .await
         .expect("report");
@@ -139,7 +146,11 @@ async fn legacy_filters_translate_through_the_id_lookup() {
     let fake = support::start(recent(10, 120)).await;
     let client = client(&fake, support::fast_retries(4));
     let (agency, advertiser) = support::advertiser(&fake, 0);
-    let lookup = client.id_lookup(agency, advertiser).await.expect("lookup");
+    let lookup = client
+        .id_lookup(agency, advertiser)
+        .send()
+        .await
+        .expect("lookup");
     let t = today(&fake);
     let dates = DateRange::new(t - Days::new(9), t).expect("range");
     let sample = v2(&client, &fake, dates, ListOptions::default()).await;
@@ -156,7 +167,7 @@ async fn legacy_filters_translate_through_the_id_lookup() {
         &client,
         &fake,
         dates,
-        ReportOptions::default().with_filters(filters),
+        ReportOptions::default().filters(filters),
     )
     .await
     .expect("report");
@@ -164,8 +175,8 @@ async fn legacy_filters_translate_through_the_id_lookup() {
     assert_eq!(new, expected);
 
     let unknown = ListOptions::default()
-        .with_campaign_id(CampaignId::new(1))
-        .with_ad_group_id(AdGroupId::new(2));
+        .campaign_id(CampaignId::new(1))
+        .ad_group_id(AdGroupId::new(2));
     let e = lookup
         .translate(support::account(&fake, 0), &unknown)
         .unwrap_err()
@@ -221,7 +232,11 @@ fn random_ranges_and_filters_agree_with_v2() {
         let fake = support::start(recent(20, 60)).await;
         let client = client(&fake, support::fast_retries(4));
         let (agency, advertiser) = support::advertiser(&fake, 0);
-        let lookup = client.id_lookup(agency, advertiser).await.expect("lookup");
+        let lookup = client
+            .id_lookup(agency, advertiser)
+            .send()
+            .await
+            .expect("lookup");
         let t = today(&fake);
         let all = DateRange::new(t - Days::new(19), t).expect("range");
         let sample = v2(&client, &fake, all, ListOptions::default()).await;
@@ -256,10 +271,10 @@ fn random_ranges_and_filters_agree_with_v2() {
             let (old, new) = runtime.block_on(async {
                 let old = v2(&client, &fake, dates, legacy).await;
                 let options = ReportOptions::default()
-                    .with_page_size(97)
-                    .with_shard_days(3)
-                    .with_concurrency(2)
-                    .with_filters(filters);
+                    .page_size(97)
+                    .shard_days(3)
+                    .concurrency(2)
+                    .filters(filters);
                 (
                     old,
                     report(&client, &fake, dates, options)
@@ -305,17 +320,17 @@ async fn fifty_thousand_rows_under_twenty_percent_faults_arrive_once_in_order() 
     )
     .await;
     let retry = RetryPolicy::default()
-        .with_max_attempts(12)
-        .with_base_delay(Duration::from_millis(1))
-        .with_max_delay(Duration::from_millis(5))
-        .with_max_retry_after(Duration::from_secs(1));
+        .max_attempts(12)
+        .base_delay(Duration::from_millis(1))
+        .max_delay(Duration::from_millis(5))
+        .max_retry_after(Duration::from_secs(1));
     let client = client(&fake, retry);
     let t = today(&fake);
     let dates = DateRange::new(t - Days::new(49), t).expect("range");
     let options = ReportOptions::default()
-        .with_page_size(250)
-        .with_shard_days(5)
-        .with_concurrency(4);
+        .page_size(250)
+        .shard_days(5)
+        .concurrency(4);
     let rows = report(&client, &fake, dates, options)
         .await
         .expect("report");
@@ -341,24 +356,24 @@ async fn a_start_before_the_window_is_refused_before_sending() {
     let client = client(&fake, RetryPolicy::no_retries());
     let t = today(&fake);
     let dates = DateRange::new(t - Days::new(60), t).expect("range");
-    let e = client
-        .conversion_report_on(customer(&fake, 0), dates, ReportOptions::default(), t)
-        .unwrap_err();
+    let mut report = client
+        .conversion_report(customer(&fake, 0), dates)
+        .today(t)
+        .stream();
+    let e = report.try_next().await.unwrap_err();
     assert!(
         matches!(&e, Error::Validation { field, .. } if field == "startDate"),
         "{e}"
     );
     assert!(e.to_string().contains("60-day window"), "{e}");
+    // The refusal is the stream's only item, and nothing was sent.
+    assert!(report.try_next().await.expect("no second error").is_none());
     assert_eq!(fake.ledger().counts().reporting_search_requests, 0);
     // The fake enforces the same window (the facade's check is not what makes it hold).
     let e = client
-        .conversion_report_on(
-            customer(&fake, 0),
-            dates,
-            ReportOptions::default(),
-            t - Days::new(1),
-        )
-        .expect("the facade thinks it is a day earlier")
+        .conversion_report(customer(&fake, 0), dates)
+        .today(t - Days::new(1))
+        .stream()
         .try_collect::<Vec<_>>()
         .await
         .unwrap_err();
@@ -381,8 +396,9 @@ async fn a_client_account_behind_the_manager_needs_login_customer_id() {
     let dates = DateRange::new(t - Days::new(4), t).expect("range");
     let behind_manager = customer(&fake, 1);
     let e = client
-        .conversion_report_on(behind_manager.clone(), dates, ReportOptions::default(), t)
-        .expect("valid")
+        .conversion_report(behind_manager.clone(), dates)
+        .today(t)
+        .stream()
         .try_collect::<Vec<_>>()
         .await
         .unwrap_err();
@@ -404,26 +420,37 @@ async fn a_client_account_behind_the_manager_needs_login_customer_id() {
     assert!(!e.is_transient());
 
     let options =
-        ReportOptions::default().with_login_customer_id(CustomerId::new("2000012300").expect("id"));
+        ReportOptions::default().login_customer_id(CustomerId::new("2000012300").expect("id"));
     let rows: Vec<_> = client
-        .conversion_report_on(behind_manager, dates, options, t)
-        .expect("valid")
+        .conversion_report(behind_manager, dates)
+        .options(options)
+        .today(t)
+        .stream()
         .try_collect()
         .await
         .expect("through the manager");
     assert_eq!(rows.len(), 50);
 
-    let bad = ReportOptions::default()
-        .with_login_customer_id(CustomerId::new("200-001-2300").expect("id"));
+    let bad =
+        ReportOptions::default().login_customer_id(CustomerId::new("200-001-2300").expect("id"));
     let e = client
-        .conversion_report_on(customer(&fake, 0), dates, bad, t)
+        .conversion_report(customer(&fake, 0), dates)
+        .options(bad)
+        .today(t)
+        .stream()
+        .try_next()
+        .await
         .unwrap_err()
         .to_string();
     assert!(
         e.contains("login_customer_id") && e.contains("\"2000012300\""),
         "{e}"
     );
-    let customers = client.list_accessible_customers().await.expect("customers");
+    let customers = client
+        .accessible_customers()
+        .send()
+        .await
+        .expect("customers");
     assert!(customers.contains(&customer(&fake, 0)));
     assert!(!customers.contains(&customer(&fake, 1)));
 }
@@ -441,8 +468,9 @@ async fn a_quota_error_longer_than_the_policy_allows_is_a_typed_error() {
     let t = today(&fake);
     let dates = DateRange::new(t - Days::new(4), t).expect("range");
     let e = client
-        .conversion_report_on(customer(&fake, 0), dates, ReportOptions::default(), t)
-        .expect("valid")
+        .conversion_report(customer(&fake, 0), dates)
+        .today(t)
+        .stream()
         .try_collect::<Vec<_>>()
         .await
         .unwrap_err();
@@ -492,12 +520,14 @@ async fn dropping_a_report_stops_its_shards() {
     let t = today(&fake);
     let dates = DateRange::new(t - Days::new(39), t).expect("range");
     let options = ReportOptions::default()
-        .with_page_size(100)
-        .with_shard_days(1)
-        .with_concurrency(1);
+        .page_size(100)
+        .shard_days(1)
+        .concurrency(1);
     let mut report = client
-        .conversion_report_on(customer(&fake, 0), dates, options, t)
-        .expect("valid");
+        .conversion_report(customer(&fake, 0), dates)
+        .options(options)
+        .today(t)
+        .stream();
     let first = report.try_next().await.expect("ok").expect("a row");
     assert!(first.ds_conversion_id.is_some());
     drop(report);
@@ -518,12 +548,14 @@ async fn a_shard_runs_ahead_of_the_reader_only_so_far() {
     let t = today(&fake);
     let dates = DateRange::new(t - Days::new(39), t).expect("range");
     let options = ReportOptions::default()
-        .with_page_size(1_000)
-        .with_shard_days(30)
-        .with_concurrency(1);
+        .page_size(1_000)
+        .shard_days(30)
+        .concurrency(1);
     let mut report = client
-        .conversion_report_on(customer(&fake, 0), dates, options, t)
-        .expect("valid");
+        .conversion_report(customer(&fake, 0), dates)
+        .options(options)
+        .today(t)
+        .stream();
     let started = std::time::Instant::now();
     report.try_next().await.expect("ok").expect("a row");
     let fetched = wait_for_searches(&fake, 23).await;
@@ -545,12 +577,14 @@ async fn a_shard_with_its_last_page_lets_the_next_start_before_the_reader_gets_t
     let t = today(&fake);
     let dates = DateRange::new(t - Days::new(4), t).expect("range");
     let options = ReportOptions::default()
-        .with_page_size(1_000)
-        .with_shard_days(1)
-        .with_concurrency(1);
+        .page_size(1_000)
+        .shard_days(1)
+        .concurrency(1);
     let mut report = client
-        .conversion_report_on(customer(&fake, 0), dates, options, t)
-        .expect("valid");
+        .conversion_report(customer(&fake, 0), dates)
+        .options(options)
+        .today(t)
+        .stream();
     report.try_next().await.expect("ok").expect("a row");
     // The reader stays on the first shard (999 rows left in it): each row it takes lets the
     // next shard start once the one before has its page.
@@ -578,12 +612,14 @@ async fn a_full_budget_never_stalls_the_shard_being_read() {
     let t = today(&fake);
     let dates = DateRange::new(t - Days::new(1), t).expect("range");
     let options = ReportOptions::default()
-        .with_page_size(10_000)
-        .with_shard_days(1)
-        .with_concurrency(2);
+        .page_size(10_000)
+        .shard_days(1)
+        .concurrency(2);
     let report = client
-        .conversion_report_on(customer(&fake, 0), dates, options, t)
-        .expect("valid");
+        .conversion_report(customer(&fake, 0), dates)
+        .options(options)
+        .today(t)
+        .stream();
     let rows = tokio::time::timeout(Duration::from_secs(120), report.try_collect::<Vec<_>>())
         .await
         .expect("the report stalled: the shard being read waited for budget held by the next")
@@ -603,12 +639,14 @@ async fn a_report_reads_every_shard_however_its_tasks_finish() {
     let dates = DateRange::new(t - Days::new(29), t).expect("range");
     for run in 0..20 {
         let options = ReportOptions::default()
-            .with_page_size(100)
-            .with_shard_days(1)
-            .with_concurrency(1);
+            .page_size(100)
+            .shard_days(1)
+            .concurrency(1);
         let rows: Vec<_> = client
-            .conversion_report_on(customer(&fake, 0), dates, options, t)
-            .expect("valid")
+            .conversion_report(customer(&fake, 0), dates)
+            .options(options)
+            .today(t)
+            .stream()
             .try_collect()
             .await
             .expect("ok");
@@ -619,15 +657,15 @@ async fn a_report_reads_every_shard_however_its_tasks_finish() {
 #[test]
 fn bad_options_are_refused_naming_the_field() {
     for (options, field) in [
-        (ReportOptions::default().with_page_size(0), "page_size"),
-        (ReportOptions::default().with_concurrency(17), "concurrency"),
-        (ReportOptions::default().with_shard_days(0), "shard_days"),
-        (ReportOptions::default().with_shard_days(31), "shard_days"),
+        (ReportOptions::default().page_size(0), "page_size"),
+        (ReportOptions::default().concurrency(17), "concurrency"),
+        (ReportOptions::default().shard_days(0), "shard_days"),
+        (ReportOptions::default().shard_days(31), "shard_days"),
         (
-            ReportOptions::default().with_filters(
+            ReportOptions::default().filters(
                 ReportFilters::default()
-                    .with_ad_ids(vec![AdId::new(1); 10_001])
-                    .with_criterion_ids(vec![CriterionId::new(1)]),
+                    .ad_ids(vec![AdId::new(1); 10_001])
+                    .criterion_ids(vec![CriterionId::new(1)]),
             ),
             "ad_ids",
         ),

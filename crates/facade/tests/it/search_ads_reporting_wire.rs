@@ -64,8 +64,7 @@ async fn server() -> (SearchAdsClient, Log) {
     let app = Router::new().fallback(capture).with_state(log.clone());
     let origin = serve(app).await;
     let client = SearchAdsClient::builder(StaticToken::new(TOKEN))
-        .reporting_base_url(&origin)
-        .expect("valid URL")
+        .reporting_base_url(origin.clone())
         .retry_policy(RetryPolicy::no_retries())
         .build()
         .expect("builds");
@@ -81,20 +80,17 @@ const TODAY: (i32, u32, u32) = (2026, 11, 23);
 async fn requests_for(filters: ReportFilters, login: Option<&str>) -> Vec<Value> {
     let (client, log) = server().await;
     let mut options = ReportOptions::default()
-        .with_page_size(500)
-        .with_shard_days(30)
-        .with_concurrency(1)
-        .with_filters(filters);
+        .page_size(500)
+        .shard_days(30)
+        .concurrency(1)
+        .filters(filters);
     options.login_customer_id = login.map(|l| CustomerId::new(l).expect("id"));
     let dates = DateRange::new(day(2026, 11, 1), day(2026, 11, 7)).expect("range");
     let report = client
-        .conversion_report_on(
-            CustomerId::new("2000012350").expect("id"),
-            dates,
-            options,
-            day(TODAY.0, TODAY.1, TODAY.2),
-        )
-        .expect("valid");
+        .conversion_report(CustomerId::new("2000012350").expect("id"), dates)
+        .options(options)
+        .today(day(TODAY.0, TODAY.1, TODAY.2))
+        .stream();
     let rows: Vec<_> = report.try_collect().await.expect("rows");
     assert_eq!(rows.len(), 2, "one row per page, two pages");
     log.take()
@@ -110,14 +106,14 @@ async fn no_filter_and_the_next_page() {
 
 #[tokio::test]
 async fn campaign_filter_with_login_customer_id() {
-    let filters = ReportFilters::default().with_campaign_ids(vec![CampaignId::new(10_000_000_123)]);
+    let filters = ReportFilters::default().campaign_ids(vec![CampaignId::new(10_000_000_123)]);
     let requests = requests_for(filters, Some("2000012300")).await;
     insta::assert_yaml_snapshot!(requests[0]);
 }
 
 #[tokio::test]
 async fn ad_group_filter() {
-    let filters = ReportFilters::default().with_ad_group_ids(vec![
+    let filters = ReportFilters::default().ad_group_ids(vec![
         AdGroupId::new(100_000_000_001),
         AdGroupId::new(100_000_000_002),
     ]);
@@ -126,27 +122,27 @@ async fn ad_group_filter() {
 
 #[tokio::test]
 async fn ad_filter() {
-    let filters = ReportFilters::default().with_ad_ids(vec![AdId::new(44_700_000_000_000_001)]);
+    let filters = ReportFilters::default().ad_ids(vec![AdId::new(44_700_000_000_000_001)]);
     insta::assert_yaml_snapshot!(requests_for(filters, None).await[0]["body"]);
 }
 
 #[tokio::test]
 async fn criterion_filter() {
     let filters =
-        ReportFilters::default().with_criterion_ids(vec![CriterionId::new(43_700_000_000_000_002)]);
+        ReportFilters::default().criterion_ids(vec![CriterionId::new(43_700_000_000_000_002)]);
     insta::assert_yaml_snapshot!(requests_for(filters, None).await[0]["body"]);
 }
 
 #[tokio::test]
 async fn status_filter() {
-    let filters = ReportFilters::default().with_statuses(vec![ConversionStatus::Removed]);
+    let filters = ReportFilters::default().statuses(vec![ConversionStatus::Removed]);
     insta::assert_yaml_snapshot!(requests_for(filters, None).await[0]["body"]);
 }
 
 #[tokio::test]
 async fn advertiser_conversion_id_filter_is_escaped() {
     let filters = ReportFilters::default()
-        .with_advertiser_conversion_ids(vec!["order-1".into(), r"it's \ OR 1=1 --".into()]);
+        .advertiser_conversion_ids(vec!["order-1".into(), r"it's \ OR 1=1 --".into()]);
     insta::assert_yaml_snapshot!(requests_for(filters, None).await[0]["body"]);
 }
 
@@ -154,18 +150,15 @@ async fn advertiser_conversion_id_filter_is_escaped() {
 async fn shards_are_separate_queries_in_date_order() {
     let (client, log) = server().await;
     let options = ReportOptions::default()
-        .with_page_size(10_000)
-        .with_shard_days(3)
-        .with_concurrency(1);
+        .page_size(10_000)
+        .shard_days(3)
+        .concurrency(1);
     let dates = DateRange::new(day(2026, 11, 1), day(2026, 11, 7)).expect("range");
     let report = client
-        .conversion_report_on(
-            CustomerId::new("2000012350").expect("id"),
-            dates,
-            options,
-            day(TODAY.0, TODAY.1, TODAY.2),
-        )
-        .expect("valid");
+        .conversion_report(CustomerId::new("2000012350").expect("id"), dates)
+        .options(options)
+        .today(day(TODAY.0, TODAY.1, TODAY.2))
+        .stream();
     let _: Vec<_> = report.try_collect().await.expect("rows");
     let queries: Vec<String> = log
         .take()

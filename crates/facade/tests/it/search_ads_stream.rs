@@ -36,9 +36,7 @@ fn key(fake: &SearchAdsFake, i: usize) -> ConversionKey {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dropped_stream_sends_nothing_more_and_a_rerun_completes_it() {
     let fake = support::start(SearchAdsFake::builder()).await;
-    let options = WriteOptions::default()
-        .with_batch_size(50)
-        .with_concurrency(4);
+    let options = WriteOptions::default().batch_size(50).concurrency(4);
     let client = support::client(&fake, support::fast_retries(12), options);
     let input: Vec<Conversion> = (0..COUNT).map(|i| conversion(&fake, i)).collect();
     // Unavailable answers (most of them) keep batches retrying while the

@@ -14,10 +14,10 @@ use fake_services::{SearchAdsFake, SearchAdsFakeBuilder};
 /// `Retry-After` from the fake still costs its full second.)
 pub fn fast_retries(max_attempts: u32) -> RetryPolicy {
     RetryPolicy::default()
-        .with_max_attempts(max_attempts)
-        .with_base_delay(Duration::from_millis(2))
-        .with_max_delay(Duration::from_millis(40))
-        .with_max_retry_after(Duration::from_secs(5))
+        .max_attempts(max_attempts)
+        .base_delay(Duration::from_millis(2))
+        .max_delay(Duration::from_millis(40))
+        .max_retry_after(Duration::from_secs(5))
 }
 
 /// Starts a fake.
@@ -29,7 +29,6 @@ pub async fn start(builder: SearchAdsFakeBuilder) -> SearchAdsFake {
 pub fn client(fake: &SearchAdsFake, retry: RetryPolicy, write: WriteOptions) -> SearchAdsClient {
     SearchAdsClient::builder(StaticToken::new(fake.dev_token()))
         .base_url(fake.base_url())
-        .expect("the fake's URL is a valid base URL")
         .retry_policy(retry)
         .write_options(write)
         .build()

@@ -100,8 +100,7 @@ async fn server() -> (SearchAdsClient, Log) {
     let app = Router::new().fallback(capture).with_state(log.clone());
     let origin = serve(app).await;
     let client = SearchAdsClient::builder(StaticToken::new(TOKEN))
-        .base_url(&format!("{origin}/doubleclicksearch/v2"))
-        .expect("valid URL")
+        .base_url(format!("{origin}/doubleclicksearch/v2"))
         .retry_policy(RetryPolicy::no_retries())
         .build()
         .expect("builds");
@@ -163,16 +162,17 @@ async fn conversion_get() {
         700_000_000_042_205,
     );
     let options = ListOptions::default()
-        .with_page_size(10)
-        .with_campaign_id(CampaignId::new(71_700_000_001_899_732))
-        .with_ad_group_id(AdGroupId::new(58_700_000_000_000_001))
-        .with_ad_id(AdId::new(43_700_000_000_000_001))
-        .with_criterion_id(CriterionId::new(43_700_000_000_000_002))
-        .with_customer_id(CustomerId::new("2000012350").expect("an id"));
+        .page_size(10)
+        .campaign_id(CampaignId::new(71_700_000_001_899_732))
+        .ad_group_id(AdGroupId::new(58_700_000_000_000_001))
+        .ad_id(AdId::new(43_700_000_000_000_001))
+        .criterion_id(CriterionId::new(43_700_000_000_000_002))
+        .customer_id(CustomerId::new("2000012350").expect("an id"));
     let range = DateRange::new(day(2024, 1, 1), day(2024, 1, 31)).expect("a range");
     let got: Vec<_> = client
-        .list_conversions(account, range, options)
-        .expect("valid")
+        .list_conversions(account, range)
+        .options(options)
+        .stream()
         .try_collect()
         .await
         .expect("read");
@@ -184,15 +184,16 @@ async fn conversion_get() {
 async fn conversion_get_by_customer_id() {
     let (client, log) = server().await;
     let options = ListOptions::default()
-        .with_page_size(1000)
-        .with_agency_id(AgencyId::new(20_700_000_000_000_125))
-        .with_advertiser_id(AdvertiserId::new(21_700_000_012_345))
-        .with_engine_account_id(EngineAccountId::new(700_000_000_042_205));
+        .page_size(1000)
+        .agency_id(AgencyId::new(20_700_000_000_000_125))
+        .advertiser_id(AdvertiserId::new(21_700_000_012_345))
+        .engine_account_id(EngineAccountId::new(700_000_000_042_205));
     let range = DateRange::day(day(2024, 2, 29)).expect("a day");
     let customer = CustomerId::new("2000012350").expect("an id");
     let got: Vec<_> = client
-        .list_conversions_by_customer(customer, range, options)
-        .expect("valid")
+        .list_conversions_by_customer(customer, range)
+        .options(options)
+        .stream()
         .try_collect()
         .await
         .expect("read");
@@ -254,7 +255,8 @@ async fn conversion_update_availability() {
         )
     };
     let echoed = client
-        .update_availability(std::slice::from_ref(&availability))
+        .update_availability(std::slice::from_ref(&availability).to_vec())
+        .send()
         .await
         .expect("accepted");
     assert_eq!(echoed, vec![availability]);
@@ -268,10 +270,8 @@ async fn reports_get_id_mapping_file() {
         .id_mapping(
             AgencyId::new(20_700_000_000_000_125),
             AdvertiserId::new(21_700_000_012_345),
-            None,
         )
-        .await
-        .expect("started")
+        .stream()
         .try_collect()
         .await
         .expect("parsed");
@@ -288,6 +288,7 @@ async fn saved_columns_list() {
             AgencyId::new(20_700_000_000_000_125),
             AdvertiserId::new(21_700_000_012_345),
         )
+        .send()
         .await
         .expect("listed");
     assert_eq!(columns[0].name, "Revenue");
@@ -308,13 +309,19 @@ async fn futures_and_streams_are_send() {
     assert_send(&client.insert(&input).send());
     assert_send(&client.update(&input).send());
     assert_send(&client.insert(&input).stream().expect("valid options"));
-    assert_send(&client.saved_columns(AgencyId::new(1), AdvertiserId::new(2)));
-    assert_send(&client.id_mapping(AgencyId::new(1), AdvertiserId::new(2), None));
+    assert_send(
+        &client
+            .saved_columns(AgencyId::new(1), AdvertiserId::new(2))
+            .send(),
+    );
+    assert_send(
+        &client
+            .id_mapping(AgencyId::new(1), AdvertiserId::new(2))
+            .stream(),
+    );
     let account = EngineAccount::new(1, 2, 3);
     let range = DateRange::day(day(2024, 1, 1)).expect("a day");
-    let stream = client
-        .list_conversions(account, range, ListOptions::default())
-        .expect("valid");
+    let stream = client.list_conversions(account, range).stream();
     assert_send(&stream);
     let read = tokio::spawn(async move { stream.try_collect::<Vec<_>>().await })
         .await

@@ -41,9 +41,7 @@ async fn bulk_insert_under_faults_stores_each_conversion_exactly_once() {
     let client = support::client(
         &fake,
         support::fast_retries(12),
-        WriteOptions::default()
-            .with_batch_size(100)
-            .with_concurrency(8),
+        WriteOptions::default().batch_size(100).concurrency(8),
     );
     let input: Vec<Conversion> = (0..BULK)
         .map(|i| support::valid_conversion(&fake, &format!("bulk-{i:05}"), i as i64))
@@ -111,9 +109,7 @@ async fn rejections_carry_code_message_and_input_index() {
     let client = support::client(
         &fake,
         RetryPolicy::no_retries(),
-        WriteOptions::default()
-            .with_batch_size(3)
-            .with_concurrency(2),
+        WriteOptions::default().batch_size(3).concurrency(2),
     );
     // Stored before, so inserting it again is a genuine duplicate.
     let earlier = client
@@ -310,8 +306,8 @@ async fn invalid_conversions_are_refused_before_any_request() {
             .insert(std::slice::from_ref(&ok))
             .options(
                 WriteOptions::default()
-                    .with_batch_size(batch_size)
-                    .with_concurrency(1),
+                    .batch_size(batch_size)
+                    .concurrency(1),
             )
             .send()
             .await
@@ -320,11 +316,7 @@ async fn invalid_conversions_are_refused_before_any_request() {
     }
     assert!(
         SearchAdsClient::builder(StaticToken::new("t"))
-            .write_options(
-                WriteOptions::default()
-                    .with_batch_size(5000)
-                    .with_concurrency(1)
-            )
+            .write_options(WriteOptions::default().batch_size(5000).concurrency(1))
             .build()
             .is_err()
     );
@@ -340,12 +332,7 @@ async fn a_refused_token_fails_every_conversion_without_sending_every_batch() {
     let fake = support::start(SearchAdsFake::builder()).await;
     let client = SearchAdsClient::builder(StaticToken::new("not-a-valid-token"))
         .base_url(fake.base_url())
-        .expect("valid URL")
-        .write_options(
-            WriteOptions::default()
-                .with_batch_size(2)
-                .with_concurrency(1),
-        )
+        .write_options(WriteOptions::default().batch_size(2).concurrency(1))
         .build()
         .expect("builds");
     let input: Vec<_> = (0..10)
@@ -377,9 +364,7 @@ async fn a_refused_token_fails_every_conversion_without_sending_every_batch() {
 #[tokio::test]
 async fn progress_follows_the_batches_of_an_insert_and_an_update() {
     let fake = support::start(SearchAdsFake::builder()).await;
-    let options = WriteOptions::default()
-        .with_batch_size(7)
-        .with_concurrency(3);
+    let options = WriteOptions::default().batch_size(7).concurrency(3);
     let client = support::client(&fake, support::fast_retries(2), options);
     let mut input: Vec<_> = (0..50)
         .map(|i| support::valid_conversion(&fake, &format!("p-{i}"), i))
@@ -443,7 +428,8 @@ async fn availability_and_saved_columns() {
         ..Availability::new(agency, advertiser, at(1_717_200_000_000))
     };
     let echoed = client
-        .update_availability(std::slice::from_ref(&availability))
+        .update_availability(std::slice::from_ref(&availability).to_vec())
+        .send()
         .await
         .expect("accepted");
     assert_eq!(echoed, vec![availability.clone()]);
@@ -454,7 +440,8 @@ async fn availability_and_saved_columns() {
         ..availability
     };
     let e = client
-        .update_availability(&[unknown])
+        .update_availability([unknown].to_vec())
+        .send()
         .await
         .expect_err("unknown activity");
     match &e {
@@ -471,10 +458,17 @@ async fn availability_and_saved_columns() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(client.update_availability(&[]).await.is_err());
+    assert!(
+        client
+            .update_availability([].to_vec())
+            .send()
+            .await
+            .is_err()
+    );
 
     let columns = client
         .saved_columns(agency, advertiser)
+        .send()
         .await
         .expect("listed");
     let names: Vec<_> = columns.iter().map(|c| c.name.as_str()).collect();
@@ -485,6 +479,7 @@ async fn availability_and_saved_columns() {
     assert_eq!(columns[0].column_type.as_deref(), Some("double"));
     let e = client
         .saved_columns(agency, AdvertiserId::new(1))
+        .send()
         .await
         .expect_err("unknown advertiser");
     assert_eq!(e.status(), Some(403));

@@ -86,7 +86,7 @@ impl fmt::Display for ConversionIssue {
     }
 }
 
-pub(super) const DETAILS_MARKER: &str = "Details: [";
+pub(crate) const DETAILS_MARKER: &str = "Details: [";
 const INDEX_MARKER: &str = " index=";
 const FOR_MARKER: &str = " for ";
 
@@ -127,7 +127,7 @@ pub(crate) fn parse_detail(detail: &str) -> ConversionIssue {
 }
 
 /// `0x` + 8 hex digits + `:` at the start of `text`.
-pub(super) fn split_code(text: &str) -> Option<(IssueCode, &str)> {
+pub(crate) fn split_code(text: &str) -> Option<(IssueCode, &str)> {
     let hex = text
         .strip_prefix("0x")
         .or_else(|| text.strip_prefix("0X"))?;

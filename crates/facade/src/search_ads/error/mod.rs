@@ -1,9 +1,9 @@
 //! The facade's one error type: its messages, hints and classification
-//! (transient, may have reached the server). Google's error envelope and its
-//! detail lists are read in `envelope.rs` and `details.rs`.
+//! (transient, may have reached the server). The detail lists of Google's messages are read
+//! in `details.rs`; the envelope that carries them in `wire/envelope.rs`.
 
-mod details;
-mod envelope;
+pub(crate) mod details;
+mod reporting;
 
 use std::fmt;
 use std::time::Duration;
@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::http::{BaseUrlError, TransportError};
 
 pub use details::{ConversionIssue, IssueCode};
-pub(crate) use envelope::Envelope;
+pub use reporting::{ReportingError, ReportingFailure};
 
 /// Anything that can go wrong in the search ads facade.
 ///
@@ -57,14 +57,14 @@ pub enum Error {
 
     /// The Search Ads 360 Reporting API answered with an error: a `google.rpc.Status` whose
     /// `SearchAds360Failure` detail is typed in `failure` (SR-6).
-    #[error("{}", crate::search_ads::reporting::reporting_message(operation, *status, failure))]
+    #[error("{}", reporting::reporting_message(operation, *status, failure))]
     Reporting {
         /// The API method, e.g. `customers.searchAds360.search`.
         operation: &'static str,
         /// The HTTP status.
         status: u16,
         /// The typed failure.
-        failure: crate::search_ads::reporting::ReportingFailure,
+        failure: ReportingFailure,
     },
 
     /// No access token could be obtained: the credentials are wrong or
@@ -252,7 +252,7 @@ fn invalid_grant_hint(credential: crate::search_ads::CredentialKind) -> &'static
 /// A refused base URL is an [`Error::Validation`] of the setting `base_url`.
 impl From<BaseUrlError> for Error {
     fn from(e: BaseUrlError) -> Self {
-        Error::validation("base_url", None, e.to_string())
+        Error::invalid_base_url("base_url", &e)
     }
 }
 
@@ -333,6 +333,11 @@ fn truncate(text: &str, max_chars: usize) -> String {
 }
 
 impl Error {
+    /// The validation error of a base-URL setting (`base_url`, `reporting_base_url`).
+    pub(crate) fn invalid_base_url(setting: &str, error: &BaseUrlError) -> Self {
+        Error::validation(setting, None, format!("is refused: {error}"))
+    }
+
     /// A validation error (used by the facade and handy for callers' own checks).
     pub(crate) fn validation(
         field: impl Into<String>,

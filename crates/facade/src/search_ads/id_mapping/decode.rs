@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::{EntityIds, IdMappingRow};
+use super::rows::{EntityIds, IdMappingRow};
 use crate::search_ads::error::Error;
 use crate::search_ads::values::{CustomerId, EntityType};
 

@@ -7,12 +7,13 @@ use futures::stream::{BoxStream, StreamExt};
 use reqwest::header::{self, HeaderMap};
 use search_ads_client::{ClientInfo as _, types};
 
-use super::ProgressFn;
+use super::rows::ProgressFn;
 use super::save::{Download, Resume, check_content_type, resumable};
+use crate::search_ads::call::{self, send};
+use crate::search_ads::client::SearchAdsClient;
 use crate::search_ads::error::Error;
 use crate::search_ads::values::{AdvertiserId, AgencyId};
-use crate::search_ads::wire::from_reqwest;
-use crate::search_ads::{OP_ID_MAPPING, SearchAdsClient, call, send};
+use crate::search_ads::wire::{OP_ID_MAPPING, from_reqwest};
 
 /// An answer whose body is (part of) the file.
 pub(crate) struct Opened {
@@ -59,8 +60,8 @@ impl SearchAdsClient {
             .run(OP_ID_MAPPING, |_| async move {
                 let call = download
                     .reports_get_id_mapping_file()
-                    .agency_id(agency_id)
-                    .advertiser_id(advertiser_id)
+                    .agency_id(agency_id.wire())
+                    .advertiser_id(advertiser_id.wire())
                     .alt(types::AltMedia::Media)
                     .send();
                 send(OP_ID_MAPPING, call).await
@@ -249,7 +250,7 @@ async fn error_answer(status: u16, response: reqwest::Response) -> Error {
         Err(e) => return from_reqwest(OP_ID_MAPPING, e),
     };
     match serde_json::from_slice::<types::GoogleErrorResponse>(&body) {
-        Ok(answer) => crate::search_ads::error::Envelope::from_wire(&answer.error).into_error(
+        Ok(answer) => crate::search_ads::wire::Envelope::from_wire(&answer.error).into_error(
             OP_ID_MAPPING,
             status,
             retry_after,

@@ -9,13 +9,12 @@ use bytes::Bytes;
 use futures::stream::{Stream, StreamExt};
 use tokio::io::AsyncWriteExt;
 
+use super::rows::{HEADER, ProgressFn};
 use super::stream::Tail;
-use super::{HEADER, ProgressFn};
 use crate::fs::PartFile;
 use crate::http::TransportErrorKind;
-use crate::search_ads::OP_ID_MAPPING;
 use crate::search_ads::error::Error;
-use crate::search_ads::wire::body_limit_error;
+use crate::search_ads::wire::{OP_ID_MAPPING, body_limit_error};
 
 /// Media types an ID-mapping answer may carry: CSV, or a generic download.
 const CSV_MEDIA_TYPES: [&str; 4] = [

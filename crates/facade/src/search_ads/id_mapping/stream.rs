@@ -6,17 +6,17 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use futures::stream::{Stream, StreamExt};
+use futures::future::BoxFuture;
+use futures::stream::{BoxStream, Stream, StreamExt};
 use tokio::sync::mpsc;
 
 use super::decode::{csv_error, parse_row, short};
-use super::{
+use super::rows::{
     CHUNKS_IN_FLIGHT, CSV_BUFFER, HEADER, IdMappingRow, ProgressFn, ROW_BATCH, ROWS_IN_FLIGHT,
     RowBatch,
 };
-use crate::search_ads::OP_ID_MAPPING;
 use crate::search_ads::error::Error;
-use crate::search_ads::wire::body_limit_error;
+use crate::search_ads::wire::{OP_ID_MAPPING, body_limit_error};
 
 /// What the end of a body says about its completeness: byte count, last
 /// byte and whether a quoted field is still open (`"` count is odd; escaped
@@ -264,43 +264,83 @@ fn parse_blocking(input: mpsc::Receiver<Result<Bytes, Error>>, out: mpsc::Sender
 /// Yields each row once, in file order; the first error ends the stream.
 #[must_use = "streams do nothing unless polled"]
 pub struct IdMappingStream {
-    rows: mpsc::Receiver<RowBatch>,
+    /// The download being opened (with the progress callback for its body), until its answer's
+    /// headers arrive.
+    opening: Option<(Opening, Option<ProgressFn>)>,
+    rows: Option<mpsc::Receiver<RowBatch>>,
     /// The rest of the batch received last.
     buffered: std::vec::IntoIter<Result<IdMappingRow, Error>>,
-    pump: tokio::task::AbortHandle,
+    pump: Option<tokio::task::AbortHandle>,
     finished: bool,
 }
+
+/// Opening the download: the body and its `Content-Length`.
+pub(crate) type Opening = BoxFuture<
+    'static,
+    Result<
+        (
+            BoxStream<'static, Result<Bytes, reqwest::Error>>,
+            Option<u64>,
+        ),
+        Error,
+    >,
+>;
 
 impl std::fmt::Debug for IdMappingStream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("IdMappingStream")
+            .field("opening", &self.opening.is_some())
             .field("finished", &self.finished)
             .finish_non_exhaustive()
     }
 }
 
 impl IdMappingStream {
+    /// Opens the download with `open` when first polled, then parses its body in the
+    /// background. An error opening it is the stream's first and only item.
+    pub(crate) fn opening(open: Opening, progress: Option<ProgressFn>) -> Self {
+        Self {
+            opening: Some((open, progress)),
+            rows: None,
+            buffered: Vec::new().into_iter(),
+            pump: None,
+            finished: false,
+        }
+    }
+
     /// Parses `body` (with `Content-Length` `expected`) in the background.
     /// Must be called inside a Tokio runtime.
+    #[cfg(test)]
     pub(crate) fn spawn<S, E>(body: S, expected: Option<u64>, progress: Option<ProgressFn>) -> Self
+    where
+        S: Stream<Item = Result<Bytes, E>> + Send + Unpin + 'static,
+        E: std::error::Error + Send + 'static,
+    {
+        let mut stream = Self {
+            opening: None,
+            rows: None,
+            buffered: Vec::new().into_iter(),
+            pump: None,
+            finished: false,
+        };
+        stream.start(body, expected, progress);
+        stream
+    }
+
+    fn start<S, E>(&mut self, body: S, expected: Option<u64>, progress: Option<ProgressFn>)
     where
         S: Stream<Item = Result<Bytes, E>> + Send + Unpin + 'static,
         E: std::error::Error + Send + 'static,
     {
         let (chunk_tx, chunk_rx) = mpsc::channel(CHUNKS_IN_FLIGHT);
         let (row_tx, row_rx) = mpsc::channel(ROWS_IN_FLIGHT.div_ceil(ROW_BATCH));
-        let pump = tokio::spawn(pump(body, expected, progress, chunk_tx)).abort_handle();
+        self.pump = Some(tokio::spawn(pump(body, expected, progress, chunk_tx)).abort_handle());
         // Dropping the JoinHandle detaches the parser; it ends when either
         // channel closes.
         drop(tokio::task::spawn_blocking(move || {
             parse_blocking(chunk_rx, row_tx)
         }));
-        Self {
-            rows: row_rx,
-            buffered: Vec::new().into_iter(),
-            pump,
-            finished: false,
-        }
+        self.rows = Some(row_rx);
     }
 }
 
@@ -308,6 +348,20 @@ impl Stream for IdMappingStream {
     type Item = Result<IdMappingRow, Error>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if let Some((open, _)) = &mut self.opening {
+            let opened = match open.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(opened) => opened,
+            };
+            let progress = self.opening.take().and_then(|(_, progress)| progress);
+            match opened {
+                Ok((body, expected)) => self.start(body, expected, progress),
+                Err(error) => {
+                    self.finished = true;
+                    return Poll::Ready(Some(Err(error)));
+                }
+            }
+        }
         loop {
             if self.finished {
                 return Poll::Ready(None);
@@ -316,7 +370,11 @@ impl Stream for IdMappingStream {
                 self.finished = item.is_err();
                 return Poll::Ready(Some(item));
             }
-            match self.rows.poll_recv(cx) {
+            let Some(rows) = self.rows.as_mut() else {
+                self.finished = true;
+                continue;
+            };
+            match rows.poll_recv(cx) {
                 Poll::Ready(Some(batch)) => self.buffered = batch.into_iter(),
                 Poll::Ready(None) => self.finished = true,
                 Poll::Pending => return Poll::Pending,
@@ -327,7 +385,9 @@ impl Stream for IdMappingStream {
 
 impl Drop for IdMappingStream {
     fn drop(&mut self) {
-        self.pump.abort();
+        if let Some(pump) = &self.pump {
+            pump.abort();
+        }
     }
 }
 

@@ -734,7 +734,7 @@ mod tests {
         let error = search(&client, "1234567890", None, &request())
             .await
             .unwrap_err();
-        let error = super::super::map_error(super::super::OP_SEARCH, error);
+        let error = super::super::rpc::map_error(super::super::rpc::OP_SEARCH, error);
         assert!(
             matches!(
                 &error,
@@ -757,7 +757,7 @@ mod tests {
         let error = search(&client, "1234567890", None, &request())
             .await
             .unwrap_err();
-        let error = super::super::map_error(super::super::OP_SEARCH, error);
+        let error = super::super::rpc::map_error(super::super::rpc::OP_SEARCH, error);
         assert!(
             matches!(
                 &error,

@@ -5,11 +5,12 @@ use std::collections::HashMap;
 
 use futures::{Stream, StreamExt};
 
+use super::super::client::SearchAdsClient;
 use super::super::error::Error;
-use super::super::id_mapping::IdMappingRow;
+use super::super::id_mapping::{IdMappingRequest, IdMappingRow, ProgressFn};
 use super::super::read::{EngineAccount, ListOptions};
 use super::super::values::{
-    AdGroupId, AdvertiserId, CampaignId, CustomerId, EngineAccountId, EntityType,
+    AdGroupId, AdvertiserId, AgencyId, CampaignId, CustomerId, EngineAccountId, EntityType,
 };
 use super::query::ReportFilters;
 
@@ -41,12 +42,12 @@ use super::query::ReportFilters;
 /// lookup.add(&IdMappingRow { entity_type: EntityType::Campaign, legacy: ids(3.into(), Some(717)), new: new(Some(14)) });
 ///
 /// let account = EngineAccount::new(AgencyId::new(1), AdvertiserId::new(2), 3);
-/// let options = ListOptions::default().with_campaign_id(CampaignId::new(717));
+/// let options = ListOptions::default().campaign_id(CampaignId::new(717));
 /// let (customer, filters) = lookup.translate(account, &options)?;
 /// assert_eq!(customer.as_str(), "2000012350");
 /// assert_eq!(filters.campaign_ids, vec![CampaignId::new(14)]);
 ///
-/// let unknown = ListOptions::default().with_campaign_id(CampaignId::new(999));
+/// let unknown = ListOptions::default().campaign_id(CampaignId::new(999));
 /// let e = lookup.translate(account, &unknown).unwrap_err().to_string();
 /// assert!(e.contains("campaign 999"), "{e}");
 /// # Ok::<(), facade::search_ads::Error>(())
@@ -86,7 +87,7 @@ impl IdLookup {
         }
     }
 
-    /// Reads a whole ID-mapping stream ([`SearchAdsClient::id_mapping`](super::super::SearchAdsClient::id_mapping)).
+    /// Reads a whole ID-mapping stream ([`SearchAdsClient::id_mapping`]).
     pub async fn from_rows(
         mut rows: impl Stream<Item = Result<IdMappingRow, Error>> + Unpin,
     ) -> Result<Self, Error> {
@@ -165,5 +166,59 @@ impl IdLookup {
                 ),
             )),
         }
+    }
+}
+
+impl SearchAdsClient {
+    /// Downloads the advertiser's ID-mapping file and builds the legacy → new [`IdLookup`]:
+    /// an [`IdLookupRequest`]; [`send`](IdLookupRequest::send) it.
+    pub fn id_lookup(
+        &self,
+        agency_id: impl Into<AgencyId>,
+        advertiser_id: impl Into<AdvertiserId>,
+    ) -> IdLookupRequest {
+        IdLookupRequest {
+            download: self.id_mapping(agency_id, advertiser_id),
+        }
+    }
+}
+
+/// The [`IdLookup`] of an advertiser, not downloaded yet. Made by
+/// [`SearchAdsClient::id_lookup`].
+///
+/// ```no_run
+/// use facade::search_ads::{AdvertiserId, AgencyId, CampaignId, SearchAdsClient};
+/// # async fn run(client: SearchAdsClient) -> Result<(), facade::search_ads::Error> {
+/// let lookup = client
+///     .id_lookup(AgencyId::new(20100000000000895), AdvertiserId::new(21700000000011523))
+///     .progress(|bytes, total| eprintln!("{bytes} of {total:?} bytes"))
+///     .send()
+///     .await?;
+/// println!("{:?}", lookup.campaign(CampaignId::new(71700000001899732)));
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until .send()"]
+pub struct IdLookupRequest {
+    download: IdMappingRequest,
+}
+
+impl IdLookupRequest {
+    /// Calls `progress` with the bytes of the ID-mapping file received so far and the total
+    /// when the server announced it.
+    pub fn progress(mut self, progress: impl Fn(u64, Option<u64>) + Send + Sync + 'static) -> Self {
+        self.download = self.download.progress(progress);
+        self
+    }
+
+    /// Like [`progress`](Self::progress), with a shared callback.
+    pub fn progress_shared(mut self, progress: ProgressFn) -> Self {
+        self.download = self.download.progress_shared(progress);
+        self
+    }
+
+    /// Downloads the file (in constant memory) and builds the lookup.
+    pub async fn send(self) -> Result<IdLookup, Error> {
+        IdLookup::from_rows(self.download.stream()).await
     }
 }

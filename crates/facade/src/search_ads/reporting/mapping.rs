@@ -40,7 +40,7 @@ use super::super::values::{
 /// Parses `yyyy-MM-dd HH:mm:ss[.fraction]±HH:MM` (SR-10): RFC 3339 with a space between date and
 /// time, which chrono's dedicated RFC 3339 parser takes (two date-times a row; a report has
 /// millions; the general format parser took 194 ns a date-time, this one 57 ns).
-pub fn parse_date_time(field: &str, text: &str) -> Result<DateTime<Utc>, String> {
+pub(crate) fn parse_date_time(field: &str, text: &str) -> Result<DateTime<Utc>, String> {
     DateTime::parse_from_rfc3339(text)
         .ok()
         // Exactly the documented form (SR-10): a space, not `T`; an offset, not `Z`.
@@ -59,11 +59,13 @@ pub fn parse_date_time(field: &str, text: &str) -> Result<DateTime<Utc>, String>
 }
 
 /// The sort key of a row: (conversion time, `conversion.id`), the report's order (SR-9).
-pub type RowKey = (DateTime<Utc>, i64);
+pub(crate) type RowKey = (DateTime<Utc>, i64);
 
-/// Maps one row; `Err` names the field that could not be read. The row's text fields are taken
-/// out of it, not copied (a decoded row is over 2 KiB; a report has millions).
-pub fn conversion_from_row(
+/// Maps one row of the generated type; `Err` names the field that could not be read. The
+/// reference the streaming decoder (`decode.rs`) is held to by its property test (only tests
+/// call it).
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn conversion_from_row(
     row: &mut types::SearchAds360Row,
 ) -> Result<(RowKey, Conversion), String> {
     let c = row

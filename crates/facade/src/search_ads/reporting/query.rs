@@ -79,9 +79,9 @@ impl ConversionStatus {
 /// ```
 /// use facade::search_ads::{AdId, ConversionStatus, ReportFilters};
 /// let filters = ReportFilters::default()
-///     .with_ad_ids([AdId::new(4_000_001), AdId::new(4_000_002)])
-///     .with_statuses([ConversionStatus::Enabled])
-///     .with_advertiser_conversion_ids(["order-1".to_owned()]);
+///     .ad_ids([AdId::new(4_000_001), AdId::new(4_000_002)])
+///     .statuses([ConversionStatus::Enabled])
+///     .advertiser_conversion_ids(["order-1".to_owned()]);
 /// assert_eq!(filters.ad_ids.len(), 2);
 /// assert!(filters.campaign_ids.is_empty());
 /// filters.validate()?;
@@ -89,7 +89,7 @@ impl ConversionStatus {
 /// ```
 ///
 /// `#[non_exhaustive]`: build it from [`ReportFilters::default`] and the
-/// `with_<field>` setters; a struct literal does not compile outside this crate.
+/// setters named after the fields; a struct literal does not compile outside this crate.
 ///
 /// ```compile_fail,E0639
 /// use facade::search_ads::{ConversionStatus, ReportFilters};
@@ -115,12 +115,12 @@ pub struct ReportFilters {
 
 crate::setters::with_setters!(ReportFilters {
     list {
-        with_campaign_ids => campaign_ids: CampaignId,
-        with_ad_group_ids => ad_group_ids: AdGroupId,
-        with_ad_ids => ad_ids: AdId,
-        with_criterion_ids => criterion_ids: CriterionId,
-        with_statuses => statuses: ConversionStatus,
-        with_advertiser_conversion_ids => advertiser_conversion_ids: String,
+        campaign_ids => campaign_ids: CampaignId,
+        ad_group_ids => ad_group_ids: AdGroupId,
+        ad_ids => ad_ids: AdId,
+        criterion_ids => criterion_ids: CriterionId,
+        statuses => statuses: ConversionStatus,
+        advertiser_conversion_ids => advertiser_conversion_ids: String,
     }
 });
 
@@ -177,7 +177,7 @@ fn check_text(field: &str, index: usize, text: &str) -> Result<(), Error> {
 }
 
 /// `'text'` with `\` and `'` and `"` escaped by a backslash.
-pub fn quote(text: &str) -> String {
+pub(crate) fn quote(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('\'');
     for c in text.chars() {
@@ -204,7 +204,11 @@ fn condition<T>(out: &mut String, field: &str, values: &[T], render: impl Fn(&T)
 }
 
 /// The query text of one date shard. `filters` must have passed [`ReportFilters::validate`].
-pub fn conversion_query(start: NaiveDate, end: NaiveDate, filters: &ReportFilters) -> String {
+pub(crate) fn conversion_query(
+    start: NaiveDate,
+    end: NaiveDate,
+    filters: &ReportFilters,
+) -> String {
     let mut q = format!(
         "SELECT {} FROM conversion WHERE segments.date BETWEEN '{}' AND '{}'",
         SELECTED_FIELDS.join(", "),

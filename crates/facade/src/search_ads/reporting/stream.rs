@@ -43,10 +43,10 @@ use super::super::call::Calls;
 use super::super::conversion::Conversion;
 use super::super::error::Error;
 use super::super::values::CustomerId;
-use super::OP_SEARCH;
 use super::decode::{self, DecodedRows, RowsError, SearchError, SearchPage};
 use super::mapping::RowKey;
 use super::query::{ReportFilters, conversion_query};
+use super::rpc::{OP_SEARCH, map_error};
 
 /// Rows each shard in flight adds to the report's buffer budget (see [`buffer_rows`]).
 pub(crate) const SHARD_BUFFER_ROWS: usize = 20_000;
@@ -101,9 +101,9 @@ struct Running {
     task: JoinHandle<()>,
 }
 
-/// The conversions of a report, in order (see [`SearchAdsClient::conversion_report`](super::super::SearchAdsClient::conversion_report)).
+/// The shards of a running report, read in order: the engine of [`ConversionReport`](super::ConversionReport).
 /// After an error the stream ends.
-pub struct ConversionReport {
+pub(crate) struct ReportShards {
     shared: Arc<Shared>,
     pending: VecDeque<(NaiveDate, NaiveDate)>,
     running: VecDeque<Running>,
@@ -117,9 +117,9 @@ pub struct ConversionReport {
     done: bool,
 }
 
-impl std::fmt::Debug for ConversionReport {
+impl std::fmt::Debug for ReportShards {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ConversionReport")
+        f.debug_struct("ReportShards")
             .field("customer", &self.shared.ctx.customer)
             .field("shards_pending", &self.pending.len())
             .field("shards_running", &self.running.len())
@@ -128,7 +128,7 @@ impl std::fmt::Debug for ConversionReport {
     }
 }
 
-impl ConversionReport {
+impl ReportShards {
     pub(crate) fn new(
         ctx: ShardContext,
         shards: Vec<(NaiveDate, NaiveDate)>,
@@ -194,7 +194,7 @@ impl ConversionReport {
     }
 }
 
-impl Drop for ConversionReport {
+impl Drop for ReportShards {
     fn drop(&mut self) {
         for r in &self.running {
             r.task.abort();
@@ -202,7 +202,7 @@ impl Drop for ConversionReport {
     }
 }
 
-impl Stream for ConversionReport {
+impl Stream for ReportShards {
     type Item = Result<Conversion, Error>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
@@ -270,7 +270,7 @@ async fn search_page(
             let login = ctx.login_customer_id.as_ref().map(CustomerId::as_str);
             decode::search(&ctx.client, ctx.customer.as_str(), login, &body)
                 .await
-                .map_err(|e| super::map_error(OP_SEARCH, e))
+                .map_err(|e| map_error(OP_SEARCH, e))
         })
         .await
 }
@@ -432,7 +432,7 @@ impl Shard {
                 Ok(rows) => rows,
                 Err(RowsError::Payload(e)) => {
                     let error = SearchError::InvalidResponsePayload(page.body().clone(), e);
-                    let _ = tx.send(Err(super::map_error(OP_SEARCH, error))).await;
+                    let _ = tx.send(Err(map_error(OP_SEARCH, error))).await;
                     return;
                 }
                 Err(RowsError::Row(detail)) => {

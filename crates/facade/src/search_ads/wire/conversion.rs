@@ -8,8 +8,10 @@ use crate::search_ads::conversion::{
     Availability, Conversion, CustomDimension, CustomMetric, SavedColumn,
 };
 use crate::search_ads::values::{
-    Channel, Consent, ConversionState, ConversionType, CustomerId, DeviceType, Micros,
-    SegmentationType, parse_epoch_millis, to_epoch_millis,
+    AdGroupId, AdId, AdvertiserId, AgencyId, CampaignId, Channel, Consent, ConversionState,
+    ConversionType, CriterionId, CustomerId, DeviceType, DsConversionId, EngineAccountId,
+    InventoryAccountId, Micros, ProductGroupId, SegmentationId, SegmentationType,
+    parse_epoch_millis, to_epoch_millis,
 };
 
 fn millis_string(t: chrono::DateTime<chrono::Utc>) -> String {
@@ -19,16 +21,16 @@ fn millis_string(t: chrono::DateTime<chrono::Utc>) -> String {
 /// A typed conversion in the wire shape.
 pub(crate) fn conversion_to_wire(c: &Conversion) -> types::Conversion {
     types::Conversion {
-        ad_group_id: c.ad_group_id.map(Into::into),
-        ad_id: c.ad_id.map(Into::into),
+        ad_group_id: c.ad_group_id.map(|id| id.wire()),
+        ad_id: c.ad_id.map(|id| id.wire()),
         ad_user_data_consent: c
             .ad_user_data_consent
             .as_ref()
             .map(|v| v.as_str().to_owned()),
-        advertiser_id: c.advertiser_id.map(Into::into),
-        agency_id: c.agency_id.map(Into::into),
+        advertiser_id: c.advertiser_id.map(|id| id.wire()),
+        agency_id: c.agency_id.map(|id| id.wire()),
         attribution_model: c.attribution_model.clone(),
-        campaign_id: c.campaign_id.map(Into::into),
+        campaign_id: c.campaign_id.map(|id| id.wire()),
         channel: c.channel.as_ref().map(|v| v.as_str().to_owned()),
         click_id: c.click_id.clone(),
         conversion_id: c.conversion_id.clone(),
@@ -37,7 +39,7 @@ pub(crate) fn conversion_to_wire(c: &Conversion) -> types::Conversion {
             .map(|t| to_epoch_millis(t).into()),
         conversion_timestamp: c.conversion_timestamp.map(millis_string),
         count_millis: c.count_millis.map(Into::into),
-        criterion_id: c.criterion_id.map(Into::into),
+        criterion_id: c.criterion_id.map(|id| id.wire()),
         currency_code: c.currency_code.clone(),
         custom_dimension: c
             .custom_dimensions
@@ -57,17 +59,17 @@ pub(crate) fn conversion_to_wire(c: &Conversion) -> types::Conversion {
             .collect(),
         customer_id: c.customer_id.as_ref().map(|v| v.as_str().to_owned()),
         device_type: c.device_type.as_ref().map(|v| v.as_str().to_owned()),
-        ds_conversion_id: c.ds_conversion_id.map(Into::into),
-        engine_account_id: c.engine_account_id.map(Into::into),
+        ds_conversion_id: c.ds_conversion_id.map(|id| id.wire()),
+        engine_account_id: c.engine_account_id.map(|id| id.wire()),
         floodlight_order_id: c.floodlight_order_id.clone(),
-        inventory_account_id: c.inventory_account_id.map(Into::into),
+        inventory_account_id: c.inventory_account_id.map(|id| id.wire()),
         product_country: c.product_country.clone(),
-        product_group_id: c.product_group_id.map(Into::into),
+        product_group_id: c.product_group_id.map(|id| id.wire()),
         product_id: c.product_id.clone(),
         product_language: c.product_language.clone(),
         quantity_millis: c.quantity_millis.map(Into::into),
         revenue_micros: c.revenue_micros.map(|m| m.get().to_string()),
-        segmentation_id: c.segmentation_id.map(Into::into),
+        segmentation_id: c.segmentation_id.map(|id| id.wire()),
         segmentation_name: c.segmentation_name.clone(),
         segmentation_type: c.segmentation_type.as_ref().map(|v| v.as_str().to_owned()),
         state: c.state.as_ref().map(|v| v.as_str().to_owned()),
@@ -111,7 +113,7 @@ pub(crate) fn conversion_from_wire(w: types::Conversion) -> Result<Conversion, S
         conversion_id: w.conversion_id,
         conversion_timestamp,
         segmentation_type: w.segmentation_type.map(SegmentationType::from),
-        segmentation_id: w.segmentation_id.map(Into::into),
+        segmentation_id: w.segmentation_id.as_ref().map(SegmentationId::from_wire),
         segmentation_name: w.segmentation_name,
         conversion_type: w.type_.map(ConversionType::from),
         state: w.state.map(ConversionState::from),
@@ -120,15 +122,15 @@ pub(crate) fn conversion_from_wire(w: types::Conversion) -> Result<Conversion, S
         quantity_millis: w.quantity_millis.map(i64::from),
         count_millis: w.count_millis.map(i64::from),
         click_id: w.click_id,
-        agency_id: w.agency_id.map(Into::into),
-        advertiser_id: w.advertiser_id.map(Into::into),
-        engine_account_id: w.engine_account_id.map(Into::into),
-        campaign_id: w.campaign_id.map(Into::into),
-        ad_group_id: w.ad_group_id.map(Into::into),
-        ad_id: w.ad_id.map(Into::into),
-        criterion_id: w.criterion_id.map(Into::into),
+        agency_id: w.agency_id.as_ref().map(AgencyId::from_wire),
+        advertiser_id: w.advertiser_id.as_ref().map(AdvertiserId::from_wire),
+        engine_account_id: w.engine_account_id.as_ref().map(EngineAccountId::from_wire),
+        campaign_id: w.campaign_id.as_ref().map(CampaignId::from_wire),
+        ad_group_id: w.ad_group_id.as_ref().map(AdGroupId::from_wire),
+        ad_id: w.ad_id.as_ref().map(AdId::from_wire),
+        criterion_id: w.criterion_id.as_ref().map(CriterionId::from_wire),
         customer_id,
-        ds_conversion_id: w.ds_conversion_id.map(Into::into),
+        ds_conversion_id: w.ds_conversion_id.as_ref().map(DsConversionId::from_wire),
         floodlight_order_id: w.floodlight_order_id,
         channel: w.channel.map(Channel::from),
         device_type: w.device_type.map(DeviceType::from),
@@ -151,9 +153,12 @@ pub(crate) fn conversion_from_wire(w: types::Conversion) -> Result<Conversion, S
                 value: m.value.unwrap_or_default(),
             })
             .collect(),
-        inventory_account_id: w.inventory_account_id.map(Into::into),
+        inventory_account_id: w
+            .inventory_account_id
+            .as_ref()
+            .map(InventoryAccountId::from_wire),
         product_country: w.product_country,
-        product_group_id: w.product_group_id.map(Into::into),
+        product_group_id: w.product_group_id.as_ref().map(ProductGroupId::from_wire),
         product_id: w.product_id,
         product_language: w.product_language,
         store_id: w.store_id,
@@ -163,11 +168,11 @@ pub(crate) fn conversion_from_wire(w: types::Conversion) -> Result<Conversion, S
 /// A typed availability in the wire shape.
 pub(crate) fn availability_to_wire(a: &Availability) -> types::AvailabilityUpdate {
     types::AvailabilityUpdate {
-        advertiser_id: a.advertiser_id.into(),
-        agency_id: a.agency_id.into(),
+        advertiser_id: a.advertiser_id.wire(),
+        agency_id: a.agency_id.wire(),
         availability_timestamp: to_epoch_millis(a.availability_timestamp).into(),
         customer_id: a.customer_id.as_ref().map(|c| c.as_str().to_owned()),
-        segmentation_id: a.segmentation_id.map(Into::into),
+        segmentation_id: a.segmentation_id.map(|id| id.wire()),
         segmentation_name: a.segmentation_name.clone(),
         segmentation_type: a.segmentation_type.as_str().to_owned(),
     }
@@ -192,18 +197,17 @@ pub(crate) fn availability_from_wire(w: types::Availability) -> Result<Availabil
         .availability_timestamp
         .ok_or_else(|| missing("availabilityTimestamp"))?;
     Ok(Availability {
-        agency_id: w.agency_id.ok_or_else(|| missing("agencyId"))?.into(),
-        advertiser_id: w
-            .advertiser_id
-            .ok_or_else(|| missing("advertiserId"))?
-            .into(),
+        agency_id: AgencyId::from_wire(&w.agency_id.ok_or_else(|| missing("agencyId"))?),
+        advertiser_id: AdvertiserId::from_wire(
+            &w.advertiser_id.ok_or_else(|| missing("advertiserId"))?,
+        ),
         availability_timestamp: crate::search_ads::values::from_epoch_millis(timestamp.get())
             .ok_or_else(|| format!("availabilityTimestamp {timestamp} is out of range"))?,
         segmentation_type: w
             .segmentation_type
             .map(SegmentationType::from)
             .unwrap_or(SegmentationType::Floodlight),
-        segmentation_id: w.segmentation_id.map(Into::into),
+        segmentation_id: w.segmentation_id.as_ref().map(SegmentationId::from_wire),
         segmentation_name: w.segmentation_name,
         customer_id: w
             .customer_id

@@ -4,9 +4,9 @@
 use search_ads_client::types;
 use search_ads_client::{AuthorizeError, AuthorizeErrorKind};
 
-use super::ClientError;
+use super::envelope::Envelope;
 use crate::http::Bounds;
-use crate::search_ads::error::{Envelope, Error};
+use crate::search_ads::error::Error;
 use crate::search_ads::retry::parse_retry_after;
 
 /// Maps a generated-client error to the facade's error.
@@ -75,7 +75,7 @@ pub(crate) fn map_error(operation: &'static str, error: ClientError) -> Error {
 
 /// Maps a transport error; the URL (which carries the query) is left out.
 pub(crate) fn from_reqwest(operation: &'static str, error: reqwest::Error) -> Error {
-    let download = operation == crate::search_ads::OP_ID_MAPPING;
+    let download = operation == OP_ID_MAPPING;
     let bounds = Bounds {
         connect_timeout: crate::search_ads::call::timeout_of_attempt(true),
         timeout: crate::search_ads::call::timeout_of_attempt(false),
@@ -90,6 +90,13 @@ pub(crate) fn from_reqwest(operation: &'static str, error: reqwest::Error) -> Er
 /// limits, when `error`'s source chain holds one.
 ///
 /// [`HttpOptions`]: crate::http::HttpOptions
+/// A failure of a call through the generated v2 client.
+pub(crate) type ClientError = search_ads_client::Error<types::GoogleErrorResponse>;
+
+/// The ID-mapping download's operation name in errors and traces (its body limit is a setting
+/// of its own).
+pub(crate) const OP_ID_MAPPING: &str = "reports.getIdMappingFile";
+
 pub(crate) fn body_limit_error(
     operation: &'static str,
     error: &(dyn std::error::Error + 'static),
@@ -99,7 +106,7 @@ pub(crate) fn body_limit_error(
 
 /// The `HttpOptions` field that bounds the answers of `operation`.
 fn body_setting(operation: &str) -> &'static str {
-    if operation == crate::search_ads::OP_ID_MAPPING {
+    if operation == OP_ID_MAPPING {
         "max_download_bytes"
     } else {
         "max_body_bytes"

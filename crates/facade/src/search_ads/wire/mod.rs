@@ -3,12 +3,12 @@
 //! wire types (`conversion.rs`) and their JSON form (`json.rs`).
 
 mod conversion;
+mod envelope;
 mod errors;
 mod json;
 
 use std::sync::Arc;
 
-use search_ads_client::types;
 use search_ads_client::{AuthorizeError, AuthorizeErrorKind, AuthorizeFuture, AuthorizeRequest};
 
 use super::auth::TokenSource;
@@ -18,9 +18,8 @@ pub(crate) use conversion::{
     availability_from_wire, availability_to_wire, conversion_from_wire, conversion_to_request,
     saved_column_from_wire,
 };
-pub(crate) use errors::{body_limit_error, from_reqwest, map_error};
-
-pub(crate) type ClientError = search_ads_client::Error<types::GoogleErrorResponse>;
+pub(crate) use envelope::Envelope;
+pub(crate) use errors::{ClientError, OP_ID_MAPPING, body_limit_error, from_reqwest, map_error};
 
 /// Puts the [`TokenSource`]'s token on every request (`Authorization: Bearer`,
 /// marked sensitive so it never shows in `Debug` output).

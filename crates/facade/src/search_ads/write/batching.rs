@@ -7,8 +7,8 @@ use std::collections::HashSet;
 
 use super::super::conversion::Conversion;
 use super::super::error::Error;
-use super::WriteKind;
 use super::dedup::DuplicateDetector;
+use super::kind::WriteKind;
 use super::validate;
 
 /// A contiguous range of input rows: the ones to send and the ones refused

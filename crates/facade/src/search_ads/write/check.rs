@@ -3,8 +3,8 @@
 
 use super::super::conversion::Conversion;
 use super::super::error::Error;
-use super::WriteKind;
 use super::batching::Batcher;
+use super::kind::WriteKind;
 
 /// The checks an insert or update makes before sending (required members,
 /// control characters, lengths, and no (owner, conversion id, timestamp)

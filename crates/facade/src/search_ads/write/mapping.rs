@@ -1,8 +1,8 @@
 //! Mapping a batch's answer to one [`Outcome`] per sent conversion (SA-9).
 
 use super::super::error::{ConversionIssue, Error, counted};
-use super::WriteKind;
 use super::batching::Batch;
+use super::kind::WriteKind;
 use super::report::Outcome;
 
 /// What the caller says about the input and the attempts so far.

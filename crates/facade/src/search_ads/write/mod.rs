@@ -56,53 +56,31 @@
 mod batching;
 mod check;
 mod dedup;
+mod kind;
 mod mapping;
-mod options;
 mod report;
 mod request;
 mod run;
 mod stream;
 mod validate;
 
-pub use check::InputCheck;
-pub use options::{
+pub use super::write_options::{
     DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE, MAX_CONCURRENCY, WriteOptions, WriteProgress,
     WriteProgressFn,
 };
+pub use check::InputCheck;
 pub use report::{Outcome, WriteBatch, WriteReport};
 pub use request::WriteRequest;
 pub use stream::{WriteStream, WriteStreamStats};
 pub use validate::{MAX_ID_CHARS, MAX_TEXT_CHARS};
 
 pub(crate) use batching::input_problems;
+use kind::WriteKind;
 pub(crate) use request::{from_iter, from_stream};
 
 use super::client::SearchAdsClient;
 use super::conversion::Conversion;
 use super::error::Error;
-
-/// Insert or update: what is required and whether a duplicate counts as stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum WriteKind {
-    Insert,
-    Update,
-}
-
-impl WriteKind {
-    pub(crate) fn operation(self) -> &'static str {
-        match self {
-            WriteKind::Insert => "conversion.insert",
-            WriteKind::Update => "conversion.update",
-        }
-    }
-
-    pub(crate) fn verb(self) -> &'static str {
-        match self {
-            WriteKind::Insert => "insert",
-            WriteKind::Update => "update",
-        }
-    }
-}
 
 /// The entry points of a write.
 impl SearchAdsClient {

@@ -8,12 +8,14 @@ use futures::stream::BoxStream;
 use futures::{FutureExt, Stream, StreamExt};
 use search_ads_client::types;
 
+use super::super::call::{self, send};
+use super::super::client::SearchAdsClient;
 use super::super::conversion::Conversion;
 use super::super::error::Error;
-use super::super::{SearchAdsClient, call, send, wire};
-use super::WriteKind;
+use super::super::wire;
+use super::super::write_options::{WriteOptions, WriteProgress, WriteProgressFn};
 use super::batching::Batch;
-use super::options::{WriteOptions, WriteProgress, WriteProgressFn};
+use super::kind::WriteKind;
 use super::report::WriteReport;
 use super::run::{SendFn, Shared};
 use super::stream::WriteStream;
@@ -29,7 +31,7 @@ use super::stream::WriteStream;
 /// # async fn run(client: SearchAdsClient, conversions: Vec<Conversion>) -> Result<(), facade::search_ads::Error> {
 /// let report = client
 ///     .insert(&conversions)
-///     .options(WriteOptions::default().with_batch_size(200).with_concurrency(8))
+///     .options(WriteOptions::default().batch_size(200).concurrency(8))
 ///     .progress(|p| eprintln!("{} conversions done", p.conversions_done))
 ///     .send()
 ///     .await?;

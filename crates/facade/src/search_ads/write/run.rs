@@ -8,8 +8,8 @@ use futures::future::BoxFuture;
 
 use super::super::error::Error;
 use super::super::retry::{RetryPolicy, traced_attempt};
-use super::WriteKind;
 use super::batching::Batch;
+use super::kind::WriteKind;
 use super::mapping::{self, Context};
 use super::report::{Outcome, WriteBatch};
 

@@ -11,8 +11,8 @@ use futures::stream::{BoxStream, FuturesUnordered};
 use futures::{FutureExt, Stream, StreamExt};
 
 use super::super::conversion::Conversion;
+use super::super::write_options::{WriteOptions, WriteProgress, WriteProgressFn};
 use super::batching::{Batch, Batcher};
-use super::options::{WriteOptions, WriteProgress, WriteProgressFn};
 use super::report::WriteBatch;
 use super::run::{Shared, run_batch};
 

@@ -4,7 +4,7 @@
 
 use super::super::conversion::Conversion;
 use super::super::error::Error;
-use super::WriteKind;
+use super::kind::WriteKind;
 
 /// Longest `conversionId`, `floodlightOrderId`, `clickId`, `productId` and
 /// `storeId` the facade sends, in characters (SA-22).

@@ -4,9 +4,10 @@
 //! same query with a harmless value, except the one string literal, which decodes back to the
 //! input. Text with a line break or another control character is refused before sending.
 
+use super::query::{ConversionStatus, ReportFilters, conversion_query};
+use crate::search_ads::error::Error;
+use crate::search_ads::values::CampaignId;
 use chrono::NaiveDate;
-use facade::search_ads::reporting::{ReportFilters, conversion_query};
-use facade::search_ads::{CampaignId, ConversionStatus, Error};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,9 +79,9 @@ fn day() -> NaiveDate {
 
 fn query_with(texts: Vec<String>) -> String {
     let filters = ReportFilters::default()
-        .with_campaign_ids(vec![CampaignId::new(7)])
-        .with_statuses(vec![ConversionStatus::Enabled])
-        .with_advertiser_conversion_ids(texts);
+        .campaign_ids(vec![CampaignId::new(7)])
+        .statuses(vec![ConversionStatus::Enabled])
+        .advertiser_conversion_ids(texts);
     conversion_query(day(), day(), &filters)
 }
 
@@ -106,7 +107,7 @@ proptest! {
 
     #[test]
     fn text_never_changes_the_structure(texts in proptest::collection::vec(hostile(), 1..4)) {
-        let filters = ReportFilters::default().with_advertiser_conversion_ids(texts.clone());
+        let filters = ReportFilters::default().advertiser_conversion_ids(texts.clone());
         prop_assert!(filters.validate().is_ok());
         let harmless = vec!["x".to_owned(); texts.len()];
         let reference = tokenize(&query_with(harmless)).expect("tokenizes");
@@ -128,7 +129,7 @@ proptest! {
         control in prop_oneof![Just('\n'), Just('\r'), Just('\0'), Just('\u{1b}'), Just('\u{85}')],
         after in hostile(),
     ) {
-        let filters = ReportFilters::default().with_advertiser_conversion_ids(vec![format!("{before}{control}{after}")]);
+        let filters = ReportFilters::default().advertiser_conversion_ids(vec![format!("{before}{control}{after}")]);
         let e = filters.validate().unwrap_err();
         let is_validation = matches!(&e, Error::Validation { field, index: Some(0), .. } if field == "advertiser_conversion_ids");
         prop_assert!(is_validation, "{}", e);

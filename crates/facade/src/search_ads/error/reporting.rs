@@ -160,7 +160,7 @@ fn error_code(code: &types::ErrorCode) -> Option<(String, String)> {
 }
 
 /// Parses a `google-duration` (`"30s"`, `"1.5s"`, `"0.000001s"`).
-pub fn parse_google_duration(text: &str) -> Option<Duration> {
+pub(crate) fn parse_google_duration(text: &str) -> Option<Duration> {
     let secs = text.trim().strip_suffix('s')?;
     let (whole, frac) = secs.split_once('.').unwrap_or((secs, ""));
     if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) {

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use super::Error;
-use super::details::{
+use crate::search_ads::error::Error;
+use crate::search_ads::error::details::{
     ConversionIssue, DETAILS_MARKER, parse_detail, parse_details_message, split_code,
 };
 

@@ -1,8 +1,9 @@
-//! The knobs of one insert or update: batching, concurrency, progress.
+//! The knobs of inserts and updates: batching, concurrency, progress. A leaf: the client
+//! holds the defaults, `write/` uses them.
 
 use std::sync::Arc;
 
-use super::super::error::Error;
+use super::error::Error;
 use crate::setters::with_setters;
 
 /// Default conversions per request (SA-10: the size of Google's own sample).
@@ -25,14 +26,14 @@ pub const MAX_CONCURRENCY: usize = 64;
 ///
 /// ```
 /// use facade::search_ads::WriteOptions;
-/// let options = WriteOptions::default().with_batch_size(500).with_concurrency(8);
+/// let options = WriteOptions::default().batch_size(500).concurrency(8);
 /// assert_eq!((options.batch_size, options.concurrency), (500, 8));
 /// let default = WriteOptions::default();
 /// assert_eq!((default.batch_size, default.concurrency), (100, 4));
 /// ```
 ///
 /// `#[non_exhaustive]`: build it from [`WriteOptions::default`] and the
-/// `with_<field>` setters; a struct literal does not compile outside this crate.
+/// setters named after the fields; a struct literal does not compile outside this crate.
 ///
 /// ```compile_fail,E0639
 /// use facade::search_ads::WriteOptions;
@@ -58,8 +59,8 @@ impl Default for WriteOptions {
 
 with_setters!(WriteOptions {
     value {
-        with_batch_size => batch_size: usize,
-        with_concurrency => concurrency: usize,
+        batch_size => batch_size: usize,
+        concurrency => concurrency: usize,
     }
 });
 
@@ -70,7 +71,7 @@ impl WriteOptions {
     ///
     /// ```
     /// use facade::search_ads::WriteOptions;
-    /// let e = WriteOptions::default().with_batch_size(1001).validate().unwrap_err();
+    /// let e = WriteOptions::default().batch_size(1001).validate().unwrap_err();
     /// assert!(e.to_string().contains("batch_size"));
     /// ```
     pub fn validate(&self) -> Result<(), Error> {

@@ -1,0 +1,196 @@
+//! `conversion_report`: the request builder of a conversion report and its checks.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use chrono::{NaiveDate, Utc};
+use futures::Stream;
+
+use super::super::client::SearchAdsClient;
+use super::super::conversion::Conversion;
+use super::super::error::Error;
+use super::super::read::DateRange;
+use super::super::values::CustomerId;
+use super::options::{ReportOptions, check_customer_digits};
+use super::query::ReportFilters;
+use super::stream::{ReportShards, ShardContext};
+use super::window::{check_window, shards};
+
+/// Conversion reads through the Search Ads 360 Reporting API (v0).
+impl SearchAdsClient {
+    /// The conversions of a customer in a date range, from a report on the `conversion`
+    /// resource of the Search Ads 360 Reporting API: the replacement of
+    /// [`list_conversions`](Self::list_conversions), yielding the same
+    /// [`Conversion`](crate::search_ads::Conversion) type (mapping in
+    /// [`mapping`](super::mapping)). Page size, sharding, filters and `login-customer-id` are
+    /// setters of the [`ConversionReportRequest`]; its [`stream`](ConversionReportRequest::stream)
+    /// yields the rows.
+    ///
+    /// ```no_run
+    /// use futures::TryStreamExt;
+    /// use facade::search_ads::{CampaignId, CustomerId, DateRange, ReportFilters, SearchAdsClient};
+    /// # async fn run(client: SearchAdsClient, dates: DateRange) -> Result<(), facade::search_ads::Error> {
+    /// let mut report = client
+    ///     .conversion_report(CustomerId::new("2000012350")?, dates)
+    ///     .page_size(5_000)
+    ///     .shard_days(7)
+    ///     .concurrency(4)
+    ///     .login_customer_id(CustomerId::new("2000012300")?)
+    ///     .filters(ReportFilters::default().campaign_ids([CampaignId::new(10_000_000_123)]))
+    ///     .stream();
+    /// while let Some(conversion) = report.try_next().await? {
+    ///     println!("{:?}", conversion.conversion_id);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn conversion_report(
+        &self,
+        customer: CustomerId,
+        dates: DateRange,
+    ) -> ConversionReportRequest {
+        ConversionReportRequest {
+            client: self.clone(),
+            customer,
+            dates,
+            options: ReportOptions::default(),
+            today: None,
+        }
+    }
+}
+
+/// A conversion report, configured and not sent yet. Made by
+/// [`SearchAdsClient::conversion_report`]; nothing is sent before its
+/// [`stream`](Self::stream) is polled.
+#[derive(Debug, Clone)]
+#[must_use = "a report does nothing until its .stream() is polled"]
+pub struct ConversionReportRequest {
+    client: SearchAdsClient,
+    customer: CustomerId,
+    dates: DateRange,
+    options: ReportOptions,
+    /// The date the 60-day window is checked against (default: today on the system clock, UTC).
+    today: Option<NaiveDate>,
+}
+
+impl ConversionReportRequest {
+    /// All options at once (replaces what the setters set before).
+    pub fn options(mut self, options: ReportOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Rows per page, 1..=10 000 (default 10 000); see [`ReportOptions::page_size`].
+    pub fn page_size(mut self, page_size: u32) -> Self {
+        self.options = self.options.page_size(page_size);
+        self
+    }
+
+    /// Days per shard, 1..=30 (default 7); see [`ReportOptions::shard_days`].
+    pub fn shard_days(mut self, shard_days: u32) -> Self {
+        self.options = self.options.shard_days(shard_days);
+        self
+    }
+
+    /// Shards fetching at once, 1..=16 (default 4); see [`ReportOptions::concurrency`].
+    pub fn concurrency(mut self, concurrency: usize) -> Self {
+        self.options = self.options.concurrency(concurrency);
+        self
+    }
+
+    /// The manager's id when the customer is a client account reached through a manager
+    /// (`login-customer-id`, ten digits).
+    pub fn login_customer_id(mut self, manager: CustomerId) -> Self {
+        self.options = self.options.login_customer_id(manager);
+        self
+    }
+
+    /// Which conversions (campaigns, ad groups, statuses, ...).
+    pub fn filters(mut self, filters: ReportFilters) -> Self {
+        self.options = self.options.filters(filters);
+        self
+    }
+
+    /// Checks the 60-day window against `today` instead of the system clock (UTC): a test
+    /// seam for fakes whose data is pinned to a date. Feature `test-util`.
+    #[cfg(feature = "test-util")]
+    pub fn today(mut self, today: NaiveDate) -> Self {
+        self.today = Some(today);
+        self
+    }
+
+    /// The conversions, in the order of conversion time then `conversion.id`, each exactly
+    /// once, also across expired page tokens and retried quota errors (see
+    /// [`ConversionReport`]). Must be polled inside a Tokio runtime.
+    ///
+    /// Checked before any request: the options ([`ReportOptions::validate`]), the customer id
+    /// (digits) and the 60-day window on today's date (UTC). A refusal is the stream's first
+    /// and only item.
+    pub fn stream(self) -> ConversionReport {
+        let today = self.today.unwrap_or_else(|| {
+            chrono::DateTime::<Utc>::from(std::time::SystemTime::now()).date_naive()
+        });
+        match self.check(today) {
+            Ok(()) => {}
+            Err(error) => {
+                return ConversionReport {
+                    state: State::Refused(Some(error)),
+                };
+            }
+        }
+        let Self {
+            client,
+            customer,
+            dates,
+            options,
+            ..
+        } = self;
+        let inner = client.inner;
+        let ctx = ShardContext {
+            client: inner.reporting.clone(),
+            calls: inner.calls.clone(),
+            customer,
+            login_customer_id: options.login_customer_id.clone(),
+            page_size: options.page_size,
+            filters: options.filters.clone(),
+        };
+        ConversionReport {
+            state: State::Running(ReportShards::new(
+                ctx,
+                shards(dates, options.shard_days),
+                options.concurrency,
+            )),
+        }
+    }
+
+    fn check(&self, today: NaiveDate) -> Result<(), Error> {
+        self.options.validate()?;
+        check_customer_digits("customerId", &self.customer)?;
+        check_window(self.dates, today)
+    }
+}
+
+/// The conversions of a report, in order (see [`SearchAdsClient::conversion_report`]).
+/// After an error the stream ends; dropping it stops the shards' requests.
+#[must_use = "streams do nothing unless polled"]
+#[derive(Debug)]
+pub struct ConversionReport {
+    state: State,
+}
+
+#[derive(Debug)]
+enum State {
+    /// Refused before any request: the error, until it is yielded.
+    Refused(Option<Error>),
+    Running(ReportShards),
+}
+
+impl Stream for ConversionReport {
+    type Item = Result<Conversion, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        match &mut self.state {
+            State::Refused(error) => Poll::Ready(error.take().map(Err)),
+            State::Running(shards) => Pin::new(shards).poll_next(cx),
+        }
+    }
+}
