@@ -35,6 +35,7 @@ pub mod installed;
 mod metadata;
 
 pub use adc::{CREDENTIALS_ENV, CredentialOrigin, DefaultCredentials, DefaultCredentialsBuilder};
+#[cfg(feature = "service-account")]
 pub(crate) use authorized_user::read_credentials_file;
 pub use authorized_user::{
     AuthorizedUser, AuthorizedUserBuilder, GOOGLE_REVOKE_URI, GOOGLE_TOKEN_URI,

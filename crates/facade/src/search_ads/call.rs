@@ -434,7 +434,7 @@ mod tests {
                 async move {
                     if k < 2 {
                         Err(Error::TokenUnavailable {
-                            credential: crate::search_ads::CredentialKind::AuthorizedUser,
+                            credential: crate::search_ads::auth::CredentialKind::AuthorizedUser,
                             status: Some(503),
                             message: "down".into(),
                             retry_after: None,
@@ -453,7 +453,7 @@ mod tests {
                 n.fetch_add(1, Ordering::SeqCst);
                 async {
                     Err::<(), _>(Error::Auth {
-                        credential: crate::search_ads::CredentialKind::AuthorizedUser,
+                        credential: crate::search_ads::auth::CredentialKind::AuthorizedUser,
                         message: "invalid_client".into(),
                     })
                 }

@@ -194,7 +194,8 @@ fn from_file(
         #[cfg(feature = "service-account")]
         Some("service_account") => Ok((
             Arc::new(
-                crate::search_ads::ServiceAccount::from_json(&text)?.http_options(options.clone()),
+                crate::search_ads::service_account::ServiceAccount::from_json(&text)?
+                    .http_options(options.clone()),
             ),
             CredentialKind::ServiceAccount,
         )),

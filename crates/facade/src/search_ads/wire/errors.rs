@@ -17,13 +17,13 @@ pub(crate) fn map_error(operation: &'static str, error: ClientError) -> Error {
         }
         return match auth.kind() {
             AuthorizeErrorKind::Unavailable => Error::TokenUnavailable {
-                credential: crate::search_ads::CredentialKind::Other,
+                credential: crate::search_ads::auth::CredentialKind::Other,
                 status: None,
                 message: auth.message().to_owned(),
                 retry_after: None,
             },
             _ => Error::Auth {
-                credential: crate::search_ads::CredentialKind::Other,
+                credential: crate::search_ads::auth::CredentialKind::Other,
                 message: auth.message().to_owned(),
             },
         };
@@ -67,7 +67,7 @@ pub(crate) fn map_error(operation: &'static str, error: ClientError) -> Error {
             Error::validation("request", None, message)
         }
         search_ads_client::Error::Custom(message) => Error::Auth {
-            credential: crate::search_ads::CredentialKind::Other,
+            credential: crate::search_ads::auth::CredentialKind::Other,
             message,
         },
     }
