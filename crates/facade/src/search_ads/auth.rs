@@ -21,7 +21,7 @@
 //! another origin, and failures sorted into transient
 //! ([`Error::TokenUnavailable`], retried under the client's
 //! [`RetryPolicy`](super::RetryPolicy)) and permanent ([`Error::Auth`],
-//! [`Error::InvalidGrant`]). SA-24 says why this is not one of the OAuth crates.
+//! [`Error::InvalidGrant`]). SA-25 says why this is not one of the OAuth crates.
 //!
 //! Tokens are secrets: [`AccessToken`] prints as `[REDACTED]`; no token,
 //! refresh token, client secret, key or assertion is logged or part of an

@@ -10,7 +10,7 @@
 //! file's `token_uri` goes through the facade's one bounded token-endpoint
 //! path (`auth/endpoint.rs`), because `gcp_auth`'s own exchange retries every
 //! failure five times, has no timeout, reads the answer without a size limit
-//! and keeps no status code (SA-24). Each failure is classified once:
+//! and keeps no status code (SA-25). Each failure is classified once:
 //!
 //! - **transient** ([`Error::TokenUnavailable`]): the endpoint could not be
 //!   reached, did not answer within [`HttpOptions::timeout`], sent a body

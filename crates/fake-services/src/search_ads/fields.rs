@@ -20,7 +20,9 @@ use super::AppState;
 use super::conversions::{is_availability_field, is_conversion_field};
 use crate::errors::{GoogleErrorItem, google_error};
 
-/// Longest accepted `fields` value, in bytes.
+/// Longest accepted `fields` value, in bytes. This bound, the depth and the body size below are the
+/// fake's own (Google documents none; SA-24): they keep a hostile selection from costing the fake
+/// more than a page.
 const MAX_SELECTION_LEN: usize = 4096;
 /// Deepest accepted nesting of parentheses and paths.
 const MAX_DEPTH: usize = 16;

@@ -11,7 +11,7 @@
 //! - [adc]: "How Application Default Credentials works",
 //!   <https://cloud.google.com/docs/authentication/application-default-credentials>, and the
 //!   metadata server's page <https://cloud.google.com/compute/docs/metadata/overview>;
-//! - RFC 6749 (OAuth 2.0) and RFC 7636 (PKCE) where Google's pages defer to them; SA-24 where they
+//! - RFC 6749 (OAuth 2.0) and RFC 7636 (PKCE) where Google's pages defer to them; SA-25 where they
 //!   are silent.
 //!
 //! Routes (on the fake's origin): `GET /o/oauth2/v2/auth`, `POST /revoke`,

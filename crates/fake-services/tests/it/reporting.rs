@@ -1,7 +1,7 @@
 //! The Reporting API (v0) side of the search ads fake, over raw HTTP: the QueryError shape for
 //! queries Google refuses, page tokens that expire on the fake's clock, the
-//! `login-customer-id` rule, the window, the field service and the ID-mapping file agreeing with
-//! the rows' new ids.
+//! `login-customer-id` rule, the window, the field service, the ID-mapping file agreeing with
+//! the rows' new ids, and conditions and ORDER BY checked against rows filtered by the test itself.
 
 use crate::common;
 
@@ -279,4 +279,140 @@ async fn rows_carry_the_new_ids_of_the_id_mapping_file() {
     .await;
     assert_eq!(status, 200, "{fields}");
     assert_eq!(fields["results"].as_array().unwrap().len(), 24);
+}
+
+/// Every page of `query` for the first account, paged by `page_size`.
+async fn all_rows(fake: &SearchAdsFake, query: &str, page_size: u32) -> Vec<Value> {
+    let customer = &fake.accounts()[0].customer_id;
+    let mut rows = Vec::new();
+    let mut token: Option<String> = None;
+    loop {
+        let mut body = json!({"query": query, "pageSize": page_size});
+        if let Some(t) = &token {
+            body["pageToken"] = json!(t);
+        }
+        let (status, page) = search(fake, customer, None, body).await;
+        assert_eq!(status, 200, "{query}: {page}");
+        rows.extend(page["results"].as_array().cloned().unwrap_or_default());
+        match page["nextPageToken"].as_str() {
+            Some(t) => token = Some(t.to_owned()),
+            None => return rows,
+        }
+    }
+}
+
+/// What a condition means for one row, as the test reads the grammar.
+type RowTest = Box<dyn Fn(&Value) -> bool>;
+
+#[tokio::test]
+async fn conditions_and_order_by_mean_what_the_grammar_says() {
+    let fake = fake().await;
+    let (from, to) = dates(&fake, 6);
+    let fields = "conversion.id, conversion.click_id, conversion.status, conversion.ad_id, \
+                  conversion.conversion_date_time, campaign.id, segments.date";
+    let range = format!("segments.date BETWEEN '{from}' AND '{to}'");
+    let every = all_rows(
+        &fake,
+        &format!("SELECT {fields} FROM conversion WHERE {range}"),
+        10_000,
+    )
+    .await;
+    assert!(every.len() > 500, "{}", every.len());
+    let id = |r: &Value| {
+        r["conversion"]["id"]
+            .as_str()
+            .unwrap()
+            .parse::<i64>()
+            .unwrap()
+    };
+    let ad = |r: &Value| {
+        r["conversion"]["adId"]
+            .as_str()
+            .unwrap()
+            .parse::<i64>()
+            .unwrap()
+    };
+    let campaign = |r: &Value| r["campaign"]["id"].as_str().unwrap().to_owned();
+    let ids = |rows: &[Value]| rows.iter().map(id).collect::<Vec<_>>();
+    let (lo, hi) = (id(&every[10]), id(&every[200]));
+    let some_ad = ad(&every[3]);
+    let some_campaign = campaign(&every[5]);
+    let last_day = every.last().unwrap()["segments"]["date"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let cases: Vec<(String, RowTest)> = vec![
+        (
+            format!("conversion.id BETWEEN {lo} AND {hi}"),
+            Box::new(move |r| (lo..=hi).contains(&id(r))),
+        ),
+        (
+            format!("conversion.id > {lo} AND conversion.id <= {hi}"),
+            Box::new(move |r| id(r) > lo && id(r) <= hi),
+        ),
+        (
+            format!("conversion.ad_id != {some_ad}"),
+            Box::new(move |r| ad(r) != some_ad),
+        ),
+        (
+            format!("campaign.id NOT IN ({some_campaign}, 1)"),
+            Box::new({
+                let c = some_campaign.clone();
+                move |r| campaign(r) != c
+            }),
+        ),
+        (
+            "conversion.click_id LIKE '%a_'".to_owned(),
+            Box::new(|r| {
+                let c = r["conversion"]["clickId"].as_str().unwrap_or("");
+                c.len() >= 2 && c.as_bytes()[c.len() - 2] == b'a'
+            }),
+        ),
+        (
+            "conversion.click_id IS NULL".to_owned(),
+            Box::new(|r| r["conversion"].get("clickId").is_none()),
+        ),
+        (
+            "conversion.status IN (REMOVED, 'ENABLED') AND conversion.status != REMOVED".to_owned(),
+            Box::new(|r| r["conversion"]["status"] == "ENABLED"),
+        ),
+        (
+            format!("segments.date = '{last_day}'"),
+            Box::new(move |r| r["segments"]["date"] == last_day.as_str()),
+        ),
+    ];
+    for (condition, holds) in cases {
+        let got = all_rows(
+            &fake,
+            &format!("SELECT {fields} FROM conversion WHERE {range} AND {condition}"),
+            97,
+        )
+        .await;
+        let want: Vec<Value> = every.iter().filter(|r| holds(r)).cloned().collect();
+        assert_eq!(ids(&got), ids(&want), "{condition}");
+        // Each condition keeps some rows and drops others, so a fake that ignored it would fail.
+        assert!(!want.is_empty() && want.len() < every.len(), "{condition}");
+    }
+
+    // ORDER BY several fields, one descending, paged: the documented order, every row once.
+    let ordered = all_rows(
+        &fake,
+        &format!(
+            "SELECT {fields} FROM conversion WHERE {range} \
+             ORDER BY campaign.id DESC, conversion.ad_id, conversion.id DESC LIMIT 450"
+        ),
+        100,
+    )
+    .await;
+    let mut want = every.clone();
+    want.sort_by(|a, b| {
+        campaign(b)
+            .parse::<i64>()
+            .unwrap()
+            .cmp(&campaign(a).parse::<i64>().unwrap())
+            .then(ad(a).cmp(&ad(b)))
+            .then(id(b).cmp(&id(a)))
+    });
+    want.truncate(450);
+    assert_eq!(ids(&ordered), ids(&want));
 }

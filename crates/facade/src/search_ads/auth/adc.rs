@@ -231,6 +231,11 @@ impl DefaultCredentials {
         DefaultCredentialsBuilder::default()
     }
 
+    /// The kind of credentials found.
+    pub fn kind(&self) -> CredentialKind {
+        self.kind
+    }
+
     /// Where the credentials were found.
     pub fn origin(&self) -> &CredentialOrigin {
         &self.origin

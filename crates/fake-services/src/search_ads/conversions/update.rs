@@ -29,7 +29,8 @@ pub(crate) async fn update(
     write_batch(&app, seq, cut, &body, WriteMethod::Update)
 }
 
-/// The fields `update` may change.
+/// The fields `update` may change (the `conversion.update` reference marks these four "writable",
+/// `sa360-facts.md` §3).
 const WRITABLE: &[&str] = &["currencyCode", "quantityMillis", "revenueMicros", "state"];
 
 /// Checks one conversion of an update and applies it; returns it as stored.

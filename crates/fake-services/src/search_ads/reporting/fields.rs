@@ -279,6 +279,21 @@ pub(crate) async fn fields_search(State(app): State<AppState>, body: Bytes) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1024))]
+
+        /// No field query panics the field service, however malformed.
+        #[test]
+        fn arbitrary_field_queries_never_panic(
+            text in "\\PC{0,120}",
+            tail in "(SELECT name|WHERE|name|category|LIKE|IN|=|'x%'|\\(|\\)|,| ){0,12}",
+        ) {
+            let _ = parse(&text);
+            let _ = parse(&format!("SELECT name WHERE {tail}"));
+        }
+    }
 
     fn names(text: &str) -> Vec<String> {
         let q = parse(text).unwrap();

@@ -4,7 +4,7 @@
 //! `GET /v0/customers:listAccessibleCustomers`, `GET /v0/customers/{customerId}/customColumns`,
 //! `GET /v0/searchAds360Fields/{name}`, `POST /v0/searchAds360Fields:search`; the same bearer
 //! tokens as v2 (SR-7). `search` reads the v2 fake's conversions (seeded and stored) with the new
-//! IDs of the ID-mapping file (SR-12), parses the query subset of [`query`], checks
+//! IDs of the ID-mapping file (SR-12), parses the query language of [`query`] (SR-16), checks
 //! `login-customer-id` (SR-8) and the event-level window on the fake's clock, pages with tokens that
 //! expire (SR-11) and injects [`ReportingFaults`](super::ReportingFaults). Errors are
 //! `google.rpc.Status` envelopes with a `SearchAds360Failure` detail (SR-6).
@@ -35,9 +35,11 @@ use crate::util::hex_token;
 pub const FAILURE_TYPE: &str =
     "type.googleapis.com/google.ads.searchads360.v0.errors.SearchAds360Failure";
 
-/// Most page tokens kept at once; the oldest are dropped beyond it.
+/// Most page tokens kept at once; the oldest are dropped beyond it (a memory bound of the fake,
+/// SA-24: Google documents no lifetime or count, SR-11).
 const MAX_TOKENS: usize = 100_000;
-/// Largest request body a search accepts.
+/// Largest request body a search accepts (the fake's bound, SA-24; Google documents
+/// `REQUEST_SIZE_LIMIT_EXCEEDED` without a figure).
 pub(crate) const MAX_BODY: usize = 1024 * 1024;
 /// Most days a query that selects `segments.date` may span (SR-13).
 pub const MAX_SEGMENTED_DAYS: i64 = 30;
@@ -165,6 +167,7 @@ fn authorize_customer(
     headers: &HeaderMap,
 ) -> Result<Option<usize>, Failure> {
     let reporting = &app.config.reporting;
+    // Customer ids are digits without dashes (LCI; discovery's requestError.INVALID_CUSTOMER_ID).
     if customer.is_empty() || !customer.bytes().all(|b| b.is_ascii_digit()) {
         return Err(Failure::new(
             StatusCode::BAD_REQUEST,
@@ -370,6 +373,7 @@ fn search_inner(
                 ReportingState::lock(&app.reporting.tokens).remove(token);
                 return Err(expired());
             }
+            // PG: a page token continues the same query ("keep resending the same query").
             if state.customer != customer || state.query != text {
                 return Err(Failure::new(
                     StatusCode::BAD_REQUEST,

@@ -10,6 +10,7 @@ use chrono::{DateTime, NaiveDate};
 use super::query::ConversionQuery;
 use super::query::Filter;
 use super::query::catalog::{self, DataType};
+use super::query::parser::Op;
 pub(crate) use super::row::RowKey;
 use super::row::{AccountCells, Field, Row, V2};
 use crate::search_ads::AppState;
@@ -103,6 +104,15 @@ impl<'q> Conditions<'q> {
             filters: query
                 .filters
                 .iter()
+                // A range condition on segments.date is exactly the day range the rows are read
+                // from (`query.start..=query.end` is the intersection of all of them).
+                .filter(|f| {
+                    !(f.field == "segments.date"
+                        && matches!(
+                            f.op,
+                            Op::Eq | Op::Lt | Op::Gt | Op::Le | Op::Ge | Op::Between | Op::During
+                        ))
+                })
                 .map(|f| {
                     let t = catalog::field(&f.field).map_or(DataType::String, |i| i.data_type);
                     (Field::parse(&f.field), t, f)
