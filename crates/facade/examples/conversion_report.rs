@@ -28,10 +28,10 @@ async fn main() -> anyhow::Result<()> {
     // Sign in as Google's libraries do: Application Default Credentials.
     let mut builder = SearchAdsClient::builder(DefaultCredentials::new()?);
     if let Ok(url) = env("SEARCH_ADS_URL") {
-        builder = builder.base_url(&url);
+        builder = builder.base_url(url);
     }
     if let Ok(url) = env("SEARCH_ADS_REPORTING_URL") {
-        builder = builder.reporting_base_url(&url);
+        builder = builder.reporting_base_url(url);
     }
     let client = builder.build()?;
     let customer: CustomerId = env("SEARCH_ADS_CUSTOMER_ID")?.parse()?;

@@ -168,7 +168,7 @@ async fn main() -> anyhow::Result<()> {
     // Sign in as Google's libraries do: Application Default Credentials.
     let mut builder = SearchAdsClient::builder(DefaultCredentials::new()?);
     if let Ok(url) = env("SEARCH_ADS_URL") {
-        builder = builder.base_url(&url);
+        builder = builder.base_url(url);
     }
     let client = builder.build()?;
     let agency: AgencyId = env("SEARCH_ADS_AGENCY_ID")?.parse()?;
