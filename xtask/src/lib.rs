@@ -19,6 +19,7 @@
 
 #![warn(missing_docs)]
 
+pub mod api;
 pub mod bench;
 pub mod check;
 pub mod codegen;

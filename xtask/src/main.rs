@@ -32,6 +32,9 @@ enum Command {
     Diff(xtask::diff::Args),
     /// Benchmark the facade against plain baselines on the fakes (release build).
     Bench(xtask::bench::Args),
+    /// Check the facade's surface: no foreign type in its public API (from its
+    /// rustdoc JSON), no import cycle between its modules.
+    Api(xtask::api::Args),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
         Command::Check(args) => xtask::check::run(&ws, args),
         Command::Diff(args) => xtask::diff::run(&ws, args),
         Command::Bench(args) => xtask::bench::run(&ws, args),
+        Command::Api(args) => xtask::api::run(&ws, args),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");

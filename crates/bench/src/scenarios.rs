@@ -524,7 +524,7 @@ pub async fn logins_facade(target: &VideoTarget, count: u64) -> Result<Measureme
     )?;
     let started = Instant::now();
     for _ in 0..count {
-        let session = client.login(&credentials).await?;
+        let session = client.login(&credentials).send().await?;
         black_box(session);
     }
     Ok(Measurement::new(count, count, started.elapsed()))
@@ -548,7 +548,7 @@ async fn logins_through(
     )?;
     let started = Instant::now();
     for _ in 0..count {
-        let session = client.login(&credentials).await?;
+        let session = client.login(&credentials).send().await?;
         black_box(session);
     }
     Ok(Measurement::new(count, count, started.elapsed()))

@@ -14,8 +14,9 @@ New here? `apictl tour` shows everything working against local fakes, without an
 const AFTER_HELP: &str =
     "Settings come from, in this order: flags, environment variables, the config file
 ($XDG_CONFIG_HOME/apictl/config.toml or ~/.config/apictl/config.toml, or --config).
-State (the video session token and the login lockout count, both mode 0600) lives in
-$XDG_STATE_HOME/apictl or ~/.local/state/apictl, or --state-dir.
+State (the video session token, the login lockout count and the credentials of
+`apictl auth login`, all mode 0600) lives in $XDG_STATE_HOME/apictl or
+~/.local/state/apictl, or --state-dir.
 
 Exit status: 0 success; 1 error (one `error:` line and a `hint:` line on stderr);
 2 `ads conversions upload` finished but rejected some rows.";

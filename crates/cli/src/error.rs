@@ -312,7 +312,7 @@ pub fn io_error(what: &str, path: &std::path::Path, e: &std::io::Error) -> AppEr
 }
 
 /// The hint of a 401 from the API: the token was refused.
-const REFUSED_TOKEN_HINT: &str = "the access token was refused: `apictl auth status` shows which credentials are used; sign in again with `apictl auth login`, or pass a new --token / SEARCH_ADS_TOKEN";
+const REFUSED_TOKEN_HINT: &str = "check the credentials: `apictl auth status` shows which are used; sign in again with `apictl auth login`, or pass a new --token / SEARCH_ADS_TOKEN";
 
 /// The hint of a credential that could not give a token, by its kind (issue 25).
 fn credential_hint(e: &search_ads::Error, credential: search_ads::CredentialKind) -> &'static str {

@@ -312,7 +312,7 @@ async fn lockout(f: &Fixture) -> AppResult<()> {
     // The facade's policy is the seed's rule; the tour shows it, it does not restate it.
     let allowed = LockoutPolicy::SEED.max_failures;
     for attempt in 1..=allowed {
-        match client.login(&credentials).await {
+        match client.login(&credentials).send().await {
             Err(VideoError::InvalidCredentials {
                 remaining_attempts, ..
             }) => say(format!(
@@ -322,7 +322,7 @@ async fn lockout(f: &Fixture) -> AppResult<()> {
             Ok(_) => return Err(AppError::new("a wrong password was accepted")),
         }
     }
-    match client.login(&credentials).await {
+    match client.login(&credentials).send().await {
         Err(refused @ VideoError::LockoutRefused { .. }) => {
             say(format!("  attempt {}: NOT sent; {refused}", allowed + 1));
         }

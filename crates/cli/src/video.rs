@@ -79,7 +79,7 @@ pub async fn login(
     options: &HttpOptions,
 ) -> AppResult<(Session, PathBuf)> {
     let client = client(base.clone(), store, options)?;
-    let session = client.login(credentials).await?;
+    let session = client.login(credentials).send().await?;
     let path = state.save_session(base.as_str(), &session)?;
     Ok((session, path))
 }
@@ -310,7 +310,9 @@ pub async fn invite(
         .http_options(options.clone())
         .build()?;
     match client
-        .send_invitation(&session, session_id, invitation, experience)
+        .send_invitation(&session, session_id.clone(), invitation.clone())
+        .experience(*experience)
+        .send()
         .await
     {
         Err(VideoError::Unauthorized) => {

@@ -6,6 +6,10 @@
 //!   builds much faster than aws-lc-rs), so rustls' `ring` provider must be the
 //!   process default before any `reqwest::Client` is built — otherwise
 //!   `ClientBuilder::build()` panics with "No rustls crypto provider is configured".
+//!   Cargo unifies that feature into every reqwest of the program, the
+//!   application's own clients included, so the provider is installed when the
+//!   program loads (before `main`), not when our first client is built: an
+//!   application that builds its own `reqwest::Client` first needs no TLS line.
 //! - [`http_client_builder`]: a `reqwest::ClientBuilder` that can do HTTPS and
 //!   follows redirects only within one origin, so a credential header that reqwest
 //!   does not strip (such as `UserToken`) or a re-sent login body never reaches
@@ -44,12 +48,28 @@ pub const MAX_SAME_ORIGIN_REDIRECTS: usize = 10;
 
 static INSTALL: Once = Once::new();
 
+// Before `main`: an application's own `reqwest::Client`, built before any of
+// ours, must find a provider too (reqwest 0.13 with `rustls-no-provider` reads
+// only `CryptoProvider::get_default()` and panics without one). Installing a
+// provider touches nothing but rustls' own `OnceLock`, which is sound before
+// `main`.
+ctor::declarative::ctor! {
+    #[ctor(unsafe)]
+    fn install_crypto_provider_at_load() {
+        install_crypto_provider();
+    }
+}
+
 /// Installs rustls' `ring` provider as the process-wide default crypto provider,
 /// once; a no-op if any provider is already installed.
 ///
-/// [`http_client_builder`] and the client crates' `ClientContext` constructors
-/// call it, so a client built through them can always do HTTPS. Call it yourself
-/// before building any other `reqwest::Client` in the same process.
+/// It runs when the program loads (before `main`), so any `reqwest::Client` of
+/// the process can do HTTPS; [`http_client_builder`] and the client crates'
+/// `ClientContext` constructors call it again (a no-op) for programs that load
+/// this code some other way. An application that wants another provider as the
+/// process default cannot install it with `CryptoProvider::install_default` (it
+/// returns `Err`): give its own clients a `rustls::ClientConfig` built with
+/// `builder_with_provider` instead.
 pub fn install_crypto_provider() {
     INSTALL.call_once(|| {
         // Err means another provider is already installed: fine.

@@ -9,20 +9,24 @@
 //! cargo run -p facade --example conversion_report
 //! ```
 //!
-//! Settings (environment): `SEARCH_ADS_TOKEN` (an OAuth access token), `SEARCH_ADS_CUSTOMER_ID`
+//! Settings (environment): `GOOGLE_APPLICATION_CREDENTIALS` (a credentials file; unset, gcloud's
+//! `application-default` login or the metadata server is used), `SEARCH_ADS_CUSTOMER_ID`
 //! (the customer of the new Search Ads 360), and `SEARCH_ADS_URL` / `SEARCH_ADS_REPORTING_URL`
 //! (leave them unset against Google).
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Days, Utc};
-use facade::search_ads::{CampaignId, CustomerId, DateRange, Micros, SearchAdsClient, StaticToken};
+use facade::search_ads::{
+    CampaignId, CustomerId, DateRange, DefaultCredentials, Micros, SearchAdsClient,
+};
 use futures::TryStreamExt;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let env = |name| std::env::var(name).map_err(|_| anyhow::anyhow!("{name} is not set"));
-    let mut builder = SearchAdsClient::builder(StaticToken::new(env("SEARCH_ADS_TOKEN")?));
+    // Sign in as Google's libraries do: Application Default Credentials.
+    let mut builder = SearchAdsClient::builder(DefaultCredentials::new()?);
     if let Ok(url) = env("SEARCH_ADS_URL") {
         builder = builder.base_url(&url);
     }

@@ -15,23 +15,21 @@
 //! cargo run -p facade --example first_application
 //! ```
 //!
-//! Settings (environment): for search ads `SEARCH_ADS_KEY_FILE` (a service-account JSON key,
-//! Google's documented sign-in for servers) or `SEARCH_ADS_TOKEN` (an access token),
-//! `SEARCH_ADS_AGENCY_ID`, `SEARCH_ADS_ADVERTISER_ID`, `SEARCH_ADS_CUSTOMER_ID`; for the video
+//! Settings (environment): for search ads `GOOGLE_APPLICATION_CREDENTIALS` (Application Default
+//! Credentials, as Google documents: a credentials file, else gcloud's `application-default`
+//! login, else the metadata server), `SEARCH_ADS_AGENCY_ID`, `SEARCH_ADS_ADVERTISER_ID`, `SEARCH_ADS_CUSTOMER_ID`; for the video
 //! service `VIDEO_SESSION_URL`, `VIDEO_SECRET_KEY`, `VIDEO_USER`, `VIDEO_PASSWORD`,
 //! `VIDEO_SESSION_ID`. `SEARCH_ADS_URL` and `SEARCH_ADS_REPORTING_URL` point at the fakes; leave
 //! them unset against Google.
 
-use std::sync::Arc;
-
 use chrono::{DateTime, Days, Utc};
 use facade::http::BaseUrl;
 use facade::search_ads::{
-    self, AdvertiserId, AgencyId, Conversion, CustomerId, DateRange, Outcome, SearchAdsClient,
-    SegmentationId, ServiceAccount, StaticToken, TokenSource,
+    self, AdvertiserId, AgencyId, Conversion, CustomerId, DateRange, DefaultCredentials, Outcome,
+    SearchAdsClient, SegmentationId,
 };
 use facade::video_session::{
-    self, CallExperience, Credentials, EmailAddress, Invitation, SessionId, VideoSessionClient,
+    self, Credentials, EmailAddress, Invitation, SessionId, VideoSessionClient,
 };
 use futures::TryStreamExt;
 
@@ -46,7 +44,7 @@ enum AppError {
 
 /// The application's settings, read from the environment by [`main`].
 struct Settings {
-    tokens: Arc<dyn TokenSource>,
+    google: DefaultCredentials,
     search_ads_url: Option<String>,
     reporting_url: Option<String>,
     agency: AgencyId,
@@ -60,7 +58,7 @@ struct Settings {
 
 async fn run(settings: Settings) -> Result<(), AppError> {
     // Search ads: one client for the v2 API and the Reporting API.
-    let mut builder = SearchAdsClient::builder_shared(settings.tokens);
+    let mut builder = SearchAdsClient::builder(settings.google);
     if let Some(url) = &settings.search_ads_url {
         builder = builder.base_url(url);
     }
@@ -113,7 +111,7 @@ async fn run(settings: Settings) -> Result<(), AppError> {
 
     // 3. Log in; the lockout guard never sends the login that could block the account.
     let video = VideoSessionClient::new(settings.video_url)?;
-    let session = video.login(&settings.credentials).await?;
+    let session = video.login(&settings.credentials).send().await?;
     println!("login: signed in as {}", settings.credentials.user_name());
 
     // 4. One invitation, by e-mail.
@@ -123,7 +121,8 @@ async fn run(settings: Settings) -> Result<(), AppError> {
     };
     let session_id = settings.session_id;
     video
-        .send_invitation(&session, &session_id, &invitation, &CallExperience::new())
+        .send_invitation(&session, session_id.clone(), invitation.clone())
+        .send()
         .await?;
     println!(
         "invitation: sent by {} for session {session_id}",
@@ -135,12 +134,8 @@ async fn run(settings: Settings) -> Result<(), AppError> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let env = |name| std::env::var(name).map_err(|_| anyhow::anyhow!("{name} is not set"));
-    let tokens: Arc<dyn TokenSource> = match std::env::var("SEARCH_ADS_KEY_FILE") {
-        Ok(path) => Arc::new(ServiceAccount::from_file(path)?),
-        Err(_) => Arc::new(StaticToken::new(env("SEARCH_ADS_TOKEN")?)),
-    };
     let settings = Settings {
-        tokens,
+        google: DefaultCredentials::new()?,
         search_ads_url: std::env::var("SEARCH_ADS_URL").ok(),
         reporting_url: std::env::var("SEARCH_ADS_REPORTING_URL").ok(),
         agency: env("SEARCH_ADS_AGENCY_ID")?.parse()?,

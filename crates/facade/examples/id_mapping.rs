@@ -9,7 +9,7 @@
 //! cargo run -p facade --example id_mapping
 //! ```
 //!
-//! Settings (environment): `SEARCH_ADS_TOKEN`, `SEARCH_ADS_AGENCY_ID`,
+//! Settings (environment): `GOOGLE_APPLICATION_CREDENTIALS`, `SEARCH_ADS_AGENCY_ID`,
 //! `SEARCH_ADS_ADVERTISER_ID`, `SEARCH_ADS_ENGINE_ACCOUNT_ID`, and `SEARCH_ADS_URL` (leave it
 //! unset against Google). When `SEARCH_ADS_CUSTOMER_ID` is set, the example checks that the
 //! mapping gives that customer.
@@ -17,14 +17,15 @@
 use std::collections::BTreeMap;
 
 use facade::search_ads::{
-    AdvertiserId, AgencyId, EngineAccountId, IdLookup, SearchAdsClient, StaticToken,
+    AdvertiserId, AgencyId, DefaultCredentials, EngineAccountId, IdLookup, SearchAdsClient,
 };
 use futures::TryStreamExt;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let env = |name| std::env::var(name).map_err(|_| anyhow::anyhow!("{name} is not set"));
-    let mut builder = SearchAdsClient::builder(StaticToken::new(env("SEARCH_ADS_TOKEN")?));
+    // Sign in as Google's libraries do: Application Default Credentials.
+    let mut builder = SearchAdsClient::builder(DefaultCredentials::new()?);
     if let Ok(url) = env("SEARCH_ADS_URL") {
         builder = builder.base_url(&url);
     }

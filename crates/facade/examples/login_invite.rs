@@ -19,7 +19,6 @@
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use facade::http::BaseUrl;
 use facade::video_session::{
     CallExperience, Camera, Credentials, EmailAddress, Error, FileStore, Invitation, Message,
     Microphone, MobileNumber, SessionId, VideoSessionClient,
@@ -45,7 +44,7 @@ async fn main() -> anyhow::Result<()> {
         || std::env::temp_dir().join("facade-example-lockout.json"),
         Into::into,
     );
-    let client = VideoSessionClient::builder(BaseUrl::parse(&env("VIDEO_SESSION_URL")?)?)
+    let client = VideoSessionClient::builder(env("VIDEO_SESSION_URL")?)
         .lockout_store(Arc::new(FileStore::new(lockout_file)))
         .build()?;
 
@@ -54,7 +53,7 @@ async fn main() -> anyhow::Result<()> {
         env("VIDEO_USER")?,
         env("VIDEO_PASSWORD")?,
     )?;
-    let session = match client.login(&credentials).await {
+    let session = match client.login(&credentials).send().await {
         Ok(session) => session,
         Err(refused @ Error::LockoutRefused { .. }) => {
             // Nothing was sent, so the account is not blocked; the message says until when.
@@ -76,7 +75,9 @@ async fn main() -> anyhow::Result<()> {
         .camera(Camera::Front);
     let session_id = SessionId::new(env("VIDEO_SESSION_ID")?)?;
     let receipt = client
-        .send_invitation(&session, &session_id, &invitation, &experience)
+        .send_invitation(&session, session_id.clone(), invitation.clone())
+        .experience(experience)
+        .send()
         .await?;
     println!(
         "invitation sent by {} for session {session_id}, query string {}",

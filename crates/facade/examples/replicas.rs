@@ -48,7 +48,7 @@ async fn attempt(
     client: &VideoSessionClient,
     credentials: &Credentials,
 ) -> anyhow::Result<Attempt> {
-    Ok(match client.login(credentials).await {
+    Ok(match client.login(credentials).send().await {
         Ok(_session) => Attempt::LoggedIn,
         Err(Error::InvalidCredentials { .. }) => Attempt::Failed,
         Err(refused @ Error::LockoutRefused { .. }) => Attempt::Refused(refused.to_string()),

@@ -20,7 +20,7 @@
 //! repeats an earlier row (refused before sending) and one names an unknown Floodlight activity
 //! (rejected by the service). Every rejected row is printed with its row number and reason.
 //!
-//! Settings (environment): `SEARCH_ADS_TOKEN`, `SEARCH_ADS_AGENCY_ID`,
+//! Settings (environment): `GOOGLE_APPLICATION_CREDENTIALS`, `SEARCH_ADS_AGENCY_ID`,
 //! `SEARCH_ADS_ADVERTISER_ID`, and `SEARCH_ADS_URL` (leave it unset against Google). Exit status:
 //! 0 when every row has a definite outcome (stored, already stored or rejected), 1 otherwise or
 //! on an error; 0 also for `--interrupt-after`, which prints how many rows are left.
@@ -33,7 +33,8 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use chrono::{DateTime, Utc};
 use facade::search_ads::{
-    AdvertiserId, AgencyId, Conversion, Outcome, SearchAdsClient, SegmentationId, StaticToken,
+    AdvertiserId, AgencyId, Conversion, DefaultCredentials, Outcome, SearchAdsClient,
+    SegmentationId,
 };
 use futures::StreamExt;
 
@@ -164,7 +165,8 @@ fn input(run: i64, rows: usize, agency: AgencyId, advertiser: AdvertiserId) -> V
 async fn main() -> anyhow::Result<()> {
     let args = args()?;
     let env = |name| std::env::var(name).map_err(|_| anyhow::anyhow!("{name} is not set"));
-    let mut builder = SearchAdsClient::builder(StaticToken::new(env("SEARCH_ADS_TOKEN")?));
+    // Sign in as Google's libraries do: Application Default Credentials.
+    let mut builder = SearchAdsClient::builder(DefaultCredentials::new()?);
     if let Ok(url) = env("SEARCH_ADS_URL") {
         builder = builder.base_url(&url);
     }

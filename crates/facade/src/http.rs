@@ -154,6 +154,12 @@ impl fmt::Display for BaseUrl {
     }
 }
 
+impl AsRef<str> for BaseUrl {
+    fn as_ref(&self) -> &str {
+        &self.text
+    }
+}
+
 impl std::str::FromStr for BaseUrl {
     type Err = BaseUrlError;
 

@@ -29,10 +29,45 @@
 //! # Cargo features
 //!
 //! - `service-account` (off by default): `search_ads::ServiceAccount`, Google's
-//!   service-account key files, through the `gcp_auth` crate. Without it the
-//!   search ads client authenticates with a fixed token
-//!   ([`StaticToken`](search_ads::StaticToken)) or a [`TokenSource`](search_ads::TokenSource)
-//!   of your own, and the build is about 10 s shorter.
+//!   service-account key files, through the `gcp_auth` crate (it signs the
+//!   assertion; the facade exchanges it). Without it every other credential
+//!   below still works, and the build is about 10 s shorter.
+//!
+//! # Signing in to Search Ads 360
+//!
+//! Google's SA360 guides sign in as a Google **user**: an OAuth client of type
+//! "Desktop app" (client id + secret) and a refresh token from the installed-app
+//! flow. [`DefaultCredentials`](search_ads::DefaultCredentials) finds them the way
+//! Google's libraries do (Application Default Credentials):
+//!
+//! 1. the file named by `GOOGLE_APPLICATION_CREDENTIALS` (`authorized_user` or
+//!    `service_account`; other types are refused by name);
+//! 2. gcloud's `application_default_credentials.json` (under `CLOUDSDK_CONFIG`, else
+//!    `~/.config/gcloud`), written by
+//!    `gcloud auth application-default login --scopes=https://www.googleapis.com/auth/doubleclicksearch`;
+//! 3. the metadata server on Google Cloud (`GCE_METADATA_HOST` overrides its host).
+//!
+//! ```no_run
+//! use facade::search_ads::{DefaultCredentials, SearchAdsClient};
+//! let credentials = DefaultCredentials::new()?;
+//! let client = SearchAdsClient::new(credentials)?;
+//! # Ok::<(), facade::search_ads::Error>(())
+//! ```
+//!
+//! The sources one by one: [`AuthorizedUser`](search_ads::AuthorizedUser) (client id,
+//! secret, refresh token, or an `authorized_user` file),
+//! [`installed`](search_ads::installed) (the installed-app flow with PKCE and a
+//! loopback redirect, which gives that refresh token; `apictl auth login` runs it),
+//! `ServiceAccount`, [`MetadataServer`](search_ads::MetadataServer), a fixed
+//! [`StaticToken`](search_ads::StaticToken), or a [`TokenSource`](search_ads::TokenSource)
+//! of your own. Tokens are cached and renewed 30 s before they expire; concurrent
+//! calls share one refresh; a 401 drops exactly the refused token and the call is
+//! sent once more. Token-endpoint and metadata answers have the API's bounds (size,
+//! stall, timeouts, no redirect to another origin); an unreachable or busy token
+//! endpoint is retried under the client's `RetryPolicy`; a revoked or expired refresh
+//! token is [`Error::InvalidGrant`](search_ads::Error::InvalidGrant), whose message
+//! says how to sign in again (refresh tokens of a client in "Testing" status expire
+//! after 7 days). No secret appears in `Debug`, `Display`, errors or logs.
 //!
 //! # Search ads in one example
 //!

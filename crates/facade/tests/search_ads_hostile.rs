@@ -20,8 +20,8 @@ use facade::search_ads::{
     WriteOptions,
 };
 use facade::video_session::{
-    self as video, CallExperience, Credentials, EmailAddress, Invitation, MemoryStore, Session,
-    SessionId, UserDetails, VideoSessionClient,
+    self as video, Credentials, EmailAddress, Invitation, MemoryStore, Session, SessionId,
+    UserDetails, VideoSessionClient,
 };
 use test_support::hostile::TEN_GIB;
 use test_support::{Answer, HostileServer};
@@ -250,6 +250,7 @@ async fn hostile_answers_end_every_call_with_a_clear_error_in_bounded_memory() {
         let start = Instant::now();
         let error = video
             .login(&Credentials::new("sk", "alice", "pw").expect("valid"))
+            .send()
             .await
             .expect_err("a hostile answer");
         check_video("login", answer, &error, start.elapsed());
@@ -257,13 +258,13 @@ async fn hostile_answers_end_every_call_with_a_clear_error_in_bounded_memory() {
         let error = video
             .send_invitation(
                 &session(),
-                &SessionId::new("s1").expect("valid"),
-                &Invitation::Email {
+                SessionId::new("s1").expect("valid"),
+                Invitation::Email {
                     to: EmailAddress::new("guest@example.com").expect("valid"),
                     message: None,
                 },
-                &CallExperience::new(),
             )
+            .send()
             .await
             .expect_err("a hostile answer");
         check_video("send_invitation", answer, &error, start.elapsed());

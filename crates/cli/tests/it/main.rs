@@ -8,6 +8,7 @@ mod common;
 
 mod ads;
 mod ads_resume;
+mod auth;
 mod help;
 mod sandbox;
 mod tour;

@@ -308,6 +308,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_parse_error_converts_into_the_service_error() {
+        let e: Error = "m=1".parse::<CallExperience>().unwrap_err().into();
+        assert!(
+            matches!(&e, Error::Validation(v) if v.field == "QueryStringParameter"),
+            "{e:?}"
+        );
+    }
+
+    #[test]
     fn renders_in_order_and_skips_omitted_parts() {
         let all = CallExperience::new()
             .platform_support(PlatformSupport::BrowserFirst)

@@ -1,7 +1,7 @@
 //! Time sources for the lockout guard, and the UTC formatting used in messages.
 
 use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Where the lockout guard reads the current time.
@@ -42,7 +42,7 @@ impl Clock for SystemClock {
     }
 }
 
-/// A clock that only moves when told to, for tests.
+/// A clock that only moves when told to, for tests (feature `test-util`).
 ///
 /// Clones share one time, so a test keeps a clone and advances it while the
 /// guard holds another.
@@ -56,16 +56,18 @@ impl Clock for SystemClock {
 /// clock.advance(Duration::from_secs(60));
 /// assert_eq!(shared.now(), UNIX_EPOCH + Duration::from_secs(1_060));
 /// ```
+#[cfg(any(test, feature = "test-util"))]
 #[derive(Debug, Clone)]
 pub struct ManualClock {
-    now: Arc<Mutex<SystemTime>>,
+    now: std::sync::Arc<std::sync::Mutex<SystemTime>>,
 }
 
+#[cfg(any(test, feature = "test-util"))]
 impl ManualClock {
     /// A clock standing at `start`.
     pub fn new(start: SystemTime) -> Self {
         Self {
-            now: Arc::new(Mutex::new(start)),
+            now: std::sync::Arc::new(std::sync::Mutex::new(start)),
         }
     }
 
@@ -81,6 +83,7 @@ impl ManualClock {
     }
 }
 
+#[cfg(any(test, feature = "test-util"))]
 impl Clock for ManualClock {
     fn now(&self) -> SystemTime {
         *self.now.lock().unwrap_or_else(|p| p.into_inner())

@@ -390,15 +390,7 @@ mod tests {
     }
 
     #[test]
-    fn input_errors_convert() {
-        let e: Error = "m=1"
-            .parse::<crate::video_session::CallExperience>()
-            .unwrap_err()
-            .into();
-        assert!(
-            matches!(&e, Error::Validation(v) if v.field == "QueryStringParameter"),
-            "{e:?}"
-        );
+    fn a_refused_base_url_is_a_validation_error_of_the_setting() {
         let e: Error = crate::http::BaseUrl::parse("http://example.com")
             .unwrap_err()
             .into();

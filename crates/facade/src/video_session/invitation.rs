@@ -349,19 +349,19 @@ impl UndocumentedInvitation {
     }
 
     /// Sets `MobileNo` and `IsoCode`.
-    pub fn with_mobile(mut self, mobile: MobileNumber) -> Self {
+    pub fn mobile(mut self, mobile: MobileNumber) -> Self {
         self.mobile = Some(mobile);
         self
     }
 
     /// Sets `EmailAddress`.
-    pub fn with_email(mut self, email: EmailAddress) -> Self {
+    pub fn email(mut self, email: EmailAddress) -> Self {
         self.email = Some(email);
         self
     }
 
     /// Sets `Message`.
-    pub fn with_message(mut self, message: Message) -> Self {
+    pub fn message(mut self, message: Message) -> Self {
         self.message = Some(message);
         self
     }
@@ -578,8 +578,8 @@ mod tests {
             }
         );
         let u = UndocumentedInvitation::new(UndocumentedType::try_from(5).unwrap())
-            .with_mobile(to)
-            .with_message(Message::new("hi").unwrap());
+            .mobile(to)
+            .message(Message::new("hi").unwrap());
         let w = Invitation::Undocumented(u).to_wire(&CallExperience::new().silent_observer());
         assert_eq!(w.invitation_type, 5);
         assert_eq!(w.query_string_parameter.as_deref(), Some("?o=1"));

@@ -21,7 +21,7 @@
 //!   The store is pluggable: the process-wide [`MemoryStore::shared`]
 //!   (default), [`FileStore`] (the processes of one host; a CLI or a restarted
 //!   process keeps the count), or `RedisStore` (feature `redis`, replicas).
-//!   The [`Clock`] is injectable ([`ManualClock`] for tests).
+//!   The [`Clock`] is injectable (`ManualClock`, feature `test-util`, for tests).
 //! - [`Invitation`]: one variant per channel (SMS, WhatsApp, e-mail), with
 //!   validated fields ([`MobileNumber`] with its [`CountryCode`],
 //!   [`EmailAddress`], [`Message`]); validation errors name the wire field and
@@ -86,7 +86,6 @@
 //! ```
 //! use std::sync::Arc;
 //!
-//! use facade::http::BaseUrl;
 //! use facade::video_session::{
 //!     CallExperience, Camera, Credentials, Error, FileStore, Invitation, Message, Microphone,
 //!     MobileNumber, SessionId, VideoSessionClient,
@@ -103,12 +102,12 @@
 //! # let state = tempfile::tempdir()?;
 //! # let lockout_file = state.path().join("video-lockout.json");
 //! // The lockout count lives in a file, so it survives restarts of this program.
-//! let client = VideoSessionClient::builder(BaseUrl::parse(&base_url)?)
+//! let client = VideoSessionClient::builder(&base_url)
 //!     .lockout_store(Arc::new(FileStore::new(lockout_file)))
 //!     .build()?;
 //!
 //! let credentials = Credentials::new(secret_key, user_name, password)?;
-//! let session = match client.login(&credentials).await {
+//! let session = match client.login(&credentials).send().await {
 //!     Ok(session) => session,
 //!     Err(refused @ Error::LockoutRefused { .. }) => {
 //!         // Nothing was sent; the message says when trying again is safe.
@@ -126,7 +125,9 @@
 //!     .microphone(Microphone::On)
 //!     .camera(Camera::Front);
 //! let receipt = client
-//!     .send_invitation(&session, &SessionId::new(session_id)?, &invitation, &experience)
+//!     .send_invitation(&session, SessionId::new(session_id)?, invitation)
+//!     .experience(experience)
+//!     .send()
 //!     .await?;
 //! assert_eq!(receipt.invitation_type, Some(1));
 //! assert_eq!(receipt.query_string_parameter.as_deref(), Some("?m=1&c=2"));
@@ -141,13 +142,17 @@ mod credentials;
 mod error;
 mod invitation;
 mod lockout;
+mod login;
+mod send_invitation;
 mod session;
 
 pub use call_experience::{
     CallExperience, CallExperienceParseError, Camera, JoinAs, Microphone, PlatformSupport,
 };
-pub use client::{InvitationReceipt, VideoSessionClient, VideoSessionClientBuilder};
-pub use clock::{Clock, ManualClock, SystemClock};
+pub use client::{VideoSessionClient, VideoSessionClientBuilder};
+#[cfg(any(test, feature = "test-util"))]
+pub use clock::ManualClock;
+pub use clock::{Clock, SystemClock};
 pub use credentials::{AccountKey, Credentials};
 pub use error::{Error, RefusalReason, StoreError, ValidationError};
 pub use invitation::{
@@ -158,7 +163,9 @@ pub use invitation::{
 pub use lockout::RedisStore;
 pub use lockout::{
     AccountState, AccountView, AttemptEntry, AttemptId, DEFAULT_ATTEMPT_TIMEOUT, FileStore, Hold,
-    Limits, LockoutGuard, LockoutPolicy, LockoutStatus, LockoutStore, MAX_SPAN, MemoryStore,
-    Refusal, Resolution, StoreFuture,
+    Limits, LockoutGuard, LockoutGuardBuilder, LockoutPolicy, LockoutStatus, LockoutStore,
+    MAX_SPAN, MemoryStore, Refusal, Resolution, StoreFuture,
 };
+pub use login::LoginRequest;
+pub use send_invitation::{InvitationReceipt, SendInvitationRequest};
 pub use session::{Session, UserDetails};

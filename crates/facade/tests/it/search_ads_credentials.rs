@@ -382,13 +382,24 @@ async fn the_metadata_server_gives_tokens_with_its_header() {
         .await
         .expect("cached");
     assert_eq!(fake.oauth_counts().metadata_requests, 1);
-    // Unreachable: transient, and the hint says where else to sign in.
+    // Nothing listens: not on Google Cloud, so no credentials (not retried), and the hint says
+    // where else to sign in.
     let gone = MetadataServer::builder()
         .host("127.0.0.1:9")
         .build()
         .expect("builds");
     let e = gone.token().await.expect_err("nothing listens");
-    assert!(e.is_transient());
+    assert!(
+        matches!(
+            e,
+            Error::Auth {
+                credential: CredentialKind::MetadataServer,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(!e.is_transient());
     assert!(
         e.to_string().contains("GOOGLE_APPLICATION_CREDENTIALS"),
         "{e}"

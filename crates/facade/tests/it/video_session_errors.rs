@@ -61,21 +61,21 @@ async fn block_end_comes_from_retry_after_then_the_body_then_the_policy() {
     ] {
         let (server, client, clock) = client_answering(move |_| answer.clone()).await;
         let now: SystemTime = facade::video_session::Clock::now(&clock);
-        let err = client.login(&creds()).await.unwrap_err();
+        let err = client.login(&creds()).send().await.unwrap_err();
         let Error::AccountBlocked { until } = err else {
             panic!("expected AccountBlocked, got {err:?}")
         };
         assert_eq!(until, now + Duration::from_secs(expected));
         // Nothing is sent until the block ends, plus the 60 s margin.
         let margin = Duration::from_secs(60);
-        let refused = client.login(&creds()).await.unwrap_err();
+        let refused = client.login(&creds()).send().await.unwrap_err();
         assert!(
             matches!(refused, Error::LockoutRefused { reason: RefusalReason::KnownBlock, retry_at, .. } if retry_at == until + margin),
             "{refused:?}"
         );
         assert_eq!(server.requests().len(), 1);
         clock.advance(Duration::from_secs(expected) + margin - Duration::from_millis(1));
-        assert!(client.login(&creds()).await.is_err());
+        assert!(client.login(&creds()).send().await.is_err());
         assert_eq!(server.requests().len(), 1);
         clock.advance(Duration::from_millis(1));
         let status = client
@@ -105,13 +105,13 @@ async fn a_429_on_login_does_not_count_and_pauses_until_retry_after() {
     })
     .await;
     let now: SystemTime = facade::video_session::Clock::now(&clock);
-    let err = client.login(&creds()).await.unwrap_err();
+    let err = client.login(&creds()).send().await.unwrap_err();
     assert!(
         matches!(err, Error::Rejected { status: 429, .. }),
         "{err:?}"
     );
     assert_eq!(failures(&client).await, 0, "a 429 was counted as a failure");
-    let refused = client.login(&creds()).await.unwrap_err();
+    let refused = client.login(&creds()).send().await.unwrap_err();
     let expected_retry = now + Duration::from_secs(30 + 60);
     assert!(
         matches!(refused, Error::LockoutRefused { reason: RefusalReason::RateLimited, retry_at, .. } if retry_at == expected_retry),
@@ -119,7 +119,7 @@ async fn a_429_on_login_does_not_count_and_pauses_until_retry_after() {
     );
     assert_eq!(server.requests().len(), 1);
     clock.advance(Duration::from_secs(90));
-    assert!(client.login(&creds()).await.is_err());
+    assert!(client.login(&creds()).send().await.is_err());
     assert_eq!(server.requests().len(), 2, "not sent after the pause");
 }
 
@@ -142,14 +142,14 @@ async fn a_423_with_retry_after_zero_keeps_the_count() {
     })
     .await;
     for _ in 0..4 {
-        assert!(client.login(&creds()).await.is_err());
+        assert!(client.login(&creds()).send().await.is_err());
     }
     // 3 failures, then a block of 0 s: it ends after the margin, and the 4
     // attempts still count.
     clock.advance(Duration::from_secs(60));
     assert_eq!(failures(&client).await, 4);
-    assert!(client.login(&creds()).await.is_err());
-    let refused = client.login(&creds()).await.unwrap_err();
+    assert!(client.login(&creds()).send().await.is_err());
+    let refused = client.login(&creds()).send().await.unwrap_err();
     assert!(
         matches!(
             refused,
@@ -172,7 +172,7 @@ async fn validation_failure_on_login_does_not_count_and_names_the_field() {
         )
     })
     .await;
-    let err = client.login(&creds()).await.unwrap_err();
+    let err = client.login(&creds()).send().await.unwrap_err();
     assert!(
         matches!(&err, Error::Rejected { status: 400, code, field: Some(f), .. } if code == "ValidationFailed" && f == "UserName"),
         "{err:?}"
@@ -190,7 +190,7 @@ async fn login_without_a_token_is_unexpected_but_clears_the_count() {
         )
     })
     .await;
-    let err = client.login(&creds()).await.unwrap_err();
+    let err = client.login(&creds()).send().await.unwrap_err();
     assert!(
         matches!(&err, Error::UnexpectedResponse { status: Some(200), detail } if detail.contains("UserToken")),
         "{err:?}"
@@ -201,7 +201,7 @@ async fn login_without_a_token_is_unexpected_but_clears_the_count() {
 #[tokio::test]
 async fn unlisted_status_and_refused_connection() {
     let (_server, client, _clock) = client_answering(|_| Canned::json(204, json!(null))).await;
-    let err = client.login(&creds()).await.unwrap_err();
+    let err = client.login(&creds()).send().await.unwrap_err();
     assert!(
         matches!(
             err,
@@ -222,7 +222,7 @@ async fn unlisted_status_and_refused_connection() {
         .lockout_store(Arc::new(MemoryStore::new()))
         .build()
         .unwrap();
-    let err = client.login(&creds()).await.unwrap_err();
+    let err = client.login(&creds()).send().await.unwrap_err();
     assert!(
         matches!(&err, Error::Transport(t) if t.kind == facade::http::TransportErrorKind::Connect),
         "{err:?}"
@@ -257,7 +257,7 @@ async fn a_text_503_or_429_on_login_names_its_status() {
             body: "Service Unavailable".into(),
         })
         .await;
-        let err = client.login(&creds()).await.unwrap_err();
+        let err = client.login(&creds()).send().await.unwrap_err();
         let shown = err.to_string();
         assert!(
             shown.contains(&status.to_string()),

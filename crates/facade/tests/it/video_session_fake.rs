@@ -62,7 +62,7 @@ async fn sequential_failures_stop_before_the_block_and_resume_after_the_window()
     let fake = start().await;
     let client = client(&fake);
     for remaining in (0..5).rev() {
-        match client.login(&wrong(&fake)).await {
+        match client.login(&wrong(&fake)).send().await {
             Err(Error::InvalidCredentials {
                 failures_in_window,
                 remaining_attempts,
@@ -80,7 +80,7 @@ async fn sequential_failures_stop_before_the_block_and_resume_after_the_window()
     // A sixth attempt could block the account: refused without a call, even
     // with the right password (the guard cannot know it is right).
     for creds in [wrong(&fake), right(&fake)] {
-        let err = client.login(&creds).await.unwrap_err();
+        let err = client.login(&creds).send().await.unwrap_err();
         let Error::LockoutRefused {
             reason,
             retry_after,
@@ -108,7 +108,7 @@ async fn sequential_failures_stop_before_the_block_and_resume_after_the_window()
 
     // Once the failures leave the 10-minute window and the margin, logins go out again.
     fake.clock().advance(Duration::from_secs(661));
-    let session = client.login(&right(&fake)).await.unwrap();
+    let session = client.login(&right(&fake)).send().await.unwrap();
     assert_eq!(session.user().domain_id, fake.demo().domain_id);
     assert_eq!(ledger(&fake), (0, 0));
     let status = client
@@ -132,7 +132,7 @@ async fn fifty_concurrent_wrong_attempts_send_only_the_budget() {
         .map(|_| {
             let client = Arc::clone(&client);
             let creds = Arc::clone(&creds);
-            tokio::spawn(async move { client.login(&creds).await })
+            tokio::spawn(async move { client.login(&creds).send().await })
         })
         .collect();
     let (mut invalid, mut refused) = (0, 0);
@@ -165,7 +165,7 @@ async fn file_store_keeps_the_count_across_a_restart() {
         let first = with_file();
         for _ in 0..3 {
             assert!(matches!(
-                first.login(&wrong(&fake)).await,
+                first.login(&wrong(&fake)).send().await,
                 Err(Error::InvalidCredentials { .. })
             ));
         }
@@ -192,12 +192,12 @@ async fn file_store_keeps_the_count_across_a_restart() {
     );
     for _ in 0..2 {
         assert!(matches!(
-            second.login(&wrong(&fake)).await,
+            second.login(&wrong(&fake)).send().await,
             Err(Error::InvalidCredentials { .. })
         ));
     }
     assert!(matches!(
-        second.login(&right(&fake)).await,
+        second.login(&right(&fake)).send().await,
         Err(Error::LockoutRefused { .. })
     ));
     assert_eq!(ledger(&fake), (5, 0));
@@ -205,7 +205,7 @@ async fn file_store_keeps_the_count_across_a_restart() {
 
     fake.clock().advance(Duration::from_secs(661));
     let third = with_file();
-    third.login(&right(&fake)).await.unwrap();
+    third.login(&right(&fake)).send().await.unwrap();
     let status = third
         .lockout_guard()
         .status(&right(&fake).account_key())
@@ -235,7 +235,7 @@ async fn known_block_is_respected_until_it_expires() {
     assert!(fake.ledger().is_blocked(&account(&fake)));
 
     let before = fake.clock().system_now();
-    let err = client.login(&right(&fake)).await.unwrap_err();
+    let err = client.login(&right(&fake)).send().await.unwrap_err();
     let Error::AccountBlocked { until } = err else {
         panic!("expected AccountBlocked, got {err:?}")
     };
@@ -247,7 +247,7 @@ async fn known_block_is_respected_until_it_expires() {
 
     let sent = fake.ledger().counts().login_attempts;
     fake.clock().advance(Duration::from_secs(300));
-    let err = client.login(&right(&fake)).await.unwrap_err();
+    let err = client.login(&right(&fake)).send().await.unwrap_err();
     // The reported end plus the 60 s margin (the fake's clock runs in real
     // time between the two readings, hence the tolerance).
     let expected = until + Duration::from_secs(60);
@@ -263,7 +263,7 @@ async fn known_block_is_respected_until_it_expires() {
     );
 
     fake.clock().advance(Duration::from_secs(361));
-    client.login(&right(&fake)).await.unwrap();
+    client.login(&right(&fake)).send().await.unwrap();
     // The only block is the other client's.
     assert_eq!(ledger(&fake), (0, 1));
 }
@@ -276,7 +276,7 @@ async fn secret_key_and_domain_errors_are_typed_and_do_not_count() {
     let bad_key = Credentials::new("sk-nope", d.user_name.clone(), d.password.clone()).unwrap();
     for _ in 0..8 {
         assert!(matches!(
-            client.login(&bad_key).await,
+            client.login(&bad_key).send().await,
             Err(Error::InvalidSecretKey)
         ));
     }
@@ -292,7 +292,7 @@ async fn secret_key_and_domain_errors_are_typed_and_do_not_count() {
         d.inactive_password.clone().unwrap(),
     )
     .unwrap();
-    let err = client.login(&inactive).await.unwrap_err();
+    let err = client.login(&inactive).send().await.unwrap_err();
     assert!(matches!(err, Error::DomainInactive), "{err:?}");
     assert!(err.to_string().contains("administrator"));
     assert_eq!(
@@ -312,11 +312,11 @@ async fn unknown_outcomes_count_as_failures() {
     let client = client(&fake);
     fake.set_faults(Faults::seeded(1).with_drop_before_response(1.0))
         .unwrap();
-    let err = client.login(&right(&fake)).await.unwrap_err();
+    let err = client.login(&right(&fake)).send().await.unwrap_err();
     assert!(matches!(err, Error::Transport(_)), "{err:?}");
     fake.set_faults(Faults::seeded(2).with_internal_error(1.0))
         .unwrap();
-    let err = client.login(&right(&fake)).await.unwrap_err();
+    let err = client.login(&right(&fake)).send().await.unwrap_err();
     assert!(
         matches!(err, Error::Rejected { status: 500, .. }),
         "{err:?}"
@@ -328,7 +328,7 @@ async fn unknown_outcomes_count_as_failures() {
         .unwrap();
     assert_eq!(status.failures_in_window, 2);
     fake.clear_faults();
-    client.login(&right(&fake)).await.unwrap();
+    client.login(&right(&fake)).send().await.unwrap();
     // The success clears the 500 (answered before it was sent), not the
     // dropped request: the service may still process that one after it.
     assert_eq!(
@@ -346,7 +346,7 @@ async fn unknown_outcomes_count_as_failures() {
 async fn invitations_land_in_the_outbox() {
     let fake = start().await;
     let client = client(&fake);
-    let session = client.login(&right(&fake)).await.unwrap();
+    let session = client.login(&right(&fake)).send().await.unwrap();
     let sid = SessionId::new(fake.demo().session_id.clone()).unwrap();
     let mobile = MobileNumber::new("us".parse().unwrap(), "+1 555 010 0199").unwrap();
     let email = EmailAddress::new("guest@example.com").unwrap();
@@ -359,46 +359,48 @@ async fn invitations_land_in_the_outbox() {
     let receipt = client
         .send_invitation(
             &session,
-            &sid,
-            &Invitation::Sms {
+            sid.clone(),
+            Invitation::Sms {
                 to: mobile.clone(),
                 message: Some(Message::new("Bitte beitreten – jetzt").unwrap()),
             },
-            &full,
         )
+        .experience(full)
+        .send()
         .await
         .unwrap();
     assert_eq!(receipt.invitation_type, Some(1));
     client
         .send_invitation(
             &session,
-            &sid,
-            &Invitation::WhatsApp { to: mobile.clone() },
-            &CallExperience::new().silent_observer(),
+            sid.clone(),
+            Invitation::WhatsApp { to: mobile.clone() },
         )
+        .experience(CallExperience::new().silent_observer())
+        .send()
         .await
         .unwrap();
     client
         .send_invitation(
             &session,
-            &sid,
-            &Invitation::Email {
+            sid.clone(),
+            Invitation::Email {
                 to: email.clone(),
                 message: None,
             },
-            &CallExperience::new(),
         )
+        .send()
         .await
         .unwrap();
     client
         .send_invitation(
             &session,
-            &sid,
-            &Invitation::Undocumented(
-                UndocumentedInvitation::new(UndocumentedType::Five).with_email(email.clone()),
+            sid.clone(),
+            Invitation::Undocumented(
+                UndocumentedInvitation::new(UndocumentedType::Five).email(email.clone()),
             ),
-            &CallExperience::new(),
         )
+        .send()
         .await
         .unwrap();
 
@@ -428,10 +430,10 @@ async fn invitations_land_in_the_outbox() {
     let err = client
         .send_invitation(
             &session,
-            &sid,
-            &Invitation::Undocumented(UndocumentedInvitation::new(UndocumentedType::Six)),
-            &CallExperience::new(),
+            sid.clone(),
+            Invitation::Undocumented(UndocumentedInvitation::new(UndocumentedType::Six)),
         )
+        .send()
         .await
         .unwrap_err();
     assert!(
@@ -442,10 +444,10 @@ async fn invitations_land_in_the_outbox() {
     let err = client
         .send_invitation(
             &session,
-            &SessionId::new("sess-missing").unwrap(),
-            &Invitation::WhatsApp { to: mobile.clone() },
-            &CallExperience::new(),
+            SessionId::new("sess-missing").unwrap(),
+            Invitation::WhatsApp { to: mobile.clone() },
         )
+        .send()
         .await
         .unwrap_err();
     assert!(
@@ -455,12 +457,8 @@ async fn invitations_land_in_the_outbox() {
 
     fake.revoke_user_tokens();
     let err = client
-        .send_invitation(
-            &session,
-            &sid,
-            &Invitation::WhatsApp { to: mobile },
-            &CallExperience::new(),
-        )
+        .send_invitation(&session, sid.clone(), Invitation::WhatsApp { to: mobile })
+        .send()
         .await
         .unwrap_err();
     assert!(matches!(err, Error::Unauthorized), "{err:?}");
@@ -477,11 +475,11 @@ async fn no_secret_in_logs_or_errors_against_the_fake() {
     let client = client(&fake);
     let mut formatted = String::new();
     for _ in 0..6 {
-        let e = client.login(&wrong(&fake)).await.unwrap_err();
+        let e = client.login(&wrong(&fake)).send().await.unwrap_err();
         formatted.push_str(&format!("{e}\n{e:?}\n"));
     }
     fake.clock().advance(Duration::from_secs(661));
-    let session = client.login(&right(&fake)).await.unwrap();
+    let session = client.login(&right(&fake)).send().await.unwrap();
     formatted.push_str(&format!("{session:?}\n"));
     let sid = SessionId::new(fake.demo().session_id.clone()).unwrap();
     let invitation = Invitation::Email {
@@ -489,12 +487,14 @@ async fn no_secret_in_logs_or_errors_against_the_fake() {
         message: None,
     };
     client
-        .send_invitation(&session, &sid, &invitation, &CallExperience::new())
+        .send_invitation(&session, sid.clone(), invitation.clone())
+        .send()
         .await
         .unwrap();
     fake.revoke_user_tokens();
     let e = client
-        .send_invitation(&session, &sid, &invitation, &CallExperience::new())
+        .send_invitation(&session, sid.clone(), invitation.clone())
+        .send()
         .await
         .unwrap_err();
     formatted.push_str(&format!("{e}\n{e:?}\n"));
@@ -528,7 +528,7 @@ async fn clients_built_per_request_share_one_count() {
             .clock(Arc::new(FakeTime(fake.clock().clone())))
             .build()
             .unwrap();
-        match client.login(&wrong(&fake)).await {
+        match client.login(&wrong(&fake)).send().await {
             Err(Error::InvalidCredentials { .. }) => invalid += 1,
             Err(Error::LockoutRefused { .. }) => refused += 1,
             other => panic!("unexpected {other:?}"),
@@ -574,11 +574,11 @@ async fn a_store_failing_after_the_send_keeps_the_service_answer() {
             tokio::task::yield_now().await;
         }
     });
-    let err = client.login(&right(&fake)).await.unwrap_err();
+    let err = client.login(&right(&fake)).send().await.unwrap_err();
     corrupter.await.unwrap();
     assert!(matches!(err, Error::AccountBlocked { .. }), "{err:?}");
     let sent = fake.ledger().counts().login_attempts;
-    let again = client.login(&right(&fake)).await.unwrap_err();
+    let again = client.login(&right(&fake)).send().await.unwrap_err();
     assert!(
         matches!(
             again,
@@ -604,7 +604,7 @@ async fn a_clone_shares_the_lockout_count() {
     let mut sent = 0;
     for i in 0..8 {
         let c = if i % 2 == 0 { &first } else { &second };
-        match c.login(&wrong(&fake)).await {
+        match c.login(&wrong(&fake)).send().await {
             Err(Error::InvalidCredentials { .. }) => sent += 1,
             Err(Error::LockoutRefused { .. }) => {}
             other => panic!("login {i}: {other:?}"),

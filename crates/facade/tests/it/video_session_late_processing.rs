@@ -135,16 +135,17 @@ async fn late_attempt_then_wait_for_retry_at(
     wait_for_failures(&fake, 1).await;
 
     for _ in 0..4 {
-        let e = direct.login(&wrong(&fake)).await.unwrap_err();
+        let e = direct.login(&wrong(&fake)).send().await.unwrap_err();
         assert!(matches!(e, Error::InvalidCredentials { .. }), "{e:?}");
     }
-    let Err(Error::LockoutRefused { retry_at, .. }) = direct.login(&wrong(&fake)).await else {
+    let Err(Error::LockoutRefused { retry_at, .. }) = direct.login(&wrong(&fake)).send().await
+    else {
         panic!("the sixth attempt within the window was not refused")
     };
     // Wait (on the driven clock) until the guard says it is safe, and try.
     let wait = retry_at.duration_since(fake.clock().system_now()).unwrap();
     fake.clock().advance(wait);
-    match direct.login(&wrong(&fake)).await {
+    match direct.login(&wrong(&fake)).send().await {
         Err(Error::InvalidCredentials { .. } | Error::LockoutRefused { .. }) => {}
         other => panic!("unexpected {other:?}"),
     }
@@ -156,7 +157,8 @@ async fn late_attempt_then_wait_for_retry_at(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dropped_login_processed_late_never_lets_the_service_block() {
     late_attempt_then_wait_for_retry_at(async |client, creds| {
-        let dropped = tokio::time::timeout(Duration::from_millis(200), client.login(creds)).await;
+        let dropped =
+            tokio::time::timeout(Duration::from_millis(200), client.login(creds).send()).await;
         assert!(dropped.is_err(), "the login should still be in flight");
     })
     .await;
@@ -165,7 +167,7 @@ async fn a_dropped_login_processed_late_never_lets_the_service_block() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_timed_out_login_processed_late_never_lets_the_service_block() {
     late_attempt_then_wait_for_retry_at(async |client, creds| {
-        let e = client.login(creds).await.unwrap_err();
+        let e = client.login(creds).send().await.unwrap_err();
         assert!(matches!(&e, Error::Transport(t) if matches!(t.kind, facade::http::TransportErrorKind::TimedOut { connect: false, .. })), "{e:?}");
     })
     .await;

@@ -6,8 +6,7 @@ use crate::video_session_support;
 
 use facade::http::BaseUrl;
 use facade::video_session::{
-    CallExperience, Credentials, EmailAddress, Error, Invitation, MemoryStore, SessionId,
-    VideoSessionClient,
+    Credentials, EmailAddress, Error, Invitation, MemoryStore, SessionId, VideoSessionClient,
 };
 use serde_json::json;
 use video_session_support::{Canned, Captured, RecordingServer};
@@ -53,15 +52,12 @@ async fn cross_origin_redirect_of_an_invitation_does_not_carry_the_token() {
     let client = client(&service);
     let session = client
         .login(&Credentials::new("sk", "alice", "pw").unwrap())
+        .send()
         .await
         .unwrap();
     let err = client
-        .send_invitation(
-            &session,
-            &SessionId::new("s1").unwrap(),
-            &invitation(),
-            &CallExperience::new(),
-        )
+        .send_invitation(&session, SessionId::new("s1").unwrap(), invitation())
+        .send()
         .await
         .unwrap_err();
     let Error::Redirected { status, location } = &err else {
@@ -87,7 +83,7 @@ async fn cross_origin_redirect_of_a_login_does_not_resend_the_body_and_counts() 
         .unwrap();
     let client = client(&service);
     let creds = Credentials::new("sk-redirect", "alice", "pw-redirect").unwrap();
-    let err = client.login(&creds).await.unwrap_err();
+    let err = client.login(&creds).send().await.unwrap_err();
     assert!(
         matches!(err, Error::Redirected { status: 308, .. }),
         "{err:?}"
@@ -117,15 +113,12 @@ async fn same_origin_redirect_is_followed() {
     let client = client(&service);
     let session = client
         .login(&Credentials::new("sk", "alice", "pw").unwrap())
+        .send()
         .await
         .unwrap();
     let receipt = client
-        .send_invitation(
-            &session,
-            &SessionId::new("old").unwrap(),
-            &invitation(),
-            &CallExperience::new(),
-        )
+        .send_invitation(&session, SessionId::new("old").unwrap(), invitation())
+        .send()
         .await
         .unwrap();
     assert_eq!(receipt.invitation_type, Some(3));

@@ -71,8 +71,8 @@ async fn steps_are_shared_between_stores_and_entries_expire() {
 
     // A short policy: the entry expires with its TTL and nothing stays.
     let short = LockoutPolicy::SEED
-        .with_window(Duration::from_millis(100))
-        .with_margin(Duration::from_millis(50))
+        .window(Duration::from_millis(100))
+        .margin(Duration::from_millis(50))
         .limits(Duration::from_millis(100));
     let id = AttemptId::from_u128(7);
     assert!(b.reserve(&key(2), id, now, short).await.unwrap().reserved);
@@ -128,7 +128,7 @@ async fn wrong_logins(
             let secret_key = secret_key.to_owned();
             tasks.push(tokio::spawn(async move {
                 let creds = Credentials::new(secret_key, "demo.user", "wrong").unwrap();
-                client.login(&creds).await
+                client.login(&creds).send().await
             }));
         }
     }
@@ -248,7 +248,7 @@ async fn replicas_in_two_processes_share_one_count() {
     let right =
         Credentials::new(fake.demo().secret_key.clone(), "someone.else", "whatever").unwrap();
     for _ in 0..5 {
-        let e = client.login(&right).await.unwrap_err();
+        let e = client.login(&right).send().await.unwrap_err();
         assert!(matches!(e, Error::Store(_)), "{e:?}");
         assert!(e.to_string().contains("127.0.0.1"), "{e}");
     }

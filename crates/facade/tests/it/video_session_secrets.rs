@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime};
 
 use facade::http::{BaseUrl, HttpOptions};
 use facade::video_session::{
-    CallExperience, Credentials, EmailAddress, Error, Invitation, ManualClock, Message, SessionId,
+    Credentials, EmailAddress, Error, Invitation, ManualClock, Message, SessionId,
     VideoSessionClient,
 };
 use serde_json::json;
@@ -89,18 +89,18 @@ async fn no_secret_in_formatted_values_errors_or_logs() {
     let mut seen = format!("{creds:?}\n{creds:#?}\n{client:?}\n");
 
     // A session, and an invitation the service rejects while echoing the token.
-    let session = client.login(&creds).await.unwrap();
+    let session = client.login(&creds).send().await.unwrap();
     seen.push_str(&format!("{session:?}\n{session:#?}\n"));
     let err = client
         .send_invitation(
             &session,
-            &SessionId::new("s1").unwrap(),
-            &Invitation::Email {
+            SessionId::new("s1").unwrap(),
+            Invitation::Email {
                 to: EmailAddress::new("guest@example.com").unwrap(),
                 message: Some(Message::new("hello").unwrap()),
             },
-            &CallExperience::new(),
         )
+        .send()
         .await
         .unwrap_err();
     assert!(
@@ -130,7 +130,7 @@ async fn no_secret_in_formatted_values_errors_or_logs() {
             // Five failures are counted by now: the guard refuses even the
             // right password until they leave the window.
             assert!(matches!(
-                client.login(&creds).await,
+                client.login(&creds).send().await,
                 Err(Error::LockoutRefused { .. })
             ));
             // The window, the margin and the 0.3 s attempt timeout of the
@@ -138,7 +138,7 @@ async fn no_secret_in_formatted_values_errors_or_logs() {
             clock.advance(Duration::from_secs(661));
         }
         *next.lock().unwrap() = answer;
-        let err = client.login(&creds).await.unwrap_err();
+        let err = client.login(&creds).send().await.unwrap_err();
         kinds.push(
             format!("{err:?}")
                 .split([' ', '(', '{'])
@@ -149,7 +149,7 @@ async fn no_secret_in_formatted_values_errors_or_logs() {
         seen.push_str(&all_forms(&err));
     }
     // Refused by the guard while blocked.
-    let err = client.login(&creds).await.unwrap_err();
+    let err = client.login(&creds).send().await.unwrap_err();
     assert!(matches!(err, Error::LockoutRefused { .. }), "{err:?}");
     seen.push_str(&all_forms(&err));
     assert_eq!(

@@ -60,7 +60,7 @@ fn credentials() -> Credentials {
 #[tokio::test]
 async fn login_request() {
     let (server, client) = setup().await;
-    let session = client.login(&credentials()).await.unwrap();
+    let session = client.login(&credentials()).send().await.unwrap();
     assert_eq!(session.user().login_id, 42);
     assert_eq!(session.user().first_name.as_deref(), Some("Alice"));
     let requests = server.requests();
@@ -81,14 +81,15 @@ async fn invitation_snapshot(
     experience: CallExperience,
 ) -> facade::video_session::InvitationReceipt {
     let (server, client) = setup().await;
-    let session: Session = client.login(&credentials()).await.unwrap();
+    let session: Session = client.login(&credentials()).send().await.unwrap();
     let receipt = client
         .send_invitation(
             &session,
-            &SessionId::new("sess-2024/01").unwrap(),
-            &invitation,
-            &experience,
+            SessionId::new("sess-2024/01").unwrap(),
+            invitation.clone(),
         )
+        .experience(experience)
+        .send()
         .await
         .unwrap();
     let requests = server.requests();
@@ -157,8 +158,8 @@ async fn undocumented_invitation_request() {
         "invitation_undocumented",
         Invitation::Undocumented(
             UndocumentedInvitation::new(UndocumentedType::Four)
-                .with_email(EmailAddress::new("guest@example.com").unwrap())
-                .with_message(Message::new("type 4, sent deliberately").unwrap()),
+                .email(EmailAddress::new("guest@example.com").unwrap())
+                .message(Message::new("type 4, sent deliberately").unwrap()),
         ),
         CallExperience::new().camera(Camera::Off),
     )

@@ -8,9 +8,12 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
+use super::authorized_user::AuthorizedUser;
 use super::authorized_user::read_credentials_file;
-use super::{AccessToken, AuthorizedUser, CredentialKind, MetadataServer, TokenSource};
+use super::metadata::MetadataServer;
+use super::token::{AccessToken, TokenSource};
 use crate::http::HttpOptions;
+use crate::search_ads::credential_kind::CredentialKind;
 use crate::search_ads::error::Error;
 
 /// The variable naming a credentials file (ADC's first step).
@@ -194,7 +197,8 @@ fn from_file(
         #[cfg(feature = "service-account")]
         Some("service_account") => Ok((
             Arc::new(
-                crate::search_ads::ServiceAccount::from_json(&text)?.http_options(options.clone()),
+                crate::search_ads::service_account::ServiceAccount::from_json(&text)?
+                    .http_options(options.clone()),
             ),
             CredentialKind::ServiceAccount,
         )),
@@ -229,6 +233,11 @@ impl DefaultCredentials {
     /// A builder, to set HTTP options or override environment variables.
     pub fn builder() -> DefaultCredentialsBuilder {
         DefaultCredentialsBuilder::default()
+    }
+
+    /// The kind of credentials found.
+    pub fn kind(&self) -> CredentialKind {
+        self.kind
     }
 
     /// Where the credentials were found.

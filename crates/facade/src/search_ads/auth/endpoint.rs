@@ -26,8 +26,9 @@ use std::time::{Duration, SystemTime};
 use bytes::Bytes;
 use secrecy::SecretString;
 
-use super::{AccessToken, CredentialKind};
+use super::token::AccessToken;
 use crate::http::{BaseUrl, HttpOptions, TimeoutMode, build_client};
+use crate::search_ads::credential_kind::CredentialKind;
 use crate::search_ads::error::Error;
 use crate::search_ads::retry::parse_retry_after;
 
@@ -187,6 +188,18 @@ impl TokenEndpoint {
         let started = std::time::Instant::now();
         let response = match request.send().await {
             Ok(response) => response,
+            // Nothing listening where the metadata server should be means
+            // "not on Google Cloud": no credentials, not a hiccup to retry.
+            Err(e) if e.is_connect() && self.credential == CredentialKind::MetadataServer => {
+                return Err(Error::Auth {
+                    credential: self.credential,
+                    message: format!(
+                        "{} {} (this does not look like Google Cloud)",
+                        self.url(),
+                        self.describe(&e)
+                    ),
+                });
+            }
             Err(e) => return Err(self.unavailable(None, self.describe(&e), None)),
         };
         let status = response.status().as_u16();

@@ -134,12 +134,12 @@ pub(crate) enum RowsError {
     Row(String),
 }
 
-/// One decoded row: its sort key, its `segments.date` and its conversion.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct DecodedRow {
-    pub key: RowKey,
-    pub date: NaiveDate,
-    pub conversion: Conversion,
+/// A page's rows, decoded: each row's sort key and `segments.date` beside its conversion (two
+/// vectors, so the conversions go to the reader as they are, without a copy).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct DecodedRows {
+    pub keys: Vec<(RowKey, NaiveDate)>,
+    pub conversions: Vec<Conversion>,
 }
 
 impl SearchPage {
@@ -181,9 +181,9 @@ impl SearchPage {
     /// Decodes and maps every row, in order. After the first row that cannot be mapped the
     /// rest are still checked against the spec's types, so a page that the generated type would
     /// reject is a [`RowsError::Payload`] whatever row comes first.
-    pub(crate) fn rows(&self) -> Result<Vec<DecodedRow>, RowsError> {
+    pub(crate) fn rows(&self) -> Result<DecodedRows, RowsError> {
         let Some(range) = self.results.clone() else {
-            return Ok(Vec::new());
+            return Ok(DecodedRows::default());
         };
         let mut de = serde_json::Deserializer::from_slice(&self.body[range]);
         let (rows, failed) = de
@@ -201,21 +201,28 @@ impl SearchPage {
 struct RowsVisitor;
 
 impl<'de> Visitor<'de> for RowsVisitor {
-    type Value = (Vec<DecodedRow>, Option<String>);
+    type Value = (DecodedRows, Option<String>);
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an array of SearchAds360Row")
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut rows = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(10_000));
+        let capacity = seq.size_hint().unwrap_or(0).min(10_000);
+        let mut rows = DecodedRows {
+            keys: Vec::with_capacity(capacity),
+            conversions: Vec::with_capacity(capacity),
+        };
         let mut failed = None;
         while let Some(row) = seq.next_element::<WireRow<'de>>()? {
             if failed.is_some() {
                 continue; // checked, not mapped
             }
             match map_row(row) {
-                Ok(row) => rows.push(row),
+                Ok((key, date, conversion)) => {
+                    rows.keys.push((key, date));
+                    rows.conversions.push(conversion);
+                }
                 Err(detail) => failed = Some(detail),
             }
         }
@@ -299,7 +306,7 @@ fn owned(text: Text<'_>) -> Option<String> {
 
 /// One row → its key, date and [`Conversion`] (the rules of [`mapping`](super::mapping)); `Err`
 /// names the member that could not be read.
-fn map_row(row: WireRow<'_>) -> Result<DecodedRow, String> {
+fn map_row(row: WireRow<'_>) -> Result<(RowKey, NaiveDate, Conversion), String> {
     let c = row.conversion.ok_or("the row has no `conversion` member")?;
     let id = c.id.ok_or("conversion.id is missing")?.get();
     let when = parse_date_time(
@@ -379,11 +386,7 @@ fn map_row(row: WireRow<'_>) -> Result<DecodedRow, String> {
         channel,
         ..Conversion::default()
     };
-    Ok(DecodedRow {
-        key: (when, id),
-        date,
-        conversion,
-    })
+    Ok(((when, id), date, conversion))
 }
 
 #[cfg(test)]
@@ -391,12 +394,12 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::{Value, json};
 
-    use super::super::mapping::conversion_from_row;
     use super::*;
+    use crate::search_ads::reporting::mapping::conversion_from_row;
 
     /// What a decoder makes of a page: `Err(())` when the page is not the spec's JSON; else the
     /// next page token and the rows (or the first row's error).
-    type Outcome = Result<(Option<String>, Result<Vec<DecodedRow>, String>), ()>;
+    type Outcome = Result<(Option<String>, Result<DecodedRows, String>), ()>;
 
     /// The generated client's way: `SearchSearchAds360Response`, then the existing mapping and
     /// the date check the report made before this decoder.
@@ -404,7 +407,7 @@ mod tests {
         let page: types::SearchSearchAds360Response =
             serde_json::from_slice(body).map_err(|_| ())?;
         let token = page.next_page_token.filter(|t| !t.is_empty());
-        let mut rows = Vec::new();
+        let mut rows = DecodedRows::default();
         for mut row in page.results {
             let date = row
                 .segments
@@ -412,11 +415,10 @@ mod tests {
                 .and_then(|s| s.date.as_deref())
                 .and_then(|d| d.parse::<NaiveDate>().ok());
             match (conversion_from_row(&mut row), date) {
-                (Ok((key, conversion)), Some(date)) => rows.push(DecodedRow {
-                    key,
-                    date,
-                    conversion,
-                }),
+                (Ok((key, conversion)), Some(date)) => {
+                    rows.keys.push((key, date));
+                    rows.conversions.push(conversion);
+                }
                 (Err(detail), _) => return Ok((token, Err(detail))),
                 (Ok(_), None) => {
                     return Ok((
@@ -679,7 +681,7 @@ mod tests {
         let page = SearchPage::parse(Bytes::from_static(body)).unwrap();
         assert_eq!(page.next_page_token.as_deref(), Some("next"));
         let rows = page.rows().unwrap();
-        assert_eq!(rows[0].conversion.click_id.as_deref(), Some("a\"bé"));
+        assert_eq!(rows.conversions[0].click_id.as_deref(), Some("a\"bé"));
         assert_eq!(decoded(body), generated(body));
     }
 
@@ -732,11 +734,14 @@ mod tests {
         let error = search(&client, "1234567890", None, &request())
             .await
             .unwrap_err();
-        let error = super::super::rpc::map_error(super::super::rpc::OP_SEARCH, error);
+        let error = crate::search_ads::reporting::rpc::map_error(
+            crate::search_ads::reporting::rpc::OP_SEARCH,
+            error,
+        );
         assert!(
             matches!(
                 &error,
-                crate::search_ads::Error::Transport(t)
+                crate::search_ads::error::Error::Transport(t)
                     if matches!(t.kind, crate::http::TransportErrorKind::TooLarge { limit: 4096, .. })
             ),
             "{error:?}"
@@ -755,11 +760,14 @@ mod tests {
         let error = search(&client, "1234567890", None, &request())
             .await
             .unwrap_err();
-        let error = super::super::rpc::map_error(super::super::rpc::OP_SEARCH, error);
+        let error = crate::search_ads::reporting::rpc::map_error(
+            crate::search_ads::reporting::rpc::OP_SEARCH,
+            error,
+        );
         assert!(
             matches!(
                 &error,
-                crate::search_ads::Error::Transport(t)
+                crate::search_ads::error::Error::Transport(t)
                     if matches!(t.kind, crate::http::TransportErrorKind::Stalled { .. })
             ),
             "{error:?}"

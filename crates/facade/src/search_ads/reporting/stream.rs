@@ -43,7 +43,7 @@ use super::super::call::Calls;
 use super::super::conversion::Conversion;
 use super::super::error::Error;
 use super::super::values::CustomerId;
-use super::decode::{self, DecodedRow, RowsError, SearchError, SearchPage};
+use super::decode::{self, DecodedRows, RowsError, SearchError, SearchPage};
 use super::mapping::RowKey;
 use super::query::{ReportFilters, conversion_query};
 use super::rpc::{OP_SEARCH, map_error};
@@ -443,15 +443,17 @@ impl Shard {
                 }
             };
             drop(page);
-            let mut batch = Vec::with_capacity(rows.len());
-            for DecodedRow {
-                key,
-                date,
-                conversion,
-            } in rows
-            {
+            let DecodedRows {
+                keys,
+                conversions: mut batch,
+            } = rows;
+            // Rows up to the last one yielded before a restart come first (the report's order):
+            // a prefix to drop.
+            let mut skipped = 0;
+            for &(key, date) in &keys {
                 if let Some(skip) = skip_through {
                     if key <= skip {
+                        skipped += 1;
                         continue;
                     }
                     skip_through = None;
@@ -473,8 +475,8 @@ impl Shard {
                 }
                 last = Some((key, date));
                 stalled = 0;
-                batch.push(conversion);
             }
+            batch.drain(..skipped);
             if !batch.is_empty() && tx.send(Ok(Msg::Rows(batch, room))).await.is_err() {
                 return; // the consumer is gone
             }

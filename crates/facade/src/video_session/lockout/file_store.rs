@@ -419,7 +419,8 @@ impl LockoutStore for FileStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::video_session::{Credentials, LockoutPolicy};
+    use crate::video_session::credentials::Credentials;
+    use crate::video_session::lockout::policy::LockoutPolicy;
     use std::sync::Arc;
     use std::time::UNIX_EPOCH;
 

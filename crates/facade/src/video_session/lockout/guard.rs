@@ -64,6 +64,38 @@ impl Default for LockoutGuard {
     }
 }
 
+/// Builds a [`LockoutGuard`]; see [`LockoutGuard::builder`].
+#[derive(Debug)]
+pub struct LockoutGuardBuilder {
+    guard: LockoutGuard,
+}
+
+impl LockoutGuardBuilder {
+    /// The service's lockout rule and safety margin (default
+    /// [`LockoutPolicy::SEED`]; validated by [`build`](Self::build)).
+    pub fn policy(mut self, policy: LockoutPolicy) -> Self {
+        self.guard.policy = policy;
+        self
+    }
+
+    /// The longest a login attempt can take (the HTTP client's total
+    /// timeout): an attempt without an answer counts from its start for this
+    /// long plus the window and the margin. 1 ms to one day (checked by
+    /// [`build`](Self::build)). Default [`DEFAULT_ATTEMPT_TIMEOUT`].
+    pub fn attempt_timeout(mut self, timeout: Duration) -> Self {
+        self.guard.attempt_timeout = timeout;
+        self
+    }
+
+    /// The guard. Fails with a [`ValidationError`] naming the setting
+    /// (`max_failures`, `window`, ..., `attempt_timeout`) when one is out of range.
+    pub fn build(self) -> Result<LockoutGuard, ValidationError> {
+        self.guard.policy.validate()?;
+        check_span("attempt_timeout", self.guard.attempt_timeout)?;
+        Ok(self.guard)
+    }
+}
+
 /// The attempt timeout a guard assumes until told otherwise: the default
 /// [`HttpOptions::timeout`](crate::http::HttpOptions::timeout).
 pub const DEFAULT_ATTEMPT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -82,20 +114,13 @@ impl LockoutGuard {
         }
     }
 
-    /// Replaces the policy after [validating](LockoutPolicy::validate) it.
-    pub fn with_policy(mut self, policy: LockoutPolicy) -> Result<Self, ValidationError> {
-        policy.validate()?;
-        self.policy = policy;
-        Ok(self)
-    }
-
-    /// The longest a login attempt can take (the HTTP client's total
-    /// timeout): an attempt without an answer counts from its start for this
-    /// long plus the window and the margin. 1 ms to one day.
-    pub fn with_attempt_timeout(mut self, timeout: Duration) -> Result<Self, ValidationError> {
-        check_span("attempt_timeout", timeout)?;
-        self.attempt_timeout = timeout;
-        Ok(self)
+    /// A builder for a guard over `store`, reading time from `clock`, to set
+    /// its [`policy`](LockoutGuardBuilder::policy) and
+    /// [`attempt_timeout`](LockoutGuardBuilder::attempt_timeout).
+    pub fn builder(store: Arc<dyn LockoutStore>, clock: Arc<dyn Clock>) -> LockoutGuardBuilder {
+        LockoutGuardBuilder {
+            guard: Self::new(store, clock),
+        }
     }
 
     /// The policy.

@@ -44,7 +44,7 @@ mod store;
 
 pub use file_store::FileStore;
 pub(crate) use guard::Outcome;
-pub use guard::{DEFAULT_ATTEMPT_TIMEOUT, LockoutGuard, LockoutStatus};
+pub use guard::{DEFAULT_ATTEMPT_TIMEOUT, LockoutGuard, LockoutGuardBuilder, LockoutStatus};
 pub use policy::{Limits, LockoutPolicy, MAX_SPAN};
 #[cfg(feature = "redis")]
 pub use redis_store::RedisStore;

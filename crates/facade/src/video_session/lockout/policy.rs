@@ -22,15 +22,15 @@ pub const MAX_SPAN: Duration = Duration::from_secs(86_400);
 /// use std::time::Duration;
 /// use facade::video_session::LockoutPolicy;
 ///
-/// let policy = LockoutPolicy::SEED.with_margin(Duration::from_secs(120));
+/// let policy = LockoutPolicy::SEED.margin(Duration::from_secs(120));
 /// policy.validate()?;
-/// let zero = LockoutPolicy::SEED.with_max_failures(0);
+/// let zero = LockoutPolicy::SEED.max_failures(0);
 /// assert_eq!(zero.validate().unwrap_err().field, "max_failures");
 /// # Ok::<(), facade::video_session::ValidationError>(())
 /// ```
 ///
 /// `#[non_exhaustive]`: build it from [`LockoutPolicy::SEED`] (or
-/// [`LockoutPolicy::default`], the same) and the `with_<field>` setters; a
+/// [`LockoutPolicy::default`], the same) and the setters named like the fields; a
 /// struct literal does not compile outside this crate.
 ///
 /// ```compile_fail,E0639
@@ -105,10 +105,10 @@ impl LockoutPolicy {
 
 crate::setters::with_setters!(LockoutPolicy {
     value {
-        with_max_failures => max_failures: u32,
-        with_window => window: Duration,
-        with_block => block: Duration,
-        with_margin => margin: Duration,
+        max_failures => max_failures: u32,
+        window => window: Duration,
+        block => block: Duration,
+        margin => margin: Duration,
     }
 });
 

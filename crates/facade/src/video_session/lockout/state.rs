@@ -366,7 +366,7 @@ impl AccountState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::video_session::LockoutPolicy;
+    use crate::video_session::lockout::policy::LockoutPolicy;
 
     const S: u64 = 1_000_000;
 

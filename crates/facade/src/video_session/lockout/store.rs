@@ -180,7 +180,8 @@ impl LockoutStore for MemoryStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::video_session::{Credentials, LockoutPolicy};
+    use crate::video_session::credentials::Credentials;
+    use crate::video_session::lockout::policy::LockoutPolicy;
 
     fn key() -> AccountKey {
         Credentials::new("sk", "alice", "pw").unwrap().account_key()

@@ -5,8 +5,9 @@
 use std::time::UNIX_EPOCH;
 
 use super::*;
+use crate::video_session::clock::ManualClock;
+use crate::video_session::credentials::Credentials;
 use crate::video_session::lockout::policy::Limits;
-use crate::video_session::{Credentials, ManualClock};
 
 fn key() -> AccountKey {
     Credentials::new("sk", "alice", "pw").unwrap().account_key()
@@ -18,6 +19,10 @@ fn start() -> SystemTime {
 
 fn guard(clock: &ManualClock) -> LockoutGuard {
     LockoutGuard::new(Arc::new(MemoryStore::new()), Arc::new(clock.clone()))
+}
+
+fn builder(clock: &ManualClock) -> LockoutGuardBuilder {
+    LockoutGuard::builder(Arc::new(MemoryStore::new()), Arc::new(clock.clone()))
 }
 
 fn refusal(result: Result<Attempt<'_>, Error>) -> (RefusalReason, SystemTime) {
@@ -180,12 +185,13 @@ fn an_invalid_policy_or_timeout_is_refused() {
         ..LockoutPolicy::SEED
     };
     assert_eq!(
-        guard(&clock).with_policy(zero).unwrap_err().field,
+        builder(&clock).policy(zero).build().unwrap_err().field,
         "max_failures"
     );
     assert_eq!(
-        guard(&clock)
-            .with_attempt_timeout(Duration::ZERO)
+        builder(&clock)
+            .attempt_timeout(Duration::ZERO)
+            .build()
             .unwrap_err()
             .field,
         "attempt_timeout"
@@ -200,10 +206,10 @@ fn debug_accessors_and_the_attempt_timeout_are_what_was_set() {
         margin: Duration::from_secs(7),
         ..LockoutPolicy::SEED
     };
-    let g = guard(&clock)
-        .with_policy(policy)
-        .unwrap()
-        .with_attempt_timeout(Duration::from_secs(5))
+    let g = builder(&clock)
+        .policy(policy)
+        .attempt_timeout(Duration::from_secs(5))
+        .build()
         .unwrap();
     assert_eq!(*g.policy(), policy);
     assert_eq!(g.attempt_timeout(), Duration::from_secs(5));
@@ -219,8 +225,9 @@ fn debug_accessors_and_the_attempt_timeout_are_what_was_set() {
 #[tokio::test]
 async fn an_unknown_attempt_counts_for_the_configured_attempt_timeout() {
     let clock = ManualClock::new(start());
-    let g = guard(&clock)
-        .with_attempt_timeout(Duration::from_secs(90))
+    let g = builder(&clock)
+        .attempt_timeout(Duration::from_secs(90))
+        .build()
         .unwrap();
     drop(g.begin(key()).await.unwrap());
     let end = start() + Duration::from_secs(90) + WINDOW + MARGIN;
@@ -537,9 +544,10 @@ mod model {
                 time: truth.clone(),
             });
             let make_guard = || {
-                LockoutGuard::new(store.clone(), Arc::new(host.clone()))
-                    .with_policy(policy)
-                    .and_then(|g| g.with_attempt_timeout(TIMEOUT))
+                LockoutGuard::builder(store.clone(), Arc::new(host.clone()))
+                    .policy(policy)
+                    .attempt_timeout(TIMEOUT)
+                    .build()
                     .map_err(|e| e.to_string())
             };
             let mut guard = make_guard()?;

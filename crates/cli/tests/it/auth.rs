@@ -1,0 +1,421 @@
+//! `apictl auth` and the credentials of `apictl ads` (issue 25): the sandbox's printed sign-in
+//! settings, `auth login --no-browser` with the test playing the browser, `auth status`,
+//! `auth revoke`, and the `auth login` hint (without a secret) when the refresh token is revoked
+//! or tampered with. A headless Chromium runs the same sign-in where it is installed.
+
+use crate::common;
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use common::{Apictl, Run};
+use fake_services::FakeServices;
+
+/// Kills a child when the test ends, pass or fail.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Lines of a child's stream, read on a thread.
+fn lines(stream: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// The secrets of the fake's sign-in that must never be printed.
+fn secrets(services: &FakeServices) -> Vec<String> {
+    let user = services.search_ads.authorized_user();
+    vec![user.client_secret.clone(), user.refresh_token.clone()]
+}
+
+#[track_caller]
+fn assert_no_secret(run: &Run, secrets: &[String]) {
+    for s in secrets
+        .iter()
+        .map(String::as_str)
+        .chain(["ya29.", "1//fake-", "4/fake-"])
+    {
+        assert!(
+            !run.stdout.contains(s) && !run.stderr.contains(s),
+            "{s:?} printed:\n{}\n{}",
+            run.stdout,
+            run.stderr
+        );
+    }
+}
+
+/// Plays the browser: GET the authorization URL, follow its redirect to the loopback listener.
+async fn play_browser(url: &str) {
+    client_support::install_crypto_provider();
+    let browser = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("builds");
+    let consent = browser.get(url).send().await.expect("the consent page");
+    assert_eq!(consent.status(), 302);
+    let location = consent.headers()["location"]
+        .to_str()
+        .expect("text")
+        .to_owned();
+    assert!(location.starts_with("http://127.0.0.1:"), "{location}");
+    let done = browser
+        .get(&location)
+        .send()
+        .await
+        .expect("the listener answers");
+    assert_eq!(done.status(), 200);
+}
+
+/// Runs `apictl auth login` with `args`; `browse` gets the URL it prints and plays the browser.
+async fn login<F, Fut>(apictl: &Apictl, args: &[&str], browse: F) -> Run
+where
+    F: FnOnce(String) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let mut all = vec!["auth", "login"];
+    all.extend_from_slice(args);
+    let mut child = apictl
+        .command(&all)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn apictl auth login");
+    let out = lines(child.stdout.take().expect("stdout"));
+    let err = lines(child.stderr.take().expect("stderr"));
+    let mut child = Killed(child);
+    let mut stderr = Vec::new();
+    let url = loop {
+        let line = tokio::task::block_in_place(|| err.recv_timeout(Duration::from_secs(60)))
+            .expect("apictl printed the sign-in URL");
+        stderr.push(line.clone());
+        if let Some(start) = line.find("http://")
+            && line.contains("/o/oauth2/v2/auth?")
+        {
+            break line[start..].trim().to_owned();
+        }
+    };
+    browse(url).await;
+    let status = tokio::task::block_in_place(|| child.0.wait()).expect("apictl ends");
+    let stdout: Vec<String> = out.try_iter().collect();
+    stderr.extend(err.try_iter());
+    Run {
+        code: status.code().unwrap_or(-1),
+        stdout: stdout.join("\n"),
+        stderr: stderr.join("\n"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_status_revoke_and_a_revoked_token_gives_the_login_hint() {
+    let services = FakeServices::start_default().await.expect("fakes");
+    let secrets = secrets(&services);
+    let apictl = Apictl::with_fakes(&services)
+        .without("SEARCH_ADS_TOKEN")
+        .env(
+            "SEARCH_ADS_CLIENT_ID",
+            services.search_ads.authorized_user().client_id.clone(),
+        )
+        .env("SEARCH_ADS_CLIENT_SECRET", secrets[0].clone())
+        .env("SEARCH_ADS_AUTH_URL", services.search_ads.authorize_url())
+        .env("SEARCH_ADS_REVOKE_URL", services.search_ads.revoke_url())
+        // No ADC here: the metadata server is a closed port.
+        .env("GCE_METADATA_HOST", "127.0.0.1:9");
+    let run = login(
+        &apictl,
+        &["--no-browser", "--wait", "60"],
+        |url| async move { play_browser(&url).await },
+    )
+    .await;
+    run.expect(0);
+    assert!(run.stdout.contains("signed in"), "{}", run.stdout);
+    assert_no_secret(&run, &secrets);
+    let file = apictl.state_dir().join("search-ads-authorized-user.json");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file)
+            .expect("written")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).expect("readable")).expect("JSON");
+    assert_eq!(saved["type"], "authorized_user");
+    assert_eq!(saved["token_uri"], services.search_ads.token_url());
+
+    let status = apictl.run(&["auth", "status"]).await;
+    status.expect(0);
+    assert!(
+        status.stdout.contains("credential: authorized_user"),
+        "{}",
+        status.stdout
+    );
+    assert!(
+        status.stdout.contains("`apictl auth login`"),
+        "{}",
+        status.stdout
+    );
+    assert!(status.stdout.contains("valid until"), "{}", status.stdout);
+    assert_no_secret(&status, &secrets);
+    let columns = apictl.run(&["ads", "saved-columns"]).await;
+    columns.expect(0);
+
+    let kept = std::fs::read(&file).expect("readable");
+    let revoke = apictl.run(&["auth", "revoke"]).await;
+    revoke.expect(0);
+    assert!(
+        revoke.stdout.contains("revoked the refresh token"),
+        "{}",
+        revoke.stdout
+    );
+    assert!(!file.exists(), "the file is deleted");
+    assert_no_secret(&revoke, &secrets);
+
+    // The revoked credentials again (a copy left behind): invalid_grant, the login hint.
+    std::fs::write(&file, &kept).expect("restored");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    }
+    let refused = apictl.run(&["ads", "saved-columns"]).await;
+    refused.expect(1);
+    assert!(
+        refused.stderr.contains("invalid_grant"),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        refused
+            .stderr
+            .contains("hint: sign in again with `apictl auth login`"),
+        "{}",
+        refused.stderr
+    );
+    assert_no_secret(&refused, &secrets);
+    let kept_text = String::from_utf8_lossy(&kept).into_owned();
+    let refresh = serde_json::from_str::<serde_json::Value>(&kept_text).unwrap()["refresh_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(!refused.stderr.contains(&refresh));
+
+    // Without any credentials, the metadata server is the last step; its error names the others.
+    std::fs::remove_file(&file).expect("removed");
+    let none = apictl.run(&["ads", "saved-columns"]).await;
+    none.expect(1);
+    assert!(none.stderr.contains("apictl auth login"), "{}", none.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tampered_refresh_token_in_google_application_credentials_gives_the_login_hint() {
+    let services = FakeServices::start_default().await.expect("fakes");
+    let apictl = Apictl::with_fakes(&services).without("SEARCH_ADS_TOKEN");
+    let mut file: serde_json::Value =
+        serde_json::from_str(&services.search_ads.authorized_user_json()).expect("JSON");
+    file["refresh_token"] = "1//tampered-refresh-token".into();
+    let path = apictl.dir().join("adc.json");
+    std::fs::write(&path, file.to_string()).expect("written");
+    let run = apictl
+        .run_with(
+            &["ads", "saved-columns"],
+            &[("GOOGLE_APPLICATION_CREDENTIALS", path.to_str().unwrap())],
+        )
+        .await;
+    run.expect(1);
+    assert!(run.stderr.contains("apictl auth login"), "{}", run.stderr);
+    assert!(run.stderr.contains("7 days"), "{}", run.stderr);
+    assert!(
+        !run.stderr.contains("tampered-refresh-token"),
+        "{}",
+        run.stderr
+    );
+    assert_no_secret(&run, &secrets(&services));
+}
+
+#[test]
+fn the_sandbox_prints_sign_in_settings_that_every_ads_command_uses() {
+    let base = Apictl::new();
+    let mut child = base
+        .command(&["sandbox"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the sandbox");
+    let out = lines(child.stdout.take().expect("stdout"));
+    let _err = lines(child.stderr.take().expect("stderr"));
+    let _sandbox = Killed(child);
+    let mut vars = HashMap::new();
+    while !vars.contains_key("SEARCH_ADS_REVOKE_URL") {
+        let line = out
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the sandbox printed its settings");
+        let (name, value) = line.split_once('=').expect("NAME=value");
+        vars.insert(name.to_owned(), value.trim_matches('\'').to_owned());
+    }
+    for name in [
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "SEARCH_ADS_CLIENT_ID",
+        "SEARCH_ADS_CLIENT_SECRET",
+        "SEARCH_ADS_AUTH_URL",
+    ] {
+        assert!(vars.contains_key(name), "{name} missing: {vars:?}");
+    }
+    let credentials = std::path::PathBuf::from(&vars["GOOGLE_APPLICATION_CREDENTIALS"]);
+    let file: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&credentials).expect("the file exists"))
+            .expect("JSON");
+    assert_eq!(file["type"], "authorized_user");
+    let refresh = file["refresh_token"]
+        .as_str()
+        .expect("a refresh token")
+        .to_owned();
+    let client_secret = vars["SEARCH_ADS_CLIENT_SECRET"].clone();
+
+    let mut apictl = Apictl::new();
+    for (name, value) in &vars {
+        if name != "SEARCH_ADS_TOKEN" {
+            apictl = apictl.env(name, value.clone());
+        }
+    }
+    let dir = apictl.dir().to_owned();
+    let csv = dir.join("sample.csv");
+    std::fs::copy(common::sample_csv(), &csv).expect("copied");
+    let path = |p: &std::path::Path| p.display().to_string();
+    let secrets = [refresh, client_secret];
+    let mut runs = vec![];
+    let status = apictl.run_sync(&["auth", "status"]);
+    status.expect(0);
+    assert!(
+        status.stdout.contains("GOOGLE_APPLICATION_CREDENTIALS"),
+        "{}",
+        status.stdout
+    );
+    assert!(
+        status.stdout.contains("credential: authorized_user"),
+        "{}",
+        status.stdout
+    );
+    runs.push(status);
+    let list = apictl.run_sync(&[
+        "ads",
+        "conversions",
+        "list",
+        "--api",
+        "v2",
+        "--from",
+        "2024-01-01",
+        "--to",
+        "2024-01-31",
+        "--format",
+        "csv",
+        "-o",
+        &path(&dir.join("jan.csv")),
+    ]);
+    list.expect(0);
+    runs.push(list);
+    let upload = apictl.run_sync(&["ads", "conversions", "upload", &path(&csv)]);
+    upload.expect(2); // the sample has rows the service rejects on purpose
+    runs.push(upload);
+    let ids = apictl.run_sync(&["ads", "id-mapping", "-o", &path(&dir.join("ids.csv"))]);
+    ids.expect(0);
+    runs.push(ids);
+    let columns = apictl.run_sync(&["ads", "saved-columns", "-vvv"]);
+    columns.expect(0);
+    runs.push(columns);
+    for run in &runs {
+        for s in &secrets {
+            assert!(
+                !run.stdout.contains(s.as_str()) && !run.stderr.contains(s.as_str()),
+                "{run:?}"
+            );
+        }
+        assert!(
+            !run.stderr.contains("ya29."),
+            "an access token in -vvv: {}",
+            run.stderr
+        );
+    }
+}
+
+/// The same sign-in in a real browser: headless Chromium opened by `apictl auth login` as the
+/// system browser (`$BROWSER`). Skipped (printing SKIPPED) where Chromium is not installed,
+/// unless REQUIRE_CHROMIUM=1.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_in_headless_chromium() {
+    let chromium = ["chromium", "chromium-browser"].into_iter().find(|c| {
+        std::process::Command::new(c)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    });
+    let Some(chromium) = chromium else {
+        assert!(
+            std::env::var("REQUIRE_CHROMIUM").as_deref() != Ok("1"),
+            "REQUIRE_CHROMIUM=1 but no chromium is installed"
+        );
+        eprintln!("SKIPPED login_in_headless_chromium: no chromium (apt-get install chromium)");
+        return;
+    };
+    let services = FakeServices::start_default().await.expect("fakes");
+    let apictl = Apictl::with_fakes(&services).without("SEARCH_ADS_TOKEN");
+    let profile = apictl.dir().join("chromium-profile");
+    // $BROWSER takes one program: a script that records its process id (Chromium's, after
+    // `exec`) and starts Chromium headless on the URL.
+    let script = apictl.dir().join("browser.sh");
+    let pid_file = apictl.dir().join("chromium.pid");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho $$ > {}\nexec {chromium} --headless=new --no-sandbox --disable-gpu \
+             --no-first-run --disable-background-networking --disable-component-update \
+             --disable-sync --user-data-dir={} \"$1\" >/dev/null 2>&1\n",
+            pid_file.display(),
+            profile.display()
+        ),
+    )
+    .expect("written");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let apictl = apictl
+        .env("BROWSER", script.display().to_string())
+        .env(
+            "SEARCH_ADS_CLIENT_ID",
+            services.search_ads.authorized_user().client_id.clone(),
+        )
+        .env(
+            "SEARCH_ADS_CLIENT_SECRET",
+            services.search_ads.authorized_user().client_secret.clone(),
+        )
+        .env("SEARCH_ADS_AUTH_URL", services.search_ads.authorize_url());
+    let run = login(&apictl, &["--wait", "240"], |_url| async {}).await;
+    // Chromium outlives apictl: end the one this test started, by its process id.
+    if let Ok(pid) = std::fs::read_to_string(&pid_file) {
+        let _ = std::process::Command::new("kill").arg(pid.trim()).status();
+    }
+    run.expect(0);
+    assert!(run.stdout.contains("signed in"), "{}", run.stdout);
+    let columns = apictl.run(&["ads", "saved-columns"]).await;
+    columns.expect(0);
+}

@@ -1,0 +1,110 @@
+//! `cargo xtask api`: rules on the facade's public surface and module layout.
+//!
+//! - [`foreign_types`] (`--rule foreign-types`): no type of reqwest, http, hyper,
+//!   progenitor-client or a generated client in the facade's public API, read
+//!   from its rustdoc JSON.
+//! - [`module_graph`] (`--rule module-cycles`): no module of the facade imports
+//!   from a module that imports it.
+
+pub mod foreign_types;
+pub mod module_graph;
+
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+
+use anyhow::{Context, bail};
+
+use crate::Workspace;
+
+/// Arguments of `cargo xtask api`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Args {
+    /// Run only this rule (default: both).
+    #[arg(long, value_enum)]
+    pub rule: Option<Rule>,
+}
+
+/// The rules of `cargo xtask api`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Rule {
+    /// No foreign type in the facade's public API.
+    ForeignTypes,
+    /// No import cycle between the facade's modules.
+    ModuleCycles,
+}
+
+/// Runs the rules; the exit status is 1 when one finds something.
+pub fn run(ws: &Workspace, args: &Args) -> anyhow::Result<ExitCode> {
+    let mut failed = false;
+    if args.rule.is_none_or(|r| r == Rule::ModuleCycles) {
+        let src = ws.root.join("crates/facade/src");
+        let graph = module_graph::read(&src).map_err(anyhow::Error::msg)?;
+        let cycles = module_graph::cycles(&graph);
+        for cycle in &cycles {
+            let names: Vec<&str> = cycle.iter().map(|m| module_graph::display(m)).collect();
+            eprintln!(
+                "module-cycles: facade modules import each other: {} -> {}",
+                names.join(" -> "),
+                names[0]
+            );
+        }
+        println!(
+            "module-cycles: {} modules, {} cycle(s)",
+            graph.edges.len(),
+            cycles.len()
+        );
+        failed |= !cycles.is_empty();
+    }
+    if args.rule.is_none_or(|r| r == Rule::ForeignTypes) {
+        let json = facade_rustdoc_json(ws)?;
+        let doc: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(&json).with_context(|| format!("reading {}", json.display()))?,
+        )
+        .with_context(|| format!("parsing {}", json.display()))?;
+        let found = foreign_types::check(&doc).map_err(anyhow::Error::msg)?;
+        for v in &found {
+            eprintln!("foreign-types: {v}");
+        }
+        println!("foreign-types: {} violation(s)", found.len());
+        failed |= !found.is_empty();
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Writes the facade's rustdoc JSON (all features) and returns its path.
+///
+/// The JSON output is unstable in rustdoc; `RUSTC_BOOTSTRAP=1` lets the stable
+/// toolchain write it. It builds in its own target directory
+/// (`target/api-json`), so the flag does not invalidate the main build.
+fn facade_rustdoc_json(ws: &Workspace) -> anyhow::Result<PathBuf> {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| ws.root.join("target"), PathBuf::from)
+        .join("api-json");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .current_dir(&ws.root)
+        .env("RUSTC_BOOTSTRAP", "1")
+        .env("CARGO_TARGET_DIR", &target)
+        .args([
+            "rustdoc",
+            "--locked",
+            "-p",
+            "facade",
+            "--all-features",
+            "--",
+            "-Z",
+            "unstable-options",
+            "--output-format",
+            "json",
+        ])
+        .status()
+        .context("running cargo rustdoc")?;
+    if !status.success() {
+        bail!("cargo rustdoc -p facade --output-format json failed ({status})");
+    }
+    Ok(target.join("doc/facade.json"))
+}

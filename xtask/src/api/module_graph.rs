@@ -1,0 +1,501 @@
+//! Rule `module-cycles`: no module of a crate imports from a module that
+//! (transitively) imports it.
+//!
+//! Reads a crate's `src/` tree: each file is a module (`a/mod.rs` and `a.rs` are
+//! `a`; `#[path]` is not supported; an inline `mod x { .. }` belongs to its
+//! file's module). Its imports are its `use` declarations and the paths in its
+//! code that start with `crate::`, `super::`, `self::` or the name of a child
+//! module it declares, each resolved to the longest module that exists
+//! (`crate::a::b::Item` is module `a::b` when `a/b.rs` exists, else `a`).
+//! Declaring a child (`mod x;`) is not an import; re-exporting from it is
+//! (`pub use x::Item;`). So a child that reaches into its parent's re-exports
+//! (`super::Item`) while the parent re-exports from it closes a cycle: children
+//! import siblings by their own path (`super::sibling::Item`). Test code counts
+//! too. Each cycle is reported once, as the modules in order.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::Path;
+
+/// A module path inside the crate: `""` is the crate root, `a::b` a module.
+pub type Module = String;
+
+/// The modules of a crate and what each imports.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Graph {
+    /// Module -> the modules it imports from (itself excluded).
+    pub edges: BTreeMap<Module, BTreeSet<Module>>,
+}
+
+/// Reads the module graph of the crate whose sources are in `src`.
+pub fn read(src: &Path) -> Result<Graph, String> {
+    let mut files = BTreeMap::new();
+    walk(src, src, &mut files)?;
+    let modules: BTreeSet<Module> = files.keys().cloned().collect();
+    let mut graph = Graph::default();
+    for (module, text) in &files {
+        let code = strip_comments(text);
+        let children: BTreeSet<String> = declared_children(&code)
+            .into_iter()
+            .filter(|child| modules.contains(&join(module, child)))
+            .collect();
+        let mut targets = BTreeSet::new();
+        for (inline, path) in paths_in(&code, &children) {
+            if let Some(target) = resolve(module, &inline, &path, &modules)
+                && &target != module
+            {
+                targets.insert(target);
+            }
+        }
+        graph.edges.insert(module.clone(), targets);
+    }
+    Ok(graph)
+}
+
+/// The cycles of `graph` (strongly connected components of more than one
+/// module), each as a list of modules starting at its smallest, in an order
+/// that follows its edges.
+pub fn cycles(graph: &Graph) -> Vec<Vec<Module>> {
+    // Tarjan's algorithm, iterative over the small graphs here is not needed:
+    // a recursive one is clear and a crate has a few hundred modules at most.
+    struct State<'a> {
+        graph: &'a Graph,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        next: usize,
+        out: Vec<Vec<Module>>,
+    }
+    fn visit<'a>(s: &mut State<'a>, v: &'a str) {
+        s.index.insert(v, s.next);
+        s.low.insert(v, s.next);
+        s.next += 1;
+        s.stack.push(v);
+        s.on_stack.insert(v);
+        let graph = s.graph;
+        for w in graph.edges.get(v).into_iter().flatten() {
+            let w = w.as_str();
+            if !graph.edges.contains_key(w) {
+                continue;
+            }
+            if !s.index.contains_key(w) {
+                visit(s, w);
+                let low = s.low[v].min(s.low[w]);
+                s.low.insert(v, low);
+            } else if s.on_stack.contains(w) {
+                let low = s.low[v].min(s.index[w]);
+                s.low.insert(v, low);
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let mut component = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                s.on_stack.remove(w);
+                component.push(w.to_owned());
+                if w == v {
+                    break;
+                }
+            }
+            if component.len() > 1 {
+                s.out.push(order(graph, component));
+            }
+        }
+    }
+    let mut s = State {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        next: 0,
+        out: Vec::new(),
+    };
+    for v in graph.edges.keys() {
+        if !s.index.contains_key(v.as_str()) {
+            visit(&mut s, v);
+        }
+    }
+    s.out.sort();
+    s.out
+}
+
+/// One cycle through the component: from its smallest module, following edges
+/// inside the component back to the start (a shortest one, by breadth-first search).
+fn order(graph: &Graph, component: Vec<Module>) -> Vec<Module> {
+    let members: BTreeSet<&str> = component.iter().map(String::as_str).collect();
+    let start = component.iter().min().cloned().unwrap_or_default();
+    let mut previous: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut queue = std::collections::VecDeque::from([start.as_str()]);
+    let mut seen = BTreeSet::from([start.as_str()]);
+    while let Some(v) = queue.pop_front() {
+        for w in graph.edges.get(v).into_iter().flatten() {
+            let w = w.as_str();
+            if w == start {
+                let mut path = vec![v.to_owned()];
+                let mut at = v;
+                while let Some(p) = previous.get(at) {
+                    path.push((*p).to_owned());
+                    at = p;
+                }
+                path.reverse();
+                return path;
+            }
+            if members.contains(w) && seen.insert(w) {
+                previous.insert(w, v);
+                queue.push_back(w);
+            }
+        }
+    }
+    component
+}
+
+/// `crate` for the root, the module path otherwise.
+pub fn display(module: &str) -> &str {
+    if module.is_empty() { "crate" } else { module }
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<Module, String>) -> Result<(), String> {
+    let entries = fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for entry in entries {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        if path.is_dir() {
+            walk(root, &path, out)?;
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let rel = path.strip_prefix(root).map_err(|e| e.to_string())?;
+            let mut parts: Vec<String> = rel
+                .iter()
+                .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_owned())
+                .collect();
+            if matches!(
+                parts.last().map(String::as_str),
+                Some("mod" | "lib" | "main")
+            ) {
+                parts.pop();
+            }
+            let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            out.insert(parts.join("::"), text);
+        }
+    }
+    Ok(())
+}
+
+fn join(module: &str, child: &str) -> Module {
+    if module.is_empty() {
+        child.to_owned()
+    } else {
+        format!("{module}::{child}")
+    }
+}
+
+/// The code without comments and string literals (doc examples use paths too).
+fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        match (chars[i], chars.get(i + 1)) {
+            ('/', Some('/')) => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+            }
+            ('/', Some('*')) => {
+                i += 2;
+                while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
+                    i += 1;
+                }
+                i += 2;
+            }
+            ('"', _) => {
+                i += 1;
+                while i < chars.len() && chars[i] != '"' {
+                    if chars[i] == '\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i += 1;
+                out.push_str("\"\"");
+            }
+            (c, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// `mod name;` declarations (not inline `mod name { .. }`).
+fn declared_children(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let tokens: Vec<&str> = code
+        .split(|c: char| c.is_whitespace() || c == '{' || c == '}')
+        .filter(|t| !t.is_empty())
+        .collect();
+    for pair in tokens.windows(2) {
+        if pair[0] == "mod"
+            && let Some(name) = pair[1].strip_suffix(';')
+        {
+            out.push(name.to_owned());
+        }
+    }
+    out
+}
+
+/// Every path that starts with `crate`, `super`, `self` or a declared child
+/// module, with `use` groups (`use super::{a::X, b}`) expanded, as segments
+/// (a child's name gets `self` in front), each with the inline modules
+/// (`mod tests { .. }`) it sits in.
+fn paths_in(code: &str, children: &BTreeSet<String>) -> Vec<(Vec<String>, Vec<String>)> {
+    let mut out = Vec::new();
+    let chars: Vec<char> = code.chars().collect();
+    // (name, brace depth at its opening) of the inline modules around `i`.
+    let mut inline: Vec<(String, usize)> = Vec::new();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '{' => {
+                depth += 1;
+                i += 1;
+                continue;
+            }
+            '}' => {
+                depth = depth.saturating_sub(1);
+                if inline.last().is_some_and(|(_, d)| *d == depth) {
+                    inline.pop();
+                }
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        let starts_word = i == 0
+            || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_' || chars[i - 1] == ':');
+        if !starts_word || !(chars[i].is_alphabetic() || chars[i] == '_') {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+            i += 1;
+        }
+        let word: String = chars[start..i].iter().collect();
+        if word == "mod" {
+            // `mod name {` opens an inline module.
+            let mut j = i;
+            while j < chars.len() && chars[j].is_whitespace() {
+                j += 1;
+            }
+            let name_start = j;
+            while j < chars.len() && (chars[j].is_alphanumeric() || chars[j] == '_') {
+                j += 1;
+            }
+            let name: String = chars[name_start..j].iter().collect();
+            while j < chars.len() && chars[j].is_whitespace() {
+                j += 1;
+            }
+            if !name.is_empty() && chars.get(j) == Some(&'{') {
+                inline.push((name, depth));
+                i = j;
+            }
+            continue;
+        }
+        let is_head = matches!(word.as_str(), "crate" | "super" | "self")
+            || (inline.is_empty() && children.contains(&word));
+        if is_head && chars[i..].starts_with(&[':', ':']) {
+            let (paths, end) = parse_path(&chars, start);
+            let names: Vec<String> = inline.iter().map(|(n, _)| n.clone()).collect();
+            for mut path in paths {
+                if !matches!(path[0].as_str(), "crate" | "super" | "self") {
+                    path.insert(0, "self".to_owned());
+                }
+                out.push((names.clone(), path));
+            }
+            i = end;
+        }
+    }
+    out
+}
+
+/// Parses a path at `at` (with `{..}` groups); returns the paths and the end.
+fn parse_path(chars: &[char], at: usize) -> (Vec<Vec<String>>, usize) {
+    let mut i = at;
+    let mut segments = Vec::new();
+    loop {
+        let start = i;
+        while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+            i += 1;
+        }
+        if i > start {
+            segments.push(chars[start..i].iter().collect::<String>());
+        }
+        let rest = &chars[i.min(chars.len())..];
+        if rest.starts_with(&[':', ':', '{']) {
+            // A group: each member is a path relative to `segments`.
+            i += 3;
+            let mut out = Vec::new();
+            loop {
+                while i < chars.len() && (chars[i].is_whitespace() || chars[i] == ',') {
+                    i += 1;
+                }
+                if i >= chars.len() || chars[i] == '}' {
+                    break;
+                }
+                let (members, end) = parse_path(chars, i);
+                for m in members {
+                    let mut full = segments.clone();
+                    full.extend(m.into_iter().filter(|s| s != "self"));
+                    out.push(full);
+                }
+                // Skip `as alias`.
+                i = end;
+                while i < chars.len() && chars[i] != ',' && chars[i] != '}' {
+                    i += 1;
+                }
+            }
+            if out.is_empty() {
+                out.push(segments);
+            }
+            return (out, i + 1);
+        }
+        if rest.starts_with(&[':', ':']) {
+            i += 2;
+            continue;
+        }
+        return (vec![segments], i);
+    }
+}
+
+/// The module a path (from a file of `module`, inside its inline modules
+/// `inline`) lands in: the longest prefix that is a module of the crate.
+fn resolve(
+    module: &str,
+    inline: &[String],
+    path: &[String],
+    modules: &BTreeSet<Module>,
+) -> Option<Module> {
+    let mut base: Vec<&str> = if module.is_empty() {
+        Vec::new()
+    } else {
+        module.split("::").collect()
+    };
+    base.extend(inline.iter().map(String::as_str));
+    let mut rest = path.iter().map(String::as_str).peekable();
+    match rest.next()? {
+        "crate" => base.clear(),
+        "self" => {}
+        "super" => {
+            base.pop()?;
+            while rest.peek() == Some(&"super") {
+                rest.next();
+                base.pop()?;
+            }
+        }
+        _ => return None,
+    }
+    base.extend(rest);
+    (0..=base.len())
+        .rev()
+        .map(|n| base[..n].join("::"))
+        .find(|candidate| modules.contains(candidate))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let full = dir.path().join(path);
+            fs::create_dir_all(full.parent().unwrap()).unwrap();
+            fs::write(full, text).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn a_child_that_imports_its_parents_reexport_closes_a_cycle() {
+        let dir = tree(&[
+            ("lib.rs", "mod a;\n"),
+            (
+                "a/mod.rs",
+                "mod b;\nmod c;\npub use b::Thing;\npub use c::Other;\n",
+            ),
+            ("a/b.rs", "pub struct Thing;\n"),
+            // `super::Thing` is `a`'s re-export, and `a` re-exports from c: c -> a -> c.
+            ("a/c.rs", "pub struct Other;\nuse super::Thing;\n"),
+        ]);
+        let graph = read(dir.path()).unwrap();
+        assert_eq!(
+            cycles(&graph),
+            vec![vec!["a".to_owned(), "a::c".to_owned()]]
+        );
+    }
+
+    #[test]
+    fn siblings_by_their_own_path_are_acyclic() {
+        let dir = tree(&[
+            ("lib.rs", "mod a;\n// use crate::a::c; in a comment\n"),
+            (
+                "a/mod.rs",
+                "mod b;\nmod c;\n#[cfg(test)]\nmod tests;\npub use b::Thing;\n",
+            ),
+            (
+                "a/b.rs",
+                "pub struct Thing;\nconst DOC: &str = \"crate::a::c\";\n",
+            ),
+            (
+                "a/c.rs",
+                "use super::b::{self, Thing as T};\nfn f() -> crate::a::b::Thing { b::Thing }\n\
+                 #[cfg(test)]\nmod tests {\n    use super::*;\n}\n",
+            ),
+            ("a/tests.rs", "use super::*;\n"),
+        ]);
+        let graph = read(dir.path()).unwrap();
+        assert_eq!(cycles(&graph), Vec::<Vec<Module>>::new());
+        assert!(graph.edges["a::c"].contains("a::b"));
+        assert!(!graph.edges["a::b"].contains("a::c"), "{graph:?}");
+        // The inline test module's `super` is `a::c` itself; a tests file's is `a`.
+        assert!(!graph.edges["a::c"].contains("a"), "{graph:?}");
+        assert!(graph.edges["a::tests"].contains("a"));
+        assert!(graph.edges["a"].contains("a::b"));
+    }
+
+    fn facade_cycles() -> Vec<Vec<Module>> {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/facade/src");
+        cycles(&read(&src).expect("the facade's sources"))
+    }
+
+    #[test]
+    fn the_facade_has_no_cycle_outside_search_ads() {
+        let outside: Vec<_> = facade_cycles()
+            .into_iter()
+            .filter(|c| !c.iter().all(|m| m.starts_with("search_ads")))
+            .collect();
+        assert!(outside.is_empty(), "import cycles: {outside:?}");
+    }
+
+    #[test]
+    fn the_facade_has_no_cycle_at_all() {
+        assert_eq!(facade_cycles(), Vec::<Vec<Module>>::new());
+    }
+
+    #[test]
+    fn a_longer_cycle_is_named_in_order() {
+        let dir = tree(&[
+            ("lib.rs", "mod x;\nmod y;\nmod z;\n"),
+            ("x.rs", "use crate::y::Y;\n"),
+            ("y.rs", "pub struct Y; use crate::z::{Z};\n"),
+            ("z.rs", "pub struct Z; fn f() { crate::x::g(); }\n"),
+        ]);
+        let graph = read(dir.path()).unwrap();
+        assert_eq!(
+            cycles(&graph),
+            vec![vec!["x".to_owned(), "y".to_owned(), "z".to_owned()]]
+        );
+    }
+}
