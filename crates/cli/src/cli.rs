@@ -162,7 +162,7 @@ pub struct AuthLoginArgs {
     )]
     pub auth_url: Option<String>,
 
-    /// Token endpoint [default: the client's, else https://oauth2.googleapis.com/token]
+    /// Token endpoint [default: the client's, else Google's]
     #[arg(
         long,
         env = "SEARCH_ADS_TOKEN_URL",

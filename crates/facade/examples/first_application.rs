@@ -23,7 +23,6 @@
 //! them unset against Google.
 
 use chrono::{DateTime, Days, Utc};
-use facade::http::BaseUrl;
 use facade::search_ads::{
     self, AdvertiserId, AgencyId, Conversion, CustomerId, DateRange, DefaultCredentials, Outcome,
     SearchAdsClient, SegmentationId,
@@ -50,7 +49,7 @@ struct Settings {
     agency: AgencyId,
     advertiser: AdvertiserId,
     customer: CustomerId,
-    video_url: BaseUrl,
+    video_url: String,
     credentials: Credentials,
     session_id: SessionId,
     invitee: EmailAddress,
@@ -110,7 +109,7 @@ async fn run(settings: Settings) -> Result<(), AppError> {
     );
 
     // 3. Log in; the lockout guard never sends the login that could block the account.
-    let video = VideoSessionClient::new(settings.video_url)?;
+    let video = VideoSessionClient::new(&settings.video_url)?;
     let session = video.login(&settings.credentials).send().await?;
     println!("login: signed in as {}", settings.credentials.user_name());
 
@@ -141,7 +140,7 @@ async fn main() -> anyhow::Result<()> {
         agency: env("SEARCH_ADS_AGENCY_ID")?.parse()?,
         advertiser: env("SEARCH_ADS_ADVERTISER_ID")?.parse()?,
         customer: CustomerId::new(env("SEARCH_ADS_CUSTOMER_ID")?)?,
-        video_url: BaseUrl::parse(&env("VIDEO_SESSION_URL")?)?,
+        video_url: env("VIDEO_SESSION_URL")?,
         credentials: Credentials::new(
             env("VIDEO_SECRET_KEY")?,
             env("VIDEO_USER")?,

@@ -30,7 +30,6 @@
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use facade::http::BaseUrl;
 use facade::video_session::{Credentials, Error, RedisStore, VideoSessionClient};
 
 /// What happened to one login attempt.
@@ -66,10 +65,7 @@ async fn main() -> anyhow::Result<()> {
         _ => bail!("usage: replicas [--replicas N]"),
     };
     anyhow::ensure!((1..=64).contains(&replicas), "--replicas must be 1 to 64");
-    let (redis_url, base) = (
-        env("REDIS_URL")?,
-        BaseUrl::parse(&env("VIDEO_SESSION_URL")?)?,
-    );
+    let (redis_url, base) = (env("REDIS_URL")?, env("VIDEO_SESSION_URL")?);
     let (secret_key, user, password) = (
         env("VIDEO_SECRET_KEY")?,
         env("VIDEO_USER")?,
@@ -81,7 +77,7 @@ async fn main() -> anyhow::Result<()> {
     for _ in 0..replicas {
         let store = RedisStore::connect(&redis_url).await?;
         clients.push(
-            VideoSessionClient::builder(base.clone())
+            VideoSessionClient::builder(&base)
                 .lockout_store(Arc::new(store))
                 .build()?,
         );

@@ -555,11 +555,11 @@ impl Target {
         if self.rss_not_above_baseline {
             parts.push("RSS ≤ baseline's".to_owned());
         }
-        if parts.is_empty() {
-            parts.push("none (information)".to_owned());
-        }
         if let Some(s) = self.max_seconds {
             parts.push(format!("< {s} s"));
+        }
+        if parts.is_empty() {
+            parts.push("none (information)".to_owned());
         }
         parts.join(", ")
     }

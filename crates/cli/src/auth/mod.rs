@@ -123,11 +123,16 @@ fn open_browser(url: &str) -> bool {
 
 fn login_error(e: search_ads::Error, wait: u64) -> AppError {
     let text = e.to_string();
-    let hint = if text.contains("no sign-in redirect arrived") {
-        format!(
+    if text.contains("no sign-in redirect arrived") {
+        // The facade's text goes on about the credentials; nothing was refused here.
+        return AppError::new(format!(
+            "the sign-in did not finish: no redirect arrived within {wait} s"
+        ))
+        .hint(format!(
             "open the URL above in a browser on this machine (the redirect goes to 127.0.0.1) and finish the sign-in within --wait {wait} seconds"
-        )
-    } else if matches!(e, search_ads::Error::Validation { .. }) {
+        ));
+    }
+    let hint = if matches!(e, search_ads::Error::Validation { .. }) {
         "check --client-secrets, or --client-id and --client-secret".to_owned()
     } else {
         "check the OAuth client (a \"Desktop app\" client of the project that has the Search Ads 360 API enabled) and run `apictl auth login` again".to_owned()

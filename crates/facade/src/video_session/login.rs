@@ -23,7 +23,7 @@ impl VideoSessionClient {
     /// The credentials are borrowed, not copied: they hold secrets that are
     /// never duplicated in memory.
     ///
-    /// Before anything is sent, the [`LockoutGuard`] reserves the attempt
+    /// Before anything is sent, the [`LockoutGuard`](super::LockoutGuard) reserves the attempt
     /// (waiting while another login of the same account is in flight in this
     /// process) and refuses with [`Error::LockoutRefused`] when a failure could
     /// block the account, or while a block or a 429 pause is known or presumed;

@@ -41,7 +41,7 @@ use crate::util::hex_token;
 pub const AUTHORIZE_PATH: &str = "/o/oauth2/v2/auth";
 /// Path of the revoke endpoint (Google's is `https://oauth2.googleapis.com/revoke`).
 pub const REVOKE_PATH: &str = "/revoke";
-/// Path of the metadata server's token endpoint ([adc]); the fake serves it on its own origin,
+/// Path of the metadata server's token endpoint (\[adc\]); the fake serves it on its own origin,
 /// so `GCE_METADATA_HOST=127.0.0.1:PORT` points Google's libraries (and the facade) at it.
 pub const METADATA_TOKEN_PATH: &str = "/computeMetadata/v1/instance/service-accounts/default/token";
 
@@ -147,7 +147,7 @@ struct OAuthErrorBody<'a> {
     error_description: &'a str,
 }
 
-/// Google's token-endpoint error body ([web-server], "Error responses"): `{"error",
+/// Google's token-endpoint error body (\[web-server\], "Error responses"): `{"error",
 /// "error_description"}` with HTTP 400, or 401 for `invalid_client`.
 pub(crate) fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
     tracing::debug!(error, description, "OAuth request refused");
@@ -164,7 +164,7 @@ fn bad_request(error: &str, description: &str) -> Response {
     oauth_error(StatusCode::BAD_REQUEST, error, description)
 }
 
-/// `invalid_client` ([web-server]: 401 when the client id is unknown or the secret is wrong).
+/// `invalid_client` (\[web-server\]: 401 when the client id is unknown or the secret is wrong).
 pub(crate) fn invalid_client() -> Response {
     oauth_error(
         StatusCode::UNAUTHORIZED,
@@ -173,7 +173,7 @@ pub(crate) fn invalid_client() -> Response {
     )
 }
 
-/// True for a loopback redirect URI of the installed-app flow ([native-app], "Loopback IP
+/// True for a loopback redirect URI of the installed-app flow (\[native-app\], "Loopback IP
 /// address"): `http://127.0.0.1:PORT/…`, `http://[::1]:PORT/…` or `http://localhost:PORT/…`.
 fn is_loopback_redirect(uri: &str) -> bool {
     let Ok(url) = url_parse(uri) else {
@@ -268,19 +268,19 @@ fn redirect(location: &str) -> Response {
     response
 }
 
-/// `GET /o/oauth2/v2/auth`: the consent screen, auto-approved ([native-app], step 2).
+/// `GET /o/oauth2/v2/auth`: the consent screen, auto-approved (\[native-app\], step 2).
 ///
 /// - an unknown `client_id` is an error page (401 `invalid_client`), not a redirect: Google never
 ///   redirects to a client it does not know;
 /// - a `redirect_uri` that is not a loopback address is an error page (400
 ///   `redirect_uri_mismatch`): the fake knows only desktop clients, whose redirect must be loopback
-///   ([native-app], "Loopback IP address");
+///   (\[native-app\], "Loopback IP address");
 /// - otherwise the answer redirects to `redirect_uri` with `code` and the `state` given, or with
 ///   `error=invalid_request` when `response_type=code` or `scope` is missing, or
 ///   `error=invalid_scope` when the scope lacks the API's (RFC 6749 §4.1.2.1);
 /// - a `code_challenge` is recorded with its method (`S256`, or `plain` when absent, RFC 7636
 ///   §4.3) and checked at the exchange; PKCE stays optional, as at Google;
-/// - a refresh token comes with the code's exchange only when `access_type=offline` ([native-app]).
+/// - a refresh token comes with the code's exchange only when `access_type=offline` (\[native-app\]).
 pub(crate) async fn authorize(
     State(app): State<AppState>,
     Query(params): Query<HashMap<String, String>>,
@@ -380,7 +380,7 @@ fn verifier_matches(challenge: &(String, String), verifier: &str) -> bool {
     computed == *expected
 }
 
-/// `grant_type=authorization_code` ([native-app], step 5): the client, a known unused unexpired
+/// `grant_type=authorization_code` (\[native-app\], step 5): the client, a known unused unexpired
 /// code (single use: RFC 6749 §4.1.2 "the client MUST NOT use the authorization code more than
 /// once"), the same `redirect_uri`, and the `code_verifier` when a challenge was recorded.
 pub(crate) fn authorization_code(app: &AppState, form: &HashMap<String, String>) -> Response {
@@ -435,7 +435,7 @@ pub(crate) fn authorization_code(app: &AppState, form: &HashMap<String, String>)
     )
 }
 
-/// `grant_type=refresh_token` ([native-app], "Refreshing an access token"): `Ok(refresh_token)`
+/// `grant_type=refresh_token` (\[native-app\], "Refreshing an access token"): `Ok(refresh_token)`
 /// when the client is right and the refresh token is the configured one or one the
 /// `authorization_code` grant issued to it, and not revoked; else Google's error: 401
 /// `invalid_client`, or 400 `invalid_grant` "Token has been expired or revoked.".
@@ -462,7 +462,7 @@ pub(crate) fn check_refresh(
     Ok(token.clone())
 }
 
-/// `POST /revoke` ([native-app], "Revoking a token"): `token` in the form body or the query; an
+/// `POST /revoke` (\[native-app\], "Revoking a token"): `token` in the form body or the query; an
 /// access token or a refresh token. Revoking a refresh token revokes the access tokens it minted;
 /// 200 on success, 400 `invalid_token` for a token the fake does not know (or revoked already).
 pub(crate) async fn revoke(
@@ -516,7 +516,7 @@ struct MetadataToken<'a> {
     token_type: &'static str,
 }
 
-/// `GET /computeMetadata/v1/instance/service-accounts/default/token` ([adc]): the metadata
+/// `GET /computeMetadata/v1/instance/service-accounts/default/token` (\[adc\]): the metadata
 /// server answers only requests that carry `Metadata-Flavor: Google` (403 otherwise) and never
 /// one with an `X-Forwarded-For` header (the metadata overview: "requests … containing the
 /// X-Forwarded-For header are rejected").
