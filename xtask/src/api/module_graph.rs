@@ -479,10 +479,7 @@ mod tests {
         assert!(outside.is_empty(), "import cycles: {outside:?}");
     }
 
-    // search_ads is being untangled on h/surface-search (issue 24); `cargo xtask api --rule
-    // module-cycles` names what is left. Un-ignore when that branch is merged.
     #[test]
-    #[ignore = "search_ads still has import cycles until h/surface-search is merged"]
     fn the_facade_has_no_cycle_at_all() {
         assert_eq!(facade_cycles(), Vec::<Vec<Module>>::new());
     }

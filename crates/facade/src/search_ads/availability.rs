@@ -3,11 +3,11 @@
 
 use search_ads_client::types;
 
-use super::call::send;
 use super::client::SearchAdsClient;
 use super::conversion::Availability;
 use super::error::Error;
 use super::wire;
+use super::wire::send;
 
 const OP_AVAILABILITY: &str = "conversion.updateAvailability";
 

@@ -27,8 +27,6 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use search_ads_client::ResponseValue;
-
 use super::auth::{AccessToken, TokenSource};
 use super::error::Error;
 use super::retry::{RetryPolicy, traced_attempt};
@@ -236,21 +234,6 @@ where
     ATTEMPT.scope(calls.scope(), call()).await
 }
 
-/// Awaits one generated call: records the answer's status on the current
-/// attempt span and maps a failure to [`Error`].
-pub(crate) async fn send<T>(
-    operation: &'static str,
-    call: impl Future<Output = Result<ResponseValue<T>, super::wire::ClientError>>,
-) -> Result<ResponseValue<T>, Error> {
-    match call.await {
-        Ok(answer) => {
-            tracing::Span::current().record("status", answer.status().as_u16());
-            Ok(answer)
-        }
-        Err(e) => Err(super::wire::map_error(operation, e)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::AtomicUsize;
@@ -434,7 +417,8 @@ mod tests {
                 async move {
                     if k < 2 {
                         Err(Error::TokenUnavailable {
-                            credential: crate::search_ads::auth::CredentialKind::AuthorizedUser,
+                            credential:
+                                crate::search_ads::credential_kind::CredentialKind::AuthorizedUser,
                             status: Some(503),
                             message: "down".into(),
                             retry_after: None,
@@ -453,7 +437,8 @@ mod tests {
                 n.fetch_add(1, Ordering::SeqCst);
                 async {
                     Err::<(), _>(Error::Auth {
-                        credential: crate::search_ads::auth::CredentialKind::AuthorizedUser,
+                        credential:
+                            crate::search_ads::credential_kind::CredentialKind::AuthorizedUser,
                         message: "invalid_client".into(),
                     })
                 }

@@ -48,7 +48,8 @@
 //! - Leaves (import no operation module): `values.rs` (ids, dates, money), `conversion.rs`
 //!   (the resources), `error/` (the one [`Error`], Google's detail lists, the Reporting API's
 //!   typed failure), `wire/` (to and from the generated types, Google's error envelope),
-//!   `retry.rs`, `call.rs` (deadline, retries, fresh tokens), `auth/` (token sources),
+//!   `retry.rs`, `call.rs` (deadline, retries, fresh tokens), `credential_kind.rs`, `auth/`
+//!   (token sources; `auth/token.rs` holds the token and the trait every source implements),
 //!   `write_options.rs` (the batching defaults the client holds).
 //! - `client.rs`: [`SearchAdsClient`] and its builder; it imports no operation module.
 //! - Operations, each adding its methods to `SearchAdsClient` in an `impl` block of its own:
@@ -57,13 +58,16 @@
 //!   updates), `availability.rs`, `saved_columns.rs`, `id_mapping/` (`request.rs`: the
 //!   download; rows, parser, resumable save beside it). `reporting/ids.rs` uses the ID-mapping
 //!   download, never the other way round.
-//! - A `mod.rs` only declares its children and re-exports; children never import it.
+//! - A `mod.rs` only declares its children and re-exports; children never import it, they
+//!   name the sibling that defines an item. `cargo xtask api --rule module-cycles` checks all
+//!   of this (CI runs it).
 
 mod auth;
 mod availability;
 mod call;
 mod client;
 mod conversion;
+mod credential_kind;
 mod error;
 mod id_mapping;
 mod read;

@@ -12,7 +12,6 @@ use futures::stream::{self, BoxStream, Stream, StreamExt};
 
 use search_ads_client::{ResponseValue, types};
 
-use super::call::send;
 use super::client::{Inner, SearchAdsClient};
 use super::conversion::Conversion;
 use super::error::Error;
@@ -21,6 +20,7 @@ use super::values::{
     MAX_DATE, MIN_DATE, to_yyyymmdd,
 };
 use super::wire;
+use super::wire::send;
 use crate::setters::with_setters;
 
 /// Largest page the API serves (`rowCount`, SA-12).

@@ -1,11 +1,11 @@
 //! `savedColumns.list`: the saved columns of an advertiser.
 
-use super::call::send;
 use super::client::SearchAdsClient;
 use super::conversion::SavedColumn;
 use super::error::Error;
 use super::values::{AdvertiserId, AgencyId};
 use super::wire;
+use super::wire::send;
 
 const OP_SAVED_COLUMNS: &str = "savedColumns.list";
 

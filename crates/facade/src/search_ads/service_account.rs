@@ -31,8 +31,11 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use futures::future::BoxFuture;
 use secrecy::{ExposeSecret as _, SecretString};
 
+use super::auth::authorized_user::read_credentials_file;
+use super::auth::cache::TokenCache;
 use super::auth::endpoint::TokenEndpoint;
-use super::auth::{AccessToken, CredentialKind, SCOPE, TokenCache, TokenSource};
+use super::auth::token::{AccessToken, SCOPE, TokenSource};
+use super::credential_kind::CredentialKind;
 use super::error::Error;
 use crate::http::HttpOptions;
 
@@ -81,7 +84,7 @@ impl ServiceAccount {
     /// downloads; at most 64 KiB).
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, Error> {
         let path = path.as_ref();
-        let text = super::auth::read_credentials_file(path, CredentialKind::ServiceAccount)?;
+        let text = read_credentials_file(path, CredentialKind::ServiceAccount)?;
         Self::from_json(&text)
     }
 

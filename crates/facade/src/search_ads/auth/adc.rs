@@ -8,9 +8,12 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
+use super::authorized_user::AuthorizedUser;
 use super::authorized_user::read_credentials_file;
-use super::{AccessToken, AuthorizedUser, CredentialKind, MetadataServer, TokenSource};
+use super::metadata::MetadataServer;
+use super::token::{AccessToken, TokenSource};
 use crate::http::HttpOptions;
+use crate::search_ads::credential_kind::CredentialKind;
 use crate::search_ads::error::Error;
 
 /// The variable naming a credentials file (ADC's first step).

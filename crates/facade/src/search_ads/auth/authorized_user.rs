@@ -10,9 +10,11 @@ use std::path::Path;
 use futures::future::BoxFuture;
 use secrecy::{ExposeSecret as _, SecretString};
 
+use super::cache::TokenCache;
 use super::endpoint::TokenEndpoint;
-use super::{AccessToken, CredentialKind, TokenCache, TokenSource};
+use super::token::{AccessToken, TokenSource};
 use crate::http::HttpOptions;
+use crate::search_ads::credential_kind::CredentialKind;
 use crate::search_ads::error::Error;
 
 /// Google's token endpoint, the default `token_uri`.

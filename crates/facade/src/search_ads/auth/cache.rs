@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use super::AccessToken;
+use super::token::AccessToken;
 use crate::search_ads::error::Error;
 
 /// A cached token is renewed when less than this is left of its life.

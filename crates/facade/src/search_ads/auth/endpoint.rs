@@ -26,8 +26,9 @@ use std::time::{Duration, SystemTime};
 use bytes::Bytes;
 use secrecy::SecretString;
 
-use super::{AccessToken, CredentialKind};
+use super::token::AccessToken;
 use crate::http::{BaseUrl, HttpOptions, TimeoutMode, build_client};
+use crate::search_ads::credential_kind::CredentialKind;
 use crate::search_ads::error::Error;
 use crate::search_ads::retry::parse_retry_after;
 

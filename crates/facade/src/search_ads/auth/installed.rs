@@ -37,10 +37,12 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use secrecy::{ExposeSecret as _, SecretString};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
+use super::authorized_user::AuthorizedUser;
 use super::authorized_user::{GOOGLE_REVOKE_URI, GOOGLE_TOKEN_URI};
 use super::endpoint::{TokenAnswer, TokenEndpoint};
-use super::{AuthorizedUser, CredentialKind, SCOPE};
+use super::token::SCOPE;
 use crate::http::{BaseUrl, HttpOptions};
+use crate::search_ads::credential_kind::CredentialKind;
 use crate::search_ads::error::Error;
 
 /// Google's authorization endpoint.

@@ -6,9 +6,11 @@ use std::fmt;
 
 use futures::future::BoxFuture;
 
+use super::cache::TokenCache;
 use super::endpoint::TokenEndpoint;
-use super::{AccessToken, CredentialKind, SCOPE, TokenCache, TokenSource};
+use super::token::{AccessToken, SCOPE, TokenSource};
 use crate::http::HttpOptions;
+use crate::search_ads::credential_kind::CredentialKind;
 use crate::search_ads::error::Error;
 
 /// The metadata server's host on Google's platforms.

@@ -9,10 +9,11 @@ use search_ads_client::{ClientInfo as _, types};
 
 use super::rows::ProgressFn;
 use super::save::{Download, Resume, check_content_type, resumable};
-use crate::search_ads::call::{self, send};
+use crate::search_ads::call;
 use crate::search_ads::client::SearchAdsClient;
 use crate::search_ads::error::Error;
 use crate::search_ads::values::{AdvertiserId, AgencyId};
+use crate::search_ads::wire::send;
 use crate::search_ads::wire::{OP_ID_MAPPING, from_reqwest};
 
 /// An answer whose body is (part of) the file.

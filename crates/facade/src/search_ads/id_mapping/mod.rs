@@ -56,9 +56,9 @@ pub(crate) mod test_data {
     use futures::stream::Stream;
     use std::io;
 
-    use super::IdMappingRow;
     use super::stream::IdMappingStream;
     use crate::search_ads::error::Error;
+    use crate::search_ads::id_mapping::rows::IdMappingRow;
     use futures::StreamExt as _;
 
     pub const FILE: &str = "Entity Type,Legacy IDs,New IDs\n\

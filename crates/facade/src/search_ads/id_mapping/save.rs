@@ -306,8 +306,8 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_data::{FILE, chunks};
     use super::*;
+    use crate::search_ads::id_mapping::test_data::{FILE, chunks};
 
     #[tokio::test]
     async fn save_writes_whole_files_only() {

@@ -397,8 +397,8 @@ mod tests {
 
     use futures::TryStreamExt;
 
-    use super::super::test_data::{FILE, chunks, parse};
     use super::*;
+    use crate::search_ads::id_mapping::test_data::{FILE, chunks, parse};
     use crate::search_ads::values::{AgencyId, CampaignId, EngineAccountId, EntityType};
 
     #[tokio::test]

@@ -394,8 +394,8 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::{Value, json};
 
-    use super::super::mapping::conversion_from_row;
     use super::*;
+    use crate::search_ads::reporting::mapping::conversion_from_row;
 
     /// What a decoder makes of a page: `Err(())` when the page is not the spec's JSON; else the
     /// next page token and the rows (or the first row's error).
@@ -734,11 +734,14 @@ mod tests {
         let error = search(&client, "1234567890", None, &request())
             .await
             .unwrap_err();
-        let error = super::super::rpc::map_error(super::super::rpc::OP_SEARCH, error);
+        let error = crate::search_ads::reporting::rpc::map_error(
+            crate::search_ads::reporting::rpc::OP_SEARCH,
+            error,
+        );
         assert!(
             matches!(
                 &error,
-                crate::search_ads::Error::Transport(t)
+                crate::search_ads::error::Error::Transport(t)
                     if matches!(t.kind, crate::http::TransportErrorKind::TooLarge { limit: 4096, .. })
             ),
             "{error:?}"
@@ -757,11 +760,14 @@ mod tests {
         let error = search(&client, "1234567890", None, &request())
             .await
             .unwrap_err();
-        let error = super::super::rpc::map_error(super::super::rpc::OP_SEARCH, error);
+        let error = crate::search_ads::reporting::rpc::map_error(
+            crate::search_ads::reporting::rpc::OP_SEARCH,
+            error,
+        );
         assert!(
             matches!(
                 &error,
-                crate::search_ads::Error::Transport(t)
+                crate::search_ads::error::Error::Transport(t)
                     if matches!(t.kind, crate::http::TransportErrorKind::Stalled { .. })
             ),
             "{error:?}"

@@ -228,14 +228,14 @@ pub(crate) fn saved_column_from_wire(w: types::SavedColumn) -> SavedColumn {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     use chrono::DateTime;
 
-    use super::*;
     use crate::search_ads::values::*;
+    use crate::search_ads::wire::conversion::*;
 
     /// A conversion with every field set.
-    pub(in crate::search_ads::wire) fn full() -> Conversion {
+    pub(crate) fn full() -> Conversion {
         Conversion {
             conversion_id: Some("order-1".into()),
             conversion_timestamp: DateTime::from_timestamp_millis(1_704_103_200_123),

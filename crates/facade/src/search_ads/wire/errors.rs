@@ -1,8 +1,10 @@
 //! Generated-client and transport errors made into the facade's [`Error`]:
 //! the error envelope, the token hook's failures, body limits, timeouts.
 
-use search_ads_client::types;
+use std::future::Future;
+
 use search_ads_client::{AuthorizeError, AuthorizeErrorKind};
+use search_ads_client::{ResponseValue, types};
 
 use super::envelope::Envelope;
 use crate::http::Bounds;
@@ -17,13 +19,13 @@ pub(crate) fn map_error(operation: &'static str, error: ClientError) -> Error {
         }
         return match auth.kind() {
             AuthorizeErrorKind::Unavailable => Error::TokenUnavailable {
-                credential: crate::search_ads::auth::CredentialKind::Other,
+                credential: crate::search_ads::credential_kind::CredentialKind::Other,
                 status: None,
                 message: auth.message().to_owned(),
                 retry_after: None,
             },
             _ => Error::Auth {
-                credential: crate::search_ads::auth::CredentialKind::Other,
+                credential: crate::search_ads::credential_kind::CredentialKind::Other,
                 message: auth.message().to_owned(),
             },
         };
@@ -67,7 +69,7 @@ pub(crate) fn map_error(operation: &'static str, error: ClientError) -> Error {
             Error::validation("request", None, message)
         }
         search_ads_client::Error::Custom(message) => Error::Auth {
-            credential: crate::search_ads::auth::CredentialKind::Other,
+            credential: crate::search_ads::credential_kind::CredentialKind::Other,
             message,
         },
     }
@@ -90,6 +92,21 @@ pub(crate) fn from_reqwest(operation: &'static str, error: reqwest::Error) -> Er
 /// limits, when `error`'s source chain holds one.
 ///
 /// [`HttpOptions`]: crate::http::HttpOptions
+/// Awaits one generated call: records the answer's status on the current
+/// attempt span and maps a failure to [`Error`].
+pub(crate) async fn send<T>(
+    operation: &'static str,
+    call: impl Future<Output = Result<ResponseValue<T>, ClientError>>,
+) -> Result<ResponseValue<T>, Error> {
+    match call.await {
+        Ok(answer) => {
+            tracing::Span::current().record("status", answer.status().as_u16());
+            Ok(answer)
+        }
+        Err(e) => Err(map_error(operation, e)),
+    }
+}
+
 /// A failure of a call through the generated v2 client.
 pub(crate) type ClientError = search_ads_client::Error<types::GoogleErrorResponse>;
 

@@ -130,9 +130,9 @@ fn shown(value: &Value) -> String {
 mod tests {
     use chrono::DateTime;
 
-    use super::super::conversion::tests::full;
     use super::*;
     use crate::search_ads::values::*;
+    use crate::search_ads::wire::conversion::tests::full;
 
     /// The member names of `json` are `fields`, each once.
     fn assert_names_each_field_once(json: &serde_json::Value, fields: &[&str], message: &str) {

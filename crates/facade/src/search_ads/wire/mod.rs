@@ -19,7 +19,9 @@ pub(crate) use conversion::{
     saved_column_from_wire,
 };
 pub(crate) use envelope::Envelope;
-pub(crate) use errors::{ClientError, OP_ID_MAPPING, body_limit_error, from_reqwest, map_error};
+pub(crate) use errors::{
+    ClientError, OP_ID_MAPPING, body_limit_error, from_reqwest, map_error, send,
+};
 
 /// Puts the [`TokenSource`]'s token on every request (`Authorization: Bearer`,
 /// marked sensitive so it never shows in `Debug` output).

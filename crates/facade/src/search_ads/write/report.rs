@@ -309,7 +309,7 @@ mod tests {
                 Outcome::Invalid(Error::validation("conversionId", Some(3), "is empty")),
                 Outcome::Failed {
                     error: Error::Auth {
-                        credential: crate::search_ads::auth::CredentialKind::Other,
+                        credential: crate::search_ads::credential_kind::CredentialKind::Other,
                         message: "no".into(),
                     },
                     attempts: 0,
@@ -337,7 +337,7 @@ mod tests {
         assert!(
             !Outcome::Failed {
                 error: Error::Auth {
-                    credential: crate::search_ads::auth::CredentialKind::Other,
+                    credential: crate::search_ads::credential_kind::CredentialKind::Other,
                     message: "no".into()
                 },
                 attempts: 1,

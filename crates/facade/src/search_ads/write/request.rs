@@ -8,11 +8,12 @@ use futures::stream::BoxStream;
 use futures::{FutureExt, Stream, StreamExt};
 use search_ads_client::types;
 
-use super::super::call::{self, send};
+use super::super::call;
 use super::super::client::SearchAdsClient;
 use super::super::conversion::Conversion;
 use super::super::error::Error;
 use super::super::wire;
+use super::super::wire::send;
 use super::super::write_options::{WriteOptions, WriteProgress, WriteProgressFn};
 use super::batching::Batch;
 use super::kind::WriteKind;

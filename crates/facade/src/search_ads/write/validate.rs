@@ -130,7 +130,7 @@ fn text_problem(c: &Conversion) -> Option<(&'static str, String)> {
 /// members (SA-20): a value outside a closed set, a malformed currency code, no
 /// owner (an agency and advertiser, a customer, or a click, SA-17).
 fn request_shape_problem(c: &Conversion) -> Option<(&'static str, String)> {
-    use super::super::values::{
+    use crate::search_ads::values::{
         Channel, Consent, ConversionState, ConversionType, SegmentationType,
     };
     let closed = |field: &'static str, value: &str, allowed: &str| {
