@@ -16,7 +16,6 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, Days, Utc};
 use facade::search_ads::{
     CampaignId, CustomerId, DateRange, DefaultCredentials, Micros, SearchAdsClient,
 };
@@ -35,8 +34,7 @@ async fn main() -> anyhow::Result<()> {
     }
     let client = builder.build()?;
     let customer: CustomerId = env("SEARCH_ADS_CUSTOMER_ID")?.parse()?;
-    let today = DateTime::<Utc>::from(std::time::SystemTime::now()).date_naive();
-    let dates = DateRange::new(today - Days::new(29), today)?;
+    let dates = DateRange::last_days(30)?;
 
     // Rows arrive one at a time, in conversion-time order; memory stays bounded.
     let mut report = client.conversion_report(customer, dates).stream();

@@ -22,7 +22,7 @@
 //! `VIDEO_SESSION_ID`. `SEARCH_ADS_URL` and `SEARCH_ADS_REPORTING_URL` point at the fakes; leave
 //! them unset against Google.
 
-use chrono::{DateTime, Days, Utc};
+use chrono::{DateTime, Utc};
 use facade::search_ads::{
     self, AdvertiserId, AgencyId, Conversion, CustomerId, DateRange, DefaultCredentials, Outcome,
     SearchAdsClient, SegmentationId,
@@ -68,8 +68,7 @@ async fn run(settings: Settings) -> Result<(), AppError> {
     let (agency, advertiser) = (settings.agency, settings.advertiser);
 
     // 1. The last 30 days of conversions, one row at a time.
-    let today = DateTime::<Utc>::from(std::time::SystemTime::now()).date_naive();
-    let dates = DateRange::new(today - Days::new(29), today)?;
+    let dates = DateRange::last_days(30)?;
     let mut report = ads.conversion_report(settings.customer, dates).stream();
     let (mut count, mut revenue) = (0u64, 0i64);
     while let Some(conversion) = report.try_next().await? {

@@ -113,6 +113,34 @@ impl DateRange {
         Self::new(date, date)
     }
 
+    /// The last `days` days up to and including today (UTC, the day the Reporting API's window is
+    /// counted from): `last_days(30)` is today and the 29 days before it. `days` of 0 is refused
+    /// (a validation error naming `days`).
+    ///
+    /// ```
+    /// use facade::search_ads::DateRange;
+    /// let dates = DateRange::last_days(30)?;
+    /// assert_eq!((dates.end() - dates.start()).num_days(), 29);
+    /// assert!(DateRange::last_days(0).is_err());
+    /// # Ok::<(), facade::search_ads::Error>(())
+    /// ```
+    pub fn last_days(days: u32) -> Result<Self, Error> {
+        let today =
+            chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now()).date_naive();
+        Self::last_days_to(today, days)
+    }
+
+    /// The `days` days that end on `end`, both included.
+    fn last_days_to(end: NaiveDate, days: u32) -> Result<Self, Error> {
+        let back = days.checked_sub(1).ok_or_else(|| {
+            Error::validation("days", None, "is 0: a date range holds at least one day")
+        })?;
+        let start = end
+            .checked_sub_days(chrono::Days::new(u64::from(back)))
+            .unwrap_or(MIN_DATE);
+        Self::new(start, end)
+    }
+
     /// The first date.
     pub fn start(&self) -> NaiveDate {
         self.start
@@ -610,6 +638,18 @@ fn page_from_wire(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn last_days_ends_on_the_day_and_holds_that_many_days() {
+        let end = NaiveDate::from_ymd_opt(2026, 3, 1).unwrap();
+        let range = DateRange::last_days_to(end, 30).unwrap();
+        assert_eq!(range.end(), end);
+        assert_eq!(range.start(), NaiveDate::from_ymd_opt(2026, 1, 31).unwrap());
+        let one = DateRange::last_days_to(end, 1).unwrap();
+        assert_eq!((one.start(), one.end()), (end, end));
+        let zero = DateRange::last_days_to(end, 0).unwrap_err();
+        assert!(zero.to_string().contains("`days`"), "{zero}");
+    }
     use std::sync::Mutex;
 
     use futures::TryStreamExt;
