@@ -286,36 +286,7 @@ pub fn usage_program(code: &str) -> Result<String> {
                     builders.push((name, params, ret));
                 }
             }
-            Item::Impl(imp) if imp.trait_.is_none() => {
-                let is_client = matches!(imp.self_ty.as_ref(),
-                    syn::Type::Path(p) if p.path.is_ident("Client"));
-                if !is_client {
-                    continue;
-                }
-                for f in &imp.items {
-                    let syn::ImplItem::Fn(f) = f else { continue };
-                    if !is_pub(&f.vis) {
-                        continue;
-                    }
-                    let ReturnType::Type(_, ty) = &f.sig.output else {
-                        continue;
-                    };
-                    let syn::Type::Path(p) = ty.as_ref() else {
-                        continue;
-                    };
-                    let segs: Vec<String> = p
-                        .path
-                        .segments
-                        .iter()
-                        .map(|s| s.ident.to_string())
-                        .collect();
-                    if let [first, builder] = segs.as_slice()
-                        && first == "builder"
-                    {
-                        client_methods.push((f.sig.ident.to_string(), builder.clone()));
-                    }
-                }
-            }
+            Item::Impl(imp) => client_methods.extend(super::rust_api::client_builder_methods(imp)),
             _ => {}
         }
     }

@@ -282,36 +282,7 @@ pub fn extract(code: &str) -> Result<Api> {
                     }
                 }
             }
-            Item::Impl(imp) if imp.trait_.is_none() => {
-                let is_client = matches!(imp.self_ty.as_ref(),
-                    syn::Type::Path(p) if p.path.is_ident("Client"));
-                if !is_client {
-                    continue;
-                }
-                for f in &imp.items {
-                    let syn::ImplItem::Fn(f) = f else { continue };
-                    if !is_pub(&f.vis) {
-                        continue;
-                    }
-                    let ReturnType::Type(_, ty) = &f.sig.output else {
-                        continue;
-                    };
-                    let syn::Type::Path(p) = ty.as_ref() else {
-                        continue;
-                    };
-                    let segments: Vec<String> = p
-                        .path
-                        .segments
-                        .iter()
-                        .map(|s| s.ident.to_string())
-                        .collect();
-                    if let [first, builder] = segments.as_slice()
-                        && first == "builder"
-                    {
-                        methods.push((f.sig.ident.to_string(), builder.clone()));
-                    }
-                }
-            }
+            Item::Impl(imp) => methods.extend(client_builder_methods(imp)),
             _ => {}
         }
     }
@@ -604,6 +575,41 @@ pub fn compare(old: &Api, new: &Api) -> Vec<ApiChange> {
         }
     }
     out
+}
+
+/// The public methods of the generated `impl Client` that return a request builder
+/// (`builder::Name`), as (method, builder) pairs; empty for any other impl block.
+pub(crate) fn client_builder_methods(imp: &syn::ItemImpl) -> Vec<(String, String)> {
+    let is_client = imp.trait_.is_none()
+        && matches!(imp.self_ty.as_ref(), syn::Type::Path(p) if p.path.is_ident("Client"));
+    if !is_client {
+        return Vec::new();
+    }
+    let mut methods = Vec::new();
+    for f in &imp.items {
+        let syn::ImplItem::Fn(f) = f else { continue };
+        if !is_pub(&f.vis) {
+            continue;
+        }
+        let ReturnType::Type(_, ty) = &f.sig.output else {
+            continue;
+        };
+        let syn::Type::Path(p) = ty.as_ref() else {
+            continue;
+        };
+        let segments: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        if let [first, builder] = segments.as_slice()
+            && first == "builder"
+        {
+            methods.push((f.sig.ident.to_string(), builder.clone()));
+        }
+    }
+    methods
 }
 
 #[cfg(test)]
