@@ -31,7 +31,7 @@
 //! - `service-account` (off by default): `search_ads::ServiceAccount`, Google's
 //!   service-account key files, through the `gcp_auth` crate (it signs the
 //!   assertion; the facade exchanges it). Without it every other credential
-//!   below still works, and the build is about 10 s shorter.
+//!   below still works, and the build skips `gcp_auth` (about 45 s of CPU on a clean build, SA-25).
 //!
 //! # Signing in to Search Ads 360
 //!
