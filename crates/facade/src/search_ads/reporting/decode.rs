@@ -41,10 +41,10 @@ use serde_json::value::RawValue;
 
 use super::super::conversion::Conversion;
 use super::super::values::{
-    AdGroupId, AdId, CampaignId, Channel, ConversionState, CriterionId, CustomerId, DsConversionId,
-    InventoryAccountId, Micros,
+    AdGroupId, AdId, CampaignId, CriterionId, CustomerId, DsConversionId, InventoryAccountId,
+    Micros,
 };
-use super::mapping::{RowKey, parse_date_time};
+use super::mapping::{self, RowKey, parse_date_time};
 
 /// The generated client's error type for the search call.
 pub(crate) type SearchError = search_ads_reporting_client::Error<types::ErrorResponse>;
@@ -320,11 +320,7 @@ fn map_row(row: WireRow<'_>) -> Result<(RowKey, NaiveDate, Conversion), String> 
         .as_deref()
         .map(|t| parse_date_time("conversion.conversion_last_modified_date_time", t))
         .transpose()?;
-    let state = c.status.map(|s| match &*s {
-        "ENABLED" => ConversionState::Active,
-        "REMOVED" => ConversionState::Removed,
-        _ => ConversionState::Other(s.into_owned()),
-    });
+    let state = c.status.map(mapping::state);
     let revenue = c.conversion_revenue_micros.map(|m| Micros::new(m.get()));
     let (customer_id, currency) = match row.customer {
         Some(customer) => (customer.id, customer.currency_code),
@@ -334,23 +330,8 @@ fn map_row(row: WireRow<'_>) -> Result<(RowKey, NaiveDate, Conversion), String> 
         .map(|id| CustomerId::new(id.get().to_string()))
         .transpose()
         .map_err(|e| e.to_string())?;
-    let quantity_millis = c
-        .conversion_quantity
-        .map(|q| {
-            q.get()
-                .checked_mul(1000)
-                .ok_or("conversion.conversion_quantity is too large")
-        })
-        .transpose()?;
-    let channel = c.product_channel.as_deref().map(|s| {
-        if s.eq_ignore_ascii_case("online") {
-            Channel::from_wire("online")
-        } else if s.eq_ignore_ascii_case("local") {
-            Channel::from_wire("local")
-        } else {
-            Channel::from_wire(&s.to_ascii_lowercase())
-        }
-    });
+    let quantity_millis = mapping::quantity_millis(c.conversion_quantity.map(|q| q.get()))?;
+    let channel = c.product_channel.as_deref().map(mapping::channel);
     let date = row
         .segments
         .and_then(|s| s.date)

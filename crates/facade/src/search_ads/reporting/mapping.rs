@@ -58,6 +58,38 @@ pub(crate) fn parse_date_time(field: &str, text: &str) -> Result<DateTime<Utc>, 
         })
 }
 
+/// `conversion.status` → the conversion's state: `ENABLED` is active, `REMOVED` removed, anything
+/// else kept as sent.
+pub(crate) fn state(status: std::borrow::Cow<'_, str>) -> ConversionState {
+    match &*status {
+        "ENABLED" => ConversionState::Active,
+        "REMOVED" => ConversionState::Removed,
+        _ => ConversionState::Other(status.into_owned()),
+    }
+}
+
+/// `conversion.conversion_quantity` (whole units) → thousandths; `Err` when it does not fit.
+pub(crate) fn quantity_millis(quantity: Option<i64>) -> Result<Option<i64>, String> {
+    quantity
+        .map(|q| {
+            q.checked_mul(1000)
+                .ok_or_else(|| "conversion.conversion_quantity is too large".to_owned())
+        })
+        .transpose()
+}
+
+/// `conversion.product_channel` → [`Channel`]: `ONLINE`/`LOCAL` → `online`/`local` without a new
+/// string per row.
+pub(crate) fn channel(wire: &str) -> Channel {
+    if wire.eq_ignore_ascii_case("online") {
+        Channel::from_wire("online")
+    } else if wire.eq_ignore_ascii_case("local") {
+        Channel::from_wire("local")
+    } else {
+        Channel::from_wire(&wire.to_ascii_lowercase())
+    }
+}
+
 /// The sort key of a row: (conversion time, `conversion.id`), the report's order (SR-9).
 pub(crate) type RowKey = (DateTime<Utc>, i64);
 
@@ -84,11 +116,7 @@ pub(crate) fn conversion_from_row(
         .as_deref()
         .map(|t| parse_date_time("conversion.conversion_last_modified_date_time", t))
         .transpose()?;
-    let state = c.status.take().map(|s| match s.as_str() {
-        "ENABLED" => ConversionState::Active,
-        "REMOVED" => ConversionState::Removed,
-        _ => ConversionState::Other(s),
-    });
+    let state = c.status.take().map(|s| state(s.into()));
     let revenue = c.conversion_revenue_micros.map(|m| Micros::new(m.get()));
     let customer = row.customer.as_mut();
     let customer_id = customer
@@ -98,24 +126,8 @@ pub(crate) fn conversion_from_row(
         .transpose()
         .map_err(|e| e.to_string())?;
     let currency_code = revenue.and(customer.and_then(|c| c.currency_code.take()));
-    let quantity_millis = c
-        .conversion_quantity
-        .map(|q| {
-            q.get()
-                .checked_mul(1000)
-                .ok_or("conversion.conversion_quantity is too large")
-        })
-        .transpose()?;
-    // `ONLINE`/`LOCAL` → `online`/`local` without a new string per row.
-    let channel = c.product_channel.as_deref().map(|s| {
-        if s.eq_ignore_ascii_case("online") {
-            Channel::from_wire("online")
-        } else if s.eq_ignore_ascii_case("local") {
-            Channel::from_wire("local")
-        } else {
-            Channel::from_wire(&s.to_ascii_lowercase())
-        }
-    });
+    let quantity_millis = quantity_millis(c.conversion_quantity.map(|q| q.get()))?;
+    let channel = c.product_channel.as_deref().map(channel);
     let conversion = Conversion {
         conversion_id: c.advertiser_conversion_id.take(),
         conversion_timestamp: Some(when),
