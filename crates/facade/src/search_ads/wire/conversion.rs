@@ -20,6 +20,11 @@ fn millis_string(t: chrono::DateTime<chrono::Utc>) -> String {
 
 /// A typed conversion in the wire shape.
 pub(crate) fn conversion_to_wire(c: &Conversion) -> types::Conversion {
+    conversion_into_wire(c.clone())
+}
+
+/// A typed conversion in the wire shape, its text moved rather than copied.
+pub(crate) fn conversion_into_wire(c: Conversion) -> types::Conversion {
     types::Conversion {
         ad_group_id: c.ad_group_id.map(|id| id.wire()),
         ad_id: c.ad_id.map(|id| id.wire()),
@@ -29,31 +34,31 @@ pub(crate) fn conversion_to_wire(c: &Conversion) -> types::Conversion {
             .map(|v| v.as_str().to_owned()),
         advertiser_id: c.advertiser_id.map(|id| id.wire()),
         agency_id: c.agency_id.map(|id| id.wire()),
-        attribution_model: c.attribution_model.clone(),
+        attribution_model: c.attribution_model,
         campaign_id: c.campaign_id.map(|id| id.wire()),
         channel: c.channel.as_ref().map(|v| v.as_str().to_owned()),
-        click_id: c.click_id.clone(),
-        conversion_id: c.conversion_id.clone(),
+        click_id: c.click_id,
+        conversion_id: c.conversion_id,
         conversion_modified_timestamp: c
             .conversion_modified_timestamp
             .map(|t| to_epoch_millis(t).into()),
         conversion_timestamp: c.conversion_timestamp.map(millis_string),
         count_millis: c.count_millis.map(Into::into),
         criterion_id: c.criterion_id.map(|id| id.wire()),
-        currency_code: c.currency_code.clone(),
+        currency_code: c.currency_code,
         custom_dimension: c
             .custom_dimensions
-            .iter()
+            .into_iter()
             .map(|d| types::CustomDimension {
-                name: Some(d.name.clone()),
-                value: Some(d.value.clone()),
+                name: Some(d.name),
+                value: Some(d.value),
             })
             .collect(),
         custom_metric: c
             .custom_metrics
-            .iter()
+            .into_iter()
             .map(|m| types::CustomMetric {
-                name: Some(m.name.clone()),
+                name: Some(m.name),
                 value: Some(m.value),
             })
             .collect(),
@@ -61,19 +66,19 @@ pub(crate) fn conversion_to_wire(c: &Conversion) -> types::Conversion {
         device_type: c.device_type.as_ref().map(|v| v.as_str().to_owned()),
         ds_conversion_id: c.ds_conversion_id.map(|id| id.wire()),
         engine_account_id: c.engine_account_id.map(|id| id.wire()),
-        floodlight_order_id: c.floodlight_order_id.clone(),
+        floodlight_order_id: c.floodlight_order_id,
         inventory_account_id: c.inventory_account_id.map(|id| id.wire()),
-        product_country: c.product_country.clone(),
+        product_country: c.product_country,
         product_group_id: c.product_group_id.map(|id| id.wire()),
-        product_id: c.product_id.clone(),
-        product_language: c.product_language.clone(),
+        product_id: c.product_id,
+        product_language: c.product_language,
         quantity_millis: c.quantity_millis.map(Into::into),
         revenue_micros: c.revenue_micros.map(|m| m.get().to_string()),
         segmentation_id: c.segmentation_id.map(|id| id.wire()),
-        segmentation_name: c.segmentation_name.clone(),
+        segmentation_name: c.segmentation_name,
         segmentation_type: c.segmentation_type.as_ref().map(|v| v.as_str().to_owned()),
         state: c.state.as_ref().map(|v| v.as_str().to_owned()),
-        store_id: c.store_id.clone(),
+        store_id: c.store_id,
         type_: c.conversion_type.as_ref().map(|v| v.as_str().to_owned()),
     }
 }
@@ -178,16 +183,107 @@ pub(crate) fn availability_to_wire(a: &Availability) -> types::AvailabilityUpdat
     }
 }
 
-/// A wire conversion in the request shape of insert or update
-/// ([`types::ConversionInsert`], [`types::ConversionUpdate`], SA-20): the same
-/// members, with the method's required ones no longer optional. The error
-/// names what is missing; [`crate::search_ads::write::input_problems`]
-/// refuses such a conversion before anything is built, so it is not expected.
-pub(crate) fn conversion_to_request<T: serde::de::DeserializeOwned>(
-    c: &Conversion,
-) -> Result<T, String> {
-    let value = serde_json::to_value(conversion_to_wire(c)).map_err(|e| e.to_string())?;
-    serde_json::from_value(value).map_err(|e| e.to_string())
+/// The members the request shapes of insert and update
+/// ([`types::ConversionInsert`], [`types::ConversionUpdate`], SA-20) share
+/// with the wire shape `$w` unchanged, plus the caller's `$member: $value`s
+/// (the ones whose type differs).
+macro_rules! request_shape {
+    ($ty:ident, $w:ident, { $($member:ident: $value:expr),* $(,)? }) => {
+        types::$ty {
+            $($member: $value,)*
+            ad_group_id: $w.ad_group_id,
+            ad_id: $w.ad_id,
+            ad_user_data_consent: $w.ad_user_data_consent,
+            advertiser_id: $w.advertiser_id,
+            agency_id: $w.agency_id,
+            attribution_model: $w.attribution_model,
+            campaign_id: $w.campaign_id,
+            channel: $w.channel,
+            click_id: $w.click_id,
+            conversion_modified_timestamp: $w.conversion_modified_timestamp,
+            count_millis: $w.count_millis,
+            criterion_id: $w.criterion_id,
+            currency_code: $w.currency_code,
+            customer_id: $w.customer_id,
+            device_type: $w.device_type,
+            ds_conversion_id: $w.ds_conversion_id,
+            engine_account_id: $w.engine_account_id,
+            floodlight_order_id: $w.floodlight_order_id,
+            inventory_account_id: $w.inventory_account_id,
+            product_country: $w.product_country,
+            product_group_id: $w.product_group_id,
+            product_id: $w.product_id,
+            product_language: $w.product_language,
+            quantity_millis: $w.quantity_millis,
+            revenue_micros: $w.revenue_micros,
+            segmentation_id: $w.segmentation_id,
+            segmentation_name: $w.segmentation_name,
+            state: $w.state,
+            store_id: $w.store_id,
+            type_: $w.type_,
+        }
+    };
+}
+
+/// A required member of a request shape; the error names it.
+fn required<T>(value: Option<T>, member: &str) -> Result<T, String> {
+    value.ok_or_else(|| format!("{member} is missing"))
+}
+
+/// The custom dimensions and metrics in their request shape.
+fn custom_inputs(
+    c: &mut Conversion,
+) -> (
+    Vec<types::CustomDimensionInput>,
+    Vec<types::CustomMetricInput>,
+) {
+    let dimensions = std::mem::take(&mut c.custom_dimensions)
+        .into_iter()
+        .map(|d| types::CustomDimensionInput {
+            name: d.name,
+            value: d.value,
+        })
+        .collect();
+    let metrics = std::mem::take(&mut c.custom_metrics)
+        .into_iter()
+        .map(|m| types::CustomMetricInput {
+            name: m.name,
+            value: m.value,
+        })
+        .collect();
+    (dimensions, metrics)
+}
+
+/// A conversion in the request shape of insert ([`types::ConversionInsert`],
+/// SA-20): the wire shape's members, with `conversionId`,
+/// `conversionTimestamp` and `segmentationType` required. Its text is moved,
+/// not copied. The error names what is missing;
+/// [`crate::search_ads::write::input_problems`] refuses such a conversion
+/// before it gets here, so it is not expected.
+pub(crate) fn conversion_into_insert(mut c: Conversion) -> Result<types::ConversionInsert, String> {
+    let (dimensions, metrics) = custom_inputs(&mut c);
+    let w = conversion_into_wire(c);
+    Ok(request_shape!(ConversionInsert, w, {
+        conversion_id: required(w.conversion_id, "conversionId")?,
+        conversion_timestamp: required(w.conversion_timestamp, "conversionTimestamp")?,
+        segmentation_type: required(w.segmentation_type, "segmentationType")?,
+        custom_dimension: dimensions,
+        custom_metric: metrics,
+    }))
+}
+
+/// A conversion in the request shape of update ([`types::ConversionUpdate`]):
+/// like [`conversion_into_insert`], with `segmentationType` optional.
+pub(crate) fn conversion_into_update(mut c: Conversion) -> Result<types::ConversionUpdate, String> {
+    let (dimensions, metrics) = custom_inputs(&mut c);
+    let w = conversion_into_wire(c);
+    Ok(request_shape!(ConversionUpdate, w, {
+        conversion_id: required(w.conversion_id, "conversionId")?,
+        conversion_timestamp: required(w.conversion_timestamp, "conversionTimestamp")?,
+        segmentation_type: w.segmentation_type,
+        custom_dimension: dimensions,
+        custom_metric: metrics,
+    }))
 }
 
 /// A wire availability, typed; the error names a missing or bad field.
@@ -301,6 +397,35 @@ pub(crate) mod tests {
             json,
             serde_json::json!({"conversionId": "x", "conversionTimestamp": "5", "segmentationType": "FLOODLIGHT"})
         );
+    }
+
+    #[test]
+    fn the_request_shapes_are_the_wire_shape_with_required_members() {
+        // The reference: the wire shape's JSON read as the request shape (what
+        // the facade sent before the request shapes were built directly).
+        fn through_json<T: serde::de::DeserializeOwned>(c: &Conversion) -> T {
+            serde_json::from_value(serde_json::to_value(conversion_to_wire(c)).unwrap()).unwrap()
+        }
+        let minimal = Conversion::new("x", DateTime::from_timestamp_millis(5).unwrap());
+        for c in [full(), minimal] {
+            let insert = conversion_into_insert(c.clone()).unwrap();
+            assert_eq!(insert, through_json::<types::ConversionInsert>(&c));
+            let update = conversion_into_update(c.clone()).unwrap();
+            assert_eq!(update, through_json::<types::ConversionUpdate>(&c));
+            assert_eq!(
+                serde_json::to_value(&insert).unwrap(),
+                serde_json::to_value(conversion_to_wire(&c)).unwrap()
+            );
+        }
+        let mut c = full();
+        c.segmentation_type = None;
+        let e = conversion_into_insert(c.clone()).unwrap_err();
+        assert!(e.contains("segmentationType"), "{e}");
+        assert_eq!(conversion_into_update(c).unwrap().segmentation_type, None);
+        let mut c = full();
+        c.conversion_timestamp = None;
+        let e = conversion_into_update(c).unwrap_err();
+        assert!(e.contains("conversionTimestamp"), "{e}");
     }
 
     #[test]

@@ -15,8 +15,8 @@ use super::auth::TokenSource;
 use super::error::Error;
 
 pub(crate) use conversion::{
-    availability_from_wire, availability_to_wire, conversion_from_wire, conversion_to_request,
-    saved_column_from_wire,
+    availability_from_wire, availability_to_wire, conversion_from_wire, conversion_into_insert,
+    conversion_into_update, saved_column_from_wire,
 };
 pub(crate) use envelope::Envelope;
 pub(crate) use errors::{

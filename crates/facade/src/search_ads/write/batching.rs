@@ -4,16 +4,18 @@
 //! would repeat within it (the server refuses that with `0x0000011F`, SA-15).
 
 use std::collections::HashSet;
+use std::hash::{BuildHasher, RandomState};
 
 use super::super::conversion::Conversion;
 use super::super::error::Error;
-use super::dedup::DuplicateDetector;
+use super::body::Body;
+use super::dedup::{DuplicateDetector, PassThroughState};
 use super::kind::WriteKind;
 use super::validate;
 
 /// A contiguous range of input rows: the ones to send and the ones refused
 /// locally.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Batch {
     /// Input index of the first row.
     pub(crate) start: usize,
@@ -21,14 +23,30 @@ pub(crate) struct Batch {
     pub(crate) len: usize,
     /// Offsets in the batch (`0..len`) of the conversions to send, in order.
     pub(crate) positions: Vec<usize>,
-    /// The conversions to send; `conversions[k]` is input row
-    /// `start + positions[k]`.
-    pub(crate) conversions: Vec<Conversion>,
+    /// The conversions to send, in their request shape; conversion `k` of
+    /// it is input row `start + positions[k]`.
+    pub(crate) body: Body,
     /// Rows refused before sending: offset and the validation error.
     pub(crate) invalid: Vec<(usize, Error)>,
 }
 
 impl Batch {
+    /// An empty batch of `kind` starting at input index `start`.
+    pub(crate) fn new(kind: WriteKind, start: usize) -> Self {
+        Self {
+            start,
+            len: 0,
+            positions: Vec::new(),
+            body: Body::new(kind),
+            invalid: Vec::new(),
+        }
+    }
+
+    /// Conversions to send (as many as `positions`).
+    pub(crate) fn sent(&self) -> usize {
+        self.body.len()
+    }
+
     /// The input index of sent conversion `k`.
     pub(crate) fn input_index(&self, k: usize) -> usize {
         self.start + self.positions.get(k).copied().unwrap_or(0)
@@ -42,8 +60,11 @@ pub(crate) struct Batcher {
     size: usize,
     duplicates: DuplicateDetector,
     open: Batch,
-    /// Trimmed conversion ids of the open batch's conversions to send.
-    ids: HashSet<String>,
+    /// Hashes of the trimmed conversion ids of the open batch's conversions
+    /// to send (under `id_keys`). Two ids whose hashes collide close the
+    /// batch early, which costs one more request and nothing else.
+    ids: HashSet<u64, PassThroughState>,
+    id_keys: RandomState,
     next: usize,
 }
 
@@ -53,8 +74,9 @@ impl Batcher {
             kind,
             size: batch_size.max(1),
             duplicates: DuplicateDetector::default(),
-            open: Batch::default(),
-            ids: HashSet::new(),
+            open: Batch::new(kind, 0),
+            ids: HashSet::default(),
+            id_keys: RandomState::new(),
             next: 0,
         }
     }
@@ -89,8 +111,10 @@ impl Batcher {
         let index = self.next;
         self.next += 1;
         let checked = self.check(index, &c);
-        let id = c.conversion_id.as_deref().map_or("", str::trim);
-        let closed = if self.open.len == self.size || (checked.is_ok() && self.ids.contains(id)) {
+        let id = self
+            .id_keys
+            .hash_one(c.conversion_id.as_deref().map_or("", str::trim));
+        let closed = if self.open.len == self.size || (checked.is_ok() && self.ids.contains(&id)) {
             Some(self.close(index))
         } else {
             None
@@ -99,9 +123,19 @@ impl Batcher {
         self.open.len += 1;
         match checked {
             Ok(()) => {
-                self.ids.insert(id.to_owned());
-                self.open.positions.push(offset);
-                self.open.conversions.push(c);
+                self.ids.insert(id);
+                match self.open.body.push(c) {
+                    Ok(()) => self.open.positions.push(offset),
+                    // Not expected: the checks refuse what the request shape lacks.
+                    Err(e) => self.open.invalid.push((
+                        offset,
+                        Error::validation(
+                            "conversions",
+                            Some(index),
+                            format!("cannot be sent: {e}"),
+                        ),
+                    )),
+                }
             }
             Err(e) => self.open.invalid.push((offset, e)),
         }
@@ -115,13 +149,7 @@ impl Batcher {
 
     fn close(&mut self, next_start: usize) -> Batch {
         self.ids.clear();
-        std::mem::replace(
-            &mut self.open,
-            Batch {
-                start: next_start,
-                ..Batch::default()
-            },
-        )
+        std::mem::replace(&mut self.open, Batch::new(self.kind, next_start))
     }
 }
 

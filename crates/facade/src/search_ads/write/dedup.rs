@@ -24,8 +24,9 @@
 //! advertiser id itself needs none, but a customer id is a string); a tag
 //! collision between two owners of the same id and timestamp is as unlikely.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasher, Hash, RandomState};
+use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher, RandomState};
 
 use super::super::conversion::Conversion;
 
@@ -38,27 +39,66 @@ const UNKNOWN_OWNER: OwnerTag = 0;
 /// Tables the first-owner map is split into (by the top byte of the pair's hash).
 const SHARDS: usize = 256;
 
+/// A table key that is already a keyed 128-bit hash. Its table hash is its
+/// second word as it is: hashing it again would cost time and win nothing (an
+/// input cannot aim at words drawn under secret random keys). Not the first
+/// word, whose top byte picks the shard: within a shard it is the same for
+/// every key, and the table's probes read the hash's top bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Hashed(pub(crate) [u64; 2]);
+
+impl Hash for Hashed {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0[1]);
+    }
+}
+
+/// The [`Hasher`] of tables keyed by [`Hashed`] or by a keyed `u64` hash:
+/// the `u64` it is given is the hash.
+#[derive(Debug, Default)]
+pub(crate) struct PassThrough(u64);
+
+impl Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is expected; anything else is folded in, not lost.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// Tables keyed by values that are already keyed hashes.
+pub(crate) type PassThroughState = BuildHasherDefault<PassThrough>;
+
 /// Remembers the (owner, conversion id, timestamp) of every conversion it
 /// was shown, as hashes, and says whether a conversion repeats one.
 #[derive(Debug)]
 pub(crate) struct DuplicateDetector {
     /// `hash(id, timestamp)` → the first owner seen with it, in [`SHARDS`]
     /// tables (an empty one allocates nothing).
-    first: Vec<HashMap<[u64; 2], OwnerTag>>,
+    first: Vec<HashMap<Hashed, OwnerTag, PassThroughState>>,
     /// `hash(owner, id, timestamp)` of the further owners of a pair (rare:
     /// one order id used by several advertisers at the same millisecond).
-    more: HashSet<[u64; 2]>,
+    more: HashSet<Hashed, PassThroughState>,
     /// `hash(id, timestamp)` of pairs some of whose conversions name no owner.
-    unknown: HashSet<[u64; 2]>,
+    unknown: HashSet<Hashed, PassThroughState>,
     keys: [RandomState; 2],
 }
 
 impl Default for DuplicateDetector {
     fn default() -> Self {
         Self {
-            first: (0..SHARDS).map(|_| HashMap::new()).collect(),
-            more: HashSet::new(),
-            unknown: HashSet::new(),
+            first: (0..SHARDS).map(|_| HashMap::default()).collect(),
+            more: HashSet::default(),
+            unknown: HashSet::default(),
             keys: [RandomState::new(), RandomState::new()],
         }
     }
@@ -66,14 +106,19 @@ impl Default for DuplicateDetector {
 
 impl DuplicateDetector {
     /// 128 bits: two SipHash-1-3 values under independent random keys.
-    fn hash128(&self, value: impl Hash + Copy) -> [u64; 2] {
-        [self.keys[0].hash_one(value), self.keys[1].hash_one(value)]
+    fn hash128(&self, value: impl Hash + Copy) -> Hashed {
+        Hashed([self.keys[0].hash_one(value), self.keys[1].hash_one(value)])
+    }
+
+    /// 64 bits: one SipHash-1-3 value.
+    fn hash64(&self, value: impl Hash) -> u64 {
+        self.keys[0].hash_one(value)
     }
 
     fn owner_tag(&self, c: &Conversion) -> OwnerTag {
         let tag = match (&c.advertiser_id, &c.customer_id) {
-            (Some(advertiser), _) => self.hash128(("advertiser", advertiser.get()))[0],
-            (None, Some(customer)) => self.hash128(("customer", customer.as_str()))[0],
+            (Some(advertiser), _) => self.hash64(("advertiser", advertiser.get())),
+            (None, Some(customer)) => self.hash64(("customer", customer.as_str())),
             (None, None) => return UNKNOWN_OWNER,
         };
         tag.max(1)
@@ -86,13 +131,16 @@ impl DuplicateDetector {
         let timestamp = c.conversion_timestamp.map_or(0, |t| t.timestamp_millis());
         let pair = self.hash128((id, timestamp));
         let owner = self.owner_tag(c);
-        let shard = &mut self.first[(pair[0] >> 56) as usize % SHARDS];
-        let Some(&first_owner) = shard.get(&pair) else {
-            shard.insert(pair, owner);
-            if owner == UNKNOWN_OWNER {
-                self.unknown.insert(pair);
+        let shard = &mut self.first[(pair.0[0] >> 56) as usize % SHARDS];
+        let first_owner = match shard.entry(pair) {
+            Entry::Occupied(first) => *first.get(),
+            Entry::Vacant(slot) => {
+                slot.insert(owner);
+                if owner == UNKNOWN_OWNER {
+                    self.unknown.insert(pair);
+                }
+                return false;
             }
-            return false;
         };
         // An unknown owner may be any owner: it repeats every conversion of
         // the pair, and every conversion of the pair repeats it.
@@ -103,7 +151,7 @@ impl DuplicateDetector {
             return true;
         }
         // `insert` is false when the (owner, pair) was already there.
-        !self.more.insert(self.hash128((pair, owner)))
+        !self.more.insert(self.hash128((pair.0, owner)))
     }
 
     /// Keys remembered (distinct (owner, id, timestamp) seen).
@@ -182,7 +230,7 @@ mod tests {
             assert!(!d.repeats(&owned(&id, 1, Some(1))));
         }
         assert_eq!(d.len(), 1000);
-        let per_entry = std::mem::size_of::<([u64; 2], OwnerTag)>();
+        let per_entry = std::mem::size_of::<(Hashed, OwnerTag)>();
         assert_eq!(per_entry, 24);
     }
 }

@@ -41,7 +41,7 @@ pub(crate) fn per_conversion(ctx: Context, batch: &Batch, error: &Error) -> Opti
     if details.is_empty() && *details_complete {
         return None;
     }
-    let len = batch.conversions.len();
+    let len = batch.sent();
     let mut outcomes: Vec<Option<Outcome>> = vec![None; len];
     let mut batch_wide: Option<&ConversionIssue> = None;
     for issue in details {
@@ -140,14 +140,14 @@ mod tests {
 
     /// Three sent conversions at input 10, 12 and 13 (11 was refused locally).
     fn batch() -> Batch {
-        let c = Conversion::new("a", DateTime::from_timestamp_millis(1).unwrap());
-        Batch {
-            start: 10,
-            len: 4,
-            positions: vec![0, 2, 3],
-            conversions: vec![c.clone(), c.clone(), c],
-            invalid: vec![],
+        let mut batch = Batch::new(WriteKind::Insert, 10);
+        for id in ["a", "b", "c"] {
+            let c = Conversion::new(id, DateTime::from_timestamp_millis(1).unwrap());
+            batch.body.push(c).unwrap();
         }
+        batch.len = 4;
+        batch.positions = vec![0, 2, 3];
+        batch
     }
 
     fn ctx(kind: WriteKind, resubmission: bool, maybe_delivered: bool) -> Context {

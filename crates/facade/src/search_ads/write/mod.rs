@@ -9,9 +9,11 @@
 //! | `validate.rs` | the checks of one conversion (SA-20, SA-22) |
 //! | `dedup.rs` | the same (owner, id, timestamp) twice, in bounded memory |
 //! | `batching.rs` | rows into batches as they are read |
+//! | `body.rs` | a batch's conversions in their request shape, built once |
 //! | `check.rs` | [`InputCheck`]: the same checks one row at a time, nothing sent |
 //! | `mapping.rs` | a batch's answer to outcomes (SA-9) |
 //! | `run.rs` | the attempts of one batch |
+//! | `send.rs` | one attempt as one HTTP request; the 200 echo checked, not decoded |
 //! | `stream.rs` | [`WriteStream`]: ordered, bounded |
 //! | `request.rs` | [`WriteRequest`]: the builder, the HTTP request |
 //!
@@ -54,6 +56,7 @@
 //! [`Error::Validation`]: super::Error::Validation
 
 mod batching;
+mod body;
 mod check;
 mod dedup;
 mod kind;
@@ -61,6 +64,7 @@ mod mapping;
 mod report;
 mod request;
 mod run;
+mod send;
 mod stream;
 mod validate;
 

@@ -6,19 +6,17 @@ use std::sync::Arc;
 
 use futures::stream::BoxStream;
 use futures::{FutureExt, Stream, StreamExt};
-use search_ads_client::types;
 
 use super::super::call;
 use super::super::client::SearchAdsClient;
 use super::super::conversion::Conversion;
 use super::super::error::Error;
-use super::super::wire;
-use super::super::wire::send;
 use super::super::write_options::{WriteOptions, WriteProgress, WriteProgressFn};
 use super::batching::Batch;
 use super::kind::WriteKind;
 use super::report::WriteReport;
 use super::run::{SendFn, Shared};
+use super::send::send_body;
 use super::stream::WriteStream;
 
 /// One insert or update, configured and not sent yet. Made by
@@ -208,51 +206,19 @@ where
     conversions.map(Into::into).boxed()
 }
 
-/// Sends a batch as one `conversion.insert` or `conversion.update` request.
+/// Sends a batch as one `conversion.insert` or `conversion.update` request
+/// (see [`send`](super::send)); after a 401, once more with a fresh token.
 fn http_sender(client: &SearchAdsClient, kind: WriteKind) -> SendFn {
     let client = client.clone();
     Arc::new(move |batch: Arc<Batch>, _attempt| {
         let client = client.clone();
         async move {
             let operation = kind.operation();
-            let api = &client.inner.api;
-            // Built per attempt, so only the batches in flight exist in
-            // their wire form.
-            match kind {
-                WriteKind::Insert => {
-                    let body = types::ConversionInsertList {
-                        conversion: to_wire(&batch)?,
-                        kind: None,
-                    };
-                    // One more try with a fresh token after a 401 (the token is invalidated).
-                    call::fresh_token_on_401(&client.inner.calls, operation, || {
-                        send(operation, api.conversion_insert().body(body.clone()).send())
-                    })
-                    .await?;
-                }
-                WriteKind::Update => {
-                    let body = types::ConversionUpdateList {
-                        conversion: to_wire(&batch)?,
-                        kind: None,
-                    };
-                    call::fresh_token_on_401(&client.inner.calls, operation, || {
-                        send(operation, api.conversion_update().body(body.clone()).send())
-                    })
-                    .await?;
-                }
-            }
-            Ok(())
+            call::fresh_token_on_401(&client.inner.calls, operation, || {
+                send_body(&client.inner.api, operation, &batch.body)
+            })
+            .await
         }
         .boxed()
     })
-}
-
-/// The request form of a batch's conversions.
-fn to_wire<T: serde::de::DeserializeOwned>(batch: &Batch) -> Result<Vec<T>, Error> {
-    batch
-        .conversions
-        .iter()
-        .map(wire::conversion_to_request)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| Error::validation("conversions", None, format!("cannot be sent: {e}")))
 }

@@ -80,7 +80,7 @@ fn fails_every_batch(error: &Error) -> bool {
 /// input row of it: the locally refused rows as [`Outcome::Invalid`].
 pub(crate) async fn run_batch(shared: Arc<Shared>, batch: Batch) -> WriteBatch {
     let batch = Arc::new(batch);
-    let (sent, requests) = if batch.conversions.is_empty() {
+    let (sent, requests) = if batch.sent() == 0 {
         (Vec::new(), 0)
     } else {
         send_batch(&shared, &batch).await
@@ -116,7 +116,7 @@ pub(crate) async fn run_batch(shared: Arc<Shared>, batch: Batch) -> WriteBatch {
 /// The attempts of one batch: its outcomes (one per sent conversion) and the
 /// requests made.
 async fn send_batch(shared: &Shared, batch: &Arc<Batch>) -> (Vec<Outcome>, u32) {
-    let len = batch.conversions.len();
+    let len = batch.sent();
     let operation = shared.kind.operation();
     // True once an attempt may have reached the server without an answer.
     let mut maybe_delivered = false;
