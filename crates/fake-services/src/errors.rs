@@ -114,18 +114,23 @@ pub(crate) fn api_error(
 /// Serializes `body` as a JSON answer with `status`; a serialization failure becomes a bare 500.
 pub(crate) fn json_response<T: Serialize + ?Sized>(status: StatusCode, body: &T) -> Response {
     match serde_json::to_vec(body) {
-        Ok(bytes) => (
-            status,
-            [(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json; charset=UTF-8"),
-            )],
-            bytes,
-        )
-            .into_response(),
+        Ok(bytes) => bytes_response(status, bytes),
         Err(error) => {
             tracing::error!(%error, "could not serialize a response body");
             StatusCode::INTERNAL_SERVER_ERROR.into_response()
         }
     }
+}
+
+/// A JSON answer already serialized.
+pub(crate) fn bytes_response(status: StatusCode, bytes: Vec<u8>) -> Response {
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json; charset=UTF-8"),
+        )],
+        bytes,
+    )
+        .into_response()
 }

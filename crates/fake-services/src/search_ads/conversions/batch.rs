@@ -75,14 +75,23 @@ pub(super) const AVAILABILITY_FIELDS: &[(&str, Kind)] = &[
     ("segmentationType", Kind::Str),
 ];
 
+/// The kind of field `name` in `fields` (sorted by name, as both lists are), `None` when it is
+/// not one.
+fn field_kind(fields: &[(&str, Kind)], name: &str) -> Option<Kind> {
+    fields
+        .binary_search_by(|(n, _)| (*n).cmp(name))
+        .ok()
+        .map(|i| fields[i].1)
+}
+
 /// Whether `name` is a field of `Conversion`.
 pub(crate) fn is_conversion_field(name: &str) -> bool {
-    CONVERSION_FIELDS.iter().any(|(n, _)| *n == name)
+    field_kind(CONVERSION_FIELDS, name).is_some()
 }
 
 /// Whether `name` is a field of `Availability`.
 pub(crate) fn is_availability_field(name: &str) -> bool {
-    AVAILABILITY_FIELDS.iter().any(|(n, _)| *n == name)
+    field_kind(AVAILABILITY_FIELDS, name).is_some()
 }
 
 /// A rejected item: its hex code and text (without the index suffix).
@@ -151,17 +160,17 @@ pub(super) fn parse_batch(
     };
     for (i, item) in items.iter().enumerate() {
         if let Value::Object(map) = item {
-            let at = format!("{list_field}[{i}]");
+            let at = || format!("{list_field}[{i}]");
             for (name, v) in map {
-                let Some((_, kind)) = fields.iter().find(|(n, _)| n == name) else {
-                    return Err(unknown_name(name, Some(&at)));
+                let Some(kind) = field_kind(fields, name) else {
+                    return Err(unknown_name(name, Some(&at())));
                 };
                 if let (Kind::Dimensions | Kind::Metrics, Value::Array(entries)) = (kind, v) {
                     for (j, entry) in entries.iter().enumerate() {
                         if let Value::Object(entry) = entry
                             && let Some(bad) = entry.keys().find(|k| *k != "name" && *k != "value")
                         {
-                            return Err(unknown_name(bad, Some(&format!("{at}.{name}[{j}]"))));
+                            return Err(unknown_name(bad, Some(&format!("{}.{name}[{j}]", at()))));
                         }
                     }
                 }
@@ -200,34 +209,28 @@ fn parse_i64_value(v: &Value) -> Option<i64> {
 }
 
 /// Checks the JSON types of every present field and returns the object with int64 values turned
-/// into strings and nulls removed.
+/// into strings and nulls removed. The object is changed in place: a member already in its
+/// normal form (a string, an int64 as its canonical digits) is kept as it is.
 pub(super) fn normalize(
     item: Value,
     fields: &[(&str, Kind)],
 ) -> Result<Map<String, Value>, Detail> {
-    let Value::Object(map) = item else {
+    let Value::Object(mut map) = item else {
         return Err(Detail::new(
             0x100,
             "Field is missing or invalid: conversion is not an object",
         ));
     };
-    let mut out = Map::with_capacity(map.len());
-    for (name, value) in map {
-        if value.is_null() {
-            continue;
-        }
-        let kind = fields
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map_or(Kind::Str, |(_, k)| *k);
-        let normalized = match kind {
-            Kind::Int64 => parse_i64_value(&value).map(|n| Value::String(n.to_string())),
-            Kind::UnsignedDigits => parse_i64_value(&value)
-                .filter(|n| *n >= 0)
-                .map(|n| Value::String(n.to_string())),
-            Kind::Str => value.is_string().then_some(value),
-            Kind::Dimensions => normalize_named(value, |v| v.is_string().then_some(v)),
-            Kind::Metrics => normalize_named(value, |v| match v {
+    map.retain(|_, value| !value.is_null());
+    for (name, value) in &mut map {
+        let valid = match field_kind(fields, name).unwrap_or(Kind::Str) {
+            Kind::Int64 => normalize_int(value, |_| true),
+            Kind::UnsignedDigits => normalize_int(value, |n| n >= 0),
+            Kind::Str => value.is_string(),
+            Kind::Dimensions => normalize_named(value.take(), |v| v.is_string().then_some(v))
+                .map(|v| *value = v)
+                .is_some(),
+            Kind::Metrics => normalize_named(value.take(), |v| match v {
                 Value::Number(_) => Some(v),
                 Value::String(s) => s
                     .parse::<f64>()
@@ -235,16 +238,34 @@ pub(super) fn normalize(
                     .and_then(Number::from_f64)
                     .map(Value::Number),
                 _ => None,
-            }),
+            })
+            .map(|v| *value = v)
+            .is_some(),
         };
-        match normalized {
-            Some(v) => {
-                out.insert(name, v);
-            }
-            None => return Err(Detail::invalid(&name)),
+        if !valid {
+            return Err(Detail::invalid(name));
         }
     }
-    Ok(out)
+    Ok(map)
+}
+
+/// Turns an int64 member (a JSON integer or a string of digits) that `accept`s into its canonical
+/// string, in place; false when it is not one.
+fn normalize_int(value: &mut Value, accept: impl Fn(i64) -> bool) -> bool {
+    let Some(n) = parse_i64_value(value).filter(|&n| accept(n)) else {
+        return false;
+    };
+    if !matches!(value, Value::String(s) if is_canonical_int(s)) {
+        *value = Value::String(n.to_string());
+    }
+    true
+}
+
+/// Whether `s`, which parses as an i64, is the text `i64::to_string` gives: no `+`, no leading
+/// zero, no `-0`.
+fn is_canonical_int(s: &str) -> bool {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    !digits.starts_with('0') || s == "0"
 }
 
 fn normalize_named(value: Value, check: impl Fn(Value) -> Option<Value>) -> Option<Value> {
@@ -388,6 +409,17 @@ mod tests {
         assert_eq!(ok.ok().map(|items| items.len()), Some(1));
     }
 
+    #[test]
+    fn the_field_lists_are_sorted_for_their_binary_search() {
+        for fields in [CONVERSION_FIELDS, AVAILABILITY_FIELDS] {
+            assert!(fields.windows(2).all(|w| w[0].0 < w[1].0));
+        }
+        assert!(super::is_conversion_field("customerId"));
+        assert!(super::is_conversion_field("adGroupId"));
+        assert!(!super::is_conversion_field("customer"));
+        assert!(super::is_availability_field("availabilityTimestamp"));
+    }
+
     fn invalid_field(item: Value) -> String {
         match normalize(item, CONVERSION_FIELDS) {
             Ok(map) => panic!("accepted {map:?}"),
@@ -414,6 +446,11 @@ mod tests {
         .unwrap_or_else(|d| panic!("{}", d.text));
         assert_eq!(map["adId"], "12");
         assert_eq!(map["campaignId"], "-7");
+        for (given, normal) in [("007", "7"), ("-0", "0"), ("0", "0"), ("-12", "-12")] {
+            let map = normalize(json!({ "adId": given }), CONVERSION_FIELDS)
+                .unwrap_or_else(|d| panic!("{}", d.text));
+            assert_eq!(map["adId"], normal, "{given}");
+        }
         assert!(!map.contains_key("state"), "nulls are dropped");
         assert_eq!(map["customMetric"][0]["value"], 2.5);
         assert_eq!(map["customDimension"][0]["value"], "north");

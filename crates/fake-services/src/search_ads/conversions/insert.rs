@@ -5,14 +5,14 @@ use axum::Extension;
 use axum::extract::State;
 use axum::response::Response;
 use bytes::Bytes;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::batch::{CONVERSION_FIELDS, Detail, normalize};
 use super::checks::{
     CLICK_MAX_AGE_MS, attributed_owner, check_references, check_segmentation, check_value_sets,
     seeded_target, view_of,
 };
-use super::write::{Batch, WriteMethod, required_common, write_batch};
+use super::write::{Batch, Claims, WriteMethod, required_common, write_batch};
 use crate::faults::{DetailsTruncation, RequestSeq};
 use crate::search_ads::AppState;
 use crate::search_ads::data::{Generator, INSERTED_DS_BASE};
@@ -28,12 +28,20 @@ pub(crate) async fn insert(
     write_batch(&app, seq, cut, &body, WriteMethod::Insert)
 }
 
-/// Checks and stores one conversion of an insert; returns it as stored.
-pub(super) fn insert_one(
+/// An insert's item that passed every check that does not read the store.
+pub(super) struct CheckedInsert {
+    map: Map<String, Value>,
+    key: ConversionKey,
+    timestamp: i64,
+}
+
+/// The checks of one conversion of an insert that do not read the store, in the order the fake
+/// applies them (the first failure is the item's detail).
+pub(super) fn check_insert(
     app: &AppState,
-    batch: &mut Batch<'_>,
+    claims: &mut Claims,
     item: Value,
-) -> Result<Value, Detail> {
+) -> Result<CheckedInsert, Detail> {
     let mut map = normalize(item, CONVERSION_FIELDS)?;
     let (conversion_id, timestamp) = required_common(&map)?;
     if !map.contains_key("segmentationType") {
@@ -44,18 +52,39 @@ pub(super) fn insert_one(
         owner,
         conversion_id,
     };
-    batch.claim(&key)?;
-    let (store, now_ms, request) = (&mut *batch.store, batch.now_ms, batch.request);
+    claims.claim(&key)?;
     check_segmentation(app, &map)?;
     check_value_sets(&map)?;
     check_references(app, &map)?;
+    Ok(CheckedInsert {
+        map,
+        key,
+        timestamp,
+    })
+}
+
+/// Stores one checked conversion of an insert (unless its (ID, timestamp) is taken), and echoes
+/// it as stored.
+pub(super) fn store_insert(
+    app: &AppState,
+    batch: &mut Batch<'_>,
+    checked: CheckedInsert,
+) -> Result<(), Detail> {
+    let CheckedInsert {
+        mut map,
+        key,
+        timestamp,
+    } = checked;
+    let (store, now_ms, request) = (&mut *batch.store, batch.now_ms, batch.request);
     // SA-15: (conversionId, conversionTimestamp) is unique per advertiser.
     let generator = Generator {
         config: &app.config,
     };
+    let stored_key = (key, timestamp);
+    let key = &stored_key.0;
     let existing_ds = store
         .conversions
-        .get(&(key.clone(), timestamp))
+        .get(&stored_key)
         .map(|s| s.ds_conversion_id)
         .or_else(|| {
             seeded_target(app, &key.owner, &key.conversion_id)
@@ -63,11 +92,12 @@ pub(super) fn insert_one(
                 .map(|(a, i)| generator.seeded_ds_id(a, i))
         });
     if !app.config.deduplicate
-        && let Some(stored) = store.conversions.get_mut(&(key.clone(), timestamp))
+        && let Some(stored) = store.conversions.get_mut(&stored_key)
     {
         // Without deduplication a repeated insert is stored again.
         stored.copies += 1;
-        return Ok(stored.conversion.clone());
+        batch.echo.push(&stored.conversion);
+        return Ok(());
     }
     if let Some(ds) = existing_ds {
         return Err(Detail::new(
@@ -93,16 +123,14 @@ pub(super) fn insert_one(
     if let Some(a) = view
         && let Some(index) = store.views.get_mut(a)
     {
-        index.insert(
-            (timestamp, key.conversion_id.clone()),
-            (key.clone(), timestamp),
-        );
+        index.insert((timestamp, key.conversion_id.clone()), stored_key.clone());
     }
+    batch.echo.push(&conversion);
     store.conversions.insert(
-        (key.clone(), timestamp),
+        stored_key.clone(),
         StoredConversion {
-            key,
-            conversion: conversion.clone(),
+            key: stored_key.0,
+            conversion,
             origin: Origin::Inserted,
             ds_conversion_id: ds,
             timestamp_ms: timestamp,
@@ -111,7 +139,7 @@ pub(super) fn insert_one(
             copies: 1,
         },
     );
-    Ok(conversion)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -33,12 +33,8 @@ pub(crate) async fn update(
 /// `sa360-facts.md` §3).
 const WRITABLE: &[&str] = &["currencyCode", "quantityMillis", "revenueMicros", "state"];
 
-/// Checks one conversion of an update and applies it; returns it as stored.
-pub(super) fn update_one(
-    app: &AppState,
-    batch: &mut Batch<'_>,
-    item: Value,
-) -> Result<Value, Detail> {
+/// Checks one conversion of an update and applies it, and echoes it as stored.
+pub(super) fn update_one(app: &AppState, batch: &mut Batch<'_>, item: Value) -> Result<(), Detail> {
     let mut map = normalize(item, CONVERSION_FIELDS)?;
     let (conversion_id, timestamp) = required_common(&map)?;
     let owner = attributed_owner(app, &mut map, timestamp, UPDATE_CLICK_MAX_AGE_MS)?;
@@ -46,7 +42,7 @@ pub(super) fn update_one(
         owner,
         conversion_id,
     };
-    batch.claim(&key)?;
+    batch.claims.claim(&key)?;
     let (store, now_ms, request) = (&mut *batch.store, batch.now_ms, batch.request);
     if map.contains_key("segmentationType") {
         check_segmentation(app, &map)?;
@@ -106,7 +102,8 @@ pub(super) fn update_one(
         );
     }
     stored.updates += 1;
-    Ok(stored.conversion.clone())
+    batch.echo.push(&stored.conversion);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -5,26 +5,18 @@ use std::collections::HashSet;
 use axum::Extension;
 use axum::http::StatusCode;
 use axum::response::Response;
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::CONVERSION_LIST_KIND;
 use super::batch::{
     CONVERSION_FIELDS, Detail, batch_failure, empty_batch, i64_field, parse_batch, str_field,
 };
-use super::insert::insert_one;
+use super::insert::{CheckedInsert, check_insert, store_insert};
 use super::update::update_one;
-use crate::errors::json_response;
+use crate::errors::bytes_response;
 use crate::faults::{DetailsTruncation, RequestSeq};
 use crate::search_ads::AppState;
 use crate::search_ads::ledger::{ConversionKey, Counters, Store};
-
-/// The 200 answer of a write: the conversions as stored.
-#[derive(Serialize)]
-struct ConversionEcho<'a> {
-    kind: &'static str,
-    conversion: &'a [Value],
-}
 
 /// What tells `insert` and `update` apart.
 #[derive(Clone, Copy)]
@@ -58,45 +50,49 @@ pub(super) fn write_batch(
     }
     let now_ms = app.now_ms();
     let mut details = Vec::new();
-    let mut echoed = Vec::with_capacity(items.len());
+    let mut claims = Claims::default();
+    // An insert's checks that do not read the store run before it is locked, in the same order
+    // per item, so that requests in flight at once check their items side by side.
+    let checked: Vec<_> = match kind {
+        WriteMethod::Insert => items
+            .into_iter()
+            .map(|item| Item::Checked(check_insert(app, &mut claims, item)))
+            .collect(),
+        WriteMethod::Update => items.into_iter().map(Item::Raw).collect(),
+    };
     let mut store = app.shared.store();
     let mut batch = Batch {
         store: &mut store,
-        seen: HashSet::new(),
+        claims,
         now_ms,
         request,
+        echo: Echo::new(),
     };
-    for (index, item) in items.into_iter().enumerate() {
-        let result = match kind {
-            WriteMethod::Insert => insert_one(app, &mut batch, item),
-            WriteMethod::Update => update_one(app, &mut batch, item),
+    for (index, item) in checked.into_iter().enumerate() {
+        let result = match item {
+            Item::Checked(checked) => checked.and_then(|c| store_insert(app, &mut batch, c)),
+            Item::Raw(item) => update_one(app, &mut batch, item),
         };
-        match result {
-            Ok(conversion) => echoed.push(conversion),
-            Err(detail) => details.push((index, detail)),
+        if let Err(detail) = result {
+            details.push((index, detail));
         }
     }
+    let echo = batch.echo;
     drop(store);
     Counters::add(
         match kind {
             WriteMethod::Insert => &counters.conversions_inserted,
             WriteMethod::Update => &counters.conversions_updated,
         },
-        echoed.len() as u64,
+        echo.count as u64,
     );
     Counters::add(&counters.conversions_rejected, details.len() as u64);
     if details.is_empty() {
-        json_response(
-            StatusCode::OK,
-            &ConversionEcho {
-                kind: CONVERSION_LIST_KIND,
-                conversion: &echoed,
-            },
-        )
+        echo.response()
     } else {
         tracing::debug!(
             rejected = details.len(),
-            stored = echoed.len(),
+            stored = echo.count,
             "batch partly rejected"
         );
         batch_failure(
@@ -117,22 +113,58 @@ pub(super) fn required_common(map: &Map<String, Value>) -> Result<(String, i64),
     Ok((id.to_owned(), ts))
 }
 
-/// What the items of one write request share while they are checked one by one.
-pub(super) struct Batch<'a> {
-    /// The store, locked for the whole request.
-    pub(super) store: &'a mut Store,
-    /// The conversions already named by earlier items.
-    seen: HashSet<ConversionKey>,
-    /// The fake clock's time of the request (`conversionModifiedTimestamp`).
-    pub(super) now_ms: i64,
-    /// The fake's number of the request.
-    pub(super) request: u64,
+/// The 200 answer of a write, `{"kind": "doubleclicksearch#conversionList", "conversion": [...]}`
+/// with the conversions as stored, written as each is stored (not copied out of the store first).
+pub(super) struct Echo {
+    /// `{"kind":...,"conversion":[` and the conversions so far, comma-separated.
+    body: Vec<u8>,
+    /// Conversions written.
+    count: usize,
 }
 
-impl Batch<'_> {
+impl Echo {
+    fn new() -> Self {
+        let mut body = Vec::with_capacity(4096);
+        body.extend_from_slice(b"{\"kind\":");
+        // A constant string: serializing it cannot fail.
+        let _ = serde_json::to_writer(&mut body, CONVERSION_LIST_KIND);
+        body.extend_from_slice(b",\"conversion\":[");
+        Self { body, count: 0 }
+    }
+
+    /// Appends `conversion` as stored.
+    pub(super) fn push(&mut self, conversion: &Value) {
+        if self.count > 0 {
+            self.body.push(b',');
+        }
+        // A `Value` always serializes (its map keys are strings).
+        let _ = serde_json::to_writer(&mut self.body, conversion);
+        self.count += 1;
+    }
+
+    /// The 200 answer.
+    fn response(mut self) -> Response {
+        self.body.extend_from_slice(b"]}");
+        bytes_response(StatusCode::OK, self.body)
+    }
+}
+
+/// An item of a write request on its way to the store.
+enum Item {
+    /// An insert's item after the checks that do not read the store.
+    Checked(Result<CheckedInsert, Detail>),
+    /// An update's item, checked under the store's lock.
+    Raw(Value),
+}
+
+/// The conversions the items of one request named so far.
+#[derive(Default)]
+pub(super) struct Claims(HashSet<ConversionKey>);
+
+impl Claims {
     /// Claims `key` for this item: a conversion named twice in one request is `0x0000011F`.
     pub(super) fn claim(&mut self, key: &ConversionKey) -> Result<(), Detail> {
-        if self.seen.insert(key.clone()) {
+        if self.0.insert(key.clone()) {
             return Ok(());
         }
         Err(Detail::new(
@@ -143,4 +175,18 @@ impl Batch<'_> {
             ),
         ))
     }
+}
+
+/// What the items of one write request share while they are stored one by one.
+pub(super) struct Batch<'a> {
+    /// The store, locked while the request's items are stored.
+    pub(super) store: &'a mut Store,
+    /// The conversions already named by earlier items.
+    pub(super) claims: Claims,
+    /// The fake clock's time of the request (`conversionModifiedTimestamp`).
+    pub(super) now_ms: i64,
+    /// The fake's number of the request.
+    pub(super) request: u64,
+    /// The answer, should every item be stored.
+    pub(super) echo: Echo,
 }
