@@ -138,10 +138,10 @@ impl<'a> Differ<'a> {
             .collect();
         for (a, b) in pairs {
             let (a, b) = (format!("{SCHEMA_PREFIX}{a}"), format!("{SCHEMA_PREFIX}{b}"));
-            let seen = self.visited.iter().any(|(x, y, _)| *x == a && *y == b);
+            let seen = self.visited.iter().any(|(x, y, _, _)| *x == a && *y == b);
             if !seen {
-                self.component(&a, &b, Direction::Request);
-                self.component(&a, &b, Direction::Response);
+                self.component(&a, &b, Direction::Request, false);
+                self.component(&a, &b, Direction::Response, false);
             }
         }
     }

@@ -74,6 +74,7 @@ impl<'a> Differ<'a> {
                     direction: self.flow(Direction::Request),
                     root: Root::Phrase(self.phrase(phrase)),
                     path: String::new(),
+                    text: false,
                 };
                 self.content(&site, &old.item.content, &new.item.content);
             }
@@ -112,6 +113,7 @@ impl<'a> Differ<'a> {
             };
             let media_site = site.child(&format!("content/{}", escape(media)), "");
             let mut child = media_site.child("schema", "");
+            child.text = !is_json(media);
             if several && let Root::Phrase(p) = &child.root {
                 child.root = Root::Phrase(format!("{p} (`{media}`)"));
             }
@@ -121,7 +123,17 @@ impl<'a> Differ<'a> {
             self.node(&child, to_ref(om), to_ref(nm));
         }
     }
+}
 
+/// Whether values of `media` are typed JSON (`application/json`, a `+json`
+/// type, parameters ignored), as oasdiff tells strongly typed media types.
+pub(in crate::diff::compare) fn is_json(media: &str) -> bool {
+    let essence = media.split(';').next().unwrap_or(media).trim();
+    essence.eq_ignore_ascii_case("application/json")
+        || essence.to_ascii_lowercase().ends_with("+json")
+}
+
+impl<'a> Differ<'a> {
     /// Compare the `encoding` of a media type, part by part (defaults taken
     /// into account: `style: form`, `explode` true for `form`).
     pub(in crate::diff::compare) fn encoding(
