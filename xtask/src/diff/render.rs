@@ -142,11 +142,11 @@ fn rust_breaking_count(report: &Report) -> usize {
 /// What the Rust API section says when a side does not generate.
 fn unavailable_line(spec: &SpecDiff, why: &str) -> String {
     let verdict = if spec.rust_api_breaks() {
-        "breaks: the new spec does not generate, so code using the base crate has nothing to compile against"
+        "breaks: code using the base crate has nothing to compile against"
     } else {
-        "nothing to break: the base spec does not generate, so no code uses a crate generated from it"
+        "nothing to break: no crate was ever generated from the base"
     };
-    format!("{verdict} ({})", why.replace('\n', "; "))
+    format!("{verdict}; {}", why.replace('\n', "; "))
 }
 
 /// Lines for the reader's warnings of one spec.
