@@ -467,6 +467,21 @@ rules! {
         RustApiClass::May("body or result type may change"),
         "request: old clients still send it; response: old servers still send it, and old clients that accept or decode only it get something else";
 
+    /// A media type replaced by a more specific one
+    /// (`application/json` → `application/problem+json`), or only its
+    /// parameters changed.
+    MEDIA_TYPE_SPECIALIZED = "media-type-specialized", NARROWED,
+        RustApiClass::May("body or result type may change"),
+        "request: old clients send the general type, which is no longer described; response: a \
+         server built on the base sends the general type, while clients reading it as the general \
+         type still can (oasdiff: info)";
+    /// A media type replaced by a more general one
+    /// (`application/problem+json` → `application/json`).
+    MEDIA_TYPE_GENERALIZED = "media-type-generalized", WIDENED,
+        RustApiClass::May("body or result type may change"),
+        "request: a server built on the base takes only the specific type; response: clients \
+         expecting the specific type get the general one (oasdiff: error)";
+
     // ------------------------------------------------------- schemas: objects
     /// A new optional property of an open object.
     PROPERTY_ADDED = "property-added", Always(Compatible),
