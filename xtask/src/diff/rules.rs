@@ -327,7 +327,16 @@ rules! {
     /// A security scheme's definition (type, location, flows, scopes) changed.
     SECURITY_SCHEME_CHANGED = "security-scheme-changed", BOTH,
         RustApiClass::None(""),
-        "credentials are sent or checked differently";
+        "credentials are sent or checked differently (its type, `in`, `name` or `scheme`): \
+         deployed clients send what the server no longer takes (oasdiff: info, it has no check \
+         for most of these)";
+    /// An OAuth2 or OpenID Connect scheme's flows changed (authorization or
+    /// token URL, scopes offered), or its `openIdConnectUrl` or
+    /// `bearerFormat`.
+    SECURITY_FLOWS_CHANGED = "security-flows-changed", Always(Class::Warning),
+        RustApiClass::None(""),
+        "tokens are still sent the same way; clients that fetch them from a moved URL or ask for \
+         a scope no longer offered need a look (oasdiff: info)";
 
     // ------------------------------------------------------------ parameters
     /// A new optional parameter.

@@ -6,9 +6,15 @@
 //! warning here. The test prints the figures; the known deviations are in
 //! [`DEVIATIONS`], each with why, and any other mismatch fails.
 
-/// Pairs where the verdict differs from oasdiff's on purpose, each with why
-/// (none: the wire verdict agrees with oasdiff on every pair).
-const DEVIATIONS: &[(&str, &str)] = &[];
+/// Pairs where the verdict differs from oasdiff's on purpose, each with why.
+const DEVIATIONS: &[(&str, &str)] = &[(
+    "TestComponentSecurityTypeUpdated",
+    "the `petstore_auth` scheme changes its type from oauth2 to http: every deployed client sends \
+     an OAuth token where the server now expects HTTP authentication, and gets 401. oasdiff rates \
+     every security scheme change info; here a change of how credentials are sent (type, `in`, \
+     `name`, `scheme`) breaks clients and servers, and one of how tokens are obtained (flows, \
+     scopes: the other five TestComponentSecurity* pairs) is a warning",
+)];
 
 use std::fs;
 use std::path::Path;
