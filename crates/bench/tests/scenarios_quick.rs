@@ -142,8 +142,9 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
     let f = run(&latency, ClientScenario::Upload, Variant::Facade, 350).await;
     assert_eq!((b.units, f.units), (350, 350));
     assert_eq!(slow.ledger().stored_count() - before, 700);
-    // The loop sends one request of up to 1 000, the facade 4 of its default 100.
-    assert_eq!(slow.ledger().counts().insert_requests, 1 + 4);
+    // The loop sends one request of up to 1 000, and so does the facade at its default batch of
+    // 1 000 (SA-10).
+    assert_eq!(slow.ledger().counts().insert_requests, 1 + 1);
 
     let before = ads.ledger().stored_count();
     let b = run(
@@ -156,7 +157,8 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
     let f = run(&plain, ClientScenario::UploadOverhead, Variant::Facade, 350).await;
     assert_eq!((b.units, f.units), (350, 350));
     assert_eq!(ads.ledger().stored_count() - before, 700);
-    assert_eq!(ads.ledger().counts().insert_requests, 4 + 4);
+    // Both send the default batch (1 000): one request each.
+    assert_eq!(ads.ledger().counts().insert_requests, 1 + 1);
 
     let account = &ads.accounts()[0];
     let size = ads
