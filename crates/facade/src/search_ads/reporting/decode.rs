@@ -513,6 +513,49 @@ impl<'de> Visitor<'de> for RowsVisitor {
     }
 }
 
+/// An int64 member, read as the spec's `I64String` reads it (a string of digits or a JSON
+/// number; anything else is the error `I64String` gives), with plain digits read without
+/// `str::parse` (six a row).
+#[derive(Clone, Copy)]
+struct Int64(i64);
+
+impl Int64 {
+    fn get(self) -> i64 {
+        self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for Int64 {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Int64Visitor;
+        impl Visitor<'_> for Int64Visitor {
+            type Value = Int64;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a 64-bit integer as a string of digits or a number")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Int64, E> {
+                // Up to 18 digits cannot overflow.
+                if (1..=18).contains(&v.len()) && v.bytes().all(|b| b.is_ascii_digit()) {
+                    let n = v.bytes().fold(0i64, |n, b| n * 10 + i64::from(b - b'0'));
+                    return Ok(Int64(n));
+                }
+                v.parse::<I64String>()
+                    .map(|n| Int64(n.get()))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Int64, E> {
+                Ok(Int64(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Int64, E> {
+                i64::try_from(v)
+                    .map(Int64)
+                    .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+            }
+        }
+        d.deserialize_any(Int64Visitor)
+    }
+}
+
 /// Text of the page: borrowed when it holds no escapes.
 type Text<'a> = Option<Cow<'a, str>>;
 
@@ -533,7 +576,7 @@ struct WireRow<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct WireConversion<'a> {
-    id: Option<I64String>,
+    id: Option<Int64>,
     #[serde(borrow)]
     advertiser_conversion_id: Text<'a>,
     #[serde(borrow)]
@@ -542,15 +585,15 @@ struct WireConversion<'a> {
     conversion_last_modified_date_time: Text<'a>,
     #[serde(borrow)]
     status: Text<'a>,
-    conversion_revenue_micros: Option<I64String>,
-    conversion_quantity: Option<I64String>,
+    conversion_revenue_micros: Option<Int64>,
+    conversion_quantity: Option<Int64>,
     #[serde(borrow)]
     click_id: Text<'a>,
     #[serde(borrow)]
     floodlight_order_id: Text<'a>,
-    ad_id: Option<I64String>,
-    criterion_id: Option<I64String>,
-    merchant_id: Option<I64String>,
+    ad_id: Option<Int64>,
+    criterion_id: Option<Int64>,
+    merchant_id: Option<Int64>,
     #[serde(borrow)]
     product_id: Text<'a>,
     #[serde(borrow)]
@@ -566,7 +609,7 @@ struct WireConversion<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct WireCustomer<'a> {
-    id: Option<I64String>,
+    id: Option<Int64>,
     #[serde(borrow)]
     currency_code: Text<'a>,
 }
@@ -574,7 +617,7 @@ struct WireCustomer<'a> {
 /// `campaign` and `adGroup`: the id only.
 #[derive(Deserialize)]
 struct WireId {
-    id: Option<I64String>,
+    id: Option<Int64>,
 }
 
 #[derive(Deserialize)]
@@ -613,7 +656,7 @@ fn map_row(
         Some(customer) => (customer.id, customer.currency_code),
         None => (None, None),
     };
-    let customer_id = match customer_id.map(I64String::get) {
+    let customer_id = match customer_id.map(Int64::get) {
         None => None,
         Some(id) => match customer {
             Some((last, checked)) if *last == id => Some(checked.clone()),
