@@ -1062,7 +1062,7 @@ mod tests {
     #[test]
     fn the_hint_reads_the_top_level_at_either_end_only() {
         let row = r#"{"conversion": {"id": "7", "clickId": "\"nextPageToken\": \"no\""}, "x": {"nextPageToken": "no"}}"#;
-        let rows = vec![row; 4].join(",");
+        let rows = [row; 4].join(",");
         for (body, hint) in [
             (
                 format!(r#"{{"fieldMask": "a,b", "nextPageToken": "first", "results": [{rows}]}}"#),
