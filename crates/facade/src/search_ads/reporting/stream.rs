@@ -6,9 +6,12 @@
 //! even though the reader has not reached the finished shard yet. So `concurrency` requests are in flight whenever there is room to buffer their rows,
 //! which is what hides the latency of a page-by-page read.
 //!
-//! **Within a shard**, the next page is asked for as soon as an answer's `nextPageToken` is known
-//! and there is room for it without waiting: the service prepares it (and its answer is decoded)
-//! while the shard maps the rows it has.
+//! **Within a shard**, the next page is asked for as soon as an answer's `nextPageToken` is found
+//! (read from the page's ends before its rows, [`SearchPage::token_hint`](decode::SearchPage::token_hint))
+//! and there is room for it without waiting: the service prepares it while this page is decoded,
+//! and that answer is read the same way on a task of its own. A page that is not the documented
+//! JSON (cut short by a proxy, say) is asked for again like any transient failure; the request
+//! its hint sent is dropped, as is one whose hint the decode does not confirm.
 //!
 //! **Memory.** Rows fetched ahead of the reader are bounded by one budget for the whole report,
 //! [`buffer_rows`] (`concurrency × max(SHARD_BUFFER_ROWS, 2 × page_size)`), plus a reserve of two
