@@ -1028,6 +1028,22 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// The hint reads any bytes without panicking (it runs before the page is known to be
+        /// JSON), and on JSON-like text that the decode reads, it is the decode's token or none.
+        #[test]
+        fn the_hint_takes_any_bytes(
+            bytes in prop::collection::vec(any::<u8>(), 0..300),
+            text in "[{}\\[\\]\",: \\\\a-z0-9]{0,300}",
+        ) {
+            let _ = token_hint(&bytes);
+            let _ = decoded(&bytes);
+            let _ = decoded(text.as_bytes());
+            let shaped = format!(r#"{{"nextPageToken": "t", {text}"#);
+            let _ = decoded(shaped.as_bytes());
+        }
+    }
+
     #[test]
     fn duplicate_members_and_broken_pages_are_rejected_by_both() {
         for body in [
