@@ -690,7 +690,7 @@ pub struct UploadArgs {
     pub update: bool,
 
     /// Conversions per request (1 to 1000)
-    #[arg(long, default_value_t = 100, value_name = "N")]
+    #[arg(long, default_value_t = facade::search_ads::DEFAULT_BATCH_SIZE, value_name = "N")]
     pub batch_size: usize,
 
     /// Requests in flight at once (1 to 64)
