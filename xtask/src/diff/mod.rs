@@ -168,13 +168,23 @@ pub struct Args {
     pub only: Vec<String>,
 }
 
-/// The generated Rust API changes of one spec, or why they are unknown.
+/// The generated Rust API changes of one spec, or which side progenitor
+/// could not generate.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RustApi {
     /// Both sides generated; the changed items.
     Changes(Vec<ApiChange>),
-    /// One side could not be generated (or parsed); the reason.
-    Unavailable(String),
+    /// A side could not be generated (or parsed): the base if it fails,
+    /// else the new side; and why. When only the new side fails, every
+    /// program using the base crate breaks (there is no new crate); when the
+    /// base fails, no crate was ever generated from it, so nothing breaks
+    /// ([`SpecDiff::rust_api_breaks`]).
+    Unavailable {
+        /// The side that does not generate.
+        side: Side,
+        /// progenitor's reason, naming the operations.
+        why: String,
+    },
 }
 
 /// Everything `diff` found for one spec.
@@ -231,13 +241,20 @@ impl SpecDiff {
         self.changes.iter().any(|c| c.class().is_breaking())
     }
 
-    /// The rust-api verdict of the spec: `Some(true)` when code using the
-    /// base crate may stop compiling, `None` when a side could not be
-    /// generated (unknown).
-    pub fn rust_api_breaks(&self) -> Option<bool> {
+    /// The rust-api verdict of the spec: whether code using the base crate
+    /// may stop compiling. A new spec that progenitor cannot generate breaks
+    /// every such program (if a base crate existed); a base that cannot be
+    /// generated had no crate, so nothing breaks. The ground-truth test
+    /// checks this against progenitor and rustc for every fixture.
+    pub fn rust_api_breaks(&self) -> bool {
         match &self.rust_api {
-            RustApi::Changes(list) => Some(list.iter().any(|c| c.breaks)),
-            RustApi::Unavailable(_) => None,
+            RustApi::Changes(list) => list.iter().any(|c| c.breaks),
+            RustApi::Unavailable {
+                side: Side::New, ..
+            } => self.present.0,
+            RustApi::Unavailable {
+                side: Side::Base, ..
+            } => false,
         }
     }
 
@@ -263,13 +280,10 @@ impl Report {
         self.specs.iter().any(SpecDiff::is_breaking)
     }
 
-    /// Whether the generated Rust API of any spec breaks (or is unknown for
-    /// a spec that changed).
+    /// Whether the generated Rust API of any spec breaks
+    /// ([`SpecDiff::rust_api_breaks`]).
     pub fn is_rust_api_breaking(&self) -> bool {
-        self.specs.iter().any(|s| match s.rust_api_breaks() {
-            Some(breaks) => breaks,
-            None => !s.changes.is_empty(),
-        })
+        self.specs.iter().any(SpecDiff::rust_api_breaks)
     }
 
     /// The process exit status: 1 when a verdict counted by `fail_on` is
@@ -318,7 +332,7 @@ pub fn diff_texts(config: &SpecConfig, base: Option<&str>, new: Option<&str>) ->
     }
     let (rust_api_by_change, rust_api_unattributed) = match &rust_api {
         RustApi::Changes(list) => attribute::attribute(&changes, list),
-        RustApi::Unavailable(_) => (vec![Vec::new(); changes.len()], Vec::new()),
+        RustApi::Unavailable { .. } => (vec![Vec::new(); changes.len()], Vec::new()),
     };
     let warnings = old_doc
         .warnings
@@ -370,18 +384,25 @@ fn rust_api_changes(
     old: Option<&Document>,
     new: Option<&Document>,
 ) -> RustApi {
-    let api = |doc: Option<&Document>, side: &str| -> Result<rust_api::Api, String> {
+    let api = |doc: Option<&Document>, side: Side| -> Result<rust_api::Api, RustApi> {
         match doc {
             None => Ok(rust_api::Api::new()),
             Some(doc) => codegen::render(config, &doc.spec)
                 .map_err(|e| format!("{e:#}"))
                 .and_then(|g| rust_api::extract(&g.code).map_err(|e| format!("{e:#}")))
-                .map_err(|e| format!("the {side} spec does not generate: {e}")),
+                .map_err(|e| RustApi::Unavailable {
+                    side,
+                    // progenitor's messages name the configured (new) path.
+                    why: format!("the {} spec does not generate: {e}", side.id()).replace(
+                        &format!("{}: ", config.spec),
+                        &format!("{} ({}): ", config.spec, side.id()),
+                    ),
+                }),
         }
     };
-    match (api(old, "base"), api(new, "new")) {
+    match (api(old, Side::Base), api(new, Side::New)) {
         (Ok(o), Ok(n)) => RustApi::Changes(rust_api::compare(&o, &n)),
-        (Err(e), _) | (_, Err(e)) => RustApi::Unavailable(e),
+        (Err(e), _) | (_, Err(e)) => e,
     }
 }
 

@@ -20,7 +20,8 @@
 //!      "item": "Client::conversion_insert", "kind": "method", "spec": "search-ads"}
 //!   ],
 //!   "rust_api_unattributed": [],
-//!   "rust_api_unavailable": [{"message": "…", "spec": "…"}],
+//!   "rust_api_unavailable": [{"breaks": false, "message": "…", "side": "base",
+//!                             "spec": "…"}],
 //!   "warnings": [{"message": "…", "pointer": "#/paths/…", "side": "base",
 //!                 "spec": "…"}]
 //! }
@@ -38,7 +39,8 @@
 //! (wire `none`, but check by hand) or `info`; `rust_api` is `null` when code
 //! using the generated crate still compiles, else the generated items that
 //! break and how. `breaking` and `rust_api_breaking` are the totals (the
-//! latter is also `true` when a changed spec could not be generated).
+//! latter is also `true` when the new spec could not be generated while the
+//! base could: `rust_api_unavailable` says which side did not, and why).
 //! `kind` is a rule id of [`super::rules::RULES`]; `change` is `added`,
 //! `removed` or `changed`; `rust_api_unattributed` lists breaking items no
 //! change claims.
@@ -119,7 +121,8 @@ fn breaks_rust(n: usize) -> String {
     }
 }
 
-/// Number of changes that break the generated Rust API.
+/// Number of changes that break the generated Rust API (a new spec that
+/// does not generate counts once).
 fn rust_breaking_count(report: &Report) -> usize {
     report
         .specs
@@ -129,8 +132,21 @@ fn rust_breaking_count(report: &Report) -> usize {
                 .filter(|&i| !s.rust_api_of(i).is_empty())
                 .count()
                 + s.rust_api_unattributed.len()
+                + usize::from(
+                    matches!(s.rust_api, RustApi::Unavailable { .. }) && s.rust_api_breaks(),
+                )
         })
         .sum()
+}
+
+/// What the Rust API section says when a side does not generate.
+fn unavailable_line(spec: &SpecDiff, why: &str) -> String {
+    let verdict = if spec.rust_api_breaks() {
+        "breaks: code using the base crate has nothing to compile against"
+    } else {
+        "nothing to break: no crate was ever generated from the base"
+    };
+    format!("{verdict}; {}", why.replace('\n', "; "))
 }
 
 /// Lines for the reader's warnings of one spec.
@@ -197,12 +213,16 @@ fn verdict(report: &Report) -> String {
     let unknown: Vec<&str> = report
         .specs
         .iter()
-        .filter(|s| matches!(s.rust_api, RustApi::Unavailable(_)) && !s.changes.is_empty())
+        .filter(|s| {
+            matches!(s.rust_api, RustApi::Unavailable { .. })
+                && !s.rust_api_breaks()
+                && !s.changes.is_empty()
+        })
         .map(|s| s.name.as_str())
         .collect();
     let rust_line = if !unknown.is_empty() {
         format!(
-            "Rust API: unknown for {} (a side could not be generated; see above){}.",
+            "Rust API: not compared for {} (the base spec does not generate; see above){}.",
             unknown.join(", "),
             if rust == 0 {
                 String::new()
@@ -338,11 +358,12 @@ pub fn text(report: &Report) -> String {
                     let _ = writeln!(out, "    {change}");
                 }
             }
-            RustApi::Unavailable(why) => {
+            RustApi::Unavailable { why, .. } => {
                 let _ = writeln!(
                     out,
-                    "  generated Rust API ({}): unavailable: {why}",
-                    spec.krate
+                    "  generated Rust API ({}): {}",
+                    spec.krate,
+                    unavailable_line(spec, why)
                 );
             }
         }
@@ -479,8 +500,8 @@ pub fn markdown(report: &Report) -> String {
                     }
                 }
             }
-            RustApi::Unavailable(why) => {
-                let _ = writeln!(out, "Unknown: {}", why.replace('\n', " "));
+            RustApi::Unavailable { why, .. } => {
+                let _ = writeln!(out, "{}", unavailable_line(spec, why));
             }
         }
     }
@@ -550,8 +571,10 @@ pub fn json(report: &Report) -> String {
                     }));
                 }
             }
-            RustApi::Unavailable(why) => unavailable.push(json!({
+            RustApi::Unavailable { side, why } => unavailable.push(json!({
+                "breaks": spec.rust_api_breaks(),
                 "message": why,
+                "side": side.id(),
                 "spec": spec.name,
             })),
         }

@@ -138,10 +138,10 @@ impl<'a> Differ<'a> {
             .collect();
         for (a, b) in pairs {
             let (a, b) = (format!("{SCHEMA_PREFIX}{a}"), format!("{SCHEMA_PREFIX}{b}"));
-            let seen = self.visited.iter().any(|(x, y, _)| *x == a && *y == b);
+            let seen = self.visited.iter().any(|(x, y, _, _)| *x == a && *y == b);
             if !seen {
-                self.component(&a, &b, Direction::Request);
-                self.component(&a, &b, Direction::Response);
+                self.component(&a, &b, Direction::Request, false);
+                self.component(&a, &b, Direction::Response, false);
             }
         }
     }
@@ -176,14 +176,17 @@ impl<'a> Differ<'a> {
             {
                 let subject = Subject::SecurityScheme(name.clone());
                 let location = format!("#/components/securitySchemes/{}", escape(name));
-                let detail = format!("security scheme `{name}` changed: {}", scheme_summary(o, n));
-                self.record(
-                    &subject,
-                    &location,
-                    &r::SECURITY_SCHEME_CHANGED,
-                    detail,
-                    None,
-                );
+                let changed = changed_keys(o, n);
+                let detail = format!("security scheme `{name}` changed: {}", changed.join(", "));
+                // How tokens are obtained, not how credentials are sent.
+                let rule = if changed.iter().all(|k| {
+                    ["`flows`", "`openIdConnectUrl`", "`bearerFormat`"].contains(&k.as_str())
+                }) {
+                    &r::SECURITY_FLOWS_CHANGED
+                } else {
+                    &r::SECURITY_SCHEME_CHANGED
+                };
+                self.record(&subject, &location, rule, detail, None);
             }
         }
     }
@@ -209,8 +212,8 @@ fn normalize_scheme(v: &mut Value) {
     }
 }
 
-/// Which top-level keys of a security scheme differ.
-fn scheme_summary(o: &Value, n: &Value) -> String {
+/// Which top-level keys of a security scheme differ (`` `flows` ``).
+fn changed_keys(o: &Value, n: &Value) -> Vec<String> {
     let keys: BTreeSet<&String> = o
         .as_object()
         .into_iter()
@@ -222,5 +225,5 @@ fn scheme_summary(o: &Value, n: &Value) -> String {
         .filter(|k| o.get(k.as_str()) != n.get(k.as_str()))
         .map(|k| format!("`{k}`"))
         .collect();
-    changed.join(", ")
+    changed
 }

@@ -183,6 +183,12 @@ struct Site {
     root: Root,
     /// `.prop`, `[]`, `{}` segments below the root.
     path: String,
+    /// Values here travel as text, not as typed JSON: a body of a media
+    /// type other than JSON (`application/xml`, `text/plain`, forms), a
+    /// parameter or a response header. There any value can be read as a
+    /// string, so a change to or from `string` widens or narrows instead of
+    /// changing the type (oasdiff: loosely typed).
+    text: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -250,7 +256,7 @@ struct Differ<'a> {
     index: BTreeMap<(Subject, String, &'static str, String), usize>,
     /// Schema pairs already compared, per direction: this makes each
     /// component compared once per direction and stops recursive schemas.
-    visited: BTreeSet<(String, String, Direction)>,
+    visited: BTreeSet<(String, String, Direction, bool)>,
     depth: usize,
     /// Set while walking a callback (its name): there the API provider
     /// sends the request and the API consumer answers, so the roles of

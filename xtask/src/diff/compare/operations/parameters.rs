@@ -230,6 +230,9 @@ impl<'a> Differ<'a> {
             direction: self.flow(Direction::Request),
             root: Root::Phrase(self.phrase(label.clone())),
             path: String::new(),
+            // A parameter's value is text on the wire (a `content`
+            // parameter's media type decides below).
+            text: true,
         };
         match (&od.format, &nd.format) {
             (ParameterSchemaOrContent::Schema(a), ParameterSchemaOrContent::Schema(b)) => {

@@ -168,6 +168,7 @@ impl<'a> Differ<'a> {
                     direction: self.flow(Direction::Response),
                     root: Root::Phrase(self.phrase(phrase)),
                     path: String::new(),
+                    text: false,
                 };
                 self.content(&site, &old.item.content, &new.item.content);
             }
@@ -279,6 +280,8 @@ impl<'a> Differ<'a> {
             direction: self.flow(Direction::Response),
             root: Root::Phrase(self.phrase(format!("{phrase} header `{name}`"))),
             path: String::new(),
+            // A header value is text on the wire.
+            text: true,
         };
         match (&old.format, &new.format) {
             (ParameterSchemaOrContent::Schema(a), ParameterSchemaOrContent::Schema(b)) => {

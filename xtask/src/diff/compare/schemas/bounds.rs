@@ -26,30 +26,7 @@ impl<'a> Differ<'a> {
             (true, false) => self.at(site, &r::BOUND_WIDENED, "uniqueItems removed"),
             _ => {}
         }
-        // `.*` (anchored or not) and the empty pattern match every string:
-        // the same as no pattern.
-        let real = |p: &Option<String>| {
-            p.clone()
-                .filter(|p| !matches!(p.as_str(), "" | ".*" | "^.*$" | "^.*" | ".*$"))
-        };
-        match (&real(&o.pattern), &real(&n.pattern)) {
-            (None, Some(p)) => self.at(
-                site,
-                &r::BOUND_NARROWED,
-                format_args!("pattern `{p}` added"),
-            ),
-            (Some(p), None) => self.at(
-                site,
-                &r::PATTERN_REMOVED,
-                format_args!("pattern `{p}` removed"),
-            ),
-            (Some(a), Some(b)) if a != b => self.at(
-                site,
-                &r::PATTERN_CHANGED,
-                format_args!("pattern changed from `{a}` to `{b}`"),
-            ),
-            _ => {}
-        }
+        self.pattern(site, o, n);
         match (o.multiple_of, n.multiple_of) {
             (None, Some(m)) => self.at(
                 site,
@@ -75,6 +52,34 @@ impl<'a> Differ<'a> {
                     format_args!("multipleOf changed from {a} to {b}"),
                 );
             }
+            _ => {}
+        }
+    }
+
+    /// `pattern` added, removed or changed.
+    pub(super) fn pattern(&mut self, site: &Site, o: &Facets<'a>, n: &Facets<'a>) {
+        // `.*` (anchored or not) and the empty pattern match every string:
+        // the same as no pattern.
+        let real = |p: &Option<String>| {
+            p.clone()
+                .filter(|p| !matches!(p.as_str(), "" | ".*" | "^.*$" | "^.*" | ".*$"))
+        };
+        match (&real(&o.pattern), &real(&n.pattern)) {
+            (None, Some(p)) => self.at(
+                site,
+                &r::BOUND_NARROWED,
+                format_args!("pattern `{p}` added"),
+            ),
+            (Some(p), None) => self.at(
+                site,
+                &r::PATTERN_REMOVED,
+                format_args!("pattern `{p}` removed"),
+            ),
+            (Some(a), Some(b)) if a != b => self.at(
+                site,
+                &r::PATTERN_CHANGED,
+                format_args!("pattern changed from `{a}` to `{b}`"),
+            ),
             _ => {}
         }
     }

@@ -44,7 +44,7 @@ impl<'a> Differ<'a> {
             // Same component: only the wrappers' metadata is this site's; the
             // component itself is compared (once per direction) on its own.
             self.meta(site, &o_meta, &n_meta);
-            self.component(a, b, site.direction);
+            self.component(a, b, site.direction, site.text);
             return;
         }
         let key_of = |s: SchemaRef<'_>| match s {
@@ -86,6 +86,7 @@ impl<'a> Differ<'a> {
                 ok.unwrap_or_else(|| format!("@{}", site.location)),
                 nk.unwrap_or_else(|| format!("@{}", site.location)),
                 site.direction,
+                site.text,
             );
             if !self.visited.insert(key) {
                 return;
@@ -99,12 +100,16 @@ impl<'a> Differ<'a> {
         self.facets(site, Facets::of(os), Facets::of(ns));
     }
 
-    /// Compare component `a` (base) with `b` (new; same name unless renamed).
-    pub(super) fn component(&mut self, a: &str, b: &str, direction: Direction) {
+    /// Compare component `a` (base) with `b` (new; same name unless renamed)
+    /// where its values flow in `direction`, as typed JSON or as `text`.
+    pub(super) fn component(&mut self, a: &str, b: &str, direction: Direction, text: bool) {
         let (Some(an), Some(bn)) = (schema_name(a), schema_name(b)) else {
             return;
         };
-        if !self.visited.insert((a.to_owned(), b.to_owned(), direction)) {
+        if !self
+            .visited
+            .insert((a.to_owned(), b.to_owned(), direction, text))
+        {
             return;
         }
         let (Some(os), Some(ns)) = (self.old.schema_component(an), self.new.schema_component(bn))
@@ -117,6 +122,7 @@ impl<'a> Differ<'a> {
             direction,
             root: Root::Named(bn.to_owned()),
             path: String::new(),
+            text,
         };
         self.node(&site, os.into(), ns.into());
     }
@@ -148,6 +154,28 @@ impl<'a> Differ<'a> {
                 &r::TYPE_WIDENED,
                 format_args!("type widened from {from} to any value"),
             ),
+            // Where values travel as text, every value reads as a string:
+            // to `string` widens, from `string` narrows (oasdiff: a loosely
+            // typed media type). The shapes differ: only the format is
+            // still worth comparing.
+            (from, "string") if site.text => {
+                self.at(
+                    site,
+                    &r::TYPE_WIDENED,
+                    format_args!("type widened from {from} to string (the value travels as text)"),
+                );
+                self.format(site, &o, &n);
+                return;
+            }
+            ("string", to) if site.text => {
+                self.at(
+                    site,
+                    &r::TYPE_NARROWED,
+                    format_args!("type narrowed from string to {to} (the value travels as text)"),
+                );
+                self.format(site, &o, &n);
+                return;
+            }
             _ => {
                 self.at(
                     site,
@@ -259,6 +287,66 @@ mod tests {
         assert_eq!(
             (changes[0].rule.id, changes[0].class()),
             ("type-widened", Class::Clients)
+        );
+    }
+
+    #[test]
+    fn where_values_travel_as_text_a_change_to_or_from_string_widens_or_narrows() {
+        // oasdiff's loosely typed media types: any value reads as a string.
+        let body = |media: &str, ty: &str| {
+            BASE.replace(
+                "content: {application/json: {schema: {$ref: \"#/components/schemas/ThingInput\"}}}",
+                &format!("content: {{{media}: {{schema: {{type: {ty}}}}}}}"),
+            )
+        };
+        let verdict = |old: &str, new: &str| -> Vec<(&'static str, Class)> {
+            diff(old, new)
+                .iter()
+                .map(|c| (c.rule.id, c.class()))
+                .collect()
+        };
+        // Request: to string widens (old servers expect the object), from
+        // string narrows (old clients send text).
+        assert_eq!(
+            verdict(
+                &body("application/xml", "object"),
+                &body("application/xml", "string")
+            ),
+            [("type-widened", Class::Servers)]
+        );
+        assert_eq!(
+            verdict(
+                &body("application/xml", "string"),
+                &body("application/xml", "object")
+            ),
+            [("type-narrowed", Class::Clients)]
+        );
+        // In JSON the same edit changes the type.
+        assert_eq!(
+            verdict(
+                &body("application/json", "object"),
+                &body("application/json", "string")
+            ),
+            [("type-changed", Class::ClientsAndServers)]
+        );
+        assert_eq!(
+            verdict(
+                &body("application/problem+json", "object"),
+                &body("application/problem+json", "string")
+            ),
+            [("type-changed", Class::ClientsAndServers)]
+        );
+        // A parameter is text on the wire.
+        let param = BASE.replace(
+            "{type: integer, format: int32, minimum: 1, maximum: 100}",
+            "{type: string}",
+        );
+        assert_eq!(
+            verdict(BASE, &param),
+            [
+                ("type-widened", Class::Servers),
+                ("format-widened", Class::Servers)
+            ]
         );
     }
 }

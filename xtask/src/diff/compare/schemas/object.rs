@@ -88,6 +88,33 @@ impl<'a> Differ<'a> {
             }
             self.node(&child, *old_schema, *new_schema);
         }
+        // A `readOnly` property left out of a request still has its
+        // `pattern` compared there, as oasdiff does (its pattern check knows
+        // no readOnly: a client that sends back an object it read sends the
+        // readOnly members too, and a server validating the new pattern
+        // rejects old values). Its other constraints stay out, as in oasdiff
+        // (`request-read-only-property-*`: info).
+        if site.direction == Direction::Request {
+            for (name, _) in old_hidden.iter().filter(|(_, why)| *why == "readOnly") {
+                if !new_hidden
+                    .iter()
+                    .any(|(k, w)| k == name && *w == "readOnly")
+                {
+                    continue;
+                }
+                let find = |props: &[(&'a str, SchemaRef<'a>)]| {
+                    props.iter().find(|(k, _)| k == name).map(|(_, s)| *s)
+                };
+                let (Some(a), Some(b)) = (find(&o.properties), find(&n.properties)) else {
+                    continue;
+                };
+                let child =
+                    site.child(&format!("properties/{}", escape(name)), &format!(".{name}"));
+                let (os, _) = self.old.flatten(a);
+                let (ns, _) = self.new.flatten(b);
+                self.pattern(&child, &Facets::of(os), &Facets::of(ns));
+            }
+        }
         match (o.additional, n.additional) {
             (Additional::Open, Additional::Closed) => self.at(
                 site,
@@ -175,6 +202,32 @@ mod tests {
             shown,
             [
                 "property-became-write-only `Thing`: required property `id` removed (now writeOnly) [response] -> warning"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_read_only_property_keeps_its_pattern_compared_in_requests() {
+        // oasdiff: request-property-pattern-added (error) even for a
+        // readOnly property: clients send back what they read.
+        let base = BASE.replace(
+            NAME,
+            "name: {type: string, maxLength: 10}\n        created: {type: string, readOnly: true}",
+        );
+        let edited = base.replace(
+            "created: {type: string, readOnly: true}",
+            "created: {type: string, readOnly: true, pattern: \"^[a-z]+$\", minLength: 3}",
+        );
+        let shown: Vec<String> = diff(&base, &edited)
+            .iter()
+            .map(|c| format!("{} {} -> {}", c.rule.id, c.message(), c.class()))
+            .collect();
+        // Only the pattern: its other bounds stay out of requests, as in
+        // oasdiff (request-read-only-property-*: info).
+        assert_eq!(
+            shown,
+            [
+                "bound-narrowed `ThingInput.created`: pattern `^[a-z]+$` added [request] -> breaking for clients"
             ]
         );
     }
