@@ -728,6 +728,10 @@ mod tests {
     #[test]
     fn options_are_checked() {
         let ok = ListOptions::default();
+        assert_eq!(
+            (ok.page_size, ok.prefetch),
+            (MAX_PAGE_SIZE, DEFAULT_PREFETCH)
+        );
         assert!(ok.validate(false).is_ok());
         for bad in [0, 1001] {
             let o = ListOptions {

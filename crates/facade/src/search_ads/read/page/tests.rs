@@ -310,10 +310,13 @@ fn a_page_longer_than_the_largest_page_is_refused() {
     assert_eq!(decoded(&broken), Err(()));
 }
 
+/// A request as sent: method, URL, headers in order.
+type Recorded = (String, String, Vec<(String, String)>);
+
 /// Records every request the client would send, and sends none.
 #[derive(Default)]
 struct Recorder {
-    requests: Mutex<Vec<(String, String, Vec<(String, String)>)>>,
+    requests: Mutex<Vec<Recorded>>,
 }
 
 impl AuthorizeRequest for Recorder {
