@@ -23,8 +23,7 @@ use crate::setters::with_setters;
 
 mod page;
 
-/// Largest page the API serves (`rowCount`, SA-12).
-pub const MAX_PAGE_SIZE: u32 = 1000;
+pub use page::MAX_PAGE_SIZE;
 
 /// Most pages fetched at once by a prefetching stream.
 pub const MAX_PREFETCH: usize = 32;
@@ -483,9 +482,10 @@ impl SearchAdsClient {
         &self,
         operation: &'static str,
         query: page::PageQuery,
+        prefetch: usize,
     ) -> ConversionStream {
         let inner = self.inner.clone();
-        let (page_size, prefetch) = (query.options.page_size, query.options.prefetch);
+        let page_size = query.row_count;
         let query = Arc::new(query);
         ConversionStream::new(page_size, prefetch, move |start_row| {
             let (inner, query) = (inner.clone(), query.clone());
@@ -597,18 +597,36 @@ impl ListConversionsRequest {
         if let Err(error) = options.validate(matches!(scope, Scope::Customer(_))) {
             return ConversionStream::failed(error);
         }
-        let operation = match scope {
-            Scope::EngineAccount(_) => OP_GET,
-            Scope::Customer(_) => OP_GET_BY_CUSTOMER,
+        let (operation, owner) = match scope {
+            Scope::EngineAccount(a) => (
+                OP_GET,
+                page::Owner::EngineAccount {
+                    agency_id: a.agency_id.get(),
+                    advertiser_id: a.advertiser_id.get(),
+                    engine_account_id: a.engine_account_id.get(),
+                },
+            ),
+            Scope::Customer(c) => (
+                OP_GET_BY_CUSTOMER,
+                page::Owner::Customer(c.as_str().to_owned()),
+            ),
         };
-        client.conversion_stream(
-            operation,
-            page::PageQuery {
-                scope,
-                dates: dates.wire(),
-                options,
+        let query = page::PageQuery {
+            owner,
+            dates: dates.wire(),
+            row_count: options.page_size,
+            filters: page::Filters {
+                ad_group_id: options.ad_group_id.map(AdGroupId::get),
+                ad_id: options.ad_id.map(AdId::get),
+                advertiser_id: options.advertiser_id.map(AdvertiserId::get),
+                agency_id: options.agency_id.map(AgencyId::get),
+                campaign_id: options.campaign_id.map(CampaignId::get),
+                criterion_id: options.criterion_id.map(CriterionId::get),
+                customer_id: options.customer_id.map(|c| c.as_str().to_owned()),
+                engine_account_id: options.engine_account_id.map(EngineAccountId::get),
             },
-        )
+        };
+        client.conversion_stream(operation, query, options.prefetch)
     }
 }
 

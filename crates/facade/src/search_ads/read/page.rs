@@ -38,27 +38,58 @@ use serde::de::{self, SeqAccess, Visitor};
 
 use super::super::conversion::Conversion;
 use super::super::wire::{ClientError, ConversionFields, conversion_from_fields};
-use super::{ListOptions, MAX_PAGE_SIZE, Scope};
+
+/// Largest page the API serves (`rowCount`, SA-12).
+pub const MAX_PAGE_SIZE: u32 = 1000;
 
 /// A page's conversions, in order; or why the first that cannot be typed cannot (its field).
 pub(super) type Rows = Result<Vec<Conversion>, String>;
 
+/// Whose conversions a page lists: the request's path.
+#[derive(Debug, Clone)]
+pub(super) enum Owner {
+    /// `conversion.get`.
+    EngineAccount {
+        agency_id: i64,
+        advertiser_id: i64,
+        engine_account_id: i64,
+    },
+    /// `conversion.getByCustomerId`.
+    Customer(String),
+}
+
+/// The optional query parameters of a read (`None`: not sent). `customer_id` is sent by
+/// `conversion.get` only; `agency_id`, `advertiser_id` and `engine_account_id` by
+/// `conversion.getByCustomerId` only (`ListOptions::validate` refuses the others).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Filters {
+    pub(super) ad_group_id: Option<i64>,
+    pub(super) ad_id: Option<i64>,
+    pub(super) advertiser_id: Option<i64>,
+    pub(super) agency_id: Option<i64>,
+    pub(super) campaign_id: Option<i64>,
+    pub(super) criterion_id: Option<i64>,
+    pub(super) customer_id: Option<String>,
+    pub(super) engine_account_id: Option<i64>,
+}
+
 /// What every page of one read asks for, besides its first row.
 #[derive(Debug, Clone)]
 pub(super) struct PageQuery {
-    pub(super) scope: Scope,
+    pub(super) owner: Owner,
     /// `startDate` and `endDate`, `yyyymmdd`.
     pub(super) dates: (i32, i32),
-    /// `rowCount` and the filters.
-    pub(super) options: ListOptions,
+    /// `rowCount`.
+    pub(super) row_count: u32,
+    pub(super) filters: Filters,
 }
 
 impl PageQuery {
     /// The generated client's operation id.
     fn operation_id(&self) -> &'static str {
-        match self.scope {
-            Scope::EngineAccount(_) => "conversion_get",
-            Scope::Customer(_) => "conversion_get_by_customer_id",
+        match self.owner {
+            Owner::EngineAccount { .. } => "conversion_get",
+            Owner::Customer(_) => "conversion_get_by_customer_id",
         }
     }
 
@@ -69,51 +100,48 @@ impl PageQuery {
         start_row: u32,
     ) -> reqwest::Result<reqwest::Request> {
         let base = client.baseurl();
-        let options = &self.options;
-        let (url, customer_query) = match &self.scope {
-            Scope::EngineAccount(account) => (
-                format!(
-                    "{base}/agency/{}/advertiser/{}/engine/{}/conversion",
-                    encode_path(&account.agency_id.wire().to_string()),
-                    encode_path(&account.advertiser_id.wire().to_string()),
-                    encode_path(&account.engine_account_id.wire().to_string()),
-                ),
-                options.customer_id.as_ref().map(|c| c.as_str()),
+        let f = &self.filters;
+        let by_customer = matches!(self.owner, Owner::Customer(_));
+        let url = match &self.owner {
+            Owner::EngineAccount {
+                agency_id,
+                advertiser_id,
+                engine_account_id,
+            } => format!(
+                "{base}/agency/{}/advertiser/{}/engine/{}/conversion",
+                encode_path(&agency_id.to_string()),
+                encode_path(&advertiser_id.to_string()),
+                encode_path(&engine_account_id.to_string()),
             ),
-            Scope::Customer(customer) => (
-                format!(
-                    "{base}/customer/{}/conversion",
-                    encode_path(customer.as_str())
-                ),
-                None,
-            ),
+            Owner::Customer(customer) => {
+                format!("{base}/customer/{}/conversion", encode_path(customer))
+            }
         };
-        let id = |id: Option<i64>| id.map(|id| id.to_string());
-        // Only the filters of this scope: `ListOptions::validate` refuses the others.
-        // The generated builder's query: its parameters in alphabetical order, unset ones left out.
+        // The generated builder's query: its parameters in alphabetical order, unset ones left
+        // out, and only those of the method.
         let mut params: Vec<(&str, String)> = Vec::with_capacity(12);
         let mut add = |name, value: Option<String>| {
             if let Some(value) = value {
                 params.push((name, value));
             }
         };
-        add("adGroupId", id(options.ad_group_id.map(|v| v.get())));
-        add("adId", id(options.ad_id.map(|v| v.get())));
-        if let Scope::Customer(_) = self.scope {
-            add("advertiserId", id(options.advertiser_id.map(|v| v.get())));
-            add("agencyId", id(options.agency_id.map(|v| v.get())));
+        let id = |id: Option<i64>| id.map(|id| id.to_string());
+        add("adGroupId", id(f.ad_group_id));
+        add("adId", id(f.ad_id));
+        if by_customer {
+            add("advertiserId", id(f.advertiser_id));
+            add("agencyId", id(f.agency_id));
         }
-        add("campaignId", id(options.campaign_id.map(|v| v.get())));
-        add("criterionId", id(options.criterion_id.map(|v| v.get())));
-        add("customerId", customer_query.map(str::to_owned));
+        add("campaignId", id(f.campaign_id));
+        add("criterionId", id(f.criterion_id));
+        if !by_customer {
+            add("customerId", f.customer_id.clone());
+        }
         add("endDate", Some(self.dates.1.to_string()));
-        if let Scope::Customer(_) = self.scope {
-            add(
-                "engineAccountId",
-                id(options.engine_account_id.map(|v| v.get())),
-            );
+        if by_customer {
+            add("engineAccountId", id(f.engine_account_id));
         }
-        add("rowCount", Some(options.page_size.to_string()));
+        add("rowCount", Some(self.row_count.to_string()));
         add("startDate", Some(self.dates.0.to_string()));
         add("startRow", Some(start_row.to_string()));
         client

@@ -5,10 +5,6 @@ use search_ads_client::{AuthorizeError, AuthorizeErrorKind, AuthorizeFuture, Aut
 use serde_json::{Value, json};
 
 use super::*;
-use crate::search_ads::read::EngineAccount;
-use crate::search_ads::values::{
-    AdGroupId, AdId, AdvertiserId, AgencyId, CampaignId, CriterionId, CustomerId, EngineAccountId,
-};
 use crate::search_ads::wire::conversion_from_wire;
 
 /// What a decoder makes of a page: `Err(())` when the page is not the spec's JSON; else the
@@ -351,100 +347,105 @@ fn recording_client() -> (search_ads_client::Client, Arc<Recorder>) {
     (client, recorder)
 }
 
-/// The request of a page is the one the generated builder makes, for both scopes, with and
+/// The request of a page is the one the generated builder makes, for both methods, with and
 /// without filters, with ids that need percent-encoding.
 #[tokio::test]
 async fn the_request_is_the_generated_builders() {
+    use search_ads_client::I64String;
     let (client, recorder) = recording_client();
-    let account = EngineAccount::new(
-        AgencyId::new(-20),
-        AdvertiserId::new(21),
-        EngineAccountId::new(700),
-    );
-    let filtered = ListOptions::default()
-        .page_size(250)
-        .campaign_id(CampaignId::new(71700000001899732))
-        .ad_group_id(AdGroupId::new(5))
-        .ad_id(AdId::new(-6))
-        .criterion_id(CriterionId::new(7));
+    let account = Owner::EngineAccount {
+        agency_id: -20,
+        advertiser_id: 21,
+        engine_account_id: 700,
+    };
+    let all = Filters {
+        ad_group_id: Some(5),
+        ad_id: Some(-6),
+        advertiser_id: Some(2),
+        agency_id: Some(1),
+        campaign_id: Some(71700000001899732),
+        criterion_id: Some(7),
+        customer_id: Some("é%20x\\y<>`{}\"|^[]".to_owned()),
+        engine_account_id: Some(3),
+    };
     let customers = ["2000012350", "é%20x\\y<>`{}\"|^[]"];
-    for (options, customer) in [
-        (ListOptions::default(), customers[0]),
-        (filtered, customers[1]),
+    for (filters, customer, row_count) in [
+        (Filters::default(), customers[0], 1000),
+        (all, customers[1], 250),
     ] {
-        let customer = CustomerId::new(customer).unwrap();
         let by_account = PageQuery {
-            scope: Scope::EngineAccount(account),
+            owner: account.clone(),
             dates: (20240101, 20241231),
-            options: options.clone().customer_id(customer.clone()),
+            row_count,
+            filters: filters.clone(),
         };
         let by_customer = PageQuery {
-            scope: Scope::Customer(customer.clone()),
-            dates: (20240101, 20241231),
-            options: options
-                .clone()
-                .agency_id(AgencyId::new(1))
-                .advertiser_id(AdvertiserId::new(2))
-                .engine_account_id(EngineAccountId::new(3)),
+            owner: Owner::Customer(customer.to_owned()),
+            ..by_account.clone()
         };
         for (query, start_row) in [(by_account, 0), (by_customer, 4_294_967_000)] {
-            let o = &query.options;
-            let generated = match &query.scope {
-                Scope::EngineAccount(a) => {
+            let f = &query.filters;
+            let id = |v: Option<i64>| v.map(I64String::new);
+            let generated = match &query.owner {
+                Owner::EngineAccount {
+                    agency_id,
+                    advertiser_id,
+                    engine_account_id,
+                } => {
                     let mut call = client
                         .conversion_get()
-                        .agency_id(a.agency_id.wire())
-                        .advertiser_id(a.advertiser_id.wire())
-                        .engine_account_id(a.engine_account_id.wire())
+                        .agency_id(I64String::new(*agency_id))
+                        .advertiser_id(I64String::new(*advertiser_id))
+                        .engine_account_id(I64String::new(*engine_account_id))
                         .start_date(query.dates.0)
                         .end_date(query.dates.1)
                         .start_row(start_row)
-                        .row_count(o.page_size);
-                    if let Some(id) = o.campaign_id {
-                        call = call.campaign_id(id.wire());
+                        .row_count(query.row_count);
+                    if let Some(v) = id(f.campaign_id) {
+                        call = call.campaign_id(v);
                     }
-                    if let Some(id) = o.ad_group_id {
-                        call = call.ad_group_id(id.wire());
+                    if let Some(v) = id(f.ad_group_id) {
+                        call = call.ad_group_id(v);
                     }
-                    if let Some(id) = o.ad_id {
-                        call = call.ad_id(id.wire());
+                    if let Some(v) = id(f.ad_id) {
+                        call = call.ad_id(v);
                     }
-                    if let Some(id) = o.criterion_id {
-                        call = call.criterion_id(id.wire());
+                    if let Some(v) = id(f.criterion_id) {
+                        call = call.criterion_id(v);
                     }
-                    if let Some(id) = &o.customer_id {
-                        call = call.customer_id(id.as_str().to_owned());
+                    if let Some(v) = &f.customer_id {
+                        call = call.customer_id(v.clone());
                     }
                     call.send().await.map(drop)
                 }
-                Scope::Customer(c) => {
+                Owner::Customer(c) => {
                     let mut call = client
                         .conversion_get_by_customer_id()
-                        .customer_id(c.as_str().to_owned())
+                        .customer_id(c.clone())
                         .start_date(query.dates.0)
                         .end_date(query.dates.1)
                         .start_row(start_row)
-                        .row_count(o.page_size);
-                    if let Some(id) = o.agency_id {
-                        call = call.agency_id(id.wire());
+                        .row_count(query.row_count);
+                    if let Some(v) = id(f.agency_id) {
+                        call = call.agency_id(v);
                     }
-                    if let Some(id) = o.advertiser_id {
-                        call = call.advertiser_id(id.wire());
+                    if let Some(v) = id(f.advertiser_id) {
+                        call = call.advertiser_id(v);
                     }
-                    if let Some(id) = o.engine_account_id {
-                        call = call.engine_account_id(id.wire());
+                    if let Some(v) = id(f.engine_account_id) {
+                        call = call.engine_account_id(v);
                     }
-                    if let Some(id) = o.campaign_id {
-                        call = call.campaign_id(id.wire());
+                    if let Some(v) = id(f.campaign_id) {
+                        call = call.campaign_id(v);
                     }
-                    if let Some(id) = o.ad_group_id {
-                        call = call.ad_group_id(id.wire());
+                    if let Some(v) = id(f.ad_group_id) {
+                        call = call.ad_group_id(v);
                     }
-                    if let Some(id) = o.ad_id {
-                        call = call.ad_id(id.wire());
+                    if let Some(v) = id(f.ad_id) {
+                        call = call.ad_id(v);
                     }
-                    if let Some(id) = o.criterion_id {
-                        call = call.criterion_id(id.wire());
+                    if let Some(v) = id(f.criterion_id) {
+                        call = call.criterion_id(v);
                     }
                     call.send().await.map(drop)
                 }
@@ -486,13 +487,14 @@ async fn serve(
 
 fn query() -> PageQuery {
     PageQuery {
-        scope: Scope::EngineAccount(EngineAccount::new(
-            AgencyId::new(1),
-            AdvertiserId::new(2),
-            EngineAccountId::new(3),
-        )),
+        owner: Owner::EngineAccount {
+            agency_id: 1,
+            advertiser_id: 2,
+            engine_account_id: 3,
+        },
         dates: (20240101, 20240102),
-        options: ListOptions::default(),
+        row_count: 1000,
+        filters: Filters::default(),
     }
 }
 
