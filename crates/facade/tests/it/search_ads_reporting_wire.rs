@@ -172,3 +172,55 @@ async fn shards_are_separate_queries_in_date_order() {
     // The first shard answered with a next page (see `capture`), so it has two requests.
     insta::assert_yaml_snapshot!(queries);
 }
+
+/// A page cut short (a 200 whose JSON ends early: a proxy, a dropped connection) is asked for
+/// again like any answer that is not the documented JSON, and its rows still arrive once, in
+/// order, although its next page token was read (and the next page asked for) before the cut
+/// was found.
+#[tokio::test]
+async fn a_page_cut_short_is_asked_for_again() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let first_pages = Arc::new(AtomicUsize::new(0));
+    let seen = first_pages.clone();
+    let app = Router::new().fallback(move |request: Request| {
+        let first_pages = first_pages.clone();
+        async move {
+            let (_, body) = read_request(request).await;
+            let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let second = body.get("pageToken").is_some();
+            let (id, time) = if second { ("2", "11") } else { ("1", "10") };
+            let page = json!({
+                "nextPageToken": if second { Value::Null } else { json!("page-2") },
+                "results": [{
+                    "conversion": {"id": id, "conversionDateTime": format!("2026-11-01 {time}:00:00+00:00")},
+                    "segments": {"date": "2026-11-01"},
+                }],
+            })
+            .to_string();
+            let cut = !second && first_pages.fetch_add(1, Ordering::SeqCst) == 0;
+            let text = if cut { page[..page.len() - 30].to_owned() } else { page };
+            (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], text).into_response()
+        }
+    });
+    let origin = serve(app).await;
+    let client = SearchAdsClient::builder(StaticToken::new(TOKEN))
+        .reporting_base_url(origin)
+        .retry_policy(RetryPolicy::default())
+        .build()
+        .expect("builds");
+    let dates = DateRange::new(day(2026, 11, 1), day(2026, 11, 1)).expect("range");
+    let rows: Vec<_> = client
+        .conversion_report(CustomerId::new("2000012350").expect("id"), dates)
+        .today(day(TODAY.0, TODAY.1, TODAY.2))
+        .stream()
+        .try_collect()
+        .await
+        .expect("the cut page is asked for again");
+    let ids: Vec<_> = rows
+        .iter()
+        .map(|c| c.ds_conversion_id.map(|d| d.get()))
+        .collect();
+    assert_eq!(ids, [Some(1), Some(2)]);
+    assert_eq!(seen.load(Ordering::SeqCst), 2, "the first page twice");
+}

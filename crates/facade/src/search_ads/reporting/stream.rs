@@ -6,9 +6,12 @@
 //! even though the reader has not reached the finished shard yet. So `concurrency` requests are in flight whenever there is room to buffer their rows,
 //! which is what hides the latency of a page-by-page read.
 //!
-//! **Within a shard**, the next page is asked for as soon as an answer's `nextPageToken` is known
-//! and there is room for it without waiting: the service prepares it (and its answer is decoded)
-//! while the shard maps the rows it has.
+//! **Within a shard**, the next page is asked for as soon as an answer's `nextPageToken` is found
+//! (read from the page's ends before its rows, [`SearchPage::token_hint`](decode::SearchPage::token_hint))
+//! and there is room for it without waiting: the service prepares it while this page is decoded,
+//! and that answer is read the same way on a task of its own. A page that is not the documented
+//! JSON (cut short by a proxy, say) is asked for again like any transient failure; the request
+//! its hint sent is dropped, as is one whose hint the decode does not confirm.
 //!
 //! **Memory.** Rows fetched ahead of the reader are bounded by one budget for the whole report,
 //! [`buffer_rows`] (`concurrency × max(SHARD_BUFFER_ROWS, 2 × page_size)`), plus a reserve of two
@@ -26,6 +29,7 @@
 //! yielded exactly once.
 
 use std::collections::VecDeque;
+use std::future::Future;
 use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -43,7 +47,7 @@ use super::super::call::Calls;
 use super::super::conversion::Conversion;
 use super::super::error::Error;
 use super::super::values::CustomerId;
-use super::decode::{self, DecodedRows, RowsError, SearchError, SearchPage};
+use super::decode::{self, DecodedRows, SearchError};
 use super::mapping::RowKey;
 use super::query::{ReportFilters, conversion_query};
 use super::rpc::{OP_SEARCH, map_error};
@@ -174,9 +178,11 @@ impl ReportShards {
             let (tx, rx) = mpsc::channel(capacity);
             self.shared.fetching.fetch_add(1, Ordering::AcqRel);
             let shard = Shard {
-                shared: self.shared.clone(),
-                index: self.next_index,
-                front: self.front.subscribe(),
+                pager: Pager {
+                    shared: self.shared.clone(),
+                    index: self.next_index,
+                    front: self.front.subscribe(),
+                },
                 tx,
             };
             self.next_index += 1;
@@ -250,38 +256,103 @@ impl Stream for ReportShards {
     }
 }
 
-/// One search call (with retries): the answer's top level read ([`SearchPage`]: the next page
-/// token is known), its rows left for [`SearchPage::rows`] once the next request is on its way.
-async fn search_page(
-    ctx: &ShardContext,
-    query: &str,
-    page_token: Option<&str>,
-) -> Result<SearchPage, Error> {
-    ctx.calls
-        .run(OP_SEARCH, |_| async move {
-            let body = types::SearchSearchAds360Request {
-                page_size: std::num::NonZeroU32::new(ctx.page_size.clamp(1, 10_000)),
-                page_token: page_token.map(str::to_owned),
-                query: query.to_owned(),
-                return_total_results_count: None,
-                summary_row_setting: None,
-                validate_only: None,
-            };
-            let login = ctx.login_customer_id.as_ref().map(CustomerId::as_str);
-            decode::search(&ctx.client, ctx.customer.as_str(), login, &body)
-                .await
-                .map_err(|e| map_error(OP_SEARCH, e))
-        })
-        .await
+/// A page read: its rows (or the first row that cannot be a `Conversion`), its next page token,
+/// and the request for the next page if it was sent before this page was decoded.
+struct Fetched {
+    rows: Result<DecodedRows, String>,
+    next_page_token: Option<String>,
+    ahead: Option<Ahead>,
 }
 
-/// The next page, asked for before the rows of the one before are mapped: a task of its own, so
-/// the service prepares it (and its answer is decoded) while this shard maps the page it has.
-/// Aborted when dropped, so a shard that fails or is aborted leaves no request behind.
+/// What a page request needs: the report, and which shard asks (the front one may use the
+/// reserve).
+#[derive(Clone)]
+struct Pager {
+    shared: Arc<Shared>,
+    index: usize,
+    front: watch::Receiver<usize>,
+}
+
+impl Pager {
+    /// A page's worth of budget (or of the reserve, for the front shard) if there is one now.
+    fn room_now(&self) -> Option<OwnedSemaphorePermit> {
+        let rows = self.shared.ctx.page_size.max(1);
+        if let Ok(permit) = self.shared.budget.clone().try_acquire_many_owned(rows) {
+            return Some(permit);
+        }
+        if *self.front.borrow() == self.index {
+            return self
+                .shared
+                .reserve
+                .clone()
+                .try_acquire_many_owned(rows)
+                .ok();
+        }
+        None
+    }
+
+    /// One page (with retries, a page that is not the documented JSON included): the answer's
+    /// bytes; as soon as its next page token is found ([`SearchPage::token_hint`](decode::SearchPage::token_hint)) and there is
+    /// room for it without waiting, the request for the next page (which is read the same way,
+    /// on a task of its own); then the page decoded. A next request sent with a hint that the
+    /// decode does not confirm is dropped.
+    fn fetch(
+        self,
+        query: Arc<str>,
+        page_token: Option<String>,
+    ) -> Pin<Box<dyn Future<Output = Result<Fetched, Error>> + Send>> {
+        Box::pin(async move {
+            let ctx = &self.shared.ctx;
+            let capacity = usize::try_from(ctx.page_size).unwrap_or(usize::MAX);
+            ctx.calls
+                .run(OP_SEARCH, |_| {
+                    let (pager, query, page_token) = (&self, &query, page_token.as_deref());
+                    async move {
+                        let body = types::SearchSearchAds360Request {
+                            page_size: std::num::NonZeroU32::new(ctx.page_size.clamp(1, 10_000)),
+                            page_token: page_token.map(str::to_owned),
+                            query: query.to_string(),
+                            return_total_results_count: None,
+                            summary_row_setting: None,
+                            validate_only: None,
+                        };
+                        let login = ctx.login_customer_id.as_ref().map(CustomerId::as_str);
+                        let page = decode::search(&ctx.client, ctx.customer.as_str(), login, &body)
+                            .await
+                            .map_err(|e| map_error(OP_SEARCH, e))?;
+                        let mut ahead = page.token_hint().and_then(|hint| {
+                            let room = pager.room_now()?;
+                            Some((hint.to_owned(), Ahead::send(pager, room, query, hint)))
+                        });
+                        let decoded = page.decode(capacity).map_err(|e| {
+                            let error = SearchError::InvalidResponsePayload(page.body().clone(), e);
+                            map_error(OP_SEARCH, error)
+                        })?;
+                        if ahead
+                            .as_ref()
+                            .is_some_and(|(hint, _)| decoded.next_page_token.as_ref() != Some(hint))
+                        {
+                            ahead = None; // not the page's token: dropped, aborted
+                        }
+                        Ok(Fetched {
+                            rows: decoded.rows,
+                            next_page_token: decoded.next_page_token,
+                            ahead: ahead.map(|(_, sent)| sent),
+                        })
+                    }
+                })
+                .await
+        })
+    }
+}
+
+/// The next page, asked for before the page before it is decoded: a task of its own, so the
+/// service prepares it (and its answer is decoded) while the shard decodes and maps the page it
+/// has. Aborted when dropped, so a shard that fails or is aborted leaves no request behind.
 struct Ahead {
     /// The page's share of the budget (or reserve), taken before the request was sent.
     room: OwnedSemaphorePermit,
-    answer: AbortOnDrop<Result<SearchPage, Error>>,
+    answer: AbortOnDrop<Result<Fetched, Error>>,
 }
 
 /// A task aborted when its handle is dropped.
@@ -294,10 +365,8 @@ impl<T> Drop for AbortOnDrop<T> {
 }
 
 impl Ahead {
-    fn send(shared: &Arc<Shared>, room: OwnedSemaphorePermit, query: &str, token: &str) -> Self {
-        let (shared, query, token) = (shared.clone(), query.to_owned(), token.to_owned());
-        let answer =
-            tokio::spawn(async move { search_page(&shared.ctx, &query, Some(&token)).await });
+    fn send(pager: &Pager, room: OwnedSemaphorePermit, query: &Arc<str>, token: &str) -> Self {
+        let answer = tokio::spawn(pager.clone().fetch(query.clone(), Some(token.to_owned())));
         Self {
             room,
             answer: AbortOnDrop(answer),
@@ -305,7 +374,7 @@ impl Ahead {
     }
 
     /// The answer, with the room it holds.
-    async fn answer(mut self) -> (OwnedSemaphorePermit, Result<SearchPage, Error>) {
+    async fn answer(mut self) -> (OwnedSemaphorePermit, Result<Fetched, Error>) {
         let answer = match (&mut self.answer.0).await {
             Ok(answer) => answer,
             Err(e) => Err(Error::unexpected(
@@ -320,9 +389,7 @@ impl Ahead {
 
 /// One shard's task: its pages in order, each after taking a page of budget.
 struct Shard {
-    shared: Arc<Shared>,
-    index: usize,
-    front: watch::Receiver<usize>,
+    pager: Pager,
     tx: mpsc::Sender<Batch>,
 }
 
@@ -341,16 +408,17 @@ impl Shard {
     /// A page's worth of budget, or of the reserve once this shard is the front one. `None`
     /// when the report is gone.
     async fn room_for_a_page(&mut self) -> Option<OwnedSemaphorePermit> {
-        let rows = self.shared.ctx.page_size.max(1);
+        let shared = &self.pager.shared;
+        let rows = shared.ctx.page_size.max(1);
         loop {
-            let budget = self.shared.budget.clone().acquire_many_owned(rows);
-            if *self.front.borrow_and_update() == self.index {
-                let reserve = self.shared.reserve.clone().acquire_many_owned(rows);
+            let budget = shared.budget.clone().acquire_many_owned(rows);
+            if *self.pager.front.borrow_and_update() == self.pager.index {
+                let reserve = shared.reserve.clone().acquire_many_owned(rows);
                 return match select(pin!(budget), pin!(reserve)).await {
                     Either::Left((permit, _)) | Either::Right((permit, _)) => permit.ok(),
                 };
             }
-            match select(pin!(budget), pin!(self.front.changed())).await {
+            match select(pin!(budget), pin!(self.pager.front.changed())).await {
                 Either::Left((permit, _)) => return permit.ok(),
                 Either::Right((Ok(()), _)) => {} // the front moved: maybe to this shard
                 Either::Right((Err(_), _)) => return None, // the report is gone
@@ -358,28 +426,11 @@ impl Shard {
         }
     }
 
-    /// A page's worth of budget (or of the reserve, for the front shard) if there is one now.
-    fn room_now(&mut self) -> Option<OwnedSemaphorePermit> {
-        let rows = self.shared.ctx.page_size.max(1);
-        if let Ok(permit) = self.shared.budget.clone().try_acquire_many_owned(rows) {
-            return Some(permit);
-        }
-        if *self.front.borrow_and_update() == self.index {
-            return self
-                .shared
-                .reserve
-                .clone()
-                .try_acquire_many_owned(rows)
-                .ok();
-        }
-        None
-    }
-
     async fn run(mut self, start: NaiveDate, end: NaiveDate) {
-        let shared = self.shared.clone();
+        let shared = self.pager.shared.clone();
         let fetching = FetchingGuard(shared.clone());
         let ctx = &shared.ctx;
-        let mut query = conversion_query(start, end, &ctx.filters);
+        let mut query: Arc<str> = conversion_query(start, end, &ctx.filters).into();
         let mut token: Option<String> = None;
         let mut last: Option<(RowKey, NaiveDate)> = None;
         let mut skip_through: Option<RowKey> = None;
@@ -392,7 +443,8 @@ impl Shard {
                     let Some(room) = self.room_for_a_page().await else {
                         return;
                     };
-                    (room, search_page(ctx, &query, token.as_deref()).await)
+                    let page = self.pager.clone().fetch(query.clone(), token.clone());
+                    (room, page.await)
                 }
             };
             let page = match answer {
@@ -405,7 +457,7 @@ impl Shard {
                     stalled += 1;
                     token = None;
                     if let Some((key, date)) = last {
-                        query = conversion_query(date, end, &ctx.filters);
+                        query = conversion_query(date, end, &ctx.filters).into();
                         skip_through = Some(key);
                     }
                     tracing::info!(
@@ -420,33 +472,25 @@ impl Shard {
                     return;
                 }
             };
-            let next_token = page.next_page_token.clone();
-            // Ask for the next page now, when there is room for it without waiting.
-            if let Some(next) = &next_token
-                && let Some(room) = self.room_now()
-            {
-                ahead = Some(Ahead::send(&shared, room, &query, next));
-            }
+            let Fetched {
+                rows,
+                next_page_token,
+                ahead: next,
+            } = page;
+            ahead = next;
             let tx = &self.tx;
-            let rows = match page.rows() {
+            let DecodedRows {
+                keys,
+                conversions: mut batch,
+            } = match rows {
                 Ok(rows) => rows,
-                Err(RowsError::Payload(e)) => {
-                    let error = SearchError::InvalidResponsePayload(page.body().clone(), e);
-                    let _ = tx.send(Err(map_error(OP_SEARCH, error))).await;
-                    return;
-                }
-                Err(RowsError::Row(detail)) => {
+                Err(detail) => {
                     let _ = tx
                         .send(Err(Error::unexpected(OP_SEARCH, Some(200), detail)))
                         .await;
                     return;
                 }
             };
-            drop(page);
-            let DecodedRows {
-                keys,
-                conversions: mut batch,
-            } = rows;
             // Rows up to the last one yielded before a restart come first (the report's order):
             // a prefix to drop.
             let mut skipped = 0;
@@ -480,7 +524,7 @@ impl Shard {
             if !batch.is_empty() && tx.send(Ok(Msg::Rows(batch, room))).await.is_err() {
                 return; // the consumer is gone
             }
-            match next_token {
+            match next_page_token {
                 Some(t) => token = Some(t),
                 None => {
                     // No longer fetching before the reader can see the end of this shard.

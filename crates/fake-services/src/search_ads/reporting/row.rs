@@ -419,17 +419,87 @@ static DATE_TIME: LazyLock<Vec<Item<'static>>> =
     LazyLock::new(|| items("%Y-%m-%d %H:%M:%S%.6f+00:00"));
 static DATE: LazyLock<Vec<Item<'static>>> = LazyLock::new(|| items("%Y-%m-%d"));
 
+/// Writes the decimal digits of `n` (`width` at least, zero-padded) at the end of `buf[..end]`;
+/// returns where they start.
+fn put_digits(buf: &mut [u8], end: usize, mut n: u64, width: usize) -> usize {
+    let mut i = end;
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 && end - i >= width {
+            return i;
+        }
+    }
+}
+
+/// `n` in decimal, without the formatting machinery (a page writes six integers a row).
+fn int_text(n: i64, buf: &mut [u8; 20]) -> &str {
+    let mut start = put_digits(buf, 20, n.unsigned_abs(), 1);
+    if n < 0 {
+        start -= 1;
+        buf[start] = b'-';
+    }
+    std::str::from_utf8(&buf[start..]).unwrap_or_default()
+}
+
+/// `t` as `%Y-%m-%d` into `buf[..10]` (years 0 to 9999; `None` for others, which chrono writes).
+fn put_date(t: &NaiveDate, buf: &mut [u8]) -> Option<()> {
+    let year = u64::try_from(t.year()).ok().filter(|y| *y <= 9999)?;
+    put_digits(buf, 4, year, 4);
+    buf[4] = b'-';
+    put_digits(buf, 7, u64::from(t.month()), 2);
+    buf[7] = b'-';
+    put_digits(buf, 10, u64::from(t.day()), 2);
+    Some(())
+}
+
+/// `t` as `%Y-%m-%d %H:%M:%S%.6f+00:00` (SR-10), the same text chrono's [`DATE_TIME`] format
+/// writes, without its per-item formatting (a page writes two date-times a row); `None` for a
+/// year outside 0 to 9999, which chrono writes.
+fn date_time_text(t: &DateTime<chrono::Utc>, buf: &mut [u8; 32]) -> Option<()> {
+    use chrono::Timelike;
+    put_date(&t.date_naive(), &mut buf[..10])?;
+    buf[10] = b' ';
+    put_digits(buf, 13, u64::from(t.hour()), 2);
+    buf[13] = b':';
+    put_digits(buf, 16, u64::from(t.minute()), 2);
+    buf[16] = b':';
+    put_digits(buf, 19, u64::from(t.second()), 2);
+    buf[19] = b'.';
+    put_digits(
+        buf,
+        26,
+        u64::from(t.nanosecond() % 1_000_000_000 / 1_000),
+        6,
+    );
+    buf[26..].copy_from_slice(b"+00:00");
+    Some(())
+}
+
 impl Serialize for Cell<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match *self {
             Cell::Text(t) => s.serialize_str(t),
-            Cell::Int(n) => s.collect_str(&n),
+            Cell::Int(n) => s.serialize_str(int_text(n, &mut [0; 20])),
             Cell::DateTime(ms) => match DateTime::from_timestamp_millis(ms) {
-                Some(t) => s.collect_str(&t.format_with_items(DATE_TIME.iter())),
+                Some(t) => {
+                    let mut buf = [0; 32];
+                    match date_time_text(&t, &mut buf) {
+                        Some(()) => s.serialize_str(std::str::from_utf8(&buf).unwrap_or_default()),
+                        None => s.collect_str(&t.format_with_items(DATE_TIME.iter())),
+                    }
+                }
                 None => s.serialize_str(""),
             },
             Cell::Date(ms) => match DateTime::from_timestamp_millis(ms) {
-                Some(t) => s.collect_str(&t.date_naive().format_with_items(DATE.iter())),
+                Some(t) => {
+                    let mut buf = [0; 10];
+                    match put_date(&t.date_naive(), &mut buf) {
+                        Some(()) => s.serialize_str(std::str::from_utf8(&buf).unwrap_or_default()),
+                        None => s.collect_str(&t.date_naive().format_with_items(DATE.iter())),
+                    }
+                }
                 None => s.serialize_str(""),
             },
             Cell::Day(d) => s.collect_str(&d.format_with_items(DATE.iter())),
@@ -641,6 +711,28 @@ mod tests {
                 "segments": {"date": "2023-11-14"},
             }])
         );
+    }
+
+    /// The hand-written cells are the text chrono's formats and `i64`'s `Display` write.
+    #[test]
+    fn cells_are_written_as_chrono_and_display_write_them() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        let extremes = [i64::MIN, i64::MAX, 0, -1, 1, 9, 10, -10, 1_000_000_000_000];
+        for ms in extremes
+            .into_iter()
+            .chain((0..20_000).map(|_| rng.i64(-70_000_000_000_000..300_000_000_000_000)))
+        {
+            let cell = |c: Cell<'_>| serde_json::to_value(&c).unwrap();
+            assert_eq!(cell(Cell::Int(ms)), json!(ms.to_string()));
+            let expected = DateTime::from_timestamp_millis(ms).map_or(json!(""), |t| {
+                json!(t.format_with_items(DATE_TIME.iter()).to_string())
+            });
+            assert_eq!(cell(Cell::DateTime(ms)), expected, "{ms}");
+            let expected = DateTime::from_timestamp_millis(ms).map_or(json!(""), |t| {
+                json!(t.date_naive().format_with_items(DATE.iter()).to_string())
+            });
+            assert_eq!(cell(Cell::Date(ms)), expected, "{ms}");
+        }
     }
 
     #[test]
