@@ -97,8 +97,8 @@ pub use id_mapping::{
     ProgressFn,
 };
 pub use read::{
-    ConversionStream, DateRange, EngineAccount, ListConversionsRequest, ListOptions, MAX_PAGE_SIZE,
-    MAX_PREFETCH,
+    ConversionStream, DEFAULT_PREFETCH, DateRange, EngineAccount, ListConversionsRequest,
+    ListOptions, MAX_PAGE_SIZE, MAX_PREFETCH,
 };
 pub use reporting::{
     AccessibleCustomersRequest, ConversionReport, ConversionReportRequest, ConversionStatus,

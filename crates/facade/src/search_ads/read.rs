@@ -1,6 +1,5 @@
 //! Reading conversions: a paged, optionally prefetching `Stream`.
 
-use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -8,11 +7,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 
 use chrono::NaiveDate;
-use futures::stream::{self, BoxStream, Stream, StreamExt};
+use futures::FutureExt as _;
+use futures::future::BoxFuture;
+use futures::stream::{FuturesOrdered, Stream, StreamExt};
 
-use search_ads_client::{ResponseValue, types};
-
-use super::client::{Inner, SearchAdsClient};
+use super::client::SearchAdsClient;
 use super::conversion::Conversion;
 use super::error::Error;
 use super::values::{
@@ -20,14 +19,20 @@ use super::values::{
     MAX_DATE, MIN_DATE, to_yyyymmdd,
 };
 use super::wire;
-use super::wire::send;
 use crate::setters::with_setters;
 
-/// Largest page the API serves (`rowCount`, SA-12).
-pub const MAX_PAGE_SIZE: u32 = 1000;
+mod page;
+
+pub use page::MAX_PAGE_SIZE;
 
 /// Most pages fetched at once by a prefetching stream.
 pub const MAX_PREFETCH: usize = 32;
+
+/// Pages a listing fetches at once by default ([`ListOptions::prefetch`], SA-30): enough to
+/// hide most of the wait for each answer (four requests in flight read about four times as fast
+/// as one page after the other when the answers take 20 ms), a few MB of pages held ahead,
+/// and the same number of requests as a sequential read but for at most three past the end.
+pub const DEFAULT_PREFETCH: usize = 4;
 
 /// An engine account, the scope of [`SearchAdsClient::list_conversions`](super::SearchAdsClient::list_conversions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -38,18 +43,6 @@ pub struct EngineAccount {
     pub advertiser_id: AdvertiserId,
     /// The engine account.
     pub engine_account_id: EngineAccountId,
-}
-
-/// Sets each optional id of `options` that is `Some` on the generated request builder `call`
-/// (the two conversion reads take the same optional ids through builders of different types).
-macro_rules! set_optional {
-    ($call:ident, $options:ident: $($field:ident),+ $(,)?) => {
-        $(
-            if let Some(id) = $options.$field {
-                $call = $call.$field(id.wire());
-            }
-        )+
-    };
 }
 
 impl EngineAccount {
@@ -180,9 +173,14 @@ impl DateRange {
 pub struct ListOptions {
     /// Conversions per request (`rowCount`), 1 ..= 1000. Default 1000.
     pub page_size: u32,
-    /// Pages requested at once, 1 ..= 32 (1: one after the other). Pages are
-    /// still yielded in order; at most `prefetch - 1` requests go past the last
-    /// page. Default 1.
+    /// Pages requested at once, 1 ..= 32 (1: one after the other). Default
+    /// [`DEFAULT_PREFETCH`] (4, SA-30).
+    ///
+    /// Pages are still yielded in order. The first page is requested alone, and
+    /// each full page doubles the pages in flight up to `prefetch` (1, 2, 4, ...),
+    /// so a listing that fits in one page costs one request; at most
+    /// `prefetch - 1` requests go past the last page. At most `prefetch` pages
+    /// are held ahead of the one being read.
     pub prefetch: usize,
     /// Only this campaign.
     pub campaign_id: Option<CampaignId>,
@@ -206,7 +204,7 @@ impl Default for ListOptions {
     fn default() -> Self {
         Self {
             page_size: MAX_PAGE_SIZE,
-            prefetch: 1,
+            prefetch: DEFAULT_PREFETCH,
             campaign_id: None,
             ad_group_id: None,
             ad_id: None,
@@ -279,23 +277,44 @@ impl ListOptions {
 }
 
 /// The conversions of a listing, in the server's order, one page request
-/// after the other (or several at once with [`ListOptions::prefetch`]).
+/// after the other or several at once ([`ListOptions::prefetch`]).
 ///
 /// Paging stops at the first page shorter than the page size. An error ends
 /// the stream after it is yielded; transient errors are retried per page
-/// before that.
+/// before that. Dropping the stream cancels the requests in flight.
 #[must_use = "streams do nothing unless polled"]
 pub struct ConversionStream {
-    pages: BoxStream<'static, Result<Vec<Conversion>, Error>>,
-    buffer: VecDeque<Conversion>,
-    page_size: usize,
+    /// Starts the request for the page at a start row; `None` once no page is to be requested.
+    fetch: Option<FetchPage>,
+    /// The pages requested and not yet yielded, in order.
+    in_flight: FuturesOrdered<PageFuture>,
+    /// The next page to request (its index).
+    next_page: u64,
+    page_size: u32,
+    /// The most pages in flight ([`ListOptions::prefetch`]).
+    prefetch: usize,
+    /// The pages allowed in flight now: 1 for the first page, doubled by each full page up to
+    /// `prefetch`.
+    window: usize,
+    /// Set as soon as any request sees a short page or fails: no page after it is started, so
+    /// at most `prefetch - 1` requests go past the end.
+    done: Arc<AtomicBool>,
+    /// The rest of the page being read.
+    buffer: std::vec::IntoIter<Conversion>,
     finished: bool,
 }
+
+/// One page's request and decoding.
+type PageFuture = BoxFuture<'static, Result<Vec<Conversion>, Error>>;
+
+/// Makes the [`PageFuture`] of the page at a start row.
+type FetchPage = Arc<dyn Fn(u32) -> PageFuture + Send + Sync>;
 
 impl std::fmt::Debug for ConversionStream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ConversionStream")
             .field("buffered", &self.buffer.len())
+            .field("pages_in_flight", &self.in_flight.len())
             .field("finished", &self.finished)
             .finish_non_exhaustive()
     }
@@ -303,61 +322,73 @@ impl std::fmt::Debug for ConversionStream {
 
 impl ConversionStream {
     /// Pages from `fetch(start_row)` with `page_size` rows each, up to
-    /// `prefetch` requests in flight.
+    /// `prefetch` requests in flight (after the first page, which is requested alone).
     pub(crate) fn new<F, Fut>(page_size: u32, prefetch: usize, fetch: F) -> Self
     where
         F: Fn(u32) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Vec<Conversion>, Error>> + Send + 'static,
     {
-        let size = page_size.max(1);
-        // Set as soon as any request sees a short page: no page after it is
-        // started, so at most `prefetch - 1` requests go past the end.
-        let done = Arc::new(AtomicBool::new(false));
-        let fetch = Arc::new(fetch);
-        let starts = {
-            let done = done.clone();
-            stream::iter((0u64..).map(move |page| page * u64::from(size)))
-                .take_while(move |_| futures::future::ready(!done.load(Ordering::SeqCst)))
-        };
-        let pages = starts
-            .map(move |start| {
-                let fetch = fetch.clone();
-                let done = done.clone();
+        Self {
+            fetch: Some(Arc::new(move |start_row| fetch(start_row).boxed())),
+            in_flight: FuturesOrdered::new(),
+            next_page: 0,
+            page_size: page_size.max(1),
+            prefetch: prefetch.max(1),
+            window: 1,
+            done: Arc::new(AtomicBool::new(false)),
+            buffer: Vec::new().into_iter(),
+            finished: false,
+        }
+    }
+
+    /// A stream whose first and only item is `error` (nothing is sent).
+    pub(crate) fn failed(error: Error) -> Self {
+        let mut stream = Self::new(1, 1, |_| futures::future::ready(Ok(Vec::new())));
+        stream.fetch = None;
+        stream
+            .in_flight
+            .push_back(futures::future::ready(Err(error)).boxed());
+        stream
+    }
+
+    /// Starts requests until the window is full, or no page is to be requested any more.
+    fn request_more(&mut self) {
+        while let Some(fetch) = &self.fetch {
+            if self.in_flight.len() >= self.window || self.done.load(Ordering::SeqCst) {
+                return;
+            }
+            let start = self.next_page * u64::from(self.page_size);
+            let Ok(start) = u32::try_from(start) else {
+                self.fetch = None;
+                let error = Error::validation(
+                    "startRow",
+                    None,
+                    "would pass 4294967295 (the API's limit): narrow the date range",
+                );
+                self.in_flight
+                    .push_back(futures::future::ready(Err(error)).boxed());
+                return;
+            };
+            self.next_page += 1;
+            let (page, done, size) = (fetch(start), self.done.clone(), self.page_size as usize);
+            self.in_flight.push_back(
                 async move {
-                    let start = u32::try_from(start).map_err(|_| {
-                        Error::validation(
-                            "startRow",
-                            None,
-                            "would pass 4294967295 (the API's limit): narrow the date range",
-                        )
-                    })?;
-                    let page = fetch(start).await;
-                    if page.as_ref().map_or(true, |p| p.len() < size as usize) {
+                    let page = page.await;
+                    if page.as_ref().map_or(true, |p| p.len() < size) {
                         done.store(true, Ordering::SeqCst);
                     }
                     page
                 }
-            })
-            .buffered(prefetch.max(1))
-            .boxed();
-        Self {
-            pages,
-            buffer: VecDeque::new(),
-            page_size: size as usize,
-            finished: false,
+                .boxed(),
+            );
         }
     }
-}
 
-impl ConversionStream {
-    /// A stream whose first and only item is `error` (nothing is sent).
-    pub(crate) fn failed(error: Error) -> Self {
-        Self {
-            pages: stream::once(futures::future::ready(Err(error))).boxed(),
-            buffer: VecDeque::new(),
-            page_size: 1,
-            finished: false,
-        }
+    /// Nothing more is requested, and the requests in flight are dropped (cancelled).
+    fn stop(&mut self) {
+        self.finished = true;
+        self.fetch = None;
+        self.in_flight = FuturesOrdered::new();
     }
 }
 
@@ -366,24 +397,28 @@ impl Stream for ConversionStream {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         loop {
-            if let Some(c) = self.buffer.pop_front() {
+            if let Some(c) = self.buffer.next() {
                 return Poll::Ready(Some(Ok(c)));
             }
             if self.finished {
                 return Poll::Ready(None);
             }
-            match self.pages.poll_next_unpin(cx) {
+            self.request_more();
+            match self.in_flight.poll_next_unpin(cx) {
                 Poll::Pending => return Poll::Pending,
-                Poll::Ready(None) => self.finished = true,
+                Poll::Ready(None) => self.stop(),
                 Poll::Ready(Some(Err(e))) => {
-                    self.finished = true;
+                    self.stop();
                     return Poll::Ready(Some(Err(e)));
                 }
                 Poll::Ready(Some(Ok(page))) => {
-                    if page.len() < self.page_size {
-                        self.finished = true;
+                    if page.len() < self.page_size as usize {
+                        // The last page: the requests past it are not needed.
+                        self.stop();
+                    } else {
+                        self.window = (self.window * 2).min(self.prefetch);
                     }
-                    self.buffer.extend(page);
+                    self.buffer = page.into_iter();
                 }
             }
         }
@@ -441,34 +476,30 @@ impl SearchAdsClient {
         }
     }
 
-    /// A stream of pages, each fetched by one `request(inner, start_row)`
-    /// per attempt: retries, the status on the span and the wire conversion
-    /// are the same for both read methods.
-    fn conversion_stream<F, Fut>(
+    /// The stream of a read: each page one call (retries, deadline, the status
+    /// on the span) of [`page::fetch`], decoded straight into conversions.
+    fn conversion_stream(
         &self,
         operation: &'static str,
-        page_size: u32,
+        query: page::PageQuery,
         prefetch: usize,
-        request: F,
-    ) -> ConversionStream
-    where
-        F: Fn(Arc<Inner>, u32) -> Fut + Clone + Send + Sync + 'static,
-        Fut: Future<Output = Result<ResponseValue<types::ConversionList>, wire::ClientError>>
-            + Send
-            + 'static,
-    {
+    ) -> ConversionStream {
         let inner = self.inner.clone();
+        let page_size = query.row_count;
+        let query = Arc::new(query);
         ConversionStream::new(page_size, prefetch, move |start_row| {
-            let (inner, request) = (inner.clone(), request.clone());
+            let (inner, query) = (inner.clone(), query.clone());
             async move {
-                let list = inner
+                let (api, page_query) = (&inner.api, &*query);
+                let rows = inner
                     .calls
-                    .run(operation, |_| {
-                        let call = request(inner.clone(), start_row);
-                        async move { Ok(send(operation, call).await?.into_inner()) }
+                    .run(operation, move |_| async move {
+                        page::fetch(api, page_query, start_row)
+                            .await
+                            .map_err(|e| wire::map_error(operation, e))
                     })
                     .await?;
-                page_from_wire(operation, list)
+                rows.map_err(|detail| Error::unexpected(operation, Some(200), detail))
             }
         })
     }
@@ -534,7 +565,7 @@ impl ListConversionsRequest {
     forward_setters! {
         /// Conversions per request (`rowCount`), 1 ..= 1000. Default 1000.
         page_size: u32,
-        /// Pages requested at once, 1 ..= 32 (default 1); see [`ListOptions::prefetch`].
+        /// Pages requested at once, 1 ..= 32 (default 4); see [`ListOptions::prefetch`].
         prefetch: usize,
         /// Only this campaign.
         campaign_id: CampaignId,
@@ -566,74 +597,37 @@ impl ListConversionsRequest {
         if let Err(error) = options.validate(matches!(scope, Scope::Customer(_))) {
             return ConversionStream::failed(error);
         }
-        let (start_date, end_date) = dates.wire();
-        let (page_size, prefetch) = (options.page_size, options.prefetch);
-        match scope {
-            Scope::EngineAccount(account) => {
-                client.conversion_stream(OP_GET, page_size, prefetch, move |inner, start_row| {
-                    let options = options.clone();
-                    async move {
-                        let mut call = inner
-                            .api
-                            .conversion_get()
-                            .agency_id(account.agency_id.wire())
-                            .advertiser_id(account.advertiser_id.wire())
-                            .engine_account_id(account.engine_account_id.wire())
-                            .start_date(start_date)
-                            .end_date(end_date)
-                            .start_row(start_row)
-                            .row_count(options.page_size);
-                        set_optional!(call, options: campaign_id, ad_group_id, ad_id, criterion_id);
-                        if let Some(id) = &options.customer_id {
-                            call = call.customer_id(id.as_str().to_owned());
-                        }
-                        call.send().await
-                    }
-                })
-            }
-            Scope::Customer(customer) => client.conversion_stream(
-                OP_GET_BY_CUSTOMER,
-                page_size,
-                prefetch,
-                move |inner, start_row| {
-                    let (options, customer) = (options.clone(), customer.clone());
-                    async move {
-                        let mut call = inner
-                            .api
-                            .conversion_get_by_customer_id()
-                            .customer_id(customer.as_str().to_owned())
-                            .start_date(start_date)
-                            .end_date(end_date)
-                            .start_row(start_row)
-                            .row_count(options.page_size);
-                        set_optional!(
-                            call,
-                            options: agency_id,
-                            advertiser_id,
-                            engine_account_id,
-                            campaign_id,
-                            ad_group_id,
-                            ad_id,
-                            criterion_id
-                        );
-                        call.send().await
-                    }
+        let (operation, owner) = match scope {
+            Scope::EngineAccount(a) => (
+                OP_GET,
+                page::Owner::EngineAccount {
+                    agency_id: a.agency_id.get(),
+                    advertiser_id: a.advertiser_id.get(),
+                    engine_account_id: a.engine_account_id.get(),
                 },
             ),
-        }
+            Scope::Customer(c) => (
+                OP_GET_BY_CUSTOMER,
+                page::Owner::Customer(c.as_str().to_owned()),
+            ),
+        };
+        let query = page::PageQuery {
+            owner,
+            dates: dates.wire(),
+            row_count: options.page_size,
+            filters: page::Filters {
+                ad_group_id: options.ad_group_id.map(AdGroupId::get),
+                ad_id: options.ad_id.map(AdId::get),
+                advertiser_id: options.advertiser_id.map(AdvertiserId::get),
+                agency_id: options.agency_id.map(AgencyId::get),
+                campaign_id: options.campaign_id.map(CampaignId::get),
+                criterion_id: options.criterion_id.map(CriterionId::get),
+                customer_id: options.customer_id.map(|c| c.as_str().to_owned()),
+                engine_account_id: options.engine_account_id.map(EngineAccountId::get),
+            },
+        };
+        client.conversion_stream(operation, query, options.prefetch)
     }
-}
-
-fn page_from_wire(
-    operation: &'static str,
-    list: types::ConversionList,
-) -> Result<Vec<Conversion>, Error> {
-    list.conversion
-        .into_iter()
-        .map(|w| {
-            wire::conversion_from_wire(w).map_err(|d| Error::unexpected(operation, Some(200), d))
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -698,6 +692,49 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_listing_that_fits_in_one_page_costs_one_request() {
+        for (total, want) in [(0, vec![0]), (9, vec![0]), (15, vec![0, 10, 20])] {
+            let calls = Arc::new(Mutex::new(Vec::new()));
+            let got: Vec<_> = fake_pages(total, 10, calls.clone(), None)
+                .try_collect()
+                .await
+                .unwrap();
+            assert_eq!(got.len(), total as usize);
+            assert_eq!(*calls.lock().unwrap(), want, "total {total}");
+        }
+    }
+
+    #[tokio::test]
+    async fn pages_in_flight_start_at_one_and_double_up_to_prefetch() {
+        let in_flight = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let stream = {
+            let (in_flight, seen) = (in_flight.clone(), seen.clone());
+            ConversionStream::new(10, 4, move |start| {
+                let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                seen.lock().unwrap().push(now);
+                let in_flight = in_flight.clone();
+                async move {
+                    tokio::task::yield_now().await;
+                    in_flight.fetch_sub(1, Ordering::SeqCst);
+                    let rows = if start < 200 { 10 } else { 0 };
+                    Ok((0..rows)
+                        .map(|i| {
+                            Conversion::new(format!("c{start}-{i}"), chrono::DateTime::UNIX_EPOCH)
+                        })
+                        .collect())
+                }
+            })
+        };
+        let got: Vec<_> = stream.try_collect().await.unwrap();
+        assert_eq!(got.len(), 200);
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen[..3], [1, 1, 2], "{seen:?}");
+        assert!(seen.iter().all(|&n| n <= 4), "{seen:?}");
+        assert!(seen.len() <= 21 + 3, "{seen:?}");
+    }
+
+    #[tokio::test]
     async fn an_error_ends_the_stream_after_the_pages_before_it() {
         let calls = Arc::new(Mutex::new(Vec::new()));
         let items: Vec<_> = fake_pages(100, 10, calls, Some(30)).collect().await;
@@ -709,6 +746,10 @@ mod tests {
     #[test]
     fn options_are_checked() {
         let ok = ListOptions::default();
+        assert_eq!(
+            (ok.page_size, ok.prefetch),
+            (MAX_PAGE_SIZE, DEFAULT_PREFETCH)
+        );
         assert!(ok.validate(false).is_ok());
         for bad in [0, 1001] {
             let o = ListOptions {

@@ -26,6 +26,8 @@ pub struct Credentials {
     secret_key: SecretString,
     user_name: String,
     password: SecretString,
+    /// Derived once (a SHA-256 over the secret key and the user name), not at every login.
+    account_key: AccountKey,
 }
 
 impl Credentials {
@@ -64,10 +66,12 @@ impl Credentials {
         if password.expose_secret().is_empty() {
             return Err(ValidationError::new("Password", "must not be empty"));
         }
+        let account_key = AccountKey::derive(secret_key.expose_secret(), &user_name);
         Ok(Self {
             secret_key,
             user_name,
             password,
+            account_key,
         })
     }
 
@@ -78,7 +82,7 @@ impl Credentials {
 
     /// The key the lockout guard counts failures by; see [`AccountKey`].
     pub fn account_key(&self) -> AccountKey {
-        AccountKey::derive(self.secret_key.expose_secret(), &self.user_name)
+        self.account_key
     }
 
     pub(crate) fn secret_key(&self) -> &SecretString {

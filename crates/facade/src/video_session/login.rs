@@ -71,8 +71,10 @@ impl LoginRequest<'_> {
             password: credentials.password().expose_secret().to_owned(),
         };
         // The last answer's status and media type, for a body the generated client cannot decode.
-        let (result, answer) =
-            client_support::last_answer::scope(client.api.login().body(body).send()).await;
+        // The generated call's future is boxed: it is large, and moving it into the scope (and
+        // this future into its caller's) copied kilobytes at every login.
+        let call = Box::pin(client.api.login().body(body).send());
+        let (result, answer) = client_support::last_answer::scope(call).await;
         let secrets = [
             credentials.secret_key().expose_secret(),
             credentials.password().expose_secret(),

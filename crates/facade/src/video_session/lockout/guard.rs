@@ -210,7 +210,9 @@ impl LockoutGuard {
     pub(crate) async fn begin(&self, key: AccountKey) -> Result<Attempt<'_>, Error> {
         let lock = {
             let mut map = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
-            map.retain(|_, m| Arc::strong_count(m) > 1);
+            // Entries no attempt holds are dropped, but this account's is kept for reuse: one
+            // allocation per account, not per login.
+            map.retain(|k, m| *k == key || Arc::strong_count(m) > 1);
             Arc::clone(map.entry(key).or_default())
         };
         let permit = lock.lock_owned().await;
