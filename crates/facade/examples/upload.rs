@@ -16,7 +16,7 @@
 //! interrupted run stored after all comes back as *already stored*, a success. Without
 //! `--resume`, an existing journal is refused.
 //!
-//! The input is `--rows N` (default 1000) generated conversions, two of them bad on purpose: one
+//! The input is `--rows N` (default 10 000, ten batches at the default batch size) generated conversions, two of them bad on purpose: one
 //! repeats an earlier row (refused before sending) and one names an unknown Floodlight activity
 //! (rejected by the service). Every rejected row is printed with its row number and reason.
 //!
@@ -52,7 +52,7 @@ struct Args {
 
 fn args() -> anyhow::Result<Args> {
     let mut args = Args {
-        rows: 1000,
+        rows: 10_000,
         journal: std::env::temp_dir().join("facade-example-upload.journal"),
         interrupt_after: None,
         resume: false,
@@ -201,7 +201,7 @@ async fn main() -> anyhow::Result<()> {
         settled.len()
     );
 
-    // Batches of 100 (the default), 4 in flight; outcomes come back per batch, in input order.
+    // Batches of 1000 (the default), 4 in flight; outcomes come back per batch, in input order.
     let mut stream = client.insert(&batch).resubmission(args.resume).stream()?;
     let (mut stored, mut already, mut rejected, mut unsettled, mut batches) = (0, 0, 0, 0, 0);
     let mut settled_now = Vec::new();
