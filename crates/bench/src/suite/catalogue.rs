@@ -388,7 +388,7 @@ scenarios! {
         question: "What does sharing the lockout count through Redis cost against a MemoryStore, for a service that is not on loopback?",
         baseline: || format!("`VideoSessionClient::login` through a `MemoryStore`, {LATENCY_MS} ms per answer"),
         facade: || "the same through a `RedisStore` on a local `redis-server`".to_owned(),
-        target: Target::ratio(0.80),
+        target: Target::ratio(OVERHEAD),
         note: None,
         label: |s| {
             format!(
