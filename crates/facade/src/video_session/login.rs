@@ -63,8 +63,10 @@ impl LoginRequest<'_> {
             credentials,
         } = self;
         let attempt = client.guard.begin(credentials.account_key()).await?;
-        let account = attempt.key().short();
-        tracing::info!(%account, "sending login");
+        // The short key is formatted only inside enabled events: building it eagerly allocated a
+        // String at every login, even with tracing off.
+        let key = *attempt.key();
+        tracing::info!(account = %key.short(), "sending login");
         let body = types::LoginRequest {
             secret_key: credentials.secret_key().expose_secret().to_owned(),
             user_name: credentials.user_name().to_owned(),
@@ -83,9 +85,9 @@ impl LoginRequest<'_> {
             Ok(answer) => {
                 if let Err(e) = attempt.resolve(Outcome::Succeeded).await {
                     // The count stays (which only errs on the safe side).
-                    tracing::warn!(%account, error = %e, "could not clear the login failure count");
+                    tracing::warn!(account = %key.short(), error = %e, "could not clear the login failure count");
                 }
-                tracing::info!(%account, "logged in");
+                tracing::info!(account = %key.short(), "logged in");
                 session_from(answer.into_inner())
             }
             Err(error) => {
@@ -108,7 +110,7 @@ impl LoginRequest<'_> {
                     },
                     other => other,
                 };
-                tracing::info!(%account, ?outcome, error = %error, "login failed");
+                tracing::info!(account = %key.short(), ?outcome, error = %error, "login failed");
                 Err(error)
             }
         }

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use tokio::sync::OwnedMutexGuard;
 
-use super::policy::{LockoutPolicy, check_span};
+use super::policy::{Limits, LockoutPolicy, check_span};
 use super::state::{AccountView, AttemptId, Hold, Refusal, Resolution};
 use super::store::{LockoutStore, MemoryStore};
 use crate::video_session::clock::{Clock, SystemClock, plus};
@@ -39,6 +39,8 @@ pub struct LockoutStatus {
 pub struct LockoutGuard {
     policy: LockoutPolicy,
     attempt_timeout: Duration,
+    /// `policy.limits(attempt_timeout)`, computed once (both are fixed once built).
+    limits: Limits,
     store: Arc<dyn LockoutStore>,
     clock: Arc<dyn Clock>,
     in_flight: Mutex<HashMap<AccountKey, Arc<tokio::sync::Mutex<()>>>>,
@@ -92,7 +94,9 @@ impl LockoutGuardBuilder {
     pub fn build(self) -> Result<LockoutGuard, ValidationError> {
         self.guard.policy.validate()?;
         check_span("attempt_timeout", self.guard.attempt_timeout)?;
-        Ok(self.guard)
+        let mut guard = self.guard;
+        guard.limits = guard.policy.limits(guard.attempt_timeout);
+        Ok(guard)
     }
 }
 
@@ -107,6 +111,7 @@ impl LockoutGuard {
         Self {
             policy: LockoutPolicy::SEED,
             attempt_timeout: DEFAULT_ATTEMPT_TIMEOUT,
+            limits: LockoutPolicy::SEED.limits(DEFAULT_ATTEMPT_TIMEOUT),
             store,
             clock,
             in_flight: Mutex::new(HashMap::new()),
@@ -143,8 +148,8 @@ impl LockoutGuard {
         &self.store
     }
 
-    fn limits(&self) -> super::policy::Limits {
-        self.policy.limits(self.attempt_timeout)
+    fn limits(&self) -> Limits {
+        self.limits
     }
 
     /// What the guard would do for `key` now (reads the store, sends nothing).
@@ -215,7 +220,11 @@ impl LockoutGuard {
             map.retain(|k, m| *k == key || Arc::strong_count(m) > 1);
             Arc::clone(map.entry(key).or_default())
         };
-        let permit = lock.lock_owned().await;
+        // Uncontended (the usual case): no acquire future to poll.
+        let permit = match Arc::clone(&lock).try_lock_owned() {
+            Ok(permit) => permit,
+            Err(_) => lock.lock_owned().await,
+        };
         let now = self.clock.now();
         if let Some(until) = self.unrecorded_block(&key, now) {
             return Err(self.refused(&key, RefusalReason::KnownBlock, until, now));
