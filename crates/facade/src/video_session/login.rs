@@ -75,13 +75,16 @@ impl LoginRequest<'_> {
         // The last answer's status and media type, for a body the generated client cannot decode.
         // The generated call's future is boxed: it is large, and moving it into the scope (and
         // this future into its caller's) copied kilobytes at every login.
-        let call = Box::pin(client.api.login().body(body).send());
+        // Its output is boxed too: the generated `Result` is hundreds of bytes, and it was copied
+        // at each step out through the scope.
+        let api = &client.api;
+        let call = Box::pin(async move { Box::new(api.login().body(body).send().await) });
         let (result, answer) = client_support::last_answer::scope(call).await;
         let secrets = [
             credentials.secret_key().expose_secret(),
             credentials.password().expose_secret(),
         ];
-        match result {
+        match *result {
             Ok(answer) => {
                 if let Err(e) = attempt.resolve(Outcome::Succeeded).await {
                     // The count stays (which only errs on the safe side).
