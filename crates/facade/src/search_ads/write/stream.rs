@@ -22,9 +22,10 @@ use super::run::{Shared, run_batch};
 ///
 /// # Bounds
 ///
-/// The input is read only as far as needed to start the next batch: at most
-/// `concurrency` batches are in flight, and a batch that finishes before an
-/// earlier one waits in a reorder buffer. Batches in flight and waiting
+/// The input is read only as far as the next batch: at most `concurrency`
+/// batches are in flight, the next one is read and checked while they are
+/// (so it starts the moment one finishes), and a batch that finishes before
+/// an earlier one waits in a reorder buffer. Batches in flight and waiting
 /// together never exceed [`WriteOptions::max_held_batches`] (`2 ×
 /// concurrency`), so at most `(2 × concurrency + 1) × batch_size` input
 /// conversions are held at once, whatever the input's length.
@@ -150,25 +151,50 @@ impl<'a> WriteStream<'a> {
                 self.note();
                 continue;
             }
-            let Some(input) = self.input.as_mut() else {
+            if !self.read_one(cx) {
                 return;
-            };
-            match input.poll_next_unpin(cx) {
-                Poll::Ready(Some(c)) => {
-                    if let Some(batch) = self.batcher.push(c) {
-                        self.ready.push_back(batch);
-                    }
-                    self.done.conversions_read = self.batcher.rows();
-                    self.note();
-                }
-                Poll::Ready(None) => {
-                    self.input = None;
-                    if let Some(batch) = self.batcher.finish() {
-                        self.ready.push_back(batch);
-                    }
-                }
-                Poll::Pending => return,
             }
+        }
+    }
+
+    /// While batches are in flight and there is no room to start another,
+    /// reads and checks the input as far as the next batch, so that it starts
+    /// the moment a batch finishes instead of being read then (the reading
+    /// overlaps the requests). Only while fewer than
+    /// [`WriteOptions::max_held_batches`] batches are held, so the read-ahead
+    /// stays within the bound in [Bounds](WriteStream#bounds).
+    fn read_ahead(&mut self, cx: &mut Context<'_>) {
+        while self.ready.is_empty() && self.held() < self.options.max_held_batches() {
+            if !self.read_one(cx) {
+                return;
+            }
+        }
+    }
+
+    /// Reads one input conversion into the batcher (a batch it closes joins
+    /// `ready`). `false` when the input is finished or not ready (its waker is
+    /// then registered).
+    fn read_one(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some(input) = self.input.as_mut() else {
+            return false;
+        };
+        match input.poll_next_unpin(cx) {
+            Poll::Ready(Some(c)) => {
+                if let Some(batch) = self.batcher.push(c) {
+                    self.ready.push_back(batch);
+                }
+                self.done.conversions_read = self.batcher.rows();
+                self.note();
+                true
+            }
+            Poll::Ready(None) => {
+                self.input = None;
+                if let Some(batch) = self.batcher.finish() {
+                    self.ready.push_back(batch);
+                }
+                true
+            }
+            Poll::Pending => false,
         }
     }
 
@@ -221,7 +247,16 @@ impl Stream for WriteStream<'_> {
                 // Nothing in flight: the input is not ready (its waker is
                 // registered) or batches are ready to start next round.
                 Poll::Ready(None) if !this.ready.is_empty() => continue,
-                Poll::Ready(None) | Poll::Pending => return Poll::Pending,
+                Poll::Ready(None) => return Poll::Pending,
+                // Requests are in flight (their wakers are registered): read
+                // the next batch meanwhile.
+                Poll::Pending => {
+                    this.read_ahead(cx);
+                    if this.room() && !this.ready.is_empty() {
+                        continue;
+                    }
+                    return Poll::Pending;
+                }
             }
         }
     }

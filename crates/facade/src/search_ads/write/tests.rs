@@ -237,6 +237,47 @@ async fn a_slow_batch_holds_back_at_most_the_reorder_buffer() {
 }
 
 #[tokio::test]
+async fn the_next_batch_is_read_while_one_is_in_flight() {
+    // One batch in flight (concurrency 1) that does not finish: the stream
+    // reads and checks the next batch meanwhile (so it can start the moment
+    // the first finishes), and reads no further.
+    let options = WriteOptions {
+        batch_size: 5,
+        concurrency: 1,
+    };
+    let release = Arc::new(tokio::sync::Notify::new());
+    let started = Arc::new(AtomicUsize::new(0));
+    let (r, s) = (release.clone(), started.clone());
+    let mut stream = stream_of(
+        WriteKind::Insert,
+        input(100).into_iter(),
+        options,
+        fast(),
+        false,
+        None,
+        move |range, _| {
+            let (r, s) = (r.clone(), s.clone());
+            async move {
+                s.fetch_add(1, Ordering::SeqCst);
+                if range.start == 0 {
+                    r.notified().await;
+                }
+                Ok(())
+            }
+        },
+    );
+    let first = tokio::time::timeout(Duration::from_millis(100), stream.next()).await;
+    assert!(first.is_err(), "batch 0 cannot be yielded yet");
+    assert_eq!(started.load(Ordering::SeqCst), 1);
+    // Batch 0 (5), batch 1 read and closed (5), and the row that closed it.
+    assert_eq!(stream.conversions_read(), 11, "{stream:?}");
+    release.notify_one();
+    let report = collect(stream).await;
+    assert_eq!(report.len(), 100);
+    assert!(report.all_stored());
+}
+
+#[tokio::test]
 async fn a_million_conversions_in_bounded_memory() {
     // A generated input never held as a whole: the read-ahead stays within
     // (max_held_batches + 1) × batch_size however long the input is.
