@@ -73,12 +73,13 @@ impl LoginRequest<'_> {
             password: credentials.password().expose_secret().to_owned(),
         };
         // The last answer's status and media type, for a body the generated client cannot decode.
-        // The generated call's future is boxed: it is large, and moving it into the scope (and
-        // this future into its caller's) copied kilobytes at every login.
-        // Its output is boxed too: the generated `Result` is hundreds of bytes, and it was copied
-        // at each step out through the scope.
+        // The generated call's future is kilobytes: it is pinned where it lies and the scope gets
+        // a pointer (moving it into the scope copied it at every login; boxing it cost a
+        // kilobytes-sized allocation and a copy into cold memory). Its output is boxed: the
+        // generated `Result` is hundreds of bytes and was copied at each step out of the scope.
         let api = &client.api;
-        let call = Box::pin(async move { Box::new(api.login().body(body).send().await) });
+        let call = async move { Box::new(api.login().body(body).send().await) };
+        tokio::pin!(call);
         let (result, answer) = client_support::last_answer::scope(call).await;
         let secrets = [
             credentials.secret_key().expose_secret(),
