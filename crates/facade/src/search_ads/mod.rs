@@ -70,6 +70,8 @@ mod conversion;
 mod credential_kind;
 mod error;
 mod id_mapping;
+#[cfg(test)]
+mod json_pages;
 mod read;
 pub mod reporting;
 mod retry;

@@ -713,6 +713,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+    use crate::search_ads::json_pages::{self, Member, one_of, unknown_members};
     use crate::search_ads::reporting::mapping::conversion_from_row;
 
     /// What a decoder makes of a page: `Err(())` when the page is not the spec's JSON; else the
@@ -762,8 +763,6 @@ mod tests {
         Ok((decoded.next_page_token, decoded.rows))
     }
 
-    type Member = Option<(String, Value)>;
-
     /// A member: usually a value of `valid`, sometimes absent or `null`, and in hostile pages
     /// sometimes of the wrong JSON type.
     fn member(
@@ -792,31 +791,9 @@ mod tests {
         .boxed()
     }
 
-    /// Members the spec does not have (skipped by both), with any JSON value.
-    fn unknown_members() -> BoxedStrategy<Vec<(String, Value)>> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            any::<f64>().prop_map(Value::from),
-            "[a-z\"\\\\é]{0,6}".prop_map(Value::from),
-        ];
-        let value = leaf.prop_recursive(2, 8, 3, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::from),
-                prop::collection::vec((nested_key(), inner), 0..3)
-                    .prop_map(|m| Value::Object(m.into_iter().collect())),
-            ]
-        });
-        prop::collection::vec(("unknown[A-Za-z]{0,5}", value), 0..2).boxed()
-    }
-
+    /// An object of the present members and up to one unknown member.
     fn object(members: Vec<BoxedStrategy<Member>>) -> BoxedStrategy<Value> {
-        (members, unknown_members())
-            .prop_map(|(members, unknown)| {
-                Value::Object(members.into_iter().flatten().chain(unknown).collect())
-            })
-            .boxed()
+        json_pages::object(members, unknown_members(nested_key()))
     }
 
     /// An int64 member: a string of digits, a JSON number, or (in hostile pages) text that is
@@ -851,10 +828,6 @@ mod tests {
             1 => Just(Value::from("\"nextPageToken\": \"not-it\"}")),
         ]
         .boxed()
-    }
-
-    fn one_of(values: &'static [&'static str]) -> BoxedStrategy<Value> {
-        prop::sample::select(values).prop_map(Value::from).boxed()
     }
 
     fn date_time() -> BoxedStrategy<Value> {
