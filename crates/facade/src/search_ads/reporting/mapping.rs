@@ -44,23 +44,27 @@ use super::super::values::{
 /// test below holds the two to the same answer.
 pub(crate) fn parse_date_time(field: &str, text: &str) -> Result<DateTime<Utc>, String> {
     documented_date_time(text.as_bytes())
-        .or_else(|| {
-            DateTime::parse_from_rfc3339(text)
-                .ok()
-                // Exactly the documented form (SR-10): a space, not `T`; an offset, not `Z`.
-                .filter(|_| {
-                    let b = text.as_bytes();
-                    b.get(10) == Some(&b' ')
-                        && matches!(b.len().checked_sub(6).map(|i| b[i]), Some(b'+' | b'-'))
-                })
-                .map(|t| t.with_timezone(&Utc))
-        })
+        .or_else(|| chrono_date_time(text))
         .ok_or_else(|| {
             format!(
                 "{field} {text:?} is not `yyyy-MM-dd HH:mm:ss[.ffffff]±HH:MM` (a time without a UTC \
                  offset cannot be placed in time)"
             )
         })
+}
+
+/// chrono's reading of the documented date-time form (SR-10: a space, not `T`; an offset, not
+/// `Z`): what [`parse_date_time`] falls back to when its fast path does not answer, and the
+/// oracle its property test holds the fast path to.
+fn chrono_date_time(text: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(text)
+        .ok()
+        .filter(|_| {
+            let b = text.as_bytes();
+            b.get(10) == Some(&b' ')
+                && matches!(b.len().checked_sub(6).map(|i| b[i]), Some(b'+' | b'-'))
+        })
+        .map(|t| t.with_timezone(&Utc))
 }
 
 /// The value of the ASCII digits `b` (at most 9), `None` if one is not a digit.
@@ -252,18 +256,6 @@ mod tests {
     use super::*;
 
     use proptest::prelude::*;
-
-    /// chrono's answer for the documented form (what `parse_date_time` did before its fast path).
-    fn chrono_date_time(text: &str) -> Option<DateTime<Utc>> {
-        DateTime::parse_from_rfc3339(text)
-            .ok()
-            .filter(|_| {
-                let b = text.as_bytes();
-                b.get(10) == Some(&b' ')
-                    && matches!(b.len().checked_sub(6).map(|i| b[i]), Some(b'+' | b'-'))
-            })
-            .map(|t| t.with_timezone(&Utc))
-    }
 
     /// Two digits, mostly in range, sometimes not (or not digits).
     fn two() -> impl Strategy<Value = String> {

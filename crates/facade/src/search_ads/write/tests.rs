@@ -193,20 +193,22 @@ async fn batches_are_yielded_in_input_order_whatever_order_they_finish_in() {
     assert!(report.all_stored());
 }
 
-#[tokio::test]
-async fn a_slow_batch_holds_back_at_most_the_reorder_buffer() {
-    // Batch 0 never finishes until the others are blocked on it: the stream
-    // must stop starting batches at max_held_batches, not read the input on.
-    let options = WriteOptions {
-        batch_size: 2,
-        concurrency: 3,
-    };
+/// A stream over `rows` inputs whose batch 0 does not finish until `release`
+/// is notified (the others finish at once); `started` counts the batches sent.
+fn batch_zero_held(
+    rows: usize,
+    options: WriteOptions,
+) -> (
+    WriteStream<'static>,
+    Arc<tokio::sync::Notify>,
+    Arc<AtomicUsize>,
+) {
     let release = Arc::new(tokio::sync::Notify::new());
     let started = Arc::new(AtomicUsize::new(0));
     let (r, s) = (release.clone(), started.clone());
-    let mut stream = stream_of(
+    let stream = stream_of(
         WriteKind::Insert,
-        input(1000).into_iter(),
+        input(rows).into_iter(),
         options,
         fast(),
         false,
@@ -222,6 +224,18 @@ async fn a_slow_batch_holds_back_at_most_the_reorder_buffer() {
             }
         },
     );
+    (stream, release, started)
+}
+
+#[tokio::test]
+async fn a_slow_batch_holds_back_at_most_the_reorder_buffer() {
+    // Batch 0 never finishes until the others are blocked on it: the stream
+    // must stop starting batches at max_held_batches, not read the input on.
+    let options = WriteOptions {
+        batch_size: 2,
+        concurrency: 3,
+    };
+    let (mut stream, release, started) = batch_zero_held(1000, options);
     // Poll until the stream is stuck on batch 0.
     let first = tokio::time::timeout(Duration::from_millis(200), stream.next()).await;
     assert!(first.is_err(), "batch 0 cannot be yielded yet");
@@ -245,27 +259,7 @@ async fn the_next_batch_is_read_while_one_is_in_flight() {
         batch_size: 5,
         concurrency: 1,
     };
-    let release = Arc::new(tokio::sync::Notify::new());
-    let started = Arc::new(AtomicUsize::new(0));
-    let (r, s) = (release.clone(), started.clone());
-    let mut stream = stream_of(
-        WriteKind::Insert,
-        input(100).into_iter(),
-        options,
-        fast(),
-        false,
-        None,
-        move |range, _| {
-            let (r, s) = (r.clone(), s.clone());
-            async move {
-                s.fetch_add(1, Ordering::SeqCst);
-                if range.start == 0 {
-                    r.notified().await;
-                }
-                Ok(())
-            }
-        },
-    );
+    let (mut stream, release, started) = batch_zero_held(100, options);
     let first = tokio::time::timeout(Duration::from_millis(100), stream.next()).await;
     assert!(first.is_err(), "batch 0 cannot be yielded yet");
     assert_eq!(started.load(Ordering::SeqCst), 1);
