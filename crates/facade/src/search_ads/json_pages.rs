@@ -1,6 +1,7 @@
-//! Property-test strategies for JSON pages, shared by the tests of the two page decoders (the v2
-//! read's `read/page.rs` and the report's `reporting/decode.rs`): objects whose members may be
-//! absent or unknown, and values of any JSON type.
+//! Test support shared by the tests of the two page decoders (the v2 read's `read/page.rs` and
+//! the report's `reporting/decode.rs`): property-test strategies for JSON pages (objects whose
+//! members may be absent or unknown, values of any JSON type), and a loopback server that gives
+//! every request one raw answer.
 
 use proptest::prelude::*;
 use serde_json::Value;
@@ -43,4 +44,25 @@ pub(crate) fn object(
 /// One of `values`, as JSON text.
 pub(crate) fn one_of(values: &'static [&'static str]) -> BoxedStrategy<Value> {
     prop::sample::select(values).prop_map(Value::from).boxed()
+}
+
+/// Starts a loopback server that answers every request with `head` and `body` as they are (then
+/// keeps the connection open for 30 s, so a short body stalls), and returns its base URL.
+pub(crate) async fn serve_raw(head: String, body: Vec<u8>) -> String {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let (head, body) = (head.clone(), body.clone());
+            tokio::spawn(async move {
+                let mut buf = vec![0; 64 * 1024];
+                let _ = socket.read(&mut buf).await;
+                let _ = socket.write_all(head.as_bytes()).await;
+                let _ = socket.write_all(&body).await;
+                tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+            });
+        }
+    });
+    url
 }

@@ -439,21 +439,7 @@ async fn serve(
     body: Vec<u8>,
     limits: client_support::BodyLimits,
 ) -> search_ads_client::Client {
-    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        while let Ok((mut socket, _)) = listener.accept().await {
-            let (head, body) = (head.clone(), body.clone());
-            tokio::spawn(async move {
-                let mut buf = vec![0; 64 * 1024];
-                let _ = socket.read(&mut buf).await;
-                let _ = socket.write_all(head.as_bytes()).await;
-                let _ = socket.write_all(&body).await;
-                tokio::time::sleep(std::time::Duration::from_secs(30)).await;
-            });
-        }
-    });
+    let url = json_pages::serve_raw(head, body).await;
     let context = search_ads_client::ClientContext::new().with_body_limits(limits);
     search_ads_client::Client::new_with_client(&url, reqwest::Client::new(), context)
 }
