@@ -70,14 +70,14 @@ mod conversion;
 mod credential_kind;
 mod error;
 mod id_mapping;
-#[cfg(test)]
-mod json_pages;
 mod read;
 pub mod reporting;
 mod retry;
 mod saved_columns;
 #[cfg(feature = "service-account")]
 mod service_account;
+#[cfg(test)]
+mod test_support;
 pub mod values;
 mod wire;
 pub mod write;

@@ -68,15 +68,16 @@ pub(crate) async fn search(
         "{}/v0/customers/{customer}/searchAds360:search",
         client.baseurl()
     );
+    // In the generated builder's order: accept, the JSON body, then the spec's headers.
     let mut request = client
         .client()
         .post(url)
         .header(reqwest::header::ACCEPT, "application/json")
+        .json(body)
         .header(
             "api-version",
             search_ads_reporting_client::Client::api_version(),
-        )
-        .json(body);
+        );
     if let Some(login) = login_customer_id {
         request = request.header("login-customer-id", login);
     }
@@ -88,6 +89,7 @@ pub(crate) async fn search(
         .pre::<types::ErrorResponse>(&mut request, &info)
         .await?;
     let result = client.exec(request, &info).await;
+    client.post::<types::ErrorResponse>(&result, &info).await?;
     let response = result?;
     tracing::Span::current().record("status", response.status().as_u16());
     match response.status().as_u16() {
@@ -713,8 +715,8 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::search_ads::json_pages::{self, Member, one_of, unknown_members};
     use crate::search_ads::reporting::mapping::conversion_from_row;
+    use crate::search_ads::test_support::{self, Member, one_of, unknown_members};
 
     /// What a decoder makes of a page: `Err(())` when the page is not the spec's JSON; else the
     /// next page token and the rows (or the first row's error).
@@ -793,7 +795,7 @@ mod tests {
 
     /// An object of the present members and up to one unknown member.
     fn object(members: Vec<BoxedStrategy<Member>>) -> BoxedStrategy<Value> {
-        json_pages::object(members, unknown_members(nested_key()))
+        test_support::object(members, unknown_members(nested_key()))
     }
 
     /// An int64 member: a string of digits, a JSON number, or (in hostile pages) text that is
@@ -1095,7 +1097,7 @@ mod tests {
         body: Vec<u8>,
         limits: client_support::BodyLimits,
     ) -> search_ads_reporting_client::Client {
-        let url = json_pages::serve_raw(head, body).await;
+        let url = test_support::serve_raw(head, body).await;
         let context = search_ads_client::ClientContext::new().with_body_limits(limits);
         search_ads_reporting_client::Client::new_with_client(&url, reqwest::Client::new(), context)
     }
@@ -1162,5 +1164,37 @@ mod tests {
             "{error:?}"
         );
         assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    }
+
+    /// The request of a page is the one the generated builder makes: method, URL, headers
+    /// (with and without `login-customer-id`) and body.
+    #[tokio::test]
+    async fn the_request_is_the_generated_builders() {
+        let (recorder, context) = test_support::recorder();
+        let client = search_ads_reporting_client::Client::new_with_client(
+            "http://127.0.0.1:9",
+            reqwest::Client::new(),
+            context,
+        );
+        let body: types::SearchSearchAds360Request = serde_json::from_value(json!({
+            "query": "SELECT conversion.id FROM conversion WHERE segments.date = '2026-11-01'",
+            "pageSize": 10000,
+            "pageToken": "t\"é"
+        }))
+        .unwrap();
+        for login in [None, Some("1234567890")] {
+            let mut call = client
+                .customers_search_ads360_search()
+                .customer_id("2000012350")
+                .body(body.clone());
+            if let Some(login) = login {
+                call = call.login_customer_id(login);
+            }
+            assert!(call.send().await.is_err(), "nothing is sent");
+            assert!(search(&client, "2000012350", login, &body).await.is_err());
+            let requests = recorder.take();
+            assert_eq!(requests.len(), 2, "{requests:?}");
+            assert_eq!(requests[1], requests[0], "{login:?}");
+        }
     }
 }

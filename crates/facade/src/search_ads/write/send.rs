@@ -52,12 +52,19 @@ pub(crate) async fn send_body(
 
 async fn request(api: &Client, body: &Body) -> Result<(), ClientError> {
     let url = format!("{}/conversion", api.baseurl());
+    // In the generated builder's order: accept, the JSON body, then the spec's headers.
+    let accept = |b: reqwest::RequestBuilder| b.header(reqwest::header::ACCEPT, "application/json");
     let (builder, operation_id) = match body {
-        Body::Insert(list) => (api.client().post(url).json(list), "conversion_insert"),
-        Body::Update(list) => (api.client().put(url).json(list), "conversion_update"),
+        Body::Insert(list) => (
+            accept(api.client().post(url)).json(list),
+            "conversion_insert",
+        ),
+        Body::Update(list) => (
+            accept(api.client().put(url)).json(list),
+            "conversion_update",
+        ),
     };
     let mut request = builder
-        .header(reqwest::header::ACCEPT, "application/json")
         .header("api-version", Client::api_version())
         .build()?;
     let info = OperationInfo { operation_id };
@@ -83,5 +90,43 @@ async fn request(api: &Client, body: &Body) -> Result<(), ClientError> {
             ResponseValue::from_response(response).await?,
         )),
         _ => Err(ClientError::UnexpectedResponse(response)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::DateTime;
+
+    use super::*;
+    use crate::search_ads::conversion::Conversion;
+    use crate::search_ads::test_support::recording_client;
+    use crate::search_ads::write::kind::WriteKind;
+
+    /// The request of an insert or update is the one the generated builder makes: method, URL,
+    /// headers and body.
+    #[tokio::test]
+    async fn the_request_is_the_generated_builders() {
+        let (client, recorder) = recording_client();
+        for kind in [WriteKind::Insert, WriteKind::Update] {
+            let mut body = Body::new(kind);
+            for i in 0..3 {
+                let mut c = Conversion::new(
+                    format!("c-{i}"),
+                    DateTime::from_timestamp_millis(1_700_000_000_000 + i).unwrap(),
+                );
+                c.click_id = Some("gclid-\"é".into());
+                body.push(c).unwrap();
+            }
+            let generated = match &body {
+                Body::Insert(list) => client.conversion_insert().body(list.clone()).send().await,
+                Body::Update(list) => client.conversion_update().body(list.clone()).send().await,
+            };
+            assert!(generated.is_err(), "nothing is sent");
+            assert!(request(&client, &body).await.is_err());
+            let requests = recorder.take();
+            assert_eq!(requests.len(), 2, "{requests:?}");
+            assert!(requests[0].3.is_some(), "the body is recorded");
+            assert_eq!(requests[1], requests[0], "{kind:?}");
+        }
     }
 }

@@ -1,11 +1,8 @@
-use std::sync::{Arc, Mutex};
-
 use proptest::prelude::*;
-use search_ads_client::{AuthorizeError, AuthorizeErrorKind, AuthorizeFuture, AuthorizeRequest};
 use serde_json::{Value, json};
 
 use super::*;
-use crate::search_ads::json_pages::{self, Member, one_of, unknown_members};
+use crate::search_ads::test_support::{self, Member, one_of, recording_client, unknown_members};
 use crate::search_ads::wire::conversion_from_wire;
 
 /// What a decoder makes of a page: `Err(())` when the page is not the spec's JSON; else the
@@ -46,7 +43,7 @@ fn member(name: &'static str, valid: BoxedStrategy<Value>, hostile: bool) -> Box
 
 /// An object of the present members and up to one unknown member.
 fn object(members: Vec<BoxedStrategy<Member>>) -> BoxedStrategy<Value> {
-    json_pages::object(members, unknown_members("[a-z]{1,4}".boxed()))
+    test_support::object(members, unknown_members("[a-z]{1,4}".boxed()))
 }
 
 /// An int64 member: a string of digits, a JSON number, or (in hostile pages) text that is not
@@ -279,47 +276,6 @@ fn a_page_longer_than_the_largest_page_is_refused() {
     assert_eq!(decoded(&broken), Err(()));
 }
 
-/// A request as sent: method, URL, headers in order.
-type Recorded = (String, String, Vec<(String, String)>);
-
-/// Records every request the client would send, and sends none.
-#[derive(Default)]
-struct Recorder {
-    requests: Mutex<Vec<Recorded>>,
-}
-
-impl AuthorizeRequest for Recorder {
-    fn authorize<'a>(&'a self, request: &'a mut reqwest::Request) -> AuthorizeFuture<'a> {
-        let headers = request
-            .headers()
-            .iter()
-            .map(|(name, value)| (name.to_string(), value.to_str().unwrap().to_owned()))
-            .collect();
-        self.requests.lock().unwrap().push((
-            request.method().to_string(),
-            request.url().to_string(),
-            headers,
-        ));
-        Box::pin(async {
-            Err(AuthorizeError::new(
-                AuthorizeErrorKind::Credentials,
-                "recorded",
-            ))
-        })
-    }
-}
-
-fn recording_client() -> (search_ads_client::Client, Arc<Recorder>) {
-    let recorder = Arc::new(Recorder::default());
-    let context = search_ads_client::ClientContext::new().with_authorizer(recorder.clone());
-    let client = search_ads_client::Client::new_with_client(
-        "http://127.0.0.1:9/doubleclicksearch/v2",
-        reqwest::Client::new(),
-        context,
-    );
-    (client, recorder)
-}
-
 /// The request of a page is the one the generated builder makes, for both methods, with and
 /// without filters, with ids that need percent-encoding.
 #[tokio::test]
@@ -425,7 +381,7 @@ async fn the_request_is_the_generated_builders() {
             };
             assert!(generated.is_err(), "nothing is sent");
             assert!(fetch(&client, &query, start_row).await.is_err());
-            let requests = recorder.requests.lock().unwrap().split_off(0);
+            let requests = recorder.take();
             assert_eq!(requests.len(), 2, "{requests:?}");
             assert_eq!(requests[1], requests[0], "{query:?}");
         }
@@ -439,7 +395,7 @@ async fn serve(
     body: Vec<u8>,
     limits: client_support::BodyLimits,
 ) -> search_ads_client::Client {
-    let url = json_pages::serve_raw(head, body).await;
+    let url = test_support::serve_raw(head, body).await;
     let context = search_ads_client::ClientContext::new().with_body_limits(limits);
     search_ads_client::Client::new_with_client(&url, reqwest::Client::new(), context)
 }
