@@ -111,8 +111,24 @@ where
     };
     browse(url).await;
     let status = tokio::task::block_in_place(|| child.0.wait()).expect("apictl ends");
-    let stdout: Vec<String> = out.try_iter().collect();
-    stderr.extend(err.try_iter());
+    // The reader threads may still be forwarding the last lines: read each stream to its end
+    // (apictl has exited, so its pipes close), within a bound in case a process it started
+    // still holds one open.
+    let rest = |rx: &mpsc::Receiver<String>| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let mut lines = Vec::new();
+        tokio::task::block_in_place(|| {
+            while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+                match rx.recv_timeout(left) {
+                    Ok(line) => lines.push(line),
+                    Err(_) => break,
+                }
+            }
+        });
+        lines
+    };
+    let stdout = rest(&out);
+    stderr.extend(rest(&err));
     Run {
         code: status.code().unwrap_or(-1),
         stdout: stdout.join("\n"),
