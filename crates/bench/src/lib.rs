@@ -3,6 +3,8 @@
 //!
 //! - [`scenarios`]: the client side of each scenario, baseline and facade
 //!   (what is timed).
+//! - [`logins`]: the login scenarios (the `logins` row runs both sides in one
+//!   process, in alternating blocks).
 //! - [`reporting`]: the Reporting API scenarios (a conversion report against
 //!   a plain loop over the same pages).
 //! - [`sample`]: one timed run of one variant; the `bench-runner sample`
@@ -19,6 +21,7 @@
 #![warn(missing_docs)]
 
 pub mod fake;
+pub mod logins;
 pub mod reporting;
 pub mod sample;
 pub mod scenarios;

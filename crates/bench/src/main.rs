@@ -1,6 +1,7 @@
 //! `bench-runner`: `suite` runs the whole benchmark (started by
 //! `cargo xtask bench`); `sample` runs one variant of one scenario once and
-//! prints its measurement as one JSON line.
+//! prints its measurement as one JSON line (`--variant paired`: both sides,
+//! run in one process).
 //!
 //! `sample` reads the fake's connection values from the environment, under
 //! the names `fake-services` prints (`SEARCH_ADS_URL`, `VIDEO_USER`, …), so
@@ -66,7 +67,7 @@ struct SampleArgs {
     /// The scenario.
     #[arg(long, value_enum)]
     scenario: ClientScenario,
-    /// Baseline or facade.
+    /// Baseline, facade, or paired (both in this process, in alternating blocks; `logins` only).
     #[arg(long, value_enum)]
     variant: Variant,
     /// Conversions to upload or logins to make.
@@ -161,10 +162,21 @@ fn sample(args: SampleArgs) -> Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the tokio runtime")?;
-    let mut measurement = runtime.block_on(sample::run(&spec, &targets))?;
-    drop(runtime);
-    measurement.peak_rss_kib = peak_rss_kib();
-    println!("{}", serde_json::to_string(&measurement)?);
+    // One JSON line: a measurement, or both of a paired sample (one process, so one peak RSS).
+    let line = if spec.variant == Variant::Paired {
+        let mut paired = runtime.block_on(sample::run_paired(&spec, &targets))?;
+        drop(runtime);
+        let rss = peak_rss_kib();
+        paired.baseline.peak_rss_kib = rss;
+        paired.facade.peak_rss_kib = rss;
+        serde_json::to_string(&paired)?
+    } else {
+        let mut measurement = runtime.block_on(sample::run(&spec, &targets))?;
+        drop(runtime);
+        measurement.peak_rss_kib = peak_rss_kib();
+        serde_json::to_string(&measurement)?
+    };
+    println!("{line}");
     Ok(ExitCode::SUCCESS)
 }
 

@@ -3,11 +3,12 @@
 
 use std::fmt;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 
 use facade::search_ads::{ListOptions, ReportOptions, WriteOptions};
 
+use crate::logins;
 use crate::reporting;
 use crate::scenarios::{self, Measurement, SearchAdsTarget, VideoTarget};
 
@@ -89,6 +90,9 @@ pub enum Variant {
     Baseline,
     /// The facade.
     Facade,
+    /// Both sides in this one process, in alternating blocks (the scenarios the catalogue runs
+    /// paired: `logins`); see [`run_paired`].
+    Paired,
 }
 
 impl Variant {
@@ -97,6 +101,7 @@ impl Variant {
         match self {
             Variant::Baseline => "baseline",
             Variant::Facade => "facade",
+            Variant::Paired => "paired",
         }
     }
 }
@@ -181,16 +186,19 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
         (ClientScenario::IdMapping, Variant::Baseline) => scenarios::id_mapping_baseline(sa).await,
         (ClientScenario::IdMapping, Variant::Facade) => scenarios::id_mapping_facade(sa).await,
         (ClientScenario::Logins, Variant::Baseline) => {
-            scenarios::logins_baseline(&targets.video, spec.count).await
+            logins::logins_baseline(&targets.video, spec.count).await
         }
         (ClientScenario::LoginsRedis | ClientScenario::LoginsRedisLatency, Variant::Baseline) => {
-            scenarios::logins_memory_store(&targets.video, spec.count).await
+            logins::logins_memory_store(&targets.video, spec.count).await
         }
         (ClientScenario::LoginsRedis | ClientScenario::LoginsRedisLatency, Variant::Facade) => {
-            scenarios::logins_redis_store(&targets.video, spec.count).await
+            logins::logins_redis_store(&targets.video, spec.count).await
         }
         (ClientScenario::Logins, Variant::Facade) => {
-            scenarios::logins_facade(&targets.video, spec.count).await
+            logins::logins_facade(&targets.video, spec.count).await
+        }
+        (scenario, Variant::Paired) => {
+            bail!("{scenario} paired: a paired sample prints both sides (sample::run_paired)")
         }
         (ClientScenario::Report, Variant::Baseline) => {
             reporting::report_baseline(
@@ -228,5 +236,27 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
             )
             .await
         }
+    }
+}
+
+/// Both sides of a sample run in one process (a [`Variant::Paired`] sample).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PairedMeasurement {
+    /// The baseline's blocks, summed.
+    pub baseline: Measurement,
+    /// The facade's blocks, summed.
+    pub facade: Measurement,
+}
+
+/// Runs both sides of `spec.scenario` in this process, in alternating blocks; only `logins` has
+/// a paired form (see [`crate::logins`] for why).
+pub async fn run_paired(spec: &SampleSpec, targets: &Targets) -> Result<PairedMeasurement> {
+    match spec.scenario {
+        ClientScenario::Logins => {
+            let (baseline, facade) =
+                logins::logins_paired(&targets.video, spec.count, logins::LOGIN_BLOCK).await?;
+            Ok(PairedMeasurement { baseline, facade })
+        }
+        other => bail!("{other} has no paired form (only logins)"),
     }
 }

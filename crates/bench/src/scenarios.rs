@@ -12,7 +12,8 @@
 //! | [`read_baseline`] / [`read_facade`] | `GET` page after page, `serde_json::from_slice` into the generated `ConversionList` | `SearchAdsClient::list_conversions` stream (typed `Conversion`s) |
 //! | [`upload_baseline`] / [`upload_facade`] | `POST` batch after batch of generated wire types, answer parsed into `ConversionList` | `SearchAdsClient::insert(..).options(..).send()` (validation, batching, bounded concurrency, report) |
 //! | [`id_mapping_baseline`] / [`id_mapping_facade`] | raw body chunks, counted and dropped | `SearchAdsClient::id_mapping` typed row stream |
-//! | [`logins_baseline`] / [`logins_facade`] | the generated `video-session-client` `login` | `VideoSessionClient::login` through the lockout guard |
+//!
+//! The login scenarios are in [`crate::logins`].
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -24,14 +25,11 @@ use chrono::{DateTime, NaiveDate};
 use futures::TryStreamExt as _;
 use serde::{Deserialize, Serialize};
 
-use facade::http::BaseUrl;
 use facade::search_ads::{
     AdvertiserId, AgencyId, Conversion, ConversionType, DateRange, EngineAccount, EngineAccountId,
     ListOptions, Micros, ProgressFn, SearchAdsClient, SegmentationId, StaticToken, WriteOptions,
 };
-use facade::video_session::{Credentials, VideoSessionClient};
 use search_ads_client::types as sa;
-use video_session_client::types as vs;
 
 /// Conversions per read request in both variants (the API's maximum, SA-12).
 pub const PAGE_SIZE: u32 = 1000;
@@ -479,97 +477,6 @@ pub async fn id_mapping_facade(target: &SearchAdsTarget) -> Result<Measurement> 
         rows,
         elapsed,
     ))
-}
-
-// ------------------------------------------------------------------ logins
-
-/// Baseline logins: `count` sequential logins with the generated
-/// `video_session_client::Client` on the plain client; each must succeed.
-pub async fn logins_baseline(target: &VideoTarget, count: u64) -> Result<Measurement> {
-    let http = plain_client(true)?;
-    let api = video_session_client::Client::new_with_client(
-        &target.base_url,
-        http,
-        video_session_client::ClientContext::new(),
-    );
-    let body = vs::LoginRequest {
-        secret_key: target.secret_key.clone(),
-        user_name: target.user_name.clone(),
-        password: target.password.clone(),
-    };
-    let started = Instant::now();
-    for _ in 0..count {
-        let answer = api
-            .login()
-            .body(body.clone())
-            .send()
-            .await
-            .map_err(|e| anyhow::anyhow!("login failed: {e}"))?;
-        black_box(answer.into_inner());
-    }
-    Ok(Measurement::new(count, count, started.elapsed()))
-}
-
-/// Facade logins: `count` sequential [`VideoSessionClient::login`]s through
-/// the default lockout guard (in-memory store); each must succeed.
-pub async fn logins_facade(target: &VideoTarget, count: u64) -> Result<Measurement> {
-    let base = BaseUrl::parse(&target.base_url)?;
-    let client = VideoSessionClient::builder(base)
-        .build()
-        .context("building the video client")?;
-    let credentials = Credentials::new(
-        target.secret_key.clone(),
-        target.user_name.clone(),
-        target.password.clone(),
-    )?;
-    let started = Instant::now();
-    for _ in 0..count {
-        let session = client.login(&credentials).send().await?;
-        black_box(session);
-    }
-    Ok(Measurement::new(count, count, started.elapsed()))
-}
-
-/// `count` sequential facade logins through `store`; each must succeed.
-async fn logins_through(
-    target: &VideoTarget,
-    count: u64,
-    store: std::sync::Arc<dyn facade::video_session::LockoutStore>,
-) -> Result<Measurement> {
-    let base = BaseUrl::parse(&target.base_url)?;
-    let client = VideoSessionClient::builder(base)
-        .lockout_store(store)
-        .build()
-        .context("building the video client")?;
-    let credentials = Credentials::new(
-        target.secret_key.clone(),
-        target.user_name.clone(),
-        target.password.clone(),
-    )?;
-    let started = Instant::now();
-    for _ in 0..count {
-        let session = client.login(&credentials).send().await?;
-        black_box(session);
-    }
-    Ok(Measurement::new(count, count, started.elapsed()))
-}
-
-/// Facade logins through a `MemoryStore` of their own (the `logins-redis`
-/// baseline).
-pub async fn logins_memory_store(target: &VideoTarget, count: u64) -> Result<Measurement> {
-    let store = std::sync::Arc::new(facade::video_session::MemoryStore::new());
-    logins_through(target, count, store).await
-}
-
-/// Facade logins through a `RedisStore` on `target.redis_url` (connected
-/// before the clock starts).
-pub async fn logins_redis_store(target: &VideoTarget, count: u64) -> Result<Measurement> {
-    let url = target
-        .redis_url
-        .as_deref()
-        .context("BENCH_REDIS_URL is not set (the suite starts a redis-server for logins-redis)")?;
-    let store = facade::video_session::RedisStore::connect(url).await?;
-    logins_through(target, count, std::sync::Arc::new(store)).await
 }
 
 #[cfg(test)]

@@ -176,6 +176,22 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
     let f = run(&plain, ClientScenario::Logins, Variant::Facade, 40).await;
     assert_eq!((b.units, f.units), (40, 40));
     assert_eq!(video.ledger().counts().logins_succeeded, 80);
+
+    // The form the suite runs: both sides in one process, 250 each in blocks of 100 (100 + 100 +
+    // 50), every login sent.
+    let spec = SampleSpec {
+        scenario: ClientScenario::Logins,
+        variant: Variant::Paired,
+        count: 250,
+        tag: "test-paired".to_owned(),
+        prefetch: None,
+    };
+    let paired = sample::run_paired(&spec, &plain).await.unwrap();
+    assert_eq!((paired.baseline.units, paired.facade.units), (250, 250));
+    assert!(paired.baseline.seconds > 0.0 && paired.facade.seconds > 0.0);
+    assert_eq!(video.ledger().counts().logins_succeeded, 80 + 500);
+    let refused = sample::run(&spec, &plain).await.unwrap_err();
+    assert!(refused.to_string().contains("run_paired"), "{refused:#}");
 }
 
 /// `logins-redis`: the MemoryStore baseline and the RedisStore facade both

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::logins::LOGIN_BLOCK;
 use crate::reporting::{REPORT_CHUNK_DAYS, REPORT_PAGE_SIZE, REPORT_SHARD_DAYS};
 use crate::sample::{ClientScenario, UPLOAD_LOOP_BATCH};
 use crate::scenarios::{BATCH_SIZE, PAGE_SIZE};
@@ -127,9 +128,22 @@ pub enum Runs {
         fake: FakeKind,
         /// What one run does, and how its count is checked.
         work: Work,
+        /// Whether both sides share each sample's process.
+        pairing: Pairing,
     },
     /// `xtask --root <copy> generate` (no baseline).
     Generate,
+}
+
+/// How the two sides of a client scenario are spread over `bench-runner sample` processes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pairing {
+    /// Each sample in its own process, baseline and facade alternating.
+    Processes,
+    /// Both sides in each sample's process, in blocks of this many items alternating baseline,
+    /// facade, facade, baseline, … (`bench-runner sample --variant paired`): for a difference
+    /// smaller than the one between two processes running the same code.
+    Blocks(u64),
 }
 
 /// The fake a client scenario runs against.
@@ -188,7 +202,21 @@ macro_rules! scenarios {
 }
 
 const fn client(client: ClientScenario, fake: FakeKind, work: Work) -> Runs {
-    Runs::Client { client, fake, work }
+    Runs::Client {
+        client,
+        fake,
+        work,
+        pairing: Pairing::Processes,
+    }
+}
+
+const fn paired(client: ClientScenario, fake: FakeKind, work: Work, block: u64) -> Runs {
+    Runs::Client {
+        client,
+        fake,
+        work,
+        pairing: Pairing::Blocks(block),
+    }
 }
 
 scenarios! {
@@ -366,11 +394,18 @@ scenarios! {
     },
     /// Logins.
     Logins => ScenarioDef {
-        runs: client(ClientScenario::Logins, FakeKind::Plain, Work::Items(|s| s.logins)),
+        runs: paired(
+            ClientScenario::Logins,
+            FakeKind::Plain,
+            Work::Items(|s| s.logins),
+            LOGIN_BLOCK,
+        ),
         unit: "logins",
         kind: Kind::Overhead,
         question: "What does the lockout guard (in-memory store) cost per login against the generated client?",
-        baseline: || "the generated `video-session-client` `login`, one after the other".to_owned(),
+        baseline: || format!(
+            "the generated `video-session-client` `login`, one after the other, in blocks of {LOGIN_BLOCK} alternating with the facade's in the same process (B F F B …)"
+        ),
         facade: || "`VideoSessionClient::login` through its default lockout guard (in-memory store)".to_owned(),
         target: Target::ratio(OVERHEAD),
         note: None,
@@ -471,13 +506,22 @@ impl Scenario {
         let d = self.def();
         let sizes = Sizes::full();
         let runs = match d.runs {
-            Runs::Client { client, fake, work } => {
+            Runs::Client {
+                client,
+                fake,
+                work,
+                pairing,
+            } => {
                 let work = match work {
                     Work::ReadRows => format!("read {}", sizes.read_rows),
                     Work::Items(count) => format!("items {}", count(&sizes)),
                     Work::Unchecked => "unchecked".to_owned(),
                 };
-                format!("client {} {fake:?} {work}", client.name())
+                let pairing = match pairing {
+                    Pairing::Processes => String::new(),
+                    Pairing::Blocks(block) => format!(" paired in blocks of {block}"),
+                };
+                format!("client {} {fake:?} {work}{pairing}", client.name())
             }
             Runs::Generate => "generate".to_owned(),
         };

@@ -1,12 +1,13 @@
 //! A client scenario: a warm-up run of each variant, then baseline, facade, baseline, facade, …
-//! each in its own `bench-runner sample` process against the fake its declaration names.
+//! each in its own `bench-runner sample` process against the fake its declaration names; or, for
+//! a scenario run paired, a warm-up and then one process per run that does both sides.
 
 use anyhow::{Result, bail};
 
-use super::catalogue::{FakeKind, Scenario, Work};
+use super::catalogue::{FakeKind, Pairing, Scenario, Work};
 use super::processes::{Fakes, run_sample_process};
 use super::report::Side;
-use crate::sample::{ClientScenario, SampleSpec, Variant};
+use crate::sample::{ClientScenario, PairedMeasurement, SampleSpec, Variant};
 use crate::scenarios::Measurement;
 use crate::stats::{format_count, format_rate};
 
@@ -24,12 +25,42 @@ fn describe(m: &Measurement, unit: &str) -> String {
     )
 }
 
-/// Runs a client scenario: the warm-up, then `reps` recorded runs of each variant, alternating.
+/// Checks that a run did all of its work.
+fn check_count(
+    scenario: Scenario,
+    client: ClientScenario,
+    variant: Variant,
+    work: Work,
+    read_rows: u64,
+    expected: u64,
+    m: &Measurement,
+) -> Result<()> {
+    match work {
+        Work::ReadRows if m.units != read_rows => {
+            bail!(
+                "{client} {variant} read {} rows, expected {read_rows}",
+                m.units
+            );
+        }
+        Work::Items(_) if m.units != expected => {
+            bail!(
+                "{client} {variant} did {} of {expected} {}",
+                m.units,
+                scenario.unit()
+            );
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Runs a client scenario: the warm-up, then `reps` recorded runs of each variant, alternating
+/// processes, or both variants in each process when the scenario runs paired.
 pub(super) fn client_scenario(
     scenario: Scenario,
     client: ClientScenario,
     fake: FakeKind,
     work: Work,
+    pairing: Pairing,
     fakes: &mut Fakes<'_>,
 ) -> Result<(Side, Side)> {
     let options = fakes.options;
@@ -39,11 +70,15 @@ pub(super) fn client_scenario(
         Work::ReadRows | Work::Unchecked => 0,
     };
     let warmup_count = count.min(1_000);
+    let variants: &[Variant] = match pairing {
+        Pairing::Processes => &[Variant::Baseline, Variant::Facade],
+        Pairing::Blocks(_) => &[Variant::Paired],
+    };
     let mut baseline = Vec::new();
     let mut facade = Vec::new();
     // Run 0 is the warm-up; runs 1..=reps are recorded.
     for run in 0..=sizes.reps {
-        for variant in [Variant::Baseline, Variant::Facade] {
+        for &variant in variants {
             let spec = SampleSpec {
                 scenario: client,
                 variant,
@@ -53,38 +88,45 @@ pub(super) fn client_scenario(
             };
             // A fresh fake (`_guard`) lives until the sample is done.
             let (vars, _guard) = fakes.vars(fake)?;
-            let m = run_sample_process(&options.runner_bin, &spec, &vars)?;
-            match work {
-                Work::ReadRows if m.units != sizes.read_rows => {
-                    bail!(
-                        "{client} {variant} read {} rows, expected {}",
-                        m.units,
-                        sizes.read_rows
-                    );
-                }
-                Work::Items(_) if m.units != spec.count => {
-                    bail!(
-                        "{client} {variant} did {} of {} {}",
-                        m.units,
-                        spec.count,
-                        scenario.unit()
-                    );
-                }
-                _ => {}
-            }
+            let sides = if variant == Variant::Paired {
+                let p: PairedMeasurement = run_sample_process(&options.runner_bin, &spec, &vars)?;
+                vec![(Variant::Baseline, p.baseline), (Variant::Facade, p.facade)]
+            } else {
+                vec![(
+                    variant,
+                    run_sample_process(&options.runner_bin, &spec, &vars)?,
+                )]
+            };
             let label = if run == 0 {
                 "warm-up".to_owned()
             } else {
                 format!("#{run}")
             };
-            eprintln!(
-                "  {client} {variant:<8} {label:<7} {}",
-                describe(&m, scenario.unit())
-            );
-            if run > 0 {
-                match variant {
-                    Variant::Baseline => baseline.push(m),
-                    Variant::Facade => facade.push(m),
+            for (side, m) in sides {
+                check_count(
+                    scenario,
+                    client,
+                    side,
+                    work,
+                    sizes.read_rows,
+                    spec.count,
+                    &m,
+                )?;
+                let how = if variant == Variant::Paired {
+                    " (paired)"
+                } else {
+                    ""
+                };
+                eprintln!(
+                    "  {client} {side:<8} {label:<7} {}{how}",
+                    describe(&m, scenario.unit())
+                );
+                if run > 0 {
+                    match side {
+                        Variant::Baseline => baseline.push(m),
+                        Variant::Facade => facade.push(m),
+                        Variant::Paired => bail!("a sample's side is baseline or facade"),
+                    }
                 }
             }
         }

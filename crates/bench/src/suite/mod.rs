@@ -91,9 +91,13 @@ pub fn run(options: &SuiteOptions) -> Result<Report> {
         let label = scenario.label(&options.sizes);
         eprintln!("{label}:");
         let outcome = match scenario.def().runs {
-            Runs::Client { client, fake, work } => {
-                client_scenario(scenario, client, fake, work, &mut fakes).map(|(b, f)| (Some(b), f))
-            }
+            Runs::Client {
+                client,
+                fake,
+                work,
+                pairing,
+            } => client_scenario(scenario, client, fake, work, pairing, &mut fakes)
+                .map(|(b, f)| (Some(b), f)),
             Runs::Generate => generate_scenario(options).map(|f| (None, f)),
         };
         let result = match outcome {

@@ -7,20 +7,22 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{Context as _, Result, bail};
+use serde::de::DeserializeOwned;
 
 use super::SuiteOptions;
 use super::catalogue::{FakeKind, LATENCY_MS};
 use crate::fake::{FakeProcess, FakeSpec, FakeVars, log_path};
 use crate::sample::SampleSpec;
-use crate::scenarios::Measurement;
 
 /// Runs one sample in a `bench-runner sample` process with the fake's
-/// variables in its environment.
-pub fn run_sample_process(
+/// variables in its environment, and reads its JSON line (a
+/// [`Measurement`](crate::scenarios::Measurement), or a
+/// [`PairedMeasurement`](crate::sample::PairedMeasurement) for a paired sample).
+pub fn run_sample_process<T: DeserializeOwned>(
     runner: &Path,
     spec: &SampleSpec,
     vars: &FakeVars,
-) -> Result<Measurement> {
+) -> Result<T> {
     let output = Command::new(runner)
         .arg("sample")
         .args(["--scenario", spec.scenario.name()])

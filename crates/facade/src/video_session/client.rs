@@ -11,6 +11,7 @@ use video_session_client::types;
 use super::clock::{Clock, SystemClock};
 use super::error::{Error, ValidationError, scrub};
 use super::lockout::{LockoutGuard, LockoutPolicy, LockoutStore, MemoryStore};
+use super::login_request::login_url;
 use crate::http::{BaseUrl, Bounds, HttpOptions, TimeoutMode, build_client};
 
 pub(super) type ApiError = video_session_client::Error<types::ApiError>;
@@ -43,6 +44,8 @@ pub(super) const MAX_BLOCK_WAIT: Duration = Duration::from_secs(86_400);
 pub struct VideoSessionClient {
     pub(super) base: BaseUrl,
     pub(super) api: video_session_client::Client,
+    /// The login endpoint, parsed once (see `login_request.rs`).
+    pub(super) login_url: reqwest::Url,
     pub(super) guard: Arc<LockoutGuard>,
     /// The connect timeout and the request timeout, named in errors.
     pub(super) timeouts: Timeouts,
@@ -147,9 +150,16 @@ impl VideoSessionClientBuilder {
                 )
             }
         };
+        let login_url = login_url(&api).map_err(|e| {
+            Error::Validation(ValidationError::new(
+                "base_url",
+                format!("the login endpoint under it is not a URL: {e}"),
+            ))
+        })?;
         Ok(VideoSessionClient {
             base,
             api,
+            login_url,
             guard,
             timeouts: Timeouts {
                 connect: self.options.connect_timeout,

@@ -14,6 +14,7 @@ use super::clock::plus;
 use super::credentials::Credentials;
 use super::error::Error;
 use super::lockout::Outcome;
+use super::login_request::{self, LoginBody};
 use super::session::{Session, UserDetails};
 
 impl VideoSessionClient {
@@ -67,18 +68,20 @@ impl LoginRequest<'_> {
         // String at every login, even with tracing off.
         let key = *attempt.key();
         tracing::info!(account = %key.short(), "sending login");
-        let body = types::LoginRequest {
-            secret_key: credentials.secret_key().expose_secret().to_owned(),
-            user_name: credentials.user_name().to_owned(),
-            password: credentials.password().expose_secret().to_owned(),
+        let body = LoginBody {
+            password: credentials.password().expose_secret(),
+            secret_key: credentials.secret_key().expose_secret(),
+            user_name: credentials.user_name(),
         };
-        // The last answer's status and media type, for a body the generated client cannot decode.
-        // The generated call's future is kilobytes: it is pinned where it lies and the scope gets
-        // a pointer (moving it into the scope copied it at every login; boxing it cost a
-        // kilobytes-sized allocation and a copy into cold memory). Its output is boxed: the
-        // generated `Result` is hundreds of bytes and was copied at each step out of the scope.
-        let api = &client.api;
-        let call = async move { Box::new(api.login().body(body).send().await) };
+        // The body borrows the credentials; the request is the generated builder's, its URL parsed
+        // once per client (login_request.rs). The scope gives the last answer's status and media
+        // type, for a body the generated decoder cannot read. The call's future is kilobytes: it
+        // is pinned where it lies and the scope gets a pointer (moving it into the scope copied it
+        // at every login; boxing it cost a kilobytes-sized allocation and a copy into cold
+        // memory). Its output is boxed: the generated `Result` is hundreds of bytes and was copied
+        // at each step out of the scope.
+        let (api, url) = (&client.api, &client.login_url);
+        let call = async move { Box::new(login_request::send(api, url, &body).await) };
         tokio::pin!(call);
         let (result, answer) = client_support::last_answer::scope(call).await;
         let secrets = [

@@ -143,6 +143,7 @@ mod error;
 mod invitation;
 mod lockout;
 mod login;
+mod login_request;
 mod send_invitation;
 mod session;
 
