@@ -81,6 +81,9 @@ struct SampleArgs {
     /// the scenario's (4, or 8 with added latency).
     #[arg(long, value_name = "N")]
     prefetch: Option<usize>,
+    /// Items per block of a paired sample (default 100, the `logins` row's).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    block: Option<u64>,
     /// The Tokio runtime the client runs on (the suite uses the default).
     #[arg(long, value_enum, default_value_t = Runtime::MultiThread)]
     runtime: Runtime,
@@ -153,6 +156,7 @@ fn sample(args: SampleArgs) -> Result<ExitCode> {
         count: args.count,
         tag: args.tag,
         prefetch: args.prefetch,
+        block: args.block,
     };
     let mut builder = match args.runtime {
         Runtime::MultiThread => tokio::runtime::Builder::new_multi_thread(),

@@ -127,6 +127,8 @@ pub struct SampleSpec {
     /// Pages in flight of a facade read, or shards in flight of a facade report, instead of the
     /// scenario's; for experiments.
     pub prefetch: Option<usize>,
+    /// Items per block of a [`Variant::Paired`] sample (the catalogue's; at least 1).
+    pub block: Option<u64>,
 }
 
 /// Where the runs go.
@@ -253,8 +255,9 @@ pub struct PairedMeasurement {
 pub async fn run_paired(spec: &SampleSpec, targets: &Targets) -> Result<PairedMeasurement> {
     match spec.scenario {
         ClientScenario::Logins => {
+            let block = spec.block.unwrap_or(logins::LOGIN_BLOCK);
             let (baseline, facade) =
-                logins::logins_paired(&targets.video, spec.count, logins::LOGIN_BLOCK).await?;
+                logins::logins_paired(&targets.video, spec.count, block).await?;
             Ok(PairedMeasurement { baseline, facade })
         }
         other => bail!("{other} has no paired form (only logins)"),

@@ -59,6 +59,7 @@ async fn run(
         count,
         tag: format!("test-{variant}"),
         prefetch: None,
+        block: None,
     };
     sample::run(&spec, targets)
         .await
@@ -185,6 +186,7 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
         count: 250,
         tag: "test-paired".to_owned(),
         prefetch: None,
+        block: Some(100),
     };
     let paired = sample::run_paired(&spec, &plain).await.unwrap();
     assert_eq!((paired.baseline.units, paired.facade.units), (250, 250));

@@ -85,6 +85,10 @@ pub(super) fn client_scenario(
                 count: if run == 0 { warmup_count } else { count },
                 tag: format!("{}-{run}", variant.name()),
                 prefetch: None,
+                block: match pairing {
+                    Pairing::Processes => None,
+                    Pairing::Blocks(block) => Some(block),
+                },
             };
             // A fresh fake (`_guard`) lives until the sample is done.
             let (vars, _guard) = fakes.vars(fake)?;

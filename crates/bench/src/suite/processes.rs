@@ -23,12 +23,17 @@ pub fn run_sample_process<T: DeserializeOwned>(
     spec: &SampleSpec,
     vars: &FakeVars,
 ) -> Result<T> {
-    let output = Command::new(runner)
+    let mut command = Command::new(runner);
+    command
         .arg("sample")
         .args(["--scenario", spec.scenario.name()])
         .args(["--variant", spec.variant.name()])
         .args(["--count", &spec.count.to_string()])
-        .args(["--tag", &spec.tag])
+        .args(["--tag", &spec.tag]);
+    if let Some(block) = spec.block {
+        command.args(["--block", &block.to_string()]);
+    }
+    let output = command
         .envs(&vars.0)
         .stdin(Stdio::null())
         .output()
