@@ -160,6 +160,8 @@ pub async fn logins_redis_store(target: &VideoTarget, count: u64) -> Result<Meas
         .as_deref()
         .context("BENCH_REDIS_URL is not set (the suite starts a redis-server for logins-redis)")?;
     let store = RedisStore::connect(url).await?;
+    // The suite's own new server: declared new, as an operator does once.
+    store.initialize().await?;
     let elapsed = FacadeLogin::new(target, Some(std::sync::Arc::new(store)))?
         .run(count)
         .await?;

@@ -239,13 +239,22 @@ pub enum VideoCommand {
         long_about = "Show the lockout count of an account, sending nothing.\n\nReads the lockout store (the state directory's file, or --lockout-store) and prints how\nmany failed or unanswered logins of the account are counted, how many more apictl would\nsend, and when it will send again if it refuses now. Needs the secret key and the user\nname (they name the account), never the password."
     )]
     LockoutStatus(VideoLockoutStatusArgs),
+
+    /// Declare a Redis lockout store new (once, when it has never held counts)
+    #[command(
+        name = "lockout-init",
+        long_about = "Declare a Redis lockout store new (once, when it has never held counts).\n\nA Redis store keeps a marker that says since when it remembers every login attempt. A\nserver that lost its data (a restart without persistence, a flush, a failover to a\nreplica without it) has no marker, and logins are then refused for one lockout window\n(11.5 minutes by default): attempts it forgot may still count at the service. A store\nthat never held counts has no marker either; this command writes it. Never run it after\na loss of data, nor at every start of an application."
+    )]
+    LockoutInit(VideoLockoutInitArgs),
 }
 
 /// Where the login lockout count is kept.
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Lockout store")]
 pub struct LockoutStoreArgs {
-    /// Share the login lockout count through Redis (redis://HOST:PORT/DB) instead of the state directory's file
+    /// Share the login lockout count through Redis instead of the state directory's file:
+    /// redis://HOST:PORT/DB, rediss:// (TLS), redis-sentinel://HOST:PORT,…#MASTER or
+    /// redis-cluster://HOST:PORT,… (and rediss-sentinel://, rediss-cluster://)
     #[arg(
         long = "lockout-store",
         env = "APICTL_LOCKOUT_STORE",
@@ -253,6 +262,22 @@ pub struct LockoutStoreArgs {
         value_name = "URL"
     )]
     pub lockout_store: Option<String>,
+
+    /// A PEM file of the CA that signs the Redis servers' TLS certificates (rediss… URLs)
+    #[arg(
+        long = "lockout-ca-file",
+        env = "APICTL_LOCKOUT_CA_FILE",
+        value_name = "FILE"
+    )]
+    pub lockout_ca_file: Option<std::path::PathBuf>,
+}
+
+/// `apictl video lockout-init`.
+#[derive(Debug, Args)]
+pub struct VideoLockoutInitArgs {
+    /// Store.
+    #[command(flatten)]
+    pub store: LockoutStoreArgs,
 }
 
 /// `apictl video lockout-status`.

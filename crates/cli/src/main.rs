@@ -70,6 +70,7 @@ async fn run(cli: Cli) -> AppResult<u8> {
                 VideoCommand::Login(args) => video::run_login(&ctx, args).await,
                 VideoCommand::Invite(args) => video::run_invite(&ctx, args).await,
                 VideoCommand::LockoutStatus(args) => video::run_lockout_status(&ctx, args).await,
+                VideoCommand::LockoutInit(args) => video::run_lockout_init(&ctx, args).await,
             }
         }
         Command::Ads(args) => {

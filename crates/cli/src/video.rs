@@ -14,7 +14,8 @@ use secrecy::SecretString;
 use serde_json::json;
 
 use crate::cli::{
-    CameraArg, MicArg, PlatformArg, VideoInviteArgs, VideoLockoutStatusArgs, VideoLoginArgs,
+    CameraArg, LockoutStoreArgs, MicArg, PlatformArg, VideoInviteArgs, VideoLockoutInitArgs,
+    VideoLockoutStatusArgs, VideoLoginArgs,
 };
 use crate::config::pick;
 use crate::context::{Ctx, print_json};
@@ -32,28 +33,73 @@ fn base_url(text: &str) -> AppResult<BaseUrl> {
     })
 }
 
-/// The lockout store: Redis when `url` is given (`--lockout-store`,
-/// `APICTL_LOCKOUT_STORE`), else the state directory's file.
+/// The lockout store: Redis when `--lockout-store` (`APICTL_LOCKOUT_STORE`) is
+/// given, in any form `RedisStore` accepts (standalone, TLS, Sentinel,
+/// Cluster), else the state directory's file. Says on stderr which it uses.
 pub async fn lockout_store(
-    url: Option<&str>,
+    args: &LockoutStoreArgs,
     state: &StateDir,
 ) -> AppResult<Arc<dyn LockoutStore>> {
-    let Some(url) = url.filter(|u| !u.trim().is_empty()) else {
+    let Some(url) = args
+        .lockout_store
+        .as_deref()
+        .filter(|u| !u.trim().is_empty())
+    else {
+        if args.lockout_ca_file.is_some() {
+            return Err(AppError::new("--lockout-ca-file is set without --lockout-store")
+                .hint("give the rediss:// URL with --lockout-store (APICTL_LOCKOUT_STORE), or leave --lockout-ca-file out"));
+        }
         return Ok(Arc::new(state.lockout_store()));
     };
-    if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
-        return Err(AppError::new(format!(
-            "--lockout-store must be a redis:// URL (redis://HOST:PORT/DB), not {:?}",
-            url.split('@').next_back().unwrap_or_default()
-        ))
-        .hint("leave --lockout-store and APICTL_LOCKOUT_STORE unset to keep the count in the state directory"));
+    Ok(Arc::new(connect_redis(args, url).await?))
+}
+
+/// Connects the Redis store `--lockout-store` names and says which deployment it is.
+async fn connect_redis(args: &LockoutStoreArgs, url: &str) -> AppResult<RedisStore> {
+    let mut builder = RedisStore::builder(url);
+    if let Some(ca) = &args.lockout_ca_file {
+        builder = builder.ca_file(ca);
     }
-    let store = RedisStore::connect(url).await.map_err(|e| {
+    let store = builder.connect().await.map_err(|e| {
         AppError::new(e.to_string()).hint(
-            "nothing was sent; check that the Redis server of --lockout-store (APICTL_LOCKOUT_STORE) is up and reachable",
+            "nothing was sent; --lockout-store (APICTL_LOCKOUT_STORE) takes redis://, rediss://, redis-sentinel://HOST:PORT,…#MASTER or redis-cluster://HOST:PORT,… (and their rediss- forms, with --lockout-ca-file for a private CA); check that the servers are up and reachable",
         )
     })?;
-    Ok(Arc::new(store))
+    tracing::info!(store = %store.location(), topology = store.topology(), "lockout store");
+    eprintln!("lockout store: {} ({})", store.location(), store.topology());
+    Ok(store)
+}
+
+/// `apictl video lockout-init`: declares a Redis lockout store new.
+pub async fn run_lockout_init(ctx: &Ctx, args: &VideoLockoutInitArgs) -> AppResult<u8> {
+    let Some(url) = args
+        .store
+        .lockout_store
+        .as_deref()
+        .filter(|u| !u.trim().is_empty())
+    else {
+        return Err(AppError::new("lockout-init needs the Redis store")
+            .hint("give it with --lockout-store (APICTL_LOCKOUT_STORE); the state directory's file needs no initialization"));
+    };
+    let store = connect_redis(&args.store, url).await?;
+    let written = store
+        .initialize()
+        .await
+        .map_err(|e| AppError::from(VideoError::Store(e)))?;
+    if ctx.json {
+        print_json(&json!({ "store": store.location(), "markersWritten": written }))?;
+    } else if written == 0 {
+        println!(
+            "{} was initialized before; nothing changed",
+            store.location()
+        );
+    } else {
+        println!(
+            "{}: declared new ({written} of 16 bucket markers set); logins are no longer held back",
+            store.location()
+        );
+    }
+    Ok(0)
 }
 
 /// A client whose lockout guard keeps its count in `store`, with the limits
@@ -123,7 +169,7 @@ pub async fn run_login(ctx: &Ctx, args: &VideoLoginArgs) -> AppResult<u8> {
     let password = password()?;
     let credentials = Credentials::new(SecretString::from(secret_key), user, password)?;
     let state = ctx.state()?;
-    let store = lockout_store(args.store.lockout_store.as_deref(), &state).await?;
+    let store = lockout_store(&args.store, &state).await?;
     let options = crate::limits::video_http_options(&args.service.limits)?;
     let (session, path) = login(base.clone(), &credentials, &state, store, &options).await?;
     let user = session.user();
@@ -164,7 +210,7 @@ pub async fn run_lockout_status(ctx: &Ctx, args: &VideoLockoutStatusArgs) -> App
     let credentials = Credentials::new(SecretString::from(secret_key), user, "-")?;
     let key = credentials.account_key();
     let state = ctx.state()?;
-    let store = lockout_store(args.store.lockout_store.as_deref(), &state).await?;
+    let store = lockout_store(&args.store, &state).await?;
     let location = store.location();
     let guard = LockoutGuard::new(store, Arc::new(SystemClock));
     let status = guard

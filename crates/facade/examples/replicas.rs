@@ -21,8 +21,19 @@
 //!
 //! ```sh
 //! redis-server --port 6390 --save '' --appendonly no &
+//! # once, for a Redis that has never held lockout counts (see below)
+//! cargo run -p cli -- video lockout-init --lockout-store redis://127.0.0.1:6390/0
 //! REDIS_URL=redis://127.0.0.1:6390/0 cargo run -p facade --example replicas -- --replicas 4
 //! ```
+//!
+//! A Redis store keeps a marker that says since when it remembers every attempt; a server
+//! without it (new, or one that lost its data) refuses logins for one lockout window, because
+//! attempts it may have forgotten can still count at the service. An operator declares a new
+//! store once with `apictl video lockout-init` (or `RedisStore::initialize`); an application
+//! never does it on its own.
+//!
+//! `REDIS_URL` takes every form `RedisStore` accepts: `rediss://` (TLS),
+//! `redis-sentinel://HOST:PORT,…#MASTER`, `redis-cluster://HOST:PORT,…`.
 //!
 //! Settings (environment): `REDIS_URL`, `VIDEO_SESSION_URL`, `VIDEO_SECRET_KEY`, `VIDEO_USER`,
 //! `VIDEO_PASSWORD`.

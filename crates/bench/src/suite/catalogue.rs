@@ -422,7 +422,7 @@ scenarios! {
         kind: Kind::Overhead,
         question: "What does sharing the lockout count through Redis cost against a MemoryStore, for a service that is not on loopback?",
         baseline: || format!("`VideoSessionClient::login` through a `MemoryStore`, {LATENCY_MS} ms per answer"),
-        facade: || "the same through a `RedisStore` on a local `redis-server`".to_owned(),
+        facade: || "the same through a `RedisStore` on a local `redis-server` whose loopback replica acknowledges every reservation".to_owned(),
         target: Target::ratio(OVERHEAD),
         note: None,
         label: |s| {
@@ -439,7 +439,7 @@ scenarios! {
         kind: Kind::Information,
         question: "The same on loopback, where a Redis round trip costs what a login costs (three round trips against one).",
         baseline: || "`VideoSessionClient::login` through a `MemoryStore`, no added latency".to_owned(),
-        facade: || "the same through a `RedisStore` on a local `redis-server`".to_owned(),
+        facade: || "the same through a `RedisStore` on a local `redis-server` whose loopback replica acknowledges every reservation".to_owned(),
         target: Target::NONE,
         note: None,
         label: |s| {

@@ -64,39 +64,63 @@ pub(super) struct Fakes<'a> {
     redis: Option<RedisProcess>,
 }
 
-/// A `redis-server` on a free loopback port, without persistence; killed
-/// when dropped.
+/// A `redis-server` primary on a free loopback port with one replica on another, without
+/// persistence; both killed when dropped. The `RedisStore` waits for the replica to
+/// acknowledge every reservation (its default, `ReplicaAcks::AllConnected`), so the
+/// logins-redis rows measure the store as deployed with a replica.
 struct RedisProcess {
-    child: std::process::Child,
+    children: Vec<std::process::Child>,
     url: String,
 }
 
 impl RedisProcess {
     fn start(work_dir: &Path) -> Result<Self> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")?
-            .local_addr()?
-            .port();
-        let dir = work_dir.join("redis");
-        fs::create_dir_all(&dir)?;
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(&dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .context("starting redis-server (Debian: apt-get install redis-server)")?;
-        let me = Self {
-            child,
+        let free_port = || -> Result<u16> {
+            Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+                .local_addr()?
+                .port())
+        };
+        let (port, replica_port) = (free_port()?, free_port()?);
+        let mut me = Self {
+            children: Vec::new(),
             url: format!("redis://127.0.0.1:{port}/0"),
         };
-        let deadline = Instant::now() + std::time::Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if Instant::now() > deadline {
-                bail!("redis-server did not listen on port {port} within 10 s");
+        for (name, p, replica_of) in [
+            ("redis", port, None),
+            ("redis-replica", replica_port, Some(port)),
+        ] {
+            let dir = work_dir.join(name);
+            fs::create_dir_all(&dir)?;
+            let mut command = Command::new("redis-server");
+            command
+                .args(["--port", &p.to_string(), "--bind", "127.0.0.1"])
+                .args(["--save", "", "--appendonly", "no"])
+                .arg("--dir")
+                .arg(&dir)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            if let Some(primary) = replica_of {
+                command.args(["--replicaof", "127.0.0.1", &primary.to_string()]);
             }
-            std::thread::sleep(std::time::Duration::from_millis(20));
+            me.children.push(
+                command
+                    .spawn()
+                    .context("starting redis-server (Debian: apt-get install redis-server)")?,
+            );
+        }
+        let deadline = Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let info = Command::new("redis-cli")
+                .args(["-p", &port.to_string(), "info", "replication"])
+                .output();
+            if info.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("connected_slaves:1"))
+            {
+                break;
+            }
+            if Instant::now() > deadline {
+                bail!("redis-server on port {port} had no connected replica within 10 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
         }
         Ok(me)
     }
@@ -104,8 +128,10 @@ impl RedisProcess {
 
 impl Drop for RedisProcess {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        for child in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 

@@ -30,6 +30,7 @@ help_snapshot!(video, ["video"]);
 help_snapshot!(video_login, ["video", "login"]);
 help_snapshot!(video_invite, ["video", "invite"]);
 help_snapshot!(video_lockout_status, ["video", "lockout-status"]);
+help_snapshot!(video_lockout_init, ["video", "lockout-init"]);
 help_snapshot!(ads, ["ads"]);
 help_snapshot!(ads_conversions, ["ads", "conversions"]);
 help_snapshot!(ads_conversions_list, ["ads", "conversions", "list"]);

@@ -56,6 +56,11 @@ pub enum RefusalReason {
     },
     /// The service asked to slow down (429 with `Retry-After`).
     RateLimited,
+    /// The lockout store lost its memory (a Redis restart without persistence,
+    /// a flush, a failover to a replica without the store's marker, or a store
+    /// never declared new): attempts it forgot may still count at the service,
+    /// so the guard assumes the worst until they cannot (VS-18).
+    StoreForgot,
 }
 
 impl fmt::Display for RefusalReason {
@@ -87,6 +92,9 @@ impl fmt::Display for RefusalReason {
             RefusalReason::RateLimited => {
                 f.write_str("the service asked to slow down (HTTP 429 with Retry-After)")
             }
+            RefusalReason::StoreForgot => f.write_str(
+                "the lockout store lost its data (a restart without persistence, a flush, a failover to a replica without it, or a store never initialized), so attempts it forgot may still count at the service; the guard assumes the worst until they expire there (a Redis store that never held counts is declared new once with RedisStore::initialize, or `apictl video lockout-init`)",
+            ),
         }
     }
 }

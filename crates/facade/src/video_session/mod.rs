@@ -41,24 +41,31 @@
 //! |---|---|---|
 //! | one process (any number of clients, also built per request) | default: [`MemoryStore::shared`] | the process |
 //! | several processes on one host (a CLI, workers) | [`FileStore::new`] | the file, under an OS lock (`flock`) |
-//! | replicas on several hosts | `RedisStore::connect("redis://HOST:PORT/DB")` (feature `redis`) | the Redis server |
+//! | replicas on several hosts | `RedisStore::connect(URL)` (feature `redis`): `redis://`, `rediss://` (TLS), `redis-sentinel://…#MASTER`, `redis-cluster://…` | the Redis deployment |
 //!
 //! **What the store holds.** Per account (named only by a SHA-256 hash of the secret key and
 //! the user name): each counted attempt with its own identity, its start, when its failure
 //! answer arrived, and until when it counts; a reported block's end and a 429 pause's end. In
-//! Redis one hash per account under `facade:video-session:lockout:v1:<hash>`, expiring when
+//! Redis one hash per account under `{facade:video-session:lockout:v2:<h>}:<hash>` (`<h>`, the
+//! hash's first digit, is a Cluster hash tag shared with the bucket's marker), expiring when
 //! nothing in it counts any more. Each step (reserve, resolve, record a block, read) is one Lua
 //! script, so replicas never act on the same count twice.
 //!
 //! **When Redis is down.** The facade fails closed: a login whose reservation cannot be
 //! written is not sent ([`Error::Store`], naming the server without its password). Connecting
-//! and each answer are bounded (2 s by default, `RedisStore::connect_with`); the connection
-//! manager reconnects when the server is back. A login already sent whose outcome cannot be
-//! recorded returns the service's own answer; a reported block is then still honoured by that
-//! process, and the reservation stays counted as an attempt without an answer. Losing Redis's
-//! data (a restart without persistence, a flush) forgets the counts: run it with persistence
-//! if that matters more than the cost, or accept that after such a loss up to 5 more failures
-//! can be sent.
+//! and each answer are bounded (2 s by default, `RedisStoreBuilder::timeout`); the store
+//! reconnects when the server is back, and with Sentinel asks for the new primary. A login already
+//! sent whose outcome cannot be recorded returns the service's own answer; a reported block is
+//! then still honoured by that process, and the reservation stays counted as an attempt without
+//! an answer.
+//!
+//! **When Redis loses data.** Before a login is sent, its reservation is acknowledged by the
+//! primary's replicas (`WAIT`; `ReplicaAcks`), so a failover to one of them keeps it. A server
+//! that lost its data (a restart without persistence, a flush, a promoted replica without the
+//! store's marker) is noticed, and every login of the accounts it may have forgotten is refused
+//! for one lockout window (`RefusalReason::StoreForgot`). A Redis that never held counts is
+//! declared new once by an operator (`RedisStore::initialize`, `apictl video lockout-init`).
+//! `RedisStore`'s docs have the table of what each deployment guarantees (VS-17 to VS-19).
 //!
 //! **Clocks.** With Redis, every count uses the Redis server's `TIME`: client hosts' clocks do
 //! not matter. A [`FileStore`] uses the host's wall clock, read once per process and then
@@ -160,12 +167,15 @@ pub use invitation::{
     CountryCode, EMAIL_MAX_CHARS, EmailAddress, Invitation, MESSAGE_MAX_CHARS, Message,
     MobileNumber, SessionId, UndocumentedInvitation, UndocumentedType,
 };
-#[cfg(feature = "redis")]
-pub use lockout::RedisStore;
 pub use lockout::{
     AccountState, AccountView, AttemptEntry, AttemptId, DEFAULT_ATTEMPT_TIMEOUT, FileStore, Hold,
     Limits, LockoutGuard, LockoutGuardBuilder, LockoutPolicy, LockoutStatus, LockoutStore,
     MAX_SPAN, MemoryStore, Refusal, Resolution, StoreFuture,
+};
+#[cfg(feature = "redis")]
+pub use lockout::{
+    DEFAULT_KEY_PREFIX, DEFAULT_REDIS_TIMEOUT, DEFAULT_REPLICA_ACK_TIMEOUT, RedisStore,
+    RedisStoreBuilder, ReplicaAcks,
 };
 pub use login::LoginRequest;
 pub use send_invitation::{InvitationReceipt, SendInvitationRequest};

@@ -26,6 +26,17 @@ fn key(n: u32) -> facade::video_session::AccountKey {
         .account_key()
 }
 
+/// A store on `url` under `prefix`, declared new (the test's server never held counts).
+async fn new_store(url: &str, prefix: &str) -> RedisStore {
+    let store = RedisStore::builder(url)
+        .key_prefix(prefix)
+        .connect()
+        .await
+        .unwrap();
+    store.initialize().await.unwrap();
+    store
+}
+
 #[tokio::test]
 async fn steps_are_shared_between_stores_and_entries_expire() {
     let Some(redis) = RedisServer::start("steps_are_shared_between_stores_and_entries_expire")
@@ -33,12 +44,8 @@ async fn steps_are_shared_between_stores_and_entries_expire() {
         return;
     };
     let prefix = "test:steps:";
-    let a = RedisStore::connect_with(&redis.url(), Duration::from_secs(2), prefix)
-        .await
-        .unwrap();
-    let b = RedisStore::connect_with(&redis.url(), Duration::from_secs(2), prefix)
-        .await
-        .unwrap();
+    let a = new_store(&redis.url(), prefix).await;
+    let b = new_store(&redis.url(), prefix).await;
     let limits = LockoutPolicy::SEED.limits(Duration::from_secs(30));
     let now = SystemTime::now();
     for i in 0..5u128 {
@@ -77,7 +84,8 @@ async fn steps_are_shared_between_stores_and_entries_expire() {
     let id = AttemptId::from_u128(7);
     assert!(b.reserve(&key(2), id, now, short).await.unwrap().reserved);
     let mut raw = redis::Client::open(redis.url()).unwrap();
-    let name = format!("{prefix}{}", key(2));
+    let hex = key(2).to_string();
+    let name = format!("{{{prefix}{}}}:{hex}", &hex[..1]);
     let ttl: i64 = redis::cmd("PTTL").arg(&name).query(&mut raw).unwrap();
     assert!(ttl > 0 && ttl <= 251, "{ttl}");
     tokio::time::sleep(Duration::from_millis(400)).await;
@@ -114,7 +122,9 @@ async fn wrong_logins(
 ) -> Tally {
     let mut tasks = Vec::new();
     for _ in 0..2 {
-        let store = RedisStore::connect_with(redis_url, Duration::from_secs(2), prefix)
+        let store = RedisStore::builder(redis_url)
+            .key_prefix(prefix)
+            .connect()
             .await
             .unwrap();
         let client = Arc::new(
@@ -186,6 +196,7 @@ async fn replicas_in_two_processes_share_one_count() {
     let dir = tempfile::tempdir().unwrap();
     let (ready, go) = (dir.path().join("ready"), dir.path().join("go"));
     let prefix = "test:replicas:";
+    new_store(&redis.url(), prefix).await;
     let child = test_as_child("video_session_redis::replica_child")
         .args(["--test-threads", "1"])
         .env("REPLICA_READY", &ready)
@@ -237,7 +248,10 @@ async fn replicas_in_two_processes_share_one_count() {
     assert_eq!((stats.failures_total, stats.blocks_started), (5, 0));
 
     // Redis stops: every login is refused with a store error; nothing is sent.
-    let store = RedisStore::connect_with(&redis.url(), Duration::from_millis(500), prefix)
+    let store = RedisStore::builder(redis.url())
+        .timeout(Duration::from_millis(500))
+        .key_prefix(prefix)
+        .connect()
         .await
         .unwrap();
     let client = VideoSessionClient::builder(BaseUrl::parse(fake.base_url()).unwrap())
@@ -257,4 +271,103 @@ async fn replicas_in_two_processes_share_one_count() {
         5,
         "a login was sent without the store"
     );
+}
+
+/// 6 wrong logins through `client`; returns how many the service answered (the others were
+/// refused without sending).
+async fn six_wrong_logins(client: &VideoSessionClient, secret_key: &str) -> (u32, Vec<Error>) {
+    let creds = Credentials::new(secret_key.to_owned(), "demo.user", "wrong").unwrap();
+    let (mut sent, mut refusals) = (0, Vec::new());
+    for _ in 0..6 {
+        match client.login(&creds).send().await {
+            Err(Error::InvalidCredentials { .. }) => sent += 1,
+            Err(e @ Error::LockoutRefused { .. }) => refusals.push(e),
+            other => panic!("unexpected: {other:?}"),
+        }
+    }
+    (sent, refusals)
+}
+
+/// A server that lost its data (flushed, as a restart without persistence leaves it) has no
+/// marker: the store notices, and refuses every login of the account for one lockout window
+/// from the loss, naming the cause and the end. The service saw 5 failures and no block.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_store_that_lost_its_data_never_grants_a_fresh_budget() {
+    let Some(redis) = RedisServer::start("a_store_that_lost_its_data_never_grants_a_fresh_budget")
+    else {
+        return;
+    };
+    let fake = VideoSessionFake::start_default().await.unwrap();
+    let prefix = "test:lost:";
+    let store = new_store(&redis.url(), prefix).await;
+    let client = VideoSessionClient::builder(BaseUrl::parse(fake.base_url()).unwrap())
+        .lockout_store(Arc::new(store))
+        .build()
+        .unwrap();
+    let (sent, refusals) = six_wrong_logins(&client, &fake.demo().secret_key).await;
+    assert_eq!((sent, refusals.len()), (5, 1));
+
+    // The server loses everything, as a restart without persistence does.
+    let mut raw = redis::Client::open(redis.url()).unwrap();
+    let _: () = redis::cmd("FLUSHALL").query(&mut raw).unwrap();
+    let lost_at = SystemTime::now();
+
+    let (sent, refusals) = six_wrong_logins(&client, &fake.demo().secret_key).await;
+    assert_eq!(sent, 0, "a login was sent after the store lost its data");
+    for refusal in &refusals {
+        let Error::LockoutRefused {
+            reason, retry_at, ..
+        } = refusal
+        else {
+            unreachable!()
+        };
+        assert_eq!(*reason, facade::video_session::RefusalReason::StoreForgot);
+        // One lockout window from the loss: attempt timeout + window + margin (30 + 600 + 60 s).
+        let wait = retry_at.duration_since(lost_at).unwrap();
+        assert!(
+            wait > Duration::from_secs(685) && wait <= Duration::from_secs(691),
+            "{wait:?}"
+        );
+        let text = refusal.to_string();
+        assert!(text.contains("lost its data"), "{text}");
+        assert!(text.contains("safe to try again at"), "{text}");
+    }
+    let stats = fake
+        .ledger()
+        .account(&DomainUser::new(fake.demo().domain_id, "demo.user"))
+        .unwrap();
+    assert_eq!((stats.failures_total, stats.blocks_started), (5, 0));
+}
+
+/// A server that never held counts is refused like one that lost them, until an operator
+/// declares it new; `initialize` then changes every marker once, and never again.
+#[tokio::test]
+async fn a_new_store_is_refused_until_it_is_declared_new() {
+    let Some(redis) = RedisServer::start("a_new_store_is_refused_until_it_is_declared_new") else {
+        return;
+    };
+    let store = RedisStore::builder(redis.url())
+        .key_prefix("test:new:")
+        .connect()
+        .await
+        .unwrap();
+    let limits = LockoutPolicy::SEED.limits(Duration::from_secs(30));
+    let now = SystemTime::now();
+    let v = store
+        .reserve(&key(1), AttemptId::from_u128(1), now, limits)
+        .await
+        .unwrap();
+    assert!(!v.reserved);
+    assert_eq!(
+        v.refusal.map(|r| r.0),
+        Some(facade::video_session::Refusal::HistoryUnknown)
+    );
+    assert_eq!(store.initialize().await.unwrap(), 16);
+    assert_eq!(store.initialize().await.unwrap(), 0);
+    let v = store
+        .reserve(&key(1), AttemptId::from_u128(2), now, limits)
+        .await
+        .unwrap();
+    assert!(v.reserved, "{v:?}");
+    assert_eq!(v.counted, 1);
 }

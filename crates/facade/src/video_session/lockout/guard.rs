@@ -185,6 +185,7 @@ impl LockoutGuard {
             },
             Refusal::KnownBlock => RefusalReason::KnownBlock,
             Refusal::RateLimited => RefusalReason::RateLimited,
+            Refusal::HistoryUnknown => RefusalReason::StoreForgot,
         }
     }
 

@@ -39,6 +39,8 @@ mod guard;
 mod policy;
 #[cfg(feature = "redis")]
 mod redis_store;
+#[cfg(feature = "redis")]
+mod redis_url;
 mod state;
 mod store;
 
@@ -47,6 +49,9 @@ pub(crate) use guard::Outcome;
 pub use guard::{DEFAULT_ATTEMPT_TIMEOUT, LockoutGuard, LockoutGuardBuilder, LockoutStatus};
 pub use policy::{Limits, LockoutPolicy, MAX_SPAN};
 #[cfg(feature = "redis")]
-pub use redis_store::RedisStore;
+pub use redis_store::{
+    DEFAULT_KEY_PREFIX, DEFAULT_REDIS_TIMEOUT, DEFAULT_REPLICA_ACK_TIMEOUT, RedisStore,
+    RedisStoreBuilder, ReplicaAcks,
+};
 pub use state::{AccountState, AccountView, AttemptEntry, AttemptId, Hold, Refusal, Resolution};
 pub use store::{LockoutStore, MemoryStore, StoreFuture};

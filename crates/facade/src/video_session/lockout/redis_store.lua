@@ -5,13 +5,21 @@
 --          field "a:<attempt id>" per counted attempt: "started,failed,until"
 --          (failed -1 while unknown). Times are microseconds on this server's
 --          clock (TIME), so every replica shares one clock.
+-- KEYS[2]  the marker of the account's bucket (same hash slot as KEYS[1]): the
+--          time from which the store's memory of the bucket is complete (VS-18).
+--          "0" once the store was declared new (`RedisStore::initialize`). A
+--          missing marker means the server lost its data (or was never
+--          declared new): it is written with now, and every account of the
+--          bucket is refused until now + unknown_for.
 -- STEP     set by the line the Rust side puts before this text: each step
 --          ("reserve", "resolve", "hold", "view") is its own script.
 -- ARGV     attempt id, max_failures, unknown_for, failure_for,
 --          block_beyond_window, margin, longest_block (durations in µs),
 --          then the step's own arguments (resolution; or hold kind and wait).
 -- Returns  {counted, refusal (0 none, 1 budget, 2 known block, 3 presumed
---          block, 4 rate limited), wait µs, blocked_for µs (-1 none), reserved}.
+--          block, 4 rate limited, 5 history unknown), wait µs, blocked_for µs
+--          (-1 none), reserved, replicas connected to this server (reserve only,
+--          else -1)}.
 
 local key = KEYS[1]
 local step, id = STEP, ARGV[1]
@@ -23,6 +31,25 @@ local margin = tonumber(ARGV[6])
 local longest = tonumber(ARGV[7])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+
+-- The bucket's marker: since when the store remembers every attempt.
+local since = redis.call('GET', KEYS[2])
+if since then
+  if not string.match(since, '^%d+$') then
+    return redis.error_reply('lockout marker ' .. KEYS[2] .. ' is corrupt')
+  end
+  since = tonumber(since)
+else
+  since = now
+  redis.call('SET', KEYS[2], string.format('%.0f', now))
+end
+-- Attempts the store may have forgotten started at or before `since`; the
+-- service forgets them by since + unknown_for.
+local history_until = 0
+if since > 0 then
+  history_until = since + unknown_for
+  if history_until > now + unknown_for then history_until = now + unknown_for end
+end
 
 local attempts, blocked, paused = {}, nil, nil
 local h = redis.call('HGETALL', key)
@@ -74,7 +101,12 @@ local function view(reserved)
   local counted = #attempts
   local refusal, wait, blocked_for = 0, 0, -1
   if blocked then
-    refusal, wait, blocked_for = 2, blocked - now, blocked - now
+    blocked_for = blocked - now
+  end
+  if history_until > now and not (blocked and blocked >= history_until) then
+    refusal, wait = 5, history_until - now
+  elseif blocked then
+    refusal, wait = 2, blocked - now
   elseif paused then
     refusal, wait = 4, paused - now
   elseif counted > max_failures then
@@ -92,7 +124,7 @@ local function view(reserved)
     refusal, wait = 1, first - now
   end
   if wait < 0 then wait = 0 end
-  return { counted, refusal, wait, blocked_for, reserved }
+  return { counted, refusal, wait, blocked_for, reserved, -1 }
 end
 
 local function mark_failed(i)
@@ -131,15 +163,23 @@ end
 
 local result
 if step == 'reserve' then
-  local before = view(0)
-  if before[2] ~= 0 then
-    result = before
-  else
-    local i = find(id)
-    if i then table.remove(attempts, i) end
-    table.insert(attempts, { id = id, s = now, f = nil, u = now + unknown_for })
+  local i = find(id)
+  if i and not attempts[i].f then
+    -- Already reserved (the client ran the step again to wait for more
+    -- replicas): the same reservation, counted once.
     result = view(1)
+  else
+    local before = view(0)
+    if before[2] ~= 0 then
+      result = before
+    else
+      if i then table.remove(attempts, i) end
+      table.insert(attempts, { id = id, s = now, f = nil, u = now + unknown_for })
+      result = view(1)
+    end
   end
+  local info = redis.call('INFO', 'replication')
+  result[6] = tonumber(string.match(info, 'connected_slaves:(%d+)')) or 0
 elseif step == 'resolve' then
   local resolution = ARGV[8]
   local i = find(id)

@@ -1,157 +1,539 @@
-//! A store on a Redis server, shared by every replica of an application.
+//! A store on Redis, shared by every replica of an application: a standalone
+//! server, a Sentinel-managed primary or a Cluster, with or without TLS.
 
 use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, SystemTime};
 
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
+use redis::cluster_async::ClusterConnection;
+use redis::sentinel::{SentinelClient, SentinelClientBuilder, SentinelServerType};
+use redis::{AsyncConnectionConfig, RedisError, TlsCertificates, Value};
 
 use super::policy::Limits;
+use super::redis_url::{RedisUrl, Topology};
 use super::state::{AccountView, AttemptId, Hold, Refusal, Resolution, micros};
 use super::store::{LockoutStore, StoreFuture};
 use crate::video_session::credentials::AccountKey;
 use crate::video_session::error::StoreError;
 
 const SCRIPT: &str = include_str!("redis_store.lua");
-/// The default key prefix; the account's 64 hex digits follow.
-pub const DEFAULT_KEY_PREFIX: &str = "facade:video-session:lockout:v1:";
+/// The default key prefix. Keys are `{<prefix><bucket>}:<64 hex digits>` (one
+/// hash per account) and `{<prefix><bucket>}:store` (the bucket's marker), where
+/// the bucket is the account hash's first hex digit: the part in braces is a
+/// Redis Cluster hash tag, so an account and its marker share a slot.
+pub const DEFAULT_KEY_PREFIX: &str = "facade:video-session:lockout:v2:";
 /// The default bound on connecting and on each answer.
-const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
+pub const DEFAULT_REDIS_TIMEOUT: Duration = Duration::from_secs(2);
+/// The default bound on waiting for replicas to acknowledge a reservation.
+pub const DEFAULT_REPLICA_ACK_TIMEOUT: Duration = Duration::from_secs(1);
+/// The buckets (hex digits) an account key falls into.
+const BUCKETS: &[u8; 16] = b"0123456789abcdef";
+/// The longest key prefix accepted.
+const MAX_PREFIX: usize = 200;
+/// The largest PEM file accepted as a CA bundle.
+const MAX_CA_FILE: u64 = 1 << 20;
 
-/// A store on a Redis server, so several replicas (processes, hosts) share one
-/// count per account.
+/// Which replicas must acknowledge a reservation before its login is sent.
+///
+/// Redis replicates asynchronously: a reservation the primary accepted is lost
+/// if the primary fails before a replica received it and that replica is
+/// promoted, and the promoted store then grants a login the lost reservation
+/// had used up. Waiting for replicas (Redis `WAIT`) closes that gap as far as
+/// the promoted replica is one that acknowledged (Sentinel promotes the replica
+/// with the most data). See [`RedisStore`]'s table of what each deployment
+/// guarantees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReplicaAcks {
+    /// Every replica connected to the primary when the reservation is written
+    /// (none for a server without replicas). The default.
+    AllConnected,
+    /// At least this many replicas; fewer connected or acknowledging in time
+    /// refuses the login. For deployments that must never run on the primary
+    /// alone.
+    AtLeast(u32),
+    /// Do not wait. A failover can then lose the latest reservations: use it
+    /// only where the server has no replicas that could be promoted.
+    None,
+}
+
+/// A store on Redis, so several replicas (processes, hosts) share one count per
+/// account.
 ///
 /// - Each step is one Lua script run atomically by the server (the same steps
 ///   as [`AccountState`](super::AccountState)'s methods), with the server's
 ///   `TIME` as the one clock for every replica: client hosts' clocks do not
 ///   matter.
-/// - Each account is one hash under `<prefix><64 hex digits>`, holding only
-///   hashed account keys and times; it expires (TTL) when nothing in it
-///   counts any more, so an account nobody uses leaves nothing behind.
-/// - It fails closed: a connection or script error (Redis down, timeout,
-///   corrupt entry) is a [`StoreError`] and the guard sends nothing. The
-///   connection is a tokio [`ConnectionManager`] that reconnects when the
-///   server is back; connecting and every answer are bounded (default 2 s).
+/// - Each account is one hash, holding only hashed account keys and times; it
+///   expires (TTL) when nothing in it counts any more.
+/// - **Deployments**: one URL names each ([`connect`](Self::connect)):
+///   `redis://` and `rediss://` (TLS) for one server, `redis-sentinel://` for a
+///   primary that Sentinel fails over (the store asks the sentinels for the
+///   current primary, and again after a failover), `redis-cluster://` for a
+///   Cluster (an account's keys share one hash slot; `MOVED` and `ASK` are
+///   followed). ACL users and passwords go in the URL and never in a message.
+///   TLS uses the system's roots, or the CA file set with
+///   [`RedisStoreBuilder::ca_file`].
+/// - **Replicas**: before a login is sent, its reservation is acknowledged by
+///   the replicas [`ReplicaAcks`] asks for (default: every connected replica,
+///   within 1 s); otherwise the reservation is withdrawn and nothing is sent.
+/// - **Lost memory**: a marker per bucket of accounts says since when the
+///   store remembers every attempt. A server that lost its data (a restart
+///   without persistence, a flush, a failover to a replica that never had the
+///   marker) has no marker; the next step writes one, and every login of the
+///   bucket is refused ([`Refusal::HistoryUnknown`]) until the attempts the
+///   store may have forgotten can no longer count at the service: the
+///   marker's time + attempt timeout + window + margin. A store that never
+///   held counts is declared new once, by an operator, with
+///   [`initialize`](Self::initialize) (`apictl video lockout-init`).
+/// - It fails closed: a connection, script or acknowledgement error is a
+///   [`StoreError`] and the guard sends nothing. Connecting and every step
+///   are bounded (default 2 s, plus the acknowledgement wait).
+///
+/// | deployment | a reservation survives | after a loss |
+/// |---|---|---|
+/// | one server, no persistence | a client reconnecting; not a restart | the marker is gone: logins of every account wait one lockout window (11.5 min by default) |
+/// | one server, `appendonly yes`, `appendfsync always` | a restart (every acknowledged write is on disk) | nothing lost |
+/// | one server, `appendfsync everysec` | a restart, except the last second's writes | the last second's reservations may be lost; the marker survives, so this loss is not detected |
+/// | primary + replicas (`ReplicaAcks::AllConnected`, the default) | the loss of the primary, when a replica that acknowledged is promoted | a replica promoted without the marker makes everyone wait one window |
+/// | Sentinel (`redis-sentinel://`) | the same; the store follows the new primary | the same |
+/// | Cluster (`redis-cluster://`) | per shard, as primary + replicas above | a shard restarted empty loses its buckets' markers: those accounts wait one window |
+///
+/// Assumed, not checked: the servers' clocks agree within the policy's margin
+/// (a promoted replica's `TIME` dates every entry), and the server does not
+/// evict keys (`maxmemory-policy noeviction`, the default): an evicted account
+/// hash would be forgotten without a trace.
 ///
 /// ```no_run
 /// use std::sync::Arc;
-/// use facade::http::BaseUrl;
 /// use facade::video_session::{RedisStore, VideoSessionClient};
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-/// let store = RedisStore::connect("redis://127.0.0.1:6379/0").await?;
-/// let client = VideoSessionClient::builder(BaseUrl::parse("https://video.example.com")?)
+/// let store = RedisStore::builder("rediss-sentinel://app:secret@s1:26379,s2:26379,s3:26379#lockout")
+///     .ca_file("/etc/ssl/private-ca.pem")
+///     .connect()
+///     .await?;
+/// let client = VideoSessionClient::builder("https://video.example.com")
 ///     .lockout_store(Arc::new(store))
 ///     .build()?;
 /// # Ok(()) }
 /// ```
 #[derive(Clone)]
 pub struct RedisStore {
-    connection: ConnectionManager,
-    location: String,
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    backend: Backend,
+    url: RedisUrl,
     prefix: String,
-    scripts: Scripts,
+    timeout: Duration,
+    acks: ReplicaAcks,
+    ack_timeout: Duration,
+    /// Replicas the primary reported at the last reservation.
+    replicas_seen: AtomicU32,
+    /// The SHA-1 of each step's script, for `EVALSHA`.
+    shas: [String; 4],
 }
 
-#[derive(Clone)]
-struct Scripts {
-    reserve: redis::Script,
-    resolve: redis::Script,
-    hold: redis::Script,
-    view: redis::Script,
+/// The steps, in the order of `Inner::shas`.
+const STEPS: [&str; 4] = ["reserve", "resolve", "hold", "view"];
+
+/// The script of one step: the shared text behind a line naming the step.
+fn step_source(step: &str) -> String {
+    format!("local STEP = '{step}'\n{SCRIPT}")
 }
 
-impl Scripts {
-    fn new() -> Self {
-        let script = |step: &str| redis::Script::new(&format!("local STEP = '{step}'\n{SCRIPT}"));
-        Self {
-            reserve: script("reserve"),
-            resolve: script("resolve"),
-            hold: script("hold"),
-            view: script("view"),
-        }
-    }
+enum Backend {
+    Standalone(ConnectionManager),
+    Sentinel(Box<SentinelBackend>),
+    Cluster(ClusterConnection),
+}
+
+/// The primary Sentinel names, connected on demand and asked for again after
+/// an error (a failover).
+struct SentinelBackend {
+    client: tokio::sync::Mutex<SentinelClient>,
+    current: tokio::sync::Mutex<Option<MultiplexedConnection>>,
+    config: AsyncConnectionConfig,
 }
 
 impl fmt::Debug for RedisStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RedisStore")
-            .field("location", &self.location)
-            .field("prefix", &self.prefix)
+            .field("location", &self.inner.url.to_string())
+            .field("topology", &self.inner.url.topology.to_string())
+            .field("prefix", &self.inner.prefix)
+            .field("acks", &self.inner.acks)
             .finish_non_exhaustive()
     }
 }
 
-/// `redis://host:port/db` without user name or password, for messages.
-fn redact(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut u) => {
-            let _ = u.set_username("");
-            let _ = u.set_password(None);
-            u.to_string()
+/// Builds a [`RedisStore`]; see [`RedisStore::builder`].
+#[derive(Debug, Clone)]
+pub struct RedisStoreBuilder {
+    url: String,
+    timeout: Duration,
+    prefix: String,
+    ca_file: Option<PathBuf>,
+    acks: ReplicaAcks,
+    ack_timeout: Duration,
+}
+
+impl RedisStoreBuilder {
+    /// The bound on connecting and on each answer (default 2 s; 1 ms to 60 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The key prefix (default [`DEFAULT_KEY_PREFIX`]), to share a server
+    /// between applications or tests: at most 200 characters, no `{` or `}`
+    /// (the store's keys put it inside a Cluster hash tag).
+    pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// A PEM file of the CA certificates that sign the servers' TLS
+    /// certificates (a private CA), for `rediss…://` URLs; default: the
+    /// system's roots (`SSL_CERT_FILE` and `SSL_CERT_DIR` are honoured).
+    pub fn ca_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.ca_file = Some(path.into());
+        self
+    }
+
+    /// Which replicas must acknowledge a reservation before its login is sent
+    /// (default [`ReplicaAcks::AllConnected`]).
+    pub fn replica_acks(mut self, acks: ReplicaAcks) -> Self {
+        self.acks = acks;
+        self
+    }
+
+    /// How long to wait for those acknowledgements (default 1 s; 1 ms to 60 s).
+    /// Not acknowledged in time: the login is not sent.
+    pub fn replica_ack_timeout(mut self, timeout: Duration) -> Self {
+        self.ack_timeout = timeout;
+        self
+    }
+
+    /// Checks the settings, then connects (bounded by twice the timeout). A
+    /// Cluster or Sentinel URL is resolved now; errors name the setting or the
+    /// URL (never its password).
+    pub async fn connect(self) -> Result<RedisStore, StoreError> {
+        let url = RedisUrl::parse(&self.url).map_err(|e| {
+            StoreError::new(
+                "(Redis URL)",
+                format!("the lockout store URL is not valid: {e}"),
+            )
+        })?;
+        let location = url.to_string();
+        let setting = |name: &str, why: String| {
+            StoreError::new(
+                location.clone(),
+                format!("RedisStoreBuilder::{name}: {why}"),
+            )
+        };
+        for (name, value) in [
+            ("timeout", self.timeout),
+            ("replica_ack_timeout", self.ack_timeout),
+        ] {
+            if value < Duration::from_millis(1) || value > Duration::from_secs(60) {
+                return Err(setting(name, format!("{value:?} is not from 1 ms to 60 s")));
+            }
         }
-        Err(_) => "(unparsable Redis URL)".to_owned(),
+        if self.prefix.len() > MAX_PREFIX || self.prefix.contains(['{', '}']) {
+            return Err(setting(
+                "key_prefix",
+                format!("at most {MAX_PREFIX} characters, without '{{' or '}}'"),
+            ));
+        }
+        let certificates = match &self.ca_file {
+            None => None,
+            Some(path) => {
+                if !url.tls {
+                    return Err(setting(
+                        "ca_file",
+                        "is set, but the URL is not a TLS one (rediss://, rediss-sentinel://, rediss-cluster://)".to_owned(),
+                    ));
+                }
+                Some(read_ca(path).map_err(|e| setting("ca_file", e))?)
+            }
+        };
+        let connect = connect_backend(&url, self.timeout, certificates);
+        let backend = tokio::time::timeout(self.timeout * 2, connect)
+            .await
+            .map_err(|_| {
+                StoreError::new(
+                    location.clone(),
+                    format!(
+                        "cannot connect within {} s; no login is sent while the lockout store is unavailable",
+                        (self.timeout * 2).as_secs_f64()
+                    ),
+                )
+            })?
+            .map_err(|e| {
+                StoreError::new(
+                    location.clone(),
+                    format!(
+                        "cannot connect: {}; no login is sent while the lockout store is unavailable",
+                        scrub(&e, &url)
+                    ),
+                )
+            })?;
+        tracing::info!(store = %location, topology = %url.topology, "lockout store connected");
+        Ok(RedisStore {
+            inner: Arc::new(Inner {
+                backend,
+                url,
+                prefix: self.prefix,
+                timeout: self.timeout,
+                acks: self.acks,
+                ack_timeout: self.ack_timeout,
+                replicas_seen: AtomicU32::new(0),
+                shas: STEPS
+                    .map(|step| redis::Script::new(&step_source(step)).get_hash().to_owned()),
+            }),
+        })
     }
 }
 
+/// Reads a PEM bundle of at most 1 MiB.
+fn read_ca(path: &std::path::Path) -> Result<TlsCertificates, String> {
+    use std::io::Read as _;
+    let file =
+        std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut pem = Vec::new();
+    file.take(MAX_CA_FILE + 1)
+        .read_to_end(&mut pem)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if pem.len() as u64 > MAX_CA_FILE {
+        return Err(format!("{} is larger than 1 MiB", path.display()));
+    }
+    if !pem.windows(27).any(|w| w == b"-----BEGIN CERTIFICATE-----") {
+        return Err(format!("{} holds no PEM certificate", path.display()));
+    }
+    Ok(TlsCertificates {
+        client_tls: None,
+        root_cert: Some(pem),
+    })
+}
+
+async fn connect_backend(
+    url: &RedisUrl,
+    timeout: Duration,
+    certificates: Option<TlsCertificates>,
+) -> Result<Backend, RedisError> {
+    match url.topology {
+        Topology::Standalone => {
+            let (host, port) = &url.hosts[0];
+            let node = url.node_url(host, *port, true);
+            let client = match certificates {
+                Some(c) => redis::Client::build_with_tls(node, c)?,
+                None => redis::Client::open(node)?,
+            };
+            let config = ConnectionManagerConfig::new()
+                .set_connection_timeout(Some(timeout))
+                .set_response_timeout(Some(timeout))
+                .set_number_of_retries(1)
+                .set_max_delay(timeout);
+            Ok(Backend::Standalone(
+                ConnectionManager::new_with_config(client, config).await?,
+            ))
+        }
+        Topology::Sentinel => {
+            let sentinels = url.hosts.iter().map(|(host, port)| {
+                let host = host
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .to_owned();
+                if url.tls {
+                    redis::ConnectionAddr::TcpTls {
+                        host,
+                        port: *port,
+                        insecure: false,
+                        tls_params: None,
+                    }
+                } else {
+                    redis::ConnectionAddr::Tcp(host, *port)
+                }
+            });
+            let name = url.master_name.clone().unwrap_or_default();
+            let mut builder =
+                SentinelClientBuilder::new(sentinels, name, SentinelServerType::Master)?
+                    .set_client_to_redis_db(url.db);
+            if url.tls {
+                builder = builder
+                    .set_client_to_redis_tls_mode(redis::TlsMode::Secure)
+                    .set_client_to_sentinel_tls_mode(redis::TlsMode::Secure);
+                if let Some(c) = &certificates {
+                    builder = builder
+                        .set_client_to_redis_certificates(c.clone())
+                        .set_client_to_sentinel_certificates(c.clone());
+                }
+            }
+            if let Some(user) = &url.username {
+                builder = builder.set_client_to_redis_username(user);
+            }
+            if let Some(password) = &url.password {
+                builder = builder.set_client_to_redis_password(password);
+            }
+            let config = AsyncConnectionConfig::new()
+                .set_connection_timeout(Some(timeout))
+                .set_response_timeout(Some(timeout));
+            let mut client = builder.build()?;
+            let connection = client.get_async_connection_with_config(&config).await?;
+            Ok(Backend::Sentinel(Box::new(SentinelBackend {
+                client: tokio::sync::Mutex::new(client),
+                current: tokio::sync::Mutex::new(Some(connection)),
+                config,
+            })))
+        }
+        Topology::Cluster => {
+            let nodes = url
+                .hosts
+                .iter()
+                .map(|(host, port)| url.node_url(host, *port, false));
+            let mut builder = redis::cluster::ClusterClientBuilder::new(nodes)
+                .connection_timeout(timeout)
+                .response_timeout(timeout)
+                .retries(2)
+                .max_retry_wait(timeout.as_millis().try_into().unwrap_or(u64::MAX));
+            if let Some(c) = certificates {
+                builder = builder.certs(c);
+            }
+            let client = builder.build()?;
+            Ok(Backend::Cluster(client.get_async_connection().await?))
+        }
+    }
+}
+
+/// A redis error's text, with the URL's password removed should it appear.
+fn scrub(e: &RedisError, url: &RedisUrl) -> String {
+    let text = e.to_string();
+    match url.password.as_deref() {
+        // The password is never formatted by the redis crate; this guards a
+        // future version that would echo a URL back.
+        Some(p) if p.len() >= 4 && text.contains(p) => "(an error that quoted the URL)".to_owned(),
+        _ => text,
+    }
+}
+
+/// How a reservation ended, as the script and `WAIT` reported it.
+struct Reserved {
+    view: AccountView,
+    replicas: u32,
+    acked: u32,
+}
+
 impl RedisStore {
-    /// Connects to the server at `url` (`redis://[:password@]host:port/db`,
-    /// or `rediss://` for TLS when the `redis` crate is built with it), with
-    /// 2 s bounds on connecting and on each answer.
+    /// Connects to the deployment `url` names (see [`RedisStore`] for the
+    /// forms), with the defaults: 2 s bounds, every connected replica
+    /// acknowledging within 1 s, the system's TLS roots.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        Self::connect_with(url, DEFAULT_TIMEOUT, DEFAULT_KEY_PREFIX).await
+        Self::builder(url).connect().await
     }
 
-    /// Like [`connect`](Self::connect), with the bound on connecting and on
-    /// each answer, and the key prefix (to share a server between
-    /// applications or tests).
-    pub async fn connect_with(
-        url: &str,
-        timeout: Duration,
-        prefix: &str,
-    ) -> Result<Self, StoreError> {
-        let location = redact(url);
-        let error = |what: &str, e: redis::RedisError| {
-            StoreError::new(
-                location.clone(),
-                format!("{what}: {e}; no login is sent while the lockout store is unavailable"),
-            )
-        };
-        let client = redis::Client::open(url).map_err(|e| error("not a Redis URL", e))?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(timeout))
-            .set_response_timeout(Some(timeout))
-            .set_number_of_retries(1)
-            .set_max_delay(timeout);
-        let connection = tokio::time::timeout(
-            timeout * 2,
-            ConnectionManager::new_with_config(client, config),
+    /// A builder for a store on the deployment `url` names, to set the
+    /// timeouts, the key prefix, a CA file and the replica acknowledgements.
+    pub fn builder(url: impl Into<String>) -> RedisStoreBuilder {
+        RedisStoreBuilder {
+            url: url.into(),
+            timeout: DEFAULT_REDIS_TIMEOUT,
+            prefix: DEFAULT_KEY_PREFIX.to_owned(),
+            ca_file: None,
+            acks: ReplicaAcks::AllConnected,
+            ack_timeout: DEFAULT_REPLICA_ACK_TIMEOUT,
+        }
+    }
+
+    /// The kind of deployment the URL named: `standalone`, `sentinel` or
+    /// `cluster`.
+    pub fn topology(&self) -> &'static str {
+        match self.inner.url.topology {
+            Topology::Standalone => "standalone",
+            Topology::Sentinel => "sentinel",
+            Topology::Cluster => "cluster",
+        }
+    }
+
+    /// Declares the store new: sets every bucket's marker to "complete since
+    /// always", so logins are no longer held back for a lockout window. Run it
+    /// once, by hand, when the Redis deployment has never held lockout counts
+    /// (`apictl video lockout-init`), also after logins were already refused
+    /// for want of it. **Never** run it after the server lost its data, nor at
+    /// every start of an application: a missing marker is how the store
+    /// notices that it forgot attempts that may still count at the service.
+    /// Returns how many markers it changed (0 to 16; 0 when the store was
+    /// already initialized).
+    pub async fn initialize(&self) -> Result<u32, StoreError> {
+        let mut changed = 0;
+        for bucket in BUCKETS {
+            let marker = self.marker_key(*bucket);
+            let mut get = redis::cmd("GET");
+            get.arg(&marker);
+            if matches!(self.query_cmd(&get).await?, Value::BulkString(ref v) if v == b"0") {
+                continue;
+            }
+            let mut set = redis::cmd("SET");
+            set.arg(&marker).arg("0");
+            self.query_cmd(&set).await?;
+            changed += 1;
+        }
+        tracing::info!(store = %self.inner.url, changed, "lockout store initialized");
+        Ok(changed)
+    }
+
+    fn marker_key(&self, bucket: u8) -> String {
+        format!("{{{}{}}}:store", self.inner.prefix, char::from(bucket))
+    }
+
+    fn account_key(&self, key: &AccountKey) -> (String, String) {
+        let hex = key.to_string();
+        let bucket = hex.as_bytes()[0];
+        (
+            format!("{{{}{}}}:{hex}", self.inner.prefix, char::from(bucket)),
+            self.marker_key(bucket),
         )
-        .await
-        .map_err(|_| {
-            StoreError::new(
-                location.clone(),
-                format!("cannot connect within {} s", (timeout * 2).as_secs_f64()),
-            )
-        })?
-        .map_err(|e| error("cannot connect", e))?;
-        Ok(Self {
-            connection,
-            location,
-            prefix: prefix.to_owned(),
-            scripts: Scripts::new(),
-        })
     }
 
-    async fn run(
+    fn error(&self, what: &str) -> StoreError {
+        StoreError::new(self.inner.url.to_string(), what.to_owned())
+    }
+
+    fn redis_error(&self, step: &str, e: &RedisError) -> StoreError {
+        self.error(&format!(
+            "the lockout step ({step}) failed: {}",
+            scrub(e, &self.inner.url)
+        ))
+    }
+
+    /// The `EVALSHA` (or `EVAL`) of one step.
+    fn step_cmd(
         &self,
-        script: &redis::Script,
+        eval: bool,
+        step: &str,
         key: &AccountKey,
         id: AttemptId,
         limits: &Limits,
         extra: &[String],
-    ) -> Result<AccountView, StoreError> {
-        let mut invocation = script.key(format!("{}{key}", self.prefix));
-        invocation
+    ) -> redis::Cmd {
+        let (account, marker) = self.account_key(key);
+        let mut cmd = if eval {
+            let mut c = redis::cmd("EVAL");
+            c.arg(step_source(step));
+            c
+        } else {
+            let mut c = redis::cmd("EVALSHA");
+            c.arg(self.sha(step));
+            c
+        };
+        cmd.arg(2)
+            .arg(account)
+            .arg(marker)
             .arg(id.to_string())
             .arg(limits.max_failures)
             .arg(micros(limits.unknown_for))
@@ -160,18 +542,134 @@ impl RedisStore {
             .arg(micros(limits.margin))
             .arg(micros(limits.longest_block));
         for a in extra {
-            invocation.arg(a);
+            cmd.arg(a);
         }
-        let mut connection = self.connection.clone();
-        let (counted, refusal, wait, blocked_for, reserved): (u32, u8, i64, i64, u8) = invocation
-            .invoke_async(&mut connection)
+        cmd
+    }
+
+    fn sha(&self, step: &str) -> &str {
+        let i = STEPS.iter().position(|s| *s == step).unwrap_or(0);
+        &self.inner.shas[i]
+    }
+
+    /// Runs `pipe` on the deployment's connection (a Cluster routes it by the
+    /// first key), bounded by the timeout plus `extra`.
+    async fn query_pipe(
+        &self,
+        pipe: &redis::Pipeline,
+        extra: Duration,
+    ) -> Result<Vec<Value>, Failure> {
+        let bound = self.inner.timeout + extra;
+        let run = async {
+            match &self.inner.backend {
+                Backend::Standalone(c) => pipe.query_async::<Vec<Value>>(&mut c.clone()).await,
+                Backend::Cluster(c) => pipe.query_async::<Vec<Value>>(&mut c.clone()).await,
+                Backend::Sentinel(s) => {
+                    let mut connection = s.connection().await?;
+                    let answer = pipe.query_async::<Vec<Value>>(&mut connection).await;
+                    if let Err(e) = &answer {
+                        s.forget_after(e).await;
+                    }
+                    answer
+                }
+            }
+        };
+        match tokio::time::timeout(bound, run).await {
+            Ok(Ok(values)) => Ok(values),
+            Ok(Err(e)) => Err(Failure::Redis(e)),
+            Err(_) => {
+                if let Backend::Sentinel(s) = &self.inner.backend {
+                    s.current.lock().await.take();
+                }
+                Err(Failure::TimedOut(bound))
+            }
+        }
+    }
+
+    async fn query_cmd(&self, cmd: &redis::Cmd) -> Result<Value, StoreError> {
+        let mut pipe = redis::pipe();
+        pipe.add_command(cmd.clone());
+        let values = self
+            .query_pipe(&pipe, Duration::ZERO)
             .await
-            .map_err(|e| {
-                StoreError::new(
-                    self.location.clone(),
-                    format!("the lockout step failed: {e}; nothing was sent"),
-                )
-            })?;
+            .map_err(|f| self.failure("initialize", f))?;
+        values
+            .into_iter()
+            .next()
+            .ok_or_else(|| self.error("the server answered nothing"))
+    }
+
+    fn failure(&self, step: &str, f: Failure) -> StoreError {
+        match f {
+            Failure::Redis(e) => self.redis_error(step, &e),
+            Failure::TimedOut(d) => self.error(&format!(
+                "the lockout step ({step}) got no answer within {} ms",
+                d.as_millis()
+            )),
+        }
+    }
+
+    /// Runs one step; for a reservation, waits for `wait_for` replicas in the
+    /// same pipeline (so the `WAIT` follows the script's write on the same
+    /// connection). Retries once with `EVAL` when the server lacks the script.
+    async fn run(
+        &self,
+        step: &str,
+        key: &AccountKey,
+        id: AttemptId,
+        limits: &Limits,
+        extra: &[String],
+        wait_for: Option<u32>,
+    ) -> Result<(AccountView, u32, u32), StoreError> {
+        let mut eval = false;
+        loop {
+            let mut pipe = redis::pipe();
+            pipe.add_command(self.step_cmd(eval, step, key, id, limits, extra));
+            let mut extra_time = Duration::ZERO;
+            if let Some(n) = wait_for {
+                pipe.cmd("WAIT")
+                    .arg(n)
+                    .arg(u64::try_from(self.inner.ack_timeout.as_millis()).unwrap_or(u64::MAX));
+                extra_time = self.inner.ack_timeout;
+            }
+            match self.query_pipe(&pipe, extra_time).await {
+                Err(Failure::Redis(e)) if !eval && e.code() == Some("NOSCRIPT") => eval = true,
+                Err(f) => return Err(self.failure(step, f)),
+                Ok(values) => return self.decode(values, wait_for.is_some()),
+            }
+        }
+    }
+
+    fn decode(
+        &self,
+        values: Vec<Value>,
+        waited: bool,
+    ) -> Result<(AccountView, u32, u32), StoreError> {
+        let mut values = values.into_iter();
+        let result = values
+            .next()
+            .ok_or_else(|| self.error("the server answered nothing"))?;
+        let (counted, refusal, wait, blocked_for, reserved, replicas): (
+            u32,
+            u8,
+            i64,
+            i64,
+            u8,
+            i64,
+        ) = redis::from_redis_value(result).map_err(|e| {
+            self.error(&format!(
+                "the lockout script answered in an unknown shape: {e}"
+            ))
+        })?;
+        let acked = if waited {
+            let v = values
+                .next()
+                .ok_or_else(|| self.error("WAIT answered nothing"))?;
+            redis::from_redis_value::<u32>(v)
+                .map_err(|e| self.error(&format!("WAIT answered in an unknown shape: {e}")))?
+        } else {
+            0
+        };
         let us = |v: i64| Duration::from_micros(u64::try_from(v).unwrap_or(0));
         let refusal = match refusal {
             0 => None,
@@ -179,19 +677,149 @@ impl RedisStore {
             2 => Some(Refusal::KnownBlock),
             3 => Some(Refusal::PresumedBlock),
             4 => Some(Refusal::RateLimited),
+            5 => Some(Refusal::HistoryUnknown),
             other => {
-                return Err(StoreError::new(
-                    self.location.clone(),
-                    format!("the lockout script answered an unknown refusal {other}"),
-                ));
+                return Err(self.error(&format!(
+                    "the lockout script answered an unknown refusal {other}"
+                )));
             }
         };
-        Ok(AccountView {
+        let view = AccountView {
             counted,
             refusal: refusal.map(|r| (r, us(wait))),
             blocked_for: (blocked_for >= 0).then(|| us(blocked_for)),
             reserved: reserved == 1,
-        })
+        };
+        Ok((
+            view,
+            u32::try_from(replicas.max(0)).unwrap_or(u32::MAX),
+            acked,
+        ))
+    }
+
+    /// Reserves, then makes sure the replicas the settings ask for have the
+    /// reservation; withdraws it (nothing is sent) when they do not.
+    async fn reserve_acknowledged(
+        &self,
+        key: &AccountKey,
+        id: AttemptId,
+        limits: &Limits,
+    ) -> Result<AccountView, StoreError> {
+        let wants = |connected: u32| match self.inner.acks {
+            ReplicaAcks::AllConnected => Some(connected),
+            ReplicaAcks::AtLeast(n) => Some(n),
+            ReplicaAcks::None => None,
+        };
+        let mut wait_for = wants(self.inner.replicas_seen.load(Ordering::Relaxed));
+        // At most two rounds: the second when more replicas were connected than
+        // the first round waited for (the step is idempotent for one attempt id).
+        for round in 0..2 {
+            let (view, replicas, acked) =
+                self.run("reserve", key, id, limits, &[], wait_for).await?;
+            self.inner.replicas_seen.store(replicas, Ordering::Relaxed);
+            let r = Reserved {
+                view,
+                replicas,
+                acked,
+            };
+            if !r.view.reserved {
+                return Ok(r.view);
+            }
+            let required = match wants(r.replicas) {
+                None => return Ok(r.view),
+                Some(n) => n,
+            };
+            let waited = wait_for.unwrap_or(0);
+            if r.acked >= required {
+                return Ok(r.view);
+            }
+            if round == 0 && waited < required {
+                wait_for = Some(required);
+                continue;
+            }
+            return Err(self.not_acknowledged(key, id, limits, &r, required).await);
+        }
+        unreachable!("the loop returns in its second round")
+    }
+
+    async fn not_acknowledged(
+        &self,
+        key: &AccountKey,
+        id: AttemptId,
+        limits: &Limits,
+        r: &Reserved,
+        required: u32,
+    ) -> StoreError {
+        let withdrawn = self
+            .run(
+                "resolve",
+                key,
+                id,
+                limits,
+                &["not_counted".to_owned()],
+                None,
+            )
+            .await
+            .is_ok();
+        let setting = match self.inner.acks {
+            ReplicaAcks::AtLeast(_) => "RedisStoreBuilder::replica_acks (ReplicaAcks::AtLeast)",
+            _ => "RedisStoreBuilder::replica_acks",
+        };
+        let mut message = format!(
+            "the reservation was acknowledged by {} of {required} replicas ({} connected) within {} ms, so a failover could lose it; the login was not sent{}. Check the replicas' link to the primary, or raise RedisStoreBuilder::replica_ack_timeout; {setting} sets how many must acknowledge",
+            r.acked,
+            r.replicas,
+            self.inner.ack_timeout.as_millis(),
+            if withdrawn {
+                " and the reservation was withdrawn"
+            } else {
+                ""
+            },
+        );
+        if r.replicas < required {
+            message = format!(
+                "{required} replicas must acknowledge each reservation but the primary has {} connected; the login was not sent. Connect the replicas, or lower {setting}",
+                r.replicas
+            );
+        }
+        self.error(&message)
+    }
+}
+
+/// Why a query failed.
+enum Failure {
+    Redis(RedisError),
+    TimedOut(Duration),
+}
+
+impl SentinelBackend {
+    /// The current primary's connection, asking the sentinels when there is none.
+    async fn connection(&self) -> Result<MultiplexedConnection, RedisError> {
+        let mut current = self.current.lock().await;
+        if let Some(c) = &*current {
+            return Ok(c.clone());
+        }
+        let connection = self
+            .client
+            .lock()
+            .await
+            .get_async_connection_with_config(&self.config)
+            .await?;
+        *current = Some(connection.clone());
+        Ok(connection)
+    }
+
+    /// After an error that may mean a failover (the connection dropped, the
+    /// server became a replica: `READONLY`), the next step asks the sentinels.
+    async fn forget_after(&self, e: &RedisError) {
+        let failover = e.is_io_error()
+            || e.is_connection_dropped()
+            || e.is_connection_refusal()
+            || e.is_timeout()
+            || matches!(e.code(), Some("READONLY" | "MASTERDOWN" | "LOADING"));
+        if failover {
+            self.current.lock().await.take();
+        }
     }
 }
 
@@ -203,7 +831,7 @@ impl LockoutStore for RedisStore {
         _now: SystemTime,
         limits: Limits,
     ) -> StoreFuture<'a, AccountView> {
-        Box::pin(async move { self.run(&self.scripts.reserve, key, id, &limits, &[]).await })
+        Box::pin(async move { self.reserve_acknowledged(key, id, &limits).await })
     }
 
     fn resolve<'a>(
@@ -221,14 +849,9 @@ impl LockoutStore for RedisStore {
             Resolution::NotCounted => "not_counted",
         };
         Box::pin(async move {
-            self.run(
-                &self.scripts.resolve,
-                key,
-                id,
-                &limits,
-                &[resolution.to_owned()],
-            )
-            .await
+            let extra = [resolution.to_owned()];
+            let (view, _, _) = self.run("resolve", key, id, &limits, &extra, None).await?;
+            Ok(view)
         })
     }
 
@@ -247,7 +870,8 @@ impl LockoutStore for RedisStore {
         };
         Box::pin(async move {
             let extra = [kind.to_owned(), micros(wait).to_string()];
-            self.run(&self.scripts.hold, key, id, &limits, &extra).await
+            let (view, _, _) = self.run("hold", key, id, &limits, &extra, None).await?;
+            Ok(view)
         })
     }
 
@@ -258,21 +882,71 @@ impl LockoutStore for RedisStore {
         limits: Limits,
     ) -> StoreFuture<'a, AccountView> {
         Box::pin(async move {
-            self.run(
-                &self.scripts.view,
-                key,
-                AttemptId::from_u128(0),
-                &limits,
-                &[],
-            )
-            .await
+            let id = AttemptId::from_u128(0);
+            let (view, _, _) = self.run("view", key, id, &limits, &[], None).await?;
+            Ok(view)
         })
     }
 
     fn location(&self) -> String {
-        self.location.clone()
+        self.inner.url.to_string()
     }
 }
 
-// Tested against a real redis-server in `crates/facade/tests/it/video_session_redis.rs`
-// (it starts its own server; see there for when it skips).
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::video_session::credentials::Credentials;
+
+    #[tokio::test]
+    async fn settings_are_checked_before_connecting() {
+        // Port 1 on loopback: nothing listens, but the settings fail first.
+        let cases = [
+            (
+                RedisStore::builder("redis://127.0.0.1:1").timeout(Duration::ZERO),
+                "timeout",
+            ),
+            (
+                RedisStore::builder("redis://127.0.0.1:1")
+                    .replica_ack_timeout(Duration::from_secs(61)),
+                "replica_ack_timeout",
+            ),
+            (
+                RedisStore::builder("redis://127.0.0.1:1").key_prefix("a{b}"),
+                "key_prefix",
+            ),
+            (
+                RedisStore::builder("redis://127.0.0.1:1").ca_file("/nonexistent"),
+                "ca_file",
+            ),
+            (
+                RedisStore::builder("rediss://127.0.0.1:1").ca_file("/nonexistent"),
+                "ca_file",
+            ),
+        ];
+        for (builder, setting) in cases {
+            let e = builder.connect().await.unwrap_err();
+            assert!(
+                e.message.contains(&format!("RedisStoreBuilder::{setting}")),
+                "{e}"
+            );
+        }
+        let e = RedisStore::connect("redis://:pw-secret@a,b")
+            .await
+            .unwrap_err();
+        assert!(e.to_string().contains("several hosts"), "{e}");
+        assert!(!e.to_string().contains("pw-secret"), "{e}");
+    }
+
+    #[test]
+    fn an_account_and_its_marker_share_a_hash_tag() {
+        let key = Credentials::new("sk", "alice", "pw").unwrap().account_key();
+        let hex = key.to_string();
+        let prefix = DEFAULT_KEY_PREFIX;
+        let tag = format!("{{{prefix}{}}}", &hex[..1]);
+        let account = format!("{tag}:{hex}");
+        let marker = format!("{tag}:store");
+        let slot = |k: &str| redis::cluster_routing::Slot::for_key(k);
+        assert_eq!(slot(&account), slot(&marker));
+    }
+}

@@ -136,6 +136,10 @@ pub enum Refusal {
     PresumedBlock,
     /// The service asked to wait (429 `Retry-After`).
     RateLimited,
+    /// The store lost its memory (a Redis restart without persistence, a
+    /// flush, a failover to a replica without the store's marker): attempts it
+    /// forgot may still count at the service until they expire there.
+    HistoryUnknown,
 }
 
 /// An account's count as a step left it.
