@@ -698,8 +698,25 @@ impl RedisStore {
     }
 
     /// Reserves, then makes sure the replicas the settings ask for have the
-    /// reservation; withdraws it (nothing is sent) when they do not.
+    /// reservation; withdraws it (nothing is sent) when they do not. Bounded
+    /// as a whole by the timeout plus the acknowledgement timeout.
     async fn reserve_acknowledged(
+        &self,
+        key: &AccountKey,
+        id: AttemptId,
+        limits: &Limits,
+    ) -> Result<AccountView, StoreError> {
+        let bound = self.inner.timeout + self.inner.ack_timeout;
+        match tokio::time::timeout(bound, self.reserve_rounds(key, id, limits)).await {
+            Ok(result) => result,
+            Err(_) => Err(self.error(&format!(
+                "the reservation got no answer, or no acknowledgement from the replicas, within {} ms; the login was not sent",
+                bound.as_millis()
+            ))),
+        }
+    }
+
+    async fn reserve_rounds(
         &self,
         key: &AccountKey,
         id: AttemptId,
@@ -725,24 +742,25 @@ impl RedisStore {
             if !r.view.reserved {
                 return Ok(r.view);
             }
-            let required = match wants(r.replicas) {
-                None => return Ok(r.view),
-                Some(n) => n,
+            let Some(required) = wants(r.replicas) else {
+                return Ok(r.view);
             };
-            let waited = wait_for.unwrap_or(0);
             if r.acked >= required {
                 return Ok(r.view);
             }
-            if round == 0 && waited < required {
+            if round == 0 && wait_for.unwrap_or(0) < required && r.replicas >= required {
                 wait_for = Some(required);
                 continue;
             }
-            return Err(self.not_acknowledged(key, id, limits, &r, required).await);
+            return Err(self.not_acknowledged(key, id, limits, &r, required));
         }
-        unreachable!("the loop returns in its second round")
+        unreachable!("the second round always returns")
     }
 
-    async fn not_acknowledged(
+    /// The error for a reservation the replicas did not acknowledge; its
+    /// withdrawal runs on its own (it only gives the budget back: leaving the
+    /// reservation counted is safe, so the caller does not wait for it).
+    fn not_acknowledged(
         &self,
         key: &AccountKey,
         id: AttemptId,
@@ -750,38 +768,26 @@ impl RedisStore {
         r: &Reserved,
         required: u32,
     ) -> StoreError {
-        let withdrawn = self
-            .run(
-                "resolve",
-                key,
-                id,
-                limits,
-                &["not_counted".to_owned()],
-                None,
-            )
-            .await
-            .is_ok();
-        let setting = match self.inner.acks {
-            ReplicaAcks::AtLeast(_) => "RedisStoreBuilder::replica_acks (ReplicaAcks::AtLeast)",
-            _ => "RedisStoreBuilder::replica_acks",
-        };
-        let mut message = format!(
-            "the reservation was acknowledged by {} of {required} replicas ({} connected) within {} ms, so a failover could lose it; the login was not sent{}. Check the replicas' link to the primary, or raise RedisStoreBuilder::replica_ack_timeout; {setting} sets how many must acknowledge",
-            r.acked,
-            r.replicas,
-            self.inner.ack_timeout.as_millis(),
-            if withdrawn {
-                " and the reservation was withdrawn"
-            } else {
-                ""
-            },
-        );
-        if r.replicas < required {
-            message = format!(
+        let (store, key, limits) = (self.clone(), *key, *limits);
+        tokio::spawn(async move {
+            let extra = ["not_counted".to_owned()];
+            if let Err(e) = store.run("resolve", &key, id, &limits, &extra, None).await {
+                tracing::debug!(error = %e, "an unacknowledged reservation stays counted");
+            }
+        });
+        let setting = "RedisStoreBuilder::replica_acks";
+        let message = if r.replicas < required {
+            format!(
                 "{required} replicas must acknowledge each reservation but the primary has {} connected; the login was not sent. Connect the replicas, or lower {setting}",
                 r.replicas
-            );
-        }
+            )
+        } else {
+            format!(
+                "the reservation was acknowledged by {} of {required} replicas within {} ms, so a failover could lose it; the login was not sent. Check the replicas' link to the primary, or raise RedisStoreBuilder::replica_ack_timeout ({setting} sets how many must acknowledge)",
+                r.acked,
+                self.inner.ack_timeout.as_millis(),
+            )
+        };
         self.error(&message)
     }
 }
