@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use facade::http::{BaseUrl, HttpOptions};
 use facade::video_session::{
-    CallExperience, Camera, CountryCode, Credentials, EmailAddress, Error as VideoError,
+    CallExperience, Camera, CountryCode, Credentials, EmailAddress, Error as VideoError, FileStore,
     Invitation, InvitationReceipt, JoinAs, LockoutGuard, LockoutStore, Message, Microphone,
     MobileNumber, PlatformSupport, RedisStore, Session, SessionId, SystemClock, VideoSessionClient,
 };
@@ -33,20 +33,24 @@ fn base_url(text: &str) -> AppResult<BaseUrl> {
 }
 
 /// The lockout store: Redis when `url` is given (`--lockout-store`,
-/// `APICTL_LOCKOUT_STORE`), else the state directory's file.
-pub async fn lockout_store(
-    url: Option<&str>,
-    state: &StateDir,
-) -> AppResult<Arc<dyn LockoutStore>> {
+/// `APICTL_LOCKOUT_STORE`), else the facade's default, the per-user file
+/// ([`FileStore::per_user`]) every application of the user on this host
+/// shares, so apictl and those applications keep one count per account.
+pub async fn lockout_store(url: Option<&str>) -> AppResult<Arc<dyn LockoutStore>> {
     let Some(url) = url.filter(|u| !u.trim().is_empty()) else {
-        return Ok(Arc::new(state.lockout_store()));
+        let store = FileStore::per_user().map_err(|e| {
+            AppError::new(e.to_string()).hint(
+                "nothing was sent; the default lockout file is in the per-user state directory ($XDG_STATE_HOME, else ~/.local/state): make it a directory you can write, or pass --lockout-store redis://HOST:PORT/DB (APICTL_LOCKOUT_STORE)",
+            )
+        })?;
+        return Ok(Arc::new(store));
     };
     if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
         return Err(AppError::new(format!(
             "--lockout-store must be a redis:// URL (redis://HOST:PORT/DB), not {:?}",
             url.split('@').next_back().unwrap_or_default()
         ))
-        .hint("leave --lockout-store and APICTL_LOCKOUT_STORE unset to keep the count in the state directory"));
+        .hint("leave --lockout-store and APICTL_LOCKOUT_STORE unset to keep the count in the per-user file every application of this user shares"));
     }
     let store = RedisStore::connect(url).await.map_err(|e| {
         AppError::new(e.to_string()).hint(
@@ -123,7 +127,7 @@ pub async fn run_login(ctx: &Ctx, args: &VideoLoginArgs) -> AppResult<u8> {
     let password = password()?;
     let credentials = Credentials::new(SecretString::from(secret_key), user, password)?;
     let state = ctx.state()?;
-    let store = lockout_store(args.store.lockout_store.as_deref(), &state).await?;
+    let store = lockout_store(args.store.lockout_store.as_deref()).await?;
     let options = crate::limits::video_http_options(&args.service.limits)?;
     let (session, path) = login(base.clone(), &credentials, &state, store, &options).await?;
     let user = session.user();
@@ -163,8 +167,7 @@ pub async fn run_lockout_status(ctx: &Ctx, args: &VideoLockoutStatusArgs) -> App
     // the one validation path of `Credentials`.
     let credentials = Credentials::new(SecretString::from(secret_key), user, "-")?;
     let key = credentials.account_key();
-    let state = ctx.state()?;
-    let store = lockout_store(args.store.lockout_store.as_deref(), &state).await?;
+    let store = lockout_store(args.store.lockout_store.as_deref()).await?;
     let location = store.location();
     let guard = LockoutGuard::new(store, Arc::new(SystemClock));
     let status = guard

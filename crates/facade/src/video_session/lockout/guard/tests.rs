@@ -6,7 +6,6 @@ use std::time::UNIX_EPOCH;
 
 use super::*;
 use crate::video_session::clock::ManualClock;
-use crate::video_session::clock::SystemClock;
 use crate::video_session::credentials::Credentials;
 use crate::video_session::lockout::policy::Limits;
 use crate::video_session::lockout::store::MemoryStore;
