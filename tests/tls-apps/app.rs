@@ -7,7 +7,11 @@
 //! its own (`cargo test -p tls-app-default-features`), since features unify
 //! across the packages of one cargo invocation.
 
-use facade::video_session::{Credentials, Invitation, Message, SessionId, VideoSessionClient};
+use std::sync::Arc;
+
+use facade::video_session::{
+    Credentials, Invitation, MemoryStore, Message, SessionId, VideoSessionClient,
+};
 
 /// The application: its own reqwest client first, then the facade.
 pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -24,7 +28,11 @@ pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
 
     // Then the facade, against the fake.
     let demo = fake.demo().clone();
-    let client = VideoSessionClient::new(fake.base_url())?;
+    // An in-memory lockout store, named: the default (a per-user file) would write into the
+    // home directory of whoever runs the test.
+    let client = VideoSessionClient::builder(fake.base_url())
+        .lockout_store(Arc::new(MemoryStore::new()))
+        .build()?;
     let credentials = Credentials::new(demo.secret_key, demo.user_name, demo.password)?;
     let session = client.login(&credentials).send().await?;
     let invitation = Invitation::Email {

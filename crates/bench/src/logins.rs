@@ -69,13 +69,14 @@ struct FacadeLogin {
 }
 
 impl FacadeLogin {
-    /// Over the default guard (the process-wide `MemoryStore`), or over `store`.
+    /// Over the process-wide `MemoryStore` (named: the default store is a
+    /// per-user file, which a benchmark must not write into), or over `store`.
     fn new(target: &VideoTarget, store: Option<std::sync::Arc<dyn LockoutStore>>) -> Result<Self> {
-        let mut builder = VideoSessionClient::builder(BaseUrl::parse(&target.base_url)?);
-        if let Some(store) = store {
-            builder = builder.lockout_store(store);
-        }
-        let client = builder.build().context("building the video client")?;
+        let store = store.unwrap_or_else(|| MemoryStore::shared());
+        let client = VideoSessionClient::builder(BaseUrl::parse(&target.base_url)?)
+            .lockout_store(store)
+            .build()
+            .context("building the video client")?;
         let credentials = Credentials::new(
             target.secret_key.clone(),
             target.user_name.clone(),
@@ -106,7 +107,7 @@ pub async fn logins_baseline(target: &VideoTarget, count: u64) -> Result<Measure
 }
 
 /// Facade logins: `count` sequential [`VideoSessionClient::login`]s through
-/// the default lockout guard (in-memory store); each must succeed.
+/// a lockout guard over the process-wide in-memory store; each must succeed.
 pub async fn logins_facade(target: &VideoTarget, count: u64) -> Result<Measurement> {
     let elapsed = FacadeLogin::new(target, None)?.run(count).await?;
     Ok(Measurement::new(count, count, elapsed))

@@ -14,9 +14,11 @@ New here? `apictl tour` shows everything working against local fakes, without an
 const AFTER_HELP: &str =
     "Settings come from, in this order: flags, environment variables, the config file
 ($XDG_CONFIG_HOME/apictl/config.toml or ~/.config/apictl/config.toml, or --config).
-State (the video session token, the login lockout count and the credentials of
-`apictl auth login`, all mode 0600) lives in $XDG_STATE_HOME/apictl or
-~/.local/state/apictl, or --state-dir.
+State (the video session token and the credentials of `apictl auth login`, mode
+0600) lives in $XDG_STATE_HOME/apictl or ~/.local/state/apictl, or --state-dir.
+The video login lockout count is the one every application of the user shares:
+$XDG_STATE_HOME/facade/video-session-lockout.json (else ~/.local/state/...), or
+Redis with --lockout-store.
 
 Exit status: 0 success; 1 error (one `error:` line and a `hint:` line on stderr);
 2 `ads conversions upload` finished but rejected some rows.";
@@ -55,7 +57,7 @@ pub struct GlobalArgs {
     )]
     pub config: Option<PathBuf>,
 
-    /// Directory of the session token and lockout state [default: $XDG_STATE_HOME/apictl]
+    /// Directory of the session token and saved credentials [default: $XDG_STATE_HOME/apictl]
     #[arg(
         long,
         global = true,
@@ -223,7 +225,7 @@ pub struct SandboxArgs {
 pub enum VideoCommand {
     /// Log in and keep the session token for `video invite`
     #[command(
-        long_about = "Log in and keep the session token for `video invite`.\n\nThe password comes from VIDEO_PASSWORD or, on a terminal, from a prompt that does not\necho; never from a flag. The token is kept in a file only you can read (0600) in the\nstate directory and is never printed.\n\nThe service blocks an account for 10 minutes after more than 5 failed logins in 10\nminutes. apictl counts failed logins per account in the state directory (or in Redis with\n--lockout-store, shared by every machine using it), across runs, and refuses to send a\nlogin whose failure could start a block, saying when it is safe to try again."
+        long_about = "Log in and keep the session token for `video invite`.\n\nThe password comes from VIDEO_PASSWORD or, on a terminal, from a prompt that does not\necho; never from a flag. The token is kept in a file only you can read (0600) in the\nstate directory and is never printed.\n\nThe service blocks an account for 10 minutes after more than 5 failed logins in 10\nminutes. apictl counts failed logins per account, across runs, in the per-user lockout\nfile that every application of the user shares\n($XDG_STATE_HOME/facade/video-session-lockout.json), or in Redis with --lockout-store\n(shared by every machine using it), and refuses to send a login whose failure could\nstart a block, saying when it is safe to try again."
     )]
     Login(VideoLoginArgs),
 
@@ -236,7 +238,7 @@ pub enum VideoCommand {
     /// Show the lockout count of an account, sending nothing
     #[command(
         name = "lockout-status",
-        long_about = "Show the lockout count of an account, sending nothing.\n\nReads the lockout store (the state directory's file, or --lockout-store) and prints how\nmany failed or unanswered logins of the account are counted, how many more apictl would\nsend, and when it will send again if it refuses now. Needs the secret key and the user\nname (they name the account), never the password."
+        long_about = "Show the lockout count of an account, sending nothing.\n\nReads the lockout store (the per-user lockout file, or --lockout-store) and prints how\nmany failed or unanswered logins of the account are counted, how many more apictl would\nsend, and when it will send again if it refuses now. Needs the secret key and the user\nname (they name the account), never the password."
     )]
     LockoutStatus(VideoLockoutStatusArgs),
 
@@ -252,7 +254,7 @@ pub enum VideoCommand {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Lockout store")]
 pub struct LockoutStoreArgs {
-    /// Share the login lockout count through Redis instead of the state directory's file:
+    /// Share the login lockout count through Redis instead of the per-user lockout file:
     /// redis://HOST:PORT/DB, rediss:// (TLS), redis-sentinel://HOST:PORT,…#MASTER or
     /// redis-cluster://HOST:PORT,… (and rediss-sentinel://, rediss-cluster://)
     #[arg(

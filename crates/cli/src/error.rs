@@ -102,6 +102,10 @@ impl From<video_session::Error> for AppError {
                     .to_owned()
             }
             E::InvalidCredentials {
+                unrecorded: Some(_),
+                ..
+            } => "check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); the login was sent but the lockout store could not record its answer, so apictl sends no login for this account until the store named above works again (the default per-user file, or the Redis server of --lockout-store)".to_owned(),
+            E::InvalidCredentials {
                 remaining_attempts: 0,
                 window,
                 ..
@@ -138,7 +142,7 @@ impl From<video_session::Error> for AppError {
             E::UnexpectedResponse { .. } => {
                 "the service does not answer as documented; run with -v and report it".to_owned()
             }
-            E::Store(_) => "nothing was sent; check the lockout store: the state directory (--state-dir, APICTL_STATE_DIR) must be yours only, or the Redis server of --lockout-store (APICTL_LOCKOUT_STORE) must be reachable".to_owned(),
+            E::Store(_) => "nothing was sent; check the lockout store named above: the per-user lockout file and its directory must be yours only, or the Redis server of --lockout-store (APICTL_LOCKOUT_STORE) must be reachable".to_owned(),
             _ => "run with -v for details".to_owned(),
         };
         AppError::new(e.to_string()).hint(hint)

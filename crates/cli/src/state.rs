@@ -1,4 +1,4 @@
-//! Files in the state directory: the video session and the lockout count.
+//! Files in the state directory: the video session (and the tour's lockout count).
 //!
 //! Both are written only by their owner's user through the facade's
 //! [`private_file`]: the directory is created 0700, the files 0600, written to
@@ -33,8 +33,10 @@ impl StateDir {
         &self.dir
     }
 
-    /// The video login lockout store (the facade's [`FileStore`]: 0600, hashed
-    /// account keys, a lock file beside it).
+    /// A video login lockout store in this directory (the facade's
+    /// [`FileStore`]: 0600, hashed account keys, a lock file beside it). Only
+    /// the tour uses it, in its temporary directory; the commands use the
+    /// per-user default every application shares ([`FileStore::per_user`]).
     pub fn lockout_store(&self) -> FileStore {
         FileStore::new(self.dir.join("video-lockout.json"))
     }

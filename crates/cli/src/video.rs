@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use facade::http::{BaseUrl, HttpOptions};
 use facade::video_session::{
-    CallExperience, Camera, CountryCode, Credentials, EmailAddress, Error as VideoError,
+    CallExperience, Camera, CountryCode, Credentials, EmailAddress, Error as VideoError, FileStore,
     Invitation, InvitationReceipt, JoinAs, LockoutGuard, LockoutStore, Message, Microphone,
     MobileNumber, PlatformSupport, RedisStore, Session, SessionId, SystemClock, VideoSessionClient,
 };
@@ -35,11 +35,11 @@ fn base_url(text: &str) -> AppResult<BaseUrl> {
 
 /// The lockout store: Redis when `--lockout-store` (`APICTL_LOCKOUT_STORE`) is
 /// given, in any form `RedisStore` accepts (standalone, TLS, Sentinel,
-/// Cluster), else the state directory's file. Says on stderr which it uses.
-pub async fn lockout_store(
-    args: &LockoutStoreArgs,
-    state: &StateDir,
-) -> AppResult<Arc<dyn LockoutStore>> {
+/// Cluster), else the facade's default, the per-user file
+/// ([`FileStore::per_user`]) every application of the user on this host
+/// shares, so apictl and those applications keep one count per account. Says
+/// on stderr which Redis deployment it uses.
+pub async fn lockout_store(args: &LockoutStoreArgs) -> AppResult<Arc<dyn LockoutStore>> {
     let Some(url) = args
         .lockout_store
         .as_deref()
@@ -49,7 +49,12 @@ pub async fn lockout_store(
             return Err(AppError::new("--lockout-ca-file is set without --lockout-store")
                 .hint("give the rediss:// URL with --lockout-store (APICTL_LOCKOUT_STORE), or leave --lockout-ca-file out"));
         }
-        return Ok(Arc::new(state.lockout_store()));
+        let store = FileStore::per_user().map_err(|e| {
+            AppError::new(e.to_string()).hint(
+                "nothing was sent; the default lockout file is in the per-user state directory ($XDG_STATE_HOME, else ~/.local/state): make it a directory you can write, or pass --lockout-store redis://HOST:PORT/DB (APICTL_LOCKOUT_STORE)",
+            )
+        })?;
+        return Ok(Arc::new(store));
     };
     Ok(Arc::new(connect_redis(args, url).await?))
 }
@@ -79,7 +84,7 @@ pub async fn run_lockout_init(ctx: &Ctx, args: &VideoLockoutInitArgs) -> AppResu
         .filter(|u| !u.trim().is_empty())
     else {
         return Err(AppError::new("lockout-init needs the Redis store")
-            .hint("give it with --lockout-store (APICTL_LOCKOUT_STORE); the state directory's file needs no initialization"));
+            .hint("give it with --lockout-store (APICTL_LOCKOUT_STORE); the per-user lockout file needs no initialization"));
     };
     let store = connect_redis(&args.store, url).await?;
     let written = store
@@ -169,7 +174,7 @@ pub async fn run_login(ctx: &Ctx, args: &VideoLoginArgs) -> AppResult<u8> {
     let password = password()?;
     let credentials = Credentials::new(SecretString::from(secret_key), user, password)?;
     let state = ctx.state()?;
-    let store = lockout_store(&args.store, &state).await?;
+    let store = lockout_store(&args.store).await?;
     let options = crate::limits::video_http_options(&args.service.limits)?;
     let (session, path) = login(base.clone(), &credentials, &state, store, &options).await?;
     let user = session.user();
@@ -209,8 +214,7 @@ pub async fn run_lockout_status(ctx: &Ctx, args: &VideoLockoutStatusArgs) -> App
     // the one validation path of `Credentials`.
     let credentials = Credentials::new(SecretString::from(secret_key), user, "-")?;
     let key = credentials.account_key();
-    let state = ctx.state()?;
-    let store = lockout_store(&args.store, &state).await?;
+    let store = lockout_store(&args.store).await?;
     let location = store.location();
     let guard = LockoutGuard::new(store, Arc::new(SystemClock));
     let status = guard

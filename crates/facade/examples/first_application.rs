@@ -107,7 +107,9 @@ async fn run(settings: Settings) -> Result<(), AppError> {
         upload.failed()
     );
 
-    // 3. Log in; the lockout guard never sends the login that could block the account.
+    // 3. Log in; the lockout guard never sends the login that could block the account. Its count
+    // is in the default store, a file per user and host, so a second run of this program (or
+    // any other program of the user, or `apictl`) within 10 minutes continues the same count.
     let video = VideoSessionClient::new(&settings.video_url)?;
     let session = video.login(&settings.credentials).send().await?;
     println!("login: signed in as {}", settings.credentials.user_name());

@@ -1,9 +1,10 @@
 //! Logs in to the video session service and sends one session invitation.
 //!
-//! The lockout count lives in a file ([`FileStore`]), so it survives restarts of this program
-//! and is shared by every process of the host that uses the same file: a login whose failure
-//! could block the account (the 6th failure within 10 minutes) is not sent, and the error
-//! says when trying again is safe.
+//! The client uses the default lockout store, a file in the per-user state directory
+//! ([`FileStore::per_user`](facade::video_session::FileStore::per_user)), so the count survives
+//! restarts of this program and is shared by every program of the user on this host (and
+//! `apictl`): a login whose failure could block the account (the 6th failure within 10 minutes)
+//! is not sent, and the error says when trying again is safe.
 //!
 //! Run it against the local fakes (see `conversion_report.rs` for `apictl sandbox`):
 //!
@@ -13,15 +14,12 @@
 //! ```
 //!
 //! Settings (environment): `VIDEO_SESSION_URL`, `VIDEO_SECRET_KEY`, `VIDEO_USER`,
-//! `VIDEO_PASSWORD`, `VIDEO_SESSION_ID`; `LOCKOUT_FILE` (default: `facade-example-lockout.json`
-//! in the temporary directory).
-
-use std::sync::Arc;
+//! `VIDEO_PASSWORD`, `VIDEO_SESSION_ID`.
 
 use anyhow::{Context, bail};
 use facade::video_session::{
-    CallExperience, Camera, Credentials, EmailAddress, Error, FileStore, Invitation, Message,
-    Microphone, MobileNumber, SessionId, VideoSessionClient,
+    CallExperience, Camera, Credentials, EmailAddress, Error, Invitation, Message, Microphone,
+    MobileNumber, SessionId, VideoSessionClient,
 };
 
 #[tokio::main]
@@ -40,13 +38,9 @@ async fn main() -> anyhow::Result<()> {
         _ => bail!("usage: login_invite [--sms NUMBER COUNTRY]"),
     };
 
-    let lockout_file = std::env::var_os("LOCKOUT_FILE").map_or_else(
-        || std::env::temp_dir().join("facade-example-lockout.json"),
-        Into::into,
-    );
-    let client = VideoSessionClient::builder(env("VIDEO_SESSION_URL")?)
-        .lockout_store(Arc::new(FileStore::new(lockout_file)))
-        .build()?;
+    // The default lockout store: the per-user file (build fails, naming `lockout_store`, when
+    // this user has no usable state directory; it never falls back to memory).
+    let client = VideoSessionClient::new(env("VIDEO_SESSION_URL")?)?;
 
     let credentials = Credentials::new(
         env("VIDEO_SECRET_KEY")?,

@@ -406,7 +406,7 @@ scenarios! {
         baseline: || format!(
             "the generated `video-session-client` `login`, one after the other, in blocks of {LOGIN_BLOCK} alternating with the facade's in the same process (B F F B …)"
         ),
-        facade: || "`VideoSessionClient::login` through its default lockout guard (in-memory store)".to_owned(),
+        facade: || "`VideoSessionClient::login` through a lockout guard over `MemoryStore::shared` (in-memory store)".to_owned(),
         target: Target::ratio(OVERHEAD),
         note: None,
         label: |s| format!("{} logins", format_count(s.logins)),

@@ -83,6 +83,15 @@ impl Apictl {
         self.dir.path()
     }
 
+    /// The per-user lockout file the binary (and any application of the
+    /// same user) uses by default: `$HOME/.local/state/facade/...` with the
+    /// private HOME and no `XDG_STATE_HOME`.
+    pub fn lockout_path(&self) -> PathBuf {
+        self.dir
+            .path()
+            .join("home/.local/state/facade/video-session-lockout.json")
+    }
+
     /// The state directory the binary uses.
     pub fn state_dir(&self) -> PathBuf {
         self.dir.path().join("state")

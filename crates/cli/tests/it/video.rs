@@ -36,11 +36,13 @@ async fn login_keeps_a_private_session_and_invite_uses_it() {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        for file in ["video-session.json", "video-lockout.json"] {
-            let path = apictl.state_dir().join(file);
+        for path in [
+            apictl.state_dir().join("video-session.json"),
+            apictl.lockout_path(),
+        ] {
             if path.exists() {
                 let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
-                assert_eq!(mode, 0o600, "{file}");
+                assert_eq!(mode, 0o600, "{}", path.display());
             }
         }
         let mode = std::fs::metadata(apictl.state_dir())

@@ -33,7 +33,13 @@ async fn lockout_status_shows_the_count_and_sends_nothing() {
         "{}",
         run.stdout
     );
-    assert!(run.stdout.contains("video-lockout.json"), "{}", run.stdout);
+    // The per-user file every application of the user shares.
+    let path = apictl.lockout_path();
+    assert!(
+        run.stdout.contains(&path.display().to_string()),
+        "{}",
+        run.stdout
+    );
     for _ in 0..3 {
         apictl.run(&["video", "login"]).await.expect(1);
     }
@@ -190,7 +196,7 @@ fn lock_holder() {
 /// How long a child process may take to signal through its file.
 const SIGNAL_WAIT: Duration = Duration::from_secs(30);
 
-/// Rounds of 8 `apictl video login` processes on one state directory, half
+/// Rounds of 8 `apictl video login` processes on one lockout file, half
 /// of them killed with SIGKILL at a random moment; in one round a process
 /// holding the lockout file's lock is killed while the logins wait for it.
 /// The fake never blocks the account, and after the lock holder dies the
@@ -205,20 +211,18 @@ async fn many_processes_killed_at_random_never_block_the_account() {
         .unwrap_or_else(|| fastrand::u64(..));
     eprintln!("kill -9 test seed: KILL_SEED={seed}");
     let mut rng = fastrand::Rng::with_seed(seed);
-    let lock_path: PathBuf = apictl.state_dir().join("video-lockout.json.lock");
+    let lockout_dir = apictl.lockout_path().parent().unwrap().to_owned();
+    let lock_path: PathBuf = lockout_dir.join("video-session-lockout.json.lock");
     let (mut processes, mut killed, mut refused) = (0, 0, 0);
     for round in 0..6 {
         let mut holder = None;
         if round == 0 {
-            std::fs::create_dir_all(apictl.state_dir()).unwrap();
+            std::fs::create_dir_all(&lockout_dir).unwrap();
             #[cfg(unix)]
             {
                 use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(
-                    apictl.state_dir(),
-                    std::fs::Permissions::from_mode(0o700),
-                )
-                .unwrap();
+                std::fs::set_permissions(&lockout_dir, std::fs::Permissions::from_mode(0o700))
+                    .unwrap();
             }
             let ready = apictl.dir().join("lock-ready");
             let child = test_as_child("video_lockout::lock_holder")

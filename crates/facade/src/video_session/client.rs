@@ -10,7 +10,7 @@ use video_session_client::types;
 
 use super::clock::{Clock, SystemClock};
 use super::error::{Error, ValidationError, scrub};
-use super::lockout::{LockoutGuard, LockoutPolicy, LockoutStore, MemoryStore};
+use super::lockout::{FileStore, LockoutGuard, LockoutPolicy, LockoutStore};
 use super::login_request::login_url;
 use crate::http::{BaseUrl, Bounds, HttpOptions, TimeoutMode, build_client};
 
@@ -76,11 +76,18 @@ impl VideoSessionClientBuilder {
         self
     }
 
-    /// Where the lockout guard keeps its counts (default: the process-wide
-    /// [`MemoryStore::shared`], so every client of the process shares one
-    /// count). Use a [`FileStore`](super::FileStore) so a CLI or a restarted
-    /// process keeps them, or a `RedisStore` (feature `redis`) for replicas.
-    /// Ignored when [`lockout_guard`](Self::lockout_guard) is set.
+    /// Where the lockout guard keeps its counts.
+    ///
+    /// Default: [`FileStore::per_user`], one file per user and host (in the
+    /// platform's per-user state directory, see
+    /// [`FileStore::default_location`]), so a restarted program, other
+    /// programs of the user and `apictl` all share one count per account. Set
+    /// it to a `RedisStore` (feature `redis`) for replicas on several hosts,
+    /// to a [`FileStore::new`] elsewhere when the user has no usable state
+    /// directory, or to a [`MemoryStore`](super::MemoryStore) only when
+    /// forgetting every count at each restart is acceptable (it is the one
+    /// store that does not keep the promise across restarts). Ignored when
+    /// [`lockout_guard`](Self::lockout_guard) is set.
     pub fn lockout_store(mut self, store: Arc<dyn LockoutStore>) -> Self {
         self.store = Some(store);
         self
@@ -110,8 +117,11 @@ impl VideoSessionClientBuilder {
 
     /// Builds the client. Fails with [`Error::Validation`] naming the setting
     /// for a refused base URL (`base_url`: `https://` is required except on
-    /// loopback), an invalid [`LockoutPolicy`] or a shared guard whose attempt
-    /// timeout is shorter than the HTTP timeout (`attempt_timeout`).
+    /// loopback), an invalid [`LockoutPolicy`], a shared guard whose attempt
+    /// timeout is shorter than the HTTP timeout (`attempt_timeout`), or, when
+    /// no store was set, a default store that cannot be used (`lockout_store`:
+    /// no per-user state directory, or one that cannot be created or written);
+    /// it never falls back to a store in memory.
     pub fn build(self) -> Result<VideoSessionClient, Error> {
         let base = BaseUrl::parse(&self.base_url)?;
         let http = build_client(&base, &self.options, TimeoutMode::Total)?;
@@ -136,9 +146,10 @@ impl VideoSessionClientBuilder {
                 guard
             }
             None => {
-                let store = self
-                    .store
-                    .unwrap_or_else(|| MemoryStore::shared() as Arc<dyn LockoutStore>);
+                let store = match self.store {
+                    Some(store) => store,
+                    None => Arc::new(FileStore::per_user().map_err(default_store_error)?),
+                };
                 let clock = self
                     .clock
                     .unwrap_or_else(|| Arc::new(SystemClock) as Arc<dyn Clock>);
@@ -185,7 +196,9 @@ impl VideoSessionClient {
     }
 
     /// A client of the service at `base_url` with default options and the
-    /// process-wide in-memory lockout store.
+    /// default lockout store ([`FileStore::per_user`]: the count survives
+    /// restarts and is shared by the user's programs on this host). Fails like
+    /// [`build`](VideoSessionClientBuilder::build).
     pub fn new(base_url: impl AsRef<str>) -> Result<Self, Error> {
         Self::builder(base_url).build()
     }
@@ -200,6 +213,16 @@ impl VideoSessionClient {
     pub fn lockout_guard(&self) -> &Arc<LockoutGuard> {
         &self.guard
     }
+}
+
+/// The default store cannot be used: name the setting that replaces it.
+fn default_store_error(e: super::error::StoreError) -> Error {
+    Error::Validation(ValidationError::new(
+        "lockout_store",
+        format!(
+            "no store was set and the default one cannot be used ({e}); set VideoSessionClientBuilder::lockout_store to a FileStore::new(path) in a directory this user can write, a RedisStore (feature `redis`), or a MemoryStore (which forgets every count when the process ends, so a restarted program can block the account)"
+        ),
+    ))
 }
 
 pub(super) fn rejected(status: u16, body: types::ApiError, secrets: &[&str]) -> Error {

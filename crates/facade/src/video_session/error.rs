@@ -136,7 +136,13 @@ fn invalid_credentials_message(
     failures_in_window: u32,
     remaining_attempts: u32,
     window: Duration,
+    unrecorded: Option<&StoreError>,
 ) -> String {
+    if let Some(store) = unrecorded {
+        return format!(
+            "login failed: wrong user name or password; the failure count is unknown: {store}"
+        );
+    }
     let failures = counted(failures_in_window, "failed attempt", "failed attempts");
     let next = match remaining_attempts {
         0 => "further logins are paused to avoid locking the account".to_owned(),
@@ -151,16 +157,22 @@ fn invalid_credentials_message(
 
 /// Where a lockout store failed. Logins are refused while the store cannot be
 /// read or written, because an unknown count could let a login block the account.
+///
+/// [`step`](Self::step) says where the login stood: before it was sent (it was
+/// not), or after (it was, and its answer could not be recorded); the message
+/// says so, so a store's own text never has to guess.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("lockout store {location}: {message}")]
+#[error("lockout store {location}: {message}{}", step.suffix())]
 pub struct StoreError {
     /// The store, e.g. the file path.
     pub location: String,
-    /// What failed and what to do.
+    /// What failed and what to do (the store's own words, about the store only).
     pub message: String,
     /// The I/O error behind it, if any (shared, so the error is `Clone`).
     #[source]
     pub source: Option<Arc<std::io::Error>>,
+    /// The login step the store failed in (set by the guard).
+    pub step: StoreStep,
 }
 
 impl StoreError {
@@ -170,6 +182,7 @@ impl StoreError {
             location: location.into(),
             message: message.into(),
             source: None,
+            step: StoreStep::Unspecified,
         }
     }
 
@@ -179,6 +192,47 @@ impl StoreError {
             location: location.into(),
             message: message.into(),
             source: Some(Arc::new(e)),
+            step: StoreStep::Unspecified,
+        }
+    }
+
+    /// The same error, saying which login step it happened in.
+    pub fn at(mut self, step: StoreStep) -> Self {
+        self.step = step;
+        self
+    }
+}
+
+/// The step of a login in which a lockout store failed: whether the login was
+/// sent, and what the guard assumes since.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum StoreStep {
+    /// Not during a login (reading a status, opening the store), or not said.
+    #[default]
+    Unspecified,
+    /// Reserving the attempt, before the login: the login was not sent.
+    Reserve,
+    /// Recording the answer of a login that WAS sent: the store could not
+    /// record it.
+    Record {
+        /// The service's answer that could not be recorded ("wrong user name
+        /// or password", "logged in", "no answer", ...).
+        answer: &'static str,
+        /// What the guard assumes instead, and until when.
+        assumed: String,
+    },
+}
+
+impl StoreStep {
+    /// What the step adds to the store's message.
+    fn suffix(&self) -> String {
+        match self {
+            StoreStep::Unspecified => String::new(),
+            StoreStep::Reserve => "; the login was not sent".to_owned(),
+            StoreStep::Record { answer, assumed } => format!(
+                "; the login WAS sent, and its answer ({answer}) could not be recorded: {assumed}"
+            ),
         }
     }
 }
@@ -213,7 +267,13 @@ pub enum Error {
     },
 
     /// The service rejected the user name or password (401 `InvalidCredentials`).
-    #[error("{}", invalid_credentials_message(*failures_in_window, *remaining_attempts, *window))]
+    ///
+    /// When the lockout store could not record this answer (`unrecorded`), the
+    /// count after it is unknown: `failures_in_window` is the count when the
+    /// attempt was reserved (a lower bound), `remaining_attempts` is 0 (no
+    /// login is sent while the store fails), and the message says so instead of
+    /// a count.
+    #[error("{}", invalid_credentials_message(*failures_in_window, *remaining_attempts, *window, unrecorded.as_deref()))]
     InvalidCredentials {
         /// Failed attempts counted in the window, this one included.
         failures_in_window: u32,
@@ -221,6 +281,8 @@ pub enum Error {
         remaining_attempts: u32,
         /// The policy's window, for the message.
         window: Duration,
+        /// Why the store could not record this failure, if it could not.
+        unrecorded: Option<Box<StoreError>>,
     },
 
     /// The service reported the account blocked (423 `AccountBlocked`). No login
@@ -297,9 +359,11 @@ pub enum Error {
     #[error(transparent)]
     Transport(#[from] TransportError),
 
-    /// The lockout store failed; no login is sent while it does (if it failed
-    /// after the login was sent, the service's own answer is returned instead
-    /// and the failure is logged).
+    /// The lockout store failed; no login is sent while it does. A login
+    /// returns it only when the reservation failed (the login was not sent):
+    /// after a login was sent, the service's own answer is returned instead
+    /// (wrong credentials carry the store's error in `unrecorded`) and the
+    /// failure is logged with what the guard assumes.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -350,6 +414,7 @@ mod tests {
                 failures_in_window,
                 remaining_attempts,
                 window: Duration::from_secs(600),
+                unrecorded: None,
             }
             .to_string()
         };
@@ -378,6 +443,7 @@ mod tests {
             failures_in_window: 2,
             remaining_attempts: 1,
             window: Duration::from_secs(90),
+            unrecorded: None,
         };
         assert!(e.to_string().contains("in the last 90 seconds"), "{e}");
         let r = RefusalReason::BudgetExhausted {
@@ -387,6 +453,31 @@ mod tests {
         assert!(r.to_string().contains("in the last 2 hours"), "{r}");
         assert_eq!(describe_duration(Duration::from_secs(60)), "1 minute");
         assert_eq!(describe_duration(Duration::from_millis(1500)), "1500 ms");
+    }
+
+    #[test]
+    fn a_failure_the_store_could_not_record_says_the_login_was_sent_and_shows_no_count() {
+        let store = StoreError::new("redis://127.0.0.1:6379/0", "connection refused").at(
+            StoreStep::Record {
+                answer: "wrong user name or password",
+                assumed: "counted as an attempt without an answer".to_owned(),
+            },
+        );
+        let e = Error::InvalidCredentials {
+            failures_in_window: 1,
+            remaining_attempts: 0,
+            window: Duration::from_secs(600),
+            unrecorded: Some(Box::new(store)),
+        };
+        assert_eq!(
+            e.to_string(),
+            "login failed: wrong user name or password; the failure count is unknown: lockout store redis://127.0.0.1:6379/0: connection refused; the login WAS sent, and its answer (wrong user name or password) could not be recorded: counted as an attempt without an answer"
+        );
+        let before = StoreError::new("/x/lockout.json", "cannot lock").at(StoreStep::Reserve);
+        assert_eq!(
+            before.to_string(),
+            "lockout store /x/lockout.json: cannot lock; the login was not sent"
+        );
     }
 
     #[test]

@@ -38,7 +38,9 @@ impl VideoSessionClient {
     /// pauses logins until its `Retry-After`); [`Error::AccountBlocked`] (423)
     /// records the block until `Retry-After`. When recording the outcome fails,
     /// the service's own answer is still returned (and a block is still
-    /// honoured by this process).
+    /// honoured by this process); wrong credentials then carry the store's
+    /// error (`unrecorded`, saying that the login was sent and what the guard
+    /// assumes) instead of a count, and the guard logs it as a warning.
     pub fn login<'a>(&'a self, credentials: &'a Credentials) -> LoginRequest<'a> {
         LoginRequest {
             client: self,
@@ -90,30 +92,30 @@ impl LoginRequest<'_> {
         ];
         match *result {
             Ok(answer) => {
-                if let Err(e) = attempt.resolve(Outcome::Succeeded).await {
-                    // The count stays (which only errs on the safe side).
-                    tracing::warn!(account = %key.short(), error = %e, "could not clear the login failure count");
-                }
+                // On a store error the count stays (which only errs on the safe side); the guard
+                // logs what it assumes.
+                let _ = attempt.resolve(Outcome::Succeeded).await;
                 tracing::info!(account = %key.short(), "logged in");
                 session_from(answer.into_inner())
             }
             Err(error) => {
                 let now = client.guard.clock().now();
                 let (outcome, error) = classify_login_error(client, error, now, &secrets, answer);
-                let policy = *client.guard.policy();
                 let counted = attempt.counted_at_reservation();
-                let (failures_in_window, remaining_attempts) = match attempt.resolve(outcome).await
-                {
-                    Ok(status) => (status.failures_in_window, status.remaining_attempts),
-                    // Logged by the guard; the count in the store is at
-                    // least what it was at the reservation.
-                    Err(_) => (counted, policy.max_failures.saturating_sub(counted)),
-                };
+                let (failures_in_window, remaining_attempts, unrecorded) =
+                    match attempt.resolve(outcome).await {
+                        Ok(status) => (status.failures_in_window, status.remaining_attempts, None),
+                        // Logged by the guard. The count after this answer is unknown: the one at
+                        // the reservation is a lower bound, and no login is sent while the store
+                        // fails, so none remains; the message says so instead of a count.
+                        Err(e) => (counted, 0, Some(Box::new(e))),
+                    };
                 let error = match error {
                     Error::InvalidCredentials { window, .. } => Error::InvalidCredentials {
                         failures_in_window,
                         remaining_attempts,
                         window,
+                        unrecorded,
                     },
                     other => other,
                 };
@@ -165,6 +167,7 @@ fn classify_login_error(
                         failures_in_window: 0,
                         remaining_attempts: 0,
                         window: client.guard.policy().window,
+                        unrecorded: None,
                     },
                 ),
                 (400, "ValidationFailed") => (Outcome::NotCounted, rejected(status, body, secrets)),

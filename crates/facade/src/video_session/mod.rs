@@ -18,9 +18,11 @@
 //!   [`Error::LockoutRefused`] saying when trying again is safe. Logins of one
 //!   account are serialized; an attempt with an unknown outcome counts as a
 //!   failure until the service must have forgotten it; nothing is ever retried.
-//!   The store is pluggable: the process-wide [`MemoryStore::shared`]
-//!   (default), [`FileStore`] (the processes of one host; a CLI or a restarted
-//!   process keeps the count), or `RedisStore` (feature `redis`, replicas).
+//!   The store is pluggable: the default is a [`FileStore`] in the per-user
+//!   state directory ([`FileStore::per_user`]: a restarted program, the user's
+//!   other programs and `apictl` keep one count); `RedisStore` (feature
+//!   `redis`) for replicas; [`MemoryStore`] only when named (it forgets every
+//!   count when the process ends).
 //!   The [`Clock`] is injectable (`ManualClock`, feature `test-util`, for tests).
 //! - [`Invitation`]: one variant per channel (SMS, WhatsApp, e-mail), with
 //!   validated fields ([`MobileNumber`] with its [`CountryCode`],
@@ -37,11 +39,17 @@
 //! block the account holds for the clients that share one lockout count, so every process and
 //! host that logs in to the same accounts must use the same store:
 //!
-//! | deployment | store | what is shared |
-//! |---|---|---|
-//! | one process (any number of clients, also built per request) | default: [`MemoryStore::shared`] | the process |
-//! | several processes on one host (a CLI, workers) | [`FileStore::new`] | the file, under an OS lock (`flock`) |
-//! | replicas on several hosts | `RedisStore::connect(URL)` (feature `redis`): `redis://`, `rediss://` (TLS), `redis-sentinel://…#MASTER`, `redis-cluster://…` | the Redis deployment |
+//! | deployment | store | what is shared | across restarts |
+//! |---|---|---|---|
+//! | the programs of one user on one host (any number of clients and processes, restarts, `apictl`) | default: [`FileStore::per_user`], at [`FileStore::default_location`] | one file per user and host, under an OS lock (`flock`) | kept |
+//! | several users, or containers with their own home, on one host | [`FileStore::new`] with one path they all can use | the file | kept |
+//! | replicas on several hosts | `RedisStore::connect(URL)` (feature `redis`): `redis://`, `rediss://` (TLS), `redis-sentinel://…#MASTER`, `redis-cluster://…` | the Redis deployment | kept while Redis keeps its data |
+//! | one process that runs once (tests) | [`MemoryStore`], named explicitly | the process | **forgotten**: a restart within 10 minutes can block the account |
+//!
+//! When the default place cannot be used (no home directory, a read-only file system in a
+//! container), [`build`](VideoSessionClientBuilder::build) fails with [`Error::Validation`] naming
+//! `lockout_store`: set a store there; the client never falls back to memory
+//! (`specs/DECISIONS.md` VS-16).
 //!
 //! **What the store holds.** Per account (named only by a SHA-256 hash of the secret key and
 //! the user name): each counted attempt with its own identity, its start, when its failure
@@ -106,11 +114,13 @@
 //! # let demo = fake.demo().clone();
 //! # let (secret_key, user_name, password) = (demo.secret_key, demo.user_name, demo.password);
 //! # let session_id = demo.session_id;
+//! # // The doc test keeps its count in a temporary file; a program leaves the store out.
 //! # let state = tempfile::tempdir()?;
-//! # let lockout_file = state.path().join("video-lockout.json");
-//! // The lockout count lives in a file, so it survives restarts of this program.
+//! # let store = Arc::new(FileStore::new(state.path().join("video-session-lockout.json")));
+//! // The lockout count lives in the default store, a file per user and host, so it survives
+//! // restarts of this program and is shared with the user's other programs.
 //! let client = VideoSessionClient::builder(&base_url)
-//!     .lockout_store(Arc::new(FileStore::new(lockout_file)))
+//! #   .lockout_store(store)
 //!     .build()?;
 //!
 //! let credentials = Credentials::new(secret_key, user_name, password)?;
@@ -162,7 +172,7 @@ pub use client::{VideoSessionClient, VideoSessionClientBuilder};
 pub use clock::ManualClock;
 pub use clock::{Clock, SystemClock};
 pub use credentials::{AccountKey, Credentials};
-pub use error::{Error, RefusalReason, StoreError, ValidationError};
+pub use error::{Error, RefusalReason, StoreError, StoreStep, ValidationError};
 pub use invitation::{
     CountryCode, EMAIL_MAX_CHARS, EmailAddress, Invitation, MESSAGE_MAX_CHARS, Message,
     MobileNumber, SessionId, UndocumentedInvitation, UndocumentedType,

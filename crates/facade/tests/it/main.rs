@@ -22,6 +22,7 @@ mod search_ads_stream;
 mod search_ads_support;
 mod search_ads_wire;
 mod search_ads_write;
+mod video_session_default_store;
 mod video_session_errors;
 mod video_session_fake;
 mod video_session_late_processing;

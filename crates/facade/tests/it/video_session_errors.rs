@@ -236,7 +236,9 @@ fn insecure_base_url_is_refused() {
     assert!(BaseUrl::parse("http://video-session.example.com").is_err());
     assert!(BaseUrl::parse("https://video-session.example.com").is_ok());
     let client =
-        VideoSessionClient::new(BaseUrl::parse("https://video-session.example.com").unwrap())
+        VideoSessionClient::builder(BaseUrl::parse("https://video-session.example.com").unwrap())
+            .lockout_store(std::sync::Arc::new(MemoryStore::new()))
+            .build()
             .unwrap();
     assert_eq!(
         client.base_url().as_str(),

@@ -34,8 +34,8 @@ async fn start() -> VideoSessionFake {
 fn client(fake: &VideoSessionFake) -> VideoSessionClient {
     VideoSessionClient::builder(BaseUrl::parse(fake.base_url()).unwrap())
         .clock(Arc::new(FakeTime(fake.clock().clone())))
-        // Each test its own count (the default is shared by the whole process,
-        // and every test's fake has the same demo account).
+        // Each test its own count (every test's fake has the same demo
+        // account), and nothing written to the developer's state directory.
         .lockout_store(Arc::new(MemoryStore::new()))
         .build()
         .unwrap()
@@ -516,9 +516,10 @@ async fn no_secret_in_logs_or_errors_against_the_fake() {
     }
 }
 
-/// Reproduction 4 (in one process): a client built per request, without a
-/// store, shares the process-wide `MemoryStore`, so 20 such clients send only
-/// the budget. (This is the only test of this binary on the default store.)
+/// Reproduction 4 (in one process): clients built per request over
+/// `MemoryStore::shared` share one count, so 20 such clients send only the
+/// budget. (The only test of this binary on the shared store; the default
+/// store, a per-user file, is tested in `video_session_default_store.rs`.)
 #[tokio::test]
 async fn clients_built_per_request_share_one_count() {
     let fake = start().await;
@@ -526,6 +527,7 @@ async fn clients_built_per_request_share_one_count() {
     for _ in 0..20 {
         let client = VideoSessionClient::builder(BaseUrl::parse(fake.base_url()).unwrap())
             .clock(Arc::new(FakeTime(fake.clock().clone())))
+            .lockout_store(MemoryStore::shared())
             .build()
             .unwrap();
         match client.login(&wrong(&fake)).send().await {

@@ -174,7 +174,7 @@ impl FileStore {
             Ok(Ok(result)) => result,
             Ok(Err(join)) => Err(self.error(format!("the store step failed: {join}"))),
             Err(_) => Err(self.error(format!(
-                "timed out after {} s waiting for the lock on {} held by another process; nothing was sent",
+                "timed out after {} s waiting for the lock on {} held by another process",
                 self.lock_timeout.as_secs_f64(),
                 self.lock_path.display()
             ))),
@@ -211,6 +211,20 @@ impl FileStore {
     }
 
     fn lock(&self) -> Result<fs::File, StoreError> {
+        let file = self.open_lock_file()?;
+        fs4::FileExt::lock(&file).map_err(|e| {
+            StoreError::io(
+                self.path.display().to_string(),
+                format!("cannot lock {}", self.lock_path.display()),
+                e,
+            )
+        })?;
+        Ok(file)
+    }
+
+    /// Creates the directory (0700) and opens (or creates, 0600) the lock
+    /// file, without locking it: what every step needs first.
+    pub(super) fn open_lock_file(&self) -> Result<fs::File, StoreError> {
         if let Some(dir) = self.path.parent().filter(|p| !p.as_os_str().is_empty()) {
             private_file::ensure_dir(dir).map_err(|e| self.error(e.to_string()))?;
         }
@@ -221,21 +235,13 @@ impl FileStore {
             use std::os::unix::fs::OpenOptionsExt;
             options.mode(0o600);
         }
-        let file = options.open(&self.lock_path).map_err(|e| {
+        options.open(&self.lock_path).map_err(|e| {
             StoreError::io(
                 self.path.display().to_string(),
                 format!("cannot open the lock file {}", self.lock_path.display()),
                 e,
             )
-        })?;
-        fs4::FileExt::lock(&file).map_err(|e| {
-            StoreError::io(
-                self.path.display().to_string(),
-                format!("cannot lock {}", self.lock_path.display()),
-                e,
-            )
-        })?;
-        Ok(file)
+        })
     }
 
     fn corrupt(&self, what: impl std::fmt::Display) -> StoreError {

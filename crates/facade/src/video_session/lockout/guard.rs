@@ -10,10 +10,10 @@ use tokio::sync::OwnedMutexGuard;
 
 use super::policy::{Limits, LockoutPolicy, check_span};
 use super::state::{AccountView, AttemptId, Hold, Refusal, Resolution};
-use super::store::{LockoutStore, MemoryStore};
-use crate::video_session::clock::{Clock, SystemClock, plus};
+use super::store::LockoutStore;
+use crate::video_session::clock::{Clock, format_utc, plus};
 use crate::video_session::credentials::AccountKey;
-use crate::video_session::error::{Error, RefusalReason, StoreError, ValidationError};
+use crate::video_session::error::{Error, RefusalReason, StoreError, StoreStep, ValidationError};
 
 /// The lockout state of one account as the guard sees it now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,8 +34,10 @@ pub struct LockoutStatus {
 ///
 /// One guard can serve several clients (share it in an `Arc`). A
 /// [`VideoSessionClient`](crate::video_session::VideoSessionClient) built
-/// without a guard or store gets one over the process-wide
-/// [`MemoryStore::shared`], with the [`SystemClock`].
+/// without a guard or store gets one over the per-user default
+/// [`FileStore::per_user`](super::FileStore::per_user), with the
+/// [`SystemClock`](crate::video_session::SystemClock). There is no
+/// `Default`: a guard names its store, so none forgets its count by accident.
 pub struct LockoutGuard {
     policy: LockoutPolicy,
     attempt_timeout: Duration,
@@ -57,12 +59,6 @@ impl fmt::Debug for LockoutGuard {
             .field("store", &self.store)
             .field("clock", &self.clock)
             .finish_non_exhaustive()
-    }
-}
-
-impl Default for LockoutGuard {
-    fn default() -> Self {
-        Self::new(MemoryStore::shared(), Arc::new(SystemClock))
     }
 }
 
@@ -231,7 +227,11 @@ impl LockoutGuard {
             return Err(self.refused(&key, RefusalReason::KnownBlock, until, now));
         }
         let id = AttemptId::random();
-        let view = self.store.reserve(&key, id, now, self.limits()).await?;
+        let view = self
+            .store
+            .reserve(&key, id, now, self.limits())
+            .await
+            .map_err(|e| e.at(StoreStep::Reserve))?;
         if !view.reserved {
             let (refusal, wait) = view
                 .refusal
@@ -244,6 +244,7 @@ impl LockoutGuard {
             key,
             id,
             counted: view.counted,
+            started: now,
             _permit: permit,
         })
     }
@@ -283,6 +284,9 @@ pub(crate) struct Attempt<'a> {
     key: AccountKey,
     id: AttemptId,
     counted: u32,
+    /// When it was reserved (the guard's clock): its reservation counts from
+    /// then for the limits' `unknown_for`.
+    started: SystemTime,
     _permit: OwnedMutexGuard<()>,
 }
 
@@ -299,7 +303,9 @@ impl Attempt<'_> {
 
     /// Records the outcome and returns the account's status afterwards. When
     /// the store fails, a reported block is still honoured by this process,
-    /// and the reservation stays counted in the store as unknown.
+    /// and the reservation stays counted in the store as unknown; the error
+    /// ([`StoreStep::Record`]) says that the login was sent and what the guard
+    /// assumes, and is logged as a warning.
     pub(crate) async fn resolve(self, outcome: Outcome) -> Result<LockoutStatus, StoreError> {
         let guard = self.guard;
         let store = &guard.store;
@@ -343,16 +349,45 @@ impl Attempt<'_> {
                 Ok(guard.status_of(&view, now))
             }
             Err(e) => {
-                if let Outcome::Blocked(wait) | Outcome::RateLimited(wait) = outcome {
-                    let until = plus(now, wait.min(limits.longest_block) + limits.margin);
-                    let mut blocks = guard
-                        .unrecorded_blocks
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner());
-                    let entry = blocks.entry(self.key).or_insert(until);
-                    *entry = (*entry).max(until);
-                }
-                tracing::warn!(account = %self.key.short(), ?outcome, error = %e, "could not record the login outcome; the attempt stays counted");
+                let counted_until = format_utc(plus(self.started, limits.unknown_for));
+                let kept = format!(
+                    "the reservation made before it was sent still counts it as an attempt without an answer until about {counted_until}, and no login is sent while the store fails"
+                );
+                let (answer, assumed) = match outcome {
+                    Outcome::Blocked(wait) | Outcome::RateLimited(wait) => {
+                        let until = plus(now, wait.min(limits.longest_block) + limits.margin);
+                        let mut blocks = guard
+                            .unrecorded_blocks
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner());
+                        let entry = blocks.entry(self.key).or_insert(until);
+                        *entry = (*entry).max(until);
+                        let answer = if matches!(outcome, Outcome::Blocked(_)) {
+                            "account blocked"
+                        } else {
+                            "slow down (HTTP 429)"
+                        };
+                        (
+                            answer,
+                            format!(
+                                "this process honours it until {} (other processes and hosts do not know of it); {kept}",
+                                format_utc(*entry)
+                            ),
+                        )
+                    }
+                    Outcome::Succeeded => (
+                        "logged in",
+                        format!("the failures before it stay counted (on the safe side); {kept}"),
+                    ),
+                    Outcome::Failed => ("a failure", kept),
+                    Outcome::Unknown => ("no answer", kept),
+                    Outcome::NotCounted => (
+                        "an answer the service does not count",
+                        format!("{kept} (on the safe side)"),
+                    ),
+                };
+                let e = e.at(StoreStep::Record { answer, assumed });
+                tracing::warn!(account = %self.key.short(), ?outcome, error = %e, "the login was sent but its answer could not be recorded in the lockout store");
                 Err(e)
             }
         }

@@ -30,12 +30,15 @@
 //! - logins of one account are serialized within a process; nothing is ever
 //!   retried.
 //!
-//! Stores: [`MemoryStore`] (one process; [`MemoryStore::shared`] is the
-//! default), [`FileStore`] (the processes of one host, OS advisory lock), and
-//! `RedisStore` (feature `redis`: replicas on several hosts).
+//! Stores: [`FileStore`] (the processes of one host, OS advisory lock; the
+//! default is [`FileStore::per_user`], one file per user and host),
+//! `RedisStore` (feature `redis`: replicas on several hosts), and
+//! [`MemoryStore`] (one process only: it forgets every count when the process
+//! ends, so it is used only when named).
 
 mod file_store;
 mod guard;
+mod per_user;
 mod policy;
 #[cfg(feature = "redis")]
 mod redis_store;

@@ -710,7 +710,7 @@ impl RedisStore {
         match tokio::time::timeout(bound, self.reserve_rounds(key, id, limits)).await {
             Ok(result) => result,
             Err(_) => Err(self.error(&format!(
-                "the reservation got no answer, or no acknowledgement from the replicas, within {} ms; the login was not sent",
+                "the reservation got no answer, or no acknowledgement from the replicas, within {} ms",
                 bound.as_millis()
             ))),
         }
@@ -778,12 +778,12 @@ impl RedisStore {
         let setting = "RedisStoreBuilder::replica_acks";
         let message = if r.replicas < required {
             format!(
-                "{required} replicas must acknowledge each reservation but the primary has {} connected; the login was not sent. Connect the replicas, or lower {setting}",
+                "{required} replicas must acknowledge each reservation but the primary has {} connected (connect the replicas, or lower {setting})",
                 r.replicas
             )
         } else {
             format!(
-                "the reservation was acknowledged by {} of {required} replicas within {} ms, so a failover could lose it; the login was not sent. Check the replicas' link to the primary, or raise RedisStoreBuilder::replica_ack_timeout ({setting} sets how many must acknowledge)",
+                "the reservation was acknowledged by {} of {required} replicas within {} ms, so a failover could lose it (check the replicas' link to the primary, or raise RedisStoreBuilder::replica_ack_timeout; {setting} sets how many must acknowledge)",
                 r.acked,
                 self.inner.ack_timeout.as_millis(),
             )

@@ -81,11 +81,14 @@ pub(crate) fn unix_us(t: SystemTime) -> u64 {
         .unwrap_or(0)
 }
 
-/// A store in memory: counts last as long as the process.
+/// A store in memory: counts last as long as the process, and no longer.
 ///
-/// A client built without a store uses [`MemoryStore::shared`], one store for
-/// the whole process, so clients built per request or per task still share
-/// one count. Processes and replicas do not share it: use a
+/// **It forgets every count when the process ends**: a program restarted
+/// within the window (10 minutes) starts from zero, and its logins together
+/// with the previous run's can block the account. It is therefore never the
+/// default (that is [`FileStore::per_user`](super::FileStore::per_user)); name
+/// it only where that is acceptable (tests, a process that runs once).
+/// Processes and replicas do not share it either: use a
 /// [`FileStore`](super::FileStore) (one host) or a `RedisStore` (feature
 /// `redis`, several hosts) for them.
 #[derive(Debug, Default)]
@@ -99,7 +102,9 @@ impl MemoryStore {
         Self::default()
     }
 
-    /// The process-wide store that clients built without a store share.
+    /// One process-wide store, for clients built per request or per task
+    /// that should share one count in memory (pass it to
+    /// [`lockout_store`](crate::video_session::VideoSessionClientBuilder::lockout_store)).
     pub fn shared() -> Arc<MemoryStore> {
         static SHARED: OnceLock<Arc<MemoryStore>> = OnceLock::new();
         Arc::clone(SHARED.get_or_init(|| Arc::new(MemoryStore::new())))

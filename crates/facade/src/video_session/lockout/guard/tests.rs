@@ -8,6 +8,7 @@ use super::*;
 use crate::video_session::clock::ManualClock;
 use crate::video_session::credentials::Credentials;
 use crate::video_session::lockout::policy::Limits;
+use crate::video_session::lockout::store::MemoryStore;
 
 fn key() -> AccountKey {
     Credentials::new("sk", "alice", "pw").unwrap().account_key()
@@ -370,18 +371,49 @@ async fn a_store_error_refuses_and_an_unrecorded_block_is_still_honoured() {
     });
     let g = LockoutGuard::new(store, Arc::new(clock.clone()));
     let a = g.begin(key()).await.unwrap();
-    // Recording the 423 fails: the error is returned, the block is kept here.
-    assert!(
-        a.resolve(Outcome::Blocked(Duration::from_secs(300)))
-            .await
-            .is_err()
-    );
+    // Recording the 423 fails: the error is returned, the block is kept here,
+    // and the error says the login was sent and what is assumed until when.
+    let e = a
+        .resolve(Outcome::Blocked(Duration::from_secs(300)))
+        .await
+        .unwrap_err();
     let (reason, retry_at) = refusal(g.begin(key()).await);
     assert_eq!(reason, RefusalReason::KnownBlock);
     assert_eq!(retry_at, start() + Duration::from_secs(300) + MARGIN);
+    let text = e.to_string();
+    assert!(
+        text.contains("the login WAS sent, and its answer (account blocked) could not be recorded"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "this process honours it until {}",
+            format_utc(retry_at)
+        )),
+        "{text}"
+    );
+    let counted_until = start() + g.limits().unknown_for;
+    assert!(
+        text.contains(&format!(
+            "without an answer until about {}",
+            format_utc(counted_until)
+        )),
+        "{text}"
+    );
+    assert!(
+        !text.contains("not sent") && !text.contains("nothing was sent"),
+        "{text}"
+    );
     clock.set(retry_at);
-    // The block is over; the store is still down: refused with a store error.
-    assert!(matches!(g.begin(key()).await, Err(Error::Store(_))));
+    // The block is over; the store is still down: refused with a store error
+    // that says the login was not sent.
+    match g.begin(key()).await {
+        Err(Error::Store(e)) => {
+            assert_eq!(e.step, StoreStep::Reserve);
+            assert!(e.to_string().ends_with("; the login was not sent"), "{e}");
+        }
+        other => panic!("expected a store error, got {:?}", other.map(|_| ())),
+    }
 }
 
 mod model {
