@@ -274,7 +274,9 @@ fn read_loop(mut from: TcpStream, id: u64, direction: usize, shared: &Shared) {
             return;
         };
         match read {
-            Ok(n) if n > 0 => connection.queues[direction].push_back(Item::Data(due, buffer[..n].to_vec())),
+            Ok(n) if n > 0 => {
+                connection.queues[direction].push_back(Item::Data(due, buffer[..n].to_vec()))
+            }
             _ => {
                 connection.queues[direction].push_back(Item::Eof(due));
                 shared.changed.notify_all();
@@ -305,16 +307,14 @@ fn write_loop(mut to: TcpStream, id: u64, direction: usize, shared: &Shared) {
                 let item = connection.queues[direction].pop_front();
                 drop(state);
                 match item {
-                    Some(Item::Data(_, bytes)) => {
-                        if to.write_all(&bytes).is_err() {
-                            let mut state = shared.lock();
-                            if let Some(connection) = state.connections.remove(&id) {
-                                let _ = connection.client.shutdown(Shutdown::Both);
-                                let _ = connection.target.shutdown(Shutdown::Both);
-                            }
-                            shared.changed.notify_all();
-                            return;
+                    Some(Item::Data(_, bytes)) if to.write_all(&bytes).is_err() => {
+                        let mut state = shared.lock();
+                        if let Some(connection) = state.connections.remove(&id) {
+                            let _ = connection.client.shutdown(Shutdown::Both);
+                            let _ = connection.target.shutdown(Shutdown::Both);
                         }
+                        shared.changed.notify_all();
+                        return;
                     }
                     Some(Item::Eof(_)) => {
                         let _ = to.shutdown(Shutdown::Write);
@@ -328,7 +328,7 @@ fn write_loop(mut to: TcpStream, id: u64, direction: usize, shared: &Shared) {
                         }
                         return;
                     }
-                    None => {}
+                    Some(Item::Data(..)) | None => {}
                 }
                 state = shared.lock();
             }

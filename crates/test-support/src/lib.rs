@@ -43,16 +43,16 @@ pub mod trace;
 pub use child::{test_as_child, wait_for_file, wait_for_file_async};
 pub use error::error_chain;
 pub use hostile::{Answer, HostileServer};
+pub use lag_proxy::{InTransit, LagProxy};
 pub use loopback::{garbage_server, one_shot_http, one_shot_http_with_headers};
 pub use net::ClosedPort;
 pub use process::{Measured, run_measured};
-pub use lag_proxy::{InTransit, LagProxy};
 pub use redis::{RedisOptions, RedisServer, info_value};
 pub use redis_cluster::{Cluster, ClusterNodeInfo};
 pub use redis_replication::ReplicaSet;
 pub use redis_sentinel::{Sentinel, Sentinels};
-pub use tls_ca::TestCa;
 pub use request_log::assert_request_logged;
+pub use tls_ca::TestCa;
 pub use trace::TraceCapture;
 
 #[doc(hidden)]

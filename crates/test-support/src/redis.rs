@@ -138,8 +138,18 @@ pub(crate) fn run_with_timeout(mut command: Command, timeout: Duration) -> Resul
             text
         })
     };
-    let out = read(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let err = read(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let out = read(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = read(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
     let deadline = Instant::now() + timeout;
     let status = loop {
         match child.try_wait() {
@@ -185,7 +195,9 @@ pub fn info_value(info: &str, field: &str) -> Option<String> {
 }
 
 /// How to start a [`RedisServer`]: a builder, every setting off by default (a plain server on a
-/// free port, no persistence).
+/// free port, no persistence). Every server gets `--repl-diskless-sync-delay 0` (a replica
+/// synchronises at once instead of after Redis's default 5 s wait), unless an [`RedisOptions::arg`]
+/// says otherwise.
 ///
 /// ```no_run
 /// # use test_support::{RedisOptions, TestCa};
@@ -356,7 +368,11 @@ impl RedisServer {
     }
 
     fn launch(&mut self) {
-        assert!(self.child.is_none(), "redis-server on {} still runs", self.port);
+        assert!(
+            self.child.is_none(),
+            "redis-server on {} still runs",
+            self.port
+        );
         let o = &self.options;
         let mut command = Command::new("redis-server");
         command.args(["--bind", "127.0.0.1"]);
@@ -372,7 +388,8 @@ impl RedisServer {
         } else {
             command.args(["--port", &self.port.to_string()]);
         }
-        command.args(["--save", ""]);
+        // Redis waits 5 s by default before a diskless full sync, for more replicas to join.
+        command.args(["--save", "", "--repl-diskless-sync-delay", "0"]);
         if o.appendonly {
             command.args(["--appendonly", "yes", "--appendfsync", "always"]);
         } else {
@@ -422,7 +439,11 @@ impl RedisServer {
     fn wait_ready(&mut self) {
         let deadline = Instant::now() + START_TIMEOUT;
         loop {
-            if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
+            if let Some(status) = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten())
+            {
                 self.child = None;
                 panic!(
                     "redis-server on {} exited at start ({status}); its log:\n{}",
@@ -630,7 +651,10 @@ impl RedisServer {
     pub fn restart_empty(&mut self) {
         self.kill9();
         let data = self.data_dir();
-        for entry in std::fs::read_dir(&data).expect("the data directory").flatten() {
+        for entry in std::fs::read_dir(&data)
+            .expect("the data directory")
+            .flatten()
+        {
             if entry.file_name() == "nodes.conf" {
                 continue;
             }

@@ -31,8 +31,9 @@ pub struct ReplicaSet {
 impl ReplicaSet {
     /// Starts a primary and `replicas` replicas for `test`, every one with `options` (its port
     /// setting ignored: free ports). With `lag`, each replica replicates through its own
-    /// [`LagProxy`] with that delay each way; without, directly. Returns once every replica's link
-    /// is up. `None` when Redis is not installed (see [`crate::redis`]).
+    /// [`LagProxy`] with that delay each way; without, directly. Returns once writes flow to every
+    /// replica (a `PUBLISH` on channel `test-support:replication-ready` reached them all; no key
+    /// is written). `None` when Redis is not installed (see [`crate::redis`]).
     ///
     /// # Panics
     /// When `REQUIRE_REDIS=1` and Redis is missing, or when a server or link does not come up.
@@ -55,8 +56,11 @@ impl ReplicaSet {
             options,
         };
         for _ in 0..replicas {
-            let proxy = lag.map(|lag| {
-                LagProxy::start(set.primary.port(), lag).expect("a lag proxy on loopback")
+            // Without delay while the replica synchronises (a handshake of several round trips);
+            // the lag is set once writes flow.
+            let proxy = lag.map(|_| {
+                LagProxy::start(set.primary.port(), Duration::ZERO)
+                    .expect("a lag proxy on loopback")
             });
             let upstream = proxy.as_ref().map_or(set.primary.port(), LagProxy::port);
             let replica = set
@@ -66,6 +70,19 @@ impl ReplicaSet {
                 .start(test)?;
             set.proxies.push(proxy);
             set.replicas.push(replica);
+        }
+        // A link that is up does not yet carry writes: since Redis 7.0 the primary starts a
+        // replica's command stream only when the replica's first REPLCONF ACK arrives (one lag
+        // later through a proxy). A PUBLISH (replicated, but no key) that reached every replica
+        // proves the stream flows, so the first write of the test sees the configured lag only.
+        set.primary
+            .cli(&["PUBLISH", "test-support:replication-ready", "1"]);
+        set.wait_synced(Duration::from_secs(20))
+            .unwrap_or_else(|e| panic!("replication does not flow: {e}"));
+        if let Some(lag) = lag {
+            for proxy in set.proxies.iter().flatten() {
+                proxy.set_delay(lag);
+            }
         }
         Some(set)
     }
@@ -146,8 +163,12 @@ impl ReplicaSet {
             let info = server.try_cli(&["INFO", "replication"]).unwrap_or_default();
             info_value(&info, field).and_then(|v| v.parse::<u64>().ok())
         };
-        let target = offset(&self.primary, "master_repl_offset")
-            .ok_or_else(|| format!("the primary on {} has no master_repl_offset", self.primary.port()))?;
+        let target = offset(&self.primary, "master_repl_offset").ok_or_else(|| {
+            format!(
+                "the primary on {} has no master_repl_offset",
+                self.primary.port()
+            )
+        })?;
         for replica in &self.replicas {
             loop {
                 let reached = offset(replica, "slave_repl_offset").unwrap_or(0);

@@ -108,7 +108,11 @@ impl Sentinel {
         self.child = Some(child);
         let deadline = Instant::now() + READY_TIMEOUT;
         while self.try_cli(&["PING"]).as_deref() != Ok("PONG") {
-            if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
+            if let Some(status) = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten())
+            {
                 self.child = None;
                 panic!(
                     "sentinel on {} exited at start ({status}); its log:\n{}",
@@ -333,7 +337,10 @@ impl Sentinels {
                 Err(e) => errors.push(e),
             }
         }
-        Err(format!("no sentinel named the primary: {}", errors.join("; ")))
+        Err(format!(
+            "no sentinel named the primary: {}",
+            errors.join("; ")
+        ))
     }
 
     /// Waits until every running sentinel names a primary other than `old_port` and that server
