@@ -178,21 +178,24 @@ impl Cluster {
     /// node sees it (after a failover: the promoted replica).
     ///
     /// # Panics
-    /// When no live primary owns the slot, or it is not one of these nodes.
+    /// When no live primary of ours owns the slot (see [`Cluster::try_node_for_slot`]).
     pub fn node_for_slot(&self, slot: u16) -> usize {
-        let owner = self
-            .cluster_nodes()
-            .into_iter()
-            .find(|node| {
-                node.flags.iter().any(|f| f == "master")
-                    && !node.flags.iter().any(|f| f == "fail")
-                    && node.slots.iter().any(|&(a, b)| (a..=b).contains(&slot))
-            })
-            .unwrap_or_else(|| panic!("no live primary owns slot {slot}"));
-        self.nodes
-            .iter()
-            .position(|node| node.port() == owner.port)
-            .unwrap_or_else(|| panic!("slot {slot}'s owner on {} is not ours", owner.port))
+        self.try_node_for_slot(slot)
+            .unwrap_or_else(|| panic!("no live primary owns slot {slot}"))
+    }
+
+    /// [`Cluster::node_for_slot`], `None` while no live primary owns the slot (its owner failed
+    /// and no replica has taken over yet).
+    ///
+    /// # Panics
+    /// When no node answers `CLUSTER NODES`.
+    pub fn try_node_for_slot(&self, slot: u16) -> Option<usize> {
+        let owner = self.cluster_nodes().into_iter().find(|node| {
+            node.flags.iter().any(|f| f == "master")
+                && !node.flags.iter().any(|f| f == "fail" || f == "fail?")
+                && node.slots.iter().any(|&(a, b)| (a..=b).contains(&slot))
+        })?;
+        self.nodes.iter().position(|node| node.port() == owner.port)
     }
 
     /// The index of the primary that owns `key`'s slot.

@@ -346,3 +346,43 @@ fn a_cluster_reaches_ok_and_a_key_lives_on_the_node_keyslot_names() {
     assert_eq!(cluster.node_for_slot(slot), owner);
     assert_eq!(cluster.node(owner).cli(&["GET", key]), "");
 }
+
+#[test]
+fn a_cluster_replica_takes_over_the_slots_of_a_killed_primary() {
+    let start = Instant::now();
+    let Some(mut cluster) = Cluster::start(
+        "a_cluster_replica_takes_over_the_slots_of_a_killed_primary",
+        3,
+        1,
+        &RedisOptions::new(),
+    ) else {
+        return;
+    };
+    eprintln!("6-node cluster ok in {:?}", start.elapsed());
+    assert_eq!(cluster.nodes().len(), 6);
+    let key = "{acct-9}:failures";
+    let slot = cluster.keyslot(key);
+    let owner = cluster.node_for_slot(slot);
+    assert!(owner < 3, "the first three nodes are the primaries");
+    cluster.node(owner).cli(&["SET", key, "2"]);
+    cluster.node(owner).cli(&["WAIT", "1", "2000"]);
+    cluster.node_mut(owner).kill9();
+    let start = Instant::now();
+    let new_owner = loop {
+        if let Some(node) = cluster.try_node_for_slot(slot).filter(|&n| n != owner) {
+            break node;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no replica took over"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let ok = cluster.wait_ok(Duration::from_secs(20)).unwrap();
+    eprintln!(
+        "node {new_owner} took over slot {slot} {:?} after the kill (ok after {ok:?} more)",
+        start.elapsed() - ok
+    );
+    assert!(new_owner >= 3, "a replica took over");
+    assert_eq!(cluster.node(new_owner).cli(&["GET", key]), "2");
+}
