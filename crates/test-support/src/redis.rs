@@ -187,6 +187,19 @@ pub(crate) fn log_tail(path: &Path) -> String {
     lines[lines.len().saturating_sub(15)..].join("\n")
 }
 
+/// `text` percent-encoded for a URL's user or password: every byte but RFC 3986's unreserved
+/// characters (`A-Z a-z 0-9 - . _ ~`) as `%XX`.
+pub(crate) fn url_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
 /// The value of `field` in an `INFO` answer (`field:value` lines).
 pub fn info_value(info: &str, field: &str) -> Option<String> {
     info.lines()
@@ -506,7 +519,8 @@ impl RedisServer {
         self.bus_port
     }
 
-    /// `redis://127.0.0.1:PORT/0`, `rediss://` under TLS, with `USER:PASSWORD@` under an ACL user.
+    /// `redis://127.0.0.1:PORT/0`, `rediss://` under TLS, with `USER:PASSWORD@` under an ACL user
+    /// (both percent-encoded).
     pub fn url(&self) -> String {
         self.url_with_host("127.0.0.1")
     }
@@ -523,7 +537,7 @@ impl RedisServer {
             .options
             .user
             .as_ref()
-            .map(|u| format!("{}:{}@", u.name, u.password))
+            .map(|u| format!("{}:{}@", url_encode(&u.name), url_encode(&u.password)))
             .unwrap_or_default();
         format!("{scheme}://{auth}{host}:{}/0", self.port)
     }

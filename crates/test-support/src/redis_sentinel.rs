@@ -21,7 +21,9 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::redis::{AclUser, CLI_TIMEOUT, CliTarget, free_port, log_tail, redis_available};
+use crate::redis::{
+    AclUser, CLI_TIMEOUT, CliTarget, free_port, log_tail, redis_available, url_encode,
+};
 use crate::redis_replication::ReplicaSet;
 
 /// How long the sentinels may take to find the primary, its replicas and each other.
@@ -298,7 +300,7 @@ impl Sentinels {
     }
 
     /// A URL per sentinel, as a client of the sentinels is configured: `redis://` or `rediss://`
-    /// (under TLS), with `USER:PASSWORD@` under the ACL user, no database.
+    /// (under TLS), with `USER:PASSWORD@` (percent-encoded) under the ACL user, no database.
     pub fn urls(&self) -> Vec<String> {
         let scheme = if self.set.options().tls_ca().is_some() {
             "rediss"
@@ -309,7 +311,7 @@ impl Sentinels {
             .set
             .options()
             .user()
-            .map(|(name, password)| format!("{name}:{password}@"))
+            .map(|(name, password)| format!("{}:{}@", url_encode(name), url_encode(password)))
             .unwrap_or_default();
         self.sentinels
             .iter()

@@ -105,7 +105,7 @@ fn an_acl_user_is_required_and_its_password_checked() {
     assert!(
         redis
             .url()
-            .starts_with("redis://lockout:s3cret pass@127.0.0.1:"),
+            .starts_with("redis://lockout:s3cret%20pass@127.0.0.1:"),
         "{}",
         redis.url()
     );
