@@ -1,0 +1,245 @@
+//! A Redis Cluster of the test's own: three (or more) cluster-enabled [`RedisServer`]s joined
+//! with `redis-cli --cluster create … --cluster-yes`, optionally with replicas per primary.
+//!
+//! Each node keeps `nodes.conf` in its data directory (its node ID, epoch, slots, and what it knows
+//! of the others). [`RedisServer::restart_empty`] keeps that file: a restarted node is the same
+//! node with the same slots and no keys, and the cluster returns to `cluster_state:ok` — the keys
+//! of its slots are simply gone. (Were the file deleted too, the node would come back as a
+//! stranger owning no slot, and those slots would stay uncovered: `cluster_state:fail` on every
+//! node, `CLUSTERDOWN` for every key.) With replicas, killing a primary for longer than the node
+//! timeout (2 s) makes its replica take over its slots.
+//!
+//! ```no_run
+//! # use test_support::{Cluster, RedisOptions};
+//! let Some(cluster) = Cluster::start("t", 3, 0, &RedisOptions::new()) else { return };
+//! let owner = cluster.node(cluster.node_for_key("{acct}:fails")); // where the key lives
+//! ```
+
+use std::time::{Duration, Instant};
+
+use crate::redis::{RedisOptions, RedisServer, info_value, redis_available, run_with_timeout};
+
+/// How long the cluster may take to reach `cluster_state:ok`.
+const OK_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Cluster nodes, killed on drop.
+#[derive(Debug)]
+pub struct Cluster {
+    nodes: Vec<RedisServer>,
+}
+
+/// One line of `CLUSTER NODES`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterNodeInfo {
+    /// The node ID.
+    pub id: String,
+    /// Its client port.
+    pub port: u16,
+    /// Its flags (`myself`, `master`, `slave`, `fail`, …).
+    pub flags: Vec<String>,
+    /// The primary's node ID for a replica.
+    pub primary_id: Option<String>,
+    /// Its slot ranges, inclusive.
+    pub slots: Vec<(u16, u16)>,
+}
+
+impl Cluster {
+    /// Starts `primaries` (≥ 3) primaries and `replicas_per_primary` replicas of each for `test`,
+    /// every node with `options` (made a cluster node on free ports), creates the cluster and
+    /// waits until every node reports `cluster_state:ok`. Node `i < primaries` starts as a
+    /// primary (`redis-cli --cluster create` assigns the first nodes as primaries). `None` when
+    /// Redis is not installed.
+    ///
+    /// # Panics
+    /// When `REQUIRE_REDIS=1` and Redis is missing, when `primaries < 3`, or when the cluster
+    /// is not ok within 30 s.
+    pub fn start(
+        test: &str,
+        primaries: usize,
+        replicas_per_primary: usize,
+        options: &RedisOptions,
+    ) -> Option<Self> {
+        assert!(primaries >= 3, "a Redis Cluster needs at least 3 primaries");
+        if !redis_available(test) {
+            return None;
+        }
+        let mut options = options.clone().cluster(true);
+        options.clear_port();
+        let mut nodes = Vec::new();
+        for _ in 0..primaries * (1 + replicas_per_primary) {
+            nodes.push(options.clone().start(test)?);
+        }
+        let cluster = Self { nodes };
+        let mut command = std::process::Command::new("redis-cli");
+        command.arg("--cluster").arg("create");
+        command.args(cluster.nodes.iter().map(RedisServer::addr));
+        command.args([
+            "--cluster-replicas",
+            &replicas_per_primary.to_string(),
+            "--cluster-yes",
+        ]);
+        if let Some(ca) = options.tls_ca() {
+            command.arg("--tls").arg("--cacert").arg(ca.ca_cert());
+        }
+        if let Some((name, password)) = options.user() {
+            command.args(["--user", name, "--no-auth-warning"]);
+            command.env("REDISCLI_AUTH", password);
+        }
+        run_with_timeout(command, Duration::from_secs(60))
+            .unwrap_or_else(|e| panic!("redis-cli --cluster create failed: {e}"));
+        cluster
+            .wait_ok(OK_TIMEOUT)
+            .unwrap_or_else(|e| panic!("{e}"));
+        if replicas_per_primary > 0 {
+            for node in &cluster.nodes {
+                if node.info("replication", "role").as_deref() == Some("slave") {
+                    node.wait_for_link(OK_TIMEOUT)
+                        .unwrap_or_else(|e| panic!("{e}"));
+                }
+            }
+        }
+        Some(cluster)
+    }
+
+    /// Waits until every running node reports `cluster_state:ok`; `Ok(how long it took)`.
+    ///
+    /// # Errors
+    /// When a node is not ok within `timeout`, naming it.
+    pub fn wait_ok(&self, timeout: Duration) -> Result<Duration, String> {
+        let start = Instant::now();
+        for node in &self.nodes {
+            if node.pid().is_none() {
+                continue;
+            }
+            loop {
+                let info = node.try_cli(&["CLUSTER", "INFO"]).unwrap_or_default();
+                if info_value(&info, "cluster_state").as_deref() == Some("ok") {
+                    break;
+                }
+                if start.elapsed() >= timeout {
+                    return Err(format!(
+                        "cluster node on {} not ok after {timeout:?}: {}",
+                        node.port(),
+                        info.lines().take(3).collect::<Vec<_>>().join(" ")
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        Ok(start.elapsed())
+    }
+
+    /// The nodes, primaries first (as created).
+    pub fn nodes(&self) -> &[RedisServer] {
+        &self.nodes
+    }
+
+    /// Node `i`.
+    ///
+    /// # Panics
+    /// When there is no node `i`.
+    pub fn node(&self, i: usize) -> &RedisServer {
+        &self.nodes[i]
+    }
+
+    /// Node `i`, to kill or restart it.
+    ///
+    /// # Panics
+    /// When there is no node `i`.
+    pub fn node_mut(&mut self, i: usize) -> &mut RedisServer {
+        &mut self.nodes[i]
+    }
+
+    /// Each node's URL ([`RedisServer::url`]), the seed list of a cluster client.
+    pub fn urls(&self) -> Vec<String> {
+        self.nodes.iter().map(RedisServer::url).collect()
+    }
+
+    /// `CLUSTER KEYSLOT key`, asked of the first running node.
+    ///
+    /// # Panics
+    /// When no node answers with a slot.
+    pub fn keyslot(&self, key: &str) -> u16 {
+        let answer = self.any_node().cli(&["CLUSTER", "KEYSLOT", key]);
+        answer
+            .parse()
+            .unwrap_or_else(|_| panic!("CLUSTER KEYSLOT {key}: {answer:?}"))
+    }
+
+    /// `CLUSTER NODES` as the first running node sees it.
+    ///
+    /// # Panics
+    /// When no node answers.
+    pub fn cluster_nodes(&self) -> Vec<ClusterNodeInfo> {
+        parse_cluster_nodes(&self.any_node().cli(&["CLUSTER", "NODES"]))
+    }
+
+    /// The index (into [`Cluster::nodes`]) of the primary that owns `slot`, as the first running
+    /// node sees it (after a failover: the promoted replica).
+    ///
+    /// # Panics
+    /// When no live primary of ours owns the slot (see [`Cluster::try_node_for_slot`]).
+    pub fn node_for_slot(&self, slot: u16) -> usize {
+        self.try_node_for_slot(slot)
+            .unwrap_or_else(|| panic!("no live primary owns slot {slot}"))
+    }
+
+    /// [`Cluster::node_for_slot`], `None` while no live primary owns the slot (its owner failed
+    /// and no replica has taken over yet).
+    ///
+    /// # Panics
+    /// When no node answers `CLUSTER NODES`.
+    pub fn try_node_for_slot(&self, slot: u16) -> Option<usize> {
+        let owner = self.cluster_nodes().into_iter().find(|node| {
+            node.flags.iter().any(|f| f == "master")
+                && !node.flags.iter().any(|f| f == "fail" || f == "fail?")
+                && node.slots.iter().any(|&(a, b)| (a..=b).contains(&slot))
+        })?;
+        self.nodes.iter().position(|node| node.port() == owner.port)
+    }
+
+    /// The index of the primary that owns `key`'s slot.
+    ///
+    /// # Panics
+    /// As [`Cluster::keyslot`] and [`Cluster::node_for_slot`].
+    pub fn node_for_key(&self, key: &str) -> usize {
+        self.node_for_slot(self.keyslot(key))
+    }
+
+    fn any_node(&self) -> &RedisServer {
+        self.nodes
+            .iter()
+            .find(|node| node.pid().is_some())
+            .expect("a running cluster node")
+    }
+}
+
+/// Parses `CLUSTER NODES` (one node a line: `id ip:port@bus flags primary ping pong epoch link
+/// slot…`; slot entries in brackets are migrations, skipped).
+pub fn parse_cluster_nodes(text: &str) -> Vec<ClusterNodeInfo> {
+    text.lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            if fields.len() < 8 {
+                return None;
+            }
+            let address = fields[1].split('@').next()?;
+            let port = address.rsplit(':').next()?.parse().ok()?;
+            let slots = fields[8..]
+                .iter()
+                .filter(|s| !s.starts_with('['))
+                .filter_map(|s| match s.split_once('-') {
+                    Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?)),
+                    None => s.parse().ok().map(|n| (n, n)),
+                })
+                .collect();
+            Some(ClusterNodeInfo {
+                id: fields[0].to_owned(),
+                port,
+                flags: fields[2].split(',').map(str::to_owned).collect(),
+                primary_id: (fields[3] != "-").then(|| fields[3].to_owned()),
+                slots,
+            })
+        })
+        .collect()
+}
