@@ -400,8 +400,12 @@ async fn connect_backend(
             let mut builder = redis::cluster::ClusterClientBuilder::new(nodes)
                 .connection_timeout(timeout)
                 .response_timeout(timeout)
+                // Redirections (MOVED, ASK) are followed at once; a node that is down is tried
+                // again soon and then reported, so a step fails closed well within its bound
+                // instead of sleeping through the failover.
                 .retries(2)
-                .max_retry_wait(timeout.as_millis().try_into().unwrap_or(u64::MAX));
+                .min_retry_wait(10)
+                .max_retry_wait(100);
             if let Some(c) = certificates {
                 builder = builder.certs(c);
             }
