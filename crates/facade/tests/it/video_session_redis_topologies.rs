@@ -300,8 +300,9 @@ fn target(fake: &VideoSessionFake, store_url: String, ca: Option<&TestCa>) -> St
     }
 }
 
-/// `rediss://` with a private CA and an ACL user: the count is shared and exactly 5 failures
-/// are sent; without the CA the connection is refused; no message shows the password.
+/// `rediss://` with a private CA and an ACL user: without the CA, in clear or with a wrong
+/// password the connection is refused and no message shows the password; with them the count
+/// is shared, also across a restart of the server without its data.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tls_with_a_private_ca_and_an_acl_user() {
     let ca = TestCa::create();
@@ -355,17 +356,20 @@ async fn tls_with_a_private_ca_and_an_acl_user() {
     assert!(!format!("{store:?}").contains("pw-Secret-42"));
     assert_eq!(store.initialize().await.unwrap(), 16);
 
+    // A storm, the server restarted empty (no persistence) in the middle of it.
     let fake = VideoSessionFake::start_default().await.unwrap();
     let t = target(&fake, url, Some(&ca));
+    let server = Arc::new(std::sync::Mutex::new(server));
+    let restart = Arc::clone(&server);
     let r = storm(
         &fake,
         &t,
-        Duration::from_millis(1500),
-        Duration::ZERO,
-        || {},
+        Duration::from_millis(2500),
+        Duration::from_millis(300),
+        move || restart.lock().unwrap().restart_empty(),
     )
     .await;
-    assert_kept("TLS + ACL", &r);
+    assert_kept("TLS + ACL, restarted empty", &r);
     assert_eq!(r.service_failures, 5, "{r:?}");
 }
 
