@@ -618,3 +618,80 @@ async fn cluster_failover_and_an_empty_node_never_block() {
     .await;
     assert_kept("cluster node restarted empty", &r);
 }
+
+/// `rediss-sentinel://` with a private CA, the data nodes and the sentinels behind an ACL user
+/// (the sentinels' own credentials set with `sentinel_credentials`): the store finds the primary
+/// over TLS and follows a failover during a storm.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sentinel_over_tls_with_acl_users_follows_a_failover() {
+    let test = "sentinel_over_tls_with_acl_users_follows_a_failover";
+    let ca = TestCa::create();
+    let options = RedisOptions::new()
+        .tls(&ca)
+        .acl_user("lockout-app", "pw-Data-7");
+    let Some(set) = ReplicaSet::start(test, 1, &options, None) else {
+        return;
+    };
+    let Some(sentinels) = Sentinels::start(test, set, "lockout") else {
+        return;
+    };
+    let hosts: Vec<String> = sentinels
+        .addrs()
+        .iter()
+        .map(|a| a.replace("127.0.0.1", "localhost"))
+        .collect();
+    let url = format!(
+        "rediss-sentinel://lockout-app:pw-Data-7@{}/0#lockout",
+        hosts.join(",")
+    );
+    let ca_file = ca.ca_cert().display().to_string();
+    let store = RedisStore::builder(&url)
+        .ca_file(&ca_file)
+        .sentinel_credentials("lockout-app", "pw-Data-7")
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(store.topology(), "sentinel");
+    assert!(!format!("{store:?}").contains("pw-Data-7"));
+    assert_eq!(store.initialize().await.unwrap(), 16);
+    // Without the sentinels' credentials they refuse to name the primary.
+    let e = RedisStore::builder(&url)
+        .ca_file(&ca_file)
+        .connect()
+        .await
+        .unwrap_err();
+    assert!(!e.to_string().contains("pw-Data-7"), "{e}");
+
+    let creds = Credentials::new("sk-tls-sentinel", "demo.user", "x")
+        .unwrap()
+        .account_key();
+    let guard = facade::video_session::LockoutGuard::new(
+        Arc::new(store),
+        Arc::new(facade::video_session::SystemClock),
+    );
+    assert_eq!(guard.status(&creds).await.unwrap().refusal, None);
+    let mut sentinels = sentinels;
+    let old = sentinels.set().primary().port();
+    sentinels.set_mut().primary_mut().kill9();
+    let (port, _) = sentinels
+        .wait_for_failover(old, Duration::from_secs(20))
+        .expect("sentinel fails over");
+    // The store asks the sentinels again and reaches the new primary (over TLS, as the ACL user).
+    let started = Instant::now();
+    loop {
+        match guard.status(&creds).await {
+            Ok(status) => {
+                assert_eq!(status.refusal, None, "{status:?}");
+                break;
+            }
+            Err(e) => {
+                assert!(!e.to_string().contains("pw-Data-7"), "{e}");
+                assert!(
+                    started.elapsed() < Duration::from_secs(10),
+                    "the store did not reach the new primary {port}: {e}"
+                );
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+}

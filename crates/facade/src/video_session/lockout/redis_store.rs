@@ -172,8 +172,9 @@ impl fmt::Debug for RedisStore {
     }
 }
 
-/// Builds a [`RedisStore`]; see [`RedisStore::builder`].
-#[derive(Debug, Clone)]
+/// Builds a [`RedisStore`]; see [`RedisStore::builder`]. `Debug` shows the
+/// URL without its password.
+#[derive(Clone)]
 pub struct RedisStoreBuilder {
     url: String,
     timeout: Duration,
@@ -181,6 +182,29 @@ pub struct RedisStoreBuilder {
     ca_file: Option<PathBuf>,
     acks: ReplicaAcks,
     ack_timeout: Duration,
+    sentinel_credentials: Option<(String, secrecy::SecretString)>,
+}
+
+impl fmt::Debug for RedisStoreBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let url = RedisUrl::parse(&self.url)
+            .map_or_else(|_| "(not a valid Redis URL)".to_owned(), |u| u.to_string());
+        f.debug_struct("RedisStoreBuilder")
+            .field("url", &url)
+            .field("timeout", &self.timeout)
+            .field("prefix", &self.prefix)
+            .field("ca_file", &self.ca_file)
+            .field("acks", &self.acks)
+            .field("ack_timeout", &self.ack_timeout)
+            .field(
+                "sentinel_credentials",
+                &self
+                    .sentinel_credentials
+                    .as_ref()
+                    .map(|(user, _)| (user, "***")),
+            )
+            .finish()
+    }
 }
 
 impl RedisStoreBuilder {
@@ -210,6 +234,23 @@ impl RedisStoreBuilder {
     /// (default [`ReplicaAcks::AllConnected`]).
     pub fn replica_acks(mut self, acks: ReplicaAcks) -> Self {
         self.acks = acks;
+        self
+    }
+
+    /// The user and password of the sentinels themselves, for a
+    /// `redis-sentinel://` URL whose sentinels require them (`sentinel
+    /// sentinel-user` / `sentinel-pass`, or `requirepass` on the sentinel). The
+    /// URL's user and password are the data nodes'; by default the sentinels
+    /// are asked without credentials. An empty user name means `default`.
+    pub fn sentinel_credentials(
+        mut self,
+        username: impl Into<String>,
+        password: impl Into<String>,
+    ) -> Self {
+        self.sentinel_credentials = Some((
+            username.into(),
+            secrecy::SecretString::from(password.into()),
+        ));
         self
     }
 
@@ -263,7 +304,18 @@ impl RedisStoreBuilder {
                 Some(read_ca(path).map_err(|e| setting("ca_file", e))?)
             }
         };
-        let connect = connect_backend(&url, self.timeout, certificates);
+        if self.sentinel_credentials.is_some() && url.topology != Topology::Sentinel {
+            return Err(setting(
+                "sentinel_credentials",
+                "is set, but the URL is not a redis-sentinel:// one".to_owned(),
+            ));
+        }
+        let connect = connect_backend(
+            &url,
+            self.timeout,
+            certificates,
+            self.sentinel_credentials.as_ref(),
+        );
         let backend = tokio::time::timeout(self.timeout * 2, connect)
             .await
             .map_err(|_| {
@@ -326,6 +378,7 @@ async fn connect_backend(
     url: &RedisUrl,
     timeout: Duration,
     certificates: Option<TlsCertificates>,
+    sentinel_credentials: Option<&(String, secrecy::SecretString)>,
 ) -> Result<Backend, RedisError> {
     match url.topology {
         Topology::Standalone => {
@@ -380,6 +433,13 @@ async fn connect_backend(
             }
             if let Some(password) = &url.password {
                 builder = builder.set_client_to_redis_password(password);
+            }
+            if let Some((user, password)) = sentinel_credentials {
+                use secrecy::ExposeSecret as _;
+                if !user.is_empty() {
+                    builder = builder.set_client_to_sentinel_username(user);
+                }
+                builder = builder.set_client_to_sentinel_password(password.expose_secret());
             }
             let config = AsyncConnectionConfig::new()
                 .set_connection_timeout(Some(timeout))
@@ -451,6 +511,7 @@ impl RedisStore {
             ca_file: None,
             acks: ReplicaAcks::AllConnected,
             ack_timeout: DEFAULT_REPLICA_ACK_TIMEOUT,
+            sentinel_credentials: None,
         }
     }
 
