@@ -233,11 +233,18 @@ pub async fn run_status(ctx: &Ctx, args: &AuthStatusArgs) -> AppResult<u8> {
             "expires_at": token.as_ref().ok().and_then(|t| t.expires_at()).map(|at| {
                 chrono::DateTime::<chrono::Utc>::from(at).to_rfc3339()
             }),
+            "quota_project": chosen.source.quota_project_id(),
             "precedence": PRECEDENCE,
         }))?;
     } else {
         println!("credential: {}", chosen.kind.name());
         println!("from:       {}", chosen.from);
+        match chosen.source.quota_project_id() {
+            Some(project) => println!("quota:      {project} (sent as x-goog-user-project)"),
+            None => println!(
+                "quota:      none (set quota_project_id in the credentials file or GOOGLE_CLOUD_QUOTA_PROJECT)"
+            ),
+        }
         match (&token, expiry) {
             (Ok(_), Some(expiry)) => println!("token:      valid until {expiry}"),
             (Ok(_), None) => println!(

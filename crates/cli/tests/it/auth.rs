@@ -435,3 +435,39 @@ async fn login_in_headless_chromium() {
     let columns = apictl.run(&["ads", "saved-columns"]).await;
     columns.expect(0);
 }
+
+/// Issue 36: an ADC file's `quota_project_id` reaches the API as `x-goog-user-project` (not the
+/// token endpoint); `GOOGLE_CLOUD_QUOTA_PROJECT` wins; `auth status` shows which.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_quota_project_of_an_adc_file_is_sent_and_shown() {
+    let services = FakeServices::start_default().await.expect("fakes");
+    let apictl = Apictl::with_fakes(&services).without("SEARCH_ADS_TOKEN");
+    let mut file: serde_json::Value =
+        serde_json::from_str(&services.search_ads.authorized_user_json()).expect("JSON");
+    file["quota_project_id"] = "billed-project-1".into();
+    let path = apictl.dir().join("adc.json");
+    std::fs::write(&path, file.to_string()).expect("written");
+    let adc = [("GOOGLE_APPLICATION_CREDENTIALS", path.to_str().unwrap())];
+    let run = apictl.run_with(&["ads", "saved-columns"], &adc).await;
+    run.expect(0);
+    assert_eq!(
+        services.search_ads.user_projects(),
+        vec![Some("billed-project-1".to_owned())]
+    );
+    assert_eq!(
+        services.search_ads.oauth_counts().user_project_on_token_requests,
+        0
+    );
+    let status = apictl.run_with(&["auth", "status"], &adc).await;
+    status.expect(0);
+    assert!(
+        status.stdout.contains("quota:      billed-project-1"),
+        "{}",
+        status.stdout
+    );
+    let env = [adc[0], ("GOOGLE_CLOUD_QUOTA_PROJECT", "env-project-2")];
+    let status = apictl.run_with(&["--json", "auth", "status"], &env).await;
+    status.expect(0);
+    let shown: serde_json::Value = serde_json::from_str(&status.stdout).expect("JSON");
+    assert_eq!(shown["quota_project"], "env-project-2");
+}

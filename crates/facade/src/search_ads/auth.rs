@@ -33,12 +33,14 @@ pub(crate) mod cache;
 pub(crate) mod endpoint;
 pub mod installed;
 mod metadata;
+pub(crate) mod quota_project;
 pub(crate) mod token;
 
 pub use adc::{CREDENTIALS_ENV, CredentialOrigin, DefaultCredentials, DefaultCredentialsBuilder};
 pub use authorized_user::{
     AuthorizedUser, AuthorizedUserBuilder, GOOGLE_REVOKE_URI, GOOGLE_TOKEN_URI,
 };
+pub use quota_project::{QUOTA_PROJECT_ENV, QUOTA_PROJECT_HEADER};
 pub use metadata::{METADATA_HOST, METADATA_HOST_ENV, MetadataServer, MetadataServerBuilder};
 pub use token::{AccessToken, SCOPE, StaticToken, TokenSource};
 

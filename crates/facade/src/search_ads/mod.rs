@@ -88,7 +88,7 @@ pub use auth::{
     AccessToken, AuthorizedUser, AuthorizedUserBuilder, CREDENTIALS_ENV, CredentialKind,
     CredentialOrigin, DefaultCredentials, DefaultCredentialsBuilder, GOOGLE_REVOKE_URI,
     GOOGLE_TOKEN_URI, METADATA_HOST, METADATA_HOST_ENV, MetadataServer, MetadataServerBuilder,
-    SCOPE, StaticToken, TokenSource,
+    QUOTA_PROJECT_ENV, QUOTA_PROJECT_HEADER, SCOPE, StaticToken, TokenSource,
 };
 pub use availability::UpdateAvailabilityRequest;
 pub use client::{DEFAULT_BASE_URL, SearchAdsClient, SearchAdsClientBuilder};

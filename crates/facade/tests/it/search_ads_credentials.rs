@@ -609,3 +609,76 @@ async fn the_fake_refuses_reused_codes_wrong_verifiers_and_remote_redirects() {
     let body: serde_json::Value = reused.json().await.expect("JSON");
     assert_eq!(body["error"], "invalid_grant");
 }
+
+/// Issue 36: gcloud writes `quota_project_id` into the ADC file; Google's libraries send it as
+/// `x-goog-user-project` on API calls (v2 and the Reporting API), never to the token endpoint,
+/// and `GOOGLE_CLOUD_QUOTA_PROJECT` wins over the file.
+#[tokio::test]
+async fn the_quota_project_goes_on_api_calls_and_never_to_the_token_endpoint() {
+    let fake = support::start(SearchAdsFake::builder()).await;
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&fake.authorized_user_json()).expect("JSON");
+    json["quota_project_id"] = "billed-project-1".into();
+    let file = dir.path().join("application_default_credentials.json");
+    std::fs::write(&file, json.to_string()).expect("written");
+    let adc = |quota_env: Option<&str>| {
+        DefaultCredentials::builder()
+            .env_var("GOOGLE_APPLICATION_CREDENTIALS", Some(file.to_str().unwrap()))
+            .env_var("GOOGLE_CLOUD_QUOTA_PROJECT", quota_env)
+            .build()
+            .expect("found")
+    };
+    let (agency, advertiser) = support::advertiser(&fake, 0);
+    let found = adc(None);
+    assert_eq!(found.quota_project_id(), Some("billed-project-1"));
+    let client = SearchAdsClient::builder(found)
+        .base_url(fake.base_url())
+        .reporting_base_url(fake.reporting_url())
+        .retry_policy(support::fast_retries(1))
+        .build()
+        .expect("builds");
+    client
+        .saved_columns(agency, advertiser)
+        .send()
+        .await
+        .expect("v2 call");
+    client
+        .accessible_customers()
+        .send()
+        .await
+        .expect("Reporting call");
+    assert_eq!(
+        fake.user_projects(),
+        vec![Some("billed-project-1".to_owned()); 2],
+        "both API calls name the quota project"
+    );
+    let counts = fake.oauth_counts();
+    assert!(counts.token_requests >= 1);
+    assert_eq!(counts.user_project_on_token_requests, 0);
+
+    // The environment variable wins over the file.
+    let found = adc(Some("env-project-2"));
+    assert_eq!(found.quota_project_id(), Some("env-project-2"));
+    SearchAdsClient::builder(found)
+        .base_url(fake.base_url())
+        .build()
+        .expect("builds")
+        .saved_columns(agency, advertiser)
+        .send()
+        .await
+        .expect("v2 call");
+    assert_eq!(
+        fake.user_projects().last().cloned().flatten().as_deref(),
+        Some("env-project-2")
+    );
+    assert_eq!(fake.oauth_counts().user_project_on_token_requests, 0);
+
+    // A value that cannot be sent is refused by name, before any call.
+    let e = DefaultCredentials::builder()
+        .env_var("GOOGLE_APPLICATION_CREDENTIALS", Some(file.to_str().unwrap()))
+        .env_var("GOOGLE_CLOUD_QUOTA_PROJECT", Some("two words"))
+        .build()
+        .unwrap_err();
+    assert!(e.to_string().contains("GOOGLE_CLOUD_QUOTA_PROJECT"), "{e}");
+}

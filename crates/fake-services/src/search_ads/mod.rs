@@ -501,6 +501,13 @@ impl SearchAdsFake {
         self.addr().to_string()
     }
 
+    /// The `x-goog-user-project` header of each API call so far, in order (`None`: absent); the
+    /// fake records it and does not require it.
+    #[must_use]
+    pub fn user_projects(&self) -> Vec<Option<String>> {
+        self.app.oauth.user_projects()
+    }
+
     /// Requests the OAuth endpoints received.
     #[must_use]
     pub fn oauth_counts(&self) -> OAuthCounts {

@@ -11,6 +11,7 @@ use futures::future::BoxFuture;
 use super::authorized_user::AuthorizedUser;
 use super::authorized_user::read_credentials_file;
 use super::metadata::MetadataServer;
+use super::quota_project::QUOTA_PROJECT_ENV;
 use super::token::{AccessToken, TokenSource};
 use crate::http::HttpOptions;
 use crate::search_ads::credential_kind::CredentialKind;
@@ -63,6 +64,10 @@ impl fmt::Display for CredentialOrigin {
 ///    outside Google Cloud the first token request fails, with a message
 ///    that names the steps above.
 ///
+/// The quota project (the `x-goog-user-project` header of API calls,
+/// [`TokenSource::quota_project_id`]) is `GOOGLE_CLOUD_QUOTA_PROJECT` when
+/// set, else the file's `quota_project_id`, as in Google's libraries.
+///
 /// Files of type `authorized_user` ([`AuthorizedUser`]) and
 /// `service_account` (`ServiceAccount`, cargo feature `service-account`) are
 /// supported; any other type (`external_account`,
@@ -81,6 +86,8 @@ pub struct DefaultCredentials {
     source: Arc<dyn TokenSource>,
     kind: CredentialKind,
     origin: CredentialOrigin,
+    /// `GOOGLE_CLOUD_QUOTA_PROJECT`, which wins over the file's.
+    quota_project: Option<String>,
 }
 
 /// Looks up [`DefaultCredentials`]; [`build`](Self::build) does the lookup.
@@ -101,7 +108,8 @@ impl DefaultCredentialsBuilder {
 
     /// Reads the environment variable `name` as `value` (`None`: as unset)
     /// instead of the process's environment, for `GOOGLE_APPLICATION_CREDENTIALS`,
-    /// `CLOUDSDK_CONFIG`, `HOME`, `APPDATA` and `GCE_METADATA_HOST`. For tests,
+    /// `CLOUDSDK_CONFIG`, `HOME`, `APPDATA`, `GCE_METADATA_HOST` and
+    /// `GOOGLE_CLOUD_QUOTA_PROJECT`. For tests,
     /// and for programs that keep these settings elsewhere.
     pub fn env_var(mut self, name: impl Into<String>, value: Option<impl Into<String>>) -> Self {
         self.overrides.insert(name.into(), value.map(Into::into));
@@ -133,6 +141,16 @@ impl DefaultCredentialsBuilder {
 
     /// Runs the lookup (reads at most one file; sends nothing).
     pub fn build(self) -> Result<DefaultCredentials, Error> {
+        let quota_project = self
+            .var(QUOTA_PROJECT_ENV)
+            .map(|id| super::quota_project::checked(QUOTA_PROJECT_ENV, &id))
+            .transpose()?;
+        let mut found = self.lookup()?;
+        found.quota_project = quota_project;
+        Ok(found)
+    }
+
+    fn lookup(&self) -> Result<DefaultCredentials, Error> {
         if let Some(path) = self.var(CREDENTIALS_ENV) {
             let path = PathBuf::from(path);
             let (source, kind) = from_file(&path, &self.options).map_err(|e| {
@@ -142,6 +160,7 @@ impl DefaultCredentialsBuilder {
                 source,
                 kind,
                 origin: CredentialOrigin::EnvironmentVariable(path),
+                quota_project: None,
             });
         }
         if let Some(path) = self.gcloud_file().filter(|p| p.is_file()) {
@@ -151,6 +170,7 @@ impl DefaultCredentialsBuilder {
                 source,
                 kind,
                 origin: CredentialOrigin::GcloudFile(path),
+                quota_project: None,
             });
         }
         let mut metadata = MetadataServer::builder().http_options(self.options.clone());
@@ -163,6 +183,7 @@ impl DefaultCredentialsBuilder {
             source: Arc::new(metadata),
             kind: CredentialKind::MetadataServer,
             origin: CredentialOrigin::MetadataServer(host),
+            quota_project: None,
         })
     }
 }
@@ -256,6 +277,7 @@ impl fmt::Debug for DefaultCredentials {
         f.debug_struct("DefaultCredentials")
             .field("kind", &self.kind)
             .field("origin", &self.origin)
+            .field("quota_project", &self.quota_project)
             .field("source", &self.source)
             .finish()
     }
@@ -272,6 +294,12 @@ impl TokenSource for DefaultCredentials {
 
     fn kind(&self) -> CredentialKind {
         self.kind
+    }
+
+    fn quota_project_id(&self) -> Option<&str> {
+        self.quota_project
+            .as_deref()
+            .or_else(|| self.source.quota_project_id())
     }
 }
 

@@ -71,6 +71,7 @@ pub struct AuthorizedUser {
     endpoint: TokenEndpoint,
     revoke_uri: String,
     options: HttpOptions,
+    quota_project_id: Option<String>,
     cache: TokenCache,
 }
 
@@ -83,6 +84,7 @@ pub struct AuthorizedUserBuilder {
     token_uri: String,
     revoke_uri: String,
     options: HttpOptions,
+    quota_project_id: Option<String>,
 }
 
 impl AuthorizedUserBuilder {
@@ -104,6 +106,14 @@ impl AuthorizedUserBuilder {
     /// [`HttpOptions::default`]).
     pub fn http_options(mut self, options: HttpOptions) -> Self {
         self.options = options;
+        self
+    }
+
+    /// The quota project API calls are billed to, sent as
+    /// `x-goog-user-project` (default: none; an `authorized_user` file's
+    /// `quota_project_id`).
+    pub fn quota_project_id(mut self, id: impl Into<String>) -> Self {
+        self.quota_project_id = Some(id.into());
         self
     }
 
@@ -144,7 +154,13 @@ impl AuthorizedUserBuilder {
                 ),
             )
         })?;
+        let quota_project_id = self
+            .quota_project_id
+            .as_deref()
+            .map(|id| super::quota_project::checked("quota_project_id", id))
+            .transpose()?;
         Ok(AuthorizedUser {
+            quota_project_id,
             client_id: self.client_id.trim().to_owned(),
             client_secret: self.client_secret,
             refresh_token: self.refresh_token,
@@ -170,6 +186,7 @@ impl AuthorizedUser {
             token_uri: GOOGLE_TOKEN_URI.to_owned(),
             revoke_uri: GOOGLE_REVOKE_URI.to_owned(),
             options: HttpOptions::default(),
+            quota_project_id: None,
         }
     }
 
@@ -191,7 +208,10 @@ impl AuthorizedUser {
 
     /// Reads an `authorized_user` file's JSON: `client_id`, `client_secret`,
     /// `refresh_token` and, optionally, `token_uri` (Google's libraries read
-    /// it too; default [`GOOGLE_TOKEN_URI`]).
+    /// it too; default [`GOOGLE_TOKEN_URI`]) and `quota_project_id` (sent as
+    /// `x-goog-user-project` on API calls). `GOOGLE_CLOUD_QUOTA_PROJECT` is
+    /// not read here: [`DefaultCredentials`](super::DefaultCredentials)
+    /// applies it, or call [`with_quota_project_id`](Self::with_quota_project_id).
     pub fn from_json(json: &str) -> Result<Self, Error> {
         let auth = |message: String| Error::Auth {
             credential: CredentialKind::AuthorizedUser,
@@ -234,6 +254,9 @@ impl AuthorizedUser {
         if let Some(uri) = value.get("token_uri").and_then(|v| v.as_str()) {
             builder = builder.token_uri(uri);
         }
+        if let Some(id) = value.get("quota_project_id").and_then(|v| v.as_str()) {
+            builder = builder.quota_project_id(id);
+        }
         builder.build().map_err(|e| auth(e.to_string()))
     }
 
@@ -245,6 +268,16 @@ impl AuthorizedUser {
         self
     }
 
+    /// The same credentials with another quota project (`None`: none), as
+    /// `GOOGLE_CLOUD_QUOTA_PROJECT` overrides a file's `quota_project_id`.
+    /// The id is checked like the file's (not empty, sendable as a header).
+    pub fn with_quota_project_id(mut self, id: Option<&str>) -> Result<Self, Error> {
+        self.quota_project_id = id
+            .map(|id| super::quota_project::checked("quota_project_id", id))
+            .transpose()?;
+        Ok(self)
+    }
+
     /// The same credentials with another revoke endpoint (default
     /// [`GOOGLE_REVOKE_URI`]).
     pub fn revoke_uri(mut self, uri: impl Into<String>) -> Self {
@@ -253,20 +286,21 @@ impl AuthorizedUser {
     }
 
     /// The credentials as an `authorized_user` file's JSON (`type`,
-    /// `client_id`, `client_secret`, `refresh_token`, `token_uri`), the format
+    /// `client_id`, `client_secret`, `refresh_token`, `token_uri`, and `quota_project_id` when set), the format
     /// gcloud writes and [`from_json`](Self::from_json) reads. It holds
     /// secrets: write it to a file only its owner can read.
     pub fn to_json(&self) -> SecretString {
-        SecretString::from(
-            serde_json::json!({
-                "type": "authorized_user",
-                "client_id": self.client_id,
-                "client_secret": self.client_secret.expose_secret(),
-                "refresh_token": self.refresh_token.expose_secret(),
-                "token_uri": self.endpoint.url(),
-            })
-            .to_string(),
-        )
+        let mut json = serde_json::json!({
+            "type": "authorized_user",
+            "client_id": self.client_id,
+            "client_secret": self.client_secret.expose_secret(),
+            "refresh_token": self.refresh_token.expose_secret(),
+            "token_uri": self.endpoint.url(),
+        });
+        if let Some(id) = &self.quota_project_id {
+            json["quota_project_id"] = serde_json::Value::from(id.as_str());
+        }
+        SecretString::from(json.to_string())
     }
 
     /// The OAuth client id (not a secret).
@@ -342,6 +376,7 @@ impl fmt::Debug for AuthorizedUser {
             .field("client_secret", &"[REDACTED]")
             .field("refresh_token", &"[REDACTED]")
             .field("token_uri", &self.endpoint.url())
+            .field("quota_project_id", &self.quota_project_id)
             .finish_non_exhaustive()
     }
 }
@@ -371,6 +406,10 @@ impl TokenSource for AuthorizedUser {
 
     fn kind(&self) -> CredentialKind {
         CredentialKind::AuthorizedUser
+    }
+
+    fn quota_project_id(&self) -> Option<&str> {
+        self.quota_project_id.as_deref()
     }
 }
 
