@@ -471,3 +471,35 @@ async fn the_quota_project_of_an_adc_file_is_sent_and_shown() {
     let shown: serde_json::Value = serde_json::from_str(&status.stdout).expect("JSON");
     assert_eq!(shown["quota_project"], "env-project-2");
 }
+
+/// Issue 36: off Google Cloud, a metadata address that accepts and never answers made
+/// `auth status` wait 30 s and `ads saved-columns` 121 s. Now each process probes it once, within
+/// a few seconds, and says there is no credentials source.
+#[test]
+fn a_silent_metadata_address_costs_a_few_seconds_per_command() {
+    // Bound and never accepted: connections complete, nothing ever answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("bound");
+    let address = silent.local_addr().expect("address").to_string();
+    let apictl = Apictl::new()
+        .env("SEARCH_ADS_URL", "http://127.0.0.1:9/doubleclicksearch/v2")
+        .env("SEARCH_ADS_AGENCY_ID", "1")
+        .env("SEARCH_ADS_ADVERTISER_ID", "2")
+        .env("GCE_METADATA_HOST", address.clone());
+    for args in [&["auth", "status"][..], &["ads", "saved-columns"][..]] {
+        let run = test_support::run_measured(apictl.command(args), Duration::from_secs(60));
+        assert!(
+            run.elapsed < Duration::from_secs(8),
+            "{args:?} took {:?}\n{}",
+            run.elapsed,
+            run.stderr
+        );
+        assert_eq!(run.code, Some(1), "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("no credentials source") && run.stderr.contains(&address),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("apictl auth login"), "{}", run.stderr);
+    }
+    drop(silent);
+}

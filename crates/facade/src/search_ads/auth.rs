@@ -33,6 +33,7 @@ pub(crate) mod cache;
 pub(crate) mod endpoint;
 pub mod installed;
 mod metadata;
+mod metadata_probe;
 pub(crate) mod quota_project;
 pub(crate) mod token;
 
@@ -41,6 +42,7 @@ pub use authorized_user::{
     AuthorizedUser, AuthorizedUserBuilder, GOOGLE_REVOKE_URI, GOOGLE_TOKEN_URI,
 };
 pub use quota_project::{QUOTA_PROJECT_ENV, QUOTA_PROJECT_HEADER};
+pub use metadata_probe::{METADATA_IP, METADATA_IP_ENV, NO_GCE_CHECK_ENV, PROBE_TIMEOUT};
 pub use metadata::{METADATA_HOST, METADATA_HOST_ENV, MetadataServer, MetadataServerBuilder};
 pub use token::{AccessToken, SCOPE, StaticToken, TokenSource};
 

@@ -406,7 +406,9 @@ async fn the_metadata_server_gives_tokens_with_its_header() {
     );
 }
 
-#[tokio::test]
+// Multi-threaded: the lookup probes the fake's metadata server synchronously (see
+// `DefaultCredentialsBuilder::build`), so the fake must be served from another thread.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn application_default_credentials_find_each_kind() {
     let fake = support::start(SearchAdsFake::builder()).await;
     let dir = tempfile::tempdir().expect("a temp dir");
@@ -681,4 +683,41 @@ async fn the_quota_project_goes_on_api_calls_and_never_to_the_token_endpoint() {
         .build()
         .unwrap_err();
     assert!(e.to_string().contains("GOOGLE_CLOUD_QUOTA_PROJECT"), "{e}");
+}
+
+/// Issue 36: off Google Cloud, a metadata address that accepts connections and never answers
+/// cost 30 s per token request. Now the lookup probes it once, within the probe's deadline, and
+/// says at construction that there is no credentials source; a second lookup in the process
+/// answers from the cached verdict.
+#[test]
+fn a_metadata_address_that_never_answers_costs_one_short_probe_per_process() {
+    // Bound and never accepted: the kernel completes connections, nothing ever answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("bound");
+    let address = silent.local_addr().expect("address").to_string();
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let lookup = || {
+        DefaultCredentials::builder()
+            .env_var("GOOGLE_APPLICATION_CREDENTIALS", None::<String>)
+            .env_var("CLOUDSDK_CONFIG", Some(dir.path().to_str().unwrap()))
+            .env_var("GCE_METADATA_IP", None::<String>)
+            .env_var("NO_GCE_CHECK", None::<String>)
+            .env_var("GCE_METADATA_HOST", Some(address.as_str()))
+            .build()
+    };
+    let started = Instant::now();
+    let e = lookup().expect_err("no credentials source");
+    let first = started.elapsed();
+    assert!(first < Duration::from_secs(5), "the probe took {first:?}");
+    let text = e.to_string();
+    assert!(text.contains("no credentials source"), "{text}");
+    assert!(text.contains(&address), "{text}");
+    assert!(text.contains("GOOGLE_APPLICATION_CREDENTIALS"), "{text}");
+    let started = Instant::now();
+    lookup().expect_err("still none");
+    assert!(
+        started.elapsed() < Duration::from_millis(200),
+        "the verdict is cached: {:?}",
+        started.elapsed()
+    );
+    drop(silent);
 }

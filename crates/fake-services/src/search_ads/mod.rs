@@ -388,6 +388,7 @@ fn router(app: AppState, injector: Arc<FaultInjector>) -> Router {
         .route(oauth::AUTHORIZE_PATH, get(oauth::authorize))
         .route(oauth::REVOKE_PATH, post(oauth::revoke))
         .route(oauth::METADATA_TOKEN_PATH, get(oauth::metadata_token))
+        .route("/", get(oauth::metadata_root))
         .nest(API_PREFIX, api)
         .nest(REPORTING_PREFIX, v0)
         .fallback(not_found)

@@ -595,6 +595,21 @@ pub(crate) async fn metadata_token(State(app): State<AppState>, headers: HeaderM
     response
 }
 
+/// `GET /` of the metadata server (\[adc\], the metadata overview): every answer of Google's metadata
+/// server carries `Metadata-Flavor: Google`, which is how Google's libraries tell it from anything
+/// else listening there before they use it; the root lists `computeMetadata/`.
+pub(crate) async fn metadata_root() -> Response {
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "application/text"),
+            (header::HeaderName::from_static("metadata-flavor"), "Google"),
+        ],
+        "computeMetadata/\n",
+    )
+        .into_response()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

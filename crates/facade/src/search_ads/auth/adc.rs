@@ -5,12 +5,16 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 
 use super::authorized_user::AuthorizedUser;
 use super::authorized_user::read_credentials_file;
 use super::metadata::MetadataServer;
+use super::metadata_probe::{
+    METADATA_IP, METADATA_IP_ENV, NO_GCE_CHECK_ENV, PROBE_TIMEOUT, metadata_server_answers,
+};
 use super::quota_project::QUOTA_PROJECT_ENV;
 use super::token::{AccessToken, TokenSource};
 use crate::http::HttpOptions;
@@ -60,9 +64,15 @@ impl fmt::Display for CredentialOrigin {
 ///    (`%APPDATA%\gcloud\…` on Windows), written by
 ///    `gcloud auth application-default login`;
 /// 3. the metadata server of Google's compute platforms
-///    (`metadata.google.internal`, or `GCE_METADATA_HOST`). It is not probed:
-///    outside Google Cloud the first token request fails, with a message
-///    that names the steps above.
+///    (`metadata.google.internal`, or `GCE_METADATA_HOST`), if it answers a
+///    probe within 3 s, as Google's libraries check: `GET /` on
+///    `169.254.169.254` (`GCE_METADATA_IP`, else `GCE_METADATA_HOST`) must
+///    come back with `Metadata-Flavor: Google`. The probe runs once per
+///    process and address (the verdict is cached), so an address that
+///    accepts and never answers costs at most the probe's deadline, once;
+///    `NO_GCE_CHECK=true` skips it. When no step gives credentials,
+///    [`build`](DefaultCredentialsBuilder::build) fails at once, naming each
+///    step.
 ///
 /// The quota project (the `x-goog-user-project` header of API calls,
 /// [`TokenSource::quota_project_id`]) is `GOOGLE_CLOUD_QUOTA_PROJECT` when
@@ -96,6 +106,7 @@ pub struct DefaultCredentials {
 pub struct DefaultCredentialsBuilder {
     options: HttpOptions,
     overrides: HashMap<String, Option<String>>,
+    probe_timeout: Option<Duration>,
 }
 
 impl DefaultCredentialsBuilder {
@@ -108,11 +119,19 @@ impl DefaultCredentialsBuilder {
 
     /// Reads the environment variable `name` as `value` (`None`: as unset)
     /// instead of the process's environment, for `GOOGLE_APPLICATION_CREDENTIALS`,
-    /// `CLOUDSDK_CONFIG`, `HOME`, `APPDATA`, `GCE_METADATA_HOST` and
-    /// `GOOGLE_CLOUD_QUOTA_PROJECT`. For tests,
+    /// `CLOUDSDK_CONFIG`, `HOME`, `APPDATA`, `GCE_METADATA_HOST`,
+    /// `GCE_METADATA_IP`, `NO_GCE_CHECK` and `GOOGLE_CLOUD_QUOTA_PROJECT`. For tests,
     /// and for programs that keep these settings elsewhere.
     pub fn env_var(mut self, name: impl Into<String>, value: Option<impl Into<String>>) -> Self {
         self.overrides.insert(name.into(), value.map(Into::into));
+        self
+    }
+
+    /// How long the metadata server probe may take (default 3 s, as in
+    /// Google's libraries). The verdict is cached for the process per
+    /// address, so only the first lookup waits.
+    pub fn metadata_probe_timeout(mut self, timeout: Duration) -> Self {
+        self.probe_timeout = Some(timeout);
         self
     }
 
@@ -139,7 +158,13 @@ impl DefaultCredentialsBuilder {
             .map(|h| Path::new(&h).join(".config").join("gcloud").join(FILE))
     }
 
-    /// Runs the lookup (reads at most one file; sends nothing).
+    /// Runs the lookup: reads at most one file; when there is none, probes
+    /// the metadata server (blocking for up to the probe's deadline, once
+    /// per process; see the type's docs). Sends no token request.
+    ///
+    /// The probe blocks the calling thread: in async code on a
+    /// current-thread runtime that also serves the metadata address (a
+    /// test's fake), call it through `tokio::task::spawn_blocking`.
     pub fn build(self) -> Result<DefaultCredentials, Error> {
         let quota_project = self
             .var(QUOTA_PROJECT_ENV)
@@ -173,8 +198,41 @@ impl DefaultCredentialsBuilder {
                 quota_project: None,
             });
         }
+        let host_env = self.var(super::metadata::METADATA_HOST_ENV);
+        let skipped = self
+            .var(NO_GCE_CHECK_ENV)
+            .is_some_and(|v| v.eq_ignore_ascii_case("true") || v == "1");
+        let probed = self
+            .var(METADATA_IP_ENV)
+            .or_else(|| host_env.clone())
+            .unwrap_or_else(|| METADATA_IP.to_owned());
+        let timeout = self.probe_timeout.unwrap_or(PROBE_TIMEOUT);
+        if skipped || !metadata_server_answers(&probed, timeout) {
+            let gcloud = match self.gcloud_file() {
+                Some(path) => format!("gcloud's file {} does not exist", path.display()),
+                None => "gcloud's file has no place (neither CLOUDSDK_CONFIG nor HOME is set)"
+                    .to_owned(),
+            };
+            let metadata = if skipped {
+                format!("the metadata server is not asked ({NO_GCE_CHECK_ENV} is set)")
+            } else {
+                format!(
+                    "no metadata server answered at {probed} within {} s (this is not Google \
+                     Cloud)",
+                    timeout.as_secs_f64()
+                )
+            };
+            return Err(Error::Auth {
+                credential: CredentialKind::MetadataServer,
+                message: format!(
+                    "no credentials source: {CREDENTIALS_ENV} is not set, {gcloud}, and {metadata}; \
+                     set {CREDENTIALS_ENV} to a credentials file, or run `gcloud auth \
+                     application-default login`"
+                ),
+            });
+        }
         let mut metadata = MetadataServer::builder().http_options(self.options.clone());
-        if let Some(host) = self.var(super::metadata::METADATA_HOST_ENV) {
+        if let Some(host) = host_env {
             metadata = metadata.host(host);
         }
         let metadata = metadata.build()?;
@@ -314,6 +372,8 @@ mod tests {
             .env_var("HOME", None::<String>)
             .env_var("APPDATA", None::<String>)
             .env_var("GCE_METADATA_HOST", None::<String>)
+            .env_var("GCE_METADATA_IP", None::<String>)
+            .env_var("NO_GCE_CHECK", None::<String>)
     }
 
     #[test]
@@ -347,16 +407,22 @@ mod tests {
             "{found:?}"
         );
 
-        let found = isolated()
+        // Nothing listens at the metadata address: no source, said at once.
+        let e = isolated()
             .env_var("HOME", Some(dir.path().to_str().unwrap()))
             .env_var("GCE_METADATA_HOST", Some("127.0.0.1:1"))
             .build()
-            .unwrap();
-        assert_eq!(
-            found.origin(),
-            &CredentialOrigin::MetadataServer("127.0.0.1:1".into())
-        );
-        assert_eq!(found.kind(), CredentialKind::MetadataServer);
+            .unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("no credentials source"), "{text}");
+        assert!(text.contains(CREDENTIALS_ENV), "{text}");
+        assert!(text.contains("127.0.0.1:1"), "{text}");
+        let e = isolated()
+            .env_var("GCE_METADATA_HOST", Some("127.0.0.1:1"))
+            .env_var("NO_GCE_CHECK", Some("true"))
+            .build()
+            .unwrap_err();
+        assert!(e.to_string().contains("NO_GCE_CHECK"), "{e}");
     }
 
     #[test]
