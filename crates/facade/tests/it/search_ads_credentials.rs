@@ -721,3 +721,51 @@ fn a_metadata_address_that_never_answers_costs_one_short_probe_per_process() {
     );
     drop(silent);
 }
+
+/// Issue 36: the loopback listener served one connection at a time, 10 s each, so three idle
+/// local connections delayed the real redirect by about 30 s. Now every connection is served at
+/// once, each with its own read deadline: the redirect is answered within a second while three
+/// connections sit idle (and a forged one is refused), and the state check still holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_idle_connections_do_not_delay_the_sign_in_redirect() {
+    let fake = support::start(SearchAdsFake::builder()).await;
+    let u = fake.authorized_user();
+    let flow = InstalledAppFlow::builder(&u.client_id, &u.client_secret)
+        .auth_uri(fake.authorize_url())
+        .token_uri(fake.token_url())
+        .build()
+        .expect("builds");
+    let redirect = LoopbackRedirect::bind().await.expect("a free port");
+    let authorization = flow.authorization(redirect.redirect_uri());
+    let port = url::Url::parse(redirect.redirect_uri())
+        .expect("URL")
+        .port()
+        .expect("a port");
+    let url = authorization.url().to_owned();
+    let browser = async {
+        let mut idle = Vec::new();
+        for _ in 0..3 {
+            idle.push(
+                tokio::net::TcpStream::connect(("127.0.0.1", port))
+                    .await
+                    .expect("connects"),
+            );
+        }
+        // Let the listener accept them before the real redirect comes.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let started = Instant::now();
+        let forged = reqwest::get(format!("http://127.0.0.1:{port}/?code=x&state=forged"))
+            .await
+            .expect("answered");
+        assert_eq!(forged.status(), 400, "another state is refused");
+        let status = play_browser(&url).await;
+        (status, started.elapsed(), idle)
+    };
+    let (code, (status, took, _idle)) = tokio::join!(
+        redirect.wait(&authorization, Duration::from_secs(60)),
+        browser
+    );
+    assert_eq!(status, 200);
+    assert!(took < Duration::from_secs(1), "the redirect took {took:?}");
+    code.expect("the redirect carried a code");
+}

@@ -51,6 +51,13 @@ pub const GOOGLE_AUTH_URI: &str = "https://accounts.google.com/o/oauth2/v2/auth"
 /// The largest request head the loopback listener reads.
 const MAX_REDIRECT_REQUEST: usize = 16 * 1024;
 
+/// How long one connection to the loopback listener may take to send its
+/// request head (and to take the answer).
+const REDIRECT_READ_DEADLINE: Duration = Duration::from_secs(5);
+
+/// Connections the loopback listener serves at once.
+const MAX_REDIRECT_CONNECTIONS: usize = 32;
+
 fn auth_error(message: impl Into<String>) -> Error {
     Error::Auth {
         credential: CredentialKind::AuthorizedUser,
@@ -356,48 +363,48 @@ impl LoopbackRedirect {
     }
 
     /// Waits up to `timeout` for the redirect of `authorization` and returns
-    /// its code. Requests without the right `state` (another page, a
-    /// favicon, a stale tab) are answered 400 and the wait goes on; each
-    /// request head is read up to 16 KiB within 10 s.
+    /// its code.
+    ///
+    /// Every connection is served at once, each with its own deadline: its
+    /// request head (at most 16 KiB) must arrive within 5 s, so connections
+    /// that stay idle or trickle cannot hold back the real redirect; at most
+    /// 32 are served together (more are closed unanswered). Requests without
+    /// this sign-in's `state` (another page, a favicon, a stale tab, a
+    /// forgery) are answered 400 and the wait goes on; the first with the
+    /// right `state` ends it, and the connections still open are closed.
     pub async fn wait(
         &self,
         authorization: &Authorization,
         timeout: Duration,
     ) -> Result<SecretString, Error> {
+        use futures::StreamExt as _;
+        use futures::future::{Either, select};
+
         let work = async {
+            let mut connections = futures::stream::FuturesUnordered::new();
             loop {
-                let Ok((mut stream, _)) = self.listener.accept().await else {
-                    continue;
+                let event = {
+                    let accept = std::pin::pin!(self.listener.accept());
+                    let finished = std::pin::pin!(if connections.is_empty() {
+                        Either::Left(futures::future::pending())
+                    } else {
+                        Either::Right(connections.next())
+                    });
+                    match select(accept, finished).await {
+                        Either::Left((accepted, _)) => Either::Left(accepted),
+                        Either::Right((done, _)) => Either::Right(done),
+                    }
                 };
-                let query =
-                    match tokio::time::timeout(Duration::from_secs(10), read_target(&mut stream))
-                        .await
-                    {
-                        Ok(Some(query)) => query,
-                        _ => {
-                            let _ =
-                                respond(&mut stream, "400 Bad Request", "Not a sign-in redirect.")
-                                    .await;
-                            continue;
+                match event {
+                    Either::Left(Ok((stream, _))) => {
+                        if connections.len() < MAX_REDIRECT_CONNECTIONS {
+                            connections.push(serve_redirect(stream, authorization));
                         }
-                    };
-                if !authorization.state_matches(&query) {
-                    let _ = respond(
-                        &mut stream,
-                        "400 Bad Request",
-                        "Not the redirect of this sign-in.",
-                    )
-                    .await;
-                    continue;
+                        // else: dropped, which closes it.
+                    }
+                    Either::Left(Err(_)) | Either::Right(None | Some(None)) => {}
+                    Either::Right(Some(Some(result))) => return result,
                 }
-                let result = authorization.code_from_query(&query);
-                let text = if result.is_ok() {
-                    "Signed in. You can close this tab and go back to the terminal."
-                } else {
-                    "The sign-in was not completed. See the terminal."
-                };
-                let _ = respond(&mut stream, "200 OK", text).await;
-                return result;
             }
         };
         tokio::time::timeout(timeout, work).await.map_err(|_| {
@@ -407,6 +414,45 @@ impl LoopbackRedirect {
             ))
         })?
     }
+}
+
+/// One connection to the loopback listener: `None` when it was not this
+/// sign-in's redirect (answered 400), else the redirect's outcome.
+async fn serve_redirect(
+    mut stream: tokio::net::TcpStream,
+    authorization: &Authorization,
+) -> Option<Result<SecretString, Error>> {
+    let query = match tokio::time::timeout(REDIRECT_READ_DEADLINE, read_target(&mut stream)).await
+    {
+        Ok(Some(query)) => query,
+        _ => {
+            answer_within_deadline(&mut stream, "400 Bad Request", "Not a sign-in redirect.").await;
+            return None;
+        }
+    };
+    if !authorization.state_matches(&query) {
+        answer_within_deadline(
+            &mut stream,
+            "400 Bad Request",
+            "Not the redirect of this sign-in.",
+        )
+        .await;
+        return None;
+    }
+    let result = authorization.code_from_query(&query);
+    let text = if result.is_ok() {
+        "Signed in. You can close this tab and go back to the terminal."
+    } else {
+        "The sign-in was not completed. See the terminal."
+    };
+    answer_within_deadline(&mut stream, "200 OK", text).await;
+    Some(result)
+}
+
+/// Answers a loopback connection, giving up after the read deadline (a peer
+/// that does not take the answer is dropped).
+async fn answer_within_deadline(stream: &mut tokio::net::TcpStream, status: &str, text: &str) {
+    let _ = tokio::time::timeout(REDIRECT_READ_DEADLINE, respond(stream, status, text)).await;
 }
 
 /// The query string of a `GET /…?query HTTP/1.1` request head (bounded).
