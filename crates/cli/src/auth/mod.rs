@@ -100,18 +100,50 @@ fn client(args: &AuthLoginArgs) -> AppResult<Client> {
     }
 }
 
-/// Opens `url` in the system browser: `$BROWSER` when set, else the platform's opener. Returns
-/// false when none could be started.
+/// The platforms `browser_command` knows.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Platform {
+    MacOs,
+    Windows,
+    Other,
+}
+
+impl Platform {
+    fn current() -> Self {
+        if cfg!(target_os = "macos") {
+            Platform::MacOs
+        } else if cfg!(windows) {
+            Platform::Windows
+        } else {
+            Platform::Other
+        }
+    }
+}
+
+/// The program and arguments that open `url`, never through a shell: the URL is one argument
+/// of its own, so `&`, `|` or quotes in it (an `auth_uri` from a client-secrets file or
+/// `SEARCH_ADS_AUTH_URL`) cannot split a command line. `$BROWSER` when set, else `open` (macOS),
+/// `rundll32 url.dll,FileProtocolHandler URL` (Windows: the shell's URL handler, without
+/// `cmd /C start`, whose parsing splits at `&`), `xdg-open` (elsewhere).
+fn browser_command(url: &str, browser: Option<&str>, platform: Platform) -> (String, Vec<String>) {
+    match browser.filter(|b| !b.trim().is_empty()) {
+        Some(b) => (b.to_owned(), vec![url.to_owned()]),
+        None => match platform {
+            Platform::MacOs => ("open".into(), vec![url.to_owned()]),
+            Platform::Windows => (
+                "rundll32.exe".into(),
+                vec!["url.dll,FileProtocolHandler".into(), url.to_owned()],
+            ),
+            Platform::Other => ("xdg-open".into(), vec![url.to_owned()]),
+        },
+    }
+}
+
+/// Opens `url` in the system browser (see `browser_command`). Returns false when none could be
+/// started.
 fn open_browser(url: &str) -> bool {
-    let (program, args): (String, Vec<String>) = match std::env::var("BROWSER") {
-        Ok(b) if !b.trim().is_empty() => (b, vec![url.to_owned()]),
-        _ if cfg!(target_os = "macos") => ("open".into(), vec![url.to_owned()]),
-        _ if cfg!(windows) => (
-            "cmd".into(),
-            vec!["/C".into(), "start".into(), String::new(), url.to_owned()],
-        ),
-        _ => ("xdg-open".into(), vec![url.to_owned()]),
-    };
+    let browser = std::env::var("BROWSER").ok();
+    let (program, args) = browser_command(url, browser.as_deref(), Platform::current());
     std::process::Command::new(program)
         .args(args)
         .stdin(std::process::Stdio::null())
@@ -304,5 +336,26 @@ fn remove(path: &Path) -> AppResult<()> {
             AppError::new(format!("cannot delete {}: {e}", path.display()))
                 .hint("delete the file yourself: it holds the (now revoked) refresh token"),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_browser_is_opened_without_a_shell_on_every_platform() {
+        let url = "https://accounts.example/o/oauth2/v2/auth?a=1&b=2|x\"y\"";
+        for platform in [Platform::MacOs, Platform::Windows, Platform::Other] {
+            let (program, args) = browser_command(url, None, platform);
+            assert!(
+                !["cmd", "cmd.exe", "sh", "bash", "powershell"].contains(&program.as_str()),
+                "{platform:?}: {program}"
+            );
+            assert_eq!(args.last().map(String::as_str), Some(url), "{platform:?}");
+            assert!(!args.iter().any(|a| a == "/C" || a == "start"), "{args:?}");
+        }
+        let (program, args) = browser_command(url, Some("firefox"), Platform::Windows);
+        assert_eq!((program.as_str(), args), ("firefox", vec![url.to_owned()]));
     }
 }

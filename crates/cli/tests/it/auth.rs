@@ -503,3 +503,88 @@ fn a_silent_metadata_address_costs_a_few_seconds_per_command() {
     }
     drop(silent);
 }
+
+/// A token endpoint that answers every request with `status` and `body` (plain threads).
+fn token_endpoint_answering(status: &'static str, body: &'static str) -> std::net::SocketAddr {
+    use std::io::{Read as _, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bound");
+    let addr = listener.local_addr().expect("address");
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut head = Vec::new();
+                let mut buf = [0u8; 4096];
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+                // The request head and its (small) form body.
+                while let Ok(n) = stream.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    head.extend_from_slice(&buf[..n]);
+                    let text = String::from_utf8_lossy(&head);
+                    if let Some((h, rest)) = text.split_once("\r\n\r\n") {
+                        let length = h
+                            .lines()
+                            .find_map(|l| {
+                                let (name, value) = l.split_once(':')?;
+                                name.eq_ignore_ascii_case("content-length")
+                                    .then(|| value.trim().parse::<usize>().ok())?
+                            })
+                            .unwrap_or(0);
+                        if rest.len() >= length {
+                            break;
+                        }
+                    }
+                }
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    addr
+}
+
+/// Issue 36: a token endpoint's error text reached the terminal raw, so escape sequences in it
+/// could recolour the terminal or set its title. Now they are printed escaped; the 401 names the
+/// credentials file and its `token_uri`.
+#[test]
+fn escape_sequences_in_a_token_error_are_printed_escaped() {
+    let addr = token_endpoint_answering(
+        "401 Unauthorized",
+        r#"{"error":"invalid_client","error_description":"\u001b]0;pwned\u0007\u001b[31mThe OAuth client was not found.\u009b2J"}"#,
+    );
+    let apictl = Apictl::new();
+    let path = apictl.dir().join("adc.json");
+    let token_uri = format!("http://{addr}/token");
+    std::fs::write(
+        &path,
+        serde_json::json!({
+            "type": "authorized_user",
+            "client_id": "c",
+            "client_secret": "s",
+            "refresh_token": "r",
+            "token_uri": token_uri,
+        })
+        .to_string(),
+    )
+    .expect("written");
+    let apictl = apictl.env("GOOGLE_APPLICATION_CREDENTIALS", path.display().to_string());
+    let run = apictl.run_sync(&["auth", "status"]);
+    run.expect(1);
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        !all.contains('\u{1b}') && !all.contains('\u{7}') && !all.contains('\u{9b}'),
+        "raw control characters printed: {all:?}"
+    );
+    assert!(
+        run.stderr.contains("\\u{1b}]0;pwned\\u{7}"),
+        "{:?}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("invalid_client"), "{}", run.stderr);
+    assert!(run.stderr.contains(&token_uri), "{}", run.stderr);
+}

@@ -361,7 +361,8 @@ impl OAuthError {
 }
 
 /// `: invalid_grant (Token has been expired or revoked.)` from an OAuth error
-/// body, or a short excerpt of any other body. Token endpoints do not echo
+/// body, or a short excerpt of any other body, with control characters
+/// escaped (`client_support::printable`). Token endpoints do not echo
 /// secrets in their errors; the text is still cut short.
 fn shown(oauth: &Option<OAuthError>, text: &str) -> String {
     let shown = match oauth {
@@ -376,7 +377,9 @@ fn shown(oauth: &Option<OAuthError>, text: &str) -> String {
     }
     let cut: String = shown.chars().take(MAX_ERROR_TEXT).collect();
     let more = if cut.len() < shown.len() { "…" } else { "" };
-    format!(": {cut}{more}")
+    // The server chose this text: escape sequences in it must not reach a
+    // terminal raw.
+    format!(": {}{more}", client_support::printable(&cut))
 }
 
 #[cfg(test)]
