@@ -128,7 +128,7 @@ pub fn read_login_file(path: &Path) -> AppResult<Option<AuthorizedUser>> {
         AppError::new(format!("{}: {e}", path.display()))
             .hint("run `apictl auth login` to replace it")
     })?;
-    Ok(Some(user))
+    Ok(Some(user.named_file(path)))
 }
 
 /// The revoke endpoint for credentials whose token endpoint is `token_uri`: `explicit`, else

@@ -21,7 +21,8 @@ use std::time::{Duration, SystemTime};
 
 use facade::http::HttpOptions;
 use facade::search_ads::installed::{InstalledAppFlow, LoopbackRedirect};
-use facade::search_ads::{self, GOOGLE_TOKEN_URI};
+use facade::search_ads::{self, CREDENTIALS_ENV, GOOGLE_TOKEN_URI};
+use fake_services::sh_quote;
 use secrecy::ExposeSecret as _;
 use serde::Deserialize;
 
@@ -216,11 +217,19 @@ pub async fn run_login(ctx: &Ctx, args: &AuthLoginArgs) -> AppResult<u8> {
             "file": path.display().to_string(),
             "kind": "authorized_user",
             "client_id": user.client_id(),
+            "application_default_credentials": format!("{CREDENTIALS_ENV}={}", path.display()),
         }))?;
     } else {
         println!(
             "signed in: credentials saved to {} (mode 0600); `apictl ads` commands use them (see `apictl auth status`)",
             path.display()
+        );
+        println!(
+            "for programs that use Application Default Credentials (the facade's DefaultCredentials, Google's libraries):"
+        );
+        println!(
+            "    export {CREDENTIALS_ENV}={}",
+            sh_quote(&path.display().to_string())
         );
     }
     Ok(0)
@@ -285,6 +294,12 @@ pub async fn run_status(ctx: &Ctx, args: &AuthStatusArgs) -> AppResult<u8> {
             (Err(_), _) => println!("token:      none (see the error below)"),
         }
         println!("order:      {PRECEDENCE}");
+        if chosen.from.ends_with("(`apictl auth login`)") {
+            println!(
+                "programs:   export {CREDENTIALS_ENV}={} lets Application Default Credentials use the same file",
+                sh_quote(&path.display().to_string())
+            );
+        }
     }
     token?;
     Ok(0)

@@ -192,6 +192,29 @@ async fn login_status_revoke_and_a_revoked_token_gives_the_login_hint() {
     let columns = apictl.run(&["ads", "saved-columns"]).await;
     columns.expect(0);
 
+    // Issue 36: the file `auth login` writes is the one Application Default Credentials read
+    // when GOOGLE_APPLICATION_CREDENTIALS names it, and `login` and `status` say so.
+    let export = format!("export GOOGLE_APPLICATION_CREDENTIALS={}", file.display());
+    assert!(run.stdout.contains(&export), "{}", run.stdout);
+    assert!(status.stdout.contains(&export), "{}", status.stdout);
+    let adc = facade::search_ads::DefaultCredentials::builder()
+        .env_var("GOOGLE_APPLICATION_CREDENTIALS", Some(file.display().to_string()))
+        .build()
+        .expect("the login file is an ADC file");
+    assert_eq!(adc.kind(), facade::search_ads::CredentialKind::AuthorizedUser);
+    let account = &services.search_ads.accounts()[0];
+    facade::search_ads::SearchAdsClient::builder(adc)
+        .base_url(services.search_ads.base_url())
+        .build()
+        .expect("builds")
+        .saved_columns(
+            facade::search_ads::AgencyId::new(account.agency_id),
+            facade::search_ads::AdvertiserId::new(account.advertiser_id),
+        )
+        .send()
+        .await
+        .expect("the login file's credentials work through ADC");
+
     let kept = std::fs::read(&file).expect("readable");
     let revoke = apictl.run(&["auth", "revoke"]).await;
     revoke.expect(0);
@@ -587,4 +610,10 @@ fn escape_sequences_in_a_token_error_are_printed_escaped() {
     );
     assert!(run.stderr.contains("invalid_client"), "{}", run.stderr);
     assert!(run.stderr.contains(&token_uri), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains(&format!("credentials file {}", path.display())),
+        "the 401 names the file: {}",
+        run.stderr
+    );
 }

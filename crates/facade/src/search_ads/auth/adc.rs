@@ -270,7 +270,11 @@ fn from_file(
         .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_owned));
     match kind.as_deref() {
         Some("authorized_user") => Ok((
-            Arc::new(AuthorizedUser::from_json(&text)?.http_options(options.clone())),
+            Arc::new(
+                AuthorizedUser::from_json(&text)?
+                    .named_file(path)
+                    .http_options(options.clone()),
+            ),
             CredentialKind::AuthorizedUser,
         )),
         #[cfg(feature = "service-account")]

@@ -5,7 +5,7 @@
 //! an `authorized_user` file.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use futures::future::BoxFuture;
 use secrecy::{ExposeSecret as _, SecretString};
@@ -72,6 +72,8 @@ pub struct AuthorizedUser {
     revoke_uri: String,
     options: HttpOptions,
     quota_project_id: Option<String>,
+    /// The file the credentials came from, named in token errors.
+    file: Option<PathBuf>,
     cache: TokenCache,
 }
 
@@ -161,6 +163,7 @@ impl AuthorizedUserBuilder {
             .transpose()?;
         Ok(AuthorizedUser {
             quota_project_id,
+            file: None,
             client_id: self.client_id.trim().to_owned(),
             client_secret: self.client_secret,
             refresh_token: self.refresh_token,
@@ -194,7 +197,9 @@ impl AuthorizedUser {
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, Error> {
         let path = path.as_ref();
         let text = read_credentials_file(path, CredentialKind::AuthorizedUser)?;
-        Self::from_json(&text).map_err(|e| match e {
+        Self::from_json(&text)
+            .map(|user| user.named_file(path))
+            .map_err(|e| match e {
             Error::Auth {
                 credential,
                 message,
@@ -268,6 +273,20 @@ impl AuthorizedUser {
         self
     }
 
+    /// The same credentials, naming `path` as their file in the errors of
+    /// the token exchange (with the `token_uri`), so a refused refresh says
+    /// which file to fix. [`from_file`](Self::from_file) and
+    /// [`DefaultCredentials`](super::DefaultCredentials) set it.
+    pub fn named_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.file = Some(path.into());
+        self
+    }
+
+    /// The file the credentials came from, if known.
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
     /// The same credentials with another quota project (`None`: none), as
     /// `GOOGLE_CLOUD_QUOTA_PROJECT` overrides a file's `quota_project_id`.
     /// The id is checked like the file's (not empty, sendable as a header).
@@ -337,9 +356,39 @@ impl AuthorizedUser {
                 ("refresh_token", self.refresh_token.expose_secret()),
             ])
             .await?;
-        let token = self.endpoint.token(&answer, "the refresh token")?;
+        let token = self
+            .endpoint
+            .token(&answer, "the refresh token")
+            .map_err(|e| self.naming_the_file(e))?;
         tracing::debug!(client_id = %self.client_id, "obtained an access token with the refresh token");
         Ok(token)
+    }
+}
+
+impl AuthorizedUser {
+    /// `e` with the credentials file named first, when known: a 401
+    /// `invalid_client` or an `invalid_grant` is fixed in that file (the
+    /// message already names the `token_uri`).
+    fn naming_the_file(&self, e: Error) -> Error {
+        let Some(file) = &self.file else { return e };
+        let prefix = format!("credentials file {}: ", file.display());
+        match e {
+            Error::Auth {
+                credential,
+                message,
+            } => Error::Auth {
+                credential,
+                message: format!("{prefix}{message}"),
+            },
+            Error::InvalidGrant {
+                credential,
+                message,
+            } => Error::InvalidGrant {
+                credential,
+                message: format!("{prefix}{message}"),
+            },
+            other => other,
+        }
     }
 }
 
@@ -377,6 +426,7 @@ impl fmt::Debug for AuthorizedUser {
             .field("refresh_token", &"[REDACTED]")
             .field("token_uri", &self.endpoint.url())
             .field("quota_project_id", &self.quota_project_id)
+            .field("file", &self.file)
             .finish_non_exhaustive()
     }
 }
