@@ -4,8 +4,9 @@
 //! - `login`: the installed-app flow (authorization code with PKCE S256, a loopback redirect on
 //!   `127.0.0.1` and a free port, a checked `state`, `access_type=offline`, the scope
 //!   `https://www.googleapis.com/auth/doubleclicksearch`). It opens the system browser (`$BROWSER`
-//!   when set, else the platform's opener) or, with `--no-browser`, prints the URL and waits (up to
-//!   `--wait` seconds) for the redirect, which must reach this machine. The client id and secret
+//!   when set, else the platform's opener, never through a shell) or, with `--no-browser`, prints
+//!   the URL and waits (up to `--wait` seconds) for the redirect to reach this machine or for the
+//!   address the browser ended on to be pasted on stdin (a browser on another machine). The client id and secret
 //!   come from the console's client-secrets JSON (`--client-secrets FILE`, a "Desktop app" client)
 //!   or `--client-id` / `--client-secret` (`SEARCH_ADS_CLIENT_ID` / `SEARCH_ADS_CLIENT_SECRET`).
 //!   The result is an `authorized_user` file, mode 0600, in the state directory, which every
@@ -154,6 +155,47 @@ fn open_browser(url: &str) -> bool {
         .is_ok()
 }
 
+/// The longest line read from stdin for a pasted address (the listener's request limit).
+const MAX_PASTED: u64 = 16 * 1024;
+
+/// The code of whichever comes first: the redirect reaching the loopback listener, or the address
+/// the browser ended on pasted on stdin (checked like a redirect: same redirect URI, same `state`).
+/// Stdin is read on a thread of its own (a blocking read cannot be cancelled; the thread ends with
+/// the process); an empty or closed stdin leaves the listener alone.
+async fn redirect_or_paste(
+    redirect: &LoopbackRedirect,
+    authorization: &facade::search_ads::installed::Authorization,
+    wait: Duration,
+) -> Result<secrecy::SecretString, search_ads::Error> {
+    use std::io::{BufRead as _, Read as _};
+    let (tx, rx) = tokio::sync::oneshot::channel::<String>();
+    let reader = std::thread::Builder::new()
+        .name("pasted-redirect".into())
+        .spawn(move || {
+            let mut stdin = std::io::stdin().lock();
+            loop {
+                let mut line = String::new();
+                match (&mut stdin).take(MAX_PASTED + 1).read_line(&mut line) {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) if line.trim().is_empty() => {}
+                    Ok(_) => {
+                        let _ = tx.send(line);
+                        return;
+                    }
+                }
+            }
+        });
+    let listen = redirect.wait(authorization, wait);
+    tokio::pin!(listen);
+    if reader.is_err() {
+        return listen.await;
+    }
+    tokio::select! {
+        code = &mut listen => code,
+        Ok(line) = rx => authorization.code_from_redirect_url(&line),
+    }
+}
+
 fn login_error(e: search_ads::Error, wait: u64) -> AppError {
     let text = e.to_string();
     if text.contains("no sign-in redirect arrived") {
@@ -193,20 +235,34 @@ pub async fn run_login(ctx: &Ctx, args: &AuthLoginArgs) -> AppResult<u8> {
         .await
         .map_err(|e| login_error(e, args.wait))?;
     let authorization = flow.authorization(redirect.redirect_uri());
-    if args.no_browser || !open_browser(authorization.url()) {
-        eprintln!("Open this URL in a browser on this machine and sign in:");
+    let wait = Duration::from_secs(args.wait);
+    let code = if args.no_browser {
+        eprintln!("Open this URL in a browser, on this machine or any other, and sign in:");
+        eprintln!("    {}", authorization.url());
+        eprintln!(
+            "On another machine the browser ends on an address starting with {} that does not load: \
+             copy that whole address from its address bar, paste it here and press Enter.",
+            redirect.redirect_uri()
+        );
+        eprintln!(
+            "Waiting up to {} s for the sign-in (Ctrl-C cancels)...",
+            args.wait
+        );
+        redirect_or_paste(&redirect, &authorization, wait).await
     } else {
-        eprintln!("Your browser should open; if it does not, open this URL on this machine:");
+        if open_browser(authorization.url()) {
+            eprintln!("Your browser should open; if it does not, open this URL on this machine:");
+        } else {
+            eprintln!("Open this URL in a browser on this machine and sign in:");
+        }
+        eprintln!("    {}", authorization.url());
+        eprintln!(
+            "Waiting up to {} s for the sign-in (Ctrl-C cancels; no browser here? use --no-browser)...",
+            args.wait
+        );
+        redirect.wait(&authorization, wait).await
     }
-    eprintln!("    {}", authorization.url());
-    eprintln!(
-        "Waiting up to {} s for the sign-in (Ctrl-C cancels)...",
-        args.wait
-    );
-    let code = redirect
-        .wait(&authorization, Duration::from_secs(args.wait))
-        .await
-        .map_err(|e| login_error(e, args.wait))?;
+    .map_err(|e| login_error(e, args.wait))?;
     let user = flow
         .exchange(&authorization, code)
         .await

@@ -617,3 +617,89 @@ fn escape_sequences_in_a_token_error_are_printed_escaped() {
         run.stderr
     );
 }
+
+/// Issue 36: with no browser on this machine (SSH), `auth login --no-browser` prints the URL to open
+/// anywhere and takes the address the browser was finally sent to, pasted back on stdin (the
+/// loopback redirect completed by hand), with the same state and PKCE checks. A pasted address
+/// with another state is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_without_a_browser_takes_the_pasted_redirect() {
+    use std::io::Write as _;
+    let services = FakeServices::start_default().await.expect("fakes");
+    let secrets = secrets(&services);
+    let apictl = Apictl::with_fakes(&services)
+        .without("SEARCH_ADS_TOKEN")
+        .env(
+            "SEARCH_ADS_CLIENT_ID",
+            services.search_ads.authorized_user().client_id.clone(),
+        )
+        .env("SEARCH_ADS_CLIENT_SECRET", secrets[0].clone())
+        .env("SEARCH_ADS_AUTH_URL", services.search_ads.authorize_url())
+        .env("SEARCH_ADS_REVOKE_URL", services.search_ads.revoke_url());
+    // The browser on "another machine": it follows the consent page but not the redirect.
+    let redirect_of = |url: String| async move {
+        client_support::install_crypto_provider();
+        let browser = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("builds");
+        let consent = browser.get(&url).send().await.expect("the consent page");
+        assert_eq!(consent.status(), 302);
+        consent.headers()["location"]
+            .to_str()
+            .expect("text")
+            .to_owned()
+    };
+    for forged in [true, false] {
+        let mut child = apictl
+            .command(&["auth", "login", "--no-browser", "--wait", "30"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn apictl auth login");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let out = lines(child.stdout.take().expect("stdout"));
+        let err = lines(child.stderr.take().expect("stderr"));
+        let mut child = Killed(child);
+        let mut stderr = Vec::new();
+        let url = loop {
+            let line = tokio::task::block_in_place(|| err.recv_timeout(Duration::from_secs(60)))
+                .expect("apictl printed the sign-in URL");
+            stderr.push(line.clone());
+            if let Some(start) = line.find("http://")
+                && line.contains("/o/oauth2/v2/auth?")
+            {
+                break line[start..].trim().to_owned();
+            }
+        };
+        let mut location = redirect_of(url).await;
+        if forged {
+            let (_, after) = location.split_once("state=").expect("a state");
+            let state = after.split('&').next().expect("a value").to_owned();
+            location = location.replace(&state, "forged-state");
+        }
+        writeln!(stdin, "{location}").expect("pasted");
+        let started = std::time::Instant::now();
+        let status = tokio::task::block_in_place(|| child.0.wait()).expect("apictl ends");
+        assert!(started.elapsed() < Duration::from_secs(10), "it took the paste");
+        let stdout: Vec<String> = out.try_iter().collect();
+        stderr.extend(err.try_iter());
+        let run = Run {
+            code: status.code().unwrap_or(-1),
+            stdout: stdout.join("\n"),
+            stderr: stderr.join("\n"),
+        };
+        assert_no_secret(&run, &secrets);
+        if forged {
+            assert_eq!(run.code, 1, "{}", run.stderr);
+            assert!(run.stderr.contains("state"), "{}", run.stderr);
+        } else {
+            assert_eq!(run.code, 0, "{}", run.stderr);
+            assert!(run.stderr.contains("paste"), "{}", run.stderr);
+        }
+    }
+    let status = apictl.run(&["auth", "status"]).await;
+    status.expect(0);
+    assert!(status.stdout.contains("`apictl auth login`"), "{}", status.stdout);
+}

@@ -27,7 +27,11 @@
 //! (`S256` of a random 256-bit `code_verifier`); the redirect goes to
 //! `http://127.0.0.1:PORT/` on a free port; the answer's `state` must be the
 //! one sent; the code is exchanged once, with the verifier. The
-//! out-of-band copy-and-paste flow is not offered: Google blocked it.
+//! out-of-band flow (`urn:ietf:wg:oauth:2.0:oob`) is not offered: Google
+//! blocked it. When the browser runs on another machine, the loopback
+//! redirect is completed by hand instead: the user pastes the address the
+//! browser was sent to, and [`Authorization::code_from_redirect_url`] checks
+//! it like a received redirect.
 
 use std::fmt;
 use std::time::Duration;
@@ -205,6 +209,44 @@ impl Authorization {
     fn state_matches(&self, query: &str) -> bool {
         url::form_urlencoded::parse(query.as_bytes())
             .any(|(name, value)| name == "state" && value == self.state.expose_secret())
+    }
+
+    /// The authorization code from the address the browser was redirected
+    /// to, pasted back by hand (the browser ran on another machine, so the
+    /// redirect to this machine's loopback address could not arrive). The
+    /// address must be this sign-in's redirect URI (same scheme, host, port
+    /// and path) and carry this sign-in's `state`, like a redirect the
+    /// listener receives; the code is then exchanged with this sign-in's PKCE
+    /// verifier. At most 16 KiB are read.
+    pub fn code_from_redirect_url(&self, pasted: &str) -> Result<SecretString, Error> {
+        let pasted = pasted.trim();
+        if pasted.len() > MAX_REDIRECT_REQUEST {
+            return Err(auth_error(format!(
+                "the pasted address is longer than {MAX_REDIRECT_REQUEST} bytes: it is not a \
+                 sign-in redirect"
+            )));
+        }
+        let url = url::Url::parse(pasted).map_err(|e| {
+            auth_error(format!(
+                "the pasted text is not an address ({e}): paste the whole address the browser \
+                 shows after the sign-in, starting with {}",
+                self.redirect_uri
+            ))
+        })?;
+        let expected = url::Url::parse(&self.redirect_uri)
+            .map_err(|e| auth_error(format!("the redirect URI is not a URL: {e}")))?;
+        let same = url.scheme() == expected.scheme()
+            && url.host_str() == expected.host_str()
+            && url.port_or_known_default() == expected.port_or_known_default()
+            && url.path() == expected.path();
+        if !same {
+            return Err(auth_error(format!(
+                "the pasted address does not start with this sign-in's redirect URI {}: it did \
+                 not come from this sign-in",
+                self.redirect_uri
+            )));
+        }
+        self.code_from_query(url.query().unwrap_or(""))
     }
 
     /// The authorization code from the redirect's query string, after
@@ -521,6 +563,31 @@ mod tests {
         assert!(!a.url().contains(a.verifier.expose_secret()));
         assert!(!format!("{a:?}").contains(a.state.expose_secret()));
         assert!(!format!("{flow:?}").contains("secret\""));
+    }
+
+    #[test]
+    fn a_pasted_redirect_is_checked_like_a_received_one() {
+        let flow = InstalledAppFlow::builder("cid", "secret").build().unwrap();
+        let a = flow.authorization("http://127.0.0.1:5/");
+        let state = a.state.expose_secret().to_owned();
+        let good = format!("http://127.0.0.1:5/?state={state}&code=4%2Fx&scope=s");
+        assert_eq!(
+            a.code_from_redirect_url(&format!("  {good}\n"))
+                .unwrap()
+                .expose_secret(),
+            "4/x"
+        );
+        for bad in [
+            "http://127.0.0.1:5/?state=forged&code=4%2Fx".to_owned(),
+            format!("http://127.0.0.1:6/?state={state}&code=x"),
+            format!("http://evil.example:5/?state={state}&code=x"),
+            format!("https://127.0.0.1:5/?state={state}&code=x"),
+            format!("http://127.0.0.1:5/other?state={state}&code=x"),
+            "4/x".to_owned(),
+            format!("http://127.0.0.1:5/?state={state}&code={}", "x".repeat(20_000)),
+        ] {
+            assert!(a.code_from_redirect_url(&bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
