@@ -31,8 +31,8 @@
 #![warn(missing_docs)]
 
 mod body_limits;
-mod printable;
 pub mod last_answer;
+mod printable;
 pub mod timeouts;
 
 pub use body_limits::{BodyLimitError, BodyLimits, limit_body};

@@ -198,10 +198,16 @@ async fn login_status_revoke_and_a_revoked_token_gives_the_login_hint() {
     assert!(run.stdout.contains(&export), "{}", run.stdout);
     assert!(status.stdout.contains(&export), "{}", status.stdout);
     let adc = facade::search_ads::DefaultCredentials::builder()
-        .env_var("GOOGLE_APPLICATION_CREDENTIALS", Some(file.display().to_string()))
+        .env_var(
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            Some(file.display().to_string()),
+        )
         .build()
         .expect("the login file is an ADC file");
-    assert_eq!(adc.kind(), facade::search_ads::CredentialKind::AuthorizedUser);
+    assert_eq!(
+        adc.kind(),
+        facade::search_ads::CredentialKind::AuthorizedUser
+    );
     let account = &services.search_ads.accounts()[0];
     facade::search_ads::SearchAdsClient::builder(adc)
         .base_url(services.search_ads.base_url())
@@ -478,7 +484,10 @@ async fn the_quota_project_of_an_adc_file_is_sent_and_shown() {
         vec![Some("billed-project-1".to_owned())]
     );
     assert_eq!(
-        services.search_ads.oauth_counts().user_project_on_token_requests,
+        services
+            .search_ads
+            .oauth_counts()
+            .user_project_on_token_requests,
         0
     );
     let status = apictl.run_with(&["auth", "status"], &adc).await;
@@ -682,7 +691,10 @@ async fn login_without_a_browser_takes_the_pasted_redirect() {
         writeln!(stdin, "{location}").expect("pasted");
         let started = std::time::Instant::now();
         let status = tokio::task::block_in_place(|| child.0.wait()).expect("apictl ends");
-        assert!(started.elapsed() < Duration::from_secs(10), "it took the paste");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "it took the paste"
+        );
         let stdout: Vec<String> = out.try_iter().collect();
         stderr.extend(err.try_iter());
         let run = Run {
@@ -701,5 +713,9 @@ async fn login_without_a_browser_takes_the_pasted_redirect() {
     }
     let status = apictl.run(&["auth", "status"]).await;
     status.expect(0);
-    assert!(status.stdout.contains("`apictl auth login`"), "{}", status.stdout);
+    assert!(
+        status.stdout.contains("`apictl auth login`"),
+        "{}",
+        status.stdout
+    );
 }

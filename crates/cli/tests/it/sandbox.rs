@@ -245,8 +245,14 @@ fn two_sandboxes_run_side_by_side() {
         .expect("kill runs");
     assert!(sent.success());
     first.0.wait().expect("the first sandbox stops");
-    assert!(!first_file.exists(), "the first sandbox removed its own file");
-    assert!(second_file.exists(), "the second sandbox's file is untouched");
+    assert!(
+        !first_file.exists(),
+        "the first sandbox removed its own file"
+    );
+    assert!(
+        second_file.exists(),
+        "the second sandbox's file is untouched"
+    );
 
     let mut apictl = Apictl::new();
     for (name, value) in &second_vars {

@@ -41,9 +41,9 @@ pub use adc::{CREDENTIALS_ENV, CredentialOrigin, DefaultCredentials, DefaultCred
 pub use authorized_user::{
     AuthorizedUser, AuthorizedUserBuilder, GOOGLE_REVOKE_URI, GOOGLE_TOKEN_URI,
 };
-pub use quota_project::{QUOTA_PROJECT_ENV, QUOTA_PROJECT_HEADER};
-pub use metadata_probe::{METADATA_IP, METADATA_IP_ENV, NO_GCE_CHECK_ENV, PROBE_TIMEOUT};
 pub use metadata::{METADATA_HOST, METADATA_HOST_ENV, MetadataServer, MetadataServerBuilder};
+pub use metadata_probe::{METADATA_IP, METADATA_IP_ENV, NO_GCE_CHECK_ENV, PROBE_TIMEOUT};
+pub use quota_project::{QUOTA_PROJECT_ENV, QUOTA_PROJECT_HEADER};
 pub use token::{AccessToken, SCOPE, StaticToken, TokenSource};
 
 pub use super::credential_kind::CredentialKind;

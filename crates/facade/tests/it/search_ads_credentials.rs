@@ -626,7 +626,10 @@ async fn the_quota_project_goes_on_api_calls_and_never_to_the_token_endpoint() {
     std::fs::write(&file, json.to_string()).expect("written");
     let adc = |quota_env: Option<&str>| {
         DefaultCredentials::builder()
-            .env_var("GOOGLE_APPLICATION_CREDENTIALS", Some(file.to_str().unwrap()))
+            .env_var(
+                "GOOGLE_APPLICATION_CREDENTIALS",
+                Some(file.to_str().unwrap()),
+            )
             .env_var("GOOGLE_CLOUD_QUOTA_PROJECT", quota_env)
             .build()
             .expect("found")
@@ -678,7 +681,10 @@ async fn the_quota_project_goes_on_api_calls_and_never_to_the_token_endpoint() {
 
     // A value that cannot be sent is refused by name, before any call.
     let e = DefaultCredentials::builder()
-        .env_var("GOOGLE_APPLICATION_CREDENTIALS", Some(file.to_str().unwrap()))
+        .env_var(
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            Some(file.to_str().unwrap()),
+        )
         .env_var("GOOGLE_CLOUD_QUOTA_PROJECT", Some("two words"))
         .build()
         .unwrap_err();

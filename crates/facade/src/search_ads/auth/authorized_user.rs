@@ -200,15 +200,15 @@ impl AuthorizedUser {
         Self::from_json(&text)
             .map(|user| user.named_file(path))
             .map_err(|e| match e {
-            Error::Auth {
-                credential,
-                message,
-            } => Error::Auth {
-                credential,
-                message: format!("{}: {message}", path.display()),
-            },
-            other => other,
-        })
+                Error::Auth {
+                    credential,
+                    message,
+                } => Error::Auth {
+                    credential,
+                    message: format!("{}: {message}", path.display()),
+                },
+                other => other,
+            })
     }
 
     /// Reads an `authorized_user` file's JSON: `client_id`, `client_secret`,

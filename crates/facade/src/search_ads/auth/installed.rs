@@ -464,8 +464,7 @@ async fn serve_redirect(
     mut stream: tokio::net::TcpStream,
     authorization: &Authorization,
 ) -> Option<Result<SecretString, Error>> {
-    let query = match tokio::time::timeout(REDIRECT_READ_DEADLINE, read_target(&mut stream)).await
-    {
+    let query = match tokio::time::timeout(REDIRECT_READ_DEADLINE, read_target(&mut stream)).await {
         Ok(Some(query)) => query,
         _ => {
             answer_within_deadline(&mut stream, "400 Bad Request", "Not a sign-in redirect.").await;
@@ -584,7 +583,10 @@ mod tests {
             format!("https://127.0.0.1:5/?state={state}&code=x"),
             format!("http://127.0.0.1:5/other?state={state}&code=x"),
             "4/x".to_owned(),
-            format!("http://127.0.0.1:5/?state={state}&code={}", "x".repeat(20_000)),
+            format!(
+                "http://127.0.0.1:5/?state={state}&code={}",
+                "x".repeat(20_000)
+            ),
         ] {
             assert!(a.code_from_redirect_url(&bad).is_err(), "{bad}");
         }

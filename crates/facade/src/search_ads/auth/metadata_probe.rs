@@ -77,8 +77,14 @@ fn probe(address: &str, timeout: Duration) -> bool {
 
 fn probe_now(address: &str, timeout: Duration) -> bool {
     let deadline = Instant::now() + timeout;
-    let left = || deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero());
-    let with_port = if address.rsplit_once(':').is_some_and(|(_, p)| p.parse::<u16>().is_ok())
+    let left = || {
+        deadline
+            .checked_duration_since(Instant::now())
+            .filter(|d| !d.is_zero())
+    };
+    let with_port = if address
+        .rsplit_once(':')
+        .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
         && !address.ends_with(']')
     {
         address.to_owned()
@@ -153,12 +159,18 @@ mod tests {
         let address = listener.local_addr().unwrap().to_string();
         // Accepts (the kernel's backlog) and never answers.
         let started = Instant::now();
-        assert!(!metadata_server_answers(&address, Duration::from_millis(300)));
+        assert!(!metadata_server_answers(
+            &address,
+            Duration::from_millis(300)
+        ));
         let first = started.elapsed();
         assert!(first >= Duration::from_millis(250), "{first:?}");
         assert!(first < Duration::from_secs(2), "{first:?}");
         let started = Instant::now();
-        assert!(!metadata_server_answers(&address, Duration::from_millis(300)));
+        assert!(!metadata_server_answers(
+            &address,
+            Duration::from_millis(300)
+        ));
         assert!(started.elapsed() < Duration::from_millis(50), "cached");
         drop(listener);
     }
