@@ -719,3 +719,55 @@ async fn login_without_a_browser_takes_the_pasted_redirect() {
         status.stdout
     );
 }
+
+/// Issue 36: the files `gcloud auth application-default login --impersonate-service-account`
+/// and workload identity federation write drive `apictl ads` commands against the fakes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn impersonated_and_external_account_files_drive_ads_commands() {
+    let services = FakeServices::start_default().await.expect("fakes");
+    let apictl = Apictl::with_fakes(&services).without("SEARCH_ADS_TOKEN");
+    let fake = &services.search_ads;
+    let source: serde_json::Value =
+        serde_json::from_str(&fake.authorized_user_json()).expect("JSON");
+    let target = "apictl@project.iam.gserviceaccount.com";
+    let subject = apictl.dir().join("oidc-token");
+    std::fs::write(&subject, "eyJhbGciOiJSUzI1NiJ9.k8s.sig").expect("written");
+    let files = [
+        (
+            "impersonated_service_account",
+            serde_json::json!({
+                "type": "impersonated_service_account",
+                "service_account_impersonation_url": fake.impersonation_url(target),
+                "delegates": [],
+                "source_credentials": source,
+            }),
+        ),
+        (
+            "external_account",
+            serde_json::json!({
+                "type": "external_account",
+                "audience": "//iam.googleapis.com/projects/123/locations/global/workloadIdentityPools/pool/providers/k8s",
+                "subject_token_type": "urn:ietf:params:oauth:token-type:jwt",
+                "token_url": fake.sts_token_url(),
+                "service_account_impersonation_url": fake.impersonation_url(target),
+                "credential_source": {"file": subject, "format": {"type": "text"}},
+            }),
+        ),
+    ];
+    for (kind, json) in files {
+        let path = apictl.dir().join(format!("{kind}.json"));
+        std::fs::write(&path, json.to_string()).expect("written");
+        let adc = [("GOOGLE_APPLICATION_CREDENTIALS", path.to_str().unwrap())];
+        apictl
+            .run_with(&["ads", "saved-columns"], &adc)
+            .await
+            .expect(0);
+        let status = apictl.run_with(&["auth", "status"], &adc).await;
+        status.expect(0);
+        assert!(
+            status.stdout.contains(&format!("credential: {kind}")),
+            "{}",
+            status.stdout
+        );
+    }
+}

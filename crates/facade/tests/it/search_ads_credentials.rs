@@ -775,3 +775,110 @@ async fn three_idle_connections_do_not_delay_the_sign_in_redirect() {
     assert!(took < Duration::from_secs(1), "the redirect took {took:?}");
     code.expect("the redirect carried a code");
 }
+
+/// Issue 36: gcloud's `impersonated_service_account` file and workload identity federation's
+/// `external_account` files (file- and URL-sourced subject tokens, with and without
+/// impersonation) give working credentials through Application Default Credentials, against the
+/// fake's IAM Credentials and STS endpoints.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn impersonated_and_external_account_files_work_through_adc() {
+    use axum::http::HeaderMap;
+    use axum::routing::get;
+
+    let fake = support::start(SearchAdsFake::builder()).await;
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let (agency, advertiser) = support::advertiser(&fake, 0);
+    let source: serde_json::Value =
+        serde_json::from_str(&fake.authorized_user_json()).expect("JSON");
+    let target = "target@project.iam.gserviceaccount.com";
+    // A URL-sourced subject token, JSON-formatted, behind a header (as on Azure).
+    let subject_origin = serve(Router::new().route(
+        "/subject",
+        get(|headers: HeaderMap| async move {
+            if headers.get("metadata").and_then(|v| v.to_str().ok()) != Some("True") {
+                return (StatusCode::BAD_REQUEST, "no Metadata header").into_response();
+            }
+            axum::Json(serde_json::json!({"access_token": "eyJhbGciOiJSUzI1NiJ9.url.sig"}))
+                .into_response()
+        }),
+    ))
+    .await;
+    let subject_file = dir.path().join("oidc-token");
+    std::fs::write(&subject_file, "eyJhbGciOiJSUzI1NiJ9.file.sig\n").expect("written");
+    let external = |source: serde_json::Value, impersonate: bool| {
+        let mut file = serde_json::json!({
+            "type": "external_account",
+            "audience": "//iam.googleapis.com/projects/123/locations/global/workloadIdentityPools/pool/providers/ci",
+            "subject_token_type": "urn:ietf:params:oauth:token-type:jwt",
+            "token_url": fake.sts_token_url(),
+            "credential_source": source,
+        });
+        if impersonate {
+            file["service_account_impersonation_url"] = fake.impersonation_url(target).into();
+            file["service_account_impersonation"] =
+                serde_json::json!({"token_lifetime_seconds": 1800});
+        }
+        file
+    };
+    let files = [
+        (
+            "impersonated",
+            serde_json::json!({
+                "type": "impersonated_service_account",
+                "service_account_impersonation_url": fake.impersonation_url(target),
+                "delegates": ["delegate@project.iam.gserviceaccount.com"],
+                "source_credentials": source,
+            }),
+            CredentialKind::ImpersonatedServiceAccount,
+            (0, 1),
+        ),
+        (
+            "external, file",
+            external(serde_json::json!({"file": subject_file}), false),
+            CredentialKind::ExternalAccount,
+            (1, 0),
+        ),
+        (
+            "external, url, json, impersonated",
+            external(
+                serde_json::json!({
+                    "url": format!("{subject_origin}/subject"),
+                    "headers": {"Metadata": "True"},
+                    "format": {"type": "json", "subject_token_field_name": "access_token"},
+                }),
+                true,
+            ),
+            CredentialKind::ExternalAccount,
+            (1, 1),
+        ),
+    ];
+    for (name, json, kind, (sts, iam)) in files {
+        let before = fake.federation_counts();
+        let path = dir
+            .path()
+            .join(format!("{}.json", name.replace([',', ' '], "_")));
+        std::fs::write(&path, json.to_string()).expect("written");
+        let found = DefaultCredentials::builder()
+            .env_var(
+                "GOOGLE_APPLICATION_CREDENTIALS",
+                Some(path.to_str().unwrap()),
+            )
+            .build()
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(found.kind(), kind, "{name}");
+        let client = client(&fake, Arc::new(found), 1);
+        for _ in 0..2 {
+            client
+                .saved_columns(agency, advertiser)
+                .send()
+                .await
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        let after = fake.federation_counts();
+        assert_eq!(
+            (after.0 - before.0, after.1 - before.1),
+            (sts, iam),
+            "{name}: one exchange, then the cached token"
+        );
+    }
+}

@@ -43,6 +43,10 @@ pub(crate) enum Grant {
     AuthorizationCode,
     Metadata,
     Direct,
+    /// STS token exchange (`federation.rs`).
+    TokenExchange,
+    /// IAM Credentials `generateAccessToken` (`federation.rs`).
+    Impersonation,
 }
 
 /// An issued access token.

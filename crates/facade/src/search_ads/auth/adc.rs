@@ -11,6 +11,8 @@ use futures::future::BoxFuture;
 
 use super::authorized_user::AuthorizedUser;
 use super::authorized_user::read_credentials_file;
+use super::external_account::ExternalAccount;
+use super::impersonated::ImpersonatedServiceAccount;
 use super::metadata::MetadataServer;
 use super::metadata_probe::{
     METADATA_IP, METADATA_IP_ENV, NO_GCE_CHECK_ENV, PROBE_TIMEOUT, metadata_server_answers,
@@ -78,10 +80,12 @@ impl fmt::Display for CredentialOrigin {
 /// [`TokenSource::quota_project_id`]) is `GOOGLE_CLOUD_QUOTA_PROJECT` when
 /// set, else the file's `quota_project_id`, as in Google's libraries.
 ///
-/// Files of type `authorized_user` ([`AuthorizedUser`]) and
-/// `service_account` (`ServiceAccount`, cargo feature `service-account`) are
-/// supported; any other type (`external_account`,
-/// `impersonated_service_account`, …) is refused by name.
+/// Files of type `authorized_user` ([`AuthorizedUser`]), `service_account`
+/// (`ServiceAccount`, cargo feature `service-account`),
+/// `impersonated_service_account` ([`ImpersonatedServiceAccount`], whose
+/// `source_credentials` is an `authorized_user` or `service_account`) and
+/// `external_account` ([`ExternalAccount`], file- and URL-sourced) are
+/// supported; any other type is refused by name.
 ///
 /// ```no_run
 /// use facade::search_ads::{DefaultCredentials, SearchAdsClient};
@@ -265,22 +269,40 @@ fn from_file(
     options: &HttpOptions,
 ) -> Result<(Arc<dyn TokenSource>, CredentialKind), Error> {
     let text = read_credentials_file(path, CredentialKind::Other)?;
-    let kind = serde_json::from_str::<serde_json::Value>(&text)
-        .ok()
-        .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_owned));
-    match kind.as_deref() {
-        Some("authorized_user") => Ok((
-            Arc::new(
-                AuthorizedUser::from_json(&text)?
-                    .named_file(path)
-                    .http_options(options.clone()),
-            ),
-            CredentialKind::AuthorizedUser,
-        )),
+    let value = serde_json::from_str::<serde_json::Value>(&text).map_err(|e| Error::Auth {
+        credential: CredentialKind::Other,
+        message: format!(
+            "the credentials file is not JSON (line {}, column {})",
+            e.line(),
+            e.column()
+        ),
+    })?;
+    from_value(&value, Some(path), options)
+}
+
+/// The token source of a credentials JSON object (a file, or the
+/// `source_credentials` of an `impersonated_service_account` file).
+fn from_value(
+    value: &serde_json::Value,
+    path: Option<&Path>,
+    options: &HttpOptions,
+) -> Result<(Arc<dyn TokenSource>, CredentialKind), Error> {
+    let kind = value.get("type").and_then(|t| t.as_str());
+    match kind {
+        Some("authorized_user") => {
+            let mut user = AuthorizedUser::from_json(&value.to_string())?;
+            if let Some(path) = path {
+                user = user.named_file(path);
+            }
+            Ok((
+                Arc::new(user.http_options(options.clone())),
+                CredentialKind::AuthorizedUser,
+            ))
+        }
         #[cfg(feature = "service-account")]
         Some("service_account") => Ok((
             Arc::new(
-                crate::search_ads::service_account::ServiceAccount::from_json(&text)?
+                crate::search_ads::service_account::ServiceAccount::from_json(&value.to_string())?
                     .http_options(options.clone()),
             ),
             CredentialKind::ServiceAccount,
@@ -291,17 +313,61 @@ fn from_file(
             message: "a service_account file needs the facade's cargo feature `service-account`"
                 .to_owned(),
         }),
+        Some("impersonated_service_account") => {
+            let url = value
+                .get("service_account_impersonation_url")
+                .and_then(|v| v.as_str())
+                .unwrap_or_default();
+            let source = value
+                .get("source_credentials")
+                .filter(|s| s.is_object())
+                .ok_or_else(|| Error::Auth {
+                    credential: CredentialKind::ImpersonatedServiceAccount,
+                    message: "the impersonated_service_account file has no `source_credentials`"
+                        .to_owned(),
+                })?;
+            if source.get("type").and_then(|t| t.as_str()) == Some("impersonated_service_account") {
+                return Err(Error::Auth {
+                    credential: CredentialKind::ImpersonatedServiceAccount,
+                    message: "source_credentials of type \"impersonated_service_account\" are \
+                              not supported: name the chain in `delegates`"
+                        .to_owned(),
+                });
+            }
+            let (source, _) = from_value(source, None, options)?;
+            let delegates: Vec<String> = value
+                .get("delegates")
+                .and_then(|d| d.as_array())
+                .map(|d| {
+                    d.iter()
+                        .filter_map(|d| d.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let mut target = ImpersonatedServiceAccount::new(source, url)?
+                .delegates(delegates)
+                .http_options(options.clone());
+            if let Some(id) = value.get("quota_project_id").and_then(|v| v.as_str()) {
+                target = target.with_quota_project_id(Some(id))?;
+            }
+            Ok((Arc::new(target), CredentialKind::ImpersonatedServiceAccount))
+        }
+        Some("external_account") => Ok((
+            Arc::new(ExternalAccount::from_value(value, options.clone())?),
+            CredentialKind::ExternalAccount,
+        )),
         Some(other) => Err(Error::Auth {
             credential: CredentialKind::Other,
             message: format!(
                 "credentials of type {other:?} are not supported (supported: \"authorized_user\", \
-                 \"service_account\")"
+                 \"service_account\", \"impersonated_service_account\", \"external_account\")"
             ),
         }),
         None => Err(Error::Auth {
             credential: CredentialKind::Other,
-            message: "not a credentials file: JSON with a \"type\" (\"authorized_user\" or \
-                      \"service_account\") is expected"
+            message: "not a credentials file: JSON with a \"type\" (\"authorized_user\", \
+                      \"service_account\", \"impersonated_service_account\" or \
+                      \"external_account\") is expected"
                 .to_owned(),
         }),
     }
@@ -433,12 +499,12 @@ mod tests {
     fn other_types_are_named_and_a_missing_file_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("ext.json");
-        std::fs::write(&path, r#"{"type":"external_account","audience":"x"}"#).unwrap();
+        std::fs::write(&path, r#"{"type":"gdch_service_account","audience":"x"}"#).unwrap();
         let e = isolated()
             .env_var(CREDENTIALS_ENV, Some(path.to_str().unwrap()))
             .build()
             .unwrap_err();
-        assert!(e.to_string().contains("\"external_account\""), "{e}");
+        assert!(e.to_string().contains("\"gdch_service_account\""), "{e}");
         assert!(e.to_string().contains(CREDENTIALS_ENV), "{e}");
         let e = isolated()
             .env_var(CREDENTIALS_ENV, Some("/no/such/file.json"))

@@ -172,6 +172,51 @@ impl TokenEndpoint {
         self.send(request).await
     }
 
+    /// POSTs `body` as JSON with `Authorization: Bearer <bearer>` (IAM
+    /// Credentials' `generateAccessToken`; the token is marked sensitive).
+    pub(crate) async fn post_json(
+        &self,
+        body: &serde_json::Value,
+        bearer: &str,
+    ) -> Result<Answer, Error> {
+        let mut authorization = reqwest::header::HeaderValue::from_str(&format!("Bearer {bearer}"))
+            .map_err(|_| Error::Auth {
+                credential: self.credential,
+                message: "the source access token holds characters a header cannot carry"
+                    .to_owned(),
+            })?;
+        authorization.set_sensitive(true);
+        let request = self
+            .client()?
+            .post(self.url())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header(reqwest::header::AUTHORIZATION, authorization)
+            .body(body.to_string());
+        self.send(request).await
+    }
+
+    /// GETs the endpoint with headers given at run time (the headers of an
+    /// `external_account` file's URL-sourced subject token).
+    pub(crate) async fn get_with(&self, headers: &[(String, String)]) -> Result<Answer, Error> {
+        let mut request = self.client()?.get(self.url());
+        for (name, value) in headers {
+            let name = reqwest::header::HeaderName::from_bytes(name.as_bytes());
+            let value = reqwest::header::HeaderValue::from_str(value);
+            let (Ok(name), Ok(mut value)) = (name, value) else {
+                return Err(Error::Auth {
+                    credential: self.credential,
+                    message: format!(
+                        "a header of the subject token request to {} is not a valid HTTP header",
+                        self.url()
+                    ),
+                });
+            };
+            value.set_sensitive(true);
+            request = request.header(name, value);
+        }
+        self.send(request).await
+    }
+
     /// GETs the endpoint with `headers` (the metadata server's `Metadata-Flavor`).
     pub(crate) async fn get(
         &self,
