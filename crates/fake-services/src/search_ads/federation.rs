@@ -228,3 +228,146 @@ pub(crate) async fn generate_access_token(
         },
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search_ads::config::SearchAdsConfig;
+
+    fn app() -> AppState {
+        AppState::for_tests(SearchAdsConfig::default())
+    }
+
+    async fn body(response: Response) -> (StatusCode, Value) {
+        let status = response.status();
+        let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+            .await
+            .expect("a body");
+        (status, serde_json::from_slice(&bytes).expect("JSON"))
+    }
+
+    fn exchange(without: &str, with: &[(&str, &str)]) -> HashMap<String, String> {
+        let mut form: HashMap<String, String> = [
+            ("grant_type", TOKEN_EXCHANGE_GRANT),
+            ("requested_token_type", ACCESS_TOKEN_TYPE),
+            ("subject_token", "eyJ.x.y"),
+            ("subject_token_type", "urn:ietf:params:oauth:token-type:jwt"),
+            ("audience", "//iam.googleapis.com/projects/1/x"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        form.remove(without);
+        for (k, v) in with {
+            form.insert((*k).to_owned(), (*v).to_owned());
+        }
+        form
+    }
+
+    #[tokio::test]
+    async fn sts_requires_what_the_page_marks_required() {
+        let app = app();
+        for name in [
+            "grant_type",
+            "subject_token",
+            "subject_token_type",
+            "audience",
+        ] {
+            let (status, json) = body(
+                sts_token(
+                    State(app.clone()),
+                    HeaderMap::new(),
+                    Ok(Form(exchange(name, &[]))),
+                )
+                .await,
+            )
+            .await;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{name}");
+            assert!(json["error"].is_string(), "{name}: {json}");
+        }
+        let (status, json) = body(
+            sts_token(
+                State(app.clone()),
+                HeaderMap::new(),
+                Ok(Form(exchange("", &[("grant_type", "refresh_token")]))),
+            )
+            .await,
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(json["error"], "unsupported_grant_type");
+        let (status, json) = body(
+            sts_token(
+                State(app.clone()),
+                HeaderMap::new(),
+                Ok(Form(exchange("", &[]))),
+            )
+            .await,
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{json}");
+        assert_eq!(json["issued_token_type"], ACCESS_TOKEN_TYPE);
+        let token = json["access_token"].as_str().expect("a token");
+        assert!(token_is_valid(&app, token));
+    }
+
+    #[tokio::test]
+    async fn generate_access_token_needs_a_bearer_a_scope_and_a_lifetime_within_an_hour() {
+        let app = app();
+        let (token, _) = app.issue_token(Grant::Direct);
+        let call = |bearer: Option<&str>, json: Value| {
+            let mut headers = HeaderMap::new();
+            if let Some(b) = bearer {
+                headers.insert(
+                    header::AUTHORIZATION,
+                    format!("Bearer {b}").parse().unwrap(),
+                );
+            }
+            generate_access_token(
+                State(app.clone()),
+                Path((
+                    "-".to_owned(),
+                    "sa@p.iam.gserviceaccount.com:generateAccessToken".to_owned(),
+                )),
+                headers,
+                Ok(Json(json)),
+            )
+        };
+        let scope = serde_json::json!({"scope": [super::super::SCOPE]});
+        let (status, _) = body(call(None, scope.clone()).await).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        let (status, _) = body(call(Some("ya29.unknown"), scope.clone()).await).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        let (status, _) = body(call(Some(&token), serde_json::json!({})).await).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        let (status, _) = body(
+            call(
+                Some(&token),
+                serde_json::json!({"scope": ["s"], "lifetime": "7200s"}),
+            )
+            .await,
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        let (status, _) = body(
+            call(
+                Some(&token),
+                serde_json::json!({"scope": ["s"], "delegates": ["x"]}),
+            )
+            .await,
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        let (status, json) = body(
+            call(
+                Some(&token),
+                serde_json::json!({"scope": ["s"], "lifetime": "1800s",
+                    "delegates": ["projects/-/serviceAccounts/d@p.iam.gserviceaccount.com"]}),
+            )
+            .await,
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{json}");
+        assert!(json["accessToken"].is_string() && json["expireTime"].is_string());
+    }
+}
