@@ -265,7 +265,7 @@ mod tests {
             Some("a@b.iam.gserviceaccount.com")
         );
         assert!(service_account_of("https://x/v1/projects/-/serviceAccounts/a@b").is_none());
-        let source: Arc<dyn TokenSource> = Arc::new(super::super::StaticToken::new("t"));
+        let source: Arc<dyn TokenSource> = Arc::new(super::super::token::StaticToken::new("t"));
         let e = ImpersonatedServiceAccount::new(source.clone(), "https://x/other").unwrap_err();
         assert!(
             e.to_string().contains("service_account_impersonation_url"),
