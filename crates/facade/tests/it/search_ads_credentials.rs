@@ -842,7 +842,7 @@ async fn impersonated_and_external_account_files_work_through_adc() {
             "external, url, json, impersonated",
             external(
                 serde_json::json!({
-                    "url": format!("{subject_origin}/subject"),
+                    "url": format!("{subject_origin}/subject?audience=%2F%2Fiam&x=1"),
                     "headers": {"Metadata": "True"},
                     "format": {"type": "json", "subject_token_field_name": "access_token"},
                 }),

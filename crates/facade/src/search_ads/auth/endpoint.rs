@@ -39,8 +39,9 @@ const MAX_ERROR_TEXT: usize = 200;
 /// talks to it. The client is built on first use, so setters stay infallible.
 pub(crate) struct TokenEndpoint {
     url: BaseUrl,
-    /// Plain `http://` to a host that is not loopback: only the metadata
-    /// server, which is reached that way on Google's platforms.
+    /// Plain `http://` to a host that is not loopback: the metadata server,
+    /// reached that way on Google's platforms, and a link-local subject
+    /// token URL (`subject_token_source`).
     plain_http: Option<url::Url>,
     options: HttpOptions,
     credential: CredentialKind,
@@ -95,6 +96,54 @@ impl TokenEndpoint {
             plain_http: Some(url),
             options,
             credential: CredentialKind::MetadataServer,
+            client: OnceLock::new(),
+        })
+    }
+
+    /// The URL of an `external_account` file's subject token: `https://`
+    /// (or `http://` on loopback) like [`new`](Self::new), and also plain
+    /// `http://` on a link-local address (`169.254.0.0/16`, `fe80::/10`),
+    /// where cloud platforms serve instance identity tokens (Azure's
+    /// `169.254.169.254`). Unlike a token endpoint it may carry a query
+    /// (GitHub's and Azure's token URLs do); never user info. It is reached
+    /// without a proxy, like the metadata server.
+    pub(crate) fn subject_token_source(
+        url: &str,
+        options: HttpOptions,
+        credential: CredentialKind,
+    ) -> Result<Self, Error> {
+        let parsed = url::Url::parse(url).map_err(|e| Error::Auth {
+            credential,
+            message: format!("the subject token URL {url:?} is refused: {e}"),
+        })?;
+        let link_local = match parsed.host() {
+            Some(url::Host::Ipv4(ip)) => ip.is_link_local(),
+            Some(url::Host::Ipv6(ip)) => (ip.segments()[0] & 0xffc0) == 0xfe80,
+            _ => false,
+        };
+        let refused = |why: String| Error::Auth {
+            credential,
+            message: format!("the subject token URL {url:?} is refused: {why}"),
+        };
+        if !parsed.username().is_empty() || parsed.password().is_some() {
+            return Err(refused("it carries user info".to_owned()));
+        }
+        let mut checked = parsed.clone();
+        checked.set_query(None);
+        checked.set_fragment(None);
+        if parsed.scheme() == "http" && link_local {
+            let _ = checked.set_scheme("https");
+        }
+        // The scheme and host rules of every endpoint (https://, or http:// on
+        // loopback), on the URL without its query.
+        let base = BaseUrl::parse(checked.as_str()).map_err(|e| refused(e.to_string()))?;
+        let mut target = parsed;
+        target.set_fragment(None);
+        Ok(Self {
+            url: base,
+            plain_http: Some(target),
+            options,
+            credential,
             client: OnceLock::new(),
         })
     }

@@ -175,7 +175,7 @@ impl ExternalAccount {
                         .collect::<Result<_, _>>()?,
                 };
                 Subject::Url {
-                    endpoint: Box::new(TokenEndpoint::new(
+                    endpoint: Box::new(TokenEndpoint::subject_token_source(
                         &url,
                         options.clone(),
                         CredentialKind::ExternalAccount,
@@ -390,6 +390,32 @@ mod tests {
         ))
         .unwrap_err();
         assert!(e.to_string().contains("https"), "{e}");
+        // Link-local instance identity endpoints (Azure's) are reached over plain HTTP.
+        ExternalAccount::from_json(&file(
+            r#","credential_source":{"url":"http://169.254.169.254/metadata/identity/oauth2/token?api-version=2018-02-01","headers":{"Metadata":"True"},"format":{"type":"json","subject_token_field_name":"access_token"}}"#,
+        ))
+        .unwrap();
+        ExternalAccount::from_json(&file(
+            r#","credential_source":{"url":"http://[fe80::1]/token"}"#,
+        ))
+        .unwrap();
+        // GitHub's token URL carries a query.
+        ExternalAccount::from_json(&file(
+            r#","credential_source":{"url":"https://pipelines.actions.githubusercontent.com/x/idtoken?api-version=2.0&audience=y"}"#,
+        ))
+        .unwrap();
+        assert!(
+            ExternalAccount::from_json(&file(
+                r#","credential_source":{"url":"https://u:p@example.com/token"}"#,
+            ))
+            .is_err()
+        );
+        assert!(
+            ExternalAccount::from_json(&file(
+                r#","credential_source":{"url":"http://169.255.0.1/token"}"#,
+            ))
+            .is_err()
+        );
         ExternalAccount::from_json(&file(r#","credential_source":{"file":"/x"}"#)).unwrap();
     }
 }
