@@ -147,7 +147,8 @@ pub struct AuthLoginArgs {
     )]
     pub client_secret: Option<String>,
 
-    /// Print the sign-in URL instead of opening a browser
+    /// Print the sign-in URL instead of opening a browser, and also accept the address the
+    /// browser ends on pasted back here (for a browser on another machine, e.g. over SSH)
     #[arg(long)]
     pub no_browser: bool,
 

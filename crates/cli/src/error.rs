@@ -70,9 +70,11 @@ impl fmt::Display for AppError {
     }
 }
 
-/// Collapses line breaks so every message stays one line.
+/// Collapses line breaks so every message stays one line, and escapes any
+/// other control character (a server's text may carry escape sequences that
+/// would act on the terminal).
 fn one_line(text: &str) -> String {
-    if text.contains(['\n', '\r']) {
+    let line = if text.contains(['\n', '\r']) {
         text.split(['\n', '\r'])
             .map(str::trim)
             .filter(|l| !l.is_empty())
@@ -80,7 +82,8 @@ fn one_line(text: &str) -> String {
             .join(" ")
     } else {
         text.to_owned()
-    }
+    };
+    client_support::printable(&line).into_owned()
 }
 
 impl From<video_session::Error> for AppError {

@@ -7,7 +7,8 @@ use fake_services::{FakeServices, SearchAdsFake, VideoSessionFake, sh_quote};
 use crate::cli::{GlobalArgs, SandboxArgs};
 use crate::error::{AppError, AppResult};
 
-/// The sandbox's `authorized_user` file, in the state directory while it runs.
+/// The sandbox's `authorized_user` file, in a directory of this sandbox's own (under the state
+/// directory) while it runs, so sandboxes side by side never share or delete each other's.
 const CREDENTIALS_FILE: &str = "sandbox-authorized-user.json";
 
 /// Seeded conversions per day of the sandbox (the fake's default start, 2024-01-01).
@@ -52,7 +53,23 @@ pub async fn run(global: &GlobalArgs, args: &SandboxArgs) -> AppResult<u8> {
                 "choose other ports with --search-ads-port and --video-port, or 0 for free ones",
             )
         })?;
-    let credentials = state.join(CREDENTIALS_FILE);
+    // One directory per sandbox (mode 0700, removed when it stops): parallel CI jobs or two
+    // terminals each get their own credentials file.
+    facade::private_file::ensure_dir(&state).map_err(|e| {
+        AppError::new(e.to_string())
+            .hint("choose a state directory only you can use with --state-dir or APICTL_STATE_DIR")
+    })?;
+    let instance = tempfile::Builder::new()
+        .prefix("sandbox-")
+        .tempdir_in(&state)
+        .map_err(|e| {
+            AppError::new(format!(
+                "cannot create the sandbox's directory in {}: {e}",
+                state.display()
+            ))
+            .hint("choose a writable state directory with --state-dir or APICTL_STATE_DIR")
+        })?;
+    let credentials = instance.path().join(CREDENTIALS_FILE);
     crate::state::write_private(
         &credentials,
         services.search_ads.authorized_user_json().as_bytes(),
@@ -82,6 +99,10 @@ pub async fn run(global: &GlobalArgs, args: &SandboxArgs) -> AppResult<u8> {
         services.search_ads.base_url(),
         services.video.base_url()
     );
+    eprintln!(
+        "apictl sandbox: this sandbox's credentials file is {} (removed when it stops)",
+        credentials.display()
+    );
     eprintln!("Load the settings above in another shell, for example:");
     eprintln!("    apictl sandbox > sandbox.env &   then   set -a; . ./sandbox.env; set +a");
     eprintln!("and try:");
@@ -102,7 +123,8 @@ pub async fn run(global: &GlobalArgs, args: &SandboxArgs) -> AppResult<u8> {
         .await
         .map_err(|e| AppError::new(format!("cannot wait for Ctrl-C: {e}")))?;
     services.shutdown().await;
-    let _ = std::fs::remove_file(&credentials);
+    // Only this sandbox's own directory goes.
+    drop(instance);
     eprintln!("apictl sandbox: stopped");
     Ok(0)
 }

@@ -19,6 +19,8 @@
 //!   strings or bodies, and bounds the answer's body with [`BodyLimits`].
 //! - [`limit_body`]: bounds an answer's body while it is read (size and stall,
 //!   see [`BodyLimits`]).
+//! - [`printable`]: server text with its control characters and bidirectional
+//!   controls escaped, before it goes into a message a terminal may show.
 //!
 //! ```
 //! let client = client_support::http_client_builder().build()?;
@@ -30,9 +32,11 @@
 
 mod body_limits;
 pub mod last_answer;
+mod printable;
 pub mod timeouts;
 
 pub use body_limits::{BodyLimitError, BodyLimits, limit_body};
+pub use printable::printable;
 
 use std::fmt;
 use std::sync::Once;

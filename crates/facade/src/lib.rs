@@ -40,12 +40,18 @@
 //! flow. [`DefaultCredentials`](search_ads::DefaultCredentials) finds them the way
 //! Google's libraries do (Application Default Credentials):
 //!
-//! 1. the file named by `GOOGLE_APPLICATION_CREDENTIALS` (`authorized_user` or
-//!    `service_account`; other types are refused by name);
+//! 1. the file named by `GOOGLE_APPLICATION_CREDENTIALS` (`authorized_user`,
+//!    `service_account`, `impersonated_service_account` or `external_account`;
+//!    other types are refused by name), for example the file `apictl auth login`
+//!    writes (`apictl auth status` shows where);
 //! 2. gcloud's `application_default_credentials.json` (under `CLOUDSDK_CONFIG`, else
 //!    `~/.config/gcloud`), written by
 //!    `gcloud auth application-default login --scopes=https://www.googleapis.com/auth/doubleclicksearch`;
-//! 3. the metadata server on Google Cloud (`GCE_METADATA_HOST` overrides its host).
+//! 3. the metadata server on Google Cloud (`GCE_METADATA_HOST` overrides its host),
+//!    if it answers a short probe (once per process).
+//!
+//! The quota project (`x-goog-user-project`) is `GOOGLE_CLOUD_QUOTA_PROJECT`, else the
+//! file's `quota_project_id`.
 //!
 //! ```no_run
 //! use facade::search_ads::{DefaultCredentials, SearchAdsClient};

@@ -10,6 +10,10 @@
 //!    (`GCE_METADATA_HOST`).
 //!
 //! A token and a key file given at the same level is an error (which one was meant?).
+//!
+//! The quota project (`x-goog-user-project` on API calls) is `GOOGLE_CLOUD_QUOTA_PROJECT` when
+//! set, else the credentials file's `quota_project_id`, as in Google's libraries; a fixed token
+//! has none.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,7 +22,7 @@ use facade::http::HttpOptions;
 use facade::private_file;
 use facade::search_ads::{
     AuthorizedUser, CredentialKind, DefaultCredentials, GOOGLE_REVOKE_URI, GOOGLE_TOKEN_URI,
-    ServiceAccount, StaticToken, TokenSource,
+    QUOTA_PROJECT_ENV, ServiceAccount, StaticToken, TokenSource,
 };
 
 use crate::cli::AdsConnArgs;
@@ -63,9 +67,16 @@ pub fn choose(
         kind: CredentialKind::FixedToken,
         from: from.to_owned(),
     };
+    let quota_env = std::env::var(QUOTA_PROJECT_ENV)
+        .ok()
+        .filter(|v| !v.is_empty());
     let key = |path: &Path, from: &str| -> AppResult<Chosen> {
+        let mut key = ServiceAccount::from_file(path)?.http_options(http.clone());
+        if quota_env.is_some() {
+            key = key.with_quota_project_id(quota_env.as_deref())?;
+        }
         Ok(Chosen {
-            source: Arc::new(ServiceAccount::from_file(path)?.http_options(http.clone())),
+            source: Arc::new(key),
             kind: CredentialKind::ServiceAccount,
             from: format!("{} ({from})", path.display()),
         })
@@ -83,8 +94,11 @@ pub fn choose(
         (None, None) => {}
     }
     if let Some(path) = login_file
-        && let Some(user) = read_login_file(path)?
+        && let Some(mut user) = read_login_file(path)?
     {
+        if quota_env.is_some() {
+            user = user.with_quota_project_id(quota_env.as_deref())?;
+        }
         return Ok(Chosen {
             source: Arc::new(user.http_options(http)),
             kind: CredentialKind::AuthorizedUser,
@@ -114,7 +128,7 @@ pub fn read_login_file(path: &Path) -> AppResult<Option<AuthorizedUser>> {
         AppError::new(format!("{}: {e}", path.display()))
             .hint("run `apictl auth login` to replace it")
     })?;
-    Ok(Some(user))
+    Ok(Some(user.named_file(path)))
 }
 
 /// The revoke endpoint for credentials whose token endpoint is `token_uri`: `explicit`, else

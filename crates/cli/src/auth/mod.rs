@@ -4,8 +4,9 @@
 //! - `login`: the installed-app flow (authorization code with PKCE S256, a loopback redirect on
 //!   `127.0.0.1` and a free port, a checked `state`, `access_type=offline`, the scope
 //!   `https://www.googleapis.com/auth/doubleclicksearch`). It opens the system browser (`$BROWSER`
-//!   when set, else the platform's opener) or, with `--no-browser`, prints the URL and waits (up to
-//!   `--wait` seconds) for the redirect, which must reach this machine. The client id and secret
+//!   when set, else the platform's opener, never through a shell) or, with `--no-browser`, prints
+//!   the URL and waits (up to `--wait` seconds) for the redirect to reach this machine or for the
+//!   address the browser ended on to be pasted on stdin (a browser on another machine). The client id and secret
 //!   come from the console's client-secrets JSON (`--client-secrets FILE`, a "Desktop app" client)
 //!   or `--client-id` / `--client-secret` (`SEARCH_ADS_CLIENT_ID` / `SEARCH_ADS_CLIENT_SECRET`).
 //!   The result is an `authorized_user` file, mode 0600, in the state directory, which every
@@ -21,7 +22,8 @@ use std::time::{Duration, SystemTime};
 
 use facade::http::HttpOptions;
 use facade::search_ads::installed::{InstalledAppFlow, LoopbackRedirect};
-use facade::search_ads::{self, GOOGLE_TOKEN_URI};
+use facade::search_ads::{self, CREDENTIALS_ENV, GOOGLE_TOKEN_URI};
+use fake_services::sh_quote;
 use secrecy::ExposeSecret as _;
 use serde::Deserialize;
 
@@ -100,18 +102,50 @@ fn client(args: &AuthLoginArgs) -> AppResult<Client> {
     }
 }
 
-/// Opens `url` in the system browser: `$BROWSER` when set, else the platform's opener. Returns
-/// false when none could be started.
+/// The platforms `browser_command` knows.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Platform {
+    MacOs,
+    Windows,
+    Other,
+}
+
+impl Platform {
+    fn current() -> Self {
+        if cfg!(target_os = "macos") {
+            Platform::MacOs
+        } else if cfg!(windows) {
+            Platform::Windows
+        } else {
+            Platform::Other
+        }
+    }
+}
+
+/// The program and arguments that open `url`, never through a shell: the URL is one argument
+/// of its own, so `&`, `|` or quotes in it (an `auth_uri` from a client-secrets file or
+/// `SEARCH_ADS_AUTH_URL`) cannot split a command line. `$BROWSER` when set, else `open` (macOS),
+/// `rundll32 url.dll,FileProtocolHandler URL` (Windows: the shell's URL handler, without
+/// `cmd /C start`, whose parsing splits at `&`), `xdg-open` (elsewhere).
+fn browser_command(url: &str, browser: Option<&str>, platform: Platform) -> (String, Vec<String>) {
+    match browser.filter(|b| !b.trim().is_empty()) {
+        Some(b) => (b.to_owned(), vec![url.to_owned()]),
+        None => match platform {
+            Platform::MacOs => ("open".into(), vec![url.to_owned()]),
+            Platform::Windows => (
+                "rundll32.exe".into(),
+                vec!["url.dll,FileProtocolHandler".into(), url.to_owned()],
+            ),
+            Platform::Other => ("xdg-open".into(), vec![url.to_owned()]),
+        },
+    }
+}
+
+/// Opens `url` in the system browser (see `browser_command`). Returns false when none could be
+/// started.
 fn open_browser(url: &str) -> bool {
-    let (program, args): (String, Vec<String>) = match std::env::var("BROWSER") {
-        Ok(b) if !b.trim().is_empty() => (b, vec![url.to_owned()]),
-        _ if cfg!(target_os = "macos") => ("open".into(), vec![url.to_owned()]),
-        _ if cfg!(windows) => (
-            "cmd".into(),
-            vec!["/C".into(), "start".into(), String::new(), url.to_owned()],
-        ),
-        _ => ("xdg-open".into(), vec![url.to_owned()]),
-    };
+    let browser = std::env::var("BROWSER").ok();
+    let (program, args) = browser_command(url, browser.as_deref(), Platform::current());
     std::process::Command::new(program)
         .args(args)
         .stdin(std::process::Stdio::null())
@@ -119,6 +153,47 @@ fn open_browser(url: &str) -> bool {
         .stderr(std::process::Stdio::null())
         .spawn()
         .is_ok()
+}
+
+/// The longest line read from stdin for a pasted address (the listener's request limit).
+const MAX_PASTED: u64 = 16 * 1024;
+
+/// The code of whichever comes first: the redirect reaching the loopback listener, or the address
+/// the browser ended on pasted on stdin (checked like a redirect: same redirect URI, same `state`).
+/// Stdin is read on a thread of its own (a blocking read cannot be cancelled; the thread ends with
+/// the process); an empty or closed stdin leaves the listener alone.
+async fn redirect_or_paste(
+    redirect: &LoopbackRedirect,
+    authorization: &facade::search_ads::installed::Authorization,
+    wait: Duration,
+) -> Result<secrecy::SecretString, search_ads::Error> {
+    use std::io::{BufRead as _, Read as _};
+    let (tx, rx) = tokio::sync::oneshot::channel::<String>();
+    let reader = std::thread::Builder::new()
+        .name("pasted-redirect".into())
+        .spawn(move || {
+            let mut stdin = std::io::stdin().lock();
+            loop {
+                let mut line = String::new();
+                match (&mut stdin).take(MAX_PASTED + 1).read_line(&mut line) {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) if line.trim().is_empty() => {}
+                    Ok(_) => {
+                        let _ = tx.send(line);
+                        return;
+                    }
+                }
+            }
+        });
+    let listen = redirect.wait(authorization, wait);
+    tokio::pin!(listen);
+    if reader.is_err() {
+        return listen.await;
+    }
+    tokio::select! {
+        code = &mut listen => code,
+        Ok(line) = rx => authorization.code_from_redirect_url(&line),
+    }
 }
 
 fn login_error(e: search_ads::Error, wait: u64) -> AppError {
@@ -160,20 +235,34 @@ pub async fn run_login(ctx: &Ctx, args: &AuthLoginArgs) -> AppResult<u8> {
         .await
         .map_err(|e| login_error(e, args.wait))?;
     let authorization = flow.authorization(redirect.redirect_uri());
-    if args.no_browser || !open_browser(authorization.url()) {
-        eprintln!("Open this URL in a browser on this machine and sign in:");
+    let wait = Duration::from_secs(args.wait);
+    let code = if args.no_browser {
+        eprintln!("Open this URL in a browser, on this machine or any other, and sign in:");
+        eprintln!("    {}", authorization.url());
+        eprintln!(
+            "On another machine the browser ends on an address starting with {} that does not load: \
+             copy that whole address from its address bar, paste it here and press Enter.",
+            redirect.redirect_uri()
+        );
+        eprintln!(
+            "Waiting up to {} s for the sign-in (Ctrl-C cancels)...",
+            args.wait
+        );
+        redirect_or_paste(&redirect, &authorization, wait).await
     } else {
-        eprintln!("Your browser should open; if it does not, open this URL on this machine:");
+        if open_browser(authorization.url()) {
+            eprintln!("Your browser should open; if it does not, open this URL on this machine:");
+        } else {
+            eprintln!("Open this URL in a browser on this machine and sign in:");
+        }
+        eprintln!("    {}", authorization.url());
+        eprintln!(
+            "Waiting up to {} s for the sign-in (Ctrl-C cancels; no browser here? use --no-browser)...",
+            args.wait
+        );
+        redirect.wait(&authorization, wait).await
     }
-    eprintln!("    {}", authorization.url());
-    eprintln!(
-        "Waiting up to {} s for the sign-in (Ctrl-C cancels)...",
-        args.wait
-    );
-    let code = redirect
-        .wait(&authorization, Duration::from_secs(args.wait))
-        .await
-        .map_err(|e| login_error(e, args.wait))?;
+    .map_err(|e| login_error(e, args.wait))?;
     let user = flow
         .exchange(&authorization, code)
         .await
@@ -184,11 +273,19 @@ pub async fn run_login(ctx: &Ctx, args: &AuthLoginArgs) -> AppResult<u8> {
             "file": path.display().to_string(),
             "kind": "authorized_user",
             "client_id": user.client_id(),
+            "application_default_credentials": format!("{CREDENTIALS_ENV}={}", path.display()),
         }))?;
     } else {
         println!(
             "signed in: credentials saved to {} (mode 0600); `apictl ads` commands use them (see `apictl auth status`)",
             path.display()
+        );
+        println!(
+            "for programs that use Application Default Credentials (the facade's DefaultCredentials, Google's libraries):"
+        );
+        println!(
+            "    export {CREDENTIALS_ENV}={}",
+            sh_quote(&path.display().to_string())
         );
     }
     Ok(0)
@@ -233,11 +330,18 @@ pub async fn run_status(ctx: &Ctx, args: &AuthStatusArgs) -> AppResult<u8> {
             "expires_at": token.as_ref().ok().and_then(|t| t.expires_at()).map(|at| {
                 chrono::DateTime::<chrono::Utc>::from(at).to_rfc3339()
             }),
+            "quota_project": chosen.source.quota_project_id(),
             "precedence": PRECEDENCE,
         }))?;
     } else {
         println!("credential: {}", chosen.kind.name());
         println!("from:       {}", chosen.from);
+        match chosen.source.quota_project_id() {
+            Some(project) => println!("quota:      {project} (sent as x-goog-user-project)"),
+            None => println!(
+                "quota:      none (set quota_project_id in the credentials file or GOOGLE_CLOUD_QUOTA_PROJECT)"
+            ),
+        }
         match (&token, expiry) {
             (Ok(_), Some(expiry)) => println!("token:      valid until {expiry}"),
             (Ok(_), None) => println!(
@@ -246,6 +350,12 @@ pub async fn run_status(ctx: &Ctx, args: &AuthStatusArgs) -> AppResult<u8> {
             (Err(_), _) => println!("token:      none (see the error below)"),
         }
         println!("order:      {PRECEDENCE}");
+        if chosen.from.ends_with("(`apictl auth login`)") {
+            println!(
+                "programs:   export {CREDENTIALS_ENV}={} lets Application Default Credentials use the same file",
+                sh_quote(&path.display().to_string())
+            );
+        }
     }
     token?;
     Ok(0)
@@ -297,5 +407,26 @@ fn remove(path: &Path) -> AppResult<()> {
             AppError::new(format!("cannot delete {}: {e}", path.display()))
                 .hint("delete the file yourself: it holds the (now revoked) refresh token"),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_browser_is_opened_without_a_shell_on_every_platform() {
+        let url = "https://accounts.example/o/oauth2/v2/auth?a=1&b=2|x\"y\"";
+        for platform in [Platform::MacOs, Platform::Windows, Platform::Other] {
+            let (program, args) = browser_command(url, None, platform);
+            assert!(
+                !["cmd", "cmd.exe", "sh", "bash", "powershell"].contains(&program.as_str()),
+                "{platform:?}: {program}"
+            );
+            assert_eq!(args.last().map(String::as_str), Some(url), "{platform:?}");
+            assert!(!args.iter().any(|a| a == "/C" || a == "start"), "{args:?}");
+        }
+        let (program, args) = browser_command(url, Some("firefox"), Platform::Windows);
+        assert_eq!((program.as_str(), args), ("firefox", vec![url.to_owned()]));
     }
 }

@@ -192,6 +192,35 @@ async fn login_status_revoke_and_a_revoked_token_gives_the_login_hint() {
     let columns = apictl.run(&["ads", "saved-columns"]).await;
     columns.expect(0);
 
+    // Issue 36: the file `auth login` writes is the one Application Default Credentials read
+    // when GOOGLE_APPLICATION_CREDENTIALS names it, and `login` and `status` say so.
+    let export = format!("export GOOGLE_APPLICATION_CREDENTIALS={}", file.display());
+    assert!(run.stdout.contains(&export), "{}", run.stdout);
+    assert!(status.stdout.contains(&export), "{}", status.stdout);
+    let adc = facade::search_ads::DefaultCredentials::builder()
+        .env_var(
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            Some(file.display().to_string()),
+        )
+        .build()
+        .expect("the login file is an ADC file");
+    assert_eq!(
+        adc.kind(),
+        facade::search_ads::CredentialKind::AuthorizedUser
+    );
+    let account = &services.search_ads.accounts()[0];
+    facade::search_ads::SearchAdsClient::builder(adc)
+        .base_url(services.search_ads.base_url())
+        .build()
+        .expect("builds")
+        .saved_columns(
+            facade::search_ads::AgencyId::new(account.agency_id),
+            facade::search_ads::AdvertiserId::new(account.advertiser_id),
+        )
+        .send()
+        .await
+        .expect("the login file's credentials work through ADC");
+
     let kept = std::fs::read(&file).expect("readable");
     let revoke = apictl.run(&["auth", "revoke"]).await;
     revoke.expect(0);
@@ -434,4 +463,311 @@ async fn login_in_headless_chromium() {
     assert!(run.stdout.contains("signed in"), "{}", run.stdout);
     let columns = apictl.run(&["ads", "saved-columns"]).await;
     columns.expect(0);
+}
+
+/// Issue 36: an ADC file's `quota_project_id` reaches the API as `x-goog-user-project` (not the
+/// token endpoint); `GOOGLE_CLOUD_QUOTA_PROJECT` wins; `auth status` shows which.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_quota_project_of_an_adc_file_is_sent_and_shown() {
+    let services = FakeServices::start_default().await.expect("fakes");
+    let apictl = Apictl::with_fakes(&services).without("SEARCH_ADS_TOKEN");
+    let mut file: serde_json::Value =
+        serde_json::from_str(&services.search_ads.authorized_user_json()).expect("JSON");
+    file["quota_project_id"] = "billed-project-1".into();
+    let path = apictl.dir().join("adc.json");
+    std::fs::write(&path, file.to_string()).expect("written");
+    let adc = [("GOOGLE_APPLICATION_CREDENTIALS", path.to_str().unwrap())];
+    let run = apictl.run_with(&["ads", "saved-columns"], &adc).await;
+    run.expect(0);
+    assert_eq!(
+        services.search_ads.user_projects(),
+        vec![Some("billed-project-1".to_owned())]
+    );
+    assert_eq!(
+        services
+            .search_ads
+            .oauth_counts()
+            .user_project_on_token_requests,
+        0
+    );
+    let status = apictl.run_with(&["auth", "status"], &adc).await;
+    status.expect(0);
+    assert!(
+        status.stdout.contains("quota:      billed-project-1"),
+        "{}",
+        status.stdout
+    );
+    let env = [adc[0], ("GOOGLE_CLOUD_QUOTA_PROJECT", "env-project-2")];
+    let status = apictl.run_with(&["--json", "auth", "status"], &env).await;
+    status.expect(0);
+    let shown: serde_json::Value = serde_json::from_str(&status.stdout).expect("JSON");
+    assert_eq!(shown["quota_project"], "env-project-2");
+}
+
+/// Issue 36: off Google Cloud, a metadata address that accepts and never answers made
+/// `auth status` wait 30 s and `ads saved-columns` 121 s. Now each process probes it once, within
+/// a few seconds, and says there is no credentials source.
+#[test]
+fn a_silent_metadata_address_costs_a_few_seconds_per_command() {
+    // Bound and never accepted: connections complete, nothing ever answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("bound");
+    let address = silent.local_addr().expect("address").to_string();
+    let apictl = Apictl::new()
+        .env("SEARCH_ADS_URL", "http://127.0.0.1:9/doubleclicksearch/v2")
+        .env("SEARCH_ADS_AGENCY_ID", "1")
+        .env("SEARCH_ADS_ADVERTISER_ID", "2")
+        .env("GCE_METADATA_HOST", address.clone());
+    for args in [&["auth", "status"][..], &["ads", "saved-columns"][..]] {
+        let run = test_support::run_measured(apictl.command(args), Duration::from_secs(60));
+        assert!(
+            run.elapsed < Duration::from_secs(8),
+            "{args:?} took {:?}\n{}",
+            run.elapsed,
+            run.stderr
+        );
+        assert_eq!(run.code, Some(1), "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("no credentials source") && run.stderr.contains(&address),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("apictl auth login"), "{}", run.stderr);
+    }
+    drop(silent);
+}
+
+/// A token endpoint that answers every request with `status` and `body` (plain threads).
+fn token_endpoint_answering(status: &'static str, body: &'static str) -> std::net::SocketAddr {
+    use std::io::{Read as _, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bound");
+    let addr = listener.local_addr().expect("address");
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut head = Vec::new();
+                let mut buf = [0u8; 4096];
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+                // The request head and its (small) form body.
+                while let Ok(n) = stream.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    head.extend_from_slice(&buf[..n]);
+                    let text = String::from_utf8_lossy(&head);
+                    if let Some((h, rest)) = text.split_once("\r\n\r\n") {
+                        let length = h
+                            .lines()
+                            .find_map(|l| {
+                                let (name, value) = l.split_once(':')?;
+                                name.eq_ignore_ascii_case("content-length")
+                                    .then(|| value.trim().parse::<usize>().ok())?
+                            })
+                            .unwrap_or(0);
+                        if rest.len() >= length {
+                            break;
+                        }
+                    }
+                }
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    addr
+}
+
+/// Issue 36: a token endpoint's error text reached the terminal raw, so escape sequences in it
+/// could recolour the terminal or set its title. Now they are printed escaped; the 401 names the
+/// credentials file and its `token_uri`.
+#[test]
+fn escape_sequences_in_a_token_error_are_printed_escaped() {
+    let addr = token_endpoint_answering(
+        "401 Unauthorized",
+        r#"{"error":"invalid_client","error_description":"\u001b]0;pwned\u0007\u001b[31mThe OAuth client was not found.\u009b2J"}"#,
+    );
+    let apictl = Apictl::new();
+    let path = apictl.dir().join("adc.json");
+    let token_uri = format!("http://{addr}/token");
+    std::fs::write(
+        &path,
+        serde_json::json!({
+            "type": "authorized_user",
+            "client_id": "c",
+            "client_secret": "s",
+            "refresh_token": "r",
+            "token_uri": token_uri,
+        })
+        .to_string(),
+    )
+    .expect("written");
+    let apictl = apictl.env("GOOGLE_APPLICATION_CREDENTIALS", path.display().to_string());
+    let run = apictl.run_sync(&["auth", "status"]);
+    run.expect(1);
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        !all.contains('\u{1b}') && !all.contains('\u{7}') && !all.contains('\u{9b}'),
+        "raw control characters printed: {all:?}"
+    );
+    assert!(
+        run.stderr.contains("\\u{1b}]0;pwned\\u{7}"),
+        "{:?}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("invalid_client"), "{}", run.stderr);
+    assert!(run.stderr.contains(&token_uri), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains(&format!("credentials file {}", path.display())),
+        "the 401 names the file: {}",
+        run.stderr
+    );
+}
+
+/// Issue 36: with no browser on this machine (SSH), `auth login --no-browser` prints the URL to open
+/// anywhere and takes the address the browser was finally sent to, pasted back on stdin (the
+/// loopback redirect completed by hand), with the same state and PKCE checks. A pasted address
+/// with another state is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_without_a_browser_takes_the_pasted_redirect() {
+    use std::io::Write as _;
+    let services = FakeServices::start_default().await.expect("fakes");
+    let secrets = secrets(&services);
+    let apictl = Apictl::with_fakes(&services)
+        .without("SEARCH_ADS_TOKEN")
+        .env(
+            "SEARCH_ADS_CLIENT_ID",
+            services.search_ads.authorized_user().client_id.clone(),
+        )
+        .env("SEARCH_ADS_CLIENT_SECRET", secrets[0].clone())
+        .env("SEARCH_ADS_AUTH_URL", services.search_ads.authorize_url())
+        .env("SEARCH_ADS_REVOKE_URL", services.search_ads.revoke_url());
+    // The browser on "another machine": it follows the consent page but not the redirect.
+    let redirect_of = |url: String| async move {
+        client_support::install_crypto_provider();
+        let browser = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("builds");
+        let consent = browser.get(&url).send().await.expect("the consent page");
+        assert_eq!(consent.status(), 302);
+        consent.headers()["location"]
+            .to_str()
+            .expect("text")
+            .to_owned()
+    };
+    for forged in [true, false] {
+        let mut child = apictl
+            .command(&["auth", "login", "--no-browser", "--wait", "30"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn apictl auth login");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let out = lines(child.stdout.take().expect("stdout"));
+        let err = lines(child.stderr.take().expect("stderr"));
+        let mut child = Killed(child);
+        let mut stderr = Vec::new();
+        let url = loop {
+            let line = tokio::task::block_in_place(|| err.recv_timeout(Duration::from_secs(60)))
+                .expect("apictl printed the sign-in URL");
+            stderr.push(line.clone());
+            if let Some(start) = line.find("http://")
+                && line.contains("/o/oauth2/v2/auth?")
+            {
+                break line[start..].trim().to_owned();
+            }
+        };
+        let mut location = redirect_of(url).await;
+        if forged {
+            let (_, after) = location.split_once("state=").expect("a state");
+            let state = after.split('&').next().expect("a value").to_owned();
+            location = location.replace(&state, "forged-state");
+        }
+        writeln!(stdin, "{location}").expect("pasted");
+        let started = std::time::Instant::now();
+        let status = tokio::task::block_in_place(|| child.0.wait()).expect("apictl ends");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "it took the paste"
+        );
+        let stdout: Vec<String> = out.try_iter().collect();
+        stderr.extend(err.try_iter());
+        let run = Run {
+            code: status.code().unwrap_or(-1),
+            stdout: stdout.join("\n"),
+            stderr: stderr.join("\n"),
+        };
+        assert_no_secret(&run, &secrets);
+        if forged {
+            assert_eq!(run.code, 1, "{}", run.stderr);
+            assert!(run.stderr.contains("state"), "{}", run.stderr);
+        } else {
+            assert_eq!(run.code, 0, "{}", run.stderr);
+            assert!(run.stderr.contains("paste"), "{}", run.stderr);
+        }
+    }
+    let status = apictl.run(&["auth", "status"]).await;
+    status.expect(0);
+    assert!(
+        status.stdout.contains("`apictl auth login`"),
+        "{}",
+        status.stdout
+    );
+}
+
+/// Issue 36: the files `gcloud auth application-default login --impersonate-service-account`
+/// and workload identity federation write drive `apictl ads` commands against the fakes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn impersonated_and_external_account_files_drive_ads_commands() {
+    let services = FakeServices::start_default().await.expect("fakes");
+    let apictl = Apictl::with_fakes(&services).without("SEARCH_ADS_TOKEN");
+    let fake = &services.search_ads;
+    let source: serde_json::Value =
+        serde_json::from_str(&fake.authorized_user_json()).expect("JSON");
+    let target = "apictl@project.iam.gserviceaccount.com";
+    let subject = apictl.dir().join("oidc-token");
+    std::fs::write(&subject, "eyJhbGciOiJSUzI1NiJ9.k8s.sig").expect("written");
+    let files = [
+        (
+            "impersonated_service_account",
+            serde_json::json!({
+                "type": "impersonated_service_account",
+                "service_account_impersonation_url": fake.impersonation_url(target),
+                "delegates": [],
+                "source_credentials": source,
+            }),
+        ),
+        (
+            "external_account",
+            serde_json::json!({
+                "type": "external_account",
+                "audience": "//iam.googleapis.com/projects/123/locations/global/workloadIdentityPools/pool/providers/k8s",
+                "subject_token_type": "urn:ietf:params:oauth:token-type:jwt",
+                "token_url": fake.sts_token_url(),
+                "service_account_impersonation_url": fake.impersonation_url(target),
+                "credential_source": {"file": subject, "format": {"type": "text"}},
+            }),
+        ),
+    ];
+    for (kind, json) in files {
+        let path = apictl.dir().join(format!("{kind}.json"));
+        std::fs::write(&path, json.to_string()).expect("written");
+        let adc = [("GOOGLE_APPLICATION_CREDENTIALS", path.to_str().unwrap())];
+        apictl
+            .run_with(&["ads", "saved-columns"], &adc)
+            .await
+            .expect(0);
+        let status = apictl.run_with(&["auth", "status"], &adc).await;
+        status.expect(0);
+        assert!(
+            status.stdout.contains(&format!("credential: {kind}")),
+            "{}",
+            status.stdout
+        );
+    }
 }

@@ -201,3 +201,71 @@ fn every_command_works_against_the_sandbox() {
     columns.expect(0);
     assert_eq!(columns.stdout.lines().count(), 3, "{}", columns.stdout);
 }
+
+/// Issue 36: two sandboxes on one machine wrote their credentials to one fixed path and the first
+/// to stop deleted it, so the other's users got a 401. Each now has a path of its own, printed,
+/// and removed only when that sandbox stops.
+#[cfg(unix)]
+#[test]
+fn two_sandboxes_run_side_by_side() {
+    let base = Apictl::new();
+    let start = || {
+        let mut child = base
+            .command(&["sandbox"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn the sandbox");
+        let stdout = child.stdout.take().expect("stdout");
+        let stderr = child.stderr.take().expect("stderr");
+        std::thread::spawn(move || for _ in BufReader::new(stderr).lines() {});
+        let mut lines = BufReader::new(stdout).lines();
+        let mut vars = HashMap::new();
+        while !vars.contains_key("SEARCH_ADS_REVOKE_URL") {
+            let line = lines
+                .next()
+                .expect("the sandbox printed its settings")
+                .expect("text");
+            let (name, value) = line.split_once('=').expect("NAME=value");
+            vars.insert(name.to_owned(), value.trim_matches('\'').to_owned());
+        }
+        (Sandbox(child), vars)
+    };
+    let (mut first, first_vars) = start();
+    let (_second, second_vars) = start();
+    let first_file = std::path::PathBuf::from(&first_vars["GOOGLE_APPLICATION_CREDENTIALS"]);
+    let second_file = std::path::PathBuf::from(&second_vars["GOOGLE_APPLICATION_CREDENTIALS"]);
+    assert_ne!(first_file, second_file, "each sandbox has its own file");
+
+    // The first stops as Ctrl-C stops it; its file goes, the second's stays and works.
+    let pid = first.0.id().to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    first.0.wait().expect("the first sandbox stops");
+    assert!(
+        !first_file.exists(),
+        "the first sandbox removed its own file"
+    );
+    assert!(
+        second_file.exists(),
+        "the second sandbox's file is untouched"
+    );
+
+    let mut apictl = Apictl::new();
+    for (name, value) in &second_vars {
+        if name != "SEARCH_ADS_TOKEN" {
+            apictl = apictl.env(name, value.clone());
+        }
+    }
+    let status = apictl.run_sync(&["auth", "status"]);
+    status.expect(0);
+    assert!(
+        status.stdout.contains(&second_file.display().to_string()),
+        "{}",
+        status.stdout
+    );
+    apictl.run_sync(&["ads", "saved-columns"]).expect(0);
+}

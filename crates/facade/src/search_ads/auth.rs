@@ -8,6 +8,8 @@
 //! | [`StaticToken`] | a fixed access token (expires within the hour) | here |
 //! | [`AuthorizedUser`] | OAuth client id + secret + refresh token (Google's SA360 guides; `gcloud auth application-default login`; `apictl auth login`) | `auth/authorized_user.rs` |
 //! | `ServiceAccount` (feature `service-account`) | a service-account key file (JWT-bearer grant) | `service_account.rs` |
+//! | [`ImpersonatedServiceAccount`] | a service account impersonated with other credentials (IAM Credentials `generateAccessToken`) | `auth/impersonated.rs` |
+//! | [`ExternalAccount`] | workload identity federation: a file- or URL-sourced token exchanged at STS | `auth/external_account.rs` |
 //! | [`MetadataServer`] | the metadata server of Google's compute platforms | `auth/metadata.rs` |
 //! | [`DefaultCredentials`] | Application Default Credentials: the first of the above that is configured | `auth/adc.rs` |
 //!
@@ -31,15 +33,23 @@ mod adc;
 pub(crate) mod authorized_user;
 pub(crate) mod cache;
 pub(crate) mod endpoint;
+mod external_account;
+mod impersonated;
 pub mod installed;
 mod metadata;
+mod metadata_probe;
+pub(crate) mod quota_project;
 pub(crate) mod token;
 
 pub use adc::{CREDENTIALS_ENV, CredentialOrigin, DefaultCredentials, DefaultCredentialsBuilder};
 pub use authorized_user::{
     AuthorizedUser, AuthorizedUserBuilder, GOOGLE_REVOKE_URI, GOOGLE_TOKEN_URI,
 };
+pub use external_account::ExternalAccount;
+pub use impersonated::{ImpersonatedServiceAccount, MAX_IMPERSONATION_LIFETIME};
 pub use metadata::{METADATA_HOST, METADATA_HOST_ENV, MetadataServer, MetadataServerBuilder};
+pub use metadata_probe::{METADATA_IP, METADATA_IP_ENV, NO_GCE_CHECK_ENV, PROBE_TIMEOUT};
+pub use quota_project::{QUOTA_PROJECT_ENV, QUOTA_PROJECT_HEADER};
 pub use token::{AccessToken, SCOPE, StaticToken, TokenSource};
 
 pub use super::credential_kind::CredentialKind;

@@ -17,6 +17,13 @@ pub enum CredentialKind {
     ServiceAccount,
     /// The metadata server of Google's compute platforms ([`MetadataServer`](super::MetadataServer)).
     MetadataServer,
+    /// A service account impersonated with other credentials
+    /// ([`ImpersonatedServiceAccount`](super::ImpersonatedServiceAccount), an
+    /// `impersonated_service_account` file).
+    ImpersonatedServiceAccount,
+    /// Workload identity federation ([`ExternalAccount`](super::ExternalAccount), an
+    /// `external_account` file).
+    ExternalAccount,
     /// A [`TokenSource`](super::TokenSource) of the application's own.
     Other,
 }
@@ -30,6 +37,8 @@ impl CredentialKind {
             CredentialKind::AuthorizedUser => "authorized_user",
             CredentialKind::ServiceAccount => "service_account",
             CredentialKind::MetadataServer => "metadata server",
+            CredentialKind::ImpersonatedServiceAccount => "impersonated_service_account",
+            CredentialKind::ExternalAccount => "external_account",
             CredentialKind::Other => "token source",
         }
     }
@@ -42,6 +51,12 @@ impl fmt::Display for CredentialKind {
             CredentialKind::AuthorizedUser => "the refresh-token credentials (authorized_user)",
             CredentialKind::ServiceAccount => "the service-account key",
             CredentialKind::MetadataServer => "the metadata server",
+            CredentialKind::ImpersonatedServiceAccount => {
+                "the impersonated service account (impersonated_service_account)"
+            }
+            CredentialKind::ExternalAccount => {
+                "the workload identity federation credentials (external_account)"
+            }
             CredentialKind::Other => "the token source",
         })
     }

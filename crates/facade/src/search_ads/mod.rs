@@ -86,9 +86,11 @@ mod write_options;
 pub use auth::installed;
 pub use auth::{
     AccessToken, AuthorizedUser, AuthorizedUserBuilder, CREDENTIALS_ENV, CredentialKind,
-    CredentialOrigin, DefaultCredentials, DefaultCredentialsBuilder, GOOGLE_REVOKE_URI,
-    GOOGLE_TOKEN_URI, METADATA_HOST, METADATA_HOST_ENV, MetadataServer, MetadataServerBuilder,
-    SCOPE, StaticToken, TokenSource,
+    CredentialOrigin, DefaultCredentials, DefaultCredentialsBuilder, ExternalAccount,
+    GOOGLE_REVOKE_URI, GOOGLE_TOKEN_URI, ImpersonatedServiceAccount, MAX_IMPERSONATION_LIFETIME,
+    METADATA_HOST, METADATA_HOST_ENV, METADATA_IP, METADATA_IP_ENV, MetadataServer,
+    MetadataServerBuilder, NO_GCE_CHECK_ENV, PROBE_TIMEOUT, QUOTA_PROJECT_ENV,
+    QUOTA_PROJECT_HEADER, SCOPE, StaticToken, TokenSource,
 };
 pub use availability::UpdateAvailabilityRequest;
 pub use client::{DEFAULT_BASE_URL, SearchAdsClient, SearchAdsClientBuilder};

@@ -406,7 +406,9 @@ async fn the_metadata_server_gives_tokens_with_its_header() {
     );
 }
 
-#[tokio::test]
+// Multi-threaded: the lookup probes the fake's metadata server synchronously (see
+// `DefaultCredentialsBuilder::build`), so the fake must be served from another thread.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn application_default_credentials_find_each_kind() {
     let fake = support::start(SearchAdsFake::builder()).await;
     let dir = tempfile::tempdir().expect("a temp dir");
@@ -608,4 +610,275 @@ async fn the_fake_refuses_reused_codes_wrong_verifiers_and_remote_redirects() {
     assert_eq!(reused.status(), 400);
     let body: serde_json::Value = reused.json().await.expect("JSON");
     assert_eq!(body["error"], "invalid_grant");
+}
+
+/// Issue 36: gcloud writes `quota_project_id` into the ADC file; Google's libraries send it as
+/// `x-goog-user-project` on API calls (v2 and the Reporting API), never to the token endpoint,
+/// and `GOOGLE_CLOUD_QUOTA_PROJECT` wins over the file.
+#[tokio::test]
+async fn the_quota_project_goes_on_api_calls_and_never_to_the_token_endpoint() {
+    let fake = support::start(SearchAdsFake::builder()).await;
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&fake.authorized_user_json()).expect("JSON");
+    json["quota_project_id"] = "billed-project-1".into();
+    let file = dir.path().join("application_default_credentials.json");
+    std::fs::write(&file, json.to_string()).expect("written");
+    let adc = |quota_env: Option<&str>| {
+        DefaultCredentials::builder()
+            .env_var(
+                "GOOGLE_APPLICATION_CREDENTIALS",
+                Some(file.to_str().unwrap()),
+            )
+            .env_var("GOOGLE_CLOUD_QUOTA_PROJECT", quota_env)
+            .build()
+            .expect("found")
+    };
+    let (agency, advertiser) = support::advertiser(&fake, 0);
+    let found = adc(None);
+    assert_eq!(found.quota_project_id(), Some("billed-project-1"));
+    let client = SearchAdsClient::builder(found)
+        .base_url(fake.base_url())
+        .reporting_base_url(fake.reporting_url())
+        .retry_policy(support::fast_retries(1))
+        .build()
+        .expect("builds");
+    client
+        .saved_columns(agency, advertiser)
+        .send()
+        .await
+        .expect("v2 call");
+    client
+        .accessible_customers()
+        .send()
+        .await
+        .expect("Reporting call");
+    assert_eq!(
+        fake.user_projects(),
+        vec![Some("billed-project-1".to_owned()); 2],
+        "both API calls name the quota project"
+    );
+    let counts = fake.oauth_counts();
+    assert!(counts.token_requests >= 1);
+    assert_eq!(counts.user_project_on_token_requests, 0);
+
+    // The environment variable wins over the file.
+    let found = adc(Some("env-project-2"));
+    assert_eq!(found.quota_project_id(), Some("env-project-2"));
+    SearchAdsClient::builder(found)
+        .base_url(fake.base_url())
+        .build()
+        .expect("builds")
+        .saved_columns(agency, advertiser)
+        .send()
+        .await
+        .expect("v2 call");
+    assert_eq!(
+        fake.user_projects().last().cloned().flatten().as_deref(),
+        Some("env-project-2")
+    );
+    assert_eq!(fake.oauth_counts().user_project_on_token_requests, 0);
+
+    // A value that cannot be sent is refused by name, before any call.
+    let e = DefaultCredentials::builder()
+        .env_var(
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            Some(file.to_str().unwrap()),
+        )
+        .env_var("GOOGLE_CLOUD_QUOTA_PROJECT", Some("two words"))
+        .build()
+        .unwrap_err();
+    assert!(e.to_string().contains("GOOGLE_CLOUD_QUOTA_PROJECT"), "{e}");
+}
+
+/// Issue 36: off Google Cloud, a metadata address that accepts connections and never answers
+/// cost 30 s per token request. Now the lookup probes it once, within the probe's deadline, and
+/// says at construction that there is no credentials source; a second lookup in the process
+/// answers from the cached verdict.
+#[test]
+fn a_metadata_address_that_never_answers_costs_one_short_probe_per_process() {
+    // Bound and never accepted: the kernel completes connections, nothing ever answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("bound");
+    let address = silent.local_addr().expect("address").to_string();
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let lookup = || {
+        DefaultCredentials::builder()
+            .env_var("GOOGLE_APPLICATION_CREDENTIALS", None::<String>)
+            .env_var("CLOUDSDK_CONFIG", Some(dir.path().to_str().unwrap()))
+            .env_var("GCE_METADATA_IP", None::<String>)
+            .env_var("NO_GCE_CHECK", None::<String>)
+            .env_var("GCE_METADATA_HOST", Some(address.as_str()))
+            .build()
+    };
+    let started = Instant::now();
+    let e = lookup().expect_err("no credentials source");
+    let first = started.elapsed();
+    assert!(first < Duration::from_secs(5), "the probe took {first:?}");
+    let text = e.to_string();
+    assert!(text.contains("no credentials source"), "{text}");
+    assert!(text.contains(&address), "{text}");
+    assert!(text.contains("GOOGLE_APPLICATION_CREDENTIALS"), "{text}");
+    let started = Instant::now();
+    lookup().expect_err("still none");
+    assert!(
+        started.elapsed() < Duration::from_millis(200),
+        "the verdict is cached: {:?}",
+        started.elapsed()
+    );
+    drop(silent);
+}
+
+/// Issue 36: the loopback listener served one connection at a time, 10 s each, so three idle
+/// local connections delayed the real redirect by about 30 s. Now every connection is served at
+/// once, each with its own read deadline: the redirect is answered within a second while three
+/// connections sit idle (and a forged one is refused), and the state check still holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_idle_connections_do_not_delay_the_sign_in_redirect() {
+    let fake = support::start(SearchAdsFake::builder()).await;
+    let u = fake.authorized_user();
+    let flow = InstalledAppFlow::builder(&u.client_id, &u.client_secret)
+        .auth_uri(fake.authorize_url())
+        .token_uri(fake.token_url())
+        .build()
+        .expect("builds");
+    let redirect = LoopbackRedirect::bind().await.expect("a free port");
+    let authorization = flow.authorization(redirect.redirect_uri());
+    let port = url::Url::parse(redirect.redirect_uri())
+        .expect("URL")
+        .port()
+        .expect("a port");
+    let url = authorization.url().to_owned();
+    let browser = async {
+        let mut idle = Vec::new();
+        for _ in 0..3 {
+            idle.push(
+                tokio::net::TcpStream::connect(("127.0.0.1", port))
+                    .await
+                    .expect("connects"),
+            );
+        }
+        // Let the listener accept them before the real redirect comes.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let started = Instant::now();
+        let forged = reqwest::get(format!("http://127.0.0.1:{port}/?code=x&state=forged"))
+            .await
+            .expect("answered");
+        assert_eq!(forged.status(), 400, "another state is refused");
+        let status = play_browser(&url).await;
+        (status, started.elapsed(), idle)
+    };
+    let (code, (status, took, _idle)) = tokio::join!(
+        redirect.wait(&authorization, Duration::from_secs(60)),
+        browser
+    );
+    assert_eq!(status, 200);
+    assert!(took < Duration::from_secs(1), "the redirect took {took:?}");
+    code.expect("the redirect carried a code");
+}
+
+/// Issue 36: gcloud's `impersonated_service_account` file and workload identity federation's
+/// `external_account` files (file- and URL-sourced subject tokens, with and without
+/// impersonation) give working credentials through Application Default Credentials, against the
+/// fake's IAM Credentials and STS endpoints.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn impersonated_and_external_account_files_work_through_adc() {
+    use axum::http::HeaderMap;
+    use axum::routing::get;
+
+    let fake = support::start(SearchAdsFake::builder()).await;
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let (agency, advertiser) = support::advertiser(&fake, 0);
+    let source: serde_json::Value =
+        serde_json::from_str(&fake.authorized_user_json()).expect("JSON");
+    let target = "target@project.iam.gserviceaccount.com";
+    // A URL-sourced subject token, JSON-formatted, behind a header (as on Azure).
+    let subject_origin = serve(Router::new().route(
+        "/subject",
+        get(|headers: HeaderMap| async move {
+            if headers.get("metadata").and_then(|v| v.to_str().ok()) != Some("True") {
+                return (StatusCode::BAD_REQUEST, "no Metadata header").into_response();
+            }
+            axum::Json(serde_json::json!({"access_token": "eyJhbGciOiJSUzI1NiJ9.url.sig"}))
+                .into_response()
+        }),
+    ))
+    .await;
+    let subject_file = dir.path().join("oidc-token");
+    std::fs::write(&subject_file, "eyJhbGciOiJSUzI1NiJ9.file.sig\n").expect("written");
+    let external = |source: serde_json::Value, impersonate: bool| {
+        let mut file = serde_json::json!({
+            "type": "external_account",
+            "audience": "//iam.googleapis.com/projects/123/locations/global/workloadIdentityPools/pool/providers/ci",
+            "subject_token_type": "urn:ietf:params:oauth:token-type:jwt",
+            "token_url": fake.sts_token_url(),
+            "credential_source": source,
+        });
+        if impersonate {
+            file["service_account_impersonation_url"] = fake.impersonation_url(target).into();
+            file["service_account_impersonation"] =
+                serde_json::json!({"token_lifetime_seconds": 1800});
+        }
+        file
+    };
+    let files = [
+        (
+            "impersonated",
+            serde_json::json!({
+                "type": "impersonated_service_account",
+                "service_account_impersonation_url": fake.impersonation_url(target),
+                "delegates": ["delegate@project.iam.gserviceaccount.com"],
+                "source_credentials": source,
+            }),
+            CredentialKind::ImpersonatedServiceAccount,
+            (0, 1),
+        ),
+        (
+            "external, file",
+            external(serde_json::json!({"file": subject_file}), false),
+            CredentialKind::ExternalAccount,
+            (1, 0),
+        ),
+        (
+            "external, url, json, impersonated",
+            external(
+                serde_json::json!({
+                    "url": format!("{subject_origin}/subject?audience=%2F%2Fiam&x=1"),
+                    "headers": {"Metadata": "True"},
+                    "format": {"type": "json", "subject_token_field_name": "access_token"},
+                }),
+                true,
+            ),
+            CredentialKind::ExternalAccount,
+            (1, 1),
+        ),
+    ];
+    for (name, json, kind, (sts, iam)) in files {
+        let before = fake.federation_counts();
+        let path = dir
+            .path()
+            .join(format!("{}.json", name.replace([',', ' '], "_")));
+        std::fs::write(&path, json.to_string()).expect("written");
+        let found = DefaultCredentials::builder()
+            .env_var(
+                "GOOGLE_APPLICATION_CREDENTIALS",
+                Some(path.to_str().unwrap()),
+            )
+            .build()
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(found.kind(), kind, "{name}");
+        let client = client(&fake, Arc::new(found), 1);
+        for _ in 0..2 {
+            client
+                .saved_columns(agency, advertiser)
+                .send()
+                .await
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        let after = fake.federation_counts();
+        assert_eq!(
+            (after.0 - before.0, after.1 - before.1),
+            (sts, iam),
+            "{name}: one exchange, then the cached token"
+        );
+    }
 }

@@ -15,7 +15,7 @@ use std::time::Instant;
 use axum::Form;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use base64::Engine as _;
@@ -43,6 +43,10 @@ pub(crate) enum Grant {
     AuthorizationCode,
     Metadata,
     Direct,
+    /// STS token exchange (`federation.rs`).
+    TokenExchange,
+    /// IAM Credentials `generateAccessToken` (`federation.rs`).
+    Impersonation,
 }
 
 /// An issued access token.
@@ -78,9 +82,11 @@ fn oauth_error(error: &str, description: &str) -> Response {
 /// `POST /token`.
 pub(crate) async fn token(
     State(app): State<AppState>,
+    headers: HeaderMap,
     form: Result<Form<HashMap<String, String>>, FormRejection>,
 ) -> Response {
     app.oauth.count_token_request();
+    app.oauth.note_token_request_headers(&headers);
     let Ok(Form(form)) = form else {
         return oauth_error(
             "invalid_request",
@@ -230,6 +236,7 @@ pub(crate) async fn require_bearer(
     request: Request,
     next: Next,
 ) -> Response {
+    app.oauth.note_api_user_project(request.headers());
     let header_value = request
         .headers()
         .get(header::AUTHORIZATION)

@@ -15,6 +15,7 @@ mod auth;
 mod config;
 mod conversions;
 mod data;
+mod federation;
 mod fields;
 mod id_mapping;
 mod ledger;
@@ -95,6 +96,7 @@ impl AppState {
             tokens: Mutex::new(HashMap::new()),
             reporting: reporting::ReportingState::new(config.seed, config.reporting.faults.seed),
             oauth: oauth::OAuthState::new(config.seed),
+            federation: federation::FederationCounters::default(),
             clock,
             token_url,
             shared,
@@ -135,6 +137,7 @@ pub(crate) struct AppInner {
     id_mapping_size: Mutex<IdMappingSize>,
     pub(crate) reporting: reporting::ReportingState,
     pub(crate) oauth: oauth::OAuthState,
+    pub(crate) federation: federation::FederationCounters,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -388,6 +391,12 @@ fn router(app: AppState, injector: Arc<FaultInjector>) -> Router {
         .route(oauth::AUTHORIZE_PATH, get(oauth::authorize))
         .route(oauth::REVOKE_PATH, post(oauth::revoke))
         .route(oauth::METADATA_TOKEN_PATH, get(oauth::metadata_token))
+        .route("/", get(oauth::metadata_root))
+        .route(federation::STS_TOKEN_PATH, post(federation::sts_token))
+        .route(
+            "/v1/projects/{project}/serviceAccounts/{account}",
+            post(federation::generate_access_token),
+        )
         .nest(API_PREFIX, api)
         .nest(REPORTING_PREFIX, v0)
         .fallback(not_found)
@@ -499,6 +508,46 @@ impl SearchAdsFake {
     #[must_use]
     pub fn metadata_host(&self) -> String {
         self.addr().to_string()
+    }
+
+    /// The `x-goog-user-project` header of each API call so far, in order (`None`: absent); the
+    /// fake records it and does not require it.
+    #[must_use]
+    pub fn user_projects(&self) -> Vec<Option<String>> {
+        self.app.oauth.user_projects()
+    }
+
+    /// The Security Token Service's token endpoint (workload identity federation):
+    /// `{origin}/v1/token`, the `token_url` of an `external_account` file.
+    #[must_use]
+    pub fn sts_token_url(&self) -> String {
+        format!("{}{}", self.origin(), federation::STS_TOKEN_PATH)
+    }
+
+    /// IAM Credentials' `generateAccessToken` URL for the service account `email`, the
+    /// `service_account_impersonation_url` of an `impersonated_service_account` or
+    /// `external_account` file.
+    #[must_use]
+    pub fn impersonation_url(&self, email: &str) -> String {
+        format!(
+            "{}/v1/projects/-/serviceAccounts/{email}:generateAccessToken",
+            self.origin()
+        )
+    }
+
+    /// Requests to STS and to `generateAccessToken` so far.
+    #[must_use]
+    pub fn federation_counts(&self) -> (u64, u64) {
+        (
+            self.app
+                .federation
+                .sts_requests
+                .load(std::sync::atomic::Ordering::Relaxed),
+            self.app
+                .federation
+                .generate_access_token_requests
+                .load(std::sync::atomic::Ordering::Relaxed),
+        )
     }
 
     /// Requests the OAuth endpoints received.

@@ -23,6 +23,11 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+/// The quota-project header of Google's APIs (observed, not enforced: whether a quota project is
+/// required depends on the API and the credentials,
+/// <https://cloud.google.com/docs/authentication/adc-troubleshooting/user-creds>).
+pub(crate) const USER_PROJECT_HEADER: &str = "x-goog-user-project";
+
 use axum::Form;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Query, State};
@@ -78,7 +83,15 @@ pub(crate) struct OAuthState {
     token_requests: AtomicU64,
     revoke_requests: AtomicU64,
     metadata_requests: AtomicU64,
+    /// Token-endpoint and metadata requests that carried `x-goog-user-project`.
+    user_project_on_token_requests: AtomicU64,
+    /// The `x-goog-user-project` values of the API calls, in order (the first
+    /// [`MAX_USER_PROJECTS_KEPT`]).
+    user_projects: Mutex<Vec<Option<String>>>,
 }
+
+/// How many API calls' `x-goog-user-project` values the fake keeps (a test reads a few).
+const MAX_USER_PROJECTS_KEPT: usize = 10_000;
 
 /// Requests the fake's OAuth endpoints received (for tests: "50 concurrent calls, 1 token
 /// request").
@@ -91,6 +104,9 @@ pub struct OAuthCounts {
     pub revoke_requests: u64,
     /// Metadata server token requests.
     pub metadata_requests: u64,
+    /// Token-endpoint and metadata requests that carried an `x-goog-user-project` header (Google's
+    /// libraries send it on API calls only: <https://cloud.google.com/docs/quotas/set-quota-project>).
+    pub user_project_on_token_requests: u64,
 }
 
 impl OAuthState {
@@ -101,6 +117,8 @@ impl OAuthState {
             token_requests: AtomicU64::new(0),
             revoke_requests: AtomicU64::new(0),
             metadata_requests: AtomicU64::new(0),
+            user_project_on_token_requests: AtomicU64::new(0),
+            user_projects: Mutex::new(Vec::new()),
         }
     }
 
@@ -120,7 +138,37 @@ impl OAuthState {
             token_requests: self.token_requests.load(Ordering::Relaxed),
             revoke_requests: self.revoke_requests.load(Ordering::Relaxed),
             metadata_requests: self.metadata_requests.load(Ordering::Relaxed),
+            user_project_on_token_requests: self
+                .user_project_on_token_requests
+                .load(Ordering::Relaxed),
         }
+    }
+
+    /// Notes a token or metadata request's headers (it should carry no `x-goog-user-project`).
+    pub(crate) fn note_token_request_headers(&self, headers: &HeaderMap) {
+        if headers.contains_key(USER_PROJECT_HEADER) {
+            self.user_project_on_token_requests
+                .fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Notes the `x-goog-user-project` of an API call (`None` when absent).
+    pub(crate) fn note_api_user_project(&self, headers: &HeaderMap) {
+        let value = headers
+            .get(USER_PROJECT_HEADER)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        let mut seen = self.user_projects.lock().unwrap_or_else(|p| p.into_inner());
+        if seen.len() < MAX_USER_PROJECTS_KEPT {
+            seen.push(value);
+        }
+    }
+
+    /// The `x-goog-user-project` values of the API calls so far.
+    pub(crate) fn user_projects(&self) -> Vec<Option<String>> {
+        self.user_projects
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Counts one `POST /token` request (called by the token endpoint).
@@ -522,6 +570,7 @@ struct MetadataToken<'a> {
 /// X-Forwarded-For header are rejected").
 pub(crate) async fn metadata_token(State(app): State<AppState>, headers: HeaderMap) -> Response {
     app.oauth.metadata_requests.fetch_add(1, Ordering::Relaxed);
+    app.oauth.note_token_request_headers(&headers);
     let flavor = headers.get("metadata-flavor").and_then(|v| v.to_str().ok());
     if flavor != Some("Google") || headers.contains_key("x-forwarded-for") {
         return (
@@ -544,6 +593,21 @@ pub(crate) async fn metadata_token(State(app): State<AppState>, headers: HeaderM
         .headers_mut()
         .insert("metadata-flavor", HeaderValue::from_static("Google"));
     response
+}
+
+/// `GET /` of the metadata server (\[adc\], the metadata overview): every answer of Google's metadata
+/// server carries `Metadata-Flavor: Google`, which is how Google's libraries tell it from anything
+/// else listening there before they use it; the root lists `computeMetadata/`.
+pub(crate) async fn metadata_root() -> Response {
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "application/text"),
+            (header::HeaderName::from_static("metadata-flavor"), "Google"),
+        ],
+        "computeMetadata/\n",
+    )
+        .into_response()
 }
 
 #[cfg(test)]

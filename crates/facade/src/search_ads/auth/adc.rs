@@ -5,12 +5,19 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 
 use super::authorized_user::AuthorizedUser;
 use super::authorized_user::read_credentials_file;
+use super::external_account::ExternalAccount;
+use super::impersonated::ImpersonatedServiceAccount;
 use super::metadata::MetadataServer;
+use super::metadata_probe::{
+    METADATA_IP, METADATA_IP_ENV, NO_GCE_CHECK_ENV, PROBE_TIMEOUT, metadata_server_answers,
+};
+use super::quota_project::QUOTA_PROJECT_ENV;
 use super::token::{AccessToken, TokenSource};
 use crate::http::HttpOptions;
 use crate::search_ads::credential_kind::CredentialKind;
@@ -59,14 +66,26 @@ impl fmt::Display for CredentialOrigin {
 ///    (`%APPDATA%\gcloud\…` on Windows), written by
 ///    `gcloud auth application-default login`;
 /// 3. the metadata server of Google's compute platforms
-///    (`metadata.google.internal`, or `GCE_METADATA_HOST`). It is not probed:
-///    outside Google Cloud the first token request fails, with a message
-///    that names the steps above.
+///    (`metadata.google.internal`, or `GCE_METADATA_HOST`), if it answers a
+///    probe within 3 s, as Google's libraries check: `GET /` on
+///    `169.254.169.254` (`GCE_METADATA_IP`, else `GCE_METADATA_HOST`) must
+///    come back with `Metadata-Flavor: Google`. The probe runs once per
+///    process and address (the verdict is cached), so an address that
+///    accepts and never answers costs at most the probe's deadline, once;
+///    `NO_GCE_CHECK=true` skips it. When no step gives credentials,
+///    [`build`](DefaultCredentialsBuilder::build) fails at once, naming each
+///    step.
 ///
-/// Files of type `authorized_user` ([`AuthorizedUser`]) and
-/// `service_account` (`ServiceAccount`, cargo feature `service-account`) are
-/// supported; any other type (`external_account`,
-/// `impersonated_service_account`, …) is refused by name.
+/// The quota project (the `x-goog-user-project` header of API calls,
+/// [`TokenSource::quota_project_id`]) is `GOOGLE_CLOUD_QUOTA_PROJECT` when
+/// set, else the file's `quota_project_id`, as in Google's libraries.
+///
+/// Files of type `authorized_user` ([`AuthorizedUser`]), `service_account`
+/// (`ServiceAccount`, cargo feature `service-account`),
+/// `impersonated_service_account` ([`ImpersonatedServiceAccount`], whose
+/// `source_credentials` is an `authorized_user` or `service_account`) and
+/// `external_account` ([`ExternalAccount`], file- and URL-sourced) are
+/// supported; any other type is refused by name.
 ///
 /// ```no_run
 /// use facade::search_ads::{DefaultCredentials, SearchAdsClient};
@@ -81,6 +100,8 @@ pub struct DefaultCredentials {
     source: Arc<dyn TokenSource>,
     kind: CredentialKind,
     origin: CredentialOrigin,
+    /// `GOOGLE_CLOUD_QUOTA_PROJECT`, which wins over the file's.
+    quota_project: Option<String>,
 }
 
 /// Looks up [`DefaultCredentials`]; [`build`](Self::build) does the lookup.
@@ -89,6 +110,7 @@ pub struct DefaultCredentials {
 pub struct DefaultCredentialsBuilder {
     options: HttpOptions,
     overrides: HashMap<String, Option<String>>,
+    probe_timeout: Option<Duration>,
 }
 
 impl DefaultCredentialsBuilder {
@@ -101,10 +123,19 @@ impl DefaultCredentialsBuilder {
 
     /// Reads the environment variable `name` as `value` (`None`: as unset)
     /// instead of the process's environment, for `GOOGLE_APPLICATION_CREDENTIALS`,
-    /// `CLOUDSDK_CONFIG`, `HOME`, `APPDATA` and `GCE_METADATA_HOST`. For tests,
+    /// `CLOUDSDK_CONFIG`, `HOME`, `APPDATA`, `GCE_METADATA_HOST`,
+    /// `GCE_METADATA_IP`, `NO_GCE_CHECK` and `GOOGLE_CLOUD_QUOTA_PROJECT`. For tests,
     /// and for programs that keep these settings elsewhere.
     pub fn env_var(mut self, name: impl Into<String>, value: Option<impl Into<String>>) -> Self {
         self.overrides.insert(name.into(), value.map(Into::into));
+        self
+    }
+
+    /// How long the metadata server probe may take (default 3 s, as in
+    /// Google's libraries). The verdict is cached for the process per
+    /// address, so only the first lookup waits.
+    pub fn metadata_probe_timeout(mut self, timeout: Duration) -> Self {
+        self.probe_timeout = Some(timeout);
         self
     }
 
@@ -131,8 +162,24 @@ impl DefaultCredentialsBuilder {
             .map(|h| Path::new(&h).join(".config").join("gcloud").join(FILE))
     }
 
-    /// Runs the lookup (reads at most one file; sends nothing).
+    /// Runs the lookup: reads at most one file; when there is none, probes
+    /// the metadata server (blocking for up to the probe's deadline, once
+    /// per process; see the type's docs). Sends no token request.
+    ///
+    /// The probe blocks the calling thread: in async code on a
+    /// current-thread runtime that also serves the metadata address (a
+    /// test's fake), call it through `tokio::task::spawn_blocking`.
     pub fn build(self) -> Result<DefaultCredentials, Error> {
+        let quota_project = self
+            .var(QUOTA_PROJECT_ENV)
+            .map(|id| super::quota_project::checked(QUOTA_PROJECT_ENV, &id))
+            .transpose()?;
+        let mut found = self.lookup()?;
+        found.quota_project = quota_project;
+        Ok(found)
+    }
+
+    fn lookup(&self) -> Result<DefaultCredentials, Error> {
         if let Some(path) = self.var(CREDENTIALS_ENV) {
             let path = PathBuf::from(path);
             let (source, kind) = from_file(&path, &self.options).map_err(|e| {
@@ -142,6 +189,7 @@ impl DefaultCredentialsBuilder {
                 source,
                 kind,
                 origin: CredentialOrigin::EnvironmentVariable(path),
+                quota_project: None,
             });
         }
         if let Some(path) = self.gcloud_file().filter(|p| p.is_file()) {
@@ -151,10 +199,44 @@ impl DefaultCredentialsBuilder {
                 source,
                 kind,
                 origin: CredentialOrigin::GcloudFile(path),
+                quota_project: None,
+            });
+        }
+        let host_env = self.var(super::metadata::METADATA_HOST_ENV);
+        let skipped = self
+            .var(NO_GCE_CHECK_ENV)
+            .is_some_and(|v| v.eq_ignore_ascii_case("true") || v == "1");
+        let probed = self
+            .var(METADATA_IP_ENV)
+            .or_else(|| host_env.clone())
+            .unwrap_or_else(|| METADATA_IP.to_owned());
+        let timeout = self.probe_timeout.unwrap_or(PROBE_TIMEOUT);
+        if skipped || !metadata_server_answers(&probed, timeout) {
+            let gcloud = match self.gcloud_file() {
+                Some(path) => format!("gcloud's file {} does not exist", path.display()),
+                None => "gcloud's file has no place (neither CLOUDSDK_CONFIG nor HOME is set)"
+                    .to_owned(),
+            };
+            let metadata = if skipped {
+                format!("the metadata server is not asked ({NO_GCE_CHECK_ENV} is set)")
+            } else {
+                format!(
+                    "no metadata server answered at {probed} within {} s (this is not Google \
+                     Cloud)",
+                    timeout.as_secs_f64()
+                )
+            };
+            return Err(Error::Auth {
+                credential: CredentialKind::MetadataServer,
+                message: format!(
+                    "no credentials source: {CREDENTIALS_ENV} is not set, {gcloud}, and {metadata}; \
+                     set {CREDENTIALS_ENV} to a credentials file, or run `gcloud auth \
+                     application-default login`"
+                ),
             });
         }
         let mut metadata = MetadataServer::builder().http_options(self.options.clone());
-        if let Some(host) = self.var(super::metadata::METADATA_HOST_ENV) {
+        if let Some(host) = host_env {
             metadata = metadata.host(host);
         }
         let metadata = metadata.build()?;
@@ -163,6 +245,7 @@ impl DefaultCredentialsBuilder {
             source: Arc::new(metadata),
             kind: CredentialKind::MetadataServer,
             origin: CredentialOrigin::MetadataServer(host),
+            quota_project: None,
         })
     }
 }
@@ -186,18 +269,40 @@ fn from_file(
     options: &HttpOptions,
 ) -> Result<(Arc<dyn TokenSource>, CredentialKind), Error> {
     let text = read_credentials_file(path, CredentialKind::Other)?;
-    let kind = serde_json::from_str::<serde_json::Value>(&text)
-        .ok()
-        .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_owned));
-    match kind.as_deref() {
-        Some("authorized_user") => Ok((
-            Arc::new(AuthorizedUser::from_json(&text)?.http_options(options.clone())),
-            CredentialKind::AuthorizedUser,
-        )),
+    let value = serde_json::from_str::<serde_json::Value>(&text).map_err(|e| Error::Auth {
+        credential: CredentialKind::Other,
+        message: format!(
+            "the credentials file is not JSON (line {}, column {})",
+            e.line(),
+            e.column()
+        ),
+    })?;
+    from_value(&value, Some(path), options)
+}
+
+/// The token source of a credentials JSON object (a file, or the
+/// `source_credentials` of an `impersonated_service_account` file).
+fn from_value(
+    value: &serde_json::Value,
+    path: Option<&Path>,
+    options: &HttpOptions,
+) -> Result<(Arc<dyn TokenSource>, CredentialKind), Error> {
+    let kind = value.get("type").and_then(|t| t.as_str());
+    match kind {
+        Some("authorized_user") => {
+            let mut user = AuthorizedUser::from_json(&value.to_string())?;
+            if let Some(path) = path {
+                user = user.named_file(path);
+            }
+            Ok((
+                Arc::new(user.http_options(options.clone())),
+                CredentialKind::AuthorizedUser,
+            ))
+        }
         #[cfg(feature = "service-account")]
         Some("service_account") => Ok((
             Arc::new(
-                crate::search_ads::service_account::ServiceAccount::from_json(&text)?
+                crate::search_ads::service_account::ServiceAccount::from_json(&value.to_string())?
                     .http_options(options.clone()),
             ),
             CredentialKind::ServiceAccount,
@@ -208,17 +313,61 @@ fn from_file(
             message: "a service_account file needs the facade's cargo feature `service-account`"
                 .to_owned(),
         }),
+        Some("impersonated_service_account") => {
+            let url = value
+                .get("service_account_impersonation_url")
+                .and_then(|v| v.as_str())
+                .unwrap_or_default();
+            let source = value
+                .get("source_credentials")
+                .filter(|s| s.is_object())
+                .ok_or_else(|| Error::Auth {
+                    credential: CredentialKind::ImpersonatedServiceAccount,
+                    message: "the impersonated_service_account file has no `source_credentials`"
+                        .to_owned(),
+                })?;
+            if source.get("type").and_then(|t| t.as_str()) == Some("impersonated_service_account") {
+                return Err(Error::Auth {
+                    credential: CredentialKind::ImpersonatedServiceAccount,
+                    message: "source_credentials of type \"impersonated_service_account\" are \
+                              not supported: name the chain in `delegates`"
+                        .to_owned(),
+                });
+            }
+            let (source, _) = from_value(source, None, options)?;
+            let delegates: Vec<String> = value
+                .get("delegates")
+                .and_then(|d| d.as_array())
+                .map(|d| {
+                    d.iter()
+                        .filter_map(|d| d.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let mut target = ImpersonatedServiceAccount::new(source, url)?
+                .delegates(delegates)
+                .http_options(options.clone());
+            if let Some(id) = value.get("quota_project_id").and_then(|v| v.as_str()) {
+                target = target.with_quota_project_id(Some(id))?;
+            }
+            Ok((Arc::new(target), CredentialKind::ImpersonatedServiceAccount))
+        }
+        Some("external_account") => Ok((
+            Arc::new(ExternalAccount::from_value(value, options.clone())?),
+            CredentialKind::ExternalAccount,
+        )),
         Some(other) => Err(Error::Auth {
             credential: CredentialKind::Other,
             message: format!(
                 "credentials of type {other:?} are not supported (supported: \"authorized_user\", \
-                 \"service_account\")"
+                 \"service_account\", \"impersonated_service_account\", \"external_account\")"
             ),
         }),
         None => Err(Error::Auth {
             credential: CredentialKind::Other,
-            message: "not a credentials file: JSON with a \"type\" (\"authorized_user\" or \
-                      \"service_account\") is expected"
+            message: "not a credentials file: JSON with a \"type\" (\"authorized_user\", \
+                      \"service_account\", \"impersonated_service_account\" or \
+                      \"external_account\") is expected"
                 .to_owned(),
         }),
     }
@@ -256,6 +405,7 @@ impl fmt::Debug for DefaultCredentials {
         f.debug_struct("DefaultCredentials")
             .field("kind", &self.kind)
             .field("origin", &self.origin)
+            .field("quota_project", &self.quota_project)
             .field("source", &self.source)
             .finish()
     }
@@ -273,6 +423,12 @@ impl TokenSource for DefaultCredentials {
     fn kind(&self) -> CredentialKind {
         self.kind
     }
+
+    fn quota_project_id(&self) -> Option<&str> {
+        self.quota_project
+            .as_deref()
+            .or_else(|| self.source.quota_project_id())
+    }
 }
 
 #[cfg(test)]
@@ -286,6 +442,8 @@ mod tests {
             .env_var("HOME", None::<String>)
             .env_var("APPDATA", None::<String>)
             .env_var("GCE_METADATA_HOST", None::<String>)
+            .env_var("GCE_METADATA_IP", None::<String>)
+            .env_var("NO_GCE_CHECK", None::<String>)
     }
 
     #[test]
@@ -319,28 +477,34 @@ mod tests {
             "{found:?}"
         );
 
-        let found = isolated()
+        // Nothing listens at the metadata address: no source, said at once.
+        let e = isolated()
             .env_var("HOME", Some(dir.path().to_str().unwrap()))
             .env_var("GCE_METADATA_HOST", Some("127.0.0.1:1"))
             .build()
-            .unwrap();
-        assert_eq!(
-            found.origin(),
-            &CredentialOrigin::MetadataServer("127.0.0.1:1".into())
-        );
-        assert_eq!(found.kind(), CredentialKind::MetadataServer);
+            .unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("no credentials source"), "{text}");
+        assert!(text.contains(CREDENTIALS_ENV), "{text}");
+        assert!(text.contains("127.0.0.1:1"), "{text}");
+        let e = isolated()
+            .env_var("GCE_METADATA_HOST", Some("127.0.0.1:1"))
+            .env_var("NO_GCE_CHECK", Some("true"))
+            .build()
+            .unwrap_err();
+        assert!(e.to_string().contains("NO_GCE_CHECK"), "{e}");
     }
 
     #[test]
     fn other_types_are_named_and_a_missing_file_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("ext.json");
-        std::fs::write(&path, r#"{"type":"external_account","audience":"x"}"#).unwrap();
+        std::fs::write(&path, r#"{"type":"gdch_service_account","audience":"x"}"#).unwrap();
         let e = isolated()
             .env_var(CREDENTIALS_ENV, Some(path.to_str().unwrap()))
             .build()
             .unwrap_err();
-        assert!(e.to_string().contains("\"external_account\""), "{e}");
+        assert!(e.to_string().contains("\"gdch_service_account\""), "{e}");
         assert!(e.to_string().contains(CREDENTIALS_ENV), "{e}");
         let e = isolated()
             .env_var(CREDENTIALS_ENV, Some("/no/such/file.json"))

@@ -5,7 +5,7 @@
 //! an `authorized_user` file.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use futures::future::BoxFuture;
 use secrecy::{ExposeSecret as _, SecretString};
@@ -71,6 +71,9 @@ pub struct AuthorizedUser {
     endpoint: TokenEndpoint,
     revoke_uri: String,
     options: HttpOptions,
+    quota_project_id: Option<String>,
+    /// The file the credentials came from, named in token errors.
+    file: Option<PathBuf>,
     cache: TokenCache,
 }
 
@@ -83,6 +86,7 @@ pub struct AuthorizedUserBuilder {
     token_uri: String,
     revoke_uri: String,
     options: HttpOptions,
+    quota_project_id: Option<String>,
 }
 
 impl AuthorizedUserBuilder {
@@ -104,6 +108,14 @@ impl AuthorizedUserBuilder {
     /// [`HttpOptions::default`]).
     pub fn http_options(mut self, options: HttpOptions) -> Self {
         self.options = options;
+        self
+    }
+
+    /// The quota project API calls are billed to, sent as
+    /// `x-goog-user-project` (default: none; an `authorized_user` file's
+    /// `quota_project_id`).
+    pub fn quota_project_id(mut self, id: impl Into<String>) -> Self {
+        self.quota_project_id = Some(id.into());
         self
     }
 
@@ -144,7 +156,14 @@ impl AuthorizedUserBuilder {
                 ),
             )
         })?;
+        let quota_project_id = self
+            .quota_project_id
+            .as_deref()
+            .map(|id| super::quota_project::checked("quota_project_id", id))
+            .transpose()?;
         Ok(AuthorizedUser {
+            quota_project_id,
+            file: None,
             client_id: self.client_id.trim().to_owned(),
             client_secret: self.client_secret,
             refresh_token: self.refresh_token,
@@ -170,6 +189,7 @@ impl AuthorizedUser {
             token_uri: GOOGLE_TOKEN_URI.to_owned(),
             revoke_uri: GOOGLE_REVOKE_URI.to_owned(),
             options: HttpOptions::default(),
+            quota_project_id: None,
         }
     }
 
@@ -177,21 +197,26 @@ impl AuthorizedUser {
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, Error> {
         let path = path.as_ref();
         let text = read_credentials_file(path, CredentialKind::AuthorizedUser)?;
-        Self::from_json(&text).map_err(|e| match e {
-            Error::Auth {
-                credential,
-                message,
-            } => Error::Auth {
-                credential,
-                message: format!("{}: {message}", path.display()),
-            },
-            other => other,
-        })
+        Self::from_json(&text)
+            .map(|user| user.named_file(path))
+            .map_err(|e| match e {
+                Error::Auth {
+                    credential,
+                    message,
+                } => Error::Auth {
+                    credential,
+                    message: format!("{}: {message}", path.display()),
+                },
+                other => other,
+            })
     }
 
     /// Reads an `authorized_user` file's JSON: `client_id`, `client_secret`,
     /// `refresh_token` and, optionally, `token_uri` (Google's libraries read
-    /// it too; default [`GOOGLE_TOKEN_URI`]).
+    /// it too; default [`GOOGLE_TOKEN_URI`]) and `quota_project_id` (sent as
+    /// `x-goog-user-project` on API calls). `GOOGLE_CLOUD_QUOTA_PROJECT` is
+    /// not read here: [`DefaultCredentials`](super::DefaultCredentials)
+    /// applies it, or call [`with_quota_project_id`](Self::with_quota_project_id).
     pub fn from_json(json: &str) -> Result<Self, Error> {
         let auth = |message: String| Error::Auth {
             credential: CredentialKind::AuthorizedUser,
@@ -234,6 +259,9 @@ impl AuthorizedUser {
         if let Some(uri) = value.get("token_uri").and_then(|v| v.as_str()) {
             builder = builder.token_uri(uri);
         }
+        if let Some(id) = value.get("quota_project_id").and_then(|v| v.as_str()) {
+            builder = builder.quota_project_id(id);
+        }
         builder.build().map_err(|e| auth(e.to_string()))
     }
 
@@ -245,6 +273,30 @@ impl AuthorizedUser {
         self
     }
 
+    /// The same credentials, naming `path` as their file in the errors of
+    /// the token exchange (with the `token_uri`), so a refused refresh says
+    /// which file to fix. [`from_file`](Self::from_file) and
+    /// [`DefaultCredentials`](super::DefaultCredentials) set it.
+    pub fn named_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.file = Some(path.into());
+        self
+    }
+
+    /// The file the credentials came from, if known.
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
+    /// The same credentials with another quota project (`None`: none), as
+    /// `GOOGLE_CLOUD_QUOTA_PROJECT` overrides a file's `quota_project_id`.
+    /// The id is checked like the file's (not empty, sendable as a header).
+    pub fn with_quota_project_id(mut self, id: Option<&str>) -> Result<Self, Error> {
+        self.quota_project_id = id
+            .map(|id| super::quota_project::checked("quota_project_id", id))
+            .transpose()?;
+        Ok(self)
+    }
+
     /// The same credentials with another revoke endpoint (default
     /// [`GOOGLE_REVOKE_URI`]).
     pub fn revoke_uri(mut self, uri: impl Into<String>) -> Self {
@@ -253,20 +305,21 @@ impl AuthorizedUser {
     }
 
     /// The credentials as an `authorized_user` file's JSON (`type`,
-    /// `client_id`, `client_secret`, `refresh_token`, `token_uri`), the format
+    /// `client_id`, `client_secret`, `refresh_token`, `token_uri`, and `quota_project_id` when set), the format
     /// gcloud writes and [`from_json`](Self::from_json) reads. It holds
     /// secrets: write it to a file only its owner can read.
     pub fn to_json(&self) -> SecretString {
-        SecretString::from(
-            serde_json::json!({
-                "type": "authorized_user",
-                "client_id": self.client_id,
-                "client_secret": self.client_secret.expose_secret(),
-                "refresh_token": self.refresh_token.expose_secret(),
-                "token_uri": self.endpoint.url(),
-            })
-            .to_string(),
-        )
+        let mut json = serde_json::json!({
+            "type": "authorized_user",
+            "client_id": self.client_id,
+            "client_secret": self.client_secret.expose_secret(),
+            "refresh_token": self.refresh_token.expose_secret(),
+            "token_uri": self.endpoint.url(),
+        });
+        if let Some(id) = &self.quota_project_id {
+            json["quota_project_id"] = serde_json::Value::from(id.as_str());
+        }
+        SecretString::from(json.to_string())
     }
 
     /// The OAuth client id (not a secret).
@@ -303,9 +356,39 @@ impl AuthorizedUser {
                 ("refresh_token", self.refresh_token.expose_secret()),
             ])
             .await?;
-        let token = self.endpoint.token(&answer, "the refresh token")?;
+        let token = self
+            .endpoint
+            .token(&answer, "the refresh token")
+            .map_err(|e| self.naming_the_file(e))?;
         tracing::debug!(client_id = %self.client_id, "obtained an access token with the refresh token");
         Ok(token)
+    }
+}
+
+impl AuthorizedUser {
+    /// `e` with the credentials file named first, when known: a 401
+    /// `invalid_client` or an `invalid_grant` is fixed in that file (the
+    /// message already names the `token_uri`).
+    fn naming_the_file(&self, e: Error) -> Error {
+        let Some(file) = &self.file else { return e };
+        let prefix = format!("credentials file {}: ", file.display());
+        match e {
+            Error::Auth {
+                credential,
+                message,
+            } => Error::Auth {
+                credential,
+                message: format!("{prefix}{message}"),
+            },
+            Error::InvalidGrant {
+                credential,
+                message,
+            } => Error::InvalidGrant {
+                credential,
+                message: format!("{prefix}{message}"),
+            },
+            other => other,
+        }
     }
 }
 
@@ -342,6 +425,8 @@ impl fmt::Debug for AuthorizedUser {
             .field("client_secret", &"[REDACTED]")
             .field("refresh_token", &"[REDACTED]")
             .field("token_uri", &self.endpoint.url())
+            .field("quota_project_id", &self.quota_project_id)
+            .field("file", &self.file)
             .finish_non_exhaustive()
     }
 }
@@ -371,6 +456,10 @@ impl TokenSource for AuthorizedUser {
 
     fn kind(&self) -> CredentialKind {
         CredentialKind::AuthorizedUser
+    }
+
+    fn quota_project_id(&self) -> Option<&str> {
+        self.quota_project_id.as_deref()
     }
 }
 

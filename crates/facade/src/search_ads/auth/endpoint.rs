@@ -39,8 +39,9 @@ const MAX_ERROR_TEXT: usize = 200;
 /// talks to it. The client is built on first use, so setters stay infallible.
 pub(crate) struct TokenEndpoint {
     url: BaseUrl,
-    /// Plain `http://` to a host that is not loopback: only the metadata
-    /// server, which is reached that way on Google's platforms.
+    /// Plain `http://` to a host that is not loopback: the metadata server,
+    /// reached that way on Google's platforms, and a link-local subject
+    /// token URL (`subject_token_source`).
     plain_http: Option<url::Url>,
     options: HttpOptions,
     credential: CredentialKind,
@@ -95,6 +96,54 @@ impl TokenEndpoint {
             plain_http: Some(url),
             options,
             credential: CredentialKind::MetadataServer,
+            client: OnceLock::new(),
+        })
+    }
+
+    /// The URL of an `external_account` file's subject token: `https://`
+    /// (or `http://` on loopback) like [`new`](Self::new), and also plain
+    /// `http://` on a link-local address (`169.254.0.0/16`, `fe80::/10`),
+    /// where cloud platforms serve instance identity tokens (Azure's
+    /// `169.254.169.254`). Unlike a token endpoint it may carry a query
+    /// (GitHub's and Azure's token URLs do); never user info. It is reached
+    /// without a proxy, like the metadata server.
+    pub(crate) fn subject_token_source(
+        url: &str,
+        options: HttpOptions,
+        credential: CredentialKind,
+    ) -> Result<Self, Error> {
+        let parsed = url::Url::parse(url).map_err(|e| Error::Auth {
+            credential,
+            message: format!("the subject token URL {url:?} is refused: {e}"),
+        })?;
+        let link_local = match parsed.host() {
+            Some(url::Host::Ipv4(ip)) => ip.is_link_local(),
+            Some(url::Host::Ipv6(ip)) => (ip.segments()[0] & 0xffc0) == 0xfe80,
+            _ => false,
+        };
+        let refused = |why: String| Error::Auth {
+            credential,
+            message: format!("the subject token URL {url:?} is refused: {why}"),
+        };
+        if !parsed.username().is_empty() || parsed.password().is_some() {
+            return Err(refused("it carries user info".to_owned()));
+        }
+        let mut checked = parsed.clone();
+        checked.set_query(None);
+        checked.set_fragment(None);
+        if parsed.scheme() == "http" && link_local {
+            let _ = checked.set_scheme("https");
+        }
+        // The scheme and host rules of every endpoint (https://, or http:// on
+        // loopback), on the URL without its query.
+        let base = BaseUrl::parse(checked.as_str()).map_err(|e| refused(e.to_string()))?;
+        let mut target = parsed;
+        target.set_fragment(None);
+        Ok(Self {
+            url: base,
+            plain_http: Some(target),
+            options,
+            credential,
             client: OnceLock::new(),
         })
     }
@@ -169,6 +218,51 @@ impl TokenEndpoint {
                 "application/x-www-form-urlencoded",
             )
             .body(body);
+        self.send(request).await
+    }
+
+    /// POSTs `body` as JSON with `Authorization: Bearer <bearer>` (IAM
+    /// Credentials' `generateAccessToken`; the token is marked sensitive).
+    pub(crate) async fn post_json(
+        &self,
+        body: &serde_json::Value,
+        bearer: &str,
+    ) -> Result<Answer, Error> {
+        let mut authorization = reqwest::header::HeaderValue::from_str(&format!("Bearer {bearer}"))
+            .map_err(|_| Error::Auth {
+                credential: self.credential,
+                message: "the source access token holds characters a header cannot carry"
+                    .to_owned(),
+            })?;
+        authorization.set_sensitive(true);
+        let request = self
+            .client()?
+            .post(self.url())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header(reqwest::header::AUTHORIZATION, authorization)
+            .body(body.to_string());
+        self.send(request).await
+    }
+
+    /// GETs the endpoint with headers given at run time (the headers of an
+    /// `external_account` file's URL-sourced subject token).
+    pub(crate) async fn get_with(&self, headers: &[(String, String)]) -> Result<Answer, Error> {
+        let mut request = self.client()?.get(self.url());
+        for (name, value) in headers {
+            let name = reqwest::header::HeaderName::from_bytes(name.as_bytes());
+            let value = reqwest::header::HeaderValue::from_str(value);
+            let (Ok(name), Ok(mut value)) = (name, value) else {
+                return Err(Error::Auth {
+                    credential: self.credential,
+                    message: format!(
+                        "a header of the subject token request to {} is not a valid HTTP header",
+                        self.url()
+                    ),
+                });
+            };
+            value.set_sensitive(true);
+            request = request.header(name, value);
+        }
         self.send(request).await
     }
 
@@ -361,7 +455,8 @@ impl OAuthError {
 }
 
 /// `: invalid_grant (Token has been expired or revoked.)` from an OAuth error
-/// body, or a short excerpt of any other body. Token endpoints do not echo
+/// body, or a short excerpt of any other body, with control characters
+/// escaped (`client_support::printable`). Token endpoints do not echo
 /// secrets in their errors; the text is still cut short.
 fn shown(oauth: &Option<OAuthError>, text: &str) -> String {
     let shown = match oauth {
@@ -376,7 +471,9 @@ fn shown(oauth: &Option<OAuthError>, text: &str) -> String {
     }
     let cut: String = shown.chars().take(MAX_ERROR_TEXT).collect();
     let more = if cut.len() < shown.len() { "…" } else { "" };
-    format!(": {cut}{more}")
+    // The server chose this text: escape sequences in it must not reach a
+    // terminal raw.
+    format!(": {}{more}", client_support::printable(&cut))
 }
 
 #[cfg(test)]

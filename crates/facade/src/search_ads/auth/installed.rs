@@ -27,7 +27,11 @@
 //! (`S256` of a random 256-bit `code_verifier`); the redirect goes to
 //! `http://127.0.0.1:PORT/` on a free port; the answer's `state` must be the
 //! one sent; the code is exchanged once, with the verifier. The
-//! out-of-band copy-and-paste flow is not offered: Google blocked it.
+//! out-of-band flow (`urn:ietf:wg:oauth:2.0:oob`) is not offered: Google
+//! blocked it. When the browser runs on another machine, the loopback
+//! redirect is completed by hand instead: the user pastes the address the
+//! browser was sent to, and [`Authorization::code_from_redirect_url`] checks
+//! it like a received redirect.
 
 use std::fmt;
 use std::time::Duration;
@@ -50,6 +54,13 @@ pub const GOOGLE_AUTH_URI: &str = "https://accounts.google.com/o/oauth2/v2/auth"
 
 /// The largest request head the loopback listener reads.
 const MAX_REDIRECT_REQUEST: usize = 16 * 1024;
+
+/// How long one connection to the loopback listener may take to send its
+/// request head (and to take the answer).
+const REDIRECT_READ_DEADLINE: Duration = Duration::from_secs(5);
+
+/// Connections the loopback listener serves at once.
+const MAX_REDIRECT_CONNECTIONS: usize = 32;
 
 fn auth_error(message: impl Into<String>) -> Error {
     Error::Auth {
@@ -198,6 +209,44 @@ impl Authorization {
     fn state_matches(&self, query: &str) -> bool {
         url::form_urlencoded::parse(query.as_bytes())
             .any(|(name, value)| name == "state" && value == self.state.expose_secret())
+    }
+
+    /// The authorization code from the address the browser was redirected
+    /// to, pasted back by hand (the browser ran on another machine, so the
+    /// redirect to this machine's loopback address could not arrive). The
+    /// address must be this sign-in's redirect URI (same scheme, host, port
+    /// and path) and carry this sign-in's `state`, like a redirect the
+    /// listener receives; the code is then exchanged with this sign-in's PKCE
+    /// verifier. At most 16 KiB are read.
+    pub fn code_from_redirect_url(&self, pasted: &str) -> Result<SecretString, Error> {
+        let pasted = pasted.trim();
+        if pasted.len() > MAX_REDIRECT_REQUEST {
+            return Err(auth_error(format!(
+                "the pasted address is longer than {MAX_REDIRECT_REQUEST} bytes: it is not a \
+                 sign-in redirect"
+            )));
+        }
+        let url = url::Url::parse(pasted).map_err(|e| {
+            auth_error(format!(
+                "the pasted text is not an address ({e}): paste the whole address the browser \
+                 shows after the sign-in, starting with {}",
+                self.redirect_uri
+            ))
+        })?;
+        let expected = url::Url::parse(&self.redirect_uri)
+            .map_err(|e| auth_error(format!("the redirect URI is not a URL: {e}")))?;
+        let same = url.scheme() == expected.scheme()
+            && url.host_str() == expected.host_str()
+            && url.port_or_known_default() == expected.port_or_known_default()
+            && url.path() == expected.path();
+        if !same {
+            return Err(auth_error(format!(
+                "the pasted address does not start with this sign-in's redirect URI {}: it did \
+                 not come from this sign-in",
+                self.redirect_uri
+            )));
+        }
+        self.code_from_query(url.query().unwrap_or(""))
     }
 
     /// The authorization code from the redirect's query string, after
@@ -356,48 +405,48 @@ impl LoopbackRedirect {
     }
 
     /// Waits up to `timeout` for the redirect of `authorization` and returns
-    /// its code. Requests without the right `state` (another page, a
-    /// favicon, a stale tab) are answered 400 and the wait goes on; each
-    /// request head is read up to 16 KiB within 10 s.
+    /// its code.
+    ///
+    /// Every connection is served at once, each with its own deadline: its
+    /// request head (at most 16 KiB) must arrive within 5 s, so connections
+    /// that stay idle or trickle cannot hold back the real redirect; at most
+    /// 32 are served together (more are closed unanswered). Requests without
+    /// this sign-in's `state` (another page, a favicon, a stale tab, a
+    /// forgery) are answered 400 and the wait goes on; the first with the
+    /// right `state` ends it, and the connections still open are closed.
     pub async fn wait(
         &self,
         authorization: &Authorization,
         timeout: Duration,
     ) -> Result<SecretString, Error> {
+        use futures::StreamExt as _;
+        use futures::future::{Either, select};
+
         let work = async {
+            let mut connections = futures::stream::FuturesUnordered::new();
             loop {
-                let Ok((mut stream, _)) = self.listener.accept().await else {
-                    continue;
+                let event = {
+                    let accept = std::pin::pin!(self.listener.accept());
+                    let finished = std::pin::pin!(if connections.is_empty() {
+                        Either::Left(futures::future::pending())
+                    } else {
+                        Either::Right(connections.next())
+                    });
+                    match select(accept, finished).await {
+                        Either::Left((accepted, _)) => Either::Left(accepted),
+                        Either::Right((done, _)) => Either::Right(done),
+                    }
                 };
-                let query =
-                    match tokio::time::timeout(Duration::from_secs(10), read_target(&mut stream))
-                        .await
-                    {
-                        Ok(Some(query)) => query,
-                        _ => {
-                            let _ =
-                                respond(&mut stream, "400 Bad Request", "Not a sign-in redirect.")
-                                    .await;
-                            continue;
+                match event {
+                    Either::Left(Ok((stream, _))) => {
+                        if connections.len() < MAX_REDIRECT_CONNECTIONS {
+                            connections.push(serve_redirect(stream, authorization));
                         }
-                    };
-                if !authorization.state_matches(&query) {
-                    let _ = respond(
-                        &mut stream,
-                        "400 Bad Request",
-                        "Not the redirect of this sign-in.",
-                    )
-                    .await;
-                    continue;
+                        // else: dropped, which closes it.
+                    }
+                    Either::Left(Err(_)) | Either::Right(None | Some(None)) => {}
+                    Either::Right(Some(Some(result))) => return result,
                 }
-                let result = authorization.code_from_query(&query);
-                let text = if result.is_ok() {
-                    "Signed in. You can close this tab and go back to the terminal."
-                } else {
-                    "The sign-in was not completed. See the terminal."
-                };
-                let _ = respond(&mut stream, "200 OK", text).await;
-                return result;
             }
         };
         tokio::time::timeout(timeout, work).await.map_err(|_| {
@@ -407,6 +456,44 @@ impl LoopbackRedirect {
             ))
         })?
     }
+}
+
+/// One connection to the loopback listener: `None` when it was not this
+/// sign-in's redirect (answered 400), else the redirect's outcome.
+async fn serve_redirect(
+    mut stream: tokio::net::TcpStream,
+    authorization: &Authorization,
+) -> Option<Result<SecretString, Error>> {
+    let query = match tokio::time::timeout(REDIRECT_READ_DEADLINE, read_target(&mut stream)).await {
+        Ok(Some(query)) => query,
+        _ => {
+            answer_within_deadline(&mut stream, "400 Bad Request", "Not a sign-in redirect.").await;
+            return None;
+        }
+    };
+    if !authorization.state_matches(&query) {
+        answer_within_deadline(
+            &mut stream,
+            "400 Bad Request",
+            "Not the redirect of this sign-in.",
+        )
+        .await;
+        return None;
+    }
+    let result = authorization.code_from_query(&query);
+    let text = if result.is_ok() {
+        "Signed in. You can close this tab and go back to the terminal."
+    } else {
+        "The sign-in was not completed. See the terminal."
+    };
+    answer_within_deadline(&mut stream, "200 OK", text).await;
+    Some(result)
+}
+
+/// Answers a loopback connection, giving up after the read deadline (a peer
+/// that does not take the answer is dropped).
+async fn answer_within_deadline(stream: &mut tokio::net::TcpStream, status: &str, text: &str) {
+    let _ = tokio::time::timeout(REDIRECT_READ_DEADLINE, respond(stream, status, text)).await;
 }
 
 /// The query string of a `GET /…?query HTTP/1.1` request head (bounded).
@@ -475,6 +562,34 @@ mod tests {
         assert!(!a.url().contains(a.verifier.expose_secret()));
         assert!(!format!("{a:?}").contains(a.state.expose_secret()));
         assert!(!format!("{flow:?}").contains("secret\""));
+    }
+
+    #[test]
+    fn a_pasted_redirect_is_checked_like_a_received_one() {
+        let flow = InstalledAppFlow::builder("cid", "secret").build().unwrap();
+        let a = flow.authorization("http://127.0.0.1:5/");
+        let state = a.state.expose_secret().to_owned();
+        let good = format!("http://127.0.0.1:5/?state={state}&code=4%2Fx&scope=s");
+        assert_eq!(
+            a.code_from_redirect_url(&format!("  {good}\n"))
+                .unwrap()
+                .expose_secret(),
+            "4/x"
+        );
+        for bad in [
+            "http://127.0.0.1:5/?state=forged&code=4%2Fx".to_owned(),
+            format!("http://127.0.0.1:6/?state={state}&code=x"),
+            format!("http://evil.example:5/?state={state}&code=x"),
+            format!("https://127.0.0.1:5/?state={state}&code=x"),
+            format!("http://127.0.0.1:5/other?state={state}&code=x"),
+            "4/x".to_owned(),
+            format!(
+                "http://127.0.0.1:5/?state={state}&code={}",
+                "x".repeat(20_000)
+            ),
+        ] {
+            assert!(a.code_from_redirect_url(&bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

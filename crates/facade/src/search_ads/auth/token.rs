@@ -137,6 +137,14 @@ pub trait TokenSource: Send + Sync + fmt::Debug {
     fn kind(&self) -> CredentialKind {
         CredentialKind::Other
     }
+
+    /// The quota project the API calls are billed to (sent as
+    /// `x-goog-user-project`, never to a token endpoint), if any: a
+    /// credentials file's `quota_project_id`, or `GOOGLE_CLOUD_QUOTA_PROJECT`
+    /// (see [`DefaultCredentials`](super::DefaultCredentials)). Default: none.
+    fn quota_project_id(&self) -> Option<&str> {
+        None
+    }
 }
 
 impl<T: TokenSource + ?Sized> TokenSource for Arc<T> {
@@ -150,6 +158,10 @@ impl<T: TokenSource + ?Sized> TokenSource for Arc<T> {
 
     fn kind(&self) -> CredentialKind {
         (**self).kind()
+    }
+
+    fn quota_project_id(&self) -> Option<&str> {
+        (**self).quota_project_id()
     }
 }
 

@@ -215,7 +215,9 @@ fn auth_hint(credential: crate::search_ads::credential_kind::CredentialKind) -> 
         K::AuthorizedUser => {
             "Check client_id, client_secret and refresh_token of the authorized_user credentials \
              (the OAuth client must be of type \"Desktop app\" in the Google Cloud console); sign \
-             in again with `apictl auth login` or `gcloud auth application-default login`"
+             in again with `gcloud auth application-default login`, or with `apictl auth login` \
+             and set GOOGLE_APPLICATION_CREDENTIALS to the file it writes (`apictl auth status` \
+             shows it)"
         }
         K::ServiceAccount => {
             "Check the service-account key file (client_email, private_key, token_uri) and that \
@@ -223,8 +225,9 @@ fn auth_hint(credential: crate::search_ads::credential_kind::CredentialKind) -> 
         }
         K::MetadataServer => {
             "The metadata server answers only on Google Cloud (GCE_METADATA_HOST overrides its \
-             address); elsewhere set GOOGLE_APPLICATION_CREDENTIALS to a credentials file, or \
-             sign in with `apictl auth login` or `gcloud auth application-default login`"
+             address); elsewhere set GOOGLE_APPLICATION_CREDENTIALS to a credentials file (the \
+             one `apictl auth login` writes, shown by `apictl auth status`), or sign in with \
+             `gcloud auth application-default login`"
         }
         _ => "Check the credentials of the token source",
     }
@@ -239,8 +242,10 @@ fn invalid_grant_hint(
         K::AuthorizedUser => {
             "The refresh token has expired or was revoked (refresh tokens of an OAuth client in \
              \"Testing\" publishing status expire after 7 days; publish the app to keep them): \
-             sign in again with `apictl auth login`, or `gcloud auth application-default login \
-             --scopes=https://www.googleapis.com/auth/doubleclicksearch`"
+             sign in again with `gcloud auth application-default login \
+             --scopes=https://www.googleapis.com/auth/doubleclicksearch`, or with `apictl auth \
+             login` and set GOOGLE_APPLICATION_CREDENTIALS to the file it writes (`apictl auth \
+             status` shows it)"
         }
         K::ServiceAccount => {
             "The key may have been deleted or disabled, or this machine's clock is off by minutes: \

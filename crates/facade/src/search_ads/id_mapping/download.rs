@@ -121,6 +121,10 @@ impl SearchAdsClient {
                             credential: inner.tokens.kind(),
                             message: e.message().to_owned(),
                         })?;
+                    crate::search_ads::auth::quota_project::apply(
+                        &mut request,
+                        inner.tokens.quota_project_id(),
+                    );
                     let response = client_support::trace_exec(
                         inner.download.client(),
                         request,

@@ -26,7 +26,8 @@ pub(crate) use errors::{
 };
 
 /// Puts the [`TokenSource`]'s token on every request (`Authorization: Bearer`,
-/// marked sensitive so it never shows in `Debug` output).
+/// marked sensitive so it never shows in `Debug` output), and its quota
+/// project, if any, as `x-goog-user-project`.
 pub(crate) struct TokenAuthorizer {
     pub(crate) tokens: Arc<dyn TokenSource>,
 }
@@ -52,7 +53,9 @@ impl AuthorizeRequest for TokenAuthorizer {
                 AuthorizeError::new(kind, message)
             })?;
             super::call::record_token(&token);
-            search_ads_client::set_bearer_token(request, token.expose_secret())
+            search_ads_client::set_bearer_token(request, token.expose_secret())?;
+            super::auth::quota_project::apply(request, self.tokens.quota_project_id());
+            Ok(())
         })
     }
 }
