@@ -19,7 +19,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use facade::search_ads::{
-    Conversion, Error as SaError, InputCheck, Outcome, SearchAdsClient, WriteOptions, WriteProgress,
+    Conversion, Error as SaError, InputCheck, Outcome, Resume, SearchAdsClient, WriteOptions,
+    WriteProgress,
 };
 use futures::StreamExt as _;
 use indicatif::ProgressBar;
@@ -117,16 +118,14 @@ struct Entry {
 struct FeedState {
     waiting: VecDeque<Entry>,
     rows: u64,
-    skipped: u64,
     error: Option<AppError>,
 }
 
-/// The rows as the facade's input: reads the file, skips settled rows,
-/// queues an [`Entry`] per conversion handed out.
+/// The rows as the facade's input: every row of the file, in order (on a
+/// resume the facade skips the settled ones itself, after counting them for
+/// the duplicate check); queues an [`Entry`] per conversion handed out.
 struct Feed<R> {
     input: Input<R>,
-    resumed: Option<Resumed>,
-    cursor: usize,
     state: Arc<Mutex<FeedState>>,
     done: bool,
 }
@@ -138,39 +137,51 @@ impl<R: std::io::BufRead> Iterator for Feed<R> {
         if self.done {
             return None;
         }
-        loop {
-            let row = match self.input.next_row() {
-                Ok(Some(row)) => row,
-                Ok(None) => break,
-                Err(e) => {
-                    lock(&self.state).error = Some(e);
-                    break;
-                }
-            };
-            let mut state = lock(&self.state);
-            state.rows += 1;
-            let n = state.rows;
-            if let Some(resumed) = &self.resumed
-                && resumed.is_settled(n, &mut self.cursor)
-            {
-                state.skipped += 1;
-                continue;
+        let row = match self.input.next_row() {
+            Ok(Some(row)) => row,
+            Ok(None) => {
+                self.done = true;
+                return None;
             }
-            let (conversion, unreadable) = match row.parsed {
-                Ok(c) => (c, None),
-                Err(reason) => (Conversion::default(), Some(reason)),
-            };
-            state.waiting.push_back(Entry {
-                row: n,
-                line: row.line,
-                conversion_id: row.conversion_id.unwrap_or_default(),
-                unreadable,
-            });
-            return Some(conversion);
-        }
-        self.done = true;
-        None
+            Err(e) => {
+                lock(&self.state).error = Some(e);
+                self.done = true;
+                return None;
+            }
+        };
+        let mut state = lock(&self.state);
+        state.rows += 1;
+        let n = state.rows;
+        let (conversion, unreadable) = match row.parsed {
+            Ok(c) => (c, None),
+            Err(reason) => (Conversion::default(), Some(reason)),
+        };
+        state.waiting.push_back(Entry {
+            row: n,
+            line: row.line,
+            conversion_id: row.conversion_id.unwrap_or_default(),
+            unreadable,
+        });
+        Some(conversion)
     }
+}
+
+/// What the journal says earlier runs did, in the facade's terms (input
+/// index = row - 1).
+fn facade_resume(resumed: &Resumed) -> Resume {
+    let index = |r: &std::ops::RangeInclusive<u64>| {
+        let start = usize::try_from(*r.start()).unwrap_or(usize::MAX);
+        let end = usize::try_from(*r.end()).unwrap_or(usize::MAX);
+        start.saturating_sub(1)..end
+    };
+    let mut resume = Resume::new();
+    for r in &resumed.settled {
+        resume = resume.settled(index(r));
+    }
+    for r in &resumed.sent {
+        resume = resume.sent(index(r));
+    }
+    resume
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -261,13 +272,18 @@ pub async fn upload_file(
         Some(client) => {
             let mut run = Run {
                 report: &mut report,
-                journal: journal.take(),
+                journal: journal.take().map(|j| Arc::new(Mutex::new(j))),
                 summary: &mut summary,
                 on_row,
                 next_row: 1,
             };
             let result = run.send(client, plan, input, resumed, bar).await;
-            journal = run.journal.take();
+            // The facade's hook, its only other holder, is gone with the stream.
+            journal = run
+                .journal
+                .take()
+                .and_then(|j| Arc::try_unwrap(j).ok())
+                .map(|j| j.into_inner().unwrap_or_else(PoisonError::into_inner));
             result
         }
     };
@@ -348,7 +364,8 @@ fn keep(summary: &mut UploadSummary, row: &ReportRow) {
 
 struct Run<'a> {
     report: &'a mut ReportWriter,
-    journal: Option<Journal>,
+    /// Shared with the facade's `before_send` hook, which writes `send` lines.
+    journal: Option<Arc<Mutex<Journal>>>,
     summary: &'a mut UploadSummary,
     on_row: &'a mut dyn FnMut(&ReportRow),
     /// The first row the next `done` line covers.
@@ -364,12 +381,9 @@ impl Run<'_> {
         resumed: Option<Resumed>,
         bar: &ProgressBar,
     ) -> AppResult<()> {
-        let resubmission = resumed.is_some();
         let state = Arc::new(Mutex::new(FeedState::default()));
         let feed = Feed {
             input,
-            resumed,
-            cursor: 0,
             state: state.clone(),
             done: false,
         };
@@ -381,11 +395,26 @@ impl Run<'_> {
             WriteMode::Insert => client.insert(feed),
             WriteMode::Update => client.update(feed),
         };
-        let mut batches = request
-            .options(plan.options)
-            .resubmission(resubmission)
-            .progress(progress)
-            .stream()?;
+        let mut request = request.options(plan.options).progress(progress);
+        if let Some(resumed) = &resumed {
+            request = request
+                .resume(facade_resume(resumed))
+                .resubmission(resumed.all_maybe_sent);
+        }
+        if let Some(journal) = &self.journal {
+            let journal = journal.clone();
+            request = request.before_send(move |rows| {
+                let mut journal = lock(&journal);
+                let first = rows.start as u64 + 1;
+                journal
+                    .append_send(first..=(rows.end as u64).max(first))
+                    .map_err(|e| SaError::Io {
+                        path: journal.path().display().to_string(),
+                        message: e.message,
+                    })
+            });
+        }
+        let mut batches = request.stream()?;
         let mut failed_in_a_row = 0;
         while let Some(batch) = batches.next().await {
             let outcomes = batch.outcomes();
@@ -398,6 +427,8 @@ impl Run<'_> {
             };
             let mut resend = Vec::new();
             let mut last = None;
+            // Rows this run gave an outcome (not settled by an earlier one).
+            let mut fresh = 0u64;
             for outcome in outcomes {
                 let entry = lock(&state).waiting.pop_front().ok_or_else(|| {
                     AppError::new(
@@ -405,9 +436,15 @@ impl Run<'_> {
                     )
                 })?;
                 last = Some(entry.row);
+                fresh += u64::from(!matches!(outcome, Outcome::Settled));
                 self.settle(entry, outcome, &mut done, &mut resend)?;
             }
             let Some(last) = last else { continue };
+            if fresh == 0 {
+                // Every row had its outcome from an earlier run: nothing to record.
+                self.next_row = last + 1;
+                continue;
+            }
             if done.stored + done.rejected == 0 {
                 failed_in_a_row += 1;
             } else {
@@ -417,8 +454,8 @@ impl Run<'_> {
             done.resend = journal::ranges(resend);
             // The report first, then the journal that vouches for it.
             done.report_len = self.report.commit()?;
-            if let Some(j) = self.journal.as_mut() {
-                j.append(&done)?;
+            if let Some(j) = &self.journal {
+                lock(j).append(&done)?;
             }
             self.next_row = last + 1;
             if failed_in_a_row >= FAILED_BATCHES_BEFORE_STOP {
@@ -430,7 +467,6 @@ impl Run<'_> {
         drop(batches);
         let mut state = lock(&state);
         self.summary.rows = state.rows;
-        self.summary.skipped = state.skipped;
         if self.summary.stopped {
             // Read and handed to the facade, never answered: not sent.
             self.summary.failed += state.waiting.len() as u64;
@@ -454,6 +490,10 @@ impl Run<'_> {
     ) -> AppResult<()> {
         let s = &mut *self.summary;
         let (code, reason) = match (&entry.unreadable, outcome) {
+            (_, Outcome::Settled) => {
+                s.skipped += 1;
+                return Ok(());
+            }
             (Some(reason), Outcome::Invalid(_)) => ("local".to_owned(), reason.clone()),
             (Some(_), other) => {
                 return Err(AppError::new(format!(

@@ -7,12 +7,25 @@
 //! ever appended to:
 //!
 //! ```text
-//! apictl upload journal 1
+//! apictl upload journal 2
 //! input 127000000 9f86d081…(SHA-256 of the whole file) csv insert
 //! report /path/to/FILE.rejected.csv
+//! send 1-100
+//! send 101-200
 //! done 1-100 stored=97 rejected=3 report=412 resend=-
+//! send 201-230
 //! done 101-230 stored=0 rejected=0 report=412 resend=101-200
 //! ```
+//!
+//! A `send FIRST-LAST` line is appended, and the journal fsynced, before the
+//! first request of the batch that covers those rows: a row outside every
+//! `send` line was never sent. `--resume` tells the facade so
+//! ([`Resume`](facade::search_ads::Resume)): the server's "already stored"
+//! (`0x0000011A`) is a success only for a row an earlier run may have sent;
+//! for any other row it is a conflict with a conversion another upload
+//! stored, rejected as in an uninterrupted upload (SA-23). A version 1
+//! journal (no `send` lines) is read as if every row without an outcome may
+//! have been sent.
 //!
 //! Rows are numbered 1, 2, … in file order (a CSV header and blank lines are
 //! not rows). A `done FIRST-LAST` line says: every row from FIRST to LAST has
@@ -40,7 +53,9 @@ use crate::cli::InputFormat;
 use crate::error::{AppError, AppResult, io_error};
 use crate::records::WriteMode;
 
-const MAGIC: &str = "apictl upload journal 1";
+const MAGIC: &str = "apictl upload journal 2";
+/// The version before `send` lines.
+const MAGIC_1: &str = "apictl upload journal 1";
 
 /// `FILE.journal`.
 pub fn default_journal_path(input: &Path) -> PathBuf {
@@ -208,21 +223,12 @@ pub struct Resumed {
     pub report_len: u64,
     /// The report file the earlier runs wrote.
     pub report: PathBuf,
-}
-
-impl Resumed {
-    /// True when row `n` has a definite outcome. `from` is a cursor into
-    /// `settled` for rows asked in increasing order.
-    pub fn is_settled(&self, n: u64, from: &mut usize) -> bool {
-        while let Some(r) = self.settled.get(*from) {
-            if *r.end() < n {
-                *from += 1;
-            } else {
-                return r.contains(&n);
-            }
-        }
-        false
-    }
+    /// Rows whose batch an earlier run started sending (`send` lines),
+    /// unsorted, possibly overlapping.
+    pub sent: Vec<RangeInclusive<u64>>,
+    /// A version 1 journal: it did not record what was sent, so every row
+    /// without an outcome may have been.
+    pub all_maybe_sent: bool,
 }
 
 /// An open journal, appended to.
@@ -299,9 +305,11 @@ impl Journal {
             lines.push(line);
         }
         drop(reader);
-        if lines.first().map(String::as_str) != Some(MAGIC) {
-            return Err(damaged(path, format!("its first line is not {MAGIC:?}")));
-        }
+        let all_maybe_sent = match lines.first().map(String::as_str) {
+            Some(MAGIC) => false,
+            Some(MAGIC_1) => true,
+            _ => return Err(damaged(path, format!("its first line is not {MAGIC:?}"))),
+        };
         let Some(bound) = lines.get(1) else {
             return Err(damaged(path, "it has no input line"));
         };
@@ -317,8 +325,16 @@ impl Journal {
             rejected: 0,
             report_len: 0,
             report: PathBuf::from(report),
+            sent: Vec::new(),
+            all_maybe_sent,
         };
         for (i, line) in lines.iter().enumerate().skip(3) {
+            if let Some(rows) = line.strip_prefix("send ") {
+                let rows = range(rows)
+                    .ok_or_else(|| damaged(path, format!("line {} is not a send record", i + 1)))?;
+                resumed.sent.push(rows);
+                continue;
+            }
             let done = Done::parse(line)
                 .ok_or_else(|| damaged(path, format!("line {} is not a done record", i + 1)))?;
             resumed.stored += done.stored;
@@ -360,10 +376,19 @@ impl Journal {
         ))
     }
 
+    /// Appends a `send` line and fsyncs it: rows `rows` may be sent from now on.
+    pub fn append_send(&mut self, rows: RangeInclusive<u64>) -> AppResult<()> {
+        self.append_line(format!("send {}-{}\n", rows.start(), rows.end()))
+    }
+
     /// Appends a `done` line and fsyncs it.
     pub fn append(&mut self, done: &Done) -> AppResult<()> {
         let mut line = done.line();
         line.push('\n');
+        self.append_line(line)
+    }
+
+    fn append_line(&mut self, line: String) -> AppResult<()> {
         self.file
             .write_all(line.as_bytes())
             .and_then(|()| self.file.sync_data())
@@ -489,9 +514,6 @@ mod tests {
         assert_eq!(r.settled, vec![1..=2, 5..=20]);
         assert_eq!((r.stored, r.rejected, r.report_len), (17, 1, 50));
         assert_eq!(r.report, PathBuf::from("r.csv"));
-        let mut at = 0;
-        let settled: Vec<u64> = (1..=22).filter(|&n| r.is_settled(n, &mut at)).collect();
-        assert_eq!(settled.len(), 18);
         // A later run settles rows 3-4 and 21-22.
         j.append(&Done {
             rows: 3..=22,
@@ -509,6 +531,41 @@ mod tests {
         );
         let (_, r) = Journal::resume(&path, &binding(), Path::new("in.csv")).unwrap();
         assert_eq!(r.settled, vec![1..=22]);
+    }
+
+    #[test]
+    fn send_lines_say_which_rows_may_have_been_sent() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("in.csv.journal");
+        let mut j = Journal::create(&path, &binding(), Path::new("r.csv")).unwrap();
+        j.append_send(1..=10).unwrap();
+        j.append_send(11..=20).unwrap();
+        j.append(&Done {
+            rows: 1..=10,
+            stored: 10,
+            rejected: 0,
+            report_len: 0,
+            resend: vec![],
+        })
+        .unwrap();
+        drop(j);
+        let (_, r) = Journal::resume(&path, &binding(), Path::new("in.csv")).unwrap();
+        assert_eq!(r.sent, vec![1..=10, 11..=20]);
+        assert_eq!(r.settled, vec![1..=10]);
+        assert!(!r.all_maybe_sent);
+        // A version 1 journal recorded no sends: every open row may have been.
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace(MAGIC, MAGIC_1);
+        std::fs::write(&path, text).unwrap();
+        let (_, r) = Journal::resume(&path, &binding(), Path::new("in.csv")).unwrap();
+        assert!(r.all_maybe_sent);
+        // A damaged send line is refused, not skipped.
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"send 9-x\n").unwrap();
+        drop(f);
+        let e = Journal::resume(&path, &binding(), Path::new("in.csv")).unwrap_err();
+        assert!(e.message.contains("not a send record"), "{e}");
     }
 
     #[test]

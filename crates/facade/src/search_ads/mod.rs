@@ -118,7 +118,7 @@ pub use values::{
     SegmentationType,
 };
 pub use write::{
-    DEFAULT_BATCH_SIZE, InputCheck, MAX_BATCH_SIZE, MAX_CONCURRENCY, MAX_ID_CHARS, MAX_TEXT_CHARS,
-    Outcome, WriteBatch, WriteOptions, WriteProgress, WriteProgressFn, WriteReport, WriteRequest,
-    WriteStream, WriteStreamStats,
+    BeforeSendFn, DEFAULT_BATCH_SIZE, InputCheck, MAX_BATCH_SIZE, MAX_CONCURRENCY, MAX_ID_CHARS,
+    MAX_TEXT_CHARS, Outcome, Resume, WriteBatch, WriteOptions, WriteProgress, WriteProgressFn,
+    WriteReport, WriteRequest, WriteStream, WriteStreamStats,
 };

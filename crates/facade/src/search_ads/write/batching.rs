@@ -11,6 +11,7 @@ use super::super::error::Error;
 use super::body::Body;
 use super::dedup::{DuplicateDetector, PassThroughState};
 use super::kind::WriteKind;
+use super::resume::ResumeCursor;
 use super::validate;
 
 /// A contiguous range of input rows: the ones to send and the ones refused
@@ -28,6 +29,12 @@ pub(crate) struct Batch {
     pub(crate) body: Body,
     /// Rows refused before sending: offset and the validation error.
     pub(crate) invalid: Vec<(usize, Error)>,
+    /// Offsets of rows an earlier run settled ([`Resume`](super::Resume)):
+    /// checked for duplicates, not sent.
+    pub(crate) settled: Vec<usize>,
+    /// Indices `k` (into `positions`, ascending) of sent conversions an
+    /// earlier run may have sent: a `0x0000011A` for them is "already stored".
+    pub(crate) earlier: Vec<usize>,
 }
 
 impl Batch {
@@ -39,6 +46,8 @@ impl Batch {
             positions: Vec::new(),
             body: Body::new(kind),
             invalid: Vec::new(),
+            settled: Vec::new(),
+            earlier: Vec::new(),
         }
     }
 
@@ -50,6 +59,11 @@ impl Batch {
     /// The input index of sent conversion `k`.
     pub(crate) fn input_index(&self, k: usize) -> usize {
         self.start + self.positions.get(k).copied().unwrap_or(0)
+    }
+
+    /// True when an earlier run may have sent sent conversion `k`.
+    pub(crate) fn sent_earlier(&self, k: usize) -> bool {
+        self.earlier.binary_search(&k).is_ok()
     }
 }
 
@@ -66,11 +80,24 @@ pub(crate) struct Batcher {
     ids: HashSet<u64, PassThroughState>,
     id_keys: RandomState,
     next: usize,
+    /// What earlier runs did (a rerun), asked row by row.
+    resume: Option<ResumeCursor>,
 }
 
 impl Batcher {
     pub(crate) fn new(kind: WriteKind, batch_size: usize) -> Self {
+        Self::resuming(kind, batch_size, None)
+    }
+
+    /// A batcher of a rerun: rows `resume` calls settled are counted for
+    /// duplicates and not sent.
+    pub(crate) fn resuming(
+        kind: WriteKind,
+        batch_size: usize,
+        resume: Option<ResumeCursor>,
+    ) -> Self {
         Self {
+            resume,
             kind,
             size: batch_size.max(1),
             duplicates: DuplicateDetector::default(),
@@ -110,6 +137,19 @@ impl Batcher {
     pub(crate) fn push(&mut self, c: Conversion) -> Option<Batch> {
         let index = self.next;
         self.next += 1;
+        let (settled, earlier) = match self.resume.as_mut() {
+            Some(r) => (r.settled.contains(index), r.sent.contains(index)),
+            None => (false, false),
+        };
+        if settled {
+            // Its outcome is known; it still counts for the duplicate check,
+            // as it did in the run that settled it (its verdict is ignored).
+            let _ = self.check(index, &c);
+            let closed = (self.open.len == self.size).then(|| self.close(index));
+            self.open.settled.push(self.open.len);
+            self.open.len += 1;
+            return closed;
+        }
         let checked = self.check(index, &c);
         let id = self
             .id_keys
@@ -125,7 +165,12 @@ impl Batcher {
             Ok(()) => {
                 self.ids.insert(id);
                 match self.open.body.push(c) {
-                    Ok(()) => self.open.positions.push(offset),
+                    Ok(()) => {
+                        if earlier {
+                            self.open.earlier.push(self.open.positions.len());
+                        }
+                        self.open.positions.push(offset);
+                    }
                     // Not expected: the checks refuse what the request shape lacks.
                     Err(e) => self.open.invalid.push((
                         offset,

@@ -16,6 +16,7 @@
 //! | `send.rs` | one attempt as one HTTP request; the 200 echo checked, not decoded |
 //! | `stream.rs` | [`WriteStream`]: ordered, bounded |
 //! | `request.rs` | [`WriteRequest`]: the builder, the HTTP request |
+//! | `resume.rs` | [`Resume`]: what earlier runs of the same input settled and sent |
 //!
 //! # Input, one row at a time
 //!
@@ -63,6 +64,7 @@ mod kind;
 mod mapping;
 mod report;
 mod request;
+mod resume;
 mod run;
 mod send;
 mod stream;
@@ -75,6 +77,8 @@ pub use super::write_options::{
 pub use check::InputCheck;
 pub use report::{Outcome, WriteBatch, WriteReport};
 pub use request::WriteRequest;
+pub use resume::Resume;
+pub use run::BeforeSendFn;
 pub use stream::{WriteStream, WriteStreamStats};
 pub use validate::{MAX_ID_CHARS, MAX_TEXT_CHARS};
 

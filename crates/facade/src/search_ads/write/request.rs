@@ -15,7 +15,8 @@ use super::super::write_options::{WriteOptions, WriteProgress, WriteProgressFn};
 use super::batching::Batch;
 use super::kind::WriteKind;
 use super::report::WriteReport;
-use super::run::{SendFn, Shared};
+use super::resume::Resume;
+use super::run::{BeforeSendFn, SendFn, Shared};
 use super::send::send_body;
 use super::stream::WriteStream;
 
@@ -46,6 +47,8 @@ pub struct WriteRequest<'a> {
     options: WriteOptions,
     progress: Option<WriteProgressFn>,
     resubmission: bool,
+    resume: Option<Resume>,
+    before_send: Option<BeforeSendFn>,
 }
 
 impl std::fmt::Debug for WriteRequest<'_> {
@@ -56,6 +59,8 @@ impl std::fmt::Debug for WriteRequest<'_> {
             .field("options", &self.options)
             .field("progress", &self.progress.is_some())
             .field("resubmission", &self.resubmission)
+            .field("resume", &self.resume.is_some())
+            .field("before_send", &self.before_send.is_some())
             .finish()
     }
 }
@@ -75,6 +80,8 @@ impl<'a> WriteRequest<'a> {
             options: client.write_options(),
             progress: None,
             resubmission: false,
+            resume: None,
+            before_send: None,
         }
     }
 
@@ -111,6 +118,37 @@ impl<'a> WriteRequest<'a> {
     /// duplicates).
     pub fn resubmission(mut self, resubmission: bool) -> Self {
         self.resubmission = resubmission;
+        self
+    }
+
+    /// A rerun of an input an earlier run did in part (see [`Resume`]): the
+    /// input is the whole input again, in the same order; the conversions
+    /// `resume` calls settled are not sent (each gets
+    /// [`Outcome::Settled`](super::Outcome::Settled)) but still count for the
+    /// duplicate check, and a `0x0000011A` is "already stored" only for a
+    /// conversion `resume` says an earlier run may have sent. Every
+    /// conversion thus gets the verdict one uninterrupted run gives it.
+    /// Finer than [`resubmission`](Self::resubmission), which calls every
+    /// `0x0000011A` "already stored".
+    pub fn resume(mut self, resume: Resume) -> Self {
+        self.resume = Some(resume);
+        self
+    }
+
+    /// Calls `hook` with the input range of each batch (the indices it
+    /// covers, sent or not) before the batch's first request, in input
+    /// order, and waits for it: a journal records there which conversions
+    /// may be on their way to the server (what [`Resume::sent`] needs after
+    /// an interruption). An `Err` stops the call: that batch and every later
+    /// one are not sent, their conversions get
+    /// [`Outcome::Failed`](super::Outcome::Failed) with the error and
+    /// `may_have_been_stored: false`. Batches that send nothing (every
+    /// conversion refused or settled) are not shown to it.
+    pub fn before_send(
+        mut self,
+        hook: impl Fn(std::ops::Range<usize>) -> Result<(), Error> + Send + Sync + 'static,
+    ) -> Self {
+        self.before_send = Some(Arc::new(hook));
         self
     }
 
@@ -166,6 +204,7 @@ impl<'a> WriteRequest<'a> {
             self.resubmission,
             self.client.inner.retry.clone(),
             http_sender(&self.client, self.kind),
+            self.before_send,
         );
         Ok(WriteStream::new(
             self.input,
@@ -173,6 +212,7 @@ impl<'a> WriteRequest<'a> {
             self.options,
             self.progress,
             shared,
+            self.resume.map(Resume::cursor),
         ))
     }
 }

@@ -14,7 +14,8 @@ use super::super::conversion::Conversion;
 use super::super::write_options::{WriteOptions, WriteProgress, WriteProgressFn};
 use super::batching::{Batch, Batcher};
 use super::report::WriteBatch;
-use super::run::{Shared, run_batch};
+use super::resume::ResumeCursor;
+use super::run::{Shared, before_send, run_batch};
 
 /// The outcomes of an insert or update, one [`WriteBatch`] at a time, in
 /// input order, as the batches finish (from
@@ -100,10 +101,11 @@ impl<'a> WriteStream<'a> {
         options: WriteOptions,
         progress: Option<WriteProgressFn>,
         shared: Shared,
+        resume: Option<ResumeCursor>,
     ) -> Self {
         Self {
             input: Some(input),
-            batcher: Batcher::new(shared.kind, options.batch_size),
+            batcher: Batcher::resuming(shared.kind, options.batch_size, resume),
             ready: VecDeque::new(),
             in_flight: FuturesUnordered::new(),
             waiting: BTreeMap::new(),
@@ -146,8 +148,12 @@ impl<'a> WriteStream<'a> {
                 let seq = self.next_start;
                 self.next_start += 1;
                 let shared = self.shared.clone();
-                self.in_flight
-                    .push(run_batch(shared, batch).map(move |b| (seq, b)).boxed());
+                let refused = before_send(&shared, &batch).err();
+                self.in_flight.push(
+                    run_batch(shared, batch, refused)
+                        .map(move |b| (seq, b))
+                        .boxed(),
+                );
                 self.note();
                 continue;
             }
