@@ -545,6 +545,7 @@ async fn upload(f: &Fixture) -> AppResult<()> {
         options,
         report: None,
         journal: ads::JournalMode::Off,
+        live: None,
     };
     let bar = progress::counter("inserting");
     let mut lines = Vec::new();

@@ -41,6 +41,16 @@ pub const SUMMARY_REJECTIONS: usize = 1000;
 /// the rest is for `--resume`.
 pub const FAILED_BATCHES_BEFORE_STOP: usize = 4;
 
+/// The totals of an upload while it runs (earlier runs included on a
+/// resume), for a message when it is interrupted.
+#[derive(Debug, Default)]
+pub struct LiveCounts {
+    /// Rows stored or already stored.
+    pub stored: std::sync::atomic::AtomicU64,
+    /// Rows rejected.
+    pub rejected: std::sync::atomic::AtomicU64,
+}
+
 /// What to do with the journal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JournalMode {
@@ -68,6 +78,8 @@ pub struct UploadPlan {
     pub report: Option<PathBuf>,
     /// The journal.
     pub journal: JournalMode,
+    /// Updated after each batch, when given.
+    pub live: Option<Arc<LiveCounts>>,
 }
 
 /// What an upload did, over the whole file (earlier runs included on a resume).
@@ -458,6 +470,11 @@ impl Run<'_> {
                 lock(j).append(&done)?;
             }
             self.next_row = last + 1;
+            if let Some(live) = &plan.live {
+                use std::sync::atomic::Ordering::Relaxed;
+                live.stored.store(self.summary.stored, Relaxed);
+                live.rejected.store(self.summary.rejected, Relaxed);
+            }
             if failed_in_a_row >= FAILED_BATCHES_BEFORE_STOP {
                 self.summary.stopped = true;
                 break;

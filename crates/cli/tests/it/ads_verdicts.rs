@@ -382,3 +382,66 @@ async fn interrupted_and_resumed_uploads_give_every_row_the_uninterrupted_verdic
         "only {landed} interruptions hit a running upload"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_prints_one_line_with_the_resume_command_and_exits_130() {
+    let services = fakes().await;
+    let apictl = Apictl::with_fakes(&services);
+    let csv = apictl.dir().join("in put.csv");
+    std::fs::write(&csv, input()).unwrap();
+    let journal = apictl.dir().join("in put.csv.journal");
+    let file = csv.to_str().unwrap();
+    let args = [
+        "ads",
+        "conversions",
+        "upload",
+        file,
+        "--batch-size",
+        "100",
+        "--concurrency",
+        "1",
+    ];
+    let child = apictl
+        .command(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn apictl");
+    let started = std::time::Instant::now();
+    while settled(&journal) < 300 && started.elapsed() < Duration::from_secs(60) {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    let line = lines[0];
+    assert!(line.starts_with("interrupted (Ctrl-C): "), "{line}");
+    assert!(line.contains(" rows stored, "), "{line}");
+    let command = line.split("continue with: ").nth(1).expect("the command");
+    let expected = format!(
+        "{} ads conversions upload '{file}' --batch-size 100 --concurrency 1 --resume",
+        env!("CARGO_BIN_EXE_apictl")
+    );
+    assert_eq!(command, expected);
+    // The command it names finishes the upload.
+    let mut resume = args.to_vec();
+    resume.push("--resume");
+    let run = apictl.run(&resume).await;
+    run.expect(2);
+    assert!(
+        run.stdout.contains("3000 rows: 2997 stored"),
+        "{}",
+        run.stdout
+    );
+    assert!(!journal.exists());
+}
