@@ -235,18 +235,25 @@ pub async fn upload_file(
         }
         JournalMode::Resume => {
             let binding = Binding::of_file(&plan.file, input.format(), plan.mode)?;
-            let (journal, resumed) = Journal::resume(&journal_path, &binding, &plan.file)?;
+            let (mut journal, mut resumed) = Journal::resume(&journal_path, &binding, &plan.file)?;
             if let Some(report) = &plan.report
                 && absolute(report) != resumed.report
             {
-                return Err(AppError::new(format!(
-                    "--resume: the interrupted upload wrote its report to {}, not {}",
-                    resumed.report.display(),
-                    report.display()
-                ))
-                .hint(
-                    "drop --rejected (the journal's report is continued) or give the same path",
-                ));
+                if resumed.report_len > 0 {
+                    return Err(AppError::new(format!(
+                        "--resume: the interrupted upload wrote rejected rows to {}, not {}",
+                        resumed.report.display(),
+                        report.display()
+                    ))
+                    .hint(
+                        "drop --rejected (the journal's report is continued) or give the same path",
+                    ));
+                }
+                // Nothing was written to the old report: the new one takes
+                // its place (checked first, then recorded).
+                super::report::check_writable(report)?;
+                journal.append_report(&absolute(report))?;
+                resumed.report = absolute(report);
             }
             (Some(journal), Some(resumed))
         }

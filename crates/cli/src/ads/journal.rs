@@ -37,6 +37,8 @@
 //! written to it. A line is appended, and the journal fsynced, only after the
 //! outcomes it names are known and the report lines they produced are
 //! fsynced: the journal never claims an outcome that is not in the report.
+//! A `report PATH` line after the header moves the report: `--resume
+//! --rejected NEW` writes one when no row was written to the old report yet.
 //! A last line without its line break (the process was killed while writing
 //! it) is ignored and cut off.
 //!
@@ -246,14 +248,7 @@ fn damaged(path: &Path, why: impl std::fmt::Display) -> AppError {
 impl Journal {
     /// Creates a new journal (the caller has checked none exists).
     pub fn create(path: &Path, binding: &Binding, report: &Path) -> AppResult<Self> {
-        let report_text = report.to_str().filter(|t| !t.contains(['\n', '\r']));
-        let Some(report_text) = report_text else {
-            return Err(AppError::new(format!(
-                "the report path {} cannot be written in the journal",
-                report.display()
-            ))
-            .hint("give --rejected a UTF-8 path without line breaks"));
-        };
+        let report_text = report_text(report)?;
         // Written whole beside it and renamed: a kill never leaves a journal
         // without its header.
         let mut fresh = path.as_os_str().to_owned();
@@ -329,6 +324,11 @@ impl Journal {
             all_maybe_sent,
         };
         for (i, line) in lines.iter().enumerate().skip(3) {
+            if let Some(report) = line.strip_prefix("report ") {
+                // A resume moved the report before any row was written to it.
+                resumed.report = PathBuf::from(report);
+                continue;
+            }
             if let Some(rows) = line.strip_prefix("send ") {
                 let rows = range(rows)
                     .ok_or_else(|| damaged(path, format!("line {} is not a send record", i + 1)))?;
@@ -376,6 +376,13 @@ impl Journal {
         ))
     }
 
+    /// Appends a `report` line and fsyncs it: the report moves to `report`
+    /// (allowed while no row was written to the old one).
+    pub fn append_report(&mut self, report: &Path) -> AppResult<()> {
+        let text = report_text(report)?;
+        self.append_line(format!("report {text}\n"))
+    }
+
     /// Appends a `send` line and fsyncs it: rows `rows` may be sent from now on.
     pub fn append_send(&mut self, rows: RangeInclusive<u64>) -> AppResult<()> {
         self.append_line(format!("send {}-{}\n", rows.start(), rows.end()))
@@ -406,6 +413,20 @@ impl Journal {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// `report` as the journal writes it: UTF-8 without line breaks.
+fn report_text(report: &Path) -> AppResult<&str> {
+    report
+        .to_str()
+        .filter(|t| !t.contains(['\n', '\r']))
+        .ok_or_else(|| {
+            AppError::new(format!(
+                "the report path {} cannot be written in the journal",
+                report.display()
+            ))
+            .hint("give --rejected a UTF-8 path without line breaks")
+        })
 }
 
 /// The error for a journal written for another file, format or operation.

@@ -28,6 +28,38 @@ pub fn default_report_path(input: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Checks, before anything is sent, that the report can be created at
+/// `path`: it is not a directory, and a file can be created beside it (a
+/// fresh name, created new and removed again). The report itself is created
+/// only with its first row.
+pub fn check_writable(path: &Path) -> AppResult<()> {
+    let hint = "choose another --rejected path (its directory must exist and be writable)";
+    if path.is_dir() {
+        return Err(
+            AppError::new(format!("the report path {} is a directory", path.display())).hint(hint),
+        );
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    let probe = dir.join(format!(
+        ".apictl-probe-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    ));
+    match OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(file) => {
+            drop(file);
+            std::fs::remove_file(&probe)
+                .map_err(|e| io_error("cannot remove the probe file", &probe, &e))
+        }
+        Err(e) => Err(io_error("cannot create the report", path, &e).hint(hint)),
+    }
+}
+
 const HEADER: [&str; 4] = ["line", "conversionId", "code", "reason"];
 
 /// Writes report rows to the file as they come; the file is created with
@@ -44,6 +76,7 @@ impl ReportWriter {
     /// A new report: a file left at `path` by an earlier run is removed, so
     /// the report always belongs to this run.
     pub fn fresh(path: &Path) -> AppResult<Self> {
+        check_writable(path)?;
         match std::fs::remove_file(path) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
