@@ -256,7 +256,8 @@ impl Journal {
         let fresh = PathBuf::from(fresh);
         let head = format!("{MAGIC}\n{}\nreport {report_text}\n", binding.line());
         let write = || -> std::io::Result<File> {
-            let mut file = File::create(&fresh)?;
+            // Created new: a symlink planted at the name is not followed.
+            let mut file = facade::fs::create_new_file(&fresh)?;
             file.write_all(head.as_bytes())?;
             file.sync_all()?;
             std::fs::rename(&fresh, path)?;
@@ -552,6 +553,19 @@ mod tests {
         );
         let (_, r) = Journal::resume(&path, &binding(), Path::new("in.csv")).unwrap();
         assert_eq!(r.settled, vec![1..=22]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_planted_at_the_new_journal_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep me").unwrap();
+        let path = dir.path().join("in.csv.journal");
+        std::os::unix::fs::symlink(&victim, dir.path().join("in.csv.journal.new")).unwrap();
+        Journal::create(&path, &binding(), Path::new("r.csv")).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+        assert!(std::fs::read_to_string(&path).unwrap().starts_with(MAGIC));
     }
 
     #[test]

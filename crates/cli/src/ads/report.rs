@@ -142,12 +142,8 @@ impl ReportWriter {
     /// Adds a row (buffered until [`commit`](Self::commit)).
     pub fn push(&mut self, row: &ReportRow) -> AppResult<()> {
         if self.out.is_none() {
-            let file = OpenOptions::new()
-                .create(true)
-                .truncate(true)
-                .write(true)
-                .open(&self.path)
-                .map_err(|e| {
+            // Created new: a symlink planted at the path is not followed.
+            let file = facade::fs::create_new_file(&self.path).map_err(|e| {
                     io_error("cannot create the report", &self.path, &e).hint(
                         "check that the directory exists and is writable, or choose another --rejected path",
                     )
@@ -248,5 +244,21 @@ mod tests {
         assert!(lines[1].starts_with("2,c-2,local,"), "{text}");
         assert!(lines[2].starts_with("4,c-4,local,"), "{text}");
         assert!(ReportWriter::resume(&path, 10_000).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_planted_at_the_report_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep me").unwrap();
+        let path = dir.path().join("r.csv");
+        let mut w = ReportWriter::fresh(&path).unwrap();
+        // Planted after the run started, before its first rejected row.
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        w.push(&row(2)).unwrap();
+        w.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+        assert!(std::fs::read_to_string(&path).unwrap().starts_with("line,"));
     }
 }
