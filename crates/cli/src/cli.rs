@@ -701,7 +701,8 @@ pub struct UploadArgs {
     #[arg(long)]
     pub dry_run: bool,
 
-    /// Where to write the rejected rows [default: FILE.rejected.csv]
+    /// Where to write the rejected rows, each with its own columns plus line, code, reason; fix
+    /// and upload that file again [default: FILE.rejected.csv, or .jsonl for JSON lines]
     #[arg(long, value_name = "PATH")]
     pub rejected: Option<PathBuf>,
 

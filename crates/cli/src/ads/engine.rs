@@ -27,10 +27,10 @@ use indicatif::ProgressBar;
 
 use super::input::Input;
 use super::journal::{self, Binding, Done, Journal, Resumed};
-use super::report::{ReportRow, ReportWriter};
+use super::report::{Layout, ReportRow, ReportWriter};
 use crate::cli::InputFormat;
 use crate::error::{AppError, AppResult};
-use crate::records::WriteMode;
+use crate::records::{Raw, WriteMode};
 
 /// Most rejections kept in the summary (for `--json`); the report file has
 /// them all.
@@ -124,6 +124,8 @@ struct Entry {
     /// Why the row could not be read: it went to the facade as an empty
     /// conversion and must come back `Invalid`.
     unreadable: Option<String>,
+    /// The row as written, for the report.
+    raw: Raw,
 }
 
 #[derive(Debug, Default)]
@@ -173,6 +175,7 @@ impl<R: std::io::BufRead> Iterator for Feed<R> {
             line: row.line,
             conversion_id: row.conversion_id.unwrap_or_default(),
             unreadable,
+            raw: row.raw,
         });
         Some(conversion)
     }
@@ -261,11 +264,12 @@ pub async fn upload_file(
     let report_path = match (&resumed, &plan.report) {
         (Some(r), _) => r.report.clone(),
         (None, Some(p)) => p.clone(),
-        (None, None) => super::report::default_report_path(&plan.file),
+        (None, None) => super::report::default_report_path(&plan.file, input.format()),
     };
+    let layout = Layout::of(&input);
     let mut report = match &resumed {
-        Some(r) => ReportWriter::resume(&report_path, r.report_len)?,
-        None => ReportWriter::fresh(&report_path)?,
+        Some(r) => ReportWriter::resume(&report_path, r.report_len, layout)?,
+        None => ReportWriter::fresh(&report_path, layout)?,
     };
     let journal = match (journal, plan.journal) {
         (Some(j), _) => Some(j),
@@ -364,6 +368,7 @@ fn dry_run<R: std::io::BufRead>(
                     conversion_id: row.conversion_id.unwrap_or_default(),
                     code: "local".to_owned(),
                     reason,
+                    raw: row.raw,
                 };
                 keep(summary, &r);
                 on_row(&r);
@@ -578,6 +583,7 @@ impl Run<'_> {
                     conversion_id: entry.conversion_id,
                     code: "failed".to_owned(),
                     reason,
+                    raw: entry.raw,
                 };
                 keep(s, &row);
                 (self.on_row)(&row);
@@ -591,6 +597,7 @@ impl Run<'_> {
             conversion_id: entry.conversion_id,
             code,
             reason,
+            raw: entry.raw,
         };
         keep(s, &row);
         (self.on_row)(&row);

@@ -255,7 +255,6 @@ async fn upload(plan: &[Interrupt]) -> (Verdicts, usize, BTreeSet<u64>) {
     for l in report_text.lines().skip(1) {
         let mut f = l.split(',');
         let n: u64 = f.next().unwrap().parse().unwrap();
-        let _id = f.next();
         let code = f.next().unwrap().to_owned();
         assert!(report.insert(n, code).is_none(), "line {n} reported twice");
     }
