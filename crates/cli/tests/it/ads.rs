@@ -433,6 +433,56 @@ async fn reporting_and_v2_lists_agree() {
         assert!(new.get("agencyId").is_none(), "v0 has no legacy hierarchy");
     }
 
+    // What the help says: the v2 output reads back as an insert; the
+    // Reporting API's cannot be inserted, for the reason the help names.
+    let apictl = Apictl::with_fakes(&services);
+    for (api, valid) in [("v2", 1000), ("reporting", 0)] {
+        let file = apictl.dir().join(format!("{api}.jsonl"));
+        let run = apictl
+            .run(&[
+                "ads",
+                "conversions",
+                "list",
+                "--from",
+                &from,
+                "--to",
+                &to,
+                "--api",
+                api,
+                "-o",
+                file.to_str().unwrap(),
+            ])
+            .await;
+        run.expect(0);
+        let run = apictl
+            .run(&[
+                "--json",
+                "ads",
+                "conversions",
+                "upload",
+                file.to_str().unwrap(),
+                "--dry-run",
+            ])
+            .await;
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+        assert_eq!(json["rows"], 1000, "{api}");
+        assert_eq!(json["valid"], valid, "{api}");
+        if valid == 0 {
+            let reason = json["rejections"][0]["reason"].as_str().unwrap_or_default();
+            assert!(
+                reason.contains("segmentationType is required for insert"),
+                "{reason}"
+            );
+        }
+    }
+    let help = apictl.run(&["ads", "conversions", "list", "--help"]).await;
+    assert!(
+        help.stdout
+            .contains("segmentationType is required for insert"),
+        "{}",
+        help.stdout
+    );
+
     let run = Apictl::with_fakes(&services)
         .run(&["ads", "customers"])
         .await;
