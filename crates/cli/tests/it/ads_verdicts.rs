@@ -315,7 +315,7 @@ async fn interrupted_and_resumed_uploads_give_every_row_the_uninterrupted_verdic
         }],
         &[Interrupt {
             signal: "-KILL",
-            after_rows: 1_250,
+            after_rows: 1_050,
         }],
         &[
             Interrupt {
