@@ -10,6 +10,7 @@ use super::super::conversion::Conversion;
 use super::super::error::Error;
 use super::body::Body;
 use super::dedup::{DuplicateDetector, PassThroughState};
+use super::journal::RowPrint;
 use super::kind::WriteKind;
 use super::resume::ResumeCursor;
 use super::validate;
@@ -35,6 +36,11 @@ pub(crate) struct Batch {
     /// Indices `k` (into `positions`, ascending) of sent conversions an
     /// earlier run may have sent: a `0x0000011A` for them is "already stored".
     pub(crate) earlier: Vec<usize>,
+    /// The [`RowPrint`] of the input through the batch's last row.
+    pub(crate) fingerprint: u64,
+    /// Set when the rows read so far differ from the ones a journal recorded
+    /// (see [`WriteJournal`](super::WriteJournal)): nothing of the batch is sent.
+    pub(crate) mismatch: Option<Error>,
 }
 
 impl Batch {
@@ -48,6 +54,8 @@ impl Batch {
             invalid: Vec::new(),
             settled: Vec::new(),
             earlier: Vec::new(),
+            fingerprint: 0,
+            mismatch: None,
         }
     }
 
@@ -82,6 +90,12 @@ pub(crate) struct Batcher {
     next: usize,
     /// What earlier runs did (a rerun), asked row by row.
     resume: Option<ResumeCursor>,
+    /// The fingerprint of the rows read, when a journal is kept.
+    print: Option<RowPrint>,
+    /// A journal's (rows through, fingerprint) checkpoints not reached yet, ascending.
+    checkpoints: std::collections::VecDeque<(u64, u64)>,
+    /// The first checkpoint that did not match.
+    mismatch: Option<Error>,
 }
 
 impl Batcher {
@@ -105,6 +119,44 @@ impl Batcher {
             ids: HashSet::default(),
             id_keys: RandomState::new(),
             next: 0,
+            print: None,
+            checkpoints: std::collections::VecDeque::new(),
+            mismatch: None,
+        }
+    }
+
+    /// Keeps the fingerprint of the rows read (for a journal) and checks it
+    /// at `checkpoints` ((rows through, fingerprint), from a journal's `done`
+    /// records).
+    pub(crate) fn journaled(mut self, checkpoints: &[(u64, u64)]) -> Self {
+        self.print = Some(RowPrint::default());
+        self.checkpoints = checkpoints.iter().copied().collect();
+        self
+    }
+
+    /// Adds row `index` to the fingerprint and checks a checkpoint it reaches.
+    fn fingerprint(&mut self, index: usize, c: &Conversion) {
+        let Some(print) = self.print.as_mut() else {
+            return;
+        };
+        print.push(c);
+        let through = index as u64 + 1;
+        while let Some(&(at, expected)) = self.checkpoints.front() {
+            if at > through {
+                break;
+            }
+            self.checkpoints.pop_front();
+            if at == through && expected != print.value() && self.mismatch.is_none() {
+                let e = Error::validation(
+                    "journal",
+                    Some(index),
+                    format!(
+                        "the input differs from the one the journal recorded: its rows 1 to {through} are not the same; nothing more is sent (give the same input in the same order, or remove the journal to start over)"
+                    ),
+                );
+                self.open.mismatch = Some(e.clone());
+                self.mismatch = Some(e);
+            }
         }
     }
 
@@ -148,6 +200,7 @@ impl Batcher {
             let closed = (self.open.len == self.size).then(|| self.close(index));
             self.open.settled.push(self.open.len);
             self.open.len += 1;
+            self.fingerprint(index, &c);
             return closed;
         }
         let checked = self.check(index, &c);
@@ -161,6 +214,7 @@ impl Batcher {
         };
         let offset = self.open.len;
         self.open.len += 1;
+        self.fingerprint(index, &c);
         match checked {
             Ok(()) => {
                 self.ids.insert(id);
@@ -194,7 +248,11 @@ impl Batcher {
 
     fn close(&mut self, next_start: usize) -> Batch {
         self.ids.clear();
-        std::mem::replace(&mut self.open, Batch::new(self.kind, next_start))
+        let mut next = Batch::new(self.kind, next_start);
+        next.mismatch = self.mismatch.clone();
+        let mut closed = std::mem::replace(&mut self.open, next);
+        closed.fingerprint = self.print.as_ref().map_or(0, RowPrint::value);
+        closed
     }
 }
 

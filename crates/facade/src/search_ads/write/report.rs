@@ -85,6 +85,9 @@ pub struct WriteBatch {
     pub(crate) range: Range<usize>,
     pub(crate) outcomes: Vec<Outcome>,
     pub(crate) requests: u32,
+    /// The journal's fingerprint of the input through this batch; `None`
+    /// when the input differs from the journal's (nothing is recorded).
+    pub(crate) fingerprint: Option<u64>,
 }
 
 impl WriteBatch {
@@ -300,6 +303,7 @@ mod tests {
             range,
             outcomes,
             requests,
+            fingerprint: None,
         }
     }
 

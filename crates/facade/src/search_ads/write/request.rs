@@ -13,6 +13,7 @@ use super::super::conversion::Conversion;
 use super::super::error::Error;
 use super::super::write_options::{WriteOptions, WriteProgress, WriteProgressFn};
 use super::batching::Batch;
+use super::journal::{JournalFile, WriteJournal};
 use super::kind::WriteKind;
 use super::report::WriteReport;
 use super::resume::Resume;
@@ -49,6 +50,7 @@ pub struct WriteRequest<'a> {
     resubmission: bool,
     resume: Option<Resume>,
     before_send: Option<BeforeSendFn>,
+    journal: Option<WriteJournal>,
 }
 
 impl std::fmt::Debug for WriteRequest<'_> {
@@ -61,6 +63,7 @@ impl std::fmt::Debug for WriteRequest<'_> {
             .field("resubmission", &self.resubmission)
             .field("resume", &self.resume.is_some())
             .field("before_send", &self.before_send.is_some())
+            .field("journal", &self.journal.as_ref().map(WriteJournal::path))
             .finish()
     }
 }
@@ -82,6 +85,7 @@ impl<'a> WriteRequest<'a> {
             resubmission: false,
             resume: None,
             before_send: None,
+            journal: None,
         }
     }
 
@@ -132,6 +136,18 @@ impl<'a> WriteRequest<'a> {
     /// `0x0000011A` "already stored".
     pub fn resume(mut self, resume: Resume) -> Self {
         self.resume = Some(resume);
+        self
+    }
+
+    /// Exactly-once, resumable: keeps `journal` (see [`WriteJournal`]). A
+    /// first run creates it; a rerun of the same input after an interruption
+    /// finds it and sends only what has no outcome yet, giving every
+    /// conversion the verdict one uninterrupted run gives it. Removed when
+    /// the input ended and every conversion has its outcome. Opened (or
+    /// created) by [`send`](Self::send) or [`stream`](Self::stream) before
+    /// anything is read; not with [`resume`](Self::resume), which it replaces.
+    pub fn journal(mut self, journal: WriteJournal) -> Self {
+        self.journal = Some(journal);
         self
     }
 
@@ -199,12 +215,30 @@ impl<'a> WriteRequest<'a> {
     /// ```
     pub fn stream(self) -> Result<WriteStream<'a>, Error> {
         self.options.validate()?;
+        let mut resume = self.resume;
+        let mut before_send = self.before_send;
+        let journal = match &self.journal {
+            None => None,
+            Some(_) if resume.is_some() => {
+                return Err(Error::validation(
+                    "journal",
+                    None,
+                    "cannot be combined with resume(): the journal says what earlier runs did",
+                ));
+            }
+            Some(journal) => {
+                let (earlier, hook, parts) = open_journal(journal, before_send)?;
+                resume = earlier;
+                before_send = Some(hook);
+                Some(parts)
+            }
+        };
         let shared = Shared::new(
             self.kind,
             self.resubmission,
             self.client.inner.retry.clone(),
             http_sender(&self.client, self.kind),
-            self.before_send,
+            before_send,
         );
         Ok(WriteStream::new(
             self.input,
@@ -212,9 +246,44 @@ impl<'a> WriteRequest<'a> {
             self.options,
             self.progress,
             shared,
-            self.resume.map(Resume::cursor),
+            resume.map(Resume::cursor),
+            journal,
         ))
     }
+}
+
+/// An open journal and its `done` checkpoints, for [`WriteStream::new`].
+pub(crate) type JournalParts = (Arc<std::sync::Mutex<JournalFile>>, Vec<(u64, u64)>);
+
+/// Opens (or creates) `journal`: what earlier runs did, the `before_send`
+/// hook that records sends (then calls `then`), and the open file.
+pub(crate) fn open_journal(
+    journal: &WriteJournal,
+    then: Option<BeforeSendFn>,
+) -> Result<(Option<Resume>, BeforeSendFn, JournalParts), Error> {
+    let (file, state) = JournalFile::open(journal)?;
+    let file = Arc::new(std::sync::Mutex::new(file));
+    let checkpoints = state.as_ref().map(|s| s.checkpoints().to_vec());
+    let resume = state.as_ref().map(|s| s.resume());
+    let hook = journal_hook(file.clone(), then);
+    Ok((resume, hook, (file, checkpoints.unwrap_or_default())))
+}
+
+/// The hook that appends a journal's `send` record (fsynced) before a batch
+/// is sent, then calls the application's own hook.
+fn journal_hook(
+    file: Arc<std::sync::Mutex<JournalFile>>,
+    then: Option<BeforeSendFn>,
+) -> BeforeSendFn {
+    Arc::new(move |rows: std::ops::Range<usize>| {
+        file.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .send(rows.clone())?;
+        match &then {
+            Some(hook) => hook(rows),
+            None => Ok(()),
+        }
+    })
 }
 
 /// The exact length of an iterator, when its `size_hint` says it.

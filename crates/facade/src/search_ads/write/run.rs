@@ -56,6 +56,16 @@ impl Shared {
         }
     }
 
+    /// Refuses every batch that has not started yet (a journal that cannot
+    /// be written): they get [`Outcome::Failed`] with `error`, not sent.
+    pub(crate) fn refuse(&self, error: Error) {
+        let mut refused = self
+            .refused
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        refused.get_or_insert(error);
+    }
+
     fn stop(&self, error: &Error) {
         if let Ok(mut slot) = self.abort.lock() {
             slot.get_or_insert_with(|| error.clone());
@@ -94,7 +104,7 @@ pub(crate) fn before_send(shared: &Shared, batch: &Batch) -> Result<(), Error> {
     let Some(hook) = &shared.before_send else {
         return Ok(());
     };
-    if batch.sent() == 0 {
+    if batch.sent() == 0 || batch.mismatch.is_some() {
         return Ok(());
     }
     let mut refused = shared
@@ -117,7 +127,8 @@ pub(crate) async fn run_batch(
     refused: Option<Error>,
 ) -> WriteBatch {
     let batch = Arc::new(batch);
-    let (sent, requests) = match refused {
+    let refused = batch.mismatch.clone().or(refused);
+    let (sent, requests) = match refused.clone() {
         _ if batch.sent() == 0 => (Vec::new(), 0),
         Some(error) => {
             let failed = Outcome::Failed {
@@ -140,7 +151,16 @@ pub(crate) async fn run_batch(
     }
     for &offset in &batch.settled {
         if let Some(slot) = outcomes.get_mut(offset) {
-            *slot = Some(Outcome::Settled);
+            // A journal whose rows differ from the input's says nothing
+            // about this row.
+            *slot = Some(match &batch.mismatch {
+                None => Outcome::Settled,
+                Some(error) => Outcome::Failed {
+                    error: error.clone(),
+                    attempts: 0,
+                    may_have_been_stored: false,
+                },
+            });
         }
     }
     let operation = shared.kind.operation();
@@ -159,6 +179,7 @@ pub(crate) async fn run_batch(
             })
             .collect(),
         requests,
+        fingerprint: batch.mismatch.is_none().then_some(batch.fingerprint),
     }
 }
 

@@ -107,6 +107,7 @@ where
         progress,
         Shared::new(kind, resubmission, retry, send, None),
         None,
+        None,
     )
 }
 
@@ -696,6 +697,7 @@ async fn a_stream_input_that_is_not_always_ready() {
         None,
         Shared::new(WriteKind::Insert, false, fast(), send, None),
         None,
+        None,
     );
     let report = collect(stream).await;
     producer.await.expect("the producer ends");
@@ -728,6 +730,7 @@ fn rerun(
         None,
         Shared::new(WriteKind::Insert, false, fast(), send, before_send),
         Some(resume.cursor()),
+        None,
     )
 }
 
