@@ -607,7 +607,7 @@ mod tests {
             stored: 7,
             rejected: 1,
             mark: 50,
-            resend: [2..4].to_vec(),
+            resend: vec![Range { start: 2, end: 4 }],
             fingerprint: 1,
         })
         .unwrap();
