@@ -19,14 +19,14 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use facade::search_ads::{
-    Conversion, Error as SaError, InputCheck, Outcome, Resume, SearchAdsClient, WriteOptions,
-    WriteProgress,
+    Conversion, Error as SaError, InputCheck, JournalState, Outcome, SearchAdsClient, WriteJournal,
+    WriteOptions, WriteProgress,
 };
 use futures::StreamExt as _;
 use indicatif::ProgressBar;
 
 use super::input::Input;
-use super::journal::{self, Binding, Done, Journal, Resumed};
+use super::journal::{self, Binding};
 use super::report::{Layout, ReportRow, ReportWriter};
 use crate::cli::InputFormat;
 use crate::error::{AppError, AppResult};
@@ -116,8 +116,6 @@ pub struct UploadSummary {
 /// A row the facade has read and not yet answered.
 #[derive(Debug)]
 struct Entry {
-    /// 1-based row number (the journal's).
-    row: u64,
     /// Line where it starts.
     line: u64,
     conversion_id: String,
@@ -165,13 +163,11 @@ impl<R: std::io::BufRead> Iterator for Feed<R> {
         };
         let mut state = lock(&self.state);
         state.rows += 1;
-        let n = state.rows;
         let (conversion, unreadable) = match row.parsed {
             Ok(c) => (c, None),
             Err(reason) => (Conversion::default(), Some(reason)),
         };
         state.waiting.push_back(Entry {
-            row: n,
             line: row.line,
             conversion_id: row.conversion_id.unwrap_or_default(),
             unreadable,
@@ -179,24 +175,6 @@ impl<R: std::io::BufRead> Iterator for Feed<R> {
         });
         Some(conversion)
     }
-}
-
-/// What the journal says earlier runs did, in the facade's terms (input
-/// index = row - 1).
-fn facade_resume(resumed: &Resumed) -> Resume {
-    let index = |r: &std::ops::RangeInclusive<u64>| {
-        let start = usize::try_from(*r.start()).unwrap_or(usize::MAX);
-        let end = usize::try_from(*r.end()).unwrap_or(usize::MAX);
-        start.saturating_sub(1)..end
-    };
-    let mut resume = Resume::new();
-    for r in &resumed.settled {
-        resume = resume.settled(index(r));
-    }
-    for r in &resumed.sent {
-        resume = resume.sent(index(r));
-    }
-    resume
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -223,8 +201,8 @@ pub async fn upload_file(
     plan.options.validate()?;
     let input = Input::open(&plan.file, plan.format)?;
     let journal_path = journal::default_journal_path(&plan.file);
-    let (journal, resumed) = match plan.journal {
-        JournalMode::Off => (None, None),
+    let resumed: Option<JournalState> = match plan.journal {
+        JournalMode::Off => None,
         JournalMode::Fresh => {
             if journal_path.exists() {
                 return Err(AppError::new(format!(
@@ -234,80 +212,94 @@ pub async fn upload_file(
                 ))
                 .hint("pass --resume to send only the rows without a definite outcome, or --restart to upload the whole file again"));
             }
-            (None, None)
+            None
         }
         JournalMode::Resume => {
+            let state = WriteJournal::read(&journal_path).map_err(|e| {
+                AppError::from(e)
+                    .hint("pass --restart to upload the file from the start (rows already stored then come back as 0x0000011A), or remove the journal")
+            })?;
+            let Some(state) = state else {
+                return Err(AppError::new(format!(
+                    "--resume: there is no journal {} to resume from",
+                    journal_path.display()
+                ))
+                .hint("run the upload without --resume; a journal is written beside the file while it runs"));
+            };
             let binding = Binding::of_file(&plan.file, input.format(), plan.mode)?;
-            let (mut journal, mut resumed) = Journal::resume(&journal_path, &binding, &plan.file)?;
-            if let Some(report) = &plan.report
-                && absolute(report) != resumed.report
-            {
-                if resumed.report_len > 0 {
-                    return Err(AppError::new(format!(
-                        "--resume: the interrupted upload wrote rejected rows to {}, not {}",
-                        resumed.report.display(),
-                        report.display()
-                    ))
-                    .hint(
-                        "drop --rejected (the journal's report is continued) or give the same path",
-                    ));
-                }
-                // Nothing was written to the old report: the new one takes
-                // its place (checked first, then recorded).
-                super::report::check_writable(report)?;
-                journal.append_report(&absolute(report))?;
-                resumed.report = absolute(report);
+            if state.input() != binding.line() {
+                return Err(journal::changed(
+                    state.input(),
+                    &binding,
+                    &plan.file,
+                    &journal_path,
+                ));
             }
-            (Some(journal), Some(resumed))
+            Some(state)
         }
     };
-    let report_path = match (&resumed, &plan.report) {
-        (Some(r), _) => r.report.clone(),
+    // The journal's note names the report the earlier runs wrote.
+    let earlier_report = resumed.as_ref().and_then(|r| r.note()).map(PathBuf::from);
+    let report_path = match (&earlier_report, &plan.report) {
+        (Some(old), Some(new)) if absolute(new) != *old => {
+            if resumed.as_ref().is_some_and(|r| r.mark() > 0) {
+                return Err(AppError::new(format!(
+                    "--resume: the interrupted upload wrote rejected rows to {}, not {}",
+                    old.display(),
+                    new.display()
+                ))
+                .hint(
+                    "drop --rejected (the journal's report is continued) or give the same path",
+                ));
+            }
+            // Nothing was written to the old report: the new one takes its
+            // place (checked first, then recorded as the journal's note).
+            super::report::check_writable(new)?;
+            new.clone()
+        }
+        (Some(old), _) => old.clone(),
         (None, Some(p)) => p.clone(),
         (None, None) => super::report::default_report_path(&plan.file, input.format()),
     };
     let layout = Layout::of(&input);
     let mut report = match &resumed {
-        Some(r) => ReportWriter::resume(&report_path, r.report_len, layout)?,
+        Some(r) => ReportWriter::resume(&report_path, r.mark(), layout)?,
         None => ReportWriter::fresh(&report_path, layout)?,
     };
-    let journal = match (journal, plan.journal) {
-        (Some(j), _) => Some(j),
-        (None, JournalMode::Fresh) if client.is_some() => {
+    let journal = match plan.journal {
+        JournalMode::Off => None,
+        _ if client.is_none() => None,
+        _ => {
             let binding = Binding::of_file(&plan.file, input.format(), plan.mode)?;
+            let note = absolute(&report_path);
+            let note = note
+                .to_str()
+                .filter(|t| !t.contains(['\n', '\r']))
+                .ok_or_else(|| {
+                    AppError::new(format!(
+                        "the report path {} cannot be written in the journal",
+                        report_path.display()
+                    ))
+                    .hint("give --rejected a UTF-8 path without line breaks")
+                })?;
             // Absolute, so a resume from another directory finds it.
-            Some(Journal::create(
-                &journal_path,
-                &binding,
-                &absolute(&report_path),
-            )?)
+            Some(WriteJournal::new(&journal_path, binding.line()).note(note))
         }
-        _ => None,
     };
     let mut summary = UploadSummary::default();
     if let Some(r) = &resumed {
-        summary.stored = r.stored;
-        summary.rejected = r.rejected;
+        summary.stored = r.stored();
+        summary.rejected = r.rejected();
     }
-    let mut journal = journal;
     let result = match client {
         None => dry_run(input, plan.mode, &mut report, &mut summary, on_row),
         Some(client) => {
             let mut run = Run {
                 report: &mut report,
-                journal: journal.take().map(|j| Arc::new(Mutex::new(j))),
                 summary: &mut summary,
                 on_row,
-                next_row: 1,
             };
-            let result = run.send(client, plan, input, resumed, bar).await;
-            // The facade's hook, its only other holder, is gone with the stream.
-            journal = run
-                .journal
-                .take()
-                .and_then(|j| Arc::try_unwrap(j).ok())
-                .map(|j| j.into_inner().unwrap_or_else(PoisonError::into_inner));
-            result
+            run.send(client, plan, input, journal, bar).await
         }
     };
     if report.exists() {
@@ -316,21 +308,14 @@ pub async fn upload_file(
     // On an error the journal stays, for --resume.
     result?;
     if summary.rows == 0 {
-        if let Some(j) = journal {
-            j.remove()?;
-        }
         return Err(
             AppError::new(format!("{} has no rows", plan.file.display()))
                 .hint("give a file with at least one conversion"),
         );
     }
-    if let Some(j) = journal {
-        if summary.failed == 0 && !summary.stopped {
-            // Every row has its outcome: the journal has done its job.
-            j.remove()?;
-        } else {
-            summary.journal = Some(j.path().to_owned());
-        }
+    // The facade removes the journal once every row has its outcome.
+    if plan.journal != JournalMode::Off && journal_path.exists() {
+        summary.journal = Some(journal_path);
     }
     Ok(summary)
 }
@@ -388,12 +373,8 @@ fn keep(summary: &mut UploadSummary, row: &ReportRow) {
 
 struct Run<'a> {
     report: &'a mut ReportWriter,
-    /// Shared with the facade's `before_send` hook, which writes `send` lines.
-    journal: Option<Arc<Mutex<Journal>>>,
     summary: &'a mut UploadSummary,
     on_row: &'a mut dyn FnMut(&ReportRow),
-    /// The first row the next `done` line covers.
-    next_row: u64,
 }
 
 impl Run<'_> {
@@ -402,7 +383,7 @@ impl Run<'_> {
         client: &SearchAdsClient,
         plan: &UploadPlan,
         input: Input<R>,
-        resumed: Option<Resumed>,
+        journal: Option<WriteJournal>,
         bar: &ProgressBar,
     ) -> AppResult<()> {
         let state = Arc::new(Mutex::new(FeedState::default()));
@@ -420,68 +401,40 @@ impl Run<'_> {
             WriteMode::Update => client.update(feed),
         };
         let mut request = request.options(plan.options).progress(progress);
-        if let Some(resumed) = &resumed {
-            request = request
-                .resume(facade_resume(resumed))
-                .resubmission(resumed.all_maybe_sent);
-        }
-        if let Some(journal) = &self.journal {
-            let journal = journal.clone();
-            request = request.before_send(move |rows| {
-                let mut journal = lock(&journal);
-                let first = rows.start as u64 + 1;
-                journal
-                    .append_send(first..=(rows.end as u64).max(first))
-                    .map_err(|e| SaError::Io {
-                        path: journal.path().display().to_string(),
-                        message: e.message,
-                    })
-            });
+        if let Some(journal) = journal {
+            request = request.journal(journal);
         }
         let mut batches = request.stream()?;
         let mut failed_in_a_row = 0;
         while let Some(batch) = batches.next().await {
-            let outcomes = batch.outcomes();
-            let mut done = Done {
-                rows: self.next_row..=self.next_row,
-                stored: 0,
-                rejected: 0,
-                report_len: 0,
-                resend: Vec::new(),
-            };
-            let mut resend = Vec::new();
-            let mut last = None;
-            // Rows this run gave an outcome (not settled by an earlier one).
-            let mut fresh = 0u64;
-            for outcome in outcomes {
+            let (mut stored, mut rejected) = (0u64, 0u64);
+            let (mut fresh, mut last) = (0u64, false);
+            for outcome in batch.outcomes() {
                 let entry = lock(&state).waiting.pop_front().ok_or_else(|| {
                     AppError::new(
                         "internal error: the facade answered a conversion it was not given",
                     )
                 })?;
-                last = Some(entry.row);
+                last = true;
                 fresh += u64::from(!matches!(outcome, Outcome::Settled));
-                self.settle(entry, outcome, &mut done, &mut resend)?;
+                let before = (self.summary.stored, self.summary.rejected);
+                self.settle(entry, outcome)?;
+                stored += self.summary.stored - before.0;
+                rejected += self.summary.rejected - before.1;
             }
-            let Some(last) = last else { continue };
-            if fresh == 0 {
+            if !last || fresh == 0 {
                 // Every row had its outcome from an earlier run: nothing to record.
-                self.next_row = last + 1;
                 continue;
             }
-            if done.stored + done.rejected == 0 {
+            if stored + rejected == 0 {
                 failed_in_a_row += 1;
             } else {
                 failed_in_a_row = 0;
             }
-            done.rows = self.next_row..=last;
-            done.resend = journal::ranges(resend);
             // The report first, then the journal that vouches for it.
-            done.report_len = self.report.commit()?;
-            if let Some(j) = &self.journal {
-                lock(j).append(&done)?;
-            }
-            self.next_row = last + 1;
+            let report_len = self.report.commit()?;
+            batches.set_mark(report_len);
+            batches.commit()?;
             if let Some(live) = &plan.live {
                 use std::sync::atomic::Ordering::Relaxed;
                 live.stored.store(self.summary.stored, Relaxed);
@@ -492,8 +445,19 @@ impl Run<'_> {
                 break;
             }
         }
-        // Dropped here: a stopped upload sends nothing more.
-        drop(batches);
+        let read_error = lock(&state).error.is_some();
+        if read_error {
+            // The file could not be read to its end: the journal stays for --resume.
+            batches.keep_journal();
+        }
+        if self.summary.stopped {
+            // Dropped here: a stopped upload sends nothing more, and the
+            // journal stays for --resume.
+            drop(batches);
+        } else {
+            // Removes the journal when every row has its outcome.
+            batches.finish()?;
+        }
         let mut state = lock(&state);
         self.summary.rows = state.rows;
         if self.summary.stopped {
@@ -510,13 +474,7 @@ impl Run<'_> {
     }
 
     /// Records one row's outcome: counts, report, resend list.
-    fn settle(
-        &mut self,
-        entry: Entry,
-        outcome: &Outcome,
-        done: &mut Done,
-        resend: &mut Vec<u64>,
-    ) -> AppResult<()> {
+    fn settle(&mut self, entry: Entry, outcome: &Outcome) -> AppResult<()> {
         let s = &mut *self.summary;
         let (code, reason) = match (&entry.unreadable, outcome) {
             (_, Outcome::Settled) => {
@@ -533,14 +491,12 @@ impl Run<'_> {
             (None, Outcome::Stored | Outcome::StoredEarlier) => {
                 s.sent += 1;
                 s.stored += 1;
-                done.stored += 1;
                 return Ok(());
             }
             (None, Outcome::AlreadyStored) => {
                 s.sent += 1;
                 s.stored += 1;
                 s.already_stored += 1;
-                done.stored += 1;
                 return Ok(());
             }
             (None, Outcome::Invalid(e)) => ("local".to_owned(), invalid_reason(e)),
@@ -556,7 +512,6 @@ impl Run<'_> {
                 // definite answer, sent again by --resume.
                 s.sent += 1;
                 s.failed += 1;
-                resend.push(entry.row);
                 let reason = match failed {
                     Outcome::Failed {
                         error,
@@ -591,7 +546,6 @@ impl Run<'_> {
             }
         };
         s.rejected += 1;
-        done.rejected += 1;
         let row = ReportRow {
             line: entry.line,
             conversion_id: entry.conversion_id,

@@ -337,7 +337,7 @@ async fn a_journal_is_refused_without_resume_and_bound_to_its_file() {
     std::fs::write(
         &journal,
         format!(
-            "apictl upload journal 1\ninput 3 {} csv insert\nreport {}.rejected.csv\n",
+            "facade write journal 1\ninput 3 {} csv insert\nnote {}.rejected.csv\n",
             "0".repeat(64),
             csv.display()
         ),
