@@ -434,6 +434,12 @@ impl Done {
     }
 }
 
+/// An open journal and its `done` checkpoints, for a [`WriteStream`](super::WriteStream).
+pub(crate) type JournalParts = (
+    std::sync::Arc<std::sync::Mutex<JournalFile>>,
+    Vec<(u64, u64)>,
+);
+
 /// The open journal of a running write.
 #[derive(Debug)]
 pub(crate) struct JournalFile {

@@ -13,7 +13,7 @@ use super::super::conversion::Conversion;
 use super::super::error::Error;
 use super::super::write_options::{WriteOptions, WriteProgress, WriteProgressFn};
 use super::batching::Batch;
-use super::journal::{JournalFile, WriteJournal};
+use super::journal::{JournalFile, JournalParts, WriteJournal};
 use super::kind::WriteKind;
 use super::report::WriteReport;
 use super::resume::Resume;
@@ -251,9 +251,6 @@ impl<'a> WriteRequest<'a> {
         ))
     }
 }
-
-/// An open journal and its `done` checkpoints, for [`WriteStream::new`].
-pub(crate) type JournalParts = (Arc<std::sync::Mutex<JournalFile>>, Vec<(u64, u64)>);
 
 /// Opens (or creates) `journal`: what earlier runs did, the `before_send`
 /// hook that records sends (then calls `then`), and the open file.

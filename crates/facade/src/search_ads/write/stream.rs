@@ -4,8 +4,6 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
-
-use super::journal::JournalFile;
 use std::task::{Context, Poll};
 
 use futures::future::BoxFuture;
@@ -16,8 +14,8 @@ use super::super::conversion::Conversion;
 use super::super::error::Error;
 use super::super::write_options::{WriteOptions, WriteProgress, WriteProgressFn};
 use super::batching::{Batch, Batcher};
-use super::journal::Done;
-use super::report::WriteBatch;
+use super::journal::{Done, JournalFile, JournalParts};
+use super::report::{Outcome, WriteBatch};
 use super::resume::ResumeCursor;
 use super::run::{Shared, before_send, run_batch};
 
@@ -144,7 +142,7 @@ impl<'a> WriteStream<'a> {
         progress: Option<WriteProgressFn>,
         shared: Shared,
         resume: Option<ResumeCursor>,
-        journal: Option<super::request::JournalParts>,
+        journal: Option<JournalParts>,
     ) -> Self {
         let mut batcher = Batcher::resuming(shared.kind, options.batch_size, resume);
         let journal = journal.map(|(file, checkpoints)| {
@@ -192,7 +190,7 @@ impl<'a> WriteStream<'a> {
     /// fsyncs, the outcomes of the last batch yielded, which the application
     /// has handled. Asking for the next batch does it too (an error is then
     /// only seen here, and stops sending: later batches get
-    /// [`Outcome::Failed`](super::Outcome::Failed) with it). A batch not
+    /// [`Outcome::Failed`](Outcome::Failed) with it). A batch not
     /// recorded when the process dies is sent again by a rerun, safely: its
     /// rows may have been sent, so a stored one comes back "already stored".
     pub fn commit(&mut self) -> Result<(), Error> {
@@ -355,10 +353,10 @@ impl Stream for WriteStream<'_> {
             if let Some(batch) = this.waiting.remove(&this.next_yield) {
                 if let Some(j) = this.journal.as_mut() {
                     let done = Done::of(&batch);
-                    let unanswered = |o: &&super::Outcome| match done {
+                    let unanswered = |o: &&Outcome| match done {
                         // Not recorded (the input differs from the journal's).
-                        None => !matches!(o, super::Outcome::Settled),
-                        Some(_) => matches!(o, super::Outcome::Failed { .. }),
+                        None => !matches!(o, Outcome::Settled),
+                        Some(_) => matches!(o, Outcome::Failed { .. }),
                     };
                     j.open_rows += batch.outcomes().iter().filter(unanswered).count();
                     j.pending = done;
