@@ -11,6 +11,8 @@ use facade::video_session;
 pub const EXIT_ERROR: u8 = 1;
 /// Exit status of an upload that finished with rejected rows (the others stored).
 pub const EXIT_REJECTED: u8 = 2;
+/// Exit status of a command stopped by Ctrl-C (SIGINT): 128 + 2, as shells report it.
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// An error as the user sees it: `error: <message>` and `hint: <hint>`.
 #[derive(Debug)]

@@ -29,7 +29,27 @@ pub struct InputRow {
     pub parsed: Result<Conversion, String>,
     /// The row's `conversionId` as written, when it has one (for reports).
     pub conversion_id: Option<String>,
+    /// The row as written, for the rejected-rows report.
+    pub raw: Raw,
 }
+
+/// A row as the file holds it, so a rejected row can be written back with
+/// its own columns and values and uploaded again once fixed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Raw {
+    /// Not available (the row could not be split into its cells).
+    #[default]
+    None,
+    /// A CSV row's cells, one per header column.
+    Cells(Vec<String>),
+    /// A JSON line's text.
+    Json(String),
+}
+
+/// The columns a rejected-rows report adds before the input's own (CSV), or
+/// the member it adds (JSON lines: `_rejected`, an object of the three).
+/// Reading a file back, a CSV header that has all three ignores them.
+pub const REPORT_COLUMNS: [&str; 3] = ["line", "code", "reason"];
 
 /// Checks a CSV header: every name is a Conversion JSON field and
 /// `conversionId` is there. A header that names an unknown field refuses the
@@ -38,6 +58,13 @@ pub struct InputRow {
 pub fn check_csv_header(names: &mut [String]) -> Result<(), String> {
     for h in names.iter_mut() {
         *h = h.trim().trim_start_matches('\u{feff}').to_owned();
+    }
+    // A rejected-rows report read back: its own three columns are ignored.
+    let report = REPORT_COLUMNS.iter().all(|c| names.iter().any(|h| h == c));
+    for h in names.iter() {
+        if report && REPORT_COLUMNS.contains(&h.as_str()) {
+            continue;
+        }
         if !Conversion::FIELDS.contains(&h.as_str()) {
             return Err(format!(
                 "the CSV header names an unknown field {h:?}; the columns are Conversion JSON field names such as conversionId, conversionTimestamp, segmentationType"
@@ -61,7 +88,8 @@ pub fn row_from_cells<'a>(
     let mut problem = None;
     for (name, cell) in headers.iter().zip(cells) {
         let cell = cell.trim();
-        if cell.is_empty() {
+        // Only a report's own columns pass the header check unknown.
+        if cell.is_empty() || !Conversion::FIELDS.contains(&name.as_str()) {
             continue;
         }
         let value = if JSON_COLUMNS.contains(&name.as_str()) {
@@ -101,11 +129,15 @@ impl InputRow {
             line,
             parsed: Err(problem.into()),
             conversion_id: None,
+            raw: Raw::None,
         }
     }
 }
 
-fn row_from_object(line: u64, object: Map<String, Value>, problem: Option<String>) -> InputRow {
+fn row_from_object(line: u64, mut object: Map<String, Value>, problem: Option<String>) -> InputRow {
+    // A rejected-rows report read back: the members it added are not the row's.
+    object.remove("_rejected");
+    object.remove("_text");
     let conversion_id = match object.get("conversionId") {
         Some(Value::String(s)) => Some(s.clone()),
         Some(Value::Number(n)) => Some(n.to_string()),
@@ -119,6 +151,7 @@ fn row_from_object(line: u64, object: Map<String, Value>, problem: Option<String
         line,
         parsed,
         conversion_id,
+        raw: Raw::None,
     }
 }
 

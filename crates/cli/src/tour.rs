@@ -545,6 +545,7 @@ async fn upload(f: &Fixture) -> AppResult<()> {
         options,
         report: None,
         journal: ads::JournalMode::Off,
+        live: None,
     };
     let bar = progress::counter("inserting");
     let mut lines = Vec::new();
@@ -552,7 +553,7 @@ async fn upload(f: &Fixture) -> AppResult<()> {
     let result = ads::upload_file(Some(&f.ads), &plan, &bar, &mut keep).await;
     bar.finish_and_clear();
     let summary = result?;
-    let report = ads::default_report_path(&path);
+    let report = ads::default_report_path(&path, crate::cli::InputFormat::Csv);
     for r in &lines {
         say(format!(
             "  line {:<3} {:<22} {:<10} {}",

@@ -10,6 +10,12 @@
 //! The ID-mapping download and `apictl ads conversions list -o FILE` write
 //! through it.
 //!
+//! Nothing here follows a symlink planted beside the target: the `.part`
+//! file is created new ([`create_new_file`]: whatever sits at its name, a
+//! leftover or a symlink, is removed first, and the create refuses to go
+//! through one), and the rename replaces the target's directory entry, not
+//! what it points to.
+//!
 //! ```
 //! use std::io::Write as _;
 //! use facade::fs::PartFile;
@@ -44,11 +50,11 @@ pub struct PartFile {
 }
 
 impl PartFile {
-    /// Creates (or empties) `target.part`.
+    /// Creates `target.part`, new (see [`create_new_file`]).
     pub fn create(target: impl AsRef<Path>) -> io::Result<Self> {
         let target = target.as_ref().to_path_buf();
         let part = part_path(&target);
-        let file = File::create(&part)?;
+        let file = create_new_file(&part)?;
         Ok(Self {
             target,
             part,
@@ -131,6 +137,23 @@ impl Drop for PartFile {
     }
 }
 
+/// Creates a new, empty file at `path` for writing, without following a
+/// symlink: an entry already at `path` that is not a directory (a file left
+/// by a killed run, or a symlink someone planted) is removed first (a
+/// symlink's target is left alone), then the file is created with
+/// `create_new`, which fails rather than follow a symlink that appeared in
+/// between.
+pub fn create_new_file(path: &Path) -> io::Result<File> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.is_dir() => std::fs::remove_file(path)?,
+        _ => {}
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+}
+
 fn committed() -> io::Error {
     io::Error::other("the part file was already committed")
 }
@@ -165,6 +188,30 @@ mod tests {
         part.commit().unwrap();
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
         assert!(!dir.path().join("t.txt.part").exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_planted_at_the_part_name_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep me").unwrap();
+        let target = dir.path().join("t.txt");
+        std::os::unix::fs::symlink(&victim, dir.path().join("t.txt.part")).unwrap();
+        let mut part = PartFile::create(&target).unwrap();
+        part.write_all(b"new").unwrap();
+        part.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        // A symlink that appears after the removal makes the create fail.
+        let planted = dir.path().join("p");
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        let raced = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&planted);
+        assert!(raced.is_err());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
     }
 
     #[test]

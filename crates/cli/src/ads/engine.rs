@@ -19,17 +19,18 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use facade::search_ads::{
-    Conversion, Error as SaError, InputCheck, Outcome, SearchAdsClient, WriteOptions, WriteProgress,
+    Conversion, Error as SaError, InputCheck, JournalState, Outcome, SearchAdsClient, WriteJournal,
+    WriteOptions, WriteProgress,
 };
 use futures::StreamExt as _;
 use indicatif::ProgressBar;
 
 use super::input::Input;
-use super::journal::{self, Binding, Done, Journal, Resumed};
-use super::report::{ReportRow, ReportWriter};
+use super::journal::{self, Binding};
+use super::report::{Layout, ReportRow, ReportWriter};
 use crate::cli::InputFormat;
 use crate::error::{AppError, AppResult};
-use crate::records::WriteMode;
+use crate::records::{Raw, WriteMode};
 
 /// Most rejections kept in the summary (for `--json`); the report file has
 /// them all.
@@ -39,6 +40,16 @@ pub const SUMMARY_REJECTIONS: usize = 1000;
 /// stops reading the file (the service is down or refuses the credentials);
 /// the rest is for `--resume`.
 pub const FAILED_BATCHES_BEFORE_STOP: usize = 4;
+
+/// The totals of an upload while it runs (earlier runs included on a
+/// resume), for a message when it is interrupted.
+#[derive(Debug, Default)]
+pub struct LiveCounts {
+    /// Rows stored or already stored.
+    pub stored: std::sync::atomic::AtomicU64,
+    /// Rows rejected.
+    pub rejected: std::sync::atomic::AtomicU64,
+}
 
 /// What to do with the journal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +78,8 @@ pub struct UploadPlan {
     pub report: Option<PathBuf>,
     /// The journal.
     pub journal: JournalMode,
+    /// Updated after each batch, when given.
+    pub live: Option<Arc<LiveCounts>>,
 }
 
 /// What an upload did, over the whole file (earlier runs included on a resume).
@@ -103,30 +116,28 @@ pub struct UploadSummary {
 /// A row the facade has read and not yet answered.
 #[derive(Debug)]
 struct Entry {
-    /// 1-based row number (the journal's).
-    row: u64,
     /// Line where it starts.
     line: u64,
     conversion_id: String,
     /// Why the row could not be read: it went to the facade as an empty
     /// conversion and must come back `Invalid`.
     unreadable: Option<String>,
+    /// The row as written, for the report.
+    raw: Raw,
 }
 
 #[derive(Debug, Default)]
 struct FeedState {
     waiting: VecDeque<Entry>,
     rows: u64,
-    skipped: u64,
     error: Option<AppError>,
 }
 
-/// The rows as the facade's input: reads the file, skips settled rows,
-/// queues an [`Entry`] per conversion handed out.
+/// The rows as the facade's input: every row of the file, in order (on a
+/// resume the facade skips the settled ones itself, after counting them for
+/// the duplicate check); queues an [`Entry`] per conversion handed out.
 struct Feed<R> {
     input: Input<R>,
-    resumed: Option<Resumed>,
-    cursor: usize,
     state: Arc<Mutex<FeedState>>,
     done: bool,
 }
@@ -138,38 +149,31 @@ impl<R: std::io::BufRead> Iterator for Feed<R> {
         if self.done {
             return None;
         }
-        loop {
-            let row = match self.input.next_row() {
-                Ok(Some(row)) => row,
-                Ok(None) => break,
-                Err(e) => {
-                    lock(&self.state).error = Some(e);
-                    break;
-                }
-            };
-            let mut state = lock(&self.state);
-            state.rows += 1;
-            let n = state.rows;
-            if let Some(resumed) = &self.resumed
-                && resumed.is_settled(n, &mut self.cursor)
-            {
-                state.skipped += 1;
-                continue;
+        let row = match self.input.next_row() {
+            Ok(Some(row)) => row,
+            Ok(None) => {
+                self.done = true;
+                return None;
             }
-            let (conversion, unreadable) = match row.parsed {
-                Ok(c) => (c, None),
-                Err(reason) => (Conversion::default(), Some(reason)),
-            };
-            state.waiting.push_back(Entry {
-                row: n,
-                line: row.line,
-                conversion_id: row.conversion_id.unwrap_or_default(),
-                unreadable,
-            });
-            return Some(conversion);
-        }
-        self.done = true;
-        None
+            Err(e) => {
+                lock(&self.state).error = Some(e);
+                self.done = true;
+                return None;
+            }
+        };
+        let mut state = lock(&self.state);
+        state.rows += 1;
+        let (conversion, unreadable) = match row.parsed {
+            Ok(c) => (c, None),
+            Err(reason) => (Conversion::default(), Some(reason)),
+        };
+        state.waiting.push_back(Entry {
+            line: row.line,
+            conversion_id: row.conversion_id.unwrap_or_default(),
+            unreadable,
+            raw: row.raw,
+        });
+        Some(conversion)
     }
 }
 
@@ -197,8 +201,8 @@ pub async fn upload_file(
     plan.options.validate()?;
     let input = Input::open(&plan.file, plan.format)?;
     let journal_path = journal::default_journal_path(&plan.file);
-    let (journal, resumed) = match plan.journal {
-        JournalMode::Off => (None, None),
+    let resumed: Option<JournalState> = match plan.journal {
+        JournalMode::Off => None,
         JournalMode::Fresh => {
             if journal_path.exists() {
                 return Err(AppError::new(format!(
@@ -208,67 +212,94 @@ pub async fn upload_file(
                 ))
                 .hint("pass --resume to send only the rows without a definite outcome, or --restart to upload the whole file again"));
             }
-            (None, None)
+            None
         }
         JournalMode::Resume => {
-            let binding = Binding::of_file(&plan.file, input.format(), plan.mode)?;
-            let (journal, resumed) = Journal::resume(&journal_path, &binding, &plan.file)?;
-            if let Some(report) = &plan.report
-                && absolute(report) != resumed.report
-            {
+            let state = WriteJournal::read(&journal_path).map_err(|e| {
+                AppError::from(e)
+                    .hint("pass --restart to upload the file from the start (rows already stored then come back as 0x0000011A), or remove the journal")
+            })?;
+            let Some(state) = state else {
                 return Err(AppError::new(format!(
-                    "--resume: the interrupted upload wrote its report to {}, not {}",
-                    resumed.report.display(),
-                    report.display()
+                    "--resume: there is no journal {} to resume from",
+                    journal_path.display()
+                ))
+                .hint("run the upload without --resume; a journal is written beside the file while it runs"));
+            };
+            let binding = Binding::of_file(&plan.file, input.format(), plan.mode)?;
+            if state.input() != binding.line() {
+                return Err(journal::changed(
+                    state.input(),
+                    &binding,
+                    &plan.file,
+                    &journal_path,
+                ));
+            }
+            Some(state)
+        }
+    };
+    // The journal's note names the report the earlier runs wrote.
+    let earlier_report = resumed.as_ref().and_then(|r| r.note()).map(PathBuf::from);
+    let report_path = match (&earlier_report, &plan.report) {
+        (Some(old), Some(new)) if absolute(new) != *old => {
+            if resumed.as_ref().is_some_and(|r| r.mark() > 0) {
+                return Err(AppError::new(format!(
+                    "--resume: the interrupted upload wrote rejected rows to {}, not {}",
+                    old.display(),
+                    new.display()
                 ))
                 .hint(
                     "drop --rejected (the journal's report is continued) or give the same path",
                 ));
             }
-            (Some(journal), Some(resumed))
+            // Nothing was written to the old report: the new one takes its
+            // place (checked first, then recorded as the journal's note).
+            super::report::check_writable(new)?;
+            new.clone()
         }
-    };
-    let report_path = match (&resumed, &plan.report) {
-        (Some(r), _) => r.report.clone(),
+        (Some(old), _) => old.clone(),
         (None, Some(p)) => p.clone(),
-        (None, None) => super::report::default_report_path(&plan.file),
+        (None, None) => super::report::default_report_path(&plan.file, input.format()),
     };
+    let layout = Layout::of(&input);
     let mut report = match &resumed {
-        Some(r) => ReportWriter::resume(&report_path, r.report_len)?,
-        None => ReportWriter::fresh(&report_path)?,
+        Some(r) => ReportWriter::resume(&report_path, r.mark(), layout)?,
+        None => ReportWriter::fresh(&report_path, layout)?,
     };
-    let journal = match (journal, plan.journal) {
-        (Some(j), _) => Some(j),
-        (None, JournalMode::Fresh) if client.is_some() => {
+    let journal = match plan.journal {
+        JournalMode::Off => None,
+        _ if client.is_none() => None,
+        _ => {
             let binding = Binding::of_file(&plan.file, input.format(), plan.mode)?;
+            let note = absolute(&report_path);
+            let note = note
+                .to_str()
+                .filter(|t| !t.contains(['\n', '\r']))
+                .ok_or_else(|| {
+                    AppError::new(format!(
+                        "the report path {} cannot be written in the journal",
+                        report_path.display()
+                    ))
+                    .hint("give --rejected a UTF-8 path without line breaks")
+                })?;
             // Absolute, so a resume from another directory finds it.
-            Some(Journal::create(
-                &journal_path,
-                &binding,
-                &absolute(&report_path),
-            )?)
+            Some(WriteJournal::new(&journal_path, binding.line()).note(note))
         }
-        _ => None,
     };
     let mut summary = UploadSummary::default();
     if let Some(r) = &resumed {
-        summary.stored = r.stored;
-        summary.rejected = r.rejected;
+        summary.stored = r.stored();
+        summary.rejected = r.rejected();
     }
-    let mut journal = journal;
     let result = match client {
         None => dry_run(input, plan.mode, &mut report, &mut summary, on_row),
         Some(client) => {
             let mut run = Run {
                 report: &mut report,
-                journal: journal.take(),
                 summary: &mut summary,
                 on_row,
-                next_row: 1,
             };
-            let result = run.send(client, plan, input, resumed, bar).await;
-            journal = run.journal.take();
-            result
+            run.send(client, plan, input, journal, bar).await
         }
     };
     if report.exists() {
@@ -277,21 +308,14 @@ pub async fn upload_file(
     // On an error the journal stays, for --resume.
     result?;
     if summary.rows == 0 {
-        if let Some(j) = journal {
-            j.remove()?;
-        }
         return Err(
             AppError::new(format!("{} has no rows", plan.file.display()))
                 .hint("give a file with at least one conversion"),
         );
     }
-    if let Some(j) = journal {
-        if summary.failed == 0 && !summary.stopped {
-            // Every row has its outcome: the journal has done its job.
-            j.remove()?;
-        } else {
-            summary.journal = Some(j.path().to_owned());
-        }
+    // The facade removes the journal once every row has its outcome.
+    if plan.journal != JournalMode::Off && journal_path.exists() {
+        summary.journal = Some(journal_path);
     }
     Ok(summary)
 }
@@ -329,6 +353,7 @@ fn dry_run<R: std::io::BufRead>(
                     conversion_id: row.conversion_id.unwrap_or_default(),
                     code: "local".to_owned(),
                     reason,
+                    raw: row.raw,
                 };
                 keep(summary, &r);
                 on_row(&r);
@@ -348,11 +373,8 @@ fn keep(summary: &mut UploadSummary, row: &ReportRow) {
 
 struct Run<'a> {
     report: &'a mut ReportWriter,
-    journal: Option<Journal>,
     summary: &'a mut UploadSummary,
     on_row: &'a mut dyn FnMut(&ReportRow),
-    /// The first row the next `done` line covers.
-    next_row: u64,
 }
 
 impl Run<'_> {
@@ -361,15 +383,12 @@ impl Run<'_> {
         client: &SearchAdsClient,
         plan: &UploadPlan,
         input: Input<R>,
-        resumed: Option<Resumed>,
+        journal: Option<WriteJournal>,
         bar: &ProgressBar,
     ) -> AppResult<()> {
-        let resubmission = resumed.is_some();
         let state = Arc::new(Mutex::new(FeedState::default()));
         let feed = Feed {
             input,
-            resumed,
-            cursor: 0,
             state: state.clone(),
             done: false,
         };
@@ -381,56 +400,66 @@ impl Run<'_> {
             WriteMode::Insert => client.insert(feed),
             WriteMode::Update => client.update(feed),
         };
-        let mut batches = request
-            .options(plan.options)
-            .resubmission(resubmission)
-            .progress(progress)
-            .stream()?;
+        let mut request = request.options(plan.options).progress(progress);
+        if let Some(journal) = journal {
+            request = request.journal(journal);
+        }
+        let mut batches = request.stream()?;
         let mut failed_in_a_row = 0;
         while let Some(batch) = batches.next().await {
-            let outcomes = batch.outcomes();
-            let mut done = Done {
-                rows: self.next_row..=self.next_row,
-                stored: 0,
-                rejected: 0,
-                report_len: 0,
-                resend: Vec::new(),
-            };
-            let mut resend = Vec::new();
-            let mut last = None;
-            for outcome in outcomes {
+            let (mut stored, mut rejected) = (0u64, 0u64);
+            let (mut fresh, mut last) = (0u64, false);
+            for outcome in batch.outcomes() {
                 let entry = lock(&state).waiting.pop_front().ok_or_else(|| {
                     AppError::new(
                         "internal error: the facade answered a conversion it was not given",
                     )
                 })?;
-                last = Some(entry.row);
-                self.settle(entry, outcome, &mut done, &mut resend)?;
+                last = true;
+                fresh += u64::from(!matches!(outcome, Outcome::Settled));
+                let before = (self.summary.stored, self.summary.rejected);
+                self.settle(entry, outcome)?;
+                stored += self.summary.stored - before.0;
+                rejected += self.summary.rejected - before.1;
             }
-            let Some(last) = last else { continue };
-            if done.stored + done.rejected == 0 {
+            if !last || fresh == 0 {
+                // Every row had its outcome from an earlier run: nothing to record.
+                continue;
+            }
+            if stored + rejected == 0 {
                 failed_in_a_row += 1;
             } else {
                 failed_in_a_row = 0;
             }
-            done.rows = self.next_row..=last;
-            done.resend = journal::ranges(resend);
             // The report first, then the journal that vouches for it.
-            done.report_len = self.report.commit()?;
-            if let Some(j) = self.journal.as_mut() {
-                j.append(&done)?;
+            let report_len = self.report.commit()?;
+            batches.set_mark(report_len);
+            batches.commit()?;
+            if let Some(live) = &plan.live {
+                use std::sync::atomic::Ordering::Relaxed;
+                live.stored.store(self.summary.stored, Relaxed);
+                live.rejected.store(self.summary.rejected, Relaxed);
             }
-            self.next_row = last + 1;
             if failed_in_a_row >= FAILED_BATCHES_BEFORE_STOP {
                 self.summary.stopped = true;
                 break;
             }
         }
-        // Dropped here: a stopped upload sends nothing more.
-        drop(batches);
+        let read_error = lock(&state).error.is_some();
+        if read_error {
+            // The file could not be read to its end: the journal stays for --resume.
+            batches.keep_journal();
+        }
+        if self.summary.stopped {
+            // Dropped here: a stopped upload sends nothing more, and the
+            // journal stays for --resume.
+            drop(batches);
+        } else {
+            // Removes the journal when every row has its outcome.
+            batches.finish()?;
+        }
         let mut state = lock(&state);
         self.summary.rows = state.rows;
-        self.summary.skipped = state.skipped;
         if self.summary.stopped {
             // Read and handed to the facade, never answered: not sent.
             self.summary.failed += state.waiting.len() as u64;
@@ -445,15 +474,13 @@ impl Run<'_> {
     }
 
     /// Records one row's outcome: counts, report, resend list.
-    fn settle(
-        &mut self,
-        entry: Entry,
-        outcome: &Outcome,
-        done: &mut Done,
-        resend: &mut Vec<u64>,
-    ) -> AppResult<()> {
+    fn settle(&mut self, entry: Entry, outcome: &Outcome) -> AppResult<()> {
         let s = &mut *self.summary;
         let (code, reason) = match (&entry.unreadable, outcome) {
+            (_, Outcome::Settled) => {
+                s.skipped += 1;
+                return Ok(());
+            }
             (Some(reason), Outcome::Invalid(_)) => ("local".to_owned(), reason.clone()),
             (Some(_), other) => {
                 return Err(AppError::new(format!(
@@ -464,14 +491,12 @@ impl Run<'_> {
             (None, Outcome::Stored | Outcome::StoredEarlier) => {
                 s.sent += 1;
                 s.stored += 1;
-                done.stored += 1;
                 return Ok(());
             }
             (None, Outcome::AlreadyStored) => {
                 s.sent += 1;
                 s.stored += 1;
                 s.already_stored += 1;
-                done.stored += 1;
                 return Ok(());
             }
             (None, Outcome::Invalid(e)) => ("local".to_owned(), invalid_reason(e)),
@@ -487,7 +512,6 @@ impl Run<'_> {
                 // definite answer, sent again by --resume.
                 s.sent += 1;
                 s.failed += 1;
-                resend.push(entry.row);
                 let reason = match failed {
                     Outcome::Failed {
                         error,
@@ -514,6 +538,7 @@ impl Run<'_> {
                     conversion_id: entry.conversion_id,
                     code: "failed".to_owned(),
                     reason,
+                    raw: entry.raw,
                 };
                 keep(s, &row);
                 (self.on_row)(&row);
@@ -521,12 +546,12 @@ impl Run<'_> {
             }
         };
         s.rejected += 1;
-        done.rejected += 1;
         let row = ReportRow {
             line: entry.line,
             conversion_id: entry.conversion_id,
             code,
             reason,
+            raw: entry.raw,
         };
         keep(s, &row);
         (self.on_row)(&row);

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::InputFormat;
 use crate::error::{AppError, AppResult, io_error};
-use crate::records::{self, InputRow};
+use crate::records::{self, InputRow, Raw};
 
 /// The most bytes a row may have (a CSV record with its quoted line breaks,
 /// or a JSON line). A conversion is a few hundred bytes; 1 MiB leaves room for
@@ -100,6 +100,11 @@ impl<R: BufRead> Input<R> {
     /// The format the rows are read as.
     pub fn format(&self) -> InputFormat {
         self.format
+    }
+
+    /// The CSV header's column names (empty for JSON lines).
+    pub fn headers(&self) -> &[String] {
+        &self.headers
     }
 
     fn header_error(&self, problem: impl std::fmt::Display) -> AppError {
@@ -226,7 +231,9 @@ impl<R: BufRead> Input<R> {
                 if text.is_empty() {
                     continue;
                 }
-                return Ok(Some(records::row_from_json(line.number, text)));
+                let mut row = records::row_from_json(line.number, text);
+                row.raw = Raw::Json(text.to_owned());
+                return Ok(Some(row));
             },
         }
     }
@@ -278,7 +285,9 @@ impl<R: BufRead> Input<R> {
                 }
             }
         }
-        records::row_from_cells(record.line, &self.headers, cells)
+        let mut row = records::row_from_cells(record.line, &self.headers, cells.iter().copied());
+        row.raw = Raw::Cells(cells.into_iter().map(str::to_owned).collect());
+        row
     }
 }
 
@@ -640,5 +649,36 @@ mod tests {
         assert!(e.message.contains("colour"));
         let e = read(b"", "in.csv").unwrap_err();
         assert!(e.message.contains("empty"));
+        // A report's own columns pass only all three together.
+        let e = read(b"line,conversionId\n2,x\n", "in.csv").err().unwrap();
+        assert!(e.message.contains("\"line\""), "{}", e.message);
+    }
+
+    #[test]
+    fn a_rejected_rows_report_reads_back_without_its_added_columns() {
+        let rows = read(
+            b"line,code,reason,conversionId,conversionTimestamp,clickId\n\
+              7,local,\"conversionTimestamp, missing\",a-1,1717200000000,gclid\n",
+            "in.rejected.csv",
+        )
+        .unwrap();
+        let c = rows[0].parsed.as_ref().unwrap();
+        assert_eq!(c.conversion_id.as_deref(), Some("a-1"));
+        assert_eq!(rows[0].line, 2);
+        assert_eq!(
+            rows[0].raw,
+            Raw::Cells(
+                [
+                    "7",
+                    "local",
+                    "conversionTimestamp, missing",
+                    "a-1",
+                    "1717200000000",
+                    "gclid"
+                ]
+                .map(String::from)
+                .to_vec()
+            )
+        );
     }
 }

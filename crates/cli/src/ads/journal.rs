@@ -1,46 +1,18 @@
-//! The upload journal: which rows of an input file have a definite outcome,
-//! so `--resume` sends only the others.
-//!
-//! # Format
-//!
-//! `FILE.journal`, beside the input, UTF-8 text, one record per line, only
-//! ever appended to:
-//!
-//! ```text
-//! apictl upload journal 1
-//! input 127000000 9f86d081…(SHA-256 of the whole file) csv insert
-//! report /path/to/FILE.rejected.csv
-//! done 1-100 stored=97 rejected=3 report=412 resend=-
-//! done 101-230 stored=0 rejected=0 report=412 resend=101-200
-//! ```
-//!
-//! Rows are numbered 1, 2, … in file order (a CSV header and blank lines are
-//! not rows). A `done FIRST-LAST` line says: every row from FIRST to LAST has
-//! a definite outcome (stored, already stored, rejected by the server or
-//! refused locally), except the rows listed after `resend=` (comma-separated
-//! ranges; `-` for none), which got no definite answer and are sent again by
-//! `--resume`. `stored=` and `rejected=` count the rows this line settled,
-//! and `report=` is the length of the report file once their rejections were
-//! written to it. A line is appended, and the journal fsynced, only after the
-//! outcomes it names are known and the report lines they produced are
-//! fsynced: the journal never claims an outcome that is not in the report.
-//! A last line without its line break (the process was killed while writing
-//! it) is ignored and cut off.
-//!
-//! The `input` line binds the journal to the file: its size and the SHA-256
-//! of its contents, the format it was read as and the operation. `--resume`
-//! refuses a journal whose file has changed.
+//! What `apictl` puts in the upload journal, which is the facade's
+//! [`WriteJournal`](facade::search_ads::WriteJournal) (format and guarantees
+//! in its documentation; SA-23): `FILE.journal` beside the input, its `input`
+//! text binding it to the file (size, SHA-256, format, operation), its `note`
+//! naming the report file, and each `done` record's mark the report's length
+//! once that batch's rejected rows were fsynced to it. `--resume` refuses a
+//! journal whose file has changed, and truncates the report to the last mark.
 
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
-use std::ops::RangeInclusive;
+use std::fs::File;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::cli::InputFormat;
 use crate::error::{AppError, AppResult, io_error};
 use crate::records::WriteMode;
-
-const MAGIC: &str = "apictl upload journal 1";
 
 /// `FILE.journal`.
 pub fn default_journal_path(input: &Path) -> PathBuf {
@@ -93,9 +65,10 @@ impl Binding {
         })
     }
 
-    fn line(&self) -> String {
+    /// The journal's `input` text.
+    pub fn line(&self) -> String {
         format!(
-            "input {} {} {} {}",
+            "{} {} {} {}",
             self.size,
             self.sha256,
             format_name(self.format),
@@ -118,276 +91,11 @@ fn mode_name(mode: WriteMode) -> &'static str {
     }
 }
 
-/// One `done` line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Done {
-    /// The rows it covers, 1-based, inclusive.
-    pub rows: RangeInclusive<u64>,
-    /// Rows it settled as stored (or already stored).
-    pub stored: u64,
-    /// Rows it settled as rejected (by the server or locally).
-    pub rejected: u64,
-    /// The report's length after its rows were written.
-    pub report_len: u64,
-    /// Rows of `rows` without a definite outcome, as inclusive ranges.
-    pub resend: Vec<RangeInclusive<u64>>,
-}
-
-impl Done {
-    fn line(&self) -> String {
-        let resend = if self.resend.is_empty() {
-            "-".to_owned()
-        } else {
-            self.resend
-                .iter()
-                .map(|r| format!("{}-{}", r.start(), r.end()))
-                .collect::<Vec<_>>()
-                .join(",")
-        };
-        format!(
-            "done {}-{} stored={} rejected={} report={} resend={resend}",
-            self.rows.start(),
-            self.rows.end(),
-            self.stored,
-            self.rejected,
-            self.report_len
-        )
-    }
-
-    fn parse(text: &str) -> Option<Self> {
-        let mut parts = text.split(' ');
-        if parts.next()? != "done" {
-            return None;
-        }
-        let rows = range(parts.next()?)?;
-        let mut value = |key: &str| parts.next()?.strip_prefix(key).map(str::to_owned);
-        let stored = value("stored=")?.parse().ok()?;
-        let rejected = value("rejected=")?.parse().ok()?;
-        let report_len = value("report=")?.parse().ok()?;
-        let resend_text = value("resend=")?;
-        if parts.next().is_some() {
-            return None;
-        }
-        let resend = if resend_text == "-" {
-            Vec::new()
-        } else {
-            resend_text
-                .split(',')
-                .map(range)
-                .collect::<Option<Vec<_>>>()?
-        };
-        let inside = resend
-            .iter()
-            .all(|r| r.start() >= rows.start() && r.end() <= rows.end());
-        inside.then_some(Self {
-            rows,
-            stored,
-            rejected,
-            report_len,
-            resend,
-        })
-    }
-}
-
-fn range(text: &str) -> Option<RangeInclusive<u64>> {
-    let (a, b) = text.split_once('-')?;
-    let (a, b): (u64, u64) = (a.parse().ok()?, b.parse().ok()?);
-    (a >= 1 && a <= b).then_some(a..=b)
-}
-
-/// What an existing journal says.
-#[derive(Debug)]
-pub struct Resumed {
-    /// The rows with a definite outcome, as sorted, disjoint inclusive ranges.
-    pub settled: Vec<RangeInclusive<u64>>,
-    /// Rows settled as stored, over every earlier run.
-    pub stored: u64,
-    /// Rows settled as rejected, over every earlier run.
-    pub rejected: u64,
-    /// The report's length after the last complete line.
-    pub report_len: u64,
-    /// The report file the earlier runs wrote.
-    pub report: PathBuf,
-}
-
-impl Resumed {
-    /// True when row `n` has a definite outcome. `from` is a cursor into
-    /// `settled` for rows asked in increasing order.
-    pub fn is_settled(&self, n: u64, from: &mut usize) -> bool {
-        while let Some(r) = self.settled.get(*from) {
-            if *r.end() < n {
-                *from += 1;
-            } else {
-                return r.contains(&n);
-            }
-        }
-        false
-    }
-}
-
-/// An open journal, appended to.
-#[derive(Debug)]
-pub struct Journal {
-    path: PathBuf,
-    file: File,
-}
-
-fn damaged(path: &Path, why: impl std::fmt::Display) -> AppError {
-    AppError::new(format!("the journal {} is damaged: {why}", path.display()))
-        .hint("pass --restart to upload the file from the start (rows already stored then come back as 0x0000011A), or remove the journal")
-}
-
-impl Journal {
-    /// Creates a new journal (the caller has checked none exists).
-    pub fn create(path: &Path, binding: &Binding, report: &Path) -> AppResult<Self> {
-        let report_text = report.to_str().filter(|t| !t.contains(['\n', '\r']));
-        let Some(report_text) = report_text else {
-            return Err(AppError::new(format!(
-                "the report path {} cannot be written in the journal",
-                report.display()
-            ))
-            .hint("give --rejected a UTF-8 path without line breaks"));
-        };
-        // Written whole beside it and renamed: a kill never leaves a journal
-        // without its header.
-        let mut fresh = path.as_os_str().to_owned();
-        fresh.push(".new");
-        let fresh = PathBuf::from(fresh);
-        let head = format!("{MAGIC}\n{}\nreport {report_text}\n", binding.line());
-        let write = || -> std::io::Result<File> {
-            let mut file = File::create(&fresh)?;
-            file.write_all(head.as_bytes())?;
-            file.sync_all()?;
-            std::fs::rename(&fresh, path)?;
-            OpenOptions::new().append(true).open(path)
-        };
-        let file = write().map_err(|e| io_error("cannot create the journal", path, &e))?;
-        Ok(Self {
-            path: path.to_owned(),
-            file,
-        })
-    }
-
-    /// Opens an existing journal for `--resume`: checks it belongs to the
-    /// file as it is now, reads what is settled, cuts off a torn last line.
-    pub fn resume(path: &Path, binding: &Binding, input: &Path) -> AppResult<(Self, Resumed)> {
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(path)
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => AppError::new(format!(
-                    "--resume: there is no journal {} to resume from",
-                    path.display()
-                ))
-                .hint("run the upload without --resume; a journal is written beside the file while it runs"),
-                _ => io_error("cannot open the journal", path, &e),
-            })?;
-        let mut reader = BufReader::new(&file);
-        let mut complete_len = 0u64;
-        let mut lines = Vec::new();
-        loop {
-            let mut line = String::new();
-            let n = reader
-                .read_line(&mut line)
-                .map_err(|e| damaged(path, format!("cannot be read: {e}")))?;
-            if n == 0 || !line.ends_with('\n') {
-                break; // the end, or a line torn by a kill: ignored
-            }
-            complete_len += n as u64;
-            line.pop();
-            lines.push(line);
-        }
-        drop(reader);
-        if lines.first().map(String::as_str) != Some(MAGIC) {
-            return Err(damaged(path, format!("its first line is not {MAGIC:?}")));
-        }
-        let Some(bound) = lines.get(1) else {
-            return Err(damaged(path, "it has no input line"));
-        };
-        if *bound != binding.line() {
-            return Err(changed(bound, binding, input, path));
-        }
-        let Some(report) = lines.get(2).and_then(|l| l.strip_prefix("report ")) else {
-            return Err(damaged(path, "it has no report line"));
-        };
-        let mut resumed = Resumed {
-            settled: Vec::new(),
-            stored: 0,
-            rejected: 0,
-            report_len: 0,
-            report: PathBuf::from(report),
-        };
-        for (i, line) in lines.iter().enumerate().skip(3) {
-            let done = Done::parse(line)
-                .ok_or_else(|| damaged(path, format!("line {} is not a done record", i + 1)))?;
-            resumed.stored += done.stored;
-            resumed.rejected += done.rejected;
-            resumed.report_len = done.report_len;
-            let mut next = *done.rows.start();
-            for r in &done.resend {
-                if *r.start() > next {
-                    resumed.settled.push(next..=r.start() - 1);
-                }
-                next = r.end() + 1;
-            }
-            if next <= *done.rows.end() {
-                resumed.settled.push(next..=*done.rows.end());
-            }
-        }
-        resumed.settled.sort_by_key(|r| *r.start());
-        let mut merged: Vec<RangeInclusive<u64>> = Vec::with_capacity(resumed.settled.len());
-        for r in resumed.settled.drain(..) {
-            match merged.last_mut() {
-                Some(last) if *r.start() <= last.end().saturating_add(1) => {
-                    *last = *last.start()..=(*last.end()).max(*r.end());
-                }
-                _ => merged.push(r),
-            }
-        }
-        resumed.settled = merged;
-        file.set_len(complete_len)
-            .map_err(|e| io_error("cannot write the journal", path, &e))?;
-        let mut file = file;
-        file.seek(SeekFrom::End(0))
-            .map_err(|e| io_error("cannot write the journal", path, &e))?;
-        Ok((
-            Self {
-                path: path.to_owned(),
-                file,
-            },
-            resumed,
-        ))
-    }
-
-    /// Appends a `done` line and fsyncs it.
-    pub fn append(&mut self, done: &Done) -> AppResult<()> {
-        let mut line = done.line();
-        line.push('\n');
-        self.file
-            .write_all(line.as_bytes())
-            .and_then(|()| self.file.sync_data())
-            .map_err(|e| io_error("cannot write the journal", &self.path, &e))
-    }
-
-    /// Removes the journal: every row has its outcome.
-    pub fn remove(self) -> AppResult<()> {
-        let path = self.path;
-        drop(self.file);
-        std::fs::remove_file(&path).map_err(|e| io_error("cannot remove the journal", &path, &e))
-    }
-
-    /// Where it is.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-}
-
 /// The error for a journal written for another file, format or operation.
-fn changed(bound: &str, now: &Binding, input: &Path, path: &Path) -> AppError {
+pub fn changed(bound: &str, now: &Binding, input: &Path, path: &Path) -> AppError {
     let parts: Vec<&str> = bound.split(' ').collect();
     let (hint_flag, what) = match parts.as_slice() {
-        ["input", _, _, _, mode] if *mode != mode_name(now.mode) => (
+        [_, _, _, mode] if *mode != mode_name(now.mode) => (
             if now.mode == WriteMode::Update {
                 "drop --update"
             } else {
@@ -395,7 +103,7 @@ fn changed(bound: &str, now: &Binding, input: &Path, path: &Path) -> AppError {
             },
             format!("the journal is of an {mode}"),
         ),
-        ["input", _, _, format, _] if *format != format_name(now.format) => (
+        [_, _, format, _] if *format != format_name(now.format) => (
             "pass the same --format as the first run",
             format!("the journal read the file as {format}"),
         ),
@@ -408,18 +116,6 @@ fn changed(bound: &str, now: &Binding, input: &Path, path: &Path) -> AppError {
         ),
     };
     AppError::new(format!("--resume: {what} ({})", path.display())).hint(hint_flag)
-}
-
-/// The rows of `rows` in `resend`, as inclusive ranges (for a `done` line).
-pub fn ranges(rows: impl IntoIterator<Item = u64>) -> Vec<RangeInclusive<u64>> {
-    let mut out: Vec<RangeInclusive<u64>> = Vec::new();
-    for n in rows {
-        match out.last_mut() {
-            Some(last) if *last.end() + 1 == n => *last = *last.start()..=n,
-            _ => out.push(n..=n),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -436,100 +132,21 @@ mod tests {
     }
 
     #[test]
-    fn done_lines_round_trip() {
-        let done = Done {
-            rows: 5..=30,
-            stored: 20,
-            rejected: 2,
-            report_len: 99,
-            resend: vec![7..=9, 12..=12],
-        };
-        assert_eq!(
-            done.line(),
-            "done 5-30 stored=20 rejected=2 report=99 resend=7-9,12-12"
-        );
-        assert_eq!(Done::parse(&done.line()), Some(done));
-        assert_eq!(
-            Done::parse("done 5-30 stored=1 rejected=0 report=0 resend=1-2"),
-            None
-        );
-        assert_eq!(
-            Done::parse("done 5-3 stored=1 rejected=0 report=0 resend=-"),
-            None
-        );
-        assert_eq!(ranges([1, 2, 3, 7, 9, 10]), vec![1..=3, 7..=7, 9..=10]);
-    }
-
-    #[test]
-    fn resume_reads_settled_rows_and_cuts_a_torn_line() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("in.csv.journal");
-        let mut j = Journal::create(&path, &binding(), Path::new("r.csv")).unwrap();
-        j.append(&Done {
-            rows: 1..=10,
-            stored: 7,
-            rejected: 1,
-            report_len: 50,
-            resend: vec![3..=4],
-        })
-        .unwrap();
-        j.append(&Done {
-            rows: 11..=20,
-            stored: 10,
-            rejected: 0,
-            report_len: 50,
-            resend: vec![],
-        })
-        .unwrap();
-        drop(j);
-        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
-        f.write_all(b"done 21-30 stored=10 rej").unwrap();
-        drop(f);
-        let (mut j, r) = Journal::resume(&path, &binding(), Path::new("in.csv")).unwrap();
-        assert_eq!(r.settled, vec![1..=2, 5..=20]);
-        assert_eq!((r.stored, r.rejected, r.report_len), (17, 1, 50));
-        assert_eq!(r.report, PathBuf::from("r.csv"));
-        let mut at = 0;
-        let settled: Vec<u64> = (1..=22).filter(|&n| r.is_settled(n, &mut at)).collect();
-        assert_eq!(settled.len(), 18);
-        // A later run settles rows 3-4 and 21-22.
-        j.append(&Done {
-            rows: 3..=22,
-            stored: 4,
-            rejected: 0,
-            report_len: 50,
-            resend: vec![],
-        })
-        .unwrap();
-        drop(j);
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert!(
-            !text.contains("rej\n") && !text.contains("stored=10 rejdone"),
-            "{text}"
-        );
-        let (_, r) = Journal::resume(&path, &binding(), Path::new("in.csv")).unwrap();
-        assert_eq!(r.settled, vec![1..=22]);
-    }
-
-    #[test]
-    fn resume_refuses_another_file_or_operation() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("in.csv.journal");
-        Journal::create(&path, &binding(), Path::new("r.csv")).unwrap();
+    fn another_file_or_operation_is_named_with_the_flag_that_fits() {
+        let path = Path::new("in.csv.journal");
+        let bound = binding().line();
         let other = Binding {
             size: 11,
             ..binding()
         };
-        let e = Journal::resume(&path, &other, Path::new("in.csv")).unwrap_err();
+        let e = changed(&bound, &other, Path::new("in.csv"), path);
         assert!(e.message.contains("has changed"), "{e}");
         assert!(e.hint.unwrap().contains("--restart"));
         let update = Binding {
             mode: WriteMode::Update,
             ..binding()
         };
-        let e = Journal::resume(&path, &update, Path::new("in.csv")).unwrap_err();
+        let e = changed(&bound, &update, Path::new("in.csv"), path);
         assert!(e.hint.unwrap().contains("--update"), "{}", e.message);
-        let e = Journal::resume(&dir.path().join("none"), &binding(), Path::new("x")).unwrap_err();
-        assert!(e.message.contains("--resume"), "{e}");
     }
 }

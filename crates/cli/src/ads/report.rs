@@ -1,11 +1,23 @@
-//! The rejected-rows report, `FILE.rejected.csv`: `line,conversionId,code,reason`,
-//! written as batches finish, in input order.
+//! The rejected-rows report, written as batches finish, in input order: each
+//! rejected row with its own columns and values, so it can be fixed and
+//! uploaded again (`upload` ignores the added columns).
+//!
+//! - CSV input: `FILE.rejected.csv`, the header `line,code,reason` and then
+//!   the input's own columns; each row its line, code and reason and then its
+//!   cells as read (empty when the row could not be split into cells).
+//! - JSON-lines input: `FILE.rejected.jsonl`, each line the input's object
+//!   with a `_rejected` member `{"line", "code", "reason"}` added (a line that
+//!   is not a JSON object keeps its text in `_text`).
 
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
+use std::io::Write as _;
+
+use crate::cli::InputFormat;
 use crate::error::{AppError, AppResult, io_error};
+use crate::records::{REPORT_COLUMNS, Raw};
 
 /// A row of the rejected-rows report.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,23 +31,162 @@ pub struct ReportRow {
     pub code: String,
     /// Why.
     pub reason: String,
+    /// The row as the input holds it.
+    pub raw: Raw,
 }
 
-/// `FILE.rejected.csv`.
-pub fn default_report_path(input: &Path) -> PathBuf {
+/// `FILE.rejected.csv` for a CSV input, `FILE.rejected.jsonl` for JSON lines.
+pub fn default_report_path(input: &Path, format: InputFormat) -> PathBuf {
     let mut name = input.as_os_str().to_owned();
-    name.push(".rejected.csv");
+    name.push(match format {
+        InputFormat::Csv => ".rejected.csv",
+        InputFormat::Jsonl => ".rejected.jsonl",
+    });
     PathBuf::from(name)
 }
 
-const HEADER: [&str; 4] = ["line", "conversionId", "code", "reason"];
+/// Checks, before anything is sent, that the report can be created at
+/// `path`: it is not a directory, and a file can be created beside it (a
+/// fresh name, created new and removed again). The report itself is created
+/// only with its first row.
+pub fn check_writable(path: &Path) -> AppResult<()> {
+    let hint = "choose another --rejected path (its directory must exist and be writable)";
+    if path.is_dir() {
+        return Err(
+            AppError::new(format!("the report path {} is a directory", path.display())).hint(hint),
+        );
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    let probe = dir.join(format!(
+        ".apictl-probe-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    ));
+    match OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(file) => {
+            drop(file);
+            std::fs::remove_file(&probe)
+                .map_err(|e| io_error("cannot remove the probe file", &probe, &e))
+        }
+        Err(e) => Err(io_error("cannot create the report", path, &e).hint(hint)),
+    }
+}
+
+/// How the report lays out a row: the input's format, and its CSV columns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Layout {
+    /// CSV: [`REPORT_COLUMNS`], then the input's columns (a report read back
+    /// drops its old report columns, so they never pile up).
+    Csv {
+        /// The input's header.
+        input: Vec<String>,
+    },
+    /// JSON lines.
+    Jsonl,
+}
+
+impl Layout {
+    /// The layout of an input.
+    pub fn of<R: std::io::BufRead>(input: &super::input::Input<R>) -> Self {
+        match input.format() {
+            InputFormat::Csv => Self::Csv {
+                input: input.headers().to_vec(),
+            },
+            InputFormat::Jsonl => Self::Jsonl,
+        }
+    }
+
+    /// The input's columns the report repeats, as (index, name).
+    fn kept(input: &[String]) -> impl Iterator<Item = (usize, &String)> {
+        input
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| !REPORT_COLUMNS.contains(&h.as_str()))
+    }
+}
+
+/// The report's open file.
+#[derive(Debug)]
+enum Out {
+    Csv(Box<csv::Writer<File>>),
+    Jsonl(std::io::BufWriter<File>),
+}
+
+impl Out {
+    fn new(file: File, layout: &Layout) -> Self {
+        match layout {
+            Layout::Csv { .. } => Out::Csv(Box::new(
+                csv::WriterBuilder::new()
+                    .has_headers(false)
+                    .from_writer(file),
+            )),
+            Layout::Jsonl => Out::Jsonl(std::io::BufWriter::new(file)),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Out::Csv(w) => w.flush(),
+            Out::Jsonl(w) => w.flush(),
+        }
+    }
+
+    fn file(&self) -> &File {
+        match self {
+            Out::Csv(w) => w.get_ref(),
+            Out::Jsonl(w) => w.get_ref(),
+        }
+    }
+}
+
+/// One report line of `row` in `layout`.
+fn write_row(out: &mut Out, layout: &Layout, row: &ReportRow) -> Result<(), String> {
+    let line = row.line.to_string();
+    match (out, layout) {
+        (Out::Csv(w), Layout::Csv { input }) => {
+            let cells: Vec<String> = match &row.raw {
+                Raw::Cells(cells) if cells.len() == input.len() => {
+                    Layout::kept(input).map(|(i, _)| cells[i].clone()).collect()
+                }
+                _ => Layout::kept(input).map(|_| String::new()).collect(),
+            };
+            let record = [line, row.code.clone(), row.reason.clone()]
+                .into_iter()
+                .chain(cells);
+            w.write_record(record).map_err(|e| e.to_string())
+        }
+        (Out::Jsonl(w), _) => {
+            let rejected =
+                serde_json::json!({"line": row.line, "code": row.code, "reason": row.reason});
+            let object = match &row.raw {
+                Raw::Json(text) => match serde_json::from_str::<serde_json::Value>(text) {
+                    Ok(serde_json::Value::Object(mut object)) => {
+                        object.insert("_rejected".to_owned(), rejected);
+                        serde_json::Value::Object(object)
+                    }
+                    _ => serde_json::json!({"_rejected": rejected, "_text": text}),
+                },
+                _ => serde_json::json!({"_rejected": rejected}),
+            };
+            serde_json::to_writer(&mut *w, &object).map_err(|e| e.to_string())?;
+            w.write_all(b"\n").map_err(|e| e.to_string())
+        }
+        (Out::Csv(_), Layout::Jsonl) => Err("internal error: a CSV report for JSON lines".into()),
+    }
+}
 
 /// Writes report rows to the file as they come; the file is created with
 /// the first row, so a run without rejections leaves none.
 #[derive(Debug)]
 pub struct ReportWriter {
     path: PathBuf,
-    out: Option<csv::Writer<File>>,
+    layout: Layout,
+    out: Option<Out>,
     /// The file's length at the last [`commit`](Self::commit).
     len: u64,
 }
@@ -43,7 +194,8 @@ pub struct ReportWriter {
 impl ReportWriter {
     /// A new report: a file left at `path` by an earlier run is removed, so
     /// the report always belongs to this run.
-    pub fn fresh(path: &Path) -> AppResult<Self> {
+    pub fn fresh(path: &Path, layout: Layout) -> AppResult<Self> {
+        check_writable(path)?;
         match std::fs::remove_file(path) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -55,6 +207,7 @@ impl ReportWriter {
         }
         Ok(Self {
             path: path.to_owned(),
+            layout,
             out: None,
             len: 0,
         })
@@ -62,15 +215,16 @@ impl ReportWriter {
 
     /// The report of an interrupted run, continued: cut back to `len` (what
     /// the journal last vouched for) and appended to.
-    pub fn resume(path: &Path, len: u64) -> AppResult<Self> {
+    pub fn resume(path: &Path, len: u64, layout: Layout) -> AppResult<Self> {
+        if len == 0 {
+            return Self::fresh(path, layout);
+        }
         let mut me = Self {
             path: path.to_owned(),
+            layout,
             out: None,
             len,
         };
-        if len == 0 {
-            return Self::fresh(path);
-        }
         let file = OpenOptions::new().write(true).open(path).map_err(|e| {
             io_error("--resume: cannot open the report", path, &e)
                 .hint("the report of the interrupted run is needed to continue it; pass --restart to upload the file from the start")
@@ -90,11 +244,7 @@ impl ReportWriter {
         file.set_len(len)
             .and_then(|()| file.seek(SeekFrom::End(0)).map(drop))
             .map_err(|e| io_error("cannot write the report", path, &e))?;
-        me.out = Some(
-            csv::WriterBuilder::new()
-                .has_headers(false)
-                .from_writer(file),
-        );
+        me.out = Some(Out::new(file, &me.layout));
         Ok(me)
     }
 
@@ -109,29 +259,24 @@ impl ReportWriter {
     /// Adds a row (buffered until [`commit`](Self::commit)).
     pub fn push(&mut self, row: &ReportRow) -> AppResult<()> {
         if self.out.is_none() {
-            let file = OpenOptions::new()
-                .create(true)
-                .truncate(true)
-                .write(true)
-                .open(&self.path)
-                .map_err(|e| {
+            // Created new: a symlink planted at the path is not followed.
+            let file = facade::fs::create_new_file(&self.path).map_err(|e| {
                     io_error("cannot create the report", &self.path, &e).hint(
                         "check that the directory exists and is writable, or choose another --rejected path",
                     )
                 })?;
-            let mut out = csv::Writer::from_writer(file);
-            out.write_record(HEADER).map_err(|e| self.fail(e))?;
+            let mut out = Out::new(file, &self.layout);
+            if let (Out::Csv(w), Layout::Csv { input }) = (&mut out, &self.layout) {
+                let header = REPORT_COLUMNS
+                    .iter()
+                    .map(|c| (*c).to_owned())
+                    .chain(Layout::kept(input).map(|(_, h)| h.clone()));
+                w.write_record(header).map_err(|e| self.fail(e))?;
+            }
             self.out = Some(out);
         }
-        let line = row.line.to_string();
-        let record = [
-            line.as_str(),
-            row.conversion_id.as_str(),
-            row.code.as_str(),
-            row.reason.as_str(),
-        ];
         if let Some(out) = self.out.as_mut() {
-            out.write_record(record).map_err(|e| {
+            write_row(out, &self.layout, row).map_err(|e| {
                 AppError::new(format!(
                     "cannot write the report {}: {e}",
                     self.path.display()
@@ -151,7 +296,7 @@ impl ReportWriter {
             AppError::new(format!("cannot write the report {}: {e}", path.display()))
         };
         out.flush().map_err(fail)?;
-        let file = out.get_ref();
+        let file = out.file();
         file.sync_data().map_err(fail)?;
         self.len = file.metadata().map_err(fail)?.len();
         Ok(self.len)
@@ -172,20 +317,73 @@ impl ReportWriter {
 mod tests {
     use super::*;
 
+    fn layout() -> Layout {
+        Layout::Csv {
+            input: vec!["conversionId".into(), "conversionTimestamp".into()],
+        }
+    }
+
+    #[test]
+    fn a_report_read_back_does_not_repeat_its_own_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv");
+        let input = ["line", "code", "reason", "conversionId"]
+            .map(String::from)
+            .to_vec();
+        let mut w = ReportWriter::fresh(&path, Layout::Csv { input }).unwrap();
+        let mut r = row(2);
+        r.raw = Raw::Cells(["9", "local", "old", "a-1"].map(String::from).to_vec());
+        w.push(&r).unwrap();
+        w.commit().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            text,
+            "line,code,reason,conversionId\n2,local,\"a, \"\"quoted\"\" reason\",a-1\n"
+        );
+    }
+
+    #[test]
+    fn json_lines_keep_their_object_and_gain_a_rejected_member() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        let mut w = ReportWriter::fresh(&path, Layout::Jsonl).unwrap();
+        let mut r = row(3);
+        r.raw = Raw::Json(r#"{"conversionId":"a","revenueMicros":5}"#.into());
+        w.push(&r).unwrap();
+        r.raw = Raw::Json("not json".into());
+        w.push(&r).unwrap();
+        w.commit().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines[0]["conversionId"], "a");
+        assert_eq!(lines[0]["revenueMicros"], 5);
+        assert_eq!(lines[0]["_rejected"]["line"], 3);
+        assert_eq!(lines[0]["_rejected"]["code"], "local");
+        assert_eq!(lines[1]["_text"], "not json");
+    }
+
     fn row(line: u64) -> ReportRow {
         ReportRow {
             line,
             conversion_id: format!("c-{line}"),
             code: "local".into(),
             reason: "a, \"quoted\" reason".into(),
+            raw: Raw::Cells(vec![format!("c-{line}"), "x,y".into()]),
         }
     }
 
     #[test]
     fn report_path_sits_beside_the_input() {
         assert_eq!(
-            default_report_path(Path::new("dir/in.csv")),
+            default_report_path(Path::new("dir/in.csv"), InputFormat::Csv),
             PathBuf::from("dir/in.csv.rejected.csv")
+        );
+        assert_eq!(
+            default_report_path(Path::new("in.jsonl"), InputFormat::Jsonl),
+            PathBuf::from("in.jsonl.rejected.jsonl")
         );
     }
 
@@ -194,26 +392,48 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.csv");
         std::fs::write(&path, "stale").unwrap();
-        let mut w = ReportWriter::fresh(&path).unwrap();
+        let mut w = ReportWriter::fresh(&path, layout()).unwrap();
         assert!(!path.exists(), "a stale report is removed");
         assert_eq!(w.commit().unwrap(), 0);
         w.push(&row(2)).unwrap();
         let len = w.commit().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(len as usize, text.len());
-        assert_eq!(text.lines().next(), Some("line,conversionId,code,reason"));
+        assert_eq!(
+            text.lines().next(),
+            Some("line,code,reason,conversionId,conversionTimestamp")
+        );
         // Written after the last commit, then killed: cut off on resume.
         w.push(&row(3)).unwrap();
         w.commit().unwrap();
         drop(w);
-        let mut w = ReportWriter::resume(&path, len).unwrap();
+        let mut w = ReportWriter::resume(&path, len, layout()).unwrap();
         w.push(&row(4)).unwrap();
         w.commit().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3, "{text}");
-        assert!(lines[1].starts_with("2,c-2,local,"), "{text}");
-        assert!(lines[2].starts_with("4,c-4,local,"), "{text}");
-        assert!(ReportWriter::resume(&path, 10_000).is_err());
+        assert_eq!(
+            lines[1], "2,local,\"a, \"\"quoted\"\" reason\",c-2,\"x,y\"",
+            "{text}"
+        );
+        assert!(lines[2].starts_with("4,local,"), "{text}");
+        assert!(ReportWriter::resume(&path, 10_000, layout()).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_planted_at_the_report_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep me").unwrap();
+        let path = dir.path().join("r.csv");
+        let mut w = ReportWriter::fresh(&path, layout()).unwrap();
+        // Planted after the run started, before its first rejected row.
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        w.push(&row(2)).unwrap();
+        w.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+        assert!(std::fs::read_to_string(&path).unwrap().starts_with("line,"));
     }
 }

@@ -5,14 +5,16 @@
 use serde_json::json;
 
 use super::conn::Conn;
+use std::sync::Arc;
+
 use super::engine::{
-    FAILED_BATCHES_BEFORE_STOP, JournalMode, UploadPlan, UploadSummary, upload_file,
+    FAILED_BATCHES_BEFORE_STOP, JournalMode, LiveCounts, UploadPlan, UploadSummary, upload_file,
 };
 use super::journal::default_journal_path;
 use super::report::ReportRow;
 use crate::cli::UploadArgs;
 use crate::context::{Ctx, print_json};
-use crate::error::{AppError, AppResult, EXIT_REJECTED, io_error};
+use crate::error::{AppError, AppResult, EXIT_INTERRUPTED, EXIT_REJECTED, io_error};
 use crate::progress;
 use crate::records::WriteMode;
 use facade::search_ads::WriteOptions;
@@ -42,7 +44,9 @@ pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) ->
             Err(e) => return Err(io_error("--restart: cannot remove", &journal, &e)),
         }
     }
+    let live = Arc::new(LiveCounts::default());
     let plan = UploadPlan {
+        live: Some(live.clone()),
         file: args.file.clone(),
         format: args.format,
         mode,
@@ -63,7 +67,16 @@ pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) ->
             bar.suspend(|| print_row(r));
         }
     };
-    let result = upload_file(client.as_ref(), &plan, &bar, &mut print).await;
+    let result = tokio::select! {
+        result = upload_file(client.as_ref(), &plan, &bar, &mut print) => result,
+        Ok(()) = tokio::signal::ctrl_c() => {
+            // The upload's future is dropped here: nothing more is sent, and
+            // the journal holds every outcome it recorded.
+            bar.finish_and_clear();
+            eprintln!("{}", interrupted_line(&args.file, args.dry_run, &live));
+            return Ok(EXIT_INTERRUPTED);
+        }
+    };
     bar.finish_and_clear();
     let summary = result?;
     if ctx.json {
@@ -116,6 +129,52 @@ pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) ->
     } else {
         0
     })
+}
+
+/// The line printed when Ctrl-C stops an upload: what was done and the exact
+/// command that continues it.
+fn interrupted_line(file: &std::path::Path, dry_run: bool, live: &LiveCounts) -> String {
+    use std::sync::atomic::Ordering::Relaxed;
+    if dry_run {
+        return "interrupted (Ctrl-C): dry run, nothing was sent".to_owned();
+    }
+    let (stored, rejected) = (live.stored.load(Relaxed), live.rejected.load(Relaxed));
+    let journal = default_journal_path(file);
+    if !journal.exists() {
+        return format!(
+            "interrupted (Ctrl-C) before any row was sent; run the same command again: {}",
+            resume_command(false)
+        );
+    }
+    format!(
+        "interrupted (Ctrl-C): {stored} rows stored, {rejected} rejected so far, recorded in {}; continue with: {}",
+        journal.display(),
+        resume_command(true)
+    )
+}
+
+/// This process's command line, shell-quoted, with `--restart` dropped and,
+/// when `resume`, `--resume` added (once).
+fn resume_command(resume: bool) -> String {
+    let mut args: Vec<String> = std::env::args().filter(|a| a != "--restart").collect();
+    if resume && !args.iter().any(|a| a == "--resume") {
+        args.push("--resume".to_owned());
+    }
+    args.iter()
+        .map(|a| shell_quote(a))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `arg` as a POSIX shell reads it back: bare when it holds only safe
+/// characters, else in single quotes.
+fn shell_quote(arg: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "_-./,:=@%+".contains(c);
+    if !arg.is_empty() && arg.chars().all(safe) {
+        arg.to_owned()
+    } else {
+        format!("'{}'", arg.replace('\'', "'\\''"))
+    }
 }
 
 /// One rejected or failed row, as its batch finishes.
@@ -174,5 +233,18 @@ fn rows_text(n: u64) -> String {
         "1 row".to_owned()
     } else {
         format!("{n} rows")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_quote;
+
+    #[test]
+    fn arguments_are_quoted_for_a_posix_shell() {
+        assert_eq!(shell_quote("--batch-size"), "--batch-size");
+        assert_eq!(shell_quote("/tmp/a b.csv"), "'/tmp/a b.csv'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote(""), "''");
     }
 }

@@ -36,24 +36,60 @@ async fn upload_reports_rejected_rows_and_exits_2() {
     );
     let text = std::fs::read_to_string(&report).expect("report");
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "line,conversionId,code,reason");
+    // The report holds each rejected row with the input's columns, after
+    // its line, code and reason.
+    let sample_header = std::fs::read_to_string(sample_csv())
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_owned();
+    assert_eq!(lines[0], format!("line,code,reason,{sample_header}"));
     assert_eq!(lines.len(), 5, "{text}");
+    assert!(lines[1].starts_with("7,0x0000011A,"), "{text}");
+    assert!(lines[2].starts_with("8,0x0000010E,"), "{text}");
+    assert!(lines[3].starts_with("9,local,"), "{text}");
+    assert!(lines[4].starts_with("10,local,"), "{text}");
     assert!(
-        lines[1].starts_with("7,ds-700000000042205-17,0x0000011A,"),
+        lines[2].ends_with(",order-20240601-004,2024-06-01T13:05:12Z,FLOODLIGHT,999999,20700000000000125,21700000012345,700000000042205,TRANSACTION,25000000,USD,MOBILE"),
         "{text}"
     );
-    assert!(
-        lines[2].starts_with("8,order-20240601-004,0x0000010E,"),
-        "{text}"
+
+    // Fixed in place and uploaded again: the added columns are ignored.
+    let fixed = apictl.dir().join("fixed.csv");
+    std::fs::write(
+        &fixed,
+        text.replace(",999999,", ",551234,")
+            .replace(",12.50,", ",12500000,"),
+    )
+    .unwrap();
+    let run = apictl
+        .run(&[
+            "--json",
+            "ads",
+            "conversions",
+            "upload",
+            fixed.to_str().unwrap(),
+        ])
+        .await;
+    run.expect(2);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    // Lines 8 and 10 fixed and stored; 7 and 9 are (owner, id, timestamp)s
+    // already stored: conflicts, rejected again.
+    assert_eq!(
+        (json["stored"].as_u64(), json["rejected"].as_u64()),
+        (Some(2), Some(2)),
+        "{json}"
     );
-    assert!(
-        lines[3].starts_with("9,order-20240601-002,local,"),
-        "{text}"
-    );
-    assert!(
-        lines[4].starts_with("10,order-20240601-005,local,"),
-        "{text}"
-    );
+    for now_stored in ["order-20240601-004", "order-20240601-005"] {
+        assert!(
+            services
+                .search_ads
+                .ledger()
+                .contains(&ConversionKey::advertiser(ADVERTISER, now_stored)),
+            "{now_stored}"
+        );
+    }
 
     let ledger = services.search_ads.ledger();
     for stored in [
@@ -66,14 +102,9 @@ async fn upload_reports_rejected_rows_and_exits_2() {
             "{stored}"
         );
     }
-    for refused in ["order-20240601-004", "order-20240601-005"] {
-        assert!(
-            !ledger.contains(&ConversionKey::advertiser(ADVERTISER, refused)),
-            "{refused}"
-        );
-    }
-    // 11 rows in batches of 3 (the two refused locally keep their place, unsent).
-    assert_eq!(ledger.counts().insert_requests, 4);
+    // 11 rows in batches of 3 (the two refused locally keep their place,
+    // unsent), then the fixed report's 4 rows in one batch.
+    assert_eq!(ledger.counts().insert_requests, 5);
 
     // The same file again: everything is now rejected (already used or local).
     let run = apictl
@@ -160,7 +191,7 @@ async fn dry_run_sends_nothing() {
         ])
         .await;
     run.expect(0);
-    assert!(!apictl.dir().join("good.jsonl.rejected.csv").exists());
+    assert!(!apictl.dir().join("good.jsonl.rejected.jsonl").exists());
     assert_eq!(services.search_ads.ledger().counts().requests, 0);
     let run = apictl
         .run(&["ads", "conversions", "upload", good.to_str().unwrap()])
@@ -402,6 +433,56 @@ async fn reporting_and_v2_lists_agree() {
         assert!(new.get("agencyId").is_none(), "v0 has no legacy hierarchy");
     }
 
+    // What the help says: the v2 output reads back as an insert; the
+    // Reporting API's cannot be inserted, for the reason the help names.
+    let apictl = Apictl::with_fakes(&services);
+    for (api, valid) in [("v2", 1000), ("reporting", 0)] {
+        let file = apictl.dir().join(format!("{api}.jsonl"));
+        let run = apictl
+            .run(&[
+                "ads",
+                "conversions",
+                "list",
+                "--from",
+                &from,
+                "--to",
+                &to,
+                "--api",
+                api,
+                "-o",
+                file.to_str().unwrap(),
+            ])
+            .await;
+        run.expect(0);
+        let run = apictl
+            .run(&[
+                "--json",
+                "ads",
+                "conversions",
+                "upload",
+                file.to_str().unwrap(),
+                "--dry-run",
+            ])
+            .await;
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+        assert_eq!(json["rows"], 1000, "{api}");
+        assert_eq!(json["valid"], valid, "{api}");
+        if valid == 0 {
+            let reason = json["rejections"][0]["reason"].as_str().unwrap_or_default();
+            assert!(
+                reason.contains("segmentationType is required for insert"),
+                "{reason}"
+            );
+        }
+    }
+    let help = apictl.run(&["ads", "conversions", "list", "--help"]).await;
+    assert!(
+        help.stdout
+            .contains("segmentationType is required for insert"),
+        "{}",
+        help.stdout
+    );
+
     let run = Apictl::with_fakes(&services)
         .run(&["ads", "customers"])
         .await;
@@ -549,4 +630,51 @@ async fn config_file_fills_in_what_flags_and_environment_do_not() {
     run.expect(1);
     assert!(run.stderr.contains("VIDEO_PASSWORD"), "{}", run.stderr);
     assert!(!run.stderr.contains("hunter2"), "{}", run.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_json_lines_report_is_fixed_and_uploaded_again() {
+    let services = FakeServices::start_default().await.expect("fakes");
+    let apictl = Apictl::with_fakes(&services);
+    let input = apictl.dir().join("in.jsonl");
+    let row = |id: &str, extra: &str| {
+        format!(
+            "{{\"conversionId\":\"{id}\",\"conversionTimestamp\":\"1717200000000\",{extra}\"segmentationId\":\"551234\",\"agencyId\":\"20700000000000125\",\"advertiserId\":\"21700000012345\"}}\n"
+        )
+    };
+    std::fs::write(
+        &input,
+        row("jr-1", "\"segmentationType\":\"FLOODLIGHT\",") + &row("jr-2", ""),
+    )
+    .unwrap();
+    let run = apictl
+        .run(&["ads", "conversions", "upload", input.to_str().unwrap()])
+        .await;
+    run.expect(2);
+    let report = apictl.dir().join("in.jsonl.rejected.jsonl");
+    let text = std::fs::read_to_string(&report).unwrap();
+    let line: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+    assert_eq!(line["conversionId"], "jr-2");
+    assert_eq!(line["_rejected"]["line"], 2);
+    assert_eq!(line["_rejected"]["code"], "local");
+    let fixed = apictl.dir().join("fixed.jsonl");
+    std::fs::write(
+        &fixed,
+        text.replace(
+            "\"conversionId\"",
+            "\"segmentationType\":\"FLOODLIGHT\",\"conversionId\"",
+        ),
+    )
+    .unwrap();
+    let run = apictl
+        .run(&["ads", "conversions", "upload", fixed.to_str().unwrap()])
+        .await;
+    run.expect(0);
+    assert!(run.stdout.contains("1 row: 1 stored"), "{}", run.stdout);
+    assert!(
+        services
+            .search_ads
+            .ledger()
+            .contains(&ConversionKey::advertiser(ADVERTISER, "jr-2"))
+    );
 }

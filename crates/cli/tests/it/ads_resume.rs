@@ -337,7 +337,7 @@ async fn a_journal_is_refused_without_resume_and_bound_to_its_file() {
     std::fs::write(
         &journal,
         format!(
-            "apictl upload journal 1\ninput 3 {} csv insert\nreport {}.rejected.csv\n",
+            "facade write journal 1\ninput 3 {} csv insert\nnote {}.rejected.csv\n",
             "0".repeat(64),
             csv.display()
         ),
@@ -491,4 +491,86 @@ async fn rows_without_an_answer_stay_in_the_journal_until_resume_sends_them() {
         500
     );
     assert_eq!(ledger.extra_copies(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unwritable_report_path_is_refused_before_any_row_is_sent() {
+    let services = FakeServices::start_default().await.expect("fakes");
+    let apictl = Apictl::with_fakes(&services);
+    let csv = apictl.dir().join("out.csv");
+    write_csv(&csv, |i| (i == 3).then_some("server"));
+    let file = csv.to_str().unwrap();
+    for bad in [
+        apictl.dir().join("missing-dir").join("r.csv"),
+        apictl.dir().to_path_buf(),
+    ] {
+        let run = apictl
+            .run(&[
+                "ads",
+                "conversions",
+                "upload",
+                file,
+                "--rejected",
+                bad.to_str().unwrap(),
+            ])
+            .await;
+        run.expect(1);
+        assert!(run.stderr.contains("--rejected"), "{}", run.stderr);
+        assert_eq!(services.search_ads.ledger().counts().insert_requests, 0);
+        assert!(!apictl.dir().join("out.csv.journal").exists());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resume_may_move_a_report_nothing_was_written_to() {
+    let services = fake(true).await;
+    let apictl = Apictl::with_fakes(&services);
+    let csv = apictl.dir().join("move.csv");
+    // The only bad row is the last: nothing is rejected before it.
+    write_csv(&csv, |i| (i == ROWS - 1).then_some("server"));
+    let file = csv.to_str().unwrap();
+    let journal = apictl.dir().join("move.csv.journal");
+    let first = apictl.dir().join("first.csv");
+    let child = apictl
+        .command(&[
+            "ads",
+            "conversions",
+            "upload",
+            file,
+            "--rejected",
+            first.to_str().unwrap(),
+            "--batch-size",
+            "50",
+            "--concurrency",
+            "1",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let started = std::time::Instant::now();
+    while settled_rows(&journal).len() < 200 && started.elapsed() < Duration::from_secs(60) {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    let mut child = child;
+    child.kill().expect("kill -9");
+    child.wait().unwrap();
+    assert!(journal.exists());
+    let second = apictl.dir().join("second.csv");
+    let run = apictl
+        .run(&[
+            "ads",
+            "conversions",
+            "upload",
+            file,
+            "--resume",
+            "--rejected",
+            second.to_str().unwrap(),
+        ])
+        .await;
+    run.expect(2);
+    let report = std::fs::read_to_string(&second).unwrap();
+    assert!(report.contains(&format!("kill-{}", ROWS - 1)), "{report}");
+    assert!(!first.exists());
+    assert!(!journal.exists());
 }

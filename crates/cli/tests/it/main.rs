@@ -8,6 +8,7 @@ mod common;
 
 mod ads;
 mod ads_resume;
+mod ads_verdicts;
 mod auth;
 mod help;
 mod sandbox;

@@ -120,7 +120,8 @@ pub use values::{
     SegmentationType,
 };
 pub use write::{
-    DEFAULT_BATCH_SIZE, InputCheck, MAX_BATCH_SIZE, MAX_CONCURRENCY, MAX_ID_CHARS, MAX_TEXT_CHARS,
-    Outcome, WriteBatch, WriteOptions, WriteProgress, WriteProgressFn, WriteReport, WriteRequest,
-    WriteStream, WriteStreamStats,
+    BeforeSendFn, DEFAULT_BATCH_SIZE, InputCheck, JournalState, MAX_BATCH_SIZE, MAX_CONCURRENCY,
+    MAX_ID_CHARS, MAX_JOURNAL_TEXT, MAX_TEXT_CHARS, Outcome, Resume, WriteBatch, WriteJournal,
+    WriteOptions, WriteProgress, WriteProgressFn, WriteReport, WriteRequest, WriteStream,
+    WriteStreamStats,
 };

@@ -10,7 +10,9 @@ use super::super::conversion::Conversion;
 use super::super::error::Error;
 use super::body::Body;
 use super::dedup::{DuplicateDetector, PassThroughState};
+use super::journal::RowPrint;
 use super::kind::WriteKind;
+use super::resume::ResumeCursor;
 use super::validate;
 
 /// A contiguous range of input rows: the ones to send and the ones refused
@@ -28,6 +30,17 @@ pub(crate) struct Batch {
     pub(crate) body: Body,
     /// Rows refused before sending: offset and the validation error.
     pub(crate) invalid: Vec<(usize, Error)>,
+    /// Offsets of rows an earlier run settled ([`Resume`](super::Resume)):
+    /// checked for duplicates, not sent.
+    pub(crate) settled: Vec<usize>,
+    /// Indices `k` (into `positions`, ascending) of sent conversions an
+    /// earlier run may have sent: a `0x0000011A` for them is "already stored".
+    pub(crate) earlier: Vec<usize>,
+    /// The [`RowPrint`] of the input through the batch's last row.
+    pub(crate) fingerprint: u64,
+    /// Set when the rows read so far differ from the ones a journal recorded
+    /// (see [`WriteJournal`](super::WriteJournal)): nothing of the batch is sent.
+    pub(crate) mismatch: Option<Error>,
 }
 
 impl Batch {
@@ -39,6 +52,10 @@ impl Batch {
             positions: Vec::new(),
             body: Body::new(kind),
             invalid: Vec::new(),
+            settled: Vec::new(),
+            earlier: Vec::new(),
+            fingerprint: 0,
+            mismatch: None,
         }
     }
 
@@ -50,6 +67,11 @@ impl Batch {
     /// The input index of sent conversion `k`.
     pub(crate) fn input_index(&self, k: usize) -> usize {
         self.start + self.positions.get(k).copied().unwrap_or(0)
+    }
+
+    /// True when an earlier run may have sent sent conversion `k`.
+    pub(crate) fn sent_earlier(&self, k: usize) -> bool {
+        self.earlier.binary_search(&k).is_ok()
     }
 }
 
@@ -66,11 +88,30 @@ pub(crate) struct Batcher {
     ids: HashSet<u64, PassThroughState>,
     id_keys: RandomState,
     next: usize,
+    /// What earlier runs did (a rerun), asked row by row.
+    resume: Option<ResumeCursor>,
+    /// The fingerprint of the rows read, when a journal is kept.
+    print: Option<RowPrint>,
+    /// A journal's (rows through, fingerprint) checkpoints not reached yet, ascending.
+    checkpoints: std::collections::VecDeque<(u64, u64)>,
+    /// The first checkpoint that did not match.
+    mismatch: Option<Error>,
 }
 
 impl Batcher {
     pub(crate) fn new(kind: WriteKind, batch_size: usize) -> Self {
+        Self::resuming(kind, batch_size, None)
+    }
+
+    /// A batcher of a rerun: rows `resume` calls settled are counted for
+    /// duplicates and not sent.
+    pub(crate) fn resuming(
+        kind: WriteKind,
+        batch_size: usize,
+        resume: Option<ResumeCursor>,
+    ) -> Self {
         Self {
+            resume,
             kind,
             size: batch_size.max(1),
             duplicates: DuplicateDetector::default(),
@@ -78,6 +119,44 @@ impl Batcher {
             ids: HashSet::default(),
             id_keys: RandomState::new(),
             next: 0,
+            print: None,
+            checkpoints: std::collections::VecDeque::new(),
+            mismatch: None,
+        }
+    }
+
+    /// Keeps the fingerprint of the rows read (for a journal) and checks it
+    /// at `checkpoints` ((rows through, fingerprint), from a journal's `done`
+    /// records).
+    pub(crate) fn journaled(mut self, checkpoints: &[(u64, u64)]) -> Self {
+        self.print = Some(RowPrint::default());
+        self.checkpoints = checkpoints.iter().copied().collect();
+        self
+    }
+
+    /// Adds row `index` to the fingerprint and checks a checkpoint it reaches.
+    fn fingerprint(&mut self, index: usize, c: &Conversion) {
+        let Some(print) = self.print.as_mut() else {
+            return;
+        };
+        print.push(c);
+        let through = index as u64 + 1;
+        while let Some(&(at, expected)) = self.checkpoints.front() {
+            if at > through {
+                break;
+            }
+            self.checkpoints.pop_front();
+            if at == through && expected != print.value() && self.mismatch.is_none() {
+                let e = Error::validation(
+                    "journal",
+                    Some(index),
+                    format!(
+                        "the input differs from the one the journal recorded: its rows 1 to {through} are not the same; nothing more is sent (give the same input in the same order, or remove the journal to start over)"
+                    ),
+                );
+                self.open.mismatch = Some(e.clone());
+                self.mismatch = Some(e);
+            }
         }
     }
 
@@ -110,6 +189,20 @@ impl Batcher {
     pub(crate) fn push(&mut self, c: Conversion) -> Option<Batch> {
         let index = self.next;
         self.next += 1;
+        let (settled, earlier) = match self.resume.as_mut() {
+            Some(r) => (r.settled.contains(index), r.sent.contains(index)),
+            None => (false, false),
+        };
+        if settled {
+            // Its outcome is known; it still counts for the duplicate check,
+            // as it did in the run that settled it (its verdict is ignored).
+            let _ = self.check(index, &c);
+            let closed = (self.open.len == self.size).then(|| self.close(index));
+            self.open.settled.push(self.open.len);
+            self.open.len += 1;
+            self.fingerprint(index, &c);
+            return closed;
+        }
         let checked = self.check(index, &c);
         let id = self
             .id_keys
@@ -121,11 +214,17 @@ impl Batcher {
         };
         let offset = self.open.len;
         self.open.len += 1;
+        self.fingerprint(index, &c);
         match checked {
             Ok(()) => {
                 self.ids.insert(id);
                 match self.open.body.push(c) {
-                    Ok(()) => self.open.positions.push(offset),
+                    Ok(()) => {
+                        if earlier {
+                            self.open.earlier.push(self.open.positions.len());
+                        }
+                        self.open.positions.push(offset);
+                    }
                     // Not expected: the checks refuse what the request shape lacks.
                     Err(e) => self.open.invalid.push((
                         offset,
@@ -149,7 +248,11 @@ impl Batcher {
 
     fn close(&mut self, next_start: usize) -> Batch {
         self.ids.clear();
-        std::mem::replace(&mut self.open, Batch::new(self.kind, next_start))
+        let mut next = Batch::new(self.kind, next_start);
+        next.mismatch = self.mismatch.clone();
+        let mut closed = std::mem::replace(&mut self.open, next);
+        closed.fingerprint = self.print.as_ref().map_or(0, RowPrint::value);
+        closed
     }
 }
 

@@ -27,7 +27,8 @@ pub(crate) struct Context {
 /// [`Outcome::Failed`] with `may_have_been_stored: true`. On insert, a
 /// `0x0000011A` is [`Outcome::StoredEarlier`] when an earlier attempt of this
 /// batch may have been processed, else [`Outcome::AlreadyStored`] in
-/// resubmission mode, else a rejection.
+/// resubmission mode or when an earlier run may have sent it (a resume),
+/// else a rejection: a conflict with a conversion this call did not send.
 pub(crate) fn per_conversion(ctx: Context, batch: &Batch, error: &Error) -> Option<Vec<Outcome>> {
     let Error::Api {
         status: 400,
@@ -100,7 +101,7 @@ fn named(ctx: Context, batch: &Batch, k: usize, issue: &ConversionIssue) -> Outc
         if ctx.maybe_delivered {
             return Outcome::StoredEarlier;
         }
-        if ctx.resubmission {
+        if ctx.resubmission || batch.sent_earlier(k) {
             return Outcome::AlreadyStored;
         }
     }

@@ -16,6 +16,8 @@
 //! | `send.rs` | one attempt as one HTTP request; the 200 echo checked, not decoded |
 //! | `stream.rs` | [`WriteStream`]: ordered, bounded |
 //! | `request.rs` | [`WriteRequest`]: the builder, the HTTP request |
+//! | `resume.rs` | [`Resume`]: what earlier runs of the same input settled and sent |
+//! | `journal.rs` | [`WriteJournal`]: the file that makes a write resumable, exactly once |
 //!
 //! # Input, one row at a time
 //!
@@ -44,6 +46,13 @@
 //!
 //! # Reruns
 //!
+//! The simplest: give the request a [`WriteJournal`]
+//! ([`journal`](WriteRequest::journal)) and run the same input again after
+//! an interruption; the journal says what was settled and what may have been
+//! sent. Finer tools, for applications that keep their own records:
+//! [`resume`](WriteRequest::resume) and
+//! [`before_send`](WriteRequest::before_send).
+//!
 //! A rerun of an input that was partly sent (an interrupted upload, failures
 //! that may have been stored) turns on
 //! [`resubmission`](WriteRequest::resubmission): a `0x0000011A` is then
@@ -59,10 +68,12 @@ mod batching;
 mod body;
 mod check;
 mod dedup;
+mod journal;
 mod kind;
 mod mapping;
 mod report;
 mod request;
+mod resume;
 mod run;
 mod send;
 mod stream;
@@ -73,8 +84,11 @@ pub use super::write_options::{
     WriteProgressFn,
 };
 pub use check::InputCheck;
+pub use journal::{JournalState, MAX_JOURNAL_TEXT, WriteJournal};
 pub use report::{Outcome, WriteBatch, WriteReport};
 pub use request::WriteRequest;
+pub use resume::Resume;
+pub use run::BeforeSendFn;
 pub use stream::{WriteStream, WriteStreamStats};
 pub use validate::{MAX_ID_CHARS, MAX_TEXT_CHARS};
 
@@ -193,5 +207,7 @@ impl SearchAdsClient {
     }
 }
 
+#[cfg(test)]
+mod journal_tests;
 #[cfg(test)]
 mod tests;

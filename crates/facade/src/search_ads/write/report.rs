@@ -25,6 +25,10 @@ pub enum Outcome {
     /// the server answered `0x0000011A`, so an earlier run already stored
     /// this (owner, conversion id, timestamp). A success.
     AlreadyStored,
+    /// Rerun only ([`WriteRequest::resume`](super::WriteRequest::resume)): an
+    /// earlier run gave this conversion its outcome, so it was not sent again.
+    /// It was still counted for the duplicate check.
+    Settled,
     /// Refused locally, never sent: the [`Error::Validation`] names the field
     /// and the input index (a missing or malformed field, a control
     /// character, an over-long id, or the same (owner, conversion id,
@@ -59,8 +63,8 @@ impl Outcome {
         )
     }
 
-    /// True when the outcome is final: stored, invalid, rejected, or failed
-    /// without having been stored. Only `Failed { may_have_been_stored: true }`
+    /// True when the outcome is final: stored, settled by an earlier run,
+    /// invalid, rejected, or failed without having been stored. Only `Failed { may_have_been_stored: true }`
     /// is not (a rerun in resubmission mode settles it).
     pub fn is_definite(&self) -> bool {
         !matches!(
@@ -81,6 +85,9 @@ pub struct WriteBatch {
     pub(crate) range: Range<usize>,
     pub(crate) outcomes: Vec<Outcome>,
     pub(crate) requests: u32,
+    /// The journal's fingerprint of the input through this batch; `None`
+    /// when the input differs from the journal's (nothing is recorded).
+    pub(crate) fingerprint: Option<u64>,
 }
 
 impl WriteBatch {
@@ -183,6 +190,12 @@ impl WriteReport {
         self.count(|o| matches!(o, Outcome::AlreadyStored))
     }
 
+    /// Conversions an earlier run settled, not sent by this one
+    /// ([`WriteRequest::resume`](super::WriteRequest::resume)).
+    pub fn settled(&self) -> usize {
+        self.count(|o| matches!(o, Outcome::Settled))
+    }
+
     /// Conversions refused locally, never sent.
     pub fn invalid(&self) -> usize {
         self.count(|o| matches!(o, Outcome::Invalid(_)))
@@ -264,6 +277,9 @@ impl std::fmt::Display for WriteReport {
         if !notes.is_empty() {
             write!(f, " ({})", notes.join(", "))?;
         }
+        if self.settled() > 0 {
+            write!(f, ", {} settled by an earlier run", self.settled())?;
+        }
         if self.invalid() > 0 {
             write!(f, ", {} invalid", self.invalid())?;
         }
@@ -287,6 +303,7 @@ mod tests {
             range,
             outcomes,
             requests,
+            fingerprint: None,
         }
     }
 

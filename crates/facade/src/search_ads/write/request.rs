@@ -13,9 +13,11 @@ use super::super::conversion::Conversion;
 use super::super::error::Error;
 use super::super::write_options::{WriteOptions, WriteProgress, WriteProgressFn};
 use super::batching::Batch;
+use super::journal::{JournalFile, JournalParts, WriteJournal};
 use super::kind::WriteKind;
 use super::report::WriteReport;
-use super::run::{SendFn, Shared};
+use super::resume::Resume;
+use super::run::{BeforeSendFn, SendFn, Shared};
 use super::send::send_body;
 use super::stream::WriteStream;
 
@@ -46,6 +48,9 @@ pub struct WriteRequest<'a> {
     options: WriteOptions,
     progress: Option<WriteProgressFn>,
     resubmission: bool,
+    resume: Option<Resume>,
+    before_send: Option<BeforeSendFn>,
+    journal: Option<WriteJournal>,
 }
 
 impl std::fmt::Debug for WriteRequest<'_> {
@@ -56,6 +61,9 @@ impl std::fmt::Debug for WriteRequest<'_> {
             .field("options", &self.options)
             .field("progress", &self.progress.is_some())
             .field("resubmission", &self.resubmission)
+            .field("resume", &self.resume.is_some())
+            .field("before_send", &self.before_send.is_some())
+            .field("journal", &self.journal.as_ref().map(WriteJournal::path))
             .finish()
     }
 }
@@ -75,6 +83,9 @@ impl<'a> WriteRequest<'a> {
             options: client.write_options(),
             progress: None,
             resubmission: false,
+            resume: None,
+            before_send: None,
+            journal: None,
         }
     }
 
@@ -111,6 +122,49 @@ impl<'a> WriteRequest<'a> {
     /// duplicates).
     pub fn resubmission(mut self, resubmission: bool) -> Self {
         self.resubmission = resubmission;
+        self
+    }
+
+    /// A rerun of an input an earlier run did in part (see [`Resume`]): the
+    /// input is the whole input again, in the same order; the conversions
+    /// `resume` calls settled are not sent (each gets
+    /// [`Outcome::Settled`](super::Outcome::Settled)) but still count for the
+    /// duplicate check, and a `0x0000011A` is "already stored" only for a
+    /// conversion `resume` says an earlier run may have sent. Every
+    /// conversion thus gets the verdict one uninterrupted run gives it.
+    /// Finer than [`resubmission`](Self::resubmission), which calls every
+    /// `0x0000011A` "already stored".
+    pub fn resume(mut self, resume: Resume) -> Self {
+        self.resume = Some(resume);
+        self
+    }
+
+    /// Exactly-once, resumable: keeps `journal` (see [`WriteJournal`]). A
+    /// first run creates it; a rerun of the same input after an interruption
+    /// finds it and sends only what has no outcome yet, giving every
+    /// conversion the verdict one uninterrupted run gives it. Removed when
+    /// the input ended and every conversion has its outcome. Opened (or
+    /// created) by [`send`](Self::send) or [`stream`](Self::stream) before
+    /// anything is read; not with [`resume`](Self::resume), which it replaces.
+    pub fn journal(mut self, journal: WriteJournal) -> Self {
+        self.journal = Some(journal);
+        self
+    }
+
+    /// Calls `hook` with the input range of each batch (the indices it
+    /// covers, sent or not) before the batch's first request, in input
+    /// order, and waits for it: a journal records there which conversions
+    /// may be on their way to the server (what [`Resume::sent`] needs after
+    /// an interruption). An `Err` stops the call: that batch and every later
+    /// one are not sent, their conversions get
+    /// [`Outcome::Failed`](super::Outcome::Failed) with the error and
+    /// `may_have_been_stored: false`. Batches that send nothing (every
+    /// conversion refused or settled) are not shown to it.
+    pub fn before_send(
+        mut self,
+        hook: impl Fn(std::ops::Range<usize>) -> Result<(), Error> + Send + Sync + 'static,
+    ) -> Self {
+        self.before_send = Some(Arc::new(hook));
         self
     }
 
@@ -161,11 +215,30 @@ impl<'a> WriteRequest<'a> {
     /// ```
     pub fn stream(self) -> Result<WriteStream<'a>, Error> {
         self.options.validate()?;
+        let mut resume = self.resume;
+        let mut before_send = self.before_send;
+        let journal = match &self.journal {
+            None => None,
+            Some(_) if resume.is_some() => {
+                return Err(Error::validation(
+                    "journal",
+                    None,
+                    "cannot be combined with resume(): the journal says what earlier runs did",
+                ));
+            }
+            Some(journal) => {
+                let (earlier, hook, parts) = open_journal(journal, before_send)?;
+                resume = earlier;
+                before_send = Some(hook);
+                Some(parts)
+            }
+        };
         let shared = Shared::new(
             self.kind,
             self.resubmission,
             self.client.inner.retry.clone(),
             http_sender(&self.client, self.kind),
+            before_send,
         );
         Ok(WriteStream::new(
             self.input,
@@ -173,8 +246,41 @@ impl<'a> WriteRequest<'a> {
             self.options,
             self.progress,
             shared,
+            resume.map(Resume::cursor),
+            journal,
         ))
     }
+}
+
+/// Opens (or creates) `journal`: what earlier runs did, the `before_send`
+/// hook that records sends (then calls `then`), and the open file.
+pub(crate) fn open_journal(
+    journal: &WriteJournal,
+    then: Option<BeforeSendFn>,
+) -> Result<(Option<Resume>, BeforeSendFn, JournalParts), Error> {
+    let (file, state) = JournalFile::open(journal)?;
+    let file = Arc::new(std::sync::Mutex::new(file));
+    let checkpoints = state.as_ref().map(|s| s.checkpoints().to_vec());
+    let resume = state.as_ref().map(|s| s.resume());
+    let hook = journal_hook(file.clone(), then);
+    Ok((resume, hook, (file, checkpoints.unwrap_or_default())))
+}
+
+/// The hook that appends a journal's `send` record (fsynced) before a batch
+/// is sent, then calls the application's own hook.
+fn journal_hook(
+    file: Arc<std::sync::Mutex<JournalFile>>,
+    then: Option<BeforeSendFn>,
+) -> BeforeSendFn {
+    Arc::new(move |rows: std::ops::Range<usize>| {
+        file.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .send(rows.clone())?;
+        match &then {
+            Some(hook) => hook(rows),
+            None => Ok(()),
+        }
+    })
 }
 
 /// The exact length of an iterator, when its `size_hint` says it.

@@ -18,15 +18,22 @@ use super::report::{Outcome, WriteBatch};
 pub(crate) type SendFn =
     Arc<dyn Fn(Arc<Batch>, u32) -> BoxFuture<'static, Result<(), Error>> + Send + Sync>;
 
+/// Called with a batch's input range before its first request (see
+/// [`WriteRequest::before_send`](super::WriteRequest::before_send)).
+pub type BeforeSendFn = Arc<dyn Fn(std::ops::Range<usize>) -> Result<(), Error> + Send + Sync>;
+
 /// What every batch of one call shares.
 pub(crate) struct Shared {
     pub(crate) kind: WriteKind,
     pub(crate) resubmission: bool,
     pub(crate) retry: RetryPolicy,
     pub(crate) send: SendFn,
+    pub(crate) before_send: Option<BeforeSendFn>,
     /// Set by an error that would fail every batch; later batches are not sent.
     aborted: AtomicBool,
     abort: Mutex<Option<Error>>,
+    /// The first error of `before_send`: no batch starts after it.
+    refused: Mutex<Option<Error>>,
 }
 
 impl Shared {
@@ -35,15 +42,28 @@ impl Shared {
         resubmission: bool,
         retry: RetryPolicy,
         send: SendFn,
+        before_send: Option<BeforeSendFn>,
     ) -> Self {
         Self {
             kind,
             resubmission,
             retry,
             send,
+            before_send,
             aborted: AtomicBool::new(false),
             abort: Mutex::new(None),
+            refused: Mutex::new(None),
         }
+    }
+
+    /// Refuses every batch that has not started yet (a journal that cannot
+    /// be written): they get [`Outcome::Failed`] with `error`, not sent.
+    pub(crate) fn refuse(&self, error: Error) {
+        let mut refused = self
+            .refused
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        refused.get_or_insert(error);
     }
 
     fn stop(&self, error: &Error) {
@@ -76,14 +96,49 @@ fn fails_every_batch(error: &Error) -> bool {
     }
 }
 
+/// Runs the [`BeforeSendFn`] of a batch that has conversions to send, before
+/// its first request; called in input order, as batches start. `Err`: the
+/// batch must not be sent, nor any later one (batches started before it
+/// are not affected).
+pub(crate) fn before_send(shared: &Shared, batch: &Batch) -> Result<(), Error> {
+    let Some(hook) = &shared.before_send else {
+        return Ok(());
+    };
+    if batch.sent() == 0 || batch.mismatch.is_some() {
+        return Ok(());
+    }
+    let mut refused = shared
+        .refused
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(error) = refused.as_ref() {
+        return Err(error.clone());
+    }
+    hook(batch.start..batch.start + batch.len).inspect_err(|e| *refused = Some(e.clone()))
+}
+
 /// Sends `batch` (retrying transient failures) and returns one outcome per
-/// input row of it: the locally refused rows as [`Outcome::Invalid`].
-pub(crate) async fn run_batch(shared: Arc<Shared>, batch: Batch) -> WriteBatch {
+/// input row of it: the locally refused rows as [`Outcome::Invalid`], the
+/// rows an earlier run settled as [`Outcome::Settled`]. `refused`: the
+/// [`before_send`] error that forbids sending it.
+pub(crate) async fn run_batch(
+    shared: Arc<Shared>,
+    batch: Batch,
+    refused: Option<Error>,
+) -> WriteBatch {
     let batch = Arc::new(batch);
-    let (sent, requests) = if batch.sent() == 0 {
-        (Vec::new(), 0)
-    } else {
-        send_batch(&shared, &batch).await
+    let refused = batch.mismatch.clone().or(refused);
+    let (sent, requests) = match refused.clone() {
+        _ if batch.sent() == 0 => (Vec::new(), 0),
+        Some(error) => {
+            let failed = Outcome::Failed {
+                error,
+                attempts: 0,
+                may_have_been_stored: false,
+            };
+            (vec![failed; batch.sent()], 0)
+        }
+        None => send_batch(&shared, &batch).await,
     };
     let mut outcomes: Vec<Option<Outcome>> = vec![None; batch.len];
     for (&offset, outcome) in batch.positions.iter().zip(sent) {
@@ -92,6 +147,20 @@ pub(crate) async fn run_batch(shared: Arc<Shared>, batch: Batch) -> WriteBatch {
     for (offset, error) in &batch.invalid {
         if let Some(slot) = outcomes.get_mut(*offset) {
             *slot = Some(Outcome::Invalid(error.clone()));
+        }
+    }
+    for &offset in &batch.settled {
+        if let Some(slot) = outcomes.get_mut(offset) {
+            // A journal whose rows differ from the input's says nothing
+            // about this row.
+            *slot = Some(match &batch.mismatch {
+                None => Outcome::Settled,
+                Some(error) => Outcome::Failed {
+                    error: error.clone(),
+                    attempts: 0,
+                    may_have_been_stored: false,
+                },
+            });
         }
     }
     let operation = shared.kind.operation();
@@ -110,6 +179,7 @@ pub(crate) async fn run_batch(shared: Arc<Shared>, batch: Batch) -> WriteBatch {
             })
             .collect(),
         requests,
+        fingerprint: batch.mismatch.is_none().then_some(batch.fingerprint),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
 use futures::future::BoxFuture;
@@ -11,10 +11,13 @@ use futures::stream::{BoxStream, FuturesUnordered};
 use futures::{FutureExt, Stream, StreamExt};
 
 use super::super::conversion::Conversion;
+use super::super::error::Error;
 use super::super::write_options::{WriteOptions, WriteProgress, WriteProgressFn};
 use super::batching::{Batch, Batcher};
-use super::report::WriteBatch;
-use super::run::{Shared, run_batch};
+use super::journal::{Done, JournalFile, JournalParts};
+use super::report::{Outcome, WriteBatch};
+use super::resume::ResumeCursor;
+use super::run::{Shared, before_send, run_batch};
 
 /// The outcomes of an insert or update, one [`WriteBatch`] at a time, in
 /// input order, as the batches finish (from
@@ -57,6 +60,44 @@ pub struct WriteStream<'a> {
     progress: Option<WriteProgressFn>,
     done: WriteProgress,
     stats: WriteStreamStats,
+    journal: Option<Journaling>,
+    /// True once the stream returned `None`.
+    ended: bool,
+}
+
+/// The journal of a [`WriteStream`] (see [`WriteJournal`](super::WriteJournal)).
+#[derive(Debug)]
+struct Journaling {
+    /// Shared with the `before_send` hook, which appends `send` records.
+    file: Arc<Mutex<JournalFile>>,
+    /// The record of the last batch yielded, written once the application
+    /// handled it.
+    pending: Option<Done>,
+    mark: u64,
+    /// Rows of this run without a definite outcome, or not recorded.
+    open_rows: usize,
+    /// The first error writing it.
+    error: Option<Error>,
+    /// Kept whatever happens (see [`WriteStream::keep_journal`]).
+    keep: bool,
+}
+
+impl Journaling {
+    fn commit(&mut self) -> Result<(), Error> {
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        let Some(mut done) = self.pending.take() else {
+            return Ok(());
+        };
+        done.mark = self.mark;
+        let written = self
+            .file
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .done(&done);
+        written.inspect_err(|e| self.error = Some(e.clone()))
+    }
 }
 
 /// The peaks of a [`WriteStream`] so far: what it held at most at once.
@@ -100,10 +141,25 @@ impl<'a> WriteStream<'a> {
         options: WriteOptions,
         progress: Option<WriteProgressFn>,
         shared: Shared,
+        resume: Option<ResumeCursor>,
+        journal: Option<JournalParts>,
     ) -> Self {
+        let mut batcher = Batcher::resuming(shared.kind, options.batch_size, resume);
+        let journal = journal.map(|(file, checkpoints)| {
+            batcher = std::mem::replace(&mut batcher, Batcher::new(shared.kind, 1))
+                .journaled(&checkpoints);
+            Journaling {
+                file,
+                pending: None,
+                mark: 0,
+                open_rows: 0,
+                error: None,
+                keep: false,
+            }
+        });
         Self {
             input: Some(input),
-            batcher: Batcher::new(shared.kind, options.batch_size),
+            batcher,
             ready: VecDeque::new(),
             in_flight: FuturesUnordered::new(),
             waiting: BTreeMap::new(),
@@ -115,7 +171,68 @@ impl<'a> WriteStream<'a> {
             progress,
             done: WriteProgress::new(total),
             stats: WriteStreamStats::default(),
+            journal,
+            ended: false,
         }
+    }
+
+    /// With a [`journal`](super::WriteRequest::journal): the application's
+    /// position once it handled the batches yielded so far (the length of its
+    /// report file, say), recorded with the next `done` record and read back
+    /// by [`JournalState::mark`](super::JournalState::mark) on a rerun.
+    pub fn set_mark(&mut self, mark: u64) {
+        if let Some(j) = self.journal.as_mut() {
+            j.mark = mark;
+        }
+    }
+
+    /// With a [`journal`](super::WriteRequest::journal): records now, and
+    /// fsyncs, the outcomes of the last batch yielded, which the application
+    /// has handled. Asking for the next batch does it too (an error is then
+    /// only seen here, and stops sending: later batches get
+    /// [`Outcome::Failed`](Outcome::Failed) with it). A batch not
+    /// recorded when the process dies is sent again by a rerun, safely: its
+    /// rows may have been sent, so a stored one comes back "already stored".
+    pub fn commit(&mut self) -> Result<(), Error> {
+        match self.journal.as_mut() {
+            Some(j) => j.commit(),
+            None => Ok(()),
+        }
+    }
+
+    /// With a [`journal`](super::WriteRequest::journal): keeps it when the
+    /// stream ends or is dropped, even if every row has its outcome (the
+    /// application found its input incomplete, say).
+    pub fn keep_journal(&mut self) {
+        if let Some(j) = self.journal.as_mut() {
+            j.keep = true;
+        }
+    }
+
+    /// Ends the stream: with a [`journal`](super::WriteRequest::journal),
+    /// records the last batch and, when the input ended and every row has its
+    /// outcome, removes the journal. `Ok(true)` when it was removed (or there
+    /// is none and the input ended), `Ok(false)` when it is kept for a rerun
+    /// (rows without a definite answer, the input not read to its end, or
+    /// [`keep_journal`](Self::keep_journal)). Dropping the stream does the
+    /// same without reporting errors.
+    pub fn finish(mut self) -> Result<bool, Error> {
+        self.close_journal()
+    }
+
+    fn close_journal(&mut self) -> Result<bool, Error> {
+        let ended = self.ended;
+        let Some(j) = self.journal.as_mut() else {
+            return Ok(ended);
+        };
+        j.commit()?;
+        if !ended || j.keep || j.open_rows > 0 {
+            return Ok(false);
+        }
+        j.keep = true; // once
+        let file = j.file.lock().unwrap_or_else(PoisonError::into_inner);
+        file.remove()?;
+        Ok(true)
     }
 
     /// The peaks so far (see [Bounds](Self#bounds)).
@@ -146,8 +263,12 @@ impl<'a> WriteStream<'a> {
                 let seq = self.next_start;
                 self.next_start += 1;
                 let shared = self.shared.clone();
-                self.in_flight
-                    .push(run_batch(shared, batch).map(move |b| (seq, b)).boxed());
+                let refused = before_send(&shared, &batch).err();
+                self.in_flight.push(
+                    run_batch(shared, batch, refused)
+                        .map(move |b| (seq, b))
+                        .boxed(),
+                );
                 self.note();
                 continue;
             }
@@ -222,8 +343,24 @@ impl Stream for WriteStream<'_> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<WriteBatch>> {
         let this = self.get_mut();
+        if let Some(j) = this.journal.as_mut()
+            && let Err(e) = j.commit()
+        {
+            // No batch starts after it: they get `Failed` with the error.
+            this.shared.refuse(e);
+        }
         loop {
             if let Some(batch) = this.waiting.remove(&this.next_yield) {
+                if let Some(j) = this.journal.as_mut() {
+                    let done = Done::of(&batch);
+                    let unanswered = |o: &&Outcome| match done {
+                        // Not recorded (the input differs from the journal's).
+                        None => !matches!(o, Outcome::Settled),
+                        Some(_) => matches!(o, Outcome::Failed { .. }),
+                    };
+                    j.open_rows += batch.outcomes().iter().filter(unanswered).count();
+                    j.pending = done;
+                }
                 this.next_yield += 1;
                 this.yielded_rows += batch.range.len();
                 this.stats.batches += 1;
@@ -232,6 +369,7 @@ impl Stream for WriteStream<'_> {
             }
             this.fill(cx);
             if this.finished() {
+                this.ended = true;
                 return Poll::Ready(None);
             }
             match this.in_flight.poll_next_unpin(cx) {
@@ -258,6 +396,19 @@ impl Stream for WriteStream<'_> {
                     return Poll::Pending;
                 }
             }
+        }
+    }
+}
+
+impl Drop for WriteStream<'_> {
+    fn drop(&mut self) {
+        // Dropped before its end: the last batch yielded may not have been
+        // handled (a panic, say), so it is not recorded; a rerun resends it.
+        if !self.ended {
+            return;
+        }
+        if let Err(e) = self.close_journal() {
+            tracing::warn!(error = %e, "the write journal could not be closed; it is kept for a rerun");
         }
     }
 }

@@ -105,7 +105,9 @@ where
         total,
         options,
         progress,
-        Shared::new(kind, resubmission, retry, send),
+        Shared::new(kind, resubmission, retry, send, None),
+        None,
+        None,
     )
 }
 
@@ -693,7 +695,9 @@ async fn a_stream_input_that_is_not_always_ready() {
         None,
         opts(5),
         None,
-        Shared::new(WriteKind::Insert, false, fast(), send),
+        Shared::new(WriteKind::Insert, false, fast(), send, None),
+        None,
+        None,
     );
     let report = collect(stream).await;
     producer.await.expect("the producer ends");
@@ -701,4 +705,120 @@ async fn a_stream_input_that_is_not_always_ready() {
     assert!(report.all_stored());
     let sent = sent.lock().unwrap().clone();
     assert_eq!(sent, [0..5, 5..10, 10..15, 15..20, 20..23]);
+}
+
+/// A rerun's stream: `resume` and `before_send` given; every request is
+/// answered `0x0000011A` for each conversion it carries (all already held),
+/// and the input indices sent are recorded.
+fn rerun(
+    conversions: Vec<Conversion>,
+    resume: Resume,
+    before_send: Option<run::BeforeSendFn>,
+    sent: Arc<Mutex<Vec<usize>>>,
+) -> WriteStream<'static> {
+    let (input, total) = from_iter(conversions);
+    let send: run::SendFn = Arc::new(move |batch: Arc<Batch>, _| {
+        let indices: Vec<usize> = (0..batch.sent()).map(|k| batch.input_index(k)).collect();
+        sent.lock().unwrap().extend(&indices);
+        let details = (0..indices.len()).map(|k| detail(k, 0x11A)).collect();
+        async move { Err(rejected_400(details)) }.boxed()
+    });
+    WriteStream::new(
+        input,
+        total,
+        opts(3),
+        None,
+        Shared::new(WriteKind::Insert, false, fast(), send, before_send),
+        Some(resume.cursor()),
+        None,
+    )
+}
+
+#[tokio::test]
+async fn a_rerun_counts_settled_rows_for_duplicates_and_calls_only_sent_rows_already_stored() {
+    // Row 8 repeats row 2, which an earlier run settled (and stored).
+    let mut conversions = input(10);
+    conversions[8] = conversions[2].clone();
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let hooked: Arc<Mutex<Vec<Range<usize>>>> = Arc::default();
+    let record = hooked.clone();
+    let stream = rerun(
+        conversions,
+        Resume::new().settled(0..3).sent(0..6),
+        Some(Arc::new(move |range| {
+            record.lock().unwrap().push(range);
+            Ok(())
+        })),
+        sent.clone(),
+    );
+    let report = collect(stream).await;
+    let o = report.outcomes();
+    assert!(
+        o[..3].iter().all(|o| matches!(o, Outcome::Settled)),
+        "{o:?}"
+    );
+    // In flight when the earlier run stopped: already stored is a success.
+    assert!(
+        o[3..6].iter().all(|o| matches!(o, Outcome::AlreadyStored)),
+        "{o:?}"
+    );
+    // Never sent before: a 0x0000011A is a conflict, as in a first run.
+    for i in [6, 7, 9] {
+        assert!(
+            matches!(&o[i], Outcome::Rejected(x) if x.index == Some(i)),
+            "{i}: {:?}",
+            o[i]
+        );
+    }
+    // The repeat of a settled row is found although row 2 was not sent now.
+    assert!(
+        matches!(
+            &o[8],
+            Outcome::Invalid(Error::Validation { index: Some(8), .. })
+        ),
+        "{:?}",
+        o[8]
+    );
+    assert_eq!(*sent.lock().unwrap(), [3, 4, 5, 6, 7, 9]);
+    // The hook saw each batch that sends something, before it was sent.
+    assert_eq!(*hooked.lock().unwrap(), [3..6, 6..9, 9..10]);
+    assert_eq!(report.settled(), 3);
+}
+
+#[tokio::test]
+async fn a_failing_before_send_hook_sends_nothing_more() {
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counter = calls.clone();
+    let stream = rerun(
+        input(9),
+        Resume::new(),
+        Some(Arc::new(move |_| {
+            if counter.fetch_add(1, Ordering::SeqCst) == 1 {
+                Err(Error::Io {
+                    path: "j".into(),
+                    message: "disk full".into(),
+                })
+            } else {
+                Ok(())
+            }
+        })),
+        sent.clone(),
+    );
+    let report = collect(stream).await;
+    assert_eq!(*sent.lock().unwrap(), [0, 1, 2]);
+    for o in &report.outcomes()[3..] {
+        assert!(
+            matches!(
+                o,
+                Outcome::Failed {
+                    may_have_been_stored: false,
+                    attempts: 0,
+                    ..
+                }
+            ),
+            "{o:?}"
+        );
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
 }

@@ -1,0 +1,676 @@
+//! [`WriteJournal`]: exactly-once, resumable writes with one setting
+//! ([`WriteRequest::journal`](super::WriteRequest::journal)).
+//!
+//! # Format
+//!
+//! UTF-8 text, one record per line, only ever appended to (rows numbered 1,
+//! 2, … in input order):
+//!
+//! ```text
+//! facade write journal 1
+//! input 127000000 9f86d081… csv insert
+//! note /path/to/the/report.csv
+//! send 1-100
+//! send 101-200
+//! done 1-100 stored=97 rejected=3 mark=412 resend=- fp=5c1e0f3a9b7d2e11
+//! send 201-230
+//! done 101-200 stored=0 rejected=0 mark=412 resend=101-200 fp=0d9c…
+//! ```
+//!
+//! - `input`: what the application says the input is (a file's size and
+//!   hash, an export's id); a journal is only resumed for the same text.
+//! - `note`: the application's own line (the last one counts), e.g. where its
+//!   report goes.
+//! - `send FIRST-LAST`: appended and fsynced before the first request of the
+//!   batch covering those rows. A row outside every `send` line was never
+//!   sent, so a `0x0000011A` for it on a rerun is a conflict, not "already
+//!   stored" (SA-23).
+//! - `done FIRST-LAST`: every row of the range has its outcome except those
+//!   after `resend=` (ranges; `-` for none), which a rerun sends again.
+//!   `stored=`/`rejected=` count the rows it settled; `mark=` is the
+//!   application's position once it handled them (see
+//!   [`WriteStream::set_mark`](super::WriteStream::set_mark)); `fp=` is the
+//!   fingerprint of rows 1 to LAST (see below). Appended and fsynced once the
+//!   application asked for the next batch or called
+//!   [`WriteStream::commit`](super::WriteStream::commit), so it never claims an
+//!   outcome the application has not handled.
+//!
+//! A last line without its line break (a kill while writing it) is ignored and
+//! cut off. The journal is created whole under a fresh name
+//! (`PATH.new`, made with `create_new`, never through a symlink) and renamed.
+//!
+//! # The same input
+//!
+//! Two checks (SA-23): the `input` line must equal the rerun's, before
+//! anything is read; and each `done` line's `fp=` is an XXH3 fingerprint of
+//! the identity of every row up to it (owner, ids, timestamp, segmentation,
+//! revenue, quantity, count, state), checked as the rerun reads that row. A
+//! rerun whose rows differ stops sending at the first checkpoint that does
+//! not match: that batch and every later one get
+//! [`Outcome::Failed`](super::Outcome::Failed) with an
+//! [`Error::Validation`] on `journal`, never sent.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use super::super::conversion::Conversion;
+use super::super::error::Error;
+use super::report::{Outcome, WriteBatch};
+use super::resume::Resume;
+
+const MAGIC: &str = "facade write journal 1";
+/// The longest `input` or `note` text.
+pub const MAX_JOURNAL_TEXT: usize = 4096;
+
+/// A journal for a write: one setting that makes an upload resumable and
+/// exactly-once. Give it to
+/// [`WriteRequest::journal`](super::WriteRequest::journal).
+///
+/// When the file does not exist, the write starts one. When it exists (an
+/// earlier run of the same input was interrupted, or left rows without an
+/// answer), the write resumes it: the input must be the whole input again,
+/// in the same order; rows it settled are not sent (each gets
+/// [`Outcome::Settled`](super::Outcome::Settled)) but still count for the
+/// duplicate check, and a `0x0000011A` is "already stored" only for a row
+/// an earlier run may have sent. Every row thus gets the verdict one
+/// uninterrupted run gives it, and none is stored twice. The journal is
+/// removed when the input ended and every row has its outcome; it is kept
+/// when rows got no definite answer, or the stream was dropped.
+///
+/// A kill at any moment leaves a journal a rerun can use: records are
+/// appended and fsynced, a torn last line is ignored.
+///
+/// ```no_run
+/// use futures::StreamExt;
+/// use facade::search_ads::{Conversion, SearchAdsClient, WriteJournal};
+/// # async fn run(client: SearchAdsClient, rows: Vec<Conversion>) -> Result<(), facade::search_ads::Error> {
+/// let journal = WriteJournal::new("upload.journal", "orders-2025-03-01");
+/// let mut batches = client.insert(&rows).journal(journal).stream()?;
+/// while let Some(batch) = batches.next().await {
+///     for (index, outcome) in batch.indexed() {
+///         if !outcome.is_stored() {
+///             eprintln!("row {index}: {outcome:?}");
+///         }
+///     }
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteJournal {
+    path: PathBuf,
+    input: String,
+    note: Option<String>,
+}
+
+impl WriteJournal {
+    /// The journal at `path` for the input `input` names (one line of at
+    /// most [`MAX_JOURNAL_TEXT`] bytes: a file's size and hash, an export
+    /// id). A journal at `path` written for another `input` is refused.
+    pub fn new(path: impl Into<PathBuf>, input: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            input: input.into(),
+            note: None,
+        }
+    }
+
+    /// The application's own line (at most [`MAX_JOURNAL_TEXT`] bytes, no
+    /// line break), kept in the journal and read back by
+    /// [`JournalState::note`]; written when the journal is created, or
+    /// appended on a rerun when it differs from the recorded one.
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        self.note = Some(note.into());
+        self
+    }
+
+    /// Where the journal is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// What the journal at `path` says, without changing it; `None` when
+    /// there is none.
+    pub fn read(path: impl AsRef<Path>) -> Result<Option<JournalState>, Error> {
+        let path = path.as_ref();
+        let file = match open_existing(path, false)? {
+            Some(f) => f,
+            None => return Ok(None),
+        };
+        parse(path, &file).map(Some)
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        check_text("journal input", &self.input)?;
+        if let Some(note) = &self.note {
+            check_text("journal note", note)?;
+        }
+        Ok(())
+    }
+}
+
+fn check_text(field: &str, text: &str) -> Result<(), Error> {
+    if text.len() > MAX_JOURNAL_TEXT || text.contains(['\n', '\r']) {
+        return Err(Error::validation(
+            field,
+            None,
+            format!("must be one line of at most {MAX_JOURNAL_TEXT} bytes"),
+        ));
+    }
+    Ok(())
+}
+
+/// What an existing journal says (from [`WriteJournal::read`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JournalState {
+    input: String,
+    note: Option<String>,
+    mark: u64,
+    stored: u64,
+    rejected: u64,
+    /// 0-based, sorted, disjoint.
+    settled: Vec<Range<usize>>,
+    /// 0-based, as recorded.
+    sent: Vec<Range<usize>>,
+    /// (rows through, fingerprint), ascending.
+    checkpoints: Vec<(u64, u64)>,
+    /// Bytes of complete lines.
+    complete_len: u64,
+}
+
+impl JournalState {
+    /// The `input` text it was written for.
+    pub fn input(&self) -> &str {
+        &self.input
+    }
+
+    /// The last note, if any.
+    pub fn note(&self) -> Option<&str> {
+        self.note.as_deref()
+    }
+
+    /// The application's mark of the last `done` record (0 when none).
+    pub fn mark(&self) -> u64 {
+        self.mark
+    }
+
+    /// Rows settled as stored (or already stored), over every earlier run.
+    pub fn stored(&self) -> u64 {
+        self.stored
+    }
+
+    /// Rows settled as rejected (locally or by the server), over every
+    /// earlier run.
+    pub fn rejected(&self) -> u64 {
+        self.rejected
+    }
+
+    /// Rows with their outcome.
+    pub fn settled(&self) -> u64 {
+        self.settled.iter().map(|r| r.len() as u64).sum()
+    }
+
+    /// The [`Resume`] these records make.
+    pub(crate) fn resume(&self) -> Resume {
+        let mut resume = Resume::new();
+        for r in &self.settled {
+            resume = resume.settled(r.clone());
+        }
+        for r in &self.sent {
+            resume = resume.sent(r.clone());
+        }
+        resume
+    }
+
+    pub(crate) fn checkpoints(&self) -> &[(u64, u64)] {
+        &self.checkpoints
+    }
+}
+
+fn io(path: &Path, e: &std::io::Error) -> Error {
+    Error::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+fn damaged(path: &Path, why: impl std::fmt::Display) -> Error {
+    Error::validation(
+        "journal",
+        None,
+        format!(
+            "{} is damaged or not a write journal: {why}; remove it to start over (rows already stored then come back as 0x0000011A)",
+            path.display()
+        ),
+    )
+}
+
+/// Opens an existing journal, refusing a symlink; `None` when there is none.
+fn open_existing(path: &Path, write: bool) -> Result<Option<File>, Error> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(path, &e)),
+        Ok(meta) if !meta.file_type().is_file() => {
+            return Err(damaged(
+                path,
+                "it is not a regular file (a symlink is not followed)",
+            ));
+        }
+        Ok(_) => {}
+    }
+    let mut options = OpenOptions::new();
+    options.read(true).write(write);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // O_NOFOLLOW: a symlink planted after the check is refused too.
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path).map(Some).map_err(|e| io(path, &e))
+}
+
+fn range(text: &str) -> Option<Range<usize>> {
+    let (a, b) = text.split_once('-')?;
+    let (a, b): (usize, usize) = (a.parse().ok()?, b.parse().ok()?);
+    (a >= 1 && a <= b).then(|| a - 1..b)
+}
+
+fn parse(path: &Path, file: &File) -> Result<JournalState, Error> {
+    let mut reader = BufReader::new(file);
+    let mut state = JournalState::default();
+    let mut lines = 0usize;
+    let mut line = String::new();
+    let mut settled: Vec<Range<usize>> = Vec::new();
+    loop {
+        line.clear();
+        let n = reader
+            .read_line(&mut line)
+            .map_err(|e| damaged(path, format!("it cannot be read: {e}")))?;
+        if n == 0 || !line.ends_with('\n') {
+            break; // the end, or a line torn by a kill: ignored
+        }
+        lines += 1;
+        let text = &line[..line.len() - 1];
+        let bad = || damaged(path, format!("line {lines} is not a journal record"));
+        match lines {
+            1 if text == MAGIC => {}
+            1 => return Err(damaged(path, format!("its first line is not {MAGIC:?}"))),
+            2 => state.input = text.strip_prefix("input ").ok_or_else(bad)?.to_owned(),
+            _ => {
+                if let Some(note) = text.strip_prefix("note ") {
+                    state.note = Some(note.to_owned());
+                } else if let Some(rows) = text.strip_prefix("send ") {
+                    state.sent.push(range(rows).ok_or_else(bad)?);
+                } else {
+                    let done = Done::parse(text).ok_or_else(bad)?;
+                    state.stored += done.stored;
+                    state.rejected += done.rejected;
+                    state.mark = done.mark;
+                    state
+                        .checkpoints
+                        .push((done.rows.end as u64, done.fingerprint));
+                    let mut next = done.rows.start;
+                    for r in &done.resend {
+                        if r.start > next {
+                            settled.push(next..r.start);
+                        }
+                        next = r.end;
+                    }
+                    if next < done.rows.end {
+                        settled.push(next..done.rows.end);
+                    }
+                }
+            }
+        }
+        state.complete_len += n as u64;
+    }
+    if lines < 2 {
+        return Err(damaged(path, "it has no input line"));
+    }
+    settled.sort_by_key(|r| r.start);
+    for r in settled {
+        match state.settled.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => state.settled.push(r),
+        }
+    }
+    state.checkpoints.sort_unstable();
+    state.checkpoints.dedup_by_key(|c| c.0);
+    Ok(state)
+}
+
+/// One `done` record (0-based ranges).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Done {
+    pub(crate) rows: Range<usize>,
+    pub(crate) stored: u64,
+    pub(crate) rejected: u64,
+    pub(crate) mark: u64,
+    pub(crate) resend: Vec<Range<usize>>,
+    pub(crate) fingerprint: u64,
+}
+
+impl Done {
+    /// The record of a batch this run answered; `None` when an earlier run
+    /// settled every row of it (nothing new to record).
+    pub(crate) fn of(batch: &WriteBatch) -> Option<Self> {
+        let fingerprint = batch.fingerprint?;
+        let mut done = Self {
+            rows: batch.range.clone(),
+            stored: 0,
+            rejected: 0,
+            mark: 0,
+            resend: Vec::new(),
+            fingerprint,
+        };
+        let mut fresh = false;
+        for (i, outcome) in batch.indexed() {
+            match outcome {
+                Outcome::Settled => continue,
+                o if o.is_stored() => done.stored += 1,
+                Outcome::Failed { .. } => match done.resend.last_mut() {
+                    Some(last) if last.end == i => last.end = i + 1,
+                    _ => done.resend.push(i..i + 1),
+                },
+                _ => done.rejected += 1,
+            }
+            fresh = true;
+        }
+        fresh.then_some(done)
+    }
+
+    fn line(&self) -> String {
+        let text = |r: &Range<usize>| format!("{}-{}", r.start + 1, r.end);
+        let resend = if self.resend.is_empty() {
+            "-".to_owned()
+        } else {
+            self.resend.iter().map(text).collect::<Vec<_>>().join(",")
+        };
+        format!(
+            "done {} stored={} rejected={} mark={} resend={resend} fp={:016x}\n",
+            text(&self.rows),
+            self.stored,
+            self.rejected,
+            self.mark,
+            self.fingerprint
+        )
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        let mut parts = text.split(' ');
+        if parts.next()? != "done" {
+            return None;
+        }
+        let rows = range(parts.next()?)?;
+        let mut value = |key: &str| parts.next()?.strip_prefix(key).map(str::to_owned);
+        let stored = value("stored=")?.parse().ok()?;
+        let rejected = value("rejected=")?.parse().ok()?;
+        let mark = value("mark=")?.parse().ok()?;
+        let resend_text = value("resend=")?;
+        let fingerprint = u64::from_str_radix(&value("fp=")?, 16).ok()?;
+        if parts.next().is_some() {
+            return None;
+        }
+        let resend = if resend_text == "-" {
+            Vec::new()
+        } else {
+            resend_text
+                .split(',')
+                .map(range)
+                .collect::<Option<Vec<_>>>()?
+        };
+        let inside = resend
+            .iter()
+            .all(|r| r.start >= rows.start && r.end <= rows.end);
+        inside.then_some(Self {
+            rows,
+            stored,
+            rejected,
+            mark,
+            resend,
+            fingerprint,
+        })
+    }
+}
+
+/// An open journal and its `done` checkpoints, for a [`WriteStream`](super::WriteStream).
+pub(crate) type JournalParts = (
+    std::sync::Arc<std::sync::Mutex<JournalFile>>,
+    Vec<(u64, u64)>,
+);
+
+/// The open journal of a running write.
+#[derive(Debug)]
+pub(crate) struct JournalFile {
+    path: PathBuf,
+    file: File,
+}
+
+impl JournalFile {
+    /// Opens `journal`: resumes the existing file (checks its input, cuts a
+    /// torn line, appends a changed note) or creates it.
+    pub(crate) fn open(journal: &WriteJournal) -> Result<(Self, Option<JournalState>), Error> {
+        journal.check()?;
+        let path = &journal.path;
+        if let Some(file) = open_existing(path, true)? {
+            let state = parse(path, &file)?;
+            if state.input != journal.input {
+                return Err(Error::validation(
+                    "journal",
+                    None,
+                    format!(
+                        "{} was written for another input ({:?}, not {:?}); give the same input to resume, or remove the journal to start over",
+                        path.display(),
+                        state.input,
+                        journal.input
+                    ),
+                ));
+            }
+            let mut file = file;
+            file.set_len(state.complete_len)
+                .and_then(|()| file.seek(SeekFrom::End(0)))
+                .map_err(|e| io(path, &e))?;
+            let mut open = Self {
+                path: path.clone(),
+                file,
+            };
+            if let Some(note) = &journal.note
+                && state.note.as_deref() != Some(note.as_str())
+            {
+                open.append(&format!("note {note}\n"))?;
+            }
+            return Ok((open, Some(state)));
+        }
+        let mut head = format!("{MAGIC}\ninput {}\n", journal.input);
+        if let Some(note) = &journal.note {
+            head.push_str(&format!("note {note}\n"));
+        }
+        let mut fresh = path.as_os_str().to_owned();
+        fresh.push(".new");
+        let fresh = PathBuf::from(fresh);
+        // Written whole beside it and renamed: a kill never leaves a journal
+        // without its header; created new, never through a planted symlink.
+        let write = || -> std::io::Result<File> {
+            let mut file = crate::fs::create_new_file(&fresh)?;
+            file.write_all(head.as_bytes())?;
+            file.sync_all()?;
+            std::fs::rename(&fresh, path)?;
+            OpenOptions::new().append(true).open(path)
+        };
+        let file = write().map_err(|e| io(path, &e))?;
+        Ok((
+            Self {
+                path: path.clone(),
+                file,
+            },
+            None,
+        ))
+    }
+
+    fn append(&mut self, line: &str) -> Result<(), Error> {
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|()| self.file.sync_data())
+            .map_err(|e| io(&self.path, &e))
+    }
+
+    /// Rows `rows` (0-based) may be sent from now on.
+    pub(crate) fn send(&mut self, rows: Range<usize>) -> Result<(), Error> {
+        self.append(&format!(
+            "send {}-{}\n",
+            rows.start + 1,
+            rows.end.max(rows.start + 1)
+        ))
+    }
+
+    /// A batch's outcomes, handled by the application.
+    pub(crate) fn done(&mut self, done: &Done) -> Result<(), Error> {
+        self.append(&done.line())
+    }
+
+    /// Removes the journal: every row has its outcome.
+    pub(crate) fn remove(&self) -> Result<(), Error> {
+        std::fs::remove_file(&self.path).map_err(|e| io(&self.path, &e))
+    }
+}
+
+/// The running fingerprint of the rows read (XXH3-64 over each row's
+/// identity, chained), stable across versions and processes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RowPrint {
+    value: u64,
+}
+
+impl RowPrint {
+    pub(crate) fn push(&mut self, c: &Conversion) {
+        use xxhash_rust::xxh3::Xxh3;
+        let mut h = Xxh3::with_seed(self.value);
+        let text = |h: &mut Xxh3, s: Option<&str>| {
+            let s = s.unwrap_or("\u{1}");
+            h.update(&(s.len() as u64).to_le_bytes());
+            h.update(s.as_bytes());
+        };
+        let num = |h: &mut Xxh3, n: Option<i64>| h.update(&n.unwrap_or(i64::MIN).to_le_bytes());
+        text(&mut h, c.conversion_id.as_deref().map(str::trim));
+        num(&mut h, c.conversion_timestamp.map(|t| t.timestamp_millis()));
+        num(&mut h, c.agency_id.map(|a| a.get()));
+        num(&mut h, c.advertiser_id.map(|a| a.get()));
+        text(&mut h, c.customer_id.as_ref().map(|x| x.as_str()));
+        text(&mut h, c.click_id.as_deref());
+        num(&mut h, c.segmentation_id.map(|s| s.get()));
+        num(&mut h, c.revenue_micros.map(|m| m.get()));
+        num(&mut h, c.quantity_millis);
+        num(&mut h, c.count_millis);
+        text(&mut h, c.state.as_ref().map(|s| s.as_str()));
+        self.value = h.digest();
+    }
+
+    pub(crate) fn value(&self) -> u64 {
+        self.value
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn done_records_round_trip() {
+        let done = Done {
+            rows: 4..30,
+            stored: 20,
+            rejected: 2,
+            mark: 99,
+            resend: vec![6..9, 11..12],
+            fingerprint: 0xabc,
+        };
+        assert_eq!(
+            done.line(),
+            "done 5-30 stored=20 rejected=2 mark=99 resend=7-9,12-12 fp=0000000000000abc\n"
+        );
+        assert_eq!(Done::parse(done.line().trim_end()), Some(done));
+        assert_eq!(
+            Done::parse("done 5-30 stored=1 rejected=0 mark=0 resend=1-2 fp=0"),
+            None
+        );
+        assert_eq!(
+            Done::parse("done 5-3 stored=1 rejected=0 mark=0 resend=- fp=0"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_journal_resumes_with_what_it_settled_and_cuts_a_torn_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let j = WriteJournal::new(&path, "in").note("report a.csv");
+        let (mut f, state) = JournalFile::open(&j).unwrap();
+        assert!(state.is_none());
+        f.send(0..10).unwrap();
+        f.done(&Done {
+            rows: 0..10,
+            stored: 7,
+            rejected: 1,
+            mark: 50,
+            resend: vec![Range { start: 2, end: 4 }],
+            fingerprint: 1,
+        })
+        .unwrap();
+        drop(f);
+        let mut raw = OpenOptions::new().append(true).open(&path).unwrap();
+        raw.write_all(b"done 11-20 stored=10 rej").unwrap();
+        drop(raw);
+        let state = WriteJournal::read(&path).unwrap().unwrap();
+        assert_eq!(state.settled, vec![0..2, 4..10]);
+        assert_eq!((state.stored(), state.rejected(), state.mark()), (7, 1, 50));
+        assert_eq!(state.note(), Some("report a.csv"));
+        assert_eq!(state.sent, vec![0..10]);
+        assert_eq!(state.checkpoints(), &[(10, 1)]);
+        // A rerun with a new note appends it, after cutting the torn line.
+        let (_, again) = JournalFile::open(&j.clone().note("report b.csv")).unwrap();
+        assert_eq!(again.unwrap().note(), Some("report a.csv"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.ends_with("fp=0000000000000001\nnote report b.csv\n"),
+            "{text}"
+        );
+        // Another input is refused.
+        let e = JournalFile::open(&WriteJournal::new(&path, "other")).unwrap_err();
+        assert!(e.to_string().contains("another input"), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_are_never_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep me").unwrap();
+        let path = dir.path().join("j");
+        std::os::unix::fs::symlink(&victim, dir.path().join("j.new")).unwrap();
+        JournalFile::open(&WriteJournal::new(&path, "in")).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+        std::fs::remove_file(&path).unwrap();
+        // A journal that is a symlink is refused, its target untouched.
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        let e = JournalFile::open(&WriteJournal::new(&path, "in")).unwrap_err();
+        assert!(e.to_string().contains("symlink"), "{e}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+    }
+
+    #[test]
+    fn the_row_print_sees_identity_and_values() {
+        use chrono::DateTime;
+        let c = Conversion::new("a", DateTime::from_timestamp_millis(1).unwrap());
+        let print = |cs: &[&Conversion]| {
+            let mut p = RowPrint::default();
+            cs.iter().for_each(|c| p.push(c));
+            p.value()
+        };
+        let mut d = c.clone();
+        d.quantity_millis = Some(2);
+        assert_eq!(print(&[&c, &d]), print(&[&c.clone(), &d.clone()]));
+        assert_ne!(print(&[&c, &d]), print(&[&d, &c]));
+        assert_ne!(print(&[&c]), print(&[&d]));
+    }
+}

@@ -1,0 +1,276 @@
+//! [`WriteJournal`] end to end without HTTP: uploads dropped at several
+//! moments (between batches, with a request in flight), then run again with
+//! the same journal: every conversion is stored once and gets the verdict
+//! one uninterrupted run gives it.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::DateTime;
+use futures::{FutureExt, StreamExt};
+
+use super::batching::Batch;
+use super::request::{from_iter, open_journal};
+use super::run::{SendFn, Shared};
+use super::*;
+use crate::search_ads::conversion::Conversion;
+use crate::search_ads::error::{ConversionIssue, Error, IssueCode};
+use crate::search_ads::retry::RetryPolicy;
+
+const ROWS: usize = 60;
+/// Repeats row 4's (owner, id, timestamp) with another revenue: refused.
+const REPEAT: usize = 40;
+/// Another upload stored its key first: a conflict, rejected.
+const CONFLICT: usize = 2;
+
+fn rows() -> Vec<Conversion> {
+    (0..ROWS)
+        .map(|i| {
+            let n = if i == REPEAT { 4 } else { i };
+            let mut c = Conversion::new(
+                format!("j-{n}"),
+                DateTime::from_timestamp_millis(1_000 + n as i64).unwrap(),
+            );
+            c.click_id = Some("gclid-1".into());
+            c.quantity_millis = Some(i as i64);
+            c
+        })
+        .collect()
+}
+
+/// The service: keys stored, and how many times each.
+#[derive(Default)]
+struct Ledger {
+    copies: HashMap<String, u32>,
+    requests: usize,
+}
+
+/// When the sender stops answering (after storing): the `n`th request.
+#[derive(Clone, Copy, PartialEq)]
+enum Crash {
+    None,
+    /// Dropped after handling this many batches.
+    AfterBatches(usize),
+    /// The `n`th request (1-based) is stored but never answered.
+    InFlight(usize),
+}
+
+fn sender(ledger: Arc<Mutex<Ledger>>, ids: Arc<Vec<String>>, crash: Crash) -> SendFn {
+    Arc::new(move |batch: Arc<Batch>, _attempt| {
+        let mut l = ledger.lock().unwrap();
+        l.requests += 1;
+        let hang = crash == Crash::InFlight(l.requests);
+        let mut details = Vec::new();
+        for k in 0..batch.sent() {
+            let id = &ids[batch.input_index(k)];
+            let copies = l.copies.entry(id.clone()).or_default();
+            if *copies > 0 {
+                details.push(ConversionIssue {
+                    index: Some(k),
+                    code: Some(IssueCode(0x11A)),
+                    message: "already exists".into(),
+                });
+            } else {
+                *copies += 1;
+            }
+        }
+        drop(l);
+        async move {
+            if hang {
+                futures::future::pending::<()>().await;
+            }
+            if details.is_empty() {
+                Ok(())
+            } else {
+                Err(Error::Api {
+                    operation: "conversion.insert",
+                    status: 400,
+                    reason: Some("requestValidation".into()),
+                    message: String::new(),
+                    details,
+                    details_complete: true,
+                    retry_after: None,
+                })
+            }
+        }
+        .boxed()
+    })
+}
+
+/// One run with `journal`; returns the outcomes it yielded, by input index.
+async fn run(
+    journal: &Path,
+    ledger: &Arc<Mutex<Ledger>>,
+    crash: Crash,
+) -> (HashMap<usize, Outcome>, bool) {
+    let conversions = rows();
+    let ids: Arc<Vec<String>> = Arc::new(
+        conversions
+            .iter()
+            .map(|c| c.conversion_id.clone().unwrap())
+            .collect(),
+    );
+    let (input, total) = from_iter(conversions);
+    let (resume, hook, parts) =
+        open_journal(&WriteJournal::new(journal, "journal-test"), None).unwrap();
+    let retry = RetryPolicy {
+        base_delay: Duration::from_millis(1),
+        max_delay: Duration::from_millis(2),
+        ..RetryPolicy::default()
+    };
+    let shared = Shared::new(
+        WriteKind::Insert,
+        false,
+        retry,
+        sender(ledger.clone(), ids, crash),
+        Some(hook),
+    );
+    let mut stream = WriteStream::new(
+        input,
+        total,
+        WriteOptions {
+            batch_size: 5,
+            concurrency: 3,
+        },
+        None,
+        shared,
+        resume.map(Resume::cursor),
+        Some(parts),
+    );
+    let mut seen = HashMap::new();
+    let mut handled = 0;
+    loop {
+        let next = tokio::time::timeout(Duration::from_millis(300), stream.next()).await;
+        let Ok(Some(batch)) = next else {
+            // Ended, or a request that never returns: the process dies.
+            let ended = matches!(next, Ok(None));
+            let removed = if ended {
+                stream.finish().unwrap()
+            } else {
+                false
+            };
+            return (seen, removed);
+        };
+        for (i, o) in batch.indexed() {
+            seen.insert(i, o.clone());
+        }
+        stream.set_mark(batch.range().end as u64);
+        stream.commit().unwrap();
+        handled += 1;
+        if crash == Crash::AfterBatches(handled) {
+            // Dropped like a killed process's future.
+            drop(stream);
+            return (seen, false);
+        }
+    }
+}
+
+fn verdict(o: &Outcome) -> &'static str {
+    match o {
+        o if o.is_stored() => "stored",
+        Outcome::Invalid(_) => "invalid",
+        Outcome::Rejected(_) => "rejected",
+        other => panic!("no verdict: {other:?}"),
+    }
+}
+
+fn seeded() -> Arc<Mutex<Ledger>> {
+    let mut ledger = Ledger::default();
+    ledger.copies.insert(format!("j-{CONFLICT}"), 1);
+    Arc::new(Mutex::new(ledger))
+}
+
+#[tokio::test]
+async fn interrupted_then_resumed_uploads_give_every_row_the_uninterrupted_verdict_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let once = dir.path().join("once.journal");
+    let (plain, removed) = run(&once, &seeded(), Crash::None).await;
+    assert!(removed && !once.exists());
+    let expected: Vec<&str> = (0..ROWS).map(|i| verdict(&plain[&i])).collect();
+    assert_eq!(expected[REPEAT], "invalid");
+    assert_eq!(expected[CONFLICT], "rejected");
+    assert_eq!(
+        expected.iter().filter(|v| **v == "stored").count(),
+        ROWS - 2
+    );
+
+    let crashes = [
+        Crash::AfterBatches(1),
+        Crash::AfterBatches(3),
+        Crash::AfterBatches(8),
+        Crash::AfterBatches(11),
+        Crash::InFlight(2),
+        Crash::InFlight(5),
+        Crash::InFlight(9),
+    ];
+    for crash in crashes {
+        let journal = dir.path().join("j.journal");
+        let ledger = seeded();
+        let (first, _) = run(&journal, &ledger, crash).await;
+        assert!(journal.exists(), "an interrupted upload keeps its journal");
+        let (second, removed) = run(&journal, &ledger, Crash::None).await;
+        assert!(removed && !journal.exists());
+        for (i, want) in expected.iter().enumerate() {
+            let got = match &second[&i] {
+                Outcome::Settled => first
+                    .get(&i)
+                    .unwrap_or_else(|| panic!("row {i} settled but never answered")),
+                other => other,
+            };
+            assert_eq!(verdict(got), *want, "row {i}: {got:?}");
+        }
+        let ledger = ledger.lock().unwrap();
+        for i in 0..ROWS {
+            let copies = ledger
+                .copies
+                .get(&format!("j-{}", if i == REPEAT { 4 } else { i }));
+            assert_eq!(copies, Some(&1), "row {i} stored once");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_resumed_input_that_differs_sends_nothing_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j.journal");
+    let ledger = seeded();
+    run(&journal, &ledger, Crash::AfterBatches(4)).await;
+    let before = ledger.lock().unwrap().requests;
+    // Another input under the same name: row 3's revenue changed.
+    let mut other = rows();
+    other[3].quantity_millis = Some(999);
+    let (input, total) = from_iter(other);
+    let (resume, hook, parts) =
+        open_journal(&WriteJournal::new(&journal, "journal-test"), None).unwrap();
+    let ids = Arc::new((0..ROWS).map(|i| format!("j-{i}")).collect::<Vec<_>>());
+    let shared = Shared::new(
+        WriteKind::Insert,
+        false,
+        RetryPolicy::default(),
+        sender(ledger.clone(), ids, Crash::None),
+        Some(hook),
+    );
+    let stream = WriteStream::new(
+        input,
+        total,
+        WriteOptions {
+            batch_size: 5,
+            concurrency: 3,
+        },
+        None,
+        shared,
+        resume.map(Resume::cursor),
+        Some(parts),
+    );
+    let report: WriteReport = stream.collect().await;
+    assert_eq!(ledger.lock().unwrap().requests, before, "nothing sent");
+    let refused = report
+        .outcomes()
+        .iter()
+        .filter(|o| matches!(o, Outcome::Failed { error: Error::Validation { field, .. }, .. } if field == "journal"))
+        .count();
+    assert!(refused >= ROWS - 20, "{:?}", report.outcomes());
+    assert!(journal.exists(), "kept for the right input");
+}
