@@ -161,6 +161,25 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
     // Both send the default batch (1 000): one request each.
     assert_eq!(ads.ledger().counts().insert_requests, 1 + 1);
 
+    // The journaled stream: the same path at two sizes, every row stored once.
+    let before = ads.ledger().stored_count();
+    let b = run(
+        &plain,
+        ClientScenario::UploadStreamJournal,
+        Variant::Baseline,
+        300,
+    )
+    .await;
+    let f = run(
+        &plain,
+        ClientScenario::UploadStreamJournal,
+        Variant::Facade,
+        3_000,
+    )
+    .await;
+    assert_eq!((b.units, f.units), (300, 3_000));
+    assert_eq!(ads.ledger().stored_count() - before, 3_300);
+
     let account = &ads.accounts()[0];
     let size = ads
         .id_mapping_len(account.agency_id, account.advertiser_id)

@@ -285,7 +285,10 @@ impl DuplicateDetector {
     /// Bytes of the tables' slots.
     #[cfg(test)]
     fn table_bytes(&self) -> usize {
-        self.segments.iter().map(|s| s.slots.len() * 8).sum::<usize>()
+        self.segments
+            .iter()
+            .map(|s| s.slots.len() * 8)
+            .sum::<usize>()
     }
 }
 
@@ -431,7 +434,10 @@ mod tests {
         }
         assert_eq!(d.len(), n);
         let per_key = d.table_bytes() as f64 / n as f64;
-        assert!((8.0 / 0.86..=8.0 / 0.67).contains(&per_key), "{per_key} bytes a key");
+        assert!(
+            (8.0 / 0.86..=8.0 / 0.67).contains(&per_key),
+            "{per_key} bytes a key"
+        );
     }
 
     /// A row of the property test: id, timestamp, owner (none, an advertiser or a customer).
