@@ -1,5 +1,5 @@
 //! Streaming duplicate detection: the same (owner, conversion id, timestamp)
-//! twice in one call (SA-15).
+//! twice in one call (SA-15, its memory in SA-22).
 //!
 //! # Memory: one `u64` per distinct key
 //!
@@ -34,7 +34,7 @@
 //! any such collision among `n` distinct pairs is about `n² / 2⁶⁵`: 3 in a
 //! million for 10 million rows, 3 in 10¹⁰ for 100 000. Confirming a match by
 //! the exact key would mean keeping every key (the input is streamed and not
-//! read again), which is what this detector exists to avoid (SA-15).
+//! read again), which is what this detector exists to avoid (SA-15, its memory in SA-22).
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher, RandomState};
