@@ -39,6 +39,9 @@ pub enum ClientScenario {
     /// facade, `insert(iterator).stream()` (conversions generated as they are sent, each batch's
     /// outcomes dropped once counted). Peak RSS is the point.
     UploadStream,
+    /// A streamed upload kept in a journal (10 000 000 conversions in the full suite) against
+    /// the same at a tenth of the rows (the baseline): per-row rate and peak RSS as the rows grow.
+    UploadStreamJournal,
     /// Download the ID-mapping file.
     IdMapping,
     /// Log in again and again.
@@ -66,6 +69,7 @@ impl ClientScenario {
             ClientScenario::Upload => "upload",
             ClientScenario::UploadOverhead => "upload-overhead",
             ClientScenario::UploadStream => "upload-stream",
+            ClientScenario::UploadStreamJournal => "upload-stream-journal",
             ClientScenario::IdMapping => "id-mapping",
             ClientScenario::Logins => "logins",
             ClientScenario::LoginsRedis => "logins-redis",
@@ -176,7 +180,7 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
             let options = WriteOptions::default()
                 .batch_size(scenarios::BATCH_SIZE)
                 .concurrency(1);
-            scenarios::upload_facade(sa, &input, options).await
+            scenarios::upload_facade_journal(sa, &spec.tag, &input, options).await
         }
         (ClientScenario::UploadStream, Variant::Baseline) => {
             let input = scenarios::upload_input_facade(sa, &spec.tag, count)?;
@@ -184,6 +188,10 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
         }
         (ClientScenario::UploadStream, Variant::Facade) => {
             scenarios::upload_stream(sa, &spec.tag, count, scenarios::stream_options()).await
+        }
+        (ClientScenario::UploadStreamJournal, Variant::Baseline | Variant::Facade) => {
+            scenarios::upload_stream_journal(sa, &spec.tag, count, scenarios::stream_options())
+                .await
         }
         (ClientScenario::IdMapping, Variant::Baseline) => scenarios::id_mapping_baseline(sa).await,
         (ClientScenario::IdMapping, Variant::Facade) => scenarios::id_mapping_facade(sa).await,

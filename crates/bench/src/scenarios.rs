@@ -27,7 +27,8 @@ use serde::{Deserialize, Serialize};
 
 use facade::search_ads::{
     AdvertiserId, AgencyId, Conversion, ConversionType, DateRange, EngineAccount, EngineAccountId,
-    ListOptions, Micros, ProgressFn, SearchAdsClient, SegmentationId, StaticToken, WriteOptions,
+    ListOptions, Micros, ProgressFn, SearchAdsClient, SegmentationId, StaticToken, WriteJournal,
+    WriteOptions,
 };
 use search_ads_client::types as sa;
 
@@ -323,6 +324,77 @@ pub async fn upload_stream(
         stored == count as u64,
         "{stored} of {count} conversions came back"
     );
+    Ok(Measurement::new(stored, stored, elapsed))
+}
+
+/// Facade streamed upload kept in a [`WriteJournal`] (a fresh one in a temporary directory,
+/// created before the clock starts and gone when the call has given every row its outcome): the
+/// same conversions as [`upload_stream`], each also through the duplicate check a resume of the
+/// journal replays; every conversion must come back stored.
+pub async fn upload_stream_journal(
+    target: &SearchAdsTarget,
+    tag: &str,
+    count: usize,
+    options: WriteOptions,
+) -> Result<Measurement> {
+    let client = facade_client(target)?;
+    upload_conversion(target, tag, count.saturating_sub(1))?;
+    let dir = tempfile::tempdir().context("a directory for the journal")?;
+    let journal = WriteJournal::new(
+        dir.path().join("upload.journal"),
+        format!("bench {tag} {count}"),
+    );
+    let started = Instant::now();
+    let rows = (0..count).filter_map(|i| upload_conversion(target, tag, i).ok());
+    let mut stream = client
+        .insert(rows)
+        .options(options)
+        .journal(journal)
+        .stream()?;
+    let mut stored: u64 = 0;
+    while let Some(batch) = futures::StreamExt::next(&mut stream).await {
+        for (index, outcome) in batch.indexed() {
+            ensure!(
+                outcome.is_stored(),
+                "conversion {index} was not stored: {outcome:?}"
+            );
+            stored += 1;
+        }
+    }
+    let elapsed = started.elapsed();
+    ensure!(
+        stored == count as u64,
+        "{stored} of {count} conversions came back"
+    );
+    Ok(Measurement::new(stored, stored, elapsed))
+}
+
+/// Facade upload of a slice kept in a fresh [`WriteJournal`] (as [`upload_facade`] otherwise).
+pub async fn upload_facade_journal(
+    target: &SearchAdsTarget,
+    tag: &str,
+    conversions: &[Conversion],
+    options: WriteOptions,
+) -> Result<Measurement> {
+    let client = facade_client(target)?;
+    let dir = tempfile::tempdir().context("a directory for the journal")?;
+    let journal = WriteJournal::new(
+        dir.path().join("upload.journal"),
+        format!("bench {tag} {}", conversions.len()),
+    );
+    let started = Instant::now();
+    let report = client
+        .insert(conversions)
+        .options(options)
+        .journal(journal)
+        .send()
+        .await?;
+    let elapsed = started.elapsed();
+    ensure!(
+        report.all_stored(),
+        "the upload was not all stored: {report}"
+    );
+    let stored = report.stored() as u64;
     Ok(Measurement::new(stored, stored, elapsed))
 }
 

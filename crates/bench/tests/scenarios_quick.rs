@@ -161,6 +161,27 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
     // Both send the default batch (1 000): one request each.
     assert_eq!(ads.ledger().counts().insert_requests, 1 + 1);
 
+    // The journaled stream: the same path at two sizes, every row stored once (a fake of its
+    // own: the ids repeat the other uploads').
+    let fresh = search_ads(Duration::ZERO).await;
+    let own = targets(&fresh, &video);
+    let b = run(
+        &own,
+        ClientScenario::UploadStreamJournal,
+        Variant::Baseline,
+        300,
+    )
+    .await;
+    let f = run(
+        &own,
+        ClientScenario::UploadStreamJournal,
+        Variant::Facade,
+        3_000,
+    )
+    .await;
+    assert_eq!((b.units, f.units), (300, 3_000));
+    assert_eq!(fresh.ledger().stored_count(), 3_300);
+
     let account = &ads.accounts()[0];
     let size = ads
         .id_mapping_len(account.agency_id, account.advertiser_id)

@@ -52,6 +52,14 @@ up to about 3.5× here), so the bound is set by the loop's work, not by the mach
 /// Largest facade peak RSS the streamed upload allows, in MiB (issue 12).
 pub const UPLOAD_STREAM_MAX_RSS_MIB: u64 = 96;
 
+/// Largest facade peak RSS of the journaled streamed upload of [`JOURNAL_STREAM_SCALE`] times
+/// the streamed upload's rows, in MiB (issue 34).
+pub const UPLOAD_JOURNAL_MAX_RSS_MIB: u64 = 192;
+
+/// How many times the streamed upload's rows the journaled streamed upload sends (its baseline
+/// sends the streamed upload's rows).
+pub const JOURNAL_STREAM_SCALE: u64 = 10;
+
 /// Longest median `generate` allowed, in seconds.
 pub const GENERATE_MAX_SECONDS: f64 = 1.0;
 
@@ -172,6 +180,14 @@ pub enum Work {
     Items(fn(&Sizes) -> u64),
     /// Whatever the file holds (the ID-mapping bytes): not checked.
     Unchecked,
+    /// The baseline does `baseline` items and the facade `facade` (the warm-up at most 1,000
+    /// each): the same path at two sizes, compared per item. Each run must do them all.
+    PerSide {
+        /// Items of a baseline run.
+        baseline: fn(&Sizes) -> u64,
+        /// Items of a facade run.
+        facade: fn(&Sizes) -> u64,
+    },
 }
 
 /// Declares [`Scenario`] and [`Scenario::def`] from one list: each entry is a variant's docs,
@@ -341,11 +357,13 @@ scenarios! {
         ),
         unit: "rows",
         kind: Kind::Overhead,
-        question: "What does the facade's checked, deduplicated upload cost against a plain loop sending the same batches?",
+        question: "What does the facade's checked, deduplicated, journaled upload cost against a plain loop sending the same batches?",
         baseline: || format!(
             "`POST` batch after batch of {BATCH_SIZE} generated wire conversions, each answer parsed"
         ),
-        facade: || format!("`insert(..).send()`, batch size {BATCH_SIZE}, concurrency 1, report checked"),
+        facade: || format!(
+            "`insert(..).journal(..).send()` (a fresh journal in a temporary directory), batch size {BATCH_SIZE}, concurrency 1, report checked"
+        ),
         target: Target::ratio(OVERHEAD),
         note: None,
         label: |s| {
@@ -372,6 +390,39 @@ scenarios! {
         label: |s| {
             format!(
                 "upload {} conversions, streamed (facade) vs collected (baseline)",
+                format_count(s.stream_rows)
+            )
+        },
+    },
+    /// A streamed upload kept in a journal, at ten times the rows against one time: per-row rate
+    /// and peak RSS.
+    UploadStreamJournal => ScenarioDef {
+        runs: client(
+            ClientScenario::UploadStreamJournal,
+            FakeKind::FreshPlain,
+            Work::PerSide {
+                baseline: |s| s.stream_rows,
+                facade: |s| s.stream_rows * JOURNAL_STREAM_SCALE,
+            },
+        ),
+        unit: "rows",
+        kind: Kind::Throughput,
+        question: "Does a journaled streamed upload keep its per-row rate and a bounded memory as the rows grow tenfold (the duplicate check keeps 8 to 12 bytes a row)?",
+        baseline: || format!(
+            "the facade side at a tenth of the rows ({} in the full suite)",
+            format_count(Sizes::full().stream_rows)
+        ),
+        facade: || "`insert(iterator).journal(..).stream()`: conversions generated as the stream asks for them, every row through the duplicate check a resume replays, a fresh journal in a temporary directory; batches of 1 000, 4 in flight".to_owned(),
+        target: Target {
+            min_ratio: Some(0.90),
+            max_facade_rss_mib: Some(UPLOAD_JOURNAL_MAX_RSS_MIB),
+            ..Target::NONE
+        },
+        note: None,
+        label: |s| {
+            format!(
+                "upload {} conversions, streamed with a journal (facade) vs {} (baseline)",
+                format_count(s.stream_rows * JOURNAL_STREAM_SCALE),
                 format_count(s.stream_rows)
             )
         },
@@ -516,6 +567,9 @@ impl Scenario {
                     Work::ReadRows => format!("read {}", sizes.read_rows),
                     Work::Items(count) => format!("items {}", count(&sizes)),
                     Work::Unchecked => "unchecked".to_owned(),
+                    Work::PerSide { baseline, facade } => {
+                        format!("items {} / {}", baseline(&sizes), facade(&sizes))
+                    }
                 };
                 let pairing = match pairing {
                     Pairing::Processes => String::new(),

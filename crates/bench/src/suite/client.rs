@@ -42,7 +42,7 @@ fn check_count(
                 m.units
             );
         }
-        Work::Items(_) if m.units != expected => {
+        Work::Items(_) | Work::PerSide { .. } if m.units != expected => {
             bail!(
                 "{client} {variant} did {} of {expected} {}",
                 m.units,
@@ -65,11 +65,14 @@ pub(super) fn client_scenario(
 ) -> Result<(Side, Side)> {
     let options = fakes.options;
     let sizes = &options.sizes;
-    let count = match work {
+    let count = |variant: Variant| match work {
         Work::Items(count) => count(sizes),
+        Work::PerSide { baseline, facade } => match variant {
+            Variant::Baseline => baseline(sizes),
+            Variant::Facade | Variant::Paired => facade(sizes),
+        },
         Work::ReadRows | Work::Unchecked => 0,
     };
-    let warmup_count = count.min(1_000);
     let variants: &[Variant] = match pairing {
         Pairing::Processes => &[Variant::Baseline, Variant::Facade],
         Pairing::Blocks(_) => &[Variant::Paired],
@@ -82,7 +85,11 @@ pub(super) fn client_scenario(
             let spec = SampleSpec {
                 scenario: client,
                 variant,
-                count: if run == 0 { warmup_count } else { count },
+                count: if run == 0 {
+                    count(variant).min(1_000)
+                } else {
+                    count(variant)
+                },
                 tag: format!("{}-{run}", variant.name()),
                 prefetch: None,
                 block: match pairing {

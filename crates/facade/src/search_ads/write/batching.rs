@@ -176,7 +176,7 @@ impl Batcher {
                 Some(index),
                 format!(
                     "{id:?} with conversionTimestamp {timestamp} repeats an earlier conversion \
-                     of this call: an (advertiser, conversion id, timestamp) may appear once per \
+                     of this call (by its 64-bit fingerprint, DECISIONS SA-22): an (advertiser, conversion id, timestamp) may appear once per \
                      call (the server would refuse the second as 0x0000011F or 0x0000011A)"
                 ),
             ));

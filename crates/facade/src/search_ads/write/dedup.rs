@@ -1,49 +1,70 @@
 //! Streaming duplicate detection: the same (owner, conversion id, timestamp)
-//! twice in one call (SA-15).
+//! twice in one call (SA-15, its memory in SA-22).
 //!
-//! # Memory and the collision trade-off
+//! # Memory: one `u64` per distinct key
 //!
-//! The detector keeps no strings: per distinct (conversion id, timestamp) it
-//! keeps a 128-bit hash of the pair (two `u64`) and a 64-bit tag of the owner:
-//! 25 bytes per slot of the hash table (more only for the rare pair that
-//! several owners share), whatever the length of the ids. A million distinct
-//! keys take 26 to 52 MB depending on the table's load, not the rows
-//! themselves. The table is split into [`SHARDS`] tables by the hash's top
-//! byte, so growing one doubles only that shard: a single table would hold
-//! its old and its new slots at once while it grows (74 MB at a million
-//! keys). It keeps no input index either, so a repeat names the key, not
-//! the line it repeats.
+//! The detector keeps no strings. Per distinct (owner, id, timestamp) it
+//! keeps one 64-bit word in an open-addressing table (linear probing):
 //!
-//! The price is that two different keys whose hashes collide look like a
-//! repeat, and the second is refused locally (never stored twice, never
-//! lost silently: it is reported [`Outcome::Invalid`](super::Outcome::Invalid)
-//! and can be sent again in a later call). With 128 bits the chance of any
-//! collision among `n` keys is about `n² / 2¹²⁹`: below 10⁻²⁶ for a billion
-//! rows. The hash is SipHash with keys drawn at random per call, so an input
-//! cannot be crafted to collide. Owner tags are 64-bit hashes too (the
-//! advertiser id itself needs none, but a customer id is a string); a tag
-//! collision between two owners of the same id and timestamp is as unlikely.
+//! - the pair (trimmed id, timestamp) is hashed to 64 bits with SipHash-1-3
+//!   under keys drawn at random per call (an input cannot be crafted to
+//!   collide);
+//! - the hash's top [`SEGMENT_BITS`] bits pick one of [`SEGMENTS`] tables, so
+//!   the word stores only the other 56 bits, shifted up, and the low
+//!   [`OWNER_BITS`] bits of the word hold the owner: `0` for none (attributed
+//!   from the click, SA-17: it may be any owner), `1..=254` for the first 254
+//!   distinct owners of the call, kept exactly in a small map (an advertiser
+//!   id or a customer id, compared by value), and `255` for any further owner.
+//!   A row of a further owner also keeps a 128-bit hash of (pair, owner) in a
+//!   side set: a call naming more than 254 owners costs more only for their
+//!   rows.
+//!
+//! Each table grows on its own, by a quarter, when it is 85 % full: its load
+//! stays between 68 % and 85 %, so a key costs 9.4 to 11.8 bytes (10 million
+//! keys: 90 to 113 MiB), and a resize holds the old and the new copy of one
+//! table only (1/256 of the whole), never of the whole set.
+//!
+//! # Collisions
+//!
+//! Owners are exact (or, past the 254th, 128-bit hashes); pairs are 64-bit
+//! hashes. Two different pairs with the same 64 bits look like one pair, and
+//! the later row is refused locally as a repeat ([`Outcome::Invalid`](super::Outcome::Invalid),
+//! its error saying that it matched by fingerprint): never stored twice, never
+//! dropped silently, and it can be sent again in another call. The chance of
+//! any such collision among `n` distinct pairs is about `n² / 2⁶⁵`: 3 in a
+//! million for 10 million rows, 3 in 10¹⁰ for 100 000. Confirming a match by
+//! the exact key would mean keeping every key (the input is streamed and not
+//! read again), which is what this detector exists to avoid (SA-15, its memory in SA-22).
 
-use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher, RandomState};
 
 use super::super::conversion::Conversion;
 
-/// Who a conversion belongs to, as a tag: `0` when the input names no
-/// advertiser or customer (attributed from its click by the server, SA-17,
-/// so it may belong to any owner).
-type OwnerTag = u64;
-const UNKNOWN_OWNER: OwnerTag = 0;
+/// Bits of the pair's hash that pick its table (and need not be stored).
+const SEGMENT_BITS: u32 = 8;
+/// Tables the words are split into.
+const SEGMENTS: usize = 1 << SEGMENT_BITS;
+/// Low bits of a word that hold the owner; as many as [`SEGMENT_BITS`], so a
+/// word and its table keep all 64 bits of the pair's hash.
+const OWNER_BITS: u32 = SEGMENT_BITS;
+const OWNER_MASK: u64 = (1 << OWNER_BITS) - 1;
+/// The owner of a conversion that names none (SA-17).
+const UNKNOWN_OWNER: u64 = 0;
+/// The owner slot shared by every owner past the first [`EXACT_OWNERS`].
+const FURTHER_OWNER: u64 = OWNER_MASK;
+/// Owners kept exactly, as `1..=EXACT_OWNERS`.
+const EXACT_OWNERS: u64 = OWNER_MASK - 1;
 
-/// Tables the first-owner map is split into (by the top byte of the pair's hash).
-const SHARDS: usize = 256;
+/// A table grows when more than `MAX_LOAD_NUM / MAX_LOAD_DEN` of its slots are used.
+const MAX_LOAD_NUM: usize = 17;
+const MAX_LOAD_DEN: usize = 20;
+/// Slots of a table's first allocation.
+const MIN_SLOTS: usize = 8;
 
-/// A table key that is already a keyed 128-bit hash. Its table hash is its
-/// second word as it is: hashing it again would cost time and win nothing (an
-/// input cannot aim at words drawn under secret random keys). Not the first
-/// word, whose top byte picks the shard: within a shard it is the same for
-/// every key, and the table's probes read the hash's top bits.
+/// A 128-bit keyed hash, used as a table key. Its table hash is its second
+/// word as it is: hashing it again would cost time and win nothing (an input
+/// cannot aim at words drawn under secret random keys).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Hashed(pub(crate) [u64; 2]);
 
@@ -78,50 +99,139 @@ impl Hasher for PassThrough {
 /// Tables keyed by values that are already keyed hashes.
 pub(crate) type PassThroughState = BuildHasherDefault<PassThrough>;
 
+/// One open-addressing table of words (`0` is an empty slot).
+#[derive(Debug, Default)]
+struct Segment {
+    slots: Vec<u64>,
+    len: usize,
+}
+
+/// What a table holds for one pair.
+#[derive(Debug, Default, Clone, Copy)]
+struct Seen {
+    /// Some conversion of the pair.
+    any: bool,
+    /// A conversion of the pair without an owner.
+    unknown: bool,
+    /// A conversion of the pair with the owner asked about.
+    same: bool,
+}
+
+impl Segment {
+    /// The slot a word's probe starts at: its pair bits scaled to the table.
+    fn home(word: u64, slots: usize) -> usize {
+        ((u128::from(word & !OWNER_MASK) * slots as u128) >> 64) as usize
+    }
+
+    /// The words of `pair` (owner bits clear), and the empty slot ending its probe.
+    fn scan(&self, pair: u64, owner: u64) -> (Seen, usize) {
+        let mut seen = Seen::default();
+        let n = self.slots.len();
+        if n == 0 {
+            return (seen, 0);
+        }
+        let mut i = Self::home(pair, n);
+        loop {
+            let word = self.slots[i];
+            if word == 0 {
+                return (seen, i);
+            }
+            if word & !OWNER_MASK == pair {
+                seen.any = true;
+                let o = word & OWNER_MASK;
+                seen.unknown |= o == UNKNOWN_OWNER;
+                seen.same |= o == owner;
+            }
+            i += 1;
+            if i == n {
+                i = 0;
+            }
+        }
+    }
+
+    /// Adds `word` (not present; `empty` is the slot [`scan`](Self::scan) ended at).
+    fn insert(&mut self, word: u64, empty: usize) {
+        if (self.len + 1) * MAX_LOAD_DEN > self.slots.len() * MAX_LOAD_NUM {
+            self.grow();
+            self.place(word);
+        } else {
+            self.slots[empty] = word;
+        }
+        self.len += 1;
+    }
+
+    /// Puts `word` in the first empty slot of its probe.
+    fn place(&mut self, word: u64) {
+        let n = self.slots.len();
+        let mut i = Self::home(word, n);
+        while self.slots[i] != 0 {
+            i += 1;
+            if i == n {
+                i = 0;
+            }
+        }
+        self.slots[i] = word;
+    }
+
+    /// A quarter more slots: only this table's old and new slots are held at once.
+    fn grow(&mut self) {
+        let n = self.slots.len();
+        let bigger = (n + n / 4).max(MIN_SLOTS);
+        let old = std::mem::replace(&mut self.slots, vec![0; bigger]);
+        for word in old.into_iter().filter(|&w| w != 0) {
+            self.place(word);
+        }
+    }
+}
+
 /// Remembers the (owner, conversion id, timestamp) of every conversion it
-/// was shown, as hashes, and says whether a conversion repeats one.
+/// was shown, one `u64` each, and says whether a conversion repeats one.
 #[derive(Debug)]
 pub(crate) struct DuplicateDetector {
-    /// `hash(id, timestamp)` → the first owner seen with it, in [`SHARDS`]
-    /// tables (an empty one allocates nothing).
-    first: Vec<HashMap<Hashed, OwnerTag, PassThroughState>>,
-    /// `hash(owner, id, timestamp)` of the further owners of a pair (rare:
-    /// one order id used by several advertisers at the same millisecond).
-    more: HashSet<Hashed, PassThroughState>,
-    /// `hash(id, timestamp)` of pairs some of whose conversions name no owner.
-    unknown: HashSet<Hashed, PassThroughState>,
+    segments: Vec<Segment>,
+    /// Advertisers and customers seen, each with its owner bits (`1..=254`).
+    advertisers: HashMap<i64, u64>,
+    customers: HashMap<String, u64>,
+    /// `hash(pair, owner)` of the rows of owners past the 254th.
+    further: HashSet<Hashed, PassThroughState>,
     keys: [RandomState; 2],
 }
 
 impl Default for DuplicateDetector {
     fn default() -> Self {
         Self {
-            first: (0..SHARDS).map(|_| HashMap::default()).collect(),
-            more: HashSet::default(),
-            unknown: HashSet::default(),
+            segments: (0..SEGMENTS).map(|_| Segment::default()).collect(),
+            advertisers: HashMap::new(),
+            customers: HashMap::new(),
+            further: HashSet::default(),
             keys: [RandomState::new(), RandomState::new()],
         }
     }
 }
 
 impl DuplicateDetector {
-    /// 128 bits: two SipHash-1-3 values under independent random keys.
-    fn hash128(&self, value: impl Hash + Copy) -> Hashed {
-        Hashed([self.keys[0].hash_one(value), self.keys[1].hash_one(value)])
-    }
-
-    /// 64 bits: one SipHash-1-3 value.
-    fn hash64(&self, value: impl Hash) -> u64 {
-        self.keys[0].hash_one(value)
-    }
-
-    fn owner_tag(&self, c: &Conversion) -> OwnerTag {
-        let tag = match (&c.advertiser_id, &c.customer_id) {
-            (Some(advertiser), _) => self.hash64(("advertiser", advertiser.get())),
-            (None, Some(customer)) => self.hash64(("customer", customer.as_str())),
-            (None, None) => return UNKNOWN_OWNER,
-        };
-        tag.max(1)
+    /// The owner bits of `c`: exact for the first 254 owners of the call.
+    fn owner(&mut self, c: &Conversion) -> u64 {
+        let next = (self.advertisers.len() + self.customers.len()) as u64 + 1;
+        match (&c.advertiser_id, &c.customer_id) {
+            (Some(advertiser), _) => match self.advertisers.get(&advertiser.get()) {
+                Some(&o) => o,
+                None if next <= EXACT_OWNERS => {
+                    self.advertisers.insert(advertiser.get(), next);
+                    next
+                }
+                None => FURTHER_OWNER,
+            },
+            (None, Some(customer)) => match self.customers.get(customer.as_str()) {
+                Some(&o) => o,
+                None if next <= EXACT_OWNERS => {
+                    self.customers.insert(customer.as_str().to_owned(), next);
+                    next
+                }
+                None => FURTHER_OWNER,
+            },
+            (None, None) => UNKNOWN_OWNER,
+        }
     }
 
     /// Records conversion `c` (which passed validation: it has an id and a
@@ -129,41 +239,63 @@ impl DuplicateDetector {
     pub(crate) fn repeats(&mut self, c: &Conversion) -> bool {
         let id = c.conversion_id.as_deref().map_or("", str::trim);
         let timestamp = c.conversion_timestamp.map_or(0, |t| t.timestamp_millis());
-        let pair = self.hash128((id, timestamp));
-        let owner = self.owner_tag(c);
-        let shard = &mut self.first[(pair.0[0] >> 56) as usize % SHARDS];
-        let first_owner = match shard.entry(pair) {
-            Entry::Occupied(first) => *first.get(),
-            Entry::Vacant(slot) => {
-                slot.insert(owner);
-                if owner == UNKNOWN_OWNER {
-                    self.unknown.insert(pair);
-                }
-                return false;
-            }
+        let hash = self.keys[0].hash_one((id, timestamp));
+        let owner = self.owner(c);
+        let segment = &mut self.segments[(hash >> (64 - SEGMENT_BITS)) as usize];
+        // The hash's other bits, never all zero (a zero word is an empty slot).
+        let pair = match hash << OWNER_BITS {
+            0 => 1 << OWNER_BITS,
+            bits => bits,
         };
+        let (seen, empty) = segment.scan(pair, owner);
         // An unknown owner may be any owner: it repeats every conversion of
         // the pair, and every conversion of the pair repeats it.
-        if owner == UNKNOWN_OWNER || first_owner == UNKNOWN_OWNER || owner == first_owner {
+        if (owner == UNKNOWN_OWNER && seen.any) || seen.unknown {
             return true;
         }
-        if self.unknown.contains(&pair) {
+        if owner == FURTHER_OWNER {
+            let key = match (&c.advertiser_id, &c.customer_id) {
+                (Some(a), _) => self.keys[1].hash_one((hash, "advertiser", a.get())),
+                (None, Some(cu)) => self.keys[1].hash_one((hash, "customer", cu.as_str())),
+                (None, None) => 0,
+            };
+            // The pair's 64 bits and 64 more of (pair, owner): 128 bits.
+            let key = Hashed([hash, key]);
+            if !self.further.insert(key) {
+                return true;
+            }
+            if !seen.same {
+                segment.insert(pair | owner, empty);
+            }
+            return false;
+        }
+        if seen.same {
             return true;
         }
-        // `insert` is false when the (owner, pair) was already there.
-        !self.more.insert(self.hash128((pair.0, owner)))
+        segment.insert(pair | owner, empty);
+        false
     }
 
-    /// Keys remembered (distinct (owner, id, timestamp) seen).
+    /// Keys remembered (words in the tables).
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.first.iter().map(HashMap::len).sum::<usize>() + self.more.len()
+        self.segments.iter().map(|s| s.len).sum::<usize>()
+    }
+
+    /// Bytes of the tables' slots.
+    #[cfg(test)]
+    fn table_bytes(&self) -> usize {
+        self.segments
+            .iter()
+            .map(|s| s.slots.len() * 8)
+            .sum::<usize>()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use chrono::DateTime;
+    use proptest::prelude::*;
 
     use super::*;
 
@@ -176,6 +308,49 @@ mod tests {
             c.click_id = Some("gclid".into());
         }
         c
+    }
+
+    fn customer(id: &str, millis: i64, customer: u64) -> Conversion {
+        let mut c = owned(id, millis, None);
+        c.customer_id = Some((2_000_000_000 + customer).to_string().parse().unwrap());
+        c
+    }
+
+    /// SA-15's rule with the keys themselves: what the detector must agree with.
+    #[derive(Default)]
+    struct Exact {
+        triples: HashSet<(String, String, i64)>,
+        pairs: HashSet<(String, i64)>,
+        unknown: HashSet<(String, i64)>,
+    }
+
+    impl Exact {
+        fn repeats(&mut self, c: &Conversion) -> bool {
+            let pair = (
+                c.conversion_id.as_deref().unwrap_or("").trim().to_owned(),
+                c.conversion_timestamp.map_or(0, |t| t.timestamp_millis()),
+            );
+            let owner = match (&c.advertiser_id, &c.customer_id) {
+                (Some(a), _) => format!("a{}", a.get()),
+                (None, Some(cu)) => format!("c{}", cu.as_str()),
+                (None, None) => {
+                    if self.pairs.contains(&pair) {
+                        return true;
+                    }
+                    self.unknown.insert(pair.clone());
+                    self.pairs.insert(pair);
+                    return false;
+                }
+            };
+            if self.unknown.contains(&pair) {
+                return true;
+            }
+            if !self.triples.insert((owner, pair.0.clone(), pair.1)) {
+                return true;
+            }
+            self.pairs.insert(pair);
+            false
+        }
     }
 
     #[test]
@@ -211,26 +386,82 @@ mod tests {
     #[test]
     fn customers_are_owners_too() {
         let mut d = DuplicateDetector::default();
-        let customer = |id: &str, customer: &str| {
-            let mut c = owned(id, 1, None);
-            c.customer_id = Some(customer.parse().unwrap());
-            c
-        };
-        assert!(!d.repeats(&customer("c", "2000012350")));
-        assert!(!d.repeats(&customer("c", "2000012351")));
-        assert!(d.repeats(&customer("c", "2000012350")));
+        assert!(!d.repeats(&customer("c", 1, 50)));
+        assert!(!d.repeats(&customer("c", 1, 51)));
+        assert!(d.repeats(&customer("c", 1, 50)));
+        // An advertiser and a customer are different owners.
+        assert!(!d.repeats(&owned("c", 1, Some(50))));
     }
 
     #[test]
-    fn memory_per_key_does_not_grow_with_the_id() {
-        // The table holds hashes only: a 4 KiB id costs what a short one does.
+    fn owners_past_the_exact_ones_are_still_told_apart() {
+        // 600 owners of one pair: the first 254 exact, the rest by 128-bit hash.
         let mut d = DuplicateDetector::default();
-        for i in 0..1000 {
-            let id = format!("{i:04}{}", "x".repeat(4096));
-            assert!(!d.repeats(&owned(&id, 1, Some(1))));
+        for owner in 0..600 {
+            assert!(!d.repeats(&owned("p", 1, Some(owner))), "owner {owner}");
         }
-        assert_eq!(d.len(), 1000);
-        let per_entry = std::mem::size_of::<(Hashed, OwnerTag)>();
-        assert_eq!(per_entry, 24);
+        for owner in 0..600 {
+            assert!(d.repeats(&owned("p", 1, Some(owner))), "owner {owner}");
+        }
+        assert!(d.repeats(&owned("p", 1, None)));
+        assert_eq!(d.advertisers.len() as u64, EXACT_OWNERS);
+        assert_eq!(d.further.len(), 600 - EXACT_OWNERS as usize);
+    }
+
+    #[test]
+    fn a_growing_table_forgets_nothing() {
+        let mut d = DuplicateDetector::default();
+        let n = 200_000;
+        for i in 0..n {
+            assert!(!d.repeats(&owned(&format!("k{i}"), i, Some(1))));
+        }
+        for i in (0..n).rev() {
+            assert!(d.repeats(&owned(&format!("k{i}"), i, Some(1))), "{i}");
+            assert!(!d.repeats(&owned(&format!("k{i}"), i + 1, Some(2))), "{i}");
+        }
+        assert_eq!(d.len(), 2 * n as usize);
+    }
+
+    #[test]
+    fn memory_per_key_is_one_word_at_most_85_percent_full() {
+        // A 4 KiB id costs what a short one does: the tables hold 8 bytes a
+        // key, 68 % to 85 % full once past their first slots.
+        let mut d = DuplicateDetector::default();
+        let long = "x".repeat(4096);
+        let n = 300_000;
+        for i in 0..n {
+            assert!(!d.repeats(&owned(&format!("{i}{long}"), 1, Some(1))));
+        }
+        assert_eq!(d.len(), n);
+        let per_key = d.table_bytes() as f64 / n as f64;
+        assert!(
+            (8.0 / 0.86..=8.0 / 0.67).contains(&per_key),
+            "{per_key} bytes a key"
+        );
+    }
+
+    /// A row of the property test: id, timestamp, owner (none, an advertiser or a customer).
+    fn row() -> impl Strategy<Value = (u8, u8, u8, u16)> {
+        (0u8..12, 0u8..3, 0u8..3, 0u16..400)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        #[test]
+        fn agrees_with_the_exact_rule(rows in proptest::collection::vec(row(), 0..1500)) {
+            let mut d = DuplicateDetector::default();
+            let mut exact = Exact::default();
+            for (k, &(id, ts, kind, owner)) in rows.iter().enumerate() {
+                let id = format!("{}id{id}", if id % 5 == 0 { " " } else { "" });
+                let ts = i64::from(ts) * 1000;
+                let c = match kind {
+                    0 => owned(&id, ts, None),
+                    1 => owned(&id, ts, Some(i64::from(owner))),
+                    _ => customer(&id, ts, u64::from(owner)),
+                };
+                prop_assert_eq!(d.repeats(&c), exact.repeats(&c), "row {}: {:?}", k, c);
+            }
+        }
     }
 }
