@@ -23,6 +23,9 @@ mod search_ads_discovery;
 mod search_ads_reporting_discovery;
 /// The generated search-ads types carry int64 values as strings.
 mod search_ads_types;
+/// The repository points at nothing outside itself: no path of one machine or beside the
+/// checkout, every relative Markdown link inside and existing (issue 38).
+mod self_contained;
 /// Snapshot per spec of its operation inventory (it/snapshots/).
 mod spec_inventory;
 /// specs/video-session.yaml has every field of the seed's tables with its type, format,
