@@ -10,6 +10,9 @@ mod codegen;
 mod diff_fixtures;
 /// `cargo xtask diff` between two real commits of a temporary clone.
 mod diff_git;
+/// ARCHITECTURE.md, CONTRIBUTING.md and the READMEs name only files, modules and commands that
+/// exist; the README lists the crates the examples need (issue 38).
+mod docs_match_code;
 /// Google's insert and update how-to request shapes against the search ads fake, every answer
 /// checked against the discovery document (issue 15).
 mod google_conformance;

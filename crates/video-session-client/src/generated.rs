@@ -215,7 +215,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///The answer to a sent invitation: the seed lists it with the same fields as the request. Open to fields added later (VS-1).
+    ///The answer to a sent invitation: the service's document lists it with the same fields as the request. Open to fields added later (VS-1).
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -262,7 +262,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///The delivery channel: 1 SMS, 2 WhatsApp, 3 e-mail. The seed enumerates 1 to 6 but declares a maximum of 5 and gives no meaning for 4, 5 and 6; all six stay in the enum so an echoed value always parses (VS-5).
+    ///The delivery channel: 1 SMS, 2 WhatsApp, 3 e-mail. The service's document enumerates 1 to 6 but declares a maximum of 5 and gives no meaning for 4, 5 and 6; all six stay in the enum so an echoed value always parses (VS-5).
     #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct InvitationType(i32);
@@ -390,7 +390,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///User details and tokens. Fields the seed marks as not nullable are required; nullable ones may be absent or null (VS-1).
+    ///User details and tokens. Fields the service's document marks as not nullable are required; nullable ones may be absent or null (VS-1).
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,

@@ -9,6 +9,8 @@ mod common;
 mod ads;
 mod ads_resume;
 mod auth;
+/// Every `apictl` command the documents name exists (issue 38).
+mod docs_commands;
 mod help;
 mod sandbox;
 mod tour;

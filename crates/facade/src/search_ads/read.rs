@@ -19,7 +19,7 @@ use super::values::{
     MAX_DATE, MIN_DATE, to_yyyymmdd,
 };
 use super::wire;
-use crate::setters::with_setters;
+use crate::setters::field_setters;
 
 mod page;
 
@@ -217,7 +217,7 @@ impl Default for ListOptions {
     }
 }
 
-with_setters!(ListOptions {
+field_setters!(ListOptions {
     value {
         page_size => page_size: u32,
         prefetch => prefetch: usize,

@@ -20,7 +20,7 @@ pub(super) type ApiError = video_session_client::Error<types::ApiError>;
 pub(super) const OP_LOGIN: &str = "login";
 pub(super) const OP_INVITATION: &str = "sendSessionInvitation";
 
-/// The longest block the guard believes a `Retry-After` for (the seed's blocks
+/// The longest block the guard believes a `Retry-After` for (the service document's blocks
 /// last 10 minutes); a later attempt during a longer block is answered 423
 /// again, which never counts as a failure (VS-4).
 pub(super) const MAX_BLOCK_WAIT: Duration = Duration::from_secs(86_400);

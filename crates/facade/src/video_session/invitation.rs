@@ -46,8 +46,8 @@ impl FromStr for SessionId {
 }
 
 /// The country ISO code of a mobile number (`IsoCode`): two ASCII letters,
-/// stored upper-case (`US`, `UK`, `IN`; `UK` is accepted as the seed uses it,
-/// VS-9). It is passed directly, as the seed allows when the country is fixed;
+/// stored upper-case (`US`, `UK`, `IN`; `UK` is accepted as the service's document uses it,
+/// VS-9). It is passed directly, as the service's document allows when the country is fixed;
 /// the country list API is not described.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CountryCode([u8; 2]);
@@ -277,17 +277,17 @@ impl FromStr for Message {
     }
 }
 
-/// An `InvitationType` the seed enumerates but never explains (VS-5).
+/// An `InvitationType` the service's document enumerates but never explains (VS-5).
 ///
-/// Exhaustive on purpose: these are the seed's undocumented values 4 to 6, a
-/// closed list; a type the seed does not enumerate is not sent at all.
+/// Exhaustive on purpose: these are the service document's undocumented values 4 to 6, a
+/// closed list; a type the service's document does not enumerate is not sent at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum UndocumentedType {
     /// `InvitationType` 4.
     Four,
     /// `InvitationType` 5.
     Five,
-    /// `InvitationType` 6: above the seed's declared maximum of 5; the service may
+    /// `InvitationType` 6: above the service document's declared maximum of 5; the service may
     /// (and the project's fake does) reject it with 400 `ValidationFailed`.
     Six,
 }
@@ -320,7 +320,7 @@ impl TryFrom<i64> for UndocumentedType {
 
 /// An invitation of an undocumented type (4, 5 or 6), sent deliberately.
 ///
-/// The seed enumerates these values without saying what they do or which fields
+/// The service's document enumerates these values without saying what they do or which fields
 /// they need, so the facade sends exactly the fields set here, each validated
 /// like its documented counterpart, and leaves the meaning to the service. Build
 /// one with [`UndocumentedInvitation::new`] and send it as

@@ -74,7 +74,7 @@ impl Default for ReportOptions {
     }
 }
 
-crate::setters::with_setters!(ReportOptions {
+crate::setters::field_setters!(ReportOptions {
     value {
         page_size => page_size: u32,
         shard_days => shard_days: u32,

@@ -101,7 +101,7 @@ impl LockoutGuardBuilder {
 pub const DEFAULT_ATTEMPT_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl LockoutGuard {
-    /// A guard over `store`, reading time from `clock`, with the seed's policy
+    /// A guard over `store`, reading time from `clock`, with the service document's policy
     /// and an attempt timeout of 30 s (the default HTTP timeout).
     pub fn new(store: Arc<dyn LockoutStore>, clock: Arc<dyn Clock>) -> Self {
         Self {

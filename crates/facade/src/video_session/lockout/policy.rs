@@ -11,7 +11,7 @@ use crate::video_session::error::ValidationError;
 pub const MAX_SPAN: Duration = Duration::from_secs(86_400);
 
 /// The service's lockout rule and the guard's safety margin. The default is
-/// the seed's rule (more than 5 failures in 10 minutes block the account for
+/// the service document's rule (more than 5 failures in 10 minutes block the account for
 /// 10 minutes) with a 60 s margin.
 ///
 /// Change the rule only when the service's rule changes; a looser rule than
@@ -56,7 +56,8 @@ pub struct LockoutPolicy {
 }
 
 impl LockoutPolicy {
-    /// The seed's rule: 5 failures tolerated in 10 minutes, blocks of 10
+    /// The rule of the service's document (called the seed here, hence the name;
+    /// `specs/SOURCES.md`): 5 failures tolerated in 10 minutes, blocks of 10
     /// minutes; a 60 s margin.
     pub const SEED: Self = Self {
         max_failures: 5,
@@ -103,7 +104,7 @@ impl LockoutPolicy {
     }
 }
 
-crate::setters::with_setters!(LockoutPolicy {
+crate::setters::field_setters!(LockoutPolicy {
     value {
         max_failures => max_failures: u32,
         window => window: Duration,
