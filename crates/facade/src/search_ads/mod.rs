@@ -114,8 +114,8 @@ pub use service_account::ServiceAccount;
 pub use values::{
     AdGroupId, AdId, AdvertiserId, AgencyId, CampaignId, Channel, Consent, ConversionState,
     ConversionType, CriterionId, CustomerId, DeviceType, DsConversionId, EngineAccountId,
-    EntityType, IdParseError, InventoryAccountId, Micros, ProductGroupId, SegmentationId,
-    SegmentationType,
+    EntityType, IdParseError, InventoryAccountId, MAX_CUSTOMER_ID_DIGITS, Micros, ProductGroupId,
+    SegmentationId, SegmentationType,
 };
 pub use write::{
     DEFAULT_BATCH_SIZE, InputCheck, MAX_BATCH_SIZE, MAX_CONCURRENCY, MAX_ID_CHARS, MAX_TEXT_CHARS,

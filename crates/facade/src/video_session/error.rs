@@ -31,6 +31,22 @@ impl ValidationError {
     }
 }
 
+impl Error {
+    /// [`Error::Validation`] for `field`: what every constructor of the video
+    /// session values returns, so `?` needs one error type for the service.
+    pub(crate) fn invalid(field: &'static str, reason: impl Into<String>) -> Self {
+        Error::Validation(ValidationError::new(field, reason))
+    }
+
+    /// The [`ValidationError`] of a value refused before any network call, if this is one.
+    pub fn as_validation(&self) -> Option<&ValidationError> {
+        match self {
+            Error::Validation(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
 /// Why the lockout guard refused to send a login.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]

@@ -13,7 +13,7 @@ use super::state::{AccountView, AttemptId, Hold, Refusal, Resolution};
 use super::store::LockoutStore;
 use crate::video_session::clock::{Clock, format_utc, plus};
 use crate::video_session::credentials::AccountKey;
-use crate::video_session::error::{Error, RefusalReason, StoreError, StoreStep, ValidationError};
+use crate::video_session::error::{Error, RefusalReason, StoreError, StoreStep};
 
 /// The lockout state of one account as the guard sees it now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,7 +87,7 @@ impl LockoutGuardBuilder {
 
     /// The guard. Fails with a [`ValidationError`] naming the setting
     /// (`max_failures`, `window`, ..., `attempt_timeout`) when one is out of range.
-    pub fn build(self) -> Result<LockoutGuard, ValidationError> {
+    pub fn build(self) -> Result<LockoutGuard, Error> {
         self.guard.policy.validate()?;
         check_span("attempt_timeout", self.guard.attempt_timeout)?;
         let mut guard = self.guard;

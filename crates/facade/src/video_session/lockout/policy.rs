@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::video_session::error::ValidationError;
+use crate::video_session::error::Error;
 
 /// The longest window, block, margin or attempt timeout accepted (one day):
 /// longer values are almost certainly a unit mistake, and bounding them keeps
@@ -26,7 +26,7 @@ pub const MAX_SPAN: Duration = Duration::from_secs(86_400);
 /// policy.validate()?;
 /// let zero = LockoutPolicy::SEED.max_failures(0);
 /// assert_eq!(zero.validate().unwrap_err().field, "max_failures");
-/// # Ok::<(), facade::video_session::ValidationError>(())
+/// # Ok::<(), facade::video_session::Error>(())
 /// ```
 ///
 /// `#[non_exhaustive]`: build it from [`LockoutPolicy::SEED`] (or
@@ -68,9 +68,9 @@ impl LockoutPolicy {
 
     /// Checks the policy: `max_failures` at least 1; `window`, `block` and
     /// `margin` at least 1 ms and at most [`MAX_SPAN`]. The error names the field.
-    pub fn validate(&self) -> Result<(), ValidationError> {
+    pub fn validate(&self) -> Result<(), Error> {
         if self.max_failures == 0 {
-            return Err(ValidationError::new(
+            return Err(Error::invalid(
                 "max_failures",
                 "must be at least 1 (the service tolerates that many failures before it blocks)",
             ));
@@ -120,12 +120,12 @@ impl Default for LockoutPolicy {
 }
 
 /// Checks a duration setting: at least 1 ms, at most [`MAX_SPAN`].
-pub(crate) fn check_span(field: &'static str, value: Duration) -> Result<(), ValidationError> {
+pub(crate) fn check_span(field: &'static str, value: Duration) -> Result<(), Error> {
     if value < Duration::from_millis(1) {
-        return Err(ValidationError::new(field, "must be at least 1 ms"));
+        return Err(Error::invalid(field, "must be at least 1 ms"));
     }
     if value > MAX_SPAN {
-        return Err(ValidationError::new(
+        return Err(Error::invalid(
             field,
             format!("must be at most {} s (one day)", MAX_SPAN.as_secs()),
         ));
@@ -220,7 +220,16 @@ mod tests {
             ),
         ];
         for (policy, field) in cases {
-            assert_eq!(policy.validate().unwrap_err().field, field, "{policy:?}");
+            assert_eq!(
+                policy
+                    .validate()
+                    .unwrap_err()
+                    .as_validation()
+                    .unwrap()
+                    .field,
+                field,
+                "{policy:?}"
+            );
         }
         LockoutPolicy {
             max_failures: 1,

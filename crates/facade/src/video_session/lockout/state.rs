@@ -12,7 +12,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use super::policy::Limits;
-use crate::video_session::error::ValidationError;
+use crate::video_session::error::Error;
 
 /// Identifies one reserved login attempt (128 random bits), so a step changes
 /// only its own reservation, never another process's.
@@ -44,19 +44,19 @@ impl fmt::Debug for AttemptId {
 }
 
 impl FromStr for AttemptId {
-    type Err = ValidationError;
+    type Err = Error;
 
     /// Exactly 32 lower-case hex digits, as written by `Display`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         if s.len() != 32 || !s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
-            return Err(ValidationError::new(
+            return Err(Error::invalid(
                 "attempt id",
                 "must be 32 lower-case hexadecimal digits",
             ));
         }
         u128::from_str_radix(s, 16)
             .map(Self)
-            .map_err(|_| ValidationError::new("attempt id", "not hexadecimal"))
+            .map_err(|_| Error::invalid("attempt id", "not hexadecimal"))
     }
 }
 
