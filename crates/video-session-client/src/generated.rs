@@ -1399,7 +1399,7 @@ Version: 1*/
 pub struct Client {
     pub(crate) baseurl: String,
     pub(crate) client: reqwest::Client,
-    pub(crate) inner: crate::ClientContext,
+    pub(crate) inner: crate::context::ClientContext,
 }
 impl Client {
     /// Create a new client.
@@ -1407,7 +1407,7 @@ impl Client {
     /// `baseurl` is the base URL provided to the internal
     /// `reqwest::Client`, and should include a scheme and hostname,
     /// as well as port and a path stem if applicable.
-    pub fn new(baseurl: &str, inner: crate::ClientContext) -> Self {
+    pub fn new(baseurl: &str, inner: crate::context::ClientContext) -> Self {
         #[cfg(not(target_arch = "wasm32"))]
         let client = {
             let dur = ::std::time::Duration::from_secs(15u64);
@@ -1426,7 +1426,7 @@ impl Client {
     pub fn new_with_client(
         baseurl: &str,
         client: reqwest::Client,
-        inner: crate::ClientContext,
+        inner: crate::context::ClientContext,
     ) -> Self {
         Self {
             baseurl: baseurl.to_string(),
@@ -1435,7 +1435,7 @@ impl Client {
         }
     }
 }
-impl ClientInfo<crate::ClientContext> for Client {
+impl ClientInfo<crate::context::ClientContext> for Client {
     fn api_version() -> &'static str {
         "1"
     }
@@ -1445,11 +1445,11 @@ impl ClientInfo<crate::ClientContext> for Client {
     fn client(&self) -> &reqwest::Client {
         &self.client
     }
-    fn inner(&self) -> &crate::ClientContext {
+    fn inner(&self) -> &crate::context::ClientContext {
         &self.inner
     }
 }
-impl ClientHooks<crate::ClientContext> for &Client {}
+impl ClientHooks<crate::context::ClientContext> for &Client {}
 impl Client {
     /**Log in with a domain secret key, a user name and a password
 

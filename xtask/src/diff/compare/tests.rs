@@ -1,7 +1,8 @@
 //! One fixture case per rule, and the walk's invariants.
 
+use super::differ::*;
 use super::*;
-use crate::diff::rules::{self as r, RULES};
+use crate::diff::rules::{self as r, Class, RULES};
 use crate::openapi::{Document, read};
 
 /// A small spec exercising both directions: `Thing` only in responses,
