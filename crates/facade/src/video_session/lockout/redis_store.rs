@@ -17,7 +17,7 @@ use super::redis_url::{RedisUrl, Topology};
 use super::state::{AccountView, AttemptId, Hold, Refusal, Resolution, micros};
 use super::store::{LockoutStore, StoreFuture};
 use crate::video_session::credentials::AccountKey;
-use crate::video_session::error::StoreError;
+use crate::video_session::error::{StoreError, redact_echoes};
 
 const SCRIPT: &str = include_str!("redis_store.lua");
 /// The default key prefix. Keys are `{<prefix><bucket>}:<64 hex digits>` (one
@@ -415,15 +415,12 @@ async fn connect_backend(
     }
 }
 
-/// A redis error's text, with the URL's password removed should it appear.
+/// A redis error's text. The redis crate never formats the password (it is sent in `AUTH`
+/// only); should a server or a future version echo it back, the echo is redacted as a whole
+/// value ([`redact_echoes`]), never by searching for it inside other words.
 fn scrub(e: &RedisError, url: &RedisUrl) -> String {
-    let text = e.to_string();
-    match url.password.as_deref() {
-        // The password is never formatted by the redis crate; this guards a
-        // future version that would echo a URL back.
-        Some(p) if p.len() >= 4 && text.contains(p) => "(an error that quoted the URL)".to_owned(),
-        _ => text,
-    }
+    let secrets: Vec<&str> = url.password.as_deref().into_iter().collect();
+    redact_echoes(&e.to_string(), &secrets)
 }
 
 /// How a reservation ended, as the script and `WAIT` reported it.
