@@ -47,7 +47,10 @@ impl Error {
     }
 }
 
-/// Why the lockout guard refused to send a login.
+/// Why a login is refused before it is sent: what a [`LockoutStore`](crate::video_session::LockoutStore)
+/// reports in [`AccountView::refusal`](crate::video_session::AccountView::refusal), and what
+/// [`Error::LockoutRefused`] and [`LockoutStatus`](crate::video_session::LockoutStatus) carry. The one
+/// refusal type of the facade.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RefusalReason {

@@ -181,7 +181,7 @@ pub use invitation::{
 pub use lockout::{
     AccountState, AccountView, AttemptEntry, AttemptId, DEFAULT_ATTEMPT_TIMEOUT, FileStore, Hold,
     Limits, LockoutGuard, LockoutGuardBuilder, LockoutPolicy, LockoutStatus, LockoutStore,
-    MAX_SPAN, MemoryStore, Refusal, Resolution, StoreFuture,
+    MAX_SPAN, MemoryStore, Resolution, StoreFuture,
 };
 #[cfg(feature = "redis")]
 pub use lockout::{

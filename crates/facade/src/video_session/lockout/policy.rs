@@ -95,6 +95,7 @@ impl LockoutPolicy {
         let timeout = cap(attempt_timeout);
         Limits {
             max_failures: self.max_failures,
+            window,
             unknown_for: timeout + window + margin,
             failure_for: window + margin,
             block_beyond_window: block.saturating_sub(window),
@@ -139,6 +140,8 @@ pub(crate) fn check_span(field: &'static str, value: Duration) -> Result<(), Err
 pub struct Limits {
     /// Failures tolerated in the window.
     pub max_failures: u32,
+    /// The policy's window (named by a [`RefusalReason`](crate::video_session::RefusalReason)).
+    pub window: Duration,
     /// How long an attempt whose outcome is unknown counts, from its start:
     /// attempt timeout + window + margin. A reservation counts this long until
     /// its outcome is known.

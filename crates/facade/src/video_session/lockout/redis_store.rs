@@ -14,10 +14,10 @@ use redis::{AsyncConnectionConfig, RedisError, TlsCertificates, Value};
 
 use super::policy::Limits;
 use super::redis_url::{RedisUrl, Topology};
-use super::state::{AccountView, AttemptId, Hold, Refusal, Resolution, micros};
+use super::state::{AccountView, AttemptId, Hold, Resolution, micros};
 use super::store::{LockoutStore, StoreFuture};
 use crate::video_session::credentials::AccountKey;
-use crate::video_session::error::{StoreError, redact_echoes};
+use crate::video_session::error::{RefusalReason, StoreError, redact_echoes};
 
 const SCRIPT: &str = include_str!("redis_store.lua");
 /// The default key prefix. Keys are `{<prefix><bucket>}:<64 hex digits>` (one
@@ -84,7 +84,7 @@ pub enum ReplicaAcks {
 ///   store remembers every attempt. A server that lost its data (a restart
 ///   without persistence, a flush, a failover to a replica that never had the
 ///   marker) has no marker; the next step writes one, and every login of the
-///   bucket is refused ([`Refusal::HistoryUnknown`]) until the attempts the
+///   bucket is refused ([`RefusalReason::StoreForgot`](crate::video_session::RefusalReason::StoreForgot)) until the attempts the
 ///   store may have forgotten can no longer count at the service: the
 ///   marker's time + attempt timeout + window + margin. A store that never
 ///   held counts is declared new once, by an operator, with
@@ -636,7 +636,7 @@ impl RedisStore {
             match self.query_pipe(&pipe, extra_time).await {
                 Err(Failure::Redis(e)) if !eval && e.code() == Some("NOSCRIPT") => eval = true,
                 Err(f) => return Err(self.failure(step, f)),
-                Ok(values) => return self.decode(values, wait_for.is_some()),
+                Ok(values) => return self.decode(values, wait_for.is_some(), limits),
             }
         }
     }
@@ -645,6 +645,7 @@ impl RedisStore {
         &self,
         values: Vec<Value>,
         waited: bool,
+        limits: &Limits,
     ) -> Result<(AccountView, u32, u32), StoreError> {
         let mut values = values.into_iter();
         let result = values
@@ -674,11 +675,17 @@ impl RedisStore {
         let us = |v: i64| Duration::from_micros(u64::try_from(v).unwrap_or(0));
         let refusal = match refusal {
             0 => None,
-            1 => Some(Refusal::BudgetExhausted),
-            2 => Some(Refusal::KnownBlock),
-            3 => Some(Refusal::PresumedBlock),
-            4 => Some(Refusal::RateLimited),
-            5 => Some(Refusal::HistoryUnknown),
+            1 => Some(RefusalReason::BudgetExhausted {
+                failures_in_window: counted,
+                window: limits.window,
+            }),
+            2 => Some(RefusalReason::KnownBlock),
+            3 => Some(RefusalReason::PresumedBlock {
+                failures_in_window: counted,
+                window: limits.window,
+            }),
+            4 => Some(RefusalReason::RateLimited),
+            5 => Some(RefusalReason::StoreForgot),
             other => {
                 return Err(self.error(&format!(
                     "the lockout script answered an unknown refusal {other}"
