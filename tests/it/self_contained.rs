@@ -49,6 +49,9 @@ fn outside_markers() -> Vec<String> {
         ["/home", "/"].concat(),
         ["/Users", "/"].concat(),
         ["C:", "\\Users\\"].concat(),
+        // The project's reference notes by name (they were never part of the repository).
+        ["-facts", ".md"].concat(),
+        ["-notes", ".md"].concat(),
     ]
 }
 
@@ -80,9 +83,10 @@ fn no_tracked_text_names_a_path_outside_the_repository() {
 fn the_marker_scan_catches_each_kind_of_outside_path() {
     let markers = outside_markers();
     for line in [
-        concat!("see ../", "shared/reference/x.md"),
-        concat!("`/wo", "rk/shared/seeds/000.txt`"),
+        concat!("see ../sha", "red/refer", "ence/x.md"),
+        concat!("`/wo", "rk/sha", "red/se", "eds/000.txt`"),
         concat!("/ho", "me/someone/notes.md"),
+        concat!("see `sa360-fac", "ts.md` §3"),
     ] {
         assert_eq!(
             offending_lines("f.md", line, &markers).len(),

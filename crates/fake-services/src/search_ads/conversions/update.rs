@@ -55,7 +55,7 @@ impl WriteMethod for Update {
 }
 
 /// The fields `update` may change (the `conversion.update` reference marks these four "writable",
-/// `sa360-facts.md` §3).
+/// <https://developers.google.com/search-ads/v2/reference/conversion/update>).
 const WRITABLE: &[&str] = &["currencyCode", "quantityMillis", "revenueMicros", "state"];
 
 /// Checks one conversion of an update and applies it, and echoes it as stored.
