@@ -8,8 +8,8 @@ use futures::Stream;
 
 use super::super::client::SearchAdsClient;
 use super::super::conversion::Conversion;
+use super::super::date_range::DateRange;
 use super::super::error::Error;
-use super::super::read::DateRange;
 use super::super::values::CustomerId;
 use super::options::ReportOptions;
 use super::query::ReportFilters;
