@@ -85,7 +85,7 @@ impl LockoutGuardBuilder {
         self
     }
 
-    /// The guard. Fails with a [`ValidationError`] naming the setting
+    /// The guard. Fails with an [`Error::Validation`] naming the setting
     /// (`max_failures`, `window`, ..., `attempt_timeout`) when one is out of range.
     pub fn build(self) -> Result<LockoutGuard, Error> {
         self.guard.policy.validate()?;
