@@ -159,3 +159,23 @@ fn every_relative_markdown_link_stays_inside_and_exists() {
     }
     assert!(bad.is_empty(), "broken Markdown links:\n{}", bad.join("\n"));
 }
+
+/// The most lines a hand-written Rust file may have, tests included (issue 38: one file, one
+/// job). The generated clients (`src/generated.rs`, written by `cargo xtask generate`) are not
+/// hand-written.
+const MAX_LINES: usize = 1000;
+
+#[test]
+fn no_hand_written_rust_file_is_over_the_line_limit() {
+    let long: Vec<String> = tracked_text()
+        .into_iter()
+        .filter(|(path, _)| path.ends_with(".rs") && !path.ends_with("/generated.rs"))
+        .filter(|(_, text)| text.lines().count() > MAX_LINES)
+        .map(|(path, text)| format!("{path}: {} lines", text.lines().count()))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "split these by job (at most {MAX_LINES} lines each):\n{}",
+        long.join("\n")
+    );
+}
