@@ -1,5 +1,5 @@
 //! The lint rules' table ([`RULES`]: id, kind, what, why, reason), the
-//! [`Finding`]s they report, and the [`Linter`] every check writes to. The
+//! [`Finding`]s they report, and the `Linter` every check writes to. The
 //! checks live in `operations.rs`, `schemas.rs` and `components.rs`; `mod.rs`
 //! runs them.
 

@@ -1,5 +1,5 @@
 //! The model every comparison shares: what a change is about ([`Subject`]),
-//! the change itself ([`Change`]), and the walker ([`Differ`]) with the sites
+//! the change itself ([`Change`]), and the walker (`Differ`) with the sites
 //! it compares at. The walks themselves are the sibling modules' `impl Differ`
 //! blocks (`operations/`, `schemas/`, `components.rs`).
 

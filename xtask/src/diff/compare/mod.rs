@@ -1,5 +1,5 @@
 //! Compare two OpenAPI 3.0 documents (read with [`crate::openapi::read()`])
-//! and list the changes, each tagged with a [`Rule`] from [`super::rules`]
+//! and list the changes, each tagged with a [`Rule`](super::rules::Rule) from [`super::rules`]
 //! and the direction(s) it was found in.
 //!
 //! The walk is split by what it walks: [`operations`] (pairing, security,
