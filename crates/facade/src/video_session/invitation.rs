@@ -96,7 +96,8 @@ impl FromStr for CountryCode {
 ///
 /// let to = MobileNumber::new("us".parse()?, "+1 555-010-0199")?;
 /// assert_eq!((to.country().as_str(), to.number()), ("US", "+15550100199"));
-/// assert_eq!(MobileNumber::new("IN".parse()?, "12345").unwrap_err().field, "MobileNo");
+/// let e = MobileNumber::new("IN".parse()?, "12345").unwrap_err();
+/// assert_eq!(e.as_validation().map(|v| v.field), Some("MobileNo"));
 /// # Ok::<(), facade::video_session::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -25,7 +25,8 @@ pub const MAX_SPAN: Duration = Duration::from_secs(86_400);
 /// let policy = LockoutPolicy::SEED.margin(Duration::from_secs(120));
 /// policy.validate()?;
 /// let zero = LockoutPolicy::SEED.max_failures(0);
-/// assert_eq!(zero.validate().unwrap_err().field, "max_failures");
+/// let e = zero.validate().unwrap_err();
+/// assert_eq!(e.as_validation().map(|v| v.field), Some("max_failures"));
 /// # Ok::<(), facade::video_session::Error>(())
 /// ```
 ///
