@@ -70,6 +70,11 @@ const EXPECTED: &[(&str, u8, &[&str])] = &[
     ("reused-operation-id", 0, &[]),
     ("header-name-case", 0, &[]),
     (
+        "header-parameter-default-added",
+        1,
+        &["parameter-default-changed"],
+    ),
+    (
         "security-scheme-unreadable",
         1,
         &["security-scheme-changed"],
@@ -98,6 +103,11 @@ const EXPECTED: &[(&str, u8, &[&str])] = &[
 
 /// The class each new case's key change must get (kind → class id).
 const CLASSES: &[(&str, &str, &str)] = &[
+    (
+        "header-parameter-default-added",
+        "parameter-default-changed",
+        "breaking-clients",
+    ),
     (
         "response-header-became-optional",
         "response-header-became-optional",

@@ -36,7 +36,7 @@ pub const SPECS: &[SpecConfig] = &[
         output: "crates/search-ads-client/src/generated.rs",
         int64_strings: true,
         plain_string_constraints: STRING_CONSTRAINT_KEYS,
-        inner_type: Some("crate::ClientContext"),
+        inner_type: Some("crate::context::ClientContext"),
     },
     SpecConfig {
         name: "search-ads-reporting",
@@ -46,7 +46,7 @@ pub const SPECS: &[SpecConfig] = &[
         // Closed value sets stay generated enums; patterns and lengths (the
         // login-customer-id header) are the facade's to check.
         plain_string_constraints: &["pattern", "minLength", "maxLength"],
-        inner_type: Some("crate::ClientContext"),
+        inner_type: Some("crate::context::ClientContext"),
     },
     SpecConfig {
         name: "video-session",
@@ -54,13 +54,15 @@ pub const SPECS: &[SpecConfig] = &[
         output: "crates/video-session-client/src/generated.rs",
         int64_strings: false,
         plain_string_constraints: &[],
-        inner_type: Some("crate::ClientContext"),
+        inner_type: Some("crate::context::ClientContext"),
     },
 ];
 
-/// Rust path of the int64-in-a-string type (defined in `search-ads-client`,
-/// re-exported by `search-ads-reporting-client`).
-pub const I64_STRING_TYPE: &str = "crate::I64String";
+/// Rust path of the int64-in-a-string type (defined in `search-ads-client`'s
+/// `i64_string` module); each client crate's `context` module re-exports it, so
+/// the generated code names a module, never the crate root that re-exports the
+/// generated code (no import cycle: `cargo xtask api --rule module-cycles`).
+pub const I64_STRING_TYPE: &str = "crate::context::I64String";
 
 /// Extra derives added to every generated type.
 pub const EXTRA_DERIVES: &[&str] = &["PartialEq", "schemars::JsonSchema"];

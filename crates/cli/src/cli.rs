@@ -551,7 +551,7 @@ pub struct AdsConnArgs {
     )]
     pub reporting_url: Option<String>,
 
-    /// Manager account id sent as login-customer-id to the Reporting API (digits, no dashes)
+    /// Manager account id sent as login-customer-id to the Reporting API (digits, plain or dashed as in Google's UI)
     #[arg(
         long,
         global = true,

@@ -182,12 +182,6 @@ fn flag_of(field: &str) -> String {
     }
 }
 
-impl From<video_session::ValidationError> for AppError {
-    fn from(e: video_session::ValidationError) -> Self {
-        video_session::Error::from(e).into()
-    }
-}
-
 impl From<search_ads::Error> for AppError {
     fn from(e: search_ads::Error) -> Self {
         use search_ads::Error as E;
@@ -234,10 +228,6 @@ impl From<search_ads::Error> for AppError {
             ),
             E::Validation { field, .. } if field == "startDate" => {
                 "the Reporting API keeps the last 60 days: move --from, or use --api v2 for older conversions while Google still answers it"
-                    .to_owned()
-            }
-            E::Validation { field, .. } if field == "login_customer_id" => {
-                "give the manager's id as digits without dashes: --login-customer-id / SEARCH_ADS_LOGIN_CUSTOMER_ID"
                     .to_owned()
             }
             E::Reporting { failure, .. }

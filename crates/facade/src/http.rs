@@ -37,7 +37,7 @@ use std::time::Duration;
 
 use url::{Host, Url};
 
-use crate::setters::with_setters;
+use crate::setters::field_setters;
 
 mod transport_error;
 
@@ -261,7 +261,7 @@ impl Default for HttpOptions {
     }
 }
 
-with_setters!(HttpOptions {
+field_setters!(HttpOptions {
     value {
         connect_timeout => connect_timeout: Duration,
         timeout => timeout: Duration,

@@ -1,19 +1,21 @@
-//! `with_<field>` setters for the public option structs.
+//! Setters named like the fields for the public option structs
+//! (`HttpOptions::default().timeout(d)`).
 //!
 //! The option structs are `#[non_exhaustive]` (a new field is not a breaking
 //! change), so outside this crate they cannot be built with a struct literal
 //! or `..Default::default()`. Each gets chainable setters instead, written by
-//! [`with_setters!`]; the fields stay `pub` for reading and mutation.
+//! [`field_setters!`]; the fields stay `pub` for reading and mutation.
 
-/// Writes `with_<field>(self, value) -> Self` setters on an option struct.
+/// Writes `setter(self, value) -> Self` methods on an option struct, each
+/// listed as `setter => field: T` (the setter is named like its field).
 ///
-/// - `value { with_x => x: T }`: `self.x = value`;
-/// - `into { with_x => x: T }`: takes `impl Into<T>`;
-/// - `some { with_x => x: T }`: takes a `T` for an `Option<T>` field and sets
+/// - `value { x => x: T }`: `self.x = value`;
+/// - `into { x => x: T }`: takes `impl Into<T>`;
+/// - `some { x => x: T }`: takes a `T` for an `Option<T>` field and sets
 ///   `Some(value)` (assign the field to clear it);
-/// - `list { with_x => x: T }`: takes any `IntoIterator<Item = T>` for a
+/// - `list { x => x: T }`: takes any `IntoIterator<Item = T>` for a
 ///   `Vec<T>` field and replaces its contents.
-macro_rules! with_setters {
+macro_rules! field_setters {
     (
         $ty:ident {
             $(value { $($vset:ident => $vfield:ident : $vty:ty),* $(,)? })?
@@ -59,4 +61,4 @@ macro_rules! with_setters {
     };
 }
 
-pub(crate) use with_setters;
+pub(crate) use field_setters;

@@ -33,6 +33,7 @@
 #![warn(missing_docs)]
 
 mod clock;
+mod error;
 mod errors;
 mod faults;
 pub mod search_ads;
@@ -41,6 +42,7 @@ mod util;
 pub mod video_session;
 
 pub use clock::FakeClock;
+pub use error::FakeError;
 pub use faults::{DetailsCut, FaultKind, FaultRecord, Faults, Truncation};
 pub use search_ads::{
     ConversionKey, FAILURE_TYPE, IdMappingSize, KnownAccount, OAuthCounts, Origin, Owner,
@@ -52,17 +54,6 @@ pub use video_session::{
     AccountStats, Channel, DemoCredentials, DomainUser, Outbox, OutboxEntry, VideoCounts,
     VideoLedger, VideoSessionConfig, VideoSessionFake, VideoSessionFakeBuilder,
 };
-
-/// Why a fake could not start or take a setting.
-#[derive(Debug, thiserror::Error)]
-pub enum FakeError {
-    /// The configuration cannot be served.
-    #[error("invalid fake configuration: {0}")]
-    Config(String),
-    /// Binding or reading the listener failed.
-    #[error("fake server I/O error: {0}")]
-    Io(#[from] std::io::Error),
-}
 
 /// Builds [`FakeServices`]: both fakes, sharing one [`FakeClock`].
 #[derive(Clone, Debug, Default)]

@@ -5,7 +5,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::Error;
+use progenitor_client::Error;
 
 /// The future returned by [`AuthorizeRequest::authorize`].
 pub type AuthorizeFuture<'a> =

@@ -6,8 +6,10 @@ use std::sync::Arc;
 
 use client_support::{BodyLimits, TRACING_TARGET, install_crypto_provider};
 
-use crate::Error;
 use crate::auth::AuthorizeRequest;
+/// The int64-in-a-string type, where the generated code looks for it (`crate::context::I64String`).
+pub use crate::i64_string::I64String;
+use progenitor_client::Error;
 
 /// The generated [`Client`](crate::Client)'s inner value (`Client::new(url, context)`).
 ///

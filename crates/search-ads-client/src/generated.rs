@@ -77,19 +77,19 @@ pub mod types {
             rename = "advertiserId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub advertiser_id: ::std::option::Option<crate::I64String>,
+        pub advertiser_id: ::std::option::Option<crate::context::I64String>,
         ///DS agency ID. Required for updateAvailability.
         #[serde(
             rename = "agencyId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub agency_id: ::std::option::Option<crate::I64String>,
+        pub agency_id: ::std::option::Option<crate::context::I64String>,
         ///The time by which all conversions have been uploaded, in epoch millis UTC. Required for updateAvailability.
         #[serde(
             rename = "availabilityTimestamp",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub availability_timestamp: ::std::option::Option<crate::I64String>,
+        pub availability_timestamp: ::std::option::Option<crate::context::I64String>,
         ///Customer ID of a client account in the new Search Ads 360 experience.
         #[serde(
             rename = "customerId",
@@ -101,7 +101,7 @@ pub mod types {
             rename = "segmentationId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub segmentation_id: ::std::option::Option<crate::I64String>,
+        pub segmentation_id: ::std::option::Option<crate::context::I64String>,
         ///The friendly segmentation identifier (for example, DoubleClick Search Floodlight activity name).
         #[serde(
             rename = "segmentationName",
@@ -133,13 +133,13 @@ pub mod types {
     pub struct AvailabilityUpdate {
         ///DS advertiser ID. Required for updateAvailability.
         #[serde(rename = "advertiserId")]
-        pub advertiser_id: crate::I64String,
+        pub advertiser_id: crate::context::I64String,
         ///DS agency ID. Required for updateAvailability.
         #[serde(rename = "agencyId")]
-        pub agency_id: crate::I64String,
+        pub agency_id: crate::context::I64String,
         ///The time by which all conversions have been uploaded, in epoch millis UTC. Required for updateAvailability.
         #[serde(rename = "availabilityTimestamp")]
-        pub availability_timestamp: crate::I64String,
+        pub availability_timestamp: crate::context::I64String,
         #[serde(
             rename = "customerId",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -150,7 +150,7 @@ pub mod types {
             rename = "segmentationId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub segmentation_id: ::std::option::Option<crate::I64String>,
+        pub segmentation_id: ::std::option::Option<crate::context::I64String>,
         ///The friendly segmentation identifier (for example, DoubleClick Search Floodlight activity name).
         #[serde(
             rename = "segmentationName",
@@ -181,10 +181,10 @@ pub mod types {
             rename = "adGroupId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub ad_group_id: ::std::option::Option<crate::I64String>,
+        pub ad_group_id: ::std::option::Option<crate::context::I64String>,
         ///DS ad ID.
         #[serde(rename = "adId", skip_serializing_if = "::std::option::Option::is_none")]
-        pub ad_id: ::std::option::Option<crate::I64String>,
+        pub ad_id: ::std::option::Option<crate::context::I64String>,
         ///Consent for core platform services (CPS) preferences in settings. No default value. Known values: `UNKNOWN` (not specified), `GRANTED`, `DENIED`.
         #[serde(
             rename = "adUserDataConsent",
@@ -196,13 +196,13 @@ pub mod types {
             rename = "advertiserId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub advertiser_id: ::std::option::Option<crate::I64String>,
+        pub advertiser_id: ::std::option::Option<crate::context::I64String>,
         ///DS agency ID.
         #[serde(
             rename = "agencyId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub agency_id: ::std::option::Option<crate::I64String>,
+        pub agency_id: ::std::option::Option<crate::context::I64String>,
         ///Available to advertisers only after contacting DoubleClick Search customer support.
         #[serde(
             rename = "attributionModel",
@@ -214,7 +214,7 @@ pub mod types {
             rename = "campaignId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub campaign_id: ::std::option::Option<crate::I64String>,
+        pub campaign_id: ::std::option::Option<crate::context::I64String>,
         ///Sales channel for the product. Known values: `local` (a physical store), `online` (an online store).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub channel: ::std::option::Option<::std::string::String>,
@@ -235,7 +235,9 @@ pub mod types {
             rename = "conversionModifiedTimestamp",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub conversion_modified_timestamp: ::std::option::Option<crate::I64String>,
+        pub conversion_modified_timestamp: ::std::option::Option<
+            crate::context::I64String,
+        >,
         ///The time at which the conversion took place, in epoch millis UTC, as a string of digits (discovery declares no format). Required for insert.
         #[serde(
             rename = "conversionTimestamp",
@@ -247,13 +249,13 @@ pub mod types {
             rename = "countMillis",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub count_millis: ::std::option::Option<crate::I64String>,
+        pub count_millis: ::std::option::Option<crate::context::I64String>,
         ///DS criterion (keyword) ID.
         #[serde(
             rename = "criterionId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub criterion_id: ::std::option::Option<crate::I64String>,
+        pub criterion_id: ::std::option::Option<crate::context::I64String>,
         ///The currency code for the conversion's revenue, in ISO 4217 alphabetic (3-char) format.
         #[serde(
             rename = "currencyCode",
@@ -291,13 +293,13 @@ pub mod types {
             rename = "dsConversionId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub ds_conversion_id: ::std::option::Option<crate::I64String>,
+        pub ds_conversion_id: ::std::option::Option<crate::context::I64String>,
         ///DS engine account ID.
         #[serde(
             rename = "engineAccountId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub engine_account_id: ::std::option::Option<crate::I64String>,
+        pub engine_account_id: ::std::option::Option<crate::context::I64String>,
         ///The Floodlight order ID provided by the advertiser for the conversion.
         #[serde(
             rename = "floodlightOrderId",
@@ -309,7 +311,7 @@ pub mod types {
             rename = "inventoryAccountId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub inventory_account_id: ::std::option::Option<crate::I64String>,
+        pub inventory_account_id: ::std::option::Option<crate::context::I64String>,
         ///The country registered for the Merchant Center feed that contains the product, as an ISO 3166 code.
         #[serde(
             rename = "productCountry",
@@ -321,7 +323,7 @@ pub mod types {
             rename = "productGroupId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub product_group_id: ::std::option::Option<crate::I64String>,
+        pub product_group_id: ::std::option::Option<crate::context::I64String>,
         ///The product ID (SKU).
         #[serde(
             rename = "productId",
@@ -339,7 +341,7 @@ pub mod types {
             rename = "quantityMillis",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub quantity_millis: ::std::option::Option<crate::I64String>,
+        pub quantity_millis: ::std::option::Option<crate::context::I64String>,
         ///The revenue amount of this `TRANSACTION` conversion, in micros (value multiplied by 1000000, no decimal), as a string of digits (discovery declares no format). A revenue of 10 is "10000000".
         #[serde(
             rename = "revenueMicros",
@@ -351,7 +353,7 @@ pub mod types {
             rename = "segmentationId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub segmentation_id: ::std::option::Option<crate::I64String>,
+        pub segmentation_id: ::std::option::Option<crate::context::I64String>,
         ///The friendly segmentation identifier (for example, DoubleClick Search Floodlight activity name).
         #[serde(
             rename = "segmentationName",
@@ -398,10 +400,10 @@ pub mod types {
             rename = "adGroupId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub ad_group_id: ::std::option::Option<crate::I64String>,
+        pub ad_group_id: ::std::option::Option<crate::context::I64String>,
         ///DS ad ID.
         #[serde(rename = "adId", skip_serializing_if = "::std::option::Option::is_none")]
-        pub ad_id: ::std::option::Option<crate::I64String>,
+        pub ad_id: ::std::option::Option<crate::context::I64String>,
         #[serde(
             rename = "adUserDataConsent",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -412,13 +414,13 @@ pub mod types {
             rename = "advertiserId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub advertiser_id: ::std::option::Option<crate::I64String>,
+        pub advertiser_id: ::std::option::Option<crate::context::I64String>,
         ///DS agency ID.
         #[serde(
             rename = "agencyId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub agency_id: ::std::option::Option<crate::I64String>,
+        pub agency_id: ::std::option::Option<crate::context::I64String>,
         ///Available to advertisers only after contacting DoubleClick Search customer support.
         #[serde(
             rename = "attributionModel",
@@ -430,7 +432,7 @@ pub mod types {
             rename = "campaignId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub campaign_id: ::std::option::Option<crate::I64String>,
+        pub campaign_id: ::std::option::Option<crate::context::I64String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub channel: ::std::option::Option<::std::string::String>,
         #[serde(
@@ -445,7 +447,9 @@ pub mod types {
             rename = "conversionModifiedTimestamp",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub conversion_modified_timestamp: ::std::option::Option<crate::I64String>,
+        pub conversion_modified_timestamp: ::std::option::Option<
+            crate::context::I64String,
+        >,
         ///The time at which the conversion took place, in epoch millis UTC, as a string of digits (discovery declares no format). Required for insert.
         #[serde(rename = "conversionTimestamp")]
         pub conversion_timestamp: ::std::string::String,
@@ -454,13 +458,13 @@ pub mod types {
             rename = "countMillis",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub count_millis: ::std::option::Option<crate::I64String>,
+        pub count_millis: ::std::option::Option<crate::context::I64String>,
         ///DS criterion (keyword) ID.
         #[serde(
             rename = "criterionId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub criterion_id: ::std::option::Option<crate::I64String>,
+        pub criterion_id: ::std::option::Option<crate::context::I64String>,
         #[serde(
             rename = "currencyCode",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -494,13 +498,13 @@ pub mod types {
             rename = "dsConversionId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub ds_conversion_id: ::std::option::Option<crate::I64String>,
+        pub ds_conversion_id: ::std::option::Option<crate::context::I64String>,
         ///DS engine account ID.
         #[serde(
             rename = "engineAccountId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub engine_account_id: ::std::option::Option<crate::I64String>,
+        pub engine_account_id: ::std::option::Option<crate::context::I64String>,
         ///The Floodlight order ID provided by the advertiser for the conversion.
         #[serde(
             rename = "floodlightOrderId",
@@ -512,7 +516,7 @@ pub mod types {
             rename = "inventoryAccountId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub inventory_account_id: ::std::option::Option<crate::I64String>,
+        pub inventory_account_id: ::std::option::Option<crate::context::I64String>,
         ///The country registered for the Merchant Center feed that contains the product, as an ISO 3166 code.
         #[serde(
             rename = "productCountry",
@@ -524,7 +528,7 @@ pub mod types {
             rename = "productGroupId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub product_group_id: ::std::option::Option<crate::I64String>,
+        pub product_group_id: ::std::option::Option<crate::context::I64String>,
         ///The product ID (SKU).
         #[serde(
             rename = "productId",
@@ -542,7 +546,7 @@ pub mod types {
             rename = "quantityMillis",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub quantity_millis: ::std::option::Option<crate::I64String>,
+        pub quantity_millis: ::std::option::Option<crate::context::I64String>,
         ///The revenue amount of this `TRANSACTION` conversion, in micros (value multiplied by 1000000, no decimal), as a string of digits (discovery declares no format). A revenue of 10 is "10000000".
         #[serde(
             rename = "revenueMicros",
@@ -554,7 +558,7 @@ pub mod types {
             rename = "segmentationId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub segmentation_id: ::std::option::Option<crate::I64String>,
+        pub segmentation_id: ::std::option::Option<crate::context::I64String>,
         ///The friendly segmentation identifier (for example, DoubleClick Search Floodlight activity name).
         #[serde(
             rename = "segmentationName",
@@ -640,10 +644,10 @@ pub mod types {
             rename = "adGroupId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub ad_group_id: ::std::option::Option<crate::I64String>,
+        pub ad_group_id: ::std::option::Option<crate::context::I64String>,
         ///DS ad ID.
         #[serde(rename = "adId", skip_serializing_if = "::std::option::Option::is_none")]
-        pub ad_id: ::std::option::Option<crate::I64String>,
+        pub ad_id: ::std::option::Option<crate::context::I64String>,
         #[serde(
             rename = "adUserDataConsent",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -654,13 +658,13 @@ pub mod types {
             rename = "advertiserId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub advertiser_id: ::std::option::Option<crate::I64String>,
+        pub advertiser_id: ::std::option::Option<crate::context::I64String>,
         ///DS agency ID.
         #[serde(
             rename = "agencyId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub agency_id: ::std::option::Option<crate::I64String>,
+        pub agency_id: ::std::option::Option<crate::context::I64String>,
         ///Available to advertisers only after contacting DoubleClick Search customer support.
         #[serde(
             rename = "attributionModel",
@@ -672,7 +676,7 @@ pub mod types {
             rename = "campaignId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub campaign_id: ::std::option::Option<crate::I64String>,
+        pub campaign_id: ::std::option::Option<crate::context::I64String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub channel: ::std::option::Option<::std::string::String>,
         #[serde(
@@ -687,7 +691,9 @@ pub mod types {
             rename = "conversionModifiedTimestamp",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub conversion_modified_timestamp: ::std::option::Option<crate::I64String>,
+        pub conversion_modified_timestamp: ::std::option::Option<
+            crate::context::I64String,
+        >,
         ///The time at which the conversion took place, in epoch millis UTC, as a string of digits (discovery declares no format). Required for insert.
         #[serde(rename = "conversionTimestamp")]
         pub conversion_timestamp: ::std::string::String,
@@ -696,13 +702,13 @@ pub mod types {
             rename = "countMillis",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub count_millis: ::std::option::Option<crate::I64String>,
+        pub count_millis: ::std::option::Option<crate::context::I64String>,
         ///DS criterion (keyword) ID.
         #[serde(
             rename = "criterionId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub criterion_id: ::std::option::Option<crate::I64String>,
+        pub criterion_id: ::std::option::Option<crate::context::I64String>,
         #[serde(
             rename = "currencyCode",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -736,13 +742,13 @@ pub mod types {
             rename = "dsConversionId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub ds_conversion_id: ::std::option::Option<crate::I64String>,
+        pub ds_conversion_id: ::std::option::Option<crate::context::I64String>,
         ///DS engine account ID.
         #[serde(
             rename = "engineAccountId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub engine_account_id: ::std::option::Option<crate::I64String>,
+        pub engine_account_id: ::std::option::Option<crate::context::I64String>,
         ///The Floodlight order ID provided by the advertiser for the conversion.
         #[serde(
             rename = "floodlightOrderId",
@@ -754,7 +760,7 @@ pub mod types {
             rename = "inventoryAccountId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub inventory_account_id: ::std::option::Option<crate::I64String>,
+        pub inventory_account_id: ::std::option::Option<crate::context::I64String>,
         ///The country registered for the Merchant Center feed that contains the product, as an ISO 3166 code.
         #[serde(
             rename = "productCountry",
@@ -766,7 +772,7 @@ pub mod types {
             rename = "productGroupId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub product_group_id: ::std::option::Option<crate::I64String>,
+        pub product_group_id: ::std::option::Option<crate::context::I64String>,
         ///The product ID (SKU).
         #[serde(
             rename = "productId",
@@ -784,7 +790,7 @@ pub mod types {
             rename = "quantityMillis",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub quantity_millis: ::std::option::Option<crate::I64String>,
+        pub quantity_millis: ::std::option::Option<crate::context::I64String>,
         ///The revenue amount of this `TRANSACTION` conversion, in micros (value multiplied by 1000000, no decimal), as a string of digits (discovery declares no format). A revenue of 10 is "10000000".
         #[serde(
             rename = "revenueMicros",
@@ -796,7 +802,7 @@ pub mod types {
             rename = "segmentationId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub segmentation_id: ::std::option::Option<crate::I64String>,
+        pub segmentation_id: ::std::option::Option<crate::context::I64String>,
         ///The friendly segmentation identifier (for example, DoubleClick Search Floodlight activity name).
         #[serde(
             rename = "segmentationName",
@@ -1161,15 +1167,15 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct Availability {
             advertiser_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             agency_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             availability_timestamp: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             customer_id: ::std::result::Result<
@@ -1177,7 +1183,7 @@ pub mod types {
                 ::std::string::String,
             >,
             segmentation_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             segmentation_name: ::std::result::Result<
@@ -1205,7 +1211,9 @@ pub mod types {
         impl Availability {
             pub fn advertiser_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.advertiser_id = value
@@ -1217,7 +1225,9 @@ pub mod types {
             }
             pub fn agency_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.agency_id = value
@@ -1229,7 +1239,9 @@ pub mod types {
             }
             pub fn availability_timestamp<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.availability_timestamp = value
@@ -1255,7 +1267,9 @@ pub mod types {
             }
             pub fn segmentation_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.segmentation_id = value
@@ -1328,12 +1342,15 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct AvailabilityUpdate {
             advertiser_id: ::std::result::Result<
-                crate::I64String,
+                crate::context::I64String,
                 ::std::string::String,
             >,
-            agency_id: ::std::result::Result<crate::I64String, ::std::string::String>,
+            agency_id: ::std::result::Result<
+                crate::context::I64String,
+                ::std::string::String,
+            >,
             availability_timestamp: ::std::result::Result<
-                crate::I64String,
+                crate::context::I64String,
                 ::std::string::String,
             >,
             customer_id: ::std::result::Result<
@@ -1341,7 +1358,7 @@ pub mod types {
                 ::std::string::String,
             >,
             segmentation_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             segmentation_name: ::std::result::Result<
@@ -1375,7 +1392,7 @@ pub mod types {
         impl AvailabilityUpdate {
             pub fn advertiser_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<crate::I64String>,
+                T: ::std::convert::TryInto<crate::context::I64String>,
                 T::Error: ::std::fmt::Display,
             {
                 self.advertiser_id = value
@@ -1387,7 +1404,7 @@ pub mod types {
             }
             pub fn agency_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<crate::I64String>,
+                T: ::std::convert::TryInto<crate::context::I64String>,
                 T::Error: ::std::fmt::Display,
             {
                 self.agency_id = value
@@ -1399,7 +1416,7 @@ pub mod types {
             }
             pub fn availability_timestamp<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<crate::I64String>,
+                T: ::std::convert::TryInto<crate::context::I64String>,
                 T::Error: ::std::fmt::Display,
             {
                 self.availability_timestamp = value
@@ -1425,7 +1442,9 @@ pub mod types {
             }
             pub fn segmentation_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.segmentation_id = value
@@ -1498,11 +1517,11 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct Conversion {
             ad_group_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             ad_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             ad_user_data_consent: ::std::result::Result<
@@ -1510,11 +1529,11 @@ pub mod types {
                 ::std::string::String,
             >,
             advertiser_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             agency_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             attribution_model: ::std::result::Result<
@@ -1522,7 +1541,7 @@ pub mod types {
                 ::std::string::String,
             >,
             campaign_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             channel: ::std::result::Result<
@@ -1538,7 +1557,7 @@ pub mod types {
                 ::std::string::String,
             >,
             conversion_modified_timestamp: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             conversion_timestamp: ::std::result::Result<
@@ -1546,11 +1565,11 @@ pub mod types {
                 ::std::string::String,
             >,
             count_millis: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             criterion_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             currency_code: ::std::result::Result<
@@ -1574,11 +1593,11 @@ pub mod types {
                 ::std::string::String,
             >,
             ds_conversion_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             engine_account_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             floodlight_order_id: ::std::result::Result<
@@ -1586,7 +1605,7 @@ pub mod types {
                 ::std::string::String,
             >,
             inventory_account_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             product_country: ::std::result::Result<
@@ -1594,7 +1613,7 @@ pub mod types {
                 ::std::string::String,
             >,
             product_group_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             product_id: ::std::result::Result<
@@ -1606,7 +1625,7 @@ pub mod types {
                 ::std::string::String,
             >,
             quantity_millis: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             revenue_micros: ::std::result::Result<
@@ -1614,7 +1633,7 @@ pub mod types {
                 ::std::string::String,
             >,
             segmentation_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             segmentation_name: ::std::result::Result<
@@ -1682,7 +1701,9 @@ pub mod types {
         impl Conversion {
             pub fn ad_group_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.ad_group_id = value
@@ -1694,7 +1715,9 @@ pub mod types {
             }
             pub fn ad_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.ad_id = value
@@ -1720,7 +1743,9 @@ pub mod types {
             }
             pub fn advertiser_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.advertiser_id = value
@@ -1732,7 +1757,9 @@ pub mod types {
             }
             pub fn agency_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.agency_id = value
@@ -1758,7 +1785,9 @@ pub mod types {
             }
             pub fn campaign_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.campaign_id = value
@@ -1806,7 +1835,9 @@ pub mod types {
             }
             pub fn conversion_modified_timestamp<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.conversion_modified_timestamp = value
@@ -1834,7 +1865,9 @@ pub mod types {
             }
             pub fn count_millis<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.count_millis = value
@@ -1846,7 +1879,9 @@ pub mod types {
             }
             pub fn criterion_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.criterion_id = value
@@ -1920,7 +1955,9 @@ pub mod types {
             }
             pub fn ds_conversion_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.ds_conversion_id = value
@@ -1934,7 +1971,9 @@ pub mod types {
             }
             pub fn engine_account_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.engine_account_id = value
@@ -1962,7 +2001,9 @@ pub mod types {
             }
             pub fn inventory_account_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.inventory_account_id = value
@@ -1990,7 +2031,9 @@ pub mod types {
             }
             pub fn product_group_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.product_group_id = value
@@ -2030,7 +2073,9 @@ pub mod types {
             }
             pub fn quantity_millis<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.quantity_millis = value
@@ -2058,7 +2103,9 @@ pub mod types {
             }
             pub fn segmentation_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.segmentation_id = value
@@ -2225,11 +2272,11 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct ConversionInsert {
             ad_group_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             ad_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             ad_user_data_consent: ::std::result::Result<
@@ -2237,11 +2284,11 @@ pub mod types {
                 ::std::string::String,
             >,
             advertiser_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             agency_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             attribution_model: ::std::result::Result<
@@ -2249,7 +2296,7 @@ pub mod types {
                 ::std::string::String,
             >,
             campaign_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             channel: ::std::result::Result<
@@ -2265,7 +2312,7 @@ pub mod types {
                 ::std::string::String,
             >,
             conversion_modified_timestamp: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             conversion_timestamp: ::std::result::Result<
@@ -2273,11 +2320,11 @@ pub mod types {
                 ::std::string::String,
             >,
             count_millis: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             criterion_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             currency_code: ::std::result::Result<
@@ -2301,11 +2348,11 @@ pub mod types {
                 ::std::string::String,
             >,
             ds_conversion_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             engine_account_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             floodlight_order_id: ::std::result::Result<
@@ -2313,7 +2360,7 @@ pub mod types {
                 ::std::string::String,
             >,
             inventory_account_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             product_country: ::std::result::Result<
@@ -2321,7 +2368,7 @@ pub mod types {
                 ::std::string::String,
             >,
             product_group_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             product_id: ::std::result::Result<
@@ -2333,7 +2380,7 @@ pub mod types {
                 ::std::string::String,
             >,
             quantity_millis: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             revenue_micros: ::std::result::Result<
@@ -2341,7 +2388,7 @@ pub mod types {
                 ::std::string::String,
             >,
             segmentation_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             segmentation_name: ::std::result::Result<
@@ -2415,7 +2462,9 @@ pub mod types {
         impl ConversionInsert {
             pub fn ad_group_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.ad_group_id = value
@@ -2427,7 +2476,9 @@ pub mod types {
             }
             pub fn ad_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.ad_id = value
@@ -2453,7 +2504,9 @@ pub mod types {
             }
             pub fn advertiser_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.advertiser_id = value
@@ -2465,7 +2518,9 @@ pub mod types {
             }
             pub fn agency_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.agency_id = value
@@ -2491,7 +2546,9 @@ pub mod types {
             }
             pub fn campaign_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.campaign_id = value
@@ -2539,7 +2596,9 @@ pub mod types {
             }
             pub fn conversion_modified_timestamp<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.conversion_modified_timestamp = value
@@ -2567,7 +2626,9 @@ pub mod types {
             }
             pub fn count_millis<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.count_millis = value
@@ -2579,7 +2640,9 @@ pub mod types {
             }
             pub fn criterion_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.criterion_id = value
@@ -2653,7 +2716,9 @@ pub mod types {
             }
             pub fn ds_conversion_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.ds_conversion_id = value
@@ -2667,7 +2732,9 @@ pub mod types {
             }
             pub fn engine_account_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.engine_account_id = value
@@ -2695,7 +2762,9 @@ pub mod types {
             }
             pub fn inventory_account_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.inventory_account_id = value
@@ -2723,7 +2792,9 @@ pub mod types {
             }
             pub fn product_group_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.product_group_id = value
@@ -2763,7 +2834,9 @@ pub mod types {
             }
             pub fn quantity_millis<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.quantity_millis = value
@@ -2791,7 +2864,9 @@ pub mod types {
             }
             pub fn segmentation_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.segmentation_id = value
@@ -3087,11 +3162,11 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct ConversionUpdate {
             ad_group_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             ad_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             ad_user_data_consent: ::std::result::Result<
@@ -3099,11 +3174,11 @@ pub mod types {
                 ::std::string::String,
             >,
             advertiser_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             agency_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             attribution_model: ::std::result::Result<
@@ -3111,7 +3186,7 @@ pub mod types {
                 ::std::string::String,
             >,
             campaign_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             channel: ::std::result::Result<
@@ -3127,7 +3202,7 @@ pub mod types {
                 ::std::string::String,
             >,
             conversion_modified_timestamp: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             conversion_timestamp: ::std::result::Result<
@@ -3135,11 +3210,11 @@ pub mod types {
                 ::std::string::String,
             >,
             count_millis: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             criterion_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             currency_code: ::std::result::Result<
@@ -3163,11 +3238,11 @@ pub mod types {
                 ::std::string::String,
             >,
             ds_conversion_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             engine_account_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             floodlight_order_id: ::std::result::Result<
@@ -3175,7 +3250,7 @@ pub mod types {
                 ::std::string::String,
             >,
             inventory_account_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             product_country: ::std::result::Result<
@@ -3183,7 +3258,7 @@ pub mod types {
                 ::std::string::String,
             >,
             product_group_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             product_id: ::std::result::Result<
@@ -3195,7 +3270,7 @@ pub mod types {
                 ::std::string::String,
             >,
             quantity_millis: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             revenue_micros: ::std::result::Result<
@@ -3203,7 +3278,7 @@ pub mod types {
                 ::std::string::String,
             >,
             segmentation_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             segmentation_name: ::std::result::Result<
@@ -3275,7 +3350,9 @@ pub mod types {
         impl ConversionUpdate {
             pub fn ad_group_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.ad_group_id = value
@@ -3287,7 +3364,9 @@ pub mod types {
             }
             pub fn ad_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.ad_id = value
@@ -3313,7 +3392,9 @@ pub mod types {
             }
             pub fn advertiser_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.advertiser_id = value
@@ -3325,7 +3406,9 @@ pub mod types {
             }
             pub fn agency_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.agency_id = value
@@ -3351,7 +3434,9 @@ pub mod types {
             }
             pub fn campaign_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.campaign_id = value
@@ -3399,7 +3484,9 @@ pub mod types {
             }
             pub fn conversion_modified_timestamp<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.conversion_modified_timestamp = value
@@ -3427,7 +3514,9 @@ pub mod types {
             }
             pub fn count_millis<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.count_millis = value
@@ -3439,7 +3528,9 @@ pub mod types {
             }
             pub fn criterion_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.criterion_id = value
@@ -3513,7 +3604,9 @@ pub mod types {
             }
             pub fn ds_conversion_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.ds_conversion_id = value
@@ -3527,7 +3620,9 @@ pub mod types {
             }
             pub fn engine_account_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.engine_account_id = value
@@ -3555,7 +3650,9 @@ pub mod types {
             }
             pub fn inventory_account_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.inventory_account_id = value
@@ -3583,7 +3680,9 @@ pub mod types {
             }
             pub fn product_group_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.product_group_id = value
@@ -3623,7 +3722,9 @@ pub mod types {
             }
             pub fn quantity_millis<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.quantity_millis = value
@@ -3651,7 +3752,9 @@ pub mod types {
             }
             pub fn segmentation_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.segmentation_id = value
@@ -4679,7 +4782,7 @@ Version: v2*/
 pub struct Client {
     pub(crate) baseurl: String,
     pub(crate) client: reqwest::Client,
-    pub(crate) inner: crate::ClientContext,
+    pub(crate) inner: crate::context::ClientContext,
 }
 impl Client {
     /// Create a new client.
@@ -4687,7 +4790,7 @@ impl Client {
     /// `baseurl` is the base URL provided to the internal
     /// `reqwest::Client`, and should include a scheme and hostname,
     /// as well as port and a path stem if applicable.
-    pub fn new(baseurl: &str, inner: crate::ClientContext) -> Self {
+    pub fn new(baseurl: &str, inner: crate::context::ClientContext) -> Self {
         #[cfg(not(target_arch = "wasm32"))]
         let client = {
             let dur = ::std::time::Duration::from_secs(15u64);
@@ -4706,7 +4809,7 @@ impl Client {
     pub fn new_with_client(
         baseurl: &str,
         client: reqwest::Client,
-        inner: crate::ClientContext,
+        inner: crate::context::ClientContext,
     ) -> Self {
         Self {
             baseurl: baseurl.to_string(),
@@ -4715,7 +4818,7 @@ impl Client {
         }
     }
 }
-impl ClientInfo<crate::ClientContext> for Client {
+impl ClientInfo<crate::context::ClientContext> for Client {
     fn api_version() -> &'static str {
         "v2"
     }
@@ -4725,11 +4828,11 @@ impl ClientInfo<crate::ClientContext> for Client {
     fn client(&self) -> &reqwest::Client {
         &self.client
     }
-    fn inner(&self) -> &crate::ClientContext {
+    fn inner(&self) -> &crate::context::ClientContext {
         &self.inner
     }
 }
-impl ClientHooks<crate::ClientContext> for &Client {}
+impl ClientHooks<crate::context::ClientContext> for &Client {}
 impl Client {
     /**List the conversions of an engine account (deprecated)
 
@@ -4920,13 +5023,13 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct ConversionGet<'a> {
         client: &'a super::Client,
-        agency_id: Result<crate::I64String, String>,
-        advertiser_id: Result<crate::I64String, String>,
-        engine_account_id: Result<crate::I64String, String>,
-        ad_group_id: Result<Option<crate::I64String>, String>,
-        ad_id: Result<Option<crate::I64String>, String>,
-        campaign_id: Result<Option<crate::I64String>, String>,
-        criterion_id: Result<Option<crate::I64String>, String>,
+        agency_id: Result<crate::context::I64String, String>,
+        advertiser_id: Result<crate::context::I64String, String>,
+        engine_account_id: Result<crate::context::I64String, String>,
+        ad_group_id: Result<Option<crate::context::I64String>, String>,
+        ad_id: Result<Option<crate::context::I64String>, String>,
+        campaign_id: Result<Option<crate::context::I64String>, String>,
+        criterion_id: Result<Option<crate::context::I64String>, String>,
         customer_id: Result<Option<::std::string::String>, String>,
         end_date: Result<types::DateNumber, String>,
         row_count: Result<::std::num::NonZeroU32, String>,
@@ -4955,86 +5058,88 @@ pub mod builder {
         }
         pub fn agency_id<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<crate::I64String>,
+            V: std::convert::TryInto<crate::context::I64String>,
         {
             self.agency_id = value
                 .try_into()
                 .map_err(|_| {
-                    "conversion to `crate :: I64String` for agency_id failed".to_string()
+                    "conversion to `crate :: context :: I64String` for agency_id failed"
+                        .to_string()
                 });
             self
         }
         pub fn advertiser_id<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<crate::I64String>,
+            V: std::convert::TryInto<crate::context::I64String>,
         {
             self.advertiser_id = value
                 .try_into()
                 .map_err(|_| {
-                    "conversion to `crate :: I64String` for advertiser_id failed"
+                    "conversion to `crate :: context :: I64String` for advertiser_id failed"
                         .to_string()
                 });
             self
         }
         pub fn engine_account_id<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<crate::I64String>,
+            V: std::convert::TryInto<crate::context::I64String>,
         {
             self.engine_account_id = value
                 .try_into()
                 .map_err(|_| {
-                    "conversion to `crate :: I64String` for engine_account_id failed"
+                    "conversion to `crate :: context :: I64String` for engine_account_id failed"
                         .to_string()
                 });
             self
         }
         pub fn ad_group_id<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<crate::I64String>,
+            V: std::convert::TryInto<crate::context::I64String>,
         {
             self.ad_group_id = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `crate :: I64String` for ad_group_id failed"
+                    "conversion to `crate :: context :: I64String` for ad_group_id failed"
                         .to_string()
                 });
             self
         }
         pub fn ad_id<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<crate::I64String>,
+            V: std::convert::TryInto<crate::context::I64String>,
         {
             self.ad_id = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `crate :: I64String` for ad_id failed".to_string()
+                    "conversion to `crate :: context :: I64String` for ad_id failed"
+                        .to_string()
                 });
             self
         }
         pub fn campaign_id<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<crate::I64String>,
+            V: std::convert::TryInto<crate::context::I64String>,
         {
             self.campaign_id = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `crate :: I64String` for campaign_id failed"
+                    "conversion to `crate :: context :: I64String` for campaign_id failed"
                         .to_string()
                 });
             self
         }
         pub fn criterion_id<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<crate::I64String>,
+            V: std::convert::TryInto<crate::context::I64String>,
         {
             self.criterion_id = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `crate :: I64String` for criterion_id failed"
+                    "conversion to `crate :: context :: I64String` for criterion_id failed"
                         .to_string()
                 });
             self
@@ -5194,8 +5299,8 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct ReportsGetIdMappingFile<'a> {
         client: &'a super::Client,
-        agency_id: Result<crate::I64String, String>,
-        advertiser_id: Result<crate::I64String, String>,
+        agency_id: Result<crate::context::I64String, String>,
+        advertiser_id: Result<crate::context::I64String, String>,
         alt: Result<types::AltMedia, String>,
     }
     impl<'a> ReportsGetIdMappingFile<'a> {
@@ -5209,23 +5314,24 @@ pub mod builder {
         }
         pub fn agency_id<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<crate::I64String>,
+            V: std::convert::TryInto<crate::context::I64String>,
         {
             self.agency_id = value
                 .try_into()
                 .map_err(|_| {
-                    "conversion to `crate :: I64String` for agency_id failed".to_string()
+                    "conversion to `crate :: context :: I64String` for agency_id failed"
+                        .to_string()
                 });
             self
         }
         pub fn advertiser_id<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<crate::I64String>,
+            V: std::convert::TryInto<crate::context::I64String>,
         {
             self.advertiser_id = value
                 .try_into()
                 .map_err(|_| {
-                    "conversion to `crate :: I64String` for advertiser_id failed"
+                    "conversion to `crate :: context :: I64String` for advertiser_id failed"
                         .to_string()
                 });
             self
@@ -5299,8 +5405,8 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct SavedColumnsList<'a> {
         client: &'a super::Client,
-        agency_id: Result<crate::I64String, String>,
-        advertiser_id: Result<crate::I64String, String>,
+        agency_id: Result<crate::context::I64String, String>,
+        advertiser_id: Result<crate::context::I64String, String>,
     }
     impl<'a> SavedColumnsList<'a> {
         pub fn new(client: &'a super::Client) -> Self {
@@ -5312,23 +5418,24 @@ pub mod builder {
         }
         pub fn agency_id<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<crate::I64String>,
+            V: std::convert::TryInto<crate::context::I64String>,
         {
             self.agency_id = value
                 .try_into()
                 .map_err(|_| {
-                    "conversion to `crate :: I64String` for agency_id failed".to_string()
+                    "conversion to `crate :: context :: I64String` for agency_id failed"
+                        .to_string()
                 });
             self
         }
         pub fn advertiser_id<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<crate::I64String>,
+            V: std::convert::TryInto<crate::context::I64String>,
         {
             self.advertiser_id = value
                 .try_into()
                 .map_err(|_| {
-                    "conversion to `crate :: I64String` for advertiser_id failed"
+                    "conversion to `crate :: context :: I64String` for advertiser_id failed"
                         .to_string()
                 });
             self
@@ -5704,14 +5811,14 @@ pub mod builder {
     pub struct ConversionGetByCustomerId<'a> {
         client: &'a super::Client,
         customer_id: Result<::std::string::String, String>,
-        ad_group_id: Result<Option<crate::I64String>, String>,
-        ad_id: Result<Option<crate::I64String>, String>,
-        advertiser_id: Result<Option<crate::I64String>, String>,
-        agency_id: Result<Option<crate::I64String>, String>,
-        campaign_id: Result<Option<crate::I64String>, String>,
-        criterion_id: Result<Option<crate::I64String>, String>,
+        ad_group_id: Result<Option<crate::context::I64String>, String>,
+        ad_id: Result<Option<crate::context::I64String>, String>,
+        advertiser_id: Result<Option<crate::context::I64String>, String>,
+        agency_id: Result<Option<crate::context::I64String>, String>,
+        campaign_id: Result<Option<crate::context::I64String>, String>,
+        criterion_id: Result<Option<crate::context::I64String>, String>,
         end_date: Result<types::DateNumber, String>,
-        engine_account_id: Result<Option<crate::I64String>, String>,
+        engine_account_id: Result<Option<crate::context::I64String>, String>,
         row_count: Result<::std::num::NonZeroU32, String>,
         start_date: Result<types::DateNumber, String>,
         start_row: Result<u32, String>,
@@ -5748,76 +5855,78 @@ pub mod builder {
         }
         pub fn ad_group_id<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<crate::I64String>,
+            V: std::convert::TryInto<crate::context::I64String>,
         {
             self.ad_group_id = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `crate :: I64String` for ad_group_id failed"
+                    "conversion to `crate :: context :: I64String` for ad_group_id failed"
                         .to_string()
                 });
             self
         }
         pub fn ad_id<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<crate::I64String>,
+            V: std::convert::TryInto<crate::context::I64String>,
         {
             self.ad_id = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `crate :: I64String` for ad_id failed".to_string()
+                    "conversion to `crate :: context :: I64String` for ad_id failed"
+                        .to_string()
                 });
             self
         }
         pub fn advertiser_id<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<crate::I64String>,
+            V: std::convert::TryInto<crate::context::I64String>,
         {
             self.advertiser_id = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `crate :: I64String` for advertiser_id failed"
+                    "conversion to `crate :: context :: I64String` for advertiser_id failed"
                         .to_string()
                 });
             self
         }
         pub fn agency_id<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<crate::I64String>,
+            V: std::convert::TryInto<crate::context::I64String>,
         {
             self.agency_id = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `crate :: I64String` for agency_id failed".to_string()
+                    "conversion to `crate :: context :: I64String` for agency_id failed"
+                        .to_string()
                 });
             self
         }
         pub fn campaign_id<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<crate::I64String>,
+            V: std::convert::TryInto<crate::context::I64String>,
         {
             self.campaign_id = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `crate :: I64String` for campaign_id failed"
+                    "conversion to `crate :: context :: I64String` for campaign_id failed"
                         .to_string()
                 });
             self
         }
         pub fn criterion_id<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<crate::I64String>,
+            V: std::convert::TryInto<crate::context::I64String>,
         {
             self.criterion_id = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `crate :: I64String` for criterion_id failed"
+                    "conversion to `crate :: context :: I64String` for criterion_id failed"
                         .to_string()
                 });
             self
@@ -5835,13 +5944,13 @@ pub mod builder {
         }
         pub fn engine_account_id<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<crate::I64String>,
+            V: std::convert::TryInto<crate::context::I64String>,
         {
             self.engine_account_id = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `crate :: I64String` for engine_account_id failed"
+                    "conversion to `crate :: context :: I64String` for engine_account_id failed"
                         .to_string()
                 });
             self

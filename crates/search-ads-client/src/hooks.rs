@@ -64,6 +64,7 @@ macro_rules! search_ads_client_glue {
     };
 }
 
-use crate::{Client, Error};
+use crate::generated::Client;
+use progenitor_client::Error;
 
-crate::search_ads_client_glue!(SERVICE);
+search_ads_client_glue!(SERVICE);

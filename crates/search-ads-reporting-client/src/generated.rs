@@ -31,7 +31,7 @@ pub mod types {
             rename = "cpcBidMicros",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub cpc_bid_micros: ::std::option::Option<crate::I64String>,
+        pub cpc_bid_micros: ::std::option::Option<crate::context::I64String>,
         ///Output only. The timestamp when this ad_group was created. The timestamp is in the customer's time zone and in "yyyy-MM-dd HH:mm:ss" format.
         #[serde(
             rename = "creationTime",
@@ -71,7 +71,7 @@ pub mod types {
         pub final_url_suffix: ::std::option::Option<::std::string::String>,
         ///Output only. The ID of the ad group.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<crate::I64String>,
+        pub id: ::std::option::Option<crate::context::I64String>,
         ///Output only. The resource names of labels attached to this ad group.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub labels: ::std::vec::Vec<::std::string::String>,
@@ -188,7 +188,7 @@ pub mod types {
         pub final_url_suffix: ::std::option::Option<::std::string::String>,
         ///Output only. The ID of the campaign.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<crate::I64String>,
+        pub id: ::std::option::Option<crate::context::I64String>,
         ///Output only. The resource names of labels attached to this campaign.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub labels: ::std::vec::Vec<::std::string::String>,
@@ -253,7 +253,7 @@ pub mod types {
     pub struct Conversion {
         ///Output only. Ad ID. A value of 0 indicates that the ad is unattributed.
         #[serde(rename = "adId", skip_serializing_if = "::std::option::Option::is_none")]
-        pub ad_id: ::std::option::Option<crate::I64String>,
+        pub ad_id: ::std::option::Option<crate::context::I64String>,
         ///Output only. For offline conversions, this is an ID provided by advertisers. If an advertiser doesn't specify such an ID, Search Ads 360 generates one. For online conversions, this is equal to the id column or the floodlight_order_id column depending on the advertiser's Floodlight instructions.
         #[serde(
             rename = "advertiserConversionId",
@@ -271,7 +271,7 @@ pub mod types {
             rename = "assetId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub asset_id: ::std::option::Option<crate::I64String>,
+        pub asset_id: ::std::option::Option<crate::context::I64String>,
         ///Output only. What the conversion is attributed to: Visit or Keyword+Ad. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `VISIT`, `CRITERION_AD`.
         #[serde(
             rename = "attributionType",
@@ -303,13 +303,13 @@ pub mod types {
             rename = "conversionQuantity",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub conversion_quantity: ::std::option::Option<crate::I64String>,
+        pub conversion_quantity: ::std::option::Option<crate::context::I64String>,
         ///Output only. The adjusted revenue in micros for the conversion event. This will always be in the currency of the serving account.
         #[serde(
             rename = "conversionRevenueMicros",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub conversion_revenue_micros: ::std::option::Option<crate::I64String>,
+        pub conversion_revenue_micros: ::std::option::Option<crate::context::I64String>,
         ///Output only. The timestamp of the visit that the conversion is attributed to.
         #[serde(
             rename = "conversionVisitDateTime",
@@ -321,7 +321,7 @@ pub mod types {
             rename = "criterionId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub criterion_id: ::std::option::Option<crate::I64String>,
+        pub criterion_id: ::std::option::Option<crate::context::I64String>,
         ///Output only. The Floodlight order ID provided by the advertiser for the conversion.
         #[serde(
             rename = "floodlightOrderId",
@@ -333,16 +333,18 @@ pub mod types {
             rename = "floodlightOriginalRevenue",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub floodlight_original_revenue: ::std::option::Option<crate::I64String>,
+        pub floodlight_original_revenue: ::std::option::Option<
+            crate::context::I64String,
+        >,
         ///Output only. The ID of the conversion
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<crate::I64String>,
+        pub id: ::std::option::Option<crate::context::I64String>,
         ///Output only. The Search Ads 360 inventory account ID containing the product that was clicked on. Search Ads 360 generates this ID when you link an inventory account in Search Ads 360.
         #[serde(
             rename = "merchantId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub merchant_id: ::std::option::Option<crate::I64String>,
+        pub merchant_id: ::std::option::Option<crate::context::I64String>,
         ///Output only. The sales channel of the product that was clicked on: Online or Local. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `ONLINE`, `LOCAL`.
         #[serde(
             rename = "productChannel",
@@ -387,7 +389,7 @@ pub mod types {
             rename = "visitId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub visit_id: ::std::option::Option<crate::I64String>,
+        pub visit_id: ::std::option::Option<crate::context::I64String>,
     }
     impl Conversion {
         pub fn builder() -> builder::Conversion {
@@ -407,7 +409,7 @@ pub mod types {
     pub struct ConversionCustomDimensionHeader {
         ///The conversion custom dimension ID.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<crate::I64String>,
+        pub id: ::std::option::Option<crate::context::I64String>,
         ///The user defined name of the conversion custom dimension.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
@@ -430,7 +432,7 @@ pub mod types {
     pub struct ConversionCustomMetricHeader {
         ///The conversion custom metric ID.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<crate::I64String>,
+        pub id: ::std::option::Option<crate::context::I64String>,
         ///The user defined name of the conversion custom metric.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
@@ -462,7 +464,7 @@ pub mod types {
             rename = "conversionTrackingId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub conversion_tracking_id: ::std::option::Option<crate::I64String>,
+        pub conversion_tracking_id: ::std::option::Option<crate::context::I64String>,
         ///Output only. Conversion tracking status. It indicates whether the customer is using conversion tracking, and who is the conversion tracking owner of this customer. If this customer is using cross-account conversion tracking, the value returned will differ based on the `login-customer-id` of the request. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `NOT_CONVERSION_TRACKED`, `CONVERSION_TRACKING_MANAGED_BY_SELF`, `CONVERSION_TRACKING_MANAGED_BY_THIS_MANAGER`, `CONVERSION_TRACKING_MANAGED_BY_ANOTHER_MANAGER`.
         #[serde(
             rename = "conversionTrackingStatus",
@@ -475,7 +477,7 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub cross_account_conversion_tracking_id: ::std::option::Option<
-            crate::I64String,
+            crate::context::I64String,
         >,
         ///Output only. Whether the customer is opted-in for enhanced conversions for leads. If using cross-account conversion tracking, this value is inherited from the manager. This field is read-only.
         #[serde(
@@ -495,7 +497,7 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub google_ads_cross_account_conversion_tracking_id: ::std::option::Option<
-            crate::I64String,
+            crate::context::I64String,
         >,
     }
     impl ConversionTrackingSetting {
@@ -519,7 +521,7 @@ pub mod types {
         pub description: ::std::option::Option<::std::string::String>,
         ///Output only. ID of the custom column.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<crate::I64String>,
+        pub id: ::std::option::Option<crate::context::I64String>,
         ///Output only. User-defined name of the custom column.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
@@ -582,7 +584,7 @@ pub mod types {
     pub struct CustomColumnHeader {
         ///The custom column ID.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<crate::I64String>,
+        pub id: ::std::option::Option<crate::context::I64String>,
         ///The user defined name of the custom column.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
@@ -640,7 +642,7 @@ pub mod types {
             rename = "associateManagerId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub associate_manager_id: ::std::option::Option<crate::I64String>,
+        pub associate_manager_id: ::std::option::Option<crate::context::I64String>,
         ///Whether auto-tagging is enabled for the customer.
         #[serde(
             rename = "autoTaggingEnabled",
@@ -693,7 +695,7 @@ pub mod types {
         pub final_url_suffix: ::std::option::Option<::std::string::String>,
         ///Output only. The ID of the customer.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<crate::I64String>,
+        pub id: ::std::option::Option<crate::context::I64String>,
         ///Output only. The datetime when this customer was last modified. The datetime is in the customer's time zone and in "yyyy-MM-dd HH:mm:ss.ssssss" format.
         #[serde(
             rename = "lastModifiedTime",
@@ -714,7 +716,7 @@ pub mod types {
             rename = "managerId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub manager_id: ::std::option::Option<crate::I64String>,
+        pub manager_id: ::std::option::Option<crate::context::I64String>,
         ///Immutable. The resource name of the customer. Customer resource names have the form: `customers/{customer_id}`
         #[serde(
             rename = "resourceName",
@@ -735,7 +737,7 @@ pub mod types {
             rename = "subManagerId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub sub_manager_id: ::std::option::Option<crate::I64String>,
+        pub sub_manager_id: ::std::option::Option<crate::context::I64String>,
         ///Immutable. The local timezone ID of the customer.
         #[serde(
             rename = "timeZone",
@@ -770,13 +772,13 @@ pub mod types {
             rename = "advertiserId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub advertiser_id: ::std::option::Option<crate::I64String>,
+        pub advertiser_id: ::std::option::Option<crate::context::I64String>,
         ///Output only. ID of the Campaign Manager network associated with this customer.
         #[serde(
             rename = "networkId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub network_id: ::std::option::Option<crate::I64String>,
+        pub network_id: ::std::option::Option<crate::context::I64String>,
         ///Output only. Time zone of the Campaign Manager network associated with this customer in IANA Time Zone Database format, such as America/New_York.
         #[serde(
             rename = "timeZone",
@@ -1083,7 +1085,7 @@ pub mod types {
     pub struct RawEventConversionDimensionHeader {
         ///The conversion custom variable ID.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<crate::I64String>,
+        pub id: ::std::option::Option<crate::context::I64String>,
         ///The user defined name of the raw event dimension.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
@@ -1106,7 +1108,7 @@ pub mod types {
     pub struct RawEventConversionMetricHeader {
         ///The conversion custom variable ID.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<crate::I64String>,
+        pub id: ::std::option::Option<crate::context::I64String>,
         ///The user defined name of the raw event metric.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
@@ -1354,7 +1356,7 @@ pub mod types {
             rename = "totalResultsCount",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub total_results_count: ::std::option::Option<crate::I64String>,
+        pub total_results_count: ::std::option::Option<crate::context::I64String>,
     }
     impl SearchSearchAds360FieldsResponse {
         pub fn builder() -> builder::SearchSearchAds360FieldsResponse {
@@ -1559,7 +1561,7 @@ pub mod types {
             rename = "totalResultsCount",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub total_results_count: ::std::option::Option<crate::I64String>,
+        pub total_results_count: ::std::option::Option<crate::context::I64String>,
     }
     impl SearchSearchAds360Response {
         pub fn builder() -> builder::SearchSearchAds360Response {
@@ -1697,7 +1699,7 @@ pub mod types {
             rename = "int64Value",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub int64_value: ::std::option::Option<crate::I64String>,
+        pub int64_value: ::std::option::Option<crate::context::I64String>,
         ///A string.
         #[serde(
             rename = "stringValue",
@@ -1719,7 +1721,7 @@ pub mod types {
                 ::std::string::String,
             >,
             cpc_bid_micros: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             creation_time: ::std::result::Result<
@@ -1747,7 +1749,7 @@ pub mod types {
                 ::std::string::String,
             >,
             id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             labels: ::std::result::Result<
@@ -1828,7 +1830,9 @@ pub mod types {
             }
             pub fn cpc_bid_micros<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.cpc_bid_micros = value
@@ -1918,7 +1922,9 @@ pub mod types {
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.id = value
@@ -2129,7 +2135,7 @@ pub mod types {
                 ::std::string::String,
             >,
             id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             labels: ::std::result::Result<
@@ -2317,7 +2323,9 @@ pub mod types {
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.id = value
@@ -2498,7 +2506,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct Conversion {
             ad_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             advertiser_conversion_id: ::std::result::Result<
@@ -2510,7 +2518,7 @@ pub mod types {
                 ::std::string::String,
             >,
             asset_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             attribution_type: ::std::result::Result<
@@ -2530,11 +2538,11 @@ pub mod types {
                 ::std::string::String,
             >,
             conversion_quantity: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             conversion_revenue_micros: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             conversion_visit_date_time: ::std::result::Result<
@@ -2542,7 +2550,7 @@ pub mod types {
                 ::std::string::String,
             >,
             criterion_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             floodlight_order_id: ::std::result::Result<
@@ -2550,15 +2558,15 @@ pub mod types {
                 ::std::string::String,
             >,
             floodlight_original_revenue: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             merchant_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             product_channel: ::std::result::Result<
@@ -2590,7 +2598,7 @@ pub mod types {
                 ::std::string::String,
             >,
             visit_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
         }
@@ -2627,7 +2635,9 @@ pub mod types {
         impl Conversion {
             pub fn ad_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.ad_id = value
@@ -2667,7 +2677,9 @@ pub mod types {
             }
             pub fn asset_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.asset_id = value
@@ -2733,7 +2745,9 @@ pub mod types {
             }
             pub fn conversion_quantity<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.conversion_quantity = value
@@ -2747,7 +2761,9 @@ pub mod types {
             }
             pub fn conversion_revenue_micros<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.conversion_revenue_micros = value
@@ -2775,7 +2791,9 @@ pub mod types {
             }
             pub fn criterion_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.criterion_id = value
@@ -2801,7 +2819,9 @@ pub mod types {
             }
             pub fn floodlight_original_revenue<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.floodlight_original_revenue = value
@@ -2815,7 +2835,9 @@ pub mod types {
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.id = value
@@ -2825,7 +2847,9 @@ pub mod types {
             }
             pub fn merchant_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.merchant_id = value
@@ -2929,7 +2953,9 @@ pub mod types {
             }
             pub fn visit_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.visit_id = value
@@ -3009,7 +3035,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct ConversionCustomDimensionHeader {
             id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             name: ::std::result::Result<
@@ -3028,7 +3054,9 @@ pub mod types {
         impl ConversionCustomDimensionHeader {
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.id = value
@@ -3073,7 +3101,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct ConversionCustomMetricHeader {
             id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             name: ::std::result::Result<
@@ -3092,7 +3120,9 @@ pub mod types {
         impl ConversionCustomMetricHeader {
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.id = value
@@ -3141,7 +3171,7 @@ pub mod types {
                 ::std::string::String,
             >,
             conversion_tracking_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             conversion_tracking_status: ::std::result::Result<
@@ -3149,7 +3179,7 @@ pub mod types {
                 ::std::string::String,
             >,
             cross_account_conversion_tracking_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             enhanced_conversions_for_leads_enabled: ::std::result::Result<
@@ -3161,7 +3191,7 @@ pub mod types {
                 ::std::string::String,
             >,
             google_ads_cross_account_conversion_tracking_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
         }
@@ -3197,7 +3227,9 @@ pub mod types {
             }
             pub fn conversion_tracking_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.conversion_tracking_id = value
@@ -3225,7 +3257,9 @@ pub mod types {
             }
             pub fn cross_account_conversion_tracking_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.cross_account_conversion_tracking_id = value
@@ -3270,7 +3304,9 @@ pub mod types {
                 value: T,
             ) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.google_ads_cross_account_conversion_tracking_id = value
@@ -3333,7 +3369,7 @@ pub mod types {
                 ::std::string::String,
             >,
             id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             name: ::std::result::Result<
@@ -3400,7 +3436,9 @@ pub mod types {
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.id = value
@@ -3549,7 +3587,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct CustomColumnHeader {
             id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             name: ::std::result::Result<
@@ -3573,7 +3611,9 @@ pub mod types {
         impl CustomColumnHeader {
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.id = value
@@ -3648,7 +3688,7 @@ pub mod types {
                 ::std::string::String,
             >,
             associate_manager_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             auto_tagging_enabled: ::std::result::Result<
@@ -3684,7 +3724,7 @@ pub mod types {
                 ::std::string::String,
             >,
             id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             last_modified_time: ::std::result::Result<
@@ -3700,7 +3740,7 @@ pub mod types {
                 ::std::string::String,
             >,
             manager_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             resource_name: ::std::result::Result<
@@ -3716,7 +3756,7 @@ pub mod types {
                 ::std::string::String,
             >,
             sub_manager_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             time_zone: ::std::result::Result<
@@ -3813,7 +3853,9 @@ pub mod types {
             }
             pub fn associate_manager_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.associate_manager_id = value
@@ -3937,7 +3979,9 @@ pub mod types {
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.id = value
@@ -3987,7 +4031,9 @@ pub mod types {
             }
             pub fn manager_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.manager_id = value
@@ -4037,7 +4083,9 @@ pub mod types {
             }
             pub fn sub_manager_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.sub_manager_id = value
@@ -4148,11 +4196,11 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct DoubleClickCampaignManagerSetting {
             advertiser_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             network_id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             time_zone: ::std::result::Result<
@@ -4172,7 +4220,9 @@ pub mod types {
         impl DoubleClickCampaignManagerSetting {
             pub fn advertiser_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.advertiser_id = value
@@ -4184,7 +4234,9 @@ pub mod types {
             }
             pub fn network_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.network_id = value
@@ -4946,7 +4998,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct RawEventConversionDimensionHeader {
             id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             name: ::std::result::Result<
@@ -4965,7 +5017,9 @@ pub mod types {
         impl RawEventConversionDimensionHeader {
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.id = value
@@ -5010,7 +5064,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct RawEventConversionMetricHeader {
             id: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             name: ::std::result::Result<
@@ -5029,7 +5083,9 @@ pub mod types {
         impl RawEventConversionMetricHeader {
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.id = value
@@ -5807,7 +5863,7 @@ pub mod types {
                 ::std::string::String,
             >,
             total_results_count: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
         }
@@ -5849,7 +5905,9 @@ pub mod types {
             }
             pub fn total_results_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.total_results_count = value
@@ -6073,7 +6131,7 @@ pub mod types {
                 ::std::string::String,
             >,
             total_results_count: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
         }
@@ -6226,7 +6284,9 @@ pub mod types {
             }
             pub fn total_results_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.total_results_count = value
@@ -6667,7 +6727,7 @@ pub mod types {
                 ::std::string::String,
             >,
             int64_value: ::std::result::Result<
-                ::std::option::Option<crate::I64String>,
+                ::std::option::Option<crate::context::I64String>,
                 ::std::string::String,
             >,
             string_value: ::std::result::Result<
@@ -6725,7 +6785,9 @@ pub mod types {
             }
             pub fn int64_value<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::I64String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.int64_value = value
@@ -6816,7 +6878,7 @@ Version: v0*/
 pub struct Client {
     pub(crate) baseurl: String,
     pub(crate) client: reqwest::Client,
-    pub(crate) inner: crate::ClientContext,
+    pub(crate) inner: crate::context::ClientContext,
 }
 impl Client {
     /// Create a new client.
@@ -6824,7 +6886,7 @@ impl Client {
     /// `baseurl` is the base URL provided to the internal
     /// `reqwest::Client`, and should include a scheme and hostname,
     /// as well as port and a path stem if applicable.
-    pub fn new(baseurl: &str, inner: crate::ClientContext) -> Self {
+    pub fn new(baseurl: &str, inner: crate::context::ClientContext) -> Self {
         #[cfg(not(target_arch = "wasm32"))]
         let client = {
             let dur = ::std::time::Duration::from_secs(15u64);
@@ -6843,7 +6905,7 @@ impl Client {
     pub fn new_with_client(
         baseurl: &str,
         client: reqwest::Client,
-        inner: crate::ClientContext,
+        inner: crate::context::ClientContext,
     ) -> Self {
         Self {
             baseurl: baseurl.to_string(),
@@ -6852,7 +6914,7 @@ impl Client {
         }
     }
 }
-impl ClientInfo<crate::ClientContext> for Client {
+impl ClientInfo<crate::context::ClientContext> for Client {
     fn api_version() -> &'static str {
         "v0"
     }
@@ -6862,11 +6924,11 @@ impl ClientInfo<crate::ClientContext> for Client {
     fn client(&self) -> &reqwest::Client {
         &self.client
     }
-    fn inner(&self) -> &crate::ClientContext {
+    fn inner(&self) -> &crate::context::ClientContext {
         &self.inner
     }
 }
-impl ClientHooks<crate::ClientContext> for &Client {}
+impl ClientHooks<crate::context::ClientContext> for &Client {}
 impl Client {
     /**List the custom columns of a customer
 

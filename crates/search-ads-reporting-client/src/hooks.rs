@@ -6,6 +6,7 @@
 /// The `service` field of this client's request spans.
 pub const SERVICE: &str = "search_ads_reporting";
 
-use crate::{Client, Error};
+use crate::generated::Client;
+use progenitor_client::Error;
 
 search_ads_client::search_ads_client_glue!(SERVICE);

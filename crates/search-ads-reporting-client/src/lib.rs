@@ -50,4 +50,5 @@ pub use search_ads_client::{
 
 pub use hooks::SERVICE;
 
+mod context;
 mod hooks;

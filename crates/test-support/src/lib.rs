@@ -23,6 +23,7 @@
 //!   runs.
 
 pub mod child;
+mod command;
 pub mod error;
 pub mod git;
 pub mod hostile;

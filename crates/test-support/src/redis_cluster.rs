@@ -17,7 +17,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::redis::{RedisOptions, RedisServer, info_value, redis_available, run_with_timeout};
+use crate::command::run_with_timeout;
+use crate::redis::{RedisOptions, RedisServer, info_value, redis_available};
 
 /// How long the cluster may take to reach `cluster_state:ok`.
 const OK_TIMEOUT: Duration = Duration::from_secs(30);

@@ -18,7 +18,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::redis::run_with_timeout;
+use crate::command::run_with_timeout;
 
 /// A CA and a server certificate signed by it (files in a temporary directory). Cheap to clone:
 /// the clones share the directory.

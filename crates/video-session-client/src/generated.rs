@@ -215,7 +215,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///The answer to a sent invitation: the seed lists it with the same fields as the request. Open to fields added later (VS-1).
+    ///The answer to a sent invitation: the service's document lists it with the same fields as the request. Open to fields added later (VS-1).
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -262,7 +262,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///The delivery channel: 1 SMS, 2 WhatsApp, 3 e-mail. The seed enumerates 1 to 6 but declares a maximum of 5 and gives no meaning for 4, 5 and 6; all six stay in the enum so an echoed value always parses (VS-5).
+    ///The delivery channel: 1 SMS, 2 WhatsApp, 3 e-mail. The service's document enumerates 1 to 6 but declares a maximum of 5 and gives no meaning for 4, 5 and 6; all six stay in the enum so an echoed value always parses (VS-5).
     #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct InvitationType(i32);
@@ -390,7 +390,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///User details and tokens. Fields the seed marks as not nullable are required; nullable ones may be absent or null (VS-1).
+    ///User details and tokens. Fields the service's document marks as not nullable are required; nullable ones may be absent or null (VS-1).
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -1399,7 +1399,7 @@ Version: 1*/
 pub struct Client {
     pub(crate) baseurl: String,
     pub(crate) client: reqwest::Client,
-    pub(crate) inner: crate::ClientContext,
+    pub(crate) inner: crate::context::ClientContext,
 }
 impl Client {
     /// Create a new client.
@@ -1407,7 +1407,7 @@ impl Client {
     /// `baseurl` is the base URL provided to the internal
     /// `reqwest::Client`, and should include a scheme and hostname,
     /// as well as port and a path stem if applicable.
-    pub fn new(baseurl: &str, inner: crate::ClientContext) -> Self {
+    pub fn new(baseurl: &str, inner: crate::context::ClientContext) -> Self {
         #[cfg(not(target_arch = "wasm32"))]
         let client = {
             let dur = ::std::time::Duration::from_secs(15u64);
@@ -1426,7 +1426,7 @@ impl Client {
     pub fn new_with_client(
         baseurl: &str,
         client: reqwest::Client,
-        inner: crate::ClientContext,
+        inner: crate::context::ClientContext,
     ) -> Self {
         Self {
             baseurl: baseurl.to_string(),
@@ -1435,7 +1435,7 @@ impl Client {
         }
     }
 }
-impl ClientInfo<crate::ClientContext> for Client {
+impl ClientInfo<crate::context::ClientContext> for Client {
     fn api_version() -> &'static str {
         "1"
     }
@@ -1445,11 +1445,11 @@ impl ClientInfo<crate::ClientContext> for Client {
     fn client(&self) -> &reqwest::Client {
         &self.client
     }
-    fn inner(&self) -> &crate::ClientContext {
+    fn inner(&self) -> &crate::context::ClientContext {
         &self.inner
     }
 }
-impl ClientHooks<crate::ClientContext> for &Client {}
+impl ClientHooks<crate::context::ClientContext> for &Client {}
 impl Client {
     /**Log in with a domain secret key, a user name and a password
 

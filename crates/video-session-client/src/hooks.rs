@@ -5,7 +5,9 @@
 use progenitor_client::{ClientHooks, ClientInfo, OperationInfo};
 use reqwest::header::Entry;
 
-use crate::{Client, ClientContext, Error};
+use crate::context::ClientContext;
+use crate::generated::Client;
+use progenitor_client::Error;
 
 /// The `service` field of this client's request spans.
 pub const SERVICE: &str = "video_session";

@@ -1,17 +1,25 @@
 //! Rule `module-cycles`: no module of a crate imports from a module that
 //! (transitively) imports it.
 //!
-//! Reads a crate's `src/` tree: each file is a module (`a/mod.rs` and `a.rs` are
-//! `a`; `#[path]` is not supported; an inline `mod x { .. }` belongs to its
-//! file's module). Its imports are its `use` declarations and the paths in its
-//! code that start with `crate::`, `super::`, `self::` or the name of a child
+//! Reads a crate from its root file (`lib.rs`, `main.rs`, a test's or an
+//! example's file), following its `mod x;` declarations as rustc does: each
+//! file is a module (`a/mod.rs` and `a.rs` are `a`; `#[path = ".."]` is
+//! followed, relative to the declaring file's folder); an inline
+//! `mod x { .. }` is module `x` of its file's module, as `mod x;` in a file of
+//! its own would be. [`workspace_crates`] lists every crate of the workspace
+//! (each target of each package: library, binaries, tests, examples, benches).
+//!
+//! A module's imports are its `use` declarations and the paths in its code
+//! that start with `crate::`, `super::`, `self::` or the name of a child
 //! module it declares, each resolved to the longest module that exists
-//! (`crate::a::b::Item` is module `a::b` when `a/b.rs` exists, else `a`).
+//! (`crate::a::b::Item` is module `a::b` when `a/b.rs` exists, else `a`);
+//! `$crate::` in a macro's body is where the macro is used, not an import.
 //! Declaring a child (`mod x;`) is not an import; re-exporting from it is
 //! (`pub use x::Item;`). So a child that reaches into its parent's re-exports
 //! (`super::Item`) while the parent re-exports from it closes a cycle: children
 //! import siblings by their own path (`super::sibling::Item`). Test code counts
-//! too. Each cycle is reported once, as the modules in order.
+//! too, as the test module it sits in. Each cycle is reported once, as the
+//! modules in order.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -27,10 +35,23 @@ pub struct Graph {
     pub edges: BTreeMap<Module, BTreeSet<Module>>,
 }
 
-/// Reads the module graph of the crate whose sources are in `src`.
+/// Reads the module graph of the library (else the binary) whose sources are in `src`.
 pub fn read(src: &Path) -> Result<Graph, String> {
+    let lib = src.join("lib.rs");
+    read_root(
+        if lib.exists() {
+            lib
+        } else {
+            src.join("main.rs")
+        }
+        .as_path(),
+    )
+}
+
+/// Reads the module graph of the crate whose root file is `root`.
+pub fn read_root(root: &Path) -> Result<Graph, String> {
     let mut files = BTreeMap::new();
-    walk(src, src, &mut files)?;
+    collect(root, true, String::new(), &mut files)?;
     let modules: BTreeSet<Module> = files.keys().cloned().collect();
     let mut graph = Graph::default();
     for (module, text) in &files {
@@ -39,15 +60,19 @@ pub fn read(src: &Path) -> Result<Graph, String> {
             .into_iter()
             .filter(|child| modules.contains(&join(module, child)))
             .collect();
-        let mut targets = BTreeSet::new();
+        graph.edges.entry(module.clone()).or_default();
         for (inline, path) in paths_in(&code, &children) {
+            // An inline module (`mod tests { .. }`) is a module of its own, as
+            // `mod tests;` in a file of its own would be.
+            let node = inline.iter().fold(module.clone(), |m, name| join(&m, name));
+            let imports = graph.edges.entry(node.clone()).or_default();
             if let Some(target) = resolve(module, &inline, &path, &modules)
+                && target != node
                 && &target != module
             {
-                targets.insert(target);
+                imports.insert(target);
             }
         }
-        graph.edges.insert(module.clone(), targets);
     }
     Ok(graph)
 }
@@ -155,29 +180,142 @@ pub fn display(module: &str) -> &str {
     if module.is_empty() { "crate" } else { module }
 }
 
-fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<Module, String>) -> Result<(), String> {
-    let entries = fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for entry in entries {
-        let path = entry.map_err(|e| e.to_string())?.path();
-        if path.is_dir() {
-            walk(root, &path, out)?;
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            let rel = path.strip_prefix(root).map_err(|e| e.to_string())?;
-            let mut parts: Vec<String> = rel
-                .iter()
-                .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_owned())
-                .collect();
-            if matches!(
-                parts.last().map(String::as_str),
-                Some("mod" | "lib" | "main")
-            ) {
-                parts.pop();
-            }
-            let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            out.insert(parts.join("::"), text);
+/// Cycles known and left on purpose, each with its reason: (crate, module tree, why). A cycle
+/// whose every module lies in that tree of that crate is reported but does not fail the rule;
+/// an entry that no longer matches a cycle fails the unit test below, so it is removed when its
+/// cycle is.
+pub const KNOWN_CYCLES: &[(&str, &str, &str)] = &[(
+    "fake-services (lib)",
+    "search_ads",
+    "issue 38: the search ads fake's handlers take `AppState` from `search_ads/mod.rs`, whose \
+     `AppInner` holds `auth.rs`'s and `oauth.rs`'s state (and `auth.rs` and `oauth.rs` import each \
+     other); moving those types is left until the sign-in rework of issue 36 (h/creds), which \
+     rewrites both files, has merged",
+)];
+
+/// The [`KNOWN_CYCLES`] entry `cycle` of crate `krate` falls under, if any.
+pub fn known(krate: &str, cycle: &[Module]) -> Option<&'static str> {
+    KNOWN_CYCLES
+        .iter()
+        .find(|(c, tree, _)| {
+            *c == krate
+                && cycle
+                    .iter()
+                    .all(|m| m == tree || m.starts_with(&format!("{tree}::")))
+        })
+        .map(|(_, _, why)| *why)
+}
+
+/// A crate of the workspace: a name (`package (kind name)`) and its root file.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CrateRoot {
+    /// `facade (lib)`, `cli (bin apictl)`, `facade (test it)`, ...
+    pub name: String,
+    /// The root file of the crate.
+    pub root: std::path::PathBuf,
+}
+
+/// Every crate of the workspace, from `cargo metadata --no-deps`: each target of
+/// each member package (library, binaries, tests, examples, benches).
+pub fn workspace_crates(metadata: &serde_json::Value) -> Vec<CrateRoot> {
+    let mut out = Vec::new();
+    let members: BTreeSet<&str> = metadata["workspace_members"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(serde_json::Value::as_str)
+        .collect();
+    for package in metadata["packages"].as_array().into_iter().flatten() {
+        if !package["id"]
+            .as_str()
+            .is_some_and(|id| members.contains(id))
+        {
+            continue;
+        }
+        let package_name = package["name"].as_str().unwrap_or("?");
+        for target in package["targets"].as_array().into_iter().flatten() {
+            let kind = target["kind"][0].as_str().unwrap_or("?");
+            let target_name = target["name"].as_str().unwrap_or("?");
+            let Some(src) = target["src_path"].as_str() else {
+                continue;
+            };
+            let name = if kind == "lib" {
+                format!("{package_name} (lib)")
+            } else {
+                format!("{package_name} ({kind} {target_name})")
+            };
+            out.push(CrateRoot {
+                name,
+                root: src.into(),
+            });
         }
     }
+    out.sort();
+    out
+}
+
+/// Reads `file` as module `module` and, following its `mod x;` declarations,
+/// every module below it. `owns_folder`: the file is a crate root or a `mod.rs`,
+/// whose children sit beside it (else in the folder named like the file).
+fn collect(
+    file: &Path,
+    owns_folder: bool,
+    module: Module,
+    out: &mut BTreeMap<Module, String>,
+) -> Result<(), String> {
+    let text = fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let here = file.parent().unwrap_or(Path::new("."));
+    let folder = if owns_folder {
+        here.to_path_buf()
+    } else {
+        here.join(file.file_stem().unwrap_or_default())
+    };
+    let code = strip_comments(&text);
+    let paths = path_attributes(&text);
+    out.insert(module.clone(), text);
+    for child in declared_children(&code) {
+        let (child_file, owns) = match paths.get(&child) {
+            Some(p) => (here.join(p), true),
+            None => {
+                let flat = folder.join(format!("{child}.rs"));
+                if flat.exists() {
+                    (flat, false)
+                } else {
+                    (folder.join(&child).join("mod.rs"), true)
+                }
+            }
+        };
+        if !child_file.exists() {
+            // A module rustc would not find either (or one behind a `cfg` for
+            // another platform); nothing to read.
+            continue;
+        }
+        collect(&child_file, owns, join(&module, &child), out)?;
+    }
     Ok(())
+}
+
+/// `#[path = "p"] mod name;` in `text`: name -> p (other attributes may sit between).
+fn path_attributes(text: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut pending: Option<String> = None;
+    for line in text.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("#[path = \"") {
+            pending = rest.split('"').next().map(str::to_owned);
+        } else if line.starts_with("#[") {
+            continue;
+        } else if let Some(p) = pending.take() {
+            let decl = line
+                .trim_start_matches("pub ")
+                .trim_start_matches("pub(crate) ")
+                .strip_prefix("mod ")
+                .and_then(|r| r.strip_suffix(';'));
+            if let Some(name) = decl {
+                out.insert(name.trim().to_owned(), p);
+            }
+        }
+    }
+    out
 }
 
 fn join(module: &str, child: &str) -> Module {
@@ -272,8 +410,13 @@ fn paths_in(code: &str, children: &BTreeSet<String>) -> Vec<(Vec<String>, Vec<St
             }
             _ => {}
         }
+        // `$crate::` in a macro's body names this crate where the macro is used,
+        // not an import of the module that defines the macro.
         let starts_word = i == 0
-            || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_' || chars[i - 1] == ':');
+            || !(chars[i - 1].is_alphanumeric()
+                || chars[i - 1] == '_'
+                || chars[i - 1] == ':'
+                || chars[i - 1] == '$');
         if !starts_word || !(chars[i].is_alphabetic() || chars[i] == '_') {
             i += 1;
             continue;
@@ -482,6 +625,91 @@ mod tests {
     #[test]
     fn the_facade_has_no_cycle_at_all() {
         assert_eq!(facade_cycles(), Vec::<Vec<Module>>::new());
+    }
+
+    #[test]
+    fn dollar_crate_in_a_macro_is_not_an_import() {
+        let dir = tree(&[
+            ("lib.rs", "mod m;\npub use m::Thing;\n"),
+            (
+                "m.rs",
+                "pub struct Thing;\n#[macro_export]\nmacro_rules! make { () => { $crate::Thing } }\n",
+            ),
+        ]);
+        assert_eq!(
+            cycles(&read(dir.path()).unwrap()),
+            Vec::<Vec<Module>>::new()
+        );
+    }
+
+    #[test]
+    fn path_attributes_and_binary_roots_are_followed() {
+        let dir = tree(&[
+            ("src/lib.rs", "pub struct Unused;\n"),
+            (
+                "src/main.rs",
+                "#[path = \"../common/mod.rs\"]\nmod common;\nmod a;\n",
+            ),
+            ("common/mod.rs", "pub fn f() { crate::a::g(); }\n"),
+            ("src/a.rs", "pub fn g() { crate::common::f(); }\n"),
+        ]);
+        let graph = read_root(&dir.path().join("src/main.rs")).unwrap();
+        assert_eq!(
+            cycles(&graph),
+            vec![vec!["a".to_owned(), "common".to_owned()]]
+        );
+        // The library is its own crate, without main.rs's modules.
+        assert_eq!(read(&dir.path().join("src")).unwrap().edges.len(), 1);
+    }
+
+    #[test]
+    fn every_crate_of_the_workspace_is_listed_and_acyclic() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let out = std::process::Command::new(env!("CARGO"))
+            .args([
+                "metadata",
+                "--no-deps",
+                "--format-version",
+                "1",
+                "--manifest-path",
+            ])
+            .arg(root.join("Cargo.toml"))
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let crates = workspace_crates(&serde_json::from_slice(&out.stdout).unwrap());
+        let names: Vec<&str> = crates.iter().map(|c| c.name.as_str()).collect();
+        for expected in [
+            "facade (lib)",
+            "fake-services (lib)",
+            "fake-services (test it)",
+            "xtask (lib)",
+            "cli (bin apictl)",
+            "workspace-tests (test it)",
+        ] {
+            assert!(names.contains(&expected), "{expected} not in {names:?}");
+        }
+        let found: Vec<(String, Vec<Module>)> = crates
+            .iter()
+            .flat_map(|c| {
+                let graph = read_root(&c.root).unwrap();
+                cycles(&graph).into_iter().map(|cy| (c.name.clone(), cy))
+            })
+            .collect();
+        let unknown: Vec<_> = found
+            .iter()
+            .filter(|(c, cy)| known(c, cy).is_none())
+            .collect();
+        assert_eq!(unknown, Vec::<&(String, Vec<Module>)>::new());
+        // Every known cycle still exists (else its entry goes).
+        for (krate, tree, _) in KNOWN_CYCLES {
+            assert!(
+                found
+                    .iter()
+                    .any(|(c, cy)| c == krate && known(c, cy).is_some()),
+                "{krate} {tree}: no cycle left there; remove it from KNOWN_CYCLES"
+            );
+        }
     }
 
     #[test]

@@ -50,9 +50,10 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
+use super::compare::Subject;
+use super::report::{FailOn, Report, RustApi, SpecDiff};
 use super::rules::Class;
 use super::rust_api::ApiChange;
-use super::{FailOn, Report, RustApi, SpecDiff, Subject};
 
 /// The hidden first line of the pull-request comment.
 pub const COMMENT_MARKER: &str = "<!-- xtask-spec-review -->";

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::{COMPONENT_UNUSED, Linter};
+use super::rules::{COMPONENT_UNUSED, Linter};
 use crate::openapi::{METHODS, escape};
 
 /// Every `$ref` string inside `value`.

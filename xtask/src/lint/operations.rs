@@ -6,13 +6,14 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::{
+use super::rules::{
     DEFAULT_WITH_TYPED_2XX, ERROR_SCHEMAS_MULTIPLE, Linter, OPERATION_ERROR_RESPONSE,
     OPERATION_ID_DUPLICATE, OPERATION_ID_MISSING, OPERATION_ID_STYLE, OPERATION_SUMMARY,
     OPERATION_TAG, PARAMETER_DESCRIPTION, REQUEST_MEDIA_TYPES_MULTIPLE, SUCCESS_SCHEMAS_MULTIPLE,
-    escape, non_empty_str,
+    non_empty_str,
 };
 use crate::openapi::METHODS;
+use crate::openapi::escape;
 
 /// Classified body of one response, as progenitor sees it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

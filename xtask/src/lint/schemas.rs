@@ -5,11 +5,12 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::{
+use super::rules::{
     COMPONENT_SCHEMA_DESCRIPTION, ENUM_TYPED, INT64_STRING_UNCONVERTED, Linter,
-    PROPERTY_DESCRIPTION, RESPONSE_ADDITIONAL_PROPERTIES_FALSE, Rule, escape, non_empty_str,
+    PROPERTY_DESCRIPTION, RESPONSE_ADDITIONAL_PROPERTIES_FALSE, Rule, non_empty_str,
 };
 use crate::openapi::METHODS;
+use crate::openapi::escape;
 use crate::specs::{INT64_METADATA_KEYS, INT64_PATTERN, is_int64_string};
 
 /// Every schema reachable from a response, via `$ref` too.

@@ -1,8 +1,9 @@
 //! What the rule tests share: a spec that passes every rule but one, and
 //! helpers that lint a variant of it.
 
-use super::{SpecConfig, lint};
+use super::lint;
 use crate::openapi::read;
+use crate::specs::SpecConfig;
 
 pub(super) const CONFIG: SpecConfig = SpecConfig {
     name: "t",

@@ -15,7 +15,7 @@ use openapiv3::{
 };
 use serde_json::Value;
 
-use super::{Document, escape};
+use super::document::{Document, escape};
 
 /// Deeper than any sane chain or schema; guards against pathological input.
 pub const MAX_DEPTH: usize = 64;

@@ -8,7 +8,6 @@ use std::time::Instant;
 
 use anyhow::{Context as _, Result, bail};
 
-use super::SuiteOptions;
 use super::report::Side;
 use crate::scenarios::Measurement;
 
@@ -36,16 +35,18 @@ fn copy_generate_inputs(workspace: &Path, dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Times `xtask generate` on a temporary copy of the specs and generated files.
-pub(super) fn generate_scenario(options: &SuiteOptions) -> Result<Side> {
-    let xtask = options
-        .xtask_bin
-        .as_ref()
-        .context("no xtask binary given (run through `cargo xtask bench`)")?;
+/// Times `xtask generate` (the binary `xtask_bin`) `reps` times, after a warm-up run, on a
+/// temporary copy of the specs and generated files of `workspace`.
+pub(super) fn generate_scenario(
+    xtask_bin: Option<&Path>,
+    workspace: &Path,
+    reps: usize,
+) -> Result<Side> {
+    let xtask = xtask_bin.context("no xtask binary given (run through `cargo xtask bench`)")?;
     let dir = tempfile::tempdir()?;
-    copy_generate_inputs(&options.workspace, dir.path())?;
+    copy_generate_inputs(workspace, dir.path())?;
     let mut runs = Vec::new();
-    for run in 0..=options.sizes.reps {
+    for run in 0..=reps {
         let started = Instant::now();
         let output = Command::new(xtask)
             .arg("--root")

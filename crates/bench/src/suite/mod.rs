@@ -24,12 +24,12 @@ mod catalogue;
 mod client;
 mod generate;
 mod machine;
+mod options;
 mod processes;
 pub mod readme;
 mod report;
 
 use std::fs;
-use std::path::PathBuf;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context as _, Result};
@@ -40,6 +40,7 @@ pub use self::catalogue::{
     Scenario, ScenarioDef, Sizes, Target, Work,
 };
 pub use self::machine::Machine;
+pub use self::options::SuiteOptions;
 pub use self::processes::run_sample_process;
 pub use self::report::{Report, ScenarioResult, Side, Verdict, format_ratio};
 
@@ -48,27 +49,6 @@ use self::generate::generate_scenario;
 use self::machine::{commit, loadavg};
 use self::processes::Fakes;
 use self::report::judge;
-
-/// How to run the suite.
-#[derive(Debug, Clone)]
-pub struct SuiteOptions {
-    /// Sizes and repetitions.
-    pub sizes: Sizes,
-    /// Whether these are the `--quick` sizes.
-    pub quick: bool,
-    /// The scenarios to run, in table order (empty: all).
-    pub only: Vec<Scenario>,
-    /// The `fake-services` binary.
-    pub fake_bin: PathBuf,
-    /// The `bench-runner` binary that runs the samples.
-    pub runner_bin: PathBuf,
-    /// The `xtask` binary timed by `generate` (`None`: that row is skipped).
-    pub xtask_bin: Option<PathBuf>,
-    /// The workspace whose specs `generate` copies.
-    pub workspace: PathBuf,
-    /// Where the fakes' logs go.
-    pub work_dir: PathBuf,
-}
 
 /// Runs the suite. Errors of one scenario are recorded in its row; the
 /// others still run.
@@ -98,7 +78,12 @@ pub fn run(options: &SuiteOptions) -> Result<Report> {
                 pairing,
             } => client_scenario(scenario, client, fake, work, pairing, &mut fakes)
                 .map(|(b, f)| (Some(b), f)),
-            Runs::Generate => generate_scenario(options).map(|f| (None, f)),
+            Runs::Generate => generate_scenario(
+                options.xtask_bin.as_deref(),
+                &options.workspace,
+                options.sizes.reps,
+            )
+            .map(|f| (None, f)),
         };
         let result = match outcome {
             Ok((baseline, facade)) => {

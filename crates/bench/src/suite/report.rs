@@ -271,7 +271,7 @@ pub(super) fn judge(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::Machine;
+    use crate::suite::machine::Machine;
 
     fn side(rates: &[f64], rss_kib: Option<u64>) -> Side {
         Side::new(

@@ -69,10 +69,10 @@ impl Conn<'_> {
             (None, Some(v)) => v.to_string(),
             (None, None) => return Ok(None),
         };
-        CustomerId::new(text.trim()).map(Some).map_err(|_| {
-            AppError::new(format!("--customer-id {text:?} is not a customer id"))
-                .hint("a customer id is digits, e.g. 2000012350")
-        })
+        // The rule is the facade's (`CustomerId::new`); its message states it.
+        CustomerId::new(text.trim())
+            .map(Some)
+            .map_err(|e| AppError::new(format!("--customer-id: {e}")))
     }
 
     pub(super) fn login_customer(&self) -> AppResult<Option<CustomerId>> {
@@ -81,10 +81,9 @@ impl Conn<'_> {
             (None, Some(v)) => v.to_string(),
             (None, None) => return Ok(None),
         };
-        CustomerId::new(text.trim()).map(Some).map_err(|_| {
-            AppError::new(format!("--login-customer-id {text:?} is not a customer id"))
-                .hint("the manager's id is digits without dashes, e.g. 2000012300")
-        })
+        CustomerId::new(text.trim())
+            .map(Some)
+            .map_err(|e| AppError::new(format!("--login-customer-id: {e}")))
     }
 
     /// The agency and advertiser every advertiser-level command needs.

@@ -68,6 +68,8 @@ mod call;
 mod client;
 mod conversion;
 mod credential_kind;
+mod date_range;
+mod engine_account;
 mod error;
 mod id_mapping;
 mod read;
@@ -95,14 +97,16 @@ pub use auth::{
 pub use availability::UpdateAvailabilityRequest;
 pub use client::{DEFAULT_BASE_URL, SearchAdsClient, SearchAdsClientBuilder};
 pub use conversion::{Availability, Conversion, CustomDimension, CustomMetric, SavedColumn};
+pub use date_range::DateRange;
+pub use engine_account::EngineAccount;
 pub use error::{ConversionIssue, Error, IssueCode};
 pub use id_mapping::{
     EntityIds, HEADER as ID_MAPPING_HEADER, IdMappingRequest, IdMappingRow, IdMappingStream,
     ProgressFn,
 };
 pub use read::{
-    ConversionStream, DEFAULT_PREFETCH, DateRange, EngineAccount, ListConversionsRequest,
-    ListOptions, MAX_PAGE_SIZE, MAX_PREFETCH,
+    ConversionStream, DEFAULT_PREFETCH, ListConversionsRequest, ListOptions, MAX_PAGE_SIZE,
+    MAX_PREFETCH,
 };
 pub use reporting::{
     AccessibleCustomersRequest, ConversionReport, ConversionReportRequest, ConversionStatus,
@@ -116,8 +120,8 @@ pub use service_account::ServiceAccount;
 pub use values::{
     AdGroupId, AdId, AdvertiserId, AgencyId, CampaignId, Channel, Consent, ConversionState,
     ConversionType, CriterionId, CustomerId, DeviceType, DsConversionId, EngineAccountId,
-    EntityType, IdParseError, InventoryAccountId, Micros, ProductGroupId, SegmentationId,
-    SegmentationType,
+    EntityType, IdParseError, InventoryAccountId, MAX_CUSTOMER_ID_DIGITS, Micros, ProductGroupId,
+    SegmentationId, SegmentationType,
 };
 pub use write::{
     BeforeSendFn, DEFAULT_BATCH_SIZE, InputCheck, JournalState, MAX_BATCH_SIZE, MAX_CONCURRENCY,

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant, SystemTime};
 use tracing::Instrument;
 
 use super::error::Error;
-use crate::setters::with_setters;
+use crate::setters::field_setters;
 
 /// When and how often a failed request is tried again.
 ///
@@ -64,7 +64,7 @@ impl Default for RetryPolicy {
     }
 }
 
-with_setters!(RetryPolicy {
+field_setters!(RetryPolicy {
     value {
         max_attempts => max_attempts: u32,
         base_delay => base_delay: Duration,

@@ -188,37 +188,50 @@ int64_id!(
     "productGroupId"
 );
 
-/// The customer id of a client account in the new Search Ads 360 experience.
+/// The customer id of an account in the new Search Ads 360 experience (a client
+/// or a manager account), as both APIs take it: its digits.
 ///
-/// A string on the wire (discovery declares no format), for example
-/// `"200001235"`. It must be non-empty and hold no whitespace, `/`, `?` or `#`.
+/// One rule, applied here and nowhere else: 1 to [`MAX_CUSTOMER_ID_DIGITS`]
+/// ASCII digits, written either plainly or in groups separated by single dashes
+/// as Google's UI shows them (`123-456-7890`); the dashes are dropped, so the
+/// id is always the digits the API wants (Google's login-customer-id page,
+/// `specs/SOURCES.md`). Anything else is refused with the rule.
 ///
 /// ```
 /// use facade::search_ads::CustomerId;
-/// let id = CustomerId::new("200001235")?;
-/// assert_eq!(id.as_str(), "200001235");
-/// assert!(CustomerId::new("").is_err());
+/// let id = CustomerId::new("123-456-7890")?;
+/// assert_eq!(id.as_str(), "1234567890");
+/// assert_eq!(CustomerId::new("200001235")?.as_str(), "200001235");
+/// for bad in ["", "abc", "123--456", "-123", "12 3", "123-"] {
+///     assert!(CustomerId::new(bad).is_err(), "{bad}");
+/// }
 /// # Ok::<(), facade::search_ads::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CustomerId(String);
 
+/// The most digits a [`CustomerId`] may have (Google's ids have 10; an int64 has at most 19).
+pub const MAX_CUSTOMER_ID_DIGITS: usize = 19;
+
 impl CustomerId {
-    /// Checks and wraps a customer id.
+    /// Checks a customer id against the rule above and keeps its digits.
     pub fn new(id: impl Into<String>) -> Result<Self, Error> {
         let id = id.into();
-        let bad = id.is_empty()
-            || id
-                .chars()
-                .any(|c| c.is_whitespace() || c.is_control() || matches!(c, '/' | '?' | '#'));
-        if bad {
+        let groups_ok = id
+            .split('-')
+            .all(|g| !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit()));
+        let digits: String = id.chars().filter(char::is_ascii_digit).collect();
+        if !groups_ok || digits.is_empty() || digits.len() > MAX_CUSTOMER_ID_DIGITS {
             return Err(Error::validation(
                 "customerId",
                 None,
-                format!("{id:?} is not a customer id: give the digits, e.g. \"200001235\""),
+                format!(
+                    "is {id:?}: a customer id is 1 to {MAX_CUSTOMER_ID_DIGITS} digits, plain \
+                     (\"1234567890\") or dashed as Google's UI shows it (\"123-456-7890\")"
+                ),
             ));
         }
-        Ok(Self(id))
+        Ok(Self(digits))
     }
 
     /// The id as text.
@@ -658,10 +671,42 @@ mod tests {
     }
 
     #[test]
-    fn customer_ids_are_checked() {
-        assert!(CustomerId::new("123-456-7890").is_ok());
-        for bad in ["", "12 3", "1/2", "a?b"] {
-            assert!(CustomerId::new(bad).is_err(), "{bad}");
+    fn customer_ids_are_checked_and_normalized() {
+        assert_eq!(
+            CustomerId::new("123-456-7890").unwrap().as_str(),
+            "1234567890"
+        );
+        assert_eq!(
+            CustomerId::new("1234567890").unwrap().as_str(),
+            "1234567890"
+        );
+        assert_eq!(
+            " 123-456-7890 ".parse::<CustomerId>().unwrap().as_str(),
+            "1234567890"
+        );
+        assert_eq!(
+            CustomerId::new("9".repeat(19)).unwrap().as_str(),
+            "9".repeat(19)
+        );
+        for bad in [
+            "",
+            "abc",
+            "12 3",
+            "1/2",
+            "a?b",
+            "-1",
+            "1-",
+            "1--2",
+            "-",
+            "12a",
+            "１２",
+            &"9".repeat(20),
+        ] {
+            let e = CustomerId::new(bad).unwrap_err().to_string();
+            assert!(
+                e.contains("customerId") && e.contains("123-456-7890"),
+                "{bad}: {e}"
+            );
         }
     }
 }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::error::Error;
-use crate::setters::with_setters;
+use crate::setters::field_setters;
 
 /// Default conversions per request: the largest batch (SA-10: a tenth of the
 /// requests of Google's sample size of 100 against the quota, and of the
@@ -59,7 +59,7 @@ impl Default for WriteOptions {
     }
 }
 
-with_setters!(WriteOptions {
+field_setters!(WriteOptions {
     value {
         batch_size => batch_size: usize,
         concurrency => concurrency: usize,

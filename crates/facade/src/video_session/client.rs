@@ -9,7 +9,7 @@ use std::time::Duration;
 use video_session_client::types;
 
 use super::clock::{Clock, SystemClock};
-use super::error::{Error, ValidationError, scrub};
+use super::error::{Error, ValidationError, redact_echoes};
 use super::lockout::{FileStore, LockoutGuard, LockoutPolicy, LockoutStore};
 use super::login_request::login_url;
 use crate::http::{BaseUrl, Bounds, HttpOptions, TimeoutMode, build_client};
@@ -20,7 +20,7 @@ pub(super) type ApiError = video_session_client::Error<types::ApiError>;
 pub(super) const OP_LOGIN: &str = "login";
 pub(super) const OP_INVITATION: &str = "sendSessionInvitation";
 
-/// The longest block the guard believes a `Retry-After` for (the seed's blocks
+/// The longest block the guard believes a `Retry-After` for (the service document's blocks
 /// last 10 minutes); a later attempt during a longer block is answered 423
 /// again, which never counts as a failure (VS-4).
 pub(super) const MAX_BLOCK_WAIT: Duration = Duration::from_secs(86_400);
@@ -228,9 +228,9 @@ fn default_store_error(e: super::error::StoreError) -> Error {
 pub(super) fn rejected(status: u16, body: types::ApiError, secrets: &[&str]) -> Error {
     Error::Rejected {
         status,
-        code: scrub(&body.code, secrets),
-        message: scrub(&body.message, secrets),
-        field: body.field.map(|f| scrub(&f, secrets)),
+        code: redact_echoes(&body.code, secrets),
+        message: redact_echoes(&body.message, secrets),
+        field: body.field.map(|f| redact_echoes(&f, secrets)),
     }
 }
 
@@ -251,7 +251,7 @@ pub(super) fn transport_error(
     };
     match error {
         E::CommunicationError(e) | E::ResponseBodyError(e) | E::InvalidUpgrade(e) => {
-            let mut error = crate::http::from_reqwest(
+            let error = crate::http::from_reqwest(
                 operation,
                 e,
                 Bounds {
@@ -261,7 +261,8 @@ pub(super) fn transport_error(
                     body_setting: "max_body_bytes",
                 },
             );
-            error.message = scrub(&error.message, secrets);
+            // reqwest's text names the URL and what failed on the wire; the secrets travel in
+            // the body and a sensitive header, which it never formats: nothing to redact.
             Error::Transport(error)
         }
         E::UnexpectedResponse(response) => {
@@ -314,11 +315,12 @@ pub(super) fn transport_error(
                 },
             }
         }
-        E::InvalidRequest(m) | E::Custom(m) => Error::UnexpectedResponse {
+        // The HTTP library refused a header or body value of the request, which may be a
+        // secret (the user token): its text is not copied.
+        E::InvalidRequest(_) | E::Custom(_) => Error::UnexpectedResponse {
             status: None,
             detail: format!(
-                "the {what} request could not be built: {}",
-                scrub(&m, secrets)
+                "the {what} request could not be built: the HTTP library refused a header or body value"
             ),
         },
         E::ErrorResponse(answer) => {

@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use secrecy::{ExposeSecret, SecretString};
 
-use super::error::ValidationError;
+use super::error::Error;
 
 /// What a user logs in with: the domain secret key, a user name and a password.
 ///
@@ -20,7 +20,7 @@ use super::error::ValidationError;
 /// let shown = format!("{creds:?}");
 /// assert!(shown.contains("alice") && shown.contains("[REDACTED]"));
 /// assert!(!shown.contains("sk-live-1234") && !shown.contains("correct horse"));
-/// # Ok::<(), facade::video_session::ValidationError>(())
+/// # Ok::<(), facade::video_session::Error>(())
 /// ```
 pub struct Credentials {
     secret_key: SecretString,
@@ -41,30 +41,30 @@ impl Credentials {
         secret_key: impl Into<SecretString>,
         user_name: impl Into<String>,
         password: impl Into<SecretString>,
-    ) -> Result<Self, ValidationError> {
+    ) -> Result<Self, Error> {
         let secret_key = secret_key.into();
         let password = password.into();
         let user_name = user_name.into();
         if secret_key.expose_secret().is_empty() {
-            return Err(ValidationError::new("SecretKey", "must not be empty"));
+            return Err(Error::invalid("SecretKey", "must not be empty"));
         }
         if user_name.trim().is_empty() {
-            return Err(ValidationError::new("UserName", "must not be empty"));
+            return Err(Error::invalid("UserName", "must not be empty"));
         }
         if user_name.trim() != user_name {
-            return Err(ValidationError::new(
+            return Err(Error::invalid(
                 "UserName",
                 "must not start or end with whitespace",
             ));
         }
         if user_name.chars().any(char::is_control) {
-            return Err(ValidationError::new(
+            return Err(Error::invalid(
                 "UserName",
                 "must not contain control characters",
             ));
         }
         if password.expose_secret().is_empty() {
-            return Err(ValidationError::new("Password", "must not be empty"));
+            return Err(Error::invalid("Password", "must not be empty"));
         }
         let account_key = AccountKey::derive(secret_key.expose_secret(), &user_name);
         Ok(Self {
@@ -181,13 +181,13 @@ impl fmt::Debug for AccountKey {
 }
 
 impl FromStr for AccountKey {
-    type Err = ValidationError;
+    type Err = Error;
 
     /// Parses exactly 64 lower-case hex digits (as written by `Display`); any
     /// other spelling is refused, so a store never holds two names for one
     /// account.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || ValidationError::new("AccountKey", "must be 64 lower-case hexadecimal digits");
+        let bad = || Error::invalid("AccountKey", "must be 64 lower-case hexadecimal digits");
         if s.len() != 64 || !s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
             return Err(bad());
         }
@@ -214,17 +214,29 @@ mod tests {
     #[test]
     fn validation_names_the_field() {
         let e = Credentials::new("", "a", "p").unwrap_err();
-        assert_eq!(e.field, "SecretKey");
+        assert_eq!(e.as_validation().unwrap().field, "SecretKey");
         assert_eq!(
-            Credentials::new("k", " ", "p").unwrap_err().field,
+            Credentials::new("k", " ", "p")
+                .unwrap_err()
+                .as_validation()
+                .unwrap()
+                .field,
             "UserName"
         );
         assert_eq!(
-            Credentials::new("k", " a", "p").unwrap_err().field,
+            Credentials::new("k", " a", "p")
+                .unwrap_err()
+                .as_validation()
+                .unwrap()
+                .field,
             "UserName"
         );
         assert_eq!(
-            Credentials::new("k", "a", "").unwrap_err().field,
+            Credentials::new("k", "a", "")
+                .unwrap_err()
+                .as_validation()
+                .unwrap()
+                .field,
             "Password"
         );
     }

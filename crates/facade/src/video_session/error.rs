@@ -31,7 +31,26 @@ impl ValidationError {
     }
 }
 
-/// Why the lockout guard refused to send a login.
+impl Error {
+    /// [`Error::Validation`] for `field`: what every constructor of the video
+    /// session values returns, so `?` needs one error type for the service.
+    pub(crate) fn invalid(field: &'static str, reason: impl Into<String>) -> Self {
+        Error::Validation(ValidationError::new(field, reason))
+    }
+
+    /// The [`ValidationError`] of a value refused before any network call, if this is one.
+    pub fn as_validation(&self) -> Option<&ValidationError> {
+        match self {
+            Error::Validation(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// Why a login is refused before it is sent: what a [`LockoutStore`](crate::video_session::LockoutStore)
+/// reports in [`AccountView::refusal`](crate::video_session::AccountView::refusal), and what
+/// [`Error::LockoutRefused`] and [`LockoutStatus`](crate::video_session::LockoutStatus) carry. The one
+/// refusal type of the facade.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RefusalReason {
@@ -375,13 +394,38 @@ impl From<BaseUrlError> for Error {
     }
 }
 
-/// Replaces every occurrence of each non-empty secret in `text` by `[REDACTED]`.
-pub(crate) fn scrub(text: &str, secrets: &[&str]) -> String {
+/// Redacts the secrets a request carried where the *service's* text echoes them: each
+/// occurrence of a secret that stands as a value of its own (not preceded or followed by a
+/// letter, digit or `_`) becomes `[REDACTED]`.
+///
+/// Only for text the service wrote (its error body): the facade's own messages never format a
+/// secret (secrets are typed and print `[REDACTED]`), so they are never searched. An echo is the
+/// value the request sent, whole; a secret that merely occurs inside another word (the password
+/// `p` in `tcp`) is not an echo and is left alone, so unrelated text is neither mangled nor made
+/// to reveal the secret's shape.
+pub(crate) fn redact_echoes(text: &str, secrets: &[&str]) -> String {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
     let mut out = text.to_owned();
     for secret in secrets.iter().filter(|s| !s.is_empty()) {
-        if out.contains(secret) {
-            out = out.replace(secret, "[REDACTED]");
+        let mut result = String::with_capacity(out.len());
+        let mut rest = out.as_str();
+        while let Some(at) = rest.find(secret) {
+            let before = rest[..at].chars().next_back();
+            let after = rest[at + secret.len()..].chars().next();
+            let whole = !before.is_some_and(word) && !after.is_some_and(word);
+            result.push_str(&rest[..at]);
+            if whole {
+                result.push_str("[REDACTED]");
+                rest = &rest[at + secret.len()..];
+            } else {
+                // Not an echo: keep this character and look further.
+                let step = rest[at..].chars().next().map_or(1, char::len_utf8);
+                result.push_str(&rest[at..at + step]);
+                rest = &rest[at + step..];
+            }
         }
+        result.push_str(rest);
+        out = result;
     }
     out
 }
@@ -500,10 +544,26 @@ mod tests {
     }
 
     #[test]
-    fn scrub_removes_secrets() {
+    fn echoed_secrets_are_redacted_as_whole_values_only() {
         assert_eq!(
-            scrub("key abc and pw p@ss, abc again", &["abc", "p@ss", ""]),
+            redact_echoes("key abc and pw p@ss, abc again", &["abc", "p@ss", ""]),
             "key [REDACTED] and pw [REDACTED], [REDACTED] again"
         );
+        // The password `p` inside other words is no echo: the text stays whole and says
+        // nothing about the password.
+        assert_eq!(
+            redact_echoes("tcp connect error: p", &["p"]),
+            "tcp connect error: [REDACTED]"
+        );
+        assert_eq!(
+            redact_echoes("tcp connect error", &["p"]),
+            "tcp connect error"
+        );
+        assert_eq!(redact_echoes("abcdef abc_x", &["abc"]), "abcdef abc_x");
+        assert_eq!(
+            redact_echoes("\"pw-1\" (pw-1)", &["pw-1"]),
+            "\"[REDACTED]\" ([REDACTED])"
+        );
+        assert_eq!(redact_echoes("ééx é", &["é"]), "ééx [REDACTED]");
     }
 }

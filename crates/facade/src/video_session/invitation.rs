@@ -4,7 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::call_experience::CallExperience;
-use super::error::ValidationError;
+use super::error::Error;
 
 /// The session an invitation is for (an opaque, non-empty string, VS-11).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -12,13 +12,13 @@ pub struct SessionId(String);
 
 impl SessionId {
     /// Checks a session ID: not empty, no whitespace or control characters.
-    pub fn new(id: impl Into<String>) -> Result<Self, ValidationError> {
+    pub fn new(id: impl Into<String>) -> Result<Self, Error> {
         let id = id.into();
         if id.is_empty() {
-            return Err(ValidationError::new("SessionId", "must not be empty"));
+            return Err(Error::invalid("SessionId", "must not be empty"));
         }
         if id.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(ValidationError::new(
+            return Err(Error::invalid(
                 "SessionId",
                 "must not contain whitespace or control characters",
             ));
@@ -39,27 +39,27 @@ impl fmt::Display for SessionId {
 }
 
 impl FromStr for SessionId {
-    type Err = ValidationError;
+    type Err = Error;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::new(s)
     }
 }
 
 /// The country ISO code of a mobile number (`IsoCode`): two ASCII letters,
-/// stored upper-case (`US`, `UK`, `IN`; `UK` is accepted as the seed uses it,
-/// VS-9). It is passed directly, as the seed allows when the country is fixed;
+/// stored upper-case (`US`, `UK`, `IN`; `UK` is accepted as the service's document uses it,
+/// VS-9). It is passed directly, as the service's document allows when the country is fixed;
 /// the country list API is not described.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CountryCode([u8; 2]);
 
 impl CountryCode {
     /// Checks and upper-cases a code.
-    pub fn new(code: &str) -> Result<Self, ValidationError> {
+    pub fn new(code: &str) -> Result<Self, Error> {
         match code.as_bytes() {
             [a, b] if a.is_ascii_alphabetic() && b.is_ascii_alphabetic() => {
                 Ok(Self([a.to_ascii_uppercase(), b.to_ascii_uppercase()]))
             }
-            _ => Err(ValidationError::new(
+            _ => Err(Error::invalid(
                 "IsoCode",
                 "must be two ASCII letters, e.g. US, UK or IN",
             )),
@@ -80,7 +80,7 @@ impl fmt::Display for CountryCode {
 }
 
 impl FromStr for CountryCode {
-    type Err = ValidationError;
+    type Err = Error;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::new(s)
     }
@@ -96,8 +96,9 @@ impl FromStr for CountryCode {
 ///
 /// let to = MobileNumber::new("us".parse()?, "+1 555-010-0199")?;
 /// assert_eq!((to.country().as_str(), to.number()), ("US", "+15550100199"));
-/// assert_eq!(MobileNumber::new("IN".parse()?, "12345").unwrap_err().field, "MobileNo");
-/// # Ok::<(), facade::video_session::ValidationError>(())
+/// let e = MobileNumber::new("IN".parse()?, "12345").unwrap_err();
+/// assert_eq!(e.as_validation().map(|v| v.field), Some("MobileNo"));
+/// # Ok::<(), facade::video_session::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MobileNumber {
@@ -107,17 +108,17 @@ pub struct MobileNumber {
 
 impl MobileNumber {
     /// Checks and normalizes `number` for `country`.
-    pub fn new(country: CountryCode, number: &str) -> Result<Self, ValidationError> {
+    pub fn new(country: CountryCode, number: &str) -> Result<Self, Error> {
         let compact: String = number.chars().filter(|c| *c != ' ' && *c != '-').collect();
         let digits = compact.strip_prefix('+').unwrap_or(&compact);
         if !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(ValidationError::new(
+            return Err(Error::invalid(
                 "MobileNo",
                 "must be digits, optionally after a leading '+' (spaces and hyphens are allowed between digits)",
             ));
         }
         if !(6..=15).contains(&digits.len()) {
-            return Err(ValidationError::new(
+            return Err(Error::invalid(
                 "MobileNo",
                 format!("must have 6 to 15 digits, not {}", digits.len()),
             ));
@@ -156,12 +157,12 @@ pub struct EmailAddress(String);
 
 impl EmailAddress {
     /// Checks an address.
-    pub fn new(address: impl Into<String>) -> Result<Self, ValidationError> {
+    pub fn new(address: impl Into<String>) -> Result<Self, Error> {
         let address = address.into();
-        let bad = |reason: &str| Err(ValidationError::new("EmailAddress", reason));
+        let bad = |reason: &str| Err(Error::invalid("EmailAddress", reason));
         let chars = address.chars().count();
         if chars > EMAIL_MAX_CHARS {
-            return Err(ValidationError::new(
+            return Err(Error::invalid(
                 "EmailAddress",
                 format!("must be at most {EMAIL_MAX_CHARS} characters, not {chars}"),
             ));
@@ -230,7 +231,7 @@ impl fmt::Display for EmailAddress {
 }
 
 impl FromStr for EmailAddress {
-    type Err = ValidationError;
+    type Err = Error;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::new(s)
     }
@@ -246,11 +247,11 @@ pub struct Message(String);
 
 impl Message {
     /// Checks a message.
-    pub fn new(text: impl Into<String>) -> Result<Self, ValidationError> {
+    pub fn new(text: impl Into<String>) -> Result<Self, Error> {
         let text = text.into();
         let chars = text.chars().count();
         if chars > MESSAGE_MAX_CHARS {
-            return Err(ValidationError::new(
+            return Err(Error::invalid(
                 "Message",
                 format!("must be at most {MESSAGE_MAX_CHARS} characters, not {chars}"),
             ));
@@ -271,23 +272,23 @@ impl fmt::Display for Message {
 }
 
 impl FromStr for Message {
-    type Err = ValidationError;
+    type Err = Error;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::new(s)
     }
 }
 
-/// An `InvitationType` the seed enumerates but never explains (VS-5).
+/// An `InvitationType` the service's document enumerates but never explains (VS-5).
 ///
-/// Exhaustive on purpose: these are the seed's undocumented values 4 to 6, a
-/// closed list; a type the seed does not enumerate is not sent at all.
+/// Exhaustive on purpose: these are the service document's undocumented values 4 to 6, a
+/// closed list; a type the service's document does not enumerate is not sent at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum UndocumentedType {
     /// `InvitationType` 4.
     Four,
     /// `InvitationType` 5.
     Five,
-    /// `InvitationType` 6: above the seed's declared maximum of 5; the service may
+    /// `InvitationType` 6: above the service document's declared maximum of 5; the service may
     /// (and the project's fake does) reject it with 400 `ValidationFailed`.
     Six,
 }
@@ -304,13 +305,13 @@ impl UndocumentedType {
 }
 
 impl TryFrom<i64> for UndocumentedType {
-    type Error = ValidationError;
+    type Error = Error;
     fn try_from(code: i64) -> Result<Self, Self::Error> {
         match code {
             4 => Ok(Self::Four),
             5 => Ok(Self::Five),
             6 => Ok(Self::Six),
-            _ => Err(ValidationError::new(
+            _ => Err(Error::invalid(
                 "InvitationType",
                 "undocumented types are 4, 5 and 6; use Invitation::sms, whatsapp or email for 1 to 3",
             )),
@@ -320,7 +321,7 @@ impl TryFrom<i64> for UndocumentedType {
 
 /// An invitation of an undocumented type (4, 5 or 6), sent deliberately.
 ///
-/// The seed enumerates these values without saying what they do or which fields
+/// The service's document enumerates these values without saying what they do or which fields
 /// they need, so the facade sends exactly the fields set here, each validated
 /// like its documented counterpart, and leaves the meaning to the service. Build
 /// one with [`UndocumentedInvitation::new`] and send it as
@@ -385,7 +386,7 @@ impl UndocumentedInvitation {
 /// assert_eq!(sms.invitation_type(), 1);
 /// let mail = Invitation::Email { to: "guest@example.com".parse()?, message: None };
 /// assert_eq!(mail.channel(), "e-mail");
-/// # Ok::<(), facade::video_session::ValidationError>(())
+/// # Ok::<(), facade::video_session::Error>(())
 /// ```
 ///
 /// `#[non_exhaustive]`: the service may add channels. Read an invitation with
@@ -511,7 +512,7 @@ mod tests {
             "a@b.c",
         ] {
             let e = EmailAddress::new(bad).unwrap_err();
-            assert_eq!(e.field, "EmailAddress", "{bad}");
+            assert_eq!(e.as_validation().unwrap().field, "EmailAddress", "{bad}");
         }
         let long = format!("{}@{}.example.com", "a".repeat(64), "b".repeat(178));
         assert_eq!(long.chars().count(), 255);
@@ -526,22 +527,32 @@ mod tests {
         assert_eq!(long.chars().count(), 255);
         assert!(EmailAddress::new(long.clone()).is_ok());
         let e = EmailAddress::new(format!("{long}m")).unwrap_err();
-        assert!(e.reason.contains("at most 255"), "{e}");
+        assert!(
+            e.as_validation().unwrap().reason.contains("at most 255"),
+            "{e}"
+        );
     }
 
     #[test]
     fn message_counts_characters_not_bytes() {
         assert!(Message::new("é".repeat(100)).is_ok());
         let e = Message::new("é".repeat(101)).unwrap_err();
-        assert_eq!(e.field, "Message");
-        assert!(e.reason.contains("101"));
+        assert_eq!(e.as_validation().unwrap().field, "Message");
+        assert!(e.as_validation().unwrap().reason.contains("101"));
     }
 
     #[test]
     fn country_and_mobile() {
         assert_eq!(CountryCode::new("uk").unwrap().as_str(), "UK");
         for bad in ["U", "USA", "1A", "ÜS"] {
-            assert_eq!(CountryCode::new(bad).unwrap_err().field, "IsoCode");
+            assert_eq!(
+                CountryCode::new(bad)
+                    .unwrap_err()
+                    .as_validation()
+                    .unwrap()
+                    .field,
+                "IsoCode"
+            );
         }
         let us = CountryCode::new("US").unwrap();
         assert_eq!(
@@ -557,7 +568,11 @@ mod tests {
             "12345+6",
         ] {
             assert_eq!(
-                MobileNumber::new(us, bad).unwrap_err().field,
+                MobileNumber::new(us, bad)
+                    .unwrap_err()
+                    .as_validation()
+                    .unwrap()
+                    .field,
                 "MobileNo",
                 "{bad}"
             );

@@ -2,7 +2,8 @@
 //! session invitations that cannot name two channels.
 //!
 //! Built on the generated `video-session-client`; this module enforces what the
-//! seed only says in prose (see `specs/DECISIONS.md`, VS-1 to VS-12).
+//! service's document (the short service description this project started from, restated in
+//! `specs/SOURCES.md`) says only in prose (see `specs/DECISIONS.md`, VS-1 to VS-12).
 //!
 //! - [`VideoSessionClient`]: a validated [`BaseUrl`](crate::http::BaseUrl)
 //!   (`https://` except on loopback), timeouts and user agent from
@@ -87,7 +88,7 @@
 //!
 //! # Undocumented invitation types 4, 5 and 6
 //!
-//! The seed enumerates `InvitationType` 1 to 6 but explains only 1 to 3 and
+//! The service's document enumerates `InvitationType` 1 to 6 but explains only 1 to 3 and
 //! declares a maximum of 5 (VS-5). The documented channels cannot produce 4 to
 //! 6. A caller who knows what such a type does sends it deliberately, and
 //! visibly, as [`Invitation::Undocumented`] built from
@@ -180,7 +181,7 @@ pub use invitation::{
 pub use lockout::{
     AccountState, AccountView, AttemptEntry, AttemptId, DEFAULT_ATTEMPT_TIMEOUT, FileStore, Hold,
     Limits, LockoutGuard, LockoutGuardBuilder, LockoutPolicy, LockoutStatus, LockoutStore,
-    MAX_SPAN, MemoryStore, Refusal, Resolution, StoreFuture,
+    MAX_SPAN, MemoryStore, Resolution, StoreFuture,
 };
 #[cfg(feature = "redis")]
 pub use lockout::{

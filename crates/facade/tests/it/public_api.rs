@@ -257,3 +257,55 @@ fn search_ads_input_errors_convert_into_its_one_error_naming_the_field() {
         .unwrap_err();
     assert_eq!(field(refused), "reporting_base_url");
 }
+
+/// Every constructor of a video session value returns the service's one error, so `?`
+/// works in a function that returns `video_session::Error` (issue 38), and an application
+/// error of two variants (one per service) covers everything the facade returns.
+#[test]
+fn video_session_constructors_return_the_services_error() {
+    use facade::video_session::{
+        AccountKey, AttemptId, CountryCode, Credentials, EmailAddress, Error, Message,
+        MobileNumber, SessionId,
+    };
+    fn build(email: &str) -> Result<(), Error> {
+        Credentials::new("key", "user", "pass")?;
+        EmailAddress::new(email)?;
+        Message::new("hello")?;
+        SessionId::new("s-1")?;
+        MobileNumber::new(CountryCode::new("US")?, "2025550123")?;
+        let _: EmailAddress = email.parse()?;
+        let _: SessionId = "s-2".parse()?;
+        let _: Result<AccountKey, Error> = "0".repeat(64).parse();
+        let _: Result<AttemptId, Error> = "00".parse();
+        LockoutPolicy::SEED.validate()?;
+        Ok(())
+    }
+    assert!(build("a@example.com").is_ok());
+    let e = build("not an address").unwrap_err();
+    assert_eq!(
+        e.as_validation().map(|v| v.field),
+        Some("EmailAddress"),
+        "{e}"
+    );
+
+    #[derive(Debug)]
+    enum App {
+        #[allow(dead_code)]
+        SearchAds(facade::search_ads::Error),
+        Video(Error),
+    }
+    impl From<Error> for App {
+        fn from(e: Error) -> Self {
+            App::Video(e)
+        }
+    }
+    impl From<facade::search_ads::Error> for App {
+        fn from(e: facade::search_ads::Error) -> Self {
+            App::SearchAds(e)
+        }
+    }
+    fn app() -> Result<(CustomerId, SessionId), App> {
+        Ok((CustomerId::new("123-456-7890")?, SessionId::new("")?))
+    }
+    assert!(matches!(app(), Err(App::Video(Error::Validation(_)))));
+}

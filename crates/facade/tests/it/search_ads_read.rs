@@ -148,6 +148,18 @@ async fn reads_by_customer_see_the_same_conversions() {
         .expect("the stream completes");
     assert_eq!(by_customer.len(), 2_500);
     assert_eq!(by_customer, by_account);
+    // The id as Google's UI shows it (`123-456-7890`) is the same customer: the digits are sent
+    // (issue 38: a dashed id used to reach the service as typed and come back 403).
+    let digits = fake.accounts()[0].customer_id.clone();
+    let dashed = format!("{}-{}-{}", &digits[..3], &digits[3..6], &digits[6..]);
+    let by_dashed: Vec<_> = client
+        .list_conversions_by_customer(CustomerId::new(dashed).expect("a dashed id"), whole_year())
+        .options(ListOptions::default().page_size(1000).prefetch(2))
+        .stream()
+        .try_collect()
+        .await
+        .expect("the stream completes");
+    assert_eq!(by_dashed, by_customer);
     // Typed values survived the trip.
     let first = &by_account[0];
     assert_eq!(

@@ -81,7 +81,7 @@ proptest! {
         let chars = text.chars().count();
         match Message::new(text.clone()) {
             Ok(m) => { prop_assert!(chars <= 100); prop_assert_eq!(m.as_str(), text.as_str()); }
-            Err(e) => { prop_assert!(chars > 100); prop_assert_eq!(e.field, "Message"); }
+            Err(e) => { prop_assert!(chars > 100); prop_assert_eq!(e.as_validation().unwrap().field, "Message"); }
         }
     }
 
@@ -92,7 +92,7 @@ proptest! {
         let chars = address.chars().count();
         match EmailAddress::new(address.clone()) {
             Ok(e) => { prop_assert!(chars <= 255); prop_assert_eq!(e.as_str(), address.as_str()); }
-            Err(e) => { prop_assert!(chars > 255, "{}", e); prop_assert_eq!(e.field, "EmailAddress"); }
+            Err(e) => { prop_assert!(chars > 255, "{}", e); prop_assert_eq!(e.as_validation().unwrap().field, "EmailAddress"); }
         }
     }
 
@@ -100,7 +100,7 @@ proptest! {
     #[test]
     fn email_needs_one_at(text in "[a-z.@]{0,30}") {
         if text.matches('@').count() != 1 {
-            prop_assert_eq!(EmailAddress::new(text).unwrap_err().field, "EmailAddress");
+            prop_assert_eq!(EmailAddress::new(text).unwrap_err().as_validation().unwrap().field, "EmailAddress");
         }
     }
 
@@ -111,7 +111,7 @@ proptest! {
         let us = CountryCode::new("US").unwrap();
         match MobileNumber::new(us, &text) {
             Ok(m) => { prop_assert!((6..=15).contains(&digits.len())); prop_assert_eq!(m.number(), text.as_str()); }
-            Err(e) => { prop_assert!(!(6..=15).contains(&digits.len())); prop_assert_eq!(e.field, "MobileNo"); }
+            Err(e) => { prop_assert!(!(6..=15).contains(&digits.len())); prop_assert_eq!(e.as_validation().unwrap().field, "MobileNo"); }
         }
     }
 
@@ -123,7 +123,7 @@ proptest! {
                 prop_assert!(text.len() == 2 && text.bytes().all(|b| b.is_ascii_alphabetic()));
                 prop_assert_eq!(c.as_str(), text.to_ascii_uppercase());
             }
-            Err(e) => prop_assert_eq!(e.field, "IsoCode"),
+            Err(e) => prop_assert_eq!(e.as_validation().unwrap().field, "IsoCode"),
         }
     }
 

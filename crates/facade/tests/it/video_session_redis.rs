@@ -70,7 +70,16 @@ async fn steps_are_shared_between_stores_and_entries_expire() {
     assert!(!v.reserved);
     assert_eq!(v.counted, 5);
     let (refusal, wait) = v.refusal.unwrap();
-    assert_eq!(refusal, facade::video_session::Refusal::BudgetExhausted);
+    assert!(
+        matches!(
+            refusal,
+            facade::video_session::RefusalReason::BudgetExhausted {
+                failures_in_window: 5,
+                ..
+            }
+        ),
+        "{refusal:?}"
+    );
     assert!(
         wait > Duration::from_secs(655) && wait <= Duration::from_secs(660),
         "{wait:?}"
@@ -360,7 +369,7 @@ async fn a_new_store_is_refused_until_it_is_declared_new() {
     assert!(!v.reserved);
     assert_eq!(
         v.refusal.map(|r| r.0),
-        Some(facade::video_session::Refusal::HistoryUnknown)
+        Some(facade::video_session::RefusalReason::StoreForgot)
     );
     assert_eq!(store.initialize().await.unwrap(), 16);
     assert_eq!(store.initialize().await.unwrap(), 0);

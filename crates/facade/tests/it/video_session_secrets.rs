@@ -189,3 +189,29 @@ async fn no_secret_in_formatted_values_errors_or_logs() {
     let body = String::from_utf8_lossy(&server.requests()[0].body).into_owned();
     assert!(body.contains(SECRET_KEY) && body.contains(PASSWORD));
 }
+
+/// A secret is redacted only where the service echoes it whole, never searched for inside the
+/// facade's own text (issue 38): with the password `p` and the secret key `c`, a connection
+/// refused keeps its words (`tcp`, `connect`), and the error shows nothing of either secret.
+#[tokio::test]
+async fn short_secrets_do_not_mangle_unrelated_errors() {
+    let closed = test_support::net::ClosedPort::reserve().unwrap();
+    let client = VideoSessionClient::builder(
+        BaseUrl::parse(&format!("http://127.0.0.1:{}", closed.port())).unwrap(),
+    )
+    .lockout_store(Arc::new(facade::video_session::MemoryStore::new()))
+    .build()
+    .unwrap();
+    let creds = Credentials::new("c", "alice", "p").unwrap();
+    let err = client.login(&creds).send().await.unwrap_err();
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(s) = source {
+        text.push_str(&format!(" / {s}"));
+        source = s.source();
+    }
+    assert!(matches!(err, Error::Transport(_)), "{err:?}");
+    assert!(!text.contains("[REDACTED]"), "{text}");
+    assert!(text.contains("connect"), "{text}");
+    assert!(!format!("{err:?}").contains("[REDACTED]"), "{err:?}");
+}

@@ -2,7 +2,7 @@
 //! `authorization_code` and `refresh_token` grants of the token endpoint (`auth.rs` routes them
 //! here), the revoke endpoint and the metadata server's token endpoint.
 //!
-//! Each rule follows a Google page (facts: `shared/reference/google-auth-facts.md`):
+//! Each rule follows a Google page (restated in `specs/SOURCES.md`):
 //!
 //! - [native-app]: "OAuth 2.0 for Mobile & Desktop Apps",
 //!   <https://developers.google.com/identity/protocols/oauth2/native-app>;

@@ -8,9 +8,9 @@ use bytes::Bytes;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::VideoState;
 use super::ledger::{Channel, OutboxEntry};
 use super::login::{parse_closed_object, validation};
+use super::state::VideoState;
 use crate::errors::{api_error, json_response};
 use crate::faults::RequestSeq;
 

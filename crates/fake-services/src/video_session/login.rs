@@ -8,8 +8,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use super::VideoState;
 use super::ledger::{BLOCK_DURATION, DomainUser, MAX_FAILURES, Session};
+use super::state::VideoState;
 use crate::errors::{api_error, json_response};
 use crate::util::hex_token;
 

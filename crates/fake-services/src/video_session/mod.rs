@@ -7,10 +7,10 @@ mod config;
 mod invitation;
 mod ledger;
 mod login;
+mod state;
 
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
-use std::ops::Deref;
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
@@ -26,37 +26,12 @@ pub use self::ledger::{
 };
 
 use self::ledger::{Shared, State};
-use crate::FakeError;
+use self::state::{VideoInner, VideoState};
 use crate::clock::FakeClock;
+use crate::error::FakeError;
 use crate::errors::api_error;
 use crate::faults::{ErrorStyle, FaultInjector, FaultLayer, Faults, apply_faults};
 use crate::server::{ServerHandle, bind, serve};
-
-/// Shared state of the handlers.
-#[derive(Clone)]
-pub(crate) struct VideoState(Arc<VideoInner>);
-
-pub(crate) struct VideoInner {
-    pub config: VideoSessionConfig,
-    pub shared: Arc<Shared>,
-    pub base_url: String,
-}
-
-impl Deref for VideoState {
-    type Target = VideoInner;
-
-    fn deref(&self) -> &VideoInner {
-        &self.0
-    }
-}
-
-impl std::fmt::Debug for VideoState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("VideoState")
-            .field("base_url", &self.base_url)
-            .finish_non_exhaustive()
-    }
-}
 
 /// Builds and starts a [`VideoSessionFake`].
 #[derive(Clone, Debug, Default)]

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::{Differ, SCHEMA_PREFIX, Subject};
+use super::differ::{Differ, SCHEMA_PREFIX, Subject};
 use crate::diff::rules::{self as r, Direction};
 use crate::openapi::{Document, escape};
 

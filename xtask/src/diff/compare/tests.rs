@@ -1,7 +1,8 @@
 //! One fixture case per rule, and the walk's invariants.
 
+use super::differ::*;
 use super::*;
-use crate::diff::rules::{self as r, RULES};
+use crate::diff::rules::{self as r, Class, RULES};
 use crate::openapi::{Document, read};
 
 /// A small spec exercising both directions: `Thing` only in responses,
@@ -523,4 +524,58 @@ fn dropping_a_scheme_from_a_requirement_relaxes_it() {
         kinds.contains(&("security-tightened", Class::Warning)),
         "{kinds:?}"
     );
+}
+
+#[test]
+fn a_header_parameter_default_is_classed_as_a_query_parameter_default() {
+    // A parameter's default is what the server assumes when a client leaves it out, wherever
+    // the parameter travels (oasdiff: request-parameter-default-value-changed, for every
+    // location): a header's default is no documentation-only `default-changed`.
+    for (location, name) in [("header", "X-Mode"), ("query", "mode"), ("cookie", "mode")] {
+        let base = BASE.replace(
+            GET_LIMIT,
+            &format!(
+                "{GET_LIMIT}        - {{name: {name}, in: {location}, required: false, schema: {{type: string}}}}\n"
+            ),
+        );
+        let added = base.replace(
+            &format!("in: {location}, required: false, schema: {{type: string}}}}"),
+            &format!("in: {location}, required: false, schema: {{type: string, default: fast}}}}"),
+        );
+        let changed = added.replace("default: fast", "default: slow");
+        for (old, new, what) in [
+            (&base, &added, "added"),
+            (&added, &changed, "changed"),
+            (&added, &base, "removed"),
+        ] {
+            let kinds: Vec<(&str, Class)> = diff(old, new)
+                .iter()
+                .map(|c| (c.rule.id, c.class()))
+                .collect();
+            assert_eq!(
+                kinds,
+                [("parameter-default-changed", Class::Clients)],
+                "{location} default {what}"
+            );
+        }
+    }
+    // Through a `$ref` to a component parameter, too.
+    let with_component = BASE
+        .replace(
+            GET_LIMIT,
+            &format!("{GET_LIMIT}        - {{$ref: \"#/components/parameters/Mode\"}}\n"),
+        )
+        .replace(
+            "components:\n",
+            "components:\n  parameters:\n    Mode: {name: X-Mode, in: header, required: false, schema: {type: string}}\n",
+        );
+    let defaulted = with_component.replace(
+        "Mode: {name: X-Mode, in: header, required: false, schema: {type: string}}",
+        "Mode: {name: X-Mode, in: header, required: false, schema: {type: string, default: fast}}",
+    );
+    let kinds: Vec<(&str, Class)> = diff(&with_component, &defaulted)
+        .iter()
+        .map(|c| (c.rule.id, c.class()))
+        .collect();
+    assert_eq!(kinds, [("parameter-default-changed", Class::Clients)]);
 }

@@ -39,7 +39,7 @@ use serde_json::{Map, Value};
 
 use self::version_3_1::spellings_3_1;
 use self::yaml::{key_string, ordered, short};
-use crate::openapi::{Document, Warning, escape};
+use crate::openapi::document::{Document, Warning, escape};
 /// Why a text could not be read at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadError(pub String);

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::version_3_1::translate_3_1;
 use super::yaml::short;
 use super::{Reader, SCHEMA_CHILD_KEYS, try_as};
-use crate::openapi::escape;
+use crate::openapi::document::{METHODS, escape};
 impl Reader {
     pub(super) fn document(&mut self, doc: &mut Value) {
         let Some(root) = doc.as_object_mut() else {
@@ -70,8 +70,8 @@ impl Reader {
             // path out with a warning showing the reference.
             return false;
         }
-        self.repair::<PathItem>(item, pointer, &crate::openapi::METHODS, |r, item| {
-            for method in crate::openapi::METHODS {
+        self.repair::<PathItem>(item, pointer, &METHODS, |r, item| {
+            for method in METHODS {
                 let op_pointer = format!("{pointer}/{method}");
                 if let Some(op) = item.get_mut(method)
                     && !r.operation(op, &op_pointer)

@@ -115,7 +115,7 @@ impl ReportingFailure {
             || self.has_code("INVALID_LOGIN_CUSTOMER_ID")
         {
             return "Reach a client account through its manager: set ReportOptions::login_customer_id \
-                    to the manager's ten-digit id (no dashes)";
+                    to the manager's customer id";
         }
         if self.errors.iter().any(|e| e.kind == "queryError") {
             return "The service refused the query the facade built; report it with the request id";

@@ -6,9 +6,10 @@ use std::collections::HashMap;
 use futures::{Stream, StreamExt};
 
 use super::super::client::SearchAdsClient;
+use super::super::engine_account::EngineAccount;
 use super::super::error::Error;
 use super::super::id_mapping::{IdMappingRequest, IdMappingRow, ProgressFn};
-use super::super::read::{EngineAccount, ListOptions};
+use super::super::read::ListOptions;
 use super::super::values::{
     AdGroupId, AdvertiserId, AgencyId, CampaignId, CustomerId, EngineAccountId, EntityType,
 };

@@ -23,8 +23,11 @@ mod query;
 mod query_injection_tests;
 mod request;
 mod rpc;
+mod search_request;
 mod stream;
+mod token_hint;
 mod window;
+mod wire_row;
 
 pub use super::error::{ReportingError, ReportingFailure};
 pub use customers::AccessibleCustomersRequest;

@@ -55,7 +55,7 @@ pub struct ReportOptions {
     /// rows reads more than twice as many rows a second as a loop over 30-day queries in pages of
     /// 10 000 (`cargo xtask bench`, `report-latency`).
     pub concurrency: usize,
-    /// The manager's id (ten digits, no dashes) when the customer is a client account reached
+    /// The manager's id (a [`CustomerId`]: its digits) when the customer is a client account reached
     /// through a manager (SR-8).
     pub login_customer_id: Option<CustomerId>,
     /// Which conversions.
@@ -74,7 +74,7 @@ impl Default for ReportOptions {
     }
 }
 
-crate::setters::with_setters!(ReportOptions {
+crate::setters::field_setters!(ReportOptions {
     value {
         page_size => page_size: u32,
         shard_days => shard_days: u32,
@@ -117,47 +117,6 @@ impl ReportOptions {
                 ),
             ));
         }
-        if let Some(login) = &self.login_customer_id {
-            check_customer_digits("login_customer_id", login)?;
-        }
         self.filters.validate()
-    }
-}
-
-/// Reporting API customer ids are digits only (the UI shows `123-456-7890`; the API wants
-/// `1234567890`).
-pub(crate) fn check_customer_digits(field: &str, id: &CustomerId) -> Result<(), Error> {
-    let s = id.as_str();
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) || s.len() > 20 {
-        let digits: String = s.chars().filter(char::is_ascii_digit).collect();
-        return Err(Error::validation(
-            field,
-            None,
-            format!(
-                "is {s:?}; the Reporting API takes the digits only{}",
-                if digits.is_empty() {
-                    String::new()
-                } else {
-                    format!(", e.g. {digits:?}")
-                }
-            ),
-        ));
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn customer_ids_must_be_digits() {
-        let e = check_customer_digits(
-            "login_customer_id",
-            &CustomerId::new("123-456-7890").unwrap(),
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("\"1234567890\""), "{e}");
     }
 }

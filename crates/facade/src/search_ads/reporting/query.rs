@@ -113,7 +113,7 @@ pub struct ReportFilters {
     pub advertiser_conversion_ids: Vec<String>,
 }
 
-crate::setters::with_setters!(ReportFilters {
+crate::setters::field_setters!(ReportFilters {
     list {
         campaign_ids => campaign_ids: CampaignId,
         ad_group_ids => ad_group_ids: AdGroupId,

@@ -8,10 +8,10 @@ use futures::Stream;
 
 use super::super::client::SearchAdsClient;
 use super::super::conversion::Conversion;
+use super::super::date_range::DateRange;
 use super::super::error::Error;
-use super::super::read::DateRange;
 use super::super::values::CustomerId;
-use super::options::{ReportOptions, check_customer_digits};
+use super::options::ReportOptions;
 use super::query::ReportFilters;
 use super::stream::{ReportShards, ShardContext};
 use super::window::{check_window, shards};
@@ -98,7 +98,7 @@ impl ConversionReportRequest {
     }
 
     /// The manager's id when the customer is a client account reached through a manager
-    /// (`login-customer-id`, ten digits).
+    /// (`login-customer-id`, sent as the [`CustomerId`]'s digits).
     pub fn login_customer_id(mut self, manager: CustomerId) -> Self {
         self.options = self.options.login_customer_id(manager);
         self
@@ -164,7 +164,6 @@ impl ConversionReportRequest {
 
     fn check(&self, today: NaiveDate) -> Result<(), Error> {
         self.options.validate()?;
-        check_customer_digits("customerId", &self.customer)?;
         check_window(self.dates, today)
     }
 }

@@ -7,7 +7,7 @@
 //! which is what hides the latency of a page-by-page read.
 //!
 //! **Within a shard**, the next page is asked for as soon as an answer's `nextPageToken` is found
-//! (read from the page's ends before its rows, [`SearchPage::token_hint`](decode::SearchPage::token_hint))
+//! (read from the page's ends before its rows, [`SearchPage::token_hint`](super::decode::SearchPage::token_hint))
 //! and there is room for it without waiting: the service prepares it while this page is decoded,
 //! and that answer is read the same way on a task of its own. A page that is not the documented
 //! JSON (cut short by a proxy, say) is asked for again like any transient failure; the request
@@ -47,10 +47,11 @@ use super::super::call::Calls;
 use super::super::conversion::Conversion;
 use super::super::error::Error;
 use super::super::values::CustomerId;
-use super::decode::{self, DecodedRows, SearchError};
+use super::decode::DecodedRows;
 use super::mapping::RowKey;
 use super::query::{ReportFilters, conversion_query};
 use super::rpc::{OP_SEARCH, map_error};
+use super::search_request::{self, SearchError};
 
 /// Rows each shard in flight adds to the report's buffer budget (see [`buffer_rows`]).
 pub(crate) const SHARD_BUFFER_ROWS: usize = 20_000;
@@ -292,7 +293,7 @@ impl Pager {
     }
 
     /// One page (with retries, a page that is not the documented JSON included): the answer's
-    /// bytes; as soon as its next page token is found ([`SearchPage::token_hint`](decode::SearchPage::token_hint)) and there is
+    /// bytes; as soon as its next page token is found ([`SearchPage::token_hint`](super::decode::SearchPage::token_hint)) and there is
     /// room for it without waiting, the request for the next page (which is read the same way,
     /// on a task of its own); then the page decoded. A next request sent with a hint that the
     /// decode does not confirm is dropped.
@@ -317,9 +318,14 @@ impl Pager {
                             validate_only: None,
                         };
                         let login = ctx.login_customer_id.as_ref().map(CustomerId::as_str);
-                        let page = decode::search(&ctx.client, ctx.customer.as_str(), login, &body)
-                            .await
-                            .map_err(|e| map_error(OP_SEARCH, e))?;
+                        let page = search_request::search(
+                            &ctx.client,
+                            ctx.customer.as_str(),
+                            login,
+                            &body,
+                        )
+                        .await
+                        .map_err(|e| map_error(OP_SEARCH, e))?;
                         let mut ahead = page.token_hint().and_then(|hint| {
                             let room = pager.room_now()?;
                             Some((hint.to_owned(), Ahead::send(pager, room, query, hint)))

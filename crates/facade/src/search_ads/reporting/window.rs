@@ -3,8 +3,8 @@
 
 use chrono::{Days, NaiveDate};
 
+use super::super::date_range::DateRange;
 use super::super::error::Error;
-use super::super::read::DateRange;
 
 /// Days of event-level conversion data the Reporting API keeps, today included (SR-11).
 pub const CONVERSION_WINDOW_DAYS: u64 = 60;

@@ -9,11 +9,11 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::OwnedMutexGuard;
 
 use super::policy::{Limits, LockoutPolicy, check_span};
-use super::state::{AccountView, AttemptId, Hold, Refusal, Resolution};
+use super::state::{AccountView, AttemptId, Hold, Resolution};
 use super::store::LockoutStore;
 use crate::video_session::clock::{Clock, format_utc, plus};
 use crate::video_session::credentials::AccountKey;
-use crate::video_session::error::{Error, RefusalReason, StoreError, StoreStep, ValidationError};
+use crate::video_session::error::{Error, RefusalReason, StoreError, StoreStep};
 
 /// The lockout state of one account as the guard sees it now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,9 +85,9 @@ impl LockoutGuardBuilder {
         self
     }
 
-    /// The guard. Fails with a [`ValidationError`] naming the setting
+    /// The guard. Fails with an [`Error::Validation`] naming the setting
     /// (`max_failures`, `window`, ..., `attempt_timeout`) when one is out of range.
-    pub fn build(self) -> Result<LockoutGuard, ValidationError> {
+    pub fn build(self) -> Result<LockoutGuard, Error> {
         self.guard.policy.validate()?;
         check_span("attempt_timeout", self.guard.attempt_timeout)?;
         let mut guard = self.guard;
@@ -101,7 +101,7 @@ impl LockoutGuardBuilder {
 pub const DEFAULT_ATTEMPT_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl LockoutGuard {
-    /// A guard over `store`, reading time from `clock`, with the seed's policy
+    /// A guard over `store`, reading time from `clock`, with the service document's policy
     /// and an attempt timeout of 30 s (the default HTTP timeout).
     pub fn new(store: Arc<dyn LockoutStore>, clock: Arc<dyn Clock>) -> Self {
         Self {
@@ -156,32 +156,13 @@ impl LockoutGuard {
     }
 
     fn status_of(&self, view: &AccountView, now: SystemTime) -> LockoutStatus {
-        let refusal = view
-            .refusal
-            .map(|(r, wait)| (self.reason(r, view.counted), plus(now, wait)));
+        let refusal = view.refusal.map(|(r, wait)| (r, plus(now, wait)));
         LockoutStatus {
             failures_in_window: view.counted,
             remaining_attempts: view.remaining(&self.limits()),
             blocked_until: view.blocked_for.map(|d| plus(now, d)),
             retry_at: refusal.map(|(_, at)| at),
             refusal: refusal.map(|(r, _)| r),
-        }
-    }
-
-    fn reason(&self, refusal: Refusal, counted: u32) -> RefusalReason {
-        let window = self.policy.window;
-        match refusal {
-            Refusal::BudgetExhausted => RefusalReason::BudgetExhausted {
-                failures_in_window: counted,
-                window,
-            },
-            Refusal::PresumedBlock => RefusalReason::PresumedBlock {
-                failures_in_window: counted,
-                window,
-            },
-            Refusal::KnownBlock => RefusalReason::KnownBlock,
-            Refusal::RateLimited => RefusalReason::RateLimited,
-            Refusal::HistoryUnknown => RefusalReason::StoreForgot,
         }
     }
 
@@ -233,10 +214,14 @@ impl LockoutGuard {
             .await
             .map_err(|e| e.at(StoreStep::Reserve))?;
         if !view.reserved {
-            let (refusal, wait) = view
-                .refusal
-                .unwrap_or((Refusal::BudgetExhausted, self.policy.window));
-            let reason = self.reason(refusal, view.counted);
+            let window = self.policy.window;
+            let (reason, wait) = view.refusal.unwrap_or((
+                RefusalReason::BudgetExhausted {
+                    failures_in_window: view.counted,
+                    window,
+                },
+                window,
+            ));
             return Err(self.refused(&key, reason, plus(now, wait), now));
         }
         Ok(Attempt {

@@ -56,5 +56,5 @@ pub use redis_store::{
     DEFAULT_KEY_PREFIX, DEFAULT_REDIS_TIMEOUT, DEFAULT_REPLICA_ACK_TIMEOUT, RedisStore,
     RedisStoreBuilder, ReplicaAcks,
 };
-pub use state::{AccountState, AccountView, AttemptEntry, AttemptId, Hold, Refusal, Resolution};
+pub use state::{AccountState, AccountView, AttemptEntry, AttemptId, Hold, Resolution};
 pub use store::{LockoutStore, MemoryStore, StoreFuture};

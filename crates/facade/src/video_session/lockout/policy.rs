@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::video_session::error::ValidationError;
+use crate::video_session::error::Error;
 
 /// The longest window, block, margin or attempt timeout accepted (one day):
 /// longer values are almost certainly a unit mistake, and bounding them keeps
@@ -11,7 +11,7 @@ use crate::video_session::error::ValidationError;
 pub const MAX_SPAN: Duration = Duration::from_secs(86_400);
 
 /// The service's lockout rule and the guard's safety margin. The default is
-/// the seed's rule (more than 5 failures in 10 minutes block the account for
+/// the service document's rule (more than 5 failures in 10 minutes block the account for
 /// 10 minutes) with a 60 s margin.
 ///
 /// Change the rule only when the service's rule changes; a looser rule than
@@ -25,8 +25,9 @@ pub const MAX_SPAN: Duration = Duration::from_secs(86_400);
 /// let policy = LockoutPolicy::SEED.margin(Duration::from_secs(120));
 /// policy.validate()?;
 /// let zero = LockoutPolicy::SEED.max_failures(0);
-/// assert_eq!(zero.validate().unwrap_err().field, "max_failures");
-/// # Ok::<(), facade::video_session::ValidationError>(())
+/// let e = zero.validate().unwrap_err();
+/// assert_eq!(e.as_validation().map(|v| v.field), Some("max_failures"));
+/// # Ok::<(), facade::video_session::Error>(())
 /// ```
 ///
 /// `#[non_exhaustive]`: build it from [`LockoutPolicy::SEED`] (or
@@ -56,7 +57,8 @@ pub struct LockoutPolicy {
 }
 
 impl LockoutPolicy {
-    /// The seed's rule: 5 failures tolerated in 10 minutes, blocks of 10
+    /// The rule of the service's document (called the seed here, hence the name;
+    /// `specs/SOURCES.md`): 5 failures tolerated in 10 minutes, blocks of 10
     /// minutes; a 60 s margin.
     pub const SEED: Self = Self {
         max_failures: 5,
@@ -67,9 +69,9 @@ impl LockoutPolicy {
 
     /// Checks the policy: `max_failures` at least 1; `window`, `block` and
     /// `margin` at least 1 ms and at most [`MAX_SPAN`]. The error names the field.
-    pub fn validate(&self) -> Result<(), ValidationError> {
+    pub fn validate(&self) -> Result<(), Error> {
         if self.max_failures == 0 {
-            return Err(ValidationError::new(
+            return Err(Error::invalid(
                 "max_failures",
                 "must be at least 1 (the service tolerates that many failures before it blocks)",
             ));
@@ -94,6 +96,7 @@ impl LockoutPolicy {
         let timeout = cap(attempt_timeout);
         Limits {
             max_failures: self.max_failures,
+            window,
             unknown_for: timeout + window + margin,
             failure_for: window + margin,
             block_beyond_window: block.saturating_sub(window),
@@ -103,7 +106,7 @@ impl LockoutPolicy {
     }
 }
 
-crate::setters::with_setters!(LockoutPolicy {
+crate::setters::field_setters!(LockoutPolicy {
     value {
         max_failures => max_failures: u32,
         window => window: Duration,
@@ -119,12 +122,12 @@ impl Default for LockoutPolicy {
 }
 
 /// Checks a duration setting: at least 1 ms, at most [`MAX_SPAN`].
-pub(crate) fn check_span(field: &'static str, value: Duration) -> Result<(), ValidationError> {
+pub(crate) fn check_span(field: &'static str, value: Duration) -> Result<(), Error> {
     if value < Duration::from_millis(1) {
-        return Err(ValidationError::new(field, "must be at least 1 ms"));
+        return Err(Error::invalid(field, "must be at least 1 ms"));
     }
     if value > MAX_SPAN {
-        return Err(ValidationError::new(
+        return Err(Error::invalid(
             field,
             format!("must be at most {} s (one day)", MAX_SPAN.as_secs()),
         ));
@@ -138,6 +141,8 @@ pub(crate) fn check_span(field: &'static str, value: Duration) -> Result<(), Val
 pub struct Limits {
     /// Failures tolerated in the window.
     pub max_failures: u32,
+    /// The policy's window (named by a [`RefusalReason`](crate::video_session::RefusalReason)).
+    pub window: Duration,
     /// How long an attempt whose outcome is unknown counts, from its start:
     /// attempt timeout + window + margin. A reservation counts this long until
     /// its outcome is known.
@@ -219,7 +224,16 @@ mod tests {
             ),
         ];
         for (policy, field) in cases {
-            assert_eq!(policy.validate().unwrap_err().field, field, "{policy:?}");
+            assert_eq!(
+                policy
+                    .validate()
+                    .unwrap_err()
+                    .as_validation()
+                    .unwrap()
+                    .field,
+                field,
+                "{policy:?}"
+            );
         }
         LockoutPolicy {
             max_failures: 1,

@@ -14,10 +14,10 @@ use redis::{AsyncConnectionConfig, RedisError, TlsCertificates, Value};
 
 use super::policy::Limits;
 use super::redis_url::{RedisUrl, Topology};
-use super::state::{AccountView, AttemptId, Hold, Refusal, Resolution, micros};
+use super::state::{AccountView, AttemptId, Hold, Resolution, micros};
 use super::store::{LockoutStore, StoreFuture};
 use crate::video_session::credentials::AccountKey;
-use crate::video_session::error::StoreError;
+use crate::video_session::error::{RefusalReason, StoreError, redact_echoes};
 
 const SCRIPT: &str = include_str!("redis_store.lua");
 /// The default key prefix. Keys are `{<prefix><bucket>}:<64 hex digits>` (one
@@ -84,7 +84,7 @@ pub enum ReplicaAcks {
 ///   store remembers every attempt. A server that lost its data (a restart
 ///   without persistence, a flush, a failover to a replica that never had the
 ///   marker) has no marker; the next step writes one, and every login of the
-///   bucket is refused ([`Refusal::HistoryUnknown`]) until the attempts the
+///   bucket is refused ([`RefusalReason::StoreForgot`](crate::video_session::RefusalReason::StoreForgot)) until the attempts the
 ///   store may have forgotten can no longer count at the service: the
 ///   marker's time + attempt timeout + window + margin. A store that never
 ///   held counts is declared new once, by an operator, with
@@ -475,15 +475,12 @@ async fn connect_backend(
     }
 }
 
-/// A redis error's text, with the URL's password removed should it appear.
+/// A redis error's text. The redis crate never formats the password (it is sent in `AUTH`
+/// only); should a server or a future version echo it back, the echo is redacted as a whole
+/// value ([`redact_echoes`]), never by searching for it inside other words.
 fn scrub(e: &RedisError, url: &RedisUrl) -> String {
-    let text = e.to_string();
-    match url.password.as_deref() {
-        // The password is never formatted by the redis crate; this guards a
-        // future version that would echo a URL back.
-        Some(p) if p.len() >= 4 && text.contains(p) => "(an error that quoted the URL)".to_owned(),
-        _ => text,
-    }
+    let secrets: Vec<&str> = url.password.as_deref().into_iter().collect();
+    redact_echoes(&e.to_string(), &secrets)
 }
 
 /// How a reservation ended, as the script and `WAIT` reported it.
@@ -700,7 +697,7 @@ impl RedisStore {
             match self.query_pipe(&pipe, extra_time).await {
                 Err(Failure::Redis(e)) if !eval && e.code() == Some("NOSCRIPT") => eval = true,
                 Err(f) => return Err(self.failure(step, f)),
-                Ok(values) => return self.decode(values, wait_for.is_some()),
+                Ok(values) => return self.decode(values, wait_for.is_some(), limits),
             }
         }
     }
@@ -709,6 +706,7 @@ impl RedisStore {
         &self,
         values: Vec<Value>,
         waited: bool,
+        limits: &Limits,
     ) -> Result<(AccountView, u32, u32), StoreError> {
         let mut values = values.into_iter();
         let result = values
@@ -738,11 +736,17 @@ impl RedisStore {
         let us = |v: i64| Duration::from_micros(u64::try_from(v).unwrap_or(0));
         let refusal = match refusal {
             0 => None,
-            1 => Some(Refusal::BudgetExhausted),
-            2 => Some(Refusal::KnownBlock),
-            3 => Some(Refusal::PresumedBlock),
-            4 => Some(Refusal::RateLimited),
-            5 => Some(Refusal::HistoryUnknown),
+            1 => Some(RefusalReason::BudgetExhausted {
+                failures_in_window: counted,
+                window: limits.window,
+            }),
+            2 => Some(RefusalReason::KnownBlock),
+            3 => Some(RefusalReason::PresumedBlock {
+                failures_in_window: counted,
+                window: limits.window,
+            }),
+            4 => Some(RefusalReason::RateLimited),
+            5 => Some(RefusalReason::StoreForgot),
             other => {
                 return Err(self.error(&format!(
                     "the lockout script answered an unknown refusal {other}"

@@ -12,7 +12,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use super::policy::Limits;
-use crate::video_session::error::ValidationError;
+use crate::video_session::error::{Error, RefusalReason};
 
 /// Identifies one reserved login attempt (128 random bits), so a step changes
 /// only its own reservation, never another process's.
@@ -44,19 +44,19 @@ impl fmt::Debug for AttemptId {
 }
 
 impl FromStr for AttemptId {
-    type Err = ValidationError;
+    type Err = Error;
 
     /// Exactly 32 lower-case hex digits, as written by `Display`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         if s.len() != 32 || !s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
-            return Err(ValidationError::new(
+            return Err(Error::invalid(
                 "attempt id",
                 "must be 32 lower-case hexadecimal digits",
             ));
         }
         u128::from_str_radix(s, 16)
             .map(Self)
-            .map_err(|_| ValidationError::new("attempt id", "not hexadecimal"))
+            .map_err(|_| Error::invalid("attempt id", "not hexadecimal"))
     }
 }
 
@@ -121,34 +121,13 @@ pub enum Hold {
     RateLimited,
 }
 
-/// Why a store refuses an attempt now.
-///
-/// `#[non_exhaustive]`: every refusal means "not sent"; a later version may
-/// tell more reasons apart, so a `match` needs a wildcard arm.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Refusal {
-    /// One more failure would block the account.
-    BudgetExhausted,
-    /// The service reported a block that has not ended.
-    KnownBlock,
-    /// More attempts are counted than the service tolerates: it may have blocked.
-    PresumedBlock,
-    /// The service asked to wait (429 `Retry-After`).
-    RateLimited,
-    /// The store lost its memory (a Redis restart without persistence, a
-    /// flush, a failover to a replica without the store's marker): attempts it
-    /// forgot may still count at the service until they expire there.
-    HistoryUnknown,
-}
-
 /// An account's count as a step left it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AccountView {
     /// Attempts counted now (failed, in flight or unknown).
     pub counted: u32,
     /// Why an attempt would be refused now, and for how long.
-    pub refusal: Option<(Refusal, Duration)>,
+    pub refusal: Option<(RefusalReason, Duration)>,
     /// Time left of a reported block.
     pub blocked_for: Option<Duration>,
     /// True when this step reserved an attempt.
@@ -222,9 +201,9 @@ impl AccountState {
         let counted = u32::try_from(self.attempts.len()).unwrap_or(u32::MAX);
         let blocked_for = self.blocked_until_us.map(left);
         let refusal = if let Some(d) = blocked_for {
-            Some((Refusal::KnownBlock, d))
+            Some((RefusalReason::KnownBlock, d))
         } else if let Some(end) = self.paused_until_us {
-            Some((Refusal::RateLimited, left(end)))
+            Some((RefusalReason::RateLimited, left(end)))
         } else if counted > limits.max_failures {
             // The service may have blocked at any counted failure; its block
             // ends at most `block` after it, i.e. `block - window` after the
@@ -236,13 +215,25 @@ impl AccountState {
                 .max()
                 .unwrap_or(now);
             let end = last.saturating_add(micros(limits.block_beyond_window));
-            Some((Refusal::PresumedBlock, left(end)))
+            Some((
+                RefusalReason::PresumedBlock {
+                    failures_in_window: counted,
+                    window: limits.window,
+                },
+                left(end),
+            ))
         } else if counted >= limits.max_failures {
             // One more failure would be the blocking one: wait until the first
             // counted attempt stops counting.
             let first = self.attempts.iter().map(|a| a.until_us).min();
             let end = first.unwrap_or(now.saturating_add(micros(limits.failure_for)));
-            Some((Refusal::BudgetExhausted, left(end)))
+            Some((
+                RefusalReason::BudgetExhausted {
+                    failures_in_window: counted,
+                    window: limits.window,
+                },
+                left(end),
+            ))
         } else {
             None
         };
@@ -410,7 +401,10 @@ mod tests {
         assert_eq!(
             v.refusal,
             Some((
-                Refusal::BudgetExhausted,
+                RefusalReason::BudgetExhausted {
+                    failures_in_window: 5,
+                    window: Duration::from_secs(600),
+                },
                 Duration::from_micros(660 * S + 1 - 10 * S)
             ))
         );
@@ -445,7 +439,7 @@ mod tests {
         }
         s.reserve(id(7), 2, &l);
         let v = s.hold(id(7), Hold::Blocked, Duration::ZERO, 3, &l);
-        assert_eq!(v.refusal.unwrap().0, Refusal::KnownBlock);
+        assert_eq!(v.refusal.unwrap().0, RefusalReason::KnownBlock);
         // The block (0 s + margin) ends, the four failures still count.
         let v = s.reserve(id(8), 3 + 60 * S, &l);
         assert_eq!(v.counted, 5);
@@ -461,7 +455,7 @@ mod tests {
         assert_eq!(v.counted, 0);
         assert_eq!(
             v.refusal,
-            Some((Refusal::RateLimited, Duration::from_secs(65)))
+            Some((RefusalReason::RateLimited, Duration::from_secs(65)))
         );
     }
 
@@ -502,7 +496,10 @@ mod tests {
         assert_eq!(
             v.refusal,
             Some((
-                Refusal::PresumedBlock,
+                RefusalReason::PresumedBlock {
+                    failures_in_window: 6,
+                    window: Duration::from_secs(600),
+                },
                 Duration::from_secs(5 + 690 + 300 - 6)
             ))
         );
@@ -536,7 +533,7 @@ mod tests {
         let end = 65 * S;
         assert_eq!(
             s.reserve(id(2), end - 1, &l).refusal,
-            Some((Refusal::RateLimited, Duration::from_micros(1)))
+            Some((RefusalReason::RateLimited, Duration::from_micros(1)))
         );
         assert!(s.reserve(id(2), end, &l).reserved);
     }

@@ -10,7 +10,7 @@ use crate::search_ads::data::{DAY_MS, Generator, click_origin, parse_seeded_conv
 use crate::search_ads::ledger::Owner;
 
 /// The owner of a conversion or availability, with the permission check (`0x0000011D`, Google's
-/// detail code in `sa360-facts.md` §6; SA-16). An `engineAccountId` that belongs to another
+/// detail code, <https://developers.google.com/search-ads/v2/troubleshooting>; SA-16). An `engineAccountId` that belongs to another
 /// advertiser than the one named is `invalid` (SA-24).
 pub(super) fn owner_of(app: &AppState, map: &Map<String, Value>) -> Result<Owner, Detail> {
     if let Some(advertiser) = i64_field(map, "advertiserId") {
@@ -57,7 +57,8 @@ pub(super) fn owner_of(app: &AppState, map: &Map<String, Value>) -> Result<Owner
 }
 
 /// The Floodlight activity: `segmentationType` `FLOODLIGHT` (the reference page's only value,
-/// `sa360-facts.md` §3), and an ID and name that name one known activity (`0x0000010E`, §6).
+/// <https://developers.google.com/search-ads/v2/reference/conversion>), and an ID and name that
+/// name one known activity (`0x0000010E`, the troubleshooting page's detail code).
 pub(super) fn check_segmentation(app: &AppState, map: &Map<String, Value>) -> Result<(), Detail> {
     match str_field(map, "segmentationType") {
         Some("FLOODLIGHT") => {}
@@ -86,7 +87,8 @@ pub(super) fn check_segmentation(app: &AppState, map: &Map<String, Value>) -> Re
 }
 
 /// The enumerated fields (discovery's `Conversion` value sets: `type`, `state`, `channel`,
-/// `adUserDataConsent`) and the currency code (ISO 4217, three letters), `sa360-facts.md` §3.
+/// `adUserDataConsent`) and the currency code (ISO 4217, three letters), as the discovery
+/// document describes them (`specs/SOURCES.md`).
 pub(super) fn check_value_sets(map: &Map<String, Value>) -> Result<(), Detail> {
     let one_of = |name: &str, allowed: &[&str]| -> Result<(), Detail> {
         match str_field(map, name) {
@@ -107,7 +109,7 @@ pub(super) fn check_value_sets(map: &Map<String, Value>) -> Result<(), Detail> {
 }
 
 /// Custom dimension (`0x00000115`) and metric (`0x00000116`) names the advertiser knows (Google's
-/// detail codes, `sa360-facts.md` §6).
+/// detail codes, <https://developers.google.com/search-ads/v2/troubleshooting>).
 pub(super) fn check_references(app: &AppState, map: &Map<String, Value>) -> Result<(), Detail> {
     let names = |field: &str| -> Vec<String> {
         map.get(field)

@@ -16,6 +16,7 @@ use super::write::{Batch, Claims, WriteMethod, required_common, write_batch};
 use crate::faults::{DetailsTruncation, RequestSeq};
 use crate::search_ads::AppState;
 use crate::search_ads::data::{Generator, INSERTED_DS_BASE};
+use crate::search_ads::ledger::Counters;
 use crate::search_ads::ledger::{ConversionKey, Origin, StoredConversion};
 
 /// `POST /conversion`.
@@ -25,7 +26,30 @@ pub(crate) async fn insert(
     cut: Option<Extension<DetailsTruncation>>,
     body: Bytes,
 ) -> Response {
-    write_batch(&app, seq, cut, &body, WriteMethod::Insert)
+    write_batch::<Insert>(&app, seq, cut, &body)
+}
+
+/// `insert` as a [`WriteMethod`]: most checks before the store is locked, the rest while storing.
+pub(super) struct Insert;
+
+impl WriteMethod for Insert {
+    type Checked = Result<CheckedInsert, Detail>;
+
+    fn requests(counters: &Counters) -> &std::sync::atomic::AtomicU64 {
+        &counters.insert_requests
+    }
+
+    fn stored(counters: &Counters) -> &std::sync::atomic::AtomicU64 {
+        &counters.conversions_inserted
+    }
+
+    fn check(app: &AppState, claims: &mut Claims, item: Value) -> Self::Checked {
+        check_insert(app, claims, item)
+    }
+
+    fn store(app: &AppState, batch: &mut Batch<'_>, checked: Self::Checked) -> Result<(), Detail> {
+        checked.and_then(|c| store_insert(app, batch, c))
+    }
 }
 
 /// An insert's item that passed every check that does not read the store.

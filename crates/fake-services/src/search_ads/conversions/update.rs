@@ -13,10 +13,11 @@ use super::batch::{CONVERSION_FIELDS, Detail, normalize};
 use super::checks::{
     UPDATE_CLICK_MAX_AGE_MS, attributed_owner, check_segmentation, check_value_sets, seeded_target,
 };
-use super::write::{Batch, WriteMethod, required_common, write_batch};
+use super::write::{Batch, Claims, WriteMethod, required_common, write_batch};
 use crate::faults::{DetailsTruncation, RequestSeq};
 use crate::search_ads::AppState;
 use crate::search_ads::data::Generator;
+use crate::search_ads::ledger::Counters;
 use crate::search_ads::ledger::{ConversionKey, Origin, StoredConversion};
 
 /// `PUT /conversion`.
@@ -26,11 +27,35 @@ pub(crate) async fn update(
     cut: Option<Extension<DetailsTruncation>>,
     body: Bytes,
 ) -> Response {
-    write_batch(&app, seq, cut, &body, WriteMethod::Update)
+    write_batch::<Update>(&app, seq, cut, &body)
+}
+
+/// `update` as a [`WriteMethod`]: every check of an update reads the store, so all run while
+/// storing.
+pub(super) struct Update;
+
+impl WriteMethod for Update {
+    type Checked = Value;
+
+    fn requests(counters: &Counters) -> &std::sync::atomic::AtomicU64 {
+        &counters.update_requests
+    }
+
+    fn stored(counters: &Counters) -> &std::sync::atomic::AtomicU64 {
+        &counters.conversions_updated
+    }
+
+    fn check(_: &AppState, _: &mut Claims, item: Value) -> Value {
+        item
+    }
+
+    fn store(app: &AppState, batch: &mut Batch<'_>, item: Value) -> Result<(), Detail> {
+        update_one(app, batch, item)
+    }
 }
 
 /// The fields `update` may change (the `conversion.update` reference marks these four "writable",
-/// `sa360-facts.md` §3).
+/// <https://developers.google.com/search-ads/v2/reference/conversion/update>).
 const WRITABLE: &[&str] = &["currencyCode", "quantityMillis", "revenueMicros", "state"];
 
 /// Checks one conversion of an update and applies it, and echoes it as stored.

@@ -1,6 +1,7 @@
 //! The batch loop that `insert` and `update` share: best effort per conversion (SA-9).
 
 use std::collections::HashSet;
+use std::sync::atomic::AtomicU64;
 
 use axum::Extension;
 use axum::http::StatusCode;
@@ -11,35 +12,39 @@ use super::CONVERSION_LIST_KIND;
 use super::batch::{
     CONVERSION_FIELDS, Detail, batch_failure, empty_batch, i64_field, parse_batch, str_field,
 };
-use super::insert::{CheckedInsert, check_insert, store_insert};
-use super::update::update_one;
 use crate::errors::bytes_response;
 use crate::faults::{DetailsTruncation, RequestSeq};
 use crate::search_ads::AppState;
 use crate::search_ads::ledger::{ConversionKey, Counters, Store};
 
-/// What tells `insert` and `update` apart.
-#[derive(Clone, Copy)]
-pub(super) enum WriteMethod {
-    Insert,
-    Update,
+/// What tells `insert` and `update` apart (each implements it in its own file): their
+/// counters, the checks that run before the store is locked, and how one checked conversion
+/// is stored.
+pub(super) trait WriteMethod {
+    /// A conversion after the checks that do not read the store.
+    type Checked;
+    /// The counter of this method's requests.
+    fn requests(counters: &Counters) -> &AtomicU64;
+    /// The counter of the conversions this method stored.
+    fn stored(counters: &Counters) -> &AtomicU64;
+    /// The checks that do not read the store, run before it is locked, in item order, so that
+    /// requests in flight at once check their items side by side.
+    fn check(app: &AppState, claims: &mut Claims, item: Value) -> Self::Checked;
+    /// Stores one checked conversion, under the store's lock, and echoes it as stored.
+    fn store(app: &AppState, batch: &mut Batch<'_>, checked: Self::Checked) -> Result<(), Detail>;
 }
 
 /// Insert or update a batch: best effort per conversion (SA-9). The valid
 /// conversions are stored; when any is rejected the answer is one 400 naming
 /// every rejected index.
-pub(super) fn write_batch(
+pub(super) fn write_batch<M: WriteMethod>(
     app: &AppState,
     seq: Option<Extension<RequestSeq>>,
     cut: Option<Extension<DetailsTruncation>>,
     body: &[u8],
-    kind: WriteMethod,
 ) -> Response {
     let counters = &app.shared.counters;
-    Counters::bump(match kind {
-        WriteMethod::Insert => &counters.insert_requests,
-        WriteMethod::Update => &counters.update_requests,
-    });
+    Counters::bump(M::requests(counters));
     let request = seq.map_or(0, |Extension(RequestSeq(n))| n);
     let items = match parse_batch(body, "conversion", CONVERSION_FIELDS) {
         Ok(items) => items,
@@ -51,15 +56,10 @@ pub(super) fn write_batch(
     let now_ms = app.now_ms();
     let mut details = Vec::new();
     let mut claims = Claims::default();
-    // An insert's checks that do not read the store run before it is locked, in the same order
-    // per item, so that requests in flight at once check their items side by side.
-    let checked: Vec<_> = match kind {
-        WriteMethod::Insert => items
-            .into_iter()
-            .map(|item| Item::Checked(check_insert(app, &mut claims, item)))
-            .collect(),
-        WriteMethod::Update => items.into_iter().map(Item::Raw).collect(),
-    };
+    let checked: Vec<M::Checked> = items
+        .into_iter()
+        .map(|item| M::check(app, &mut claims, item))
+        .collect();
     let mut store = app.shared.store();
     let mut batch = Batch {
         store: &mut store,
@@ -69,23 +69,13 @@ pub(super) fn write_batch(
         echo: Echo::new(),
     };
     for (index, item) in checked.into_iter().enumerate() {
-        let result = match item {
-            Item::Checked(checked) => checked.and_then(|c| store_insert(app, &mut batch, c)),
-            Item::Raw(item) => update_one(app, &mut batch, item),
-        };
-        if let Err(detail) = result {
+        if let Err(detail) = M::store(app, &mut batch, item) {
             details.push((index, detail));
         }
     }
     let echo = batch.echo;
     drop(store);
-    Counters::add(
-        match kind {
-            WriteMethod::Insert => &counters.conversions_inserted,
-            WriteMethod::Update => &counters.conversions_updated,
-        },
-        echo.count as u64,
-    );
+    Counters::add(M::stored(counters), echo.count as u64);
     Counters::add(&counters.conversions_rejected, details.len() as u64);
     if details.is_empty() {
         echo.response()
@@ -147,14 +137,6 @@ impl Echo {
         self.body.extend_from_slice(b"]}");
         bytes_response(StatusCode::OK, self.body)
     }
-}
-
-/// An item of a write request on its way to the store.
-enum Item {
-    /// An insert's item after the checks that do not read the store.
-    Checked(Result<CheckedInsert, Detail>),
-    /// An update's item, checked under the store's lock.
-    Raw(Value),
 }
 
 /// The conversions the items of one request named so far.

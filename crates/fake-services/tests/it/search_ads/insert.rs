@@ -5,7 +5,7 @@ use fake_services::ConversionKey;
 use fake_services::search_ads::Origin;
 use serde_json::json;
 
-use super::{JAN_10, conversion, get_page, insert, rows, small_fake, update};
+use super::{JAN_10, conversion, get_page, post_insert, put_update, rows, small_fake};
 use crate::common::{client, google_message, json};
 
 #[tokio::test]
@@ -28,7 +28,7 @@ async fn insert_stores_echoes_and_shows_in_reads() {
         "customDimension": [{"name": "Store Region", "value": "north"}],
         "customMetric": [{"name": "Basket Size", "value": 3.5}],
     });
-    let (status, body) = insert(
+    let (status, body) = post_insert(
         &fake,
         vec![
             conversion(&fake, "str-1", JAN_10 + 1),
@@ -120,7 +120,7 @@ async fn insert_is_best_effort_and_names_every_rejected_index() {
         .remove("segmentationType");
     batch.push(no_segmentation);
 
-    let (status, body) = insert(&fake, batch).await;
+    let (status, body) = post_insert(&fake, batch).await;
     assert_eq!(status, 400);
     let expected = [
         "0x00000100: Field is missing or invalid: conversionTimestamp for conversion index=1",
@@ -162,10 +162,10 @@ async fn insert_is_best_effort_and_names_every_rejected_index() {
 async fn duplicate_id_and_timestamp_pairs_are_0x11a_and_stored_once() {
     // SA-15: (conversionId, conversionTimestamp) is unique per advertiser.
     let fake = small_fake().await;
-    let (status, _) = insert(&fake, vec![conversion(&fake, "dup", JAN_10)]).await;
+    let (status, _) = post_insert(&fake, vec![conversion(&fake, "dup", JAN_10)]).await;
     assert_eq!(status, 200);
     let ds = fake.ledger().conversions()[0].ds_conversion_id;
-    let (status, body) = insert(&fake, vec![conversion(&fake, "dup", JAN_10)]).await;
+    let (status, body) = post_insert(&fake, vec![conversion(&fake, "dup", JAN_10)]).await;
     assert_eq!(status, 400);
     assert_eq!(
         google_message(&body),
@@ -175,7 +175,7 @@ async fn duplicate_id_and_timestamp_pairs_are_0x11a_and_stored_once() {
     );
     assert_eq!(fake.ledger().stored_count(), 1);
     // The same ID at another timestamp is another conversion.
-    let (status, body) = insert(&fake, vec![conversion(&fake, "dup", JAN_10 + 99)]).await;
+    let (status, body) = post_insert(&fake, vec![conversion(&fake, "dup", JAN_10 + 99)]).await;
     assert_eq!(status, 200, "{body}");
     let ledger = fake.ledger();
     assert_eq!(ledger.stored_count(), 2);
@@ -184,7 +184,7 @@ async fn duplicate_id_and_timestamp_pairs_are_0x11a_and_stored_once() {
     let later = ledger.conversion_at(&key, JAN_10 + 99).expect("stored");
     assert_ne!(later.ds_conversion_id, ds);
     // Within one request an ID may appear once, whatever the timestamps (0x0000011F).
-    let (status, body) = insert(
+    let (status, body) = post_insert(
         &fake,
         vec![
             conversion(&fake, "twice", JAN_10),
@@ -204,15 +204,15 @@ async fn duplicate_id_and_timestamp_pairs_are_0x11a_and_stored_once() {
         .unwrap()
         .parse()
         .unwrap();
-    let (status, body) = insert(&fake, vec![conversion(&fake, &seeded, seeded_ts)]).await;
+    let (status, body) = post_insert(&fake, vec![conversion(&fake, &seeded, seeded_ts)]).await;
     assert_eq!(status, 400);
     assert!(google_message(&body).contains("0x0000011A"), "{body}");
-    let (status, body) = insert(&fake, vec![conversion(&fake, &seeded, seeded_ts + 1)]).await;
+    let (status, body) = post_insert(&fake, vec![conversion(&fake, &seeded, seeded_ts + 1)]).await;
     assert_eq!(status, 200, "{body}");
     // Update names a conversion by the pair.
     let mut change = conversion(&fake, "dup", JAN_10 + 99);
     change["revenueMicros"] = json!("1000000");
-    let (status, body) = update(&fake, vec![change]).await;
+    let (status, body) = put_update(&fake, vec![change]).await;
     assert_eq!(status, 200, "{body}");
     let ledger = fake.ledger();
     assert_eq!(ledger.conversion_at(&key, JAN_10 + 99).unwrap().updates, 1);
@@ -237,11 +237,11 @@ async fn empty_batches_and_unknown_fields_reject_the_request() {
         );
         assert_eq!(answer["error"]["errors"][0]["reason"], "requestValidation");
     }
-    let (status, _) = update(&fake, vec![]).await;
+    let (status, _) = put_update(&fake, vec![]).await;
     assert_eq!(status, 400);
     let mut unknown = conversion(&fake, "u-1", JAN_10);
     unknown["sessionAttributes"] = json!("x");
-    let (status, body) = insert(&fake, vec![conversion(&fake, "u-0", JAN_10), unknown]).await;
+    let (status, body) = post_insert(&fake, vec![conversion(&fake, "u-0", JAN_10), unknown]).await;
     assert_eq!(status, 400);
     assert_eq!(
         google_message(&body),

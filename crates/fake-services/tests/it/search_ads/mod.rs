@@ -67,7 +67,7 @@ fn conversion(fake: &SearchAdsFake, id: &str, ts: i64) -> Value {
     })
 }
 
-async fn insert(fake: &SearchAdsFake, conversions: Vec<Value>) -> (u16, Value) {
+async fn post_insert(fake: &SearchAdsFake, conversions: Vec<Value>) -> (u16, Value) {
     json(
         client()
             .post(format!("{}/conversion", fake.base_url()))
@@ -77,7 +77,7 @@ async fn insert(fake: &SearchAdsFake, conversions: Vec<Value>) -> (u16, Value) {
     .await
 }
 
-async fn update(fake: &SearchAdsFake, conversions: Vec<Value>) -> (u16, Value) {
+async fn put_update(fake: &SearchAdsFake, conversions: Vec<Value>) -> (u16, Value) {
     json(
         client()
             .put(format!("{}/conversion", fake.base_url()))

@@ -4,19 +4,19 @@ use fake_services::ConversionKey;
 use fake_services::search_ads::Origin;
 use serde_json::json;
 
-use super::{JAN_10, conversion, get_page, insert, rows, small_fake, update};
+use super::{JAN_10, conversion, get_page, post_insert, put_update, rows, small_fake};
 use crate::common::{client, google_message, json};
 
 #[tokio::test]
 async fn update_changes_writable_fields_of_existing_conversions() {
     let fake = small_fake().await;
     let a = fake.accounts()[0].clone();
-    insert(&fake, vec![conversion(&fake, "up-1", JAN_10)]).await;
+    post_insert(&fake, vec![conversion(&fake, "up-1", JAN_10)]).await;
     let mut change = conversion(&fake, "up-1", JAN_10);
     change["revenueMicros"] = json!(99_000_000);
     change["state"] = json!("REMOVED");
     change["segmentationName"] = json!("Sign-up"); // not writable: ignored
-    let (status, body) = update(&fake, vec![change]).await;
+    let (status, body) = put_update(&fake, vec![change]).await;
     assert_eq!(status, 200, "{body}");
     let echoed = &rows(&body)[0];
     assert_eq!(echoed["revenueMicros"], "99000000");
@@ -30,7 +30,7 @@ async fn update_changes_writable_fields_of_existing_conversions() {
     assert_eq!(stored.conversion["state"], "REMOVED");
 
     // Wrong timestamp or unknown ID: 0x0000011B, nothing changes.
-    let (status, body) = update(
+    let (status, body) = put_update(
         &fake,
         vec![
             conversion(&fake, "up-1", JAN_10 + 1),
@@ -54,7 +54,7 @@ async fn update_changes_writable_fields_of_existing_conversions() {
         change.as_object_mut().unwrap().remove(field);
     }
     change["quantityMillis"] = json!("7000");
-    let (status, body) = update(&fake, vec![change]).await;
+    let (status, body) = put_update(&fake, vec![change]).await;
     assert_eq!(status, 200, "{body}");
     let (_, page) = get_page(
         &fake,

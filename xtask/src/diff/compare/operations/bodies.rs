@@ -3,7 +3,7 @@
 use openapiv3::{Content, Encoding, MediaType};
 
 use super::parameters::query_style_name;
-use crate::diff::compare::{Differ, Root, Site, Subject};
+use crate::diff::compare::differ::{Differ, Root, Site, Subject};
 
 use crate::diff::rules::{self as r, Direction};
 use crate::openapi::{Op, SchemaRef, escape};

@@ -6,7 +6,7 @@ mod parameters;
 mod responses;
 mod security;
 
-use super::{Differ, Subject};
+use super::differ::{Differ, Subject};
 use crate::diff::rules as r;
 use crate::openapi::{Op, escape};
 

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use openapiv3::{Parameter, ParameterSchemaOrContent, PathStyle, QueryStyle};
 
 use super::{sunset_of, today};
-use crate::diff::compare::{Differ, Root, Site, Subject, summary};
+use crate::diff::compare::differ::{Differ, Root, Site, Subject, summary};
 
 use crate::diff::rules::{self as r, Direction};
 use crate::openapi::{Document, Op, Param, same_name};

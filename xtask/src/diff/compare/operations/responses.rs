@@ -4,7 +4,7 @@ use openapiv3::{
     Header, Link, Operation, ParameterSchemaOrContent, ReferenceOr, Response, StatusCode,
 };
 
-use crate::diff::compare::{Differ, Root, Site, Subject};
+use crate::diff::compare::differ::{Differ, Root, Site, Subject};
 use crate::diff::rules::{self as r, Direction};
 use crate::openapi::{Op, escape};
 

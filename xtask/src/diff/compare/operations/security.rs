@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use openapiv3::SecurityRequirement;
 
-use crate::diff::compare::{Differ, Subject, join_code};
+use crate::diff::compare::differ::{Differ, Subject, join_code};
 use crate::diff::rules as r;
 use crate::openapi::{Document, Op};
 

@@ -2,7 +2,7 @@
 //! property counts, `uniqueItems`, `pattern` and `multipleOf`.
 
 use super::facets::Facets;
-use crate::diff::compare::{Differ, Site};
+use crate::diff::compare::differ::{Differ, Site};
 use crate::diff::rules as r;
 
 impl<'a> Differ<'a> {

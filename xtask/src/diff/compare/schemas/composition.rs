@@ -2,7 +2,7 @@
 //! by `$ref` name, inline ones by position), and the matched pairs compared.
 
 use super::schema_name;
-use crate::diff::compare::{Differ, Site, summary};
+use crate::diff::compare::differ::{Differ, Site, summary};
 use crate::diff::rules as r;
 use crate::openapi::SchemaRef;
 

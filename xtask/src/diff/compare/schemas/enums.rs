@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::facets::Facets;
-use crate::diff::compare::show_list;
-use crate::diff::compare::{Differ, Site};
+use crate::diff::compare::differ::show_list;
+use crate::diff::compare::differ::{Differ, Site};
 use crate::diff::rules as r;
 
 impl<'a> Differ<'a> {

@@ -2,7 +2,7 @@
 //! `double`), narrowed or changed.
 
 use super::facets::Facets;
-use crate::diff::compare::{Differ, Site};
+use crate::diff::compare::differ::{Differ, Site};
 use crate::diff::rules as r;
 
 /// How a format change moves the value set.

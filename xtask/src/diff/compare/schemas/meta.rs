@@ -1,8 +1,8 @@
 //! What a wrapper or schema says about its value: `nullable`, `deprecated`
 //! and `default`.
 
-use super::super::show;
-use crate::diff::compare::{Differ, Site};
+use crate::diff::compare::differ::show;
+use crate::diff::compare::differ::{Differ, Site};
 use crate::diff::rules as r;
 use crate::openapi::Meta;
 

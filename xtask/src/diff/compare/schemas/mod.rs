@@ -13,7 +13,7 @@ mod format;
 mod meta;
 mod object;
 
-use super::{Differ, Root, SCHEMA_PREFIX, Site, Subject, summary};
+use super::differ::{Differ, Root, SCHEMA_PREFIX, Site, Subject, summary};
 use crate::diff::rules::{self as r, Direction};
 use crate::openapi::resolve::MAX_DEPTH;
 use crate::openapi::{SchemaRef, escape, unwrap_wrappers};

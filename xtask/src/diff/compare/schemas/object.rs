@@ -3,7 +3,7 @@
 //! `additionalProperties`.
 
 use super::facets::{Additional, Facets};
-use crate::diff::compare::{Differ, Site, summary};
+use crate::diff::compare::differ::{Differ, Site, summary};
 use crate::diff::rules::{self as r, Direction};
 use crate::openapi::{Document, SchemaRef, escape};
 

@@ -186,7 +186,13 @@ fn an_invalid_policy_or_timeout_is_refused() {
         ..LockoutPolicy::SEED
     };
     assert_eq!(
-        builder(&clock).policy(zero).build().unwrap_err().field,
+        builder(&clock)
+            .policy(zero)
+            .build()
+            .unwrap_err()
+            .as_validation()
+            .unwrap()
+            .field,
         "max_failures"
     );
     assert_eq!(
@@ -194,6 +200,8 @@ fn an_invalid_policy_or_timeout_is_refused() {
             .attempt_timeout(Duration::ZERO)
             .build()
             .unwrap_err()
+            .as_validation()
+            .unwrap()
             .field,
         "attempt_timeout"
     );

@@ -4,7 +4,7 @@
 //! <https://developers.google.com/search-ads/reporting/query/query-grammar>), "Query structure and
 //! clauses" (QS, …/query/query-structure), "Date ranges" (…/query/date-ranges), the conversion
 //! resource's field page (CF) and the `queryError` / `dataType` values of the discovery document;
-//! `/work/shared/reference/sa360-query-language-facts.md` quotes them.
+//! `specs/SOURCES.md` restates them.
 //!
 //! One file per job: [`lexer`] (tokens), [`parser`] (clauses), [`catalog`] (fields and resources,
 //! read from discovery), [`checks`] (the rules and their error codes), [`dates`] (`DURING`

@@ -1,0 +1,213 @@
+//! One row of a `searchAds360:search` page as the report reads it: a small borrowing
+//! [`WireRow`] (the members a conversion report selects, text borrowed from the page where it
+//! holds no escapes), mapped at once to a [`Conversion`] by [`map_row`] following the table in
+//! [`mapping`](super::mapping).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use chrono::NaiveDate;
+use search_ads_reporting_client::I64String;
+use serde::Deserialize;
+use serde::de::{self, Visitor};
+
+use super::super::conversion::Conversion;
+use super::super::values::{
+    AdGroupId, AdId, CampaignId, CriterionId, CustomerId, DsConversionId, InventoryAccountId,
+    Micros,
+};
+use super::mapping::{self, RowKey, parse_date, parse_date_time};
+
+/// An int64 member, read as the spec's `I64String` reads it (a string of digits or a JSON
+/// number; anything else is the error `I64String` gives), with plain digits read without
+/// `str::parse` (six a row).
+#[derive(Clone, Copy)]
+pub(super) struct Int64(i64);
+
+impl Int64 {
+    fn get(self) -> i64 {
+        self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for Int64 {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Int64Visitor;
+        impl Visitor<'_> for Int64Visitor {
+            type Value = Int64;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a 64-bit integer as a string of digits or a number")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Int64, E> {
+                // Up to 18 digits cannot overflow.
+                if (1..=18).contains(&v.len()) && v.bytes().all(|b| b.is_ascii_digit()) {
+                    let n = v.bytes().fold(0i64, |n, b| n * 10 + i64::from(b - b'0'));
+                    return Ok(Int64(n));
+                }
+                v.parse::<I64String>()
+                    .map(|n| Int64(n.get()))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Int64, E> {
+                Ok(Int64(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Int64, E> {
+                i64::try_from(v)
+                    .map(Int64)
+                    .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+            }
+        }
+        d.deserialize_any(Int64Visitor)
+    }
+}
+
+/// Text of the page: borrowed when it holds no escapes.
+pub(super) type Text<'a> = Option<Cow<'a, str>>;
+
+/// The members of a row the report reads (the spec's `SearchAds360Row`; others are skipped).
+#[derive(Deserialize)]
+pub(super) struct WireRow<'a> {
+    #[serde(borrow)]
+    conversion: Option<WireConversion<'a>>,
+    #[serde(borrow)]
+    customer: Option<WireCustomer<'a>>,
+    campaign: Option<WireId>,
+    #[serde(rename = "adGroup")]
+    ad_group: Option<WireId>,
+    #[serde(borrow)]
+    segments: Option<WireSegments<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct WireConversion<'a> {
+    id: Option<Int64>,
+    #[serde(borrow)]
+    advertiser_conversion_id: Text<'a>,
+    #[serde(borrow)]
+    conversion_date_time: Text<'a>,
+    #[serde(borrow)]
+    conversion_last_modified_date_time: Text<'a>,
+    #[serde(borrow)]
+    status: Text<'a>,
+    conversion_revenue_micros: Option<Int64>,
+    conversion_quantity: Option<Int64>,
+    #[serde(borrow)]
+    click_id: Text<'a>,
+    #[serde(borrow)]
+    floodlight_order_id: Text<'a>,
+    ad_id: Option<Int64>,
+    criterion_id: Option<Int64>,
+    merchant_id: Option<Int64>,
+    #[serde(borrow)]
+    product_id: Text<'a>,
+    #[serde(borrow)]
+    product_channel: Text<'a>,
+    #[serde(borrow)]
+    product_country_code: Text<'a>,
+    #[serde(borrow)]
+    product_language_code: Text<'a>,
+    #[serde(borrow)]
+    product_store_id: Text<'a>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct WireCustomer<'a> {
+    id: Option<Int64>,
+    #[serde(borrow)]
+    currency_code: Text<'a>,
+}
+
+/// `campaign` and `adGroup`: the id only.
+#[derive(Deserialize)]
+pub(super) struct WireId {
+    id: Option<Int64>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct WireSegments<'a> {
+    #[serde(borrow)]
+    date: Text<'a>,
+}
+
+pub(super) fn owned(text: Text<'_>) -> Option<String> {
+    text.map(Cow::into_owned)
+}
+
+/// One row → its key, date and [`Conversion`] (the rules of [`mapping`](super::mapping)); `Err`
+/// names the member that could not be read.
+/// `customer` keeps the last customer id read, so rows of the same customer share its check.
+pub(super) fn map_row(
+    row: WireRow<'_>,
+    customer: &mut Option<(i64, CustomerId)>,
+) -> Result<(RowKey, NaiveDate, Conversion), String> {
+    let c = row.conversion.ok_or("the row has no `conversion` member")?;
+    let id = c.id.ok_or("conversion.id is missing")?.get();
+    let when = parse_date_time(
+        "conversion.conversion_date_time",
+        c.conversion_date_time
+            .as_deref()
+            .ok_or("conversion.conversion_date_time is missing")?,
+    )?;
+    let modified = c
+        .conversion_last_modified_date_time
+        .as_deref()
+        .map(|t| parse_date_time("conversion.conversion_last_modified_date_time", t))
+        .transpose()?;
+    let state = c.status.map(mapping::state);
+    let revenue = c.conversion_revenue_micros.map(|m| Micros::new(m.get()));
+    let (customer_id, currency) = match row.customer {
+        Some(customer) => (customer.id, customer.currency_code),
+        None => (None, None),
+    };
+    let customer_id = match customer_id.map(Int64::get) {
+        None => None,
+        Some(id) => match customer {
+            Some((last, checked)) if *last == id => Some(checked.clone()),
+            _ => {
+                let checked = CustomerId::new(id.to_string()).map_err(|e| e.to_string())?;
+                *customer = Some((id, checked.clone()));
+                Some(checked)
+            }
+        },
+    };
+    let quantity_millis = mapping::quantity_millis(c.conversion_quantity.map(|q| q.get()))?;
+    let channel = c.product_channel.as_deref().map(mapping::channel);
+    let date = row
+        .segments
+        .and_then(|s| s.date)
+        .and_then(|d| parse_date(&d))
+        .ok_or("segments.date is missing or not YYYY-MM-DD")?;
+    let conversion = Conversion {
+        conversion_id: owned(c.advertiser_conversion_id),
+        conversion_timestamp: Some(when),
+        conversion_modified_timestamp: modified,
+        ds_conversion_id: Some(DsConversionId::new(id)),
+        state,
+        revenue_micros: revenue,
+        currency_code: revenue.and(owned(currency)),
+        quantity_millis,
+        click_id: owned(c.click_id),
+        floodlight_order_id: owned(c.floodlight_order_id),
+        ad_id: c.ad_id.map(|v| AdId::new(v.get())),
+        criterion_id: c.criterion_id.map(|v| CriterionId::new(v.get())),
+        campaign_id: row
+            .campaign
+            .and_then(|x| x.id)
+            .map(|v| CampaignId::new(v.get())),
+        ad_group_id: row
+            .ad_group
+            .and_then(|x| x.id)
+            .map(|v| AdGroupId::new(v.get())),
+        customer_id,
+        inventory_account_id: c.merchant_id.map(|v| InventoryAccountId::new(v.get())),
+        product_id: owned(c.product_id),
+        product_country: owned(c.product_country_code),
+        product_language: owned(c.product_language_code),
+        store_id: owned(c.product_store_id),
+        channel,
+        ..Conversion::default()
+    };
+    Ok(((when, id), date, conversion))
+}
