@@ -41,6 +41,8 @@ mod guard;
 mod per_user;
 mod policy;
 #[cfg(feature = "redis")]
+mod redis_backend;
+#[cfg(feature = "redis")]
 mod redis_store;
 #[cfg(feature = "redis")]
 mod redis_url;
