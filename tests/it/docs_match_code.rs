@@ -156,15 +156,15 @@ fn every_file_the_docs_name_exists() {
 
 /// The library crates whose Rust paths the docs may name, with their source folders.
 const CRATES: &[(&str, &str)] = &[
-    ("facade", "crates/facade/src"),
-    ("client_support", "crates/client-support/src"),
-    ("search_ads_client", "crates/search-ads-client/src"),
+    ("sa360_video_sdk", "crates/facade/src"),
+    ("sa360_video_client_support", "crates/client-support/src"),
+    ("sa360_v2_client", "crates/search-ads-client/src"),
     (
-        "search_ads_reporting_client",
+        "sa360_reporting_client",
         "crates/search-ads-reporting-client/src",
     ),
     ("video_session_client", "crates/video-session-client/src"),
-    ("fake_services", "crates/fake-services/src"),
+    ("sa360_video_fakes", "crates/fake-services/src"),
     ("test_support", "crates/test-support/src"),
 ];
 
@@ -390,7 +390,16 @@ fn crates_used(source: &str) -> BTreeSet<String> {
         }
         let name = &source[start..i];
         if name.starts_with(|c: char| c.is_ascii_lowercase())
-            && !["std", "core", "alloc", "crate", "self", "super", "facade"].contains(&name)
+            && ![
+                "std",
+                "core",
+                "alloc",
+                "crate",
+                "self",
+                "super",
+                "sa360_video_sdk",
+            ]
+            .contains(&name)
             && !imported.contains(name)
         {
             out.insert(name.to_owned());

@@ -12,7 +12,7 @@
 
 use std::path::Path;
 
-use fake_services::{ConversionKey, SearchAdsFake};
+use sa360_video_fakes::{ConversionKey, SearchAdsFake};
 use serde_json::{Value, json};
 
 fn discovery() -> Value {

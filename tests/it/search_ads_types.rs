@@ -1,8 +1,8 @@
 //! The generated search-ads types carry `{type: string, format: int64}`
 //! values as `I64String`: strings on the wire, numbers tolerated on input.
 
-use search_ads_client::I64String;
-use search_ads_client::types::{Conversion, ConversionList};
+use sa360_v2_client::I64String;
+use sa360_v2_client::types::{Conversion, ConversionList};
 use serde_json::json;
 
 fn conversion_list() -> serde_json::Value {

@@ -6,7 +6,7 @@ following Google's pages would. Every check compares what the client received wi
 pages say it means; any difference, and any HTTP error the client raises, is a mismatch. Exit
 status 0 only with 0 mismatches.
 
-Environment: the lines `fake-services` prints (SEARCH_ADS_URL, SEARCH_ADS_REPORTING_URL,
+Environment: the lines `sa360-video-fakes` prints (SEARCH_ADS_URL, SEARCH_ADS_REPORTING_URL,
 SEARCH_ADS_TOKEN, SEARCH_ADS_AGENCY_ID, SEARCH_ADS_ADVERTISER_ID, SEARCH_ADS_ENGINE_ACCOUNT_ID,
 SEARCH_ADS_CUSTOMER_ID). The fake runs on the real clock, UTC (its customers' time zone).
 """

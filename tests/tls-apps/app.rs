@@ -9,13 +9,13 @@
 
 use std::sync::Arc;
 
-use facade::video_session::{
+use sa360_video_sdk::video_session::{
     Credentials, Invitation, MemoryStore, Message, SessionId, VideoSessionClient,
 };
 
 /// The application: its own reqwest client first, then the facade.
 pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let fake = fake_services::VideoSessionFake::start_default().await?;
+    let fake = sa360_video_fakes::VideoSessionFake::start_default().await?;
 
     // The application's own client, built before (and without) the facade's.
     let own = reqwest::Client::builder().build()?;

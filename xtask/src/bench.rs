@@ -1,4 +1,4 @@
-//! `cargo xtask bench`: builds the `fake-services` and `bench-runner` binaries
+//! `cargo xtask bench`: builds the `sa360-video-fakes` and `bench-runner` binaries
 //! in release mode and runs `bench-runner suite`, which starts the fakes as
 //! child processes, alternates baseline and facade runs per scenario and
 //! prints the table (see `crates/bench/README.md`).
@@ -34,21 +34,21 @@ pub struct Args {
 /// The two release binaries the benchmark needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Binaries {
-    /// `fake-services`.
+    /// `sa360-video-fakes`.
     pub fake: PathBuf,
     /// `bench-runner`.
     pub runner: PathBuf,
 }
 
-/// Builds `fake-services` and `bench-runner` with `--release` and returns
+/// Builds `sa360-video-fakes` and `bench-runner` with `--release` and returns
 /// their paths, as cargo reports them.
 pub fn build(ws: &Workspace) -> Result<Binaries> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    eprintln!("building fake-services and bench-runner (release)…");
+    eprintln!("building sa360-video-fakes and bench-runner (release)…");
     let output = Command::new(cargo)
         .current_dir(&ws.root)
         .args(["build", "--release", "--bins"])
-        .args(["--package", "fake-services", "--package", "bench"])
+        .args(["--package", "sa360-video-fakes", "--package", "bench"])
         .arg("--message-format=json-render-diagnostics")
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())
@@ -70,13 +70,13 @@ pub fn build(ws: &Workspace) -> Result<Binaries> {
             continue;
         };
         match message["target"]["name"].as_str() {
-            Some("fake-services") => fake = Some(PathBuf::from(executable)),
+            Some("sa360-video-fakes") => fake = Some(PathBuf::from(executable)),
             Some("bench-runner") => runner = Some(PathBuf::from(executable)),
             _ => {}
         }
     }
     Ok(Binaries {
-        fake: fake.context("cargo built no fake-services binary")?,
+        fake: fake.context("cargo built no sa360-video-fakes binary")?,
         runner: runner.context("cargo built no bench-runner binary")?,
     })
 }

@@ -58,7 +58,7 @@ pub const SPECS: &[SpecConfig] = &[
     },
 ];
 
-/// Rust path of the int64-in-a-string type (defined in `search-ads-client`'s
+/// Rust path of the int64-in-a-string type (defined in `sa360-v2-client`'s
 /// `i64_string` module); each client crate's `context` module re-exports it, so
 /// the generated code names a module, never the crate root that re-exports the
 /// generated code (no import cycle: `cargo xtask api --rule module-cycles`).

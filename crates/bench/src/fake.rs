@@ -1,4 +1,4 @@
-//! The `fake-services` binary as a child process: start it, read its
+//! The `sa360-video-fakes` binary as a child process: start it, read its
 //! `NAME=value` lines, and kill it when dropped (also on errors and panics).
 
 use std::collections::BTreeMap;
@@ -18,7 +18,7 @@ const LAST_VAR: &str = "SEARCH_ADS_REPORTING_URL";
 /// How long a fake may take to print its lines.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Undoes `fake_services::sh_quote`: a plain word, or single quotes with
+/// Undoes `sa360_video_fakes::sh_quote`: a plain word, or single quotes with
 /// `'\''` for each embedded quote.
 pub fn sh_unquote(word: &str) -> Result<String> {
     if !word.starts_with('\'') {
@@ -100,7 +100,7 @@ impl FakeVars {
     }
 }
 
-/// A running `fake-services` process. Dropping it kills the process and
+/// A running `sa360-video-fakes` process. Dropping it kills the process and
 /// waits for it.
 #[derive(Debug)]
 pub struct FakeProcess {
@@ -215,7 +215,7 @@ pub struct FakeSpec {
 }
 
 impl FakeSpec {
-    /// The command-line arguments of `fake-services`.
+    /// The command-line arguments of `sa360-video-fakes`.
     pub fn args(&self) -> Vec<String> {
         let mut args = vec![
             "--seed".to_owned(),
@@ -264,7 +264,7 @@ mod tests {
             "''",
             "x'y'z",
         ] {
-            let quoted = fake_services::sh_quote(value);
+            let quoted = sa360_video_fakes::sh_quote(value);
             assert_eq!(sh_unquote(&quoted).unwrap(), value, "{quoted}");
         }
         assert!(sh_unquote("'open").is_err());

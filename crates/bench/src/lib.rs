@@ -12,7 +12,7 @@
 //! - [`suite`]: the whole benchmark (`bench-runner suite`, started by
 //!   `cargo xtask bench`): fakes as child processes, alternating samples,
 //!   medians, ratios, the markdown table and the JSON report.
-//! - [`fake`]: the `fake-services` binary as a child process.
+//! - [`fake`]: the `sa360-video-fakes` binary as a child process.
 //! - [`stats`]: medians and number formatting.
 //!
 //! `crates/bench/README.md` says what each scenario compares and holds the

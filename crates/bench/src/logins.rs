@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
 
-use facade::http::BaseUrl;
-use facade::video_session::{
+use sa360_video_sdk::http::BaseUrl;
+use sa360_video_sdk::video_session::{
     Credentials, LockoutStore, MemoryStore, RedisStore, VideoSessionClient,
 };
 use video_session_client::types as vs;

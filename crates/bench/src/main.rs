@@ -4,8 +4,8 @@
 //! run in one process).
 //!
 //! `sample` reads the fake's connection values from the environment, under
-//! the names `fake-services` prints (`SEARCH_ADS_URL`, `VIDEO_USER`, …), so
-//! after `eval "$(fake-services ... | head -n 12)"` it can be run by hand.
+//! the names `sa360-video-fakes` prints (`SEARCH_ADS_URL`, `VIDEO_USER`, …), so
+//! after `eval "$(sa360-video-fakes ... | head -n 12)"` it can be run by hand.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -48,7 +48,7 @@ struct SuiteArgs {
     /// Only these scenarios (repeatable).
     #[arg(long, value_enum, value_name = "SCENARIO")]
     only: Vec<Scenario>,
-    /// The `fake-services` binary (release build).
+    /// The `sa360-video-fakes` binary (release build).
     #[arg(long, value_name = "PATH")]
     fake_bin: PathBuf,
     /// The `xtask` binary that the `generate` row times.

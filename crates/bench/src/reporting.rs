@@ -1,5 +1,5 @@
 //! The Reporting API scenarios: a conversion report read by the facade
-//! ([`SearchAdsClient::conversion_report`](facade::search_ads::SearchAdsClient::conversion_report)) against a plain loop over the same
+//! ([`SearchAdsClient::conversion_report`](sa360_video_sdk::search_ads::SearchAdsClient::conversion_report)) against a plain loop over the same
 //! pages.
 //!
 //! | scenario | baseline | facade |
@@ -26,8 +26,8 @@ use chrono::NaiveDate;
 use futures::TryStreamExt as _;
 use serde::Serialize;
 
-use facade::search_ads::{CustomerId, DateRange, ReportOptions};
-use search_ads_reporting_client::types as v0;
+use sa360_reporting_client::types as v0;
+use sa360_video_sdk::search_ads::{CustomerId, DateRange, ReportOptions};
 
 use crate::scenarios::{Measurement, SearchAdsTarget, facade_client, plain_client};
 
@@ -50,7 +50,7 @@ pub const REPORT_ROWS_PER_DAY: u64 = 4_000;
 pub const REPORT_PAGE_SIZE: u32 = 10_000;
 
 /// Days per query of the baseline with added latency: the most one query may span.
-pub const REPORT_CHUNK_DAYS: u32 = facade::search_ads::MAX_SHARD_DAYS;
+pub const REPORT_CHUNK_DAYS: u32 = sa360_video_sdk::search_ads::MAX_SHARD_DAYS;
 
 /// Days per shard of the facade (its default) and, without added latency, per query of the
 /// baseline.
@@ -184,9 +184,9 @@ async fn baseline_pages(
     }
 }
 
-/// Facade report: [`SearchAdsClient::conversion_report`](facade::search_ads::SearchAdsClient::conversion_report)
+/// Facade report: [`SearchAdsClient::conversion_report`](sa360_video_sdk::search_ads::SearchAdsClient::conversion_report)
 /// over the same range with `page_size`, `shard_days` and `concurrency`,
-/// every typed [`Conversion`](facade::search_ads::Conversion) consumed.
+/// every typed [`Conversion`](sa360_video_sdk::search_ads::Conversion) consumed.
 pub async fn report_facade(
     target: &SearchAdsTarget,
     page_size: u32,

@@ -6,16 +6,16 @@ use std::fmt;
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 
-use facade::search_ads::{ListOptions, ReportOptions, WriteOptions};
+use sa360_video_sdk::search_ads::{ListOptions, ReportOptions, WriteOptions};
 
 use crate::logins;
 use crate::reporting;
 use crate::scenarios::{self, Measurement, SearchAdsTarget, VideoTarget};
 
 /// Conversions per request of the sequential upload loop with added latency: the most one
-/// request may carry ([`facade::search_ads::MAX_BATCH_SIZE`], SA-10), as a competent user's loop
+/// request may carry ([`sa360_video_sdk::search_ads::MAX_BATCH_SIZE`], SA-10), as a competent user's loop
 /// sends them.
-pub const UPLOAD_LOOP_BATCH: usize = facade::search_ads::MAX_BATCH_SIZE;
+pub const UPLOAD_LOOP_BATCH: usize = sa360_video_sdk::search_ads::MAX_BATCH_SIZE;
 
 /// A scenario whose client side runs in the runner (everything but
 /// `generate`, which the suite times itself).
@@ -156,7 +156,7 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
             scenarios::read_facade(sa, page, spec.prefetch.unwrap_or(1)).await
         }
         (ClientScenario::ReadLatency, Variant::Baseline) => {
-            scenarios::read_baseline(sa, facade::search_ads::MAX_PAGE_SIZE).await
+            scenarios::read_baseline(sa, sa360_video_sdk::search_ads::MAX_PAGE_SIZE).await
         }
         (ClientScenario::ReadLatency, Variant::Facade) => {
             let defaults = ListOptions::default();

@@ -3,7 +3,7 @@
 //! Every function builds its HTTP client first (not timed), then times the
 //! work from the first request to the last byte consumed. Both variants of a
 //! scenario use an HTTP/1.1 keep-alive `reqwest::Client` from
-//! [`client_support::http_client_builder`], the builder the facade itself
+//! [`sa360_video_client_support::http_client_builder`], the builder the facade itself
 //! starts from, and consume every item (rows are passed to
 //! [`std::hint::black_box`] and counted).
 //!
@@ -25,19 +25,19 @@ use chrono::{DateTime, NaiveDate};
 use futures::TryStreamExt as _;
 use serde::{Deserialize, Serialize};
 
-use facade::search_ads::{
+use sa360_v2_client::types as sa;
+use sa360_video_sdk::search_ads::{
     AdvertiserId, AgencyId, Conversion, ConversionType, DateRange, EngineAccount, EngineAccountId,
     ListOptions, Micros, ProgressFn, SearchAdsClient, SegmentationId, StaticToken, WriteJournal,
     WriteOptions,
 };
-use search_ads_client::types as sa;
 
 /// Conversions per read request in both variants (the API's maximum, SA-12).
 pub const PAGE_SIZE: u32 = 1000;
 
 /// Conversions per insert request in both variants: the facade's default
-/// ([`facade::search_ads::DEFAULT_BATCH_SIZE`]).
-pub const BATCH_SIZE: usize = facade::search_ads::DEFAULT_BATCH_SIZE;
+/// ([`sa360_video_sdk::search_ads::DEFAULT_BATCH_SIZE`]).
+pub const BATCH_SIZE: usize = sa360_video_sdk::search_ads::DEFAULT_BATCH_SIZE;
 
 /// First day of the date range every read asks for.
 pub const READ_START: (i32, u32, u32) = (2024, 1, 1);
@@ -137,7 +137,7 @@ pub fn peak_rss_kib() -> Option<u64> {
 /// The plain HTTP client of the baselines: the same builder, timeouts and
 /// connection reuse as the facade's.
 pub fn plain_client(total_timeout: bool) -> Result<reqwest::Client> {
-    let builder = client_support::http_client_builder()
+    let builder = sa360_video_client_support::http_client_builder()
         .connect_timeout(Duration::from_secs(10))
         .read_timeout(Duration::from_secs(30));
     let builder = if total_timeout {
@@ -149,7 +149,7 @@ pub fn plain_client(total_timeout: bool) -> Result<reqwest::Client> {
 }
 
 pub(crate) fn facade_client(target: &SearchAdsTarget) -> Result<SearchAdsClient> {
-    let http = facade::http::HttpOptions::default().timeout(REQUEST_TIMEOUT);
+    let http = sa360_video_sdk::http::HttpOptions::default().timeout(REQUEST_TIMEOUT);
     SearchAdsClient::builder(StaticToken::new(target.token.clone()))
         .base_url(&target.base_url)
         .reporting_base_url(&target.reporting_url)
@@ -170,7 +170,7 @@ fn yyyymmdd((y, m, d): (i32, u32, u32)) -> String {
 
 /// Baseline read: one `GET` after the other with `startRow`/`rowCount`, each
 /// answer read whole and parsed with `serde_json::from_slice` into the
-/// generated `search_ads_client::types::ConversionList`, until a short page.
+/// generated `sa360_v2_client::types::ConversionList`, until a short page.
 pub async fn read_baseline(target: &SearchAdsTarget, page_size: u32) -> Result<Measurement> {
     let http = plain_client(true)?;
     let url = format!(
@@ -289,7 +289,7 @@ fn upload_conversion(target: &SearchAdsTarget, tag: &str, i: usize) -> Result<Co
 /// The batching of `upload-stream`: the largest batches (SA-10), 4 in flight.
 pub fn stream_options() -> WriteOptions {
     WriteOptions::default()
-        .batch_size(facade::search_ads::MAX_BATCH_SIZE)
+        .batch_size(sa360_video_sdk::search_ads::MAX_BATCH_SIZE)
         .concurrency(4)
 }
 

@@ -6,8 +6,8 @@ use std::time::Duration;
 use bench::reporting;
 use bench::sample::{self, ClientScenario, SampleSpec, Targets, Variant};
 use bench::scenarios::{PAGE_SIZE, SearchAdsTarget, VideoTarget};
-use fake_services::search_ads::IdMappingSize;
-use fake_services::{Faults, SearchAdsFake, VideoSessionFake};
+use sa360_video_fakes::search_ads::IdMappingSize;
+use sa360_video_fakes::{Faults, SearchAdsFake, VideoSessionFake};
 
 const ROWS: u64 = 2_500;
 

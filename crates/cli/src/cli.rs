@@ -17,7 +17,7 @@ const AFTER_HELP: &str =
 State (the video session token and the credentials of `apictl auth login`, mode
 0600) lives in $XDG_STATE_HOME/apictl or ~/.local/state/apictl, or --state-dir.
 The video login lockout count is the one every application of the user shares:
-$XDG_STATE_HOME/facade/video-session-lockout.json (else ~/.local/state/...), or
+$XDG_STATE_HOME/sa360-video-sdk/video-session-lockout.json (else ~/.local/state/...), or
 Redis with --lockout-store.
 
 Exit status: 0 success; 1 error (one `error:` line and a `hint:` line on stderr);
@@ -226,7 +226,7 @@ pub struct SandboxArgs {
 pub enum VideoCommand {
     /// Log in and keep the session token for `video invite`
     #[command(
-        long_about = "Log in and keep the session token for `video invite`.\n\nThe password comes from VIDEO_PASSWORD or, on a terminal, from a prompt that does not\necho; never from a flag. The token is kept in a file only you can read (0600) in the\nstate directory and is never printed.\n\nThe service blocks an account for 10 minutes after more than 5 failed logins in 10\nminutes. apictl counts failed logins per account, across runs, in the per-user lockout\nfile that every application of the user shares\n($XDG_STATE_HOME/facade/video-session-lockout.json), or in Redis with --lockout-store\n(shared by every machine using it), and refuses to send a login whose failure could\nstart a block, saying when it is safe to try again."
+        long_about = "Log in and keep the session token for `video invite`.\n\nThe password comes from VIDEO_PASSWORD or, on a terminal, from a prompt that does not\necho; never from a flag. The token is kept in a file only you can read (0600) in the\nstate directory and is never printed.\n\nThe service blocks an account for 10 minutes after more than 5 failed logins in 10\nminutes. apictl counts failed logins per account, across runs, in the per-user lockout\nfile that every application of the user shares\n($XDG_STATE_HOME/sa360-video-sdk/video-session-lockout.json), or in Redis with --lockout-store\n(shared by every machine using it), and refuses to send a login whose failure could\nstart a block, saying when it is safe to try again."
     )]
     Login(VideoLoginArgs),
 
@@ -718,7 +718,7 @@ pub struct UploadArgs {
     pub update: bool,
 
     /// Conversions per request (1 to 1000)
-    #[arg(long, default_value_t = facade::search_ads::DEFAULT_BATCH_SIZE, value_name = "N")]
+    #[arg(long, default_value_t = sa360_video_sdk::search_ads::DEFAULT_BATCH_SIZE, value_name = "N")]
     pub batch_size: usize,
 
     /// Requests in flight at once (1 to 64)

@@ -3,9 +3,9 @@
 use std::fmt;
 use std::process::ExitCode;
 
-use facade::http::{TransportError, TransportErrorKind};
-use facade::search_ads;
-use facade::video_session;
+use sa360_video_sdk::http::{TransportError, TransportErrorKind};
+use sa360_video_sdk::search_ads;
+use sa360_video_sdk::video_session;
 
 /// Exit status of a command that failed.
 pub const EXIT_ERROR: u8 = 1;
@@ -85,7 +85,7 @@ fn one_line(text: &str) -> String {
     } else {
         text.to_owned()
     };
-    client_support::printable(&line).into_owned()
+    sa360_video_client_support::printable(&line).into_owned()
 }
 
 impl From<video_session::Error> for AppError {
@@ -293,8 +293,8 @@ fn transport(operation: String, t: &TransportError, url: &str) -> AppError {
     AppError::new(message).hint(hint)
 }
 
-impl From<facade::http::BaseUrlError> for AppError {
-    fn from(e: facade::http::BaseUrlError) -> Self {
+impl From<sa360_video_sdk::http::BaseUrlError> for AppError {
+    fn from(e: sa360_video_sdk::http::BaseUrlError) -> Self {
         AppError::new(e.to_string())
             .hint("give an https:// URL (http:// only for 127.0.0.1 or localhost)")
     }

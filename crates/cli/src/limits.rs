@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use facade::http::HttpOptions;
+use sa360_video_sdk::http::HttpOptions;
 
 use crate::cli::VideoLimitArgs;
 use crate::error::{AppError, AppResult};

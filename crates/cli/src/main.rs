@@ -1,5 +1,5 @@
 //! `apictl`: the command-line tool for the search ads and video session
-//! services, built on the `facade` crate.
+//! services, built on the `sa360-video-sdk` crate.
 //!
 //! `apictl tour` shows every feature against fakes started in-process;
 //! `apictl sandbox` serves the same fakes for trying the other commands.
@@ -106,7 +106,7 @@ fn init_tracing(verbose: u8) {
     let facade = if verbose == 0 { "error" } else { level };
     let fakes = if verbose >= 3 { "info" } else { "off" };
     let filter = format!(
-        "warn,apictl={level},facade={facade},api_request={level},client_support={level},fake_services={fakes}"
+        "warn,apictl={level},sa360_video_sdk={facade},api_request={level},sa360_video_client_support={level},sa360_video_fakes={fakes}"
     );
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));

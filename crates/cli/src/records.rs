@@ -11,7 +11,7 @@
 //! text (arrays of `{"name", "value"}`).
 
 use chrono::DateTime;
-use facade::search_ads::Conversion;
+use sa360_video_sdk::search_ads::Conversion;
 use serde_json::{Map, Value};
 
 /// CSV columns whose cells are JSON text rather than a value.

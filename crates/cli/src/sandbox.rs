@@ -2,7 +2,7 @@
 
 use std::io::Write as _;
 
-use fake_services::{FakeServices, SearchAdsFake, VideoSessionFake, sh_quote};
+use sa360_video_fakes::{FakeServices, SearchAdsFake, VideoSessionFake, sh_quote};
 
 use crate::cli::{GlobalArgs, SandboxArgs};
 use crate::error::{AppError, AppResult};
@@ -26,7 +26,7 @@ pub fn conversions_until_today() -> u64 {
 }
 
 /// Serves both fakes until Ctrl-C. The connection settings go to stdout first
-/// (`NAME='value'` lines, as the `fake-services` binary prints them, then the
+/// (`NAME='value'` lines, as the `sa360-video-fakes` binary prints them, then the
 /// sign-in settings: `GOOGLE_APPLICATION_CREDENTIALS` naming an
 /// `authorized_user` file for the fake, `SEARCH_ADS_CLIENT_ID`,
 /// `SEARCH_ADS_CLIENT_SECRET`, `SEARCH_ADS_AUTH_URL`, `SEARCH_ADS_REVOKE_URL`);
@@ -55,7 +55,7 @@ pub async fn run(global: &GlobalArgs, args: &SandboxArgs) -> AppResult<u8> {
         })?;
     // One directory per sandbox (mode 0700, removed when it stops): parallel CI jobs or two
     // terminals each get their own credentials file.
-    facade::private_file::ensure_dir(&state).map_err(|e| {
+    sa360_video_sdk::private_file::ensure_dir(&state).map_err(|e| {
         AppError::new(e.to_string())
             .hint("choose a state directory only you can use with --state-dir or APICTL_STATE_DIR")
     })?;

@@ -7,12 +7,12 @@
 
 use std::path::{Path, PathBuf};
 
-use facade::video_session::{FileStore, Session, UserDetails};
+use sa360_video_sdk::video_session::{FileStore, Session, UserDetails};
 use secrecy::{ExposeSecret as _, SecretString};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, AppResult};
-use facade::private_file::{self, PrivateFileError};
+use sa360_video_sdk::private_file::{self, PrivateFileError};
 
 const SESSION_FORMAT: &str = "apictl.video.session/1";
 

@@ -5,18 +5,18 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use facade::http::BaseUrl;
-use facade::search_ads::{
+use futures::TryStreamExt as _;
+use sa360_video_fakes::search_ads::IdMappingSize;
+use sa360_video_fakes::{FakeServices, SearchAdsFake};
+use sa360_video_sdk::http::BaseUrl;
+use sa360_video_sdk::search_ads::{
     AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, ListOptions, ReportOptions,
     SearchAdsClient, SegmentationId, StaticToken, WriteOptions,
 };
-use facade::video_session::{
+use sa360_video_sdk::video_session::{
     CallExperience, Camera, Credentials, Error as VideoError, Invitation, LockoutPolicy, Message,
     Microphone, MobileNumber, PlatformSupport, SessionId,
 };
-use fake_services::search_ads::IdMappingSize;
-use fake_services::{FakeServices, SearchAdsFake};
-use futures::TryStreamExt as _;
 
 use crate::ads;
 use crate::cli::ListFormat;
@@ -47,7 +47,7 @@ struct Fixture {
     account: EngineAccount,
 }
 
-fn fake_error(e: fake_services::FakeError) -> AppError {
+fn fake_error(e: sa360_video_fakes::FakeError) -> AppError {
     AppError::new(format!("could not start the fakes: {e}"))
         .hint("the fakes listen on 127.0.0.1 with free ports; check that loopback networking works")
 }
@@ -256,7 +256,7 @@ async fn login(f: &Fixture) -> AppResult<()> {
         &credentials,
         &f.state,
         Arc::new(f.state.lockout_store()),
-        &facade::http::HttpOptions::default(),
+        &sa360_video_sdk::http::HttpOptions::default(),
     )
     .await?;
     ok(format!(
@@ -302,7 +302,7 @@ async fn lockout(f: &Fixture) -> AppResult<()> {
     let client = video::client(
         f.video_base.clone(),
         Arc::new(f.state.lockout_store()),
-        &facade::http::HttpOptions::default(),
+        &sa360_video_sdk::http::HttpOptions::default(),
     )?;
     let credentials = Credentials::new(
         demo.secret_key.clone(),
@@ -329,7 +329,7 @@ async fn lockout(f: &Fixture) -> AppResult<()> {
         Err(other) => return Err(other.into()),
         Ok(_) => return Err(AppError::new("a wrong password was accepted")),
     }
-    let key = fake_services::DomainUser::new(other.domain_id, other.user_name.clone());
+    let key = sa360_video_fakes::DomainUser::new(other.domain_id, other.user_name.clone());
     let stats = f.services.video.ledger().account(&key).unwrap_or_default();
     check(
         u64::from(allowed) == stats.failures_total && stats.blocks_started == 0,
@@ -389,7 +389,7 @@ async fn invitations(f: &Fixture) -> AppResult<()> {
             &session_id,
             invitation,
             experience,
-            &facade::http::HttpOptions::default(),
+            &sa360_video_sdk::http::HttpOptions::default(),
         )
         .await?;
         ok(video::describe_receipt(invitation, &session_id, &receipt));

@@ -4,8 +4,8 @@ use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use facade::http::{BaseUrl, HttpOptions};
-use facade::video_session::{
+use sa360_video_sdk::http::{BaseUrl, HttpOptions};
+use sa360_video_sdk::video_session::{
     CallExperience, Camera, CountryCode, Credentials, EmailAddress, Error as VideoError, FileStore,
     Invitation, InvitationReceipt, JoinAs, LockoutGuard, LockoutStore, Message, Microphone,
     MobileNumber, PlatformSupport, RedisStore, Session, SessionId, SystemClock, VideoSessionClient,

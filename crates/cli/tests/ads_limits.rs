@@ -304,7 +304,7 @@ fn cases(server: &HostileServer) -> Vec<Case> {
                     "domain_id": 1,
                     "login_id": 2,
                 });
-                facade::private_file::write(
+                sa360_video_sdk::private_file::write(
                     &apictl.state_dir().join("video-session.json"),
                     session.to_string().as_bytes(),
                 )

@@ -33,7 +33,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 ///
 /// ```
 /// use std::time::Duration;
-/// use client_support::BodyLimits;
+/// use sa360_video_client_support::BodyLimits;
 ///
 /// let limits = BodyLimits::default().with_max_bytes(1 << 20);
 /// assert_eq!(limits.max_bytes, 1 << 20);

@@ -5,7 +5,7 @@
 //!
 //! ```
 //! # async fn run() {
-//! let (output, answer) = client_support::last_answer::scope(async { 42 }).await;
+//! let (output, answer) = sa360_video_client_support::last_answer::scope(async { 42 }).await;
 //! assert_eq!((output, answer), (42, None)); // no request was sent inside the scope
 //! # }
 //! ```

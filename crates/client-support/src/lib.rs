@@ -23,7 +23,7 @@
 //!   controls escaped, before it goes into a message a terminal may show.
 //!
 //! ```
-//! let client = client_support::http_client_builder().build()?;
+//! let client = sa360_video_client_support::http_client_builder().build()?;
 //! # drop(client);
 //! # Ok::<(), reqwest::Error>(())
 //! ```

@@ -26,9 +26,9 @@ fn is_unsafe(c: char) -> bool {
 /// none.
 ///
 /// ```
-/// assert_eq!(client_support::printable("plain"), "plain");
-/// assert_eq!(client_support::printable("\u{1b}]0;pwned\u{7}x"), "\\u{1b}]0;pwned\\u{7}x");
-/// assert_eq!(client_support::printable("a\nb"), "a\\nb");
+/// assert_eq!(sa360_video_client_support::printable("plain"), "plain");
+/// assert_eq!(sa360_video_client_support::printable("\u{1b}]0;pwned\u{7}x"), "\\u{1b}]0;pwned\\u{7}x");
+/// assert_eq!(sa360_video_client_support::printable("a\nb"), "a\\nb");
 /// ```
 pub fn printable(text: &str) -> Cow<'_, str> {
     if !text.chars().any(is_unsafe) {

@@ -6,8 +6,8 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! assert_eq!(client_support::timeouts::CONNECT, Duration::from_secs(10));
-//! assert!(client_support::timeouts::ATTEMPT < client_support::timeouts::DEADLINE);
+//! assert_eq!(sa360_video_client_support::timeouts::CONNECT, Duration::from_secs(10));
+//! assert!(sa360_video_client_support::timeouts::ATTEMPT < sa360_video_client_support::timeouts::DEADLINE);
 //! ```
 
 use std::time::Duration;

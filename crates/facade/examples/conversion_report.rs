@@ -4,9 +4,9 @@
 //! Run it against the local fakes:
 //!
 //! ```sh
-//! cargo run -p cli -- sandbox > sandbox.env &     # both fakes; prints their settings
+//! cargo run -p sa360-video-cli -- sandbox > sandbox.env &     # both fakes; prints their settings
 //! set -a; . ./sandbox.env; set +a
-//! cargo run -p facade --example conversion_report
+//! cargo run -p sa360-video-sdk --example conversion_report
 //! ```
 //!
 //! Settings (environment): `GOOGLE_APPLICATION_CREDENTIALS` (a credentials file; unset, gcloud's
@@ -16,10 +16,10 @@
 
 use std::collections::BTreeMap;
 
-use facade::search_ads::{
+use futures::TryStreamExt;
+use sa360_video_sdk::search_ads::{
     CampaignId, CustomerId, DateRange, DefaultCredentials, Micros, SearchAdsClient,
 };
-use futures::TryStreamExt;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {

@@ -10,9 +10,9 @@
 //! Run it against the local fakes:
 //!
 //! ```sh
-//! cargo run -p cli -- sandbox > sandbox.env &     # both fakes; prints their settings
+//! cargo run -p sa360-video-cli -- sandbox > sandbox.env &     # both fakes; prints their settings
 //! set -a; . ./sandbox.env; set +a
-//! cargo run -p facade --example first_application
+//! cargo run -p sa360-video-sdk --example first_application
 //! ```
 //!
 //! Settings (environment): for search ads `GOOGLE_APPLICATION_CREDENTIALS` (Application Default
@@ -23,14 +23,14 @@
 //! them unset against Google.
 
 use chrono::{DateTime, Utc};
-use facade::search_ads::{
+use futures::TryStreamExt;
+use sa360_video_sdk::search_ads::{
     self, AdvertiserId, AgencyId, Conversion, CustomerId, DateRange, DefaultCredentials, Outcome,
     SearchAdsClient, SegmentationId,
 };
-use facade::video_session::{
+use sa360_video_sdk::video_session::{
     self, Credentials, EmailAddress, Invitation, SessionId, VideoSessionClient,
 };
-use futures::TryStreamExt;
 
 /// What can go wrong in [`run`]: one variant per service.
 #[derive(Debug, thiserror::Error)]

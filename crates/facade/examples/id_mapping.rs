@@ -6,7 +6,7 @@
 //! Run it against the local fakes (see `conversion_report.rs` for `apictl sandbox`):
 //!
 //! ```sh
-//! cargo run -p facade --example id_mapping
+//! cargo run -p sa360-video-sdk --example id_mapping
 //! ```
 //!
 //! Settings (environment): `GOOGLE_APPLICATION_CREDENTIALS`, `SEARCH_ADS_AGENCY_ID`,
@@ -16,10 +16,10 @@
 
 use std::collections::BTreeMap;
 
-use facade::search_ads::{
+use futures::TryStreamExt;
+use sa360_video_sdk::search_ads::{
     AdvertiserId, AgencyId, DefaultCredentials, EngineAccountId, IdLookup, SearchAdsClient,
 };
-use futures::TryStreamExt;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {

@@ -1,7 +1,7 @@
 //! Logs in to the video session service and sends one session invitation.
 //!
 //! The client uses the default lockout store, a file in the per-user state directory
-//! ([`FileStore::per_user`](facade::video_session::FileStore::per_user)), so the count survives
+//! ([`FileStore::per_user`](sa360_video_sdk::video_session::FileStore::per_user)), so the count survives
 //! restarts of this program and is shared by every program of the user on this host (and
 //! `apictl`): a login whose failure could block the account (the 6th failure within 10 minutes)
 //! is not sent, and the error says when trying again is safe.
@@ -9,15 +9,15 @@
 //! Run it against the local fakes (see `conversion_report.rs` for `apictl sandbox`):
 //!
 //! ```sh
-//! cargo run -p facade --example login_invite                                   # by e-mail
-//! cargo run -p facade --example login_invite -- --sms '+1 555 010 0199' US     # by SMS
+//! cargo run -p sa360-video-sdk --example login_invite                                   # by e-mail
+//! cargo run -p sa360-video-sdk --example login_invite -- --sms '+1 555 010 0199' US     # by SMS
 //! ```
 //!
 //! Settings (environment): `VIDEO_SESSION_URL`, `VIDEO_SECRET_KEY`, `VIDEO_USER`,
 //! `VIDEO_PASSWORD`, `VIDEO_SESSION_ID`.
 
 use anyhow::{Context, bail};
-use facade::video_session::{
+use sa360_video_sdk::video_session::{
     CallExperience, Camera, Credentials, EmailAddress, Error, Invitation, Message, Microphone,
     MobileNumber, SessionId, VideoSessionClient,
 };

@@ -22,8 +22,8 @@
 //! ```sh
 //! redis-server --port 6390 --save '' --appendonly no &
 //! # once, for a Redis that has never held lockout counts (see below)
-//! cargo run -p cli -- video lockout-init --lockout-store redis://127.0.0.1:6390/0
-//! REDIS_URL=redis://127.0.0.1:6390/0 cargo run -p facade --example replicas -- --replicas 4
+//! cargo run -p sa360-video-cli -- video lockout-init --lockout-store redis://127.0.0.1:6390/0
+//! REDIS_URL=redis://127.0.0.1:6390/0 cargo run -p sa360-video-sdk --example replicas -- --replicas 4
 //! ```
 //!
 //! A Redis store keeps a marker that says since when it remembers every attempt; a server
@@ -41,7 +41,7 @@
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use facade::video_session::{Credentials, Error, RedisStore, VideoSessionClient};
+use sa360_video_sdk::video_session::{Credentials, Error, RedisStore, VideoSessionClient};
 
 /// What happened to one login attempt.
 enum Attempt {

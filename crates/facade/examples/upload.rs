@@ -1,13 +1,13 @@
 //! Uploads conversions exactly once, resumably: one setting, a
-//! [`WriteJournal`](facade::search_ads::WriteJournal), and an interrupted upload continues
+//! [`WriteJournal`](sa360_video_sdk::search_ads::WriteJournal), and an interrupted upload continues
 //! where it stopped, with every row stored once and given the verdict an uninterrupted upload
 //! gives it.
 //!
 //! Run it against the local fakes (see `conversion_report.rs` for `apictl sandbox`):
 //!
 //! ```sh
-//! cargo run -p facade --example upload -- --interrupt-after 3   # stops after 3 batches
-//! cargo run -p facade --example upload -- --resume              # sends only what is left
+//! cargo run -p sa360-video-sdk --example upload -- --interrupt-after 3   # stops after 3 batches
+//! cargo run -p sa360-video-sdk --example upload -- --resume              # sends only what is left
 //! ```
 //!
 //! `--interrupt-after N` drops the upload after N batches, as a crash or `kill -9` would.
@@ -29,11 +29,11 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use chrono::{DateTime, Utc};
-use facade::search_ads::{
+use futures::StreamExt;
+use sa360_video_sdk::search_ads::{
     AdvertiserId, AgencyId, Conversion, DefaultCredentials, Outcome, SearchAdsClient,
     SegmentationId, WriteJournal,
 };
-use futures::StreamExt;
 
 /// The Floodlight activity the rows are recorded against (one the sandbox knows).
 const ACTIVITY: i64 = 551_234;

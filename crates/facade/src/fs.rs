@@ -18,7 +18,7 @@
 //!
 //! ```
 //! use std::io::Write as _;
-//! use facade::fs::PartFile;
+//! use sa360_video_sdk::fs::PartFile;
 //!
 //! let dir = tempfile::tempdir()?;
 //! let target = dir.path().join("out.csv");

@@ -8,7 +8,7 @@
 //!   port). A cross-origin redirect is not followed at all, so neither a custom
 //!   credential header such as `UserToken` (which reqwest does not strip) nor a
 //!   re-sent login body can reach another host. The policy itself lives in
-//!   [`client_support::http_client_builder`], which the generated clients share;
+//!   [`sa360_video_client_support::http_client_builder`], which the generated clients share;
 //!   the facade starts from it;
 //! - every request has a connect timeout, a total timeout and a user agent, and
 //!   every call of the search ads client an overall deadline across its retries
@@ -17,10 +17,10 @@
 //!   [`HttpOptions::max_body_bytes`] (JSON answers) or
 //!   [`HttpOptions::max_download_bytes`] (the ID-mapping file), and it must make
 //!   progress (1 KiB, or its end) within [`HttpOptions::read_timeout`]
-//!   ([`client_support::limit_body`] enforces both).
+//!   ([`sa360_video_client_support::limit_body`] enforces both).
 //!
 //! ```
-//! use facade::http::{BaseUrl, HttpOptions};
+//! use sa360_video_sdk::http::{BaseUrl, HttpOptions};
 //!
 //! let base = BaseUrl::parse("https://video-session.example.com")?;
 //! assert_eq!(base.as_str(), "https://video-session.example.com");
@@ -28,7 +28,7 @@
 //! assert!(BaseUrl::parse("http://127.0.0.1:8080").is_ok());
 //! let options = HttpOptions::default();
 //! assert_eq!(options.timeout.as_secs(), 30);
-//! # Ok::<(), facade::http::BaseUrlError>(())
+//! # Ok::<(), sa360_video_sdk::http::BaseUrlError>(())
 //! ```
 
 use std::fmt;
@@ -179,7 +179,7 @@ fn is_loopback(host: &Host<&str>) -> bool {
 /// Timeouts, size limits and identification for the HTTP client: the one
 /// owner of every bound on a call.
 ///
-/// The default durations come from [`client_support::timeouts`], which the
+/// The default durations come from [`sa360_video_client_support::timeouts`], which the
 /// generated clients use too.
 ///
 /// | bound | applies to | default |
@@ -196,7 +196,7 @@ fn is_loopback(host: &Host<&str>) -> bool {
 ///
 /// ```
 /// use std::time::Duration;
-/// use facade::http::HttpOptions;
+/// use sa360_video_sdk::http::HttpOptions;
 ///
 /// let options = HttpOptions::default()
 ///     .timeout(Duration::from_secs(60))
@@ -212,7 +212,7 @@ fn is_loopback(host: &Host<&str>) -> bool {
 ///
 /// ```compile_fail,E0639
 /// use std::time::Duration;
-/// use facade::http::HttpOptions;
+/// use sa360_video_sdk::http::HttpOptions;
 ///
 /// let options = HttpOptions { timeout: Duration::from_secs(60), ..HttpOptions::default() };
 /// ```
@@ -250,13 +250,13 @@ pub struct HttpOptions {
 impl Default for HttpOptions {
     fn default() -> Self {
         Self {
-            connect_timeout: client_support::timeouts::CONNECT,
-            timeout: client_support::timeouts::ATTEMPT,
-            read_timeout: client_support::timeouts::STALL,
-            deadline: Some(client_support::timeouts::DEADLINE),
-            max_body_bytes: client_support::BodyLimits::DEFAULT_MAX_BYTES,
+            connect_timeout: sa360_video_client_support::timeouts::CONNECT,
+            timeout: sa360_video_client_support::timeouts::ATTEMPT,
+            read_timeout: sa360_video_client_support::timeouts::STALL,
+            deadline: Some(sa360_video_client_support::timeouts::DEADLINE),
+            max_body_bytes: sa360_video_client_support::BodyLimits::DEFAULT_MAX_BYTES,
             max_download_bytes: 64 * 1024 * 1024 * 1024,
-            user_agent: concat!("facade/", env!("CARGO_PKG_VERSION")).to_owned(),
+            user_agent: concat!("sa360-video-sdk/", env!("CARGO_PKG_VERSION")).to_owned(),
         }
     }
 }
@@ -287,8 +287,8 @@ pub(crate) enum TimeoutMode {
 
 impl HttpOptions {
     /// The bounds on an answer's body for calls in `mode`.
-    pub(crate) fn body_limits(&self, mode: TimeoutMode) -> client_support::BodyLimits {
-        client_support::BodyLimits::default()
+    pub(crate) fn body_limits(&self, mode: TimeoutMode) -> sa360_video_client_support::BodyLimits {
+        sa360_video_client_support::BodyLimits::default()
             .with_max_bytes(match mode {
                 TimeoutMode::Total => self.max_body_bytes,
                 TimeoutMode::Streaming => self.max_download_bytes,
@@ -299,7 +299,7 @@ impl HttpOptions {
 
 /// Builds the `reqwest::Client` for `base` under the shared transport rules.
 ///
-/// Starts from [`client_support::http_client_builder`] (HTTPS through rustls and
+/// Starts from [`sa360_video_client_support::http_client_builder`] (HTTPS through rustls and
 /// ring, same-origin-only redirects) and adds the options and `https_only` for
 /// non-loopback hosts.
 pub(crate) fn build_client(
@@ -307,7 +307,7 @@ pub(crate) fn build_client(
     options: &HttpOptions,
     mode: TimeoutMode,
 ) -> Result<reqwest::Client, TransportError> {
-    let builder = client_support::http_client_builder()
+    let builder = sa360_video_client_support::http_client_builder()
         .user_agent(options.user_agent.clone())
         .connect_timeout(options.connect_timeout)
         .https_only(!base.is_loopback());

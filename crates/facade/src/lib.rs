@@ -54,10 +54,10 @@
 //! file's `quota_project_id`.
 //!
 //! ```no_run
-//! use facade::search_ads::{DefaultCredentials, SearchAdsClient};
+//! use sa360_video_sdk::search_ads::{DefaultCredentials, SearchAdsClient};
 //! let credentials = DefaultCredentials::new()?;
 //! let client = SearchAdsClient::new(credentials)?;
-//! # Ok::<(), facade::search_ads::Error>(())
+//! # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 //! ```
 //!
 //! The sources one by one: [`AuthorizedUser`](search_ads::AuthorizedUser) (client id,
@@ -78,7 +78,7 @@
 //! # Search ads in one example
 //!
 //! Authenticate with a service-account key (feature `service-account`), stream
-//! conversions, upload a batch and download the ID mapping. Here the in-process fake of `fake-services`
+//! conversions, upload a batch and download the ID mapping. Here the in-process fake of `sa360-video-fakes`
 //! stands in for Google: its key file's `token_uri` points at the fake's token
 //! endpoint, so the real OAuth exchange runs. Against Google, read the key
 //! with `ServiceAccount::from_file`
@@ -87,14 +87,14 @@
 //! ```
 //! use chrono::{DateTime, NaiveDate};
 //! use futures::TryStreamExt;
-//! use facade::search_ads::{
+//! use sa360_video_sdk::search_ads::{
 //!     AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, Outcome, SearchAdsClient,
 //!     SegmentationId, ServiceAccount,
 //! };
 //!
 //! # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let fake = fake_services::SearchAdsFake::builder()
+//! let fake = sa360_video_fakes::SearchAdsFake::builder()
 //!     .conversions_per_account(1_500)
 //!     .start()
 //!     .await?;
@@ -179,7 +179,7 @@
 //! ```
 //! use chrono::Days;
 //! use futures::TryStreamExt;
-//! use facade::search_ads::{
+//! use sa360_video_sdk::search_ads::{
 //!     AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, ListOptions, SearchAdsClient,
 //!     StaticToken,
 //! };
@@ -188,7 +188,7 @@
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let today = chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now()).date_naive();
 //! // A fake whose conversions run up to today; against Google keep the default URLs.
-//! let fake = fake_services::SearchAdsFake::builder()
+//! let fake = sa360_video_fakes::SearchAdsFake::builder()
 //!     .conversions_per_account(3_000)
 //!     .conversions_per_day(100)
 //!     .start_date(today - Days::new(29))

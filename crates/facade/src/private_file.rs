@@ -6,7 +6,7 @@
 //! `apictl` state files (the saved session) both go through these functions.
 //!
 //! ```
-//! use facade::private_file;
+//! use sa360_video_sdk::private_file;
 //!
 //! let dir = tempfile::tempdir()?;
 //! let path = dir.path().join("state").join("secret.json");

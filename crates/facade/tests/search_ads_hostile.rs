@@ -14,12 +14,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::DateTime;
-use facade::http::{BaseUrl, HttpOptions, TransportError, TransportErrorKind};
-use facade::search_ads::{
+use sa360_video_sdk::http::{BaseUrl, HttpOptions, TransportError, TransportErrorKind};
+use sa360_video_sdk::search_ads::{
     AdvertiserId, AgencyId, Conversion, Error, Outcome, RetryPolicy, SearchAdsClient, StaticToken,
     WriteOptions,
 };
-use facade::video_session::{
+use sa360_video_sdk::video_session::{
     self as video, Credentials, EmailAddress, Invitation, MemoryStore, Session, SessionId,
     UserDetails, VideoSessionClient,
 };

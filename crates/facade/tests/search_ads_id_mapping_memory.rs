@@ -9,9 +9,9 @@ mod support;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use facade::search_ads::WriteOptions;
-use fake_services::{IdMappingSize, SearchAdsFake};
 use futures::StreamExt;
+use sa360_video_fakes::{IdMappingSize, SearchAdsFake};
+use sa360_video_sdk::search_ads::WriteOptions;
 
 struct Counting;
 

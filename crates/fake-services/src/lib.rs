@@ -10,12 +10,12 @@
 //!
 //! Both listen on `127.0.0.1` (port 0 by default), keep a ledger tests can read, inject faults
 //! ([`Faults`]) that can be changed while they run, and stop when dropped or on `shutdown().await`.
-//! [`FakeServices`] starts both with one shared clock; the `fake-services` binary serves them and
+//! [`FakeServices`] starts both with one shared clock; the `sa360-video-fakes` binary serves them and
 //! prints shell-`eval`-able connection lines.
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), fake_services::FakeError> {
-//! use fake_services::{SearchAdsFake, VideoSessionFake};
+//! # async fn demo() -> Result<(), sa360_video_fakes::FakeError> {
+//! use sa360_video_fakes::{SearchAdsFake, VideoSessionFake};
 //!
 //! let ads = SearchAdsFake::builder().conversions_per_account(200_000).start().await?;
 //! let url = format!("{}/conversion", ads.base_url());

@@ -1,15 +1,15 @@
-//! `fake-services`: serves the search ads and video session fakes on loopback.
+//! `sa360-video-fakes`: serves the search ads and video session fakes on loopback.
 //!
 //! The first lines on stdout are `NAME=value` assignments quoted for `sh`, so a shell can
-//! `eval "$(fake-services ... | head -n 12)"`-style pick them up; logs go to stderr. Stops on Ctrl-C.
+//! `eval "$(sa360-video-fakes ... | head -n 12)"`-style pick them up; logs go to stderr. Stops on Ctrl-C.
 
 use std::io::Write as _;
 use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Parser, ValueEnum};
-use fake_services::search_ads::IdMappingSize;
-use fake_services::{
+use sa360_video_fakes::search_ads::IdMappingSize;
+use sa360_video_fakes::{
     DetailsCut, FakeServices, Faults, SearchAdsFake, Truncation, VideoSessionFake,
 };
 
@@ -41,7 +41,7 @@ enum TruncationArg {
 
 /// Local fakes of the search ads and video session services.
 #[derive(Debug, Parser)]
-#[command(name = "fake-services", version, about)]
+#[command(name = "sa360-video-fakes", version, about)]
 struct Args {
     /// Port of the search ads fake on 127.0.0.1 (0 picks a free one).
     #[arg(long, default_value_t = 0, env = "FAKE_SEARCH_ADS_PORT")]

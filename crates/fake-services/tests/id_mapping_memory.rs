@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use common::client;
-use fake_services::{IdMappingSize, SearchAdsFake};
+use sa360_video_fakes::{IdMappingSize, SearchAdsFake};
 
 const LIMIT_KIB: u64 = 64 * 1024;
 

@@ -77,12 +77,12 @@ impl fmt::Display for AuthorizeErrorKind {
 }
 
 /// Prefix of the [`Error::Custom`] message that carries an [`AuthorizeError`].
-pub(crate) const CUSTOM_PREFIX: &str = "search-ads-client authorize failed: ";
+pub(crate) const CUSTOM_PREFIX: &str = "sa360-v2-client authorize failed: ";
 
 /// Why a request could not be authorized.
 ///
 /// Crossing progenitor's [`Error`] it is carried as
-/// `Error::Custom("search-ads-client authorize failed: <kind>: <message>")`
+/// `Error::Custom("sa360-v2-client authorize failed: <kind>: <message>")`
 /// (progenitor's hooks can only return `Custom(String)` for consumer errors),
 /// and [`AuthorizeError::from_client_error`] turns it back into this type.
 /// Never put secrets in the message.

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use client_support::{BodyLimits, TRACING_TARGET, install_crypto_provider};
+use sa360_video_client_support::{BodyLimits, TRACING_TARGET, install_crypto_provider};
 
 use crate::auth::AuthorizeRequest;
 /// The int64-in-a-string type, where the generated code looks for it (`crate::context::I64String`).
@@ -33,7 +33,7 @@ impl ClientContext {
     }
 
     /// Bounds every answer's body with `limits` (see
-    /// [`client_support::limit_body`]).
+    /// [`sa360_video_client_support::limit_body`]).
     pub fn with_body_limits(mut self, limits: BodyLimits) -> Self {
         self.body_limits = limits;
         self
@@ -57,7 +57,7 @@ impl ClientContext {
     }
 
     /// Runs the authorizer, if any, on `request` (the `pre` hook of this crate's client and of
-    /// `search-ads-reporting-client`, which shares this context). A failure is logged at WARN
+    /// `sa360-reporting-client`, which shares this context). A failure is logged at WARN
     /// (target [`TRACING_TARGET`], without secrets) and returned as the [`Error::Custom`] that
     /// [`AuthorizeError::from_client_error`](crate::AuthorizeError::from_client_error) decodes.
     ///

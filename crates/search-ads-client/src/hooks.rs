@@ -1,8 +1,8 @@
 //! The generated client's request hooks: authorization before each request
 //! ([`ClientContext::authorize`](crate::ClientContext::authorize)) and a `tracing` span around
-//! each request ([`client_support::trace_exec`], service [`SERVICE`]).
+//! each request ([`sa360_video_client_support::trace_exec`], service [`SERVICE`]).
 //!
-//! `search-ads-reporting-client` shares this crate's [`ClientContext`](crate::ClientContext), so
+//! `sa360-reporting-client` shares this crate's [`ClientContext`](crate::ClientContext), so
 //! the hooks and `Client::with_authorizer` of both are written by one macro,
 //! [`search_ads_client_glue!`](crate::search_ads_client_glue).
 
@@ -12,7 +12,7 @@ pub const SERVICE: &str = "search_ads";
 /// Writes, for the generated `Client` of the crate that invokes it (whose inner type is
 /// [`ClientContext`](crate::ClientContext); its generated `Client` and `Error` must be in scope), `Client::with_authorizer` and the `ClientHooks`
 /// impl: authorize before each request, then a traced, body-limited request whose span names
-/// `$service`. Used by this crate and by `search-ads-reporting-client`.
+/// `$service`. Used by this crate and by `sa360-reporting-client`.
 #[macro_export]
 macro_rules! search_ads_client_glue {
     ($service:expr) => {

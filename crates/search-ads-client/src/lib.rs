@@ -20,7 +20,7 @@
 //!
 //! ```no_run
 //! # use std::sync::Arc;
-//! # use search_ads_client::{AuthorizeRequest, Client, ClientContext, http_client_builder};
+//! # use sa360_v2_client::{AuthorizeRequest, Client, ClientContext, http_client_builder};
 //! # fn f(authorizer: Arc<dyn AuthorizeRequest>) -> Result<(), reqwest::Error> {
 //! let http = http_client_builder().build()?;
 //! let context = ClientContext::new().with_authorizer(authorizer);
@@ -45,11 +45,13 @@ mod generated;
 pub use auth::{
     AuthorizeError, AuthorizeErrorKind, AuthorizeFuture, AuthorizeRequest, set_bearer_token,
 };
-pub use client_support::{TRACING_TARGET, http_client_builder, install_crypto_provider};
 pub use context::ClientContext;
 pub use generated::*;
 pub use hooks::SERVICE;
 pub use i64_string::{I64String, ParseI64StringError};
+pub use sa360_video_client_support::{
+    TRACING_TARGET, http_client_builder, install_crypto_provider,
+};
 
 mod auth;
 mod context;
@@ -59,7 +61,7 @@ mod i64_string;
 /// What [`search_ads_client_glue!`] expands to needs, reachable from the invoking crate.
 #[doc(hidden)]
 pub mod __glue {
-    pub use client_support::trace_exec;
     pub use progenitor_client::{ClientHooks, ClientInfo, OperationInfo};
     pub use reqwest;
+    pub use sa360_video_client_support::trace_exec;
 }

@@ -1,7 +1,7 @@
 //! An application's own `reqwest::Client`, built before anything of ours runs, works: with reqwest's
 //! `rustls-no-provider` feature (unified into every reqwest in a build that holds these crates),
 //! reqwest panics with "No rustls crypto provider is configured" unless a provider is installed,
-//! so `client-support` installs rustls' `ring` provider when the program loads (ARCHITECTURE.md,
+//! so `sa360-video-client-support` installs rustls' `ring` provider when the program loads (ARCHITECTURE.md,
 //! "TLS"). Own test binary = own process: nothing else has installed a provider before `main`.
 
 #[test]
@@ -12,7 +12,7 @@ fn a_reqwest_client_built_first_works_without_an_explicit_provider() {
     client.expect("the client builds");
 
     // Installing it again (what the generated clients' glue does) is harmless.
-    search_ads_client::install_crypto_provider();
+    sa360_v2_client::install_crypto_provider();
     reqwest::Client::builder()
         .build()
         .expect("builds after the glue's install too");

@@ -1,7 +1,7 @@
 //! [`ClientContext`], the generated client's inner value: the body limits every request of a
 //! [`Client`](crate::Client) uses.
 
-use client_support::{BodyLimits, install_crypto_provider};
+use sa360_video_client_support::{BodyLimits, install_crypto_provider};
 
 /// The generated [`Client`](crate::Client)'s inner value (`Client::new(url, context)`).
 ///
@@ -23,7 +23,7 @@ impl ClientContext {
     }
 
     /// Bounds every answer's body with `limits` (see
-    /// [`client_support::limit_body`]).
+    /// [`sa360_video_client_support::limit_body`]).
     pub fn with_body_limits(mut self, limits: BodyLimits) -> Self {
         self.body_limits = limits;
         self

@@ -1,6 +1,6 @@
 //! The generated client's request hooks: the headers of [`SENSITIVE_HEADERS`] are marked
 //! sensitive before each request, and each request runs in a `tracing` span
-//! ([`client_support::trace_exec`], service [`SERVICE`]).
+//! ([`sa360_video_client_support::trace_exec`], service [`SERVICE`]).
 
 use progenitor_client::{ClientHooks, ClientInfo, OperationInfo};
 use reqwest::header::Entry;
@@ -37,7 +37,7 @@ impl ClientHooks<ClientContext> for Client {
         request: reqwest::Request,
         info: &OperationInfo,
     ) -> reqwest::Result<reqwest::Response> {
-        client_support::trace_exec(
+        sa360_video_client_support::trace_exec(
             self.client(),
             request,
             SERVICE,

@@ -38,10 +38,12 @@
 )]
 mod generated;
 
-pub use client_support::{TRACING_TARGET, http_client_builder, install_crypto_provider};
 pub use context::ClientContext;
 pub use generated::*;
 pub use hooks::{SENSITIVE_HEADERS, SERVICE};
+pub use sa360_video_client_support::{
+    TRACING_TARGET, http_client_builder, install_crypto_provider,
+};
 
 mod context;
 mod hooks;

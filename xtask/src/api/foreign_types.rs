@@ -1,7 +1,7 @@
 //! Rule `foreign-types`: no type of the HTTP stack or of the generated clients in
 //! the facade's public API (a signature, variant, field, re-export or trait impl).
 //!
-//! It reads the facade's rustdoc JSON (`cargo rustdoc -p facade --all-features --
+//! It reads the facade's rustdoc JSON (`cargo rustdoc -p sa360-video-sdk --all-features --
 //! --output-format json`, an unstable rustdoc output: `RUSTC_BOOTSTRAP=1` lets the
 //! stable toolchain write it). Every item of the facade that rustdoc documents is
 //! public; each one's description is searched for a reference (an `id`) to an item
@@ -20,8 +20,8 @@ use serde_json::Value;
 pub const FORBIDDEN: &[&str] = &[
     "reqwest",
     "progenitor_client",
-    "search_ads_client",
-    "search_ads_reporting_client",
+    "sa360_v2_client",
+    "sa360_reporting_client",
     "video_session_client",
     "http",
     "hyper",

@@ -128,7 +128,7 @@ fn facade_rustdoc_json(ws: &Workspace) -> anyhow::Result<PathBuf> {
             "rustdoc",
             "--locked",
             "-p",
-            "facade",
+            "sa360-video-sdk",
             "--all-features",
             "--",
             "-Z",
@@ -139,7 +139,7 @@ fn facade_rustdoc_json(ws: &Workspace) -> anyhow::Result<PathBuf> {
         .status()
         .context("running cargo rustdoc")?;
     if !status.success() {
-        bail!("cargo rustdoc -p facade --output-format json failed ({status})");
+        bail!("cargo rustdoc -p sa360-video-sdk --output-format json failed ({status})");
     }
-    Ok(target.join("doc/facade.json"))
+    Ok(target.join("doc/sa360_video_sdk.json"))
 }

@@ -185,7 +185,7 @@ pub fn display(module: &str) -> &str {
 /// an entry that no longer matches a cycle fails the unit test below, so it is removed when its
 /// cycle is.
 pub const KNOWN_CYCLES: &[(&str, &str, &str)] = &[(
-    "fake-services (lib)",
+    "sa360-video-fakes (lib)",
     "search_ads",
     "issue 38: the search ads fake's handlers take `AppState` from `search_ads/mod.rs`, whose \
      `AppInner` holds `auth.rs`'s and `oauth.rs`'s state (and `auth.rs` and `oauth.rs` import each \
@@ -680,11 +680,11 @@ mod tests {
         let crates = workspace_crates(&serde_json::from_slice(&out.stdout).unwrap());
         let names: Vec<&str> = crates.iter().map(|c| c.name.as_str()).collect();
         for expected in [
-            "facade (lib)",
-            "fake-services (lib)",
-            "fake-services (test it)",
+            "sa360-video-sdk (lib)",
+            "sa360-video-fakes (lib)",
+            "sa360-video-fakes (test it)",
             "xtask (lib)",
-            "cli (bin apictl)",
+            "sa360-video-cli (bin apictl)",
             "workspace-tests (test it)",
         ] {
             assert!(names.contains(&expected), "{expected} not in {names:?}");

@@ -401,7 +401,7 @@ pub fn markdown(report: &Report) -> String {
         out,
         "Compared with {} by `cargo xtask diff`. Every change has two verdicts. \
          **Wire**: *clients* — clients deployed against the base stop working; \
-         *servers* — a server built on the base (the real service, `fake-services`) no \
+         *servers* — a server built on the base (the real service, `sa360-video-fakes`) no \
          longer conforms; a *warning* may break, check by hand. **Rust API**: code written \
          against the generated crate stops compiling (a major version of the crate).",
         report.base

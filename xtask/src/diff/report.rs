@@ -80,7 +80,7 @@ pub struct SpecDiff {
     pub name: String,
     /// Workspace-relative spec path.
     pub path: String,
-    /// Name of the generated crate (`search-ads-client`).
+    /// Name of the generated crate (`sa360-v2-client`).
     pub krate: String,
     /// Whether the spec exists at the base / in the working tree.
     pub present: (bool, bool),

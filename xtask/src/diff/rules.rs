@@ -23,7 +23,7 @@
 //!   (widened request), or sends a response the new spec forbids or omits
 //!   something the new spec requires (narrowed response). For this project the
 //!   "server" is the real service (which the spec must describe truthfully)
-//!   and `fake-services`, which must be updated with the spec.
+//!   and `sa360-video-fakes`, which must be updated with the spec.
 //! * **compatible**: neither; additions nobody is obliged to use (a new
 //!   operation, an optional parameter or property) and deprecations.
 //! * **warning**: compatible on the wire, but may break some clients

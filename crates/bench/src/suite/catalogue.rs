@@ -258,10 +258,10 @@ scenarios! {
         question: "How much of the waiting does the facade at its defaults hide, against the loop a user writes?",
         baseline: || format!(
             "the same sequential loop at the largest page (`rowCount` {})",
-            facade::search_ads::MAX_PAGE_SIZE
+            sa360_video_sdk::search_ads::MAX_PAGE_SIZE
         ),
         facade: || {
-            let d = facade::search_ads::ListOptions::default();
+            let d = sa360_video_sdk::search_ads::ListOptions::default();
             format!("`list_conversions` with `ListOptions::default()` (page size {}, prefetch {})", d.page_size, d.prefetch)
         },
         target: Target::ratio(LATENCY_HIDING),
@@ -308,7 +308,7 @@ scenarios! {
             "the same loop with {REPORT_CHUNK_DAYS}-day queries (the widest one query may span, SR-13) and `pageSize` {REPORT_PAGE_SIZE} (the largest)"
         ),
         facade: || {
-            let d = facade::search_ads::ReportOptions::default();
+            let d = sa360_video_sdk::search_ads::ReportOptions::default();
             format!(
                 "`conversion_report` with `ReportOptions::default()` (page size {}, {}-day shards, {} in flight)",
                 d.page_size, d.shard_days, d.concurrency
@@ -333,7 +333,7 @@ scenarios! {
             "`POST` batch after batch of {UPLOAD_LOOP_BATCH} generated wire conversions (the largest batch, SA-10), each answer parsed"
         ),
         facade: || {
-            let d = facade::search_ads::WriteOptions::default();
+            let d = sa360_video_sdk::search_ads::WriteOptions::default();
             format!(
                 "`insert(..).send()` with `WriteOptions::default()` (batch size {}, {} in flight), report checked",
                 d.batch_size, d.concurrency

@@ -5,7 +5,7 @@
 //! `processes` starts the fakes and sample processes; `report` judges and renders;
 //! `machine` describes the machine.
 //!
-//! - The fakes run as `fake-services` child processes: one without added
+//! - The fakes run as `sa360-video-fakes` child processes: one without added
 //!   latency (reads and reports, ID mapping, logins), one with 20 ms added to
 //!   every search ads answer (latency-bound reads and reports), and a fresh one with 20 ms for every
 //!   upload sample (a fresh ledger, so no run sees another's conversions and

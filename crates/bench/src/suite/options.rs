@@ -13,7 +13,7 @@ pub struct SuiteOptions {
     pub quick: bool,
     /// The scenarios to run, in table order (empty: all).
     pub only: Vec<Scenario>,
-    /// The `fake-services` binary.
+    /// The `sa360-video-fakes` binary.
     pub fake_bin: PathBuf,
     /// The `bench-runner` binary that runs the samples.
     pub runner_bin: PathBuf,

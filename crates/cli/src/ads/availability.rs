@@ -1,7 +1,9 @@
 //! `apictl ads availability`: mark Floodlight activities as uploaded up to a time.
 
 use chrono::{DateTime, Utc};
-use facade::search_ads::{AdvertiserId, AgencyId, Availability, SegmentationId, WriteOptions};
+use sa360_video_sdk::search_ads::{
+    AdvertiserId, AgencyId, Availability, SegmentationId, WriteOptions,
+};
 use serde_json::json;
 
 use super::conn::{Conn, parse_id};

@@ -3,8 +3,8 @@
 
 use std::str::FromStr;
 
-use facade::http::HttpOptions;
-use facade::search_ads::{
+use sa360_video_sdk::http::HttpOptions;
+use sa360_video_sdk::search_ads::{
     AdvertiserId, AgencyId, CustomerId, EngineAccountId, SearchAdsClient, WriteOptions,
 };
 

@@ -1,6 +1,6 @@
 //! `apictl ads customers`: the customers the credentials reach.
 
-use facade::search_ads::{CustomerId, WriteOptions};
+use sa360_video_sdk::search_ads::{CustomerId, WriteOptions};
 use serde_json::json;
 
 use super::conn::Conn;

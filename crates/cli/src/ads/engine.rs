@@ -18,12 +18,12 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use facade::search_ads::{
+use futures::StreamExt as _;
+use indicatif::ProgressBar;
+use sa360_video_sdk::search_ads::{
     Conversion, Error as SaError, InputCheck, JournalState, Outcome, SearchAdsClient, WriteJournal,
     WriteOptions, WriteProgress,
 };
-use futures::StreamExt as _;
-use indicatif::ProgressBar;
 
 use super::input::Input;
 use super::journal::{self, Binding};

@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use facade::search_ads::{ProgressFn, WriteOptions};
 use indicatif::ProgressBar;
+use sa360_video_sdk::search_ads::{ProgressFn, WriteOptions};
 use serde_json::json;
 
 use super::conn::Conn;

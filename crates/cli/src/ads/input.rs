@@ -476,7 +476,7 @@ impl<R: BufRead> Lines<R> {
 #[cfg(test)]
 mod tests {
     use chrono::DateTime;
-    use facade::search_ads::{Conversion, Micros};
+    use sa360_video_sdk::search_ads::{Conversion, Micros};
 
     use super::*;
 

@@ -1,5 +1,5 @@
 //! What `apictl` puts in the upload journal, which is the facade's
-//! [`WriteJournal`](facade::search_ads::WriteJournal) (format and guarantees
+//! [`WriteJournal`](sa360_video_sdk::search_ads::WriteJournal) (format and guarantees
 //! in its documentation; SA-23): `FILE.journal` beside the input, its `input`
 //! text binding it to the file (size, SHA-256, format, operation), its `note`
 //! naming the report file, and each `done` record's mark the report's length

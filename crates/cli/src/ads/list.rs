@@ -7,12 +7,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::NaiveDate;
-use facade::search_ads::{
+use futures::{Stream, TryStreamExt as _};
+use indicatif::ProgressBar;
+use sa360_video_sdk::search_ads::{
     AdGroupId, CampaignId, Conversion, DateRange, EngineAccount, ListOptions, ReportFilters,
     ReportOptions, SearchAdsClient, WriteOptions,
 };
-use futures::{Stream, TryStreamExt as _};
-use indicatif::ProgressBar;
 use serde_json::json;
 
 use super::conn::{Conn, parse_id};
@@ -38,7 +38,7 @@ fn parse_date(flag: &str, text: &str) -> AppResult<NaiveDate> {
 /// Writes a conversion stream as JSON lines or CSV; `on_row` is called after
 /// each row. Returns the number of rows.
 pub async fn write_conversions<W: Write>(
-    mut stream: impl Stream<Item = Result<Conversion, facade::search_ads::Error>> + Unpin,
+    mut stream: impl Stream<Item = Result<Conversion, sa360_video_sdk::search_ads::Error>> + Unpin,
     out: W,
     format: ListFormat,
     mut on_row: impl FnMut(),
@@ -73,8 +73,9 @@ pub async fn write_conversions<W: Write>(
 }
 
 /// A conversion stream of either API.
-pub type AnyConversions =
-    std::pin::Pin<Box<dyn Stream<Item = Result<Conversion, facade::search_ads::Error>> + Send>>;
+pub type AnyConversions = std::pin::Pin<
+    Box<dyn Stream<Item = Result<Conversion, sa360_video_sdk::search_ads::Error>> + Send>,
+>;
 
 /// Opens a v2 listing: the engine account when its three ids are known, else the customer.
 #[allow(deprecated)] // conversion.get is deprecated by Google, and still answers
@@ -128,7 +129,7 @@ fn open_report(
     let mut options = ReportOptions::default()
         .page_size(
             args.page_size
-                .unwrap_or(facade::search_ads::reporting::MAX_REPORT_PAGE_SIZE),
+                .unwrap_or(sa360_video_sdk::search_ads::reporting::MAX_REPORT_PAGE_SIZE),
         )
         .shard_days(args.shard_days)
         .concurrency(args.prefetch)
@@ -136,13 +137,13 @@ fn open_report(
     options.login_customer_id = conn.login_customer()?;
     // Checked here too (the report checks again) to hint at the flag before any output.
     options.validate().map_err(|e| match &e {
-        facade::search_ads::Error::Validation { field, .. } if field == "page_size" => {
+        sa360_video_sdk::search_ads::Error::Validation { field, .. } if field == "page_size" => {
             AppError::from(e).hint("use --page-size 1 to 10000 with --api reporting")
         }
-        facade::search_ads::Error::Validation { field, .. } if field == "concurrency" => {
+        sa360_video_sdk::search_ads::Error::Validation { field, .. } if field == "concurrency" => {
             AppError::from(e).hint("use --prefetch 1 to 16 with --api reporting")
         }
-        facade::search_ads::Error::Validation { field, .. } if field == "shard_days" => {
+        sa360_video_sdk::search_ads::Error::Validation { field, .. } if field == "shard_days" => {
             AppError::from(e).hint("use --shard-days 1 to 30 with --api reporting")
         }
         _ => AppError::from(e),
@@ -183,8 +184,8 @@ pub(super) async fn run_list(ctx: &Ctx, conn: &Conn<'_>, args: &ListArgs) -> App
     match &args.output {
         Some(path) => {
             // Written to FILE.part and renamed once complete, so FILE is never half a listing
-            // (facade::fs::PartFile owns the rule; dropping it on an error removes FILE.part).
-            let mut part = facade::fs::PartFile::create(path)
+            // (sa360_video_sdk::fs::PartFile owns the rule; dropping it on an error removes FILE.part).
+            let mut part = sa360_video_sdk::fs::PartFile::create(path)
                 .map_err(|e| io_error("cannot create (as FILE.part)", path, &e))?;
             let bar = progress::counter("conversions");
             let count = write_conversions(stream, &mut part, args.format, || bar.inc(1)).await;

@@ -260,7 +260,7 @@ impl ReportWriter {
     pub fn push(&mut self, row: &ReportRow) -> AppResult<()> {
         if self.out.is_none() {
             // Created new: a symlink planted at the path is not followed.
-            let file = facade::fs::create_new_file(&self.path).map_err(|e| {
+            let file = sa360_video_sdk::fs::create_new_file(&self.path).map_err(|e| {
                     io_error("cannot create the report", &self.path, &e).hint(
                         "check that the directory exists and is writable, or choose another --rejected path",
                     )

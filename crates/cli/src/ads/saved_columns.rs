@@ -1,6 +1,6 @@
 //! `apictl ads saved-columns`: the advertiser's saved columns.
 
-use facade::search_ads::WriteOptions;
+use sa360_video_sdk::search_ads::WriteOptions;
 use serde_json::json;
 
 use super::conn::Conn;

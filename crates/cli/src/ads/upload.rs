@@ -17,7 +17,7 @@ use crate::context::{Ctx, print_json};
 use crate::error::{AppError, AppResult, EXIT_INTERRUPTED, EXIT_REJECTED, io_error};
 use crate::progress;
 use crate::records::WriteMode;
-use facade::search_ads::WriteOptions;
+use sa360_video_sdk::search_ads::WriteOptions;
 
 /// Runs `apictl ads conversions upload`.
 pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) -> AppResult<u8> {

@@ -18,9 +18,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use facade::http::HttpOptions;
-use facade::private_file;
-use facade::search_ads::{
+use sa360_video_sdk::http::HttpOptions;
+use sa360_video_sdk::private_file;
+use sa360_video_sdk::search_ads::{
     AuthorizedUser, CredentialKind, DefaultCredentials, GOOGLE_REVOKE_URI, GOOGLE_TOKEN_URI,
     QUOTA_PROJECT_ENV, ServiceAccount, StaticToken, TokenSource,
 };

@@ -20,10 +20,10 @@ pub mod credentials;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use facade::http::HttpOptions;
-use facade::search_ads::installed::{InstalledAppFlow, LoopbackRedirect};
-use facade::search_ads::{self, CREDENTIALS_ENV, GOOGLE_TOKEN_URI};
-use fake_services::sh_quote;
+use sa360_video_fakes::sh_quote;
+use sa360_video_sdk::http::HttpOptions;
+use sa360_video_sdk::search_ads::installed::{InstalledAppFlow, LoopbackRedirect};
+use sa360_video_sdk::search_ads::{self, CREDENTIALS_ENV, GOOGLE_TOKEN_URI};
 use secrecy::ExposeSecret as _;
 use serde::Deserialize;
 
@@ -164,7 +164,7 @@ const MAX_PASTED: u64 = 16 * 1024;
 /// the process); an empty or closed stdin leaves the listener alone.
 async fn redirect_or_paste(
     redirect: &LoopbackRedirect,
-    authorization: &facade::search_ads::installed::Authorization,
+    authorization: &sa360_video_sdk::search_ads::installed::Authorization,
     wait: Duration,
 ) -> Result<secrecy::SecretString, search_ads::Error> {
     use std::io::{BufRead as _, Read as _};

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use fake_services::FakeServices;
+use sa360_video_fakes::FakeServices;
 
 /// What a run of the binary produced.
 #[derive(Debug)]
@@ -84,12 +84,12 @@ impl Apictl {
     }
 
     /// The per-user lockout file the binary (and any application of the
-    /// same user) uses by default: `$HOME/.local/state/facade/...` with the
+    /// same user) uses by default: `$HOME/.local/state/sa360-video-sdk/...` with the
     /// private HOME and no `XDG_STATE_HOME`.
     pub fn lockout_path(&self) -> PathBuf {
         self.dir
             .path()
-            .join("home/.local/state/facade/video-session-lockout.json")
+            .join("home/.local/state/sa360-video-sdk/video-session-lockout.json")
     }
 
     /// The state directory the binary uses.

@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::{Apictl, sample_csv};
-use fake_services::{ConversionKey, FakeServices, SearchAdsFake};
+use sa360_video_fakes::{ConversionKey, FakeServices, SearchAdsFake};
 
 const ADVERTISER: i64 = 21_700_000_012_345;
 
@@ -243,10 +243,9 @@ async fn update_mode_changes_stored_conversions() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn id_mapping_file_matches_the_fakes_bytes() {
     let services = FakeServices::builder()
-        .search_ads(
-            SearchAdsFake::builder()
-                .id_mapping_size(fake_services::search_ads::IdMappingSize::Bytes(1_500_000)),
-        )
+        .search_ads(SearchAdsFake::builder().id_mapping_size(
+            sa360_video_fakes::search_ads::IdMappingSize::Bytes(1_500_000),
+        ))
         .start()
         .await
         .expect("fakes");
@@ -266,7 +265,7 @@ async fn id_mapping_file_matches_the_fakes_bytes() {
         account.agency_id,
         account.advertiser_id
     );
-    let direct = client_support::http_client_builder()
+    let direct = sa360_video_client_support::http_client_builder()
         .build()
         .expect("client")
         .get(url)
@@ -390,7 +389,7 @@ async fn reporting_and_v2_lists_agree() {
     let today = chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now()).date_naive();
     let services = FakeServices::builder()
         .search_ads(
-            fake_services::SearchAdsFake::builder()
+            sa360_video_fakes::SearchAdsFake::builder()
                 .conversions_per_account(3_000)
                 .conversions_per_day(100)
                 .start_date(today - chrono::Days::new(29)),

@@ -19,7 +19,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use common::Apictl;
-use fake_services::{FakeServices, Faults, SearchAdsFake};
+use sa360_video_fakes::{FakeServices, Faults, SearchAdsFake};
 
 const AGENCY: &str = "20700000000000125";
 const ADVERTISER: i64 = 21_700_000_012_345;
@@ -422,7 +422,9 @@ async fn bad_rows_are_rejected_with_their_line_and_the_rest_still_go() {
             services
                 .search_ads
                 .ledger()
-                .contains(&fake_services::ConversionKey::advertiser(ADVERTISER, id)),
+                .contains(&sa360_video_fakes::ConversionKey::advertiser(
+                    ADVERTISER, id
+                )),
             "{id}"
         );
     }

@@ -15,7 +15,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use common::Apictl;
-use fake_services::{FakeServices, Faults, SearchAdsFake};
+use sa360_video_fakes::{FakeServices, Faults, SearchAdsFake};
 
 const AGENCY: &str = "20700000000000125";
 const ADVERTISER: i64 = 21_700_000_012_345;

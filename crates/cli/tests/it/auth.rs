@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use common::{Apictl, Run};
-use fake_services::FakeServices;
+use sa360_video_fakes::FakeServices;
 
 /// Kills a child when the test ends, pass or fail.
 struct Killed(Child);
@@ -61,7 +61,7 @@ fn assert_no_secret(run: &Run, secrets: &[String]) {
 
 /// Plays the browser: GET the authorization URL, follow its redirect to the loopback listener.
 async fn play_browser(url: &str) {
-    client_support::install_crypto_provider();
+    sa360_video_client_support::install_crypto_provider();
     let browser = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -197,7 +197,7 @@ async fn login_status_revoke_and_a_revoked_token_gives_the_login_hint() {
     let export = format!("export GOOGLE_APPLICATION_CREDENTIALS={}", file.display());
     assert!(run.stdout.contains(&export), "{}", run.stdout);
     assert!(status.stdout.contains(&export), "{}", status.stdout);
-    let adc = facade::search_ads::DefaultCredentials::builder()
+    let adc = sa360_video_sdk::search_ads::DefaultCredentials::builder()
         .env_var(
             "GOOGLE_APPLICATION_CREDENTIALS",
             Some(file.display().to_string()),
@@ -206,16 +206,16 @@ async fn login_status_revoke_and_a_revoked_token_gives_the_login_hint() {
         .expect("the login file is an ADC file");
     assert_eq!(
         adc.kind(),
-        facade::search_ads::CredentialKind::AuthorizedUser
+        sa360_video_sdk::search_ads::CredentialKind::AuthorizedUser
     );
     let account = &services.search_ads.accounts()[0];
-    facade::search_ads::SearchAdsClient::builder(adc)
+    sa360_video_sdk::search_ads::SearchAdsClient::builder(adc)
         .base_url(services.search_ads.base_url())
         .build()
         .expect("builds")
         .saved_columns(
-            facade::search_ads::AgencyId::new(account.agency_id),
-            facade::search_ads::AdvertiserId::new(account.advertiser_id),
+            sa360_video_sdk::search_ads::AgencyId::new(account.agency_id),
+            sa360_video_sdk::search_ads::AdvertiserId::new(account.advertiser_id),
         )
         .send()
         .await
@@ -647,7 +647,7 @@ async fn login_without_a_browser_takes_the_pasted_redirect() {
         .env("SEARCH_ADS_REVOKE_URL", services.search_ads.revoke_url());
     // The browser on "another machine": it follows the consent page but not the redirect.
     let redirect_of = |url: String| async move {
-        client_support::install_crypto_provider();
+        sa360_video_client_support::install_crypto_provider();
         let browser = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()

@@ -49,14 +49,14 @@ fn code(text: &str) -> Vec<String> {
 }
 
 /// The command words of each code piece that starts with `apictl ` (or runs it with
-/// `cargo run -p cli --`): lower-case words, up to the first flag, placeholder or file name.
+/// `cargo run -p sa360-video-cli --`): lower-case words, up to the first flag, placeholder or file name.
 fn commands(pieces: &[String]) -> BTreeSet<Vec<String>> {
     pieces
         .iter()
         .filter_map(|piece| {
             let rest = piece
                 .strip_prefix("apictl ")
-                .or_else(|| piece.strip_prefix("cargo run -p cli -- "))?;
+                .or_else(|| piece.strip_prefix("cargo run -p sa360-video-cli -- "))?;
             let words: Vec<String> = rest
                 .split_whitespace()
                 .take_while(|w| {

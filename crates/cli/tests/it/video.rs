@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::Apictl;
-use fake_services::{DomainUser, FakeServices};
+use sa360_video_fakes::{DomainUser, FakeServices};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn login_keeps_a_private_session_and_invite_uses_it() {
@@ -279,7 +279,7 @@ async fn secrets_never_appear_in_verbose_logs_or_output() {
 #[test]
 fn tour_with_vv_logs_no_secret() {
     // The tour's fakes use the default seed, so their secrets are known here.
-    let config = fake_services::VideoSessionConfig::default();
+    let config = sa360_video_fakes::VideoSessionConfig::default();
     let run = Apictl::new().run_sync(&["-vv", "tour"]);
     run.expect(0);
     assert!(run.stderr.contains("DEBUG"), "no logs:\n{}", run.stderr);

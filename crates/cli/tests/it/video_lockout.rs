@@ -10,7 +10,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use common::Apictl;
-use fake_services::{DomainUser, FakeServices};
+use sa360_video_fakes::{DomainUser, FakeServices};
 
 fn account(services: &FakeServices) -> DomainUser {
     let demo = services.video.demo();

@@ -18,7 +18,7 @@ use std::time::Duration;
 ///
 /// ```
 /// use std::time::Duration;
-/// use facade::http::{TransportError, TransportErrorKind};
+/// use sa360_video_sdk::http::{TransportError, TransportErrorKind};
 ///
 /// let e = TransportError::new(
 ///     "login",
@@ -302,21 +302,21 @@ pub(crate) fn body_limit_error(
     error: &(dyn StdError + 'static),
     body_setting: &'static str,
 ) -> Option<TransportError> {
-    let kind = match client_support::BodyLimitError::find(error)? {
-        client_support::BodyLimitError::TooLarge { limit, announced } => {
+    let kind = match sa360_video_client_support::BodyLimitError::find(error)? {
+        sa360_video_client_support::BodyLimitError::TooLarge { limit, announced } => {
             TransportErrorKind::TooLarge {
                 limit: *limit,
                 announced: *announced,
                 setting: body_setting,
             }
         }
-        client_support::BodyLimitError::Stalled { after, received } => {
+        sa360_video_client_support::BodyLimitError::Stalled { after, received } => {
             TransportErrorKind::Stalled {
                 after: *after,
                 received: *received,
             }
         }
-        // A kind added to client-support later: reported as a transport failure.
+        // A kind added to sa360-video-client-support later: reported as a transport failure.
         _ => return None,
     };
     Some(TransportError::new(operation, kind, ""))

@@ -1,7 +1,7 @@
 //! `conversion.updateAvailability`: the Floodlight availability of uploaded
 //! conversions.
 
-use search_ads_client::types;
+use sa360_v2_client::types;
 
 use super::client::SearchAdsClient;
 use super::conversion::Availability;
@@ -31,8 +31,8 @@ impl SearchAdsClient {
 ///
 /// ```no_run
 /// use chrono::Utc;
-/// use facade::search_ads::{AdvertiserId, AgencyId, Availability, SearchAdsClient, SegmentationId};
-/// # async fn run(client: SearchAdsClient) -> Result<(), facade::search_ads::Error> {
+/// use sa360_video_sdk::search_ads::{AdvertiserId, AgencyId, Availability, SearchAdsClient, SegmentationId};
+/// # async fn run(client: SearchAdsClient) -> Result<(), sa360_video_sdk::search_ads::Error> {
 /// let uploaded_until = Availability {
 ///     segmentation_id: Some(SegmentationId::new(551_234)), // the Floodlight activity
 ///     ..Availability::new(AgencyId::new(20100000000000895), AdvertiserId::new(21700000000011523), Utc::now())

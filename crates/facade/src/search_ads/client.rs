@@ -30,8 +30,8 @@ pub const DEFAULT_REPORTING_BASE_URL: &str = "https://searchads360.googleapis.co
 /// each operation sits beside the rules it keeps (`read.rs`, `write/`, …).
 ///
 /// ```no_run
-/// use facade::search_ads::{SearchAdsClient, ServiceAccount};
-/// # async fn run() -> Result<(), facade::search_ads::Error> {
+/// use sa360_video_sdk::search_ads::{SearchAdsClient, ServiceAccount};
+/// # async fn run() -> Result<(), sa360_video_sdk::search_ads::Error> {
 /// let client = SearchAdsClient::new(ServiceAccount::from_file("key.json")?)?;
 /// # Ok(()) }
 /// ```
@@ -43,11 +43,11 @@ pub struct SearchAdsClient {
 /// What the clones of one client share.
 pub(super) struct Inner {
     /// Normal calls: connect and total timeouts.
-    pub(super) api: search_ads_client::Client,
+    pub(super) api: sa360_v2_client::Client,
     /// The ID-mapping download: connect and read timeouts, no total.
-    pub(super) download: search_ads_client::Client,
+    pub(super) download: sa360_v2_client::Client,
     /// The Reporting API (v0): connect and total timeouts.
-    pub(super) reporting: search_ads_reporting_client::Client,
+    pub(super) reporting: sa360_reporting_client::Client,
     pub(super) base: BaseUrl,
     pub(super) reporting_base: BaseUrl,
     pub(super) retry: RetryPolicy,
@@ -76,8 +76,8 @@ impl std::fmt::Debug for SearchAdsClient {
 ///
 /// ```
 /// use std::time::Duration;
-/// use facade::http::HttpOptions;
-/// use facade::search_ads::{RetryPolicy, SearchAdsClient, StaticToken, WriteOptions};
+/// use sa360_video_sdk::http::HttpOptions;
+/// use sa360_video_sdk::search_ads::{RetryPolicy, SearchAdsClient, StaticToken, WriteOptions};
 ///
 /// let client = SearchAdsClient::builder(StaticToken::new("ya29.token"))
 ///     .base_url("http://127.0.0.1:8080/doubleclicksearch/v2")
@@ -92,8 +92,8 @@ impl std::fmt::Debug for SearchAdsClient {
 ///     .base_url("http://example.com/doubleclicksearch/v2")
 ///     .build()
 ///     .unwrap_err();
-/// assert!(matches!(&refused, facade::search_ads::Error::Validation { field, .. } if field == "base_url"));
-/// # Ok::<(), facade::search_ads::Error>(())
+/// assert!(matches!(&refused, sa360_video_sdk::search_ads::Error::Validation { field, .. } if field == "base_url"));
+/// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct SearchAdsClientBuilder {
@@ -158,24 +158,24 @@ impl SearchAdsClientBuilder {
         let config = Error::Transport;
         let total = build_client(&base, &self.http, TimeoutMode::Total).map_err(config)?;
         let streaming = build_client(&base, &self.http, TimeoutMode::Streaming).map_err(config)?;
-        let authorizer: Arc<dyn search_ads_client::AuthorizeRequest> = Arc::new(TokenAuthorizer {
+        let authorizer: Arc<dyn sa360_v2_client::AuthorizeRequest> = Arc::new(TokenAuthorizer {
             tokens: self.tokens.clone(),
         });
-        let context = search_ads_client::ClientContext::new().with_authorizer(authorizer);
+        let context = sa360_v2_client::ClientContext::new().with_authorizer(authorizer);
         let reporting_http =
             build_client(&reporting_base, &self.http, TimeoutMode::Total).map_err(config)?;
         let json_limits = self.http.body_limits(TimeoutMode::Total);
-        let reporting = search_ads_reporting_client::Client::new_with_client(
+        let reporting = sa360_reporting_client::Client::new_with_client(
             reporting_base.as_str(),
             reporting_http,
             context.clone().with_body_limits(json_limits),
         );
-        let api = search_ads_client::Client::new_with_client(
+        let api = sa360_v2_client::Client::new_with_client(
             base.as_str(),
             total,
             context.clone().with_body_limits(json_limits),
         );
-        let download = search_ads_client::Client::new_with_client(
+        let download = sa360_v2_client::Client::new_with_client(
             base.as_str(),
             streaming,
             context.with_body_limits(self.http.body_limits(TimeoutMode::Streaming)),

@@ -18,7 +18,7 @@ use super::values::{
 ///
 /// ```
 /// use chrono::DateTime;
-/// use facade::search_ads::{
+/// use sa360_video_sdk::search_ads::{
 ///     AdvertiserId, AgencyId, Conversion, ConversionType, Micros, SegmentationId,
 /// };
 ///
@@ -34,7 +34,7 @@ use super::values::{
 ///     ..Conversion::new("order-1001", when)
 /// };
 /// assert_eq!(conversion.conversion_id.as_deref(), Some("order-1001"));
-/// # Ok::<(), facade::search_ads::Error>(())
+/// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 /// ```
 ///
 /// # JSON form
@@ -57,7 +57,7 @@ use super::values::{
 /// value that does not parse, is an error that names the field.
 ///
 /// ```
-/// use facade::search_ads::{AgencyId, Conversion, Micros};
+/// use sa360_video_sdk::search_ads::{AgencyId, Conversion, Micros};
 ///
 /// let line = r#"{"conversionId": "order-1001", "conversionTimestamp": 1704103200000,
 ///     "segmentationType": "FLOODLIGHT", "agencyId": 20700000000000125,
@@ -227,7 +227,7 @@ pub struct CustomMetric {
 ///
 /// ```
 /// use chrono::DateTime;
-/// use facade::search_ads::{AdvertiserId, AgencyId, Availability, SegmentationId};
+/// use sa360_video_sdk::search_ads::{AdvertiserId, AgencyId, Availability, SegmentationId};
 /// let until = DateTime::from_timestamp_millis(1_704_103_200_000).unwrap();
 /// let a = Availability {
 ///     segmentation_id: Some(SegmentationId::new(551234)),
@@ -242,7 +242,7 @@ pub struct CustomMetric {
 ///
 /// ```
 /// # use chrono::DateTime;
-/// # use facade::search_ads::{AdvertiserId, AgencyId, Availability};
+/// # use sa360_video_sdk::search_ads::{AdvertiserId, AgencyId, Availability};
 /// # let until = DateTime::from_timestamp_millis(1_704_103_200_000).unwrap();
 /// let a = Availability::new(AgencyId::new(1), AdvertiserId::new(2), until);
 /// let json = serde_json::to_value(&a)?;

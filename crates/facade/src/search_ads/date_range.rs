@@ -11,13 +11,13 @@ use super::values::{MAX_DATE, MIN_DATE, to_yyyymmdd};
 ///
 /// ```
 /// use chrono::NaiveDate;
-/// use facade::search_ads::DateRange;
+/// use sa360_video_sdk::search_ads::DateRange;
 /// let d = |y, m, day| NaiveDate::from_ymd_opt(y, m, day).unwrap();
 /// let range = DateRange::new(d(2024, 1, 1), d(2024, 1, 31))?;
 /// assert_eq!(range.start(), d(2024, 1, 1));
 /// assert!(DateRange::new(d(2024, 2, 1), d(2024, 1, 1)).is_err());
 /// assert!(DateRange::new(d(2009, 10, 31), d(2024, 1, 1)).is_err());
-/// # Ok::<(), facade::search_ads::Error>(())
+/// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DateRange {
@@ -57,11 +57,11 @@ impl DateRange {
     /// (a validation error naming `days`).
     ///
     /// ```
-    /// use facade::search_ads::DateRange;
+    /// use sa360_video_sdk::search_ads::DateRange;
     /// let dates = DateRange::last_days(30)?;
     /// assert_eq!((dates.end() - dates.start()).num_days(), 29);
     /// assert!(DateRange::last_days(0).is_err());
-    /// # Ok::<(), facade::search_ads::Error>(())
+    /// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
     /// ```
     pub fn last_days(days: u32) -> Result<Self, Error> {
         let today =

@@ -1,6 +1,6 @@
 //! Search Ads 360 (legacy API v2): authentication, conversion streams, safe
 //! batch uploads, availability, the ID-mapping file and saved columns, on top
-//! of the generated `search-ads-client`.
+//! of the generated `sa360-v2-client`.
 //!
 //! - **Auth**: a [`TokenSource`] is asked for a bearer token before every
 //!   request: [`DefaultCredentials`] (Application Default Credentials:

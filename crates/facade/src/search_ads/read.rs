@@ -37,7 +37,7 @@ pub const DEFAULT_PREFETCH: usize = 4;
 /// Page size, prefetching and filters of a conversion listing.
 ///
 /// ```
-/// use facade::search_ads::{CampaignId, ListOptions};
+/// use sa360_video_sdk::search_ads::{CampaignId, ListOptions};
 /// let options = ListOptions::default()
 ///     .page_size(500)
 ///     .prefetch(4)
@@ -50,7 +50,7 @@ pub const DEFAULT_PREFETCH: usize = 4;
 /// setters named after the fields; a struct literal does not compile outside this crate.
 ///
 /// ```compile_fail,E0639
-/// use facade::search_ads::ListOptions;
+/// use sa360_video_sdk::search_ads::ListOptions;
 /// let options = ListOptions { page_size: 500, ..ListOptions::default() };
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -404,8 +404,8 @@ enum Scope {
 ///
 /// ```no_run
 /// use futures::TryStreamExt;
-/// use facade::search_ads::{CampaignId, DateRange, EngineAccount, SearchAdsClient};
-/// # async fn run(client: SearchAdsClient, account: EngineAccount, dates: DateRange) -> Result<(), facade::search_ads::Error> {
+/// use sa360_video_sdk::search_ads::{CampaignId, DateRange, EngineAccount, SearchAdsClient};
+/// # async fn run(client: SearchAdsClient, account: EngineAccount, dates: DateRange) -> Result<(), sa360_video_sdk::search_ads::Error> {
 /// #[allow(deprecated)] // conversion.get is deprecated by Google, and still answers
 /// let mut conversions = client
 ///     .list_conversions(account, dates)

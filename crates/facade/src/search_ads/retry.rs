@@ -21,7 +21,7 @@ use crate::setters::field_setters;
 ///
 /// ```
 /// use std::time::Duration;
-/// use facade::search_ads::RetryPolicy;
+/// use sa360_video_sdk::search_ads::RetryPolicy;
 /// let policy = RetryPolicy::default();
 /// assert_eq!(policy.max_attempts, 4);
 /// let patient = RetryPolicy::default()
@@ -37,7 +37,7 @@ use crate::setters::field_setters;
 /// does not compile outside this crate.
 ///
 /// ```compile_fail,E0639
-/// use facade::search_ads::RetryPolicy;
+/// use sa360_video_sdk::search_ads::RetryPolicy;
 /// let patient = RetryPolicy { max_attempts: 8, ..RetryPolicy::default() };
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -28,8 +28,8 @@ impl SearchAdsClient {
 /// `savedColumns.list`, not sent yet. Made by [`SearchAdsClient::saved_columns`].
 ///
 /// ```no_run
-/// use facade::search_ads::{AdvertiserId, AgencyId, SearchAdsClient};
-/// # async fn run(client: SearchAdsClient) -> Result<(), facade::search_ads::Error> {
+/// use sa360_video_sdk::search_ads::{AdvertiserId, AgencyId, SearchAdsClient};
+/// # async fn run(client: SearchAdsClient) -> Result<(), sa360_video_sdk::search_ads::Error> {
 /// let columns = client
 ///     .saved_columns(AgencyId::new(20100000000000895), AdvertiserId::new(21700000000011523))
 ///     .send()

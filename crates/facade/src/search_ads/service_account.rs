@@ -66,10 +66,10 @@ fn auth_error(message: String) -> Error {
 /// ([`HttpOptions::default`]; [`ServiceAccount::http_options`] changes it).
 ///
 /// ```no_run
-/// use facade::search_ads::ServiceAccount;
+/// use sa360_video_sdk::search_ads::ServiceAccount;
 /// let source = ServiceAccount::from_file("service-account.json")?;
 /// println!("{}", source.client_email()); // the key is never printed
-/// # Ok::<(), facade::search_ads::Error>(())
+/// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 /// ```
 pub struct ServiceAccount {
     provider: gcp_auth::CustomServiceAccount,

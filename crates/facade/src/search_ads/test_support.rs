@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 
 use proptest::prelude::*;
-use search_ads_client::{AuthorizeError, AuthorizeErrorKind, AuthorizeFuture, AuthorizeRequest};
+use sa360_v2_client::{AuthorizeError, AuthorizeErrorKind, AuthorizeFuture, AuthorizeRequest};
 use serde_json::Value;
 
 /// One member of a generated object; `None` when it is absent.
@@ -114,16 +114,16 @@ impl AuthorizeRequest for Recorder {
 }
 
 /// A [`Recorder`] and a client context that authorizes through it (for either generated client).
-pub(crate) fn recorder() -> (Arc<Recorder>, search_ads_client::ClientContext) {
+pub(crate) fn recorder() -> (Arc<Recorder>, sa360_v2_client::ClientContext) {
     let recorder = Arc::new(Recorder::default());
-    let context = search_ads_client::ClientContext::new().with_authorizer(recorder.clone());
+    let context = sa360_v2_client::ClientContext::new().with_authorizer(recorder.clone());
     (recorder, context)
 }
 
 /// A v2 client whose requests are recorded by the returned [`Recorder`], never sent.
-pub(crate) fn recording_client() -> (search_ads_client::Client, Arc<Recorder>) {
+pub(crate) fn recording_client() -> (sa360_v2_client::Client, Arc<Recorder>) {
     let (recorder, context) = recorder();
-    let client = search_ads_client::Client::new_with_client(
+    let client = sa360_v2_client::Client::new_with_client(
         "http://127.0.0.1:9/doubleclicksearch/v2",
         reqwest::Client::new(),
         context,

@@ -32,7 +32,7 @@ impl IdParseError {
 /// [`Error::Validation`] naming the id's field.
 ///
 /// ```
-/// use facade::search_ads::{AgencyId, Error};
+/// use sa360_video_sdk::search_ads::{AgencyId, Error};
 /// fn agency(text: &str) -> Result<AgencyId, Error> {
 ///     Ok(text.parse::<AgencyId>()?)
 /// }
@@ -107,13 +107,13 @@ macro_rules! int64_id {
             /// The id as the generated client's wire type (crate-private: the
             /// generated crate stays out of the public API).
             #[allow(dead_code)]
-            pub(crate) fn wire(self) -> search_ads_client::I64String {
-                search_ads_client::I64String::from(self.0)
+            pub(crate) fn wire(self) -> sa360_v2_client::I64String {
+                sa360_v2_client::I64String::from(self.0)
             }
 
             /// The id from the generated client's wire type.
             #[allow(dead_code)]
-            pub(crate) fn from_wire(value: &search_ads_client::I64String) -> Self {
+            pub(crate) fn from_wire(value: &sa360_v2_client::I64String) -> Self {
                 Self(i64::from(*value))
             }
         }
@@ -198,14 +198,14 @@ int64_id!(
 /// `specs/SOURCES.md`). Anything else is refused with the rule.
 ///
 /// ```
-/// use facade::search_ads::CustomerId;
+/// use sa360_video_sdk::search_ads::CustomerId;
 /// let id = CustomerId::new("123-456-7890")?;
 /// assert_eq!(id.as_str(), "1234567890");
 /// assert_eq!(CustomerId::new("200001235")?.as_str(), "200001235");
 /// for bad in ["", "abc", "123--456", "-123", "12 3", "123-"] {
 ///     assert!(CustomerId::new(bad).is_err(), "{bad}");
 /// }
-/// # Ok::<(), facade::search_ads::Error>(())
+/// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CustomerId(String);
@@ -275,7 +275,7 @@ pub const MAX_DATE: NaiveDate = match NaiveDate::from_ymd_opt(9999, 12, 31) {
 ///
 /// ```
 /// use chrono::NaiveDate;
-/// use facade::search_ads::values::{from_yyyymmdd, to_yyyymmdd};
+/// use sa360_video_sdk::search_ads::values::{from_yyyymmdd, to_yyyymmdd};
 /// let d = NaiveDate::from_ymd_opt(2024, 3, 5).unwrap();
 /// assert_eq!(to_yyyymmdd(d), 20240305);
 /// assert_eq!(from_yyyymmdd(20240305), Some(d));
@@ -305,7 +305,7 @@ pub fn from_yyyymmdd(value: i32) -> Option<NaiveDate> {
 ///
 /// ```
 /// use chrono::DateTime;
-/// use facade::search_ads::values::{from_epoch_millis, to_epoch_millis};
+/// use sa360_video_sdk::search_ads::values::{from_epoch_millis, to_epoch_millis};
 /// let t = DateTime::from_timestamp_millis(1_700_000_000_123).unwrap();
 /// assert_eq!(to_epoch_millis(t), 1_700_000_000_123);
 /// assert_eq!(from_epoch_millis(1_700_000_000_123), Some(t));
@@ -330,12 +330,12 @@ pub(crate) fn parse_epoch_millis(text: &str) -> Option<DateTime<Utc>> {
 /// `revenueMicros` (a revenue of 10 is `Micros(10_000_000)`).
 ///
 /// ```
-/// use facade::search_ads::Micros;
+/// use sa360_video_sdk::search_ads::Micros;
 /// let m: Micros = "12.34".parse()?;
 /// assert_eq!(m.get(), 12_340_000);
 /// assert_eq!(m.to_string(), "12.34");
 /// assert_eq!(Micros::from_units(10), Some(Micros::new(10_000_000)));
-/// # Ok::<(), facade::search_ads::Error>(())
+/// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Micros(i64);

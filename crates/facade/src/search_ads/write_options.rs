@@ -27,7 +27,7 @@ pub const MAX_CONCURRENCY: usize = 64;
 /// `(2 × concurrency + 1) × batch_size` input conversions at once.
 ///
 /// ```
-/// use facade::search_ads::WriteOptions;
+/// use sa360_video_sdk::search_ads::WriteOptions;
 /// let options = WriteOptions::default().batch_size(500).concurrency(8);
 /// assert_eq!((options.batch_size, options.concurrency), (500, 8));
 /// let default = WriteOptions::default();
@@ -38,7 +38,7 @@ pub const MAX_CONCURRENCY: usize = 64;
 /// setters named after the fields; a struct literal does not compile outside this crate.
 ///
 /// ```compile_fail,E0639
-/// use facade::search_ads::WriteOptions;
+/// use sa360_video_sdk::search_ads::WriteOptions;
 /// let options = WriteOptions { batch_size: 500, concurrency: 8 };
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,7 +72,7 @@ impl WriteOptions {
     /// takes the options from its user can call it before reading any input.
     ///
     /// ```
-    /// use facade::search_ads::WriteOptions;
+    /// use sa360_video_sdk::search_ads::WriteOptions;
     /// let e = WriteOptions::default().batch_size(1001).validate().unwrap_err();
     /// assert!(e.to_string().contains("batch_size"));
     /// ```

@@ -103,7 +103,7 @@ wire_values!(
 /// all. Parsing accepts the parts in any order, each at most once.
 ///
 /// ```
-/// use facade::video_session::{CallExperience, Camera, Microphone, PlatformSupport};
+/// use sa360_video_sdk::video_session::{CallExperience, Camera, Microphone, PlatformSupport};
 ///
 /// let exp = CallExperience::new()
 ///     .microphone(Microphone::On)
@@ -113,7 +113,7 @@ wire_values!(
 /// assert_eq!("?m=1&c=2&s=4".parse::<CallExperience>()?, exp);
 /// assert!(CallExperience::new().render().is_none());
 /// assert!("?m=2".parse::<CallExperience>().is_err());
-/// # Ok::<(), facade::video_session::CallExperienceParseError>(())
+/// # Ok::<(), sa360_video_sdk::video_session::CallExperienceParseError>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct CallExperience {

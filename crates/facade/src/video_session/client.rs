@@ -2,7 +2,7 @@
 //! failures become [`Error`]s. The operations are in `login.rs` and
 //! `send_invitation.rs`.
 
-use client_support::last_answer::Answer as LastAnswer;
+use sa360_video_client_support::last_answer::Answer as LastAnswer;
 use std::sync::Arc;
 use std::time::Duration;
 

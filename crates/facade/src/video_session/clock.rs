@@ -49,7 +49,7 @@ impl Clock for SystemClock {
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
-/// use facade::video_session::{Clock, ManualClock};
+/// use sa360_video_sdk::video_session::{Clock, ManualClock};
 ///
 /// let clock = ManualClock::new(UNIX_EPOCH + Duration::from_secs(1_000));
 /// let shared = clock.clone();

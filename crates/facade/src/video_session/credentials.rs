@@ -14,13 +14,13 @@ use super::error::Error;
 /// error or a log line. There is deliberately no `Display`.
 ///
 /// ```
-/// use facade::video_session::Credentials;
+/// use sa360_video_sdk::video_session::Credentials;
 ///
 /// let creds = Credentials::new("sk-live-1234", "alice", "correct horse")?;
 /// let shown = format!("{creds:?}");
 /// assert!(shown.contains("alice") && shown.contains("[REDACTED]"));
 /// assert!(!shown.contains("sk-live-1234") && !shown.contains("correct horse"));
-/// # Ok::<(), facade::video_session::Error>(())
+/// # Ok::<(), sa360_video_sdk::video_session::Error>(())
 /// ```
 pub struct Credentials {
     secret_key: SecretString,

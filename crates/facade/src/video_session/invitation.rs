@@ -92,13 +92,13 @@ impl FromStr for CountryCode {
 /// and hyphens between digits are accepted and removed.
 ///
 /// ```
-/// use facade::video_session::MobileNumber;
+/// use sa360_video_sdk::video_session::MobileNumber;
 ///
 /// let to = MobileNumber::new("us".parse()?, "+1 555-010-0199")?;
 /// assert_eq!((to.country().as_str(), to.number()), ("US", "+15550100199"));
 /// let e = MobileNumber::new("IN".parse()?, "12345").unwrap_err();
 /// assert_eq!(e.as_validation().map(|v| v.field), Some("MobileNo"));
-/// # Ok::<(), facade::video_session::Error>(())
+/// # Ok::<(), sa360_video_sdk::video_session::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MobileNumber {
@@ -377,7 +377,7 @@ impl UndocumentedInvitation {
 /// [`Invitation::Undocumented`].
 ///
 /// ```
-/// use facade::video_session::{Invitation, Message, MobileNumber};
+/// use sa360_video_sdk::video_session::{Invitation, Message, MobileNumber};
 ///
 /// let sms = Invitation::Sms {
 ///     to: MobileNumber::new("IN".parse()?, "+919800000001")?,
@@ -386,7 +386,7 @@ impl UndocumentedInvitation {
 /// assert_eq!(sms.invitation_type(), 1);
 /// let mail = Invitation::Email { to: "guest@example.com".parse()?, message: None };
 /// assert_eq!(mail.channel(), "e-mail");
-/// # Ok::<(), facade::video_session::Error>(())
+/// # Ok::<(), sa360_video_sdk::video_session::Error>(())
 /// ```
 ///
 /// `#[non_exhaustive]`: the service may add channels. Read an invitation with

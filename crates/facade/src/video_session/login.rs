@@ -2,7 +2,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use client_support::last_answer::Answer as LastAnswer;
+use sa360_video_client_support::last_answer::Answer as LastAnswer;
 use secrecy::ExposeSecret;
 use video_session_client::types;
 
@@ -85,7 +85,7 @@ impl LoginRequest<'_> {
         let (api, url) = (&client.api, &client.login_url);
         let call = async move { Box::new(login_request::send(api, url, &body).await) };
         tokio::pin!(call);
-        let (result, answer) = client_support::last_answer::scope(call).await;
+        let (result, answer) = sa360_video_client_support::last_answer::scope(call).await;
         let secrets = [
             credentials.secret_key().expose_secret(),
             credentials.password().expose_secret(),

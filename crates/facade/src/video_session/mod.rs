@@ -102,7 +102,7 @@
 //! ```
 //! use std::sync::Arc;
 //!
-//! use facade::video_session::{
+//! use sa360_video_sdk::video_session::{
 //!     CallExperience, Camera, Credentials, Error, FileStore, Invitation, Message, Microphone,
 //!     MobileNumber, SessionId, VideoSessionClient,
 //! };
@@ -110,7 +110,7 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # // The project's in-process fake stands in for the service.
-//! # let fake = fake_services::VideoSessionFake::start_default().await?;
+//! # let fake = sa360_video_fakes::VideoSessionFake::start_default().await?;
 //! # let base_url = fake.base_url().to_owned();
 //! # let demo = fake.demo().clone();
 //! # let (secret_key, user_name, password) = (demo.secret_key, demo.user_name, demo.password);

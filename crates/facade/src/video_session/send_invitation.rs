@@ -94,7 +94,7 @@ impl SendInvitationRequest<'_> {
             "sending invitation"
         );
         let token = session.user_token().expose_secret();
-        let (result, answer) = client_support::last_answer::scope(
+        let (result, answer) = sa360_video_client_support::last_answer::scope(
             client
                 .api
                 .send_session_invitation()

@@ -7,13 +7,13 @@ use std::fmt::Debug;
 use std::sync::Arc;
 use std::time::Duration;
 
-use facade::http::{BaseUrl, HttpOptions};
-use facade::search_ads::{
+use sa360_video_sdk::http::{BaseUrl, HttpOptions};
+use sa360_video_sdk::search_ads::{
     AdGroupId, AdId, AdvertiserId, AgencyId, CampaignId, ConversionStatus, CriterionId, CustomerId,
     EngineAccountId, ListOptions, ReportFilters, ReportOptions, RetryPolicy, SearchAdsClient,
     SearchAdsClientBuilder, StaticToken, WriteOptions,
 };
-use facade::video_session::{
+use sa360_video_sdk::video_session::{
     LockoutPolicy, MemoryStore, VideoSessionClient, VideoSessionClientBuilder,
 };
 
@@ -234,12 +234,15 @@ fn each_lockout_policy_setter_sets_its_own_field() {
 
 #[test]
 fn search_ads_input_errors_convert_into_its_one_error_naming_the_field() {
-    fn read(id: &str, url: &str) -> Result<(AgencyId, BaseUrl), facade::search_ads::Error> {
+    fn read(
+        id: &str,
+        url: &str,
+    ) -> Result<(AgencyId, BaseUrl), sa360_video_sdk::search_ads::Error> {
         Ok((id.parse()?, BaseUrl::parse(url)?))
     }
     assert!(read("123", "http://127.0.0.1:9/v2").is_ok());
-    let field = |e: facade::search_ads::Error| match e {
-        facade::search_ads::Error::Validation { field, .. } => field,
+    let field = |e: sa360_video_sdk::search_ads::Error| match e {
+        sa360_video_sdk::search_ads::Error::Validation { field, .. } => field,
         other => panic!("{other:?}"),
     };
     assert_eq!(
@@ -263,7 +266,7 @@ fn search_ads_input_errors_convert_into_its_one_error_naming_the_field() {
 /// error of two variants (one per service) covers everything the facade returns.
 #[test]
 fn video_session_constructors_return_the_services_error() {
-    use facade::video_session::{
+    use sa360_video_sdk::video_session::{
         AccountKey, AttemptId, CountryCode, Credentials, EmailAddress, Error, Message,
         MobileNumber, SessionId,
     };
@@ -291,7 +294,7 @@ fn video_session_constructors_return_the_services_error() {
     #[derive(Debug)]
     enum App {
         #[allow(dead_code)]
-        SearchAds(facade::search_ads::Error),
+        SearchAds(sa360_video_sdk::search_ads::Error),
         Video(Error),
     }
     impl From<Error> for App {
@@ -299,8 +302,8 @@ fn video_session_constructors_return_the_services_error() {
             App::Video(e)
         }
     }
-    impl From<facade::search_ads::Error> for App {
-        fn from(e: facade::search_ads::Error) -> Self {
+    impl From<sa360_video_sdk::search_ads::Error> for App {
+        fn from(e: sa360_video_sdk::search_ads::Error) -> Self {
             App::SearchAds(e)
         }
     }

@@ -10,10 +10,10 @@ use crate::search_ads_support as support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use facade::search_ads::{
+use sa360_video_fakes::SearchAdsFake;
+use sa360_video_sdk::search_ads::{
     Error, RetryPolicy, SearchAdsClient, ServiceAccount, StaticToken, TokenSource, WriteOptions,
 };
-use fake_services::SearchAdsFake;
 use test_support::TraceCapture;
 
 fn client_with(fake: &SearchAdsFake, tokens: Arc<dyn TokenSource>) -> SearchAdsClient {
@@ -169,7 +169,7 @@ async fn traces_show_requests_but_never_a_token() {
         .expect("authorized");
     let token = source.token().await.expect("cached");
     // A failing call with the fake's development token, retried once.
-    fake.set_faults(fake_services::Faults::seeded(3).with_internal_error(1.0))
+    fake.set_faults(sa360_video_fakes::Faults::seeded(3).with_internal_error(1.0))
         .expect("valid faults");
     let dev = SearchAdsClient::builder(StaticToken::new(fake.dev_token()))
         .base_url(fake.base_url())
@@ -254,7 +254,7 @@ impl Front {
             script: Arc::new(std::sync::Mutex::new(script.into())),
             ..Front::default()
         };
-        let http = client_support::http_client_builder()
+        let http = sa360_video_client_support::http_client_builder()
             .build()
             .expect("a client");
         let state = front.clone();
@@ -370,7 +370,7 @@ fn account_via(fake: &SearchAdsFake, origin: &str) -> Arc<ServiceAccount> {
     let mut key: serde_json::Value =
         serde_json::from_str(&fake.service_account_key_json()).expect("JSON");
     key["token_uri"] = format!("{origin}/token").into();
-    let options = facade::http::HttpOptions::default().timeout(Duration::from_secs(1));
+    let options = sa360_video_sdk::http::HttpOptions::default().timeout(Duration::from_secs(1));
     Arc::new(
         ServiceAccount::from_json(&key.to_string())
             .expect("a valid key file")
@@ -476,7 +476,7 @@ async fn permanent_token_endpoint_errors_are_not_retried() {
         matches!(
             e,
             Error::InvalidGrant {
-                credential: facade::search_ads::CredentialKind::ServiceAccount,
+                credential: sa360_video_sdk::search_ads::CredentialKind::ServiceAccount,
                 ..
             }
         ),
@@ -581,7 +581,7 @@ async fn invalidate_drops_only_the_refused_token() {
         ServiceAccount::from_json(&fake.service_account_key_json()).expect("a valid key file");
     let first = source.token().await.expect("a token");
     // Another token (one a concurrent caller already replaced) leaves the cache alone.
-    assert!(source.invalidate(&facade::search_ads::AccessToken::new("ya29.other")));
+    assert!(source.invalidate(&sa360_video_sdk::search_ads::AccessToken::new("ya29.other")));
     let same = source.token().await.expect("cached");
     assert_eq!(same.expose_secret(), first.expose_secret());
     assert_eq!(fake.ledger().counts().tokens_issued, 1);
@@ -591,5 +591,5 @@ async fn invalidate_drops_only_the_refused_token() {
     assert_ne!(fresh.expose_secret(), first.expose_secret());
     assert_eq!(fake.ledger().counts().tokens_issued, 2);
     // A fixed token cannot be refreshed: no retry is worth it.
-    assert!(!StaticToken::new("t").invalidate(&facade::search_ads::AccessToken::new("t")));
+    assert!(!StaticToken::new("t").invalidate(&sa360_video_sdk::search_ads::AccessToken::new("t")));
 }

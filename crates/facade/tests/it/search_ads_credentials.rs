@@ -13,13 +13,13 @@ use axum::Router;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::routing::post;
-use facade::http::HttpOptions;
-use facade::search_ads::installed::{InstalledAppFlow, LoopbackRedirect};
-use facade::search_ads::{
+use sa360_video_fakes::SearchAdsFake;
+use sa360_video_sdk::http::HttpOptions;
+use sa360_video_sdk::search_ads::installed::{InstalledAppFlow, LoopbackRedirect};
+use sa360_video_sdk::search_ads::{
     AuthorizedUser, CredentialKind, CredentialOrigin, DefaultCredentials, Error, MetadataServer,
     SearchAdsClient, TokenSource,
 };
-use fake_services::SearchAdsFake;
 use test_support::TraceCapture;
 use test_support::hostile::{Answer, HostileServer};
 

@@ -8,8 +8,8 @@
 
 use std::time::{Duration, Instant};
 
-use facade::http::{HttpOptions, TransportError, TransportErrorKind};
-use facade::search_ads::{
+use sa360_video_sdk::http::{HttpOptions, TransportError, TransportErrorKind};
+use sa360_video_sdk::search_ads::{
     AdvertiserId, AgencyId, Error, RetryPolicy, SearchAdsClient, StaticToken,
 };
 use test_support::{Answer, HostileServer};

@@ -6,9 +6,9 @@ use crate::search_ads_support as support;
 
 use std::sync::{Arc, Mutex};
 
-use facade::search_ads::{EntityType, Error, ProgressFn, WriteOptions};
-use fake_services::{Faults, IdMappingSize, SearchAdsFake, Truncation};
 use futures::{StreamExt, TryStreamExt};
+use sa360_video_fakes::{Faults, IdMappingSize, SearchAdsFake, Truncation};
+use sa360_video_sdk::search_ads::{EntityType, Error, ProgressFn, WriteOptions};
 
 /// Progress calls seen: (bytes so far, total).
 type Seen = Arc<Mutex<Vec<(u64, Option<u64>)>>>;
@@ -99,7 +99,9 @@ async fn save_writes_the_whole_file() {
     );
 }
 
-async fn truncated(truncation: Truncation) -> (SearchAdsFake, facade::search_ads::SearchAdsClient) {
+async fn truncated(
+    truncation: Truncation,
+) -> (SearchAdsFake, sa360_video_sdk::search_ads::SearchAdsClient) {
     let fake = support::start(
         SearchAdsFake::builder()
             .id_mapping_size(IdMappingSize::Rows(20_000))
@@ -143,7 +145,7 @@ async fn an_aborted_download_is_an_error_not_a_short_success() {
 /// or nothing: no file, no `.part`.
 async fn saving_resumes_or_leaves_nothing(
     fake: &SearchAdsFake,
-    client: &facade::search_ads::SearchAdsClient,
+    client: &sa360_video_sdk::search_ads::SearchAdsClient,
     len: Option<u64>,
 ) {
     let (agency, advertiser) = support::advertiser(fake, 0);
@@ -221,7 +223,7 @@ async fn a_failed_start_is_retried_and_a_broken_body_is_not_hidden() {
     // An unknown advertiser is a typed error before any row.
     fake.clear_faults();
     let e = client
-        .id_mapping(agency, facade::search_ads::AdvertiserId::new(1))
+        .id_mapping(agency, sa360_video_sdk::search_ads::AdvertiserId::new(1))
         .stream()
         .try_next()
         .await
@@ -266,7 +268,7 @@ async fn a_download_starts_when_its_stream_is_first_polled() {
     assert_eq!(fake.ledger().counts().id_mapping_downloads, 1);
     // An unknown advertiser: the refusal is the stream's first and only item.
     let mut refused = client
-        .id_mapping(agency, facade::search_ads::AdvertiserId::new(1))
+        .id_mapping(agency, sa360_video_sdk::search_ads::AdvertiserId::new(1))
         .stream();
     let e = refused.try_next().await.expect_err("forbidden");
     assert_eq!(e.status(), Some(403));

@@ -17,9 +17,9 @@ use std::sync::{Arc, Mutex};
 
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, Response};
-use facade::search_ads::WriteOptions;
-use fake_services::{IdMappingSize, SearchAdsFake};
 use futures::StreamExt;
+use sa360_video_fakes::{IdMappingSize, SearchAdsFake};
+use sa360_video_sdk::search_ads::WriteOptions;
 
 /// Bytes of the first answer that get through.
 const CUT: usize = 100_000;
@@ -47,7 +47,7 @@ impl Front {
             ..Front::default()
         };
         let target = fake.origin().to_owned();
-        let http = client_support::http_client_builder()
+        let http = sa360_video_client_support::http_client_builder()
             .build()
             .expect("a client");
         let state = front.clone();
@@ -130,7 +130,7 @@ async fn setup(
     SearchAdsFake,
     Front,
     Vec<u8>,
-    facade::search_ads::SearchAdsClient,
+    sa360_video_sdk::search_ads::SearchAdsClient,
 ) {
     let fake =
         support::start(SearchAdsFake::builder().id_mapping_size(IdMappingSize::Rows(5_000))).await;
@@ -145,8 +145,8 @@ async fn setup(
     let expected = std::fs::read(&full).expect("readable");
     assert!(expected.len() > 2 * CUT, "{} bytes", expected.len());
     let (front, origin) = Front::start(&fake, change_etag).await;
-    let client = facade::search_ads::SearchAdsClient::builder(
-        facade::search_ads::StaticToken::new(fake.dev_token()),
+    let client = sa360_video_sdk::search_ads::SearchAdsClient::builder(
+        sa360_video_sdk::search_ads::StaticToken::new(fake.dev_token()),
     )
     .base_url(format!("{origin}/doubleclicksearch/v2"))
     .retry_policy(support::fast_retries(3))

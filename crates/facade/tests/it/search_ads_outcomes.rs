@@ -32,11 +32,11 @@ use std::time::Duration;
 
 use futures::StreamExt;
 
-use facade::search_ads::RetryPolicy;
-use facade::search_ads::{
+use sa360_video_fakes::{ConversionKey, DetailsCut, Faults, SearchAdsFake, SearchAdsFakeBuilder};
+use sa360_video_sdk::search_ads::RetryPolicy;
+use sa360_video_sdk::search_ads::{
     Conversion, CustomMetric, IssueCode, Outcome, SearchAdsClient, WriteOptions, WriteReport,
 };
-use fake_services::{ConversionKey, DetailsCut, Faults, SearchAdsFake, SearchAdsFakeBuilder};
 
 const COUNT: usize = 20_000;
 /// Every conversion at an index divisible by this names an unknown custom

@@ -9,11 +9,11 @@ use crate::search_ads_support as support;
 use std::time::Duration;
 
 use chrono::NaiveDate;
-use facade::search_ads::{
+use futures::TryStreamExt;
+use sa360_video_fakes::{Faults, SearchAdsFake};
+use sa360_video_sdk::search_ads::{
     CampaignId, CustomerId, DateRange, Error, ListOptions, RetryPolicy, WriteOptions,
 };
-use fake_services::{Faults, SearchAdsFake};
-use futures::TryStreamExt;
 
 const SEEDED: u64 = 50_000;
 

@@ -8,9 +8,11 @@ use crate::search_ads_support as support;
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Days, Utc};
-use facade::search_ads::{Conversion, CustomerId, DateRange, SearchAdsClient, StaticToken};
-use fake_services::SearchAdsFake;
 use futures::TryStreamExt;
+use sa360_video_fakes::SearchAdsFake;
+use sa360_video_sdk::search_ads::{
+    Conversion, CustomerId, DateRange, SearchAdsClient, StaticToken,
+};
 use serde_json::{Value, json};
 
 /// One conversion as both reads can state it: id, advertiser's id, instant (ms), revenue,

@@ -9,14 +9,14 @@ use crate::search_ads_support as support;
 use std::time::Duration;
 
 use chrono::{Days, NaiveDate};
-use facade::search_ads::{
+use futures::TryStreamExt;
+use proptest::prelude::*;
+use sa360_video_fakes::{Faults, ReportingFaults, SearchAdsFake, SearchAdsFakeBuilder};
+use sa360_video_sdk::search_ads::{
     AdGroupId, AdId, CampaignId, Conversion, ConversionState, ConversionStatus, CriterionId,
     CustomerId, DateRange, Error, IdLookup, ListOptions, ReportFilters, ReportOptions, RetryPolicy,
     SearchAdsClient, StaticToken, WriteOptions,
 };
-use fake_services::{Faults, ReportingFaults, SearchAdsFake, SearchAdsFakeBuilder};
-use futures::TryStreamExt;
-use proptest::prelude::*;
 
 /// Today on the fake's clock (it is not advanced in these tests).
 fn today(fake: &SearchAdsFake) -> NaiveDate {

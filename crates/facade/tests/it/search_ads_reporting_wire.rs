@@ -10,11 +10,11 @@ use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chrono::NaiveDate;
-use facade::search_ads::{
+use futures::TryStreamExt;
+use sa360_video_sdk::search_ads::{
     AdGroupId, AdId, CampaignId, ConversionStatus, CriterionId, CustomerId, DateRange,
     ReportFilters, ReportOptions, RetryPolicy, SearchAdsClient, StaticToken,
 };
-use futures::TryStreamExt;
 use serde_json::{Value, json};
 
 const TOKEN: &str = "wire-test-token";

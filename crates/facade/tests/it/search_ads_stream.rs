@@ -8,11 +8,11 @@ use crate::search_ads_support as support;
 use std::time::Duration;
 
 use chrono::DateTime;
-use facade::search_ads::{
+use futures::StreamExt;
+use sa360_video_fakes::{ConversionKey, Faults, SearchAdsFake};
+use sa360_video_sdk::search_ads::{
     AdvertiserId, AgencyId, Conversion, Outcome, SegmentationId, WriteOptions,
 };
-use fake_services::{ConversionKey, Faults, SearchAdsFake};
-use futures::StreamExt;
 
 const COUNT: usize = 5_000;
 

@@ -5,10 +5,10 @@
 
 use std::time::Duration;
 
-use facade::search_ads::{
+use sa360_video_fakes::{SearchAdsFake, SearchAdsFakeBuilder};
+use sa360_video_sdk::search_ads::{
     AdvertiserId, AgencyId, EngineAccount, RetryPolicy, SearchAdsClient, StaticToken, WriteOptions,
 };
-use fake_services::{SearchAdsFake, SearchAdsFakeBuilder};
 
 /// A retry policy for tests: many attempts, millisecond backoff. (A
 /// `Retry-After` from the fake still costs its full second.)
@@ -52,9 +52,13 @@ pub fn advertiser(fake: &SearchAdsFake, i: usize) -> (AgencyId, AdvertiserId) {
 
 /// A valid conversion of the fake's first account: Floodlight activity
 /// 551234, a transaction of 1 EUR + `n` micros at 2024-06-01T00:00:00Z + `n` s.
-pub fn valid_conversion(fake: &SearchAdsFake, id: &str, n: i64) -> facade::search_ads::Conversion {
-    use facade::search_ads::values::{ConversionType, Micros};
-    use facade::search_ads::{Conversion, EngineAccountId, SegmentationId};
+pub fn valid_conversion(
+    fake: &SearchAdsFake,
+    id: &str,
+    n: i64,
+) -> sa360_video_sdk::search_ads::Conversion {
+    use sa360_video_sdk::search_ads::values::{ConversionType, Micros};
+    use sa360_video_sdk::search_ads::{Conversion, EngineAccountId, SegmentationId};
     let a = &fake.accounts()[0];
     Conversion {
         agency_id: Some(AgencyId::new(a.agency_id)),

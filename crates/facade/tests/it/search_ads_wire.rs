@@ -12,13 +12,13 @@ use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, NaiveDate};
-use facade::search_ads::{
+use futures::TryStreamExt;
+use sa360_video_sdk::search_ads::{
     AdGroupId, AdId, AdvertiserId, AgencyId, Availability, CampaignId, Channel, Consent,
     Conversion, ConversionState, ConversionType, CriterionId, CustomDimension, CustomMetric,
     CustomerId, DateRange, DeviceType, EngineAccount, EngineAccountId, ListOptions, Micros,
     RetryPolicy, SearchAdsClient, SegmentationId, StaticToken,
 };
-use futures::TryStreamExt;
 use serde_json::{Value, json};
 
 const TOKEN: &str = "wire-test-token";

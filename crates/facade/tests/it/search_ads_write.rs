@@ -9,12 +9,12 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Utc};
-use facade::search_ads::{
+use sa360_video_fakes::{ConversionKey, Faults, SearchAdsFake};
+use sa360_video_sdk::search_ads::{
     AdvertiserId, Availability, Conversion, ConversionState, CustomMetric, Error, IssueCode,
     Micros, Outcome, RetryPolicy, SearchAdsClient, SegmentationId, StaticToken, WriteOptions,
     WriteProgress,
 };
-use fake_services::{ConversionKey, Faults, SearchAdsFake};
 
 const BULK: usize = 20_000;
 

@@ -12,12 +12,12 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use facade::http::BaseUrl;
-use facade::video_session::{
+use sa360_video_fakes::VideoSessionFake;
+use sa360_video_sdk::http::BaseUrl;
+use sa360_video_sdk::video_session::{
     AccountKey, AccountView, AttemptId, Credentials, Error, Hold, Limits, LockoutStore,
     MemoryStore, Resolution, StoreError, StoreFuture, StoreStep, VideoSessionClient,
 };
-use fake_services::VideoSessionFake;
 use test_support::{TraceCapture, test_as_child};
 
 use crate::video_session_support::{account, wrong};
@@ -103,7 +103,7 @@ async fn a_first_application_run_twice_sends_five_logins_in_all() {
     let file = dir
         .path()
         .join("state")
-        .join("facade")
+        .join("sa360-video-sdk")
         .join("video-session-lockout.json");
     assert!(file.is_file(), "{} is missing", file.display());
 }

@@ -6,8 +6,8 @@ use crate::video_session_support;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use facade::http::BaseUrl;
-use facade::video_session::{
+use sa360_video_sdk::http::BaseUrl;
+use sa360_video_sdk::video_session::{
     Credentials, Error, ManualClock, MemoryStore, RefusalReason, VideoSessionClient,
 };
 use serde_json::json;
@@ -60,7 +60,7 @@ async fn block_end_comes_from_retry_after_then_the_body_then_the_policy() {
         (blocked(Some("99999999999999"), None), 86_400),
     ] {
         let (server, client, clock) = client_answering(move |_| answer.clone()).await;
-        let now: SystemTime = facade::video_session::Clock::now(&clock);
+        let now: SystemTime = sa360_video_sdk::video_session::Clock::now(&clock);
         let err = client.login(&creds()).send().await.unwrap_err();
         let Error::AccountBlocked { until } = err else {
             panic!("expected AccountBlocked, got {err:?}")
@@ -104,7 +104,7 @@ async fn a_429_on_login_does_not_count_and_pauses_until_retry_after() {
         .with_header("retry-after", "30")
     })
     .await;
-    let now: SystemTime = facade::video_session::Clock::now(&clock);
+    let now: SystemTime = sa360_video_sdk::video_session::Clock::now(&clock);
     let err = client.login(&creds()).send().await.unwrap_err();
     assert!(
         matches!(err, Error::Rejected { status: 429, .. }),
@@ -224,7 +224,7 @@ async fn unlisted_status_and_refused_connection() {
         .unwrap();
     let err = client.login(&creds()).send().await.unwrap_err();
     assert!(
-        matches!(&err, Error::Transport(t) if t.kind == facade::http::TransportErrorKind::Connect),
+        matches!(&err, Error::Transport(t) if t.kind == sa360_video_sdk::http::TransportErrorKind::Connect),
         "{err:?}"
     );
     assert!(err.to_string().contains("Check the network"), "{err}");

@@ -7,14 +7,14 @@ use crate::video_session_support::{self, account, wrong};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use facade::http::BaseUrl;
-use facade::video_session::{
+use sa360_video_fakes::video_session::Channel;
+use sa360_video_fakes::{FakeClock, Faults, VideoSessionFake};
+use sa360_video_sdk::http::BaseUrl;
+use sa360_video_sdk::video_session::{
     CallExperience, Camera, Clock, Credentials, EmailAddress, Error, FileStore, Invitation, JoinAs,
     MemoryStore, Message, Microphone, MobileNumber, PlatformSupport, RefusalReason, SessionId,
     UndocumentedInvitation, UndocumentedType, VideoSessionClient,
 };
-use fake_services::video_session::Channel;
-use fake_services::{FakeClock, Faults, VideoSessionFake};
 use secrecy::ExposeSecret;
 
 /// The facade's clock reading the fake's driven clock, so both stay in step.
@@ -570,7 +570,7 @@ async fn a_store_failing_after_the_send_keeps_the_service_answer() {
     let corrupter = tokio::spawn(async move {
         loop {
             if corrupt_path.exists() {
-                facade::private_file::write(&corrupt_path, b"garbage").unwrap();
+                sa360_video_sdk::private_file::write(&corrupt_path, b"garbage").unwrap();
                 break;
             }
             tokio::task::yield_now().await;

@@ -10,11 +10,11 @@ use crate::video_session_support::{account, wrong};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use facade::http::{BaseUrl, HttpOptions};
-use facade::video_session::{
+use sa360_video_fakes::{FakeClock, VideoSessionFake};
+use sa360_video_sdk::http::{BaseUrl, HttpOptions};
+use sa360_video_sdk::video_session::{
     Clock, Credentials, Error, LockoutStore, MemoryStore, VideoSessionClient,
 };
-use fake_services::{FakeClock, VideoSessionFake};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -168,7 +168,7 @@ async fn a_dropped_login_processed_late_never_lets_the_service_block() {
 async fn a_timed_out_login_processed_late_never_lets_the_service_block() {
     late_attempt_then_wait_for_retry_at(async |client, creds| {
         let e = client.login(creds).send().await.unwrap_err();
-        assert!(matches!(&e, Error::Transport(t) if matches!(t.kind, facade::http::TransportErrorKind::TimedOut { connect: false, .. })), "{e:?}");
+        assert!(matches!(&e, Error::Transport(t) if matches!(t.kind, sa360_video_sdk::http::TransportErrorKind::TimedOut { connect: false, .. })), "{e:?}");
     })
     .await;
 }

@@ -1,10 +1,10 @@
 //! Property tests for the video session builders and validators.
 
-use facade::video_session::{
+use proptest::prelude::*;
+use sa360_video_sdk::video_session::{
     CallExperience, Camera, CountryCode, Credentials, EmailAddress, JoinAs, Message, Microphone,
     MobileNumber, PlatformSupport,
 };
-use proptest::prelude::*;
 
 fn experience() -> impl Strategy<Value = CallExperience> {
     (
@@ -137,7 +137,7 @@ proptest! {
         prop_assert!(!shown.contains(&pw));
         let account = creds.account_key();
         prop_assert!(!account.to_string().contains(&key));
-        prop_assert_eq!(account.to_string().parse::<facade::video_session::AccountKey>().unwrap(), account);
+        prop_assert_eq!(account.to_string().parse::<sa360_video_sdk::video_session::AccountKey>().unwrap(), account);
         let same = Credentials::new(key.clone(), user.to_uppercase(), "other-password").unwrap();
         prop_assert_eq!(same.account_key(), account);
         let other = Credentials::new(format!("{key}x"), user, pw).unwrap();

@@ -4,8 +4,8 @@
 
 use crate::video_session_support;
 
-use facade::http::BaseUrl;
-use facade::video_session::{
+use sa360_video_sdk::http::BaseUrl;
+use sa360_video_sdk::video_session::{
     Credentials, EmailAddress, Error, Invitation, MemoryStore, SessionId, VideoSessionClient,
 };
 use serde_json::json;

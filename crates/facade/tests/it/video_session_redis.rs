@@ -11,16 +11,16 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use facade::http::BaseUrl;
-use facade::video_session::{
+use sa360_video_fakes::{DomainUser, VideoSessionFake};
+use sa360_video_sdk::http::BaseUrl;
+use sa360_video_sdk::video_session::{
     AttemptId, Credentials, Error, LockoutPolicy, LockoutStore, RedisStore, Resolution,
     VideoSessionClient,
 };
-use fake_services::{DomainUser, VideoSessionFake};
 
 use test_support::{RedisServer, test_as_child, wait_for_file, wait_for_file_async};
 
-fn key(n: u32) -> facade::video_session::AccountKey {
+fn key(n: u32) -> sa360_video_sdk::video_session::AccountKey {
     Credentials::new("sk-redis", format!("user{n}"), "pw")
         .unwrap()
         .account_key()
@@ -73,7 +73,7 @@ async fn steps_are_shared_between_stores_and_entries_expire() {
     assert!(
         matches!(
             refusal,
-            facade::video_session::RefusalReason::BudgetExhausted {
+            sa360_video_sdk::video_session::RefusalReason::BudgetExhausted {
                 failures_in_window: 5,
                 ..
             }
@@ -330,7 +330,10 @@ async fn a_store_that_lost_its_data_never_grants_a_fresh_budget() {
         else {
             unreachable!()
         };
-        assert_eq!(*reason, facade::video_session::RefusalReason::StoreForgot);
+        assert_eq!(
+            *reason,
+            sa360_video_sdk::video_session::RefusalReason::StoreForgot
+        );
         // One lockout window from the loss: attempt timeout + window + margin (30 + 600 + 60 s).
         let wait = retry_at.duration_since(lost_at).unwrap();
         assert!(
@@ -369,7 +372,7 @@ async fn a_new_store_is_refused_until_it_is_declared_new() {
     assert!(!v.reserved);
     assert_eq!(
         v.refusal.map(|r| r.0),
-        Some(facade::video_session::RefusalReason::StoreForgot)
+        Some(sa360_video_sdk::video_session::RefusalReason::StoreForgot)
     );
     assert_eq!(store.initialize().await.unwrap(), 16);
     assert_eq!(store.initialize().await.unwrap(), 0);

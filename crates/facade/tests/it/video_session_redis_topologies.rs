@@ -17,9 +17,11 @@ use std::process::{Child, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use facade::http::BaseUrl;
-use facade::video_session::{Credentials, Error, RedisStore, ReplicaAcks, VideoSessionClient};
-use fake_services::{DomainUser, VideoSessionFake};
+use sa360_video_fakes::{DomainUser, VideoSessionFake};
+use sa360_video_sdk::http::BaseUrl;
+use sa360_video_sdk::video_session::{
+    Credentials, Error, RedisStore, ReplicaAcks, VideoSessionClient,
+};
 use test_support::{
     Cluster, RedisOptions, ReplicaSet, Sentinels, TestCa, test_as_child, wait_for_file,
     wait_for_file_async,
@@ -544,15 +546,15 @@ async fn standalone_with_aof_restarted_keeps_the_count() {
     // Not refused for a lost history: the marker survived.
     let store = connect(&url, None, "all").await;
     let creds = Credentials::new(fake.demo().secret_key.clone(), "demo.user", "x").unwrap();
-    let guard = facade::video_session::LockoutGuard::new(
+    let guard = sa360_video_sdk::video_session::LockoutGuard::new(
         Arc::new(store),
-        Arc::new(facade::video_session::SystemClock),
+        Arc::new(sa360_video_sdk::video_session::SystemClock),
     );
     let status = guard.status(&creds.account_key()).await.unwrap();
     assert_eq!(
         status.refusal.map(|r| matches!(
             r,
-            facade::video_session::RefusalReason::BudgetExhausted { .. }
+            sa360_video_sdk::video_session::RefusalReason::BudgetExhausted { .. }
         )),
         Some(true),
         "{status:?}"
@@ -579,9 +581,9 @@ async fn cluster_failover_and_an_empty_node_never_block() {
     // Every bucket's accounts, on whichever node their slot lives: reserve and read back.
     let store = connect(&url, None, "all").await;
     assert_eq!(store.topology(), "cluster");
-    let guard = facade::video_session::LockoutGuard::new(
+    let guard = sa360_video_sdk::video_session::LockoutGuard::new(
         Arc::new(store),
-        Arc::new(facade::video_session::SystemClock),
+        Arc::new(sa360_video_sdk::video_session::SystemClock),
     );
     let mut buckets = std::collections::BTreeSet::new();
     for n in 0..200 {
@@ -699,9 +701,9 @@ async fn sentinel_over_tls_with_acl_users_follows_a_failover() {
     let creds = Credentials::new("sk-tls-sentinel", "demo.user", "x")
         .unwrap()
         .account_key();
-    let guard = facade::video_session::LockoutGuard::new(
+    let guard = sa360_video_sdk::video_session::LockoutGuard::new(
         Arc::new(store),
-        Arc::new(facade::video_session::SystemClock),
+        Arc::new(sa360_video_sdk::video_session::SystemClock),
     );
     assert_eq!(guard.status(&creds).await.unwrap().refusal, None);
     let mut sentinels = sentinels;

@@ -8,8 +8,8 @@ use std::error::Error as _;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use facade::http::{BaseUrl, HttpOptions};
-use facade::video_session::{
+use sa360_video_sdk::http::{BaseUrl, HttpOptions};
+use sa360_video_sdk::video_session::{
     Credentials, EmailAddress, Error, Invitation, ManualClock, Message, SessionId,
     VideoSessionClient,
 };
@@ -82,7 +82,7 @@ async fn no_secret_in_formatted_values_errors_or_logs() {
     let client = VideoSessionClient::builder(BaseUrl::parse(&server.base_url()).unwrap())
         .http_options(HttpOptions::default().timeout(Duration::from_millis(300)))
         .clock(Arc::new(clock.clone()))
-        .lockout_store(Arc::new(facade::video_session::MemoryStore::new()))
+        .lockout_store(Arc::new(sa360_video_sdk::video_session::MemoryStore::new()))
         .build()
         .unwrap();
     let creds = Credentials::new(SECRET_KEY, "alice", PASSWORD).unwrap();
@@ -199,7 +199,7 @@ async fn short_secrets_do_not_mangle_unrelated_errors() {
     let client = VideoSessionClient::builder(
         BaseUrl::parse(&format!("http://127.0.0.1:{}", closed.port())).unwrap(),
     )
-    .lockout_store(Arc::new(facade::video_session::MemoryStore::new()))
+    .lockout_store(Arc::new(sa360_video_sdk::video_session::MemoryStore::new()))
     .build()
     .unwrap();
     let creds = Credentials::new("c", "alice", "p").unwrap();

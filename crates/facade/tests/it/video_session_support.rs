@@ -13,8 +13,8 @@ use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use axum::response::Response;
-use facade::video_session::Credentials;
-use fake_services::{DomainUser, VideoSessionFake};
+use sa360_video_fakes::{DomainUser, VideoSessionFake};
+use sa360_video_sdk::video_session::Credentials;
 
 /// One request as it arrived.
 #[derive(Debug, Clone)]

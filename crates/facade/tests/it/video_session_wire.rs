@@ -5,8 +5,8 @@
 
 use crate::video_session_support;
 
-use facade::http::{BaseUrl, HttpOptions};
-use facade::video_session::{
+use sa360_video_sdk::http::{BaseUrl, HttpOptions};
+use sa360_video_sdk::video_session::{
     CallExperience, Camera, Credentials, EmailAddress, Invitation, Message, Microphone,
     MobileNumber, PlatformSupport, Session, SessionId, UndocumentedInvitation, UndocumentedType,
     VideoSessionClient,
@@ -46,7 +46,7 @@ async fn setup() -> (RecordingServer, VideoSessionClient) {
     let client = VideoSessionClient::builder(base)
         .http_options(HttpOptions::default().user_agent("facade-tests"))
         .lockout_store(std::sync::Arc::new(
-            facade::video_session::MemoryStore::new(),
+            sa360_video_sdk::video_session::MemoryStore::new(),
         ))
         .build()
         .unwrap();
@@ -79,7 +79,7 @@ async fn invitation_snapshot(
     name: &str,
     invitation: Invitation,
     experience: CallExperience,
-) -> facade::video_session::InvitationReceipt {
+) -> sa360_video_sdk::video_session::InvitationReceipt {
     let (server, client) = setup().await;
     let session: Session = client.login(&credentials()).send().await.unwrap();
     let receipt = client

@@ -50,7 +50,7 @@ pub fn form(request: reqwest::RequestBuilder, pairs: &[(&str, &str)]) -> reqwest
 }
 
 /// The `savedColumns.list` URL of the first advertiser of `fake`.
-pub fn saved_columns_url(fake: &fake_services::SearchAdsFake) -> String {
+pub fn saved_columns_url(fake: &sa360_video_fakes::SearchAdsFake) -> String {
     let a = &fake.accounts()[0];
     format!(
         "{}/agency/{}/advertiser/{}/savedcolumns",
@@ -63,7 +63,7 @@ pub fn saved_columns_url(fake: &fake_services::SearchAdsFake) -> String {
 /// A `POST /api/session/{session}/invitation` of `body` to `fake`, with the `UserToken` header
 /// when `token` is given (not sent yet).
 pub fn invitation_request(
-    fake: &fake_services::VideoSessionFake,
+    fake: &sa360_video_fakes::VideoSessionFake,
     session: &str,
     token: Option<&str>,
     body: &Value,

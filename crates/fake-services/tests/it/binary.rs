@@ -1,4 +1,4 @@
-//! The `fake-services` binary: prints eval-able connection lines first, then serves both fakes.
+//! The `sa360-video-fakes` binary: prints eval-able connection lines first, then serves both fakes.
 
 use crate::common;
 
@@ -36,7 +36,7 @@ impl Drop for Running {
 }
 
 fn start(args: &[&str]) -> (Running, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fake-services"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sa360-video-fakes"))
         .args(args)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
@@ -179,7 +179,7 @@ async fn fault_flags_reach_the_chosen_fake() {
 
 #[test]
 fn bad_flags_fail_fast() {
-    let output = Command::new(env!("CARGO_BIN_EXE_fake-services"))
+    let output = Command::new(env!("CARGO_BIN_EXE_sa360-video-fakes"))
         .args(["--p-429", "2"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -187,7 +187,7 @@ fn bad_flags_fail_fast() {
         .unwrap();
     assert!(!output.status.success());
     assert!(output.stdout.is_empty());
-    let help = Command::new(env!("CARGO_BIN_EXE_fake-services"))
+    let help = Command::new(env!("CARGO_BIN_EXE_sa360-video-fakes"))
         .arg("--help")
         .output()
         .unwrap();

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use common::{client, invitation_request};
-use fake_services::{Faults, IdMappingSize, SearchAdsFake, VideoSessionFake};
+use sa360_video_fakes::{Faults, IdMappingSize, SearchAdsFake, VideoSessionFake};
 use serde_json::{Map, Value, json};
 
 struct Spec {

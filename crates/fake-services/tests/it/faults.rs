@@ -6,7 +6,7 @@ use crate::common;
 use std::time::{Duration, Instant};
 
 use common::{client, form, json};
-use fake_services::{
+use sa360_video_fakes::{
     ConversionKey, DomainUser, FaultKind, Faults, IdMappingSize, SearchAdsFake, Truncation,
     VideoSessionFake,
 };

@@ -6,9 +6,9 @@ use crate::common;
 use std::time::Duration;
 
 use common::{client, json, saved_columns_url};
-use fake_services::SearchAdsFake;
-use fake_services::search_ads::SCOPE;
 use gcp_auth::TokenProvider as _;
+use sa360_video_fakes::SearchAdsFake;
+use sa360_video_fakes::search_ads::SCOPE;
 
 #[tokio::test]
 async fn gcp_auth_service_account_gets_a_working_token() {

@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::{client, google_message, json, saved_columns_url};
-use fake_services::{ConversionKey, IdMappingSize, SearchAdsFake};
+use sa360_video_fakes::{ConversionKey, IdMappingSize, SearchAdsFake};
 use serde_json::{Value, json};
 
 const DAY_MS: i64 = 86_400_000;

@@ -1,4 +1,4 @@
-//! The fake-services integration tests, one binary with a module per area (one link instead of
+//! The sa360-video-fakes integration tests, one binary with a module per area (one link instead of
 //! one per file). `id_mapping_memory.rs` is the one test kept in a binary of its own: it measures
 //! the whole process's resident memory, which other tests running beside it would inflate.
 

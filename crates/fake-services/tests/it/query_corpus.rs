@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::time::{Duration, SystemTime};
 
 use chrono::{NaiveDate, NaiveTime};
-use fake_services::{FakeClock, ReportingConfig, SearchAdsFake};
+use sa360_video_fakes::{FakeClock, ReportingConfig, SearchAdsFake};
 use serde_json::{Value, json};
 
 const MANAGER: &str = "2000012300";

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use chrono::Days;
 use common::{client, json};
-use fake_services::{FAILURE_TYPE, SearchAdsFake};
+use sa360_video_fakes::{FAILURE_TYPE, SearchAdsFake};
 use serde_json::{Value, json};
 
 async fn fake() -> SearchAdsFake {

@@ -5,8 +5,8 @@ use crate::common;
 use std::time::Duration;
 
 use common::{client, invitation_request, json, saved_columns_url};
-use fake_services::video_session::Channel;
-use fake_services::{DomainUser, VideoSessionFake};
+use sa360_video_fakes::video_session::Channel;
+use sa360_video_fakes::{DomainUser, VideoSessionFake};
 use serde_json::{Value, json};
 
 async fn login(fake: &VideoSessionFake, secret: &str, user: &str, password: &str) -> (u16, Value) {
@@ -438,7 +438,9 @@ async fn seeds_change_the_demo_data_deterministically() {
 
 #[tokio::test]
 async fn fake_services_start_both_with_one_clock() {
-    let services = fake_services::FakeServices::start_default().await.unwrap();
+    let services = sa360_video_fakes::FakeServices::start_default()
+        .await
+        .unwrap();
     let script = services.env_script();
     assert!(script.starts_with("SEARCH_ADS_URL=http://127.0.0.1:"));
     assert!(script.contains(&format!(
@@ -484,7 +486,9 @@ async fn fake_services_stop_together_and_at_once_when_idle() {
     use tokio::time::Instant;
 
     // Idle keep-alive connections close at once: no grace period is spent.
-    let services = fake_services::FakeServices::start_default().await.unwrap();
+    let services = sa360_video_fakes::FakeServices::start_default()
+        .await
+        .unwrap();
     let (status, _) = demo_login(&services.video, "wrong").await;
     assert_eq!(status, 401);
     let idle = tokio::net::TcpStream::connect(authority(services.search_ads.base_url()))
@@ -501,7 +505,9 @@ async fn fake_services_stop_together_and_at_once_when_idle() {
 
     // A request that never completes holds each fake for its grace period, spent by both fakes at
     // the same time: one grace period in all, not two.
-    let services = fake_services::FakeServices::start_default().await.unwrap();
+    let services = sa360_video_fakes::FakeServices::start_default()
+        .await
+        .unwrap();
     let mut stalled = Vec::new();
     for base in [services.search_ads.base_url(), services.video.base_url()] {
         let mut stream = tokio::net::TcpStream::connect(authority(base))

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use search_ads_client::{
+use sa360_v2_client::{
     AuthorizeError, AuthorizeErrorKind, AuthorizeFuture, AuthorizeRequest, Client, ClientContext,
     Error, http_client_builder, set_bearer_token,
 };

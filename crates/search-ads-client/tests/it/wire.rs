@@ -1,7 +1,7 @@
 //! `I64String` parameters go on the wire as plain digits, in the path (via
 //! `Display`) and in the query (via `Serialize`).
 
-use search_ads_client::{Client, ClientContext, I64String};
+use sa360_v2_client::{Client, ClientContext, I64String};
 
 const CONVERSIONS: &str =
     r#"{"kind":"doubleclicksearch#conversionList","conversion":[{"agencyId":"1"}]}"#;

@@ -88,12 +88,12 @@ impl fmt::Display for CredentialOrigin {
 /// supported; any other type is refused by name.
 ///
 /// ```no_run
-/// use facade::search_ads::{DefaultCredentials, SearchAdsClient};
+/// use sa360_video_sdk::search_ads::{DefaultCredentials, SearchAdsClient};
 ///
 /// let credentials = DefaultCredentials::new()?;
 /// println!("signed in with {} from {}", credentials.kind().name(), credentials.origin());
 /// let client = SearchAdsClient::new(credentials)?;
-/// # Ok::<(), facade::search_ads::Error>(())
+/// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 /// ```
 #[derive(Clone)]
 pub struct DefaultCredentials {

@@ -44,25 +44,25 @@ pub(crate) const MAX_CREDENTIALS_FILE: u64 = 64 * 1024;
 /// login` and `apictl auth login` write):
 ///
 /// ```no_run
-/// use facade::search_ads::{AuthorizedUser, SearchAdsClient};
+/// use sa360_video_sdk::search_ads::{AuthorizedUser, SearchAdsClient};
 ///
 /// let credentials = AuthorizedUser::from_file("authorized_user.json")?;
 /// let client = SearchAdsClient::new(credentials)?;
-/// # Ok::<(), facade::search_ads::Error>(())
+/// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 /// ```
 ///
 /// From the three values (the client of type "Desktop app" from the Google
 /// Cloud console, and a refresh token from the installed-app flow):
 ///
 /// ```
-/// use facade::search_ads::AuthorizedUser;
+/// use sa360_video_sdk::search_ads::AuthorizedUser;
 ///
 /// let credentials = AuthorizedUser::builder("123.apps.googleusercontent.com", "GOCSPX-secret", "1//refresh")
 ///     .build()?;
 /// let shown = format!("{credentials:?}");
 /// assert!(shown.contains("123.apps.googleusercontent.com"));
 /// assert!(!shown.contains("GOCSPX-secret") && !shown.contains("1//refresh"));
-/// # Ok::<(), facade::search_ads::Error>(())
+/// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 /// ```
 pub struct AuthorizedUser {
     client_id: String,

@@ -5,7 +5,7 @@
 //! It gives those answers the same bounds as the API's: the client's connect
 //! timeout and total timeout ([`HttpOptions::timeout`]), a body of at most
 //! [`HttpOptions::max_body_bytes`] that must make progress within
-//! [`HttpOptions::read_timeout`] (`client_support::limit_body`), redirects
+//! [`HttpOptions::read_timeout`] (`sa360_video_client_support::limit_body`), redirects
 //! only within the endpoint's origin (a form carrying a client secret or a
 //! refresh token is never re-sent to another host), `https://` except on
 //! loopback. Each failure is sorted once:
@@ -175,14 +175,14 @@ impl TokenEndpoint {
                         .map_err(|e| e.to_string()),
                     // The metadata server: the same bounds as build_client,
                     // plain HTTP, and never through a proxy.
-                    Some(_) => client_support::http_client_builder()
+                    Some(_) => sa360_video_client_support::http_client_builder()
                         .user_agent(self.options.user_agent.clone())
                         .connect_timeout(self.options.connect_timeout)
                         .read_timeout(self.options.timeout)
                         .timeout(self.options.timeout)
                         .no_proxy()
                         .build()
-                        .map_err(|e| client_support::ErrorWithoutUrl(&e).to_string()),
+                        .map_err(|e| sa360_video_client_support::ErrorWithoutUrl(&e).to_string()),
                 }
             })
             .as_ref()
@@ -302,8 +302,10 @@ impl TokenEndpoint {
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
             .and_then(parse_retry_after);
-        let limited =
-            client_support::limit_body(response, self.options.body_limits(TimeoutMode::Total));
+        let limited = sa360_video_client_support::limit_body(
+            response,
+            self.options.body_limits(TimeoutMode::Total),
+        );
         let body = match limited.bytes().await {
             Ok(body) => body,
             Err(e) => return Err(self.unavailable(Some(status), self.describe(&e), None)),
@@ -324,18 +326,21 @@ impl TokenEndpoint {
 
     /// A transport failure, without the URL (it is in the message already).
     fn describe(&self, error: &reqwest::Error) -> String {
-        if let Some(limit) = client_support::BodyLimitError::find(error) {
+        if let Some(limit) = sa360_video_client_support::BodyLimitError::find(error) {
             return match limit {
-                client_support::BodyLimitError::TooLarge { limit, .. } => format!(
+                sa360_video_client_support::BodyLimitError::TooLarge { limit, .. } => format!(
                     "answered more than the limit of {limit} bytes (HttpOptions::max_body_bytes); \
                      nothing more was read"
                 ),
-                client_support::BodyLimitError::Stalled { after, received } => format!(
+                sa360_video_client_support::BodyLimitError::Stalled { after, received } => format!(
                     "stalled: less than 1 KiB arrived in {} s after {received} bytes \
                      (HttpOptions::read_timeout)",
                     after.as_secs_f64()
                 ),
-                _ => format!("failed ({})", client_support::ErrorWithoutUrl(error)),
+                _ => format!(
+                    "failed ({})",
+                    sa360_video_client_support::ErrorWithoutUrl(error)
+                ),
             };
         }
         if error.is_timeout() {
@@ -346,10 +351,13 @@ impl TokenEndpoint {
         } else if error.is_connect() {
             format!(
                 "could not be reached ({})",
-                client_support::ErrorWithoutUrl(error)
+                sa360_video_client_support::ErrorWithoutUrl(error)
             )
         } else {
-            format!("failed ({})", client_support::ErrorWithoutUrl(error))
+            format!(
+                "failed ({})",
+                sa360_video_client_support::ErrorWithoutUrl(error)
+            )
         }
     }
 
@@ -456,7 +464,7 @@ impl OAuthError {
 
 /// `: invalid_grant (Token has been expired or revoked.)` from an OAuth error
 /// body, or a short excerpt of any other body, with control characters
-/// escaped (`client_support::printable`). Token endpoints do not echo
+/// escaped (`sa360_video_client_support::printable`). Token endpoints do not echo
 /// secrets in their errors; the text is still cut short.
 fn shown(oauth: &Option<OAuthError>, text: &str) -> String {
     let shown = match oauth {
@@ -473,7 +481,7 @@ fn shown(oauth: &Option<OAuthError>, text: &str) -> String {
     let more = if cut.len() < shown.len() { "…" } else { "" };
     // The server chose this text: escape sequences in it must not reach a
     // terminal raw.
-    format!(": {}{more}", client_support::printable(&cut))
+    format!(": {}{more}", sa360_video_client_support::printable(&cut))
 }
 
 #[cfg(test)]

@@ -72,7 +72,7 @@ enum Format {
 /// Workload identity federation credentials (an `external_account` file).
 ///
 /// ```
-/// use facade::search_ads::{ExternalAccount, TokenSource};
+/// use sa360_video_sdk::search_ads::{ExternalAccount, TokenSource};
 ///
 /// let json = r#"{
 ///   "type": "external_account",
@@ -83,7 +83,7 @@ enum Format {
 /// }"#;
 /// let credentials = ExternalAccount::from_json(json)?;
 /// assert_eq!(credentials.kind().name(), "external_account");
-/// # Ok::<(), facade::search_ads::Error>(())
+/// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 /// ```
 pub struct ExternalAccount {
     audience: String,

@@ -34,7 +34,7 @@ pub const MAX_IMPERSONATION_LIFETIME: Duration = Duration::from_secs(3600);
 ///
 /// ```
 /// use std::sync::Arc;
-/// use facade::search_ads::{ImpersonatedServiceAccount, StaticToken};
+/// use sa360_video_sdk::search_ads::{ImpersonatedServiceAccount, StaticToken};
 ///
 /// let source = Arc::new(StaticToken::new("ya29.source"));
 /// let target = ImpersonatedServiceAccount::new(
@@ -42,7 +42,7 @@ pub const MAX_IMPERSONATION_LIFETIME: Duration = Duration::from_secs(3600);
 ///     "https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/sa@p.iam.gserviceaccount.com:generateAccessToken",
 /// )?;
 /// assert_eq!(target.service_account(), "sa@p.iam.gserviceaccount.com");
-/// # Ok::<(), facade::search_ads::Error>(())
+/// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 /// ```
 pub struct ImpersonatedServiceAccount {
     source: Arc<dyn TokenSource>,

@@ -5,9 +5,9 @@
 //!
 //! ```no_run
 //! use std::time::Duration;
-//! use facade::search_ads::installed::{InstalledAppFlow, LoopbackRedirect};
+//! use sa360_video_sdk::search_ads::installed::{InstalledAppFlow, LoopbackRedirect};
 //!
-//! # async fn run() -> Result<(), facade::search_ads::Error> {
+//! # async fn run() -> Result<(), sa360_video_sdk::search_ads::Error> {
 //! let flow = InstalledAppFlow::builder("123.apps.googleusercontent.com", "GOCSPX-…").build()?;
 //! let redirect = LoopbackRedirect::bind().await?;
 //! let authorization = flow.authorization(redirect.redirect_uri());

@@ -32,11 +32,11 @@ const TOKEN_PATH: &str = "/computeMetadata/v1/instance/service-accounts/default/
 /// other ways to sign in.
 ///
 /// ```
-/// use facade::search_ads::MetadataServer;
+/// use sa360_video_sdk::search_ads::MetadataServer;
 ///
 /// let source = MetadataServer::builder().host("127.0.0.1:8080").build()?;
 /// assert_eq!(source.host(), "127.0.0.1:8080");
-/// # Ok::<(), facade::search_ads::Error>(())
+/// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 /// ```
 pub struct MetadataServer {
     host: String,

@@ -20,7 +20,7 @@ use crate::search_ads::credential_kind::CredentialKind;
 /// `Debug` never shows the token:
 ///
 /// ```
-/// use facade::search_ads::AccessToken;
+/// use sa360_video_sdk::search_ads::AccessToken;
 /// let t = AccessToken::new("ya29.secret-value");
 /// assert!(!format!("{t:?}").contains("secret-value"));
 /// assert_eq!(t.expose_secret(), "ya29.secret-value");
@@ -96,7 +96,7 @@ impl fmt::Debug for AccessToken {
 ///
 /// ```
 /// use futures::future::BoxFuture;
-/// use facade::search_ads::{AccessToken, CredentialKind, Error, TokenSource};
+/// use sa360_video_sdk::search_ads::{AccessToken, CredentialKind, Error, TokenSource};
 ///
 /// /// Reads the token from an environment variable on every call.
 /// #[derive(Debug)]
@@ -168,7 +168,7 @@ impl<T: TokenSource + ?Sized> TokenSource for Arc<T> {
 /// A fixed token, e.g. from `gcloud auth print-access-token` or a test.
 ///
 /// ```
-/// use facade::search_ads::StaticToken;
+/// use sa360_video_sdk::search_ads::StaticToken;
 /// let source = StaticToken::new("ya29.a0...");
 /// assert!(!format!("{source:?}").contains("ya29"));
 /// ```

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use search_ads_reporting_client::types;
+use sa360_reporting_client::types;
 
 /// The error codes of one failure's errors that mean "try again".
 const TRANSIENT_CODES: &[&str] = &[

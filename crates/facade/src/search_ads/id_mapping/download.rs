@@ -5,7 +5,7 @@ use std::path::Path;
 
 use futures::stream::{BoxStream, StreamExt};
 use reqwest::header::{self, HeaderMap};
-use search_ads_client::{ClientInfo as _, types};
+use sa360_v2_client::{ClientInfo as _, types};
 
 use super::rows::ProgressFn;
 use super::save::{Download, Resume, check_content_type, resumable};
@@ -116,7 +116,7 @@ impl SearchAdsClient {
                         .map_err(|e| from_reqwest(OP_ID_MAPPING, e))?;
                     let token = inner.tokens.token().await?;
                     call::record_token(&token);
-                    search_ads_client::set_bearer_token(&mut request, token.expose_secret())
+                    sa360_v2_client::set_bearer_token(&mut request, token.expose_secret())
                         .map_err(|e| Error::Auth {
                             credential: inner.tokens.kind(),
                             message: e.message().to_owned(),
@@ -125,7 +125,7 @@ impl SearchAdsClient {
                         &mut request,
                         inner.tokens.quota_project_id(),
                     );
-                    let response = client_support::trace_exec(
+                    let response = sa360_video_client_support::trace_exec(
                         inner.download.client(),
                         request,
                         "search_ads",
@@ -244,9 +244,9 @@ async fn error_answer(status: u16, response: reqwest::Response) -> Error {
         .get(header::RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
         .and_then(crate::search_ads::retry::parse_retry_after);
-    let body = match client_support::limit_body(
+    let body = match sa360_video_client_support::limit_body(
         response,
-        client_support::BodyLimits::default().with_max_bytes(64 * 1024),
+        sa360_video_client_support::BodyLimits::default().with_max_bytes(64 * 1024),
     )
     .bytes()
     .await

@@ -33,8 +33,8 @@ impl SearchAdsClient {
 ///
 /// ```no_run
 /// use futures::TryStreamExt;
-/// use facade::search_ads::{AdvertiserId, AgencyId, SearchAdsClient};
-/// # async fn run(client: SearchAdsClient) -> Result<(), facade::search_ads::Error> {
+/// use sa360_video_sdk::search_ads::{AdvertiserId, AgencyId, SearchAdsClient};
+/// # async fn run(client: SearchAdsClient) -> Result<(), sa360_video_sdk::search_ads::Error> {
 /// let (agency, advertiser) = (AgencyId::new(20100000000000895), AdvertiserId::new(21700000000011523));
 /// // As typed rows, in constant memory:
 /// let mut rows = client

@@ -31,8 +31,8 @@ use std::borrow::Cow;
 use std::fmt;
 
 use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
-use search_ads_client::__glue::{ClientHooks, OperationInfo};
-use search_ads_client::{ClientInfo, ResponseValue, types};
+use sa360_v2_client::__glue::{ClientHooks, OperationInfo};
+use sa360_v2_client::{ClientInfo, ResponseValue, types};
 use serde::Deserialize;
 use serde::de::{self, SeqAccess, Visitor};
 
@@ -96,7 +96,7 @@ impl PageQuery {
     /// The request for the page that starts at `start_row`, as the generated builder makes it.
     fn request(
         &self,
-        client: &search_ads_client::Client,
+        client: &sa360_v2_client::Client,
         start_row: u32,
     ) -> reqwest::Result<reqwest::Request> {
         let base = client.baseurl();
@@ -149,7 +149,7 @@ impl PageQuery {
             .get(url)
             .header(reqwest::header::ACCEPT, "application/json")
             .query(&params)
-            .header("api-version", search_ads_client::Client::api_version())
+            .header("api-version", sa360_v2_client::Client::api_version())
             .build()
     }
 }
@@ -177,7 +177,7 @@ fn encode_path(segment: &str) -> String {
 /// decodes its 200 answer. A body that is not the spec's `ConversionList` is the generated
 /// client's `InvalidResponsePayload`, as from its own `send()`.
 pub(super) async fn fetch(
-    client: &search_ads_client::Client,
+    client: &sa360_v2_client::Client,
     query: &PageQuery,
     start_row: u32,
 ) -> Result<Rows, ClientError> {

@@ -19,7 +19,7 @@ impl SearchAdsClient {
 /// [`SearchAdsClient::accessible_customers`].
 ///
 /// ```no_run
-/// # async fn run(client: facade::search_ads::SearchAdsClient) -> Result<(), facade::search_ads::Error> {
+/// # async fn run(client: sa360_video_sdk::search_ads::SearchAdsClient) -> Result<(), sa360_video_sdk::search_ads::Error> {
 /// for customer in client.accessible_customers().send().await? {
 ///     println!("{customer}");
 /// }

@@ -227,7 +227,7 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::{Value, json};
 
-    use search_ads_reporting_client::types;
+    use sa360_reporting_client::types;
 
     use super::*;
     use crate::search_ads::reporting::mapping::conversion_from_row;

@@ -21,7 +21,7 @@ use super::query::ReportFilters;
 /// (SR-12). Memory: about 100 bytes per campaign or ad group.
 ///
 /// ```
-/// use facade::search_ads::{
+/// use sa360_video_sdk::search_ads::{
 ///     AdvertiserId, AgencyId, CampaignId, CustomerId, EngineAccount, EntityIds, EntityType,
 ///     IdLookup, IdMappingRow, ListOptions,
 /// };
@@ -51,7 +51,7 @@ use super::query::ReportFilters;
 /// let unknown = ListOptions::default().campaign_id(CampaignId::new(999));
 /// let e = lookup.translate(account, &unknown).unwrap_err().to_string();
 /// assert!(e.contains("campaign 999"), "{e}");
-/// # Ok::<(), facade::search_ads::Error>(())
+/// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct IdLookup {
@@ -188,8 +188,8 @@ impl SearchAdsClient {
 /// [`SearchAdsClient::id_lookup`].
 ///
 /// ```no_run
-/// use facade::search_ads::{AdvertiserId, AgencyId, CampaignId, SearchAdsClient};
-/// # async fn run(client: SearchAdsClient) -> Result<(), facade::search_ads::Error> {
+/// use sa360_video_sdk::search_ads::{AdvertiserId, AgencyId, CampaignId, SearchAdsClient};
+/// # async fn run(client: SearchAdsClient) -> Result<(), sa360_video_sdk::search_ads::Error> {
 /// let lookup = client
 ///     .id_lookup(AgencyId::new(20100000000000895), AdvertiserId::new(21700000000011523))
 ///     .progress(|bytes, total| eprintln!("{bytes} of {total:?} bytes"))

@@ -29,7 +29,7 @@
 //! and `product_group_id`.
 
 use chrono::{DateTime, NaiveDate, NaiveTime, TimeDelta, Utc};
-use search_ads_reporting_client::types;
+use sa360_reporting_client::types;
 
 use super::super::conversion::Conversion;
 use super::super::values::{

@@ -17,7 +17,7 @@ pub const MAX_SHARDS_IN_FLIGHT: usize = 16;
 /// Page size, sharding, filters and `login-customer-id` of a conversion report.
 ///
 /// ```
-/// use facade::search_ads::{CampaignId, ConversionStatus, CustomerId, ReportFilters, ReportOptions};
+/// use sa360_video_sdk::search_ads::{CampaignId, ConversionStatus, CustomerId, ReportFilters, ReportOptions};
 /// let options = ReportOptions::default()
 ///     .page_size(5_000)
 ///     .shard_days(7)
@@ -30,14 +30,14 @@ pub const MAX_SHARDS_IN_FLIGHT: usize = 16;
 ///     );
 /// options.validate()?;
 /// assert!(ReportOptions::default().page_size(10_001).validate().is_err());
-/// # Ok::<(), facade::search_ads::Error>(())
+/// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 /// ```
 ///
 /// `#[non_exhaustive]`: build it from [`ReportOptions::default`] and the
 /// setters named after the fields; a struct literal does not compile outside this crate.
 ///
 /// ```compile_fail,E0639
-/// use facade::search_ads::ReportOptions;
+/// use sa360_video_sdk::search_ads::ReportOptions;
 /// let options = ReportOptions { page_size: 5_000, ..ReportOptions::default() };
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]

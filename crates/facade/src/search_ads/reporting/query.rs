@@ -77,7 +77,7 @@ impl ConversionStatus {
 /// [`IdLookup`](super::IdLookup)); ad and criterion ids are the same in both APIs (SR-12).
 ///
 /// ```
-/// use facade::search_ads::{AdId, ConversionStatus, ReportFilters};
+/// use sa360_video_sdk::search_ads::{AdId, ConversionStatus, ReportFilters};
 /// let filters = ReportFilters::default()
 ///     .ad_ids([AdId::new(4_000_001), AdId::new(4_000_002)])
 ///     .statuses([ConversionStatus::Enabled])
@@ -85,14 +85,14 @@ impl ConversionStatus {
 /// assert_eq!(filters.ad_ids.len(), 2);
 /// assert!(filters.campaign_ids.is_empty());
 /// filters.validate()?;
-/// # Ok::<(), facade::search_ads::Error>(())
+/// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 /// ```
 ///
 /// `#[non_exhaustive]`: build it from [`ReportFilters::default`] and the
 /// setters named after the fields; a struct literal does not compile outside this crate.
 ///
 /// ```compile_fail,E0639
-/// use facade::search_ads::{ConversionStatus, ReportFilters};
+/// use sa360_video_sdk::search_ads::{ConversionStatus, ReportFilters};
 /// let filters = ReportFilters { statuses: vec![ConversionStatus::Enabled], ..ReportFilters::default() };
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -28,8 +28,8 @@ impl SearchAdsClient {
     ///
     /// ```no_run
     /// use futures::TryStreamExt;
-    /// use facade::search_ads::{CampaignId, CustomerId, DateRange, ReportFilters, SearchAdsClient};
-    /// # async fn run(client: SearchAdsClient, dates: DateRange) -> Result<(), facade::search_ads::Error> {
+    /// use sa360_video_sdk::search_ads::{CampaignId, CustomerId, DateRange, ReportFilters, SearchAdsClient};
+    /// # async fn run(client: SearchAdsClient, dates: DateRange) -> Result<(), sa360_video_sdk::search_ads::Error> {
     /// let mut report = client
     ///     .conversion_report(CustomerId::new("2000012350")?, dates)
     ///     .page_size(5_000)

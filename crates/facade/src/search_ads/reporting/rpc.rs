@@ -2,7 +2,7 @@
 
 use std::future::Future;
 
-use search_ads_reporting_client::{ResponseValue, types};
+use sa360_reporting_client::{ResponseValue, types};
 
 use super::super::error::{Error, ReportingFailure};
 use super::super::wire;
@@ -14,7 +14,7 @@ pub(crate) const OP_LIST_CUSTOMERS: &str = "customers.listAccessibleCustomers";
 pub(crate) async fn send<T>(
     operation: &'static str,
     call: impl Future<
-        Output = Result<ResponseValue<T>, search_ads_reporting_client::Error<types::ErrorResponse>>,
+        Output = Result<ResponseValue<T>, sa360_reporting_client::Error<types::ErrorResponse>>,
     >,
 ) -> Result<T, Error> {
     match call.await {
@@ -29,9 +29,9 @@ pub(crate) async fn send<T>(
 /// Maps a generated-client error: the Status body to [`Error::Reporting`], the rest as for v2.
 pub(crate) fn map_error(
     operation: &'static str,
-    error: search_ads_reporting_client::Error<types::ErrorResponse>,
+    error: sa360_reporting_client::Error<types::ErrorResponse>,
 ) -> Error {
-    use search_ads_reporting_client::Error as E;
+    use sa360_reporting_client::Error as E;
     let v2 = |e: wire::ClientError| wire::map_error(operation, e);
     match error {
         E::ErrorResponse(value) => Error::Reporting {

@@ -5,18 +5,18 @@
 //! Error answers go through the generated `ErrorResponse` as before. A test holds the request
 //! equal to the generated builder's.
 
-use search_ads_client::__glue::{ClientHooks, OperationInfo};
-use search_ads_reporting_client::{ClientInfo, ResponseValue, types};
+use sa360_reporting_client::{ClientInfo, ResponseValue, types};
+use sa360_v2_client::__glue::{ClientHooks, OperationInfo};
 
 use super::decode::SearchPage;
 
 /// The generated client's error type for the search call.
-pub(crate) type SearchError = search_ads_reporting_client::Error<types::ErrorResponse>;
+pub(crate) type SearchError = sa360_reporting_client::Error<types::ErrorResponse>;
 
 /// One `searchAds360:search` call with the generated client's request, hooks and limits; the
 /// 200 answer's body comes back as a [`SearchPage`] (bytes, not yet read).
 pub(crate) async fn search(
-    client: &search_ads_reporting_client::Client,
+    client: &sa360_reporting_client::Client,
     customer: &str,
     login_customer_id: Option<&str>,
     body: &types::SearchSearchAds360Request,
@@ -33,10 +33,7 @@ pub(crate) async fn search(
         .post(url)
         .header(reqwest::header::ACCEPT, "application/json")
         .json(body)
-        .header(
-            "api-version",
-            search_ads_reporting_client::Client::api_version(),
-        );
+        .header("api-version", sa360_reporting_client::Client::api_version());
     if let Some(login) = login_customer_id {
         request = request.header("login-customer-id", login);
     }
@@ -78,11 +75,11 @@ mod tests {
     async fn serve(
         head: String,
         body: Vec<u8>,
-        limits: client_support::BodyLimits,
-    ) -> search_ads_reporting_client::Client {
+        limits: sa360_video_client_support::BodyLimits,
+    ) -> sa360_reporting_client::Client {
         let url = test_support::serve_raw(head, body).await;
-        let context = search_ads_client::ClientContext::new().with_body_limits(limits);
-        search_ads_reporting_client::Client::new_with_client(&url, reqwest::Client::new(), context)
+        let context = sa360_v2_client::ClientContext::new().with_body_limits(limits);
+        sa360_reporting_client::Client::new_with_client(&url, reqwest::Client::new(), context)
     }
 
     fn request() -> types::SearchSearchAds360Request {
@@ -103,7 +100,7 @@ mod tests {
         let body = format!(r#"{{"results": [], "fieldMask": "{}"}}"#, "x".repeat(8192));
         // No Content-Length: the limit counts the bytes as they come.
         let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n";
-        let limits = client_support::BodyLimits::default().with_max_bytes(4096);
+        let limits = sa360_video_client_support::BodyLimits::default().with_max_bytes(4096);
         let client = serve(head.to_owned(), body.into_bytes(), limits).await;
         let error = search(&client, "1234567890", None, &request())
             .await
@@ -127,7 +124,7 @@ mod tests {
     async fn a_page_that_stalls_fails() {
         let head =
             "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n";
-        let limits = client_support::BodyLimits::default()
+        let limits = sa360_video_client_support::BodyLimits::default()
             .with_stall_timeout(std::time::Duration::from_millis(300));
         let client = serve(head.to_owned(), br#"{"results": ["#.to_vec(), limits).await;
         let started = std::time::Instant::now();
@@ -154,7 +151,7 @@ mod tests {
     #[tokio::test]
     async fn the_request_is_the_generated_builders() {
         let (recorder, context) = test_support::recorder();
-        let client = search_ads_reporting_client::Client::new_with_client(
+        let client = sa360_reporting_client::Client::new_with_client(
             "http://127.0.0.1:9",
             reqwest::Client::new(),
             context,

@@ -39,7 +39,7 @@ use chrono::NaiveDate;
 use futures::Stream;
 use futures::future::{Either, select};
 use futures::task::AtomicWaker;
-use search_ads_reporting_client::types;
+use sa360_reporting_client::types;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio::task::JoinHandle;
 
@@ -70,7 +70,7 @@ const MAX_STALLED_RESTARTS: u32 = 8;
 
 /// What every shard task needs.
 pub(crate) struct ShardContext {
-    pub client: search_ads_reporting_client::Client,
+    pub client: sa360_reporting_client::Client,
     pub calls: Calls,
     pub customer: CustomerId,
     pub login_customer_id: Option<CustomerId>,

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use chrono::NaiveDate;
-use search_ads_reporting_client::I64String;
+use sa360_reporting_client::I64String;
 use serde::Deserialize;
 use serde::de::{self, Visitor};
 

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use search_ads_client::{I64String, types};
+use sa360_v2_client::{I64String, types};
 use serde::Deserialize;
 
 use crate::search_ads::conversion::{

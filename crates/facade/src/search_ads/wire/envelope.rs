@@ -77,7 +77,7 @@ mod tests {
     use super::*;
 
     fn envelope(body: &[u8]) -> Option<Envelope> {
-        let wire: search_ads_client::types::GoogleErrorResponse =
+        let wire: sa360_v2_client::types::GoogleErrorResponse =
             serde_json::from_slice(body).ok()?;
         Some(Envelope::from_wire(&wire.error))
     }

@@ -3,8 +3,8 @@
 
 use std::future::Future;
 
-use search_ads_client::{AuthorizeError, AuthorizeErrorKind};
-use search_ads_client::{ResponseValue, types};
+use sa360_v2_client::{AuthorizeError, AuthorizeErrorKind};
+use sa360_v2_client::{ResponseValue, types};
 
 use super::envelope::Envelope;
 use crate::http::Bounds;
@@ -31,7 +31,7 @@ pub(crate) fn map_error(operation: &'static str, error: ClientError) -> Error {
         };
     }
     match error {
-        search_ads_client::Error::ErrorResponse(value) => {
+        sa360_v2_client::Error::ErrorResponse(value) => {
             let status = value.status().as_u16();
             let retry_after = value
                 .headers()
@@ -44,10 +44,10 @@ pub(crate) fn map_error(operation: &'static str, error: ClientError) -> Error {
                 retry_after,
             )
         }
-        search_ads_client::Error::CommunicationError(e)
-        | search_ads_client::Error::ResponseBodyError(e)
-        | search_ads_client::Error::InvalidUpgrade(e) => from_reqwest(operation, e),
-        search_ads_client::Error::InvalidResponsePayload(bytes, e) => {
+        sa360_v2_client::Error::CommunicationError(e)
+        | sa360_v2_client::Error::ResponseBodyError(e)
+        | sa360_v2_client::Error::InvalidUpgrade(e) => from_reqwest(operation, e),
+        sa360_v2_client::Error::InvalidResponsePayload(bytes, e) => {
             let body: String = String::from_utf8_lossy(&bytes).chars().take(200).collect();
             Error::unexpected(
                 operation,
@@ -55,7 +55,7 @@ pub(crate) fn map_error(operation: &'static str, error: ClientError) -> Error {
                 format!("the answer is not the documented JSON ({e}); it begins {body:?}"),
             )
         }
-        search_ads_client::Error::UnexpectedResponse(response) => {
+        sa360_v2_client::Error::UnexpectedResponse(response) => {
             let status = response.status();
             let detail = if status.is_redirection() {
                 "a redirect to another origin, which the client does not follow (check the base URL)"
@@ -65,10 +65,10 @@ pub(crate) fn map_error(operation: &'static str, error: ClientError) -> Error {
             };
             Error::unexpected(operation, Some(status.as_u16()), detail)
         }
-        search_ads_client::Error::InvalidRequest(message) => {
+        sa360_v2_client::Error::InvalidRequest(message) => {
             Error::validation("request", None, message)
         }
-        search_ads_client::Error::Custom(message) => Error::Auth {
+        sa360_v2_client::Error::Custom(message) => Error::Auth {
             credential: crate::search_ads::credential_kind::CredentialKind::Other,
             message,
         },
@@ -108,7 +108,7 @@ pub(crate) async fn send<T>(
 }
 
 /// A failure of a call through the generated v2 client.
-pub(crate) type ClientError = search_ads_client::Error<types::GoogleErrorResponse>;
+pub(crate) type ClientError = sa360_v2_client::Error<types::GoogleErrorResponse>;
 
 /// The ID-mapping download's operation name in errors and traces (its body limit is a setting
 /// of its own).

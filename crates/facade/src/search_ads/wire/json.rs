@@ -6,7 +6,7 @@ use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use search_ads_client::types;
+use sa360_v2_client::types;
 
 use super::conversion::{
     availability_from_wire, availability_to_wire, conversion_from_wire, conversion_to_wire,

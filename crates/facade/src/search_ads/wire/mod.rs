@@ -9,7 +9,7 @@ mod json;
 
 use std::sync::Arc;
 
-use search_ads_client::{AuthorizeError, AuthorizeErrorKind, AuthorizeFuture, AuthorizeRequest};
+use sa360_v2_client::{AuthorizeError, AuthorizeErrorKind, AuthorizeFuture, AuthorizeRequest};
 
 use super::auth::TokenSource;
 use super::error::Error;
@@ -53,7 +53,7 @@ impl AuthorizeRequest for TokenAuthorizer {
                 AuthorizeError::new(kind, message)
             })?;
             super::call::record_token(&token);
-            search_ads_client::set_bearer_token(request, token.expose_secret())?;
+            sa360_v2_client::set_bearer_token(request, token.expose_secret())?;
             super::auth::quota_project::apply(request, self.tokens.quota_project_id());
             Ok(())
         })

@@ -3,7 +3,7 @@
 //! the rows join the batch, each conversion's text moved rather than copied,
 //! and serialized again for each attempt.
 
-use search_ads_client::types;
+use sa360_v2_client::types;
 
 use super::super::conversion::Conversion;
 use super::super::wire;

@@ -14,7 +14,7 @@ use super::kind::WriteKind;
 ///
 /// ```
 /// use chrono::DateTime;
-/// use facade::search_ads::{Conversion, InputCheck, SegmentationType};
+/// use sa360_video_sdk::search_ads::{Conversion, InputCheck, SegmentationType};
 /// let mut c = Conversion::new("order-1", DateTime::from_timestamp_millis(1_000).unwrap());
 /// c.segmentation_type = Some(SegmentationType::Floodlight);
 /// c.click_id = Some("gclid-1".into());

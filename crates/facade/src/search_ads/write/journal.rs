@@ -84,8 +84,8 @@ pub const MAX_JOURNAL_TEXT: usize = 4096;
 ///
 /// ```no_run
 /// use futures::StreamExt;
-/// use facade::search_ads::{Conversion, SearchAdsClient, WriteJournal};
-/// # async fn run(client: SearchAdsClient, rows: Vec<Conversion>) -> Result<(), facade::search_ads::Error> {
+/// use sa360_video_sdk::search_ads::{Conversion, SearchAdsClient, WriteJournal};
+/// # async fn run(client: SearchAdsClient, rows: Vec<Conversion>) -> Result<(), sa360_video_sdk::search_ads::Error> {
 /// let journal = WriteJournal::new("upload.journal", "orders-2025-03-01");
 /// let mut batches = client.insert(&rows).journal(journal).stream()?;
 /// while let Some(batch) = batches.next().await {

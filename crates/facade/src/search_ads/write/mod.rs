@@ -115,8 +115,8 @@ impl SearchAdsClient {
     /// [`options`](WriteRequest::options) says otherwise.
     ///
     /// ```no_run
-    /// use facade::search_ads::{Conversion, SearchAdsClient};
-    /// # async fn run(client: SearchAdsClient, conversions: Vec<Conversion>) -> Result<(), facade::search_ads::Error> {
+    /// use sa360_video_sdk::search_ads::{Conversion, SearchAdsClient};
+    /// # async fn run(client: SearchAdsClient, conversions: Vec<Conversion>) -> Result<(), sa360_video_sdk::search_ads::Error> {
     /// let report = client.insert(&conversions).send().await?;
     /// assert_eq!(report.len(), conversions.len());
     /// # Ok(()) }
@@ -177,7 +177,7 @@ impl SearchAdsClient {
     ///
     /// ```
     /// use chrono::{TimeZone, Utc};
-    /// use facade::search_ads::{Conversion, Error, SearchAdsClient};
+    /// use sa360_video_sdk::search_ads::{Conversion, Error, SearchAdsClient};
     ///
     /// let t = Utc.with_ymd_and_hms(2025, 3, 1, 12, 0, 0).unwrap();
     /// let clicked = Conversion {

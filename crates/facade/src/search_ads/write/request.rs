@@ -28,8 +28,8 @@ use super::stream::WriteStream;
 /// [`stream`](Self::stream).
 ///
 /// ```no_run
-/// use facade::search_ads::{Conversion, SearchAdsClient, WriteOptions};
-/// # async fn run(client: SearchAdsClient, conversions: Vec<Conversion>) -> Result<(), facade::search_ads::Error> {
+/// use sa360_video_sdk::search_ads::{Conversion, SearchAdsClient, WriteOptions};
+/// # async fn run(client: SearchAdsClient, conversions: Vec<Conversion>) -> Result<(), sa360_video_sdk::search_ads::Error> {
 /// let report = client
 ///     .insert(&conversions)
 ///     .options(WriteOptions::default().batch_size(200).concurrency(8))
@@ -201,8 +201,8 @@ impl<'a> WriteRequest<'a> {
     ///
     /// ```no_run
     /// use futures::StreamExt;
-    /// use facade::search_ads::{Conversion, Outcome, SearchAdsClient};
-    /// # async fn run(client: SearchAdsClient, rows: impl Iterator<Item = Conversion> + Send) -> Result<(), facade::search_ads::Error> {
+    /// use sa360_video_sdk::search_ads::{Conversion, Outcome, SearchAdsClient};
+    /// # async fn run(client: SearchAdsClient, rows: impl Iterator<Item = Conversion> + Send) -> Result<(), sa360_video_sdk::search_ads::Error> {
     /// let mut batches = client.insert(rows).resubmission(true).stream()?;
     /// while let Some(batch) = batches.next().await {
     ///     for (index, outcome) in batch.indexed() {

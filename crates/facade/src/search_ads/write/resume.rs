@@ -18,7 +18,7 @@ use std::ops::Range;
 /// [`Outcome::Rejected`](super::Outcome::Rejected), as in a first run.
 ///
 /// ```
-/// use facade::search_ads::Resume;
+/// use sa360_video_sdk::search_ads::Resume;
 /// // Conversions 0..500 have their outcome; batches covering 0..700 were sent.
 /// let resume = Resume::new().settled(0..500).sent(0..700);
 /// # let _ = resume;

@@ -18,8 +18,8 @@
 //! batch was stored all the same). Error answers (4xx, 5xx) go through the
 //! generated `GoogleErrorResponse` decoder.
 
-use search_ads_client::__glue::{ClientHooks, ClientInfo, OperationInfo};
-use search_ads_client::{Client, ResponseValue, types};
+use sa360_v2_client::__glue::{ClientHooks, ClientInfo, OperationInfo};
+use sa360_v2_client::{Client, ResponseValue, types};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 

@@ -7,13 +7,13 @@ use super::file_store::FileStore;
 use crate::video_session::error::StoreError;
 
 /// The directory of the default store under the per-user state directory.
-const DIR: &str = "facade";
+const DIR: &str = "sa360-video-sdk";
 /// The default store's file name.
 const FILE: &str = "video-session-lockout.json";
 
 impl FileStore {
     /// Where the default store keeps its file:
-    /// `<per-user state directory>/facade/video-session-lockout.json`, where
+    /// `<per-user state directory>/sa360-video-sdk/video-session-lockout.json`, where
     /// the per-user state directory is
     ///
     /// | platform | directory |

@@ -20,14 +20,14 @@ pub const MAX_SPAN: Duration = Duration::from_secs(86_400);
 ///
 /// ```
 /// use std::time::Duration;
-/// use facade::video_session::LockoutPolicy;
+/// use sa360_video_sdk::video_session::LockoutPolicy;
 ///
 /// let policy = LockoutPolicy::SEED.margin(Duration::from_secs(120));
 /// policy.validate()?;
 /// let zero = LockoutPolicy::SEED.max_failures(0);
 /// let e = zero.validate().unwrap_err();
 /// assert_eq!(e.as_validation().map(|v| v.field), Some("max_failures"));
-/// # Ok::<(), facade::video_session::Error>(())
+/// # Ok::<(), sa360_video_sdk::video_session::Error>(())
 /// ```
 ///
 /// `#[non_exhaustive]`: build it from [`LockoutPolicy::SEED`] (or
@@ -36,7 +36,7 @@ pub const MAX_SPAN: Duration = Duration::from_secs(86_400);
 ///
 /// ```compile_fail,E0639
 /// use std::time::Duration;
-/// use facade::video_session::LockoutPolicy;
+/// use sa360_video_sdk::video_session::LockoutPolicy;
 /// let policy = LockoutPolicy { margin: Duration::from_secs(120), ..LockoutPolicy::SEED };
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -105,7 +105,7 @@ pub enum ReplicaAcks {
 ///
 /// ```no_run
 /// use std::sync::Arc;
-/// use facade::video_session::{RedisStore, VideoSessionClient};
+/// use sa360_video_sdk::video_session::{RedisStore, VideoSessionClient};
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let store = RedisStore::builder("rediss-sentinel://app:secret@s1:26379,s2:26379,s3:26379#lockout")

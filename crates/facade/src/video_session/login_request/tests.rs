@@ -229,7 +229,7 @@ async fn the_answer_goes_through_the_exec_hook() {
     );
     let (url, _captured) = capture(http("200 OK", &["content-type: application/json"], &big)).await;
     let http = video_session_client::http_client_builder().build().unwrap();
-    let limits = client_support::BodyLimits::default().with_max_bytes(1024);
+    let limits = sa360_video_client_support::BodyLimits::default().with_max_bytes(1024);
     let api = Client::new_with_client(
         &url,
         http,
@@ -237,7 +237,8 @@ async fn the_answer_goes_through_the_exec_hook() {
     );
     let generated = outcome(api.login().body(body()).send().await);
     let url = login_url(&api).unwrap();
-    let (by_hand, answer) = client_support::last_answer::scope(send(&api, &url, &borrowed())).await;
+    let (by_hand, answer) =
+        sa360_video_client_support::last_answer::scope(send(&api, &url, &borrowed())).await;
     assert!(
         generated.contains("more than the limit of 1024 bytes"),
         "{generated}"

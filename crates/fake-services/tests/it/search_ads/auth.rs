@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use fake_services::search_ads::{JWT_BEARER_GRANT, SCOPE};
+use sa360_video_fakes::search_ads::{JWT_BEARER_GRANT, SCOPE};
 use serde_json::{Value, json};
 
 use super::{engine_url, small_fake};

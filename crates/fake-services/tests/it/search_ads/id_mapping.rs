@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use fake_services::{IdMappingSize, SearchAdsFake};
+use sa360_video_fakes::{IdMappingSize, SearchAdsFake};
 use serde_json::{Value, json};
 
 use crate::common::{client, json};

@@ -1,8 +1,8 @@
 //! `conversion.insert`: storing and echoing, best-effort batches naming every rejected index,
 //! duplicate ids (0x11A), empty batches and unknown fields.
 
-use fake_services::ConversionKey;
-use fake_services::search_ads::Origin;
+use sa360_video_fakes::ConversionKey;
+use sa360_video_fakes::search_ads::Origin;
 use serde_json::json;
 
 use super::{JAN_10, conversion, get_page, post_insert, put_update, rows, small_fake};

@@ -10,7 +10,7 @@ mod saved_columns;
 mod server;
 mod update;
 
-use fake_services::SearchAdsFake;
+use sa360_video_fakes::SearchAdsFake;
 use serde_json::{Value, json};
 
 use crate::common::{client, json};

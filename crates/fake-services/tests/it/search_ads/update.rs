@@ -1,7 +1,7 @@
 //! `conversion.update` and `conversion.updateAvailability`.
 
-use fake_services::ConversionKey;
-use fake_services::search_ads::Origin;
+use sa360_video_fakes::ConversionKey;
+use sa360_video_fakes::search_ads::Origin;
 use serde_json::json;
 
 use super::{JAN_10, conversion, get_page, post_insert, put_update, rows, small_fake};

@@ -280,7 +280,7 @@ fn a_page_longer_than_the_largest_page_is_refused() {
 /// without filters, with ids that need percent-encoding.
 #[tokio::test]
 async fn the_request_is_the_generated_builders() {
-    use search_ads_client::I64String;
+    use sa360_v2_client::I64String;
     let (client, recorder) = recording_client();
     let account = Owner::EngineAccount {
         agency_id: -20,
@@ -393,11 +393,11 @@ async fn the_request_is_the_generated_builders() {
 async fn serve(
     head: String,
     body: Vec<u8>,
-    limits: client_support::BodyLimits,
-) -> search_ads_client::Client {
+    limits: sa360_video_client_support::BodyLimits,
+) -> sa360_v2_client::Client {
     let url = test_support::serve_raw(head, body).await;
-    let context = search_ads_client::ClientContext::new().with_body_limits(limits);
-    search_ads_client::Client::new_with_client(&url, reqwest::Client::new(), context)
+    let context = sa360_v2_client::ClientContext::new().with_body_limits(limits);
+    sa360_v2_client::Client::new_with_client(&url, reqwest::Client::new(), context)
 }
 
 fn query() -> PageQuery {
@@ -427,7 +427,7 @@ async fn a_page_larger_than_max_body_bytes_is_refused() {
     let body = format!(r#"{{"conversion": [], "kind": "{}"}}"#, "x".repeat(8192));
     // No Content-Length: the limit counts the bytes as they come.
     let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n";
-    let limits = client_support::BodyLimits::default().with_max_bytes(4096);
+    let limits = sa360_video_client_support::BodyLimits::default().with_max_bytes(4096);
     let client = serve(head.to_owned(), body.into_bytes(), limits).await;
     let error = fetch(&client, &query(), 0).await.unwrap_err();
     let kind = transport_kind(error);
@@ -445,7 +445,7 @@ async fn a_page_larger_than_max_body_bytes_is_refused() {
 async fn a_page_that_stalls_fails() {
     let head =
         "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n";
-    let limits = client_support::BodyLimits::default()
+    let limits = sa360_video_client_support::BodyLimits::default()
         .with_stall_timeout(std::time::Duration::from_millis(300));
     let client = serve(head.to_owned(), br#"{"conversion": ["#.to_vec(), limits).await;
     let started = std::time::Instant::now();
