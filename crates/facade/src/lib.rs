@@ -250,10 +250,10 @@
 
 #![warn(missing_docs)]
 
+mod fs;
+mod private_file;
 mod setters;
 
-pub mod fs;
 pub mod http;
-pub mod private_file;
 pub mod search_ads;
 pub mod video_session;
