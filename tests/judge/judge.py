@@ -1,10 +1,11 @@
 """Google's own Python client as the judge of the search ads fakes (issue 26).
 
 google-api-python-client builds both services from Google's discovery documents
-(tests/fixtures/reference/, rootUrl and baseUrl pointed at the fake) and calls them the way a user
-following Google's pages would. Every check compares what the client received with what Google's
-pages say it means; any difference, and any HTTP error the client raises, is a mismatch. Exit
-status 0 only with 0 mismatches.
+(tests/fixtures/reference/sa360-v2-discovery.json and
+crates/fake-services/data/searchads360-v0-discovery.json, rootUrl and baseUrl pointed at the fake)
+and calls them the way a user following Google's pages would. Every check compares what the client
+received with what Google's pages say it means; any difference, and any HTTP error the client
+raises, is a mismatch. Exit status 0 only with 0 mismatches.
 
 Rows are checked against discovery's `SearchAds360Row` schema; the queries of Google's pages on
 other resources (campaign, ad_group, customer) are checked for their row counts, paging and the
@@ -30,7 +31,6 @@ from googleapiclient.discovery import build_from_document
 from googleapiclient.errors import HttpError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-REFERENCE = os.path.join(ROOT, "tests", "fixtures", "reference")
 
 checks = 0
 mismatches = []
@@ -46,8 +46,9 @@ def check(name, ok, detail=""):
 
 
 def service(document, url):
-    """A client built from a discovery document, pointed at `url`'s origin."""
-    with open(os.path.join(REFERENCE, document), encoding="utf-8") as f:
+    """A client built from a discovery document (its path from the repository root), pointed at
+    `url`'s origin."""
+    with open(os.path.join(ROOT, document), encoding="utf-8") as f:
         doc = json.load(f)
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}/"
@@ -81,8 +82,11 @@ def rows_of(v0, customer, query, page_size):
     return rows, pages
 
 
+V0_DISCOVERY = "crates/fake-services/data/searchads360-v0-discovery.json"
+
+
 def load_reference(document):
-    with open(os.path.join(REFERENCE, document), encoding="utf-8") as f:
+    with open(os.path.join(ROOT, document), encoding="utf-8") as f:
         return json.load(f)
 
 
@@ -225,8 +229,8 @@ def other_resources(v0, customer, schemas, enabled_conversions):
 
 
 def reporting(env):
-    v0 = service("searchads360-v0-discovery.json", env["SEARCH_ADS_REPORTING_URL"])
-    schemas = load_reference("searchads360-v0-discovery.json")["schemas"]
+    v0 = service(V0_DISCOVERY, env["SEARCH_ADS_REPORTING_URL"])
+    schemas = load_reference(V0_DISCOVERY)["schemas"]
     customer = env["SEARCH_ADS_CUSTOMER_ID"]
     today = datetime.datetime.now(datetime.timezone.utc).date()
     day = lambda n: (today - datetime.timedelta(days=n)).isoformat()
@@ -315,7 +319,7 @@ def reporting(env):
 
 
 def v2(env):
-    ds = service("sa360-v2-discovery.json", env["SEARCH_ADS_URL"])
+    ds = service("tests/fixtures/reference/sa360-v2-discovery.json", env["SEARCH_ADS_URL"])
     agency, advertiser = env["SEARCH_ADS_AGENCY_ID"], env["SEARCH_ADS_ADVERTISER_ID"]
     engine = env["SEARCH_ADS_ENGINE_ACCOUNT_ID"]
     today = datetime.datetime.now(datetime.timezone.utc).date()

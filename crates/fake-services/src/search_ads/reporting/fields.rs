@@ -17,15 +17,15 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use super::Failure;
+use super::failure::Failure;
 use super::query::QueryError;
 use super::query::catalog::{self, CATALOG, Category, DataType, FieldInfo};
 use super::query::checks::{Typed, typed};
 use super::query::eval::{Filter, Val};
 use super::query::parser;
 use crate::errors::json_response;
-use crate::search_ads::AppState;
 use crate::search_ads::ledger::Counters;
+use crate::search_ads::state::AppState;
 
 fn field(f: &FieldInfo) -> Value {
     let filterable = f.filterable();

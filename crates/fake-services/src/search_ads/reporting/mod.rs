@@ -10,15 +10,15 @@
 //! `google.rpc.Status` envelopes with a `SearchAds360Failure` detail (SR-6).
 
 pub(crate) mod entities;
+mod failure;
 mod fields;
 pub(crate) mod query;
 mod row;
 pub(crate) mod rows;
 mod sorted;
+pub(crate) mod state;
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -27,15 +27,14 @@ use axum::response::Response;
 use chrono::NaiveDate;
 use serde_json::{Value, json};
 
+pub use self::failure::FAILURE_TYPE;
+use self::failure::Failure;
 use self::query::{ConversionQuery, QueryError};
-use super::AppState;
+use self::state::{PageToken, ReportingState};
 use super::ledger::Counters;
+use super::state::AppState;
 use crate::errors::json_response;
 use crate::util::hex_token;
-
-/// The `@type` of the `SearchAds360Failure` detail (SR-6).
-pub const FAILURE_TYPE: &str =
-    "type.googleapis.com/google.ads.searchads360.v0.errors.SearchAds360Failure";
 
 /// Most page tokens kept at once; the oldest are dropped beyond it (a memory bound of the fake,
 /// SA-24: Google documents no lifetime or count, SR-11).
@@ -43,114 +42,6 @@ const MAX_TOKENS: usize = 100_000;
 /// Largest request body a search accepts (the fake's bound, SA-24; Google documents
 /// `REQUEST_SIZE_LIMIT_EXCEEDED` without a figure).
 pub(crate) const MAX_BODY: usize = 1024 * 1024;
-/// Most days a query that selects `segments.date` may span (SR-13).
-pub const MAX_SEGMENTED_DAYS: i64 = 30;
-
-/// What a page token stands for.
-#[derive(Clone, Debug)]
-pub(crate) struct PageToken {
-    customer: String,
-    query: String,
-    cursor: rows::RowKey,
-    emitted: u64,
-    expires: Instant,
-    total_requested: bool,
-}
-
-/// Mutable state of the reporting side.
-pub(crate) struct ReportingState {
-    tokens: Mutex<HashMap<String, PageToken>>,
-    rng: Mutex<fastrand::Rng>,
-    faults_rng: Mutex<fastrand::Rng>,
-}
-
-impl ReportingState {
-    pub(crate) fn new(seed: u64, fault_seed: u64) -> Self {
-        Self {
-            tokens: Mutex::new(HashMap::new()),
-            rng: Mutex::new(fastrand::Rng::with_seed(seed ^ 0x0050_A6E0)),
-            faults_rng: Mutex::new(fastrand::Rng::with_seed(fault_seed)),
-        }
-    }
-
-    fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-        m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-}
-
-/// One `SearchAds360Error` of a failure.
-pub(crate) struct Failure {
-    status: StatusCode,
-    rpc: &'static str,
-    kind: &'static str,
-    code: &'static str,
-    message: String,
-    trigger: Option<String>,
-    details: Option<Value>,
-}
-
-impl Failure {
-    pub(crate) fn new(
-        status: StatusCode,
-        kind: &'static str,
-        code: &'static str,
-        message: impl Into<String>,
-    ) -> Self {
-        let rpc = match status {
-            StatusCode::UNAUTHORIZED => "UNAUTHENTICATED",
-            StatusCode::FORBIDDEN => "PERMISSION_DENIED",
-            StatusCode::NOT_FOUND => "NOT_FOUND",
-            StatusCode::TOO_MANY_REQUESTS => "RESOURCE_EXHAUSTED",
-            s if s.is_server_error() => "INTERNAL",
-            _ => "INVALID_ARGUMENT",
-        };
-        Self {
-            status,
-            rpc,
-            kind,
-            code,
-            message: message.into(),
-            trigger: None,
-            details: None,
-        }
-    }
-
-    fn query(e: QueryError) -> Self {
-        let mut f = Self::new(StatusCode::BAD_REQUEST, e.kind, e.code, e.message);
-        f.trigger = e.trigger;
-        f
-    }
-
-    pub(crate) fn into_response(self, app: &AppState) -> Response {
-        let request_id = {
-            let mut rng = ReportingState::lock(&app.reporting.rng);
-            hex_token(&mut rng, 8)
-        };
-        let mut error = json!({
-            "errorCode": {self.kind: self.code},
-            "message": self.message,
-        });
-        if let Some(trigger) = self.trigger {
-            error["trigger"] = json!({"stringValue": trigger});
-        }
-        if let Some(details) = self.details {
-            error["details"] = details;
-        }
-        let body = json!({
-            "error": {
-                "code": self.status.as_u16(),
-                "message": "Request contains an invalid argument.",
-                "status": self.rpc,
-                "details": [{
-                    "@type": FAILURE_TYPE,
-                    "errors": [error],
-                    "requestId": request_id,
-                }],
-            }
-        });
-        json_response(self.status, &body)
-    }
-}
 
 fn google_duration(d: Duration) -> String {
     let nanos = d.subsec_nanos();

@@ -12,13 +12,13 @@ use std::cmp::Ordering;
 
 use axum::http::StatusCode;
 
-use super::Failure;
+use super::failure::Failure;
 use super::query::ConversionQuery;
 use super::query::catalog::{self, DataType};
 use super::query::eval::Val;
 use super::row::{AccountCells, Field, Row};
 use super::rows;
-use crate::search_ads::AppState;
+use crate::search_ads::state::AppState;
 
 /// Most rows one sorted query may hold.
 pub(crate) const MAX_SORTED_ROWS: usize = 200_000;

@@ -1,5 +1,5 @@
 //! What the fake knows about fields and resources, read from Google's discovery document
-//! (`tests/fixtures/reference/searchads360-v0-discovery.json`, revision 20251116).
+//! (`crates/fake-services/data/searchads360-v0-discovery.json`, revision 20251116).
 //!
 //! - Resources: the members of `SearchAds360Row` (except `metrics`, `segments`, `custom_columns`).
 //!   The fake serves the resources of [`SERVED`] in `FROM`; another resource is
@@ -24,8 +24,7 @@ use std::sync::LazyLock;
 use serde_json::Value;
 
 /// The discovery document the catalog is read from.
-const DISCOVERY: &str =
-    include_str!("../../../../../../tests/fixtures/reference/searchads360-v0-discovery.json");
+const DISCOVERY: &str = include_str!("../../../../data/searchads360-v0-discovery.json");
 
 /// The event-level resource whose rows are the stored conversions.
 pub(crate) const SERVED_RESOURCE: &str = "conversion";

@@ -27,11 +27,14 @@
 use chrono::NaiveDate;
 
 use super::catalog::{self, Category, DataType, FieldInfo, Served};
+use super::conversion_query::ConversionQuery;
 use super::dates::{self, Bounds, Period};
+use super::error::QueryError;
 use super::eval::{Const, Filter};
 use super::parser::{Ast, Condition, Literal, Op, Operand};
-use super::{ConversionQuery, QueryError};
-use crate::search_ads::reporting::MAX_SEGMENTED_DAYS;
+
+/// Most days a query that selects `segments.date` may span (SR-13).
+pub const MAX_SEGMENTED_DAYS: i64 = 30;
 
 /// The operators a data type takes (discovery's `dataType` descriptions); `IS NULL` and `IS NOT
 /// NULL` are added for every filterable type (SR-16).
