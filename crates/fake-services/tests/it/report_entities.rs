@@ -212,3 +212,70 @@ async fn a_manager_has_no_metrics_of_its_own() {
         "{body}"
     );
 }
+
+/// Every field the fake fills, selected from its resource: each value of an ENUM field is one of the
+/// values the fake's own catalogue (`searchAds360Fields.get`, read from discovery) lists.
+#[tokio::test]
+async fn filled_enum_values_are_the_catalogues() {
+    let fake = fake().await;
+    let queries = [
+        "SELECT customer.id, customer.resource_name, customer.descriptive_name, customer.currency_code, \
+         customer.time_zone, customer.manager_id, customer.engine_id, customer.status FROM customer",
+        "SELECT campaign.id, campaign.resource_name, campaign.name, campaign.status, \
+         campaign.advertising_channel_type, campaign.bidding_strategy_type, campaign.bidding_strategy, \
+         campaign.campaign_budget, bidding_strategy.id, bidding_strategy.resource_name, \
+         bidding_strategy.name, bidding_strategy.status, bidding_strategy.type, \
+         campaign_budget.resource_name, campaign_budget.amount_micros, campaign_budget.period, \
+         campaign_budget.delivery_method FROM campaign",
+        "SELECT ad_group.id, ad_group.resource_name, ad_group.name, ad_group.status, ad_group.type \
+         FROM ad_group",
+    ];
+    let mut checked = 0;
+    for query in queries {
+        let rows = rows(&fake, query, 10_000).await;
+        assert!(!rows.is_empty(), "{query}");
+        let fields: Vec<&str> = query["SELECT ".len()..query.find(" FROM").unwrap()]
+            .split(',')
+            .map(str::trim)
+            .collect();
+        for field in fields {
+            let (status, meta) = json(
+                client()
+                    .get(format!(
+                        "{}/v0/searchAds360Fields/{field}",
+                        fake.reporting_url()
+                    ))
+                    .bearer_auth(fake.dev_token()),
+            )
+            .await;
+            assert_eq!(status, 200, "{field}: {meta}");
+            let (resource, name) = field.split_once('.').unwrap();
+            let camel = |s: &str| {
+                let mut out = String::new();
+                let mut up = false;
+                for c in s.chars() {
+                    if c == '_' {
+                        up = true;
+                    } else {
+                        out.push(if up { c.to_ascii_uppercase() } else { c });
+                        up = false;
+                    }
+                }
+                out
+            };
+            for row in &rows {
+                let value = &row[camel(resource)][camel(name)];
+                assert!(!value.is_null(), "{field} is filled: {row}");
+                if meta["dataType"] == "ENUM" {
+                    let allowed = meta["enumValues"].as_array().unwrap();
+                    assert!(
+                        allowed.contains(value),
+                        "{field} = {value}, not in {allowed:?}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 0);
+}
