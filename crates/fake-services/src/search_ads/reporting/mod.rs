@@ -9,6 +9,7 @@
 //! expire (SR-11) and injects [`ReportingFaults`](super::ReportingFaults). Errors are
 //! `google.rpc.Status` envelopes with a `SearchAds360Failure` detail (SR-6).
 
+pub(crate) mod entities;
 mod failure;
 mod fields;
 pub(crate) mod query;
@@ -23,11 +24,12 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
+use chrono::NaiveDate;
 use serde_json::{Value, json};
 
 pub use self::failure::FAILURE_TYPE;
 use self::failure::Failure;
-use self::query::ConversionQuery;
+use self::query::{ConversionQuery, QueryError};
 use self::state::{PageToken, ReportingState};
 use super::ledger::Counters;
 use super::state::AppState;
@@ -221,11 +223,20 @@ fn search_inner(
     // "Today" in the account's time zone: the fake's customers are all UTC (customer.time_zone).
     let (today, first) = rows::window(app);
     let mut query = query::parse(text, today).map_err(Failure::query)?;
+    let event_level = query.from == query::catalog::SERVED_RESOURCE;
+    if !event_level && account.is_none() && query.select.iter().any(|f| f.starts_with("metrics.")) {
+        // Discovery's queryError.REQUESTED_METRICS_FOR_MANAGER: query each client account.
+        return Err(Failure::query(QueryError::new(
+            "REQUESTED_METRICS_FOR_MANAGER",
+            "Metrics cannot be requested for a manager account; query each client account.",
+        )));
+    }
     // Event-level rows cover the last `window_days` days (EL, SR-11); a filter that starts
     // earlier is dateError.EARLIER_THAN_MINIMUM_DATE. Without a lower bound the window's first day
     // is the start; without an upper bound, today.
     if let Some(start) = query.bounds.start
         && start < first
+        && event_level
     {
         return Err(Failure::new(
             StatusCode::BAD_REQUEST,
@@ -237,7 +248,14 @@ fn search_inner(
             ),
         ));
     }
-    query.start = query.bounds.start.unwrap_or(first);
+    // Other resources' metrics cover the window's days only (the fake holds no conversions
+    // before it, SR-22), so their range is cut to it.
+    query.start =
+        query
+            .bounds
+            .start
+            .unwrap_or(first)
+            .max(if event_level { NaiveDate::MIN } else { first });
     query.end = query.bounds.end.unwrap_or(today).min(today);
     let state = match page_token {
         None => PageToken {
@@ -292,6 +310,9 @@ fn search_inner(
         .limit
         .map_or(u64::MAX, |l| l.saturating_sub(state.emitted));
     let want = (page_size as u64).min(remaining) as usize;
+    if !event_level {
+        return Ok(entity_page(app, account, &query, state, want, response));
+    }
     let cursor = (state.emitted > 0).then_some(state.cursor);
     let found = match account {
         None => Vec::new(), // the manager holds no conversions
@@ -306,26 +327,12 @@ fn search_inner(
         response["totalResultsCount"] = json!(count(app, a, &query).to_string());
     }
     if more && let Some(last) = page.last() {
-        let token = {
-            let mut rng = ReportingState::lock(&app.reporting.rng);
-            format!("pt{}", hex_token(&mut rng, 16))
-        };
         let next = PageToken {
             cursor: last.key,
             emitted: state.emitted + page.len() as u64,
-            expires: app.clock.now() + app.config.reporting.page_token_lifetime,
             ..state
         };
-        let mut tokens = ReportingState::lock(&app.reporting.tokens);
-        if tokens.len() >= MAX_TOKENS {
-            let now = app.clock.now();
-            tokens.retain(|_, t| t.expires > now);
-            if tokens.len() >= MAX_TOKENS {
-                tokens.clear();
-            }
-        }
-        tokens.insert(token.clone(), next);
-        response["nextPageToken"] = json!(token);
+        response["nextPageToken"] = json!(issue_token(app, next));
     }
     Counters::bump(&app.shared.counters.reporting_pages);
     let (Some(a), false) = (account, page.is_empty()) else {
@@ -342,6 +349,69 @@ fn search_inner(
         results: selection.page(cells, &page),
     };
     Ok(json_response(StatusCode::OK, &body))
+}
+
+/// Stores `next` (expiring after the configured lifetime) and returns its new token.
+fn issue_token(app: &AppState, next: PageToken) -> String {
+    let token = {
+        let mut rng = ReportingState::lock(&app.reporting.rng);
+        format!("pt{}", hex_token(&mut rng, 16))
+    };
+    let next = PageToken {
+        expires: app.clock.now() + app.config.reporting.page_token_lifetime,
+        ..next
+    };
+    let mut tokens = ReportingState::lock(&app.reporting.tokens);
+    if tokens.len() >= MAX_TOKENS {
+        let now = app.clock.now();
+        tokens.retain(|_, t| t.expires > now);
+        if tokens.len() >= MAX_TOKENS {
+            tokens.clear();
+        }
+    }
+    tokens.insert(token.clone(), next);
+    token
+}
+
+/// One page of a `FROM customer | campaign | ad_group` query: every row is computed (at most
+/// ad groups × days × devices of them, SR-22) and the page is the slice after the rows already sent.
+fn entity_page(
+    app: &AppState,
+    account: Option<usize>,
+    query: &ConversionQuery,
+    state: PageToken,
+    want: usize,
+    mut response: Value,
+) -> Response {
+    let rows = match account {
+        Some(a) => entities::rows(app, a, query),
+        None => Vec::new(), // the manager has no campaigns of its own
+    };
+    let skip = usize::try_from(state.emitted).unwrap_or(usize::MAX);
+    let page: Vec<_> = rows.iter().skip(skip).take(want).collect();
+    if state.total_requested {
+        response["totalResultsCount"] = json!(rows.len().to_string());
+    }
+    let sent = state.emitted + page.len() as u64;
+    if (sent as usize) < rows.len() && sent < query.limit.unwrap_or(u64::MAX) && !page.is_empty() {
+        let next = PageToken {
+            emitted: sent,
+            ..state
+        };
+        response["nextPageToken"] = json!(issue_token(app, next));
+    }
+    Counters::bump(&app.shared.counters.reporting_pages);
+    if let Some(a) = account
+        && !page.is_empty()
+    {
+        let cells = entities::Account::new(app, a);
+        let results: Vec<Value> = page
+            .iter()
+            .map(|row| entities::json_row(&cells, query, row))
+            .collect();
+        response["results"] = Value::Array(results);
+    }
+    json_response(StatusCode::OK, &response)
 }
 
 /// A response object (`fieldMask`, `nextPageToken`, `totalResultsCount`) with `results` added.

@@ -26,6 +26,7 @@ pub(crate) const MAX_SORTED_ROWS: usize = 200_000;
 fn owned(v: Val<'_>) -> Val<'static> {
     match v {
         Val::Int(n) => Val::Int(n),
+        Val::Float(f) => Val::Float(f),
         Val::Bool(b) => Val::Bool(b),
         Val::Date(d) => Val::Date(d),
         Val::Str(s) => Val::Str(Cow::Owned(s.into_owned())),

@@ -7,9 +7,11 @@ use super::dates;
 use super::eval::{self, Filter};
 use super::parser;
 
-/// A checked `FROM conversion` query.
+/// A checked `searchAds360:search` query (of `conversion` or another served resource).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct ConversionQuery {
+    /// The `FROM` resource (one of `catalog::SERVED`).
+    pub from: &'static str,
     /// Selected fields, in order (query names, snake_case).
     pub select: Vec<String>,
     /// Every WHERE condition, typed (all must hold).
