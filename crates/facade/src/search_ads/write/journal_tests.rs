@@ -453,3 +453,70 @@ async fn a_kill_or_a_power_loss_at_any_request_keeps_every_verdict() {
         }
     }
 }
+
+/// A stream that ends with rows without an answer keeps its journal, and
+/// `finish` leaves it on the disk as it is: a power loss right after takes
+/// none of its records (the last batch's `done` record, written by the
+/// close, included).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_journal_kept_at_the_end_survives_a_power_loss_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kept.journal");
+    let (input, total) = from_iter(rows());
+    let (resume, hook, parts) =
+        open_journal(&WriteJournal::new(&path, "journal-test"), None).unwrap();
+    let file = parts.0.clone();
+    // The last batch fails for good (a 400 naming no conversion).
+    let send: SendFn = Arc::new(move |batch: Arc<Batch>, _| {
+        let last = batch.start + batch.len == ROWS;
+        async move {
+            if !last {
+                return Ok(());
+            }
+            Err(Error::Api {
+                operation: "conversion.insert",
+                status: 400,
+                reason: Some("badRequest".into()),
+                message: "refused".into(),
+                details: Vec::new(),
+                details_complete: true,
+                retry_after: None,
+            })
+        }
+        .boxed()
+    });
+    let shared = Shared::new(
+        WriteKind::Insert,
+        false,
+        RetryPolicy::default(),
+        send,
+        Some(hook),
+    );
+    let mut stream = WriteStream::new(
+        input,
+        total,
+        WriteOptions {
+            batch_size: 5,
+            concurrency: 1,
+        },
+        None,
+        shared,
+        resume.map(Resume::cursor),
+        Some(parts),
+    );
+    let mut failed = 0;
+    while let Some(batch) = stream.next().await {
+        failed += batch
+            .outcomes()
+            .iter()
+            .filter(|o| matches!(o, Outcome::Failed { .. }))
+            .count();
+    }
+    assert_eq!(failed, 5);
+    assert!(!stream.finish().unwrap(), "kept: rows have no answer");
+    let written = WriteJournal::read(&path).unwrap().unwrap();
+    assert_eq!(written.settled(), (ROWS - 5) as u64);
+    std::fs::write(&path, disk_now(&path, &file, Disk::Power)).unwrap();
+    let after_power_loss = WriteJournal::read(&path).unwrap().unwrap();
+    assert_eq!(after_power_loss, written);
+}
