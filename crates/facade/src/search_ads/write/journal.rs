@@ -22,18 +22,34 @@
 //! - `note`: the application's own line (the last one counts), e.g. where its
 //!   report goes.
 //! - `send FIRST-LAST`: appended and fsynced before the first request of the
-//!   batch covering those rows. A row outside every `send` line was never
-//!   sent, so a `0x0000011A` for it on a rerun is a conflict, not "already
-//!   stored" (SA-23).
+//!   batch covering those rows (while the batch before it is in flight, so
+//!   the disk's wait hides behind the network's). A row outside every `send`
+//!   line was never sent, so a `0x0000011A` for it on a rerun is a conflict,
+//!   not "already stored" (SA-23).
 //! - `done FIRST-LAST`: every row of the range has its outcome except those
 //!   after `resend=` (ranges; `-` for none), which a rerun sends again.
 //!   `stored=`/`rejected=` count the rows it settled; `mark=` is the
 //!   application's position once it handled them (see
 //!   [`WriteStream::set_mark`](super::WriteStream::set_mark)); `fp=` is the
-//!   fingerprint of rows 1 to LAST (see below). Appended and fsynced once the
+//!   fingerprint of rows 1 to LAST (see below). Appended once the
 //!   application asked for the next batch or called
 //!   [`WriteStream::commit`](super::WriteStream::commit), so it never claims an
 //!   outcome the application has not handled.
+//!
+//! # Durability
+//!
+//! Every record is written (`write`) at the moment named above, so a kill
+//! of the process at any instant leaves every record before it in the file.
+//! Against a power loss, what must be on the disk is fsynced: the header, a
+//! `send` record before its batch's request leaves, a `done` record holding
+//! a row the server rejected (a resend could hear "already stored" for it),
+//! and the journal when a stream ends and keeps it. Any other `done` record
+//! becomes durable with the next `fdatasync` (the next `send` record's); one
+//! lost to a power loss only makes a rerun send its batch again, whose rows
+//! then come back as they did (stored rows "already stored", a success
+//! since their `send` record is durable; local refusals from the same check).
+//! One `fdatasync` covers every record appended before it, so records of
+//! batches that start together share one.
 //!
 //! A last line without its line break (a kill while writing it) is ignored and
 //! cut off. The journal is created whole under a fresh name
@@ -54,6 +70,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use super::super::conversion::Conversion;
 use super::super::error::Error;
@@ -80,7 +98,10 @@ pub const MAX_JOURNAL_TEXT: usize = 4096;
 /// when rows got no definite answer, or the stream was dropped.
 ///
 /// A kill at any moment leaves a journal a rerun can use: records are
-/// appended and fsynced, a torn last line is ignored.
+/// appended as they happen, and fsynced where a power loss could otherwise
+/// change a verdict (a batch's `send` record before its request leaves, a
+/// record of rows the server rejected, the journal a stream keeps at its
+/// end); a torn last line is ignored.
 ///
 /// ```no_run
 /// use futures::StreamExt;
@@ -349,6 +370,15 @@ pub(crate) struct Done {
     pub(crate) mark: u64,
     pub(crate) resend: Vec<Range<usize>>,
     pub(crate) fingerprint: u64,
+    /// The server rejected a row of it: a rejection can depend on what the
+    /// service held at the time (a `0x0000011A` conflict with another
+    /// upload), and a rerun that sent the row again could hear "already
+    /// stored" and count it a success, so the record is fsynced at once.
+    /// Every other outcome comes back the same from a resend (stored rows as
+    /// "already stored", a success since their `send` record is durable;
+    /// local refusals from the same check over the same input; failed rows
+    /// are sent again anyway). Not part of the line.
+    pub(crate) must_sync: bool,
 }
 
 impl Done {
@@ -363,6 +393,7 @@ impl Done {
             mark: 0,
             resend: Vec::new(),
             fingerprint,
+            must_sync: false,
         };
         let mut fresh = false;
         for (i, outcome) in batch.indexed() {
@@ -373,6 +404,10 @@ impl Done {
                     Some(last) if last.end == i => last.end = i + 1,
                     _ => done.resend.push(i..i + 1),
                 },
+                Outcome::Rejected(_) => {
+                    done.rejected += 1;
+                    done.must_sync = true;
+                }
                 _ => done.rejected += 1,
             }
             fresh = true;
@@ -430,26 +465,36 @@ impl Done {
             mark,
             resend,
             fingerprint,
+            must_sync: false,
         })
     }
 }
 
 /// An open journal and its `done` checkpoints, for a [`WriteStream`](super::WriteStream).
-pub(crate) type JournalParts = (
-    std::sync::Arc<std::sync::Mutex<JournalFile>>,
-    Vec<(u64, u64)>,
-);
+pub(crate) type JournalParts = (std::sync::Arc<JournalFile>, Vec<(u64, u64)>);
 
-/// The open journal of a running write.
+/// The open journal of a running write: records are appended under one
+/// lock (each a single write of one line), and made durable by
+/// [`sync`](Self::sync) without holding it, so one `fdatasync` covers
+/// every record appended before it started (group commit) and an append
+/// never waits for the disk.
 #[derive(Debug)]
 pub(crate) struct JournalFile {
     path: PathBuf,
     file: File,
+    /// Bytes appended: the file's length once every append returned.
+    appended: Mutex<u64>,
+    /// Bytes known durable (`fdatasync`ed), ≤ `appended`.
+    synced: AtomicU64,
+    /// Held while an `fdatasync` runs, so a later one can see whether the
+    /// running one covered its records.
+    syncing: Mutex<()>,
 }
 
 impl JournalFile {
     /// Opens `journal`: resumes the existing file (checks its input, cuts a
-    /// torn line, appends a changed note) or creates it.
+    /// torn line, appends a changed note) or creates it. Either way the file
+    /// is durable as it is when this returns.
     pub(crate) fn open(journal: &WriteJournal) -> Result<(Self, Option<JournalState>), Error> {
         journal.check()?;
         let path = &journal.path;
@@ -471,15 +516,15 @@ impl JournalFile {
             file.set_len(state.complete_len)
                 .and_then(|()| file.seek(SeekFrom::End(0)))
                 .map_err(|e| io(path, &e))?;
-            let mut open = Self {
-                path: path.clone(),
-                file,
-            };
+            let open = Self::at(path, file, state.complete_len);
             if let Some(note) = &journal.note
                 && state.note.as_deref() != Some(note.as_str())
             {
                 open.append(&format!("note {note}\n"))?;
             }
+            // What the rerun relies on (records an earlier run appended but
+            // did not fsync, the cut) is made durable before it sends anything.
+            open.sync(open.appended())?;
             return Ok((open, Some(state)));
         }
         let mut head = format!("{MAGIC}\ninput {}\n", journal.input);
@@ -499,34 +544,85 @@ impl JournalFile {
             OpenOptions::new().append(true).open(path)
         };
         let file = write().map_err(|e| io(path, &e))?;
-        Ok((
-            Self {
-                path: path.clone(),
-                file,
-            },
-            None,
-        ))
+        let open = Self::at(path, file, head.len() as u64);
+        open.synced.store(head.len() as u64, Ordering::SeqCst);
+        Ok((open, None))
     }
 
-    fn append(&mut self, line: &str) -> Result<(), Error> {
-        self.file
+    fn at(path: &Path, file: File, len: u64) -> Self {
+        Self {
+            path: path.to_owned(),
+            file,
+            appended: Mutex::new(len),
+            synced: AtomicU64::new(0),
+            syncing: Mutex::new(()),
+        }
+    }
+
+    /// Appends `line` (one record, with its line break) without waiting for
+    /// the disk: it survives a kill of the process at once (it is in the
+    /// kernel's cache), a power loss once [`sync`](Self::sync)ed. Returns the
+    /// file's length with it, to give to `sync`.
+    fn append(&self, line: &str) -> Result<u64, Error> {
+        let mut appended = self.appended.lock().unwrap_or_else(PoisonError::into_inner);
+        (&self.file)
             .write_all(line.as_bytes())
-            .and_then(|()| self.file.sync_data())
-            .map_err(|e| io(&self.path, &e))
+            .map_err(|e| io(&self.path, &e))?;
+        *appended += line.len() as u64;
+        Ok(*appended)
     }
 
-    /// Rows `rows` (0-based) may be sent from now on.
-    pub(crate) fn send(&mut self, rows: Range<usize>) -> Result<(), Error> {
-        self.append(&format!(
+    /// The file's length once every append so far returned.
+    fn appended(&self) -> u64 {
+        *self.appended.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Makes the first `upto` bytes durable (`fdatasync`), unless an earlier
+    /// call already did: one call covers every record appended before it.
+    pub(crate) fn sync(&self, upto: u64) -> Result<(), Error> {
+        let _turn = self.syncing.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.synced.load(Ordering::SeqCst) >= upto {
+            return Ok(());
+        }
+        let covered = self.appended();
+        self.file.sync_data().map_err(|e| io(&self.path, &e))?;
+        self.synced.fetch_max(covered, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// Makes every record appended so far durable.
+    pub(crate) fn sync_all(&self) -> Result<(), Error> {
+        self.sync(self.appended())
+    }
+
+    /// Bytes known durable: what a power loss now would leave of the file.
+    #[cfg(test)]
+    pub(crate) fn synced_len(&self) -> u64 {
+        self.synced.load(Ordering::SeqCst)
+    }
+
+    /// Rows `rows` (0-based) may be sent from now on: appends their `send`
+    /// record and returns once it is durable. No request of the batch may
+    /// leave before this returns `Ok`.
+    pub(crate) fn send(&self, rows: Range<usize>) -> Result<(), Error> {
+        let upto = self.append(&format!(
             "send {}-{}\n",
             rows.start + 1,
             rows.end.max(rows.start + 1)
-        ))
+        ))?;
+        self.sync(upto)
     }
 
-    /// A batch's outcomes, handled by the application.
-    pub(crate) fn done(&mut self, done: &Done) -> Result<(), Error> {
-        self.append(&done.line())
+    /// A batch's outcomes, handled by the application. Appended; made
+    /// durable at once only when losing it could change a verdict (see
+    /// [`Done::must_sync`]), else by the next `send` record's `fdatasync` or
+    /// the close.
+    pub(crate) fn done(&self, done: &Done) -> Result<(), Error> {
+        let upto = self.append(&done.line())?;
+        if done.must_sync {
+            self.sync(upto)?;
+        }
+        Ok(())
     }
 
     /// Removes the journal: every row has its outcome.
@@ -584,6 +680,7 @@ mod tests {
             mark: 99,
             resend: vec![6..9, 11..12],
             fingerprint: 0xabc,
+            must_sync: false,
         };
         assert_eq!(
             done.line(),
@@ -605,7 +702,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j");
         let j = WriteJournal::new(&path, "in").note("report a.csv");
-        let (mut f, state) = JournalFile::open(&j).unwrap();
+        let (f, state) = JournalFile::open(&j).unwrap();
         assert!(state.is_none());
         f.send(0..10).unwrap();
         f.done(&Done {
@@ -615,6 +712,7 @@ mod tests {
             mark: 50,
             resend: vec![Range { start: 2, end: 4 }],
             fingerprint: 1,
+            must_sync: true,
         })
         .unwrap();
         drop(f);

@@ -274,3 +274,250 @@ async fn a_resumed_input_that_differs_sends_nothing_more() {
     assert!(refused >= ROWS - 20, "{:?}", report.outcomes());
     assert!(journal.exists(), "kept for the right input");
 }
+
+/// What is left of the journal when the process dies.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Disk {
+    /// `kill -9`: every record written so far (the kernel keeps them).
+    Kill,
+    /// A power loss: only the bytes fsynced so far.
+    Power,
+}
+
+/// When the process dies.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Death {
+    /// The moment the `n`th request (1-based) leaves: the service stores its
+    /// rows, nobody hears the answer, no other request leaves.
+    RequestLeaves(usize),
+    /// Right after the application handled (and committed) `k` batches.
+    AfterBatches(usize),
+}
+
+/// The journal's bytes as `disk` would keep them now.
+fn disk_now(path: &Path, file: &super::journal::JournalFile, disk: Disk) -> Vec<u8> {
+    let mut bytes = std::fs::read(path).unwrap();
+    if disk == Disk::Power {
+        bytes.truncate(usize::try_from(file.synced_len()).unwrap());
+    }
+    bytes
+}
+
+/// One run with `journal` that dies at `death`: the journal is then
+/// replaced by what `disk` keeps of it at that instant. Returns the
+/// outcomes the application handled before it died.
+async fn run_and_die(
+    journal: &Path,
+    ledger: &Arc<Mutex<Ledger>>,
+    concurrency: usize,
+    death: Death,
+    disk: Disk,
+) -> HashMap<usize, Outcome> {
+    let conversions = rows();
+    let ids: Vec<String> = conversions
+        .iter()
+        .map(|c| c.conversion_id.clone().unwrap())
+        .collect();
+    let (input, total) = from_iter(conversions);
+    let (resume, hook, parts) =
+        open_journal(&WriteJournal::new(journal, "journal-test"), None).unwrap();
+    let file = parts.0.clone();
+    // The journal as the disk holds it at the death.
+    let left: Arc<Mutex<Option<Vec<u8>>>> = Arc::default();
+    let died = Arc::new(tokio::sync::Notify::new());
+    let store = sender(ledger.clone(), Arc::new(ids), Crash::None);
+    let send: SendFn = {
+        let (left, died, file, path) =
+            (left.clone(), died.clone(), file.clone(), journal.to_owned());
+        let requests = Arc::new(Mutex::new(0usize));
+        Arc::new(move |batch: Arc<Batch>, attempt| {
+            let mut left = left.lock().unwrap();
+            if left.is_some() {
+                // Dead: nothing more leaves.
+                return futures::future::pending::<Result<(), Error>>().boxed();
+            }
+            let mut n = requests.lock().unwrap();
+            *n += 1;
+            if death == Death::RequestLeaves(*n) {
+                // The request is on the wire: the service stores its rows
+                // (as the request is made), and nobody hears the answer...
+                drop(store(batch, attempt));
+                // ... and the process dies before anything else happens.
+                *left = Some(disk_now(&path, &file, disk));
+                died.notify_one();
+                return futures::future::pending::<Result<(), Error>>().boxed();
+            }
+            store(batch, attempt)
+        })
+    };
+    let shared = Shared::new(
+        WriteKind::Insert,
+        false,
+        RetryPolicy::default(),
+        send,
+        Some(hook),
+    );
+    let mut stream = WriteStream::new(
+        input,
+        total,
+        WriteOptions {
+            batch_size: 5,
+            concurrency,
+        },
+        None,
+        shared,
+        resume.map(Resume::cursor),
+        Some(parts),
+    );
+    let mut seen = HashMap::new();
+    let mut handled = 0;
+    loop {
+        let batch = tokio::select! {
+            next = stream.next() => next,
+            () = died.notified() => None,
+        };
+        let dead = left.lock().unwrap().is_some();
+        let Some(batch) = batch.filter(|_| !dead) else {
+            assert!(dead, "{death:?} never came: the upload ended");
+            break;
+        };
+        for (i, o) in batch.indexed() {
+            seen.insert(i, o.clone());
+        }
+        stream.set_mark(batch.range().end as u64);
+        stream.commit().unwrap();
+        handled += 1;
+        if death == Death::AfterBatches(handled) {
+            *left.lock().unwrap() = Some(disk_now(journal, &file, disk));
+            break;
+        }
+    }
+    // Dropped like a dead process's future. A hook still running may append
+    // to the open file: the disk's copy takes the journal's name, by rename.
+    drop(stream);
+    let left = left.lock().unwrap().take().unwrap();
+    let copy = journal.with_extension("disk");
+    std::fs::write(&copy, left).unwrap();
+    std::fs::rename(&copy, journal).unwrap();
+    seen
+}
+
+/// Deaths at every request and after every batch, by `kill -9` and by a
+/// power loss, at one batch in flight (where the next batch's `send` record
+/// is written while the batch before it is in flight) and at three: the
+/// rerun gives every row the uninterrupted verdict and stores none twice.
+/// The one exception is SA-23's: the conflict row, when its batch was in
+/// flight at the death (never handled), comes back "already stored".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_or_a_power_loss_at_any_request_keeps_every_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let once = dir.path().join("once.journal");
+    let (plain, _) = run(&once, &seeded(), Crash::None).await;
+    let expected: Vec<&str> = (0..ROWS).map(|i| verdict(&plain[&i])).collect();
+    let batches = ROWS / 5;
+    let mut deaths: Vec<Death> = (1..=batches).map(Death::RequestLeaves).collect();
+    deaths.extend((1..batches).map(Death::AfterBatches));
+    for concurrency in [1, 3] {
+        for disk in [Disk::Kill, Disk::Power] {
+            for &death in &deaths {
+                let case = format!("concurrency {concurrency}, {disk:?} at {death:?}");
+                let journal = dir.path().join("die.journal");
+                let ledger = seeded();
+                let first = run_and_die(&journal, &ledger, concurrency, death, disk).await;
+                let (second, removed) = run(&journal, &ledger, Crash::None).await;
+                assert!(removed, "{case}: the rerun finishes the upload");
+                for (i, want) in expected.iter().enumerate() {
+                    let got = match &second[&i] {
+                        Outcome::Settled => first
+                            .get(&i)
+                            .unwrap_or_else(|| panic!("{case}: row {i} settled, never handled")),
+                        other => other,
+                    };
+                    let in_flight_conflict = i == CONFLICT
+                        && !first.contains_key(&i)
+                        && matches!(got, Outcome::AlreadyStored);
+                    if !in_flight_conflict {
+                        assert_eq!(verdict(got), *want, "{case}: row {i}: {got:?}");
+                    }
+                }
+                let ledger = ledger.lock().unwrap();
+                for i in 0..ROWS {
+                    let id = format!("j-{}", if i == REPEAT { 4 } else { i });
+                    assert_eq!(
+                        ledger.copies.get(&id),
+                        Some(&1),
+                        "{case}: row {i} stored once"
+                    );
+                }
+                let _ = std::fs::remove_file(&journal);
+            }
+        }
+    }
+}
+
+/// A stream that ends with rows without an answer keeps its journal, and
+/// `finish` leaves it on the disk as it is: a power loss right after takes
+/// none of its records (the last batch's `done` record, written by the
+/// close, included).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_journal_kept_at_the_end_survives_a_power_loss_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kept.journal");
+    let (input, total) = from_iter(rows());
+    let (resume, hook, parts) =
+        open_journal(&WriteJournal::new(&path, "journal-test"), None).unwrap();
+    let file = parts.0.clone();
+    // The last batch fails for good (a 400 naming no conversion).
+    let send: SendFn = Arc::new(move |batch: Arc<Batch>, _| {
+        let last = batch.start + batch.len == ROWS;
+        async move {
+            if !last {
+                return Ok(());
+            }
+            Err(Error::Api {
+                operation: "conversion.insert",
+                status: 400,
+                reason: Some("badRequest".into()),
+                message: "refused".into(),
+                details: Vec::new(),
+                details_complete: true,
+                retry_after: None,
+            })
+        }
+        .boxed()
+    });
+    let shared = Shared::new(
+        WriteKind::Insert,
+        false,
+        RetryPolicy::default(),
+        send,
+        Some(hook),
+    );
+    let mut stream = WriteStream::new(
+        input,
+        total,
+        WriteOptions {
+            batch_size: 5,
+            concurrency: 1,
+        },
+        None,
+        shared,
+        resume.map(Resume::cursor),
+        Some(parts),
+    );
+    let mut failed = 0;
+    while let Some(batch) = stream.next().await {
+        failed += batch
+            .outcomes()
+            .iter()
+            .filter(|o| matches!(o, Outcome::Failed { .. }))
+            .count();
+    }
+    assert_eq!(failed, 5);
+    assert!(!stream.finish().unwrap(), "kept: rows have no answer");
+    let written = WriteJournal::read(&path).unwrap().unwrap();
+    assert_eq!(written.settled(), (ROWS - 5) as u64);
+    std::fs::write(&path, disk_now(&path, &file, Disk::Power)).unwrap();
+    let after_power_loss = WriteJournal::read(&path).unwrap().unwrap();
+    assert_eq!(after_power_loss, written);
+}

@@ -160,6 +160,14 @@ impl<'a> WriteRequest<'a> {
     /// [`Outcome::Failed`](super::Outcome::Failed) with the error and
     /// `may_have_been_stored: false`. Batches that send nothing (every
     /// conversion refused or settled) are not shown to it.
+    ///
+    /// Within a Tokio runtime the hook runs on a blocking thread
+    /// (`spawn_blocking`), for the next batch while earlier ones are in
+    /// flight, so a hook that waits for a disk does not hold up the
+    /// requests: it may thus see a batch the stream then never sends (the
+    /// stream was dropped, or an error that fails every batch stopped it
+    /// first), which is why it says "may be on their way". Outside a Tokio
+    /// runtime it runs on the polling thread as the batch starts.
     pub fn before_send(
         mut self,
         hook: impl Fn(std::ops::Range<usize>) -> Result<(), Error> + Send + Sync + 'static,
@@ -259,23 +267,19 @@ pub(crate) fn open_journal(
     then: Option<BeforeSendFn>,
 ) -> Result<(Option<Resume>, BeforeSendFn, JournalParts), Error> {
     let (file, state) = JournalFile::open(journal)?;
-    let file = Arc::new(std::sync::Mutex::new(file));
+    let file = Arc::new(file);
     let checkpoints = state.as_ref().map(|s| s.checkpoints().to_vec());
     let resume = state.as_ref().map(|s| s.resume());
     let hook = journal_hook(file.clone(), then);
     Ok((resume, hook, (file, checkpoints.unwrap_or_default())))
 }
 
-/// The hook that appends a journal's `send` record (fsynced) before a batch
-/// is sent, then calls the application's own hook.
-fn journal_hook(
-    file: Arc<std::sync::Mutex<JournalFile>>,
-    then: Option<BeforeSendFn>,
-) -> BeforeSendFn {
+/// The hook that appends a journal's `send` record and waits until it is
+/// durable (fsynced) before a batch is sent, then calls the application's
+/// own hook.
+fn journal_hook(file: Arc<JournalFile>, then: Option<BeforeSendFn>) -> BeforeSendFn {
     Arc::new(move |rows: std::ops::Range<usize>| {
-        file.lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .send(rows.clone())?;
+        file.send(rows.clone())?;
         match &then {
             Some(hook) => hook(rows),
             None => Ok(()),

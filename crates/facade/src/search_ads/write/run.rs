@@ -96,17 +96,25 @@ fn fails_every_batch(error: &Error) -> bool {
     }
 }
 
-/// Runs the [`BeforeSendFn`] of a batch that has conversions to send, before
-/// its first request; called in input order, as batches start. `Err`: the
-/// batch must not be sent, nor any later one (batches started before it
-/// are not affected).
-pub(crate) fn before_send(shared: &Shared, batch: &Batch) -> Result<(), Error> {
-    let Some(hook) = &shared.before_send else {
+/// The input range [`before_send`] is called with for `batch`: `None` when
+/// the batch sends nothing (every conversion refused or settled, or the
+/// input differs from a journal's), so no hook is called for it.
+pub(crate) fn hooked_rows(shared: &Shared, batch: &Batch) -> Option<std::ops::Range<usize>> {
+    let sends = batch.sent() > 0 && batch.mismatch.is_none();
+    (sends && shared.before_send.is_some()).then(|| batch.start..batch.start + batch.len)
+}
+
+/// Runs the [`BeforeSendFn`] for the rows of a batch that has conversions to
+/// send ([`hooked_rows`]), before its first request; called in input order,
+/// one batch at a time. `Err`: the batch must not be sent, nor any later one
+/// (batches started before it are not affected).
+pub(crate) fn before_send(
+    shared: &Shared,
+    rows: Option<std::ops::Range<usize>>,
+) -> Result<(), Error> {
+    let (Some(hook), Some(rows)) = (&shared.before_send, rows) else {
         return Ok(());
     };
-    if batch.sent() == 0 || batch.mismatch.is_some() {
-        return Ok(());
-    }
     let mut refused = shared
         .refused
         .lock()
@@ -114,7 +122,7 @@ pub(crate) fn before_send(shared: &Shared, batch: &Batch) -> Result<(), Error> {
     if let Some(error) = refused.as_ref() {
         return Err(error.clone());
     }
-    hook(batch.start..batch.start + batch.len).inspect_err(|e| *refused = Some(e.clone()))
+    hook(rows).inspect_err(|e| *refused = Some(e.clone()))
 }
 
 /// Sends `batch` (retrying transient failures) and returns one outcome per

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures::future::BoxFuture;
@@ -17,7 +17,7 @@ use super::batching::{Batch, Batcher};
 use super::journal::{Done, JournalFile, JournalParts};
 use super::report::{Outcome, WriteBatch};
 use super::resume::ResumeCursor;
-use super::run::{Shared, before_send, run_batch};
+use super::run::{Shared, before_send, hooked_rows, run_batch};
 
 /// The outcomes of an insert or update, one [`WriteBatch`] at a time, in
 /// input order, as the batches finish (from
@@ -48,6 +48,9 @@ pub struct WriteStream<'a> {
     batcher: Batcher,
     /// Batches closed by the batcher, not started yet (at most two).
     ready: VecDeque<Batch>,
+    /// The `before_send` hook (a journal's `send` record) of the first batch
+    /// in `ready`, run ahead while earlier batches are in flight.
+    gate: Option<Gate>,
     in_flight: FuturesUnordered<BoxFuture<'static, (u64, WriteBatch)>>,
     /// Finished batches waiting for an earlier one, by sequence number.
     waiting: BTreeMap<u64, WriteBatch>,
@@ -65,11 +68,20 @@ pub struct WriteStream<'a> {
     ended: bool,
 }
 
+/// The `before_send` hook of the next batch to start (see
+/// [`WriteStream::poll_gate`]).
+enum Gate {
+    /// Running on a blocking thread.
+    Running(tokio::task::JoinHandle<Result<(), Error>>),
+    /// Finished: the batch may be sent (`Ok`), or must not be (`Err`).
+    Done(Result<(), Error>),
+}
+
 /// The journal of a [`WriteStream`] (see [`WriteJournal`](super::WriteJournal)).
 #[derive(Debug)]
 struct Journaling {
     /// Shared with the `before_send` hook, which appends `send` records.
-    file: Arc<Mutex<JournalFile>>,
+    file: Arc<JournalFile>,
     /// The record of the last batch yielded, written once the application
     /// handled it.
     pending: Option<Done>,
@@ -80,6 +92,8 @@ struct Journaling {
     error: Option<Error>,
     /// Kept whatever happens (see [`WriteStream::keep_journal`]).
     keep: bool,
+    /// Closed (removed, or kept and fsynced) by `finish` or the drop.
+    closed: bool,
 }
 
 impl Journaling {
@@ -91,11 +105,7 @@ impl Journaling {
             return Ok(());
         };
         done.mark = self.mark;
-        let written = self
-            .file
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .done(&done);
+        let written = self.file.done(&done);
         written.inspect_err(|e| self.error = Some(e.clone()))
     }
 }
@@ -155,12 +165,14 @@ impl<'a> WriteStream<'a> {
                 open_rows: 0,
                 error: None,
                 keep: false,
+                closed: false,
             }
         });
         Self {
             input: Some(input),
             batcher,
             ready: VecDeque::new(),
+            gate: None,
             in_flight: FuturesUnordered::new(),
             waiting: BTreeMap::new(),
             next_start: 0,
@@ -186,13 +198,17 @@ impl<'a> WriteStream<'a> {
         }
     }
 
-    /// With a [`journal`](super::WriteRequest::journal): records now, and
-    /// fsyncs, the outcomes of the last batch yielded, which the application
-    /// has handled. Asking for the next batch does it too (an error is then
-    /// only seen here, and stops sending: later batches get
-    /// [`Outcome::Failed`](Outcome::Failed) with it). A batch not
-    /// recorded when the process dies is sent again by a rerun, safely: its
-    /// rows may have been sent, so a stored one comes back "already stored".
+    /// With a [`journal`](super::WriteRequest::journal): records now the
+    /// outcomes of the last batch yielded, which the application has
+    /// handled. Asking for the next batch does it too (an error is then only
+    /// seen here, and stops sending: later batches get
+    /// [`Outcome::Failed`](Outcome::Failed) with it). The record survives a
+    /// kill of the process once this returns; against a power loss it is
+    /// fsynced at once when the server rejected a row of the batch, and
+    /// otherwise with the next batch's `send` record or when the stream
+    /// ends. A batch not recorded when the process dies (or whose record a
+    /// power loss took) is sent again by a rerun, safely: its rows may have
+    /// been sent, so a stored one comes back "already stored", a success.
     pub fn commit(&mut self) -> Result<(), Error> {
         match self.journal.as_mut() {
             Some(j) => j.commit(),
@@ -225,13 +241,17 @@ impl<'a> WriteStream<'a> {
         let Some(j) = self.journal.as_mut() else {
             return Ok(ended);
         };
-        j.commit()?;
-        if !ended || j.keep || j.open_rows > 0 {
+        if j.closed {
             return Ok(false);
         }
-        j.keep = true; // once
-        let file = j.file.lock().unwrap_or_else(PoisonError::into_inner);
-        file.remove()?;
+        j.commit()?;
+        j.closed = true;
+        if !ended || j.keep || j.open_rows > 0 {
+            // Kept for a rerun: its last records made durable once, here.
+            j.file.sync_all()?;
+            return Ok(false);
+        }
+        j.file.remove()?;
         Ok(true)
     }
 
@@ -259,11 +279,17 @@ impl<'a> WriteStream<'a> {
     /// registered).
     fn fill(&mut self, cx: &mut Context<'_>) {
         while self.room() {
-            if let Some(batch) = self.ready.pop_front() {
+            if !self.ready.is_empty() {
+                if self.poll_gate(cx).is_pending() {
+                    return; // its waker is registered
+                }
+                let Some(batch) = self.ready.pop_front() else {
+                    return;
+                };
+                let refused = self.take_gate();
                 let seq = self.next_start;
                 self.next_start += 1;
                 let shared = self.shared.clone();
-                let refused = before_send(&shared, &batch).err();
                 self.in_flight.push(
                     run_batch(shared, batch, refused)
                         .map(move |b| (seq, b))
@@ -276,6 +302,63 @@ impl<'a> WriteStream<'a> {
                 return;
             }
         }
+    }
+
+    /// Runs the `before_send` hook (with a journal: appends the batch's `send`
+    /// record and fsyncs it) of the first batch in `ready`, unless it ran or
+    /// is running: on a blocking thread (`spawn_blocking`) within a Tokio
+    /// runtime, so that it overlaps the batches in flight, else here. Hooks
+    /// run one at a time, in input order: the next one starts once this
+    /// batch started. `Ready` once the hook finished (its result is kept for
+    /// [`take_gate`](Self::take_gate)); `Pending` registers the waker.
+    fn poll_gate(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let Some(batch) = self.ready.front() else {
+            return Poll::Ready(());
+        };
+        if self.gate.is_none() {
+            let rows = hooked_rows(&self.shared, batch);
+            let shared = self.shared.clone();
+            self.gate = Some(match tokio::runtime::Handle::try_current() {
+                Ok(runtime) if rows.is_some() => {
+                    Gate::Running(runtime.spawn_blocking(move || before_send(&shared, rows)))
+                }
+                _ => Gate::Done(before_send(&shared, rows)),
+            });
+        }
+        let Some(Gate::Running(task)) = self.gate.as_mut() else {
+            return Poll::Ready(());
+        };
+        let result = match task.poll_unpin(cx) {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(Ok(result)) => result,
+            Poll::Ready(Err(e)) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Poll::Ready(Err(e)) => Err(Error::unexpected(
+                self.shared.kind.operation(),
+                None,
+                format!("the before_send hook did not finish: {e}"),
+            )),
+        };
+        self.gate = Some(Gate::Done(result));
+        Poll::Ready(())
+    }
+
+    /// The finished hook's verdict for the batch just taken from `ready`:
+    /// `None` to send it, else the error that forbids it. Fails closed: a
+    /// batch whose hook did not finish is not sent.
+    fn take_gate(&mut self) -> Option<Error> {
+        match self.gate.take() {
+            Some(Gate::Done(result)) => result.err(),
+            _ => Some(Error::unexpected(
+                self.shared.kind.operation(),
+                None,
+                "a batch was about to start before its before_send hook finished",
+            )),
+        }
+    }
+
+    /// True when the first batch in `ready` may start as far as its hook goes.
+    fn gate_open(&self) -> bool {
+        matches!(self.gate, Some(Gate::Done(_)))
     }
 
     /// While batches are in flight and there is no room to start another,
@@ -383,14 +466,17 @@ impl Stream for WriteStream<'_> {
                     this.note();
                 }
                 // Nothing in flight: the input is not ready (its waker is
-                // registered) or batches are ready to start next round.
-                Poll::Ready(None) if !this.ready.is_empty() => continue,
+                // registered), the next batch's hook is running (likewise), or
+                // batches are ready to start next round.
+                Poll::Ready(None) if !this.ready.is_empty() && this.gate_open() => continue,
                 Poll::Ready(None) => return Poll::Pending,
                 // Requests are in flight (their wakers are registered): read
                 // the next batch meanwhile.
                 Poll::Pending => {
                     this.read_ahead(cx);
-                    if this.room() && !this.ready.is_empty() {
+                    // The next batch's hook (a journal's fsync) runs meanwhile.
+                    let gated = this.poll_gate(cx).is_ready();
+                    if this.room() && !this.ready.is_empty() && gated {
                         continue;
                     }
                     return Poll::Pending;
