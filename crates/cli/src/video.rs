@@ -71,7 +71,7 @@ async fn connect_redis(args: &LockoutStoreArgs, url: &str) -> AppResult<RedisSto
         )
     })?;
     tracing::info!(store = %store.location(), topology = store.topology(), "lockout store");
-    eprintln!("lockout store: {} ({})", store.location(), store.topology());
+    crate::note!("lockout store: {} ({})", store.location(), store.topology());
     Ok(store)
 }
 
@@ -94,15 +94,15 @@ pub async fn run_lockout_init(ctx: &Ctx, args: &VideoLockoutInitArgs) -> AppResu
     if ctx.json {
         print_json(&json!({ "store": store.location(), "markersWritten": written }))?;
     } else if written == 0 {
-        println!(
+        crate::sayln!(
             "{} was initialized before; nothing changed",
             store.location()
-        );
+        )?;
     } else {
-        println!(
+        crate::sayln!(
             "{}: declared new ({written} of 16 bucket markers set); logins are no longer held back",
             store.location()
-        );
+        )?;
     }
     Ok(0)
 }
@@ -190,11 +190,11 @@ pub async fn run_login(ctx: &Ctx, args: &VideoLoginArgs) -> AppResult<u8> {
             "sessionFile": path.display().to_string(),
         }))?;
     } else {
-        println!(
+        crate::sayln!(
             "logged in as {}; session saved to {} (only you can read it)",
             describe_user(&session, credentials.user_name()),
             path.display()
-        );
+        )?;
     }
     Ok(0)
 }
@@ -236,19 +236,19 @@ pub async fn run_lockout_status(ctx: &Ctx, args: &VideoLockoutStatusArgs) -> App
             "reason": status.refusal.map(|r| r.to_string()),
         }))?;
     } else {
-        println!(
+        crate::outln!(
             "account {} ({}) in {location}: {} failed or unanswered login(s) counted; {} more would be sent now",
             credentials.user_name(),
             key.short(),
             status.failures_in_window,
             status.remaining_attempts
-        );
+        )?;
         if let (Some(at), Some(reason)) = (status.retry_at, status.refusal) {
             let secs = at.duration_since(now).unwrap_or_default().as_secs();
-            println!(
+            crate::outln!(
                 "logins refused: {reason}; safe to try again at {} (in {secs} s)",
                 utc(at)
-            );
+            )?;
         }
     }
     Ok(0)
@@ -409,7 +409,7 @@ pub async fn run_invite(ctx: &Ctx, args: &VideoInviteArgs) -> AppResult<u8> {
             "queryStringParameter": receipt.query_string_parameter,
         }))?;
     } else {
-        println!("{}", describe_receipt(&invitation, &session_id, &receipt));
+        crate::sayln!("{}", describe_receipt(&invitation, &session_id, &receipt))?;
     }
     Ok(0)
 }

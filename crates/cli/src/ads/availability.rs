@@ -88,7 +88,7 @@ pub(super) async fn run_availability(
         print_json(&json!({ "availabilities": echo }))?;
     } else {
         for a in &echo {
-            println!("{}", describe_availability(a));
+            crate::sayln!("{}", describe_availability(a))?;
         }
     }
     Ok(0)

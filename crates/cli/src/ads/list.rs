@@ -196,7 +196,7 @@ pub(super) async fn run_list(ctx: &Ctx, conn: &Conn<'_>, args: &ListArgs) -> App
             if ctx.json {
                 print_json(&json!({"conversions": count, "output": path.display().to_string()}))?;
             } else {
-                println!("wrote {count} conversions to {}", path.display());
+                crate::sayln!("wrote {count} conversions to {}", path.display())?;
             }
         }
         None => {
