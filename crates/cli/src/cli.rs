@@ -798,3 +798,32 @@ pub struct IdMappingArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    /// No option that an environment variable can set is required by clap,
+    /// so no usage line shows one as required (the command checks it after
+    /// the config file was read, naming the flag, the variable and the key).
+    #[test]
+    fn env_settable_options_are_never_required() {
+        fn walk(command: &clap::Command, path: &str) {
+            for arg in command.get_arguments() {
+                if arg.get_env().is_some() {
+                    assert!(
+                        !arg.is_required_set(),
+                        "{path} --{:?} is settable from the environment but required",
+                        arg.get_long()
+                    );
+                }
+            }
+            for sub in command.get_subcommands() {
+                walk(sub, &format!("{path} {}", sub.get_name()));
+            }
+        }
+        let mut cli = super::Cli::command();
+        cli.build();
+        walk(&cli, "apictl");
+    }
+}

@@ -1,6 +1,6 @@
 //! What every command needs: output mode, the config file, the state directory.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::PathBuf;
 
@@ -19,9 +19,22 @@ pub struct Ctx {
     /// The config file (empty when there is none).
     pub config: ConfigFile,
     state_dir: Option<PathBuf>,
-    /// The ids of the options typed on the command line (not taken from the
-    /// environment or a default), e.g. `customer_id`.
-    typed: BTreeSet<String>,
+    /// Where each option given a value got it: its id (field name, e.g.
+    /// `customer_id`) and whether it was typed on the command line (`true`)
+    /// or read from the environment (`false`).
+    sources: BTreeMap<String, bool>,
+}
+
+/// Where a setting's value came from, weakest first: the config file (or
+/// nowhere), the environment, the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Source {
+    /// The config file, a default, or not set.
+    File,
+    /// An environment variable.
+    Env,
+    /// A flag typed on the command line.
+    Flag,
 }
 
 impl Ctx {
@@ -32,14 +45,17 @@ impl Ctx {
             json: global.json,
             config: ConfigFile::load(global.config.as_deref())?,
             state_dir: global.state_dir.clone(),
-            typed: typed_options(matches),
+            sources: option_sources(matches),
         })
     }
 
-    /// Whether the option `id` (its field name, e.g. `customer_id`) was typed
-    /// on the command line, rather than set by the environment.
-    pub fn typed(&self, id: &str) -> bool {
-        self.typed.contains(id)
+    /// Where the option `id` (its field name, e.g. `customer_id`) got its value.
+    pub fn source(&self, id: &str) -> Source {
+        match self.sources.get(id) {
+            Some(true) => Source::Flag,
+            Some(false) => Source::Env,
+            None => Source::File,
+        }
     }
 
     /// The state directory.
@@ -48,20 +64,26 @@ impl Ctx {
     }
 }
 
-/// The options typed on the command line, from the top command down to the
-/// one that runs (global options are seen at every level).
-fn typed_options(matches: &clap::ArgMatches) -> BTreeSet<String> {
-    let mut typed = BTreeSet::new();
+/// The options given on the command line or by the environment, from the top
+/// command down to the one that runs (global options are seen at every level).
+fn option_sources(matches: &clap::ArgMatches) -> BTreeMap<String, bool> {
+    let mut sources = BTreeMap::new();
     let mut level = Some(matches);
     while let Some(m) = level {
         for id in m.ids() {
-            if m.value_source(id.as_str()) == Some(ValueSource::CommandLine) {
-                typed.insert(id.as_str().to_owned());
+            match m.value_source(id.as_str()) {
+                Some(ValueSource::CommandLine) => {
+                    sources.insert(id.as_str().to_owned(), true);
+                }
+                Some(ValueSource::EnvVariable) => {
+                    sources.entry(id.as_str().to_owned()).or_insert(false);
+                }
+                _ => {}
             }
         }
         level = m.subcommand().map(|(_, sub)| sub);
     }
-    typed
+    sources
 }
 
 /// Prints one JSON value on stdout (`--quiet` or not: it is the result).

@@ -64,6 +64,8 @@ fn main() -> ExitCode {
     };
     match runtime.block_on(run_interruptible(cli, matches)) {
         Ok(code) => ExitCode::from(code),
+        // The reader of stdout is gone (`apictl tour | head -1`): a quiet end.
+        Err(e) if e.is_closed_stdout() => ExitCode::SUCCESS,
         Err(e) => {
             e.print();
             e.exit_code()

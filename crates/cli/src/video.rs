@@ -46,7 +46,7 @@ pub async fn lockout_store(args: &LockoutStoreArgs) -> AppResult<Arc<dyn Lockout
         .filter(|u| !u.trim().is_empty())
     else {
         if args.lockout_ca_file.is_some() {
-            return Err(AppError::new("--lockout-ca-file is set without --lockout-store")
+            return Err(AppError::refused("--lockout-ca-file is set without --lockout-store")
                 .hint("give the rediss:// URL with --lockout-store (APICTL_LOCKOUT_STORE), or leave --lockout-ca-file out"));
         }
         let store = FileStore::per_user().map_err(|e| {
@@ -83,7 +83,7 @@ pub async fn run_lockout_init(ctx: &Ctx, args: &VideoLockoutInitArgs) -> AppResu
         .as_deref()
         .filter(|u| !u.trim().is_empty())
     else {
-        return Err(AppError::new("lockout-init needs the Redis store")
+        return Err(AppError::refused("lockout-init needs the Redis store")
             .hint("give it with --lockout-store (APICTL_LOCKOUT_STORE); the per-user lockout file needs no initialization"));
     };
     let store = connect_redis(&args.store, url).await?;
@@ -142,11 +142,11 @@ fn password() -> AppResult<SecretString> {
         Ok(_) => {}
         Err(std::env::VarError::NotPresent) => {}
         Err(std::env::VarError::NotUnicode(_)) => {
-            return Err(AppError::new(format!("{PASSWORD_ENV} is not valid UTF-8")));
+            return Err(AppError::refused(format!("{PASSWORD_ENV} is not valid UTF-8")));
         }
     }
     if !std::io::stdin().is_terminal() {
-        return Err(AppError::new("no password: VIDEO_PASSWORD is not set and there is no terminal to ask on")
+        return Err(AppError::auth("no password: VIDEO_PASSWORD is not set and there is no terminal to ask on")
             .hint("set VIDEO_PASSWORD in the environment, or run the command in a terminal to be asked (passwords are never taken from flags)"));
     }
     let typed = rpassword::prompt_password("Password: ")
@@ -158,17 +158,17 @@ fn password() -> AppResult<SecretString> {
 pub async fn run_login(ctx: &Ctx, args: &VideoLoginArgs) -> AppResult<u8> {
     let file = &ctx.config.video;
     let url = pick(&args.service.url, &file.url).ok_or_else(|| {
-        AppError::new("no video session URL").hint(
+        AppError::refused("no video session URL").hint(
             "pass --url, set VIDEO_SESSION_URL or add url to [video] in the config file (`apictl sandbox` prints one for the local fake)",
         )
     })?;
     let base = base_url(&url)?;
     let secret_key = pick(&args.secret_key, &file.secret_key).ok_or_else(|| {
-        AppError::new("no domain secret key")
+        AppError::refused("no domain secret key")
             .hint("set VIDEO_SECRET_KEY, add secret_key to [video] in the config file, or pass --secret-key")
     })?;
     let user = pick(&args.user, &file.user).ok_or_else(|| {
-        AppError::new("no user name")
+        AppError::refused("no user name")
             .hint("pass --user, set VIDEO_USER or add user to [video] in the config file")
     })?;
     let password = password()?;
@@ -203,11 +203,11 @@ pub async fn run_login(ctx: &Ctx, args: &VideoLoginArgs) -> AppResult<u8> {
 pub async fn run_lockout_status(ctx: &Ctx, args: &VideoLockoutStatusArgs) -> AppResult<u8> {
     let file = &ctx.config.video;
     let secret_key = pick(&args.secret_key, &file.secret_key).ok_or_else(|| {
-        AppError::new("no domain secret key")
+        AppError::refused("no domain secret key")
             .hint("set VIDEO_SECRET_KEY, add secret_key to [video] in the config file, or pass --secret-key")
     })?;
     let user = pick(&args.user, &file.user).ok_or_else(|| {
-        AppError::new("no user name")
+        AppError::refused("no user name")
             .hint("pass --user, set VIDEO_USER or add user to [video] in the config file")
     })?;
     // The password is not needed to name the account; a placeholder keeps
@@ -281,7 +281,7 @@ pub fn invitation_from(args: &VideoInviteArgs) -> AppResult<(Invitation, CallExp
     let message = args.message.as_deref().map(Message::new).transpose()?;
     let mobile = |number: &str| -> AppResult<MobileNumber> {
         let country = args.country.as_deref().ok_or_else(|| {
-            AppError::new("a mobile number needs its country")
+            AppError::refused("a mobile number needs its country")
                 .hint("add --country, e.g. --country US")
         })?;
         Ok(MobileNumber::new(CountryCode::new(country)?, number)?)
@@ -300,7 +300,7 @@ pub fn invitation_from(args: &VideoInviteArgs) -> AppResult<(Invitation, CallExp
         },
         _ => {
             return Err(
-                AppError::new("give exactly one of --sms, --whatsapp or --email")
+                AppError::refused("give exactly one of --sms, --whatsapp or --email")
                     .hint("one invitation goes over one channel; run the command once per channel"),
             );
         }
@@ -348,7 +348,7 @@ pub async fn invite(
     if let Some(url) = url_override {
         let wanted = base_url(url)?;
         if wanted != saved {
-            return Err(AppError::new(format!(
+            return Err(AppError::refused(format!(
                 "the saved session belongs to {saved}, not {wanted}"
             ))
             .hint(format!(
@@ -379,7 +379,7 @@ pub async fn run_invite(ctx: &Ctx, args: &VideoInviteArgs) -> AppResult<u8> {
     let file = &ctx.config.video;
     let (invitation, experience) = invitation_from(args)?;
     let session_id = pick(&args.session, &file.session_id).ok_or_else(|| {
-        AppError::new("no session ID").hint(
+        AppError::refused("no session ID").hint(
             "pass --session, set VIDEO_SESSION_ID or add session_id to [video] in the config file",
         )
     })?;

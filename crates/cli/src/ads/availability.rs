@@ -23,7 +23,7 @@ fn parse_time(text: &str) -> AppResult<DateTime<Utc>> {
             .map(|d| d.with_timezone(&Utc))
     };
     parsed.ok_or_else(|| {
-        AppError::new(format!("--until {text:?} is not a time"))
+        AppError::refused(format!("--until {text:?} is not a time"))
             .hint("use RFC 3339 (2024-06-01T10:00:00Z) or epoch milliseconds")
     })
 }

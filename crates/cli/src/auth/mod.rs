@@ -62,7 +62,7 @@ fn client(args: &AuthLoginArgs) -> AppResult<Client> {
                 .hint("pass the client-secrets JSON downloaded from the Google Cloud console (APIs & Services > Credentials)")
         })?;
         let parsed: ClientSecrets = serde_json::from_slice(&bytes).map_err(|e| {
-            AppError::new(format!(
+            AppError::refused(format!(
                 "{} is not a client-secrets file (line {}, column {})",
                 path.display(),
                 e.line(),
@@ -77,12 +77,12 @@ fn client(args: &AuthLoginArgs) -> AppResult<Client> {
                 auth_uri: i.auth_uri,
                 token_uri: i.token_uri,
             }),
-            (None, Some(_)) => Err(AppError::new(format!(
+            (None, Some(_)) => Err(AppError::refused(format!(
                 "{} is the client of a web application, which cannot redirect to this machine",
                 path.display()
             ))
             .hint("create an OAuth client of type \"Desktop app\" in the Google Cloud console and pass its JSON")),
-            (None, None) => Err(AppError::new(format!(
+            (None, None) => Err(AppError::refused(format!(
                 "{} has no \"installed\" client",
                 path.display()
             ))
@@ -96,7 +96,7 @@ fn client(args: &AuthLoginArgs) -> AppResult<Client> {
             auth_uri: None,
             token_uri: None,
         }),
-        _ => Err(AppError::new("no OAuth client to sign in with").hint(
+        _ => Err(AppError::refused("no OAuth client to sign in with").hint(
             "pass --client-secrets FILE (the \"Desktop app\" client's JSON from the Google Cloud console), or --client-id and --client-secret (SEARCH_ADS_CLIENT_ID, SEARCH_ADS_CLIENT_SECRET)",
         )),
     }
