@@ -71,6 +71,10 @@ fn option_sources(matches: &clap::ArgMatches) -> BTreeMap<String, bool> {
     let mut level = Some(matches);
     while let Some(m) = level {
         for id in m.ids() {
+            // A global option shows in the ids of levels that do not define it.
+            if m.try_contains_id(id.as_str()).is_err() {
+                continue;
+            }
             match m.value_source(id.as_str()) {
                 Some(ValueSource::CommandLine) => {
                     sources.insert(id.as_str().to_owned(), true);

@@ -136,7 +136,7 @@ pub async fn trace_exec(
         operation_id,
         method = %request.method(),
         origin = %request.url().origin().ascii_serialization(),
-        path = request.url().path(),
+        path = %request.url().path(),
         status = tracing::field::Empty,
         duration_ms = tracing::field::Empty,
     );

@@ -10,7 +10,7 @@ use sa360_video_fakes::{ConversionKey, FakeServices, SearchAdsFake};
 const ADVERTISER: i64 = 21_700_000_012_345;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn upload_reports_rejected_rows_and_exits_2() {
+async fn upload_reports_rejected_rows_and_exits_3() {
     let services = FakeServices::start_default().await.expect("fakes");
     let apictl = Apictl::with_fakes(&services);
     let report = apictl.dir().join("rejected.csv");
@@ -28,7 +28,7 @@ async fn upload_reports_rejected_rows_and_exits_2() {
             report.to_str().unwrap(),
         ])
         .await;
-    run.expect(2);
+    run.expect(3);
     assert!(
         run.stdout.contains("11 rows: 7 stored, 4 rejected"),
         "{}",
@@ -72,7 +72,7 @@ async fn upload_reports_rejected_rows_and_exits_2() {
             fixed.to_str().unwrap(),
         ])
         .await;
-    run.expect(2);
+    run.expect(3);
     let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
     // Lines 8 and 10 fixed and stored; 7 and 9 are (owner, id, timestamp)s
     // already stored: conflicts, rejected again.
@@ -116,7 +116,7 @@ async fn upload_reports_rejected_rows_and_exits_2() {
             csv.to_str().unwrap(),
         ])
         .await;
-    run.expect(2);
+    run.expect(3);
     let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
     assert_eq!(json["stored"], 0);
     assert_eq!(json["rejected"], 11);
@@ -148,7 +148,7 @@ async fn dry_run_sends_nothing() {
             report.to_str().unwrap(),
         ])
         .await;
-    run.expect(2);
+    run.expect(3);
     assert!(
         run.stdout
             .contains("dry run: 11 rows, 9 valid, 2 rejected; nothing was sent"),
@@ -169,7 +169,7 @@ async fn dry_run_sends_nothing() {
             "r.csv",
         ])
         .await;
-    run.expect(2);
+    run.expect(3);
     let counts = services.search_ads.ledger().counts();
     assert_eq!(counts.requests, 0, "{counts:?}");
     assert_eq!(services.search_ads.ledger().stored_count(), 0);
@@ -649,7 +649,7 @@ async fn a_json_lines_report_is_fixed_and_uploaded_again() {
     let run = apictl
         .run(&["ads", "conversions", "upload", input.to_str().unwrap()])
         .await;
-    run.expect(2);
+    run.expect(3);
     let report = apictl.dir().join("in.jsonl.rejected.jsonl");
     let text = std::fs::read_to_string(&report).unwrap();
     let line: serde_json::Value = serde_json::from_str(text.trim()).unwrap();

@@ -376,7 +376,7 @@ fn the_sandbox_prints_sign_in_settings_that_every_ads_command_uses() {
     list.expect(0);
     runs.push(list);
     let upload = apictl.run_sync(&["ads", "conversions", "upload", &path(&csv)]);
-    upload.expect(2); // the sample has rows the service rejects on purpose
+    upload.expect(3); // the sample has rows the service rejects on purpose
     runs.push(upload);
     let ids = apictl.run_sync(&["ads", "id-mapping", "-o", &path(&dir.join("ids.csv"))]);
     ids.expect(0);
