@@ -23,7 +23,7 @@ pub const EXIT_TABLE: &str = "Exit status:
   0    success
   1    error: the service answered with an error or could not be reached, or a file could
        not be read or written
-  2    usage: the command line is wrong (`apictl help COMMAND` shows the right one)
+  2    usage: the command line is wrong (`--help` after the command shows the right one)
   3    partial: `ads conversions upload` stored some rows and rejected others
   4    refused before sending: an input or setting failed its check or is missing, or the
        lockout guard refused a login (nothing was sent)

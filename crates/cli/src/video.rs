@@ -50,7 +50,7 @@ pub async fn lockout_store(args: &LockoutStoreArgs) -> AppResult<Arc<dyn Lockout
                 .hint("give the rediss:// URL with --lockout-store (APICTL_LOCKOUT_STORE), or leave --lockout-ca-file out"));
         }
         let store = FileStore::per_user().map_err(|e| {
-            AppError::new(e.to_string()).hint(
+            AppError::refused(e.to_string()).hint(
                 "nothing was sent; the default lockout file is in the per-user state directory ($XDG_STATE_HOME, else ~/.local/state): make it a directory you can write, or pass --lockout-store redis://HOST:PORT/DB (APICTL_LOCKOUT_STORE)",
             )
         })?;
@@ -66,7 +66,7 @@ async fn connect_redis(args: &LockoutStoreArgs, url: &str) -> AppResult<RedisSto
         builder = builder.ca_file(ca);
     }
     let store = builder.connect().await.map_err(|e| {
-        AppError::new(e.to_string()).hint(
+        AppError::refused(e.to_string()).hint(
             "nothing was sent; --lockout-store (APICTL_LOCKOUT_STORE) takes redis://, rediss://, redis-sentinel://HOST:PORT,…#MASTER or redis-cluster://HOST:PORT,… (and their rediss- forms, with --lockout-ca-file for a private CA); check that the servers are up and reachable",
         )
     })?;

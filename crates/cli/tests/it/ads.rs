@@ -500,7 +500,7 @@ async fn reporting_and_v2_lists_agree() {
             &to,
         ])
         .await;
-    run.expect(1);
+    run.expect(4);
     assert!(run.stderr.contains("60-day window"), "{}", run.stderr);
     assert!(run.stderr.contains("--api v2"), "{}", run.stderr);
 
@@ -563,13 +563,13 @@ async fn availability_and_saved_columns() {
     let run = apictl
         .run_with(&["ads", "saved-columns"], &[("SEARCH_ADS_TOKEN", "nope")])
         .await;
-    run.expect(1);
+    run.expect(5);
     let lines: Vec<&str> = run.stderr.lines().collect();
     assert_eq!(lines.len(), 2, "{}", run.stderr);
     assert!(lines[0].starts_with("error: savedColumns.list failed with HTTP 401"));
     assert!(lines[1].starts_with("hint: check the credentials"));
     let run = Apictl::new().run(&["ads", "saved-columns"]).await;
-    run.expect(1);
+    run.expect(4);
     assert!(
         run.stderr.contains("error: no agency and advertiser given"),
         "{}",
@@ -626,7 +626,7 @@ async fn config_file_fills_in_what_flags_and_environment_do_not() {
     // A password in the config file is refused.
     std::fs::write(&config, "[video]\npassword = \"hunter2\"\n").unwrap();
     let run = apictl.run(&["video", "login"]).await;
-    run.expect(1);
+    run.expect(4);
     assert!(run.stderr.contains("VIDEO_PASSWORD"), "{}", run.stderr);
     assert!(!run.stderr.contains("hunter2"), "{}", run.stderr);
 }
