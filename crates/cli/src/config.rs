@@ -237,12 +237,12 @@ mod tests {
     fn the_hint_names_every_key() {
         for section in ["search_ads", "video"] {
             let e = ConfigFile::parse(&format!("[{section}]\nno_such_key = 1\n")).unwrap_err();
-            let listed = e.message.split("expected one of").nth(1).expect("toml lists the keys");
-            let keys: Vec<&str> = listed
-                .split('`')
-                .skip(1)
-                .step_by(2)
-                .collect();
+            let listed = e
+                .message
+                .split("expected one of")
+                .nth(1)
+                .expect("toml lists the keys");
+            let keys: Vec<&str> = listed.split('`').skip(1).step_by(2).collect();
             assert!(!keys.is_empty(), "{}", e.message);
             for key in keys {
                 assert!(KNOWN_KEYS.contains(key), "{key} missing from the hint");

@@ -93,9 +93,8 @@ fn option_sources(matches: &clap::ArgMatches) -> BTreeMap<String, bool> {
 /// Prints one JSON value on stdout (`--quiet` or not: it is the result).
 pub fn print_json(value: &serde_json::Value) -> AppResult<()> {
     let mut out = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, value).map_err(|e| {
-        crate::output::write_error(e.io_error_kind(), &e, None)
-    })?;
+    serde_json::to_writer_pretty(&mut out, value)
+        .map_err(|e| crate::output::write_error(e.io_error_kind(), &e, None))?;
     writeln!(out)
         .and_then(|()| out.flush())
         .map_err(|e| crate::output::stdout_error(&e))

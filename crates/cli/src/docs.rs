@@ -31,16 +31,15 @@ pub fn man(args: &ManArgs) -> AppResult<u8> {
                 .map(clap::Command::get_name)
                 .filter(|n| *n != "help")
                 .collect();
-            return Err(AppError::new(format!(
-                "`{} {name}` is not a command",
-                path.join(" ")
-            ))
-            .hint(if known.is_empty() {
-                format!("`{}` has no subcommands", path.join(" "))
-            } else {
-                format!("commands of `{}`: {}", path.join(" "), known.join(", "))
-            })
-            .exit(EXIT_USAGE));
+            return Err(
+                AppError::new(format!("`{} {name}` is not a command", path.join(" ")))
+                    .hint(if known.is_empty() {
+                        format!("`{}` has no subcommands", path.join(" "))
+                    } else {
+                        format!("commands of `{}`: {}", path.join(" "), known.join(", "))
+                    })
+                    .exit(EXIT_USAGE),
+            );
         };
         path.push(name.clone());
         page = sub;

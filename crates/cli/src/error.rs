@@ -7,8 +7,8 @@ use sa360_video_sdk::http::{TransportError, TransportErrorKind};
 use sa360_video_sdk::search_ads;
 use sa360_video_sdk::video_session;
 
-pub use crate::exit::{EXIT_ERROR, EXIT_INTERRUPTED, EXIT_REJECTED};
 use crate::exit::{EXIT_AUTH, EXIT_OK, EXIT_REFUSED};
+pub use crate::exit::{EXIT_ERROR, EXIT_INTERRUPTED, EXIT_REJECTED};
 
 /// An error as the user sees it: `error: <message>` and `hint: <hint>`.
 #[derive(Debug)]

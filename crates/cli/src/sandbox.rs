@@ -120,7 +120,9 @@ pub async fn run(global: &GlobalArgs, args: &SandboxArgs) -> AppResult<u8> {
     crate::note!(
         "    apictl ads conversions list --api v2 --from 2024-01-01 --to 2024-01-31 --format csv"
     );
-    crate::note!("    apictl ads conversions list --from <a date in the last 60 days> --to <today>");
+    crate::note!(
+        "    apictl ads conversions list --from <a date in the last 60 days> --to <today>"
+    );
     crate::note!("    apictl ads customers");
     crate::note!("    apictl ads saved-columns");
     crate::note!(

@@ -58,7 +58,10 @@ fn fake_error(e: sa360_video_fakes::FakeError) -> AppError {
 static LINES: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 fn push(line: String) {
-    LINES.lock().unwrap_or_else(PoisonError::into_inner).push(line);
+    LINES
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(line);
 }
 
 fn take_lines() -> Vec<String> {
@@ -115,7 +118,11 @@ impl Report {
         }
         crate::sayln!()?;
         crate::sayln!("[{n}/{STEPS}] {title}")?;
-        for line in explain.iter().copied().chain(lines.iter().map(String::as_str)) {
+        for line in explain
+            .iter()
+            .copied()
+            .chain(lines.iter().map(String::as_str))
+        {
             crate::sayln!("      {line}")?;
         }
         if let Some(e) = failed {

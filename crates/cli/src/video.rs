@@ -142,7 +142,9 @@ fn password() -> AppResult<SecretString> {
         Ok(_) => {}
         Err(std::env::VarError::NotPresent) => {}
         Err(std::env::VarError::NotUnicode(_)) => {
-            return Err(AppError::refused(format!("{PASSWORD_ENV} is not valid UTF-8")));
+            return Err(AppError::refused(format!(
+                "{PASSWORD_ENV} is not valid UTF-8"
+            )));
         }
     }
     if !std::io::stdin().is_terminal() {

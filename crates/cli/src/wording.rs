@@ -96,7 +96,9 @@ mod tests {
             "is required for insert: fill the column segmentationType (FLOODLIGHT)"
         );
         assert_eq!(
-            for_operator("names no owner: set Conversion::agency_id and advertiser_id, customer_id, or click_id (x)"),
+            for_operator(
+                "names no owner: set Conversion::agency_id and advertiser_id, customer_id, or click_id (x)"
+            ),
             "names no owner: fill the columns agencyId and advertiserId, or customerId, or clickId (x)"
         );
         let reporting = for_operator(

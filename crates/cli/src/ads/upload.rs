@@ -186,7 +186,10 @@ fn print_row(r: &ReportRow) {
     };
     let _ = crate::sayln!(
         "  line {:<4} {:<24} {:<10} {}",
-        r.line, id, r.code, r.reason
+        r.line,
+        id,
+        r.code,
+        r.reason
     );
 }
 

@@ -23,7 +23,11 @@ fn usage_errors_exit_2() {
     ] {
         let run = Apictl::new().run_sync(args);
         run.expect(2);
-        assert!(run.stderr.starts_with("error: "), "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.starts_with("error: "),
+            "{args:?}: {}",
+            run.stderr
+        );
     }
     // `apictl man` of a command that does not exist is a usage error too.
     let run = Apictl::new().run_sync(&["man", "video", "nope"]);
@@ -48,7 +52,11 @@ async fn a_local_refusal_exits_4_naming_the_flag() {
         ])
         .await;
     run.expect(4);
-    assert!(run.stderr.contains("error: --country: ZZ is not"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("error: --country: ZZ is not"),
+        "{}",
+        run.stderr
+    );
     assert!(!run.stderr.contains("IsoCode"), "{}", run.stderr);
     // A malformed number names the flags, not the wire field `MobileNo`.
     let run = apictl
@@ -59,7 +67,15 @@ async fn a_local_refusal_exits_4_naming_the_flag() {
     assert!(!run.stderr.contains("MobileNo"), "{}", run.stderr);
     // A bad date.
     let run = apictl
-        .run(&["ads", "conversions", "list", "--from", "soon", "--to", "2024-01-02"])
+        .run(&[
+            "ads",
+            "conversions",
+            "list",
+            "--from",
+            "soon",
+            "--to",
+            "2024-01-02",
+        ])
         .await;
     run.expect(4);
     assert!(run.stderr.contains("--from \"soon\""), "{}", run.stderr);
@@ -78,9 +94,16 @@ async fn rows_refused_before_sending_name_their_column() {
     )
     .expect("csv");
     let run = apictl
-        .run(&["ads", "conversions", "upload", csv.to_str().unwrap(), "--dry-run"])
+        .run(&[
+            "ads",
+            "conversions",
+            "upload",
+            csv.to_str().unwrap(),
+            "--dry-run",
+        ])
         .await;
-    let report = std::fs::read_to_string(apictl.dir().join("rows.csv.rejected.csv")).expect("report");
+    let report =
+        std::fs::read_to_string(apictl.dir().join("rows.csv.rejected.csv")).expect("report");
     for text in [&run.stdout, &report] {
         assert!(text.contains("fill the column conversionId"), "{text}");
         assert!(text.contains("fill the column segmentationType"), "{text}");
@@ -115,7 +138,10 @@ async fn authentication_needed_exits_5() {
     assert!(run.stderr.contains("apictl video login"), "{}", run.stderr);
     // A token the service refuses (401).
     let run = apictl
-        .run_with(&["ads", "saved-columns"], &[("SEARCH_ADS_TOKEN", "not-a-token")])
+        .run_with(
+            &["ads", "saved-columns"],
+            &[("SEARCH_ADS_TOKEN", "not-a-token")],
+        )
         .await;
     run.expect(5);
 }
@@ -131,8 +157,16 @@ async fn a_service_error_exits_1() {
     run.expect(1);
     assert!(run.stderr.contains("HTTP 403"), "{}", run.stderr);
     // The service's message ends a sentence; the facade's text goes on without a second period.
-    assert!(run.stderr.contains("advertiser 1. The account"), "{}", run.stderr);
-    assert!(!run.stderr.replace("...", "").contains(".."), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("advertiser 1. The account"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.replace("...", "").contains(".."),
+        "{}",
+        run.stderr
+    );
     // Nothing listening.
     let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("port");
     let url = format!(
@@ -156,7 +190,11 @@ async fn a_partial_upload_exits_3() {
         .run(&["ads", "conversions", "upload", csv.to_str().unwrap()])
         .await;
     run.expect(3);
-    assert!(run.stdout.contains("7 stored, 4 rejected"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("7 stored, 4 rejected"),
+        "{}",
+        run.stdout
+    );
 }
 
 /// Ctrl-C while a request waits for its answer: status 130 and a message.
@@ -217,7 +255,12 @@ fn ctrl_c_exits_130_with_a_message() {
 /// with status 0 and no panic.
 #[test]
 fn a_closed_stdout_ends_quietly() {
-    for args in [&["tour"][..], &["completions", "bash"], &["man"], &["--json", "tour"]] {
+    for args in [
+        &["tour"][..],
+        &["completions", "bash"],
+        &["man"],
+        &["--json", "tour"],
+    ] {
         let apictl = Apictl::new();
         let mut child = apictl
             .command(args)
@@ -247,7 +290,11 @@ fn json_tour_is_one_document() {
     assert_eq!(doc["ok"], true);
     let steps = doc["steps"].as_array().expect("steps");
     assert_eq!(steps.len(), 9);
-    assert!(steps.iter().all(|s| s["ok"] == true && s["title"].is_string()));
+    assert!(
+        steps
+            .iter()
+            .all(|s| s["ok"] == true && s["title"].is_string())
+    );
 }
 
 #[test]
@@ -287,8 +334,16 @@ async fn verbose_shows_each_request() {
         .trim_end_matches("/doubleclicksearch/v2")
         .to_owned();
     assert!(ads.stderr.contains("method=GET"), "{}", ads.stderr);
-    assert!(ads.stderr.contains(&format!("origin={origin}")), "{}", ads.stderr);
-    assert!(ads.stderr.contains("path=/doubleclicksearch/v2/agency/"), "{}", ads.stderr);
+    assert!(
+        ads.stderr.contains(&format!("origin={origin}")),
+        "{}",
+        ads.stderr
+    );
+    assert!(
+        ads.stderr.contains("path=/doubleclicksearch/v2/agency/"),
+        "{}",
+        ads.stderr
+    );
     assert!(ads.stderr.contains("status=200"), "{}", ads.stderr);
     let video = apictl.run(&["-v", "video", "login"]).await;
     video.expect(0);
@@ -391,10 +446,23 @@ printf '%s\n' "${{COMPREPLY[@]}}"
         .output()
         .expect("bash");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let (top, video) = stdout.split_once("---\n").expect("two parts");
     let top: Vec<&str> = top.lines().collect();
-    for name in ["ads", "video", "auth", "tour", "sandbox", "completions", "man", "help"] {
+    for name in [
+        "ads",
+        "video",
+        "auth",
+        "tour",
+        "sandbox",
+        "completions",
+        "man",
+        "help",
+    ] {
         assert!(top.contains(&name), "{name} not offered: {top:?}");
     }
     let video: Vec<&str> = video.lines().collect();
@@ -414,7 +482,11 @@ fn every_shell_has_a_script() {
     ] {
         let run = Apictl::new().run_sync(&["completions", shell]);
         run.expect(0);
-        assert!(run.stdout.contains(marker), "{shell}: {}", &run.stdout[..200.min(run.stdout.len())]);
+        assert!(
+            run.stdout.contains(marker),
+            "{shell}: {}",
+            &run.stdout[..200.min(run.stdout.len())]
+        );
     }
 }
 
@@ -429,7 +501,13 @@ fn the_manual_page_comes_from_the_same_definitions() {
     }
     let upload = Apictl::new().run_sync(&["man", "ads", "conversions", "upload"]);
     upload.expect(0);
-    assert!(upload.stdout.contains(".TH APICTL-ADS-CONVERSIONS-UPLOAD 1"), "{}", upload.stdout);
+    assert!(
+        upload
+            .stdout
+            .contains(".TH APICTL-ADS-CONVERSIONS-UPLOAD 1"),
+        "{}",
+        upload.stdout
+    );
     assert!(upload.stdout.contains("\\-\\-resume"), "{}", upload.stdout);
 }
 

@@ -33,7 +33,11 @@ mod tests {
         let codes: Vec<&str> = ASSIGNED.split_whitespace().collect();
         assert_eq!(codes.len(), 249);
         assert!(codes.windows(2).all(|w| w[0] < w[1]));
-        assert!(codes.iter().all(|c| c.len() == 2 && c.bytes().all(|b| b.is_ascii_uppercase())));
+        assert!(
+            codes
+                .iter()
+                .all(|c| c.len() == 2 && c.bytes().all(|b| b.is_ascii_uppercase()))
+        );
     }
 
     #[test]

@@ -191,7 +191,10 @@ pub enum Error {
     },
 
     /// A local file could not be written.
-    #[error("could not write {path}: {}. Check the directory exists and is writable", clause(message))]
+    #[error(
+        "could not write {path}: {}. Check the directory exists and is writable",
+        clause(message)
+    )]
     Io {
         /// The file.
         path: String,
@@ -320,7 +323,10 @@ fn api_message(
             first.join("; ")
         )
     };
-    format!("{operation} failed with HTTP {status}{reason}: {}. {hint}", clause(&shown))
+    format!(
+        "{operation} failed with HTTP {status}{reason}: {}. {hint}",
+        clause(&shown)
+    )
 }
 
 /// `text` without the period (and spaces) it may end with, so a message
