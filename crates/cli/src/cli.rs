@@ -20,8 +20,7 @@ The video login lockout count is the one every application of the user shares:
 $XDG_STATE_HOME/sa360-video-sdk/video-session-lockout.json (else ~/.local/state/...), or
 Redis with --lockout-store.
 
-Exit status: 0 success; 1 error (one `error:` line and a `hint:` line on stderr);
-2 `ads conversions upload` finished but rejected some rows.";
+Shell completions: `apictl completions bash|zsh|fish|powershell|elvish`; manual page: `apictl man`.";
 
 /// `apictl`: the command line.
 #[derive(Debug, Parser)]
@@ -31,8 +30,8 @@ Exit status: 0 success; 1 error (one `error:` line and a `hint:` line on stderr)
     about = ABOUT,
     long_about = LONG_ABOUT,
     after_help = AFTER_HELP,
-    propagate_version = true,
-    disable_help_subcommand = true
+    after_long_help = format!("{AFTER_HELP}\n\n{}", crate::exit::EXIT_TABLE),
+    propagate_version = true
 )]
 pub struct Cli {
     /// Options every command takes.
@@ -71,9 +70,13 @@ pub struct GlobalArgs {
     #[arg(long, global = true)]
     pub json: bool,
 
-    /// Log requests to stderr (-v info, -vv debug, -vvv trace); secrets are never logged
+    /// Log each request (method, URL, status) and more to stderr (-v, -vv, -vvv); secrets are never logged
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
+
+    /// Print no confirmations, notes or progress bars; results and errors still print
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
 }
 
 /// The top-level commands.
@@ -101,6 +104,34 @@ pub enum Command {
     /// Sign in to Search Ads 360 with a Google account, show or revoke the credentials
     #[command(subcommand)]
     Auth(Box<AuthCommand>),
+
+    /// Print the shell completion script for bash, zsh, fish, PowerShell or elvish
+    #[command(
+        long_about = "Print the shell completion script for bash, zsh, fish, PowerShell or elvish.\n\nFor example:\n\n    bash:        apictl completions bash > ~/.local/share/bash-completion/completions/apictl\n    zsh:         apictl completions zsh > \"${fpath[1]}/_apictl\"\n    fish:        apictl completions fish > ~/.config/fish/completions/apictl.fish\n    PowerShell:  apictl completions powershell | Out-String | Invoke-Expression"
+    )]
+    Completions(CompletionsArgs),
+
+    /// Print the manual page (roff) of apictl or of one of its commands
+    #[command(
+        long_about = "Print the manual page (roff) of apictl or of one of its commands.\n\nFor example:\n\n    apictl man | man -l -\n    apictl man > ~/.local/share/man/man1/apictl.1\n    apictl man ads conversions upload | man -l -"
+    )]
+    Man(ManArgs),
+}
+
+/// `apictl completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+/// `apictl man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The command whose page to print, e.g. `ads conversions upload` [default: apictl's own]
+    #[arg(value_name = "COMMAND")]
+    pub command: Vec<String>,
 }
 
 /// `apictl auth ...`.
@@ -618,7 +649,7 @@ pub enum ConversionsCommand {
 
     /// Insert (or update) conversions from a CSV or JSON-lines file
     #[command(
-        long_about = "Insert (or update) conversions from a CSV or JSON-lines file.\n\nCSV: a header of Conversion JSON field names (conversionId, conversionTimestamp,\nsegmentationType, segmentationId, agencyId, advertiserId, engineAccountId, type,\nrevenueMicros, currencyCode, ...). JSON lines: one Conversion JSON object per line.\nTimestamps are epoch milliseconds or RFC 3339; customDimension and customMetric cells\nof a CSV hold JSON arrays. The file is read one row at a time (UTF-8; a row may have\nup to 1 MiB).\n\nRows that cannot be read (invalid UTF-8, an unclosed quote, malformed JSON), lack a\nrequired field, hold control characters or over-long ids, or repeat an (advertiser,\nconversionId, conversionTimestamp) are rejected locally with their line and never sent.\nThe rest go out in batches. Rejected rows are written with their line, conversionId,\ncode and reason to the report file as their batches finish.\n\nJournal: while it runs, the upload appends to FILE.journal which rows have a definite\noutcome, one line per batch (`done FIRST-LAST stored=N rejected=N mark=BYTES\nresend=RANGES`, rows numbered from 1, fsynced after the report), bound to the file by\nits size and SHA-256. After an interruption (or rows without an answer), --resume\nsends only the rows without a definite outcome, in resubmission mode: a row an earlier\nrun stored comes back as already stored, a success. The journal is removed once every\nrow has its outcome; an existing journal is refused without --resume or --restart.\n\nExit status: 0 every row stored (or already stored); 2 some rows rejected (the others\nstored); 1 error (including rows without a definite answer: run again with --resume)."
+        long_about = "Insert (or update) conversions from a CSV or JSON-lines file.\n\nCSV: a header of Conversion JSON field names (conversionId, conversionTimestamp,\nsegmentationType, segmentationId, agencyId, advertiserId, engineAccountId, type,\nrevenueMicros, currencyCode, ...). JSON lines: one Conversion JSON object per line.\nTimestamps are epoch milliseconds or RFC 3339; customDimension and customMetric cells\nof a CSV hold JSON arrays. The file is read one row at a time (UTF-8; a row may have\nup to 1 MiB).\n\nRows that cannot be read (invalid UTF-8, an unclosed quote, malformed JSON), lack a\nrequired field, hold control characters or over-long ids, or repeat an (advertiser,\nconversionId, conversionTimestamp) are rejected locally with their line and never sent.\nThe rest go out in batches. Rejected rows are written with their line, conversionId,\ncode and reason to the report file as their batches finish.\n\nJournal: while it runs, the upload appends to FILE.journal which rows may be on their\nway (`send FIRST-LAST`, fsynced before the batch's first request) and which have a\ndefinite outcome (`done FIRST-LAST stored=N rejected=N mark=BYTES resend=RANGES`, rows\nnumbered from 1, written after the report lines it vouches for are fsynced), bound to\nthe file by its size and SHA-256. After an interruption (or rows without an answer), --resume\nsends only the rows without a definite outcome, in resubmission mode: a row an earlier\nrun stored comes back as already stored, a success. The journal is removed once every\nrow has its outcome; an existing journal is refused without --resume or --restart.\n\nExit status: 0 every row stored (or already stored); 3 some rows rejected (the others\nstored); 4 the file or a setting refused before sending; 1 error (including rows without\na definite answer: run again with --resume); 130 interrupted (run again with --resume)."
     )]
     Upload(UploadArgs),
 }
@@ -766,4 +797,33 @@ pub struct IdMappingArgs {
     /// The file to write (written as FILE.part, renamed when complete)
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    /// No option that an environment variable can set is required by clap,
+    /// so no usage line shows one as required (the command checks it after
+    /// the config file was read, naming the flag, the variable and the key).
+    #[test]
+    fn env_settable_options_are_never_required() {
+        fn walk(command: &clap::Command, path: &str) {
+            for arg in command.get_arguments() {
+                if arg.get_env().is_some() {
+                    assert!(
+                        !arg.is_required_set(),
+                        "{path} --{:?} is settable from the environment but required",
+                        arg.get_long()
+                    );
+                }
+            }
+            for sub in command.get_subcommands() {
+                walk(sub, &format!("{path} {}", sub.get_name()));
+            }
+        }
+        let mut cli = super::Cli::command();
+        cli.build();
+        walk(&cli, "apictl");
+    }
 }

@@ -138,12 +138,15 @@ impl ConfigFile {
             let hint = if message.contains("password") {
                 "the password is never read from the config file: set VIDEO_PASSWORD or type it at the prompt"
             } else {
-                "known keys: [search_ads] url, token, key_file, agency_id, advertiser_id, engine_account_id, customer_id; [video] url, secret_key, user, session_id"
+                KNOWN_KEYS
             };
-            AppError::new(format!("invalid config file: {message}")).hint(hint)
+            AppError::refused(format!("invalid config file: {message}")).hint(hint)
         })
     }
 }
+
+/// The hint of an invalid config file: every key it may hold.
+const KNOWN_KEYS: &str = "known keys: [search_ads] url, token, key_file, agency_id, advertiser_id, engine_account_id, customer_id, reporting_url, login_customer_id; [video] url, secret_key, user, session_id";
 
 /// `$XDG_CONFIG_HOME/apictl/config.toml`, or `~/.config/apictl/config.toml`.
 pub fn default_config_path() -> Option<PathBuf> {
@@ -183,7 +186,7 @@ fn warn_if_readable_by_others(path: &Path) {
     if let Ok(meta) = std::fs::metadata(path)
         && meta.permissions().mode() & 0o077 != 0
     {
-        eprintln!(
+        crate::tell!(
             "warning: {} holds a secret but other users may read it; run: chmod 600 {}",
             path.display(),
             path.display()
@@ -226,5 +229,27 @@ mod tests {
     #[test]
     fn unknown_keys_are_refused() {
         assert!(ConfigFile::parse("[video]\nurll = \"x\"\n").is_err());
+    }
+
+    /// The hint names every key of both sections, and only keys that exist:
+    /// toml's own message lists the keys a section has.
+    #[test]
+    fn the_hint_names_every_key() {
+        for section in ["search_ads", "video"] {
+            let e = ConfigFile::parse(&format!("[{section}]\nno_such_key = 1\n")).unwrap_err();
+            let listed = e
+                .message
+                .split("expected one of")
+                .nth(1)
+                .expect("toml lists the keys");
+            let keys: Vec<&str> = listed.split('`').skip(1).step_by(2).collect();
+            assert!(!keys.is_empty(), "{}", e.message);
+            for key in keys {
+                assert!(KNOWN_KEYS.contains(key), "{key} missing from the hint");
+            }
+            assert_eq!(e.hint.as_deref(), Some(KNOWN_KEYS));
+        }
+        let named: usize = KNOWN_KEYS.matches(", ").count() + 2;
+        assert_eq!(named, 9 + 4, "{KNOWN_KEYS}");
     }
 }

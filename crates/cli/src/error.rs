@@ -7,12 +7,8 @@ use sa360_video_sdk::http::{TransportError, TransportErrorKind};
 use sa360_video_sdk::search_ads;
 use sa360_video_sdk::video_session;
 
-/// Exit status of a command that failed.
-pub const EXIT_ERROR: u8 = 1;
-/// Exit status of an upload that finished with rejected rows (the others stored).
-pub const EXIT_REJECTED: u8 = 2;
-/// Exit status of a command stopped by Ctrl-C (SIGINT): 128 + 2, as shells report it.
-pub const EXIT_INTERRUPTED: u8 = 130;
+use crate::exit::{EXIT_AUTH, EXIT_OK, EXIT_REFUSED};
+pub use crate::exit::{EXIT_ERROR, EXIT_INTERRUPTED, EXIT_REJECTED};
 
 /// An error as the user sees it: `error: <message>` and `hint: <hint>`.
 #[derive(Debug)]
@@ -21,8 +17,10 @@ pub struct AppError {
     pub message: String,
     /// One line: what to do about it.
     pub hint: Option<String>,
-    /// The exit status.
+    /// The exit status (`crate::exit`'s table).
     pub exit: u8,
+    /// Stdout was closed by its reader: the command ends quietly, status 0.
+    closed_stdout: bool,
 }
 
 /// Result of the CLI's functions.
@@ -35,7 +33,39 @@ impl AppError {
             message: one_line(&message.into()),
             hint: None,
             exit: EXIT_ERROR,
+            closed_stdout: false,
         }
+    }
+
+    /// An input or setting refused before anything was sent (exit status 4).
+    pub fn refused(message: impl Into<String>) -> Self {
+        Self::new(message).exit(EXIT_REFUSED)
+    }
+
+    /// Credentials or a session are needed, or were refused (exit status 5).
+    pub fn auth(message: impl Into<String>) -> Self {
+        Self::new(message).exit(EXIT_AUTH)
+    }
+
+    /// The reader of stdout went away (`apictl tour | head -1`): nothing is
+    /// printed and the command exits 0.
+    pub fn closed_stdout() -> Self {
+        Self {
+            closed_stdout: true,
+            ..Self::new("stdout was closed").exit(EXIT_OK)
+        }
+    }
+
+    /// Whether this is [`AppError::closed_stdout`].
+    pub fn is_closed_stdout(&self) -> bool {
+        self.closed_stdout
+    }
+
+    /// Sets the exit status (`crate::exit`'s table).
+    #[must_use]
+    pub fn exit(mut self, code: u8) -> Self {
+        self.exit = code;
+        self
     }
 
     /// Adds (or replaces) the hint.
@@ -57,11 +87,17 @@ impl AppError {
         ExitCode::from(self.exit)
     }
 
-    /// Prints `error:` and `hint:` lines to stderr.
+    /// Prints `error:` and `hint:` lines to stderr (nothing for a closed
+    /// stdout; a closed stderr is ignored).
     pub fn print(&self) {
-        eprintln!("error: {}", self.message);
+        use std::io::Write as _;
+        if self.closed_stdout {
+            return;
+        }
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "error: {}", self.message);
         if let Some(hint) = &self.hint {
-            eprintln!("hint: {hint}");
+            let _ = writeln!(err, "hint: {hint}");
         }
     }
 }
@@ -150,7 +186,17 @@ impl From<video_session::Error> for AppError {
             E::Store(_) => "nothing was sent; check the lockout store named above: the per-user lockout file and its directory must be yours only, or the Redis server of --lockout-store (APICTL_LOCKOUT_STORE) must be reachable".to_owned(),
             _ => "run with -v for details".to_owned(),
         };
-        AppError::new(e.to_string()).hint(hint)
+        let exit = match &e {
+            E::Validation(_) | E::LockoutRefused { .. } | E::Store(_) => EXIT_REFUSED,
+            E::InvalidCredentials { .. } | E::InvalidSecretKey | E::Unauthorized => EXIT_AUTH,
+            _ => EXIT_ERROR,
+        };
+        let message = match &e {
+            // The facade names the wire field; say the flag the operator typed.
+            E::Validation(v) => format!("{}: {}", flag_of(v.field), v.reason),
+            _ => e.to_string(),
+        };
+        AppError::new(message).hint(hint).exit(exit)
     }
 }
 
@@ -265,7 +311,21 @@ impl From<search_ads::Error> for AppError {
             }
             _ => "run with -v for details".to_owned(),
         };
-        AppError::new(e.to_string()).hint(hint)
+        let exit = match &e {
+            E::Validation { .. } | E::Config { .. } => EXIT_REFUSED,
+            E::Api { status: 401, .. }
+            | E::Reporting { status: 401, .. }
+            | E::Auth { .. }
+            | E::InvalidGrant { .. } => EXIT_AUTH,
+            E::TokenUnavailable {
+                credential: search_ads::CredentialKind::MetadataServer,
+                ..
+            } => EXIT_AUTH,
+            _ => EXIT_ERROR,
+        };
+        AppError::new(crate::wording::for_operator(&e.to_string()))
+            .hint(hint)
+            .exit(exit)
     }
 }
 

@@ -14,7 +14,7 @@ pub fn seconds(flag: &str, value: u64) -> AppResult<Duration> {
     if (1..=86_400).contains(&value) {
         Ok(Duration::from_secs(value))
     } else {
-        Err(AppError::new(format!("{flag} {value} is out of range"))
+        Err(AppError::refused(format!("{flag} {value} is out of range"))
             .hint(format!("give {flag} a number of seconds from 1 to 86400")))
     }
 }
@@ -24,7 +24,7 @@ pub fn bytes(flag: &str, value: u64) -> AppResult<u64> {
     if value >= 1024 {
         Ok(value)
     } else {
-        Err(AppError::new(format!("{flag} {value} is too small"))
+        Err(AppError::refused(format!("{flag} {value} is too small"))
             .hint(format!("give {flag} at least 1024 bytes")))
     }
 }

@@ -4,41 +4,52 @@
 //! `apictl tour` shows every feature against fakes started in-process;
 //! `apictl sandbox` serves the same fakes for trying the other commands.
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod ads;
 mod auth;
 mod cli;
 mod config;
 mod context;
+mod docs;
 mod error;
+mod exit;
 mod limits;
 mod private_file;
+mod output;
 mod progress;
 mod records;
 mod sandbox;
 mod state;
 mod tour;
 mod video;
+mod wording;
 
 use std::io::IsTerminal as _;
 use std::process::ExitCode;
 
-use clap::Parser as _;
+use clap::{CommandFactory as _, FromArgMatches as _};
 
-use crate::cli::{AuthCommand, Cli, Command, VideoCommand};
+use crate::cli::{AdsCommand, AuthCommand, Cli, Command, ConversionsCommand, VideoCommand};
 use crate::context::Ctx;
-use crate::error::{AppError, AppResult, EXIT_ERROR};
+use crate::error::{AppError, AppResult};
+use crate::exit::{EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|matches| Ok((Cli::from_arg_matches(&matches)?, matches)));
+    let (cli, matches) = match parsed {
+        Ok(parsed) => parsed,
         Err(e) => {
             // --help and --version print to stdout and succeed; usage errors
-            // exit 1 like every other error (2 means "rows rejected").
-            let code = if e.use_stderr() { EXIT_ERROR } else { 0 };
+            // exit 2 (`crate::exit`). A closed stdout or stderr is ignored.
+            let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
             let _ = e.print();
             return ExitCode::from(code);
         }
     };
+    output::set_quiet(cli.global.quiet);
     init_tracing(cli.global.verbose);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -52,8 +63,10 @@ fn main() -> ExitCode {
             return e.exit_code();
         }
     };
-    match runtime.block_on(run(cli)) {
+    match runtime.block_on(run_interruptible(cli, matches)) {
         Ok(code) => ExitCode::from(code),
+        // The reader of stdout is gone (`apictl tour | head -1`): a quiet end.
+        Err(e) if e.is_closed_stdout() => ExitCode::SUCCESS,
         Err(e) => {
             e.print();
             e.exit_code()
@@ -61,12 +74,35 @@ fn main() -> ExitCode {
     }
 }
 
-async fn run(cli: Cli) -> AppResult<u8> {
+/// Runs the command; Ctrl-C ends it with status 130 and a message, except for
+/// the commands that handle Ctrl-C themselves (an upload finishes its batches
+/// in flight and keeps its journal; the sandbox stops its fakes).
+async fn run_interruptible(cli: Cli, matches: clap::ArgMatches) -> AppResult<u8> {
+    let own_handler = matches!(&cli.command, Command::Sandbox(_))
+        || matches!(&cli.command, Command::Ads(a)
+            if matches!(a.command, AdsCommand::Conversions(ConversionsCommand::Upload(_))));
+    if own_handler {
+        return run(cli, &matches).await;
+    }
+    tokio::select! {
+        result = run(cli, &matches) => result,
+        signal = tokio::signal::ctrl_c() => match signal {
+            Ok(()) => Err(AppError::new("interrupted (Ctrl-C)")
+                .hint("the command stopped where it was; run it again")
+                .exit(EXIT_INTERRUPTED)),
+            Err(e) => Err(AppError::new(format!("cannot listen for Ctrl-C: {e}"))),
+        },
+    }
+}
+
+async fn run(cli: Cli, matches: &clap::ArgMatches) -> AppResult<u8> {
     match &cli.command {
-        Command::Tour => tour::run().await,
+        Command::Tour => tour::run(cli.global.json).await,
         Command::Sandbox(args) => sandbox::run(&cli.global, args).await,
+        Command::Completions(args) => docs::completions(args),
+        Command::Man(args) => docs::man(args),
         Command::Video(command) => {
-            let ctx = Ctx::load(&cli.global)?;
+            let ctx = Ctx::load(&cli.global, matches)?;
             match command.as_ref() {
                 VideoCommand::Login(args) => video::run_login(&ctx, args).await,
                 VideoCommand::Invite(args) => video::run_invite(&ctx, args).await,
@@ -75,11 +111,11 @@ async fn run(cli: Cli) -> AppResult<u8> {
             }
         }
         Command::Ads(args) => {
-            let ctx = Ctx::load(&cli.global)?;
+            let ctx = Ctx::load(&cli.global, matches)?;
             ads::run(&ctx, args).await
         }
         Command::Auth(command) => {
-            let ctx = Ctx::load(&cli.global)?;
+            let ctx = Ctx::load(&cli.global, matches)?;
             match command.as_ref() {
                 AuthCommand::Login(args) => auth::run_login(&ctx, args).await,
                 AuthCommand::Status(args) => auth::run_status(&ctx, args).await,
@@ -90,8 +126,11 @@ async fn run(cli: Cli) -> AppResult<u8> {
 }
 
 /// Logs to stderr: warnings only by default; `-v` info, `-vv` debug and
-/// `-vvv` trace for this tool, the facade and the per-request spans. Other
-/// crates (HTTP internals) stay at warnings so no header can be logged.
+/// `-vvv` trace for this tool and the facade. Each request's line (target
+/// `api_request`, logged at DEBUG by `sa360_video_client_support::trace_exec`:
+/// service, method, origin, path, status, never a header or the query) shows
+/// from `-v` on. Other crates (HTTP internals) stay at warnings so no header
+/// can be logged.
 ///
 /// The facade's own warnings (a batch sent again after a transient failure)
 /// are shown from `-v` on: they are worded for library users (they name
@@ -106,8 +145,13 @@ fn init_tracing(verbose: u8) {
     };
     let facade = if verbose == 0 { "error" } else { level };
     let fakes = if verbose >= 3 { "info" } else { "off" };
+    let requests = match verbose {
+        0 => "warn",
+        1 | 2 => "debug",
+        _ => "trace",
+    };
     let filter = format!(
-        "warn,apictl={level},sa360_video_sdk={facade},api_request={level},sa360_video_client_support={level},sa360_video_fakes={fakes}"
+        "warn,apictl={level},sa360_video_sdk={facade},api_request={requests},sa360_video_client_support={level},sa360_video_fakes={fakes}"
     );
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));

@@ -1,4 +1,5 @@
-//! Progress bars on stderr, drawn only when stderr is a terminal.
+//! Progress bars on stderr, drawn only when stderr is a terminal and
+//! `--quiet` is not given.
 
 use std::io::IsTerminal as _;
 use std::time::Duration;
@@ -6,7 +7,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 fn target() -> ProgressDrawTarget {
-    if std::io::stderr().is_terminal() {
+    if std::io::stderr().is_terminal() && !crate::output::is_quiet() {
         ProgressDrawTarget::stderr()
     } else {
         ProgressDrawTarget::hidden()

@@ -75,8 +75,8 @@ pub async fn run(global: &GlobalArgs, args: &SandboxArgs) -> AppResult<u8> {
         services.search_ads.authorized_user_json().as_bytes(),
     )?;
     let user = services.search_ads.authorized_user();
-    let mut script = services.env_script();
-    for (name, value) in [
+    let mut settings = services.env_vars();
+    settings.extend([
         (
             "GOOGLE_APPLICATION_CREDENTIALS",
             credentials.display().to_string(),
@@ -85,46 +85,57 @@ pub async fn run(global: &GlobalArgs, args: &SandboxArgs) -> AppResult<u8> {
         ("SEARCH_ADS_CLIENT_SECRET", user.client_secret.clone()),
         ("SEARCH_ADS_AUTH_URL", services.search_ads.authorize_url()),
         ("SEARCH_ADS_REVOKE_URL", services.search_ads.revoke_url()),
-    ] {
-        script.push_str(&format!("{name}={}\n", sh_quote(&value)));
-    }
-    {
+    ]);
+    if global.json {
+        // The same settings as one JSON object of NAME: value.
+        let object: serde_json::Map<String, serde_json::Value> = settings
+            .into_iter()
+            .map(|(name, value)| (name.to_owned(), serde_json::Value::String(value)))
+            .collect();
+        crate::context::print_json(&serde_json::Value::Object(object))?;
+    } else {
+        let script: String = settings
+            .iter()
+            .map(|(name, value)| format!("{name}={}\n", sh_quote(value)))
+            .collect();
         let mut out = std::io::stdout().lock();
         out.write_all(script.as_bytes())
             .and_then(|()| out.flush())
-            .map_err(|e| AppError::new(format!("cannot write to stdout: {e}")))?;
+            .map_err(|e| crate::output::stdout_error(&e))?;
     }
-    eprintln!(
+    crate::note!(
         "apictl sandbox: search ads fake at {}, video session fake at {}",
         services.search_ads.base_url(),
         services.video.base_url()
     );
-    eprintln!(
+    crate::note!(
         "apictl sandbox: this sandbox's credentials file is {} (removed when it stops)",
         credentials.display()
     );
-    eprintln!("Load the settings above in another shell, for example:");
-    eprintln!("    apictl sandbox > sandbox.env &   then   set -a; . ./sandbox.env; set +a");
-    eprintln!("and try:");
-    eprintln!("    apictl video login");
-    eprintln!("    apictl video invite --sms +15550100199 --country US --mic on --camera front");
-    eprintln!(
+    crate::note!("Load the settings above in another shell, for example:");
+    crate::note!("    apictl sandbox > sandbox.env &   then   set -a; . ./sandbox.env; set +a");
+    crate::note!("and try:");
+    crate::note!("    apictl video login");
+    crate::note!("    apictl video invite --sms +15550100199 --country US --mic on --camera front");
+    crate::note!(
         "    apictl ads conversions list --api v2 --from 2024-01-01 --to 2024-01-31 --format csv"
     );
-    eprintln!("    apictl ads conversions list --from <a date in the last 60 days> --to <today>");
-    eprintln!("    apictl ads customers");
-    eprintln!("    apictl ads saved-columns");
-    eprintln!(
+    crate::note!(
+        "    apictl ads conversions list --from <a date in the last 60 days> --to <today>"
+    );
+    crate::note!("    apictl ads customers");
+    crate::note!("    apictl ads saved-columns");
+    crate::note!(
         "Sign in with a Google account as on the real service (unset SEARCH_ADS_TOKEN first):"
     );
-    eprintln!("    apictl auth login --no-browser    then    apictl auth status");
-    eprintln!("Ctrl-C stops the fakes.");
+    crate::note!("    apictl auth login --no-browser    then    apictl auth status");
+    crate::note!("Ctrl-C stops the fakes.");
     tokio::signal::ctrl_c()
         .await
         .map_err(|e| AppError::new(format!("cannot wait for Ctrl-C: {e}")))?;
     services.shutdown().await;
     // Only this sandbox's own directory goes.
     drop(instance);
-    eprintln!("apictl sandbox: stopped");
+    crate::note!("apictl sandbox: stopped");
     Ok(0)
 }

@@ -76,7 +76,7 @@ impl StateDir {
         let path = self.session_path();
         let Some(bytes) = private_file::read(&path, MAX_SESSION_BYTES).map_err(private_error)?
         else {
-            return Err(AppError::new(format!(
+            return Err(AppError::auth(format!(
                 "not logged in: no saved session in {}",
                 self.dir.display()
             ))
@@ -84,7 +84,7 @@ impl StateDir {
         };
         let text = String::from_utf8_lossy(&bytes);
         let broken = || {
-            AppError::new(format!("{} is not a saved session", path.display()))
+            AppError::auth(format!("{} is not a saved session", path.display()))
                 .hint("run `apictl video login` again to replace it")
         };
         let file: SessionFile = serde_json::from_str(&text).map_err(|_| broken())?;

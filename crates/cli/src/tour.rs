@@ -1,7 +1,7 @@
 //! `apictl tour`: every feature, against fakes started in this process.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -20,6 +20,7 @@ use sa360_video_sdk::video_session::{
 
 use crate::ads;
 use crate::cli::ListFormat;
+use crate::context::print_json;
 use crate::error::{AppError, AppResult, io_error};
 use crate::progress;
 use crate::records::WriteMode;
@@ -52,19 +53,95 @@ fn fake_error(e: sa360_video_fakes::FakeError) -> AppError {
         .hint("the fakes listen on 127.0.0.1 with free ports; check that loopback networking works")
 }
 
+/// The lines the running step has said so far (a step's functions call
+/// [`ok`] and [`say`]; [`Report::step`] takes them when it ends).
+static LINES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn push(line: String) {
+    LINES
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(line);
+}
+
+fn take_lines() -> Vec<String> {
+    std::mem::take(&mut *LINES.lock().unwrap_or_else(PoisonError::into_inner))
+}
+
 fn ok(line: impl AsRef<str>) {
-    println!("      \u{2713} {}", line.as_ref());
+    push(format!("\u{2713} {}", line.as_ref()));
 }
 
 fn say(line: impl AsRef<str>) {
-    println!("      {}", line.as_ref());
+    push(line.as_ref().to_owned());
 }
 
-fn header(n: usize, title: &str, explain: &[&str]) {
-    println!();
-    println!("[{n}/{STEPS}] {title}");
-    for line in explain {
-        say(line);
+/// The tour's output: in text, each step as it ends; with `--json`, one
+/// document at the end (`{"ok", "intro", "steps": [{"step", "title",
+/// "explain", "lines", "ok", "error"}], "seconds"}`).
+struct Report {
+    json: bool,
+    intro: Vec<String>,
+    steps: Vec<serde_json::Value>,
+}
+
+impl Report {
+    fn intro(&mut self, title: &str) -> AppResult<()> {
+        self.intro = take_lines();
+        if !self.json {
+            crate::sayln!("{title}")?;
+            for line in &self.intro {
+                crate::sayln!("      {line}")?;
+            }
+        }
+        Ok(())
+    }
+
+    fn step(
+        &mut self,
+        n: usize,
+        title: &str,
+        explain: &[&str],
+        failed: Option<&AppError>,
+    ) -> AppResult<()> {
+        let lines = take_lines();
+        if self.json {
+            self.steps.push(serde_json::json!({
+                "step": n,
+                "title": title,
+                "explain": explain,
+                "lines": lines,
+                "ok": failed.is_none(),
+                "error": failed.map(|e| e.message.clone()),
+            }));
+            return Ok(());
+        }
+        crate::sayln!()?;
+        crate::sayln!("[{n}/{STEPS}] {title}")?;
+        for line in explain
+            .iter()
+            .copied()
+            .chain(lines.iter().map(String::as_str))
+        {
+            crate::sayln!("      {line}")?;
+        }
+        if let Some(e) = failed {
+            crate::sayln!("      \u{2717} failed: {}", e.message)?;
+        }
+        Ok(())
+    }
+
+    /// The JSON document (with `--json`), once every step ran or one failed.
+    fn finish(&self, ok: bool, seconds: f64) -> AppResult<()> {
+        if self.json {
+            print_json(&serde_json::json!({
+                "ok": ok,
+                "intro": self.intro,
+                "steps": self.steps,
+                "seconds": seconds,
+            }))?;
+        }
+        Ok(())
     }
 }
 
@@ -76,11 +153,16 @@ fn check(condition: bool, what: impl Into<String>) -> AppResult<()> {
     }
 }
 
-/// Runs the tour; returns the exit status (0 when every step worked).
-pub async fn run() -> AppResult<u8> {
+/// Runs the tour; returns the exit status (0 when every step worked). With
+/// `json`, prints one JSON document instead of text.
+pub async fn run(json: bool) -> AppResult<u8> {
     let started = Instant::now();
     let fixture = setup().await?;
-    println!("apictl tour: every feature against local fakes of both services; no account needed.");
+    let mut report = Report {
+        json,
+        intro: Vec::new(),
+        steps: Vec::new(),
+    };
     say(format!(
         "search ads fake:    {}",
         fixture.services.search_ads.base_url()
@@ -90,6 +172,9 @@ pub async fn run() -> AppResult<u8> {
         "files of this tour: {} (removed at the end)",
         fixture.dir.path().display()
     ));
+    report.intro(
+        "apictl tour: every feature against local fakes of both services; no account needed.",
+    )?;
 
     let steps: [&str; STEPS] = [
         "Log in to the video session service",
@@ -106,11 +191,12 @@ pub async fn run() -> AppResult<u8> {
     macro_rules! step {
         ($explain:expr, $body:expr) => {{
             n += 1;
-            header(n, steps[n - 1], $explain);
-            match $body.await {
+            let result = $body.await;
+            report.step(n, steps[n - 1], $explain, result.as_ref().err())?;
+            match result {
                 Ok(value) => value,
                 Err(e) => {
-                    println!("      \u{2717} failed: {}", e.message);
+                    report.finish(false, started.elapsed().as_secs_f64())?;
                     let mut e = e.context(format!("tour step {n} ({}) failed", steps[n - 1]));
                     if e.hint.is_none() {
                         e = e.hint("run `apictl -vv tour` to see the requests");
@@ -184,15 +270,18 @@ pub async fn run() -> AppResult<u8> {
 
     let elapsed = started.elapsed();
     fixture.services.shutdown().await;
-    println!();
-    println!(
-        "All {STEPS} steps worked in {:.1} s.",
-        elapsed.as_secs_f64()
-    );
-    println!(
-        "Next: `apictl sandbox` runs these fakes in the foreground so you can try each command;"
-    );
-    println!("`apictl --help` lists them.");
+    report.finish(true, elapsed.as_secs_f64())?;
+    if !json {
+        crate::sayln!()?;
+        crate::sayln!(
+            "All {STEPS} steps worked in {:.1} s.",
+            elapsed.as_secs_f64()
+        )?;
+        crate::sayln!(
+            "Next: `apictl sandbox` runs these fakes in the foreground so you can try each command;"
+        )?;
+        crate::sayln!("`apictl --help` lists them.")?;
+    }
     Ok(0)
 }
 

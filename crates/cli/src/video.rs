@@ -46,11 +46,11 @@ pub async fn lockout_store(args: &LockoutStoreArgs) -> AppResult<Arc<dyn Lockout
         .filter(|u| !u.trim().is_empty())
     else {
         if args.lockout_ca_file.is_some() {
-            return Err(AppError::new("--lockout-ca-file is set without --lockout-store")
+            return Err(AppError::refused("--lockout-ca-file is set without --lockout-store")
                 .hint("give the rediss:// URL with --lockout-store (APICTL_LOCKOUT_STORE), or leave --lockout-ca-file out"));
         }
         let store = FileStore::per_user().map_err(|e| {
-            AppError::new(e.to_string()).hint(
+            AppError::refused(e.to_string()).hint(
                 "nothing was sent; the default lockout file is in the per-user state directory ($XDG_STATE_HOME, else ~/.local/state): make it a directory you can write, or pass --lockout-store redis://HOST:PORT/DB (APICTL_LOCKOUT_STORE)",
             )
         })?;
@@ -66,12 +66,12 @@ async fn connect_redis(args: &LockoutStoreArgs, url: &str) -> AppResult<RedisSto
         builder = builder.ca_file(ca);
     }
     let store = builder.connect().await.map_err(|e| {
-        AppError::new(e.to_string()).hint(
+        AppError::refused(e.to_string()).hint(
             "nothing was sent; --lockout-store (APICTL_LOCKOUT_STORE) takes redis://, rediss://, redis-sentinel://HOST:PORT,…#MASTER or redis-cluster://HOST:PORT,… (and their rediss- forms, with --lockout-ca-file for a private CA); check that the servers are up and reachable",
         )
     })?;
     tracing::info!(store = %store.location(), topology = store.topology(), "lockout store");
-    eprintln!("lockout store: {} ({})", store.location(), store.topology());
+    crate::note!("lockout store: {} ({})", store.location(), store.topology());
     Ok(store)
 }
 
@@ -83,7 +83,7 @@ pub async fn run_lockout_init(ctx: &Ctx, args: &VideoLockoutInitArgs) -> AppResu
         .as_deref()
         .filter(|u| !u.trim().is_empty())
     else {
-        return Err(AppError::new("lockout-init needs the Redis store")
+        return Err(AppError::refused("lockout-init needs the Redis store")
             .hint("give it with --lockout-store (APICTL_LOCKOUT_STORE); the per-user lockout file needs no initialization"));
     };
     let store = connect_redis(&args.store, url).await?;
@@ -94,15 +94,15 @@ pub async fn run_lockout_init(ctx: &Ctx, args: &VideoLockoutInitArgs) -> AppResu
     if ctx.json {
         print_json(&json!({ "store": store.location(), "markersWritten": written }))?;
     } else if written == 0 {
-        println!(
+        crate::sayln!(
             "{} was initialized before; nothing changed",
             store.location()
-        );
+        )?;
     } else {
-        println!(
+        crate::sayln!(
             "{}: declared new ({written} of 16 bucket markers set); logins are no longer held back",
             store.location()
-        );
+        )?;
     }
     Ok(0)
 }
@@ -142,11 +142,13 @@ fn password() -> AppResult<SecretString> {
         Ok(_) => {}
         Err(std::env::VarError::NotPresent) => {}
         Err(std::env::VarError::NotUnicode(_)) => {
-            return Err(AppError::new(format!("{PASSWORD_ENV} is not valid UTF-8")));
+            return Err(AppError::refused(format!(
+                "{PASSWORD_ENV} is not valid UTF-8"
+            )));
         }
     }
     if !std::io::stdin().is_terminal() {
-        return Err(AppError::new("no password: VIDEO_PASSWORD is not set and there is no terminal to ask on")
+        return Err(AppError::auth("no password: VIDEO_PASSWORD is not set and there is no terminal to ask on")
             .hint("set VIDEO_PASSWORD in the environment, or run the command in a terminal to be asked (passwords are never taken from flags)"));
     }
     let typed = rpassword::prompt_password("Password: ")
@@ -158,17 +160,17 @@ fn password() -> AppResult<SecretString> {
 pub async fn run_login(ctx: &Ctx, args: &VideoLoginArgs) -> AppResult<u8> {
     let file = &ctx.config.video;
     let url = pick(&args.service.url, &file.url).ok_or_else(|| {
-        AppError::new("no video session URL").hint(
+        AppError::refused("no video session URL").hint(
             "pass --url, set VIDEO_SESSION_URL or add url to [video] in the config file (`apictl sandbox` prints one for the local fake)",
         )
     })?;
     let base = base_url(&url)?;
     let secret_key = pick(&args.secret_key, &file.secret_key).ok_or_else(|| {
-        AppError::new("no domain secret key")
+        AppError::refused("no domain secret key")
             .hint("set VIDEO_SECRET_KEY, add secret_key to [video] in the config file, or pass --secret-key")
     })?;
     let user = pick(&args.user, &file.user).ok_or_else(|| {
-        AppError::new("no user name")
+        AppError::refused("no user name")
             .hint("pass --user, set VIDEO_USER or add user to [video] in the config file")
     })?;
     let password = password()?;
@@ -190,11 +192,11 @@ pub async fn run_login(ctx: &Ctx, args: &VideoLoginArgs) -> AppResult<u8> {
             "sessionFile": path.display().to_string(),
         }))?;
     } else {
-        println!(
+        crate::sayln!(
             "logged in as {}; session saved to {} (only you can read it)",
             describe_user(&session, credentials.user_name()),
             path.display()
-        );
+        )?;
     }
     Ok(0)
 }
@@ -203,11 +205,11 @@ pub async fn run_login(ctx: &Ctx, args: &VideoLoginArgs) -> AppResult<u8> {
 pub async fn run_lockout_status(ctx: &Ctx, args: &VideoLockoutStatusArgs) -> AppResult<u8> {
     let file = &ctx.config.video;
     let secret_key = pick(&args.secret_key, &file.secret_key).ok_or_else(|| {
-        AppError::new("no domain secret key")
+        AppError::refused("no domain secret key")
             .hint("set VIDEO_SECRET_KEY, add secret_key to [video] in the config file, or pass --secret-key")
     })?;
     let user = pick(&args.user, &file.user).ok_or_else(|| {
-        AppError::new("no user name")
+        AppError::refused("no user name")
             .hint("pass --user, set VIDEO_USER or add user to [video] in the config file")
     })?;
     // The password is not needed to name the account; a placeholder keeps
@@ -236,19 +238,19 @@ pub async fn run_lockout_status(ctx: &Ctx, args: &VideoLockoutStatusArgs) -> App
             "reason": status.refusal.map(|r| r.to_string()),
         }))?;
     } else {
-        println!(
+        crate::outln!(
             "account {} ({}) in {location}: {} failed or unanswered login(s) counted; {} more would be sent now",
             credentials.user_name(),
             key.short(),
             status.failures_in_window,
             status.remaining_attempts
-        );
+        )?;
         if let (Some(at), Some(reason)) = (status.retry_at, status.refusal) {
             let secs = at.duration_since(now).unwrap_or_default().as_secs();
-            println!(
+            crate::outln!(
                 "logins refused: {reason}; safe to try again at {} (in {secs} s)",
                 utc(at)
-            );
+            )?;
         }
     }
     Ok(0)
@@ -281,7 +283,7 @@ pub fn invitation_from(args: &VideoInviteArgs) -> AppResult<(Invitation, CallExp
     let message = args.message.as_deref().map(Message::new).transpose()?;
     let mobile = |number: &str| -> AppResult<MobileNumber> {
         let country = args.country.as_deref().ok_or_else(|| {
-            AppError::new("a mobile number needs its country")
+            AppError::refused("a mobile number needs its country")
                 .hint("add --country, e.g. --country US")
         })?;
         Ok(MobileNumber::new(CountryCode::new(country)?, number)?)
@@ -300,7 +302,7 @@ pub fn invitation_from(args: &VideoInviteArgs) -> AppResult<(Invitation, CallExp
         },
         _ => {
             return Err(
-                AppError::new("give exactly one of --sms, --whatsapp or --email")
+                AppError::refused("give exactly one of --sms, --whatsapp or --email")
                     .hint("one invitation goes over one channel; run the command once per channel"),
             );
         }
@@ -348,7 +350,7 @@ pub async fn invite(
     if let Some(url) = url_override {
         let wanted = base_url(url)?;
         if wanted != saved {
-            return Err(AppError::new(format!(
+            return Err(AppError::refused(format!(
                 "the saved session belongs to {saved}, not {wanted}"
             ))
             .hint(format!(
@@ -379,7 +381,7 @@ pub async fn run_invite(ctx: &Ctx, args: &VideoInviteArgs) -> AppResult<u8> {
     let file = &ctx.config.video;
     let (invitation, experience) = invitation_from(args)?;
     let session_id = pick(&args.session, &file.session_id).ok_or_else(|| {
-        AppError::new("no session ID").hint(
+        AppError::refused("no session ID").hint(
             "pass --session, set VIDEO_SESSION_ID or add session_id to [video] in the config file",
         )
     })?;
@@ -409,7 +411,7 @@ pub async fn run_invite(ctx: &Ctx, args: &VideoInviteArgs) -> AppResult<u8> {
             "queryStringParameter": receipt.query_string_parameter,
         }))?;
     } else {
-        println!("{}", describe_receipt(&invitation, &session_id, &receipt));
+        crate::sayln!("{}", describe_receipt(&invitation, &session_id, &receipt))?;
     }
     Ok(0)
 }

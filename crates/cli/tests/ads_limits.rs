@@ -87,7 +87,7 @@ async fn limits_out_of_range_are_refused_before_sending() {
         ("--max-download", "0", "at least 1024 bytes"),
     ] {
         let run = apictl.run(&["ads", "saved-columns", flag, value]).await;
-        run.expect(1);
+        run.expect(4);
         assert!(run.stderr.contains(flag), "{flag}: {}", run.stderr);
         assert!(run.stderr.contains(hint), "{flag}: {}", run.stderr);
     }

@@ -119,8 +119,8 @@ fn same_origin_redirects() -> reqwest::redirect::Policy {
 }
 
 /// Executes `request` with `client` inside a DEBUG span (target
-/// [`TRACING_TARGET`]) recording the service, operation, method, URL path (not the
-/// query), status and duration. Headers and bodies are never recorded. The
+/// [`TRACING_TARGET`]) recording the service, operation, method, URL origin
+/// and path (not the query), status and duration. Headers and bodies are never recorded. The
 /// answer's body is bounded by `limits` ([`limit_body`]).
 pub async fn trace_exec(
     client: &reqwest::Client,
@@ -135,7 +135,8 @@ pub async fn trace_exec(
         service,
         operation_id,
         method = %request.method(),
-        path = request.url().path(),
+        origin = %request.url().origin().ascii_serialization(),
+        path = %request.url().path(),
         status = tracing::field::Empty,
         duration_ms = tracing::field::Empty,
     );

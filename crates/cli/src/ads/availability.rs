@@ -23,7 +23,7 @@ fn parse_time(text: &str) -> AppResult<DateTime<Utc>> {
             .map(|d| d.with_timezone(&Utc))
     };
     parsed.ok_or_else(|| {
-        AppError::new(format!("--until {text:?} is not a time"))
+        AppError::refused(format!("--until {text:?} is not a time"))
             .hint("use RFC 3339 (2024-06-01T10:00:00Z) or epoch milliseconds")
     })
 }
@@ -88,7 +88,7 @@ pub(super) async fn run_availability(
         print_json(&json!({ "availabilities": echo }))?;
     } else {
         for a in &echo {
-            println!("{}", describe_availability(a));
+            crate::sayln!("{}", describe_availability(a))?;
         }
     }
     Ok(0)

@@ -24,7 +24,7 @@ pub(super) struct Conn<'a> {
 /// Parses the id of `--FLAG`.
 pub(super) fn parse_id<T: FromStr>(flag: &str, text: &str) -> AppResult<T> {
     text.trim().parse().map_err(|_| {
-        AppError::new(format!("--{flag} {text:?} is not an id"))
+        AppError::refused(format!("--{flag} {text:?} is not an id"))
             .hint("ids are decimal digits, e.g. 20700000000000125")
     })
 }
@@ -72,7 +72,7 @@ impl Conn<'_> {
         // The rule is the facade's (`CustomerId::new`); its message states it.
         CustomerId::new(text.trim())
             .map(Some)
-            .map_err(|e| AppError::new(format!("--customer-id: {e}")))
+            .map_err(|e| AppError::refused(format!("--customer-id: {e}")))
     }
 
     pub(super) fn login_customer(&self) -> AppResult<Option<CustomerId>> {
@@ -83,14 +83,14 @@ impl Conn<'_> {
         };
         CustomerId::new(text.trim())
             .map(Some)
-            .map_err(|e| AppError::new(format!("--login-customer-id: {e}")))
+            .map_err(|e| AppError::refused(format!("--login-customer-id: {e}")))
     }
 
     /// The agency and advertiser every advertiser-level command needs.
     pub(super) fn advertiser_scope(&self) -> AppResult<(AgencyId, AdvertiserId)> {
         match (self.agency()?, self.advertiser()?) {
             (Some(a), Some(b)) => Ok((a, b)),
-            _ => Err(AppError::new("no agency and advertiser given").hint(
+            _ => Err(AppError::refused("no agency and advertiser given").hint(
                 "pass --agency-id and --advertiser-id, set SEARCH_ADS_AGENCY_ID and SEARCH_ADS_ADVERTISER_ID, or add agency_id and advertiser_id to [search_ads] in the config file",
             )),
         }

@@ -184,8 +184,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// The reason of a local refusal, for the report.
 fn invalid_reason(e: &SaError) -> String {
     match e {
-        SaError::Validation { field, reason, .. } => format!("{field} {reason}"),
-        other => other.to_string(),
+        // The facade's reason names Rust items; the report names the column.
+        SaError::Validation { field, reason, .. } => {
+            crate::wording::for_operator(&format!("{field} {reason}"))
+        }
+        other => crate::wording::for_operator(&other.to_string()),
     }
 }
 

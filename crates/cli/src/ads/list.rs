@@ -18,7 +18,7 @@ use serde_json::json;
 
 use super::conn::{Conn, parse_id};
 use crate::cli::{ListArgs, ListFormat, ReadApi};
-use crate::context::{Ctx, print_json};
+use crate::context::{Ctx, Source, print_json};
 use crate::error::{AppError, AppResult, io_error};
 use crate::progress;
 use crate::records;
@@ -31,7 +31,7 @@ fn parse_date(flag: &str, text: &str) -> AppResult<NaiveDate> {
     NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d")
         .or_else(|_| NaiveDate::parse_from_str(text.trim(), "%Y%m%d"))
         .map_err(|_| {
-            AppError::new(format!("--{flag} {text:?} is not a date"))
+            AppError::refused(format!("--{flag} {text:?} is not a date"))
                 .hint("write dates as YYYY-MM-DD, e.g. 2024-01-31")
         })
 }
@@ -82,14 +82,43 @@ pub type AnyConversions = std::pin::Pin<
 #[allow(deprecated)] // conversion.get is deprecated by Google, and still answers
 fn open_listing(
     client: &SearchAdsClient,
+    ctx: &Ctx,
     conn: &Conn<'_>,
     dates: DateRange,
     options: ListOptions,
 ) -> AppResult<AnyConversions> {
-    if let (Some(agency), Some(advertiser), Some(engine)) =
-        (conn.agency()?, conn.advertiser()?, conn.engine_account()?)
-    {
-        let account = EngineAccount::new(agency, advertiser, engine);
+    let engine = match (conn.agency()?, conn.advertiser()?, conn.engine_account()?) {
+        (Some(agency), Some(advertiser), Some(engine)) => {
+            Some(EngineAccount::new(agency, advertiser, engine))
+        }
+        _ => None,
+    };
+    let customer = conn.customer()?;
+    if let (Some(_), Some(by_customer)) = (&engine, &customer) {
+        // Both name an account: the one set more directly wins (a flag over
+        // the environment over the config file); two flags are a conflict.
+        let engine_source = ["agency_id", "advertiser_id", "engine_account_id"]
+            .into_iter()
+            .map(|id| ctx.source(id))
+            .max()
+            .unwrap_or(Source::File);
+        let customer_source = ctx.source("customer_id");
+        if engine_source == Source::Flag && customer_source == Source::Flag {
+            return Err(AppError::refused(
+                "--customer-id and --engine-account-id (with --agency-id and --advertiser-id) both name an account to list",
+            )
+            .hint("pass one of them: --customer-id reads the customer, the other three the engine account"));
+        }
+        if customer_source > engine_source {
+            return Ok(Box::pin(
+                client
+                    .list_conversions_by_customer(by_customer.clone(), dates)
+                    .options(options)
+                    .stream(),
+            ));
+        }
+    }
+    if let Some(account) = engine {
         return Ok(Box::pin(
             client
                 .list_conversions(account, dates)
@@ -97,7 +126,7 @@ fn open_listing(
                 .stream(),
         ));
     }
-    if let Some(customer) = conn.customer()? {
+    if let Some(customer) = customer {
         return Ok(Box::pin(
             client
                 .list_conversions_by_customer(customer, dates)
@@ -105,7 +134,7 @@ fn open_listing(
                 .stream(),
         ));
     }
-    Err(AppError::new("no account to list").hint(
+    Err(AppError::refused("no account to list").hint(
         "pass --agency-id, --advertiser-id and --engine-account-id (or --customer-id), or set SEARCH_ADS_AGENCY_ID, SEARCH_ADS_ADVERTISER_ID and SEARCH_ADS_ENGINE_ACCOUNT_ID",
     ))
 }
@@ -118,7 +147,7 @@ fn open_report(
     args: &ListArgs,
 ) -> AppResult<AnyConversions> {
     let Some(customer) = conn.customer()? else {
-        return Err(AppError::new("no customer to report on").hint(
+        return Err(AppError::refused("no customer to report on").hint(
             "pass --customer-id (or set SEARCH_ADS_CUSTOMER_ID), or read an engine account with --api v2",
         ));
     };
@@ -179,7 +208,7 @@ pub(super) async fn run_list(ctx: &Ctx, conn: &Conn<'_>, args: &ListArgs) -> App
             options.ad_group_id = filter("ad-group-id", &args.ad_group_id)?;
             options.ad_id = filter("ad-id", &args.ad_id)?;
             options.criterion_id = filter("criterion-id", &args.criterion_id)?;
-            open_listing(&client, conn, dates, options)?
+            open_listing(&client, ctx, conn, dates, options)?
         }
     };
     match &args.output {
@@ -196,7 +225,7 @@ pub(super) async fn run_list(ctx: &Ctx, conn: &Conn<'_>, args: &ListArgs) -> App
             if ctx.json {
                 print_json(&json!({"conversions": count, "output": path.display().to_string()}))?;
             } else {
-                println!("wrote {count} conversions to {}", path.display());
+                crate::sayln!("wrote {count} conversions to {}", path.display())?;
             }
         }
         None => {

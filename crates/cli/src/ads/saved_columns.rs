@@ -19,15 +19,15 @@ pub(super) async fn run_saved_columns(ctx: &Ctx, conn: &Conn<'_>) -> AppResult<u
             .collect();
         print_json(&json!({ "savedColumns": items }))?;
     } else if columns.is_empty() {
-        println!("advertiser {advertiser} has no saved columns");
+        crate::outln!("advertiser {advertiser} has no saved columns")?;
     } else {
         let width = columns.iter().map(|c| c.name.len()).max().unwrap_or(0);
         for c in &columns {
-            println!(
+            crate::outln!(
                 "{:<width$}  {}",
                 c.name,
                 c.column_type.as_deref().unwrap_or("-")
-            );
+            )?;
         }
     }
     Ok(0)

@@ -73,7 +73,7 @@ pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) ->
             // The upload's future is dropped here: nothing more is sent, and
             // the journal holds every outcome it recorded.
             bar.finish_and_clear();
-            eprintln!("{}", interrupted_line(&args.file, args.dry_run, &live));
+            crate::tell!("{}", interrupted_line(&args.file, args.dry_run, &live));
             return Ok(EXIT_INTERRUPTED);
         }
     };
@@ -184,16 +184,19 @@ fn print_row(r: &ReportRow) {
     } else {
         r.conversion_id.as_str()
     };
-    println!(
+    let _ = crate::sayln!(
         "  line {:<4} {:<24} {:<10} {}",
-        r.line, id, r.code, r.reason
+        r.line,
+        id,
+        r.code,
+        r.reason
     );
 }
 
 /// The summary lines.
 pub fn print_summary(summary: &UploadSummary, dry_run: bool) {
     if dry_run {
-        println!(
+        let _ = crate::sayln!(
             "dry run: {}, {} valid, {} rejected; nothing was sent",
             rows_text(summary.rows),
             summary.sent,
@@ -205,7 +208,7 @@ pub fn print_summary(summary: &UploadSummary, dry_run: bool) {
         } else {
             String::new()
         };
-        println!(
+        let _ = crate::sayln!(
             "{}: {} stored{already}, {} rejected, {} without answer",
             rows_text(summary.rows),
             summary.stored,
@@ -213,17 +216,17 @@ pub fn print_summary(summary: &UploadSummary, dry_run: bool) {
             summary.failed
         );
         if summary.skipped > 0 {
-            println!(
+            let _ = crate::sayln!(
                 "resumed: {} rows had their outcome from the earlier run and were not sent again",
                 summary.skipped
             );
         }
     }
     if let Some(path) = &summary.report_path {
-        println!("rejected rows written to {}", path.display());
+        let _ = crate::sayln!("rejected rows written to {}", path.display());
     }
     if let Some(path) = &summary.journal {
-        println!("journal kept in {} for --resume", path.display());
+        let _ = crate::sayln!("journal kept in {} for --resume", path.display());
     }
 }
 

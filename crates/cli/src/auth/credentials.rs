@@ -58,7 +58,7 @@ pub fn choose(
     http: HttpOptions,
 ) -> AppResult<Chosen> {
     let both = || {
-        AppError::new("both a token and a service-account key file are set").hint(
+        AppError::refused("both a token and a service-account key file are set").hint(
             "keep one: unset SEARCH_ADS_TOKEN / drop --token, or unset SEARCH_ADS_KEY_FILE / drop --key-file",
         )
     };

@@ -62,7 +62,7 @@ fn client(args: &AuthLoginArgs) -> AppResult<Client> {
                 .hint("pass the client-secrets JSON downloaded from the Google Cloud console (APIs & Services > Credentials)")
         })?;
         let parsed: ClientSecrets = serde_json::from_slice(&bytes).map_err(|e| {
-            AppError::new(format!(
+            AppError::refused(format!(
                 "{} is not a client-secrets file (line {}, column {})",
                 path.display(),
                 e.line(),
@@ -77,12 +77,12 @@ fn client(args: &AuthLoginArgs) -> AppResult<Client> {
                 auth_uri: i.auth_uri,
                 token_uri: i.token_uri,
             }),
-            (None, Some(_)) => Err(AppError::new(format!(
+            (None, Some(_)) => Err(AppError::refused(format!(
                 "{} is the client of a web application, which cannot redirect to this machine",
                 path.display()
             ))
             .hint("create an OAuth client of type \"Desktop app\" in the Google Cloud console and pass its JSON")),
-            (None, None) => Err(AppError::new(format!(
+            (None, None) => Err(AppError::refused(format!(
                 "{} has no \"installed\" client",
                 path.display()
             ))
@@ -96,7 +96,7 @@ fn client(args: &AuthLoginArgs) -> AppResult<Client> {
             auth_uri: None,
             token_uri: None,
         }),
-        _ => Err(AppError::new("no OAuth client to sign in with").hint(
+        _ => Err(AppError::refused("no OAuth client to sign in with").hint(
             "pass --client-secrets FILE (the \"Desktop app\" client's JSON from the Google Cloud console), or --client-id and --client-secret (SEARCH_ADS_CLIENT_ID, SEARCH_ADS_CLIENT_SECRET)",
         )),
     }
@@ -237,26 +237,26 @@ pub async fn run_login(ctx: &Ctx, args: &AuthLoginArgs) -> AppResult<u8> {
     let authorization = flow.authorization(redirect.redirect_uri());
     let wait = Duration::from_secs(args.wait);
     let code = if args.no_browser {
-        eprintln!("Open this URL in a browser, on this machine or any other, and sign in:");
-        eprintln!("    {}", authorization.url());
-        eprintln!(
+        crate::tell!("Open this URL in a browser, on this machine or any other, and sign in:");
+        crate::tell!("    {}", authorization.url());
+        crate::tell!(
             "On another machine the browser ends on an address starting with {} that does not load: \
              copy that whole address from its address bar, paste it here and press Enter.",
             redirect.redirect_uri()
         );
-        eprintln!(
+        crate::tell!(
             "Waiting up to {} s for the sign-in (Ctrl-C cancels)...",
             args.wait
         );
         redirect_or_paste(&redirect, &authorization, wait).await
     } else {
         if open_browser(authorization.url()) {
-            eprintln!("Your browser should open; if it does not, open this URL on this machine:");
+            crate::tell!("Your browser should open; if it does not, open this URL on this machine:");
         } else {
-            eprintln!("Open this URL in a browser on this machine and sign in:");
+            crate::tell!("Open this URL in a browser on this machine and sign in:");
         }
-        eprintln!("    {}", authorization.url());
-        eprintln!(
+        crate::tell!("    {}", authorization.url());
+        crate::tell!(
             "Waiting up to {} s for the sign-in (Ctrl-C cancels; no browser here? use --no-browser)...",
             args.wait
         );
@@ -276,17 +276,17 @@ pub async fn run_login(ctx: &Ctx, args: &AuthLoginArgs) -> AppResult<u8> {
             "application_default_credentials": format!("{CREDENTIALS_ENV}={}", path.display()),
         }))?;
     } else {
-        println!(
+        crate::sayln!(
             "signed in: credentials saved to {} (mode 0600); `apictl ads` commands use them (see `apictl auth status`)",
             path.display()
-        );
-        println!(
+        )?;
+        crate::sayln!(
             "for programs that use Application Default Credentials (the facade's DefaultCredentials, Google's libraries):"
-        );
-        println!(
+        )?;
+        crate::sayln!(
             "    export {CREDENTIALS_ENV}={}",
             sh_quote(&path.display().to_string())
-        );
+        )?;
     }
     Ok(0)
 }
@@ -334,27 +334,27 @@ pub async fn run_status(ctx: &Ctx, args: &AuthStatusArgs) -> AppResult<u8> {
             "precedence": PRECEDENCE,
         }))?;
     } else {
-        println!("credential: {}", chosen.kind.name());
-        println!("from:       {}", chosen.from);
+        crate::outln!("credential: {}", chosen.kind.name())?;
+        crate::outln!("from:       {}", chosen.from)?;
         match chosen.source.quota_project_id() {
-            Some(project) => println!("quota:      {project} (sent as x-goog-user-project)"),
-            None => println!(
+            Some(project) => crate::outln!("quota:      {project} (sent as x-goog-user-project)")?,
+            None => crate::outln!(
                 "quota:      none (set quota_project_id in the credentials file or GOOGLE_CLOUD_QUOTA_PROJECT)"
-            ),
+            )?,
         }
         match (&token, expiry) {
-            (Ok(_), Some(expiry)) => println!("token:      valid until {expiry}"),
-            (Ok(_), None) => println!(
+            (Ok(_), Some(expiry)) => crate::outln!("token:      valid until {expiry}")?,
+            (Ok(_), None) => crate::outln!(
                 "token:      expiry unknown (a fixed token; Google's expire within the hour)"
-            ),
-            (Err(_), _) => println!("token:      none (see the error below)"),
+            )?,
+            (Err(_), _) => crate::outln!("token:      none (see the error below)")?,
         }
-        println!("order:      {PRECEDENCE}");
+        crate::outln!("order:      {PRECEDENCE}")?;
         if chosen.from.ends_with("(`apictl auth login`)") {
-            println!(
+            crate::outln!(
                 "programs:   export {CREDENTIALS_ENV}={} lets Application Default Credentials use the same file",
                 sh_quote(&path.display().to_string())
-            );
+            )?;
         }
     }
     token?;
@@ -394,7 +394,7 @@ pub async fn run_revoke(ctx: &Ctx, args: &AuthRevokeArgs) -> AppResult<u8> {
             &serde_json::json!({"revoked": !already, "deleted": path.display().to_string()}),
         )?;
     } else {
-        println!("{what} at {uri} and deleted {}", path.display());
+        crate::sayln!("{what} at {uri} and deleted {}", path.display())?;
     }
     Ok(0)
 }

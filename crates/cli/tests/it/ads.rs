@@ -10,7 +10,7 @@ use sa360_video_fakes::{ConversionKey, FakeServices, SearchAdsFake};
 const ADVERTISER: i64 = 21_700_000_012_345;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn upload_reports_rejected_rows_and_exits_2() {
+async fn upload_reports_rejected_rows_and_exits_3() {
     let services = FakeServices::start_default().await.expect("fakes");
     let apictl = Apictl::with_fakes(&services);
     let report = apictl.dir().join("rejected.csv");
@@ -28,7 +28,7 @@ async fn upload_reports_rejected_rows_and_exits_2() {
             report.to_str().unwrap(),
         ])
         .await;
-    run.expect(2);
+    run.expect(3);
     assert!(
         run.stdout.contains("11 rows: 7 stored, 4 rejected"),
         "{}",
@@ -72,7 +72,7 @@ async fn upload_reports_rejected_rows_and_exits_2() {
             fixed.to_str().unwrap(),
         ])
         .await;
-    run.expect(2);
+    run.expect(3);
     let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
     // Lines 8 and 10 fixed and stored; 7 and 9 are (owner, id, timestamp)s
     // already stored: conflicts, rejected again.
@@ -116,7 +116,7 @@ async fn upload_reports_rejected_rows_and_exits_2() {
             csv.to_str().unwrap(),
         ])
         .await;
-    run.expect(2);
+    run.expect(3);
     let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
     assert_eq!(json["stored"], 0);
     assert_eq!(json["rejected"], 11);
@@ -148,7 +148,7 @@ async fn dry_run_sends_nothing() {
             report.to_str().unwrap(),
         ])
         .await;
-    run.expect(2);
+    run.expect(3);
     assert!(
         run.stdout
             .contains("dry run: 11 rows, 9 valid, 2 rejected; nothing was sent"),
@@ -169,7 +169,7 @@ async fn dry_run_sends_nothing() {
             "r.csv",
         ])
         .await;
-    run.expect(2);
+    run.expect(3);
     let counts = services.search_ads.ledger().counts();
     assert_eq!(counts.requests, 0, "{counts:?}");
     assert_eq!(services.search_ads.ledger().stored_count(), 0);
@@ -500,7 +500,7 @@ async fn reporting_and_v2_lists_agree() {
             &to,
         ])
         .await;
-    run.expect(1);
+    run.expect(4);
     assert!(run.stderr.contains("60-day window"), "{}", run.stderr);
     assert!(run.stderr.contains("--api v2"), "{}", run.stderr);
 
@@ -563,13 +563,13 @@ async fn availability_and_saved_columns() {
     let run = apictl
         .run_with(&["ads", "saved-columns"], &[("SEARCH_ADS_TOKEN", "nope")])
         .await;
-    run.expect(1);
+    run.expect(5);
     let lines: Vec<&str> = run.stderr.lines().collect();
     assert_eq!(lines.len(), 2, "{}", run.stderr);
     assert!(lines[0].starts_with("error: savedColumns.list failed with HTTP 401"));
     assert!(lines[1].starts_with("hint: check the credentials"));
     let run = Apictl::new().run(&["ads", "saved-columns"]).await;
-    run.expect(1);
+    run.expect(4);
     assert!(
         run.stderr.contains("error: no agency and advertiser given"),
         "{}",
@@ -626,7 +626,7 @@ async fn config_file_fills_in_what_flags_and_environment_do_not() {
     // A password in the config file is refused.
     std::fs::write(&config, "[video]\npassword = \"hunter2\"\n").unwrap();
     let run = apictl.run(&["video", "login"]).await;
-    run.expect(1);
+    run.expect(4);
     assert!(run.stderr.contains("VIDEO_PASSWORD"), "{}", run.stderr);
     assert!(!run.stderr.contains("hunter2"), "{}", run.stderr);
 }
@@ -649,7 +649,7 @@ async fn a_json_lines_report_is_fixed_and_uploaded_again() {
     let run = apictl
         .run(&["ads", "conversions", "upload", input.to_str().unwrap()])
         .await;
-    run.expect(2);
+    run.expect(3);
     let report = apictl.dir().join("in.jsonl.rejected.jsonl");
     let text = std::fs::read_to_string(&report).unwrap();
     let line: serde_json::Value = serde_json::from_str(text.trim()).unwrap();

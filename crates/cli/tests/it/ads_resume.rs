@@ -175,12 +175,12 @@ async fn upload_with_kills(apictl: &Apictl, services: &FakeServices, csv: &Path)
         if journal.exists() {
             out.kills += usize::from(killed);
             resume = true;
-        } else if killed && !status.success() && status.code() != Some(2) {
+        } else if killed && !status.success() && status.code() != Some(3) {
             // Killed before it wrote its journal: nothing was sent yet.
             resume = false;
         } else {
             // The run finished (before the kill, or between the check and it).
-            assert!(status.success() || status.code() == Some(2), "{status:?}");
+            assert!(status.success() || status.code() == Some(3), "{status:?}");
             break;
         }
     }
@@ -284,7 +284,7 @@ async fn kill_9_never_resends_a_settled_row_to_a_fake_without_deduplication() {
     );
     assert!(k.kills >= KILLS, "only {} kills landed", k.kills);
     assert_eq!(
-        k.final_code, 2,
+        k.final_code, 3,
         "stored {} rejected {} failed {}",
         k.final_json["stored"], k.final_json["rejected"], k.final_json["failed"]
     );
@@ -398,7 +398,7 @@ async fn bad_rows_are_rejected_with_their_line_and_the_rest_still_go() {
     let run = apictl
         .run(&["ads", "conversions", "upload", csv.to_str().unwrap()])
         .await;
-    run.expect(2);
+    run.expect(3);
     assert!(
         run.stdout.contains("8 rows: 3 stored, 5 rejected"),
         "{}",
@@ -570,7 +570,7 @@ async fn a_resume_may_move_a_report_nothing_was_written_to() {
             second.to_str().unwrap(),
         ])
         .await;
-    run.expect(2);
+    run.expect(3);
     let report = std::fs::read_to_string(&second).unwrap();
     assert!(report.contains(&format!("kill-{}", ROWS - 1)), "{report}");
     assert!(!first.exists());

@@ -231,7 +231,7 @@ async fn upload(plan: &[Interrupt]) -> (Verdicts, usize, BTreeSet<u64>) {
             .unwrap()
             .unwrap();
         flying.extend(in_flight(&journal));
-        if matches!(out.status.code(), Some(0 | 2)) {
+        if matches!(out.status.code(), Some(0 | 3)) {
             // It finished before the signal: the upload is complete.
             finished = Some(common::Run {
                 code: out.status.code().unwrap(),
@@ -305,7 +305,7 @@ async fn interrupted_and_resumed_uploads_give_every_row_the_uninterrupted_verdic
     }
     assert_eq!(reference.stored, ROWS - 5);
     assert_eq!(reference.rejected, 5);
-    assert_eq!(reference.code, 2);
+    assert_eq!(reference.code, 3);
     let key = (format!("v-{REPEATED}"), ts(REPEATED) as i64);
     assert_eq!(reference.ledger.0[&key], "\"1000000\"");
     let plans: [&[Interrupt]; 4] = [
@@ -436,7 +436,7 @@ async fn ctrl_c_prints_one_line_with_the_resume_command_and_exits_130() {
     let mut resume = args.to_vec();
     resume.push("--resume");
     let run = apictl.run(&resume).await;
-    run.expect(2);
+    run.expect(3);
     assert!(
         run.stdout.contains("3000 rows: 2997 stored"),
         "{}",

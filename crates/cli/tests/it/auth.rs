@@ -240,7 +240,7 @@ async fn login_status_revoke_and_a_revoked_token_gives_the_login_hint() {
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).expect("chmod");
     }
     let refused = apictl.run(&["ads", "saved-columns"]).await;
-    refused.expect(1);
+    refused.expect(5);
     assert!(
         refused.stderr.contains("invalid_grant"),
         "{}",
@@ -264,7 +264,7 @@ async fn login_status_revoke_and_a_revoked_token_gives_the_login_hint() {
     // Without any credentials, the metadata server is the last step; its error names the others.
     std::fs::remove_file(&file).expect("removed");
     let none = apictl.run(&["ads", "saved-columns"]).await;
-    none.expect(1);
+    none.expect(5);
     assert!(none.stderr.contains("apictl auth login"), "{}", none.stderr);
 }
 
@@ -283,7 +283,7 @@ async fn a_tampered_refresh_token_in_google_application_credentials_gives_the_lo
             &[("GOOGLE_APPLICATION_CREDENTIALS", path.to_str().unwrap())],
         )
         .await;
-    run.expect(1);
+    run.expect(5);
     assert!(run.stderr.contains("apictl auth login"), "{}", run.stderr);
     assert!(run.stderr.contains("7 days"), "{}", run.stderr);
     assert!(
@@ -376,7 +376,7 @@ fn the_sandbox_prints_sign_in_settings_that_every_ads_command_uses() {
     list.expect(0);
     runs.push(list);
     let upload = apictl.run_sync(&["ads", "conversions", "upload", &path(&csv)]);
-    upload.expect(2); // the sample has rows the service rejects on purpose
+    upload.expect(3); // the sample has rows the service rejects on purpose
     runs.push(upload);
     let ids = apictl.run_sync(&["ads", "id-mapping", "-o", &path(&dir.join("ids.csv"))]);
     ids.expect(0);
@@ -525,7 +525,7 @@ fn a_silent_metadata_address_costs_a_few_seconds_per_command() {
             run.elapsed,
             run.stderr
         );
-        assert_eq!(run.code, Some(1), "{args:?}: {}", run.stderr);
+        assert_eq!(run.code, Some(5), "{args:?}: {}", run.stderr);
         assert!(
             run.stderr.contains("no credentials source") && run.stderr.contains(&address),
             "{args:?}: {}",
@@ -606,7 +606,7 @@ fn escape_sequences_in_a_token_error_are_printed_escaped() {
     .expect("written");
     let apictl = apictl.env("GOOGLE_APPLICATION_CREDENTIALS", path.display().to_string());
     let run = apictl.run_sync(&["auth", "status"]);
-    run.expect(1);
+    run.expect(5);
     let all = format!("{}{}", run.stdout, run.stderr);
     assert!(
         !all.contains('\u{1b}') && !all.contains('\u{7}') && !all.contains('\u{9b}'),

@@ -40,12 +40,12 @@ help_snapshot!(ads_id_mapping, ["ads", "id-mapping"]);
 help_snapshot!(ads_saved_columns, ["ads", "saved-columns"]);
 
 #[test]
-fn short_help_is_shorter_and_usage_errors_exit_1() {
+fn short_help_is_shorter_and_usage_errors_exit_2() {
     let short = Apictl::new().run_sync(&["-h"]);
     short.expect(0);
     assert!(short.stdout.len() < help(&[]).len());
     let bad = Apictl::new().run_sync(&["video", "invite", "--sms", "+15550100199"]);
-    bad.expect(1);
+    bad.expect(2);
     assert!(bad.stderr.contains("--country"), "{}", bad.stderr);
     let two = Apictl::new().run_sync(&[
         "video",
@@ -55,13 +55,13 @@ fn short_help_is_shorter_and_usage_errors_exit_1() {
         "--sms",
         "+15550100199",
     ]);
-    two.expect(1);
+    two.expect(2);
 }
 
 #[test]
 fn password_is_not_a_flag() {
     let run = Apictl::new().run_sync(&["video", "login", "--password", "x"]);
-    run.expect(1);
+    run.expect(2);
     assert!(
         run.stderr.contains("unexpected argument '--password'"),
         "{}",

@@ -10,6 +10,8 @@ mod ads;
 mod ads_resume;
 mod ads_verdicts;
 mod auth;
+/// Exit statuses, output conventions, completions, manual page (issue 37).
+mod conventions;
 /// Every `apictl` command the documents name exists (issue 38).
 mod docs_commands;
 mod help;

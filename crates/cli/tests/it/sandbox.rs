@@ -185,10 +185,10 @@ fn every_command_works_against_the_sandbox() {
     }
     apictl
         .run_sync(&["ads", "conversions", "upload", &path(&csv), "--dry-run"])
-        .expect(2);
+        .expect(3);
     apictl
         .run_sync(&["ads", "conversions", "upload", &path(&csv)])
-        .expect(2);
+        .expect(3);
     assert!(dir.join("sample.csv.rejected.csv").exists());
     apictl
         .run_sync(&["ads", "availability", "--segmentation-name", "Purchase"])

@@ -14,7 +14,7 @@ async fn login_keeps_a_private_session_and_invite_uses_it() {
     let run = apictl
         .run(&["video", "invite", "--email", "guest@example.com"])
         .await;
-    run.expect(1);
+    run.expect(5);
     assert!(
         run.stderr.contains("error: not logged in"),
         "{}",
@@ -105,7 +105,7 @@ async fn login_keeps_a_private_session_and_invite_uses_it() {
     let run = apictl
         .run(&["video", "invite", "--email", "not-an-address"])
         .await;
-    run.expect(1);
+    run.expect(4);
     assert!(run.stderr.contains("hint: fix --email"), "{}", run.stderr);
     assert_eq!(services.video.outbox().len(), 2);
 
@@ -120,7 +120,7 @@ async fn login_keeps_a_private_session_and_invite_uses_it() {
             "http://127.0.0.1:9",
         ])
         .await;
-    run.expect(1);
+    run.expect(4);
     assert!(run.stderr.contains("belongs to"), "{}", run.stderr);
 
     // A token the service no longer accepts is forgotten.
@@ -128,7 +128,7 @@ async fn login_keeps_a_private_session_and_invite_uses_it() {
     let run = apictl
         .run(&["video", "invite", "--email", "a@example.com"])
         .await;
-    run.expect(1);
+    run.expect(5);
     assert!(run.stderr.contains("log in again"), "{}", run.stderr);
     assert!(!apictl.state_dir().join("video-session.json").exists());
 }
@@ -142,7 +142,7 @@ async fn lockout_count_survives_separate_runs_and_refuses_the_sixth_attempt() {
 
     for attempt in 1..=5 {
         let run = apictl.run(&["video", "login"]).await;
-        run.expect(1);
+        run.expect(5);
         assert!(
             run.stderr.contains("wrong user name or password"),
             "attempt {attempt}: {}",
@@ -158,7 +158,7 @@ async fn lockout_count_survives_separate_runs_and_refuses_the_sixth_attempt() {
         let run = apictl
             .run_with(&["video", "login"], &[("VIDEO_PASSWORD", password)])
             .await;
-        run.expect(1);
+        run.expect(4);
         assert!(
             run.stderr.starts_with("error: login not sent"),
             "{}",
@@ -182,7 +182,7 @@ async fn lockout_count_survives_separate_runs_and_refuses_the_sixth_attempt() {
 
     // --json prints nothing on stdout for an error; the error stays on stderr.
     let json = apictl.run(&["--json", "video", "login"]).await;
-    json.expect(1);
+    json.expect(4);
     assert!(json.stdout.is_empty());
 }
 
@@ -191,7 +191,7 @@ async fn no_password_and_no_terminal_fails_with_a_hint() {
     let services = FakeServices::start_default().await.expect("fakes");
     let apictl = Apictl::with_fakes(&services).without("VIDEO_PASSWORD");
     let run = apictl.run(&["video", "login"]).await;
-    run.expect(1);
+    run.expect(5);
     assert!(run.stderr.contains("error: no password"), "{}", run.stderr);
     assert!(
         run.stderr.contains("hint: set VIDEO_PASSWORD"),

@@ -46,24 +46,46 @@ impl FromStr for SessionId {
 }
 
 /// The country ISO code of a mobile number (`IsoCode`): two ASCII letters,
-/// stored upper-case (`US`, `UK`, `IN`; `UK` is accepted as the service's document uses it,
-/// VS-9). It is passed directly, as the service's document allows when the country is fixed;
-/// the country list API is not described.
+/// stored upper-case, naming an officially assigned ISO 3166-1 alpha-2 country
+/// (`US`, `GB`, `IN`), or `UK` as the service's document uses it (VS-9, VS-9a).
+/// It is passed directly, as the service's document allows when the country is
+/// fixed; the country list API is not described.
+///
+/// ```
+/// use sa360_video_sdk::video_session::CountryCode;
+///
+/// assert_eq!(CountryCode::new("uk")?.as_str(), "UK");
+/// let e = CountryCode::new("ZZ").unwrap_err();
+/// assert_eq!(e.as_validation().map(|v| v.field), Some("IsoCode"));
+/// # Ok::<(), sa360_video_sdk::video_session::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CountryCode([u8; 2]);
 
 impl CountryCode {
     /// Checks and upper-cases a code.
     pub fn new(code: &str) -> Result<Self, Error> {
-        match code.as_bytes() {
+        let code = match code.as_bytes() {
             [a, b] if a.is_ascii_alphabetic() && b.is_ascii_alphabetic() => {
-                Ok(Self([a.to_ascii_uppercase(), b.to_ascii_uppercase()]))
+                Self([a.to_ascii_uppercase(), b.to_ascii_uppercase()])
             }
-            _ => Err(Error::invalid(
+            _ => {
+                return Err(Error::invalid(
+                    "IsoCode",
+                    "must be two ASCII letters, e.g. US, UK or IN",
+                ));
+            }
+        };
+        if !super::country_list::is_country(code.as_str()) {
+            return Err(Error::invalid(
                 "IsoCode",
-                "must be two ASCII letters, e.g. US, UK or IN",
-            )),
+                format!(
+                    "{} is not an ISO 3166-1 country code (e.g. US, UK or IN)",
+                    code.as_str()
+                ),
+            ));
         }
+        Ok(code)
     }
 
     /// The code, upper-case.
@@ -544,7 +566,7 @@ mod tests {
     #[test]
     fn country_and_mobile() {
         assert_eq!(CountryCode::new("uk").unwrap().as_str(), "UK");
-        for bad in ["U", "USA", "1A", "ÜS"] {
+        for bad in ["U", "USA", "1A", "ÜS", "ZZ", "xx"] {
             assert_eq!(
                 CountryCode::new(bad)
                     .unwrap_err()

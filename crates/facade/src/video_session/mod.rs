@@ -156,6 +156,7 @@
 mod call_experience;
 mod client;
 mod clock;
+mod country_list;
 mod credentials;
 mod error;
 mod invitation;

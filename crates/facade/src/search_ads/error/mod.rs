@@ -70,7 +70,7 @@ pub enum Error {
     /// No access token could be obtained: the credentials are wrong or
     /// unusable. Nothing was sent to the API. The message names the
     /// credential and its hint a step that fixes it.
-    #[error("could not get an access token from {credential}: {message}. {}", auth_hint(*credential))]
+    #[error("could not get an access token from {credential}: {}. {}", clause(message), auth_hint(*credential))]
     Auth {
         /// The kind of credential that failed.
         credential: crate::search_ads::credential_kind::CredentialKind,
@@ -82,7 +82,7 @@ pub enum Error {
     /// good (`invalid_grant`): a refresh token that expired or was revoked,
     /// a deleted service-account key. Nothing was sent to the API. Not
     /// transient: new credentials are needed (the message says how).
-    #[error("{credential} no longer work: {message}. {}", invalid_grant_hint(*credential))]
+    #[error("{credential} no longer work: {}. {}", clause(message), invalid_grant_hint(*credential))]
     InvalidGrant {
         /// The kind of credential refused.
         credential: crate::search_ads::credential_kind::CredentialKind,
@@ -96,8 +96,9 @@ pub enum Error {
     /// the call is retried under the client's
     /// [`RetryPolicy`](super::RetryPolicy).
     #[error(
-        "could not get an access token from {credential} for now: {message}{}. Nothing was sent \
+        "could not get an access token from {credential} for now: {}{}. Nothing was sent \
          to the API; try again later{}",
+        clause(message),
         status.map(|s| format!(" (HTTP {s})")).unwrap_or_default(),
         if matches!(credential, crate::search_ads::credential_kind::CredentialKind::MetadataServer) {
             format!(". {}", auth_hint(*credential))
@@ -148,9 +149,10 @@ pub enum Error {
 
     /// The server's answer did not have the documented shape.
     #[error(
-        "{operation}: unexpected answer{}: {detail}. The server does not behave as documented; \
+        "{operation}: unexpected answer{}: {}. The server does not behave as documented; \
          retry, and report it if it persists",
-        status.map(|s| format!(" (HTTP {s})")).unwrap_or_default()
+        status.map(|s| format!(" (HTTP {s})")).unwrap_or_default(),
+        clause(detail)
     )]
     UnexpectedResponse {
         /// The API method.
@@ -163,8 +165,9 @@ pub enum Error {
 
     /// A line of the ID-mapping file could not be read.
     #[error(
-        "ID-mapping file, line {line}: {message}. The file does not have the documented columns \
-         (Entity Type,Legacy IDs,New IDs); save it with save_id_mapping to inspect it"
+        "ID-mapping file, line {line}: {}. The file does not have the documented columns \
+         (Entity Type,Legacy IDs,New IDs); save it with save_id_mapping to inspect it",
+        clause(message)
     )]
     Csv {
         /// The 1-based line number (the header is line 1).
@@ -188,7 +191,10 @@ pub enum Error {
     },
 
     /// A local file could not be written.
-    #[error("could not write {path}: {message}. Check the directory exists and is writable")]
+    #[error(
+        "could not write {path}: {}. Check the directory exists and is writable",
+        clause(message)
+    )]
     Io {
         /// The file.
         path: String,
@@ -317,7 +323,17 @@ fn api_message(
             first.join("; ")
         )
     };
-    format!("{operation} failed with HTTP {status}{reason}: {shown}. {hint}")
+    format!(
+        "{operation} failed with HTTP {status}{reason}: {}. {hint}",
+        clause(&shown)
+    )
+}
+
+/// `text` without the period (and spaces) it may end with, so a message
+/// that goes on with `. ` after it never shows `..` (a server's message or an
+/// id list that already ends a sentence).
+pub(crate) fn clause(text: &str) -> &str {
+    text.trim_end().trim_end_matches('.').trim_end()
 }
 
 /// `1 detail`, `3 details`.
@@ -541,6 +557,25 @@ mod tests {
         assert!(cut.may_have_reached_server());
         assert!(Error::unexpected("x", Some(200), "cut").may_have_reached_server());
         assert!(!Error::unexpected("x", Some(429), "html").may_have_reached_server());
+    }
+
+    #[test]
+    fn a_message_that_ends_a_sentence_gets_no_second_period() {
+        let text = api_message(
+            "conversion.get",
+            404,
+            None,
+            "Engine account 700000000042205 not found for advertiser 21700000012345.",
+            &[],
+            true,
+        );
+        assert!(!text.contains(".."), "{text}");
+        assert!(text.contains("21700000012345. Check"), "{text}");
+        let e = Error::Io {
+            path: "x".into(),
+            message: "disk full.".into(),
+        };
+        assert!(!e.to_string().contains(".."), "{e}");
     }
 
     #[test]

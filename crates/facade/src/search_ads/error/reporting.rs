@@ -206,7 +206,8 @@ pub(crate) fn reporting_message(
         .map(|r| format!(" [request id {r}]"))
         .unwrap_or_default();
     format!(
-        "{operation} failed with HTTP {status}{rpc}: {shown}{request}. {}",
+        "{operation} failed with HTTP {status}{rpc}: {}{request}. {}",
+        super::clause(&shown),
         failure.hint(status)
     )
 }
