@@ -605,6 +605,15 @@ pub enum AdsCommand {
 
     /// List the customers the credentials reach directly (Reporting API)
     Customers,
+
+    /// Run a report of any resource (Reporting API query language) as CSV, JSON lines or a table
+    #[command(
+        long_about = "Run a report of any resource through the Search Ads 360 Reporting API and write its rows\nas CSV, JSON lines or a table, one column per selected field, named as selected\n(campaign.id, metrics.clicks, custom_columns.id[7]).\n\nThe query (--query, or --query-file) is checked before it is sent: an unknown field, a field\nnot selectable, filterable or sortable where it is used, or one the FROM resource cannot\nselect is refused with the Reporting API's error code and the nearest valid name.\n`apictl ads fields PATTERN` lists the fields.\n\nExample:\n  apictl ads report --customer-id 1234567890 --format table --query \\\n    \"SELECT campaign.id, campaign.name, segments.date, metrics.clicks FROM campaign\n     WHERE segments.date DURING LAST_30_DAYS\""
+    )]
+    Report(crate::ads::ReportQueryArgs),
+
+    /// List the Reporting API's fields (the catalogue shipped with apictl)
+    Fields(crate::ads::FieldsArgs),
 }
 
 /// `apictl ads conversions ...`.

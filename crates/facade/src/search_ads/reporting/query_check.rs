@@ -109,6 +109,26 @@ pub(crate) fn check(query: &Query) -> Result<String, Error> {
     Ok(text)
 }
 
+impl Query {
+    /// The names in `SELECT`, in order: the column names Google's clients give a report's
+    /// columns (`campaign.id`, `metrics.clicks`, `custom_columns.id[7]`). Checked as
+    /// [`SearchRequest::stream`](super::SearchRequest::stream) checks it.
+    ///
+    /// ```
+    /// use sa360_video_sdk::search_ads::reporting::Query;
+    /// let query = Query::text("SELECT campaign.id, metrics.clicks FROM campaign");
+    /// assert_eq!(query.columns()?, ["campaign.id", "metrics.clicks"]);
+    /// assert!(Query::text("SELECT campaign.idd FROM campaign").columns().is_err());
+    /// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
+    /// ```
+    pub fn columns(&self) -> Result<Vec<String>, Error> {
+        let text = check(self)?;
+        let c =
+            clauses(&text).map_err(|(code, field, reason)| refuse(code, &field, reason, None))?;
+        Ok(c.select)
+    }
+}
+
 /// `Some(Some(id))` for `custom_columns.id[id]`, `Some(None)` for another `custom_columns` name.
 fn custom_column_id(name: &str) -> Option<Option<u64>> {
     let rest = name.strip_prefix("custom_columns")?;
