@@ -12,9 +12,9 @@ pub fn workspace_root() -> &'static Path {
         .expect("tests/ lives in the workspace")
 }
 
-/// A discovery document of `tests/fixtures/reference/`.
+/// A discovery document, named by its path from the workspace root.
 pub fn discovery(file: &str) -> Value {
-    let path = workspace_root().join("tests/fixtures/reference").join(file);
+    let path = workspace_root().join(file);
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 

@@ -62,7 +62,7 @@ const ALLOWED: &[(&str, &str)] = &[
 ];
 
 fn discovery() -> Value {
-    discovery::discovery("sa360-v2-discovery.json")
+    discovery::discovery("tests/fixtures/reference/sa360-v2-discovery.json")
 }
 
 fn spec() -> Value {

@@ -1,10 +1,11 @@
 """Google's own Python client as the judge of the search ads fakes (issue 26).
 
 google-api-python-client builds both services from Google's discovery documents
-(tests/fixtures/reference/, rootUrl and baseUrl pointed at the fake) and calls them the way a user
-following Google's pages would. Every check compares what the client received with what Google's
-pages say it means; any difference, and any HTTP error the client raises, is a mismatch. Exit
-status 0 only with 0 mismatches.
+(tests/fixtures/reference/sa360-v2-discovery.json and
+crates/fake-services/data/searchads360-v0-discovery.json, rootUrl and baseUrl pointed at the fake)
+and calls them the way a user following Google's pages would. Every check compares what the client
+received with what Google's pages say it means; any difference, and any HTTP error the client
+raises, is a mismatch. Exit status 0 only with 0 mismatches.
 
 Environment: the lines `sa360-video-fakes` prints (SEARCH_ADS_URL, SEARCH_ADS_REPORTING_URL,
 SEARCH_ADS_TOKEN, SEARCH_ADS_AGENCY_ID, SEARCH_ADS_ADVERTISER_ID, SEARCH_ADS_ENGINE_ACCOUNT_ID,
@@ -25,7 +26,6 @@ from googleapiclient.discovery import build_from_document
 from googleapiclient.errors import HttpError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-REFERENCE = os.path.join(ROOT, "tests", "fixtures", "reference")
 
 checks = 0
 mismatches = []
@@ -41,8 +41,9 @@ def check(name, ok, detail=""):
 
 
 def service(document, url):
-    """A client built from a discovery document, pointed at `url`'s origin."""
-    with open(os.path.join(REFERENCE, document), encoding="utf-8") as f:
+    """A client built from a discovery document (its path from the repository root), pointed at
+    `url`'s origin."""
+    with open(os.path.join(ROOT, document), encoding="utf-8") as f:
         doc = json.load(f)
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}/"
@@ -77,7 +78,8 @@ def rows_of(v0, customer, query, page_size):
 
 
 def reporting(env):
-    v0 = service("searchads360-v0-discovery.json", env["SEARCH_ADS_REPORTING_URL"])
+    v0 = service("crates/fake-services/data/searchads360-v0-discovery.json",
+                 env["SEARCH_ADS_REPORTING_URL"])
     customer = env["SEARCH_ADS_CUSTOMER_ID"]
     today = datetime.datetime.now(datetime.timezone.utc).date()
     day = lambda n: (today - datetime.timedelta(days=n)).isoformat()
@@ -163,7 +165,7 @@ def reporting(env):
 
 
 def v2(env):
-    ds = service("sa360-v2-discovery.json", env["SEARCH_ADS_URL"])
+    ds = service("tests/fixtures/reference/sa360-v2-discovery.json", env["SEARCH_ADS_URL"])
     agency, advertiser = env["SEARCH_ADS_AGENCY_ID"], env["SEARCH_ADS_ADVERTISER_ID"]
     engine = env["SEARCH_ADS_ENGINE_ACCOUNT_ID"]
     today = datetime.datetime.now(datetime.timezone.utc).date()

@@ -9,7 +9,107 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
-    ///An ad group. Discovery: `GoogleAdsSearchads360V0Resources__AdGroup` (the members a conversion report uses; see SR-4).
+    ///An ad. Discovery: `GoogleAdsSearchads360V0Resources__Ad`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct Ad {
+        ///The URL that appears in the ad description for some ad formats.
+        #[serde(
+            rename = "displayUrl",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub display_url: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "expandedDynamicSearchAd",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub expanded_dynamic_search_ad: ::std::option::Option<
+            SearchAds360ExpandedDynamicSearchAdInfo,
+        >,
+        #[serde(
+            rename = "expandedTextAd",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub expanded_text_ad: ::std::option::Option<SearchAds360ExpandedTextAdInfo>,
+        ///A list of final app URLs that will be used on mobile if the user has the specific app installed.
+        #[serde(
+            rename = "finalAppUrls",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub final_app_urls: ::std::vec::Vec<FinalAppUrl>,
+        ///The list of possible final mobile URLs after all cross-domain redirects for the ad.
+        #[serde(
+            rename = "finalMobileUrls",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub final_mobile_urls: ::std::vec::Vec<::std::string::String>,
+        ///The suffix to use when constructing a final URL.
+        #[serde(
+            rename = "finalUrlSuffix",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub final_url_suffix: ::std::option::Option<::std::string::String>,
+        ///The list of possible final URLs after all cross-domain redirects for the ad.
+        #[serde(
+            rename = "finalUrls",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub final_urls: ::std::vec::Vec<::std::string::String>,
+        ///Output only. The ID of the ad.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<crate::context::I64String>,
+        ///Immutable. The name of the ad. This is only used to be able to identify the ad. It does not need to be unique and does not affect the served ad.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "productAd",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_ad: ::std::option::Option<SearchAds360ProductAdInfo>,
+        ///Immutable. The resource name of the ad. Ad resource names have the form: `customers/{customer_id}/ads/{ad_id}`
+        #[serde(
+            rename = "resourceName",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub resource_name: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "responsiveSearchAd",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub responsive_search_ad: ::std::option::Option<
+            SearchAds360ResponsiveSearchAdInfo,
+        >,
+        #[serde(
+            rename = "textAd",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub text_ad: ::std::option::Option<SearchAds360TextAdInfo>,
+        ///The URL template for constructing a tracking URL.
+        #[serde(
+            rename = "trackingUrlTemplate",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub tracking_url_template: ::std::option::Option<::std::string::String>,
+        ///Output only. The type of ad. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `TEXT_AD`, `EXPANDED_TEXT_AD`, `CALL_ONLY_AD`, `EXPANDED_DYNAMIC_SEARCH_AD`, `HOTEL_AD`, `SHOPPING_SMART_AD`, `SHOPPING_PRODUCT_AD`, `VIDEO_AD`, `GMAIL_AD`, `IMAGE_AD`, `RESPONSIVE_SEARCH_AD`, `LEGACY_RESPONSIVE_DISPLAY_AD`, `APP_AD`, `LEGACY_APP_INSTALL_AD`, `RESPONSIVE_DISPLAY_AD`, `LOCAL_AD`, `HTML5_UPLOAD_AD`, `DYNAMIC_HTML5_AD`, `APP_ENGAGEMENT_AD`, `SHOPPING_COMPARISON_LISTING_AD`, `VIDEO_BUMPER_AD`, `VIDEO_NON_SKIPPABLE_IN_STREAM_AD`, `VIDEO_OUTSTREAM_AD`, `VIDEO_TRUEVIEW_DISCOVERY_AD`, `VIDEO_TRUEVIEW_IN_STREAM_AD`, `VIDEO_RESPONSIVE_AD`, `SMART_CAMPAIGN_AD`, `APP_PRE_REGISTRATION_AD`, `DISCOVERY_MULTI_ASSET_AD`, `DISCOVERY_CAROUSEL_AD`, `TRAVEL_AD`, `DISCOVERY_VIDEO_RESPONSIVE_AD`, `MULTIMEDIA_AD`.
+        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
+        pub type_: ::std::option::Option<::std::string::String>,
+    }
+    impl Ad {
+        pub fn builder() -> builder::Ad {
+            Default::default()
+        }
+    }
+    ///An ad group. Discovery: `GoogleAdsSearchads360V0Resources__AdGroup`.
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -105,6 +205,11 @@ pub mod types {
         ///The status of the ad group. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `ENABLED`, `PAUSED`, `REMOVED`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub status: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "targetingSetting",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub targeting_setting: ::std::option::Option<TargetingSetting>,
         ///The URL template for constructing a tracking URL.
         #[serde(
             rename = "trackingUrlTemplate",
@@ -120,7 +225,556 @@ pub mod types {
             Default::default()
         }
     }
-    ///A campaign. Discovery: `GoogleAdsSearchads360V0Resources__Campaign` (the members a conversion report uses; see SR-4).
+    ///An ad group ad. Discovery: `GoogleAdsSearchads360V0Resources__AdGroupAd`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct AdGroupAd {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub ad: ::std::option::Option<Ad>,
+        ///Output only. The timestamp when this ad_group_ad was created. The datetime is in the customer's time zone and in "yyyy-MM-dd HH:mm:ss.ssssss" format.
+        #[serde(
+            rename = "creationTime",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub creation_time: ::std::option::Option<::std::string::String>,
+        ///Output only. The resource names of effective labels attached to this ad. An effective label is a label inherited or directly assigned to this ad.
+        #[serde(
+            rename = "effectiveLabels",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub effective_labels: ::std::vec::Vec<::std::string::String>,
+        ///Output only. ID of the ad in the external engine account. This field is for Search Ads 360 account only, for example, Yahoo Japan, Microsoft, Baidu etc. For non-Search Ads 360 entity, use "ad_group_ad.ad.id" instead.
+        #[serde(
+            rename = "engineId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub engine_id: ::std::option::Option<::std::string::String>,
+        ///Output only. Additional status of the ad in the external engine account. Possible statuses (depending on the type of external account) include active, eligible, pending review, etc. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `AD_GROUP_AD_ELIGIBLE`, `AD_GROUP_AD_INAPPROPRIATE_FOR_CAMPAIGN`, `AD_GROUP_AD_MOBILE_URL_UNDER_REVIEW`, `AD_GROUP_AD_PARTIALLY_INVALID`, `AD_GROUP_AD_TO_BE_ACTIVATED`, `AD_GROUP_AD_NOT_REVIEWED`, `AD_GROUP_AD_ON_HOLD`, `AD_GROUP_AD_PAUSED`, `AD_GROUP_AD_REMOVED`, `AD_GROUP_AD_PENDING_REVIEW`, `AD_GROUP_AD_UNDER_REVIEW`, `AD_GROUP_AD_APPROVED`, `AD_GROUP_AD_DISAPPROVED`, `AD_GROUP_AD_SERVING`, `AD_GROUP_AD_ACCOUNT_PAUSED`, `AD_GROUP_AD_CAMPAIGN_PAUSED`, `AD_GROUP_AD_AD_GROUP_PAUSED`.
+        #[serde(
+            rename = "engineStatus",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub engine_status: ::std::option::Option<::std::string::String>,
+        ///Output only. The resource names of labels attached to this ad group ad.
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub labels: ::std::vec::Vec<::std::string::String>,
+        ///Output only. The datetime when this ad group ad was last modified. The datetime is in the customer's time zone and in "yyyy-MM-dd HH:mm:ss.ssssss" format.
+        #[serde(
+            rename = "lastModifiedTime",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub last_modified_time: ::std::option::Option<::std::string::String>,
+        ///Immutable. The resource name of the ad. Ad group ad resource names have the form: `customers/{customer_id}/adGroupAds/{ad_group_id}~{ad_id}`
+        #[serde(
+            rename = "resourceName",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub resource_name: ::std::option::Option<::std::string::String>,
+        ///The status of the ad. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `ENABLED`, `PAUSED`, `REMOVED`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub status: ::std::option::Option<::std::string::String>,
+    }
+    impl AdGroupAd {
+        pub fn builder() -> builder::AdGroupAd {
+            Default::default()
+        }
+    }
+    ///A relationship between an ad group ad and a label. Discovery: `GoogleAdsSearchads360V0Resources__AdGroupAdLabel`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct AdGroupAdLabel {
+        ///Immutable. The ad group ad to which the label is attached.
+        #[serde(
+            rename = "adGroupAd",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_group_ad: ::std::option::Option<::std::string::String>,
+        ///Immutable. The label assigned to the ad group ad.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub label: ::std::option::Option<::std::string::String>,
+        ///Output only. The ID of the Customer which owns the label.
+        #[serde(
+            rename = "ownerCustomerId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub owner_customer_id: ::std::option::Option<crate::context::I64String>,
+        ///Immutable. The resource name of the ad group ad label. Ad group ad label resource names have the form: `customers/{owner_customer_id}/adGroupAdLabels/{ad_group_id}~{ad_id}~{label_id}`
+        #[serde(
+            rename = "resourceName",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub resource_name: ::std::option::Option<::std::string::String>,
+    }
+    impl AdGroupAdLabel {
+        pub fn builder() -> builder::AdGroupAdLabel {
+            Default::default()
+        }
+    }
+    ///An ad group criterion. The ad_group_criterion report only returns criteria that were explicitly added to the ad group. Discovery: `GoogleAdsSearchads360V0Resources__AdGroupCriterion`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct AdGroupCriterion {
+        ///Immutable. The ad group to which the criterion belongs.
+        #[serde(
+            rename = "adGroup",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_group: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "ageRange",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub age_range: ::std::option::Option<AgeRangeInfo>,
+        ///The modifier for the bid when the criterion matches. The modifier must be in the range: 0.1 - 10.0. Most targetable criteria types support modifiers.
+        #[serde(
+            rename = "bidModifier",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub bid_modifier: ::std::option::Option<f64>,
+        ///The CPC (cost-per-click) bid.
+        #[serde(
+            rename = "cpcBidMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cpc_bid_micros: ::std::option::Option<crate::context::I64String>,
+        ///Output only. The timestamp when this ad group criterion was created. The timestamp is in the customer's time zone and in "yyyy-MM-dd HH:mm:ss" format.
+        #[serde(
+            rename = "creationTime",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub creation_time: ::std::option::Option<::std::string::String>,
+        ///Output only. The ID of the criterion.
+        #[serde(
+            rename = "criterionId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub criterion_id: ::std::option::Option<crate::context::I64String>,
+        ///Output only. The effective CPC (cost-per-click) bid.
+        #[serde(
+            rename = "effectiveCpcBidMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub effective_cpc_bid_micros: ::std::option::Option<crate::context::I64String>,
+        ///Output only. The resource names of effective labels attached to this ad group criterion. An effective label is a label inherited or directly assigned to this ad group criterion.
+        #[serde(
+            rename = "effectiveLabels",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub effective_labels: ::std::vec::Vec<::std::string::String>,
+        ///Output only. ID of the ad group criterion in the external engine account. This field is for non-Google Ads account only, for example, Yahoo Japan, Microsoft, Baidu etc. For Google Ads entity, use "ad_group_criterion.criterion_id" instead.
+        #[serde(
+            rename = "engineId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub engine_id: ::std::option::Option<::std::string::String>,
+        ///Output only. The Engine Status for ad group criterion. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `AD_GROUP_CRITERION_ELIGIBLE`, `AD_GROUP_CRITERION_INAPPROPRIATE_FOR_CAMPAIGN`, `AD_GROUP_CRITERION_INVALID_MOBILE_SEARCH`, `AD_GROUP_CRITERION_INVALID_PC_SEARCH`, `AD_GROUP_CRITERION_INVALID_SEARCH`, `AD_GROUP_CRITERION_LOW_SEARCH_VOLUME`, `AD_GROUP_CRITERION_MOBILE_URL_UNDER_REVIEW`, `AD_GROUP_CRITERION_PARTIALLY_INVALID`, `AD_GROUP_CRITERION_TO_BE_ACTIVATED`, `AD_GROUP_CRITERION_UNDER_REVIEW`, `AD_GROUP_CRITERION_NOT_REVIEWED`, `AD_GROUP_CRITERION_ON_HOLD`, `AD_GROUP_CRITERION_PENDING_REVIEW`, `AD_GROUP_CRITERION_PAUSED`, `AD_GROUP_CRITERION_REMOVED`, `AD_GROUP_CRITERION_APPROVED`, `AD_GROUP_CRITERION_DISAPPROVED`, `AD_GROUP_CRITERION_SERVING`, `AD_GROUP_CRITERION_ACCOUNT_PAUSED`.
+        #[serde(
+            rename = "engineStatus",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub engine_status: ::std::option::Option<::std::string::String>,
+        ///The list of possible final mobile URLs after all cross-domain redirects.
+        #[serde(
+            rename = "finalMobileUrls",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub final_mobile_urls: ::std::vec::Vec<::std::string::String>,
+        ///URL template for appending params to final URL.
+        #[serde(
+            rename = "finalUrlSuffix",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub final_url_suffix: ::std::option::Option<::std::string::String>,
+        ///The list of possible final URLs after all cross-domain redirects for the ad.
+        #[serde(
+            rename = "finalUrls",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub final_urls: ::std::vec::Vec<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub gender: ::std::option::Option<GenderInfo>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub keyword: ::std::option::Option<KeywordInfo>,
+        ///Output only. The resource names of labels attached to this ad group criterion.
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub labels: ::std::vec::Vec<::std::string::String>,
+        ///Output only. The datetime when this ad group criterion was last modified. The datetime is in the customer's time zone and in "yyyy-MM-dd HH:mm:ss.ssssss" format.
+        #[serde(
+            rename = "lastModifiedTime",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub last_modified_time: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "listingGroup",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub listing_group: ::std::option::Option<ListingGroupInfo>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub location: ::std::option::Option<LocationInfo>,
+        ///Immutable. Whether to target (`false`) or exclude (`true`) the criterion. This field is immutable. To switch a criterion from positive to negative, remove then re-add it.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub negative: ::std::option::Option<bool>,
+        #[serde(
+            rename = "positionEstimates",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub position_estimates: ::std::option::Option<AdGroupCriterionPositionEstimates>,
+        #[serde(
+            rename = "qualityInfo",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub quality_info: ::std::option::Option<AdGroupCriterionQualityInfo>,
+        ///Immutable. The resource name of the ad group criterion. Ad group criterion resource names have the form: `customers/{customer_id}/adGroupCriteria/{ad_group_id}~{criterion_id}`
+        #[serde(
+            rename = "resourceName",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub resource_name: ::std::option::Option<::std::string::String>,
+        ///The status of the criterion. This is the status of the ad group criterion entity, set by the client. Note: UI reports may incorporate additional information that affects whether a criterion is eligible to run. In some cases a criterion that's REMOVED in the API can still show as enabled in the UI. For example, campaigns by default show to users of all age ranges unless excluded. The UI will show each age range as "enabled", since they're eligible to see the ads; but AdGroupCriterion.status will show "removed", since no positive criterion was added. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `ENABLED`, `PAUSED`, `REMOVED`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub status: ::std::option::Option<::std::string::String>,
+        ///The URL template for constructing a tracking URL.
+        #[serde(
+            rename = "trackingUrlTemplate",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub tracking_url_template: ::std::option::Option<::std::string::String>,
+        ///Output only. The type of the criterion. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `KEYWORD`, `PLACEMENT`, `MOBILE_APP_CATEGORY`, `MOBILE_APPLICATION`, `DEVICE`, `LOCATION`, `LISTING_GROUP`, `AD_SCHEDULE`, `AGE_RANGE`, `GENDER`, `INCOME_RANGE`, `PARENTAL_STATUS`, `YOUTUBE_VIDEO`, `YOUTUBE_CHANNEL`, `USER_LIST`, `PROXIMITY`, `TOPIC`, `LISTING_SCOPE`, `LANGUAGE`, `IP_BLOCK`, `CONTENT_LABEL`, `CARRIER`, `USER_INTEREST`, `WEBPAGE`, `OPERATING_SYSTEM_VERSION`, `APP_PAYMENT_MODEL`, `MOBILE_DEVICE`, `CUSTOM_AFFINITY`, `CUSTOM_INTENT`, `LOCATION_GROUP`, `CUSTOM_AUDIENCE`, `COMBINED_AUDIENCE`, `KEYWORD_THEME`, `AUDIENCE`, `LOCAL_SERVICE_ID`, `BRAND`, `BRAND_LIST`, `LIFE_EVENT`.
+        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
+        pub type_: ::std::option::Option<::std::string::String>,
+        ///The list of mappings used to substitute custom parameter tags in a `tracking_url_template`, `final_urls`, or `mobile_final_urls`.
+        #[serde(
+            rename = "urlCustomParameters",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub url_custom_parameters: ::std::vec::Vec<CustomParameter>,
+        #[serde(
+            rename = "userList",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub user_list: ::std::option::Option<UserListInfo>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub webpage: ::std::option::Option<WebpageInfo>,
+    }
+    impl AdGroupCriterion {
+        pub fn builder() -> builder::AdGroupCriterion {
+            Default::default()
+        }
+    }
+    ///A relationship between an ad group criterion and a label. Discovery: `GoogleAdsSearchads360V0Resources__AdGroupCriterionLabel`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct AdGroupCriterionLabel {
+        ///Immutable. The ad group criterion to which the label is attached.
+        #[serde(
+            rename = "adGroupCriterion",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_group_criterion: ::std::option::Option<::std::string::String>,
+        ///Immutable. The label assigned to the ad group criterion.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub label: ::std::option::Option<::std::string::String>,
+        ///Output only. The ID of the Customer which owns the label.
+        #[serde(
+            rename = "ownerCustomerId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub owner_customer_id: ::std::option::Option<crate::context::I64String>,
+        ///Immutable. The resource name of the ad group criterion label. Ad group criterion label resource names have the form: `customers/{owner_customer_id}/adGroupCriterionLabels/{ad_group_id}~{criterion_id}~{label_id}`
+        #[serde(
+            rename = "resourceName",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub resource_name: ::std::option::Option<::std::string::String>,
+    }
+    impl AdGroupCriterionLabel {
+        pub fn builder() -> builder::AdGroupCriterionLabel {
+            Default::default()
+        }
+    }
+    ///Estimates for criterion bids at various positions. Discovery: `GoogleAdsSearchads360V0Resources_AdGroupCriterion_PositionEstimates`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct AdGroupCriterionPositionEstimates {
+        ///Output only. The estimate of the CPC bid required for ad to be displayed at the top of the first page of search results.
+        #[serde(
+            rename = "topOfPageCpcMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub top_of_page_cpc_micros: ::std::option::Option<crate::context::I64String>,
+    }
+    impl AdGroupCriterionPositionEstimates {
+        pub fn builder() -> builder::AdGroupCriterionPositionEstimates {
+            Default::default()
+        }
+    }
+    ///A container for ad group criterion quality information. Discovery: `GoogleAdsSearchads360V0Resources_AdGroupCriterion_QualityInfo`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct AdGroupCriterionQualityInfo {
+        ///Output only. The quality score. This field may not be populated if Google does not have enough information to determine a value.
+        #[serde(
+            rename = "qualityScore",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub quality_score: ::std::option::Option<i32>,
+    }
+    impl AdGroupCriterionQualityInfo {
+        pub fn builder() -> builder::AdGroupCriterionQualityInfo {
+            Default::default()
+        }
+    }
+    ///A relationship between an ad group and a label. Discovery: `GoogleAdsSearchads360V0Resources__AdGroupLabel`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct AdGroupLabel {
+        ///Immutable. The ad group to which the label is attached.
+        #[serde(
+            rename = "adGroup",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_group: ::std::option::Option<::std::string::String>,
+        ///Immutable. The label assigned to the ad group.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub label: ::std::option::Option<::std::string::String>,
+        ///Output only. The ID of the Customer which owns the label.
+        #[serde(
+            rename = "ownerCustomerId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub owner_customer_id: ::std::option::Option<crate::context::I64String>,
+        ///Immutable. The resource name of the ad group label. Ad group label resource names have the form: `customers/{owner_customer_id}/adGroupLabels/{ad_group_id}~{label_id}`
+        #[serde(
+            rename = "resourceName",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub resource_name: ::std::option::Option<::std::string::String>,
+    }
+    impl AdGroupLabel {
+        pub fn builder() -> builder::AdGroupLabel {
+            Default::default()
+        }
+    }
+    ///A text asset used inside an ad. Discovery: `GoogleAdsSearchads360V0Common__AdTextAsset`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct AdTextAsset {
+        ///Asset text.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub text: ::std::option::Option<::std::string::String>,
+    }
+    impl AdTextAsset {
+        pub fn builder() -> builder::AdTextAsset {
+            Default::default()
+        }
+    }
+    ///An age range criterion. Discovery: `GoogleAdsSearchads360V0Common__AgeRangeInfo`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct AgeRangeInfo {
+        ///Type of the age range. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `AGE_RANGE_18_24`, `AGE_RANGE_25_34`, `AGE_RANGE_35_44`, `AGE_RANGE_45_54`, `AGE_RANGE_55_64`, `AGE_RANGE_65_UP`, `AGE_RANGE_UNDETERMINED`.
+        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
+        pub type_: ::std::option::Option<::std::string::String>,
+    }
+    impl AgeRangeInfo {
+        pub fn builder() -> builder::AgeRangeInfo {
+            Default::default()
+        }
+    }
+    ///An AssetInteractionTarget segment. Discovery: `GoogleAdsSearchads360V0Common__AssetInteractionTarget`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct AssetInteractionTarget {
+        ///The asset resource name.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub asset: ::std::option::Option<::std::string::String>,
+        ///Only used with CustomerAsset, CampaignAsset and AdGroupAsset metrics. Indicates whether the interaction metrics occurred on the asset itself or a different asset or ad unit.
+        #[serde(
+            rename = "interactionOnThisAsset",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub interaction_on_this_asset: ::std::option::Option<bool>,
+    }
+    impl AssetInteractionTarget {
+        pub fn builder() -> builder::AssetInteractionTarget {
+            Default::default()
+        }
+    }
+    ///A bidding strategy. Discovery: `GoogleAdsSearchads360V0Resources__BiddingStrategy`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct BiddingStrategy {
+        ///Output only. The number of campaigns attached to this bidding strategy. This field is read-only.
+        #[serde(
+            rename = "campaignCount",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub campaign_count: ::std::option::Option<crate::context::I64String>,
+        ///Immutable. The currency used by the bidding strategy (ISO 4217 three-letter code). For bidding strategies in manager customers, this currency can be set on creation and defaults to the manager customer's currency. For serving customers, this field cannot be set; all strategies in a serving customer implicitly use the serving customer's currency. In all cases the effective_currency_code field returns the currency used by the strategy.
+        #[serde(
+            rename = "currencyCode",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub currency_code: ::std::option::Option<::std::string::String>,
+        ///Output only. The currency used by the bidding strategy (ISO 4217 three-letter code). For bidding strategies in manager customers, this is the currency set by the advertiser when creating the strategy. For serving customers, this is the customer's currency_code. Bidding strategy metrics are reported in this currency. This field is read-only.
+        #[serde(
+            rename = "effectiveCurrencyCode",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub effective_currency_code: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "enhancedCpc",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub enhanced_cpc: ::std::option::Option<EnhancedCpc>,
+        ///Output only. The ID of the bidding strategy.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<crate::context::I64String>,
+        #[serde(
+            rename = "maximizeConversionValue",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub maximize_conversion_value: ::std::option::Option<MaximizeConversionValue>,
+        #[serde(
+            rename = "maximizeConversions",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub maximize_conversions: ::std::option::Option<MaximizeConversions>,
+        ///The name of the bidding strategy. All bidding strategies within an account must be named distinctly. The length of this string should be between 1 and 255, inclusive, in UTF-8 bytes, (trimmed).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<::std::string::String>,
+        ///Output only. The number of non-removed campaigns attached to this bidding strategy. This field is read-only.
+        #[serde(
+            rename = "nonRemovedCampaignCount",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub non_removed_campaign_count: ::std::option::Option<crate::context::I64String>,
+        ///Immutable. The resource name of the bidding strategy. Bidding strategy resource names have the form: `customers/{customer_id}/biddingStrategies/{bidding_strategy_id}`
+        #[serde(
+            rename = "resourceName",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub resource_name: ::std::option::Option<::std::string::String>,
+        ///Output only. The status of the bidding strategy. This field is read-only. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `ENABLED`, `REMOVED`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub status: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "targetCpa",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub target_cpa: ::std::option::Option<TargetCpa>,
+        #[serde(
+            rename = "targetImpressionShare",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub target_impression_share: ::std::option::Option<TargetImpressionShare>,
+        #[serde(
+            rename = "targetOutrankShare",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub target_outrank_share: ::std::option::Option<TargetOutrankShare>,
+        #[serde(
+            rename = "targetRoas",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub target_roas: ::std::option::Option<TargetRoas>,
+        #[serde(
+            rename = "targetSpend",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub target_spend: ::std::option::Option<TargetSpend>,
+        ///Output only. The type of the bidding strategy. Create a bidding strategy by setting the bidding scheme. This field is read-only. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `COMMISSION`, `ENHANCED_CPC`, `INVALID`, `MANUAL_CPA`, `MANUAL_CPC`, `MANUAL_CPM`, `MANUAL_CPV`, `MAXIMIZE_CONVERSIONS`, `MAXIMIZE_CONVERSION_VALUE`, `PAGE_ONE_PROMOTED`, `PERCENT_CPC`, `TARGET_CPA`, `TARGET_CPM`, `TARGET_IMPRESSION_SHARE`, `TARGET_OUTRANK_SHARE`, `TARGET_ROAS`, `TARGET_SPEND`.
+        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
+        pub type_: ::std::option::Option<::std::string::String>,
+    }
+    impl BiddingStrategy {
+        pub fn builder() -> builder::BiddingStrategy {
+            Default::default()
+        }
+    }
+    ///A campaign. Discovery: `GoogleAdsSearchads360V0Resources__Campaign`.
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -131,6 +785,24 @@ pub mod types {
         schemars::JsonSchema
     )]
     pub struct Campaign {
+        ///Output only. Resource name of AccessibleBiddingStrategy, a read-only view of the unrestricted attributes of the attached portfolio bidding strategy identified by 'bidding_strategy'. Empty, if the campaign does not use a portfolio strategy. Unrestricted strategy attributes are available to all customers with whom the strategy is shared and are read from the AccessibleBiddingStrategy resource. In contrast, restricted attributes are only available to the owner customer of the strategy and their managers. Restricted attributes can only be read from the BiddingStrategy resource.
+        #[serde(
+            rename = "accessibleBiddingStrategy",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub accessible_bidding_strategy: ::std::option::Option<::std::string::String>,
+        ///The ad serving optimization status of the campaign. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `OPTIMIZE`, `CONVERSION_OPTIMIZE`, `ROTATE`, `ROTATE_INDEFINITELY`, `UNAVAILABLE`.
+        #[serde(
+            rename = "adServingOptimizationStatus",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_serving_optimization_status: ::std::option::Option<::std::string::String>,
+        ///Immutable. Optional refinement to `advertising_channel_type`. Must be a valid sub-type of the parent channel type. Can be set only when creating campaigns. After campaign is created, the field can not be changed. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `SEARCH_MOBILE_APP`, `DISPLAY_MOBILE_APP`, `SEARCH_EXPRESS`, `DISPLAY_EXPRESS`, `SHOPPING_SMART_ADS`, `DISPLAY_GMAIL_AD`, `DISPLAY_SMART_CAMPAIGN`, `VIDEO_OUTSTREAM`, `VIDEO_ACTION`, `VIDEO_NON_SKIPPABLE`, `APP_CAMPAIGN`, `APP_CAMPAIGN_FOR_ENGAGEMENT`, `LOCAL_CAMPAIGN`, `SHOPPING_COMPARISON_LISTING_ADS`, `SMART_CAMPAIGN`, `VIDEO_SEQUENCE`, `APP_CAMPAIGN_FOR_PRE_REGISTRATION`, `VIDEO_REACH_TARGET_FREQUENCY`, `TRAVEL_ACTIVITIES`, `SOCIAL_FACEBOOK_TRACKING_ONLY`.
+        #[serde(
+            rename = "advertisingChannelSubType",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub advertising_channel_sub_type: ::std::option::Option<::std::string::String>,
         ///Immutable. The primary serving target for ads within the campaign. The targeting options can be refined in `network_settings`. This field is required and should not be empty when creating new campaigns. Can be set only when creating campaigns. After the campaign is created, the field can not be changed. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `SEARCH`, `DISPLAY`, `SHOPPING`, `HOTEL`, `VIDEO`, `MULTI_CHANNEL`, `LOCAL`, `SMART`, `PERFORMANCE_MAX`, `LOCAL_SERVICES`, `DISCOVERY`, `TRAVEL`, `SOCIAL`.
         #[serde(
             rename = "advertisingChannelType",
@@ -143,6 +815,12 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub bidding_strategy: ::std::option::Option<::std::string::String>,
+        ///Output only. The system status of the campaign's bidding strategy. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `ENABLED`, `LEARNING_NEW`, `LEARNING_SETTING_CHANGE`, `LEARNING_BUDGET_CHANGE`, `LEARNING_COMPOSITION_CHANGE`, `LEARNING_CONVERSION_TYPE_CHANGE`, `LEARNING_CONVERSION_SETTING_CHANGE`, `LIMITED_BY_CPC_BID_CEILING`, `LIMITED_BY_CPC_BID_FLOOR`, `LIMITED_BY_DATA`, `LIMITED_BY_BUDGET`, `LIMITED_BY_LOW_PRIORITY_SPEND`, `LIMITED_BY_LOW_QUALITY`, `LIMITED_BY_INVENTORY`, `MISCONFIGURED_ZERO_ELIGIBILITY`, `MISCONFIGURED_CONVERSION_TYPES`, `MISCONFIGURED_CONVERSION_SETTINGS`, `MISCONFIGURED_SHARED_BUDGET`, `MISCONFIGURED_STRATEGY_TYPE`, `PAUSED`, `UNAVAILABLE`, `MULTIPLE_LEARNING`, `MULTIPLE_LIMITED`, `MULTIPLE_MISCONFIGURED`, `MULTIPLE`.
+        #[serde(
+            rename = "biddingStrategySystemStatus",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub bidding_strategy_system_status: ::std::option::Option<::std::string::String>,
         ///Output only. The type of bidding strategy. A bidding strategy can be created by setting either the bidding scheme to create a standard bidding strategy or the `bidding_strategy` field to create a portfolio bidding strategy. This field is read-only. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `COMMISSION`, `ENHANCED_CPC`, `INVALID`, `MANUAL_CPA`, `MANUAL_CPC`, `MANUAL_CPM`, `MANUAL_CPV`, `MAXIMIZE_CONVERSIONS`, `MAXIMIZE_CONVERSION_VALUE`, `PAGE_ONE_PROMOTED`, `PERCENT_CPC`, `TARGET_CPA`, `TARGET_CPM`, `TARGET_IMPRESSION_SHARE`, `TARGET_OUTRANK_SHARE`, `TARGET_ROAS`, `TARGET_SPEND`.
         #[serde(
             rename = "biddingStrategyType",
@@ -155,12 +833,25 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub campaign_budget: ::std::option::Option<::std::string::String>,
+        ///Output only. The timestamp when this campaign was created. The timestamp is in the customer's time zone and in "yyyy-MM-dd HH:mm:ss" format. create_time will be deprecated in v1. Use creation_time instead.
+        #[serde(
+            rename = "createTime",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub create_time: ::std::option::Option<::std::string::String>,
         ///Output only. The timestamp when this campaign was created. The timestamp is in the customer's time zone and in "yyyy-MM-dd HH:mm:ss" format.
         #[serde(
             rename = "creationTime",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub creation_time: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "dynamicSearchAdsSetting",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub dynamic_search_ads_setting: ::std::option::Option<
+            CampaignDynamicSearchAdsSetting,
+        >,
         ///Output only. The resource names of effective labels attached to this campaign. An effective label is a label inherited or directly assigned to this campaign.
         #[serde(
             rename = "effectiveLabels",
@@ -180,12 +871,38 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub engine_id: ::std::option::Option<::std::string::String>,
+        ///The asset field types that should be excluded from this campaign. Asset links with these field types will not be inherited by this campaign from the upper level.
+        #[serde(
+            rename = "excludedParentAssetFieldTypes",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub excluded_parent_asset_field_types: ::std::vec::Vec<::std::string::String>,
+        ///Output only. Types of feeds that are attached directly to this campaign.
+        #[serde(
+            rename = "feedTypes",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub feed_types: ::std::vec::Vec<::std::string::String>,
         ///Suffix used to append query parameters to landing pages that are served with parallel tracking.
         #[serde(
             rename = "finalUrlSuffix",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub final_url_suffix: ::std::option::Option<::std::string::String>,
+        ///A list that limits how often each user will see this campaign's ads.
+        #[serde(
+            rename = "frequencyCaps",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub frequency_caps: ::std::vec::Vec<FrequencyCapEntry>,
+        #[serde(
+            rename = "geoTargetTypeSetting",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub geo_target_type_setting: ::std::option::Option<CampaignGeoTargetTypeSetting>,
         ///Output only. The ID of the campaign.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<crate::context::I64String>,
@@ -198,21 +915,78 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub last_modified_time: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "manualCpa",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub manual_cpa: ::std::option::Option<ManualCpa>,
+        #[serde(
+            rename = "manualCpc",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub manual_cpc: ::std::option::Option<ManualCpc>,
+        #[serde(
+            rename = "manualCpm",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub manual_cpm: ::std::option::Option<ManualCpm>,
+        #[serde(
+            rename = "maximizeConversionValue",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub maximize_conversion_value: ::std::option::Option<MaximizeConversionValue>,
+        #[serde(
+            rename = "maximizeConversions",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub maximize_conversions: ::std::option::Option<MaximizeConversions>,
         ///The name of the campaign. This field is required and should not be empty when creating new campaigns. It must not contain any null (code point 0x0), NL line feed (code point 0xA) or carriage return (code point 0xD) characters.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "networkSettings",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub network_settings: ::std::option::Option<CampaignNetworkSettings>,
+        #[serde(
+            rename = "optimizationGoalSetting",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub optimization_goal_setting: ::std::option::Option<
+            CampaignOptimizationGoalSetting,
+        >,
+        #[serde(
+            rename = "percentCpc",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub percent_cpc: ::std::option::Option<PercentCpc>,
+        #[serde(
+            rename = "realTimeBiddingSetting",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub real_time_bidding_setting: ::std::option::Option<RealTimeBiddingSetting>,
         ///Immutable. The resource name of the campaign. Campaign resource names have the form: `customers/{customer_id}/campaigns/{campaign_id}`
         #[serde(
             rename = "resourceName",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub resource_name: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "selectiveOptimization",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub selective_optimization: ::std::option::Option<CampaignSelectiveOptimization>,
         ///Output only. The ad serving status of the campaign. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `SERVING`, `NONE`, `ENDED`, `PENDING`, `SUSPENDED`.
         #[serde(
             rename = "servingStatus",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub serving_status: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "shoppingSetting",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub shopping_setting: ::std::option::Option<CampaignShoppingSetting>,
         ///The date when campaign started in serving customer's timezone in YYYY-MM-DD format.
         #[serde(
             rename = "startDate",
@@ -222,12 +996,49 @@ pub mod types {
         ///The status of the campaign. When a new campaign is added, the status defaults to ENABLED. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `ENABLED`, `PAUSED`, `REMOVED`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub status: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "targetCpa",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub target_cpa: ::std::option::Option<TargetCpa>,
+        #[serde(
+            rename = "targetCpm",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub target_cpm: ::std::option::Option<TargetCpm>,
+        #[serde(
+            rename = "targetImpressionShare",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub target_impression_share: ::std::option::Option<TargetImpressionShare>,
+        #[serde(
+            rename = "targetRoas",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub target_roas: ::std::option::Option<TargetRoas>,
+        #[serde(
+            rename = "targetSpend",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub target_spend: ::std::option::Option<TargetSpend>,
+        #[serde(
+            rename = "trackingSetting",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub tracking_setting: ::std::option::Option<CampaignTrackingSetting>,
         ///The URL template for constructing a tracking URL.
         #[serde(
             rename = "trackingUrlTemplate",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub tracking_url_template: ::std::option::Option<::std::string::String>,
+        ///The list of mappings used to substitute custom parameter tags in a `tracking_url_template`, `final_urls`, or `mobile_final_urls`.
+        #[serde(
+            rename = "urlCustomParameters",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub url_custom_parameters: ::std::vec::Vec<CustomParameter>,
         ///Represents opting out of URL expansion to more targeted URLs. If opted out (true), only the final URLs in the asset group or URLs specified in the advertiser's Google Merchant Center or business data feeds are targeted. If opted in (false), the entire domain will be targeted. This field can only be set for Performance Max campaigns, where the default value is false.
         #[serde(
             rename = "urlExpansionOptOut",
@@ -237,6 +1048,308 @@ pub mod types {
     }
     impl Campaign {
         pub fn builder() -> builder::Campaign {
+            Default::default()
+        }
+    }
+    ///A campaign budget. Discovery: `GoogleAdsSearchads360V0Resources__CampaignBudget`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct CampaignBudget {
+        ///The amount of the budget, in the local currency for the account. Amount is specified in micros, where one million is equivalent to one currency unit. Monthly spend is capped at 30.4 times this amount.
+        #[serde(
+            rename = "amountMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub amount_micros: ::std::option::Option<crate::context::I64String>,
+        ///The delivery method that determines the rate at which the campaign budget is spent. Defaults to STANDARD if unspecified in a create operation. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `STANDARD`, `ACCELERATED`.
+        #[serde(
+            rename = "deliveryMethod",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub delivery_method: ::std::option::Option<::std::string::String>,
+        ///Immutable. Period over which to spend the budget. Defaults to DAILY if not specified. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `DAILY`, `FIXED_DAILY`, `CUSTOM_PERIOD`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub period: ::std::option::Option<::std::string::String>,
+        ///Immutable. The resource name of the campaign budget. Campaign budget resource names have the form: `customers/{customer_id}/campaignBudgets/{campaign_budget_id}`
+        #[serde(
+            rename = "resourceName",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub resource_name: ::std::option::Option<::std::string::String>,
+    }
+    impl CampaignBudget {
+        pub fn builder() -> builder::CampaignBudget {
+            Default::default()
+        }
+    }
+    ///The setting for controlling Dynamic Search Ads (DSA). Discovery: `GoogleAdsSearchads360V0Resources_Campaign_DynamicSearchAdsSetting`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct CampaignDynamicSearchAdsSetting {
+        ///Required. The Internet domain name that this setting represents, for example, "google.com" or "www.google.com".
+        #[serde(
+            rename = "domainName",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub domain_name: ::std::option::Option<::std::string::String>,
+        ///Required. The language code specifying the language of the domain, for example, "en".
+        #[serde(
+            rename = "languageCode",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub language_code: ::std::option::Option<::std::string::String>,
+        ///Whether the campaign uses advertiser supplied URLs exclusively.
+        #[serde(
+            rename = "useSuppliedUrlsOnly",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub use_supplied_urls_only: ::std::option::Option<bool>,
+    }
+    impl CampaignDynamicSearchAdsSetting {
+        pub fn builder() -> builder::CampaignDynamicSearchAdsSetting {
+            Default::default()
+        }
+    }
+    ///Represents a collection of settings related to ads geotargeting. Discovery: `GoogleAdsSearchads360V0Resources_Campaign_GeoTargetTypeSetting`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct CampaignGeoTargetTypeSetting {
+        ///The setting used for negative geotargeting in this particular campaign. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `PRESENCE_OR_INTEREST`, `PRESENCE`.
+        #[serde(
+            rename = "negativeGeoTargetType",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub negative_geo_target_type: ::std::option::Option<::std::string::String>,
+        ///The setting used for positive geotargeting in this particular campaign. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `PRESENCE_OR_INTEREST`, `SEARCH_INTEREST`, `PRESENCE`.
+        #[serde(
+            rename = "positiveGeoTargetType",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub positive_geo_target_type: ::std::option::Option<::std::string::String>,
+    }
+    impl CampaignGeoTargetTypeSetting {
+        pub fn builder() -> builder::CampaignGeoTargetTypeSetting {
+            Default::default()
+        }
+    }
+    ///Represents a relationship between a campaign and a label. Discovery: `GoogleAdsSearchads360V0Resources__CampaignLabel`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct CampaignLabel {
+        ///Immutable. The campaign to which the label is attached.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub campaign: ::std::option::Option<::std::string::String>,
+        ///Immutable. The label assigned to the campaign.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub label: ::std::option::Option<::std::string::String>,
+        ///Output only. The ID of the Customer which owns the label.
+        #[serde(
+            rename = "ownerCustomerId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub owner_customer_id: ::std::option::Option<crate::context::I64String>,
+        ///Immutable. Name of the resource. Campaign label resource names have the form: `customers/{owner_customer_id}/campaignLabels/{campaign_id}~{label_id}`
+        #[serde(
+            rename = "resourceName",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub resource_name: ::std::option::Option<::std::string::String>,
+    }
+    impl CampaignLabel {
+        pub fn builder() -> builder::CampaignLabel {
+            Default::default()
+        }
+    }
+    ///The network settings for the campaign. Discovery: `GoogleAdsSearchads360V0Resources_Campaign_NetworkSettings`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct CampaignNetworkSettings {
+        ///Whether ads will be served on specified placements in the Google Display Network. Placements are specified using the Placement criterion.
+        #[serde(
+            rename = "targetContentNetwork",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub target_content_network: ::std::option::Option<bool>,
+        ///Whether ads will be served with google.com search results.
+        #[serde(
+            rename = "targetGoogleSearch",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub target_google_search: ::std::option::Option<bool>,
+        ///Whether ads will be served on the Google Partner Network. This is available only to some select Google partner accounts.
+        #[serde(
+            rename = "targetPartnerSearchNetwork",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub target_partner_search_network: ::std::option::Option<bool>,
+        ///Whether ads will be served on partner sites in the Google Search Network (requires `target_google_search` to also be `true`).
+        #[serde(
+            rename = "targetSearchNetwork",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub target_search_network: ::std::option::Option<bool>,
+    }
+    impl CampaignNetworkSettings {
+        pub fn builder() -> builder::CampaignNetworkSettings {
+            Default::default()
+        }
+    }
+    ///Optimization goal setting for this campaign, which includes a set of optimization goal types. Discovery: `GoogleAdsSearchads360V0Resources_Campaign_OptimizationGoalSetting`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct CampaignOptimizationGoalSetting {
+        ///The list of optimization goal types.
+        #[serde(
+            rename = "optimizationGoalTypes",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub optimization_goal_types: ::std::vec::Vec<::std::string::String>,
+    }
+    impl CampaignOptimizationGoalSetting {
+        pub fn builder() -> builder::CampaignOptimizationGoalSetting {
+            Default::default()
+        }
+    }
+    ///Selective optimization setting for this campaign, which includes a set of conversion actions to optimize this campaign towards. This feature only applies to app campaigns that use MULTI_CHANNEL as AdvertisingChannelType and APP_CAMPAIGN or APP_CAMPAIGN_FOR_ENGAGEMENT as AdvertisingChannelSubType. Discovery: `GoogleAdsSearchads360V0Resources_Campaign_SelectiveOptimization`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct CampaignSelectiveOptimization {
+        ///The selected set of resource names for conversion actions for optimizing this campaign.
+        #[serde(
+            rename = "conversionActions",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub conversion_actions: ::std::vec::Vec<::std::string::String>,
+    }
+    impl CampaignSelectiveOptimization {
+        pub fn builder() -> builder::CampaignSelectiveOptimization {
+            Default::default()
+        }
+    }
+    ///The setting for Shopping campaigns. Defines the universe of products that can be advertised by the campaign, and how this campaign interacts with other Shopping campaigns. Discovery: `GoogleAdsSearchads360V0Resources_Campaign_ShoppingSetting`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct CampaignShoppingSetting {
+        ///Priority of the campaign. Campaigns with numerically higher priorities take precedence over those with lower priorities. This field is required for Shopping campaigns, with values between 0 and 2, inclusive. This field is optional for Smart Shopping campaigns, but must be equal to 3 if set.
+        #[serde(
+            rename = "campaignPriority",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub campaign_priority: ::std::option::Option<i32>,
+        ///Whether to include local products.
+        #[serde(
+            rename = "enableLocal",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub enable_local: ::std::option::Option<bool>,
+        ///Feed label of products to include in the campaign. Only one of feed_label or sales_country can be set. If used instead of sales_country, the feed_label field accepts country codes in the same format for example: 'XX'. Otherwise can be any string used for feed label in Google Merchant Center.
+        #[serde(
+            rename = "feedLabel",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub feed_label: ::std::option::Option<::std::string::String>,
+        ///Immutable. ID of the Merchant Center account. This field is required for create operations. This field is immutable for Shopping campaigns.
+        #[serde(
+            rename = "merchantId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub merchant_id: ::std::option::Option<crate::context::I64String>,
+        ///Sales country of products to include in the campaign.
+        #[serde(
+            rename = "salesCountry",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub sales_country: ::std::option::Option<::std::string::String>,
+        ///Immutable. Whether to target Vehicle Listing inventory.
+        #[serde(
+            rename = "useVehicleInventory",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub use_vehicle_inventory: ::std::option::Option<bool>,
+    }
+    impl CampaignShoppingSetting {
+        pub fn builder() -> builder::CampaignShoppingSetting {
+            Default::default()
+        }
+    }
+    ///Campaign-level settings for tracking information. Discovery: `GoogleAdsSearchads360V0Resources_Campaign_TrackingSetting`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct CampaignTrackingSetting {
+        ///Output only. The url used for dynamic tracking.
+        #[serde(
+            rename = "trackingUrl",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub tracking_url: ::std::option::Option<::std::string::String>,
+    }
+    impl CampaignTrackingSetting {
+        pub fn builder() -> builder::CampaignTrackingSetting {
             Default::default()
         }
     }
@@ -381,7 +1494,7 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub resource_name: ::std::option::Option<::std::string::String>,
-        ///Output only. The status of the conversion, either ENABLED or REMOVED. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `ENABLED`, `REMOVED`.
+        ///Output only. The status of the conversion, either ENABLED or REMOVED.. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `ENABLED`, `REMOVED`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub status: ::std::option::Option<::std::string::String>,
         ///Output only. The Search Ads 360 visit ID that the conversion is attributed to.
@@ -393,6 +1506,206 @@ pub mod types {
     }
     impl Conversion {
         pub fn builder() -> builder::Conversion {
+            Default::default()
+        }
+    }
+    ///A conversion action. Discovery: `GoogleAdsSearchads360V0Resources__ConversionAction`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct ConversionAction {
+        ///App ID for an app conversion action.
+        #[serde(
+            rename = "appId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub app_id: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "attributionModelSettings",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub attribution_model_settings: ::std::option::Option<
+            ConversionActionAttributionModelSettings,
+        >,
+        ///The category of conversions reported for this conversion action. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `DEFAULT`, `PAGE_VIEW`, `PURCHASE`, `SIGNUP`, `LEAD`, `DOWNLOAD`, `ADD_TO_CART`, `BEGIN_CHECKOUT`, `SUBSCRIBE_PAID`, `PHONE_CALL_LEAD`, `IMPORTED_LEAD`, `SUBMIT_LEAD_FORM`, `BOOK_APPOINTMENT`, `REQUEST_QUOTE`, `GET_DIRECTIONS`, `OUTBOUND_CLICK`, `CONTACT`, `ENGAGEMENT`, `STORE_VISIT`, `STORE_SALE`, `QUALIFIED_LEAD`, `CONVERTED_LEAD`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub category: ::std::option::Option<::std::string::String>,
+        ///The maximum number of days that may elapse between an interaction (for example, a click) and a conversion event.
+        #[serde(
+            rename = "clickThroughLookbackWindowDays",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub click_through_lookback_window_days: ::std::option::Option<
+            crate::context::I64String,
+        >,
+        ///Output only. Timestamp of the Floodlight activity's creation, formatted in ISO 8601.
+        #[serde(
+            rename = "creationTime",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub creation_time: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "floodlightSettings",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub floodlight_settings: ::std::option::Option<
+            ConversionActionFloodlightSettings,
+        >,
+        ///Output only. The ID of the conversion action.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<crate::context::I64String>,
+        ///Whether this conversion action should be included in the "client_account_conversions" metric.
+        #[serde(
+            rename = "includeInClientAccountConversionsMetric",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub include_in_client_account_conversions_metric: ::std::option::Option<bool>,
+        ///Output only. Whether this conversion action should be included in the "conversions" metric.
+        #[serde(
+            rename = "includeInConversionsMetric",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub include_in_conversions_metric: ::std::option::Option<bool>,
+        ///The name of the conversion action. This field is required and should not be empty when creating new conversion actions.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<::std::string::String>,
+        ///Output only. The resource name of the conversion action owner customer, or null if this is a system-defined conversion action.
+        #[serde(
+            rename = "ownerCustomer",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub owner_customer: ::std::option::Option<::std::string::String>,
+        ///If a conversion action's primary_for_goal bit is false, the conversion action is non-biddable for all campaigns regardless of their customer conversion goal or campaign conversion goal. However, custom conversion goals do not respect primary_for_goal, so if a campaign has a custom conversion goal configured with a primary_for_goal = false conversion action, that conversion action is still biddable. By default, primary_for_goal will be true if not set. In V9, primary_for_goal can only be set to false after creation through an 'update' operation because it's not declared as optional.
+        #[serde(
+            rename = "primaryForGoal",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub primary_for_goal: ::std::option::Option<bool>,
+        ///Immutable. The resource name of the conversion action. Conversion action resource names have the form: `customers/{customer_id}/conversionActions/{conversion_action_id}`
+        #[serde(
+            rename = "resourceName",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub resource_name: ::std::option::Option<::std::string::String>,
+        ///The status of this conversion action for conversion event accrual. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `ENABLED`, `REMOVED`, `HIDDEN`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub status: ::std::option::Option<::std::string::String>,
+        ///Immutable. The type of this conversion action. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `AD_CALL`, `CLICK_TO_CALL`, `GOOGLE_PLAY_DOWNLOAD`, `GOOGLE_PLAY_IN_APP_PURCHASE`, `UPLOAD_CALLS`, `UPLOAD_CLICKS`, `WEBPAGE`, `WEBSITE_CALL`, `STORE_SALES_DIRECT_UPLOAD`, `STORE_SALES`, `FIREBASE_ANDROID_FIRST_OPEN`, `FIREBASE_ANDROID_IN_APP_PURCHASE`, `FIREBASE_ANDROID_CUSTOM`, `FIREBASE_IOS_FIRST_OPEN`, `FIREBASE_IOS_IN_APP_PURCHASE`, `FIREBASE_IOS_CUSTOM`, `THIRD_PARTY_APP_ANALYTICS_ANDROID_FIRST_OPEN`, `THIRD_PARTY_APP_ANALYTICS_ANDROID_IN_APP_PURCHASE`, `THIRD_PARTY_APP_ANALYTICS_ANDROID_CUSTOM`, `THIRD_PARTY_APP_ANALYTICS_IOS_FIRST_OPEN`, `THIRD_PARTY_APP_ANALYTICS_IOS_IN_APP_PURCHASE`, `THIRD_PARTY_APP_ANALYTICS_IOS_CUSTOM`, `ANDROID_APP_PRE_REGISTRATION`, `ANDROID_INSTALLS_ALL_OTHER_APPS`, `FLOODLIGHT_ACTION`, `FLOODLIGHT_TRANSACTION`, `GOOGLE_HOSTED`, `LEAD_FORM_SUBMIT`, `SALESFORCE`, `SEARCH_ADS_360`, `SMART_CAMPAIGN_AD_CLICKS_TO_CALL`, `SMART_CAMPAIGN_MAP_CLICKS_TO_CALL`, `SMART_CAMPAIGN_MAP_DIRECTIONS`, `SMART_CAMPAIGN_TRACKED_CALLS`, `STORE_VISITS`, `WEBPAGE_CODELESS`, `UNIVERSAL_ANALYTICS_GOAL`, `UNIVERSAL_ANALYTICS_TRANSACTION`, `GOOGLE_ANALYTICS_4_CUSTOM`, `GOOGLE_ANALYTICS_4_PURCHASE`.
+        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
+        pub type_: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "valueSettings",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub value_settings: ::std::option::Option<ConversionActionValueSettings>,
+    }
+    impl ConversionAction {
+        pub fn builder() -> builder::ConversionAction {
+            Default::default()
+        }
+    }
+    ///Settings related to this conversion action's attribution model. Discovery: `GoogleAdsSearchads360V0Resources_ConversionAction_AttributionModelSettings`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct ConversionActionAttributionModelSettings {
+        ///The attribution model type of this conversion action. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `EXTERNAL`, `GOOGLE_ADS_LAST_CLICK`, `GOOGLE_SEARCH_ATTRIBUTION_FIRST_CLICK`, `GOOGLE_SEARCH_ATTRIBUTION_LINEAR`, `GOOGLE_SEARCH_ATTRIBUTION_TIME_DECAY`, `GOOGLE_SEARCH_ATTRIBUTION_POSITION_BASED`, `GOOGLE_SEARCH_ATTRIBUTION_DATA_DRIVEN`.
+        #[serde(
+            rename = "attributionModel",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub attribution_model: ::std::option::Option<::std::string::String>,
+        ///Output only. The status of the data-driven attribution model for the conversion action. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `AVAILABLE`, `STALE`, `EXPIRED`, `NEVER_GENERATED`.
+        #[serde(
+            rename = "dataDrivenModelStatus",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub data_driven_model_status: ::std::option::Option<::std::string::String>,
+    }
+    impl ConversionActionAttributionModelSettings {
+        pub fn builder() -> builder::ConversionActionAttributionModelSettings {
+            Default::default()
+        }
+    }
+    ///Settings related to a Floodlight conversion action. Discovery: `GoogleAdsSearchads360V0Resources_ConversionAction_FloodlightSettings`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct ConversionActionFloodlightSettings {
+        ///Output only. String used to identify a Floodlight activity group when reporting conversions.
+        #[serde(
+            rename = "activityGroupTag",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub activity_group_tag: ::std::option::Option<::std::string::String>,
+        ///Output only. ID of the Floodlight activity in DoubleClick Campaign Manager (DCM).
+        #[serde(
+            rename = "activityId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub activity_id: ::std::option::Option<crate::context::I64String>,
+        ///Output only. String used to identify a Floodlight activity when reporting conversions.
+        #[serde(
+            rename = "activityTag",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub activity_tag: ::std::option::Option<::std::string::String>,
+    }
+    impl ConversionActionFloodlightSettings {
+        pub fn builder() -> builder::ConversionActionFloodlightSettings {
+            Default::default()
+        }
+    }
+    ///Settings related to the value for conversion events associated with this conversion action. Discovery: `GoogleAdsSearchads360V0Resources_ConversionAction_ValueSettings`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct ConversionActionValueSettings {
+        ///Controls whether the default value and default currency code are used in place of the value and currency code specified in conversion events for this conversion action.
+        #[serde(
+            rename = "alwaysUseDefaultValue",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub always_use_default_value: ::std::option::Option<bool>,
+        ///The currency code to use when conversion events for this conversion action are sent with an invalid or missing currency code, or when this conversion action is configured to always use the default value.
+        #[serde(
+            rename = "defaultCurrencyCode",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub default_currency_code: ::std::option::Option<::std::string::String>,
+        ///The value to use when conversion events for this conversion action are sent with an invalid, disallowed or missing value, or when this conversion action is configured to always use the default value.
+        #[serde(
+            rename = "defaultValue",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub default_value: ::std::option::Option<f64>,
+    }
+    impl ConversionActionValueSettings {
+        pub fn builder() -> builder::ConversionActionValueSettings {
             Default::default()
         }
     }
@@ -600,6 +1913,29 @@ pub mod types {
             Default::default()
         }
     }
+    ///A mapping that can be used by custom parameter tags in a `tracking_url_template`, `final_urls`, or `mobile_final_urls`. Discovery: `GoogleAdsSearchads360V0Common__CustomParameter`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct CustomParameter {
+        ///The key matching the parameter tag name.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub key: ::std::option::Option<::std::string::String>,
+        ///The value to be substituted.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub value: ::std::option::Option<::std::string::String>,
+    }
+    impl CustomParameter {
+        pub fn builder() -> builder::CustomParameter {
+            Default::default()
+        }
+    }
     ///A customer. Discovery: `GoogleAdsSearchads360V0Resources__Customer`.
     #[derive(
         ::serde::Deserialize,
@@ -789,6 +2125,42 @@ pub mod types {
     impl DoubleClickCampaignManagerSetting {
         pub fn builder() -> builder::DoubleClickCampaignManagerSetting {
             Default::default()
+        }
+    }
+    ///An automated bidding strategy that raises bids for clicks that seem more likely to lead to a conversion and lowers them for clicks where they seem less likely. This bidding strategy is deprecated and cannot be created anymore. Use ManualCpc with enhanced_cpc_enabled set to true for equivalent functionality. Discovery: `GoogleAdsSearchads360V0Common__EnhancedCpc`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct EnhancedCpc(
+        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    );
+    impl ::std::ops::Deref for EnhancedCpc {
+        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        fn deref(
+            &self,
+        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<EnhancedCpc>
+    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        fn from(value: EnhancedCpc) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    > for EnhancedCpc {
+        fn from(
+            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ) -> Self {
+            Self(value)
         }
     }
     ///The error reason represented by type and enum. Discovery: `GoogleAdsSearchads360V0Errors__ErrorCode`.
@@ -989,6 +2361,199 @@ pub mod types {
             Default::default()
         }
     }
+    ///A URL for deep linking into an app for the given operating system. Discovery: `GoogleAdsSearchads360V0Common__FinalAppUrl`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct FinalAppUrl {
+        ///The operating system targeted by this URL. Required. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `IOS`, `ANDROID`.
+        #[serde(
+            rename = "osType",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub os_type: ::std::option::Option<::std::string::String>,
+        ///The app deep link URL. Deep links specify a location in an app that corresponds to the content you'd like to show, and should be of the form {scheme}://{host_path} The scheme identifies which app to open. For your app, you can use a custom scheme that starts with the app's name. The host and path specify the unique location in the app where your content exists. Example: "exampleapp://productid_1234". Required.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub url: ::std::option::Option<::std::string::String>,
+    }
+    impl FinalAppUrl {
+        pub fn builder() -> builder::FinalAppUrl {
+            Default::default()
+        }
+    }
+    ///A rule specifying the maximum number of times an ad (or some set of ads) can be shown to a user over a particular time period. Discovery: `GoogleAdsSearchads360V0Common__FrequencyCapEntry`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct FrequencyCapEntry(
+        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    );
+    impl ::std::ops::Deref for FrequencyCapEntry {
+        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        fn deref(
+            &self,
+        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<FrequencyCapEntry>
+    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        fn from(value: FrequencyCapEntry) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    > for FrequencyCapEntry {
+        fn from(
+            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ) -> Self {
+            Self(value)
+        }
+    }
+    ///A gender criterion. Discovery: `GoogleAdsSearchads360V0Common__GenderInfo`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct GenderInfo {
+        ///Type of the gender. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `MALE`, `FEMALE`, `UNDETERMINED`.
+        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
+        pub type_: ::std::option::Option<::std::string::String>,
+    }
+    impl GenderInfo {
+        pub fn builder() -> builder::GenderInfo {
+            Default::default()
+        }
+    }
+    ///A Keyword criterion segment. Discovery: `GoogleAdsSearchads360V0Common__Keyword`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct Keyword {
+        ///The AdGroupCriterion resource name.
+        #[serde(
+            rename = "adGroupCriterion",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_group_criterion: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub info: ::std::option::Option<KeywordInfo>,
+    }
+    impl Keyword {
+        pub fn builder() -> builder::Keyword {
+            Default::default()
+        }
+    }
+    ///A keyword criterion. Discovery: `GoogleAdsSearchads360V0Common__KeywordInfo`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct KeywordInfo {
+        ///The match type of the keyword. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `EXACT`, `PHRASE`, `BROAD`.
+        #[serde(
+            rename = "matchType",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub match_type: ::std::option::Option<::std::string::String>,
+        ///The text of the keyword (at most 80 characters and 10 words).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub text: ::std::option::Option<::std::string::String>,
+    }
+    impl KeywordInfo {
+        pub fn builder() -> builder::KeywordInfo {
+            Default::default()
+        }
+    }
+    ///A keyword view. Discovery: `GoogleAdsSearchads360V0Resources__KeywordView`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct KeywordView {
+        ///Output only. The resource name of the keyword view. Keyword view resource names have the form: `customers/{customer_id}/keywordViews/{ad_group_id}~{criterion_id}`
+        #[serde(
+            rename = "resourceName",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub resource_name: ::std::option::Option<::std::string::String>,
+    }
+    impl KeywordView {
+        pub fn builder() -> builder::KeywordView {
+            Default::default()
+        }
+    }
+    ///A label. Discovery: `GoogleAdsSearchads360V0Resources__Label`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct Label {
+        ///Output only. ID of the label. Read only.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<crate::context::I64String>,
+        ///The name of the label. This field is required and should not be empty when creating a new label. The length of this string should be between 1 and 80, inclusive.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<::std::string::String>,
+        ///Immutable. Name of the resource. Label resource names have the form: `customers/{owner_customer_id}/labels/{label_id}`
+        #[serde(
+            rename = "resourceName",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub resource_name: ::std::option::Option<::std::string::String>,
+        ///Output only. Status of the label. Read only. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `ENABLED`, `REMOVED`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub status: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "textLabel",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub text_label: ::std::option::Option<TextLabel>,
+    }
+    impl Label {
+        pub fn builder() -> builder::Label {
+            Default::default()
+        }
+    }
     ///Response message for CustomerService.ListAccessibleCustomers. Discovery: `GoogleAdsSearchads360V0Services__ListAccessibleCustomersResponse`.
     #[derive(
         ::serde::Deserialize,
@@ -1034,6 +2599,874 @@ pub mod types {
     }
     impl ListCustomColumnsResponse {
         pub fn builder() -> builder::ListCustomColumnsResponse {
+            Default::default()
+        }
+    }
+    ///A listing group criterion. Discovery: `GoogleAdsSearchads360V0Common__ListingGroupInfo`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct ListingGroupInfo {
+        ///Type of the listing group. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `SUBDIVISION`, `UNIT`.
+        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
+        pub type_: ::std::option::Option<::std::string::String>,
+    }
+    impl ListingGroupInfo {
+        pub fn builder() -> builder::ListingGroupInfo {
+            Default::default()
+        }
+    }
+    ///A location criterion. Discovery: `GoogleAdsSearchads360V0Common__LocationInfo`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct LocationInfo {
+        ///The geo target constant resource name.
+        #[serde(
+            rename = "geoTargetConstant",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub geo_target_constant: ::std::option::Option<::std::string::String>,
+    }
+    impl LocationInfo {
+        pub fn builder() -> builder::LocationInfo {
+            Default::default()
+        }
+    }
+    ///Manual bidding strategy that allows advertiser to set the bid per advertiser-specified action. Discovery: `GoogleAdsSearchads360V0Common__ManualCpa`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct ManualCpa(
+        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    );
+    impl ::std::ops::Deref for ManualCpa {
+        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        fn deref(
+            &self,
+        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ManualCpa>
+    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        fn from(value: ManualCpa) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    > for ManualCpa {
+        fn from(
+            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ) -> Self {
+            Self(value)
+        }
+    }
+    ///Manual click-based bidding where user pays per click. Discovery: `GoogleAdsSearchads360V0Common__ManualCpc`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct ManualCpc {
+        ///Whether bids are to be enhanced based on conversion optimizer data.
+        #[serde(
+            rename = "enhancedCpcEnabled",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub enhanced_cpc_enabled: ::std::option::Option<bool>,
+    }
+    impl ManualCpc {
+        pub fn builder() -> builder::ManualCpc {
+            Default::default()
+        }
+    }
+    ///Manual impression-based bidding where user pays per thousand impressions. Discovery: `GoogleAdsSearchads360V0Common__ManualCpm`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct ManualCpm(
+        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    );
+    impl ::std::ops::Deref for ManualCpm {
+        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        fn deref(
+            &self,
+        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ManualCpm>
+    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        fn from(value: ManualCpm) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    > for ManualCpm {
+        fn from(
+            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ) -> Self {
+            Self(value)
+        }
+    }
+    ///An automated bidding strategy to help get the most conversion value for your campaigns while spending your budget. Discovery: `GoogleAdsSearchads360V0Common__MaximizeConversionValue`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct MaximizeConversionValue {
+        ///Maximum bid limit that can be set by the bid strategy. The limit applies to all keywords managed by the strategy. Mutable for portfolio bidding strategies only.
+        #[serde(
+            rename = "cpcBidCeilingMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cpc_bid_ceiling_micros: ::std::option::Option<crate::context::I64String>,
+        ///Minimum bid limit that can be set by the bid strategy. The limit applies to all keywords managed by the strategy. Mutable for portfolio bidding strategies only.
+        #[serde(
+            rename = "cpcBidFloorMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cpc_bid_floor_micros: ::std::option::Option<crate::context::I64String>,
+        ///The target return on ad spend (ROAS) option. If set, the bid strategy will maximize revenue while averaging the target return on ad spend. If the target ROAS is high, the bid strategy may not be able to spend the full budget. If the target ROAS is not set, the bid strategy will aim to achieve the highest possible ROAS for the budget.
+        #[serde(
+            rename = "targetRoas",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub target_roas: ::std::option::Option<f64>,
+    }
+    impl MaximizeConversionValue {
+        pub fn builder() -> builder::MaximizeConversionValue {
+            Default::default()
+        }
+    }
+    ///An automated bidding strategy to help get the most conversions for your campaigns while spending your budget. Discovery: `GoogleAdsSearchads360V0Common__MaximizeConversions`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct MaximizeConversions {
+        ///Maximum bid limit that can be set by the bid strategy. The limit applies to all keywords managed by the strategy. Mutable for portfolio bidding strategies only.
+        #[serde(
+            rename = "cpcBidCeilingMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cpc_bid_ceiling_micros: ::std::option::Option<crate::context::I64String>,
+        ///Minimum bid limit that can be set by the bid strategy. The limit applies to all keywords managed by the strategy. Mutable for portfolio bidding strategies only.
+        #[serde(
+            rename = "cpcBidFloorMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cpc_bid_floor_micros: ::std::option::Option<crate::context::I64String>,
+        ///The target cost-per-action (CPA) option. This is the average amount that you would like to spend per conversion action specified in micro units of the bidding strategy's currency. If set, the bid strategy will get as many conversions as possible at or below the target cost-per-action. If the target CPA is not set, the bid strategy will aim to achieve the lowest possible CPA given the budget.
+        #[serde(
+            rename = "targetCpaMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub target_cpa_micros: ::std::option::Option<crate::context::I64String>,
+    }
+    impl MaximizeConversions {
+        pub fn builder() -> builder::MaximizeConversions {
+            Default::default()
+        }
+    }
+    ///Metrics data. Discovery: `GoogleAdsSearchads360V0Common__Metrics`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct Metrics {
+        ///Search absolute top impression share is the percentage of your Search ad impressions that are shown in the most prominent Search position.
+        #[serde(
+            rename = "absoluteTopImpressionPercentage",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub absolute_top_impression_percentage: ::std::option::Option<f64>,
+        ///The total number of conversions. This includes all conversions regardless of the value of include_in_conversions_metric.
+        #[serde(
+            rename = "allConversions",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub all_conversions: ::std::option::Option<f64>,
+        ///The total number of conversions. This includes all conversions regardless of the value of include_in_conversions_metric. When this column is selected with date, the values in date column means the conversion date. Details for the by_conversion_date columns are available at https://support.google.com/sa360/answer/9250611.
+        #[serde(
+            rename = "allConversionsByConversionDate",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub all_conversions_by_conversion_date: ::std::option::Option<f64>,
+        ///The number of times people clicked the "Call" button to call a store during or after clicking an ad. This number doesn't include whether or not calls were connected, or the duration of any calls. This metric applies to feed items only.
+        #[serde(
+            rename = "allConversionsFromClickToCall",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub all_conversions_from_click_to_call: ::std::option::Option<f64>,
+        ///The number of times people clicked a "Get directions" button to navigate to a store after clicking an ad. This metric applies to feed items only.
+        #[serde(
+            rename = "allConversionsFromDirections",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub all_conversions_from_directions: ::std::option::Option<f64>,
+        ///All conversions from interactions (as oppose to view through conversions) divided by the number of ad interactions.
+        #[serde(
+            rename = "allConversionsFromInteractionsRate",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub all_conversions_from_interactions_rate: ::std::option::Option<f64>,
+        ///The value of all conversions from interactions divided by the total number of interactions.
+        #[serde(
+            rename = "allConversionsFromInteractionsValuePerInteraction",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub all_conversions_from_interactions_value_per_interaction: ::std::option::Option<
+            f64,
+        >,
+        ///The number of times people clicked a link to view a store's menu after clicking an ad. This metric applies to feed items only.
+        #[serde(
+            rename = "allConversionsFromMenu",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub all_conversions_from_menu: ::std::option::Option<f64>,
+        ///The number of times people placed an order at a store after clicking an ad. This metric applies to feed items only.
+        #[serde(
+            rename = "allConversionsFromOrder",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub all_conversions_from_order: ::std::option::Option<f64>,
+        ///The number of other conversions (for example, posting a review or saving a location for a store) that occurred after people clicked an ad. This metric applies to feed items only.
+        #[serde(
+            rename = "allConversionsFromOtherEngagement",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub all_conversions_from_other_engagement: ::std::option::Option<f64>,
+        ///Estimated number of times people visited a store after clicking an ad. This metric applies to feed items only.
+        #[serde(
+            rename = "allConversionsFromStoreVisit",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub all_conversions_from_store_visit: ::std::option::Option<f64>,
+        ///The number of times that people were taken to a store's URL after clicking an ad. This metric applies to feed items only.
+        #[serde(
+            rename = "allConversionsFromStoreWebsite",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub all_conversions_from_store_website: ::std::option::Option<f64>,
+        ///The value of all conversions.
+        #[serde(
+            rename = "allConversionsValue",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub all_conversions_value: ::std::option::Option<f64>,
+        ///The value of all conversions. When this column is selected with date, the values in date column means the conversion date. Details for the by_conversion_date columns are available at https://support.google.com/sa360/answer/9250611.
+        #[serde(
+            rename = "allConversionsValueByConversionDate",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub all_conversions_value_by_conversion_date: ::std::option::Option<f64>,
+        ///The value of all conversions divided by the total cost of ad interactions (such as clicks for text ads or views for video ads).
+        #[serde(
+            rename = "allConversionsValuePerCost",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub all_conversions_value_per_cost: ::std::option::Option<f64>,
+        ///Average cart size is the average number of products in each order attributed to your ads. How it works: You report conversions with cart data for completed purchases on your website. Average cart size is the total number of products sold divided by the total number of orders you received. Example: You received 2 orders, the first included 3 products and the second included 2. The average cart size is 2.5 products = (3+2)/2. This metric is only available if you report conversions with cart data.
+        #[serde(
+            rename = "averageCartSize",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub average_cart_size: ::std::option::Option<f64>,
+        ///The average amount you pay per interaction. This amount is the total cost of your ads divided by the total number of interactions.
+        #[serde(
+            rename = "averageCost",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub average_cost: ::std::option::Option<f64>,
+        ///The total cost of all clicks divided by the total number of clicks received. This metric is a monetary value and returned in the customer's currency by default. See the metrics_currency parameter at https://developers.google.com/search-ads/reporting/query/query-structure#parameters_clause
+        #[serde(
+            rename = "averageCpc",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub average_cpc: ::std::option::Option<f64>,
+        ///Average cost-per-thousand impressions (CPM). This metric is a monetary value and returned in the customer's currency by default. See the metrics_currency parameter at https://developers.google.com/search-ads/reporting/query/query-structure#parameters_clause
+        #[serde(
+            rename = "averageCpm",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub average_cpm: ::std::option::Option<f64>,
+        ///The average number of times a unique user saw your ad during the requested time period. This metric cannot be aggregated, and can only be requested for date ranges of 92 days or less. This metric is available for following campaign types - Display, Video, Discovery and App.
+        #[serde(
+            rename = "averageImpressionFrequencyPerUser",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub average_impression_frequency_per_user: ::std::option::Option<f64>,
+        ///Average order value is the average revenue you made per order attributed to your ads. How it works: You report conversions with cart data for completed purchases on your website. Average order value is the total revenue from your orders divided by the total number of orders. Example: You received 3 orders which made $10, $15 and $20 worth of revenue. The average order value is $15 = ($10 + $15 + $20)/3. This metric is only available if you report conversions with cart data.
+        #[serde(
+            rename = "averageOrderValueMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub average_order_value_micros: ::std::option::Option<crate::context::I64String>,
+        ///The average quality score.
+        #[serde(
+            rename = "averageQualityScore",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub average_quality_score: ::std::option::Option<f64>,
+        ///The number of clicks.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub clicks: ::std::option::Option<crate::context::I64String>,
+        ///The number of client account conversions. This only includes conversion actions which include_in_client_account_conversions_metric attribute is set to true. If you use conversion-based bidding, your bid strategies will optimize for these conversions.
+        #[serde(
+            rename = "clientAccountConversions",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub client_account_conversions: ::std::option::Option<f64>,
+        ///The value of client account conversions. This only includes conversion actions which include_in_client_account_conversions_metric attribute is set to true. If you use conversion-based bidding, your bid strategies will optimize for these conversions.
+        #[serde(
+            rename = "clientAccountConversionsValue",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub client_account_conversions_value: ::std::option::Option<f64>,
+        ///Client account cross-sell cost of goods sold (COGS) is the total cost of products sold as a result of advertising a different product. How it works: You report conversions with cart data for completed purchases on your website. If the ad that was interacted with before the purchase has an associated product (see Shopping Ads) then this product is considered the advertised product. Any product included in the order the customer places is a sold product. If these products don't match then this is considered cross-sell. Cross-sell cost of goods sold is the total cost of the products sold that weren't advertised. Example: Someone clicked on a Shopping ad for a hat then bought the same hat and a shirt. The hat has a cost of goods sold value of $3, the shirt has a cost of goods sold value of $5. The cross-sell cost of goods sold for this order is $5. This metric is only available if you report conversions with cart data. This metric is a monetary value and returned in the customer's currency by default. See the metrics_currency parameter at https://developers.google.com/search-ads/reporting/query/query-structure#parameters_clause
+        #[serde(
+            rename = "clientAccountCrossSellCostOfGoodsSoldMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub client_account_cross_sell_cost_of_goods_sold_micros: ::std::option::Option<
+            crate::context::I64String,
+        >,
+        ///Client account cross-sell gross profit is the profit you made from products sold as a result of advertising a different product, minus cost of goods sold (COGS). How it works: You report conversions with cart data for completed purchases on your website. If the ad that was interacted with before the purchase has an associated product (see Shopping Ads) then this product is considered the advertised product. Any product included in the purchase is a sold product. If these products don't match then this is considered cross-sell. Cross-sell gross profit is the revenue you made from cross-sell attributed to your ads minus the cost of the goods sold. Example: Someone clicked on a Shopping ad for a hat then bought the same hat and a shirt. The shirt is priced $20 and has a cost of goods sold value of $5. The cross-sell gross profit of this order is $15 = $20 - $5. This metric is only available if you report conversions with cart data. This metric is a monetary value and returned in the customer's currency by default. See the metrics_currency parameter at https://developers.google.com/search-ads/reporting/query/query-structure#parameters_clause
+        #[serde(
+            rename = "clientAccountCrossSellGrossProfitMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub client_account_cross_sell_gross_profit_micros: ::std::option::Option<
+            crate::context::I64String,
+        >,
+        ///Client account cross-sell revenue is the total amount you made from products sold as a result of advertising a different product. How it works: You report conversions with cart data for completed purchases on your website. If the ad that was interacted with before the purchase has an associated product (see Shopping Ads) then this product is considered the advertised product. Any product included in the order the customer places is a sold product. If these products don't match then this is considered cross-sell. Cross-sell revenue is the total value you made from cross-sell attributed to your ads. Example: Someone clicked on a Shopping ad for a hat then bought the same hat and a shirt. The hat is priced $10 and the shirt is priced $20. The cross-sell revenue of this order is $20. This metric is only available if you report conversions with cart data. This metric is a monetary value and returned in the customer's currency by default. See the metrics_currency parameter at https://developers.google.com/search-ads/reporting/query/query-structure#parameters_clause
+        #[serde(
+            rename = "clientAccountCrossSellRevenueMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub client_account_cross_sell_revenue_micros: ::std::option::Option<
+            crate::context::I64String,
+        >,
+        ///Client account cross-sell units sold is the total number of products sold as a result of advertising a different product. How it works: You report conversions with cart data for completed purchases on your website. If the ad that was interacted with before the purchase has an associated product (see Shopping Ads) then this product is considered the advertised product. Any product included in the order the customer places is a sold product. If these products don't match then this is considered cross-sell. Cross-sell units sold is the total number of cross-sold products from all orders attributed to your ads. Example: Someone clicked on a Shopping ad for a hat then bought the same hat, a shirt and a jacket. The cross-sell units sold in this order is 2. This metric is only available if you report conversions with cart data.
+        #[serde(
+            rename = "clientAccountCrossSellUnitsSold",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub client_account_cross_sell_units_sold: ::std::option::Option<f64>,
+        ///Client account lead cost of goods sold (COGS) is the total cost of products sold as a result of advertising the same product. How it works: You report conversions with cart data for completed purchases on your website. If the ad that was interacted with has an associated product (see Shopping Ads) then this product is considered the advertised product. Any product included in the order the customer places is a sold product. If the advertised and sold products match, then the cost of these goods is counted under lead cost of goods sold. Example: Someone clicked on a Shopping ad for a hat then bought the same hat and a shirt. The hat has a cost of goods sold value of $3, the shirt has a cost of goods sold value of $5. The lead cost of goods sold for this order is $3. This metric is only available if you report conversions with cart data. This metric is a monetary value and returned in the customer's currency by default. See the metrics_currency parameter at https://developers.google.com/search-ads/reporting/query/query-structure#parameters_clause
+        #[serde(
+            rename = "clientAccountLeadCostOfGoodsSoldMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub client_account_lead_cost_of_goods_sold_micros: ::std::option::Option<
+            crate::context::I64String,
+        >,
+        ///Client account lead gross profit is the profit you made from products sold as a result of advertising the same product, minus cost of goods sold (COGS). How it works: You report conversions with cart data for completed purchases on your website. If the ad that was interacted with before the purchase has an associated product (see Shopping Ads) then this product is considered the advertised product. Any product included in the order the customer places is a sold product. If the advertised and sold products match, then the revenue you made from these sales minus the cost of goods sold is your lead gross profit. Example: Someone clicked on a Shopping ad for a hat then bought the same hat and a shirt. The hat is priced $10 and has a cost of goods sold value of $3. The lead gross profit of this order is $7 = $10 - $3. This metric is only available if you report conversions with cart data. This metric is a monetary value and returned in the customer's currency by default. See the metrics_currency parameter at https://developers.google.com/search-ads/reporting/query/query-structure#parameters_clause
+        #[serde(
+            rename = "clientAccountLeadGrossProfitMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub client_account_lead_gross_profit_micros: ::std::option::Option<
+            crate::context::I64String,
+        >,
+        ///Client account lead revenue is the total amount you made from products sold as a result of advertising the same product. How it works: You report conversions with cart data for completed purchases on your website. If the ad that was interacted with before the purchase has an associated product (see Shopping Ads) then this product is considered the advertised product. Any product included in the order the customer places is a sold product. If the advertised and sold products match, then the total value you made from the sales of these products is shown under lead revenue. Example: Someone clicked on a Shopping ad for a hat then bought the same hat and a shirt. The hat is priced $10 and the shirt is priced $20. The lead revenue of this order is $10. This metric is only available if you report conversions with cart data. This metric is a monetary value and returned in the customer's currency by default. See the metrics_currency parameter at https://developers.google.com/search-ads/reporting/query/query-structure#parameters_clause
+        #[serde(
+            rename = "clientAccountLeadRevenueMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub client_account_lead_revenue_micros: ::std::option::Option<
+            crate::context::I64String,
+        >,
+        ///Client account lead units sold is the total number of products sold as a result of advertising the same product. How it works: You report conversions with cart data for completed purchases on your website. If the ad that was interacted with before the purchase has an associated product (see Shopping Ads) then this product is considered the advertised product. Any product included in the order the customer places is a sold product. If the advertised and sold products match, then the total number of these products sold is shown under lead units sold. Example: Someone clicked on a Shopping ad for a hat then bought the same hat, a shirt and a jacket. The lead units sold in this order is 1. This metric is only available if you report conversions with cart data.
+        #[serde(
+            rename = "clientAccountLeadUnitsSold",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub client_account_lead_units_sold: ::std::option::Option<f64>,
+        ///The total number of view-through conversions. These happen when a customer sees an image or rich media ad, then later completes a conversion on your site without interacting with (for example, clicking on) another ad.
+        #[serde(
+            rename = "clientAccountViewThroughConversions",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub client_account_view_through_conversions: ::std::option::Option<
+            crate::context::I64String,
+        >,
+        ///The estimated percent of times that your ad was eligible to show on the Display Network but didn't because your budget was too low. Note: Content budget lost impression share is reported in the range of 0 to 0.9. Any value above 0.9 is reported as 0.9001.
+        #[serde(
+            rename = "contentBudgetLostImpressionShare",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub content_budget_lost_impression_share: ::std::option::Option<f64>,
+        ///The impressions you've received on the Display Network divided by the estimated number of impressions you were eligible to receive. Note: Content impression share is reported in the range of 0.1 to 1. Any value below 0.1 is reported as 0.0999.
+        #[serde(
+            rename = "contentImpressionShare",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub content_impression_share: ::std::option::Option<f64>,
+        ///The estimated percentage of impressions on the Display Network that your ads didn't receive due to poor Ad Rank. Note: Content rank lost impression share is reported in the range of 0 to 0.9. Any value above 0.9 is reported as 0.9001.
+        #[serde(
+            rename = "contentRankLostImpressionShare",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub content_rank_lost_impression_share: ::std::option::Option<f64>,
+        ///The conversion custom metrics.
+        #[serde(
+            rename = "conversionCustomMetrics",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub conversion_custom_metrics: ::std::vec::Vec<Value>,
+        ///The number of conversions. This only includes conversion actions which include_in_conversions_metric attribute is set to true. If you use conversion-based bidding, your bid strategies will optimize for these conversions.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub conversions: ::std::option::Option<f64>,
+        ///The sum of conversions by conversion date for biddable conversion types. Can be fractional due to attribution modeling. When this column is selected with date, the values in date column means the conversion date.
+        #[serde(
+            rename = "conversionsByConversionDate",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub conversions_by_conversion_date: ::std::option::Option<f64>,
+        ///Average biddable conversions (from interaction) per conversion eligible interaction. Shows how often, on average, an ad interaction leads to a biddable conversion.
+        #[serde(
+            rename = "conversionsFromInteractionsRate",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub conversions_from_interactions_rate: ::std::option::Option<f64>,
+        ///The value of conversions from interactions divided by the number of ad interactions. This only includes conversion actions which include_in_conversions_metric attribute is set to true. If you use conversion-based bidding, your bid strategies will optimize for these conversions.
+        #[serde(
+            rename = "conversionsFromInteractionsValuePerInteraction",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub conversions_from_interactions_value_per_interaction: ::std::option::Option<
+            f64,
+        >,
+        ///The sum of conversion values for the conversions included in the "conversions" field. This metric is useful only if you entered a value for your conversion actions.
+        #[serde(
+            rename = "conversionsValue",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub conversions_value: ::std::option::Option<f64>,
+        ///The sum of biddable conversions value by conversion date. When this column is selected with date, the values in date column means the conversion date.
+        #[serde(
+            rename = "conversionsValueByConversionDate",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub conversions_value_by_conversion_date: ::std::option::Option<f64>,
+        ///The value of biddable conversion divided by the total cost of conversion eligible interactions.
+        #[serde(
+            rename = "conversionsValuePerCost",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub conversions_value_per_cost: ::std::option::Option<f64>,
+        ///The sum of your cost-per-click (CPC) and cost-per-thousand impressions (CPM) costs during this period. This metric is a monetary value and returned in the customer's currency by default. See the metrics_currency parameter at https://developers.google.com/search-ads/reporting/query/query-structure#parameters_clause
+        #[serde(
+            rename = "costMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cost_micros: ::std::option::Option<crate::context::I64String>,
+        ///Cost of goods sold (COGS) is the total cost of the products you sold in orders attributed to your ads. How it works: You can add a cost of goods sold value to every product in Merchant Center. If you report conversions with cart data, the products you sold are matched with their cost of goods sold value and this can be used to calculate the gross profit you made on each order. Example: Someone clicked on a Shopping ad for a hat then bought the same hat and a shirt. The hat has a cost of goods sold value of $3, the shirt has a cost of goods sold value of $5. The cost of goods sold for this order is $8 = $3 + $5. This metric is only available if you report conversions with cart data.
+        #[serde(
+            rename = "costOfGoodsSoldMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cost_of_goods_sold_micros: ::std::option::Option<crate::context::I64String>,
+        ///The cost of ad interactions divided by all conversions.
+        #[serde(
+            rename = "costPerAllConversions",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cost_per_all_conversions: ::std::option::Option<f64>,
+        ///Average conversion eligible cost per biddable conversion.
+        #[serde(
+            rename = "costPerConversion",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cost_per_conversion: ::std::option::Option<f64>,
+        ///The cost of ad interactions divided by current model attributed conversions. This only includes conversion actions which include_in_conversions_metric attribute is set to true. If you use conversion-based bidding, your bid strategies will optimize for these conversions.
+        #[serde(
+            rename = "costPerCurrentModelAttributedConversion",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cost_per_current_model_attributed_conversion: ::std::option::Option<f64>,
+        ///Conversions from when a customer clicks on an ad on one device, then converts on a different device or browser. Cross-device conversions are already included in all_conversions.
+        #[serde(
+            rename = "crossDeviceConversions",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cross_device_conversions: ::std::option::Option<f64>,
+        ///The number of cross-device conversions by conversion date. Details for the by_conversion_date columns are available at https://support.google.com/sa360/answer/9250611.
+        #[serde(
+            rename = "crossDeviceConversionsByConversionDate",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cross_device_conversions_by_conversion_date: ::std::option::Option<f64>,
+        ///The sum of the value of cross-device conversions.
+        #[serde(
+            rename = "crossDeviceConversionsValue",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cross_device_conversions_value: ::std::option::Option<f64>,
+        ///The sum of cross-device conversions value by conversion date. Details for the by_conversion_date columns are available at https://support.google.com/sa360/answer/9250611.
+        #[serde(
+            rename = "crossDeviceConversionsValueByConversionDate",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cross_device_conversions_value_by_conversion_date: ::std::option::Option<
+            f64,
+        >,
+        ///Cross-sell cost of goods sold (COGS) is the total cost of products sold as a result of advertising a different product. How it works: You report conversions with cart data for completed purchases on your website. If the ad that was interacted with before the purchase has an associated product (see Shopping Ads) then this product is considered the advertised product. Any product included in the order the customer places is a sold product. If these products don't match then this is considered cross-sell. Cross-sell cost of goods sold is the total cost of the products sold that weren't advertised. Example: Someone clicked on a Shopping ad for a hat then bought the same hat and a shirt. The hat has a cost of goods sold value of $3, the shirt has a cost of goods sold value of $5. The cross-sell cost of goods sold for this order is $5. This metric is only available if you report conversions with cart data. This metric is a monetary value and returned in the customer's currency by default. See the metrics_currency parameter at https://developers.google.com/search-ads/reporting/query/query-structure#parameters_clause
+        #[serde(
+            rename = "crossSellCostOfGoodsSoldMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cross_sell_cost_of_goods_sold_micros: ::std::option::Option<
+            crate::context::I64String,
+        >,
+        ///Cross-sell gross profit is the profit you made from products sold as a result of advertising a different product, minus cost of goods sold (COGS). How it works: You report conversions with cart data for completed purchases on your website. If the ad that was interacted with before the purchase has an associated product (see Shopping Ads) then this product is considered the advertised product. Any product included in the purchase is a sold product. If these products don't match then this is considered cross-sell. Cross-sell gross profit is the revenue you made from cross-sell attributed to your ads minus the cost of the goods sold. Example: Someone clicked on a Shopping ad for a hat then bought the same hat and a shirt. The shirt is priced $20 and has a cost of goods sold value of $5. The cross-sell gross profit of this order is $15 = $20 - $5. This metric is only available if you report conversions with cart data. This metric is a monetary value and returned in the customer's currency by default. See the metrics_currency parameter at https://developers.google.com/search-ads/reporting/query/query-structure#parameters_clause
+        #[serde(
+            rename = "crossSellGrossProfitMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cross_sell_gross_profit_micros: ::std::option::Option<
+            crate::context::I64String,
+        >,
+        ///Cross-sell revenue is the total amount you made from products sold as a result of advertising a different product. How it works: You report conversions with cart data for completed purchases on your website. If the ad that was interacted with before the purchase has an associated product (see Shopping Ads) then this product is considered the advertised product. Any product included in the order the customer places is a sold product. If these products don't match then this is considered cross-sell. Cross-sell revenue is the total value you made from cross-sell attributed to your ads. Example: Someone clicked on a Shopping ad for a hat then bought the same hat and a shirt. The hat is priced $10 and the shirt is priced $20. The cross-sell revenue of this order is $20. This metric is only available if you report conversions with cart data. This metric is a monetary value and returned in the customer's currency by default. See the metrics_currency parameter at https://developers.google.com/search-ads/reporting/query/query-structure#parameters_clause
+        #[serde(
+            rename = "crossSellRevenueMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cross_sell_revenue_micros: ::std::option::Option<crate::context::I64String>,
+        ///Cross-sell units sold is the total number of products sold as a result of advertising a different product. How it works: You report conversions with cart data for completed purchases on your website. If the ad that was interacted with before the purchase has an associated product (see Shopping Ads) then this product is considered the advertised product. Any product included in the order the customer places is a sold product. If these products don't match then this is considered cross-sell. Cross-sell units sold is the total number of cross-sold products from all orders attributed to your ads. Example: Someone clicked on a Shopping ad for a hat then bought the same hat, a shirt and a jacket. The cross-sell units sold in this order is 2. This metric is only available if you report conversions with cart data.
+        #[serde(
+            rename = "crossSellUnitsSold",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cross_sell_units_sold: ::std::option::Option<f64>,
+        ///The number of clicks your ad receives (Clicks) divided by the number of times your ad is shown (Impressions).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub ctr: ::std::option::Option<f64>,
+        ///The percentage of clicks that have been filtered out of your total number of clicks (filtered + non-filtered clicks) due to being general invalid clicks. These are clicks Google considers illegitimate that are detected through routine means of filtration (that is, known invalid data-center traffic, bots and spiders or other crawlers, irregular patterns, etc). You're not charged for them, and they don't affect your account statistics. See the help page at https://support.google.com/campaignmanager/answer/6076504 for details.
+        #[serde(
+            rename = "generalInvalidClickRate",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub general_invalid_click_rate: ::std::option::Option<f64>,
+        ///Number of general invalid clicks. These are a subset of your invalid clicks that are detected through routine means of filtration (such as known invalid data-center traffic, bots and spiders or other crawlers, irregular patterns, etc.). You're not charged for them, and they don't affect your account statistics. See the help page at https://support.google.com/campaignmanager/answer/6076504 for details.
+        #[serde(
+            rename = "generalInvalidClicks",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub general_invalid_clicks: ::std::option::Option<crate::context::I64String>,
+        ///Gross profit margin is the percentage gross profit you made from orders attributed to your ads, after taking out the cost of goods sold (COGS). How it works: You report conversions with cart data for completed purchases on your website. Gross profit margin is the gross profit you made divided by your total revenue and multiplied by 100%. Gross profit margin calculations only include products that have a cost of goods sold value in Merchant Center. Example: Someone bought a hat and a shirt in an order on your website. The hat is priced $10 and has a cost of goods sold value of $3. The shirt is priced $20 but has no cost of goods sold value. Gross profit margin for this order will only take into account the hat because it has a cost of goods sold value, so it's 70% = ($10 - $3)/$10 x 100%. This metric is only available if you report conversions with cart data.
+        #[serde(
+            rename = "grossProfitMargin",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub gross_profit_margin: ::std::option::Option<f64>,
+        ///Gross profit is the profit you made from orders attributed to your ads minus the cost of goods sold (COGS). How it works: Gross profit is the revenue you made from sales attributed to your ads minus cost of goods sold. Gross profit calculations only include products that have a cost of goods sold value in Merchant Center. Example: Someone clicked on a Shopping ad for a hat then bought the same hat and a shirt in an order from your website. The hat is priced $10 and the shirt is priced $20. The hat has a cost of goods sold value of $3, but the shirt has no cost of goods sold value. Gross profit for this order will only take into account the hat, so it's $7 = $10 - $3. This metric is only available if you report conversions with cart data.
+        #[serde(
+            rename = "grossProfitMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub gross_profit_micros: ::std::option::Option<crate::context::I64String>,
+        ///The creative historical quality score. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `BELOW_AVERAGE`, `AVERAGE`, `ABOVE_AVERAGE`.
+        #[serde(
+            rename = "historicalCreativeQualityScore",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub historical_creative_quality_score: ::std::option::Option<
+            ::std::string::String,
+        >,
+        ///The quality of historical landing page experience. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `BELOW_AVERAGE`, `AVERAGE`, `ABOVE_AVERAGE`.
+        #[serde(
+            rename = "historicalLandingPageQualityScore",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub historical_landing_page_quality_score: ::std::option::Option<
+            ::std::string::String,
+        >,
+        ///The historical quality score.
+        #[serde(
+            rename = "historicalQualityScore",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub historical_quality_score: ::std::option::Option<crate::context::I64String>,
+        ///The historical search predicted click through rate (CTR). Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `BELOW_AVERAGE`, `AVERAGE`, `ABOVE_AVERAGE`.
+        #[serde(
+            rename = "historicalSearchPredictedCtr",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub historical_search_predicted_ctr: ::std::option::Option<
+            ::std::string::String,
+        >,
+        ///Count of how often your ad has appeared on a search results page or website on the Google Network.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub impressions: ::std::option::Option<crate::context::I64String>,
+        ///The types of payable and free interactions.
+        #[serde(
+            rename = "interactionEventTypes",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub interaction_event_types: ::std::vec::Vec<::std::string::String>,
+        ///How often people interact with your ad after it is shown to them. This is the number of interactions divided by the number of times your ad is shown.
+        #[serde(
+            rename = "interactionRate",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub interaction_rate: ::std::option::Option<f64>,
+        ///The number of interactions. An interaction is the main user action associated with an ad format-clicks for text and shopping ads, views for video ads, and so on.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub interactions: ::std::option::Option<crate::context::I64String>,
+        ///The percentage of clicks filtered out of your total number of clicks (filtered + non-filtered clicks) during the reporting period.
+        #[serde(
+            rename = "invalidClickRate",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub invalid_click_rate: ::std::option::Option<f64>,
+        ///Number of clicks Google considers illegitimate and doesn't charge you for.
+        #[serde(
+            rename = "invalidClicks",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub invalid_clicks: ::std::option::Option<crate::context::I64String>,
+        ///Lead cost of goods sold (COGS) is the total cost of products sold as a result of advertising the same product. How it works: You report conversions with cart data for completed purchases on your website. If the ad that was interacted with has an associated product (see Shopping Ads) then this product is considered the advertised product. Any product included in the order the customer places is a sold product. If the advertised and sold products match, then the cost of these goods is counted under lead cost of goods sold. Example: Someone clicked on a Shopping ad for a hat then bought the same hat and a shirt. The hat has a cost of goods sold value of $3, the shirt has a cost of goods sold value of $5. The lead cost of goods sold for this order is $3. This metric is only available if you report conversions with cart data. This metric is a monetary value and returned in the customer's currency by default. See the metrics_currency parameter at https://developers.google.com/search-ads/reporting/query/query-structure#parameters_clause
+        #[serde(
+            rename = "leadCostOfGoodsSoldMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub lead_cost_of_goods_sold_micros: ::std::option::Option<
+            crate::context::I64String,
+        >,
+        ///Lead gross profit is the profit you made from products sold as a result of advertising the same product, minus cost of goods sold (COGS). How it works: You report conversions with cart data for completed purchases on your website. If the ad that was interacted with before the purchase has an associated product (see Shopping Ads) then this product is considered the advertised product. Any product included in the order the customer places is a sold product. If the advertised and sold products match, then the revenue you made from these sales minus the cost of goods sold is your lead gross profit. Example: Someone clicked on a Shopping ad for a hat then bought the same hat and a shirt. The hat is priced $10 and has a cost of goods sold value of $3. The lead gross profit of this order is $7 = $10 - $3. This metric is only available if you report conversions with cart data. This metric is a monetary value and returned in the customer's currency by default. See the metrics_currency parameter at https://developers.google.com/search-ads/reporting/query/query-structure#parameters_clause
+        #[serde(
+            rename = "leadGrossProfitMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub lead_gross_profit_micros: ::std::option::Option<crate::context::I64String>,
+        ///Lead revenue is the total amount you made from products sold as a result of advertising the same product. How it works: You report conversions with cart data for completed purchases on your website. If the ad that was interacted with before the purchase has an associated product (see Shopping Ads) then this product is considered the advertised product. Any product included in the order the customer places is a sold product. If the advertised and sold products match, then the total value you made from the sales of these products is shown under lead revenue. Example: Someone clicked on a Shopping ad for a hat then bought the same hat and a shirt. The hat is priced $10 and the shirt is priced $20. The lead revenue of this order is $10. This metric is only available if you report conversions with cart data. This metric is a monetary value and returned in the customer's currency by default. See the metrics_currency parameter at https://developers.google.com/search-ads/reporting/query/query-structure#parameters_clause
+        #[serde(
+            rename = "leadRevenueMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub lead_revenue_micros: ::std::option::Option<crate::context::I64String>,
+        ///Lead units sold is the total number of products sold as a result of advertising the same product. How it works: You report conversions with cart data for completed purchases on your website. If the ad that was interacted with before the purchase has an associated product (see Shopping Ads) then this product is considered the advertised product. Any product included in the order the customer places is a sold product. If the advertised and sold products match, then the total number of these products sold is shown under lead units sold. Example: Someone clicked on a Shopping ad for a hat then bought the same hat, a shirt and a jacket. The lead units sold in this order is 1. This metric is only available if you report conversions with cart data.
+        #[serde(
+            rename = "leadUnitsSold",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub lead_units_sold: ::std::option::Option<f64>,
+        ///The percentage of mobile clicks that go to a mobile-friendly page.
+        #[serde(
+            rename = "mobileFriendlyClicksPercentage",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub mobile_friendly_clicks_percentage: ::std::option::Option<f64>,
+        ///Orders is the total number of purchase conversions you received attributed to your ads. How it works: You report conversions with cart data for completed purchases on your website. If a conversion is attributed to previous interactions with your ads (clicks for text or Shopping ads, views for video ads etc.) it's counted as an order. Example: Someone clicked on a Shopping ad for a hat then bought the same hat and a shirt in an order on your website. Even though they bought 2 products, this would count as 1 order. This metric is only available if you report conversions with cart data.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub orders: ::std::option::Option<f64>,
+        ///The raw event conversion metrics.
+        #[serde(
+            rename = "rawEventConversionMetrics",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub raw_event_conversion_metrics: ::std::vec::Vec<Value>,
+        ///Revenue is the total amount you made from orders attributed to your ads. How it works: You report conversions with cart data for completed purchases on your website. Revenue is the total value of all the orders you received attributed to your ads, minus any discount. Example: Someone clicked on a Shopping ad for a hat then bought the same hat and a shirt in an order from your website. The hat is priced $10 and the shirt is priced $20. The entire order has a $5 discount. The revenue from this order is $25 = ($10 + $20) - $5. This metric is only available if you report conversions with cart data.
+        #[serde(
+            rename = "revenueMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub revenue_micros: ::std::option::Option<crate::context::I64String>,
+        ///The percentage of the customer's Shopping or Search ad impressions that are shown in the most prominent Shopping position. See https://support.google.com/sa360/answer/9566729 for details. Any value below 0.1 is reported as 0.0999.
+        #[serde(
+            rename = "searchAbsoluteTopImpressionShare",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub search_absolute_top_impression_share: ::std::option::Option<f64>,
+        ///The number estimating how often your ad wasn't the very first ad among the top ads in the search results due to a low budget. Note: Search budget lost absolute top impression share is reported in the range of 0 to 0.9. Any value above 0.9 is reported as 0.9001.
+        #[serde(
+            rename = "searchBudgetLostAbsoluteTopImpressionShare",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub search_budget_lost_absolute_top_impression_share: ::std::option::Option<f64>,
+        ///The estimated percent of times that your ad was eligible to show on the Search Network but didn't because your budget was too low. Note: Search budget lost impression share is reported in the range of 0 to 0.9. Any value above 0.9 is reported as 0.9001.
+        #[serde(
+            rename = "searchBudgetLostImpressionShare",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub search_budget_lost_impression_share: ::std::option::Option<f64>,
+        ///The number estimating how often your ad didn't show adjacent to the top organic search results due to a low budget. Note: Search budget lost top impression share is reported in the range of 0 to 0.9. Any value above 0.9 is reported as 0.9001.
+        #[serde(
+            rename = "searchBudgetLostTopImpressionShare",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub search_budget_lost_top_impression_share: ::std::option::Option<f64>,
+        ///The number of clicks you've received on the Search Network divided by the estimated number of clicks you were eligible to receive. Note: Search click share is reported in the range of 0.1 to 1. Any value below 0.1 is reported as 0.0999.
+        #[serde(
+            rename = "searchClickShare",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub search_click_share: ::std::option::Option<f64>,
+        ///The impressions you've received divided by the estimated number of impressions you were eligible to receive on the Search Network for search terms that matched your keywords exactly (or were close variants of your keyword), regardless of your keyword match types. Note: Search exact match impression share is reported in the range of 0.1 to 1. Any value below 0.1 is reported as 0.0999.
+        #[serde(
+            rename = "searchExactMatchImpressionShare",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub search_exact_match_impression_share: ::std::option::Option<f64>,
+        ///The impressions you've received on the Search Network divided by the estimated number of impressions you were eligible to receive. Note: Search impression share is reported in the range of 0.1 to 1. Any value below 0.1 is reported as 0.0999.
+        #[serde(
+            rename = "searchImpressionShare",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub search_impression_share: ::std::option::Option<f64>,
+        ///The number estimating how often your ad wasn't the very first ad among the top ads in the search results due to poor Ad Rank. Note: Search rank lost absolute top impression share is reported in the range of 0 to 0.9. Any value above 0.9 is reported as 0.9001.
+        #[serde(
+            rename = "searchRankLostAbsoluteTopImpressionShare",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub search_rank_lost_absolute_top_impression_share: ::std::option::Option<f64>,
+        ///The estimated percentage of impressions on the Search Network that your ads didn't receive due to poor Ad Rank. Note: Search rank lost impression share is reported in the range of 0 to 0.9. Any value above 0.9 is reported as 0.9001.
+        #[serde(
+            rename = "searchRankLostImpressionShare",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub search_rank_lost_impression_share: ::std::option::Option<f64>,
+        ///The number estimating how often your ad didn't show adjacent to the top organic search results due to poor Ad Rank. Note: Search rank lost top impression share is reported in the range of 0 to 0.9. Any value above 0.9 is reported as 0.9001.
+        #[serde(
+            rename = "searchRankLostTopImpressionShare",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub search_rank_lost_top_impression_share: ::std::option::Option<f64>,
+        ///The impressions you've received among the top ads compared to the estimated number of impressions you were eligible to receive among the top ads. Note: Search top impression share is reported in the range of 0.1 to 1. Any value below 0.1 is reported as 0.0999. Top ads are generally above the top organic results, although they may show below the top organic results on certain queries.
+        #[serde(
+            rename = "searchTopImpressionShare",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub search_top_impression_share: ::std::option::Option<f64>,
+        ///The percent of your ad impressions that are shown adjacent to the top organic search results.
+        #[serde(
+            rename = "topImpressionPercentage",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub top_impression_percentage: ::std::option::Option<f64>,
+        ///The number of unique users who saw your ad during the requested time period. This metric cannot be aggregated, and can only be requested for date ranges of 92 days or less. This metric is available for following campaign types - Display, Video, Discovery and App.
+        #[serde(
+            rename = "uniqueUsers",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub unique_users: ::std::option::Option<crate::context::I64String>,
+        ///Units sold is the total number of products sold from orders attributed to your ads. How it works: You report conversions with cart data for completed purchases on your website. Units sold is the total number of products sold from all orders attributed to your ads. Example: Someone clicked on a Shopping ad for a hat then bought the same hat, a shirt and a jacket. The units sold in this order is 3. This metric is only available if you report conversions with cart data.
+        #[serde(
+            rename = "unitsSold",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub units_sold: ::std::option::Option<f64>,
+        ///The value of all conversions divided by the number of all conversions.
+        #[serde(
+            rename = "valuePerAllConversions",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub value_per_all_conversions: ::std::option::Option<f64>,
+        ///The value of all conversions divided by the number of all conversions. When this column is selected with date, the values in date column means the conversion date. Details for the by_conversion_date columns are available at https://support.google.com/sa360/answer/9250611.
+        #[serde(
+            rename = "valuePerAllConversionsByConversionDate",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub value_per_all_conversions_by_conversion_date: ::std::option::Option<f64>,
+        ///The value of biddable conversion divided by the number of biddable conversions. Shows how much, on average, each of the biddable conversions is worth.
+        #[serde(
+            rename = "valuePerConversion",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub value_per_conversion: ::std::option::Option<f64>,
+        ///Biddable conversions value by conversion date divided by biddable conversions by conversion date. Shows how much, on average, each of the biddable conversions is worth (by conversion date). When this column is selected with date, the values in date column means the conversion date.
+        #[serde(
+            rename = "valuePerConversionsByConversionDate",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub value_per_conversions_by_conversion_date: ::std::option::Option<f64>,
+        ///Clicks that Search Ads 360 has successfully recorded and forwarded to an advertiser's landing page.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub visits: ::std::option::Option<f64>,
+    }
+    impl Metrics {
+        pub fn builder() -> builder::Metrics {
+            Default::default()
+        }
+    }
+    ///A bidding strategy where bids are a fraction of the advertised price for some good or service. Discovery: `GoogleAdsSearchads360V0Common__PercentCpc`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct PercentCpc {
+        ///Maximum bid limit that can be set by the bid strategy. This is an optional field entered by the advertiser and specified in local micros. Note: A zero value is interpreted in the same way as having bid_ceiling undefined.
+        #[serde(
+            rename = "cpcBidCeilingMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cpc_bid_ceiling_micros: ::std::option::Option<crate::context::I64String>,
+        ///Adjusts the bid for each auction upward or downward, depending on the likelihood of a conversion. Individual bids may exceed cpc_bid_ceiling_micros, but the average bid amount for a campaign should not.
+        #[serde(
+            rename = "enhancedCpcEnabled",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub enhanced_cpc_enabled: ::std::option::Option<bool>,
+    }
+    impl PercentCpc {
+        pub fn builder() -> builder::PercentCpc {
             Default::default()
         }
     }
@@ -1118,6 +3551,29 @@ pub mod types {
             Default::default()
         }
     }
+    ///Settings for Real-Time Bidding, a feature only available for campaigns targeting the Ad Exchange network. Discovery: `GoogleAdsSearchads360V0Common__RealTimeBiddingSetting`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct RealTimeBiddingSetting {
+        ///Whether the campaign is opted in to real-time bidding.
+        #[serde(
+            rename = "optIn",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub opt_in: ::std::option::Option<bool>,
+    }
+    impl RealTimeBiddingSetting {
+        pub fn builder() -> builder::RealTimeBiddingSetting {
+            Default::default()
+        }
+    }
     ///Search Ads 360-specific error. Discovery: `GoogleAdsSearchads360V0Errors__SearchAds360Error`.
     #[derive(
         ::serde::Deserialize,
@@ -1146,6 +3602,79 @@ pub mod types {
     }
     impl SearchAds360Error {
         pub fn builder() -> builder::SearchAds360Error {
+            Default::default()
+        }
+    }
+    ///An expanded dynamic search ad. Discovery: `GoogleAdsSearchads360V0Common__SearchAds360ExpandedDynamicSearchAdInfo`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct SearchAds360ExpandedDynamicSearchAdInfo {
+        ///The tracking id of the ad.
+        #[serde(
+            rename = "adTrackingId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_tracking_id: ::std::option::Option<crate::context::I64String>,
+        ///The first line of the ad's description.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description1: ::std::option::Option<::std::string::String>,
+        ///The second line of the ad's description.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description2: ::std::option::Option<::std::string::String>,
+    }
+    impl SearchAds360ExpandedDynamicSearchAdInfo {
+        pub fn builder() -> builder::SearchAds360ExpandedDynamicSearchAdInfo {
+            Default::default()
+        }
+    }
+    ///A Search Ads 360 expanded text ad. Discovery: `GoogleAdsSearchads360V0Common__SearchAds360ExpandedTextAdInfo`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct SearchAds360ExpandedTextAdInfo {
+        ///The tracking id of the ad.
+        #[serde(
+            rename = "adTrackingId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_tracking_id: ::std::option::Option<crate::context::I64String>,
+        ///The first line of the ad's description.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description1: ::std::option::Option<::std::string::String>,
+        ///The second line of the ad's description.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description2: ::std::option::Option<::std::string::String>,
+        ///The headline of the ad.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub headline: ::std::option::Option<::std::string::String>,
+        ///The second headline of the ad.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub headline2: ::std::option::Option<::std::string::String>,
+        ///The third headline of the ad.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub headline3: ::std::option::Option<::std::string::String>,
+        ///Text appended to the auto-generated visible URL with a delimiter.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub path1: ::std::option::Option<::std::string::String>,
+        ///Text appended to path1 with a delimiter.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub path2: ::std::option::Option<::std::string::String>,
+    }
+    impl SearchAds360ExpandedTextAdInfo {
+        pub fn builder() -> builder::SearchAds360ExpandedTextAdInfo {
             Default::default()
         }
     }
@@ -1264,7 +3793,78 @@ pub mod types {
             Default::default()
         }
     }
-    ///A returned row from the query. Discovery: `GoogleAdsSearchads360V0Services__SearchAds360Row` (the members a conversion report uses; see SR-4).
+    ///A Search Ads 360 product ad. Discovery: `GoogleAdsSearchads360V0Common__SearchAds360ProductAdInfo`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct SearchAds360ProductAdInfo(
+        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    );
+    impl ::std::ops::Deref for SearchAds360ProductAdInfo {
+        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        fn deref(
+            &self,
+        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<SearchAds360ProductAdInfo>
+    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        fn from(value: SearchAds360ProductAdInfo) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    > for SearchAds360ProductAdInfo {
+        fn from(
+            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ) -> Self {
+            Self(value)
+        }
+    }
+    ///A Search Ads 360 responsive search ad. Discovery: `GoogleAdsSearchads360V0Common__SearchAds360ResponsiveSearchAdInfo`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct SearchAds360ResponsiveSearchAdInfo {
+        ///The tracking id of the ad.
+        #[serde(
+            rename = "adTrackingId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_tracking_id: ::std::option::Option<crate::context::I64String>,
+        ///List of text assets for descriptions. When the ad serves the descriptions will be selected from this list.
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub descriptions: ::std::vec::Vec<AdTextAsset>,
+        ///List of text assets for headlines. When the ad serves the headlines will be selected from this list.
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub headlines: ::std::vec::Vec<AdTextAsset>,
+        ///Text appended to the auto-generated visible URL with a delimiter.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub path1: ::std::option::Option<::std::string::String>,
+        ///Text appended to path1 with a delimiter.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub path2: ::std::option::Option<::std::string::String>,
+    }
+    impl SearchAds360ResponsiveSearchAdInfo {
+        pub fn builder() -> builder::SearchAds360ResponsiveSearchAdInfo {
+            Default::default()
+        }
+    }
+    ///A returned row from the query. Discovery: `GoogleAdsSearchads360V0Services__SearchAds360Row` (the members of SR-21).
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -1280,10 +3880,55 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub ad_group: ::std::option::Option<AdGroup>,
+        #[serde(
+            rename = "adGroupAd",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_group_ad: ::std::option::Option<AdGroupAd>,
+        #[serde(
+            rename = "adGroupAdLabel",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_group_ad_label: ::std::option::Option<AdGroupAdLabel>,
+        #[serde(
+            rename = "adGroupCriterion",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_group_criterion: ::std::option::Option<AdGroupCriterion>,
+        #[serde(
+            rename = "adGroupCriterionLabel",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_group_criterion_label: ::std::option::Option<AdGroupCriterionLabel>,
+        #[serde(
+            rename = "adGroupLabel",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_group_label: ::std::option::Option<AdGroupLabel>,
+        #[serde(
+            rename = "biddingStrategy",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub bidding_strategy: ::std::option::Option<BiddingStrategy>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub campaign: ::std::option::Option<Campaign>,
+        #[serde(
+            rename = "campaignBudget",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub campaign_budget: ::std::option::Option<CampaignBudget>,
+        #[serde(
+            rename = "campaignLabel",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub campaign_label: ::std::option::Option<CampaignLabel>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub conversion: ::std::option::Option<Conversion>,
+        #[serde(
+            rename = "conversionAction",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub conversion_action: ::std::option::Option<ConversionAction>,
         ///The custom columns.
         #[serde(
             rename = "customColumns",
@@ -1293,11 +3938,66 @@ pub mod types {
         pub custom_columns: ::std::vec::Vec<Value>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub customer: ::std::option::Option<Customer>,
+        #[serde(
+            rename = "keywordView",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub keyword_view: ::std::option::Option<KeywordView>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub label: ::std::option::Option<Label>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub metrics: ::std::option::Option<Metrics>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub segments: ::std::option::Option<Segments>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub visit: ::std::option::Option<Visit>,
     }
     impl SearchAds360Row {
         pub fn builder() -> builder::SearchAds360Row {
+            Default::default()
+        }
+    }
+    ///A Search Ads 360 text ad. Discovery: `GoogleAdsSearchads360V0Common__SearchAds360TextAdInfo`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct SearchAds360TextAdInfo {
+        ///The tracking id of the ad.
+        #[serde(
+            rename = "adTrackingId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_tracking_id: ::std::option::Option<crate::context::I64String>,
+        ///The first line of the ad's description.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description1: ::std::option::Option<::std::string::String>,
+        ///The second line of the ad's description.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description2: ::std::option::Option<::std::string::String>,
+        ///The displayed mobile URL of the ad.
+        #[serde(
+            rename = "displayMobileUrl",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub display_mobile_url: ::std::option::Option<::std::string::String>,
+        ///The displayed URL of the ad.
+        #[serde(
+            rename = "displayUrl",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub display_url: ::std::option::Option<::std::string::String>,
+        ///The headline of the ad.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub headline: ::std::option::Option<::std::string::String>,
+    }
+    impl SearchAds360TextAdInfo {
+        pub fn builder() -> builder::SearchAds360TextAdInfo {
             Default::default()
         }
     }
@@ -1568,7 +4268,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Segment only fields. Discovery: `GoogleAdsSearchads360V0Common__Segments` (the members a conversion report uses; see SR-4).
+    ///Segment only fields. Discovery: `GoogleAdsSearchads360V0Common__Segments`.
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -1585,6 +4285,11 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub ad_network_type: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "assetInteractionTarget",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub asset_interaction_target: ::std::option::Option<AssetInteractionTarget>,
         ///Resource name of the conversion action.
         #[serde(
             rename = "conversionAction",
@@ -1603,6 +4308,13 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub conversion_action_name: ::std::option::Option<::std::string::String>,
+        ///The conversion custom dimensions.
+        #[serde(
+            rename = "conversionCustomDimensions",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub conversion_custom_dimensions: ::std::vec::Vec<Value>,
         ///Date to which metrics apply. yyyy-MM-dd format, for example, 2018-04-17.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub date: ::std::option::Option<::std::string::String>,
@@ -1615,15 +4327,326 @@ pub mod types {
         ///Device to which metrics apply. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `MOBILE`, `TABLET`, `DESKTOP`, `CONNECTED_TV`, `OTHER`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub device: ::std::option::Option<::std::string::String>,
+        ///Resource name of the geo target constant that represents a city.
+        #[serde(
+            rename = "geoTargetCity",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub geo_target_city: ::std::option::Option<::std::string::String>,
+        ///Resource name of the geo target constant that represents a country.
+        #[serde(
+            rename = "geoTargetCountry",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub geo_target_country: ::std::option::Option<::std::string::String>,
+        ///Resource name of the geo target constant that represents a metro.
+        #[serde(
+            rename = "geoTargetMetro",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub geo_target_metro: ::std::option::Option<::std::string::String>,
+        ///Resource name of the geo target constant that represents a region.
+        #[serde(
+            rename = "geoTargetRegion",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub geo_target_region: ::std::option::Option<::std::string::String>,
         ///Hour of day as a number between 0 and 23, inclusive.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub hour: ::std::option::Option<i32>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub keyword: ::std::option::Option<Keyword>,
         ///Month as represented by the date of the first day of a month. Formatted as yyyy-MM-dd.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub month: ::std::option::Option<::std::string::String>,
+        ///Bidding category (level 1) of the product.
+        #[serde(
+            rename = "productBiddingCategoryLevel1",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_bidding_category_level1: ::std::option::Option<
+            ::std::string::String,
+        >,
+        ///Bidding category (level 2) of the product.
+        #[serde(
+            rename = "productBiddingCategoryLevel2",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_bidding_category_level2: ::std::option::Option<
+            ::std::string::String,
+        >,
+        ///Bidding category (level 3) of the product.
+        #[serde(
+            rename = "productBiddingCategoryLevel3",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_bidding_category_level3: ::std::option::Option<
+            ::std::string::String,
+        >,
+        ///Bidding category (level 4) of the product.
+        #[serde(
+            rename = "productBiddingCategoryLevel4",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_bidding_category_level4: ::std::option::Option<
+            ::std::string::String,
+        >,
+        ///Bidding category (level 5) of the product.
+        #[serde(
+            rename = "productBiddingCategoryLevel5",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_bidding_category_level5: ::std::option::Option<
+            ::std::string::String,
+        >,
+        ///Brand of the product.
+        #[serde(
+            rename = "productBrand",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_brand: ::std::option::Option<::std::string::String>,
+        ///Channel of the product. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `ONLINE`, `LOCAL`.
+        #[serde(
+            rename = "productChannel",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_channel: ::std::option::Option<::std::string::String>,
+        ///Channel exclusivity of the product. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `SINGLE_CHANNEL`, `MULTI_CHANNEL`.
+        #[serde(
+            rename = "productChannelExclusivity",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_channel_exclusivity: ::std::option::Option<::std::string::String>,
+        ///Condition of the product. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `OLD`, `NEW`, `REFURBISHED`, `USED`.
+        #[serde(
+            rename = "productCondition",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_condition: ::std::option::Option<::std::string::String>,
+        ///Resource name of the geo target constant for the country of sale of the product.
+        #[serde(
+            rename = "productCountry",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_country: ::std::option::Option<::std::string::String>,
+        ///Custom attribute 0 of the product.
+        #[serde(
+            rename = "productCustomAttribute0",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_custom_attribute0: ::std::option::Option<::std::string::String>,
+        ///Custom attribute 1 of the product.
+        #[serde(
+            rename = "productCustomAttribute1",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_custom_attribute1: ::std::option::Option<::std::string::String>,
+        ///Custom attribute 2 of the product.
+        #[serde(
+            rename = "productCustomAttribute2",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_custom_attribute2: ::std::option::Option<::std::string::String>,
+        ///Custom attribute 3 of the product.
+        #[serde(
+            rename = "productCustomAttribute3",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_custom_attribute3: ::std::option::Option<::std::string::String>,
+        ///Custom attribute 4 of the product.
+        #[serde(
+            rename = "productCustomAttribute4",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_custom_attribute4: ::std::option::Option<::std::string::String>,
+        ///Item ID of the product.
+        #[serde(
+            rename = "productItemId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_item_id: ::std::option::Option<::std::string::String>,
+        ///Resource name of the language constant for the language of the product.
+        #[serde(
+            rename = "productLanguage",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_language: ::std::option::Option<::std::string::String>,
+        ///Bidding category (level 1) of the product sold.
+        #[serde(
+            rename = "productSoldBiddingCategoryLevel1",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_sold_bidding_category_level1: ::std::option::Option<
+            ::std::string::String,
+        >,
+        ///Bidding category (level 2) of the product sold.
+        #[serde(
+            rename = "productSoldBiddingCategoryLevel2",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_sold_bidding_category_level2: ::std::option::Option<
+            ::std::string::String,
+        >,
+        ///Bidding category (level 3) of the product sold.
+        #[serde(
+            rename = "productSoldBiddingCategoryLevel3",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_sold_bidding_category_level3: ::std::option::Option<
+            ::std::string::String,
+        >,
+        ///Bidding category (level 4) of the product sold.
+        #[serde(
+            rename = "productSoldBiddingCategoryLevel4",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_sold_bidding_category_level4: ::std::option::Option<
+            ::std::string::String,
+        >,
+        ///Bidding category (level 5) of the product sold.
+        #[serde(
+            rename = "productSoldBiddingCategoryLevel5",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_sold_bidding_category_level5: ::std::option::Option<
+            ::std::string::String,
+        >,
+        ///Brand of the product sold.
+        #[serde(
+            rename = "productSoldBrand",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_sold_brand: ::std::option::Option<::std::string::String>,
+        ///Condition of the product sold. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `OLD`, `NEW`, `REFURBISHED`, `USED`.
+        #[serde(
+            rename = "productSoldCondition",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_sold_condition: ::std::option::Option<::std::string::String>,
+        ///Custom attribute 0 of the product sold.
+        #[serde(
+            rename = "productSoldCustomAttribute0",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_sold_custom_attribute0: ::std::option::Option<::std::string::String>,
+        ///Custom attribute 1 of the product sold.
+        #[serde(
+            rename = "productSoldCustomAttribute1",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_sold_custom_attribute1: ::std::option::Option<::std::string::String>,
+        ///Custom attribute 2 of the product sold.
+        #[serde(
+            rename = "productSoldCustomAttribute2",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_sold_custom_attribute2: ::std::option::Option<::std::string::String>,
+        ///Custom attribute 3 of the product sold.
+        #[serde(
+            rename = "productSoldCustomAttribute3",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_sold_custom_attribute3: ::std::option::Option<::std::string::String>,
+        ///Custom attribute 4 of the product sold.
+        #[serde(
+            rename = "productSoldCustomAttribute4",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_sold_custom_attribute4: ::std::option::Option<::std::string::String>,
+        ///Item ID of the product sold.
+        #[serde(
+            rename = "productSoldItemId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_sold_item_id: ::std::option::Option<::std::string::String>,
+        ///Title of the product sold.
+        #[serde(
+            rename = "productSoldTitle",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_sold_title: ::std::option::Option<::std::string::String>,
+        ///Type (level 1) of the product sold.
+        #[serde(
+            rename = "productSoldTypeL1",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_sold_type_l1: ::std::option::Option<::std::string::String>,
+        ///Type (level 2) of the product sold.
+        #[serde(
+            rename = "productSoldTypeL2",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_sold_type_l2: ::std::option::Option<::std::string::String>,
+        ///Type (level 3) of the product sold.
+        #[serde(
+            rename = "productSoldTypeL3",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_sold_type_l3: ::std::option::Option<::std::string::String>,
+        ///Type (level 4) of the product sold.
+        #[serde(
+            rename = "productSoldTypeL4",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_sold_type_l4: ::std::option::Option<::std::string::String>,
+        ///Type (level 5) of the product sold.
+        #[serde(
+            rename = "productSoldTypeL5",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_sold_type_l5: ::std::option::Option<::std::string::String>,
+        ///Store ID of the product.
+        #[serde(
+            rename = "productStoreId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_store_id: ::std::option::Option<::std::string::String>,
+        ///Title of the product.
+        #[serde(
+            rename = "productTitle",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_title: ::std::option::Option<::std::string::String>,
+        ///Type (level 1) of the product.
+        #[serde(
+            rename = "productTypeL1",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_type_l1: ::std::option::Option<::std::string::String>,
+        ///Type (level 2) of the product.
+        #[serde(
+            rename = "productTypeL2",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_type_l2: ::std::option::Option<::std::string::String>,
+        ///Type (level 3) of the product.
+        #[serde(
+            rename = "productTypeL3",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_type_l3: ::std::option::Option<::std::string::String>,
+        ///Type (level 4) of the product.
+        #[serde(
+            rename = "productTypeL4",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_type_l4: ::std::option::Option<::std::string::String>,
+        ///Type (level 5) of the product.
+        #[serde(
+            rename = "productTypeL5",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_type_l5: ::std::option::Option<::std::string::String>,
         ///Quarter as represented by the date of the first day of a quarter. Uses the calendar year for quarters, for example, the second quarter of 2018 starts on 2018-04-01. Formatted as yyyy-MM-dd.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub quarter: ::std::option::Option<::std::string::String>,
+        ///The raw event conversion dimensions.
+        #[serde(
+            rename = "rawEventConversionDimensions",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub raw_event_conversion_dimensions: ::std::vec::Vec<Value>,
         ///Week as defined as Monday through Sunday, and represented by the date of Monday. Formatted as yyyy-MM-dd.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub week: ::std::option::Option<::std::string::String>,
@@ -1662,6 +4685,298 @@ pub mod types {
     }
     impl Status {
         pub fn builder() -> builder::Status {
+            Default::default()
+        }
+    }
+    ///An automated bid strategy that sets bids to help get as many conversions as possible at the target cost-per-acquisition (CPA) you set. Discovery: `GoogleAdsSearchads360V0Common__TargetCpa`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct TargetCpa {
+        ///Maximum bid limit that can be set by the bid strategy. The limit applies to all keywords managed by the strategy. This should only be set for portfolio bid strategies.
+        #[serde(
+            rename = "cpcBidCeilingMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cpc_bid_ceiling_micros: ::std::option::Option<crate::context::I64String>,
+        ///Minimum bid limit that can be set by the bid strategy. The limit applies to all keywords managed by the strategy. This should only be set for portfolio bid strategies.
+        #[serde(
+            rename = "cpcBidFloorMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cpc_bid_floor_micros: ::std::option::Option<crate::context::I64String>,
+        ///Average CPA target. This target should be greater than or equal to minimum billable unit based on the currency for the account.
+        #[serde(
+            rename = "targetCpaMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub target_cpa_micros: ::std::option::Option<crate::context::I64String>,
+    }
+    impl TargetCpa {
+        pub fn builder() -> builder::TargetCpa {
+            Default::default()
+        }
+    }
+    ///Target CPM (cost per thousand impressions) is an automated bidding strategy that sets bids to optimize performance given the target CPM you set. Discovery: `GoogleAdsSearchads360V0Common__TargetCpm`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct TargetCpm(
+        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    );
+    impl ::std::ops::Deref for TargetCpm {
+        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        fn deref(
+            &self,
+        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<TargetCpm>
+    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        fn from(value: TargetCpm) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    > for TargetCpm {
+        fn from(
+            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ) -> Self {
+            Self(value)
+        }
+    }
+    ///An automated bidding strategy that sets bids so that a certain percentage of search ads are shown at the top of the first page (or other targeted location). Discovery: `GoogleAdsSearchads360V0Common__TargetImpressionShare`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct TargetImpressionShare {
+        ///The highest CPC bid the automated bidding system is permitted to specify. This is a required field entered by the advertiser that sets the ceiling and specified in local micros.
+        #[serde(
+            rename = "cpcBidCeilingMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cpc_bid_ceiling_micros: ::std::option::Option<crate::context::I64String>,
+        ///The targeted location on the search results page. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `ANYWHERE_ON_PAGE`, `TOP_OF_PAGE`, `ABSOLUTE_TOP_OF_PAGE`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub location: ::std::option::Option<::std::string::String>,
+        ///The chosen fraction of ads to be shown in the targeted location in micros. For example, 1% equals 10,000.
+        #[serde(
+            rename = "locationFractionMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub location_fraction_micros: ::std::option::Option<crate::context::I64String>,
+    }
+    impl TargetImpressionShare {
+        pub fn builder() -> builder::TargetImpressionShare {
+            Default::default()
+        }
+    }
+    ///An automated bidding strategy that sets bids based on the target fraction of auctions where the advertiser should outrank a specific competitor. This strategy is deprecated. Discovery: `GoogleAdsSearchads360V0Common__TargetOutrankShare`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct TargetOutrankShare {
+        ///Maximum bid limit that can be set by the bid strategy. The limit applies to all keywords managed by the strategy.
+        #[serde(
+            rename = "cpcBidCeilingMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cpc_bid_ceiling_micros: ::std::option::Option<crate::context::I64String>,
+    }
+    impl TargetOutrankShare {
+        pub fn builder() -> builder::TargetOutrankShare {
+            Default::default()
+        }
+    }
+    ///The list of per-targeting-dimension targeting settings. Discovery: `GoogleAdsSearchads360V0Common__TargetRestriction`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct TargetRestriction {
+        ///Indicates whether to restrict your ads to show only for the criteria you have selected for this targeting_dimension, or to target all values for this targeting_dimension and show ads based on your targeting in other TargetingDimensions. A value of `true` means that these criteria will only apply bid modifiers, and not affect targeting. A value of `false` means that these criteria will restrict targeting as well as applying bid modifiers.
+        #[serde(
+            rename = "bidOnly",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub bid_only: ::std::option::Option<bool>,
+        ///The targeting dimension that these settings apply to. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `KEYWORD`, `AUDIENCE`, `TOPIC`, `GENDER`, `AGE_RANGE`, `PLACEMENT`, `PARENTAL_STATUS`, `INCOME_RANGE`.
+        #[serde(
+            rename = "targetingDimension",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub targeting_dimension: ::std::option::Option<::std::string::String>,
+    }
+    impl TargetRestriction {
+        pub fn builder() -> builder::TargetRestriction {
+            Default::default()
+        }
+    }
+    ///An automated bidding strategy that helps you maximize revenue while averaging a specific target return on ad spend (ROAS). Discovery: `GoogleAdsSearchads360V0Common__TargetRoas`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct TargetRoas {
+        ///Maximum bid limit that can be set by the bid strategy. The limit applies to all keywords managed by the strategy. This should only be set for portfolio bid strategies.
+        #[serde(
+            rename = "cpcBidCeilingMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cpc_bid_ceiling_micros: ::std::option::Option<crate::context::I64String>,
+        ///Minimum bid limit that can be set by the bid strategy. The limit applies to all keywords managed by the strategy. This should only be set for portfolio bid strategies.
+        #[serde(
+            rename = "cpcBidFloorMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cpc_bid_floor_micros: ::std::option::Option<crate::context::I64String>,
+        ///Required. The chosen revenue (based on conversion data) per unit of spend. Value must be between 0.01 and 1000.0, inclusive.
+        #[serde(
+            rename = "targetRoas",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub target_roas: ::std::option::Option<f64>,
+    }
+    impl TargetRoas {
+        pub fn builder() -> builder::TargetRoas {
+            Default::default()
+        }
+    }
+    ///An automated bid strategy that sets your bids to help get as many clicks as possible within your budget. Discovery: `GoogleAdsSearchads360V0Common__TargetSpend`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct TargetSpend {
+        ///Maximum bid limit that can be set by the bid strategy. The limit applies to all keywords managed by the strategy.
+        #[serde(
+            rename = "cpcBidCeilingMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub cpc_bid_ceiling_micros: ::std::option::Option<crate::context::I64String>,
+        ///Deprecated: The spend target under which to maximize clicks. A TargetSpend bidder will attempt to spend the smaller of this value or the natural throttling spend amount. If not specified, the budget is used as the spend target. This field is deprecated and should no longer be used. See https://ads-developers.googleblog.com/2020/05/reminder-about-sunset-creation-of.html for details.
+        #[serde(
+            rename = "targetSpendMicros",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub target_spend_micros: ::std::option::Option<crate::context::I64String>,
+    }
+    impl TargetSpend {
+        pub fn builder() -> builder::TargetSpend {
+            Default::default()
+        }
+    }
+    ///Settings for the targeting-related features, at the campaign and ad group levels. For more details about the targeting setting, visit https://support.google.com/google-ads/answer/7365594. Discovery: `GoogleAdsSearchads360V0Common__TargetingSetting`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct TargetingSetting {
+        ///The per-targeting-dimension setting to restrict the reach of your campaign or ad group.
+        #[serde(
+            rename = "targetRestrictions",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub target_restrictions: ::std::vec::Vec<TargetRestriction>,
+    }
+    impl TargetingSetting {
+        pub fn builder() -> builder::TargetingSetting {
+            Default::default()
+        }
+    }
+    ///A type of label displaying text on a colored background. Discovery: `GoogleAdsSearchads360V0Common__TextLabel`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct TextLabel {
+        ///Background color of the label in HEX format. This string must match the regular expression '^\#([a-fA-F0-9]{6}|[a-fA-F0-9]{3})$'. Note: The background color may not be visible for manager accounts.
+        #[serde(
+            rename = "backgroundColor",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub background_color: ::std::option::Option<::std::string::String>,
+        ///A short description of the label. The length must be no more than 200 characters.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description: ::std::option::Option<::std::string::String>,
+    }
+    impl TextLabel {
+        pub fn builder() -> builder::TextLabel {
+            Default::default()
+        }
+    }
+    ///A User List criterion. Represents a user list that is defined by the advertiser to be targeted. Discovery: `GoogleAdsSearchads360V0Common__UserListInfo`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct UserListInfo {
+        ///The User List resource name.
+        #[serde(
+            rename = "userList",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub user_list: ::std::option::Option<::std::string::String>,
+    }
+    impl UserListInfo {
+        pub fn builder() -> builder::UserListInfo {
             Default::default()
         }
     }
@@ -1712,8 +5027,496 @@ pub mod types {
             Default::default()
         }
     }
+    ///A visit. Discovery: `GoogleAdsSearchads360V0Resources__Visit`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct Visit {
+        ///Output only. Ad ID. A value of 0 indicates that the ad is unattributed.
+        #[serde(rename = "adId", skip_serializing_if = "::std::option::Option::is_none")]
+        pub ad_id: ::std::option::Option<crate::context::I64String>,
+        ///Output only. Asset field type of the visit event. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `HEADLINE`, `DESCRIPTION`, `MANDATORY_AD_TEXT`, `MARKETING_IMAGE`, `MEDIA_BUNDLE`, `YOUTUBE_VIDEO`, `BOOK_ON_GOOGLE`, `LEAD_FORM`, `PROMOTION`, `CALLOUT`, `STRUCTURED_SNIPPET`, `SITELINK`, `MOBILE_APP`, `HOTEL_CALLOUT`, `CALL`, `PRICE`, `LONG_HEADLINE`, `BUSINESS_NAME`, `SQUARE_MARKETING_IMAGE`, `PORTRAIT_MARKETING_IMAGE`, `LOGO`, `LANDSCAPE_LOGO`, `VIDEO`, `CALL_TO_ACTION_SELECTION`, `AD_IMAGE`, `BUSINESS_LOGO`, `HOTEL_PROPERTY`, `DISCOVERY_CAROUSEL_CARD`, `LONG_DESCRIPTION`, `CALL_TO_ACTION`.
+        #[serde(
+            rename = "assetFieldType",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub asset_field_type: ::std::option::Option<::std::string::String>,
+        ///Output only. ID of the asset which was interacted with during the visit event.
+        #[serde(
+            rename = "assetId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub asset_id: ::std::option::Option<crate::context::I64String>,
+        ///Output only. A unique string for each visit that is passed to the landing page as the click id URL parameter.
+        #[serde(
+            rename = "clickId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub click_id: ::std::option::Option<::std::string::String>,
+        ///Output only. Search Ads 360 keyword ID. A value of 0 indicates that the keyword is unattributed.
+        #[serde(
+            rename = "criterionId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub criterion_id: ::std::option::Option<crate::context::I64String>,
+        ///Output only. The ID of the visit.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<crate::context::I64String>,
+        ///Output only. The Search Ads 360 inventory account ID containing the product that was clicked on. Search Ads 360 generates this ID when you link an inventory account in Search Ads 360.
+        #[serde(
+            rename = "merchantId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub merchant_id: ::std::option::Option<crate::context::I64String>,
+        ///Output only. The sales channel of the product that was clicked on: Online or Local. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `ONLINE`, `LOCAL`.
+        #[serde(
+            rename = "productChannel",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_channel: ::std::option::Option<::std::string::String>,
+        ///Output only. The country (ISO-3166 format) registered for the inventory feed that contains the product clicked on.
+        #[serde(
+            rename = "productCountryCode",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_country_code: ::std::option::Option<::std::string::String>,
+        ///Output only. The ID of the product clicked on.
+        #[serde(
+            rename = "productId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_id: ::std::option::Option<::std::string::String>,
+        ///Output only. The language (ISO-639-1) that has been set for the Merchant Center feed containing data about the product.
+        #[serde(
+            rename = "productLanguageCode",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_language_code: ::std::option::Option<::std::string::String>,
+        ///Output only. The store in the Local Inventory Ad that was clicked on. This should match the store IDs used in your local products feed.
+        #[serde(
+            rename = "productStoreId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub product_store_id: ::std::option::Option<::std::string::String>,
+        ///Output only. The resource name of the visit. Visit resource names have the form: `customers/{customer_id}/visits/{ad_group_id}~{criterion_id}~{ds_visit_id}`
+        #[serde(
+            rename = "resourceName",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub resource_name: ::std::option::Option<::std::string::String>,
+        ///Output only. The timestamp of the visit event. The timestamp is in the customer's time zone and in "yyyy-MM-dd HH:mm:ss" format.
+        #[serde(
+            rename = "visitDateTime",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub visit_date_time: ::std::option::Option<::std::string::String>,
+    }
+    impl Visit {
+        pub fn builder() -> builder::Visit {
+            Default::default()
+        }
+    }
+    ///Logical expression for targeting webpages of an advertiser's website. Discovery: `GoogleAdsSearchads360V0Common__WebpageConditionInfo`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct WebpageConditionInfo {
+        ///Argument of webpage targeting condition.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub argument: ::std::option::Option<::std::string::String>,
+        ///Operand of webpage targeting condition. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `URL`, `CATEGORY`, `PAGE_TITLE`, `PAGE_CONTENT`, `CUSTOM_LABEL`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub operand: ::std::option::Option<::std::string::String>,
+        ///Operator of webpage targeting condition. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `EQUALS`, `CONTAINS`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub operator: ::std::option::Option<::std::string::String>,
+    }
+    impl WebpageConditionInfo {
+        pub fn builder() -> builder::WebpageConditionInfo {
+            Default::default()
+        }
+    }
+    ///Represents a criterion for targeting webpages of an advertiser's website. Discovery: `GoogleAdsSearchads360V0Common__WebpageInfo`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct WebpageInfo {
+        ///Conditions, or logical expressions, for webpage targeting. The list of webpage targeting conditions are and-ed together when evaluated for targeting. An empty list of conditions indicates all pages of the campaign's website are targeted. This field is required for CREATE operations and is prohibited on UPDATE operations.
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub conditions: ::std::vec::Vec<WebpageConditionInfo>,
+        ///Website criteria coverage percentage. This is the computed percentage of website coverage based on the website target, negative website target and negative keywords in the ad group and campaign. For instance, when coverage returns as 1, it indicates it has 100% coverage. This field is read-only.
+        #[serde(
+            rename = "coveragePercentage",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub coverage_percentage: ::std::option::Option<f64>,
+        ///The name of the criterion that is defined by this parameter. The name value will be used for identifying, sorting and filtering criteria with this type of parameters. This field is required for CREATE operations and is prohibited on UPDATE operations.
+        #[serde(
+            rename = "criterionName",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub criterion_name: ::std::option::Option<::std::string::String>,
+    }
+    impl WebpageInfo {
+        pub fn builder() -> builder::WebpageInfo {
+            Default::default()
+        }
+    }
     /// Types for composing complex structures.
     pub mod builder {
+        #[derive(Clone, Debug)]
+        pub struct Ad {
+            display_url: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            expanded_dynamic_search_ad: ::std::result::Result<
+                ::std::option::Option<super::SearchAds360ExpandedDynamicSearchAdInfo>,
+                ::std::string::String,
+            >,
+            expanded_text_ad: ::std::result::Result<
+                ::std::option::Option<super::SearchAds360ExpandedTextAdInfo>,
+                ::std::string::String,
+            >,
+            final_app_urls: ::std::result::Result<
+                ::std::vec::Vec<super::FinalAppUrl>,
+                ::std::string::String,
+            >,
+            final_mobile_urls: ::std::result::Result<
+                ::std::vec::Vec<::std::string::String>,
+                ::std::string::String,
+            >,
+            final_url_suffix: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            final_urls: ::std::result::Result<
+                ::std::vec::Vec<::std::string::String>,
+                ::std::string::String,
+            >,
+            id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_ad: ::std::result::Result<
+                ::std::option::Option<super::SearchAds360ProductAdInfo>,
+                ::std::string::String,
+            >,
+            resource_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            responsive_search_ad: ::std::result::Result<
+                ::std::option::Option<super::SearchAds360ResponsiveSearchAdInfo>,
+                ::std::string::String,
+            >,
+            text_ad: ::std::result::Result<
+                ::std::option::Option<super::SearchAds360TextAdInfo>,
+                ::std::string::String,
+            >,
+            tracking_url_template: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            type_: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for Ad {
+            fn default() -> Self {
+                Self {
+                    display_url: Ok(Default::default()),
+                    expanded_dynamic_search_ad: Ok(Default::default()),
+                    expanded_text_ad: Ok(Default::default()),
+                    final_app_urls: Ok(Default::default()),
+                    final_mobile_urls: Ok(Default::default()),
+                    final_url_suffix: Ok(Default::default()),
+                    final_urls: Ok(Default::default()),
+                    id: Ok(Default::default()),
+                    name: Ok(Default::default()),
+                    product_ad: Ok(Default::default()),
+                    resource_name: Ok(Default::default()),
+                    responsive_search_ad: Ok(Default::default()),
+                    text_ad: Ok(Default::default()),
+                    tracking_url_template: Ok(Default::default()),
+                    type_: Ok(Default::default()),
+                }
+            }
+        }
+        impl Ad {
+            pub fn display_url<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.display_url = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for display_url: {e}")
+                    });
+                self
+            }
+            pub fn expanded_dynamic_search_ad<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::SearchAds360ExpandedDynamicSearchAdInfo>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.expanded_dynamic_search_ad = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for expanded_dynamic_search_ad: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn expanded_text_ad<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::SearchAds360ExpandedTextAdInfo>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.expanded_text_ad = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for expanded_text_ad: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn final_app_urls<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::FinalAppUrl>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.final_app_urls = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for final_app_urls: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn final_mobile_urls<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.final_mobile_urls = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for final_mobile_urls: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn final_url_suffix<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.final_url_suffix = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for final_url_suffix: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn final_urls<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.final_urls = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for final_urls: {e}")
+                    });
+                self
+            }
+            pub fn id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.id = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self
+            }
+            pub fn name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for name: {e}")
+                    });
+                self
+            }
+            pub fn product_ad<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::SearchAds360ProductAdInfo>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_ad = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for product_ad: {e}")
+                    });
+                self
+            }
+            pub fn resource_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for resource_name: {e}")
+                    });
+                self
+            }
+            pub fn responsive_search_ad<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::SearchAds360ResponsiveSearchAdInfo>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.responsive_search_ad = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for responsive_search_ad: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn text_ad<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::SearchAds360TextAdInfo>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.text_ad = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for text_ad: {e}")
+                    });
+                self
+            }
+            pub fn tracking_url_template<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.tracking_url_template = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for tracking_url_template: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn type_<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.type_ = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for type_: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<Ad> for super::Ad {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: Ad,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    display_url: value.display_url?,
+                    expanded_dynamic_search_ad: value.expanded_dynamic_search_ad?,
+                    expanded_text_ad: value.expanded_text_ad?,
+                    final_app_urls: value.final_app_urls?,
+                    final_mobile_urls: value.final_mobile_urls?,
+                    final_url_suffix: value.final_url_suffix?,
+                    final_urls: value.final_urls?,
+                    id: value.id?,
+                    name: value.name?,
+                    product_ad: value.product_ad?,
+                    resource_name: value.resource_name?,
+                    responsive_search_ad: value.responsive_search_ad?,
+                    text_ad: value.text_ad?,
+                    tracking_url_template: value.tracking_url_template?,
+                    type_: value.type_?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::Ad> for Ad {
+            fn from(value: super::Ad) -> Self {
+                Self {
+                    display_url: Ok(value.display_url),
+                    expanded_dynamic_search_ad: Ok(value.expanded_dynamic_search_ad),
+                    expanded_text_ad: Ok(value.expanded_text_ad),
+                    final_app_urls: Ok(value.final_app_urls),
+                    final_mobile_urls: Ok(value.final_mobile_urls),
+                    final_url_suffix: Ok(value.final_url_suffix),
+                    final_urls: Ok(value.final_urls),
+                    id: Ok(value.id),
+                    name: Ok(value.name),
+                    product_ad: Ok(value.product_ad),
+                    resource_name: Ok(value.resource_name),
+                    responsive_search_ad: Ok(value.responsive_search_ad),
+                    text_ad: Ok(value.text_ad),
+                    tracking_url_template: Ok(value.tracking_url_template),
+                    type_: Ok(value.type_),
+                }
+            }
+        }
         #[derive(Clone, Debug)]
         pub struct AdGroup {
             ad_rotation_mode: ::std::result::Result<
@@ -1780,6 +5583,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            targeting_setting: ::std::result::Result<
+                ::std::option::Option<super::TargetingSetting>,
+                ::std::string::String,
+            >,
             tracking_url_template: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
@@ -1808,6 +5615,7 @@ pub mod types {
                     resource_name: Ok(Default::default()),
                     start_date: Ok(Default::default()),
                     status: Ok(Default::default()),
+                    targeting_setting: Ok(Default::default()),
                     tracking_url_template: Ok(Default::default()),
                     type_: Ok(Default::default()),
                 }
@@ -2018,6 +5826,22 @@ pub mod types {
                     });
                 self
             }
+            pub fn targeting_setting<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::TargetingSetting>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.targeting_setting = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for targeting_setting: {e}"
+                        )
+                    });
+                self
+            }
             pub fn tracking_url_template<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2067,6 +5891,7 @@ pub mod types {
                     resource_name: value.resource_name?,
                     start_date: value.start_date?,
                     status: value.status?,
+                    targeting_setting: value.targeting_setting?,
                     tracking_url_template: value.tracking_url_template?,
                     type_: value.type_?,
                 })
@@ -2091,18 +5916,1786 @@ pub mod types {
                     resource_name: Ok(value.resource_name),
                     start_date: Ok(value.start_date),
                     status: Ok(value.status),
+                    targeting_setting: Ok(value.targeting_setting),
                     tracking_url_template: Ok(value.tracking_url_template),
                     type_: Ok(value.type_),
                 }
             }
         }
         #[derive(Clone, Debug)]
+        pub struct AdGroupAd {
+            ad: ::std::result::Result<
+                ::std::option::Option<super::Ad>,
+                ::std::string::String,
+            >,
+            creation_time: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            effective_labels: ::std::result::Result<
+                ::std::vec::Vec<::std::string::String>,
+                ::std::string::String,
+            >,
+            engine_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            engine_status: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            labels: ::std::result::Result<
+                ::std::vec::Vec<::std::string::String>,
+                ::std::string::String,
+            >,
+            last_modified_time: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            resource_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            status: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for AdGroupAd {
+            fn default() -> Self {
+                Self {
+                    ad: Ok(Default::default()),
+                    creation_time: Ok(Default::default()),
+                    effective_labels: Ok(Default::default()),
+                    engine_id: Ok(Default::default()),
+                    engine_status: Ok(Default::default()),
+                    labels: Ok(Default::default()),
+                    last_modified_time: Ok(Default::default()),
+                    resource_name: Ok(Default::default()),
+                    status: Ok(Default::default()),
+                }
+            }
+        }
+        impl AdGroupAd {
+            pub fn ad<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::Ad>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for ad: {e}"));
+                self
+            }
+            pub fn creation_time<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.creation_time = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for creation_time: {e}")
+                    });
+                self
+            }
+            pub fn effective_labels<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.effective_labels = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for effective_labels: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn engine_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.engine_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for engine_id: {e}")
+                    });
+                self
+            }
+            pub fn engine_status<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.engine_status = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for engine_status: {e}")
+                    });
+                self
+            }
+            pub fn labels<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.labels = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for labels: {e}")
+                    });
+                self
+            }
+            pub fn last_modified_time<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.last_modified_time = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for last_modified_time: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn resource_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for resource_name: {e}")
+                    });
+                self
+            }
+            pub fn status<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.status = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for status: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<AdGroupAd> for super::AdGroupAd {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: AdGroupAd,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    ad: value.ad?,
+                    creation_time: value.creation_time?,
+                    effective_labels: value.effective_labels?,
+                    engine_id: value.engine_id?,
+                    engine_status: value.engine_status?,
+                    labels: value.labels?,
+                    last_modified_time: value.last_modified_time?,
+                    resource_name: value.resource_name?,
+                    status: value.status?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::AdGroupAd> for AdGroupAd {
+            fn from(value: super::AdGroupAd) -> Self {
+                Self {
+                    ad: Ok(value.ad),
+                    creation_time: Ok(value.creation_time),
+                    effective_labels: Ok(value.effective_labels),
+                    engine_id: Ok(value.engine_id),
+                    engine_status: Ok(value.engine_status),
+                    labels: Ok(value.labels),
+                    last_modified_time: Ok(value.last_modified_time),
+                    resource_name: Ok(value.resource_name),
+                    status: Ok(value.status),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct AdGroupAdLabel {
+            ad_group_ad: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            label: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            owner_customer_id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            resource_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for AdGroupAdLabel {
+            fn default() -> Self {
+                Self {
+                    ad_group_ad: Ok(Default::default()),
+                    label: Ok(Default::default()),
+                    owner_customer_id: Ok(Default::default()),
+                    resource_name: Ok(Default::default()),
+                }
+            }
+        }
+        impl AdGroupAdLabel {
+            pub fn ad_group_ad<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_group_ad = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for ad_group_ad: {e}")
+                    });
+                self
+            }
+            pub fn label<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.label = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for label: {e}")
+                    });
+                self
+            }
+            pub fn owner_customer_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.owner_customer_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for owner_customer_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn resource_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for resource_name: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<AdGroupAdLabel> for super::AdGroupAdLabel {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: AdGroupAdLabel,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    ad_group_ad: value.ad_group_ad?,
+                    label: value.label?,
+                    owner_customer_id: value.owner_customer_id?,
+                    resource_name: value.resource_name?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::AdGroupAdLabel> for AdGroupAdLabel {
+            fn from(value: super::AdGroupAdLabel) -> Self {
+                Self {
+                    ad_group_ad: Ok(value.ad_group_ad),
+                    label: Ok(value.label),
+                    owner_customer_id: Ok(value.owner_customer_id),
+                    resource_name: Ok(value.resource_name),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct AdGroupCriterion {
+            ad_group: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            age_range: ::std::result::Result<
+                ::std::option::Option<super::AgeRangeInfo>,
+                ::std::string::String,
+            >,
+            bid_modifier: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            cpc_bid_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            creation_time: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            criterion_id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            effective_cpc_bid_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            effective_labels: ::std::result::Result<
+                ::std::vec::Vec<::std::string::String>,
+                ::std::string::String,
+            >,
+            engine_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            engine_status: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            final_mobile_urls: ::std::result::Result<
+                ::std::vec::Vec<::std::string::String>,
+                ::std::string::String,
+            >,
+            final_url_suffix: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            final_urls: ::std::result::Result<
+                ::std::vec::Vec<::std::string::String>,
+                ::std::string::String,
+            >,
+            gender: ::std::result::Result<
+                ::std::option::Option<super::GenderInfo>,
+                ::std::string::String,
+            >,
+            keyword: ::std::result::Result<
+                ::std::option::Option<super::KeywordInfo>,
+                ::std::string::String,
+            >,
+            labels: ::std::result::Result<
+                ::std::vec::Vec<::std::string::String>,
+                ::std::string::String,
+            >,
+            last_modified_time: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            listing_group: ::std::result::Result<
+                ::std::option::Option<super::ListingGroupInfo>,
+                ::std::string::String,
+            >,
+            location: ::std::result::Result<
+                ::std::option::Option<super::LocationInfo>,
+                ::std::string::String,
+            >,
+            negative: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
+            position_estimates: ::std::result::Result<
+                ::std::option::Option<super::AdGroupCriterionPositionEstimates>,
+                ::std::string::String,
+            >,
+            quality_info: ::std::result::Result<
+                ::std::option::Option<super::AdGroupCriterionQualityInfo>,
+                ::std::string::String,
+            >,
+            resource_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            status: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            tracking_url_template: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            type_: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            url_custom_parameters: ::std::result::Result<
+                ::std::vec::Vec<super::CustomParameter>,
+                ::std::string::String,
+            >,
+            user_list: ::std::result::Result<
+                ::std::option::Option<super::UserListInfo>,
+                ::std::string::String,
+            >,
+            webpage: ::std::result::Result<
+                ::std::option::Option<super::WebpageInfo>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for AdGroupCriterion {
+            fn default() -> Self {
+                Self {
+                    ad_group: Ok(Default::default()),
+                    age_range: Ok(Default::default()),
+                    bid_modifier: Ok(Default::default()),
+                    cpc_bid_micros: Ok(Default::default()),
+                    creation_time: Ok(Default::default()),
+                    criterion_id: Ok(Default::default()),
+                    effective_cpc_bid_micros: Ok(Default::default()),
+                    effective_labels: Ok(Default::default()),
+                    engine_id: Ok(Default::default()),
+                    engine_status: Ok(Default::default()),
+                    final_mobile_urls: Ok(Default::default()),
+                    final_url_suffix: Ok(Default::default()),
+                    final_urls: Ok(Default::default()),
+                    gender: Ok(Default::default()),
+                    keyword: Ok(Default::default()),
+                    labels: Ok(Default::default()),
+                    last_modified_time: Ok(Default::default()),
+                    listing_group: Ok(Default::default()),
+                    location: Ok(Default::default()),
+                    negative: Ok(Default::default()),
+                    position_estimates: Ok(Default::default()),
+                    quality_info: Ok(Default::default()),
+                    resource_name: Ok(Default::default()),
+                    status: Ok(Default::default()),
+                    tracking_url_template: Ok(Default::default()),
+                    type_: Ok(Default::default()),
+                    url_custom_parameters: Ok(Default::default()),
+                    user_list: Ok(Default::default()),
+                    webpage: Ok(Default::default()),
+                }
+            }
+        }
+        impl AdGroupCriterion {
+            pub fn ad_group<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_group = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for ad_group: {e}")
+                    });
+                self
+            }
+            pub fn age_range<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::AgeRangeInfo>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.age_range = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for age_range: {e}")
+                    });
+                self
+            }
+            pub fn bid_modifier<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.bid_modifier = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for bid_modifier: {e}")
+                    });
+                self
+            }
+            pub fn cpc_bid_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cpc_bid_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cpc_bid_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn creation_time<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.creation_time = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for creation_time: {e}")
+                    });
+                self
+            }
+            pub fn criterion_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.criterion_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for criterion_id: {e}")
+                    });
+                self
+            }
+            pub fn effective_cpc_bid_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.effective_cpc_bid_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for effective_cpc_bid_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn effective_labels<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.effective_labels = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for effective_labels: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn engine_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.engine_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for engine_id: {e}")
+                    });
+                self
+            }
+            pub fn engine_status<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.engine_status = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for engine_status: {e}")
+                    });
+                self
+            }
+            pub fn final_mobile_urls<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.final_mobile_urls = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for final_mobile_urls: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn final_url_suffix<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.final_url_suffix = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for final_url_suffix: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn final_urls<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.final_urls = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for final_urls: {e}")
+                    });
+                self
+            }
+            pub fn gender<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::GenderInfo>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.gender = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for gender: {e}")
+                    });
+                self
+            }
+            pub fn keyword<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::KeywordInfo>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.keyword = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for keyword: {e}")
+                    });
+                self
+            }
+            pub fn labels<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.labels = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for labels: {e}")
+                    });
+                self
+            }
+            pub fn last_modified_time<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.last_modified_time = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for last_modified_time: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn listing_group<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::ListingGroupInfo>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.listing_group = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for listing_group: {e}")
+                    });
+                self
+            }
+            pub fn location<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::LocationInfo>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.location = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for location: {e}")
+                    });
+                self
+            }
+            pub fn negative<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<bool>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.negative = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for negative: {e}")
+                    });
+                self
+            }
+            pub fn position_estimates<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::AdGroupCriterionPositionEstimates>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.position_estimates = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for position_estimates: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn quality_info<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::AdGroupCriterionQualityInfo>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.quality_info = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for quality_info: {e}")
+                    });
+                self
+            }
+            pub fn resource_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for resource_name: {e}")
+                    });
+                self
+            }
+            pub fn status<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.status = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for status: {e}")
+                    });
+                self
+            }
+            pub fn tracking_url_template<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.tracking_url_template = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for tracking_url_template: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn type_<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.type_ = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for type_: {e}")
+                    });
+                self
+            }
+            pub fn url_custom_parameters<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::CustomParameter>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.url_custom_parameters = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for url_custom_parameters: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn user_list<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::UserListInfo>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.user_list = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for user_list: {e}")
+                    });
+                self
+            }
+            pub fn webpage<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::WebpageInfo>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.webpage = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for webpage: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<AdGroupCriterion> for super::AdGroupCriterion {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: AdGroupCriterion,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    ad_group: value.ad_group?,
+                    age_range: value.age_range?,
+                    bid_modifier: value.bid_modifier?,
+                    cpc_bid_micros: value.cpc_bid_micros?,
+                    creation_time: value.creation_time?,
+                    criterion_id: value.criterion_id?,
+                    effective_cpc_bid_micros: value.effective_cpc_bid_micros?,
+                    effective_labels: value.effective_labels?,
+                    engine_id: value.engine_id?,
+                    engine_status: value.engine_status?,
+                    final_mobile_urls: value.final_mobile_urls?,
+                    final_url_suffix: value.final_url_suffix?,
+                    final_urls: value.final_urls?,
+                    gender: value.gender?,
+                    keyword: value.keyword?,
+                    labels: value.labels?,
+                    last_modified_time: value.last_modified_time?,
+                    listing_group: value.listing_group?,
+                    location: value.location?,
+                    negative: value.negative?,
+                    position_estimates: value.position_estimates?,
+                    quality_info: value.quality_info?,
+                    resource_name: value.resource_name?,
+                    status: value.status?,
+                    tracking_url_template: value.tracking_url_template?,
+                    type_: value.type_?,
+                    url_custom_parameters: value.url_custom_parameters?,
+                    user_list: value.user_list?,
+                    webpage: value.webpage?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::AdGroupCriterion> for AdGroupCriterion {
+            fn from(value: super::AdGroupCriterion) -> Self {
+                Self {
+                    ad_group: Ok(value.ad_group),
+                    age_range: Ok(value.age_range),
+                    bid_modifier: Ok(value.bid_modifier),
+                    cpc_bid_micros: Ok(value.cpc_bid_micros),
+                    creation_time: Ok(value.creation_time),
+                    criterion_id: Ok(value.criterion_id),
+                    effective_cpc_bid_micros: Ok(value.effective_cpc_bid_micros),
+                    effective_labels: Ok(value.effective_labels),
+                    engine_id: Ok(value.engine_id),
+                    engine_status: Ok(value.engine_status),
+                    final_mobile_urls: Ok(value.final_mobile_urls),
+                    final_url_suffix: Ok(value.final_url_suffix),
+                    final_urls: Ok(value.final_urls),
+                    gender: Ok(value.gender),
+                    keyword: Ok(value.keyword),
+                    labels: Ok(value.labels),
+                    last_modified_time: Ok(value.last_modified_time),
+                    listing_group: Ok(value.listing_group),
+                    location: Ok(value.location),
+                    negative: Ok(value.negative),
+                    position_estimates: Ok(value.position_estimates),
+                    quality_info: Ok(value.quality_info),
+                    resource_name: Ok(value.resource_name),
+                    status: Ok(value.status),
+                    tracking_url_template: Ok(value.tracking_url_template),
+                    type_: Ok(value.type_),
+                    url_custom_parameters: Ok(value.url_custom_parameters),
+                    user_list: Ok(value.user_list),
+                    webpage: Ok(value.webpage),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct AdGroupCriterionLabel {
+            ad_group_criterion: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            label: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            owner_customer_id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            resource_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for AdGroupCriterionLabel {
+            fn default() -> Self {
+                Self {
+                    ad_group_criterion: Ok(Default::default()),
+                    label: Ok(Default::default()),
+                    owner_customer_id: Ok(Default::default()),
+                    resource_name: Ok(Default::default()),
+                }
+            }
+        }
+        impl AdGroupCriterionLabel {
+            pub fn ad_group_criterion<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_group_criterion = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for ad_group_criterion: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn label<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.label = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for label: {e}")
+                    });
+                self
+            }
+            pub fn owner_customer_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.owner_customer_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for owner_customer_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn resource_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for resource_name: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<AdGroupCriterionLabel>
+        for super::AdGroupCriterionLabel {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: AdGroupCriterionLabel,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    ad_group_criterion: value.ad_group_criterion?,
+                    label: value.label?,
+                    owner_customer_id: value.owner_customer_id?,
+                    resource_name: value.resource_name?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::AdGroupCriterionLabel>
+        for AdGroupCriterionLabel {
+            fn from(value: super::AdGroupCriterionLabel) -> Self {
+                Self {
+                    ad_group_criterion: Ok(value.ad_group_criterion),
+                    label: Ok(value.label),
+                    owner_customer_id: Ok(value.owner_customer_id),
+                    resource_name: Ok(value.resource_name),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct AdGroupCriterionPositionEstimates {
+            top_of_page_cpc_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for AdGroupCriterionPositionEstimates {
+            fn default() -> Self {
+                Self {
+                    top_of_page_cpc_micros: Ok(Default::default()),
+                }
+            }
+        }
+        impl AdGroupCriterionPositionEstimates {
+            pub fn top_of_page_cpc_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.top_of_page_cpc_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for top_of_page_cpc_micros: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<AdGroupCriterionPositionEstimates>
+        for super::AdGroupCriterionPositionEstimates {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: AdGroupCriterionPositionEstimates,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    top_of_page_cpc_micros: value.top_of_page_cpc_micros?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::AdGroupCriterionPositionEstimates>
+        for AdGroupCriterionPositionEstimates {
+            fn from(value: super::AdGroupCriterionPositionEstimates) -> Self {
+                Self {
+                    top_of_page_cpc_micros: Ok(value.top_of_page_cpc_micros),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct AdGroupCriterionQualityInfo {
+            quality_score: ::std::result::Result<
+                ::std::option::Option<i32>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for AdGroupCriterionQualityInfo {
+            fn default() -> Self {
+                Self {
+                    quality_score: Ok(Default::default()),
+                }
+            }
+        }
+        impl AdGroupCriterionQualityInfo {
+            pub fn quality_score<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<i32>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.quality_score = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for quality_score: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<AdGroupCriterionQualityInfo>
+        for super::AdGroupCriterionQualityInfo {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: AdGroupCriterionQualityInfo,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    quality_score: value.quality_score?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::AdGroupCriterionQualityInfo>
+        for AdGroupCriterionQualityInfo {
+            fn from(value: super::AdGroupCriterionQualityInfo) -> Self {
+                Self {
+                    quality_score: Ok(value.quality_score),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct AdGroupLabel {
+            ad_group: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            label: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            owner_customer_id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            resource_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for AdGroupLabel {
+            fn default() -> Self {
+                Self {
+                    ad_group: Ok(Default::default()),
+                    label: Ok(Default::default()),
+                    owner_customer_id: Ok(Default::default()),
+                    resource_name: Ok(Default::default()),
+                }
+            }
+        }
+        impl AdGroupLabel {
+            pub fn ad_group<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_group = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for ad_group: {e}")
+                    });
+                self
+            }
+            pub fn label<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.label = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for label: {e}")
+                    });
+                self
+            }
+            pub fn owner_customer_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.owner_customer_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for owner_customer_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn resource_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for resource_name: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<AdGroupLabel> for super::AdGroupLabel {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: AdGroupLabel,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    ad_group: value.ad_group?,
+                    label: value.label?,
+                    owner_customer_id: value.owner_customer_id?,
+                    resource_name: value.resource_name?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::AdGroupLabel> for AdGroupLabel {
+            fn from(value: super::AdGroupLabel) -> Self {
+                Self {
+                    ad_group: Ok(value.ad_group),
+                    label: Ok(value.label),
+                    owner_customer_id: Ok(value.owner_customer_id),
+                    resource_name: Ok(value.resource_name),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct AdTextAsset {
+            text: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for AdTextAsset {
+            fn default() -> Self {
+                Self {
+                    text: Ok(Default::default()),
+                }
+            }
+        }
+        impl AdTextAsset {
+            pub fn text<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.text = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for text: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<AdTextAsset> for super::AdTextAsset {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: AdTextAsset,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { text: value.text? })
+            }
+        }
+        impl ::std::convert::From<super::AdTextAsset> for AdTextAsset {
+            fn from(value: super::AdTextAsset) -> Self {
+                Self { text: Ok(value.text) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct AgeRangeInfo {
+            type_: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for AgeRangeInfo {
+            fn default() -> Self {
+                Self {
+                    type_: Ok(Default::default()),
+                }
+            }
+        }
+        impl AgeRangeInfo {
+            pub fn type_<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.type_ = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for type_: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<AgeRangeInfo> for super::AgeRangeInfo {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: AgeRangeInfo,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { type_: value.type_? })
+            }
+        }
+        impl ::std::convert::From<super::AgeRangeInfo> for AgeRangeInfo {
+            fn from(value: super::AgeRangeInfo) -> Self {
+                Self { type_: Ok(value.type_) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct AssetInteractionTarget {
+            asset: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            interaction_on_this_asset: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for AssetInteractionTarget {
+            fn default() -> Self {
+                Self {
+                    asset: Ok(Default::default()),
+                    interaction_on_this_asset: Ok(Default::default()),
+                }
+            }
+        }
+        impl AssetInteractionTarget {
+            pub fn asset<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.asset = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for asset: {e}")
+                    });
+                self
+            }
+            pub fn interaction_on_this_asset<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<bool>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.interaction_on_this_asset = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for interaction_on_this_asset: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<AssetInteractionTarget>
+        for super::AssetInteractionTarget {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: AssetInteractionTarget,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    asset: value.asset?,
+                    interaction_on_this_asset: value.interaction_on_this_asset?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::AssetInteractionTarget>
+        for AssetInteractionTarget {
+            fn from(value: super::AssetInteractionTarget) -> Self {
+                Self {
+                    asset: Ok(value.asset),
+                    interaction_on_this_asset: Ok(value.interaction_on_this_asset),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct BiddingStrategy {
+            campaign_count: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            currency_code: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            effective_currency_code: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            enhanced_cpc: ::std::result::Result<
+                ::std::option::Option<super::EnhancedCpc>,
+                ::std::string::String,
+            >,
+            id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            maximize_conversion_value: ::std::result::Result<
+                ::std::option::Option<super::MaximizeConversionValue>,
+                ::std::string::String,
+            >,
+            maximize_conversions: ::std::result::Result<
+                ::std::option::Option<super::MaximizeConversions>,
+                ::std::string::String,
+            >,
+            name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            non_removed_campaign_count: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            resource_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            status: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            target_cpa: ::std::result::Result<
+                ::std::option::Option<super::TargetCpa>,
+                ::std::string::String,
+            >,
+            target_impression_share: ::std::result::Result<
+                ::std::option::Option<super::TargetImpressionShare>,
+                ::std::string::String,
+            >,
+            target_outrank_share: ::std::result::Result<
+                ::std::option::Option<super::TargetOutrankShare>,
+                ::std::string::String,
+            >,
+            target_roas: ::std::result::Result<
+                ::std::option::Option<super::TargetRoas>,
+                ::std::string::String,
+            >,
+            target_spend: ::std::result::Result<
+                ::std::option::Option<super::TargetSpend>,
+                ::std::string::String,
+            >,
+            type_: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for BiddingStrategy {
+            fn default() -> Self {
+                Self {
+                    campaign_count: Ok(Default::default()),
+                    currency_code: Ok(Default::default()),
+                    effective_currency_code: Ok(Default::default()),
+                    enhanced_cpc: Ok(Default::default()),
+                    id: Ok(Default::default()),
+                    maximize_conversion_value: Ok(Default::default()),
+                    maximize_conversions: Ok(Default::default()),
+                    name: Ok(Default::default()),
+                    non_removed_campaign_count: Ok(Default::default()),
+                    resource_name: Ok(Default::default()),
+                    status: Ok(Default::default()),
+                    target_cpa: Ok(Default::default()),
+                    target_impression_share: Ok(Default::default()),
+                    target_outrank_share: Ok(Default::default()),
+                    target_roas: Ok(Default::default()),
+                    target_spend: Ok(Default::default()),
+                    type_: Ok(Default::default()),
+                }
+            }
+        }
+        impl BiddingStrategy {
+            pub fn campaign_count<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.campaign_count = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for campaign_count: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn currency_code<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.currency_code = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for currency_code: {e}")
+                    });
+                self
+            }
+            pub fn effective_currency_code<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.effective_currency_code = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for effective_currency_code: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn enhanced_cpc<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::EnhancedCpc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.enhanced_cpc = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for enhanced_cpc: {e}")
+                    });
+                self
+            }
+            pub fn id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.id = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self
+            }
+            pub fn maximize_conversion_value<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::MaximizeConversionValue>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.maximize_conversion_value = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for maximize_conversion_value: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn maximize_conversions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::MaximizeConversions>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.maximize_conversions = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for maximize_conversions: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for name: {e}")
+                    });
+                self
+            }
+            pub fn non_removed_campaign_count<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.non_removed_campaign_count = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for non_removed_campaign_count: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn resource_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for resource_name: {e}")
+                    });
+                self
+            }
+            pub fn status<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.status = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for status: {e}")
+                    });
+                self
+            }
+            pub fn target_cpa<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::TargetCpa>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_cpa = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for target_cpa: {e}")
+                    });
+                self
+            }
+            pub fn target_impression_share<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::TargetImpressionShare>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_impression_share = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for target_impression_share: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn target_outrank_share<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::TargetOutrankShare>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_outrank_share = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for target_outrank_share: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn target_roas<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::TargetRoas>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_roas = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for target_roas: {e}")
+                    });
+                self
+            }
+            pub fn target_spend<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::TargetSpend>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_spend = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for target_spend: {e}")
+                    });
+                self
+            }
+            pub fn type_<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.type_ = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for type_: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<BiddingStrategy> for super::BiddingStrategy {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: BiddingStrategy,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    campaign_count: value.campaign_count?,
+                    currency_code: value.currency_code?,
+                    effective_currency_code: value.effective_currency_code?,
+                    enhanced_cpc: value.enhanced_cpc?,
+                    id: value.id?,
+                    maximize_conversion_value: value.maximize_conversion_value?,
+                    maximize_conversions: value.maximize_conversions?,
+                    name: value.name?,
+                    non_removed_campaign_count: value.non_removed_campaign_count?,
+                    resource_name: value.resource_name?,
+                    status: value.status?,
+                    target_cpa: value.target_cpa?,
+                    target_impression_share: value.target_impression_share?,
+                    target_outrank_share: value.target_outrank_share?,
+                    target_roas: value.target_roas?,
+                    target_spend: value.target_spend?,
+                    type_: value.type_?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::BiddingStrategy> for BiddingStrategy {
+            fn from(value: super::BiddingStrategy) -> Self {
+                Self {
+                    campaign_count: Ok(value.campaign_count),
+                    currency_code: Ok(value.currency_code),
+                    effective_currency_code: Ok(value.effective_currency_code),
+                    enhanced_cpc: Ok(value.enhanced_cpc),
+                    id: Ok(value.id),
+                    maximize_conversion_value: Ok(value.maximize_conversion_value),
+                    maximize_conversions: Ok(value.maximize_conversions),
+                    name: Ok(value.name),
+                    non_removed_campaign_count: Ok(value.non_removed_campaign_count),
+                    resource_name: Ok(value.resource_name),
+                    status: Ok(value.status),
+                    target_cpa: Ok(value.target_cpa),
+                    target_impression_share: Ok(value.target_impression_share),
+                    target_outrank_share: Ok(value.target_outrank_share),
+                    target_roas: Ok(value.target_roas),
+                    target_spend: Ok(value.target_spend),
+                    type_: Ok(value.type_),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct Campaign {
+            accessible_bidding_strategy: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            ad_serving_optimization_status: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            advertising_channel_sub_type: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
             advertising_channel_type: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
             bidding_strategy: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            bidding_strategy_system_status: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
@@ -2114,8 +7707,16 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            create_time: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
             creation_time: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            dynamic_search_ads_setting: ::std::result::Result<
+                ::std::option::Option<super::CampaignDynamicSearchAdsSetting>,
                 ::std::string::String,
             >,
             effective_labels: ::std::result::Result<
@@ -2130,8 +7731,24 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            excluded_parent_asset_field_types: ::std::result::Result<
+                ::std::vec::Vec<::std::string::String>,
+                ::std::string::String,
+            >,
+            feed_types: ::std::result::Result<
+                ::std::vec::Vec<::std::string::String>,
+                ::std::string::String,
+            >,
             final_url_suffix: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            frequency_caps: ::std::result::Result<
+                ::std::vec::Vec<super::FrequencyCapEntry>,
+                ::std::string::String,
+            >,
+            geo_target_type_setting: ::std::result::Result<
+                ::std::option::Option<super::CampaignGeoTargetTypeSetting>,
                 ::std::string::String,
             >,
             id: ::std::result::Result<
@@ -2146,16 +7763,60 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            manual_cpa: ::std::result::Result<
+                ::std::option::Option<super::ManualCpa>,
+                ::std::string::String,
+            >,
+            manual_cpc: ::std::result::Result<
+                ::std::option::Option<super::ManualCpc>,
+                ::std::string::String,
+            >,
+            manual_cpm: ::std::result::Result<
+                ::std::option::Option<super::ManualCpm>,
+                ::std::string::String,
+            >,
+            maximize_conversion_value: ::std::result::Result<
+                ::std::option::Option<super::MaximizeConversionValue>,
+                ::std::string::String,
+            >,
+            maximize_conversions: ::std::result::Result<
+                ::std::option::Option<super::MaximizeConversions>,
+                ::std::string::String,
+            >,
             name: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            network_settings: ::std::result::Result<
+                ::std::option::Option<super::CampaignNetworkSettings>,
+                ::std::string::String,
+            >,
+            optimization_goal_setting: ::std::result::Result<
+                ::std::option::Option<super::CampaignOptimizationGoalSetting>,
+                ::std::string::String,
+            >,
+            percent_cpc: ::std::result::Result<
+                ::std::option::Option<super::PercentCpc>,
+                ::std::string::String,
+            >,
+            real_time_bidding_setting: ::std::result::Result<
+                ::std::option::Option<super::RealTimeBiddingSetting>,
                 ::std::string::String,
             >,
             resource_name: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            selective_optimization: ::std::result::Result<
+                ::std::option::Option<super::CampaignSelectiveOptimization>,
+                ::std::string::String,
+            >,
             serving_status: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            shopping_setting: ::std::result::Result<
+                ::std::option::Option<super::CampaignShoppingSetting>,
                 ::std::string::String,
             >,
             start_date: ::std::result::Result<
@@ -2166,8 +7827,36 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            target_cpa: ::std::result::Result<
+                ::std::option::Option<super::TargetCpa>,
+                ::std::string::String,
+            >,
+            target_cpm: ::std::result::Result<
+                ::std::option::Option<super::TargetCpm>,
+                ::std::string::String,
+            >,
+            target_impression_share: ::std::result::Result<
+                ::std::option::Option<super::TargetImpressionShare>,
+                ::std::string::String,
+            >,
+            target_roas: ::std::result::Result<
+                ::std::option::Option<super::TargetRoas>,
+                ::std::string::String,
+            >,
+            target_spend: ::std::result::Result<
+                ::std::option::Option<super::TargetSpend>,
+                ::std::string::String,
+            >,
+            tracking_setting: ::std::result::Result<
+                ::std::option::Option<super::CampaignTrackingSetting>,
+                ::std::string::String,
+            >,
             tracking_url_template: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            url_custom_parameters: ::std::result::Result<
+                ::std::vec::Vec<super::CustomParameter>,
                 ::std::string::String,
             >,
             url_expansion_opt_out: ::std::result::Result<
@@ -2178,29 +7867,99 @@ pub mod types {
         impl ::std::default::Default for Campaign {
             fn default() -> Self {
                 Self {
+                    accessible_bidding_strategy: Ok(Default::default()),
+                    ad_serving_optimization_status: Ok(Default::default()),
+                    advertising_channel_sub_type: Ok(Default::default()),
                     advertising_channel_type: Ok(Default::default()),
                     bidding_strategy: Ok(Default::default()),
+                    bidding_strategy_system_status: Ok(Default::default()),
                     bidding_strategy_type: Ok(Default::default()),
                     campaign_budget: Ok(Default::default()),
+                    create_time: Ok(Default::default()),
                     creation_time: Ok(Default::default()),
+                    dynamic_search_ads_setting: Ok(Default::default()),
                     effective_labels: Ok(Default::default()),
                     end_date: Ok(Default::default()),
                     engine_id: Ok(Default::default()),
+                    excluded_parent_asset_field_types: Ok(Default::default()),
+                    feed_types: Ok(Default::default()),
                     final_url_suffix: Ok(Default::default()),
+                    frequency_caps: Ok(Default::default()),
+                    geo_target_type_setting: Ok(Default::default()),
                     id: Ok(Default::default()),
                     labels: Ok(Default::default()),
                     last_modified_time: Ok(Default::default()),
+                    manual_cpa: Ok(Default::default()),
+                    manual_cpc: Ok(Default::default()),
+                    manual_cpm: Ok(Default::default()),
+                    maximize_conversion_value: Ok(Default::default()),
+                    maximize_conversions: Ok(Default::default()),
                     name: Ok(Default::default()),
+                    network_settings: Ok(Default::default()),
+                    optimization_goal_setting: Ok(Default::default()),
+                    percent_cpc: Ok(Default::default()),
+                    real_time_bidding_setting: Ok(Default::default()),
                     resource_name: Ok(Default::default()),
+                    selective_optimization: Ok(Default::default()),
                     serving_status: Ok(Default::default()),
+                    shopping_setting: Ok(Default::default()),
                     start_date: Ok(Default::default()),
                     status: Ok(Default::default()),
+                    target_cpa: Ok(Default::default()),
+                    target_cpm: Ok(Default::default()),
+                    target_impression_share: Ok(Default::default()),
+                    target_roas: Ok(Default::default()),
+                    target_spend: Ok(Default::default()),
+                    tracking_setting: Ok(Default::default()),
                     tracking_url_template: Ok(Default::default()),
+                    url_custom_parameters: Ok(Default::default()),
                     url_expansion_opt_out: Ok(Default::default()),
                 }
             }
         }
         impl Campaign {
+            pub fn accessible_bidding_strategy<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.accessible_bidding_strategy = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for accessible_bidding_strategy: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn ad_serving_optimization_status<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_serving_optimization_status = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for ad_serving_optimization_status: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn advertising_channel_sub_type<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.advertising_channel_sub_type = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for advertising_channel_sub_type: {e}"
+                        )
+                    });
+                self
+            }
             pub fn advertising_channel_type<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2225,6 +7984,20 @@ pub mod types {
                     .map_err(|e| {
                         format!(
                             "error converting supplied value for bidding_strategy: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn bidding_strategy_system_status<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.bidding_strategy_system_status = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for bidding_strategy_system_status: {e}"
                         )
                     });
                 self
@@ -2257,6 +8030,18 @@ pub mod types {
                     });
                 self
             }
+            pub fn create_time<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.create_time = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for create_time: {e}")
+                    });
+                self
+            }
             pub fn creation_time<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2266,6 +8051,22 @@ pub mod types {
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for creation_time: {e}")
+                    });
+                self
+            }
+            pub fn dynamic_search_ads_setting<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::CampaignDynamicSearchAdsSetting>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.dynamic_search_ads_setting = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for dynamic_search_ads_setting: {e}"
+                        )
                     });
                 self
             }
@@ -2307,6 +8108,32 @@ pub mod types {
                     });
                 self
             }
+            pub fn excluded_parent_asset_field_types<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.excluded_parent_asset_field_types = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for excluded_parent_asset_field_types: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn feed_types<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.feed_types = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for feed_types: {e}")
+                    });
+                self
+            }
             pub fn final_url_suffix<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2317,6 +8144,36 @@ pub mod types {
                     .map_err(|e| {
                         format!(
                             "error converting supplied value for final_url_suffix: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn frequency_caps<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::FrequencyCapEntry>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.frequency_caps = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for frequency_caps: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn geo_target_type_setting<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::CampaignGeoTargetTypeSetting>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.geo_target_type_setting = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for geo_target_type_setting: {e}"
                         )
                     });
                 self
@@ -2359,6 +8216,74 @@ pub mod types {
                     });
                 self
             }
+            pub fn manual_cpa<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::ManualCpa>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.manual_cpa = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for manual_cpa: {e}")
+                    });
+                self
+            }
+            pub fn manual_cpc<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::ManualCpc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.manual_cpc = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for manual_cpc: {e}")
+                    });
+                self
+            }
+            pub fn manual_cpm<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::ManualCpm>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.manual_cpm = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for manual_cpm: {e}")
+                    });
+                self
+            }
+            pub fn maximize_conversion_value<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::MaximizeConversionValue>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.maximize_conversion_value = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for maximize_conversion_value: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn maximize_conversions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::MaximizeConversions>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.maximize_conversions = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for maximize_conversions: {e}"
+                        )
+                    });
+                self
+            }
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2368,6 +8293,66 @@ pub mod types {
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for name: {e}")
+                    });
+                self
+            }
+            pub fn network_settings<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::CampaignNetworkSettings>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.network_settings = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for network_settings: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn optimization_goal_setting<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::CampaignOptimizationGoalSetting>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.optimization_goal_setting = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for optimization_goal_setting: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn percent_cpc<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::PercentCpc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.percent_cpc = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for percent_cpc: {e}")
+                    });
+                self
+            }
+            pub fn real_time_bidding_setting<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::RealTimeBiddingSetting>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.real_time_bidding_setting = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for real_time_bidding_setting: {e}"
+                        )
                     });
                 self
             }
@@ -2383,6 +8368,22 @@ pub mod types {
                     });
                 self
             }
+            pub fn selective_optimization<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::CampaignSelectiveOptimization>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.selective_optimization = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for selective_optimization: {e}"
+                        )
+                    });
+                self
+            }
             pub fn serving_status<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2393,6 +8394,22 @@ pub mod types {
                     .map_err(|e| {
                         format!(
                             "error converting supplied value for serving_status: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn shopping_setting<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::CampaignShoppingSetting>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.shopping_setting = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for shopping_setting: {e}"
                         )
                     });
                 self
@@ -2421,6 +8438,86 @@ pub mod types {
                     });
                 self
             }
+            pub fn target_cpa<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::TargetCpa>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_cpa = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for target_cpa: {e}")
+                    });
+                self
+            }
+            pub fn target_cpm<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::TargetCpm>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_cpm = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for target_cpm: {e}")
+                    });
+                self
+            }
+            pub fn target_impression_share<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::TargetImpressionShare>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_impression_share = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for target_impression_share: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn target_roas<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::TargetRoas>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_roas = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for target_roas: {e}")
+                    });
+                self
+            }
+            pub fn target_spend<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::TargetSpend>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_spend = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for target_spend: {e}")
+                    });
+                self
+            }
+            pub fn tracking_setting<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::CampaignTrackingSetting>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.tracking_setting = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for tracking_setting: {e}"
+                        )
+                    });
+                self
+            }
             pub fn tracking_url_template<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2431,6 +8528,20 @@ pub mod types {
                     .map_err(|e| {
                         format!(
                             "error converting supplied value for tracking_url_template: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn url_custom_parameters<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::CustomParameter>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.url_custom_parameters = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for url_custom_parameters: {e}"
                         )
                     });
                 self
@@ -2456,24 +8567,55 @@ pub mod types {
                 value: Campaign,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
+                    accessible_bidding_strategy: value.accessible_bidding_strategy?,
+                    ad_serving_optimization_status: value
+                        .ad_serving_optimization_status?,
+                    advertising_channel_sub_type: value.advertising_channel_sub_type?,
                     advertising_channel_type: value.advertising_channel_type?,
                     bidding_strategy: value.bidding_strategy?,
+                    bidding_strategy_system_status: value
+                        .bidding_strategy_system_status?,
                     bidding_strategy_type: value.bidding_strategy_type?,
                     campaign_budget: value.campaign_budget?,
+                    create_time: value.create_time?,
                     creation_time: value.creation_time?,
+                    dynamic_search_ads_setting: value.dynamic_search_ads_setting?,
                     effective_labels: value.effective_labels?,
                     end_date: value.end_date?,
                     engine_id: value.engine_id?,
+                    excluded_parent_asset_field_types: value
+                        .excluded_parent_asset_field_types?,
+                    feed_types: value.feed_types?,
                     final_url_suffix: value.final_url_suffix?,
+                    frequency_caps: value.frequency_caps?,
+                    geo_target_type_setting: value.geo_target_type_setting?,
                     id: value.id?,
                     labels: value.labels?,
                     last_modified_time: value.last_modified_time?,
+                    manual_cpa: value.manual_cpa?,
+                    manual_cpc: value.manual_cpc?,
+                    manual_cpm: value.manual_cpm?,
+                    maximize_conversion_value: value.maximize_conversion_value?,
+                    maximize_conversions: value.maximize_conversions?,
                     name: value.name?,
+                    network_settings: value.network_settings?,
+                    optimization_goal_setting: value.optimization_goal_setting?,
+                    percent_cpc: value.percent_cpc?,
+                    real_time_bidding_setting: value.real_time_bidding_setting?,
                     resource_name: value.resource_name?,
+                    selective_optimization: value.selective_optimization?,
                     serving_status: value.serving_status?,
+                    shopping_setting: value.shopping_setting?,
                     start_date: value.start_date?,
                     status: value.status?,
+                    target_cpa: value.target_cpa?,
+                    target_cpm: value.target_cpm?,
+                    target_impression_share: value.target_impression_share?,
+                    target_roas: value.target_roas?,
+                    target_spend: value.target_spend?,
+                    tracking_setting: value.tracking_setting?,
                     tracking_url_template: value.tracking_url_template?,
+                    url_custom_parameters: value.url_custom_parameters?,
                     url_expansion_opt_out: value.url_expansion_opt_out?,
                 })
             }
@@ -2481,25 +8623,835 @@ pub mod types {
         impl ::std::convert::From<super::Campaign> for Campaign {
             fn from(value: super::Campaign) -> Self {
                 Self {
+                    accessible_bidding_strategy: Ok(value.accessible_bidding_strategy),
+                    ad_serving_optimization_status: Ok(
+                        value.ad_serving_optimization_status,
+                    ),
+                    advertising_channel_sub_type: Ok(value.advertising_channel_sub_type),
                     advertising_channel_type: Ok(value.advertising_channel_type),
                     bidding_strategy: Ok(value.bidding_strategy),
+                    bidding_strategy_system_status: Ok(
+                        value.bidding_strategy_system_status,
+                    ),
                     bidding_strategy_type: Ok(value.bidding_strategy_type),
                     campaign_budget: Ok(value.campaign_budget),
+                    create_time: Ok(value.create_time),
                     creation_time: Ok(value.creation_time),
+                    dynamic_search_ads_setting: Ok(value.dynamic_search_ads_setting),
                     effective_labels: Ok(value.effective_labels),
                     end_date: Ok(value.end_date),
                     engine_id: Ok(value.engine_id),
+                    excluded_parent_asset_field_types: Ok(
+                        value.excluded_parent_asset_field_types,
+                    ),
+                    feed_types: Ok(value.feed_types),
                     final_url_suffix: Ok(value.final_url_suffix),
+                    frequency_caps: Ok(value.frequency_caps),
+                    geo_target_type_setting: Ok(value.geo_target_type_setting),
                     id: Ok(value.id),
                     labels: Ok(value.labels),
                     last_modified_time: Ok(value.last_modified_time),
+                    manual_cpa: Ok(value.manual_cpa),
+                    manual_cpc: Ok(value.manual_cpc),
+                    manual_cpm: Ok(value.manual_cpm),
+                    maximize_conversion_value: Ok(value.maximize_conversion_value),
+                    maximize_conversions: Ok(value.maximize_conversions),
                     name: Ok(value.name),
+                    network_settings: Ok(value.network_settings),
+                    optimization_goal_setting: Ok(value.optimization_goal_setting),
+                    percent_cpc: Ok(value.percent_cpc),
+                    real_time_bidding_setting: Ok(value.real_time_bidding_setting),
                     resource_name: Ok(value.resource_name),
+                    selective_optimization: Ok(value.selective_optimization),
                     serving_status: Ok(value.serving_status),
+                    shopping_setting: Ok(value.shopping_setting),
                     start_date: Ok(value.start_date),
                     status: Ok(value.status),
+                    target_cpa: Ok(value.target_cpa),
+                    target_cpm: Ok(value.target_cpm),
+                    target_impression_share: Ok(value.target_impression_share),
+                    target_roas: Ok(value.target_roas),
+                    target_spend: Ok(value.target_spend),
+                    tracking_setting: Ok(value.tracking_setting),
                     tracking_url_template: Ok(value.tracking_url_template),
+                    url_custom_parameters: Ok(value.url_custom_parameters),
                     url_expansion_opt_out: Ok(value.url_expansion_opt_out),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct CampaignBudget {
+            amount_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            delivery_method: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            period: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            resource_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for CampaignBudget {
+            fn default() -> Self {
+                Self {
+                    amount_micros: Ok(Default::default()),
+                    delivery_method: Ok(Default::default()),
+                    period: Ok(Default::default()),
+                    resource_name: Ok(Default::default()),
+                }
+            }
+        }
+        impl CampaignBudget {
+            pub fn amount_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.amount_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for amount_micros: {e}")
+                    });
+                self
+            }
+            pub fn delivery_method<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.delivery_method = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for delivery_method: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn period<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.period = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for period: {e}")
+                    });
+                self
+            }
+            pub fn resource_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for resource_name: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<CampaignBudget> for super::CampaignBudget {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: CampaignBudget,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    amount_micros: value.amount_micros?,
+                    delivery_method: value.delivery_method?,
+                    period: value.period?,
+                    resource_name: value.resource_name?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::CampaignBudget> for CampaignBudget {
+            fn from(value: super::CampaignBudget) -> Self {
+                Self {
+                    amount_micros: Ok(value.amount_micros),
+                    delivery_method: Ok(value.delivery_method),
+                    period: Ok(value.period),
+                    resource_name: Ok(value.resource_name),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct CampaignDynamicSearchAdsSetting {
+            domain_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            language_code: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            use_supplied_urls_only: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for CampaignDynamicSearchAdsSetting {
+            fn default() -> Self {
+                Self {
+                    domain_name: Ok(Default::default()),
+                    language_code: Ok(Default::default()),
+                    use_supplied_urls_only: Ok(Default::default()),
+                }
+            }
+        }
+        impl CampaignDynamicSearchAdsSetting {
+            pub fn domain_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.domain_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for domain_name: {e}")
+                    });
+                self
+            }
+            pub fn language_code<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.language_code = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for language_code: {e}")
+                    });
+                self
+            }
+            pub fn use_supplied_urls_only<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<bool>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.use_supplied_urls_only = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for use_supplied_urls_only: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<CampaignDynamicSearchAdsSetting>
+        for super::CampaignDynamicSearchAdsSetting {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: CampaignDynamicSearchAdsSetting,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    domain_name: value.domain_name?,
+                    language_code: value.language_code?,
+                    use_supplied_urls_only: value.use_supplied_urls_only?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::CampaignDynamicSearchAdsSetting>
+        for CampaignDynamicSearchAdsSetting {
+            fn from(value: super::CampaignDynamicSearchAdsSetting) -> Self {
+                Self {
+                    domain_name: Ok(value.domain_name),
+                    language_code: Ok(value.language_code),
+                    use_supplied_urls_only: Ok(value.use_supplied_urls_only),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct CampaignGeoTargetTypeSetting {
+            negative_geo_target_type: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            positive_geo_target_type: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for CampaignGeoTargetTypeSetting {
+            fn default() -> Self {
+                Self {
+                    negative_geo_target_type: Ok(Default::default()),
+                    positive_geo_target_type: Ok(Default::default()),
+                }
+            }
+        }
+        impl CampaignGeoTargetTypeSetting {
+            pub fn negative_geo_target_type<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.negative_geo_target_type = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for negative_geo_target_type: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn positive_geo_target_type<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.positive_geo_target_type = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for positive_geo_target_type: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<CampaignGeoTargetTypeSetting>
+        for super::CampaignGeoTargetTypeSetting {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: CampaignGeoTargetTypeSetting,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    negative_geo_target_type: value.negative_geo_target_type?,
+                    positive_geo_target_type: value.positive_geo_target_type?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::CampaignGeoTargetTypeSetting>
+        for CampaignGeoTargetTypeSetting {
+            fn from(value: super::CampaignGeoTargetTypeSetting) -> Self {
+                Self {
+                    negative_geo_target_type: Ok(value.negative_geo_target_type),
+                    positive_geo_target_type: Ok(value.positive_geo_target_type),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct CampaignLabel {
+            campaign: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            label: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            owner_customer_id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            resource_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for CampaignLabel {
+            fn default() -> Self {
+                Self {
+                    campaign: Ok(Default::default()),
+                    label: Ok(Default::default()),
+                    owner_customer_id: Ok(Default::default()),
+                    resource_name: Ok(Default::default()),
+                }
+            }
+        }
+        impl CampaignLabel {
+            pub fn campaign<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.campaign = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for campaign: {e}")
+                    });
+                self
+            }
+            pub fn label<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.label = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for label: {e}")
+                    });
+                self
+            }
+            pub fn owner_customer_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.owner_customer_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for owner_customer_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn resource_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for resource_name: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<CampaignLabel> for super::CampaignLabel {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: CampaignLabel,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    campaign: value.campaign?,
+                    label: value.label?,
+                    owner_customer_id: value.owner_customer_id?,
+                    resource_name: value.resource_name?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::CampaignLabel> for CampaignLabel {
+            fn from(value: super::CampaignLabel) -> Self {
+                Self {
+                    campaign: Ok(value.campaign),
+                    label: Ok(value.label),
+                    owner_customer_id: Ok(value.owner_customer_id),
+                    resource_name: Ok(value.resource_name),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct CampaignNetworkSettings {
+            target_content_network: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
+            target_google_search: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
+            target_partner_search_network: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
+            target_search_network: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for CampaignNetworkSettings {
+            fn default() -> Self {
+                Self {
+                    target_content_network: Ok(Default::default()),
+                    target_google_search: Ok(Default::default()),
+                    target_partner_search_network: Ok(Default::default()),
+                    target_search_network: Ok(Default::default()),
+                }
+            }
+        }
+        impl CampaignNetworkSettings {
+            pub fn target_content_network<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<bool>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_content_network = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for target_content_network: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn target_google_search<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<bool>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_google_search = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for target_google_search: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn target_partner_search_network<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<bool>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_partner_search_network = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for target_partner_search_network: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn target_search_network<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<bool>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_search_network = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for target_search_network: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<CampaignNetworkSettings>
+        for super::CampaignNetworkSettings {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: CampaignNetworkSettings,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    target_content_network: value.target_content_network?,
+                    target_google_search: value.target_google_search?,
+                    target_partner_search_network: value.target_partner_search_network?,
+                    target_search_network: value.target_search_network?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::CampaignNetworkSettings>
+        for CampaignNetworkSettings {
+            fn from(value: super::CampaignNetworkSettings) -> Self {
+                Self {
+                    target_content_network: Ok(value.target_content_network),
+                    target_google_search: Ok(value.target_google_search),
+                    target_partner_search_network: Ok(
+                        value.target_partner_search_network,
+                    ),
+                    target_search_network: Ok(value.target_search_network),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct CampaignOptimizationGoalSetting {
+            optimization_goal_types: ::std::result::Result<
+                ::std::vec::Vec<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for CampaignOptimizationGoalSetting {
+            fn default() -> Self {
+                Self {
+                    optimization_goal_types: Ok(Default::default()),
+                }
+            }
+        }
+        impl CampaignOptimizationGoalSetting {
+            pub fn optimization_goal_types<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.optimization_goal_types = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for optimization_goal_types: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<CampaignOptimizationGoalSetting>
+        for super::CampaignOptimizationGoalSetting {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: CampaignOptimizationGoalSetting,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    optimization_goal_types: value.optimization_goal_types?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::CampaignOptimizationGoalSetting>
+        for CampaignOptimizationGoalSetting {
+            fn from(value: super::CampaignOptimizationGoalSetting) -> Self {
+                Self {
+                    optimization_goal_types: Ok(value.optimization_goal_types),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct CampaignSelectiveOptimization {
+            conversion_actions: ::std::result::Result<
+                ::std::vec::Vec<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for CampaignSelectiveOptimization {
+            fn default() -> Self {
+                Self {
+                    conversion_actions: Ok(Default::default()),
+                }
+            }
+        }
+        impl CampaignSelectiveOptimization {
+            pub fn conversion_actions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversion_actions = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for conversion_actions: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<CampaignSelectiveOptimization>
+        for super::CampaignSelectiveOptimization {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: CampaignSelectiveOptimization,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    conversion_actions: value.conversion_actions?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::CampaignSelectiveOptimization>
+        for CampaignSelectiveOptimization {
+            fn from(value: super::CampaignSelectiveOptimization) -> Self {
+                Self {
+                    conversion_actions: Ok(value.conversion_actions),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct CampaignShoppingSetting {
+            campaign_priority: ::std::result::Result<
+                ::std::option::Option<i32>,
+                ::std::string::String,
+            >,
+            enable_local: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
+            feed_label: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            merchant_id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            sales_country: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            use_vehicle_inventory: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for CampaignShoppingSetting {
+            fn default() -> Self {
+                Self {
+                    campaign_priority: Ok(Default::default()),
+                    enable_local: Ok(Default::default()),
+                    feed_label: Ok(Default::default()),
+                    merchant_id: Ok(Default::default()),
+                    sales_country: Ok(Default::default()),
+                    use_vehicle_inventory: Ok(Default::default()),
+                }
+            }
+        }
+        impl CampaignShoppingSetting {
+            pub fn campaign_priority<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<i32>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.campaign_priority = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for campaign_priority: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn enable_local<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<bool>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.enable_local = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for enable_local: {e}")
+                    });
+                self
+            }
+            pub fn feed_label<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.feed_label = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for feed_label: {e}")
+                    });
+                self
+            }
+            pub fn merchant_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.merchant_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for merchant_id: {e}")
+                    });
+                self
+            }
+            pub fn sales_country<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.sales_country = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for sales_country: {e}")
+                    });
+                self
+            }
+            pub fn use_vehicle_inventory<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<bool>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.use_vehicle_inventory = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for use_vehicle_inventory: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<CampaignShoppingSetting>
+        for super::CampaignShoppingSetting {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: CampaignShoppingSetting,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    campaign_priority: value.campaign_priority?,
+                    enable_local: value.enable_local?,
+                    feed_label: value.feed_label?,
+                    merchant_id: value.merchant_id?,
+                    sales_country: value.sales_country?,
+                    use_vehicle_inventory: value.use_vehicle_inventory?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::CampaignShoppingSetting>
+        for CampaignShoppingSetting {
+            fn from(value: super::CampaignShoppingSetting) -> Self {
+                Self {
+                    campaign_priority: Ok(value.campaign_priority),
+                    enable_local: Ok(value.enable_local),
+                    feed_label: Ok(value.feed_label),
+                    merchant_id: Ok(value.merchant_id),
+                    sales_country: Ok(value.sales_country),
+                    use_vehicle_inventory: Ok(value.use_vehicle_inventory),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct CampaignTrackingSetting {
+            tracking_url: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for CampaignTrackingSetting {
+            fn default() -> Self {
+                Self {
+                    tracking_url: Ok(Default::default()),
+                }
+            }
+        }
+        impl CampaignTrackingSetting {
+            pub fn tracking_url<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.tracking_url = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for tracking_url: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<CampaignTrackingSetting>
+        for super::CampaignTrackingSetting {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: CampaignTrackingSetting,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    tracking_url: value.tracking_url?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::CampaignTrackingSetting>
+        for CampaignTrackingSetting {
+            fn from(value: super::CampaignTrackingSetting) -> Self {
+                Self {
+                    tracking_url: Ok(value.tracking_url),
                 }
             }
         }
@@ -3029,6 +9981,621 @@ pub mod types {
                     resource_name: Ok(value.resource_name),
                     status: Ok(value.status),
                     visit_id: Ok(value.visit_id),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct ConversionAction {
+            app_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            attribution_model_settings: ::std::result::Result<
+                ::std::option::Option<super::ConversionActionAttributionModelSettings>,
+                ::std::string::String,
+            >,
+            category: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            click_through_lookback_window_days: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            creation_time: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            floodlight_settings: ::std::result::Result<
+                ::std::option::Option<super::ConversionActionFloodlightSettings>,
+                ::std::string::String,
+            >,
+            id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            include_in_client_account_conversions_metric: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
+            include_in_conversions_metric: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
+            name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            owner_customer: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            primary_for_goal: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
+            resource_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            status: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            type_: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            value_settings: ::std::result::Result<
+                ::std::option::Option<super::ConversionActionValueSettings>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for ConversionAction {
+            fn default() -> Self {
+                Self {
+                    app_id: Ok(Default::default()),
+                    attribution_model_settings: Ok(Default::default()),
+                    category: Ok(Default::default()),
+                    click_through_lookback_window_days: Ok(Default::default()),
+                    creation_time: Ok(Default::default()),
+                    floodlight_settings: Ok(Default::default()),
+                    id: Ok(Default::default()),
+                    include_in_client_account_conversions_metric: Ok(Default::default()),
+                    include_in_conversions_metric: Ok(Default::default()),
+                    name: Ok(Default::default()),
+                    owner_customer: Ok(Default::default()),
+                    primary_for_goal: Ok(Default::default()),
+                    resource_name: Ok(Default::default()),
+                    status: Ok(Default::default()),
+                    type_: Ok(Default::default()),
+                    value_settings: Ok(Default::default()),
+                }
+            }
+        }
+        impl ConversionAction {
+            pub fn app_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.app_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for app_id: {e}")
+                    });
+                self
+            }
+            pub fn attribution_model_settings<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<
+                        super::ConversionActionAttributionModelSettings,
+                    >,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.attribution_model_settings = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for attribution_model_settings: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn category<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.category = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for category: {e}")
+                    });
+                self
+            }
+            pub fn click_through_lookback_window_days<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.click_through_lookback_window_days = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for click_through_lookback_window_days: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn creation_time<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.creation_time = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for creation_time: {e}")
+                    });
+                self
+            }
+            pub fn floodlight_settings<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::ConversionActionFloodlightSettings>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.floodlight_settings = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for floodlight_settings: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.id = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self
+            }
+            pub fn include_in_client_account_conversions_metric<T>(
+                mut self,
+                value: T,
+            ) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<bool>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.include_in_client_account_conversions_metric = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for include_in_client_account_conversions_metric: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn include_in_conversions_metric<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<bool>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.include_in_conversions_metric = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for include_in_conversions_metric: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for name: {e}")
+                    });
+                self
+            }
+            pub fn owner_customer<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.owner_customer = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for owner_customer: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn primary_for_goal<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<bool>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.primary_for_goal = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for primary_for_goal: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn resource_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for resource_name: {e}")
+                    });
+                self
+            }
+            pub fn status<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.status = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for status: {e}")
+                    });
+                self
+            }
+            pub fn type_<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.type_ = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for type_: {e}")
+                    });
+                self
+            }
+            pub fn value_settings<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::ConversionActionValueSettings>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.value_settings = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for value_settings: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ConversionAction> for super::ConversionAction {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: ConversionAction,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    app_id: value.app_id?,
+                    attribution_model_settings: value.attribution_model_settings?,
+                    category: value.category?,
+                    click_through_lookback_window_days: value
+                        .click_through_lookback_window_days?,
+                    creation_time: value.creation_time?,
+                    floodlight_settings: value.floodlight_settings?,
+                    id: value.id?,
+                    include_in_client_account_conversions_metric: value
+                        .include_in_client_account_conversions_metric?,
+                    include_in_conversions_metric: value.include_in_conversions_metric?,
+                    name: value.name?,
+                    owner_customer: value.owner_customer?,
+                    primary_for_goal: value.primary_for_goal?,
+                    resource_name: value.resource_name?,
+                    status: value.status?,
+                    type_: value.type_?,
+                    value_settings: value.value_settings?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::ConversionAction> for ConversionAction {
+            fn from(value: super::ConversionAction) -> Self {
+                Self {
+                    app_id: Ok(value.app_id),
+                    attribution_model_settings: Ok(value.attribution_model_settings),
+                    category: Ok(value.category),
+                    click_through_lookback_window_days: Ok(
+                        value.click_through_lookback_window_days,
+                    ),
+                    creation_time: Ok(value.creation_time),
+                    floodlight_settings: Ok(value.floodlight_settings),
+                    id: Ok(value.id),
+                    include_in_client_account_conversions_metric: Ok(
+                        value.include_in_client_account_conversions_metric,
+                    ),
+                    include_in_conversions_metric: Ok(
+                        value.include_in_conversions_metric,
+                    ),
+                    name: Ok(value.name),
+                    owner_customer: Ok(value.owner_customer),
+                    primary_for_goal: Ok(value.primary_for_goal),
+                    resource_name: Ok(value.resource_name),
+                    status: Ok(value.status),
+                    type_: Ok(value.type_),
+                    value_settings: Ok(value.value_settings),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct ConversionActionAttributionModelSettings {
+            attribution_model: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            data_driven_model_status: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for ConversionActionAttributionModelSettings {
+            fn default() -> Self {
+                Self {
+                    attribution_model: Ok(Default::default()),
+                    data_driven_model_status: Ok(Default::default()),
+                }
+            }
+        }
+        impl ConversionActionAttributionModelSettings {
+            pub fn attribution_model<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.attribution_model = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for attribution_model: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn data_driven_model_status<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.data_driven_model_status = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for data_driven_model_status: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ConversionActionAttributionModelSettings>
+        for super::ConversionActionAttributionModelSettings {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: ConversionActionAttributionModelSettings,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    attribution_model: value.attribution_model?,
+                    data_driven_model_status: value.data_driven_model_status?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::ConversionActionAttributionModelSettings>
+        for ConversionActionAttributionModelSettings {
+            fn from(value: super::ConversionActionAttributionModelSettings) -> Self {
+                Self {
+                    attribution_model: Ok(value.attribution_model),
+                    data_driven_model_status: Ok(value.data_driven_model_status),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct ConversionActionFloodlightSettings {
+            activity_group_tag: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            activity_id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            activity_tag: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for ConversionActionFloodlightSettings {
+            fn default() -> Self {
+                Self {
+                    activity_group_tag: Ok(Default::default()),
+                    activity_id: Ok(Default::default()),
+                    activity_tag: Ok(Default::default()),
+                }
+            }
+        }
+        impl ConversionActionFloodlightSettings {
+            pub fn activity_group_tag<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.activity_group_tag = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for activity_group_tag: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn activity_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.activity_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for activity_id: {e}")
+                    });
+                self
+            }
+            pub fn activity_tag<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.activity_tag = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for activity_tag: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ConversionActionFloodlightSettings>
+        for super::ConversionActionFloodlightSettings {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: ConversionActionFloodlightSettings,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    activity_group_tag: value.activity_group_tag?,
+                    activity_id: value.activity_id?,
+                    activity_tag: value.activity_tag?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::ConversionActionFloodlightSettings>
+        for ConversionActionFloodlightSettings {
+            fn from(value: super::ConversionActionFloodlightSettings) -> Self {
+                Self {
+                    activity_group_tag: Ok(value.activity_group_tag),
+                    activity_id: Ok(value.activity_id),
+                    activity_tag: Ok(value.activity_tag),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct ConversionActionValueSettings {
+            always_use_default_value: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
+            default_currency_code: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            default_value: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for ConversionActionValueSettings {
+            fn default() -> Self {
+                Self {
+                    always_use_default_value: Ok(Default::default()),
+                    default_currency_code: Ok(Default::default()),
+                    default_value: Ok(Default::default()),
+                }
+            }
+        }
+        impl ConversionActionValueSettings {
+            pub fn always_use_default_value<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<bool>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.always_use_default_value = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for always_use_default_value: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn default_currency_code<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.default_currency_code = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for default_currency_code: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn default_value<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.default_value = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for default_value: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ConversionActionValueSettings>
+        for super::ConversionActionValueSettings {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: ConversionActionValueSettings,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    always_use_default_value: value.always_use_default_value?,
+                    default_currency_code: value.default_currency_code?,
+                    default_value: value.default_value?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::ConversionActionValueSettings>
+        for ConversionActionValueSettings {
+            fn from(value: super::ConversionActionValueSettings) -> Self {
+                Self {
+                    always_use_default_value: Ok(value.always_use_default_value),
+                    default_currency_code: Ok(value.default_currency_code),
+                    default_value: Ok(value.default_value),
                 }
             }
         }
@@ -3666,6 +11233,70 @@ pub mod types {
                     id: Ok(value.id),
                     name: Ok(value.name),
                     references_metrics: Ok(value.references_metrics),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct CustomParameter {
+            key: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            value: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for CustomParameter {
+            fn default() -> Self {
+                Self {
+                    key: Ok(Default::default()),
+                    value: Ok(Default::default()),
+                }
+            }
+        }
+        impl CustomParameter {
+            pub fn key<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.key = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for key: {e}")
+                    });
+                self
+            }
+            pub fn value<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.value = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for value: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<CustomParameter> for super::CustomParameter {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: CustomParameter,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    key: value.key?,
+                    value: value.value?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::CustomParameter> for CustomParameter {
+            fn from(value: super::CustomParameter) -> Self {
+                Self {
+                    key: Ok(value.key),
+                    value: Ok(value.value),
                 }
             }
         }
@@ -4815,6 +12446,407 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct FinalAppUrl {
+            os_type: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            url: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for FinalAppUrl {
+            fn default() -> Self {
+                Self {
+                    os_type: Ok(Default::default()),
+                    url: Ok(Default::default()),
+                }
+            }
+        }
+        impl FinalAppUrl {
+            pub fn os_type<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.os_type = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for os_type: {e}")
+                    });
+                self
+            }
+            pub fn url<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.url = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for url: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<FinalAppUrl> for super::FinalAppUrl {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: FinalAppUrl,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    os_type: value.os_type?,
+                    url: value.url?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::FinalAppUrl> for FinalAppUrl {
+            fn from(value: super::FinalAppUrl) -> Self {
+                Self {
+                    os_type: Ok(value.os_type),
+                    url: Ok(value.url),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct GenderInfo {
+            type_: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for GenderInfo {
+            fn default() -> Self {
+                Self {
+                    type_: Ok(Default::default()),
+                }
+            }
+        }
+        impl GenderInfo {
+            pub fn type_<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.type_ = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for type_: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<GenderInfo> for super::GenderInfo {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: GenderInfo,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { type_: value.type_? })
+            }
+        }
+        impl ::std::convert::From<super::GenderInfo> for GenderInfo {
+            fn from(value: super::GenderInfo) -> Self {
+                Self { type_: Ok(value.type_) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct Keyword {
+            ad_group_criterion: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            info: ::std::result::Result<
+                ::std::option::Option<super::KeywordInfo>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for Keyword {
+            fn default() -> Self {
+                Self {
+                    ad_group_criterion: Ok(Default::default()),
+                    info: Ok(Default::default()),
+                }
+            }
+        }
+        impl Keyword {
+            pub fn ad_group_criterion<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_group_criterion = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for ad_group_criterion: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn info<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::KeywordInfo>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.info = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for info: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<Keyword> for super::Keyword {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: Keyword,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    ad_group_criterion: value.ad_group_criterion?,
+                    info: value.info?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::Keyword> for Keyword {
+            fn from(value: super::Keyword) -> Self {
+                Self {
+                    ad_group_criterion: Ok(value.ad_group_criterion),
+                    info: Ok(value.info),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct KeywordInfo {
+            match_type: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            text: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for KeywordInfo {
+            fn default() -> Self {
+                Self {
+                    match_type: Ok(Default::default()),
+                    text: Ok(Default::default()),
+                }
+            }
+        }
+        impl KeywordInfo {
+            pub fn match_type<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.match_type = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for match_type: {e}")
+                    });
+                self
+            }
+            pub fn text<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.text = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for text: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<KeywordInfo> for super::KeywordInfo {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: KeywordInfo,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    match_type: value.match_type?,
+                    text: value.text?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::KeywordInfo> for KeywordInfo {
+            fn from(value: super::KeywordInfo) -> Self {
+                Self {
+                    match_type: Ok(value.match_type),
+                    text: Ok(value.text),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct KeywordView {
+            resource_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for KeywordView {
+            fn default() -> Self {
+                Self {
+                    resource_name: Ok(Default::default()),
+                }
+            }
+        }
+        impl KeywordView {
+            pub fn resource_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for resource_name: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<KeywordView> for super::KeywordView {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: KeywordView,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    resource_name: value.resource_name?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::KeywordView> for KeywordView {
+            fn from(value: super::KeywordView) -> Self {
+                Self {
+                    resource_name: Ok(value.resource_name),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct Label {
+            id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            resource_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            status: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            text_label: ::std::result::Result<
+                ::std::option::Option<super::TextLabel>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for Label {
+            fn default() -> Self {
+                Self {
+                    id: Ok(Default::default()),
+                    name: Ok(Default::default()),
+                    resource_name: Ok(Default::default()),
+                    status: Ok(Default::default()),
+                    text_label: Ok(Default::default()),
+                }
+            }
+        }
+        impl Label {
+            pub fn id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.id = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self
+            }
+            pub fn name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for name: {e}")
+                    });
+                self
+            }
+            pub fn resource_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for resource_name: {e}")
+                    });
+                self
+            }
+            pub fn status<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.status = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for status: {e}")
+                    });
+                self
+            }
+            pub fn text_label<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::TextLabel>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.text_label = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for text_label: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<Label> for super::Label {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: Label,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    id: value.id?,
+                    name: value.name?,
+                    resource_name: value.resource_name?,
+                    status: value.status?,
+                    text_label: value.text_label?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::Label> for Label {
+            fn from(value: super::Label) -> Self {
+                Self {
+                    id: Ok(value.id),
+                    name: Ok(value.name),
+                    resource_name: Ok(value.resource_name),
+                    status: Ok(value.status),
+                    text_label: Ok(value.text_label),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct ListAccessibleCustomersResponse {
             resource_names: ::std::result::Result<
                 ::std::vec::Vec<::std::string::String>,
@@ -4909,6 +12941,2755 @@ pub mod types {
             fn from(value: super::ListCustomColumnsResponse) -> Self {
                 Self {
                     custom_columns: Ok(value.custom_columns),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct ListingGroupInfo {
+            type_: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for ListingGroupInfo {
+            fn default() -> Self {
+                Self {
+                    type_: Ok(Default::default()),
+                }
+            }
+        }
+        impl ListingGroupInfo {
+            pub fn type_<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.type_ = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for type_: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ListingGroupInfo> for super::ListingGroupInfo {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: ListingGroupInfo,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { type_: value.type_? })
+            }
+        }
+        impl ::std::convert::From<super::ListingGroupInfo> for ListingGroupInfo {
+            fn from(value: super::ListingGroupInfo) -> Self {
+                Self { type_: Ok(value.type_) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct LocationInfo {
+            geo_target_constant: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for LocationInfo {
+            fn default() -> Self {
+                Self {
+                    geo_target_constant: Ok(Default::default()),
+                }
+            }
+        }
+        impl LocationInfo {
+            pub fn geo_target_constant<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.geo_target_constant = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for geo_target_constant: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<LocationInfo> for super::LocationInfo {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: LocationInfo,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    geo_target_constant: value.geo_target_constant?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::LocationInfo> for LocationInfo {
+            fn from(value: super::LocationInfo) -> Self {
+                Self {
+                    geo_target_constant: Ok(value.geo_target_constant),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct ManualCpc {
+            enhanced_cpc_enabled: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for ManualCpc {
+            fn default() -> Self {
+                Self {
+                    enhanced_cpc_enabled: Ok(Default::default()),
+                }
+            }
+        }
+        impl ManualCpc {
+            pub fn enhanced_cpc_enabled<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<bool>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.enhanced_cpc_enabled = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for enhanced_cpc_enabled: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ManualCpc> for super::ManualCpc {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: ManualCpc,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    enhanced_cpc_enabled: value.enhanced_cpc_enabled?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::ManualCpc> for ManualCpc {
+            fn from(value: super::ManualCpc) -> Self {
+                Self {
+                    enhanced_cpc_enabled: Ok(value.enhanced_cpc_enabled),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct MaximizeConversionValue {
+            cpc_bid_ceiling_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            cpc_bid_floor_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            target_roas: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for MaximizeConversionValue {
+            fn default() -> Self {
+                Self {
+                    cpc_bid_ceiling_micros: Ok(Default::default()),
+                    cpc_bid_floor_micros: Ok(Default::default()),
+                    target_roas: Ok(Default::default()),
+                }
+            }
+        }
+        impl MaximizeConversionValue {
+            pub fn cpc_bid_ceiling_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cpc_bid_ceiling_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cpc_bid_ceiling_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn cpc_bid_floor_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cpc_bid_floor_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cpc_bid_floor_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn target_roas<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_roas = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for target_roas: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<MaximizeConversionValue>
+        for super::MaximizeConversionValue {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: MaximizeConversionValue,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    cpc_bid_ceiling_micros: value.cpc_bid_ceiling_micros?,
+                    cpc_bid_floor_micros: value.cpc_bid_floor_micros?,
+                    target_roas: value.target_roas?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::MaximizeConversionValue>
+        for MaximizeConversionValue {
+            fn from(value: super::MaximizeConversionValue) -> Self {
+                Self {
+                    cpc_bid_ceiling_micros: Ok(value.cpc_bid_ceiling_micros),
+                    cpc_bid_floor_micros: Ok(value.cpc_bid_floor_micros),
+                    target_roas: Ok(value.target_roas),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct MaximizeConversions {
+            cpc_bid_ceiling_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            cpc_bid_floor_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            target_cpa_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for MaximizeConversions {
+            fn default() -> Self {
+                Self {
+                    cpc_bid_ceiling_micros: Ok(Default::default()),
+                    cpc_bid_floor_micros: Ok(Default::default()),
+                    target_cpa_micros: Ok(Default::default()),
+                }
+            }
+        }
+        impl MaximizeConversions {
+            pub fn cpc_bid_ceiling_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cpc_bid_ceiling_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cpc_bid_ceiling_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn cpc_bid_floor_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cpc_bid_floor_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cpc_bid_floor_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn target_cpa_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_cpa_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for target_cpa_micros: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<MaximizeConversions>
+        for super::MaximizeConversions {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: MaximizeConversions,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    cpc_bid_ceiling_micros: value.cpc_bid_ceiling_micros?,
+                    cpc_bid_floor_micros: value.cpc_bid_floor_micros?,
+                    target_cpa_micros: value.target_cpa_micros?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::MaximizeConversions> for MaximizeConversions {
+            fn from(value: super::MaximizeConversions) -> Self {
+                Self {
+                    cpc_bid_ceiling_micros: Ok(value.cpc_bid_ceiling_micros),
+                    cpc_bid_floor_micros: Ok(value.cpc_bid_floor_micros),
+                    target_cpa_micros: Ok(value.target_cpa_micros),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct Metrics {
+            absolute_top_impression_percentage: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            all_conversions: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            all_conversions_by_conversion_date: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            all_conversions_from_click_to_call: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            all_conversions_from_directions: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            all_conversions_from_interactions_rate: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            all_conversions_from_interactions_value_per_interaction: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            all_conversions_from_menu: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            all_conversions_from_order: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            all_conversions_from_other_engagement: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            all_conversions_from_store_visit: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            all_conversions_from_store_website: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            all_conversions_value: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            all_conversions_value_by_conversion_date: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            all_conversions_value_per_cost: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            average_cart_size: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            average_cost: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            average_cpc: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            average_cpm: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            average_impression_frequency_per_user: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            average_order_value_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            average_quality_score: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            clicks: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            client_account_conversions: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            client_account_conversions_value: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            client_account_cross_sell_cost_of_goods_sold_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            client_account_cross_sell_gross_profit_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            client_account_cross_sell_revenue_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            client_account_cross_sell_units_sold: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            client_account_lead_cost_of_goods_sold_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            client_account_lead_gross_profit_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            client_account_lead_revenue_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            client_account_lead_units_sold: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            client_account_view_through_conversions: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            content_budget_lost_impression_share: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            content_impression_share: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            content_rank_lost_impression_share: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            conversion_custom_metrics: ::std::result::Result<
+                ::std::vec::Vec<super::Value>,
+                ::std::string::String,
+            >,
+            conversions: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            conversions_by_conversion_date: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            conversions_from_interactions_rate: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            conversions_from_interactions_value_per_interaction: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            conversions_value: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            conversions_value_by_conversion_date: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            conversions_value_per_cost: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            cost_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            cost_of_goods_sold_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            cost_per_all_conversions: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            cost_per_conversion: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            cost_per_current_model_attributed_conversion: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            cross_device_conversions: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            cross_device_conversions_by_conversion_date: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            cross_device_conversions_value: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            cross_device_conversions_value_by_conversion_date: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            cross_sell_cost_of_goods_sold_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            cross_sell_gross_profit_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            cross_sell_revenue_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            cross_sell_units_sold: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            ctr: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            general_invalid_click_rate: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            general_invalid_clicks: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            gross_profit_margin: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            gross_profit_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            historical_creative_quality_score: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            historical_landing_page_quality_score: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            historical_quality_score: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            historical_search_predicted_ctr: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            impressions: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            interaction_event_types: ::std::result::Result<
+                ::std::vec::Vec<::std::string::String>,
+                ::std::string::String,
+            >,
+            interaction_rate: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            interactions: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            invalid_click_rate: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            invalid_clicks: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            lead_cost_of_goods_sold_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            lead_gross_profit_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            lead_revenue_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            lead_units_sold: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            mobile_friendly_clicks_percentage: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            orders: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            raw_event_conversion_metrics: ::std::result::Result<
+                ::std::vec::Vec<super::Value>,
+                ::std::string::String,
+            >,
+            revenue_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            search_absolute_top_impression_share: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            search_budget_lost_absolute_top_impression_share: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            search_budget_lost_impression_share: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            search_budget_lost_top_impression_share: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            search_click_share: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            search_exact_match_impression_share: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            search_impression_share: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            search_rank_lost_absolute_top_impression_share: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            search_rank_lost_impression_share: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            search_rank_lost_top_impression_share: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            search_top_impression_share: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            top_impression_percentage: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            unique_users: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            units_sold: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            value_per_all_conversions: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            value_per_all_conversions_by_conversion_date: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            value_per_conversion: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            value_per_conversions_by_conversion_date: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            visits: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for Metrics {
+            fn default() -> Self {
+                Self {
+                    absolute_top_impression_percentage: Ok(Default::default()),
+                    all_conversions: Ok(Default::default()),
+                    all_conversions_by_conversion_date: Ok(Default::default()),
+                    all_conversions_from_click_to_call: Ok(Default::default()),
+                    all_conversions_from_directions: Ok(Default::default()),
+                    all_conversions_from_interactions_rate: Ok(Default::default()),
+                    all_conversions_from_interactions_value_per_interaction: Ok(
+                        Default::default(),
+                    ),
+                    all_conversions_from_menu: Ok(Default::default()),
+                    all_conversions_from_order: Ok(Default::default()),
+                    all_conversions_from_other_engagement: Ok(Default::default()),
+                    all_conversions_from_store_visit: Ok(Default::default()),
+                    all_conversions_from_store_website: Ok(Default::default()),
+                    all_conversions_value: Ok(Default::default()),
+                    all_conversions_value_by_conversion_date: Ok(Default::default()),
+                    all_conversions_value_per_cost: Ok(Default::default()),
+                    average_cart_size: Ok(Default::default()),
+                    average_cost: Ok(Default::default()),
+                    average_cpc: Ok(Default::default()),
+                    average_cpm: Ok(Default::default()),
+                    average_impression_frequency_per_user: Ok(Default::default()),
+                    average_order_value_micros: Ok(Default::default()),
+                    average_quality_score: Ok(Default::default()),
+                    clicks: Ok(Default::default()),
+                    client_account_conversions: Ok(Default::default()),
+                    client_account_conversions_value: Ok(Default::default()),
+                    client_account_cross_sell_cost_of_goods_sold_micros: Ok(
+                        Default::default(),
+                    ),
+                    client_account_cross_sell_gross_profit_micros: Ok(
+                        Default::default(),
+                    ),
+                    client_account_cross_sell_revenue_micros: Ok(Default::default()),
+                    client_account_cross_sell_units_sold: Ok(Default::default()),
+                    client_account_lead_cost_of_goods_sold_micros: Ok(
+                        Default::default(),
+                    ),
+                    client_account_lead_gross_profit_micros: Ok(Default::default()),
+                    client_account_lead_revenue_micros: Ok(Default::default()),
+                    client_account_lead_units_sold: Ok(Default::default()),
+                    client_account_view_through_conversions: Ok(Default::default()),
+                    content_budget_lost_impression_share: Ok(Default::default()),
+                    content_impression_share: Ok(Default::default()),
+                    content_rank_lost_impression_share: Ok(Default::default()),
+                    conversion_custom_metrics: Ok(Default::default()),
+                    conversions: Ok(Default::default()),
+                    conversions_by_conversion_date: Ok(Default::default()),
+                    conversions_from_interactions_rate: Ok(Default::default()),
+                    conversions_from_interactions_value_per_interaction: Ok(
+                        Default::default(),
+                    ),
+                    conversions_value: Ok(Default::default()),
+                    conversions_value_by_conversion_date: Ok(Default::default()),
+                    conversions_value_per_cost: Ok(Default::default()),
+                    cost_micros: Ok(Default::default()),
+                    cost_of_goods_sold_micros: Ok(Default::default()),
+                    cost_per_all_conversions: Ok(Default::default()),
+                    cost_per_conversion: Ok(Default::default()),
+                    cost_per_current_model_attributed_conversion: Ok(Default::default()),
+                    cross_device_conversions: Ok(Default::default()),
+                    cross_device_conversions_by_conversion_date: Ok(Default::default()),
+                    cross_device_conversions_value: Ok(Default::default()),
+                    cross_device_conversions_value_by_conversion_date: Ok(
+                        Default::default(),
+                    ),
+                    cross_sell_cost_of_goods_sold_micros: Ok(Default::default()),
+                    cross_sell_gross_profit_micros: Ok(Default::default()),
+                    cross_sell_revenue_micros: Ok(Default::default()),
+                    cross_sell_units_sold: Ok(Default::default()),
+                    ctr: Ok(Default::default()),
+                    general_invalid_click_rate: Ok(Default::default()),
+                    general_invalid_clicks: Ok(Default::default()),
+                    gross_profit_margin: Ok(Default::default()),
+                    gross_profit_micros: Ok(Default::default()),
+                    historical_creative_quality_score: Ok(Default::default()),
+                    historical_landing_page_quality_score: Ok(Default::default()),
+                    historical_quality_score: Ok(Default::default()),
+                    historical_search_predicted_ctr: Ok(Default::default()),
+                    impressions: Ok(Default::default()),
+                    interaction_event_types: Ok(Default::default()),
+                    interaction_rate: Ok(Default::default()),
+                    interactions: Ok(Default::default()),
+                    invalid_click_rate: Ok(Default::default()),
+                    invalid_clicks: Ok(Default::default()),
+                    lead_cost_of_goods_sold_micros: Ok(Default::default()),
+                    lead_gross_profit_micros: Ok(Default::default()),
+                    lead_revenue_micros: Ok(Default::default()),
+                    lead_units_sold: Ok(Default::default()),
+                    mobile_friendly_clicks_percentage: Ok(Default::default()),
+                    orders: Ok(Default::default()),
+                    raw_event_conversion_metrics: Ok(Default::default()),
+                    revenue_micros: Ok(Default::default()),
+                    search_absolute_top_impression_share: Ok(Default::default()),
+                    search_budget_lost_absolute_top_impression_share: Ok(
+                        Default::default(),
+                    ),
+                    search_budget_lost_impression_share: Ok(Default::default()),
+                    search_budget_lost_top_impression_share: Ok(Default::default()),
+                    search_click_share: Ok(Default::default()),
+                    search_exact_match_impression_share: Ok(Default::default()),
+                    search_impression_share: Ok(Default::default()),
+                    search_rank_lost_absolute_top_impression_share: Ok(
+                        Default::default(),
+                    ),
+                    search_rank_lost_impression_share: Ok(Default::default()),
+                    search_rank_lost_top_impression_share: Ok(Default::default()),
+                    search_top_impression_share: Ok(Default::default()),
+                    top_impression_percentage: Ok(Default::default()),
+                    unique_users: Ok(Default::default()),
+                    units_sold: Ok(Default::default()),
+                    value_per_all_conversions: Ok(Default::default()),
+                    value_per_all_conversions_by_conversion_date: Ok(Default::default()),
+                    value_per_conversion: Ok(Default::default()),
+                    value_per_conversions_by_conversion_date: Ok(Default::default()),
+                    visits: Ok(Default::default()),
+                }
+            }
+        }
+        impl Metrics {
+            pub fn absolute_top_impression_percentage<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.absolute_top_impression_percentage = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for absolute_top_impression_percentage: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn all_conversions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.all_conversions = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for all_conversions: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn all_conversions_by_conversion_date<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.all_conversions_by_conversion_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for all_conversions_by_conversion_date: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn all_conversions_from_click_to_call<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.all_conversions_from_click_to_call = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for all_conversions_from_click_to_call: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn all_conversions_from_directions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.all_conversions_from_directions = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for all_conversions_from_directions: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn all_conversions_from_interactions_rate<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.all_conversions_from_interactions_rate = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for all_conversions_from_interactions_rate: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn all_conversions_from_interactions_value_per_interaction<T>(
+                mut self,
+                value: T,
+            ) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.all_conversions_from_interactions_value_per_interaction = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for all_conversions_from_interactions_value_per_interaction: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn all_conversions_from_menu<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.all_conversions_from_menu = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for all_conversions_from_menu: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn all_conversions_from_order<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.all_conversions_from_order = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for all_conversions_from_order: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn all_conversions_from_other_engagement<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.all_conversions_from_other_engagement = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for all_conversions_from_other_engagement: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn all_conversions_from_store_visit<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.all_conversions_from_store_visit = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for all_conversions_from_store_visit: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn all_conversions_from_store_website<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.all_conversions_from_store_website = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for all_conversions_from_store_website: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn all_conversions_value<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.all_conversions_value = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for all_conversions_value: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn all_conversions_value_by_conversion_date<T>(
+                mut self,
+                value: T,
+            ) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.all_conversions_value_by_conversion_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for all_conversions_value_by_conversion_date: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn all_conversions_value_per_cost<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.all_conversions_value_per_cost = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for all_conversions_value_per_cost: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn average_cart_size<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.average_cart_size = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for average_cart_size: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn average_cost<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.average_cost = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for average_cost: {e}")
+                    });
+                self
+            }
+            pub fn average_cpc<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.average_cpc = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for average_cpc: {e}")
+                    });
+                self
+            }
+            pub fn average_cpm<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.average_cpm = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for average_cpm: {e}")
+                    });
+                self
+            }
+            pub fn average_impression_frequency_per_user<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.average_impression_frequency_per_user = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for average_impression_frequency_per_user: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn average_order_value_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.average_order_value_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for average_order_value_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn average_quality_score<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.average_quality_score = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for average_quality_score: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn clicks<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.clicks = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for clicks: {e}")
+                    });
+                self
+            }
+            pub fn client_account_conversions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.client_account_conversions = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for client_account_conversions: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn client_account_conversions_value<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.client_account_conversions_value = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for client_account_conversions_value: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn client_account_cross_sell_cost_of_goods_sold_micros<T>(
+                mut self,
+                value: T,
+            ) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.client_account_cross_sell_cost_of_goods_sold_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for client_account_cross_sell_cost_of_goods_sold_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn client_account_cross_sell_gross_profit_micros<T>(
+                mut self,
+                value: T,
+            ) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.client_account_cross_sell_gross_profit_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for client_account_cross_sell_gross_profit_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn client_account_cross_sell_revenue_micros<T>(
+                mut self,
+                value: T,
+            ) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.client_account_cross_sell_revenue_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for client_account_cross_sell_revenue_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn client_account_cross_sell_units_sold<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.client_account_cross_sell_units_sold = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for client_account_cross_sell_units_sold: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn client_account_lead_cost_of_goods_sold_micros<T>(
+                mut self,
+                value: T,
+            ) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.client_account_lead_cost_of_goods_sold_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for client_account_lead_cost_of_goods_sold_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn client_account_lead_gross_profit_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.client_account_lead_gross_profit_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for client_account_lead_gross_profit_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn client_account_lead_revenue_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.client_account_lead_revenue_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for client_account_lead_revenue_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn client_account_lead_units_sold<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.client_account_lead_units_sold = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for client_account_lead_units_sold: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn client_account_view_through_conversions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.client_account_view_through_conversions = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for client_account_view_through_conversions: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn content_budget_lost_impression_share<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.content_budget_lost_impression_share = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for content_budget_lost_impression_share: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn content_impression_share<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.content_impression_share = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for content_impression_share: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn content_rank_lost_impression_share<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.content_rank_lost_impression_share = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for content_rank_lost_impression_share: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn conversion_custom_metrics<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::Value>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversion_custom_metrics = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for conversion_custom_metrics: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn conversions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversions = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for conversions: {e}")
+                    });
+                self
+            }
+            pub fn conversions_by_conversion_date<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversions_by_conversion_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for conversions_by_conversion_date: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn conversions_from_interactions_rate<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversions_from_interactions_rate = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for conversions_from_interactions_rate: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn conversions_from_interactions_value_per_interaction<T>(
+                mut self,
+                value: T,
+            ) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversions_from_interactions_value_per_interaction = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for conversions_from_interactions_value_per_interaction: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn conversions_value<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversions_value = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for conversions_value: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn conversions_value_by_conversion_date<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversions_value_by_conversion_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for conversions_value_by_conversion_date: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn conversions_value_per_cost<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversions_value_per_cost = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for conversions_value_per_cost: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn cost_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cost_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for cost_micros: {e}")
+                    });
+                self
+            }
+            pub fn cost_of_goods_sold_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cost_of_goods_sold_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cost_of_goods_sold_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn cost_per_all_conversions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cost_per_all_conversions = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cost_per_all_conversions: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn cost_per_conversion<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cost_per_conversion = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cost_per_conversion: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn cost_per_current_model_attributed_conversion<T>(
+                mut self,
+                value: T,
+            ) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cost_per_current_model_attributed_conversion = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cost_per_current_model_attributed_conversion: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn cross_device_conversions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cross_device_conversions = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cross_device_conversions: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn cross_device_conversions_by_conversion_date<T>(
+                mut self,
+                value: T,
+            ) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cross_device_conversions_by_conversion_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cross_device_conversions_by_conversion_date: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn cross_device_conversions_value<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cross_device_conversions_value = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cross_device_conversions_value: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn cross_device_conversions_value_by_conversion_date<T>(
+                mut self,
+                value: T,
+            ) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cross_device_conversions_value_by_conversion_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cross_device_conversions_value_by_conversion_date: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn cross_sell_cost_of_goods_sold_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cross_sell_cost_of_goods_sold_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cross_sell_cost_of_goods_sold_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn cross_sell_gross_profit_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cross_sell_gross_profit_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cross_sell_gross_profit_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn cross_sell_revenue_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cross_sell_revenue_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cross_sell_revenue_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn cross_sell_units_sold<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cross_sell_units_sold = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cross_sell_units_sold: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn ctr<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ctr = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for ctr: {e}")
+                    });
+                self
+            }
+            pub fn general_invalid_click_rate<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.general_invalid_click_rate = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for general_invalid_click_rate: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn general_invalid_clicks<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.general_invalid_clicks = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for general_invalid_clicks: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn gross_profit_margin<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.gross_profit_margin = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for gross_profit_margin: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn gross_profit_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.gross_profit_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for gross_profit_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn historical_creative_quality_score<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.historical_creative_quality_score = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for historical_creative_quality_score: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn historical_landing_page_quality_score<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.historical_landing_page_quality_score = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for historical_landing_page_quality_score: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn historical_quality_score<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.historical_quality_score = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for historical_quality_score: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn historical_search_predicted_ctr<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.historical_search_predicted_ctr = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for historical_search_predicted_ctr: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn impressions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.impressions = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for impressions: {e}")
+                    });
+                self
+            }
+            pub fn interaction_event_types<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.interaction_event_types = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for interaction_event_types: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn interaction_rate<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.interaction_rate = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for interaction_rate: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn interactions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.interactions = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for interactions: {e}")
+                    });
+                self
+            }
+            pub fn invalid_click_rate<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.invalid_click_rate = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for invalid_click_rate: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn invalid_clicks<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.invalid_clicks = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for invalid_clicks: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn lead_cost_of_goods_sold_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.lead_cost_of_goods_sold_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for lead_cost_of_goods_sold_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn lead_gross_profit_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.lead_gross_profit_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for lead_gross_profit_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn lead_revenue_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.lead_revenue_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for lead_revenue_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn lead_units_sold<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.lead_units_sold = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for lead_units_sold: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn mobile_friendly_clicks_percentage<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.mobile_friendly_clicks_percentage = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for mobile_friendly_clicks_percentage: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn orders<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.orders = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for orders: {e}")
+                    });
+                self
+            }
+            pub fn raw_event_conversion_metrics<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::Value>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.raw_event_conversion_metrics = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for raw_event_conversion_metrics: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn revenue_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.revenue_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for revenue_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn search_absolute_top_impression_share<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.search_absolute_top_impression_share = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for search_absolute_top_impression_share: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn search_budget_lost_absolute_top_impression_share<T>(
+                mut self,
+                value: T,
+            ) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.search_budget_lost_absolute_top_impression_share = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for search_budget_lost_absolute_top_impression_share: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn search_budget_lost_impression_share<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.search_budget_lost_impression_share = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for search_budget_lost_impression_share: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn search_budget_lost_top_impression_share<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.search_budget_lost_top_impression_share = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for search_budget_lost_top_impression_share: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn search_click_share<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.search_click_share = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for search_click_share: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn search_exact_match_impression_share<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.search_exact_match_impression_share = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for search_exact_match_impression_share: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn search_impression_share<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.search_impression_share = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for search_impression_share: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn search_rank_lost_absolute_top_impression_share<T>(
+                mut self,
+                value: T,
+            ) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.search_rank_lost_absolute_top_impression_share = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for search_rank_lost_absolute_top_impression_share: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn search_rank_lost_impression_share<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.search_rank_lost_impression_share = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for search_rank_lost_impression_share: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn search_rank_lost_top_impression_share<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.search_rank_lost_top_impression_share = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for search_rank_lost_top_impression_share: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn search_top_impression_share<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.search_top_impression_share = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for search_top_impression_share: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn top_impression_percentage<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.top_impression_percentage = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for top_impression_percentage: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn unique_users<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.unique_users = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for unique_users: {e}")
+                    });
+                self
+            }
+            pub fn units_sold<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.units_sold = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for units_sold: {e}")
+                    });
+                self
+            }
+            pub fn value_per_all_conversions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.value_per_all_conversions = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for value_per_all_conversions: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn value_per_all_conversions_by_conversion_date<T>(
+                mut self,
+                value: T,
+            ) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.value_per_all_conversions_by_conversion_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for value_per_all_conversions_by_conversion_date: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn value_per_conversion<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.value_per_conversion = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for value_per_conversion: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn value_per_conversions_by_conversion_date<T>(
+                mut self,
+                value: T,
+            ) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.value_per_conversions_by_conversion_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for value_per_conversions_by_conversion_date: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn visits<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.visits = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for visits: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<Metrics> for super::Metrics {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: Metrics,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    absolute_top_impression_percentage: value
+                        .absolute_top_impression_percentage?,
+                    all_conversions: value.all_conversions?,
+                    all_conversions_by_conversion_date: value
+                        .all_conversions_by_conversion_date?,
+                    all_conversions_from_click_to_call: value
+                        .all_conversions_from_click_to_call?,
+                    all_conversions_from_directions: value
+                        .all_conversions_from_directions?,
+                    all_conversions_from_interactions_rate: value
+                        .all_conversions_from_interactions_rate?,
+                    all_conversions_from_interactions_value_per_interaction: value
+                        .all_conversions_from_interactions_value_per_interaction?,
+                    all_conversions_from_menu: value.all_conversions_from_menu?,
+                    all_conversions_from_order: value.all_conversions_from_order?,
+                    all_conversions_from_other_engagement: value
+                        .all_conversions_from_other_engagement?,
+                    all_conversions_from_store_visit: value
+                        .all_conversions_from_store_visit?,
+                    all_conversions_from_store_website: value
+                        .all_conversions_from_store_website?,
+                    all_conversions_value: value.all_conversions_value?,
+                    all_conversions_value_by_conversion_date: value
+                        .all_conversions_value_by_conversion_date?,
+                    all_conversions_value_per_cost: value
+                        .all_conversions_value_per_cost?,
+                    average_cart_size: value.average_cart_size?,
+                    average_cost: value.average_cost?,
+                    average_cpc: value.average_cpc?,
+                    average_cpm: value.average_cpm?,
+                    average_impression_frequency_per_user: value
+                        .average_impression_frequency_per_user?,
+                    average_order_value_micros: value.average_order_value_micros?,
+                    average_quality_score: value.average_quality_score?,
+                    clicks: value.clicks?,
+                    client_account_conversions: value.client_account_conversions?,
+                    client_account_conversions_value: value
+                        .client_account_conversions_value?,
+                    client_account_cross_sell_cost_of_goods_sold_micros: value
+                        .client_account_cross_sell_cost_of_goods_sold_micros?,
+                    client_account_cross_sell_gross_profit_micros: value
+                        .client_account_cross_sell_gross_profit_micros?,
+                    client_account_cross_sell_revenue_micros: value
+                        .client_account_cross_sell_revenue_micros?,
+                    client_account_cross_sell_units_sold: value
+                        .client_account_cross_sell_units_sold?,
+                    client_account_lead_cost_of_goods_sold_micros: value
+                        .client_account_lead_cost_of_goods_sold_micros?,
+                    client_account_lead_gross_profit_micros: value
+                        .client_account_lead_gross_profit_micros?,
+                    client_account_lead_revenue_micros: value
+                        .client_account_lead_revenue_micros?,
+                    client_account_lead_units_sold: value
+                        .client_account_lead_units_sold?,
+                    client_account_view_through_conversions: value
+                        .client_account_view_through_conversions?,
+                    content_budget_lost_impression_share: value
+                        .content_budget_lost_impression_share?,
+                    content_impression_share: value.content_impression_share?,
+                    content_rank_lost_impression_share: value
+                        .content_rank_lost_impression_share?,
+                    conversion_custom_metrics: value.conversion_custom_metrics?,
+                    conversions: value.conversions?,
+                    conversions_by_conversion_date: value
+                        .conversions_by_conversion_date?,
+                    conversions_from_interactions_rate: value
+                        .conversions_from_interactions_rate?,
+                    conversions_from_interactions_value_per_interaction: value
+                        .conversions_from_interactions_value_per_interaction?,
+                    conversions_value: value.conversions_value?,
+                    conversions_value_by_conversion_date: value
+                        .conversions_value_by_conversion_date?,
+                    conversions_value_per_cost: value.conversions_value_per_cost?,
+                    cost_micros: value.cost_micros?,
+                    cost_of_goods_sold_micros: value.cost_of_goods_sold_micros?,
+                    cost_per_all_conversions: value.cost_per_all_conversions?,
+                    cost_per_conversion: value.cost_per_conversion?,
+                    cost_per_current_model_attributed_conversion: value
+                        .cost_per_current_model_attributed_conversion?,
+                    cross_device_conversions: value.cross_device_conversions?,
+                    cross_device_conversions_by_conversion_date: value
+                        .cross_device_conversions_by_conversion_date?,
+                    cross_device_conversions_value: value
+                        .cross_device_conversions_value?,
+                    cross_device_conversions_value_by_conversion_date: value
+                        .cross_device_conversions_value_by_conversion_date?,
+                    cross_sell_cost_of_goods_sold_micros: value
+                        .cross_sell_cost_of_goods_sold_micros?,
+                    cross_sell_gross_profit_micros: value
+                        .cross_sell_gross_profit_micros?,
+                    cross_sell_revenue_micros: value.cross_sell_revenue_micros?,
+                    cross_sell_units_sold: value.cross_sell_units_sold?,
+                    ctr: value.ctr?,
+                    general_invalid_click_rate: value.general_invalid_click_rate?,
+                    general_invalid_clicks: value.general_invalid_clicks?,
+                    gross_profit_margin: value.gross_profit_margin?,
+                    gross_profit_micros: value.gross_profit_micros?,
+                    historical_creative_quality_score: value
+                        .historical_creative_quality_score?,
+                    historical_landing_page_quality_score: value
+                        .historical_landing_page_quality_score?,
+                    historical_quality_score: value.historical_quality_score?,
+                    historical_search_predicted_ctr: value
+                        .historical_search_predicted_ctr?,
+                    impressions: value.impressions?,
+                    interaction_event_types: value.interaction_event_types?,
+                    interaction_rate: value.interaction_rate?,
+                    interactions: value.interactions?,
+                    invalid_click_rate: value.invalid_click_rate?,
+                    invalid_clicks: value.invalid_clicks?,
+                    lead_cost_of_goods_sold_micros: value
+                        .lead_cost_of_goods_sold_micros?,
+                    lead_gross_profit_micros: value.lead_gross_profit_micros?,
+                    lead_revenue_micros: value.lead_revenue_micros?,
+                    lead_units_sold: value.lead_units_sold?,
+                    mobile_friendly_clicks_percentage: value
+                        .mobile_friendly_clicks_percentage?,
+                    orders: value.orders?,
+                    raw_event_conversion_metrics: value.raw_event_conversion_metrics?,
+                    revenue_micros: value.revenue_micros?,
+                    search_absolute_top_impression_share: value
+                        .search_absolute_top_impression_share?,
+                    search_budget_lost_absolute_top_impression_share: value
+                        .search_budget_lost_absolute_top_impression_share?,
+                    search_budget_lost_impression_share: value
+                        .search_budget_lost_impression_share?,
+                    search_budget_lost_top_impression_share: value
+                        .search_budget_lost_top_impression_share?,
+                    search_click_share: value.search_click_share?,
+                    search_exact_match_impression_share: value
+                        .search_exact_match_impression_share?,
+                    search_impression_share: value.search_impression_share?,
+                    search_rank_lost_absolute_top_impression_share: value
+                        .search_rank_lost_absolute_top_impression_share?,
+                    search_rank_lost_impression_share: value
+                        .search_rank_lost_impression_share?,
+                    search_rank_lost_top_impression_share: value
+                        .search_rank_lost_top_impression_share?,
+                    search_top_impression_share: value.search_top_impression_share?,
+                    top_impression_percentage: value.top_impression_percentage?,
+                    unique_users: value.unique_users?,
+                    units_sold: value.units_sold?,
+                    value_per_all_conversions: value.value_per_all_conversions?,
+                    value_per_all_conversions_by_conversion_date: value
+                        .value_per_all_conversions_by_conversion_date?,
+                    value_per_conversion: value.value_per_conversion?,
+                    value_per_conversions_by_conversion_date: value
+                        .value_per_conversions_by_conversion_date?,
+                    visits: value.visits?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::Metrics> for Metrics {
+            fn from(value: super::Metrics) -> Self {
+                Self {
+                    absolute_top_impression_percentage: Ok(
+                        value.absolute_top_impression_percentage,
+                    ),
+                    all_conversions: Ok(value.all_conversions),
+                    all_conversions_by_conversion_date: Ok(
+                        value.all_conversions_by_conversion_date,
+                    ),
+                    all_conversions_from_click_to_call: Ok(
+                        value.all_conversions_from_click_to_call,
+                    ),
+                    all_conversions_from_directions: Ok(
+                        value.all_conversions_from_directions,
+                    ),
+                    all_conversions_from_interactions_rate: Ok(
+                        value.all_conversions_from_interactions_rate,
+                    ),
+                    all_conversions_from_interactions_value_per_interaction: Ok(
+                        value.all_conversions_from_interactions_value_per_interaction,
+                    ),
+                    all_conversions_from_menu: Ok(value.all_conversions_from_menu),
+                    all_conversions_from_order: Ok(value.all_conversions_from_order),
+                    all_conversions_from_other_engagement: Ok(
+                        value.all_conversions_from_other_engagement,
+                    ),
+                    all_conversions_from_store_visit: Ok(
+                        value.all_conversions_from_store_visit,
+                    ),
+                    all_conversions_from_store_website: Ok(
+                        value.all_conversions_from_store_website,
+                    ),
+                    all_conversions_value: Ok(value.all_conversions_value),
+                    all_conversions_value_by_conversion_date: Ok(
+                        value.all_conversions_value_by_conversion_date,
+                    ),
+                    all_conversions_value_per_cost: Ok(
+                        value.all_conversions_value_per_cost,
+                    ),
+                    average_cart_size: Ok(value.average_cart_size),
+                    average_cost: Ok(value.average_cost),
+                    average_cpc: Ok(value.average_cpc),
+                    average_cpm: Ok(value.average_cpm),
+                    average_impression_frequency_per_user: Ok(
+                        value.average_impression_frequency_per_user,
+                    ),
+                    average_order_value_micros: Ok(value.average_order_value_micros),
+                    average_quality_score: Ok(value.average_quality_score),
+                    clicks: Ok(value.clicks),
+                    client_account_conversions: Ok(value.client_account_conversions),
+                    client_account_conversions_value: Ok(
+                        value.client_account_conversions_value,
+                    ),
+                    client_account_cross_sell_cost_of_goods_sold_micros: Ok(
+                        value.client_account_cross_sell_cost_of_goods_sold_micros,
+                    ),
+                    client_account_cross_sell_gross_profit_micros: Ok(
+                        value.client_account_cross_sell_gross_profit_micros,
+                    ),
+                    client_account_cross_sell_revenue_micros: Ok(
+                        value.client_account_cross_sell_revenue_micros,
+                    ),
+                    client_account_cross_sell_units_sold: Ok(
+                        value.client_account_cross_sell_units_sold,
+                    ),
+                    client_account_lead_cost_of_goods_sold_micros: Ok(
+                        value.client_account_lead_cost_of_goods_sold_micros,
+                    ),
+                    client_account_lead_gross_profit_micros: Ok(
+                        value.client_account_lead_gross_profit_micros,
+                    ),
+                    client_account_lead_revenue_micros: Ok(
+                        value.client_account_lead_revenue_micros,
+                    ),
+                    client_account_lead_units_sold: Ok(
+                        value.client_account_lead_units_sold,
+                    ),
+                    client_account_view_through_conversions: Ok(
+                        value.client_account_view_through_conversions,
+                    ),
+                    content_budget_lost_impression_share: Ok(
+                        value.content_budget_lost_impression_share,
+                    ),
+                    content_impression_share: Ok(value.content_impression_share),
+                    content_rank_lost_impression_share: Ok(
+                        value.content_rank_lost_impression_share,
+                    ),
+                    conversion_custom_metrics: Ok(value.conversion_custom_metrics),
+                    conversions: Ok(value.conversions),
+                    conversions_by_conversion_date: Ok(
+                        value.conversions_by_conversion_date,
+                    ),
+                    conversions_from_interactions_rate: Ok(
+                        value.conversions_from_interactions_rate,
+                    ),
+                    conversions_from_interactions_value_per_interaction: Ok(
+                        value.conversions_from_interactions_value_per_interaction,
+                    ),
+                    conversions_value: Ok(value.conversions_value),
+                    conversions_value_by_conversion_date: Ok(
+                        value.conversions_value_by_conversion_date,
+                    ),
+                    conversions_value_per_cost: Ok(value.conversions_value_per_cost),
+                    cost_micros: Ok(value.cost_micros),
+                    cost_of_goods_sold_micros: Ok(value.cost_of_goods_sold_micros),
+                    cost_per_all_conversions: Ok(value.cost_per_all_conversions),
+                    cost_per_conversion: Ok(value.cost_per_conversion),
+                    cost_per_current_model_attributed_conversion: Ok(
+                        value.cost_per_current_model_attributed_conversion,
+                    ),
+                    cross_device_conversions: Ok(value.cross_device_conversions),
+                    cross_device_conversions_by_conversion_date: Ok(
+                        value.cross_device_conversions_by_conversion_date,
+                    ),
+                    cross_device_conversions_value: Ok(
+                        value.cross_device_conversions_value,
+                    ),
+                    cross_device_conversions_value_by_conversion_date: Ok(
+                        value.cross_device_conversions_value_by_conversion_date,
+                    ),
+                    cross_sell_cost_of_goods_sold_micros: Ok(
+                        value.cross_sell_cost_of_goods_sold_micros,
+                    ),
+                    cross_sell_gross_profit_micros: Ok(
+                        value.cross_sell_gross_profit_micros,
+                    ),
+                    cross_sell_revenue_micros: Ok(value.cross_sell_revenue_micros),
+                    cross_sell_units_sold: Ok(value.cross_sell_units_sold),
+                    ctr: Ok(value.ctr),
+                    general_invalid_click_rate: Ok(value.general_invalid_click_rate),
+                    general_invalid_clicks: Ok(value.general_invalid_clicks),
+                    gross_profit_margin: Ok(value.gross_profit_margin),
+                    gross_profit_micros: Ok(value.gross_profit_micros),
+                    historical_creative_quality_score: Ok(
+                        value.historical_creative_quality_score,
+                    ),
+                    historical_landing_page_quality_score: Ok(
+                        value.historical_landing_page_quality_score,
+                    ),
+                    historical_quality_score: Ok(value.historical_quality_score),
+                    historical_search_predicted_ctr: Ok(
+                        value.historical_search_predicted_ctr,
+                    ),
+                    impressions: Ok(value.impressions),
+                    interaction_event_types: Ok(value.interaction_event_types),
+                    interaction_rate: Ok(value.interaction_rate),
+                    interactions: Ok(value.interactions),
+                    invalid_click_rate: Ok(value.invalid_click_rate),
+                    invalid_clicks: Ok(value.invalid_clicks),
+                    lead_cost_of_goods_sold_micros: Ok(
+                        value.lead_cost_of_goods_sold_micros,
+                    ),
+                    lead_gross_profit_micros: Ok(value.lead_gross_profit_micros),
+                    lead_revenue_micros: Ok(value.lead_revenue_micros),
+                    lead_units_sold: Ok(value.lead_units_sold),
+                    mobile_friendly_clicks_percentage: Ok(
+                        value.mobile_friendly_clicks_percentage,
+                    ),
+                    orders: Ok(value.orders),
+                    raw_event_conversion_metrics: Ok(value.raw_event_conversion_metrics),
+                    revenue_micros: Ok(value.revenue_micros),
+                    search_absolute_top_impression_share: Ok(
+                        value.search_absolute_top_impression_share,
+                    ),
+                    search_budget_lost_absolute_top_impression_share: Ok(
+                        value.search_budget_lost_absolute_top_impression_share,
+                    ),
+                    search_budget_lost_impression_share: Ok(
+                        value.search_budget_lost_impression_share,
+                    ),
+                    search_budget_lost_top_impression_share: Ok(
+                        value.search_budget_lost_top_impression_share,
+                    ),
+                    search_click_share: Ok(value.search_click_share),
+                    search_exact_match_impression_share: Ok(
+                        value.search_exact_match_impression_share,
+                    ),
+                    search_impression_share: Ok(value.search_impression_share),
+                    search_rank_lost_absolute_top_impression_share: Ok(
+                        value.search_rank_lost_absolute_top_impression_share,
+                    ),
+                    search_rank_lost_impression_share: Ok(
+                        value.search_rank_lost_impression_share,
+                    ),
+                    search_rank_lost_top_impression_share: Ok(
+                        value.search_rank_lost_top_impression_share,
+                    ),
+                    search_top_impression_share: Ok(value.search_top_impression_share),
+                    top_impression_percentage: Ok(value.top_impression_percentage),
+                    unique_users: Ok(value.unique_users),
+                    units_sold: Ok(value.units_sold),
+                    value_per_all_conversions: Ok(value.value_per_all_conversions),
+                    value_per_all_conversions_by_conversion_date: Ok(
+                        value.value_per_all_conversions_by_conversion_date,
+                    ),
+                    value_per_conversion: Ok(value.value_per_conversion),
+                    value_per_conversions_by_conversion_date: Ok(
+                        value.value_per_conversions_by_conversion_date,
+                    ),
+                    visits: Ok(value.visits),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct PercentCpc {
+            cpc_bid_ceiling_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            enhanced_cpc_enabled: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for PercentCpc {
+            fn default() -> Self {
+                Self {
+                    cpc_bid_ceiling_micros: Ok(Default::default()),
+                    enhanced_cpc_enabled: Ok(Default::default()),
+                }
+            }
+        }
+        impl PercentCpc {
+            pub fn cpc_bid_ceiling_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cpc_bid_ceiling_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cpc_bid_ceiling_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn enhanced_cpc_enabled<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<bool>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.enhanced_cpc_enabled = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for enhanced_cpc_enabled: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<PercentCpc> for super::PercentCpc {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: PercentCpc,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    cpc_bid_ceiling_micros: value.cpc_bid_ceiling_micros?,
+                    enhanced_cpc_enabled: value.enhanced_cpc_enabled?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::PercentCpc> for PercentCpc {
+            fn from(value: super::PercentCpc) -> Self {
+                Self {
+                    cpc_bid_ceiling_micros: Ok(value.cpc_bid_ceiling_micros),
+                    enhanced_cpc_enabled: Ok(value.enhanced_cpc_enabled),
                 }
             }
         }
@@ -5128,6 +15909,49 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct RealTimeBiddingSetting {
+            opt_in: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for RealTimeBiddingSetting {
+            fn default() -> Self {
+                Self {
+                    opt_in: Ok(Default::default()),
+                }
+            }
+        }
+        impl RealTimeBiddingSetting {
+            pub fn opt_in<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<bool>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.opt_in = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for opt_in: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<RealTimeBiddingSetting>
+        for super::RealTimeBiddingSetting {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: RealTimeBiddingSetting,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { opt_in: value.opt_in? })
+            }
+        }
+        impl ::std::convert::From<super::RealTimeBiddingSetting>
+        for RealTimeBiddingSetting {
+            fn from(value: super::RealTimeBiddingSetting) -> Self {
+                Self { opt_in: Ok(value.opt_in) }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct SearchAds360Error {
             details: ::std::result::Result<
                 ::std::option::Option<super::ErrorDetails>,
@@ -5245,6 +16069,279 @@ pub mod types {
                     location: Ok(value.location),
                     message: Ok(value.message),
                     trigger: Ok(value.trigger),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct SearchAds360ExpandedDynamicSearchAdInfo {
+            ad_tracking_id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            description1: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            description2: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for SearchAds360ExpandedDynamicSearchAdInfo {
+            fn default() -> Self {
+                Self {
+                    ad_tracking_id: Ok(Default::default()),
+                    description1: Ok(Default::default()),
+                    description2: Ok(Default::default()),
+                }
+            }
+        }
+        impl SearchAds360ExpandedDynamicSearchAdInfo {
+            pub fn ad_tracking_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_tracking_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for ad_tracking_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn description1<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.description1 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for description1: {e}")
+                    });
+                self
+            }
+            pub fn description2<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.description2 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for description2: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<SearchAds360ExpandedDynamicSearchAdInfo>
+        for super::SearchAds360ExpandedDynamicSearchAdInfo {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: SearchAds360ExpandedDynamicSearchAdInfo,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    ad_tracking_id: value.ad_tracking_id?,
+                    description1: value.description1?,
+                    description2: value.description2?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::SearchAds360ExpandedDynamicSearchAdInfo>
+        for SearchAds360ExpandedDynamicSearchAdInfo {
+            fn from(value: super::SearchAds360ExpandedDynamicSearchAdInfo) -> Self {
+                Self {
+                    ad_tracking_id: Ok(value.ad_tracking_id),
+                    description1: Ok(value.description1),
+                    description2: Ok(value.description2),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct SearchAds360ExpandedTextAdInfo {
+            ad_tracking_id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            description1: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            description2: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            headline: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            headline2: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            headline3: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            path1: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            path2: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for SearchAds360ExpandedTextAdInfo {
+            fn default() -> Self {
+                Self {
+                    ad_tracking_id: Ok(Default::default()),
+                    description1: Ok(Default::default()),
+                    description2: Ok(Default::default()),
+                    headline: Ok(Default::default()),
+                    headline2: Ok(Default::default()),
+                    headline3: Ok(Default::default()),
+                    path1: Ok(Default::default()),
+                    path2: Ok(Default::default()),
+                }
+            }
+        }
+        impl SearchAds360ExpandedTextAdInfo {
+            pub fn ad_tracking_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_tracking_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for ad_tracking_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn description1<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.description1 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for description1: {e}")
+                    });
+                self
+            }
+            pub fn description2<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.description2 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for description2: {e}")
+                    });
+                self
+            }
+            pub fn headline<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.headline = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for headline: {e}")
+                    });
+                self
+            }
+            pub fn headline2<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.headline2 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for headline2: {e}")
+                    });
+                self
+            }
+            pub fn headline3<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.headline3 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for headline3: {e}")
+                    });
+                self
+            }
+            pub fn path1<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.path1 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for path1: {e}")
+                    });
+                self
+            }
+            pub fn path2<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.path2 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for path2: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<SearchAds360ExpandedTextAdInfo>
+        for super::SearchAds360ExpandedTextAdInfo {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: SearchAds360ExpandedTextAdInfo,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    ad_tracking_id: value.ad_tracking_id?,
+                    description1: value.description1?,
+                    description2: value.description2?,
+                    headline: value.headline?,
+                    headline2: value.headline2?,
+                    headline3: value.headline3?,
+                    path1: value.path1?,
+                    path2: value.path2?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::SearchAds360ExpandedTextAdInfo>
+        for SearchAds360ExpandedTextAdInfo {
+            fn from(value: super::SearchAds360ExpandedTextAdInfo) -> Self {
+                Self {
+                    ad_tracking_id: Ok(value.ad_tracking_id),
+                    description1: Ok(value.description1),
+                    description2: Ok(value.description2),
+                    headline: Ok(value.headline),
+                    headline2: Ok(value.headline2),
+                    headline3: Ok(value.headline3),
+                    path1: Ok(value.path1),
+                    path2: Ok(value.path2),
                 }
             }
         }
@@ -5629,17 +16726,180 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct SearchAds360ResponsiveSearchAdInfo {
+            ad_tracking_id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            descriptions: ::std::result::Result<
+                ::std::vec::Vec<super::AdTextAsset>,
+                ::std::string::String,
+            >,
+            headlines: ::std::result::Result<
+                ::std::vec::Vec<super::AdTextAsset>,
+                ::std::string::String,
+            >,
+            path1: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            path2: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for SearchAds360ResponsiveSearchAdInfo {
+            fn default() -> Self {
+                Self {
+                    ad_tracking_id: Ok(Default::default()),
+                    descriptions: Ok(Default::default()),
+                    headlines: Ok(Default::default()),
+                    path1: Ok(Default::default()),
+                    path2: Ok(Default::default()),
+                }
+            }
+        }
+        impl SearchAds360ResponsiveSearchAdInfo {
+            pub fn ad_tracking_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_tracking_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for ad_tracking_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn descriptions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::AdTextAsset>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.descriptions = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for descriptions: {e}")
+                    });
+                self
+            }
+            pub fn headlines<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::AdTextAsset>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.headlines = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for headlines: {e}")
+                    });
+                self
+            }
+            pub fn path1<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.path1 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for path1: {e}")
+                    });
+                self
+            }
+            pub fn path2<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.path2 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for path2: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<SearchAds360ResponsiveSearchAdInfo>
+        for super::SearchAds360ResponsiveSearchAdInfo {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: SearchAds360ResponsiveSearchAdInfo,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    ad_tracking_id: value.ad_tracking_id?,
+                    descriptions: value.descriptions?,
+                    headlines: value.headlines?,
+                    path1: value.path1?,
+                    path2: value.path2?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::SearchAds360ResponsiveSearchAdInfo>
+        for SearchAds360ResponsiveSearchAdInfo {
+            fn from(value: super::SearchAds360ResponsiveSearchAdInfo) -> Self {
+                Self {
+                    ad_tracking_id: Ok(value.ad_tracking_id),
+                    descriptions: Ok(value.descriptions),
+                    headlines: Ok(value.headlines),
+                    path1: Ok(value.path1),
+                    path2: Ok(value.path2),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct SearchAds360Row {
             ad_group: ::std::result::Result<
                 ::std::option::Option<super::AdGroup>,
+                ::std::string::String,
+            >,
+            ad_group_ad: ::std::result::Result<
+                ::std::option::Option<super::AdGroupAd>,
+                ::std::string::String,
+            >,
+            ad_group_ad_label: ::std::result::Result<
+                ::std::option::Option<super::AdGroupAdLabel>,
+                ::std::string::String,
+            >,
+            ad_group_criterion: ::std::result::Result<
+                ::std::option::Option<super::AdGroupCriterion>,
+                ::std::string::String,
+            >,
+            ad_group_criterion_label: ::std::result::Result<
+                ::std::option::Option<super::AdGroupCriterionLabel>,
+                ::std::string::String,
+            >,
+            ad_group_label: ::std::result::Result<
+                ::std::option::Option<super::AdGroupLabel>,
+                ::std::string::String,
+            >,
+            bidding_strategy: ::std::result::Result<
+                ::std::option::Option<super::BiddingStrategy>,
                 ::std::string::String,
             >,
             campaign: ::std::result::Result<
                 ::std::option::Option<super::Campaign>,
                 ::std::string::String,
             >,
+            campaign_budget: ::std::result::Result<
+                ::std::option::Option<super::CampaignBudget>,
+                ::std::string::String,
+            >,
+            campaign_label: ::std::result::Result<
+                ::std::option::Option<super::CampaignLabel>,
+                ::std::string::String,
+            >,
             conversion: ::std::result::Result<
                 ::std::option::Option<super::Conversion>,
+                ::std::string::String,
+            >,
+            conversion_action: ::std::result::Result<
+                ::std::option::Option<super::ConversionAction>,
                 ::std::string::String,
             >,
             custom_columns: ::std::result::Result<
@@ -5650,8 +16910,24 @@ pub mod types {
                 ::std::option::Option<super::Customer>,
                 ::std::string::String,
             >,
+            keyword_view: ::std::result::Result<
+                ::std::option::Option<super::KeywordView>,
+                ::std::string::String,
+            >,
+            label: ::std::result::Result<
+                ::std::option::Option<super::Label>,
+                ::std::string::String,
+            >,
+            metrics: ::std::result::Result<
+                ::std::option::Option<super::Metrics>,
+                ::std::string::String,
+            >,
             segments: ::std::result::Result<
                 ::std::option::Option<super::Segments>,
+                ::std::string::String,
+            >,
+            visit: ::std::result::Result<
+                ::std::option::Option<super::Visit>,
                 ::std::string::String,
             >,
         }
@@ -5659,11 +16935,24 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     ad_group: Ok(Default::default()),
+                    ad_group_ad: Ok(Default::default()),
+                    ad_group_ad_label: Ok(Default::default()),
+                    ad_group_criterion: Ok(Default::default()),
+                    ad_group_criterion_label: Ok(Default::default()),
+                    ad_group_label: Ok(Default::default()),
+                    bidding_strategy: Ok(Default::default()),
                     campaign: Ok(Default::default()),
+                    campaign_budget: Ok(Default::default()),
+                    campaign_label: Ok(Default::default()),
                     conversion: Ok(Default::default()),
+                    conversion_action: Ok(Default::default()),
                     custom_columns: Ok(Default::default()),
                     customer: Ok(Default::default()),
+                    keyword_view: Ok(Default::default()),
+                    label: Ok(Default::default()),
+                    metrics: Ok(Default::default()),
                     segments: Ok(Default::default()),
+                    visit: Ok(Default::default()),
                 }
             }
         }
@@ -5680,6 +16969,94 @@ pub mod types {
                     });
                 self
             }
+            pub fn ad_group_ad<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::AdGroupAd>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_group_ad = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for ad_group_ad: {e}")
+                    });
+                self
+            }
+            pub fn ad_group_ad_label<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::AdGroupAdLabel>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_group_ad_label = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for ad_group_ad_label: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn ad_group_criterion<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::AdGroupCriterion>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_group_criterion = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for ad_group_criterion: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn ad_group_criterion_label<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::AdGroupCriterionLabel>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_group_criterion_label = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for ad_group_criterion_label: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn ad_group_label<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::AdGroupLabel>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_group_label = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for ad_group_label: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn bidding_strategy<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::BiddingStrategy>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.bidding_strategy = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for bidding_strategy: {e}"
+                        )
+                    });
+                self
+            }
             pub fn campaign<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::Campaign>>,
@@ -5692,6 +17069,34 @@ pub mod types {
                     });
                 self
             }
+            pub fn campaign_budget<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::CampaignBudget>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.campaign_budget = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for campaign_budget: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn campaign_label<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::CampaignLabel>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.campaign_label = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for campaign_label: {e}"
+                        )
+                    });
+                self
+            }
             pub fn conversion<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::Conversion>>,
@@ -5701,6 +17106,22 @@ pub mod types {
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for conversion: {e}")
+                    });
+                self
+            }
+            pub fn conversion_action<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::ConversionAction>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversion_action = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for conversion_action: {e}"
+                        )
                     });
                 self
             }
@@ -5730,6 +17151,42 @@ pub mod types {
                     });
                 self
             }
+            pub fn keyword_view<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::KeywordView>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.keyword_view = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for keyword_view: {e}")
+                    });
+                self
+            }
+            pub fn label<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::Label>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.label = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for label: {e}")
+                    });
+                self
+            }
+            pub fn metrics<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::Metrics>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.metrics = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for metrics: {e}")
+                    });
+                self
+            }
             pub fn segments<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::Segments>>,
@@ -5742,6 +17199,18 @@ pub mod types {
                     });
                 self
             }
+            pub fn visit<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::Visit>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.visit = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for visit: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<SearchAds360Row> for super::SearchAds360Row {
             type Error = super::error::ConversionError;
@@ -5750,11 +17219,24 @@ pub mod types {
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
                     ad_group: value.ad_group?,
+                    ad_group_ad: value.ad_group_ad?,
+                    ad_group_ad_label: value.ad_group_ad_label?,
+                    ad_group_criterion: value.ad_group_criterion?,
+                    ad_group_criterion_label: value.ad_group_criterion_label?,
+                    ad_group_label: value.ad_group_label?,
+                    bidding_strategy: value.bidding_strategy?,
                     campaign: value.campaign?,
+                    campaign_budget: value.campaign_budget?,
+                    campaign_label: value.campaign_label?,
                     conversion: value.conversion?,
+                    conversion_action: value.conversion_action?,
                     custom_columns: value.custom_columns?,
                     customer: value.customer?,
+                    keyword_view: value.keyword_view?,
+                    label: value.label?,
+                    metrics: value.metrics?,
                     segments: value.segments?,
+                    visit: value.visit?,
                 })
             }
         }
@@ -5762,11 +17244,172 @@ pub mod types {
             fn from(value: super::SearchAds360Row) -> Self {
                 Self {
                     ad_group: Ok(value.ad_group),
+                    ad_group_ad: Ok(value.ad_group_ad),
+                    ad_group_ad_label: Ok(value.ad_group_ad_label),
+                    ad_group_criterion: Ok(value.ad_group_criterion),
+                    ad_group_criterion_label: Ok(value.ad_group_criterion_label),
+                    ad_group_label: Ok(value.ad_group_label),
+                    bidding_strategy: Ok(value.bidding_strategy),
                     campaign: Ok(value.campaign),
+                    campaign_budget: Ok(value.campaign_budget),
+                    campaign_label: Ok(value.campaign_label),
                     conversion: Ok(value.conversion),
+                    conversion_action: Ok(value.conversion_action),
                     custom_columns: Ok(value.custom_columns),
                     customer: Ok(value.customer),
+                    keyword_view: Ok(value.keyword_view),
+                    label: Ok(value.label),
+                    metrics: Ok(value.metrics),
                     segments: Ok(value.segments),
+                    visit: Ok(value.visit),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct SearchAds360TextAdInfo {
+            ad_tracking_id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            description1: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            description2: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            display_mobile_url: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            display_url: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            headline: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for SearchAds360TextAdInfo {
+            fn default() -> Self {
+                Self {
+                    ad_tracking_id: Ok(Default::default()),
+                    description1: Ok(Default::default()),
+                    description2: Ok(Default::default()),
+                    display_mobile_url: Ok(Default::default()),
+                    display_url: Ok(Default::default()),
+                    headline: Ok(Default::default()),
+                }
+            }
+        }
+        impl SearchAds360TextAdInfo {
+            pub fn ad_tracking_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_tracking_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for ad_tracking_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn description1<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.description1 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for description1: {e}")
+                    });
+                self
+            }
+            pub fn description2<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.description2 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for description2: {e}")
+                    });
+                self
+            }
+            pub fn display_mobile_url<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.display_mobile_url = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for display_mobile_url: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn display_url<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.display_url = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for display_url: {e}")
+                    });
+                self
+            }
+            pub fn headline<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.headline = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for headline: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<SearchAds360TextAdInfo>
+        for super::SearchAds360TextAdInfo {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: SearchAds360TextAdInfo,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    ad_tracking_id: value.ad_tracking_id?,
+                    description1: value.description1?,
+                    description2: value.description2?,
+                    display_mobile_url: value.display_mobile_url?,
+                    display_url: value.display_url?,
+                    headline: value.headline?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::SearchAds360TextAdInfo>
+        for SearchAds360TextAdInfo {
+            fn from(value: super::SearchAds360TextAdInfo) -> Self {
+                Self {
+                    ad_tracking_id: Ok(value.ad_tracking_id),
+                    description1: Ok(value.description1),
+                    description2: Ok(value.description2),
+                    display_mobile_url: Ok(value.display_mobile_url),
+                    display_url: Ok(value.display_url),
+                    headline: Ok(value.headline),
                 }
             }
         }
@@ -6354,6 +17997,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            asset_interaction_target: ::std::result::Result<
+                ::std::option::Option<super::AssetInteractionTarget>,
+                ::std::string::String,
+            >,
             conversion_action: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
@@ -6364,6 +18011,10 @@ pub mod types {
             >,
             conversion_action_name: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            conversion_custom_dimensions: ::std::result::Result<
+                ::std::vec::Vec<super::Value>,
                 ::std::string::String,
             >,
             date: ::std::result::Result<
@@ -6378,16 +18029,212 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            geo_target_city: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            geo_target_country: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            geo_target_metro: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            geo_target_region: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
             hour: ::std::result::Result<
                 ::std::option::Option<i32>,
+                ::std::string::String,
+            >,
+            keyword: ::std::result::Result<
+                ::std::option::Option<super::Keyword>,
                 ::std::string::String,
             >,
             month: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            product_bidding_category_level1: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_bidding_category_level2: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_bidding_category_level3: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_bidding_category_level4: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_bidding_category_level5: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_brand: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_channel: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_channel_exclusivity: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_condition: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_country: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_custom_attribute0: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_custom_attribute1: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_custom_attribute2: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_custom_attribute3: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_custom_attribute4: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_item_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_language: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_sold_bidding_category_level1: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_sold_bidding_category_level2: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_sold_bidding_category_level3: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_sold_bidding_category_level4: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_sold_bidding_category_level5: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_sold_brand: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_sold_condition: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_sold_custom_attribute0: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_sold_custom_attribute1: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_sold_custom_attribute2: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_sold_custom_attribute3: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_sold_custom_attribute4: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_sold_item_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_sold_title: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_sold_type_l1: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_sold_type_l2: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_sold_type_l3: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_sold_type_l4: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_sold_type_l5: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_store_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_title: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_type_l1: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_type_l2: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_type_l3: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_type_l4: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_type_l5: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
             quarter: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            raw_event_conversion_dimensions: ::std::result::Result<
+                ::std::vec::Vec<super::Value>,
                 ::std::string::String,
             >,
             week: ::std::result::Result<
@@ -6403,15 +18250,66 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     ad_network_type: Ok(Default::default()),
+                    asset_interaction_target: Ok(Default::default()),
                     conversion_action: Ok(Default::default()),
                     conversion_action_category: Ok(Default::default()),
                     conversion_action_name: Ok(Default::default()),
+                    conversion_custom_dimensions: Ok(Default::default()),
                     date: Ok(Default::default()),
                     day_of_week: Ok(Default::default()),
                     device: Ok(Default::default()),
+                    geo_target_city: Ok(Default::default()),
+                    geo_target_country: Ok(Default::default()),
+                    geo_target_metro: Ok(Default::default()),
+                    geo_target_region: Ok(Default::default()),
                     hour: Ok(Default::default()),
+                    keyword: Ok(Default::default()),
                     month: Ok(Default::default()),
+                    product_bidding_category_level1: Ok(Default::default()),
+                    product_bidding_category_level2: Ok(Default::default()),
+                    product_bidding_category_level3: Ok(Default::default()),
+                    product_bidding_category_level4: Ok(Default::default()),
+                    product_bidding_category_level5: Ok(Default::default()),
+                    product_brand: Ok(Default::default()),
+                    product_channel: Ok(Default::default()),
+                    product_channel_exclusivity: Ok(Default::default()),
+                    product_condition: Ok(Default::default()),
+                    product_country: Ok(Default::default()),
+                    product_custom_attribute0: Ok(Default::default()),
+                    product_custom_attribute1: Ok(Default::default()),
+                    product_custom_attribute2: Ok(Default::default()),
+                    product_custom_attribute3: Ok(Default::default()),
+                    product_custom_attribute4: Ok(Default::default()),
+                    product_item_id: Ok(Default::default()),
+                    product_language: Ok(Default::default()),
+                    product_sold_bidding_category_level1: Ok(Default::default()),
+                    product_sold_bidding_category_level2: Ok(Default::default()),
+                    product_sold_bidding_category_level3: Ok(Default::default()),
+                    product_sold_bidding_category_level4: Ok(Default::default()),
+                    product_sold_bidding_category_level5: Ok(Default::default()),
+                    product_sold_brand: Ok(Default::default()),
+                    product_sold_condition: Ok(Default::default()),
+                    product_sold_custom_attribute0: Ok(Default::default()),
+                    product_sold_custom_attribute1: Ok(Default::default()),
+                    product_sold_custom_attribute2: Ok(Default::default()),
+                    product_sold_custom_attribute3: Ok(Default::default()),
+                    product_sold_custom_attribute4: Ok(Default::default()),
+                    product_sold_item_id: Ok(Default::default()),
+                    product_sold_title: Ok(Default::default()),
+                    product_sold_type_l1: Ok(Default::default()),
+                    product_sold_type_l2: Ok(Default::default()),
+                    product_sold_type_l3: Ok(Default::default()),
+                    product_sold_type_l4: Ok(Default::default()),
+                    product_sold_type_l5: Ok(Default::default()),
+                    product_store_id: Ok(Default::default()),
+                    product_title: Ok(Default::default()),
+                    product_type_l1: Ok(Default::default()),
+                    product_type_l2: Ok(Default::default()),
+                    product_type_l3: Ok(Default::default()),
+                    product_type_l4: Ok(Default::default()),
+                    product_type_l5: Ok(Default::default()),
                     quarter: Ok(Default::default()),
+                    raw_event_conversion_dimensions: Ok(Default::default()),
                     week: Ok(Default::default()),
                     year: Ok(Default::default()),
                 }
@@ -6428,6 +18326,22 @@ pub mod types {
                     .map_err(|e| {
                         format!(
                             "error converting supplied value for ad_network_type: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn asset_interaction_target<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::AssetInteractionTarget>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.asset_interaction_target = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for asset_interaction_target: {e}"
                         )
                     });
                 self
@@ -6474,6 +18388,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn conversion_custom_dimensions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::Value>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversion_custom_dimensions = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for conversion_custom_dimensions: {e}"
+                        )
+                    });
+                self
+            }
             pub fn date<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -6510,6 +18438,62 @@ pub mod types {
                     });
                 self
             }
+            pub fn geo_target_city<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.geo_target_city = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for geo_target_city: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn geo_target_country<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.geo_target_country = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for geo_target_country: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn geo_target_metro<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.geo_target_metro = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for geo_target_metro: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn geo_target_region<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.geo_target_region = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for geo_target_region: {e}"
+                        )
+                    });
+                self
+            }
             pub fn hour<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<i32>>,
@@ -6519,6 +18503,18 @@ pub mod types {
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for hour: {e}")
+                    });
+                self
+            }
+            pub fn keyword<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::Keyword>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.keyword = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for keyword: {e}")
                     });
                 self
             }
@@ -6534,6 +18530,604 @@ pub mod types {
                     });
                 self
             }
+            pub fn product_bidding_category_level1<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_bidding_category_level1 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_bidding_category_level1: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_bidding_category_level2<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_bidding_category_level2 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_bidding_category_level2: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_bidding_category_level3<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_bidding_category_level3 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_bidding_category_level3: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_bidding_category_level4<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_bidding_category_level4 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_bidding_category_level4: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_bidding_category_level5<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_bidding_category_level5 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_bidding_category_level5: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_brand<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_brand = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for product_brand: {e}")
+                    });
+                self
+            }
+            pub fn product_channel<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_channel = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_channel: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_channel_exclusivity<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_channel_exclusivity = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_channel_exclusivity: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_condition<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_condition = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_condition: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_country<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_country = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_country: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_custom_attribute0<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_custom_attribute0 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_custom_attribute0: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_custom_attribute1<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_custom_attribute1 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_custom_attribute1: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_custom_attribute2<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_custom_attribute2 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_custom_attribute2: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_custom_attribute3<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_custom_attribute3 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_custom_attribute3: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_custom_attribute4<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_custom_attribute4 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_custom_attribute4: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_item_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_item_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_item_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_language<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_language = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_language: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_sold_bidding_category_level1<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_sold_bidding_category_level1 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_sold_bidding_category_level1: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_sold_bidding_category_level2<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_sold_bidding_category_level2 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_sold_bidding_category_level2: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_sold_bidding_category_level3<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_sold_bidding_category_level3 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_sold_bidding_category_level3: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_sold_bidding_category_level4<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_sold_bidding_category_level4 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_sold_bidding_category_level4: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_sold_bidding_category_level5<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_sold_bidding_category_level5 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_sold_bidding_category_level5: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_sold_brand<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_sold_brand = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_sold_brand: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_sold_condition<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_sold_condition = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_sold_condition: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_sold_custom_attribute0<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_sold_custom_attribute0 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_sold_custom_attribute0: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_sold_custom_attribute1<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_sold_custom_attribute1 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_sold_custom_attribute1: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_sold_custom_attribute2<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_sold_custom_attribute2 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_sold_custom_attribute2: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_sold_custom_attribute3<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_sold_custom_attribute3 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_sold_custom_attribute3: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_sold_custom_attribute4<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_sold_custom_attribute4 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_sold_custom_attribute4: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_sold_item_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_sold_item_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_sold_item_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_sold_title<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_sold_title = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_sold_title: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_sold_type_l1<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_sold_type_l1 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_sold_type_l1: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_sold_type_l2<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_sold_type_l2 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_sold_type_l2: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_sold_type_l3<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_sold_type_l3 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_sold_type_l3: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_sold_type_l4<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_sold_type_l4 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_sold_type_l4: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_sold_type_l5<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_sold_type_l5 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_sold_type_l5: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_store_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_store_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_store_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_title<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_title = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for product_title: {e}")
+                    });
+                self
+            }
+            pub fn product_type_l1<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_type_l1 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_type_l1: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_type_l2<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_type_l2 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_type_l2: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_type_l3<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_type_l3 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_type_l3: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_type_l4<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_type_l4 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_type_l4: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_type_l5<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_type_l5 = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_type_l5: {e}"
+                        )
+                    });
+                self
+            }
             pub fn quarter<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -6543,6 +19137,20 @@ pub mod types {
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for quarter: {e}")
+                    });
+                self
+            }
+            pub fn raw_event_conversion_dimensions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::Value>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.raw_event_conversion_dimensions = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for raw_event_conversion_dimensions: {e}"
+                        )
                     });
                 self
             }
@@ -6578,15 +19186,82 @@ pub mod types {
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
                     ad_network_type: value.ad_network_type?,
+                    asset_interaction_target: value.asset_interaction_target?,
                     conversion_action: value.conversion_action?,
                     conversion_action_category: value.conversion_action_category?,
                     conversion_action_name: value.conversion_action_name?,
+                    conversion_custom_dimensions: value.conversion_custom_dimensions?,
                     date: value.date?,
                     day_of_week: value.day_of_week?,
                     device: value.device?,
+                    geo_target_city: value.geo_target_city?,
+                    geo_target_country: value.geo_target_country?,
+                    geo_target_metro: value.geo_target_metro?,
+                    geo_target_region: value.geo_target_region?,
                     hour: value.hour?,
+                    keyword: value.keyword?,
                     month: value.month?,
+                    product_bidding_category_level1: value
+                        .product_bidding_category_level1?,
+                    product_bidding_category_level2: value
+                        .product_bidding_category_level2?,
+                    product_bidding_category_level3: value
+                        .product_bidding_category_level3?,
+                    product_bidding_category_level4: value
+                        .product_bidding_category_level4?,
+                    product_bidding_category_level5: value
+                        .product_bidding_category_level5?,
+                    product_brand: value.product_brand?,
+                    product_channel: value.product_channel?,
+                    product_channel_exclusivity: value.product_channel_exclusivity?,
+                    product_condition: value.product_condition?,
+                    product_country: value.product_country?,
+                    product_custom_attribute0: value.product_custom_attribute0?,
+                    product_custom_attribute1: value.product_custom_attribute1?,
+                    product_custom_attribute2: value.product_custom_attribute2?,
+                    product_custom_attribute3: value.product_custom_attribute3?,
+                    product_custom_attribute4: value.product_custom_attribute4?,
+                    product_item_id: value.product_item_id?,
+                    product_language: value.product_language?,
+                    product_sold_bidding_category_level1: value
+                        .product_sold_bidding_category_level1?,
+                    product_sold_bidding_category_level2: value
+                        .product_sold_bidding_category_level2?,
+                    product_sold_bidding_category_level3: value
+                        .product_sold_bidding_category_level3?,
+                    product_sold_bidding_category_level4: value
+                        .product_sold_bidding_category_level4?,
+                    product_sold_bidding_category_level5: value
+                        .product_sold_bidding_category_level5?,
+                    product_sold_brand: value.product_sold_brand?,
+                    product_sold_condition: value.product_sold_condition?,
+                    product_sold_custom_attribute0: value
+                        .product_sold_custom_attribute0?,
+                    product_sold_custom_attribute1: value
+                        .product_sold_custom_attribute1?,
+                    product_sold_custom_attribute2: value
+                        .product_sold_custom_attribute2?,
+                    product_sold_custom_attribute3: value
+                        .product_sold_custom_attribute3?,
+                    product_sold_custom_attribute4: value
+                        .product_sold_custom_attribute4?,
+                    product_sold_item_id: value.product_sold_item_id?,
+                    product_sold_title: value.product_sold_title?,
+                    product_sold_type_l1: value.product_sold_type_l1?,
+                    product_sold_type_l2: value.product_sold_type_l2?,
+                    product_sold_type_l3: value.product_sold_type_l3?,
+                    product_sold_type_l4: value.product_sold_type_l4?,
+                    product_sold_type_l5: value.product_sold_type_l5?,
+                    product_store_id: value.product_store_id?,
+                    product_title: value.product_title?,
+                    product_type_l1: value.product_type_l1?,
+                    product_type_l2: value.product_type_l2?,
+                    product_type_l3: value.product_type_l3?,
+                    product_type_l4: value.product_type_l4?,
+                    product_type_l5: value.product_type_l5?,
                     quarter: value.quarter?,
+                    raw_event_conversion_dimensions: value
+                        .raw_event_conversion_dimensions?,
                     week: value.week?,
                     year: value.year?,
                 })
@@ -6596,15 +19271,98 @@ pub mod types {
             fn from(value: super::Segments) -> Self {
                 Self {
                     ad_network_type: Ok(value.ad_network_type),
+                    asset_interaction_target: Ok(value.asset_interaction_target),
                     conversion_action: Ok(value.conversion_action),
                     conversion_action_category: Ok(value.conversion_action_category),
                     conversion_action_name: Ok(value.conversion_action_name),
+                    conversion_custom_dimensions: Ok(value.conversion_custom_dimensions),
                     date: Ok(value.date),
                     day_of_week: Ok(value.day_of_week),
                     device: Ok(value.device),
+                    geo_target_city: Ok(value.geo_target_city),
+                    geo_target_country: Ok(value.geo_target_country),
+                    geo_target_metro: Ok(value.geo_target_metro),
+                    geo_target_region: Ok(value.geo_target_region),
                     hour: Ok(value.hour),
+                    keyword: Ok(value.keyword),
                     month: Ok(value.month),
+                    product_bidding_category_level1: Ok(
+                        value.product_bidding_category_level1,
+                    ),
+                    product_bidding_category_level2: Ok(
+                        value.product_bidding_category_level2,
+                    ),
+                    product_bidding_category_level3: Ok(
+                        value.product_bidding_category_level3,
+                    ),
+                    product_bidding_category_level4: Ok(
+                        value.product_bidding_category_level4,
+                    ),
+                    product_bidding_category_level5: Ok(
+                        value.product_bidding_category_level5,
+                    ),
+                    product_brand: Ok(value.product_brand),
+                    product_channel: Ok(value.product_channel),
+                    product_channel_exclusivity: Ok(value.product_channel_exclusivity),
+                    product_condition: Ok(value.product_condition),
+                    product_country: Ok(value.product_country),
+                    product_custom_attribute0: Ok(value.product_custom_attribute0),
+                    product_custom_attribute1: Ok(value.product_custom_attribute1),
+                    product_custom_attribute2: Ok(value.product_custom_attribute2),
+                    product_custom_attribute3: Ok(value.product_custom_attribute3),
+                    product_custom_attribute4: Ok(value.product_custom_attribute4),
+                    product_item_id: Ok(value.product_item_id),
+                    product_language: Ok(value.product_language),
+                    product_sold_bidding_category_level1: Ok(
+                        value.product_sold_bidding_category_level1,
+                    ),
+                    product_sold_bidding_category_level2: Ok(
+                        value.product_sold_bidding_category_level2,
+                    ),
+                    product_sold_bidding_category_level3: Ok(
+                        value.product_sold_bidding_category_level3,
+                    ),
+                    product_sold_bidding_category_level4: Ok(
+                        value.product_sold_bidding_category_level4,
+                    ),
+                    product_sold_bidding_category_level5: Ok(
+                        value.product_sold_bidding_category_level5,
+                    ),
+                    product_sold_brand: Ok(value.product_sold_brand),
+                    product_sold_condition: Ok(value.product_sold_condition),
+                    product_sold_custom_attribute0: Ok(
+                        value.product_sold_custom_attribute0,
+                    ),
+                    product_sold_custom_attribute1: Ok(
+                        value.product_sold_custom_attribute1,
+                    ),
+                    product_sold_custom_attribute2: Ok(
+                        value.product_sold_custom_attribute2,
+                    ),
+                    product_sold_custom_attribute3: Ok(
+                        value.product_sold_custom_attribute3,
+                    ),
+                    product_sold_custom_attribute4: Ok(
+                        value.product_sold_custom_attribute4,
+                    ),
+                    product_sold_item_id: Ok(value.product_sold_item_id),
+                    product_sold_title: Ok(value.product_sold_title),
+                    product_sold_type_l1: Ok(value.product_sold_type_l1),
+                    product_sold_type_l2: Ok(value.product_sold_type_l2),
+                    product_sold_type_l3: Ok(value.product_sold_type_l3),
+                    product_sold_type_l4: Ok(value.product_sold_type_l4),
+                    product_sold_type_l5: Ok(value.product_sold_type_l5),
+                    product_store_id: Ok(value.product_store_id),
+                    product_title: Ok(value.product_title),
+                    product_type_l1: Ok(value.product_type_l1),
+                    product_type_l2: Ok(value.product_type_l2),
+                    product_type_l3: Ok(value.product_type_l3),
+                    product_type_l4: Ok(value.product_type_l4),
+                    product_type_l5: Ok(value.product_type_l5),
                     quarter: Ok(value.quarter),
+                    raw_event_conversion_dimensions: Ok(
+                        value.raw_event_conversion_dimensions,
+                    ),
                     week: Ok(value.week),
                     year: Ok(value.year),
                 }
@@ -6709,6 +19467,630 @@ pub mod types {
                     details: Ok(value.details),
                     message: Ok(value.message),
                     status: Ok(value.status),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct TargetCpa {
+            cpc_bid_ceiling_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            cpc_bid_floor_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            target_cpa_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for TargetCpa {
+            fn default() -> Self {
+                Self {
+                    cpc_bid_ceiling_micros: Ok(Default::default()),
+                    cpc_bid_floor_micros: Ok(Default::default()),
+                    target_cpa_micros: Ok(Default::default()),
+                }
+            }
+        }
+        impl TargetCpa {
+            pub fn cpc_bid_ceiling_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cpc_bid_ceiling_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cpc_bid_ceiling_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn cpc_bid_floor_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cpc_bid_floor_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cpc_bid_floor_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn target_cpa_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_cpa_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for target_cpa_micros: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<TargetCpa> for super::TargetCpa {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: TargetCpa,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    cpc_bid_ceiling_micros: value.cpc_bid_ceiling_micros?,
+                    cpc_bid_floor_micros: value.cpc_bid_floor_micros?,
+                    target_cpa_micros: value.target_cpa_micros?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::TargetCpa> for TargetCpa {
+            fn from(value: super::TargetCpa) -> Self {
+                Self {
+                    cpc_bid_ceiling_micros: Ok(value.cpc_bid_ceiling_micros),
+                    cpc_bid_floor_micros: Ok(value.cpc_bid_floor_micros),
+                    target_cpa_micros: Ok(value.target_cpa_micros),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct TargetImpressionShare {
+            cpc_bid_ceiling_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            location: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            location_fraction_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for TargetImpressionShare {
+            fn default() -> Self {
+                Self {
+                    cpc_bid_ceiling_micros: Ok(Default::default()),
+                    location: Ok(Default::default()),
+                    location_fraction_micros: Ok(Default::default()),
+                }
+            }
+        }
+        impl TargetImpressionShare {
+            pub fn cpc_bid_ceiling_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cpc_bid_ceiling_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cpc_bid_ceiling_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn location<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.location = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for location: {e}")
+                    });
+                self
+            }
+            pub fn location_fraction_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.location_fraction_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for location_fraction_micros: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<TargetImpressionShare>
+        for super::TargetImpressionShare {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: TargetImpressionShare,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    cpc_bid_ceiling_micros: value.cpc_bid_ceiling_micros?,
+                    location: value.location?,
+                    location_fraction_micros: value.location_fraction_micros?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::TargetImpressionShare>
+        for TargetImpressionShare {
+            fn from(value: super::TargetImpressionShare) -> Self {
+                Self {
+                    cpc_bid_ceiling_micros: Ok(value.cpc_bid_ceiling_micros),
+                    location: Ok(value.location),
+                    location_fraction_micros: Ok(value.location_fraction_micros),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct TargetOutrankShare {
+            cpc_bid_ceiling_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for TargetOutrankShare {
+            fn default() -> Self {
+                Self {
+                    cpc_bid_ceiling_micros: Ok(Default::default()),
+                }
+            }
+        }
+        impl TargetOutrankShare {
+            pub fn cpc_bid_ceiling_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cpc_bid_ceiling_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cpc_bid_ceiling_micros: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<TargetOutrankShare> for super::TargetOutrankShare {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: TargetOutrankShare,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    cpc_bid_ceiling_micros: value.cpc_bid_ceiling_micros?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::TargetOutrankShare> for TargetOutrankShare {
+            fn from(value: super::TargetOutrankShare) -> Self {
+                Self {
+                    cpc_bid_ceiling_micros: Ok(value.cpc_bid_ceiling_micros),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct TargetRestriction {
+            bid_only: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
+            targeting_dimension: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for TargetRestriction {
+            fn default() -> Self {
+                Self {
+                    bid_only: Ok(Default::default()),
+                    targeting_dimension: Ok(Default::default()),
+                }
+            }
+        }
+        impl TargetRestriction {
+            pub fn bid_only<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<bool>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.bid_only = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for bid_only: {e}")
+                    });
+                self
+            }
+            pub fn targeting_dimension<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.targeting_dimension = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for targeting_dimension: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<TargetRestriction> for super::TargetRestriction {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: TargetRestriction,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    bid_only: value.bid_only?,
+                    targeting_dimension: value.targeting_dimension?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::TargetRestriction> for TargetRestriction {
+            fn from(value: super::TargetRestriction) -> Self {
+                Self {
+                    bid_only: Ok(value.bid_only),
+                    targeting_dimension: Ok(value.targeting_dimension),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct TargetRoas {
+            cpc_bid_ceiling_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            cpc_bid_floor_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            target_roas: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for TargetRoas {
+            fn default() -> Self {
+                Self {
+                    cpc_bid_ceiling_micros: Ok(Default::default()),
+                    cpc_bid_floor_micros: Ok(Default::default()),
+                    target_roas: Ok(Default::default()),
+                }
+            }
+        }
+        impl TargetRoas {
+            pub fn cpc_bid_ceiling_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cpc_bid_ceiling_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cpc_bid_ceiling_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn cpc_bid_floor_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cpc_bid_floor_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cpc_bid_floor_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn target_roas<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_roas = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for target_roas: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<TargetRoas> for super::TargetRoas {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: TargetRoas,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    cpc_bid_ceiling_micros: value.cpc_bid_ceiling_micros?,
+                    cpc_bid_floor_micros: value.cpc_bid_floor_micros?,
+                    target_roas: value.target_roas?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::TargetRoas> for TargetRoas {
+            fn from(value: super::TargetRoas) -> Self {
+                Self {
+                    cpc_bid_ceiling_micros: Ok(value.cpc_bid_ceiling_micros),
+                    cpc_bid_floor_micros: Ok(value.cpc_bid_floor_micros),
+                    target_roas: Ok(value.target_roas),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct TargetSpend {
+            cpc_bid_ceiling_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            target_spend_micros: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for TargetSpend {
+            fn default() -> Self {
+                Self {
+                    cpc_bid_ceiling_micros: Ok(Default::default()),
+                    target_spend_micros: Ok(Default::default()),
+                }
+            }
+        }
+        impl TargetSpend {
+            pub fn cpc_bid_ceiling_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cpc_bid_ceiling_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for cpc_bid_ceiling_micros: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn target_spend_micros<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_spend_micros = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for target_spend_micros: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<TargetSpend> for super::TargetSpend {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: TargetSpend,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    cpc_bid_ceiling_micros: value.cpc_bid_ceiling_micros?,
+                    target_spend_micros: value.target_spend_micros?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::TargetSpend> for TargetSpend {
+            fn from(value: super::TargetSpend) -> Self {
+                Self {
+                    cpc_bid_ceiling_micros: Ok(value.cpc_bid_ceiling_micros),
+                    target_spend_micros: Ok(value.target_spend_micros),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct TargetingSetting {
+            target_restrictions: ::std::result::Result<
+                ::std::vec::Vec<super::TargetRestriction>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for TargetingSetting {
+            fn default() -> Self {
+                Self {
+                    target_restrictions: Ok(Default::default()),
+                }
+            }
+        }
+        impl TargetingSetting {
+            pub fn target_restrictions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::TargetRestriction>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target_restrictions = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for target_restrictions: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<TargetingSetting> for super::TargetingSetting {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: TargetingSetting,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    target_restrictions: value.target_restrictions?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::TargetingSetting> for TargetingSetting {
+            fn from(value: super::TargetingSetting) -> Self {
+                Self {
+                    target_restrictions: Ok(value.target_restrictions),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct TextLabel {
+            background_color: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            description: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for TextLabel {
+            fn default() -> Self {
+                Self {
+                    background_color: Ok(Default::default()),
+                    description: Ok(Default::default()),
+                }
+            }
+        }
+        impl TextLabel {
+            pub fn background_color<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.background_color = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for background_color: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn description<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.description = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for description: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<TextLabel> for super::TextLabel {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: TextLabel,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    background_color: value.background_color?,
+                    description: value.description?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::TextLabel> for TextLabel {
+            fn from(value: super::TextLabel) -> Self {
+                Self {
+                    background_color: Ok(value.background_color),
+                    description: Ok(value.description),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct UserListInfo {
+            user_list: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for UserListInfo {
+            fn default() -> Self {
+                Self {
+                    user_list: Ok(Default::default()),
+                }
+            }
+        }
+        impl UserListInfo {
+            pub fn user_list<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.user_list = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for user_list: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<UserListInfo> for super::UserListInfo {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: UserListInfo,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    user_list: value.user_list?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::UserListInfo> for UserListInfo {
+            fn from(value: super::UserListInfo) -> Self {
+                Self {
+                    user_list: Ok(value.user_list),
                 }
             }
         }
@@ -6832,6 +20214,489 @@ pub mod types {
                     float_value: Ok(value.float_value),
                     int64_value: Ok(value.int64_value),
                     string_value: Ok(value.string_value),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct Visit {
+            ad_id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            asset_field_type: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            asset_id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            click_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            criterion_id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            merchant_id: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            product_channel: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_country_code: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_language_code: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            product_store_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            resource_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            visit_date_time: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for Visit {
+            fn default() -> Self {
+                Self {
+                    ad_id: Ok(Default::default()),
+                    asset_field_type: Ok(Default::default()),
+                    asset_id: Ok(Default::default()),
+                    click_id: Ok(Default::default()),
+                    criterion_id: Ok(Default::default()),
+                    id: Ok(Default::default()),
+                    merchant_id: Ok(Default::default()),
+                    product_channel: Ok(Default::default()),
+                    product_country_code: Ok(Default::default()),
+                    product_id: Ok(Default::default()),
+                    product_language_code: Ok(Default::default()),
+                    product_store_id: Ok(Default::default()),
+                    resource_name: Ok(Default::default()),
+                    visit_date_time: Ok(Default::default()),
+                }
+            }
+        }
+        impl Visit {
+            pub fn ad_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for ad_id: {e}")
+                    });
+                self
+            }
+            pub fn asset_field_type<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.asset_field_type = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for asset_field_type: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn asset_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.asset_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for asset_id: {e}")
+                    });
+                self
+            }
+            pub fn click_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.click_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for click_id: {e}")
+                    });
+                self
+            }
+            pub fn criterion_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.criterion_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for criterion_id: {e}")
+                    });
+                self
+            }
+            pub fn id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.id = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self
+            }
+            pub fn merchant_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.merchant_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for merchant_id: {e}")
+                    });
+                self
+            }
+            pub fn product_channel<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_channel = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_channel: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_country_code<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_country_code = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_country_code: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for product_id: {e}")
+                    });
+                self
+            }
+            pub fn product_language_code<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_language_code = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_language_code: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn product_store_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product_store_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for product_store_id: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn resource_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for resource_name: {e}")
+                    });
+                self
+            }
+            pub fn visit_date_time<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.visit_date_time = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for visit_date_time: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<Visit> for super::Visit {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: Visit,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    ad_id: value.ad_id?,
+                    asset_field_type: value.asset_field_type?,
+                    asset_id: value.asset_id?,
+                    click_id: value.click_id?,
+                    criterion_id: value.criterion_id?,
+                    id: value.id?,
+                    merchant_id: value.merchant_id?,
+                    product_channel: value.product_channel?,
+                    product_country_code: value.product_country_code?,
+                    product_id: value.product_id?,
+                    product_language_code: value.product_language_code?,
+                    product_store_id: value.product_store_id?,
+                    resource_name: value.resource_name?,
+                    visit_date_time: value.visit_date_time?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::Visit> for Visit {
+            fn from(value: super::Visit) -> Self {
+                Self {
+                    ad_id: Ok(value.ad_id),
+                    asset_field_type: Ok(value.asset_field_type),
+                    asset_id: Ok(value.asset_id),
+                    click_id: Ok(value.click_id),
+                    criterion_id: Ok(value.criterion_id),
+                    id: Ok(value.id),
+                    merchant_id: Ok(value.merchant_id),
+                    product_channel: Ok(value.product_channel),
+                    product_country_code: Ok(value.product_country_code),
+                    product_id: Ok(value.product_id),
+                    product_language_code: Ok(value.product_language_code),
+                    product_store_id: Ok(value.product_store_id),
+                    resource_name: Ok(value.resource_name),
+                    visit_date_time: Ok(value.visit_date_time),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct WebpageConditionInfo {
+            argument: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            operand: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            operator: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for WebpageConditionInfo {
+            fn default() -> Self {
+                Self {
+                    argument: Ok(Default::default()),
+                    operand: Ok(Default::default()),
+                    operator: Ok(Default::default()),
+                }
+            }
+        }
+        impl WebpageConditionInfo {
+            pub fn argument<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.argument = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for argument: {e}")
+                    });
+                self
+            }
+            pub fn operand<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.operand = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for operand: {e}")
+                    });
+                self
+            }
+            pub fn operator<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.operator = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for operator: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<WebpageConditionInfo>
+        for super::WebpageConditionInfo {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: WebpageConditionInfo,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    argument: value.argument?,
+                    operand: value.operand?,
+                    operator: value.operator?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::WebpageConditionInfo> for WebpageConditionInfo {
+            fn from(value: super::WebpageConditionInfo) -> Self {
+                Self {
+                    argument: Ok(value.argument),
+                    operand: Ok(value.operand),
+                    operator: Ok(value.operator),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct WebpageInfo {
+            conditions: ::std::result::Result<
+                ::std::vec::Vec<super::WebpageConditionInfo>,
+                ::std::string::String,
+            >,
+            coverage_percentage: ::std::result::Result<
+                ::std::option::Option<f64>,
+                ::std::string::String,
+            >,
+            criterion_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for WebpageInfo {
+            fn default() -> Self {
+                Self {
+                    conditions: Ok(Default::default()),
+                    coverage_percentage: Ok(Default::default()),
+                    criterion_name: Ok(Default::default()),
+                }
+            }
+        }
+        impl WebpageInfo {
+            pub fn conditions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::WebpageConditionInfo>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conditions = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for conditions: {e}")
+                    });
+                self
+            }
+            pub fn coverage_percentage<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<f64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.coverage_percentage = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for coverage_percentage: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn criterion_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.criterion_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for criterion_name: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<WebpageInfo> for super::WebpageInfo {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: WebpageInfo,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    conditions: value.conditions?,
+                    coverage_percentage: value.coverage_percentage?,
+                    criterion_name: value.criterion_name?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::WebpageInfo> for WebpageInfo {
+            fn from(value: super::WebpageInfo) -> Self {
+                Self {
+                    conditions: Ok(value.conditions),
+                    coverage_percentage: Ok(value.coverage_percentage),
+                    criterion_name: Ok(value.criterion_name),
                 }
             }
         }
@@ -6973,6 +20838,29 @@ let response = client.customers_search_ads360_search()
         &self,
     ) -> builder::CustomersSearchAds360Search<'_> {
         builder::CustomersSearchAds360Search::new(self)
+    }
+    /**Get one custom column of a customer
+
+Returns the requested custom column in full detail. Discovery's path is `v0/{+resourceName}` with `resourceName` matching `customers/[^/]+/customColumns/[^/]+`; as for `searchAds360Fields.get` the spec uses discovery's `flatPath` (SR-2). Errors: Authentication, Authorization, Header, Internal, Quota and Request errors.
+
+Sends a `GET` request to `/v0/customers/{customersId}/customColumns/{customColumnsId}`
+
+Arguments:
+- `customers_id`: The customer's ID, ten digits without dashes (the part of the resource name after `customers/`; discovery's `flatPath` name).
+- `custom_columns_id`: The custom column's id (the part of the resource name after `customColumns/`).
+- `login_customer_id`: The manager account's customer ID (ten digits, no dashes) when a manager reaches a client account beneath it; not needed when the caller has direct access to the customer (SR-8). Not a discovery parameter: the REST reference documents it as a header.
+```ignore
+let response = client.customers_custom_columns_get()
+    .customers_id(customers_id)
+    .custom_columns_id(custom_columns_id)
+    .login_customer_id(login_customer_id)
+    .send()
+    .await;
+```*/
+    pub fn customers_custom_columns_get(
+        &self,
+    ) -> builder::CustomersCustomColumnsGet<'_> {
+        builder::CustomersCustomColumnsGet::new(self)
     }
     /**List the customers directly accessible by the caller
 
@@ -7251,6 +21139,124 @@ pub mod builder {
                 .build()?;
             let info = OperationInfo {
                 operation_id: "customers_search_ads360_search",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::customers_custom_columns_get`]
+
+[`Client::customers_custom_columns_get`]: super::Client::customers_custom_columns_get*/
+    #[derive(Debug, Clone)]
+    pub struct CustomersCustomColumnsGet<'a> {
+        client: &'a super::Client,
+        customers_id: Result<::std::string::String, String>,
+        custom_columns_id: Result<::std::string::String, String>,
+        login_customer_id: Result<Option<::std::string::String>, String>,
+    }
+    impl<'a> CustomersCustomColumnsGet<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                customers_id: Err("customers_id was not initialized".to_string()),
+                custom_columns_id: Err(
+                    "custom_columns_id was not initialized".to_string(),
+                ),
+                login_customer_id: Ok(None),
+            }
+        }
+        pub fn customers_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.customers_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for customers_id failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn custom_columns_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.custom_columns_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for custom_columns_id failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn login_customer_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.login_customer_id = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for login_customer_id failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/v0/customers/{customersId}/customColumns/{customColumnsId}`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<types::CustomColumn>, Error<types::ErrorResponse>> {
+            let Self { client, customers_id, custom_columns_id, login_customer_id } = self;
+            let customers_id = customers_id.map_err(Error::InvalidRequest)?;
+            let custom_columns_id = custom_columns_id.map_err(Error::InvalidRequest)?;
+            let login_customer_id = login_customer_id.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v0/customers/{}/customColumns/{}", client.baseurl, encode_path(&
+                customers_id.to_string()), encode_path(& custom_columns_id.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            if let Some(value) = login_customer_id {
+                header_map.append("login-customer-id", value.to_string().try_into()?);
+            }
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "customers_custom_columns_get",
             };
             client.pre(&mut request, &info).await?;
             let result = client.exec(request, &info).await;

@@ -21,8 +21,7 @@ use std::sync::LazyLock;
 use serde_json::Value;
 
 /// The discovery document the catalog is read from.
-const DISCOVERY: &str =
-    include_str!("../../../../../../tests/fixtures/reference/searchads360-v0-discovery.json");
+const DISCOVERY: &str = include_str!("../../../../data/searchads360-v0-discovery.json");
 
 /// The one resource the fake serves in `FROM`.
 pub(crate) const SERVED_RESOURCE: &str = "conversion";
