@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::Workspace;
 
 /// The discovery document the fields come from (workspace-relative).
-pub const DISCOVERY: &str = "tests/fixtures/reference/searchads360-v0-discovery.json";
+pub const DISCOVERY: &str = "crates/fake-services/data/searchads360-v0-discovery.json";
 /// The table of what the discovery document lacks (workspace-relative).
 pub const TABLE: &str = "specs/search-ads-report-fields.yaml";
 /// The generated catalogue (workspace-relative).
