@@ -7,7 +7,7 @@ use std::io::{BufWriter, Read as _, Write};
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, ValueEnum};
-use futures::{Stream, TryStreamExt as _};
+use futures::{Stream, StreamExt as _, TryStreamExt as _};
 use sa360_video_sdk::search_ads::reporting::{MAX_QUERY_CHARS, Query, SearchOptions};
 use sa360_video_sdk::search_ads::{Error as SaError, WriteOptions};
 use serde_json::{Map, Value, json};
@@ -190,6 +190,9 @@ pub async fn write_report<W: Write>(
 ) -> AppResult<u64> {
     let write_error = |e: &dyn std::fmt::Display| AppError::new(format!("cannot write: {e}"));
     let paths = paths(columns);
+    // Nothing is written before the first answer: a refused query leaves no header behind.
+    let first = stream.try_next().await?;
+    let mut stream = futures::stream::iter(first.map(Ok)).chain(stream);
     let mut count = 0u64;
     match format {
         ReportFormat::Csv => {
