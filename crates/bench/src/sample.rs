@@ -6,13 +6,13 @@ use std::fmt;
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 
-use sa360_video_sdk::search_ads::{ListOptions, ReportOptions, WriteOptions};
 use sa360_video_sdk::search_ads::reporting::SearchOptions;
+use sa360_video_sdk::search_ads::{ListOptions, ReportOptions, WriteOptions};
 
 use crate::logins;
 use crate::reporting;
-use crate::search;
 use crate::scenarios::{self, Measurement, SearchAdsTarget, VideoTarget};
+use crate::search;
 
 /// Conversions per request of the sequential upload loop with added latency: the most one
 /// request may carry ([`sa360_video_sdk::search_ads::MAX_BATCH_SIZE`], SA-10), as a competent user's loop

@@ -113,7 +113,10 @@ pub async fn search_baseline(target: &SearchAdsTarget) -> Result<Measurement> {
 
 /// Facade: each query through `search(..).stream::<Row>()` with `options`, one after the other,
 /// every row consumed.
-pub async fn search_facade(target: &SearchAdsTarget, options: SearchOptions) -> Result<Measurement> {
+pub async fn search_facade(
+    target: &SearchAdsTarget,
+    options: SearchOptions,
+) -> Result<Measurement> {
     let client = facade_client(target)?;
     let customer = CustomerId::new(target.customer_id.clone())?;
     let queries = search_queries()?;
