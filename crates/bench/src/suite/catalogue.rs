@@ -51,11 +51,24 @@ for less than the generated type does can go further (this facade's decoder: 2.3
 up to about 3.5× here), so the bound is set by the loop's work, not by the machine.";
 
 /// Smallest ratio of `search-latency`, derived in [`SEARCH_LATENCY_DERIVATION`].
-pub const SEARCH_LATENCY_HIDING: f64 = 1.0;
+pub const SEARCH_LATENCY_HIDING: f64 = 3.1;
 
 /// Where [`SEARCH_LATENCY_HIDING`] comes from: round trips, as `report-latency`'s note derives
 /// its own.
-pub const SEARCH_LATENCY_DERIVATION: &str = "PENDING";
+pub const SEARCH_LATENCY_DERIVATION: &str = "Target derived from round trips and the loop's own \
+work, measured without the facade (CPU time of three `bench-runner sample` runs of the no-latency \
+loop and of the fake serving them, as `report-latency`'s note does). The 200 000 rows lie in 50 \
+days of the 58-day range; both sides read it as two 30-day queries in pages of 10 000: 12 + 9 = 21 \
+round trips, 21 × 20 ms = 0.42 s of waiting. The loop does everything one step after the other: \
+the waiting, the fake preparing each page (0.30 s of CPU for the report, 14 ms a page) and the loop \
+decoding each page into the generated `SearchSearchAds360Response` (2.0 s of CPU: the generated row \
+holds every member of 19 resources, most of it allocated and freed per row), about 2.7 s. The \
+facade asks for the next page as soon as the answer's token is found, so its pages chain one round \
+and one page of the fake's work each, 21 × 34 ms = 0.72 s, and its decoding into the caller's \
+struct (0.17 s of CPU) runs inside that chain: 3.7×. The target is 3.1×, that bound less 15 % for \
+scheduling. The bound is set by the loop's decoding, not by the machine: a loop that decoded into a \
+small struct of its own would need no facade to get close, and then the chain of round trips is what \
+remains (0.72 s against 0.42 s + 0.30 s + 0.17 s = 0.89 s, 1.2×).";
 
 /// Largest facade peak RSS the streamed upload allows, in MiB (issue 12).
 pub const UPLOAD_STREAM_MAX_RSS_MIB: u64 = 96;
