@@ -278,7 +278,7 @@ pub fn render(ws: &Workspace) -> Result<String> {
             bail!("{TABLE}: {resource}.page must be Google's page");
         }
     }
-    Ok(emit(revision, &fields, &resources, &table)?)
+    emit(revision, &fields, &resources, &table)
 }
 
 fn emit(

@@ -100,10 +100,13 @@ pub(crate) fn check(query: &Query) -> Result<String, Error> {
         }
         field_in(name, Clause::Select, from, resource.with.as_ref())?;
     }
-    for name in &c.filtered {
+    // A custom column (`custom_columns.id[N]`) is the customer's own: where it may be used is the
+    // service's to judge.
+    let own = |name: &str| matches!(custom_column_id(name), Some(Some(_)));
+    for name in c.filtered.iter().filter(|n| !own(n)) {
         field_in(name, Clause::Where, from, resource.with.as_ref())?;
     }
-    for name in &c.ordered {
+    for name in c.ordered.iter().filter(|n| !own(n)) {
         field_in(name, Clause::OrderBy, from, resource.with.as_ref())?;
     }
     Ok(text)
@@ -255,6 +258,8 @@ mod tests {
              FROM keyword_view WHERE segments.date DURING LAST_30_DAYS",
             "SELECT conversion.id FROM conversion WHERE segments.date DURING LAST_30_DAYS",
             "SELECT campaign.id, custom_columns.id[12] FROM campaign",
+            "SELECT campaign.id, custom_columns.id[12] FROM campaign \
+             WHERE custom_columns.id[12] > 5 ORDER BY custom_columns.id[12] DESC",
             "SELECT asset.id FROM asset",
         ] {
             assert!(
