@@ -16,13 +16,16 @@ mod docs_match_code;
 /// Google's insert and update how-to request shapes against the search ads fake, every answer
 /// checked against the discovery document (issue 15).
 mod google_conformance;
+/// The release workflow publishes every published crate after the crates of ours it depends on,
+/// dev-dependencies included (issue 37).
+mod release_order;
 /// specs/search-ads.yaml agrees with Google's discovery document (a copy in fixtures/reference/):
 /// every field of the covered schemas, every parameter of the covered methods, with the same
 /// name, JSON type and format.
 mod search_ads_discovery;
 /// specs/search-ads-reporting.yaml agrees with Google's v0 discovery document (a copy in
-/// fixtures/reference/): every field of the covered schemas, every parameter of the covered
-/// methods, the OAuth scope and the server.
+/// crates/fake-services/data/, which the fake reads): every field of the covered schemas, every
+/// parameter of the covered methods, the OAuth scope and the server.
 mod search_ads_reporting_discovery;
 /// The generated search-ads types carry int64 values as strings.
 mod search_ads_types;

@@ -7,6 +7,11 @@ and calls them the way a user following Google's pages would. Every check compar
 received with what Google's pages say it means; any difference, and any HTTP error the client
 raises, is a mismatch. Exit status 0 only with 0 mismatches.
 
+Rows are checked against discovery's `SearchAds360Row` schema; the queries of Google's pages on
+other resources (campaign, ad_group, customer) are checked for their row counts, paging and the
+consistency of their metrics with the conversion report; a refusal corpus checks Google's error codes
+(issue 35).
+
 Environment: the lines `sa360-video-fakes` prints (SEARCH_ADS_URL, SEARCH_ADS_REPORTING_URL,
 SEARCH_ADS_TOKEN, SEARCH_ADS_AGENCY_ID, SEARCH_ADS_ADVERTISER_ID, SEARCH_ADS_ENGINE_ACCOUNT_ID,
 SEARCH_ADS_CUSTOMER_ID). The fake runs on the real clock, UTC (its customers' time zone).
@@ -77,9 +82,155 @@ def rows_of(v0, customer, query, page_size):
     return rows, pages
 
 
+V0_DISCOVERY = "crates/fake-services/data/searchads360-v0-discovery.json"
+
+
+def load_reference(document):
+    with open(os.path.join(ROOT, document), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def schema_problems(schemas, name, value, path):
+    """Where `value` departs from discovery schema `name` (JSON mapping: int64 as a decimal string,
+    int32 and double as numbers, enums as one of their names, messages as objects of known members)."""
+    problems = []
+    props = schemas[name].get("properties", {})
+    if not isinstance(value, dict):
+        return [f"{path}: not an object"]
+    for key, v in value.items():
+        p = props.get(key)
+        if p is None:
+            problems.append(f"{path}.{key}: not a member of {name}")
+            continue
+        problems += member_problems(schemas, p, v, f"{path}.{key}")
+    return problems
+
+
+def member_problems(schemas, p, v, path):
+    if "$ref" in p:
+        return schema_problems(schemas, p["$ref"], v, path)
+    kind, fmt = p.get("type"), p.get("format")
+    if kind == "array":
+        if not isinstance(v, list):
+            return [f"{path}: not an array"]
+        return [q for i, item in enumerate(v) for q in member_problems(schemas, p["items"], item, f"{path}[{i}]")]
+    if kind == "string" and fmt in ("int64", "uint64"):
+        ok = isinstance(v, str) and v.lstrip("-").isdigit()
+    elif kind == "string":
+        ok = isinstance(v, str) and ("enum" not in p or v in p["enum"])
+    elif kind == "integer":
+        ok = isinstance(v, int) and not isinstance(v, bool)
+    elif kind == "number":
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool)
+    elif kind == "boolean":
+        ok = isinstance(v, bool)
+    else:
+        ok = True
+    return [] if ok else [f"{path}: {v!r} is not a {kind}/{fmt}" + (" enum" if "enum" in p else "")]
+
+
+ROW = "GoogleAdsSearchads360V0Services__SearchAds360Row"
+
+
+def check_rows(schemas, name, rows):
+    problems = [q for i, r in enumerate(rows) for q in schema_problems(schemas, ROW, r, f"results[{i}]")]
+    check(f"{name}: every row is a SearchAds360Row of discovery", not problems, "; ".join(problems[:5]))
+
+
+def refused(v0, customer, query, kind, code):
+    """Whether Google's error `kind: code` comes back, with HTTP 400."""
+    try:
+        v0.customers().searchAds360().search(customerId=customer, body={"query": query}).execute(num_retries=0)
+        check(f"refused {code}: {query}", False, "accepted")
+    except HttpError as e:
+        body = json.loads(e.content)
+        codes = [err.get("errorCode") for d in body["error"].get("details", []) for err in d.get("errors", [])]
+        check(f"refused {code}: {query}", e.resp.status == 400 and {kind: code} in codes, str(body)[:300])
+
+
+# Google's pages' queries of other resources (query-structure, query-language, field-service), with
+# the rows the fake's seeded account holds: 4 campaigns of 3 ad groups, the last campaign and the
+# last ad group of each campaign paused (DECISIONS SR-22).
+GUIDE_QUERIES = [
+    ("SELECT campaign.id, campaign.name FROM campaign", 4),
+    ("SELECT campaign.id FROM ad_group WHERE ad_group.status = PAUSED", 4),
+    ("SELECT campaign.id, campaign.name, segments.device, segments.date, metrics.impressions, metrics.clicks "
+     "FROM campaign WHERE segments.date DURING LAST_30_DAYS", 4 * 30 * 3),
+    ("SELECT campaign.id, campaign.name, bidding_strategy.id, bidding_strategy.name, segments.device, "
+     "segments.date, metrics.impressions, metrics.clicks FROM campaign WHERE segments.date DURING LAST_30_DAYS",
+     4 * 30 * 3),
+    ("SELECT campaign.id, campaign.name, campaign.status FROM campaign ORDER BY campaign.id", 4),
+    ("SELECT campaign.id, campaign.name, campaign.status, metrics.impressions FROM campaign "
+     "WHERE campaign.status = 'PAUSED'", 1),
+    ("SELECT ad_group.id, ad_group.name, ad_group.status, campaign.id, customer.id, segments.date, "
+     "metrics.clicks, metrics.cost_micros FROM ad_group WHERE segments.date DURING LAST_7_DAYS", 12 * 7),
+    ("SELECT customer.id, customer.descriptive_name, metrics.impressions, metrics.clicks, metrics.ctr, "
+     "metrics.average_cpc, metrics.conversions FROM customer WHERE segments.date DURING LAST_30_DAYS", 1),
+]
+
+# Queries Google refuses, each with its documented code (discovery's queryError values).
+REFUSALS = [
+    ("SELECT campaign.idd FROM campaign", "UNRECOGNIZED_FIELD"),
+    ("SELECT campaign.id FROM campaigns", "BAD_RESOURCE_TYPE_IN_FROM_CLAUSE"),
+    ("SELECT ad_group.id, bidding_strategy.id FROM ad_group", "PROHIBITED_RESOURCE_TYPE_IN_SELECT_CLAUSE"),
+    ("SELECT ad_group.id FROM ad_group WHERE bidding_strategy.id = 1", "PROHIBITED_RESOURCE_TYPE_IN_WHERE_CLAUSE"),
+    ("SELECT campaign.id, metrics.clicks FROM campaign WHERE segments.device = MOBILE",
+     "EXPECTED_REFERENCED_FIELD_IN_SELECT_CLAUSE"),
+    ("SELECT campaign.id FROM campaign ORDER BY campaign.name", "EXPECTED_REFERENCED_FIELD_IN_SELECT_CLAUSE"),
+    ("SELECT campaign.id, segments.date, metrics.clicks FROM campaign", "EXPECTED_FILTERS_ON_DATE_RANGE"),
+    ("SELECT campaign.id FROM campaign WHERE campaign.status = PAUSD", "BAD_ENUM_CONSTANT"),
+    ("SELECT campaign.id, metrics.ctr FROM campaign WHERE metrics.ctr LIKE '1%'", "OPERATOR_FIELD_MISMATCH"),
+    ("SELECT conversion.id, metrics.clicks FROM conversion", "PROHIBITED_METRIC_IN_SELECT_OR_WHERE_CLAUSE"),
+    ("SELECT conversion.id, segments.device FROM conversion", "PROHIBITED_SEGMENT_IN_SELECT_OR_WHERE_CLAUSE"),
+    ("SELECT campaign.id FROM campaign WHERE segments.date DURING LAST_90_DAYS", "INVALID_VALUE_WITH_DURING_OPERATOR"),
+    ("SELECT campaign.id FROM campaign WHERE campaign.id = 1 OR campaign.id = 2", "UNEXPECTED_INPUT"),
+]
+
+
+def other_resources(v0, customer, schemas, enabled_conversions):
+    for query, count in GUIDE_QUERIES:
+        small, _ = rows_of(v0, customer, query, 100)
+        large, _ = rows_of(v0, customer, query, 10_000)
+        if small is None or large is None:
+            continue
+        check(f"{query}: {count} rows", len(large) == count, str(len(large)))
+        check(f"{query}: pages of 100 and of 10 000 give the same rows", small == large)
+        check_rows(schemas, query, large)
+
+    # Consistency: impressions >= clicks >= conversions in every row, cost in whole micros, and the
+    # per-day, per-device rows sum to the unsegmented ones.
+    metrics = "metrics.impressions, metrics.clicks, metrics.cost_micros, metrics.conversions"
+    daily, _ = rows_of(v0, customer, f"SELECT campaign.id, segments.date, segments.device, {metrics} FROM campaign "
+                                     "WHERE segments.date DURING LAST_30_DAYS", 10_000)
+    total, _ = rows_of(v0, customer, f"SELECT campaign.id, {metrics} FROM campaign "
+                                     "WHERE segments.date DURING LAST_30_DAYS", 10_000)
+    if daily is None or total is None:
+        return
+    check_rows(schemas, "campaign x day x device metrics", daily)
+    m = lambda r, k: float(r["metrics"].get(k, 0))
+    check("impressions >= clicks >= conversions in every row",
+          all(m(r, "impressions") >= m(r, "clicks") >= m(r, "conversions") for r in daily + total))
+    check("cost_micros is whole micros", all(r["metrics"]["costMicros"].isdigit() for r in daily + total))
+    sums = {}
+    for r in daily:
+        s = sums.setdefault(r["campaign"]["id"], [0, 0, 0, 0.0])
+        for i, k in enumerate(["impressions", "clicks", "costMicros", "conversions"]):
+            s[i] += m(r, k)
+    unsegmented = {r["campaign"]["id"]: [m(r, k) for k in ["impressions", "clicks", "costMicros", "conversions"]]
+                   for r in total}
+    check("per-day per-device rows sum to the unsegmented campaign rows", sums == unsegmented,
+          f"{sums} vs {unsegmented}")
+    conversions = sum(v[3] for v in unsegmented.values())
+    check("campaign conversions are the ENABLED rows of the conversion report",
+          conversions == enabled_conversions, f"{conversions} vs {enabled_conversions}")
+
+    for query, code in REFUSALS:
+        refused(v0, customer, query, "queryError", code)
+
+
 def reporting(env):
-    v0 = service("crates/fake-services/data/searchads360-v0-discovery.json",
-                 env["SEARCH_ADS_REPORTING_URL"])
+    v0 = service(V0_DISCOVERY, env["SEARCH_ADS_REPORTING_URL"])
+    schemas = load_reference(V0_DISCOVERY)["schemas"]
     customer = env["SEARCH_ADS_CUSTOMER_ID"]
     today = datetime.datetime.now(datetime.timezone.utc).date()
     day = lambda n: (today - datetime.timedelta(days=n)).isoformat()
@@ -126,6 +277,9 @@ def reporting(env):
         dates = sorted(r["conversion"]["conversionDateTime"][:10] for r in large)
         check("DURING LAST_30_DAYS is the 30 days before today, not today",
               dates[0] == day(30) and dates[-1] == day(1), f"{dates[0]}..{dates[-1]}")
+        check_rows(schemas, "30-day conversion query", large)
+        enabled = sum(1 for r in large if r["conversion"]["status"] == "ENABLED")
+        other_resources(v0, customer, schemas, enabled)
 
     # The three forms of issue 26 over the same days give the same rows.
     forms = {

@@ -12,6 +12,7 @@
 //! * [`diff`]: spec changes against a git revision (or between any two
 //!   documents), classified, with their effect on the generated Rust API.
 //! * [`bench`](mod@bench): builds and runs the benchmark suite of `crates/bench`.
+//! * [`changelog`]: the notes of one release, cut from `CHANGELOG.md`.
 //!
 //! To add a subcommand: add a module with an `Args` struct (clap `Args`) and a
 //! `run(&Workspace, &Args) -> anyhow::Result<ExitCode>` function, then one
@@ -21,6 +22,7 @@
 
 pub mod api;
 pub mod bench;
+pub mod changelog;
 pub mod check;
 pub mod codegen;
 pub mod diff;

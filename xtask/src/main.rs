@@ -35,6 +35,10 @@ enum Command {
     /// Check the facade's surface: no foreign type in its public API (from its
     /// rustdoc JSON), no import cycle between its modules.
     Api(xtask::api::Args),
+    /// Print the notes of one release (`v0.1.0` or `0.1.0`), cut from CHANGELOG.md: the
+    /// release workflow's GitHub release text. A section still headed `Unreleased` is
+    /// refused unless --allow-unreleased.
+    Changelog(xtask::changelog::Args),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +52,7 @@ fn main() -> ExitCode {
         Command::Diff(args) => xtask::diff::run(&ws, args),
         Command::Bench(args) => xtask::bench::run(&ws, args),
         Command::Api(args) => xtask::api::run(&ws, args),
+        Command::Changelog(args) => xtask::changelog::run(&ws, args),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");

@@ -11,6 +11,7 @@ mod config;
 mod context;
 mod error;
 mod limits;
+mod private_file;
 mod progress;
 mod records;
 mod sandbox;

@@ -1,9 +1,9 @@
 //! Files in the state directory: the video session (and the tour's lockout count).
 //!
-//! Both are written only by their owner's user through the facade's
-//! [`private_file`]: the directory is created 0700, the files 0600, written to
-//! a temporary file and renamed into place; a file others can read or a
-//! directory others can change is refused with a `chmod` hint.
+//! Both are written only by their owner's user through [`private_file`]: the
+//! directory is created 0700, the files 0600, written to a temporary file and
+//! renamed into place; a file others can read or a directory others can change
+//! is refused with a `chmod` hint.
 
 use std::path::{Path, PathBuf};
 
@@ -12,7 +12,7 @@ use secrecy::{ExposeSecret as _, SecretString};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, AppResult};
-use sa360_video_sdk::private_file::{self, PrivateFileError};
+use crate::private_file::{self, PrivateFileError};
 
 const SESSION_FORMAT: &str = "apictl.video.session/1";
 
@@ -132,9 +132,8 @@ struct SessionFile {
     domain_name: Option<String>,
 }
 
-/// Writes `bytes` to `path` through the facade's one owner of private files
-/// (0600 file renamed into place, 0700 directory, refused when others can
-/// change the directory).
+/// Writes `bytes` to `path` through [`private_file`] (0600 file renamed into
+/// place, 0700 directory, refused when others can change the directory).
 pub fn write_private(path: &Path, bytes: &[u8]) -> AppResult<()> {
     private_file::write(path, bytes).map_err(private_error)
 }
@@ -147,10 +146,6 @@ fn private_error(e: PrivateFileError) -> AppError {
         }
         PrivateFileError::Io { .. } => {
             "check the state directory (--state-dir or APICTL_STATE_DIR) exists and is yours"
-        }
-        // A kind this version of apictl does not know yet: the message says what happened.
-        _ => {
-            "check the state directory (--state-dir or APICTL_STATE_DIR): it must exist, be yours and be private (mode 0700)"
         }
     };
     AppError::new(e.to_string()).hint(hint)

@@ -304,11 +304,10 @@ fn cases(server: &HostileServer) -> Vec<Case> {
                     "domain_id": 1,
                     "login_id": 2,
                 });
-                sa360_video_sdk::private_file::write(
+                write_private(
                     &apictl.state_dir().join("video-session.json"),
                     session.to_string().as_bytes(),
-                )
-                .expect("a saved session");
+                );
             }
             let before = files(work.path());
             Case {
@@ -412,4 +411,17 @@ async fn every_command_ends_hostile_answers_clearly_in_bounded_memory_and_time()
         }
     }
     eprintln!("baseline {baseline_kib} KiB\n{}", table.join("\n"));
+}
+
+/// Writes a state file as `apictl` keeps one: a 0700 directory, a 0600 file.
+fn write_private(path: &std::path::Path, bytes: &[u8]) {
+    let dir = path.parent().expect("a file in a directory");
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir).expect("the state directory");
+    let mut file = tempfile::NamedTempFile::new_in(dir).expect("a temporary file");
+    std::io::Write::write_all(&mut file, bytes).expect("written");
+    file.persist(path).expect("a saved session");
 }

@@ -7,33 +7,14 @@
 //! new one. Dropped without a commit (an error, a panic, a cancelled
 //! future), it removes `FILE.part`.
 //!
-//! The ID-mapping download and `apictl ads conversions list -o FILE` write
-//! through it.
+//! The ID-mapping download writes through it. Private to the crate: `apictl`
+//! writes its own output with `tempfile`.
 //!
 //! Nothing here follows a symlink planted beside the target: the `.part`
 //! file is created new ([`create_new_file`]: whatever sits at its name, a
 //! leftover or a symlink, is removed first, and the create refuses to go
 //! through one), and the rename replaces the target's directory entry, not
 //! what it points to.
-//!
-//! ```
-//! use std::io::Write as _;
-//! use sa360_video_sdk::fs::PartFile;
-//!
-//! let dir = tempfile::tempdir()?;
-//! let target = dir.path().join("out.csv");
-//! let mut part = PartFile::create(&target)?;
-//! part.write_all(b"a,b\n")?;
-//! assert!(!target.exists(), "nothing at the target before the commit");
-//! part.commit()?;
-//! assert_eq!(std::fs::read(&target)?, b"a,b\n");
-//!
-//! let mut failed = PartFile::create(dir.path().join("failed.csv"))?;
-//! failed.write_all(b"half")?;
-//! drop(failed); // no commit: the .part file goes away
-//! assert!(!dir.path().join("failed.csv.part").exists());
-//! # Ok::<(), std::io::Error>(())
-//! ```
 
 use std::fs::File;
 use std::io::{self, Seek as _, SeekFrom, Write};
@@ -42,7 +23,7 @@ use std::path::{Path, PathBuf};
 /// A file written at `FILE.part` and renamed onto `FILE` only by
 /// [`commit`](Self::commit); removed when dropped without one.
 #[derive(Debug)]
-pub struct PartFile {
+pub(crate) struct PartFile {
     target: PathBuf,
     part: PathBuf,
     /// `None` once committed.
@@ -51,7 +32,7 @@ pub struct PartFile {
 
 impl PartFile {
     /// Creates `target.part`, new (see [`create_new_file`]).
-    pub fn create(target: impl AsRef<Path>) -> io::Result<Self> {
+    pub(crate) fn create(target: impl AsRef<Path>) -> io::Result<Self> {
         let target = target.as_ref().to_path_buf();
         let part = part_path(&target);
         let file = create_new_file(&part)?;
@@ -63,33 +44,23 @@ impl PartFile {
     }
 
     /// The file that becomes the target.
-    pub fn target(&self) -> &Path {
+    pub(crate) fn target(&self) -> &Path {
         &self.target
     }
 
     /// The `.part` file being written.
-    pub fn part_path(&self) -> &Path {
+    pub(crate) fn part_path(&self) -> &Path {
         &self.part
     }
 
     /// The open `.part` file (for a writer of one's own, such as a
     /// `tokio::fs::File` made from a clone of it).
-    pub fn file(&self) -> io::Result<&File> {
+    pub(crate) fn file(&self) -> io::Result<&File> {
         self.file.as_ref().ok_or_else(committed)
     }
 
-    /// Bytes in the `.part` file so far.
-    pub fn len(&self) -> io::Result<u64> {
-        Ok(self.file()?.metadata()?.len())
-    }
-
-    /// True when nothing was written yet.
-    pub fn is_empty(&self) -> io::Result<bool> {
-        Ok(self.len()? == 0)
-    }
-
     /// Empties the `.part` file and writes from its start again.
-    pub fn truncate(&mut self) -> io::Result<()> {
+    pub(crate) fn truncate(&mut self) -> io::Result<()> {
         let mut file = self.file()?;
         file.set_len(0)?;
         file.seek(SeekFrom::Start(0))?;
@@ -98,7 +69,7 @@ impl PartFile {
 
     /// Syncs the `.part` file, renames it onto the target and syncs the
     /// directory. On an error the `.part` file is removed.
-    pub fn commit(mut self) -> io::Result<()> {
+    pub(crate) fn commit(mut self) -> io::Result<()> {
         let file = self.file.take().ok_or_else(committed)?;
         let done = (|| {
             let mut file = file;
@@ -143,7 +114,7 @@ impl Drop for PartFile {
 /// symlink's target is left alone), then the file is created with
 /// `create_new`, which fails rather than follow a symlink that appeared in
 /// between.
-pub fn create_new_file(path: &Path) -> io::Result<File> {
+pub(crate) fn create_new_file(path: &Path) -> io::Result<File> {
     match std::fs::symlink_metadata(path) {
         Ok(meta) if !meta.is_dir() => std::fs::remove_file(path)?,
         _ => {}
@@ -179,9 +150,9 @@ mod tests {
         std::fs::write(&target, "old").unwrap();
         let mut part = PartFile::create(&target).unwrap();
         part.write_all(b"first try").unwrap();
-        assert_eq!(part.len().unwrap(), 9);
+        assert_eq!(part.file().unwrap().metadata().unwrap().len(), 9);
         part.truncate().unwrap();
-        assert!(part.is_empty().unwrap());
+        assert_eq!(part.file().unwrap().metadata().unwrap().len(), 0);
         part.write_all(b"new").unwrap();
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
         assert_eq!(part.part_path(), dir.path().join("t.txt.part"));

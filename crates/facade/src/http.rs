@@ -44,6 +44,26 @@ mod transport_error;
 pub(crate) use transport_error::{Bounds, body_limit_error, from_reqwest};
 pub use transport_error::{TransportError, TransportErrorKind};
 
+/// Makes rustls' `ring` provider the process default, so any `reqwest::Client` of the program can
+/// be built; a no-op when a provider is already installed.
+///
+/// A program that links this crate needs no call: the provider is installed when it loads, before
+/// `main` (ARCHITECTURE.md, "TLS"). A program that **does not** link it but shares its reqwest does:
+/// Cargo builds one reqwest per package, with this crate's `rustls-no-provider` feature, for every
+/// binary of the package, and `reqwest::ClientBuilder::build` then panics ("No rustls crypto provider
+/// is configured") in a binary that never uses this crate. Such a binary calls this first:
+///
+/// ```
+/// // src/bin/tool.rs of a package that depends on sa360-video-sdk, using only reqwest
+/// sa360_video_sdk::http::install_crypto_provider();
+/// let client = reqwest::Client::builder().build()?;
+/// # drop(client);
+/// # Ok::<(), reqwest::Error>(())
+/// ```
+pub fn install_crypto_provider() {
+    sa360_video_client_support::install_crypto_provider();
+}
+
 /// Why a base URL was refused. `#[non_exhaustive]`: more checks may come.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -2,19 +2,9 @@
 //! written 0600 through a temporary file renamed into place, and a refusal of
 //! files or directories that other users can read or change.
 //!
-//! The video lockout [`FileStore`](crate::video_session::FileStore) and the
-//! `apictl` state files (the saved session) both go through these functions.
-//!
-//! ```
-//! use sa360_video_sdk::private_file;
-//!
-//! let dir = tempfile::tempdir()?;
-//! let path = dir.path().join("state").join("secret.json");
-//! private_file::write(&path, b"{}")?;
-//! private_file::check_file(&path)?;
-//! assert_eq!(std::fs::read(&path)?, b"{}\n");
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! The video lockout [`FileStore`](crate::video_session::FileStore) goes
+//! through these functions. Private to the crate: `apictl` keeps its state
+//! files with a module of its own.
 
 use std::fs;
 use std::io::{self, Write as _};
@@ -25,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// `#[non_exhaustive]`: more checks may come.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum PrivateFileError {
+pub(crate) enum PrivateFileError {
     /// The file or directory can be read or changed by other users.
     #[error(
         "{} has mode {mode:04o}: other users can {what} it; run `chmod {wanted:o} {}` (or remove it) and try again",
@@ -68,7 +58,7 @@ impl PrivateFileError {
 /// Creates `dir` and its missing parents with mode 0700 (on Unix), and checks
 /// that an existing `dir` cannot be changed by other users (no group or other
 /// write bit): someone who can write the directory can replace the files in it.
-pub fn ensure_dir(dir: &Path) -> Result<(), PrivateFileError> {
+pub(crate) fn ensure_dir(dir: &Path) -> Result<(), PrivateFileError> {
     if !dir.is_dir() {
         let mut builder = fs::DirBuilder::new();
         builder.recursive(true);
@@ -85,7 +75,7 @@ pub fn ensure_dir(dir: &Path) -> Result<(), PrivateFileError> {
 }
 
 /// Refuses a directory that other users can write to (mode & 0o022 on Unix).
-pub fn check_dir(dir: &Path) -> Result<(), PrivateFileError> {
+pub(crate) fn check_dir(dir: &Path) -> Result<(), PrivateFileError> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -108,7 +98,7 @@ pub fn check_dir(dir: &Path) -> Result<(), PrivateFileError> {
 
 /// Refuses an existing file that other users can read or write (mode & 0o077
 /// on Unix). A missing file is fine.
-pub fn check_file(path: &Path) -> Result<(), PrivateFileError> {
+pub(crate) fn check_file(path: &Path) -> Result<(), PrivateFileError> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -142,7 +132,7 @@ fn parent(path: &Path) -> Option<&Path> {
 /// file beside `path` (unique per process and call), are synced, and the file
 /// is renamed over `path`. Readers see the old or the new content, never a
 /// mix; a crash leaves at most a stray temporary file.
-pub fn write(path: &Path, bytes: &[u8]) -> Result<(), PrivateFileError> {
+pub(crate) fn write(path: &Path, bytes: &[u8]) -> Result<(), PrivateFileError> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     if let Some(dir) = parent(path) {
         ensure_dir(dir)?;
@@ -175,7 +165,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<(), PrivateFileError> {
 /// Reads `path` after [`check_file`] (and [`check_dir`] of its parent); `None`
 /// when it does not exist. At most `limit` bytes are read; a longer file is an
 /// error, so a corrupt or hostile file cannot exhaust memory.
-pub fn read(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, PrivateFileError> {
+pub(crate) fn read(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, PrivateFileError> {
     use std::io::Read as _;
     if let Some(dir) = parent(path)
         && dir.is_dir()

@@ -180,32 +180,6 @@ pub fn display(module: &str) -> &str {
     if module.is_empty() { "crate" } else { module }
 }
 
-/// Cycles known and left on purpose, each with its reason: (crate, module tree, why). A cycle
-/// whose every module lies in that tree of that crate is reported but does not fail the rule;
-/// an entry that no longer matches a cycle fails the unit test below, so it is removed when its
-/// cycle is.
-pub const KNOWN_CYCLES: &[(&str, &str, &str)] = &[(
-    "sa360-video-fakes (lib)",
-    "search_ads",
-    "issue 38: the search ads fake's handlers take `AppState` from `search_ads/mod.rs`, whose \
-     `AppInner` holds `auth.rs`'s and `oauth.rs`'s state (and `auth.rs` and `oauth.rs` import each \
-     other); moving those types is left until the sign-in rework of issue 36 (h/creds), which \
-     rewrites both files, has merged",
-)];
-
-/// The [`KNOWN_CYCLES`] entry `cycle` of crate `krate` falls under, if any.
-pub fn known(krate: &str, cycle: &[Module]) -> Option<&'static str> {
-    KNOWN_CYCLES
-        .iter()
-        .find(|(c, tree, _)| {
-            *c == krate
-                && cycle
-                    .iter()
-                    .all(|m| m == tree || m.starts_with(&format!("{tree}::")))
-        })
-        .map(|(_, _, why)| *why)
-}
-
 /// A crate of the workspace: a name (`package (kind name)`) and its root file.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct CrateRoot {
@@ -696,20 +670,7 @@ mod tests {
                 cycles(&graph).into_iter().map(|cy| (c.name.clone(), cy))
             })
             .collect();
-        let unknown: Vec<_> = found
-            .iter()
-            .filter(|(c, cy)| known(c, cy).is_none())
-            .collect();
-        assert_eq!(unknown, Vec::<&(String, Vec<Module>)>::new());
-        // Every known cycle still exists (else its entry goes).
-        for (krate, tree, _) in KNOWN_CYCLES {
-            assert!(
-                found
-                    .iter()
-                    .any(|(c, cy)| c == krate && known(c, cy).is_some()),
-                "{krate} {tree}: no cycle left there; remove it from KNOWN_CYCLES"
-            );
-        }
+        assert_eq!(found, Vec::<(String, Vec<Module>)>::new());
     }
 
     #[test]

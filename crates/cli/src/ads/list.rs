@@ -2,6 +2,7 @@
 //! or CSV, on stdout or into a file.
 
 use std::io::{BufWriter, IsTerminal as _, Write};
+use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -183,16 +184,15 @@ pub(super) async fn run_list(ctx: &Ctx, conn: &Conn<'_>, args: &ListArgs) -> App
     };
     match &args.output {
         Some(path) => {
-            // Written to FILE.part and renamed once complete, so FILE is never half a listing
-            // (sa360_video_sdk::fs::PartFile owns the rule; dropping it on an error removes FILE.part).
-            let mut part = sa360_video_sdk::fs::PartFile::create(path)
-                .map_err(|e| io_error("cannot create (as FILE.part)", path, &e))?;
+            // Written to a new temporary file beside FILE and renamed once complete, so FILE is
+            // never half a listing; dropping it on an error removes it.
+            let mut part = create_beside(path)
+                .map_err(|e| io_error("cannot create a temporary file beside", path, &e))?;
             let bar = progress::counter("conversions");
             let count = write_conversions(stream, &mut part, args.format, || bar.inc(1)).await;
             bar.finish_and_clear();
             let count = count.map_err(|e| e.context(path.display()))?;
-            part.commit()
-                .map_err(|e| io_error("cannot rename to", path, &e))?;
+            commit(part, path).map_err(|e| io_error("cannot rename to", path, &e))?;
             if ctx.json {
                 print_json(&json!({"conversions": count, "output": path.display().to_string()}))?;
             } else {
@@ -254,6 +254,39 @@ impl<W: Write> Write for PipeAware<W> {
     }
 }
 
+/// A new file beside `path` (`.FILE.XXXXXX.part`): a random name created with `O_EXCL`, so
+/// nothing planted there (a symlink) is followed; mode 0666 less the umask, as a plain create.
+fn create_beside(path: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let prefix = format!(
+        ".{}.",
+        path.file_name().unwrap_or_default().to_string_lossy()
+    );
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".part");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    builder.tempfile_in(parent_dir(path))
+}
+
+/// Syncs `part`, renames it onto `path` (replacing the directory entry, never following a
+/// symlink there) and syncs the directory, so after a crash `path` is the old file or the whole
+/// new one.
+fn commit(part: tempfile::NamedTempFile, path: &Path) -> std::io::Result<()> {
+    part.as_file().sync_all()?;
+    part.persist(path).map_err(|e| e.error)?;
+    std::fs::File::open(parent_dir(path))?.sync_all()
+}
+
+/// The directory `path` is in (`.` for a bare file name).
+fn parent_dir(path: &Path) -> &Path {
+    path.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,5 +302,46 @@ mod tests {
             NaiveDate::from_ymd_opt(2024, 1, 31).unwrap()
         );
         assert!(parse_date("from", "31/01/2024").is_err());
+    }
+
+    #[test]
+    fn the_output_appears_whole_and_a_dropped_one_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.csv");
+        std::fs::write(&path, "old").unwrap();
+        let mut part = create_beside(&path).unwrap();
+        part.write_all(b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
+        commit(part, &path).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        let mut failed = create_beside(&dir.path().join("failed.csv")).unwrap();
+        failed.write_all(b"half").unwrap();
+        drop(failed);
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["out.csv"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_planted_at_the_output_is_replaced_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep me").unwrap();
+        let path = dir.path().join("out.csv");
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        let mut part = create_beside(&path).unwrap();
+        part.write_all(b"rows").unwrap();
+        commit(part, &path).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+        assert!(
+            !std::fs::symlink_metadata(&path)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "rows");
     }
 }

@@ -19,7 +19,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use sa360_video_sdk::http::HttpOptions;
-use sa360_video_sdk::private_file;
 use sa360_video_sdk::search_ads::{
     AuthorizedUser, CredentialKind, DefaultCredentials, GOOGLE_REVOKE_URI, GOOGLE_TOKEN_URI,
     QUOTA_PROJECT_ENV, ServiceAccount, StaticToken, TokenSource,
@@ -28,6 +27,7 @@ use sa360_video_sdk::search_ads::{
 use crate::cli::AdsConnArgs;
 use crate::config::SearchAdsSection;
 use crate::error::{AppError, AppResult};
+use crate::private_file;
 
 /// The name of the `apictl auth login` file in the state directory.
 pub const LOGIN_FILE: &str = "search-ads-authorized-user.json";

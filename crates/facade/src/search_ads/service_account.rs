@@ -71,6 +71,7 @@ fn auth_error(message: String) -> Error {
 /// println!("{}", source.client_email()); // the key is never printed
 /// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 /// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "service-account")))]
 pub struct ServiceAccount {
     provider: gcp_auth::CustomServiceAccount,
     client_email: String,

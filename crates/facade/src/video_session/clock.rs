@@ -57,6 +57,7 @@ impl Clock for SystemClock {
 /// assert_eq!(shared.now(), UNIX_EPOCH + Duration::from_secs(1_060));
 /// ```
 #[cfg(any(test, feature = "test-util"))]
+#[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
 #[derive(Debug, Clone)]
 pub struct ManualClock {
     now: std::sync::Arc<std::sync::Mutex<SystemTime>>,

@@ -570,7 +570,11 @@ async fn a_store_failing_after_the_send_keeps_the_service_answer() {
     let corrupter = tokio::spawn(async move {
         loop {
             if corrupt_path.exists() {
-                sa360_video_sdk::private_file::write(&corrupt_path, b"garbage").unwrap();
+                // Replaced whole, as the store writes it: a 0600 temporary file renamed over it.
+                let dir = corrupt_path.parent().unwrap();
+                let mut garbage = tempfile::NamedTempFile::new_in(dir).unwrap();
+                std::io::Write::write_all(&mut garbage, b"garbage\n").unwrap();
+                garbage.persist(&corrupt_path).unwrap();
                 break;
             }
             tokio::task::yield_now().await;

@@ -10,7 +10,6 @@
 //! scope) and `exp` (must be in the future on the fake's clock).
 
 use std::collections::HashMap;
-use std::time::Instant;
 
 use axum::Form;
 use axum::extract::rejection::FormRejection;
@@ -23,37 +22,16 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::AppState;
 use super::ledger::Counters;
 use super::oauth;
+use super::state::AppState;
+use super::tokens::{Grant, SCOPE};
 use crate::errors::{GoogleErrorItem, google_error, json_response};
 
-/// The one scope of the API (SA-14).
-pub const SCOPE: &str = "https://www.googleapis.com/auth/doubleclicksearch";
 /// The JWT-bearer grant type.
 pub const JWT_BEARER_GRANT: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 /// The audience Google accepts for self-signed JWTs used directly as bearer tokens.
 const SELF_SIGNED_AUDIENCE: &str = "https://doubleclicksearch.googleapis.com/";
-
-/// Which grant issued a token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Grant {
-    JwtBearer,
-    RefreshToken,
-    AuthorizationCode,
-    Metadata,
-    Direct,
-    /// STS token exchange (`federation.rs`).
-    TokenExchange,
-    /// IAM Credentials `generateAccessToken` (`federation.rs`).
-    Impersonation,
-}
-
-/// An issued access token.
-#[derive(Clone, Debug)]
-pub(crate) struct IssuedToken {
-    pub expires_at: Instant,
-}
 
 #[derive(Serialize)]
 struct TokenResponse<'a> {

@@ -21,7 +21,7 @@
 //! non-empty token is accepted, like the JWT-bearer grant's unverified signatures (`auth.rs`).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use axum::Form;
@@ -32,9 +32,10 @@ use axum::response::Response;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::AppState;
-use super::auth::{Grant, token_is_valid};
+use super::auth::token_is_valid;
 use super::oauth::oauth_error;
+use super::state::AppState;
+use super::tokens::Grant;
 use crate::errors::{GoogleErrorItem, google_error, json_response};
 
 /// The STS path, on the fake's origin.
@@ -56,13 +57,6 @@ const SUBJECT_TOKEN_TYPES: [&str; 4] = [
 
 /// The longest lifetime \[iam\] grants by default.
 const MAX_LIFETIME: Duration = Duration::from_secs(3600);
-
-/// Requests to the federation endpoints (for tests).
-#[derive(Default)]
-pub(crate) struct FederationCounters {
-    pub sts_requests: AtomicU64,
-    pub generate_access_token_requests: AtomicU64,
-}
 
 #[derive(Serialize)]
 struct StsAnswer<'a> {
@@ -333,7 +327,7 @@ mod tests {
                 Ok(Json(json)),
             )
         };
-        let scope = serde_json::json!({"scope": [super::super::SCOPE]});
+        let scope = serde_json::json!({"scope": [crate::search_ads::tokens::SCOPE]});
         let (status, _) = body(call(None, scope.clone()).await).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED);
         let (status, _) = body(call(Some("ya29.unknown"), scope.clone()).await).await;

@@ -16,8 +16,8 @@ use axum::middleware::Next;
 use axum::response::Response;
 use serde_json::{Map, Value};
 
-use super::AppState;
 use super::conversions::{is_availability_field, is_conversion_field};
+use super::state::AppState;
 use crate::errors::{GoogleErrorItem, google_error};
 
 /// Longest accepted `fields` value, in bytes. This bound, the depth and the body size below are the

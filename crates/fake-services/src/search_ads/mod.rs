@@ -20,13 +20,14 @@ mod fields;
 mod id_mapping;
 mod ledger;
 mod oauth;
+mod oauth_state;
 mod reporting;
+mod state;
+mod tokens;
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::ops::Deref;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, SystemTime};
+use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -36,7 +37,7 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 
-pub use self::auth::{JWT_BEARER_GRANT, SCOPE};
+pub use self::auth::JWT_BEARER_GRANT;
 pub use self::config::{
     AuthorizedUser, FloodlightActivity, IdMappingSize, KnownAccount, ReportingConfig,
     ReportingFaults, SavedColumnDef, SearchAdsConfig,
@@ -44,19 +45,19 @@ pub use self::config::{
 pub use self::ledger::{
     ConversionKey, Origin, Owner, SearchAdsCounts, SearchAdsLedger, StoredConversion,
 };
-pub use self::oauth::{AUTHORIZE_PATH, METADATA_TOKEN_PATH, OAuthCounts, REVOKE_PATH};
+pub use self::oauth::{AUTHORIZE_PATH, METADATA_TOKEN_PATH, REVOKE_PATH};
+pub use self::oauth_state::OAuthCounts;
 pub use self::reporting::FAILURE_TYPE;
+pub use self::tokens::SCOPE;
 
-use self::auth::{Grant, IssuedToken};
 use self::data::Generator;
-use self::id_mapping::IdMappingPlan;
-use self::ledger::{Counters, Shared, Store};
+use self::state::AppState;
+use self::tokens::Grant;
 use crate::clock::FakeClock;
 use crate::error::FakeError;
 use crate::errors::google_simple;
 use crate::faults::{ErrorStyle, FaultInjector, FaultLayer, Faults, apply_faults};
 use crate::server::{ServerHandle, bind, serve};
-use crate::util::hex_token;
 
 /// Path prefix of every API method (SA-1).
 pub const API_PREFIX: &str = "/doubleclicksearch/v2";
@@ -66,130 +67,6 @@ pub const REPORTING_PREFIX: &str = "/v0";
 
 /// A test-only RSA key (never used anywhere real) for service-account key files pointing at the fake.
 const FAKE_SERVICE_ACCOUNT_KEY: &str = include_str!("fake_service_account_key.pem");
-
-/// Shared state of the handlers.
-#[derive(Clone)]
-pub(crate) struct AppState(Arc<AppInner>);
-
-impl AppState {
-    /// The handlers' state: an empty store, no tokens issued yet.
-    fn new(
-        config: SearchAdsConfig,
-        clock: FakeClock,
-        token_url: String,
-        injector: Arc<FaultInjector>,
-    ) -> Self {
-        let accounts = config.accounts.len();
-        let shared = Arc::new(Shared {
-            store: Mutex::new(Store {
-                views: vec![Default::default(); accounts],
-                seeded_overrides: vec![0; accounts],
-                ..Store::default()
-            }),
-            counters: Counters::default(),
-            faults: injector,
-        });
-        AppState(Arc::new(AppInner {
-            token_rng: Mutex::new(fastrand::Rng::with_seed(config.seed ^ 0x70CE_0000)),
-            token_lifetime: Mutex::new(config.token_lifetime),
-            id_mapping_size: Mutex::new(config.id_mapping),
-            tokens: Mutex::new(HashMap::new()),
-            reporting: reporting::ReportingState::new(config.seed, config.reporting.faults.seed),
-            oauth: oauth::OAuthState::new(config.seed),
-            federation: federation::FederationCounters::default(),
-            clock,
-            token_url,
-            shared,
-            config,
-        }))
-    }
-
-    /// The state of a fake that serves nothing, for the handlers' unit tests (they call the
-    /// handlers directly).
-    #[cfg(test)]
-    pub(crate) fn for_tests(config: SearchAdsConfig) -> Self {
-        let injector = Arc::new(FaultInjector::new(Faults::none()));
-        Self::new(
-            config,
-            FakeClock::default(),
-            "http://127.0.0.1:9/token".to_owned(),
-            injector,
-        )
-    }
-}
-
-impl Deref for AppState {
-    type Target = AppInner;
-
-    fn deref(&self) -> &AppInner {
-        &self.0
-    }
-}
-
-pub(crate) struct AppInner {
-    pub config: SearchAdsConfig,
-    pub shared: Arc<Shared>,
-    pub clock: FakeClock,
-    pub token_url: String,
-    tokens: Mutex<HashMap<String, IssuedToken>>,
-    token_rng: Mutex<fastrand::Rng>,
-    token_lifetime: Mutex<Duration>,
-    id_mapping_size: Mutex<IdMappingSize>,
-    pub(crate) reporting: reporting::ReportingState,
-    pub(crate) oauth: oauth::OAuthState,
-    pub(crate) federation: federation::FederationCounters,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-impl AppInner {
-    pub(crate) fn tokens(&self) -> MutexGuard<'_, HashMap<String, IssuedToken>> {
-        lock(&self.tokens)
-    }
-
-    /// Issues a new access token; returns it with its lifetime.
-    pub(crate) fn issue_token(&self, grant: Grant) -> (String, Duration) {
-        let lifetime = *lock(&self.token_lifetime);
-        let token = format!("ya29.fake-{}", hex_token(&mut lock(&self.token_rng), 24));
-        self.tokens().insert(
-            token.clone(),
-            IssuedToken {
-                expires_at: self.clock.now() + lifetime,
-            },
-        );
-        Counters::bump(&self.shared.counters.tokens_issued);
-        tracing::debug!(?grant, "access token issued");
-        (token, lifetime)
-    }
-
-    /// The fake clock's wall time in epoch milliseconds.
-    pub(crate) fn now_ms(&self) -> i64 {
-        self.clock
-            .system_now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-    }
-
-    pub(crate) fn knows_advertiser(&self, agency: i64, advertiser: i64) -> bool {
-        self.config
-            .accounts
-            .iter()
-            .any(|a| a.agency_id == agency && a.advertiser_id == advertiser)
-    }
-
-    pub(crate) fn id_mapping_plan(&self, agency: i64, advertiser: i64) -> Option<IdMappingPlan> {
-        let size = *lock(&self.id_mapping_size);
-        IdMappingPlan::new(
-            self.config.seed,
-            &self.config.accounts,
-            agency,
-            advertiser,
-            size,
-        )
-    }
-}
 
 /// Builds and starts a [`SearchAdsFake`]. Every setting has a default ([`SearchAdsConfig::default`]).
 #[derive(Clone, Debug, Default)]
@@ -430,14 +307,6 @@ pub struct SearchAdsFake {
     token_url: String,
 }
 
-impl std::fmt::Debug for AppState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AppState")
-            .field("token_url", &self.token_url)
-            .finish_non_exhaustive()
-    }
-}
-
 impl SearchAdsFake {
     /// A builder with the default configuration.
     pub fn builder() -> SearchAdsFakeBuilder {
@@ -646,12 +515,12 @@ impl SearchAdsFake {
 
     /// Changes the lifetime of tokens issued from now on.
     pub fn set_token_lifetime(&self, lifetime: Duration) {
-        *lock(&self.app.token_lifetime) = lifetime;
+        self.app.set_token_lifetime(lifetime);
     }
 
     /// Changes the size of ID-mapping files served from now on.
     pub fn set_id_mapping_size(&self, size: IdMappingSize) {
-        *lock(&self.app.id_mapping_size) = size;
+        self.app.set_id_mapping_size(size);
     }
 
     /// The exact size in bytes of an advertiser's ID-mapping file (`None` for an unknown one).

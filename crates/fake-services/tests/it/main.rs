@@ -11,6 +11,7 @@ mod faults;
 mod google_auth;
 mod google_behaviour;
 mod query_corpus;
+mod report_entities;
 mod reporting;
 mod search_ads;
 mod video_session;

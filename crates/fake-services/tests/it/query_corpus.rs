@@ -177,6 +177,9 @@ async fn every_example_of_googles_query_pages() {
         }
         let rows = answer.unwrap_or_else(|e| panic!("{query} ({source}): {e}"));
         accepted += 1;
+        if let Some(n) = expect["rows"].as_u64() {
+            assert_eq!(rows.len() as u64, n, "{query}: rows");
+        }
         let Some(days) = expect["days"].as_array() else {
             continue;
         };
@@ -215,5 +218,5 @@ async fn every_example_of_googles_query_pages() {
     }
     // The corpus size (reported in the closing note).
     eprintln!("query corpus: {accepted} accepted, {refused} documented errors");
-    assert_eq!((accepted, refused), (24, 9));
+    assert_eq!((accepted, refused), (31, 18));
 }

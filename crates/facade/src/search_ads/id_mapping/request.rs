@@ -103,7 +103,7 @@ impl IdMappingRequest {
     }
 
     /// Downloads the file to `path` (through `<path>.part`, renamed only once the whole file
-    /// arrived, see [`PartFile`](crate::fs::PartFile)) and returns its size in bytes.
+    /// arrived, so `path` is never half a file) and returns its size in bytes.
     ///
     /// A download that breaks off, stalls or loses its connection resumes where it stopped
     /// (`Range` with `If-Range` set to the answer's `ETag`) when the server announced

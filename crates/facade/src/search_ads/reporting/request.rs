@@ -113,6 +113,7 @@ impl ConversionReportRequest {
     /// Checks the 60-day window against `today` instead of the system clock (UTC): a test
     /// seam for fakes whose data is pinned to a date. Feature `test-util`.
     #[cfg(feature = "test-util")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
     pub fn today(mut self, today: NaiveDate) -> Self {
         self.today = Some(today);
         self

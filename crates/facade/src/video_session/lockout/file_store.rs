@@ -29,7 +29,7 @@ const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 /// worker): it takes an exclusive OS advisory lock (`flock` on Unix,
 /// `LockFileEx` on Windows, through `fs4`) on `<path>.lock`, reads the file,
 /// applies the step, and replaces the file atomically (a 0600 temporary file
-/// renamed over it, through [`crate::private_file`]). The kernel releases the
+/// renamed over it, through the crate's `private_file` module). The kernel releases the
 /// lock when its holder exits or is killed, so a crashed process never holds
 /// up the next login; the lock file itself stays. A step that cannot get the
 /// lock within the lock timeout (default 10 s) fails, and the login is not

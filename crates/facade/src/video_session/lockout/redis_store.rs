@@ -22,10 +22,13 @@ const SCRIPT: &str = include_str!("redis_store.lua");
 /// hash per account) and `{<prefix><bucket>}:store` (the bucket's marker), where
 /// the bucket is the account hash's first hex digit: the part in braces is a
 /// Redis Cluster hash tag, so an account and its marker share a slot.
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub const DEFAULT_KEY_PREFIX: &str = "facade:video-session:lockout:v2:";
 /// The default bound on connecting and on each answer.
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub const DEFAULT_REDIS_TIMEOUT: Duration = Duration::from_secs(2);
 /// The default bound on waiting for replicas to acknowledge a reservation.
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub const DEFAULT_REPLICA_ACK_TIMEOUT: Duration = Duration::from_secs(1);
 /// The buckets (hex digits) an account key falls into.
 const BUCKETS: &[u8; 16] = b"0123456789abcdef";
@@ -43,6 +46,7 @@ const MAX_PREFIX: usize = 200;
 /// guarantees.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub enum ReplicaAcks {
     /// Every replica connected to the primary when the reservation is written
     /// (none for a server without replicas). The default.
@@ -118,6 +122,7 @@ pub enum ReplicaAcks {
 /// # Ok(()) }
 /// ```
 #[derive(Clone)]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub struct RedisStore {
     inner: Arc<Inner>,
 }
@@ -157,6 +162,7 @@ impl fmt::Debug for RedisStore {
 /// Builds a [`RedisStore`]; see [`RedisStore::builder`]. `Debug` shows the
 /// URL without its password.
 #[derive(Clone)]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub struct RedisStoreBuilder {
     url: String,
     timeout: Duration,

@@ -6,9 +6,11 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Map, Number, Value};
 
-use super::REQUEST_NOT_VALID;
 use crate::errors::{GoogleErrorItem, google_error};
 use crate::faults::{DetailsCut, DetailsTruncationApplied};
+
+/// How Google starts the message of a 400 that lists rejected items.
+const REQUEST_NOT_VALID: &str = "The request was not valid. Details: ";
 
 /// The JSON type a field of an item must have.
 #[derive(Clone, Copy, PartialEq, Eq)]

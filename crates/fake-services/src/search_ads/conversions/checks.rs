@@ -5,9 +5,9 @@
 use serde_json::{Map, Value};
 
 use super::batch::{Detail, i64_field, str_field};
-use crate::search_ads::AppState;
 use crate::search_ads::data::{DAY_MS, Generator, click_origin, parse_seeded_conversion_id};
 use crate::search_ads::ledger::Owner;
+use crate::search_ads::state::AppState;
 
 /// The owner of a conversion or availability, with the permission check (`0x0000011D`, Google's
 /// detail code, <https://developers.google.com/search-ads/v2/troubleshooting>; SA-16). An `engineAccountId` that belongs to another

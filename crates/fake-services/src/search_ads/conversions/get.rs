@@ -7,8 +7,8 @@ use axum::response::Response;
 
 use super::page::{parse_read_query, read_page};
 use super::params::{forbidden, parse_path_id};
-use crate::search_ads::AppState;
 use crate::search_ads::ledger::Counters;
+use crate::search_ads::state::AppState;
 
 /// `GET .../agency/{agencyId}/advertiser/{advertiserId}/engine/{engineAccountId}/conversion`.
 pub(crate) async fn get_conversions(
@@ -47,8 +47,8 @@ mod tests {
     use axum::http::StatusCode;
 
     use super::get_conversions;
-    use crate::search_ads::AppState;
     use crate::search_ads::conversions::test_app::{answer, app, counts, query, seeded};
+    use crate::search_ads::state::AppState;
 
     async fn get(
         app: &AppState,

@@ -7,8 +7,8 @@ use axum::response::Response;
 
 use super::page::{parse_read_query, read_page};
 use super::params::forbidden;
-use crate::search_ads::AppState;
 use crate::search_ads::ledger::Counters;
+use crate::search_ads::state::AppState;
 
 /// `GET .../customer/{customerId}/conversion`.
 pub(crate) async fn get_by_customer_id(
@@ -39,8 +39,8 @@ mod tests {
     use serde_json::Value;
 
     use super::get_by_customer_id;
-    use crate::search_ads::AppState;
     use crate::search_ads::conversions::test_app::{answer, app, counts, query, seeded};
+    use crate::search_ads::state::AppState;
 
     async fn get(app: &AppState, customer: &str, extra: &[(&str, &str)]) -> (StatusCode, Value) {
         let mut q = vec![

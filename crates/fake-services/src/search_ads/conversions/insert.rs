@@ -14,10 +14,10 @@ use super::checks::{
 };
 use super::write::{Batch, Claims, WriteMethod, required_common, write_batch};
 use crate::faults::{DetailsTruncation, RequestSeq};
-use crate::search_ads::AppState;
 use crate::search_ads::data::{Generator, INSERTED_DS_BASE};
 use crate::search_ads::ledger::Counters;
 use crate::search_ads::ledger::{ConversionKey, Origin, StoredConversion};
+use crate::search_ads::state::AppState;
 
 /// `POST /conversion`.
 pub(crate) async fn insert(
@@ -173,12 +173,12 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::insert;
-    use crate::search_ads::AppState;
     use crate::search_ads::conversions::test_app::{
         answer, app, app_with, body, counts, ledger, message, new_conversion,
     };
     use crate::search_ads::data::{Generator, INSERTED_DS_BASE};
     use crate::search_ads::ledger::{ConversionKey, Origin};
+    use crate::search_ads::state::AppState;
 
     /// 2024-06-01, after every seeded conversion of the default configuration.
     const JUNE: i64 = 1_717_200_000_000;

@@ -30,8 +30,3 @@ pub(crate) use self::params::forbidden;
 pub(crate) use self::saved_columns::saved_columns;
 pub(crate) use self::update::update;
 pub(crate) use self::update_availability::update_availability;
-
-/// The `kind` of a list of conversions (reads, and the echo of insert and update).
-const CONVERSION_LIST_KIND: &str = "doubleclicksearch#conversionList";
-/// How Google starts the message of a 400 that lists rejected items.
-const REQUEST_NOT_VALID: &str = "The request was not valid. Details: ";

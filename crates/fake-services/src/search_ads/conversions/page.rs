@@ -10,15 +10,17 @@ use chrono::NaiveDate;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::CONVERSION_LIST_KIND;
 use super::params::{int_param, int64_param, param_error};
 use crate::errors::json_response;
-use crate::search_ads::AppState;
 use crate::search_ads::data::{
     Congruence, DAY_MS, Generator, IdFilter, SeededConversion, day_start_ms, filter_congruence,
     parse_date_number, seeded_conversion_id,
 };
 use crate::search_ads::ledger::ConversionKey;
+use crate::search_ads::state::AppState;
+
+/// The `kind` of a list of conversions (reads, and the echo of insert and update).
+pub(super) const CONVERSION_LIST_KIND: &str = "doubleclicksearch#conversionList";
 
 /// The validated query of a read.
 pub(super) struct ReadQuery {
@@ -206,12 +208,12 @@ mod tests {
     use axum::http::StatusCode;
     use serde_json::Value;
 
-    use crate::search_ads::AppState;
     use crate::search_ads::conversions::insert;
     use crate::search_ads::conversions::test_app::{
         answer, app, body, message, new_conversion, query, seeded,
     };
     use crate::search_ads::data::{DAY_MS, day_start_ms};
+    use crate::search_ads::state::AppState;
 
     async fn read(app: &AppState, q: &[(&str, &str)]) -> (StatusCode, Value) {
         let customer = app.config.accounts[0].customer_id.clone();

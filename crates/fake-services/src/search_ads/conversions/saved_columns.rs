@@ -7,8 +7,8 @@ use serde::Serialize;
 
 use super::params::{forbidden, parse_path_id};
 use crate::errors::json_response;
-use crate::search_ads::AppState;
 use crate::search_ads::ledger::Counters;
+use crate::search_ads::state::AppState;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -68,8 +68,8 @@ mod tests {
     use serde_json::Value;
 
     use super::saved_columns;
-    use crate::search_ads::AppState;
     use crate::search_ads::conversions::test_app::{answer, app, counts};
+    use crate::search_ads::state::AppState;
 
     async fn list(app: &AppState, agency: &str, advertiser: &str) -> (StatusCode, Value) {
         let path = Path((agency.to_owned(), advertiser.to_owned()));

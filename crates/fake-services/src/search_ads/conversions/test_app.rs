@@ -9,8 +9,10 @@ use axum::response::Response;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
+use crate::search_ads::config::SearchAdsConfig;
 use crate::search_ads::data::Generator;
-use crate::search_ads::{AppState, SearchAdsConfig, SearchAdsCounts, SearchAdsLedger};
+use crate::search_ads::ledger::{SearchAdsCounts, SearchAdsLedger};
+use crate::search_ads::state::AppState;
 
 /// The default configuration's state (two accounts of one advertiser, seed 42).
 pub(super) fn app() -> AppState {

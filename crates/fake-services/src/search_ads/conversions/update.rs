@@ -15,10 +15,10 @@ use super::checks::{
 };
 use super::write::{Batch, Claims, WriteMethod, required_common, write_batch};
 use crate::faults::{DetailsTruncation, RequestSeq};
-use crate::search_ads::AppState;
 use crate::search_ads::data::Generator;
 use crate::search_ads::ledger::Counters;
 use crate::search_ads::ledger::{ConversionKey, Origin, StoredConversion};
+use crate::search_ads::state::AppState;
 
 /// `PUT /conversion`.
 pub(crate) async fn update(
@@ -138,13 +138,13 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::update;
-    use crate::search_ads::AppState;
     use crate::search_ads::conversions::test_app::{
         answer, app, body, counts, ledger, message, new_conversion, query, seeded,
     };
     use crate::search_ads::conversions::{get_by_customer_id, insert};
     use crate::search_ads::data::Generator;
     use crate::search_ads::ledger::{ConversionKey, Origin};
+    use crate::search_ads::state::AppState;
 
     async fn send(app: &AppState, items: &[Value]) -> (StatusCode, Value) {
         let request = json!({ "conversion": items });

@@ -12,8 +12,8 @@ use super::batch::{
 };
 use super::checks::{check_segmentation, owner_of};
 use crate::errors::json_response;
-use crate::search_ads::AppState;
 use crate::search_ads::ledger::Counters;
+use crate::search_ads::state::AppState;
 
 #[derive(Serialize)]
 struct AvailabilityEcho<'a> {
@@ -78,8 +78,8 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::update_availability;
-    use crate::search_ads::AppState;
     use crate::search_ads::conversions::test_app::{answer, app, body, counts, ledger, message};
+    use crate::search_ads::state::AppState;
 
     fn availability(app: &AppState) -> Value {
         let account = &app.config.accounts[0];

@@ -8,14 +8,14 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Map, Value};
 
-use super::CONVERSION_LIST_KIND;
 use super::batch::{
     CONVERSION_FIELDS, Detail, batch_failure, empty_batch, i64_field, parse_batch, str_field,
 };
+use super::page::CONVERSION_LIST_KIND;
 use crate::errors::bytes_response;
 use crate::faults::{DetailsTruncation, RequestSeq};
-use crate::search_ads::AppState;
 use crate::search_ads::ledger::{ConversionKey, Counters, Store};
+use crate::search_ads::state::AppState;
 
 /// What tells `insert` and `update` apart (each implements it in its own file): their
 /// counters, the checks that run before the store is locked, and how one checked conversion

@@ -15,7 +15,7 @@
 //! One file a job: `plan.rs` (rows and lengths), `stream.rs` (the body), `range.rs` (range
 //! requests); this file is the handler and its answers.
 
-mod plan;
+pub(super) mod plan;
 mod range;
 mod stream;
 
@@ -29,12 +29,12 @@ use axum::response::Response;
 
 use crate::errors::{GoogleErrorItem, google_error, google_simple, json_response};
 use crate::faults::{CsvTruncation, CsvTruncationApplied, CutStream, Truncation};
-use crate::search_ads::AppState;
 use crate::search_ads::conversions::forbidden;
 use crate::search_ads::ledger::Counters;
+use crate::search_ads::state::AppState;
 use crate::util::mix;
 
-pub(crate) use self::plan::IdMappingPlan;
+use self::plan::IdMappingPlan;
 use self::range::{RangeAnswer, requested_range};
 use self::stream::CsvStream;
 

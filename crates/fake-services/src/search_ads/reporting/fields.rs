@@ -17,15 +17,15 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use super::Failure;
+use super::failure::Failure;
 use super::query::QueryError;
-use super::query::catalog::{self, CATALOG, DataType, FieldInfo};
+use super::query::catalog::{self, CATALOG, Category, DataType, FieldInfo};
 use super::query::checks::{Typed, typed};
 use super::query::eval::{Filter, Val};
 use super::query::parser;
 use crate::errors::json_response;
-use crate::search_ads::AppState;
 use crate::search_ads::ledger::Counters;
+use crate::search_ads::state::AppState;
 
 fn field(f: &FieldInfo) -> Value {
     let filterable = f.filterable();
@@ -40,12 +40,30 @@ fn field(f: &FieldInfo) -> Value {
         "isRepeated": false,
         "typeUrl": "",
         "enumValues": f.enum_values,
-        "selectableWith": if catalog::selectable_with_conversion(f) { json!(["conversion"]) } else { json!([]) },
+        "selectableWith": catalog::SERVED
+            .iter()
+            .filter(|s| catalog::selectable_with(s, f))
+            .map(|s| s.name)
+            .collect::<Vec<_>>(),
     })
 }
 
+/// The segments or metrics a served resource takes (SR-22).
+fn with_category(served: Option<&catalog::Served>, category: Category) -> Vec<&'static str> {
+    let Some(served) = served else {
+        return Vec::new();
+    };
+    CATALOG
+        .fields
+        .values()
+        .filter(|f| f.category == category && catalog::selectable_with(served, f))
+        .map(|f| f.name.as_str())
+        .collect()
+}
+
 fn resource(name: &str) -> Value {
-    let served = name == catalog::SERVED_RESOURCE;
+    let served = catalog::served(name);
+    let segments = with_category(served, Category::Segment);
     json!({
         "resourceName": format!("searchAds360Fields/{name}"),
         "name": name,
@@ -56,10 +74,10 @@ fn resource(name: &str) -> Value {
         "sortable": false,
         "isRepeated": false,
         "typeUrl": "",
-        "attributeResources": if served { json!(catalog::ATTRIBUTED) } else { json!([]) },
-        "segments": if served { json!(catalog::CORE_DATE_SEGMENTS) } else { json!([]) },
-        "selectableWith": if served { json!(catalog::CORE_DATE_SEGMENTS) } else { json!([]) },
-        "metrics": [],
+        "attributeResources": served.map_or(&[][..], |s| s.attributed),
+        "selectableWith": segments,
+        "segments": segments,
+        "metrics": with_category(served, Category::Metric),
     })
 }
 

@@ -9,31 +9,32 @@
 //! expire (SR-11) and injects [`ReportingFaults`](super::ReportingFaults). Errors are
 //! `google.rpc.Status` envelopes with a `SearchAds360Failure` detail (SR-6).
 
+pub(crate) mod entities;
+mod failure;
 mod fields;
 pub(crate) mod query;
 mod row;
 pub(crate) mod rows;
 mod sorted;
+pub(crate) mod state;
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
+use chrono::NaiveDate;
 use serde_json::{Value, json};
 
+pub use self::failure::FAILURE_TYPE;
+use self::failure::Failure;
 use self::query::{ConversionQuery, QueryError};
-use super::AppState;
+use self::state::{PageToken, ReportingState};
 use super::ledger::Counters;
+use super::state::AppState;
 use crate::errors::json_response;
 use crate::util::hex_token;
-
-/// The `@type` of the `SearchAds360Failure` detail (SR-6).
-pub const FAILURE_TYPE: &str =
-    "type.googleapis.com/google.ads.searchads360.v0.errors.SearchAds360Failure";
 
 /// Most page tokens kept at once; the oldest are dropped beyond it (a memory bound of the fake,
 /// SA-24: Google documents no lifetime or count, SR-11).
@@ -41,114 +42,6 @@ const MAX_TOKENS: usize = 100_000;
 /// Largest request body a search accepts (the fake's bound, SA-24; Google documents
 /// `REQUEST_SIZE_LIMIT_EXCEEDED` without a figure).
 pub(crate) const MAX_BODY: usize = 1024 * 1024;
-/// Most days a query that selects `segments.date` may span (SR-13).
-pub const MAX_SEGMENTED_DAYS: i64 = 30;
-
-/// What a page token stands for.
-#[derive(Clone, Debug)]
-pub(crate) struct PageToken {
-    customer: String,
-    query: String,
-    cursor: rows::RowKey,
-    emitted: u64,
-    expires: Instant,
-    total_requested: bool,
-}
-
-/// Mutable state of the reporting side.
-pub(crate) struct ReportingState {
-    tokens: Mutex<HashMap<String, PageToken>>,
-    rng: Mutex<fastrand::Rng>,
-    faults_rng: Mutex<fastrand::Rng>,
-}
-
-impl ReportingState {
-    pub(crate) fn new(seed: u64, fault_seed: u64) -> Self {
-        Self {
-            tokens: Mutex::new(HashMap::new()),
-            rng: Mutex::new(fastrand::Rng::with_seed(seed ^ 0x0050_A6E0)),
-            faults_rng: Mutex::new(fastrand::Rng::with_seed(fault_seed)),
-        }
-    }
-
-    fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-        m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-}
-
-/// One `SearchAds360Error` of a failure.
-pub(crate) struct Failure {
-    status: StatusCode,
-    rpc: &'static str,
-    kind: &'static str,
-    code: &'static str,
-    message: String,
-    trigger: Option<String>,
-    details: Option<Value>,
-}
-
-impl Failure {
-    pub(crate) fn new(
-        status: StatusCode,
-        kind: &'static str,
-        code: &'static str,
-        message: impl Into<String>,
-    ) -> Self {
-        let rpc = match status {
-            StatusCode::UNAUTHORIZED => "UNAUTHENTICATED",
-            StatusCode::FORBIDDEN => "PERMISSION_DENIED",
-            StatusCode::NOT_FOUND => "NOT_FOUND",
-            StatusCode::TOO_MANY_REQUESTS => "RESOURCE_EXHAUSTED",
-            s if s.is_server_error() => "INTERNAL",
-            _ => "INVALID_ARGUMENT",
-        };
-        Self {
-            status,
-            rpc,
-            kind,
-            code,
-            message: message.into(),
-            trigger: None,
-            details: None,
-        }
-    }
-
-    fn query(e: QueryError) -> Self {
-        let mut f = Self::new(StatusCode::BAD_REQUEST, e.kind, e.code, e.message);
-        f.trigger = e.trigger;
-        f
-    }
-
-    pub(crate) fn into_response(self, app: &AppState) -> Response {
-        let request_id = {
-            let mut rng = ReportingState::lock(&app.reporting.rng);
-            hex_token(&mut rng, 8)
-        };
-        let mut error = json!({
-            "errorCode": {self.kind: self.code},
-            "message": self.message,
-        });
-        if let Some(trigger) = self.trigger {
-            error["trigger"] = json!({"stringValue": trigger});
-        }
-        if let Some(details) = self.details {
-            error["details"] = details;
-        }
-        let body = json!({
-            "error": {
-                "code": self.status.as_u16(),
-                "message": "Request contains an invalid argument.",
-                "status": self.rpc,
-                "details": [{
-                    "@type": FAILURE_TYPE,
-                    "errors": [error],
-                    "requestId": request_id,
-                }],
-            }
-        });
-        json_response(self.status, &body)
-    }
-}
 
 fn google_duration(d: Duration) -> String {
     let nanos = d.subsec_nanos();
@@ -330,11 +223,20 @@ fn search_inner(
     // "Today" in the account's time zone: the fake's customers are all UTC (customer.time_zone).
     let (today, first) = rows::window(app);
     let mut query = query::parse(text, today).map_err(Failure::query)?;
+    let event_level = query.from == query::catalog::SERVED_RESOURCE;
+    if !event_level && account.is_none() && query.select.iter().any(|f| f.starts_with("metrics.")) {
+        // Discovery's queryError.REQUESTED_METRICS_FOR_MANAGER: query each client account.
+        return Err(Failure::query(QueryError::new(
+            "REQUESTED_METRICS_FOR_MANAGER",
+            "Metrics cannot be requested for a manager account; query each client account.",
+        )));
+    }
     // Event-level rows cover the last `window_days` days (EL, SR-11); a filter that starts
     // earlier is dateError.EARLIER_THAN_MINIMUM_DATE. Without a lower bound the window's first day
     // is the start; without an upper bound, today.
     if let Some(start) = query.bounds.start
         && start < first
+        && event_level
     {
         return Err(Failure::new(
             StatusCode::BAD_REQUEST,
@@ -346,7 +248,14 @@ fn search_inner(
             ),
         ));
     }
-    query.start = query.bounds.start.unwrap_or(first);
+    // Other resources' metrics cover the window's days only (the fake holds no conversions
+    // before it, SR-22), so their range is cut to it.
+    query.start =
+        query
+            .bounds
+            .start
+            .unwrap_or(first)
+            .max(if event_level { NaiveDate::MIN } else { first });
     query.end = query.bounds.end.unwrap_or(today).min(today);
     let state = match page_token {
         None => PageToken {
@@ -401,6 +310,9 @@ fn search_inner(
         .limit
         .map_or(u64::MAX, |l| l.saturating_sub(state.emitted));
     let want = (page_size as u64).min(remaining) as usize;
+    if !event_level {
+        return Ok(entity_page(app, account, &query, state, want, response));
+    }
     let cursor = (state.emitted > 0).then_some(state.cursor);
     let found = match account {
         None => Vec::new(), // the manager holds no conversions
@@ -415,26 +327,12 @@ fn search_inner(
         response["totalResultsCount"] = json!(count(app, a, &query).to_string());
     }
     if more && let Some(last) = page.last() {
-        let token = {
-            let mut rng = ReportingState::lock(&app.reporting.rng);
-            format!("pt{}", hex_token(&mut rng, 16))
-        };
         let next = PageToken {
             cursor: last.key,
             emitted: state.emitted + page.len() as u64,
-            expires: app.clock.now() + app.config.reporting.page_token_lifetime,
             ..state
         };
-        let mut tokens = ReportingState::lock(&app.reporting.tokens);
-        if tokens.len() >= MAX_TOKENS {
-            let now = app.clock.now();
-            tokens.retain(|_, t| t.expires > now);
-            if tokens.len() >= MAX_TOKENS {
-                tokens.clear();
-            }
-        }
-        tokens.insert(token.clone(), next);
-        response["nextPageToken"] = json!(token);
+        response["nextPageToken"] = json!(issue_token(app, next));
     }
     Counters::bump(&app.shared.counters.reporting_pages);
     let (Some(a), false) = (account, page.is_empty()) else {
@@ -451,6 +349,69 @@ fn search_inner(
         results: selection.page(cells, &page),
     };
     Ok(json_response(StatusCode::OK, &body))
+}
+
+/// Stores `next` (expiring after the configured lifetime) and returns its new token.
+fn issue_token(app: &AppState, next: PageToken) -> String {
+    let token = {
+        let mut rng = ReportingState::lock(&app.reporting.rng);
+        format!("pt{}", hex_token(&mut rng, 16))
+    };
+    let next = PageToken {
+        expires: app.clock.now() + app.config.reporting.page_token_lifetime,
+        ..next
+    };
+    let mut tokens = ReportingState::lock(&app.reporting.tokens);
+    if tokens.len() >= MAX_TOKENS {
+        let now = app.clock.now();
+        tokens.retain(|_, t| t.expires > now);
+        if tokens.len() >= MAX_TOKENS {
+            tokens.clear();
+        }
+    }
+    tokens.insert(token.clone(), next);
+    token
+}
+
+/// One page of a `FROM customer | campaign | ad_group` query: every row is computed (at most
+/// ad groups × days × devices of them, SR-22) and the page is the slice after the rows already sent.
+fn entity_page(
+    app: &AppState,
+    account: Option<usize>,
+    query: &ConversionQuery,
+    state: PageToken,
+    want: usize,
+    mut response: Value,
+) -> Response {
+    let rows = match account {
+        Some(a) => entities::rows(app, a, query),
+        None => Vec::new(), // the manager has no campaigns of its own
+    };
+    let skip = usize::try_from(state.emitted).unwrap_or(usize::MAX);
+    let page: Vec<_> = rows.iter().skip(skip).take(want).collect();
+    if state.total_requested {
+        response["totalResultsCount"] = json!(rows.len().to_string());
+    }
+    let sent = state.emitted + page.len() as u64;
+    if (sent as usize) < rows.len() && sent < query.limit.unwrap_or(u64::MAX) && !page.is_empty() {
+        let next = PageToken {
+            emitted: sent,
+            ..state
+        };
+        response["nextPageToken"] = json!(issue_token(app, next));
+    }
+    Counters::bump(&app.shared.counters.reporting_pages);
+    if let Some(a) = account
+        && !page.is_empty()
+    {
+        let cells = entities::Account::new(app, a);
+        let results: Vec<Value> = page
+            .iter()
+            .map(|row| entities::json_row(&cells, query, row))
+            .collect();
+        response["results"] = Value::Array(results);
+    }
+    json_response(StatusCode::OK, &response)
 }
 
 /// A response object (`fieldMask`, `nextPageToken`, `totalResultsCount`) with `results` added.

@@ -13,13 +13,13 @@ use super::query::catalog::{self, DataType};
 use super::query::parser::Op;
 pub(crate) use super::row::RowKey;
 use super::row::{AccountCells, Field, Row, V2};
-use crate::search_ads::AppState;
 use crate::search_ads::data::{
     self, Congruence, DAY_MS, Generator, IdFilter, day_start_ms, filter_congruence,
     seeded_conversion_id,
 };
-use crate::search_ads::id_mapping::IdMappingPlan;
+use crate::search_ads::id_mapping::plan::IdMappingPlan;
 use crate::search_ads::ledger::ConversionKey;
+use crate::search_ads::state::AppState;
 
 /// Translation of legacy campaign / ad-group IDs to the new ones.
 pub(crate) struct IdTranslator<'a> {
@@ -39,7 +39,7 @@ impl<'a> IdTranslator<'a> {
                     &app.config.accounts,
                     a.agency_id,
                     a.advertiser_id,
-                    crate::search_ads::IdMappingSize::Rows(0),
+                    crate::search_ads::config::IdMappingSize::Rows(0),
                 )
             })
             .collect();

@@ -12,13 +12,13 @@ use std::cmp::Ordering;
 
 use axum::http::StatusCode;
 
-use super::Failure;
+use super::failure::Failure;
 use super::query::ConversionQuery;
 use super::query::catalog::{self, DataType};
 use super::query::eval::Val;
 use super::row::{AccountCells, Field, Row};
 use super::rows;
-use crate::search_ads::AppState;
+use crate::search_ads::state::AppState;
 
 /// Most rows one sorted query may hold.
 pub(crate) const MAX_SORTED_ROWS: usize = 200_000;
@@ -26,6 +26,7 @@ pub(crate) const MAX_SORTED_ROWS: usize = 200_000;
 fn owned(v: Val<'_>) -> Val<'static> {
     match v {
         Val::Int(n) => Val::Int(n),
+        Val::Float(f) => Val::Float(f),
         Val::Bool(b) => Val::Bool(b),
         Val::Date(d) => Val::Date(d),
         Val::Str(s) => Val::Str(Cow::Owned(s.into_owned())),

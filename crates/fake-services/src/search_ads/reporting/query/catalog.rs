@@ -1,19 +1,22 @@
 //! What the fake knows about fields and resources, read from Google's discovery document
-//! (`tests/fixtures/reference/searchads360-v0-discovery.json`, revision 20251116).
+//! (`crates/fake-services/data/searchads360-v0-discovery.json`, revision 20251116).
 //!
 //! - Resources: the members of `SearchAds360Row` (except `metrics`, `segments`, `custom_columns`).
-//!   The fake serves `FROM conversion` only; another resource is
+//!   The fake serves the resources of [`SERVED`] in `FROM`; another resource is
 //!   `PROHIBITED_RESOURCE_TYPE_IN_FROM_CLAUSE` ("not supported by this service"), an unknown name
 //!   `BAD_RESOURCE_TYPE_IN_FROM_CLAUSE`.
-//! - Fields: the scalar members of `conversion` and of its attributed resources `ad_group`,
-//!   `ad_group_criterion`, `campaign`, `customer` (CF: "selectable/filterable with FROM conversion
-//!   without segmenting"), of `Segments` and of `Metrics`. Data types follow discovery: `int64` →
-//!   INT64, `int32` → INT32, `double` → DOUBLE, `boolean` → BOOLEAN, an `enum` → ENUM, a member
-//!   described as a resource name → RESOURCE_NAME, any other string → STRING; the core date
-//!   segments `segments.date|week|month|quarter` are DATE (GRAM, "Date ranges"). Nested messages and
+//! - Fields: the scalar members of the 16 resources the spec types (DECISIONS SR-21), of `Segments`
+//!   and of `Metrics`. Data types follow discovery: `int64` → INT64, `int32` → INT32, `double` →
+//!   DOUBLE, `boolean` → BOOLEAN, an `enum` → ENUM, a member described as a resource name →
+//!   RESOURCE_NAME, any other string → STRING; the core date segments
+//!   `segments.date|week|month|quarter` are DATE (GRAM, "Date ranges"). Nested messages and
 //!   repeated members are not catalogued (the fake fills none of them).
 //! - Selectable / filterable / sortable: every catalogued field is selectable; RESOURCE_NAME fields
 //!   are neither filterable nor sortable (discovery: "No operators work with RESOURCE_NAME fields").
+//! - Selectable with: a `FROM` resource takes its own fields, its attributed resources' fields
+//!   (Google's field-service page: "Resources that can be implicitly joined to the resource in the
+//!   FROM clause", <https://developers.google.com/search-ads/reporting/concepts/field-service>),
+//!   the core date segments, and, for the non-event resources, every segment and metric (SR-22).
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
@@ -23,8 +26,51 @@ use serde_json::Value;
 /// The discovery document the catalog is read from.
 const DISCOVERY: &str = include_str!("../../../../data/searchads360-v0-discovery.json");
 
-/// The one resource the fake serves in `FROM`.
+/// The event-level resource whose rows are the stored conversions.
 pub(crate) const SERVED_RESOURCE: &str = "conversion";
+
+/// A resource the fake serves in `FROM`.
+#[derive(Debug)]
+pub(crate) struct Served {
+    /// The resource's query name.
+    pub name: &'static str,
+    /// Resources implicitly joined to it (their fields do not segment the rows).
+    pub attributed: &'static [&'static str],
+    /// Whether metrics and segments other than the core date segments may be selected with it.
+    pub metrics_and_segments: bool,
+}
+
+/// The resources the fake serves in `FROM` (SR-22). `conversion`'s attributed resources are CF's;
+/// `ad_group`'s are the field-service page's example (`customer`, `campaign`); `campaign` takes
+/// `bidding_strategy` (QS's example selects `bidding_strategy.id` `FROM campaign`), `customer` and
+/// `campaign_budget` (its budget, as in Google Ads); `customer` takes none.
+pub(crate) const SERVED: &[Served] = &[
+    Served {
+        name: SERVED_RESOURCE,
+        attributed: ATTRIBUTED,
+        metrics_and_segments: false,
+    },
+    Served {
+        name: "customer",
+        attributed: &[],
+        metrics_and_segments: true,
+    },
+    Served {
+        name: "campaign",
+        attributed: &["customer", "bidding_strategy", "campaign_budget"],
+        metrics_and_segments: true,
+    },
+    Served {
+        name: "ad_group",
+        attributed: &["customer", "campaign"],
+        metrics_and_segments: true,
+    },
+];
+
+/// The served resource of a `FROM` name.
+pub(crate) fn served(name: &str) -> Option<&'static Served> {
+    SERVED.iter().find(|s| s.name == name)
+}
 
 /// Resources whose fields `FROM conversion` may select and filter (CF).
 pub(crate) const ATTRIBUTED: &[&str] = &["ad_group", "ad_group_criterion", "campaign", "customer"];
@@ -153,13 +199,56 @@ fn read() -> Catalog {
     let groups = [
         ("Resources__Conversion", "conversion", Category::Attribute),
         ("Resources__AdGroup", "ad_group", Category::Attribute),
+        ("Resources__AdGroupAd", "ad_group_ad", Category::Attribute),
+        (
+            "Resources__AdGroupAdLabel",
+            "ad_group_ad_label",
+            Category::Attribute,
+        ),
         (
             "Resources__AdGroupCriterion",
             "ad_group_criterion",
             Category::Attribute,
         ),
+        (
+            "Resources__AdGroupCriterionLabel",
+            "ad_group_criterion_label",
+            Category::Attribute,
+        ),
+        (
+            "Resources__AdGroupLabel",
+            "ad_group_label",
+            Category::Attribute,
+        ),
+        (
+            "Resources__BiddingStrategy",
+            "bidding_strategy",
+            Category::Attribute,
+        ),
         ("Resources__Campaign", "campaign", Category::Attribute),
+        (
+            "Resources__CampaignBudget",
+            "campaign_budget",
+            Category::Attribute,
+        ),
+        (
+            "Resources__CampaignLabel",
+            "campaign_label",
+            Category::Attribute,
+        ),
+        (
+            "Resources__ConversionAction",
+            "conversion_action",
+            Category::Attribute,
+        ),
         ("Resources__Customer", "customer", Category::Attribute),
+        (
+            "Resources__KeywordView",
+            "keyword_view",
+            Category::Attribute,
+        ),
+        ("Resources__Label", "label", Category::Attribute),
+        ("Resources__Visit", "visit", Category::Attribute),
         ("Common__Segments", "segments", Category::Segment),
         ("Common__Metrics", "metrics", Category::Metric),
     ];
@@ -225,14 +314,23 @@ pub(crate) fn is_resource(name: &str) -> bool {
     CATALOG.resources.iter().any(|r| r == name)
 }
 
-/// Whether a field may appear in SELECT or WHERE with `FROM conversion`: the resource's own
-/// fields, its attributed resources' fields and the core date segments (other segments and metrics
-/// are unverified with this resource, facts §11.3, SR-14).
-pub(crate) fn selectable_with_conversion(f: &FieldInfo) -> bool {
+/// Whether the catalogue holds the fields of `resource` (a resource, `segments` or `metrics`).
+pub(crate) fn is_catalogued(resource: &str) -> bool {
+    CATALOG
+        .fields
+        .keys()
+        .any(|k| k.split_once('.').is_some_and(|(r, _)| r == resource))
+}
+
+/// Whether a field may appear in SELECT or WHERE with `FROM from`: the resource's own fields, its
+/// attributed resources' fields and the core date segments; other segments and metrics only with
+/// the resources that take them (with `conversion` they are unverified, facts §11.3, SR-14).
+pub(crate) fn selectable_with(from: &Served, f: &FieldInfo) -> bool {
     let resource = f.resource();
-    resource == SERVED_RESOURCE
-        || ATTRIBUTED.contains(&resource)
+    resource == from.name
+        || from.attributed.contains(&resource)
         || CORE_DATE_SEGMENTS.contains(&f.name.as_str())
+        || (from.metrics_and_segments && matches!(f.category, Category::Segment | Category::Metric))
 }
 
 #[cfg(test)]

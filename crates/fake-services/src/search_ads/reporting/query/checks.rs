@@ -2,7 +2,8 @@
 //! (discovery's `queryError` values; GRAM; the facts file's "Which fields must be selected"):
 //!
 //! - every field is known (`UNRECOGNIZED_FIELD`); `FROM` names a resource (`EXPECTED_FROM`,
-//!   `BAD_RESOURCE_TYPE_IN_FROM_CLAUSE`) the fake serves (`PROHIBITED_RESOURCE_TYPE_IN_FROM_CLAUSE`);
+//!   `BAD_RESOURCE_TYPE_IN_FROM_CLAUSE`) the fake serves (`PROHIBITED_RESOURCE_TYPE_IN_FROM_CLAUSE`;
+//!   `catalog::SERVED`);
 //! - referenced fields: a segment in WHERE, other than the core date segments, and every ORDER BY
 //!   field must be selected (`EXPECTED_REFERENCED_FIELD_IN_SELECT_CLAUSE`); fields of the resource
 //!   and of its attributed resources need not be (Google's `SELECT campaign.id FROM ad_group WHERE
@@ -25,12 +26,15 @@
 
 use chrono::NaiveDate;
 
-use super::catalog::{self, Category, DataType, FieldInfo};
+use super::catalog::{self, Category, DataType, FieldInfo, Served};
+use super::conversion_query::ConversionQuery;
 use super::dates::{self, Bounds, Period};
+use super::error::QueryError;
 use super::eval::{Const, Filter};
 use super::parser::{Ast, Condition, Literal, Op, Operand};
-use super::{ConversionQuery, QueryError};
-use crate::search_ads::reporting::MAX_SEGMENTED_DAYS;
+
+/// Most days a query that selects `segments.date` may span (SR-13).
+pub const MAX_SEGMENTED_DAYS: i64 = 30;
 
 /// The operators a data type takes (discovery's `dataType` descriptions); `IS NULL` and `IS NOT
 /// NULL` are added for every filterable type (SR-16).
@@ -208,10 +212,7 @@ pub(crate) fn typed(f: &Typed<'_>, c: &Condition, today: NaiveDate) -> Result<Fi
 fn lookup(name: &str, clause: &str) -> Result<&'static FieldInfo, QueryError> {
     catalog::field(name).ok_or_else(|| {
         let (resource, _) = name.split_once('.').unwrap_or((name, ""));
-        let catalogued = resource == catalog::SERVED_RESOURCE
-            || catalog::ATTRIBUTED.contains(&resource)
-            || resource == "segments"
-            || resource == "metrics";
+        let catalogued = catalog::is_catalogued(resource);
         let code = match clause {
             _ if catalogued || !catalog::is_resource(resource) => "UNRECOGNIZED_FIELD",
             "WHERE" => "PROHIBITED_RESOURCE_TYPE_IN_WHERE_CLAUSE",
@@ -221,8 +222,8 @@ fn lookup(name: &str, clause: &str) -> Result<&'static FieldInfo, QueryError> {
     })
 }
 
-fn compatible(f: &FieldInfo, clause: &str) -> Result<(), QueryError> {
-    if catalog::selectable_with_conversion(f) {
+fn compatible(from: &Served, f: &FieldInfo, clause: &str) -> Result<(), QueryError> {
+    if catalog::selectable_with(from, f) {
         return Ok(());
     }
     let code = match (f.category, clause) {
@@ -233,7 +234,7 @@ fn compatible(f: &FieldInfo, clause: &str) -> Result<(), QueryError> {
     };
     Err(QueryError::new(
         code,
-        format!("'{}' cannot be used with FROM conversion.", f.name),
+        format!("'{}' cannot be used with FROM {}.", f.name, from.name),
     )
     .at(f.name.clone()))
 }
@@ -284,18 +285,22 @@ pub(crate) fn conversion_query(ast: Ast, today: NaiveDate) -> Result<ConversionQ
             "A searchAds360:search query needs a FROM clause.",
         ));
     };
-    if from != catalog::SERVED_RESOURCE {
+    let Some(served) = catalog::served(from) else {
         let code = if catalog::is_resource(from) {
             "PROHIBITED_RESOURCE_TYPE_IN_FROM_CLAUSE"
         } else {
             "BAD_RESOURCE_TYPE_IN_FROM_CLAUSE"
         };
+        let names: Vec<&str> = catalog::SERVED.iter().map(|s| s.name).collect();
         return Err(QueryError::new(
             code,
-            format!("The fake serves FROM conversion only, not FROM {from}."),
+            format!(
+                "The fake serves FROM {}, not FROM {from}.",
+                names.join(", ")
+            ),
         )
         .at(from));
-    }
+    };
     let select: Vec<&FieldInfo> = ast
         .select
         .iter()
@@ -320,11 +325,11 @@ pub(crate) fn conversion_query(ast: Ast, today: NaiveDate) -> Result<ConversionQ
         }
     }
     for f in &select {
-        compatible(f, "SELECT")?;
+        compatible(served, f, "SELECT")?;
     }
     let mut filters = Vec::with_capacity(wheres.len());
     for (f, c) in wheres.iter().zip(&ast.conditions) {
-        compatible(f, "WHERE")?;
+        compatible(served, f, "WHERE")?;
         if !f.filterable() {
             return Err(QueryError::new(
                 "PROHIBITED_FIELD_IN_WHERE_CLAUSE",
@@ -352,6 +357,7 @@ pub(crate) fn conversion_query(ast: Ast, today: NaiveDate) -> Result<ConversionQ
     let bounds = dates::bounds(&filters)?;
     date_rules(&ast.select, &bounds)?;
     Ok(ConversionQuery {
+        from: served.name,
         select: ast.select,
         filters,
         order: ast.order,

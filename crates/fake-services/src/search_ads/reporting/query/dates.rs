@@ -5,7 +5,7 @@
 
 use chrono::{Datelike, Days, Months, NaiveDate, Weekday};
 
-use super::QueryError;
+use super::error::QueryError;
 use super::eval::{Const, Filter};
 use super::parser::Op;
 

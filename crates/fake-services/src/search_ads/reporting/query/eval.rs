@@ -19,10 +19,11 @@ pub(crate) enum Const {
     Date(NaiveDate),
 }
 
-/// A field's value in one row (the fake fills no DOUBLE field).
+/// A field's value in one row.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Val<'a> {
     Int(i64),
+    Float(f64),
     Str(Cow<'a, str>),
     Bool(bool),
     Date(NaiveDate),
@@ -33,6 +34,7 @@ impl Val<'_> {
     pub(crate) fn cmp_to(&self, other: &Val<'_>) -> Option<Ordering> {
         match (self, other) {
             (Val::Int(a), Val::Int(b)) => Some(a.cmp(b)),
+            (Val::Float(a), Val::Float(b)) => a.partial_cmp(b),
             (Val::Str(a), Val::Str(b)) => Some(a.cmp(b)),
             (Val::Bool(a), Val::Bool(b)) => Some(a.cmp(b)),
             (Val::Date(a), Val::Date(b)) => Some(a.cmp(b)),
@@ -44,6 +46,8 @@ impl Val<'_> {
         match (self, c) {
             (Val::Int(a), Const::Int(b)) => Some(a.cmp(b)),
             (Val::Int(a), Const::Float(b)) => (*a as f64).partial_cmp(b),
+            (Val::Float(a), Const::Float(b)) => a.partial_cmp(b),
+            (Val::Float(a), Const::Int(b)) => a.partial_cmp(&(*b as f64)),
             (Val::Str(a), Const::Str(b)) => Some(a.as_ref().cmp(b.as_str())),
             (Val::Bool(a), Const::Bool(b)) => Some(a.cmp(b)),
             (Val::Date(a), Const::Date(b)) => Some(a.cmp(b)),

@@ -5,7 +5,7 @@
 //! quotes with backslash escapes; a raw newline in a string is `PROHIBITED_NEWLINE_IN_STRING`, a
 //! symbol the grammar does not have is `BAD_SYMBOL` (the discovery document's `queryError` values).
 
-use super::QueryError;
+use super::error::QueryError;
 
 /// One token.
 #[derive(Clone, Debug, PartialEq)]

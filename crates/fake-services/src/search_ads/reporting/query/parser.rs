@@ -18,7 +18,7 @@
 //! Keywords are case-insensitive; there is no `OR`. Whether a field takes an operator or a value is
 //! [`checks`](super::checks)' job; this file only knows the shape.
 
-use super::QueryError;
+use super::error::QueryError;
 use super::lexer::Token;
 
 /// An operator of a condition.
