@@ -103,6 +103,36 @@ async fn a_misspelt_field_is_refused_before_sending_with_the_nearest_name() {
     );
 }
 
+/// The guide's first report through `ads report`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_guides_campaign_report_runs() {
+    let services = services().await;
+    let apictl = Apictl::with_fakes(&services);
+    let run = apictl
+        .run(&[
+            "ads",
+            "report",
+            "--query",
+            "SELECT campaign.id, campaign.name, segments.device, segments.date, metrics.impressions, \
+             metrics.clicks FROM campaign WHERE segments.date DURING LAST_30_DAYS",
+        ])
+        .await;
+    run.expect(0);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        "campaign.id,campaign.name,segments.device,segments.date,metrics.impressions,metrics.clicks"
+    );
+    assert!(lines.len() > 2, "{}", run.stdout);
+    for line in &lines[1..] {
+        let cells: Vec<&str> = line.split(',').collect();
+        assert_eq!(cells.len(), 6, "{line}");
+        let impressions: u64 = cells[4].parse().expect("impressions");
+        let clicks: u64 = cells[5].parse().expect("clicks");
+        assert!(impressions >= clicks, "{line}");
+    }
+}
+
 #[tokio::test]
 async fn fields_lists_the_catalogue() {
     let apictl = Apictl::new();

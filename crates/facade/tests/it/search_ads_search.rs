@@ -344,3 +344,70 @@ async fn a_reader_that_stops_holds_at_most_prefetch_pages() {
         );
     }
 }
+
+/// The guide's first report, built from the typed fields, decoded into a caller's struct.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_guides_campaign_report_decodes_into_the_callers_struct() {
+    #[derive(Debug, Deserialize)]
+    struct CampaignRow {
+        campaign: CampaignFields,
+        segments: CampaignSegments,
+        metrics: CampaignMetrics,
+    }
+    #[derive(Debug, Deserialize)]
+    struct CampaignFields {
+        id: String,
+        name: String,
+    }
+    #[derive(Debug, Deserialize)]
+    struct CampaignSegments {
+        device: String,
+        date: String,
+    }
+    #[derive(Debug, Deserialize)]
+    struct CampaignMetrics {
+        impressions: String,
+        clicks: String,
+    }
+    let fake = support::start(recent(20, 30)).await;
+    let client = client(&fake, support::fast_retries(3));
+    let query = Query::select([
+        fields::campaign::ID,
+        fields::campaign::NAME,
+        fields::segments::DEVICE,
+        fields::segments::DATE,
+        fields::metrics::IMPRESSIONS,
+        fields::metrics::CLICKS,
+    ])
+    .from(Resource::Campaign)
+    .where_(fields::segments::DATE.during(DuringRange::Last30Days));
+    let rows: Vec<CampaignRow> = client
+        .search(customer(&fake), query)
+        .page_size(7)
+        .stream()
+        .try_collect()
+        .await
+        .expect("the report");
+    assert!(rows.len() > 7, "several pages: {}", rows.len());
+    let campaigns: BTreeSet<&str> = rows.iter().map(|r| r.campaign.id.as_str()).collect();
+    assert!(campaigns.len() > 1, "{campaigns:?}");
+    for r in &rows {
+        let impressions: u64 = r.metrics.impressions.parse().expect("int64 as text");
+        let clicks: u64 = r.metrics.clicks.parse().expect("int64 as text");
+        assert!(impressions >= clicks, "{r:?}");
+        assert!(!r.campaign.name.is_empty() && !r.segments.device.is_empty());
+        assert_eq!(r.segments.date.len(), 10);
+    }
+    // The same rows into the generated row type.
+    let generated: Vec<sa360_reporting_client::types::SearchAds360Row> = client
+        .search(
+            customer(&fake),
+            "SELECT campaign.id, campaign.name, segments.device, segments.date, \
+             metrics.impressions, metrics.clicks FROM campaign \
+             WHERE segments.date DURING LAST_30_DAYS",
+        )
+        .send()
+        .await
+        .expect("the report");
+    assert_eq!(generated.len(), rows.len());
+}
