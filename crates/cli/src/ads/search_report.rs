@@ -13,6 +13,7 @@ use sa360_video_sdk::search_ads::{Error as SaError, WriteOptions};
 use serde_json::{Map, Value, json};
 
 use super::conn::Conn;
+use super::list::{commit, create_beside};
 use crate::context::{Ctx, print_json};
 use crate::error::{AppError, AppResult, io_error};
 
@@ -283,14 +284,14 @@ pub(super) async fn run_report(
     let stream = request.stream::<Value>();
     match &args.output {
         Some(path) => {
-            // Written to FILE.part and renamed once complete (sa360_video_sdk::fs::PartFile).
-            let mut part = sa360_video_sdk::fs::PartFile::create(path)
-                .map_err(|e| io_error("cannot create (as FILE.part)", path, &e))?;
+            // Written to a new temporary file beside FILE and renamed once complete (as
+            // `conversions list` writes), so FILE is never half a report.
+            let mut part = create_beside(path)
+                .map_err(|e| io_error("cannot create a temporary file beside", path, &e))?;
             let count = write_report(stream, &mut part, &columns, args.format)
                 .await
                 .map_err(|e| e.context(path.display()))?;
-            part.commit()
-                .map_err(|e| io_error("cannot rename to", path, &e))?;
+            commit(part, path).map_err(|e| io_error("cannot rename to", path, &e))?;
             if ctx.json {
                 print_json(&json!({"rows": count, "output": path.display().to_string()}))?;
             } else {
