@@ -1,6 +1,6 @@
 //! A query's clauses as the check needs them: the names in `SELECT`, `FROM`, `WHERE` and
 //! `ORDER BY`, read from its text with the query language's tokens (Google's "Query grammar
-//! reference", https://developers.google.com/search-ads/reporting/query/query-grammar). Only the
+//! reference", <https://developers.google.com/search-ads/reporting/query/query-grammar>). Only the
 //! clause structure is read; what the values of a condition may be is the service's to judge,
 //! except where a mistake is certain (an unterminated string).
 
