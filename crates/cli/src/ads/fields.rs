@@ -1,20 +1,12 @@
 //! `apictl ads fields [PATTERN]`: the Reporting API's field catalogue shipped with the facade
 //! (name, category, data type, and whether each field may be selected, filtered, sorted).
 
-use clap::Args;
 use sa360_video_sdk::search_ads::reporting::fields::{self, FieldInfo};
 use serde_json::json;
 
+use crate::cli::FieldsArgs;
 use crate::context::{Ctx, print_json};
 use crate::error::{AppError, AppResult};
-
-/// `apictl ads fields`.
-#[derive(Debug, Args)]
-pub struct FieldsArgs {
-    /// Only fields whose name contains this text (case-insensitive), e.g. `campaign.` or `clicks`
-    #[arg(value_name = "PATTERN")]
-    pub pattern: Option<String>,
-}
 
 /// The fields whose name contains `pattern` (all without one).
 pub fn matching(pattern: Option<&str>) -> Vec<&'static FieldInfo> {

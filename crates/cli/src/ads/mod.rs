@@ -19,11 +19,9 @@ mod upload;
 
 pub use availability::{availabilities, describe_availability};
 pub use engine::{JournalMode, UploadPlan, upload_file};
-pub use fields::FieldsArgs;
 pub use id_mapping::byte_progress;
 pub use list::write_conversions;
 pub use report::{ReportRow, default_report_path};
-pub use search_report::ReportQueryArgs;
 
 use conn::Conn;
 

@@ -4,9 +4,7 @@
 //! query is checked by the facade before anything is sent.
 
 use std::io::{BufWriter, Read as _, Write};
-use std::path::PathBuf;
 
-use clap::{ArgGroup, Args, ValueEnum};
 use futures::{Stream, StreamExt as _, TryStreamExt as _};
 use sa360_video_sdk::search_ads::reporting::{MAX_QUERY_CHARS, Query, SearchOptions};
 use sa360_video_sdk::search_ads::{Error as SaError, WriteOptions};
@@ -14,51 +12,12 @@ use serde_json::{Map, Value, json};
 
 use super::conn::Conn;
 use super::list::{commit, create_beside};
+use crate::cli::{ReportFormat, ReportQueryArgs};
 use crate::context::{Ctx, print_json};
 use crate::error::{AppError, AppResult, io_error};
 
 /// Most rows `--format table` holds to size its columns.
 pub const MAX_TABLE_ROWS: usize = 10_000;
-
-/// How `ads report` writes rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReportFormat {
-    /// Comma-separated values with a header of the selected fields
-    Csv,
-    /// One JSON object per line, keyed by the selected fields
-    Jsonl,
-    /// Aligned columns for reading (at most 10000 rows)
-    Table,
-}
-
-/// `apictl ads report`.
-#[derive(Debug, Args)]
-#[command(group(ArgGroup::new("source").required(true).args(["query", "query_file"])))]
-pub struct ReportQueryArgs {
-    /// The query, in the Reporting API's query language (SELECT … FROM … WHERE …)
-    #[arg(long, value_name = "QUERY")]
-    pub query: Option<String>,
-
-    /// Read the query from this file (`-` for stdin)
-    #[arg(long, value_name = "FILE")]
-    pub query_file: Option<PathBuf>,
-
-    /// Output format
-    #[arg(long, value_enum, default_value_t = ReportFormat::Csv)]
-    pub format: ReportFormat,
-
-    /// Write to this file instead of stdout
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-
-    /// Rows per request, 1 to 10000 [default: 10000]
-    #[arg(long, value_name = "N")]
-    pub page_size: Option<u32>,
-
-    /// Pages fetched ahead of the output, 1 to 16
-    #[arg(long, default_value_t = 2, value_name = "N")]
-    pub prefetch: usize,
-}
 
 /// The query text of `--query` or `--query-file`, bounded.
 fn query_text(args: &ReportQueryArgs) -> AppResult<String> {
