@@ -25,8 +25,9 @@ pub struct Args {
     /// Recorded runs of each variant per scenario (default 5, 3 with --quick).
     #[arg(long, value_name = "N")]
     pub reps: Option<u32>,
-    /// Only these scenarios: read, read-latency, report, report-latency, upload, upload-overhead,
-    /// upload-stream, upload-stream-journal, id-mapping, logins, logins-redis-latency, logins-redis, generate.
+    /// Only these scenarios: read, read-latency, report, report-latency, search, search-latency,
+    /// upload, upload-overhead, upload-stream, upload-stream-journal, id-mapping, logins,
+    /// logins-redis-latency, logins-redis, generate.
     #[arg(long, value_name = "SCENARIO")]
     pub only: Vec<String>,
 }

@@ -169,11 +169,35 @@ pub fn check_one(ws: &Workspace, config: &SpecConfig) -> Vec<Problem> {
     problems
 }
 
+/// The facade's field catalogue (SR-30) is what `generate` writes from its sources.
+pub fn check_report_fields(ws: &Workspace) -> Vec<Problem> {
+    use crate::report_fields::{OUTPUT, TABLE, render};
+    match render(ws) {
+        Err(e) => vec![Problem::Spec {
+            spec: TABLE.to_owned(),
+            message: format!("{e:#}"),
+        }],
+        Ok(code) => match fs::read_to_string(ws.path(OUTPUT)) {
+            Err(_) => vec![Problem::Missing {
+                file: OUTPUT.to_owned(),
+            }],
+            Ok(on_disk) if on_disk != code => vec![Problem::Stale {
+                file: OUTPUT.to_owned(),
+                diff: unified_diff(OUTPUT, &on_disk, &code),
+            }],
+            Ok(_) => vec![],
+        },
+    }
+}
+
 /// Check the selected specs (all when `args.only` is empty).
 pub fn check(ws: &Workspace, args: &Args) -> anyhow::Result<Report> {
     let mut report = Report::default();
     for config in generate::select(&args.only)? {
         report.problems.extend(check_one(ws, config));
+    }
+    if args.only.is_empty() {
+        report.problems.extend(check_report_fields(ws));
     }
     Ok(report)
 }

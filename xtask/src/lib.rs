@@ -31,6 +31,7 @@ pub mod inventory;
 pub mod lint;
 pub mod openapi;
 pub mod panic_guard;
+pub mod report_fields;
 pub mod specs;
 
 use std::path::{Path, PathBuf};

@@ -7,6 +7,8 @@
 //!   process, in alternating blocks).
 //! - [`reporting`]: the Reporting API scenarios (a conversion report against
 //!   a plain loop over the same pages).
+//! - [`search`]: reports of any resource (`search`) decoded into a caller's struct against the
+//!   generated client's loop.
 //! - [`sample`]: one timed run of one variant; the `bench-runner sample`
 //!   subcommand runs one per process.
 //! - [`suite`]: the whole benchmark (`bench-runner suite`, started by
@@ -25,5 +27,6 @@ pub mod logins;
 pub mod reporting;
 pub mod sample;
 pub mod scenarios;
+pub mod search;
 pub mod stats;
 pub mod suite;

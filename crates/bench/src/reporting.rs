@@ -140,7 +140,7 @@ pub async fn report_baseline(
 }
 
 /// The pages of one query, one after the other; returns the rows consumed.
-async fn baseline_pages(
+pub(crate) async fn baseline_pages(
     http: &reqwest::Client,
     url: &str,
     auth: &str,

@@ -6,11 +6,13 @@ use std::fmt;
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 
+use sa360_video_sdk::search_ads::reporting::SearchOptions;
 use sa360_video_sdk::search_ads::{ListOptions, ReportOptions, WriteOptions};
 
 use crate::logins;
 use crate::reporting;
 use crate::scenarios::{self, Measurement, SearchAdsTarget, VideoTarget};
+use crate::search;
 
 /// Conversions per request of the sequential upload loop with added latency: the most one
 /// request may carry ([`sa360_video_sdk::search_ads::MAX_BATCH_SIZE`], SA-10), as a competent user's loop
@@ -58,6 +60,11 @@ pub enum ClientScenario {
     /// Read a conversion report from a fake with 20 ms per answer; facade: `ReportOptions::default()`,
     /// baseline: a sequential loop of 30-day queries at the largest page size.
     ReportLatency,
+    /// Read a report of any resource (`search`, rows into a caller's struct) from a fake without
+    /// added latency; baseline: the generated type's loop over the same pages.
+    Search,
+    /// The same with 20 ms per answer, the facade at `SearchOptions::default()`.
+    SearchLatency,
 }
 
 impl ClientScenario {
@@ -76,6 +83,8 @@ impl ClientScenario {
             ClientScenario::LoginsRedisLatency => "logins-redis-latency",
             ClientScenario::Report => "report",
             ClientScenario::ReportLatency => "report-latency",
+            ClientScenario::Search => "search",
+            ClientScenario::SearchLatency => "search-latency",
         }
     }
 }
@@ -235,6 +244,14 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
                 reporting::REPORT_CHUNK_DAYS,
             )
             .await
+        }
+        (ClientScenario::Search | ClientScenario::SearchLatency, Variant::Baseline) => {
+            search::search_baseline(sa).await
+        }
+        (ClientScenario::Search | ClientScenario::SearchLatency, Variant::Facade) => {
+            let defaults = SearchOptions::default();
+            let prefetch = spec.prefetch.unwrap_or(defaults.prefetch);
+            search::search_facade(sa, defaults.prefetch(prefetch)).await
         }
         (ClientScenario::ReportLatency, Variant::Facade) => {
             let defaults = ReportOptions::default();

@@ -285,7 +285,7 @@ impl<W: Write> Write for PipeAware<W> {
 
 /// A new file beside `path` (`.FILE.XXXXXX.part`): a random name created with `O_EXCL`, so
 /// nothing planted there (a symlink) is followed; mode 0666 less the umask, as a plain create.
-fn create_beside(path: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+pub(super) fn create_beside(path: &Path) -> std::io::Result<tempfile::NamedTempFile> {
     let prefix = format!(
         ".{}.",
         path.file_name().unwrap_or_default().to_string_lossy()
@@ -303,7 +303,7 @@ fn create_beside(path: &Path) -> std::io::Result<tempfile::NamedTempFile> {
 /// Syncs `part`, renames it onto `path` (replacing the directory entry, never following a
 /// symlink there) and syncs the directory, so after a crash `path` is the old file or the whole
 /// new one.
-fn commit(part: tempfile::NamedTempFile, path: &Path) -> std::io::Result<()> {
+pub(super) fn commit(part: tempfile::NamedTempFile, path: &Path) -> std::io::Result<()> {
     part.as_file().sync_all()?;
     part.persist(path).map_err(|e| e.error)?;
     std::fs::File::open(parent_dir(path))?.sync_all()

@@ -7,12 +7,14 @@ mod availability;
 mod conn;
 mod customers;
 mod engine;
+mod fields;
 mod id_mapping;
 mod input;
 mod journal;
 mod list;
 mod report;
 mod saved_columns;
+mod search_report;
 mod upload;
 
 pub use availability::{availabilities, describe_availability};
@@ -48,5 +50,7 @@ pub async fn run(ctx: &Ctx, args: &AdsArgs) -> AppResult<u8> {
         AdsCommand::IdMapping(m) => id_mapping::run_id_mapping(ctx, &conn, m).await,
         AdsCommand::SavedColumns => saved_columns::run_saved_columns(ctx, &conn).await,
         AdsCommand::Customers => customers::run_customers(ctx, &conn).await,
+        AdsCommand::Report(r) => search_report::run_report(ctx, &conn, r).await,
+        AdsCommand::Fields(f) => fields::run_fields(ctx, f),
     }
 }

@@ -38,6 +38,8 @@ help_snapshot!(ads_conversions_upload, ["ads", "conversions", "upload"]);
 help_snapshot!(ads_availability, ["ads", "availability"]);
 help_snapshot!(ads_id_mapping, ["ads", "id-mapping"]);
 help_snapshot!(ads_saved_columns, ["ads", "saved-columns"]);
+help_snapshot!(ads_report, ["ads", "report"]);
+help_snapshot!(ads_fields, ["ads", "fields"]);
 
 #[test]
 fn short_help_is_shorter_and_usage_errors_exit_2() {

@@ -7,6 +7,7 @@
 mod common;
 
 mod ads;
+mod ads_report;
 mod ads_resume;
 mod ads_verdicts;
 mod auth;

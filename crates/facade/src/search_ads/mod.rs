@@ -21,6 +21,7 @@
 //!   | method | request | answer |
 //!   |---|---|---|
 //!   | [`conversion_report`](SearchAdsClient::conversion_report) | [`ConversionReportRequest`] | `.stream()`: [`ConversionReport`] |
+//!   | [`search`](SearchAdsClient::search) (a report of any resource) | [`SearchRequest`](reporting::SearchRequest) | `.stream::<Row>()`: [`SearchStream`](reporting::SearchStream); `.send::<Row>()`: the rows |
 //!   | [`list_conversions`](SearchAdsClient::list_conversions), [`list_conversions_by_customer`](SearchAdsClient::list_conversions_by_customer) (v2, deprecated upstream) | [`ListConversionsRequest`] | `.stream()`: [`ConversionStream`] |
 //!   | [`insert`](SearchAdsClient::insert), [`update`](SearchAdsClient::update) (and `_stream`) | [`WriteRequest`] | `.send()`: [`WriteReport`]; `.stream()`: [`WriteStream`] |
 //!   | [`update_availability`](SearchAdsClient::update_availability) | [`UpdateAvailabilityRequest`] | `.send()`: the echo |

@@ -18,6 +18,7 @@ mod search_ads_read;
 mod search_ads_report_during;
 mod search_ads_reporting;
 mod search_ads_reporting_wire;
+mod search_ads_search;
 mod search_ads_stream;
 mod search_ads_support;
 mod search_ads_wire;

@@ -164,6 +164,20 @@ fn each_write_options_setter_sets_its_own_field() {
 }
 
 #[test]
+fn each_search_options_setter_sets_its_own_field() {
+    let d = sa360_video_sdk::search_ads::reporting::SearchOptions::default();
+    sets_only(&d, |o| o.page_size(7), |o| o.page_size = 7);
+    sets_only(&d, |o| o.prefetch(5), |o| o.prefetch = 5);
+    sets_only(&d, |o| o.max_rows(9), |o| o.max_rows = 9);
+    let manager = CustomerId::new("2000012300").expect("an id");
+    sets_only(
+        &d,
+        |o| o.login_customer_id(manager.clone()),
+        |o| o.login_customer_id = Some(manager.clone()),
+    );
+}
+
+#[test]
 fn each_report_options_and_filters_setter_sets_its_own_field() {
     let d = ReportOptions::default();
     sets_only(&d, |o| o.page_size(7), |o| o.page_size = 7);

@@ -202,6 +202,22 @@ pub enum Error {
         message: String,
     },
 
+    /// A report query was refused before it was sent: the error the Reporting API would give
+    /// for it (its `queryError` code) and the field at fault, checked against the field
+    /// catalogue shipped with the crate ([`fields`](crate::search_ads::reporting::fields)).
+    #[error("{}", query_message(code, field, reason, suggestion.as_deref()))]
+    Query {
+        /// The Reporting API's `queryError` code (`UNRECOGNIZED_FIELD`,
+        /// `PROHIBITED_FIELD_IN_WHERE_CLAUSE`, ...).
+        code: &'static str,
+        /// The field (or resource, or text) at fault, as written in the query.
+        field: String,
+        /// What is wrong with it.
+        reason: String,
+        /// The nearest valid name, when the name is unknown and one is near.
+        suggestion: Option<String>,
+    },
+
     /// The client could not be built.
     #[error("invalid search ads client configuration: {message}")]
     Config {
@@ -267,6 +283,14 @@ impl From<BaseUrlError> for Error {
     fn from(e: BaseUrlError) -> Self {
         Error::invalid_base_url("base_url", &e)
     }
+}
+
+fn query_message(code: &str, field: &str, reason: &str, suggestion: Option<&str>) -> String {
+    let hint = match suggestion {
+        Some(name) => format!("; did you mean `{name}`?"),
+        None => String::new(),
+    };
+    format!("query refused: {code}: `{field}` {reason}{hint} (nothing was sent)")
 }
 
 fn validation_message(field: &str, index: Option<usize>, reason: &str) -> String {
@@ -437,6 +461,7 @@ impl Error {
     pub fn may_have_reached_server(&self) -> bool {
         match self {
             Error::Validation { .. }
+            | Error::Query { .. }
             | Error::Auth { .. }
             | Error::InvalidGrant { .. }
             | Error::TokenUnavailable { .. }

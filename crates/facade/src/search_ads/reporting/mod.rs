@@ -12,17 +12,32 @@
 //!   [`Error::Reporting`](super::Error::Reporting) with the typed [`ReportingFailure`].
 //! - [`IdLookup`]: legacy ids → new ids from the ID-mapping file.
 //! - The field-by-field mapping to [`Conversion`](super::Conversion) is documented in [`mapping`].
+//!
+//! Reports of any resource:
+//!
+//! - [`SearchAdsClient::search`](super::SearchAdsClient::search): a [`Query`] (text, or built from
+//!   the typed [`fields`]) → [`SearchRequest`] → `.stream::<Row>()` ([`SearchStream`]) or
+//!   `.send::<Row>()`, each row deserialized into the caller's `serde` type.
+//! - Checked before sending against the field catalogue ([`fields`], generated from the discovery
+//!   document and Google's field reference pages, SR-30): [`Error::Query`](super::Error::Query)
+//!   with the service's code and the nearest valid name.
 
 mod customers;
 mod decode;
+pub mod fields;
 mod ids;
 pub mod mapping;
 mod options;
 mod query;
+mod query_check;
+mod query_clauses;
 #[cfg(test)]
 mod query_injection_tests;
 mod request;
 mod rpc;
+mod search;
+mod search_pages;
+mod search_query;
 mod search_request;
 mod stream;
 mod token_hint;
@@ -36,7 +51,12 @@ pub use options::{MAX_REPORT_PAGE_SIZE, MAX_SHARD_DAYS, MAX_SHARDS_IN_FLIGHT, Re
 pub use query::{
     ConversionStatus, MAX_FILTER_TEXT, MAX_FILTER_VALUES, ReportFilters, SELECTED_FIELDS,
 };
+pub use query_check::MAX_QUERY_CHARS;
 pub use request::{ConversionReport, ConversionReportRequest};
+pub use search::{
+    MAX_COLLECTED_ROWS, MAX_SEARCH_PREFETCH, SearchOptions, SearchRequest, SearchStream,
+};
+pub use search_query::{Condition, DuringRange, Literal, OrderBy, Query};
 pub use window::CONVERSION_WINDOW_DAYS;
 
 pub use super::client::DEFAULT_REPORTING_BASE_URL;

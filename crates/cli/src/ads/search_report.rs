@@ -1,0 +1,341 @@
+//! `apictl ads report --query '…'` (or `--query-file`): a report of any resource through the
+//! Reporting API, written as CSV, JSON lines or a table. The columns are the fields as selected
+//! (`campaign.id`, `metrics.clicks`, `custom_columns.id[7]`), as Google's clients name them; the
+//! query is checked by the facade before anything is sent.
+
+use std::io::{BufWriter, Read as _, Write};
+
+use futures::{Stream, StreamExt as _, TryStreamExt as _};
+use sa360_video_sdk::search_ads::reporting::{MAX_QUERY_CHARS, Query, SearchOptions};
+use sa360_video_sdk::search_ads::{Error as SaError, WriteOptions};
+use serde_json::{Map, Value, json};
+
+use super::conn::Conn;
+use super::list::{commit, create_beside};
+use crate::cli::{ReportFormat, ReportQueryArgs};
+use crate::context::{Ctx, print_json};
+use crate::error::{AppError, AppResult, io_error};
+
+/// Most rows `--format table` holds to size its columns.
+pub const MAX_TABLE_ROWS: usize = 10_000;
+
+/// The query text of `--query` or `--query-file`, bounded.
+fn query_text(args: &ReportQueryArgs) -> AppResult<String> {
+    if let Some(q) = &args.query {
+        return Ok(q.clone());
+    }
+    let Some(path) = &args.query_file else {
+        return Err(AppError::new("no query").hint("pass --query '…' or --query-file FILE"));
+    };
+    // A query is text of at most MAX_QUERY_CHARS characters (4 bytes each at most).
+    let limit = u64::try_from(MAX_QUERY_CHARS * 4).unwrap_or(u64::MAX);
+    let mut bytes = Vec::new();
+    let read = if path.as_os_str() == "-" {
+        std::io::stdin()
+            .lock()
+            .take(limit + 1)
+            .read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(path).and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
+    };
+    read.map_err(|e| io_error("cannot read the query file", path, &e))?;
+    if bytes.len() as u64 > limit {
+        return Err(AppError::new(format!(
+            "the query file {} is larger than {limit} bytes",
+            path.display()
+        ))
+        .hint("a query is at most 100000 characters; check --query-file names the query"));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        AppError::new(format!(
+            "the query file {} is not UTF-8 text",
+            path.display()
+        ))
+        .hint("save the query as UTF-8 text")
+    })
+}
+
+/// A refused query with a hint that names the command listing the fields.
+fn query_error(e: SaError) -> AppError {
+    match &e {
+        SaError::Query { .. } => AppError::new(e.to_string())
+            .hint("fix the query; `apictl ads fields PATTERN` lists the fields and where each may be used"),
+        SaError::Validation { field, .. } if field == "page_size" => {
+            AppError::from(e).hint("use --page-size 1 to 10000")
+        }
+        SaError::Validation { field, .. } if field == "prefetch" => {
+            AppError::from(e).hint("use --prefetch 1 to 16")
+        }
+        _ => AppError::from(e),
+    }
+}
+
+/// The JSON members of a selected field: `ad_group.cost_micros` → `adGroup`, `costMicros`.
+fn members(column: &str) -> Vec<String> {
+    column
+        .split('.')
+        .map(|part| {
+            let mut out = String::with_capacity(part.len());
+            let mut upper = false;
+            for c in part.chars() {
+                if c == '_' {
+                    upper = true;
+                } else if upper {
+                    out.push(c.to_ascii_uppercase());
+                    upper = false;
+                } else {
+                    out.push(c);
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// Where each column's value sits in a row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Path {
+    Members(Vec<String>),
+    /// The n-th selected custom column (`customColumns[n]`).
+    CustomColumn(usize),
+}
+
+fn paths(columns: &[String]) -> Vec<Path> {
+    let mut custom = 0;
+    columns
+        .iter()
+        .map(|c| {
+            if c.starts_with("custom_columns.") {
+                custom += 1;
+                Path::CustomColumn(custom - 1)
+            } else {
+                Path::Members(members(c))
+            }
+        })
+        .collect()
+}
+
+/// A column's value in a row (`Null` when the row does not have it).
+fn value<'r>(row: &'r Value, path: &Path) -> &'r Value {
+    match path {
+        Path::Members(members) => members
+            .iter()
+            .try_fold(row, |v, m| v.get(m))
+            .unwrap_or(&Value::Null),
+        // A custom column's value is a `Value` object with one member set (`int64Value`, ...).
+        Path::CustomColumn(n) => row
+            .get("customColumns")
+            .and_then(|c| c.get(*n))
+            .and_then(|v| v.as_object()?.values().next())
+            .unwrap_or(&Value::Null),
+    }
+}
+
+/// A value as a CSV or table cell: text as it is, other scalars printed, lists and objects as
+/// JSON, absent as empty.
+fn cell(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_) => v.to_string(),
+    }
+}
+
+/// Writes the rows of `stream`; returns how many.
+pub async fn write_report<W: Write>(
+    mut stream: impl Stream<Item = Result<Value, SaError>> + Unpin,
+    out: W,
+    columns: &[String],
+    format: ReportFormat,
+) -> AppResult<u64> {
+    let write_error = |e: &dyn std::fmt::Display| AppError::new(format!("cannot write: {e}"));
+    let paths = paths(columns);
+    // Nothing is written before the first answer: a refused query leaves no header behind.
+    let first = stream.try_next().await?;
+    let mut stream = futures::stream::iter(first.map(Ok)).chain(stream);
+    let mut count = 0u64;
+    match format {
+        ReportFormat::Csv => {
+            let mut out = csv::Writer::from_writer(out);
+            out.write_record(columns).map_err(|e| write_error(&e))?;
+            while let Some(row) = stream.try_next().await? {
+                out.write_record(paths.iter().map(|p| cell(value(&row, p))))
+                    .map_err(|e| write_error(&e))?;
+                count += 1;
+            }
+            out.flush().map_err(|e| write_error(&e))?;
+        }
+        ReportFormat::Jsonl => {
+            let mut out = BufWriter::new(out);
+            while let Some(row) = stream.try_next().await? {
+                let object: Map<String, Value> = columns
+                    .iter()
+                    .zip(&paths)
+                    .map(|(c, p)| (c.clone(), value(&row, p).clone()))
+                    .collect();
+                serde_json::to_writer(&mut out, &object).map_err(|e| write_error(&e))?;
+                out.write_all(b"\n").map_err(|e| write_error(&e))?;
+                count += 1;
+            }
+            out.flush().map_err(|e| write_error(&e))?;
+        }
+        ReportFormat::Table => {
+            let mut rows: Vec<Vec<String>> = Vec::new();
+            while let Some(row) = stream.try_next().await? {
+                if rows.len() >= MAX_TABLE_ROWS {
+                    return Err(AppError::new(format!(
+                        "the report has more than {MAX_TABLE_ROWS} rows, too many for a table"
+                    ))
+                    .hint("use --format csv or --format jsonl, or add a LIMIT to the query"));
+                }
+                rows.push(paths.iter().map(|p| cell(value(&row, p))).collect());
+            }
+            let mut widths: Vec<usize> = columns.iter().map(|c| c.chars().count()).collect();
+            for row in &rows {
+                for (w, c) in widths.iter_mut().zip(row) {
+                    *w = (*w).max(c.chars().count());
+                }
+            }
+            let mut out = BufWriter::new(out);
+            let mut line = |cells: &[String]| -> std::io::Result<()> {
+                let text: Vec<String> = cells
+                    .iter()
+                    .zip(&widths)
+                    .map(|(c, w)| format!("{c:<w$}"))
+                    .collect();
+                writeln!(out, "{}", text.join("  ").trim_end())
+            };
+            line(columns).map_err(|e| write_error(&e))?;
+            for row in &rows {
+                line(row).map_err(|e| write_error(&e))?;
+            }
+            count = rows.len() as u64;
+            out.flush().map_err(|e| write_error(&e))?;
+        }
+    }
+    Ok(count)
+}
+
+/// Runs `apictl ads report`.
+pub(super) async fn run_report(
+    ctx: &Ctx,
+    conn: &Conn<'_>,
+    args: &ReportQueryArgs,
+) -> AppResult<u8> {
+    let query = Query::text(query_text(args)?.trim().to_owned());
+    let columns = query.columns().map_err(query_error)?;
+    let Some(customer) = conn.customer()? else {
+        return Err(AppError::new("no customer to report on")
+            .hint("pass --customer-id (or set SEARCH_ADS_CUSTOMER_ID)"));
+    };
+    let mut options = SearchOptions::default()
+        .page_size(
+            args.page_size
+                .unwrap_or(sa360_video_sdk::search_ads::reporting::MAX_REPORT_PAGE_SIZE),
+        )
+        .prefetch(args.prefetch);
+    options.login_customer_id = conn.login_customer()?;
+    options.validate().map_err(query_error)?;
+    let client = conn.client(WriteOptions::default())?;
+    let request = client.search(customer, query).options(options);
+    // The same checks the stream makes, before any output (nothing is sent).
+    request.checked_query().map_err(query_error)?;
+    let stream = request.stream::<Value>();
+    match &args.output {
+        Some(path) => {
+            // Written to a new temporary file beside FILE and renamed once complete (as
+            // `conversions list` writes), so FILE is never half a report.
+            let mut part = create_beside(path)
+                .map_err(|e| io_error("cannot create a temporary file beside", path, &e))?;
+            let count = write_report(stream, &mut part, &columns, args.format)
+                .await
+                .map_err(|e| e.context(path.display()))?;
+            commit(part, path).map_err(|e| io_error("cannot rename to", path, &e))?;
+            if ctx.json {
+                print_json(&json!({"rows": count, "output": path.display().to_string()}))?;
+            } else {
+                eprintln!("wrote {count} rows to {}", path.display());
+            }
+        }
+        None => {
+            write_report(stream, std::io::stdout().lock(), &columns, args.format).await?;
+        }
+    }
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_are_found_under_their_camel_case_members() {
+        let row = json!({
+            "campaign": {"id": "1", "name": "a, \"b\""},
+            "adGroupCriterion": {"keyword": {"text": "shoes"}},
+            "metrics": {"costMicros": "1200", "ctr": 0.5},
+            "customColumns": [{"int64Value": "7"}, {"stringValue": "x"}],
+        });
+        let columns: Vec<String> = [
+            "campaign.id",
+            "campaign.name",
+            "ad_group_criterion.keyword.text",
+            "metrics.cost_micros",
+            "metrics.ctr",
+            "metrics.clicks",
+            "custom_columns.id[3]",
+            "custom_columns.id[4]",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let cells: Vec<String> = paths(&columns)
+            .iter()
+            .map(|p| cell(value(&row, p)))
+            .collect();
+        assert_eq!(
+            cells,
+            ["1", "a, \"b\"", "shoes", "1200", "0.5", "", "7", "x"]
+        );
+    }
+
+    #[tokio::test]
+    async fn each_format_writes_the_selected_columns() {
+        let rows = || {
+            futures::stream::iter(vec![
+                Ok(json!({"campaign": {"id": "1", "name": "a"}, "metrics": {"clicks": "10"}})),
+                Ok(json!({"campaign": {"id": "22", "name": "b,c"}})),
+            ])
+        };
+        let columns: Vec<String> = ["campaign.id", "campaign.name", "metrics.clicks"]
+            .map(str::to_owned)
+            .to_vec();
+        let mut csv = Vec::new();
+        assert_eq!(
+            write_report(rows(), &mut csv, &columns, ReportFormat::Csv)
+                .await
+                .unwrap(),
+            2
+        );
+        assert_eq!(
+            String::from_utf8(csv).unwrap(),
+            "campaign.id,campaign.name,metrics.clicks\n1,a,10\n22,\"b,c\",\n"
+        );
+        let mut jsonl = Vec::new();
+        write_report(rows(), &mut jsonl, &columns, ReportFormat::Jsonl)
+            .await
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(jsonl).unwrap(),
+            "{\"campaign.id\":\"1\",\"campaign.name\":\"a\",\"metrics.clicks\":\"10\"}\n\
+             {\"campaign.id\":\"22\",\"campaign.name\":\"b,c\",\"metrics.clicks\":null}\n"
+        );
+        let mut table = Vec::new();
+        write_report(rows(), &mut table, &columns, ReportFormat::Table)
+            .await
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(table).unwrap(),
+            "campaign.id  campaign.name  metrics.clicks\n1            a              10\n22           b,c\n"
+        );
+    }
+}

@@ -1,0 +1,158 @@
+//! `apictl ads report` and `apictl ads fields` against the search ads fake: a query's rows as
+//! CSV, JSON lines and a table with the selected fields as columns, `--query-file`, a misspelt
+//! field refused before sending with the nearest name, and the field catalogue.
+
+use crate::common;
+
+use common::Apictl;
+use sa360_video_fakes::{FakeServices, SearchAdsFake};
+
+const QUERY: &str = "SELECT conversion.id, conversion.status, segments.date FROM conversion \
+                     WHERE segments.date DURING LAST_7_DAYS";
+
+async fn services() -> FakeServices {
+    let today = chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now()).date_naive();
+    FakeServices::builder()
+        .search_ads(
+            SearchAdsFake::builder()
+                .conversions_per_account(200)
+                .conversions_per_day(20)
+                .start_date(today - chrono::Days::new(9)),
+        )
+        .start()
+        .await
+        .expect("fakes")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_query_is_written_as_csv_jsonl_and_a_table() {
+    let services = services().await;
+    let apictl = Apictl::with_fakes(&services);
+    let run = apictl.run(&["ads", "report", "--query", QUERY]).await;
+    run.expect(0);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines[0], "conversion.id,conversion.status,segments.date");
+    assert_eq!(lines.len(), 1 + 7 * 20, "{}", run.stdout);
+    assert!(
+        lines[1..].iter().all(|l| l.split(',').count() == 3),
+        "{}",
+        run.stdout
+    );
+
+    let file = apictl.dir().join("query.txt");
+    std::fs::write(&file, QUERY).expect("write");
+    let out = apictl.dir().join("rows.jsonl");
+    let run = apictl
+        .run(&[
+            "ads",
+            "report",
+            "--query-file",
+            file.to_str().unwrap(),
+            "--format",
+            "jsonl",
+            "--page-size",
+            "30",
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .await;
+    run.expect(0);
+    let text = std::fs::read_to_string(&out).expect("output");
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(rows.len(), 140);
+    assert!(
+        rows.iter()
+            .all(|r| r["conversion.id"].is_string() && r["segments.date"].is_string())
+    );
+
+    let run = apictl
+        .run(&["ads", "report", "--query", QUERY, "--format", "table"])
+        .await;
+    run.expect(0);
+    assert!(run.stdout.starts_with("conversion.id"), "{}", run.stdout);
+    assert_eq!(run.stdout.lines().count(), 141);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_misspelt_field_is_refused_before_sending_with_the_nearest_name() {
+    let services = services().await;
+    let apictl = Apictl::with_fakes(&services);
+    let run = apictl
+        .run(&[
+            "ads",
+            "report",
+            "--query",
+            "SELECT conversion.idd FROM conversion WHERE segments.date DURING LAST_7_DAYS",
+        ])
+        .await;
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("UNRECOGNIZED_FIELD"), "{}", run.stderr);
+    assert!(run.stderr.contains("`conversion.id`"), "{}", run.stderr);
+    assert!(run.stderr.contains("apictl ads fields"), "{}", run.stderr);
+    assert_eq!(
+        services
+            .search_ads
+            .ledger()
+            .counts()
+            .reporting_search_requests,
+        0,
+        "nothing was sent"
+    );
+}
+
+/// The guide's first report through `ads report`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_guides_campaign_report_runs() {
+    let services = services().await;
+    let apictl = Apictl::with_fakes(&services);
+    let run = apictl
+        .run(&[
+            "ads",
+            "report",
+            "--query",
+            "SELECT campaign.id, campaign.name, segments.device, segments.date, metrics.impressions, \
+             metrics.clicks FROM campaign WHERE segments.date DURING LAST_30_DAYS",
+        ])
+        .await;
+    run.expect(0);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        "campaign.id,campaign.name,segments.device,segments.date,metrics.impressions,metrics.clicks"
+    );
+    assert!(lines.len() > 2, "{}", run.stdout);
+    for line in &lines[1..] {
+        let cells: Vec<&str> = line.split(',').collect();
+        assert_eq!(cells.len(), 6, "{line}");
+        let impressions: u64 = cells[4].parse().expect("impressions");
+        let clicks: u64 = cells[5].parse().expect("clicks");
+        assert!(impressions >= clicks, "{line}");
+    }
+}
+
+#[tokio::test]
+async fn fields_lists_the_catalogue() {
+    let apictl = Apictl::new();
+    let run = apictl.run(&["ads", "fields", "metrics.clicks"]).await;
+    run.expect(0);
+    assert!(run.stdout.lines().next().unwrap().starts_with("NAME"));
+    assert!(
+        run.stdout.lines().any(|l| l.starts_with("metrics.clicks ")
+            && l.contains("METRIC")
+            && l.contains("INT64")),
+        "{}",
+        run.stdout
+    );
+    let run = apictl
+        .run(&["--json", "ads", "fields", "campaign.nam"])
+        .await;
+    run.expect(0);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(json["fields"][0]["name"], "campaign.name");
+    let run = apictl.run(&["ads", "fields", "campaign.nmae"]).await;
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("campaign.name"), "{}", run.stderr);
+}

@@ -1,0 +1,358 @@
+//! `search`: a report of any resource, the Reporting API's query language through the facade.
+//! The request builder ([`SearchRequest`]), its options ([`SearchOptions`]) and the stream of
+//! rows in the caller's type ([`SearchStream`]).
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures::{Stream, TryStreamExt};
+use serde::de::DeserializeOwned;
+use tokio::sync::{Semaphore, mpsc};
+use tokio::task::JoinHandle;
+
+use super::super::client::SearchAdsClient;
+use super::super::error::Error;
+use super::super::values::CustomerId;
+use super::options::MAX_REPORT_PAGE_SIZE;
+use super::query_check::check;
+use super::search_pages::{Batch, Msg, PageContext, run};
+use super::search_query::Query;
+
+/// Most pages [`SearchOptions::prefetch`] may hold ahead of the reader.
+pub const MAX_SEARCH_PREFETCH: usize = 16;
+
+/// Most rows [`SearchRequest::send`] may collect ([`SearchOptions::max_rows`]).
+pub const MAX_COLLECTED_ROWS: u64 = 10_000_000;
+
+/// Reports of any resource through the Search Ads 360 Reporting API (v0).
+impl SearchAdsClient {
+    /// A report of any resource: the rows of `query` (text, or built from the typed
+    /// [`fields`](super::fields)), each deserialized into the caller's own `serde` type — nested
+    /// as the JSON is (`struct Row { campaign: Campaign, metrics: Metrics }`, members in
+    /// camelCase, int64 values as strings) — or into the generated client's `SearchAds360Row`.
+    ///
+    /// The query is checked against the field catalogue before anything is sent: an unknown
+    /// field, a field not usable in its clause, or one the `FROM` resource cannot select is an
+    /// [`Error::Query`] with the service's code and, for a misspelt name, the nearest valid one.
+    /// Pages are fetched in order with `pageToken`, the next one asked for while this one is
+    /// decoded, with the client's retries and body limits; [`SearchOptions`] bound the rest.
+    ///
+    /// ```no_run
+    /// use futures::TryStreamExt;
+    /// use sa360_video_sdk::search_ads::{CustomerId, SearchAdsClient};
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Row {
+    ///     campaign: Campaign,
+    ///     segments: Segments,
+    ///     metrics: Metrics,
+    /// }
+    /// #[derive(serde::Deserialize)]
+    /// struct Campaign {
+    ///     id: String,
+    ///     name: String,
+    /// }
+    /// #[derive(serde::Deserialize)]
+    /// struct Segments {
+    ///     date: String,
+    /// }
+    /// #[derive(serde::Deserialize)]
+    /// #[serde(rename_all = "camelCase")]
+    /// struct Metrics {
+    ///     #[serde(default)]
+    ///     clicks: Option<String>,
+    /// }
+    ///
+    /// # async fn run(client: SearchAdsClient) -> Result<(), sa360_video_sdk::search_ads::Error> {
+    /// let mut rows = client
+    ///     .search(
+    ///         CustomerId::new("2000012350")?,
+    ///         "SELECT campaign.id, campaign.name, segments.date, metrics.clicks \
+    ///          FROM campaign WHERE segments.date DURING LAST_30_DAYS",
+    ///     )
+    ///     .page_size(5_000)
+    ///     .stream::<Row>();
+    /// while let Some(row) = rows.try_next().await? {
+    ///     println!("{} {} {} {:?}", row.campaign.id, row.campaign.name, row.segments.date, row.metrics.clicks);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn search(&self, customer: CustomerId, query: impl Into<Query>) -> SearchRequest {
+        SearchRequest {
+            client: self.clone(),
+            customer,
+            query: query.into(),
+            options: SearchOptions::default(),
+        }
+    }
+}
+
+/// Page size, prefetch, `login-customer-id` and the bound of [`SearchRequest::send`].
+///
+/// ```
+/// use sa360_video_sdk::search_ads::reporting::SearchOptions;
+/// let options = SearchOptions::default().page_size(1_000).prefetch(4);
+/// options.validate()?;
+/// assert!(SearchOptions::default().prefetch(0).validate().is_err());
+/// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
+/// ```
+///
+/// `#[non_exhaustive]`: build it from [`SearchOptions::default`] and the setters named after the
+/// fields; a struct literal does not compile outside this crate.
+///
+/// ```compile_fail,E0639
+/// use sa360_video_sdk::search_ads::reporting::SearchOptions;
+/// let options = SearchOptions { page_size: 5, ..SearchOptions::default() };
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SearchOptions {
+    /// Rows per page, 1..=10 000. Default 10 000.
+    pub page_size: u32,
+    /// Pages fetched ahead of the reader, 1..=16 ([`MAX_SEARCH_PREFETCH`]). Default 2: the next
+    /// page is asked for while this one is decoded (1 asks only once the reader took the page).
+    /// Rows held at once: at most `(prefetch + 1) × page_size`.
+    pub prefetch: usize,
+    /// The manager's id when the customer is a client account reached through a manager (SR-8).
+    pub login_customer_id: Option<CustomerId>,
+    /// Most rows [`SearchRequest::send`] collects, 1..=10 000 000 ([`MAX_COLLECTED_ROWS`]);
+    /// more is an error naming this setting (the stream has no such bound). Default 1 000 000.
+    pub max_rows: u64,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        Self {
+            page_size: MAX_REPORT_PAGE_SIZE,
+            prefetch: 2,
+            login_customer_id: None,
+            max_rows: 1_000_000,
+        }
+    }
+}
+
+crate::setters::field_setters!(SearchOptions {
+    value {
+        page_size => page_size: u32,
+        prefetch => prefetch: usize,
+        max_rows => max_rows: u64,
+    }
+    some {
+        login_customer_id => login_customer_id: CustomerId,
+    }
+});
+
+impl SearchOptions {
+    /// Checks every bound (before any request).
+    pub fn validate(&self) -> Result<(), Error> {
+        if !(1..=MAX_REPORT_PAGE_SIZE).contains(&self.page_size) {
+            return Err(Error::validation(
+                "page_size",
+                None,
+                format!("is {}, outside 1..={MAX_REPORT_PAGE_SIZE}", self.page_size),
+            ));
+        }
+        if !(1..=MAX_SEARCH_PREFETCH).contains(&self.prefetch) {
+            return Err(Error::validation(
+                "prefetch",
+                None,
+                format!("is {}, outside 1..={MAX_SEARCH_PREFETCH}", self.prefetch),
+            ));
+        }
+        if !(1..=MAX_COLLECTED_ROWS).contains(&self.max_rows) {
+            return Err(Error::validation(
+                "max_rows",
+                None,
+                format!("is {}, outside 1..={MAX_COLLECTED_ROWS}", self.max_rows),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A report query, configured and not sent yet. Made by [`SearchAdsClient::search`]; nothing is
+/// sent before its [`stream`](Self::stream) is polled or [`send`](Self::send) awaited.
+#[derive(Debug, Clone)]
+#[must_use = "a report does nothing until .stream() is polled or .send() awaited"]
+pub struct SearchRequest {
+    client: SearchAdsClient,
+    customer: CustomerId,
+    query: Query,
+    options: SearchOptions,
+}
+
+impl SearchRequest {
+    /// All options at once (replaces what the setters set before).
+    pub fn options(mut self, options: SearchOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Rows per page, 1..=10 000 (default 10 000).
+    pub fn page_size(mut self, page_size: u32) -> Self {
+        self.options = self.options.page_size(page_size);
+        self
+    }
+
+    /// Pages fetched ahead of the reader, 1..=16 (default 2); see [`SearchOptions::prefetch`].
+    pub fn prefetch(mut self, prefetch: usize) -> Self {
+        self.options = self.options.prefetch(prefetch);
+        self
+    }
+
+    /// The manager's id (`login-customer-id`) when the customer is reached through a manager.
+    pub fn login_customer_id(mut self, manager: CustomerId) -> Self {
+        self.options = self.options.login_customer_id(manager);
+        self
+    }
+
+    /// Most rows [`send`](Self::send) collects (default 1 000 000).
+    pub fn max_rows(mut self, max_rows: u64) -> Self {
+        self.options = self.options.max_rows(max_rows);
+        self
+    }
+
+    /// The query text that would be sent, after the checks (options and query); nothing is sent.
+    pub fn checked_query(&self) -> Result<String, Error> {
+        self.options.validate()?;
+        check(&self.query)
+    }
+
+    /// The rows, in the service's order, each deserialized into `T`. Must be polled inside a
+    /// Tokio runtime. A refused query or option is the stream's first and only item (nothing is
+    /// sent); a row that does not fit `T` ends the stream with an
+    /// [`Error::UnexpectedResponse`] naming the type and the member.
+    pub fn stream<T: DeserializeOwned + Send + 'static>(self) -> SearchStream<T> {
+        let query = match self.checked_query() {
+            Ok(text) => text,
+            Err(error) => {
+                return SearchStream {
+                    state: State::Refused(Some(error)),
+                };
+            }
+        };
+        let inner = &self.client.inner;
+        let prefetch = self.options.prefetch;
+        let ctx = PageContext {
+            client: inner.reporting.clone(),
+            calls: inner.calls.clone(),
+            customer: self.customer,
+            login_customer_id: self.options.login_customer_id,
+            page_size: self.options.page_size,
+            query: query.into(),
+            permits: Arc::new(Semaphore::new(prefetch)),
+        };
+        // Each batch holds a permit, so the channel never holds more than `prefetch` (and `Done`).
+        let (tx, rx) = mpsc::channel(prefetch + 1);
+        let task = tokio::spawn(run::<T>(Arc::new(ctx), tx));
+        SearchStream {
+            state: State::Running {
+                rx,
+                task,
+                ready: Vec::new().into_iter(),
+                done: false,
+            },
+        }
+    }
+
+    /// Every row, collected: at most [`SearchOptions::max_rows`] (more is an error naming it).
+    pub async fn send<T: DeserializeOwned + Send + 'static>(self) -> Result<Vec<T>, Error> {
+        let max = self.options.max_rows;
+        let mut stream = self.stream::<T>();
+        let mut rows = Vec::new();
+        while let Some(row) = stream.try_next().await? {
+            if rows.len() as u64 >= max {
+                return Err(Error::validation(
+                    "max_rows",
+                    None,
+                    format!(
+                        "is {max}, and the report has more rows: raise it, or read the rows with \
+                         .stream()"
+                    ),
+                ));
+            }
+            rows.push(row);
+        }
+        Ok(rows)
+    }
+}
+
+/// The rows of a report query (see [`SearchAdsClient::search`]). After an error the stream ends;
+/// dropping it stops its requests.
+#[must_use = "streams do nothing unless polled"]
+pub struct SearchStream<T> {
+    state: State<T>,
+}
+
+enum State<T> {
+    Refused(Option<Error>),
+    Running {
+        rx: mpsc::Receiver<Batch<T>>,
+        task: JoinHandle<()>,
+        ready: std::vec::IntoIter<T>,
+        done: bool,
+    },
+}
+
+impl<T> std::fmt::Debug for SearchStream<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = match &self.state {
+            State::Refused(_) => "refused",
+            State::Running { done: true, .. } => "done",
+            State::Running { .. } => "running",
+        };
+        f.debug_struct("SearchStream")
+            .field("state", &state)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> Drop for SearchStream<T> {
+    fn drop(&mut self) {
+        if let State::Running { task, .. } = &self.state {
+            task.abort();
+        }
+    }
+}
+
+// The rows are moved out, never pinned.
+impl<T> Unpin for SearchStream<T> {}
+
+impl<T> Stream for SearchStream<T> {
+    type Item = Result<T, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        match &mut self.state {
+            State::Refused(error) => Poll::Ready(error.take().map(Err)),
+            State::Running {
+                rx, ready, done, ..
+            } => loop {
+                if let Some(row) = ready.next() {
+                    return Poll::Ready(Some(Ok(row)));
+                }
+                if *done {
+                    return Poll::Ready(None);
+                }
+                match rx.poll_recv(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    // The permit goes back as the rows move to the reader.
+                    Poll::Ready(Some(Ok(Msg::Rows(rows, _permit)))) => *ready = rows.into_iter(),
+                    Poll::Ready(Some(Ok(Msg::Done))) => *done = true,
+                    Poll::Ready(Some(Err(e))) => {
+                        *done = true;
+                        return Poll::Ready(Some(Err(e)));
+                    }
+                    Poll::Ready(None) => {
+                        *done = true;
+                        return Poll::Ready(Some(Err(Error::unexpected(
+                            super::rpc::OP_SEARCH,
+                            None,
+                            "the report's task stopped before its end (it panicked)".to_owned(),
+                        ))));
+                    }
+                }
+            },
+        }
+    }
+}

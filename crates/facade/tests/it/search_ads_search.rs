@@ -1,0 +1,413 @@
+//! Reports of any resource (`SearchAdsClient::search`) against the fake and a capturing server:
+//! rows decoded into a caller's struct and into the generated row, every page read once, retried
+//! quota errors, queries refused before anything is sent (with the nearest name), the builder's
+//! text on the wire, custom columns, a row that does not fit, and the rows held ahead of a reader
+//! that does not read.
+
+use crate::local_server::{Log, read_request, serve};
+use crate::search_ads_support as support;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use chrono::Days;
+use futures::{StreamExt, TryStreamExt};
+use sa360_video_fakes::{ReportingFaults, SearchAdsFake, SearchAdsFakeBuilder};
+use sa360_video_sdk::search_ads::reporting::fields::{self, Resource};
+use sa360_video_sdk::search_ads::reporting::{DuringRange, Query};
+use sa360_video_sdk::search_ads::{CustomerId, Error, RetryPolicy, SearchAdsClient, StaticToken};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// A fake whose seeded data ends today: `per_day` conversions a day for `days` days.
+fn recent(days: u64, per_day: u64) -> SearchAdsFakeBuilder {
+    let today = chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now()).date_naive();
+    SearchAdsFake::builder()
+        .conversions_per_account(days * per_day)
+        .conversions_per_day(per_day)
+        .start_date(today - Days::new(days - 1))
+}
+
+fn client(fake: &SearchAdsFake, retry: RetryPolicy) -> SearchAdsClient {
+    SearchAdsClient::builder(StaticToken::new(fake.dev_token()))
+        .base_url(fake.base_url())
+        .reporting_base_url(fake.reporting_url())
+        .retry_policy(retry)
+        .build()
+        .expect("the client builds")
+}
+
+fn customer(fake: &SearchAdsFake) -> CustomerId {
+    CustomerId::new(fake.accounts()[0].customer_id.clone()).expect("digits")
+}
+
+fn searches(fake: &SearchAdsFake) -> u64 {
+    fake.ledger().counts().reporting_search_requests
+}
+
+/// A caller's row, nested as the JSON is.
+#[derive(Debug, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+struct Row {
+    conversion: Conv,
+    segments: Segments,
+}
+
+#[derive(Debug, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "camelCase")]
+struct Conv {
+    id: String,
+    status: String,
+}
+
+#[derive(Debug, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+struct Segments {
+    date: String,
+}
+
+const QUERY: &str = "SELECT conversion.id, conversion.status, segments.date FROM conversion \
+                     WHERE segments.date DURING LAST_7_DAYS";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_decode_into_the_callers_struct_page_by_page() {
+    let fake = support::start(recent(10, 40)).await;
+    let client = client(&fake, support::fast_retries(3));
+    let rows: Vec<Row> = client
+        .search(customer(&fake), QUERY)
+        .page_size(37)
+        .stream()
+        .try_collect()
+        .await
+        .expect("the report");
+    // Seven days of 40 conversions, today excluded.
+    assert_eq!(rows.len(), 7 * 40);
+    let ids: BTreeSet<&str> = rows.iter().map(|r| r.conversion.id.as_str()).collect();
+    assert_eq!(ids.len(), rows.len(), "every row once");
+    assert!(
+        rows.iter()
+            .all(|r| r.conversion.status == "ENABLED" || r.conversion.status == "REMOVED")
+    );
+    let today = fake.reporting_window().0;
+    assert!(rows.iter().all(|r| r.segments.date < today.to_string()));
+    // 280 rows in pages of 37: 8 pages, each asked for once.
+    assert_eq!(searches(&fake), 8);
+
+    // The same rows into the generated row type, collected with send().
+    let generated: Vec<sa360_reporting_client::types::SearchAds360Row> = client
+        .search(customer(&fake), QUERY)
+        .page_size(100)
+        .send()
+        .await
+        .expect("the report");
+    let generated_ids: BTreeSet<String> = generated
+        .iter()
+        .filter_map(|r| r.conversion.as_ref()?.id.map(|id| id.to_string()))
+        .collect();
+    assert_eq!(generated_ids.len(), rows.len());
+    assert!(ids.iter().all(|id| generated_ids.contains(*id)));
+
+    // send() is bounded by max_rows.
+    let error = client
+        .search(customer(&fake), QUERY)
+        .max_rows(10)
+        .send::<Row>()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, Error::Validation { field, .. } if field == "max_rows"),
+        "{error}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quota_errors_are_retried_and_every_row_comes_once() {
+    let fake = support::start(recent(10, 40).reporting_faults(ReportingFaults {
+        seed: 3,
+        quota_exhausted: 0.3,
+        expired_page_token: 0.0,
+        retry_delay: Duration::from_millis(2),
+    }))
+    .await;
+    let client = client(&fake, support::fast_retries(12));
+    let rows: Vec<Row> = client
+        .search(customer(&fake), QUERY)
+        .page_size(20)
+        .prefetch(3)
+        .stream()
+        .try_collect()
+        .await
+        .expect("the report");
+    let ids: BTreeSet<&str> = rows.iter().map(|r| r.conversion.id.as_str()).collect();
+    assert_eq!((rows.len(), ids.len()), (280, 280));
+    assert!(
+        searches(&fake) > 14,
+        "some pages were retried: {}",
+        searches(&fake)
+    );
+}
+
+#[tokio::test]
+async fn a_misspelt_field_is_refused_with_the_nearest_name_and_nothing_is_sent() {
+    let fake = support::start(recent(3, 5)).await;
+    let client = client(&fake, support::fast_retries(3));
+    let cases = [
+        (
+            "SELECT conversion.idd FROM conversion",
+            "UNRECOGNIZED_FIELD",
+            "conversion.idd",
+            Some("conversion.id"),
+        ),
+        (
+            "SELECT campaign.id FROM campaing",
+            "BAD_RESOURCE_TYPE_IN_FROM_CLAUSE",
+            "campaing",
+            Some("campaign"),
+        ),
+        (
+            "SELECT conversion.id, metrics.clicks FROM conversion",
+            "PROHIBITED_METRIC_IN_SELECT_OR_WHERE_CLAUSE",
+            "metrics.clicks",
+            None,
+        ),
+        (
+            "SELECT ad_group.id FROM campaign",
+            "PROHIBITED_RESOURCE_TYPE_IN_SELECT_CLAUSE",
+            "ad_group.id",
+            None,
+        ),
+        (
+            "SELECT campaign.id FROM campaign WHERE campaign.resource_name = 'x'",
+            "PROHIBITED_FIELD_IN_WHERE_CLAUSE",
+            "campaign.resource_name",
+            None,
+        ),
+    ];
+    for (query, want_code, want_field, want_suggestion) in cases {
+        let error = client
+            .search(customer(&fake), query)
+            .stream::<Value>()
+            .try_collect::<Vec<_>>()
+            .await
+            .unwrap_err();
+        match &error {
+            Error::Query {
+                code,
+                field,
+                suggestion,
+                ..
+            } => {
+                assert_eq!(*code, want_code, "{query}");
+                assert_eq!(field, want_field, "{query}");
+                assert_eq!(suggestion.as_deref(), want_suggestion, "{query}");
+            }
+            other => panic!("{query}: {other:?}"),
+        }
+        assert!(error.to_string().contains("nothing was sent"), "{error}");
+        if let Some(s) = want_suggestion {
+            assert!(error.to_string().contains(s), "{error}");
+        }
+    }
+    assert_eq!(searches(&fake), 0, "nothing reached the fake");
+}
+
+#[tokio::test]
+async fn a_row_that_does_not_fit_the_callers_type_fails_without_retries() {
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct WantsCampaign {
+        campaign: Value,
+    }
+    let fake = support::start(recent(10, 5)).await;
+    let client = client(&fake, support::fast_retries(5));
+    let error = client
+        .search(customer(&fake), QUERY)
+        .stream::<WantsCampaign>()
+        .try_collect::<Vec<_>>()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, Error::UnexpectedResponse { detail, .. } if detail.contains("missing field `campaign`")),
+        "{error}"
+    );
+    assert_eq!(searches(&fake), 1, "not retried");
+}
+
+/// A capturing server: logs each request's body and answers every page with one row and a next
+/// page token (the stream never ends by itself).
+async fn endless(State((log, count)): State<(Log, Arc<AtomicU64>)>, request: Request) -> Response {
+    let (_, body) = read_request(request).await;
+    let n = count.fetch_add(1, Ordering::SeqCst);
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    log.0.lock().expect("not poisoned").push(body);
+    let page = json!({
+        "results": [{"campaign": {"id": n.to_string()}, "customColumns": [{"int64Value": "7"}, {"stringValue": "x"}]}],
+        "nextPageToken": format!("page-{}", n + 1),
+    });
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        page.to_string(),
+    )
+        .into_response()
+}
+
+async fn endless_server() -> (SearchAdsClient, Log, Arc<AtomicU64>) {
+    let log = Log::default();
+    let count = Arc::new(AtomicU64::new(0));
+    let app = Router::new()
+        .fallback(endless)
+        .with_state((log.clone(), count.clone()));
+    let origin = serve(app).await;
+    let client = SearchAdsClient::builder(StaticToken::new("t"))
+        .reporting_base_url(origin)
+        .retry_policy(RetryPolicy::no_retries())
+        .build()
+        .expect("builds");
+    (client, log, count)
+}
+
+#[tokio::test]
+async fn the_builders_text_and_custom_columns_go_on_the_wire() {
+    #[derive(Debug, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct WithColumns {
+        campaign: Value,
+        custom_columns: Vec<Value>,
+    }
+    let (client, log, _) = endless_server().await;
+    let query = Query::select([fields::campaign::ID, fields::metrics::CLICKS])
+        .custom_columns([7, 11])
+        .from(Resource::Campaign)
+        .where_(fields::segments::DATE.during(DuringRange::Last30Days))
+        .where_(fields::campaign::NAME.like("it's %"))
+        .order_by(fields::metrics::CLICKS.desc())
+        .limit(5);
+    let mut rows = client
+        .search(CustomerId::new("1234567890").expect("digits"), query)
+        .prefetch(1)
+        .stream::<WithColumns>();
+    let first = rows.next().await.expect("a row").expect("decodes");
+    assert_eq!(first.campaign, json!({"id": "0"}));
+    assert_eq!(
+        first.custom_columns,
+        [json!({"int64Value": "7"}), json!({"stringValue": "x"})]
+    );
+    drop(rows);
+    let sent = log.take();
+    assert_eq!(
+        sent[0]["query"],
+        json!(
+            "SELECT campaign.id, metrics.clicks, custom_columns.id[7], custom_columns.id[11] \
+             FROM campaign WHERE segments.date DURING LAST_30_DAYS AND campaign.name LIKE 'it\\'s %' \
+             ORDER BY metrics.clicks DESC LIMIT 5"
+        )
+    );
+    assert_eq!(sent[0]["pageSize"], json!(10_000));
+    assert!(sent[0].get("pageToken").is_none());
+}
+
+/// The pages fetched ahead of a reader that stops reading are bounded by `prefetch`.
+#[tokio::test]
+async fn a_reader_that_stops_holds_at_most_prefetch_pages() {
+    for prefetch in [1, 3] {
+        let (client, _log, count) = endless_server().await;
+        let mut rows = client
+            .search(
+                CustomerId::new("1234567890").expect("digits"),
+                "SELECT campaign.id FROM campaign",
+            )
+            .prefetch(prefetch)
+            .stream::<Value>();
+        rows.next().await.expect("a row").expect("decodes");
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let fetched = count.load(Ordering::SeqCst);
+        // The page being read, and `prefetch` more.
+        assert_eq!(fetched, prefetch as u64 + 1, "prefetch {prefetch}");
+        // Reading on fetches on.
+        for _ in 0..5 {
+            rows.next().await.expect("a row").expect("decodes");
+        }
+        assert!(count.load(Ordering::SeqCst) >= 6);
+        drop(rows);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let after_drop = count.load(Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(
+            count.load(Ordering::SeqCst),
+            after_drop,
+            "dropping the stream stops it"
+        );
+    }
+}
+
+/// The guide's first report, built from the typed fields, decoded into a caller's struct.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_guides_campaign_report_decodes_into_the_callers_struct() {
+    #[derive(Debug, Deserialize)]
+    struct CampaignRow {
+        campaign: CampaignFields,
+        segments: CampaignSegments,
+        metrics: CampaignMetrics,
+    }
+    #[derive(Debug, Deserialize)]
+    struct CampaignFields {
+        id: String,
+        name: String,
+    }
+    #[derive(Debug, Deserialize)]
+    struct CampaignSegments {
+        device: String,
+        date: String,
+    }
+    #[derive(Debug, Deserialize)]
+    struct CampaignMetrics {
+        impressions: String,
+        clicks: String,
+    }
+    let fake = support::start(recent(20, 30)).await;
+    let client = client(&fake, support::fast_retries(3));
+    let query = Query::select([
+        fields::campaign::ID,
+        fields::campaign::NAME,
+        fields::segments::DEVICE,
+        fields::segments::DATE,
+        fields::metrics::IMPRESSIONS,
+        fields::metrics::CLICKS,
+    ])
+    .from(Resource::Campaign)
+    .where_(fields::segments::DATE.during(DuringRange::Last30Days));
+    let rows: Vec<CampaignRow> = client
+        .search(customer(&fake), query)
+        .page_size(7)
+        .stream()
+        .try_collect()
+        .await
+        .expect("the report");
+    assert!(rows.len() > 7, "several pages: {}", rows.len());
+    let campaigns: BTreeSet<&str> = rows.iter().map(|r| r.campaign.id.as_str()).collect();
+    assert!(campaigns.len() > 1, "{campaigns:?}");
+    for r in &rows {
+        let impressions: u64 = r.metrics.impressions.parse().expect("int64 as text");
+        let clicks: u64 = r.metrics.clicks.parse().expect("int64 as text");
+        assert!(impressions >= clicks, "{r:?}");
+        assert!(!r.campaign.name.is_empty() && !r.segments.device.is_empty());
+        assert_eq!(r.segments.date.len(), 10);
+    }
+    // The same rows into the generated row type.
+    let generated: Vec<sa360_reporting_client::types::SearchAds360Row> = client
+        .search(
+            customer(&fake),
+            "SELECT campaign.id, campaign.name, segments.device, segments.date, \
+             metrics.impressions, metrics.clicks FROM campaign \
+             WHERE segments.date DURING LAST_30_DAYS",
+        )
+        .send()
+        .await
+        .expect("the report");
+    assert_eq!(generated.len(), rows.len());
+}
