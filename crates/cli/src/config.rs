@@ -186,7 +186,7 @@ fn warn_if_readable_by_others(path: &Path) {
     if let Ok(meta) = std::fs::metadata(path)
         && meta.permissions().mode() & 0o077 != 0
     {
-        crate::tell!(
+        crate::output::tell!(
             "warning: {} holds a secret but other users may read it; run: chmod 600 {}",
             path.display(),
             path.display()

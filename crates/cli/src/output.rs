@@ -2,8 +2,8 @@
 //! `--quiet` hides, notes on stderr, and a closed stdout (`apictl tour | head
 //! -1`) ending the command quietly with status 0.
 //!
-//! Commands print through [`outln!`](crate::outln), [`sayln!`](crate::sayln),
-//! [`note!`](crate::note) and [`tell!`](crate::tell), never `println!` (the crate denies
+//! Commands print through [`outln!`](crate::output::outln), [`sayln!`](crate::output::sayln),
+//! [`note!`](crate::output::note) and [`tell!`](crate::output::tell), never `println!` (the crate denies
 //! `clippy::print_stdout` and `clippy::print_stderr`): `println!` panics on a
 //! closed pipe.
 
@@ -44,7 +44,7 @@ pub fn status(args: fmt::Arguments<'_>) -> Result<(), AppError> {
 
 /// Writes one note to stderr, unless `--quiet`. A closed stderr is ignored:
 /// a note is never worth failing a command for.
-pub fn note(args: fmt::Arguments<'_>) {
+pub fn note_line(args: fmt::Arguments<'_>) {
     if !is_quiet() {
         let _ = writeln!(std::io::stderr().lock(), "{args}");
     }
@@ -53,7 +53,7 @@ pub fn note(args: fmt::Arguments<'_>) {
 /// Writes one line to stderr that the operator needs to act on (a URL to
 /// open, what an interruption left), `--quiet` or not. A closed stderr is
 /// ignored.
-pub fn tell(args: fmt::Arguments<'_>) {
+pub fn tell_line(args: fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stderr().lock(), "{args}");
 }
 
@@ -86,31 +86,29 @@ pub fn write_error(
 }
 
 /// One line of results on stdout (`outln!("{x}")?`), `--quiet` or not.
-#[macro_export]
 macro_rules! outln {
     () => { $crate::output::line(format_args!("")) };
     ($($arg:tt)*) => { $crate::output::line(format_args!($($arg)*)) };
 }
 
 /// One confirmation line on stdout (`sayln!("done")?`), hidden by `--quiet`.
-#[macro_export]
 macro_rules! sayln {
     () => { $crate::output::status(format_args!("")) };
     ($($arg:tt)*) => { $crate::output::status(format_args!($($arg)*)) };
 }
 
 /// One note on stderr (`note!("...")`), hidden by `--quiet`.
-#[macro_export]
 macro_rules! note {
-    ($($arg:tt)*) => { $crate::output::note(format_args!($($arg)*)) };
+    ($($arg:tt)*) => { $crate::output::note_line(format_args!($($arg)*)) };
 }
 
 /// One line on stderr the operator needs (`tell!("open {url}")`), shown even
 /// with `--quiet`.
-#[macro_export]
 macro_rules! tell {
-    ($($arg:tt)*) => { $crate::output::tell(format_args!($($arg)*)) };
+    ($($arg:tt)*) => { $crate::output::tell_line(format_args!($($arg)*)) };
 }
+
+pub(crate) use {note, outln, sayln, tell};
 
 #[cfg(test)]
 mod tests {

@@ -103,39 +103,43 @@ pub async fn run(global: &GlobalArgs, args: &SandboxArgs) -> AppResult<u8> {
             .and_then(|()| out.flush())
             .map_err(|e| crate::output::stdout_error(&e))?;
     }
-    crate::note!(
+    crate::output::note!(
         "apictl sandbox: search ads fake at {}, video session fake at {}",
         services.search_ads.base_url(),
         services.video.base_url()
     );
-    crate::note!(
+    crate::output::note!(
         "apictl sandbox: this sandbox's credentials file is {} (removed when it stops)",
         credentials.display()
     );
-    crate::note!("Load the settings above in another shell, for example:");
-    crate::note!("    apictl sandbox > sandbox.env &   then   set -a; . ./sandbox.env; set +a");
-    crate::note!("and try:");
-    crate::note!("    apictl video login");
-    crate::note!("    apictl video invite --sms +15550100199 --country US --mic on --camera front");
-    crate::note!(
+    crate::output::note!("Load the settings above in another shell, for example:");
+    crate::output::note!(
+        "    apictl sandbox > sandbox.env &   then   set -a; . ./sandbox.env; set +a"
+    );
+    crate::output::note!("and try:");
+    crate::output::note!("    apictl video login");
+    crate::output::note!(
+        "    apictl video invite --sms +15550100199 --country US --mic on --camera front"
+    );
+    crate::output::note!(
         "    apictl ads conversions list --api v2 --from 2024-01-01 --to 2024-01-31 --format csv"
     );
-    crate::note!(
+    crate::output::note!(
         "    apictl ads conversions list --from <a date in the last 60 days> --to <today>"
     );
-    crate::note!("    apictl ads customers");
-    crate::note!("    apictl ads saved-columns");
-    crate::note!(
+    crate::output::note!("    apictl ads customers");
+    crate::output::note!("    apictl ads saved-columns");
+    crate::output::note!(
         "Sign in with a Google account as on the real service (unset SEARCH_ADS_TOKEN first):"
     );
-    crate::note!("    apictl auth login --no-browser    then    apictl auth status");
-    crate::note!("Ctrl-C stops the fakes.");
+    crate::output::note!("    apictl auth login --no-browser    then    apictl auth status");
+    crate::output::note!("Ctrl-C stops the fakes.");
     tokio::signal::ctrl_c()
         .await
         .map_err(|e| AppError::new(format!("cannot wait for Ctrl-C: {e}")))?;
     services.shutdown().await;
     // Only this sandbox's own directory goes.
     drop(instance);
-    crate::note!("apictl sandbox: stopped");
+    crate::output::note!("apictl sandbox: stopped");
     Ok(0)
 }

@@ -89,9 +89,9 @@ impl Report {
     fn intro(&mut self, title: &str) -> AppResult<()> {
         self.intro = take_lines();
         if !self.json {
-            crate::sayln!("{title}")?;
+            crate::output::sayln!("{title}")?;
             for line in &self.intro {
-                crate::sayln!("      {line}")?;
+                crate::output::sayln!("      {line}")?;
             }
         }
         Ok(())
@@ -116,17 +116,17 @@ impl Report {
             }));
             return Ok(());
         }
-        crate::sayln!()?;
-        crate::sayln!("[{n}/{STEPS}] {title}")?;
+        crate::output::sayln!()?;
+        crate::output::sayln!("[{n}/{STEPS}] {title}")?;
         for line in explain
             .iter()
             .copied()
             .chain(lines.iter().map(String::as_str))
         {
-            crate::sayln!("      {line}")?;
+            crate::output::sayln!("      {line}")?;
         }
         if let Some(e) = failed {
-            crate::sayln!("      \u{2717} failed: {}", e.message)?;
+            crate::output::sayln!("      \u{2717} failed: {}", e.message)?;
         }
         Ok(())
     }
@@ -272,15 +272,15 @@ pub async fn run(json: bool) -> AppResult<u8> {
     fixture.services.shutdown().await;
     report.finish(true, elapsed.as_secs_f64())?;
     if !json {
-        crate::sayln!()?;
-        crate::sayln!(
+        crate::output::sayln!()?;
+        crate::output::sayln!(
             "All {STEPS} steps worked in {:.1} s.",
             elapsed.as_secs_f64()
         )?;
-        crate::sayln!(
+        crate::output::sayln!(
             "Next: `apictl sandbox` runs these fakes in the foreground so you can try each command;"
         )?;
-        crate::sayln!("`apictl --help` lists them.")?;
+        crate::output::sayln!("`apictl --help` lists them.")?;
     }
     Ok(0)
 }

@@ -71,7 +71,7 @@ async fn connect_redis(args: &LockoutStoreArgs, url: &str) -> AppResult<RedisSto
         )
     })?;
     tracing::info!(store = %store.location(), topology = store.topology(), "lockout store");
-    crate::note!("lockout store: {} ({})", store.location(), store.topology());
+    crate::output::note!("lockout store: {} ({})", store.location(), store.topology());
     Ok(store)
 }
 
@@ -94,12 +94,12 @@ pub async fn run_lockout_init(ctx: &Ctx, args: &VideoLockoutInitArgs) -> AppResu
     if ctx.json {
         print_json(&json!({ "store": store.location(), "markersWritten": written }))?;
     } else if written == 0 {
-        crate::sayln!(
+        crate::output::sayln!(
             "{} was initialized before; nothing changed",
             store.location()
         )?;
     } else {
-        crate::sayln!(
+        crate::output::sayln!(
             "{}: declared new ({written} of 16 bucket markers set); logins are no longer held back",
             store.location()
         )?;
@@ -192,7 +192,7 @@ pub async fn run_login(ctx: &Ctx, args: &VideoLoginArgs) -> AppResult<u8> {
             "sessionFile": path.display().to_string(),
         }))?;
     } else {
-        crate::sayln!(
+        crate::output::sayln!(
             "logged in as {}; session saved to {} (only you can read it)",
             describe_user(&session, credentials.user_name()),
             path.display()
@@ -238,7 +238,7 @@ pub async fn run_lockout_status(ctx: &Ctx, args: &VideoLockoutStatusArgs) -> App
             "reason": status.refusal.map(|r| r.to_string()),
         }))?;
     } else {
-        crate::outln!(
+        crate::output::outln!(
             "account {} ({}) in {location}: {} failed or unanswered login(s) counted; {} more would be sent now",
             credentials.user_name(),
             key.short(),
@@ -247,7 +247,7 @@ pub async fn run_lockout_status(ctx: &Ctx, args: &VideoLockoutStatusArgs) -> App
         )?;
         if let (Some(at), Some(reason)) = (status.retry_at, status.refusal) {
             let secs = at.duration_since(now).unwrap_or_default().as_secs();
-            crate::outln!(
+            crate::output::outln!(
                 "logins refused: {reason}; safe to try again at {} (in {secs} s)",
                 utc(at)
             )?;
@@ -411,7 +411,7 @@ pub async fn run_invite(ctx: &Ctx, args: &VideoInviteArgs) -> AppResult<u8> {
             "queryStringParameter": receipt.query_string_parameter,
         }))?;
     } else {
-        crate::sayln!("{}", describe_receipt(&invitation, &session_id, &receipt))?;
+        crate::output::sayln!("{}", describe_receipt(&invitation, &session_id, &receipt))?;
     }
     Ok(0)
 }

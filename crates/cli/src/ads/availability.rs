@@ -88,7 +88,7 @@ pub(super) async fn run_availability(
         print_json(&json!({ "availabilities": echo }))?;
     } else {
         for a in &echo {
-            crate::sayln!("{}", describe_availability(a))?;
+            crate::output::sayln!("{}", describe_availability(a))?;
         }
     }
     Ok(0)

@@ -15,10 +15,10 @@ pub(super) async fn run_customers(ctx: &Ctx, conn: &Conn<'_>) -> AppResult<u8> {
         let ids: Vec<&str> = customers.iter().map(CustomerId::as_str).collect();
         print_json(&json!({ "customers": ids }))?;
     } else if customers.is_empty() {
-        crate::outln!("the credentials reach no customer directly")?;
+        crate::output::outln!("the credentials reach no customer directly")?;
     } else {
         for c in &customers {
-            crate::outln!("{c}")?;
+            crate::output::outln!("{c}")?;
         }
     }
     Ok(0)

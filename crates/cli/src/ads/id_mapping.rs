@@ -44,7 +44,7 @@ pub(super) async fn run_id_mapping(
     if ctx.json {
         print_json(&json!({"output": args.output.display().to_string(), "bytes": bytes}))?;
     } else {
-        crate::sayln!(
+        crate::output::sayln!(
             "wrote the ID mapping of advertiser {advertiser} ({bytes} bytes) to {}",
             args.output.display()
         )?;

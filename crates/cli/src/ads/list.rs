@@ -225,7 +225,7 @@ pub(super) async fn run_list(ctx: &Ctx, conn: &Conn<'_>, args: &ListArgs) -> App
             if ctx.json {
                 print_json(&json!({"conversions": count, "output": path.display().to_string()}))?;
             } else {
-                crate::sayln!("wrote {count} conversions to {}", path.display())?;
+                crate::output::sayln!("wrote {count} conversions to {}", path.display())?;
             }
         }
         None => {

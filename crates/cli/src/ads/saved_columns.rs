@@ -19,11 +19,11 @@ pub(super) async fn run_saved_columns(ctx: &Ctx, conn: &Conn<'_>) -> AppResult<u
             .collect();
         print_json(&json!({ "savedColumns": items }))?;
     } else if columns.is_empty() {
-        crate::outln!("advertiser {advertiser} has no saved columns")?;
+        crate::output::outln!("advertiser {advertiser} has no saved columns")?;
     } else {
         let width = columns.iter().map(|c| c.name.len()).max().unwrap_or(0);
         for c in &columns {
-            crate::outln!(
+            crate::output::outln!(
                 "{:<width$}  {}",
                 c.name,
                 c.column_type.as_deref().unwrap_or("-")

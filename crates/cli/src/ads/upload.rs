@@ -73,7 +73,7 @@ pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) ->
             // The upload's future is dropped here: nothing more is sent, and
             // the journal holds every outcome it recorded.
             bar.finish_and_clear();
-            crate::tell!("{}", interrupted_line(&args.file, args.dry_run, &live));
+            crate::output::tell!("{}", interrupted_line(&args.file, args.dry_run, &live));
             return Ok(EXIT_INTERRUPTED);
         }
     };
@@ -184,7 +184,7 @@ fn print_row(r: &ReportRow) {
     } else {
         r.conversion_id.as_str()
     };
-    let _ = crate::sayln!(
+    let _ = crate::output::sayln!(
         "  line {:<4} {:<24} {:<10} {}",
         r.line,
         id,
@@ -196,7 +196,7 @@ fn print_row(r: &ReportRow) {
 /// The summary lines.
 pub fn print_summary(summary: &UploadSummary, dry_run: bool) {
     if dry_run {
-        let _ = crate::sayln!(
+        let _ = crate::output::sayln!(
             "dry run: {}, {} valid, {} rejected; nothing was sent",
             rows_text(summary.rows),
             summary.sent,
@@ -208,7 +208,7 @@ pub fn print_summary(summary: &UploadSummary, dry_run: bool) {
         } else {
             String::new()
         };
-        let _ = crate::sayln!(
+        let _ = crate::output::sayln!(
             "{}: {} stored{already}, {} rejected, {} without answer",
             rows_text(summary.rows),
             summary.stored,
@@ -216,17 +216,17 @@ pub fn print_summary(summary: &UploadSummary, dry_run: bool) {
             summary.failed
         );
         if summary.skipped > 0 {
-            let _ = crate::sayln!(
+            let _ = crate::output::sayln!(
                 "resumed: {} rows had their outcome from the earlier run and were not sent again",
                 summary.skipped
             );
         }
     }
     if let Some(path) = &summary.report_path {
-        let _ = crate::sayln!("rejected rows written to {}", path.display());
+        let _ = crate::output::sayln!("rejected rows written to {}", path.display());
     }
     if let Some(path) = &summary.journal {
-        let _ = crate::sayln!("journal kept in {} for --resume", path.display());
+        let _ = crate::output::sayln!("journal kept in {} for --resume", path.display());
     }
 }
 

@@ -237,26 +237,26 @@ pub async fn run_login(ctx: &Ctx, args: &AuthLoginArgs) -> AppResult<u8> {
     let authorization = flow.authorization(redirect.redirect_uri());
     let wait = Duration::from_secs(args.wait);
     let code = if args.no_browser {
-        crate::tell!("Open this URL in a browser, on this machine or any other, and sign in:");
-        crate::tell!("    {}", authorization.url());
-        crate::tell!(
+        crate::output::tell!("Open this URL in a browser, on this machine or any other, and sign in:");
+        crate::output::tell!("    {}", authorization.url());
+        crate::output::tell!(
             "On another machine the browser ends on an address starting with {} that does not load: \
              copy that whole address from its address bar, paste it here and press Enter.",
             redirect.redirect_uri()
         );
-        crate::tell!(
+        crate::output::tell!(
             "Waiting up to {} s for the sign-in (Ctrl-C cancels)...",
             args.wait
         );
         redirect_or_paste(&redirect, &authorization, wait).await
     } else {
         if open_browser(authorization.url()) {
-            crate::tell!("Your browser should open; if it does not, open this URL on this machine:");
+            crate::output::tell!("Your browser should open; if it does not, open this URL on this machine:");
         } else {
-            crate::tell!("Open this URL in a browser on this machine and sign in:");
+            crate::output::tell!("Open this URL in a browser on this machine and sign in:");
         }
-        crate::tell!("    {}", authorization.url());
-        crate::tell!(
+        crate::output::tell!("    {}", authorization.url());
+        crate::output::tell!(
             "Waiting up to {} s for the sign-in (Ctrl-C cancels; no browser here? use --no-browser)...",
             args.wait
         );
@@ -276,14 +276,14 @@ pub async fn run_login(ctx: &Ctx, args: &AuthLoginArgs) -> AppResult<u8> {
             "application_default_credentials": format!("{CREDENTIALS_ENV}={}", path.display()),
         }))?;
     } else {
-        crate::sayln!(
+        crate::output::sayln!(
             "signed in: credentials saved to {} (mode 0600); `apictl ads` commands use them (see `apictl auth status`)",
             path.display()
         )?;
-        crate::sayln!(
+        crate::output::sayln!(
             "for programs that use Application Default Credentials (the facade's DefaultCredentials, Google's libraries):"
         )?;
-        crate::sayln!(
+        crate::output::sayln!(
             "    export {CREDENTIALS_ENV}={}",
             sh_quote(&path.display().to_string())
         )?;
@@ -334,24 +334,26 @@ pub async fn run_status(ctx: &Ctx, args: &AuthStatusArgs) -> AppResult<u8> {
             "precedence": PRECEDENCE,
         }))?;
     } else {
-        crate::outln!("credential: {}", chosen.kind.name())?;
-        crate::outln!("from:       {}", chosen.from)?;
+        crate::output::outln!("credential: {}", chosen.kind.name())?;
+        crate::output::outln!("from:       {}", chosen.from)?;
         match chosen.source.quota_project_id() {
-            Some(project) => crate::outln!("quota:      {project} (sent as x-goog-user-project)")?,
-            None => crate::outln!(
+            Some(project) => {
+                crate::output::outln!("quota:      {project} (sent as x-goog-user-project)")?
+            }
+            None => crate::output::outln!(
                 "quota:      none (set quota_project_id in the credentials file or GOOGLE_CLOUD_QUOTA_PROJECT)"
             )?,
         }
         match (&token, expiry) {
-            (Ok(_), Some(expiry)) => crate::outln!("token:      valid until {expiry}")?,
-            (Ok(_), None) => crate::outln!(
+            (Ok(_), Some(expiry)) => crate::output::outln!("token:      valid until {expiry}")?,
+            (Ok(_), None) => crate::output::outln!(
                 "token:      expiry unknown (a fixed token; Google's expire within the hour)"
             )?,
-            (Err(_), _) => crate::outln!("token:      none (see the error below)")?,
+            (Err(_), _) => crate::output::outln!("token:      none (see the error below)")?,
         }
-        crate::outln!("order:      {PRECEDENCE}")?;
+        crate::output::outln!("order:      {PRECEDENCE}")?;
         if chosen.from.ends_with("(`apictl auth login`)") {
-            crate::outln!(
+            crate::output::outln!(
                 "programs:   export {CREDENTIALS_ENV}={} lets Application Default Credentials use the same file",
                 sh_quote(&path.display().to_string())
             )?;
@@ -394,7 +396,7 @@ pub async fn run_revoke(ctx: &Ctx, args: &AuthRevokeArgs) -> AppResult<u8> {
             &serde_json::json!({"revoked": !already, "deleted": path.display().to_string()}),
         )?;
     } else {
-        crate::sayln!("{what} at {uri} and deleted {}", path.display())?;
+        crate::output::sayln!("{what} at {uri} and deleted {}", path.display())?;
     }
     Ok(0)
 }

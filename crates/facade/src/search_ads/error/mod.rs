@@ -4,11 +4,14 @@
 
 pub(crate) mod details;
 mod reporting;
+mod text;
 
 use std::fmt;
 use std::time::Duration;
 
 use crate::http::{BaseUrlError, TransportError};
+
+use text::clause;
 
 pub use details::{ConversionIssue, IssueCode};
 pub use reporting::{ReportingError, ReportingFailure};
@@ -351,13 +354,6 @@ fn api_message(
         "{operation} failed with HTTP {status}{reason}: {}. {hint}",
         clause(&shown)
     )
-}
-
-/// `text` without the period (and spaces) it may end with, so a message
-/// that goes on with `. ` after it never shows `..` (a server's message or an
-/// id list that already ends a sentence).
-pub(crate) fn clause(text: &str) -> &str {
-    text.trim_end().trim_end_matches('.').trim_end()
 }
 
 /// `1 detail`, `3 details`.

@@ -208,7 +208,7 @@ pub(crate) fn reporting_message(
         .unwrap_or_default();
     format!(
         "{operation} failed with HTTP {status}{rpc}: {}{request}. {}",
-        super::clause(&shown),
+        super::text::clause(&shown),
         failure.hint(status)
     )
 }

@@ -18,8 +18,8 @@ use super::super::query::ConversionQuery;
 use super::super::query::dates::Bounds;
 use super::super::row::Field;
 use super::super::rows::{self, IdTranslator};
-use crate::search_ads::AppState;
 use crate::search_ads::data::{self, AD_GROUPS, CAMPAIGNS};
+use crate::search_ads::state::AppState;
 
 /// The devices a cell is split into (`segments.device` values of discovery).
 pub(crate) const DEVICES: [&str; 3] = ["DESKTOP", "MOBILE", "TABLET"];

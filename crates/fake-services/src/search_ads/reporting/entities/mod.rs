@@ -26,8 +26,8 @@ use super::query::dates::Period;
 use super::query::eval::Val;
 use super::row::json_path;
 use super::rows::IdTranslator;
-use crate::search_ads::AppState;
 use crate::search_ads::data::{self, AD_GROUPS, CAMPAIGNS};
+use crate::search_ads::state::AppState;
 
 /// A value of one field of a row.
 #[derive(Clone, Debug, PartialEq)]
