@@ -12,7 +12,7 @@
 //! * The request hooks (`hooks.rs`): a `tracing` span per request (target
 //!   [`TRACING_TARGET`], `api_request`; level DEBUG; fields `service`
 //!   ([`SERVICE`], `search_ads`), `operation_id` — progenitor's snake_case
-//!   method name, e.g. `saved_columns_list` — `method`, `path`, `status`,
+//!   method name, e.g. `saved_columns_list` — `method`, `origin`, `path`, `status`,
 //!   `duration_ms`; headers, query strings and bodies are never recorded).
 //! * [`I64String`] (`i64_string.rs`): the spec's `{type: string, format: int64}`
 //!   values.

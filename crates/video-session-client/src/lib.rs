@@ -12,7 +12,7 @@
 //!   parameter of the operations) is marked sensitive so `Debug` output hides
 //!   it, and each request runs in a `tracing` span (target [`TRACING_TARGET`],
 //!   `api_request`; level DEBUG; fields `service` ([`SERVICE`],
-//!   `video_session`), `operation_id`, `method`, `path`, `status`,
+//!   `video_session`), `operation_id`, `method`, `origin`, `path`, `status`,
 //!   `duration_ms`; headers, query strings and bodies are never recorded).
 //! * [`http_client_builder`] / [`install_crypto_provider`]: HTTPS via rustls + ring.
 //!
