@@ -398,6 +398,7 @@ fn crates_used(source: &str) -> BTreeSet<String> {
                 "self",
                 "super",
                 "sa360_video_sdk",
+                "str",
             ]
             .contains(&name)
             && !imported.contains(name)

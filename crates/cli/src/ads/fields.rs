@@ -51,12 +51,12 @@ pub(super) fn run_fields(ctx: &Ctx, args: &FieldsArgs) -> AppResult<u8> {
         return Ok(0);
     }
     let width = found.iter().map(|f| f.name.len()).max().unwrap_or(4).max(4);
-    println!(
+    crate::output::outln!(
         "{:<width$}  CATEGORY   DATA TYPE      SELECT  FILTER  SORT",
         "NAME"
-    );
+    )?;
     for f in found {
-        println!(
+        crate::output::outln!(
             "{:<width$}  {:<9}  {:<13}  {:<6}  {:<6}  {}",
             f.name,
             f.category.as_str(),
@@ -68,7 +68,7 @@ pub(super) fn run_fields(ctx: &Ctx, args: &FieldsArgs) -> AppResult<u8> {
             yes(f.selectable),
             yes(f.filterable),
             yes(f.sortable),
-        );
+        )?;
     }
     Ok(0)
 }

@@ -147,8 +147,18 @@ pub async fn write_report<W: Write>(
     out: W,
     columns: &[String],
     format: ReportFormat,
+    to: Option<&std::path::Path>,
 ) -> AppResult<u64> {
-    let write_error = |e: &dyn std::fmt::Display| AppError::new(format!("cannot write: {e}"));
+    // A closed stdout (`apictl ads report … | head`) ends the command quietly.
+    let io_error = |e: std::io::Error| crate::output::write_error(Some(e.kind()), &e, to);
+    let csv_error = |e: csv::Error| {
+        let kind = match e.kind() {
+            csv::ErrorKind::Io(io) => Some(io.kind()),
+            _ => None,
+        };
+        crate::output::write_error(kind, &e, to)
+    };
+    let json_error = |e: serde_json::Error| crate::output::write_error(e.io_error_kind(), &e, to);
     let paths = paths(columns);
     // Nothing is written before the first answer: a refused query leaves no header behind.
     let first = stream.try_next().await?;
@@ -157,13 +167,13 @@ pub async fn write_report<W: Write>(
     match format {
         ReportFormat::Csv => {
             let mut out = csv::Writer::from_writer(out);
-            out.write_record(columns).map_err(|e| write_error(&e))?;
+            out.write_record(columns).map_err(csv_error)?;
             while let Some(row) = stream.try_next().await? {
                 out.write_record(paths.iter().map(|p| cell(value(&row, p))))
-                    .map_err(|e| write_error(&e))?;
+                    .map_err(csv_error)?;
                 count += 1;
             }
-            out.flush().map_err(|e| write_error(&e))?;
+            out.flush().map_err(io_error)?;
         }
         ReportFormat::Jsonl => {
             let mut out = BufWriter::new(out);
@@ -173,11 +183,11 @@ pub async fn write_report<W: Write>(
                     .zip(&paths)
                     .map(|(c, p)| (c.clone(), value(&row, p).clone()))
                     .collect();
-                serde_json::to_writer(&mut out, &object).map_err(|e| write_error(&e))?;
-                out.write_all(b"\n").map_err(|e| write_error(&e))?;
+                serde_json::to_writer(&mut out, &object).map_err(json_error)?;
+                out.write_all(b"\n").map_err(io_error)?;
                 count += 1;
             }
-            out.flush().map_err(|e| write_error(&e))?;
+            out.flush().map_err(io_error)?;
         }
         ReportFormat::Table => {
             let mut rows: Vec<Vec<String>> = Vec::new();
@@ -205,12 +215,12 @@ pub async fn write_report<W: Write>(
                     .collect();
                 writeln!(out, "{}", text.join("  ").trim_end())
             };
-            line(columns).map_err(|e| write_error(&e))?;
+            line(columns).map_err(io_error)?;
             for row in &rows {
-                line(row).map_err(|e| write_error(&e))?;
+                line(row).map_err(io_error)?;
             }
             count = rows.len() as u64;
-            out.flush().map_err(|e| write_error(&e))?;
+            out.flush().map_err(io_error)?;
         }
     }
     Ok(count)
@@ -247,18 +257,25 @@ pub(super) async fn run_report(
             // `conversions list` writes), so FILE is never half a report.
             let mut part = create_beside(path)
                 .map_err(|e| io_error("cannot create a temporary file beside", path, &e))?;
-            let count = write_report(stream, &mut part, &columns, args.format)
+            let count = write_report(stream, &mut part, &columns, args.format, Some(path))
                 .await
                 .map_err(|e| e.context(path.display()))?;
             commit(part, path).map_err(|e| io_error("cannot rename to", path, &e))?;
             if ctx.json {
                 print_json(&json!({"rows": count, "output": path.display().to_string()}))?;
             } else {
-                eprintln!("wrote {count} rows to {}", path.display());
+                crate::output::note!("wrote {count} rows to {}", path.display());
             }
         }
         None => {
-            write_report(stream, std::io::stdout().lock(), &columns, args.format).await?;
+            write_report(
+                stream,
+                std::io::stdout().lock(),
+                &columns,
+                args.format,
+                None,
+            )
+            .await?;
         }
     }
     Ok(0)
@@ -311,7 +328,7 @@ mod tests {
             .to_vec();
         let mut csv = Vec::new();
         assert_eq!(
-            write_report(rows(), &mut csv, &columns, ReportFormat::Csv)
+            write_report(rows(), &mut csv, &columns, ReportFormat::Csv, None)
                 .await
                 .unwrap(),
             2
@@ -321,7 +338,7 @@ mod tests {
             "campaign.id,campaign.name,metrics.clicks\n1,a,10\n22,\"b,c\",\n"
         );
         let mut jsonl = Vec::new();
-        write_report(rows(), &mut jsonl, &columns, ReportFormat::Jsonl)
+        write_report(rows(), &mut jsonl, &columns, ReportFormat::Jsonl, None)
             .await
             .unwrap();
         assert_eq!(
@@ -330,7 +347,7 @@ mod tests {
              {\"campaign.id\":\"22\",\"campaign.name\":\"b,c\",\"metrics.clicks\":null}\n"
         );
         let mut table = Vec::new();
-        write_report(rows(), &mut table, &columns, ReportFormat::Table)
+        write_report(rows(), &mut table, &columns, ReportFormat::Table, None)
             .await
             .unwrap();
         assert_eq!(

@@ -156,3 +156,48 @@ async fn fields_lists_the_catalogue() {
     assert_ne!(run.code, 0);
     assert!(run.stderr.contains("campaign.name"), "{}", run.stderr);
 }
+
+/// `apictl ads report … | head -1`: the reader goes after one line and the
+/// command ends quietly with status 0 (issue 37), whatever the format.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_stdout_ends_the_report_quietly() {
+    use std::io::BufRead as _;
+    // 14 000 rows, far more than a pipe's buffer holds: the writes after the
+    // reader left do fail.
+    let today = chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now()).date_naive();
+    let services = FakeServices::builder()
+        .search_ads(
+            SearchAdsFake::builder()
+                .conversions_per_account(20_000)
+                .conversions_per_day(2_000)
+                .start_date(today - chrono::Days::new(9)),
+        )
+        .start()
+        .await
+        .expect("fakes");
+    let apictl = Apictl::with_fakes(&services);
+    for args in [
+        &["ads", "report", "--query", QUERY][..],
+        &["ads", "report", "--query", QUERY, "--format", "jsonl"],
+    ] {
+        let mut child = apictl
+            .command(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut first = String::new();
+        std::io::BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut first)
+            .expect("a line");
+        assert!(!first.is_empty(), "{args:?}");
+        // The reader is dropped here: stdout is closed.
+        let output = tokio::task::spawn_blocking(move || child.wait_with_output())
+            .await
+            .expect("join")
+            .expect("ends");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
