@@ -11,7 +11,8 @@ use xtask::Workspace;
 use xtask::check::{self, Problem};
 use xtask::specs::SPECS;
 
-/// Copy `specs/*.yaml` and every generated file into a temp workspace.
+/// Copy `specs/*.yaml`, the discovery document the field catalogue reads and
+/// every generated file into a temp workspace.
 fn temp_workspace() -> (TempDir, Workspace) {
     let source = Workspace::from_manifest_dir();
     let dir = tempfile::tempdir().unwrap();
@@ -22,6 +23,13 @@ fn temp_workspace() -> (TempDir, Workspace) {
             fs::create_dir_all(to.parent().unwrap()).unwrap();
             fs::copy(source.path(relative), &to).unwrap();
         }
+    }
+    // The field catalogue: its two inputs and its output (SR-30).
+    use xtask::report_fields::{DISCOVERY, OUTPUT, TABLE};
+    for relative in [DISCOVERY, TABLE, OUTPUT] {
+        let to = ws.path(relative);
+        fs::create_dir_all(to.parent().unwrap()).unwrap();
+        fs::copy(source.path(relative), &to).unwrap();
     }
     (dir, ws)
 }

@@ -312,7 +312,7 @@ pub async fn upload_file(
     result?;
     if summary.rows == 0 {
         return Err(
-            AppError::new(format!("{} has no rows", plan.file.display()))
+            AppError::refused(format!("{} has no rows", plan.file.display()))
                 .hint("give a file with at least one conversion"),
         );
     }

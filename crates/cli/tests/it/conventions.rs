@@ -79,6 +79,18 @@ async fn a_local_refusal_exits_4_naming_the_flag() {
         .await;
     run.expect(4);
     assert!(run.stderr.contains("--from \"soon\""), "{}", run.stderr);
+    // A file with a header and no row: nothing to send, refused.
+    let empty = apictl.dir().join("empty.csv");
+    std::fs::write(
+        &empty,
+        "conversionId,conversionTimestamp,segmentationType,segmentationId,agencyId,advertiserId,engineAccountId,type,revenueMicros,currencyCode\n",
+    )
+    .expect("csv");
+    let run = apictl
+        .run(&["ads", "conversions", "upload", empty.to_str().unwrap()])
+        .await;
+    run.expect(4);
+    assert!(run.stderr.contains("has no rows"), "{}", run.stderr);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
