@@ -11,8 +11,9 @@ use anyhow::{Context as _, Result, bail};
 use super::report::Side;
 use crate::scenarios::Measurement;
 
-/// Copies `specs/` and every `crates/*/src/generated.rs` of `workspace` into
-/// `dir`, the inputs and outputs of `xtask generate`.
+/// Copies `specs/`, every `crates/*/src/generated.rs` and the field catalogue's
+/// discovery input and output of `workspace` into `dir`: the inputs and outputs of
+/// `xtask generate`.
 fn copy_generate_inputs(workspace: &Path, dir: &Path) -> Result<()> {
     let specs = workspace.join("specs");
     fs::create_dir_all(dir.join("specs"))?;
@@ -31,6 +32,16 @@ fn copy_generate_inputs(workspace: &Path, dir: &Path) -> Result<()> {
             fs::create_dir_all(&to)?;
             fs::copy(&generated, to.join("generated.rs"))?;
         }
+    }
+    // The Reporting field catalogue that `generate` also writes (DECISIONS SR-30): its
+    // discovery input and its output, at the paths `xtask::report_fields` names.
+    for relative in [
+        "crates/fake-services/data/searchads360-v0-discovery.json",
+        "crates/facade/src/search_ads/reporting/fields/generated.rs",
+    ] {
+        let to = dir.join(relative);
+        fs::create_dir_all(to.parent().context("a file inside the copy")?)?;
+        fs::copy(workspace.join(relative), &to).with_context(|| format!("copying {relative}"))?;
     }
     Ok(())
 }
