@@ -831,9 +831,9 @@ pub struct ReportQueryArgs {
     #[arg(long, value_name = "FILE")]
     pub query_file: Option<PathBuf>,
 
-    /// Output format
-    #[arg(long, value_enum, default_value_t = ReportFormat::Csv)]
-    pub format: ReportFormat,
+    /// Output format [default: csv; jsonl with --json]
+    #[arg(long, value_enum)]
+    pub format: Option<ReportFormat>,
 
     /// Write to this file instead of stdout
     #[arg(short, long, value_name = "FILE")]

@@ -251,13 +251,19 @@ pub(super) async fn run_report(
     // The same checks the stream makes, before any output (nothing is sent).
     request.checked_query().map_err(query_error)?;
     let stream = request.stream::<Value>();
+    // `--json` asks for JSON on stdout: JSON lines unless a format was named.
+    let format = args.format.unwrap_or(if ctx.json {
+        ReportFormat::Jsonl
+    } else {
+        ReportFormat::Csv
+    });
     match &args.output {
         Some(path) => {
             // Written to a new temporary file beside FILE and renamed once complete (as
             // `conversions list` writes), so FILE is never half a report.
             let mut part = create_beside(path)
                 .map_err(|e| io_error("cannot create a temporary file beside", path, &e))?;
-            let count = write_report(stream, &mut part, &columns, args.format, Some(path))
+            let count = write_report(stream, &mut part, &columns, format, Some(path))
                 .await
                 .map_err(|e| e.context(path.display()))?;
             commit(part, path).map_err(|e| io_error("cannot rename to", path, &e))?;
@@ -268,14 +274,7 @@ pub(super) async fn run_report(
             }
         }
         None => {
-            write_report(
-                stream,
-                std::io::stdout().lock(),
-                &columns,
-                args.format,
-                None,
-            )
-            .await?;
+            write_report(stream, std::io::stdout().lock(), &columns, format, None).await?;
         }
     }
     Ok(0)

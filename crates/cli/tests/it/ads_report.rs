@@ -201,3 +201,31 @@ async fn a_closed_stdout_ends_the_report_quietly() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+/// `apictl --json ads report` writes JSON lines (issue 37: `--json` is honoured by
+/// every command); a named `--format` still wins.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_asks_for_json_lines() {
+    let services = services().await;
+    let apictl = Apictl::with_fakes(&services);
+    let run = apictl
+        .run(&["--json", "ads", "report", "--query", QUERY])
+        .await;
+    run.expect(0);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 7 * 20, "{}", run.stdout);
+    for line in lines {
+        let row: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        assert!(row["conversion.id"].is_string(), "{line}");
+    }
+    let run = apictl
+        .run(&[
+            "--json", "ads", "report", "--query", QUERY, "--format", "csv",
+        ])
+        .await;
+    run.expect(0);
+    assert!(
+        run.stdout
+            .starts_with("conversion.id,conversion.status,segments.date\n")
+    );
+}
