@@ -126,9 +126,7 @@ impl IdLookup {
     ) -> Result<(CustomerId, ReportFilters), Error> {
         let mut unknown = Vec::new();
         let customer = match self.engine_accounts.get(&account.engine_account_id) {
-            Some((advertiser, customer)) if *advertiser == account.advertiser_id => {
-                Some(*customer)
-            }
+            Some((advertiser, customer)) if *advertiser == account.advertiser_id => Some(*customer),
             _ => {
                 unknown.push(format!(
                     "engine account {} of advertiser {}",
