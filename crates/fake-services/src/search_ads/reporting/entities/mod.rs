@@ -1,6 +1,6 @@
 //! The rows of `FROM customer`, `FROM campaign` and `FROM ad_group` (DECISIONS SR-22): the
 //! account's seeded campaigns and ad groups (the ones of the ID-mapping file, with their new IDs,
-//! SR-12), their attributes, and metrics summed from [`cells`], one row per entity and selected
+//! SR-12) and the synthetic campaigns of `report_campaigns` after them, their attributes, and metrics summed from [`cells`], one row per entity and selected
 //! segment tuple ("If you request segments, additional rows are included for each segment-resource
 //! tuple", <https://developers.google.com/search-ads/reporting/query/query-language>).
 //!
@@ -90,7 +90,6 @@ pub(crate) struct Account<'a> {
     engine_id: i64,
     manager_id: &'a str,
     ids: IdTranslator<'a>,
-    offset: i64,
     a: usize,
 }
 
@@ -102,18 +101,17 @@ impl<'a> Account<'a> {
             engine_id: account.engine_account_id,
             manager_id: &app.config.reporting.manager_customer_id,
             ids: IdTranslator::new(app),
-            offset: data::id_offset(app.config.seed),
             a,
         }
     }
 
+    /// New campaign ID of campaign `c` (seeded or synthetic, SR-22).
     fn campaign_id(&self, c: u64) -> Option<i64> {
-        self.ids.campaign(data::campaign_id(self.offset, self.a, c))
+        Some(self.ids.new_ids(self.a, c, 0)?.0)
     }
 
     fn ad_group_id(&self, c: u64, g: u64) -> Option<i64> {
-        self.ids
-            .ad_group(data::ad_group_id(self.offset, self.a, c, g))
+        Some(self.ids.new_ids(self.a, c, g)?.1)
     }
 
     /// The value of an attribute of the entity `key` stands for (`None`: not filled by the fake).
@@ -144,12 +142,15 @@ impl<'a> Account<'a> {
                         s(&format!("customers/{customer}/campaigns/{id}"))
                     }
                     ("campaign", "name") => s(&format!("Campaign {}", c + 1)),
-                    // The last campaign is paused, so status filters select something.
-                    ("campaign", "status") => s(if c + 1 == CAMPAIGNS {
-                        "PAUSED"
-                    } else {
-                        "ENABLED"
-                    }),
+                    // The last seeded campaign is paused, so status filters select something;
+                    // so is every synthetic one whose number is a multiple of 10.
+                    ("campaign", "status") => {
+                        s(if c + 1 == CAMPAIGNS || (c >= CAMPAIGNS && c % 10 == 0) {
+                            "PAUSED"
+                        } else {
+                            "ENABLED"
+                        })
+                    }
                     ("campaign", "advertising_channel_type") => s("SEARCH"),
                     ("campaign", "bidding_strategy_type") => s("TARGET_SPEND"),
                     ("campaign", "bidding_strategy") => s(&format!(
@@ -292,11 +293,12 @@ pub(crate) fn rows(app: &AppState, a: usize, query: &ConversionQuery) -> Vec<Ent
         "ad_group" => (Some(c), Some(g)),
         _ => (None, None),
     };
+    let campaigns = data::report_campaigns(&app.config);
     let mut sums: BTreeMap<Key, Sums> = BTreeMap::new();
     if !dims.by_day() {
         // Every entity has a row (with zero metrics when no day is in range).
-        for c in 0..CAMPAIGNS {
-            for g in 0..AD_GROUPS {
+        for c in 0..campaigns {
+            for g in 0..data::ad_groups_of(c) {
                 let (lc, lg) = level(c, g);
                 for device in 0..DEVICES.len() {
                     sums.entry(dims.key(lc, lg, None, device)).or_default();
@@ -307,8 +309,8 @@ pub(crate) fn rows(app: &AppState, a: usize, query: &ConversionQuery) -> Vec<Ent
     let conversions = cells::conversions(app, a, query.start, query.end);
     let mut day = query.start;
     while day <= query.end {
-        for c in 0..CAMPAIGNS {
-            for g in 0..AD_GROUPS {
+        for c in 0..campaigns {
+            for g in 0..data::ad_groups_of(c) {
                 let (lc, lg) = level(c, g);
                 for device in 0..DEVICES.len() {
                     let place = (c, g, day, device);
