@@ -47,13 +47,15 @@ pub struct ClusterNodeInfo {
 impl Cluster {
     /// Starts `primaries` (≥ 3) primaries and `replicas_per_primary` replicas of each for `test`,
     /// every node with `options` (made a cluster node on free ports), creates the cluster and
-    /// waits until every node reports `cluster_state:ok`. Node `i < primaries` starts as a
+    /// waits until every node reports `cluster_state:ok`, sees every replica as one, and each
+    /// replica's link to its primary is up (so a key written next reaches its replica, see
+    /// [`Cluster::wait_replicated`]). Node `i < primaries` starts as a
     /// primary (`redis-cli --cluster create` assigns the first nodes as primaries). `None` when
     /// Redis is not installed.
     ///
     /// # Panics
     /// When `REQUIRE_REDIS=1` and Redis is missing, when `primaries < 3`, or when the cluster
-    /// is not ok within 30 s.
+    /// is not ok and settled within 30 s.
     pub fn start(
         test: &str,
         primaries: usize,
@@ -91,15 +93,46 @@ impl Cluster {
         cluster
             .wait_ok(OK_TIMEOUT)
             .unwrap_or_else(|e| panic!("{e}"));
-        if replicas_per_primary > 0 {
-            for node in &cluster.nodes {
-                if node.info("replication", "role").as_deref() == Some("slave") {
-                    node.wait_for_link(OK_TIMEOUT)
-                        .unwrap_or_else(|e| panic!("{e}"));
+        cluster
+            .wait_converged(primaries * replicas_per_primary, OK_TIMEOUT)
+            .unwrap_or_else(|e| panic!("{e}"));
+        Some(cluster)
+    }
+
+    /// Waits until the topology `redis-cli --cluster create` set up is in force everywhere: every
+    /// node's `CLUSTER NODES` shows `replicas` replicas, and each replica reports the link to its
+    /// primary up. `cluster_state:ok` comes sooner: a node may still see a replica as an empty
+    /// primary, and a replica may not have started to copy its primary yet, so a key written then
+    /// can be missing from the replica that takes over.
+    fn wait_converged(&self, replicas: usize, timeout: Duration) -> Result<(), String> {
+        let start = Instant::now();
+        for node in &self.nodes {
+            loop {
+                let view =
+                    parse_cluster_nodes(&node.try_cli(&["CLUSTER", "NODES"]).unwrap_or_default());
+                let seen = view
+                    .iter()
+                    .filter(|n| n.flags.iter().any(|f| f == "slave"))
+                    .count();
+                if seen == replicas {
+                    break;
                 }
+                if start.elapsed() >= timeout {
+                    return Err(format!(
+                        "cluster node on {} sees {seen} replicas, not {replicas}, after \
+                         {timeout:?}: {view:?}",
+                        node.port()
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(50));
             }
         }
-        Some(cluster)
+        for node in &self.nodes {
+            if node.info("replication", "role").as_deref() == Some("slave") {
+                node.wait_for_link(timeout.saturating_sub(start.elapsed()))?;
+            }
+        }
+        Ok(())
     }
 
     /// Waits until every running node reports `cluster_state:ok`; `Ok(how long it took)`.
@@ -128,6 +161,63 @@ impl Cluster {
             }
         }
         Ok(start.elapsed())
+    }
+
+    /// Waits until every replica of node `primary` holds as many keys as the primary and has
+    /// applied its replication stream up to the primary's `master_repl_offset` at the call;
+    /// `Ok(the number of replicas)`.
+    ///
+    /// `WAIT` is no substitute in a test that writes with one `redis-cli` and waits with another:
+    /// `WAIT` waits for the writes of *its own* connection, and a fresh connection has none, so it
+    /// answers at once with every connected replica, acknowledged or not.
+    ///
+    /// # Errors
+    /// When a replica lags after `timeout`, naming it, both key counts and both offsets; when the
+    /// primary has no replica.
+    pub fn wait_replicated(&self, primary: usize, timeout: Duration) -> Result<usize, String> {
+        let start = Instant::now();
+        let offset = |node: &RedisServer, field| -> i64 {
+            node.info("replication", field)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(-1)
+        };
+        let keys = |node: &RedisServer| node.cli(&["DBSIZE"]).parse::<u64>().ok();
+        let primary_node = &self.nodes[primary];
+        let target = offset(primary_node, "master_repl_offset");
+        let target_keys = keys(primary_node);
+        let nodes = self.cluster_nodes();
+        let id = nodes
+            .iter()
+            .find(|n| n.port == primary_node.port())
+            .map(|n| n.id.clone())
+            .ok_or_else(|| format!("node {primary} is not in CLUSTER NODES"))?;
+        let replicas: Vec<&RedisServer> = nodes
+            .iter()
+            .filter(|n| n.primary_id.as_deref() == Some(id.as_str()))
+            .filter_map(|r| self.nodes.iter().find(|n| n.port() == r.port))
+            .collect();
+        if replicas.is_empty() {
+            return Err(format!("node {primary} has no replica: {nodes:?}"));
+        }
+        for node in &replicas {
+            loop {
+                let applied = offset(node, "slave_repl_offset");
+                let held = keys(node);
+                if applied >= target && held == target_keys {
+                    break;
+                }
+                if start.elapsed() >= timeout {
+                    return Err(format!(
+                        "replica on {} holds {held:?} keys of {target_keys:?} and applied offset \
+                         {applied} of {target} after {timeout:?}: {}",
+                        node.port(),
+                        node.cli(&["INFO", "replication"])
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        Ok(replicas.len())
     }
 
     /// The nodes, primaries first (as created).

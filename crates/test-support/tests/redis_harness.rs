@@ -348,9 +348,6 @@ fn a_cluster_reaches_ok_and_a_key_lives_on_the_node_keyslot_names() {
 }
 
 #[test]
-#[ignore = "flaky on a loaded 2-core machine: about one run in four the replica that takes over lacks a \
-            key its primary wrote and WAITed for; not understood yet (run with --ignored). The facade's \
-            own cluster failover test, video_session_redis_topologies, is unaffected"]
 fn a_cluster_replica_takes_over_the_slots_of_a_killed_primary() {
     let start = Instant::now();
     let Some(mut cluster) = Cluster::start(
@@ -367,8 +364,14 @@ fn a_cluster_replica_takes_over_the_slots_of_a_killed_primary() {
     let slot = cluster.keyslot(key);
     let owner = cluster.node_for_slot(slot);
     assert!(owner < 3, "the first three nodes are the primaries");
+    let before = cluster.cluster_nodes();
     cluster.node(owner).cli(&["SET", key, "2"]);
-    cluster.node(owner).cli(&["WAIT", "1", "2000"]);
+    // Not `WAIT` from a second redis-cli: it waits only for its own connection's writes.
+    let replicas = cluster
+        .wait_replicated(owner, Duration::from_secs(10))
+        .unwrap();
+    assert_eq!(replicas, 1);
+    let owner_repl = cluster.node(owner).cli(&["INFO", "replication"]);
     cluster.node_mut(owner).kill9();
     let start = Instant::now();
     let new_owner = loop {
@@ -387,5 +390,15 @@ fn a_cluster_replica_takes_over_the_slots_of_a_killed_primary() {
         start.elapsed() - ok
     );
     assert!(new_owner >= 3, "a replica took over");
-    assert_eq!(cluster.node(new_owner).cli(&["GET", key]), "2");
+    let got = cluster.node(new_owner).cli(&["GET", key]);
+    assert_eq!(
+        got,
+        "2",
+        "replicated to {replicas}; owner {owner} (port {}) before the kill: {owner_repl}\n\
+         nodes before: {before:?}\nnodes after: {:?}\nnew owner {new_owner} (port {}): {}",
+        cluster.node(owner).port(),
+        cluster.cluster_nodes(),
+        cluster.node(new_owner).port(),
+        cluster.node(new_owner).cli(&["INFO", "replication"]),
+    );
 }
