@@ -404,7 +404,7 @@ fn entity_page(
     if let Some(a) = account
         && !page.is_empty()
     {
-        let cells = entities::Account::new(app, a);
+        let cells = entities::Account::new(app, a, query.from);
         let results: Vec<Value> = page
             .iter()
             .map(|row| entities::json_row(&cells, query, row))

@@ -38,34 +38,112 @@ pub(crate) struct Served {
     pub attributed: &'static [&'static str],
     /// Whether metrics and segments other than the core date segments may be selected with it.
     pub metrics_and_segments: bool,
+    /// Whether the core date segments may be selected with it.
+    pub date_segments: bool,
 }
 
-/// The resources the fake serves in `FROM` (SR-22). `conversion`'s attributed resources are CF's;
+const fn served_with(
+    name: &'static str,
+    attributed: &'static [&'static str],
+    metrics_and_segments: bool,
+    date_segments: bool,
+) -> Served {
+    Served {
+        name,
+        attributed,
+        metrics_and_segments,
+        date_segments,
+    }
+}
+
+/// The resources the fake serves in `FROM` (SR-22), with what each may select: the SDK's table
+/// (`specs/search-ads-report-fields.yaml`, `resources:`, from the field reference pages
+/// <https://developers.google.com/search-ads/reporting/api/reference/fields/v0/>), so the fake
+/// accepts every query the SDK lets through. `conversion`'s attributed resources are CF's;
 /// `ad_group`'s are the field-service page's example (`customer`, `campaign`); `campaign` takes
-/// `bidding_strategy` (QS's example selects `bidding_strategy.id` `FROM campaign`), `customer` and
-/// `campaign_budget` (its budget, as in Google Ads); `customer` takes none.
+/// `bidding_strategy` (QS's example selects `bidding_strategy.id` `FROM campaign`); `keyword_view`
+/// reaches its parents up to `customer` (Google's criteria-metrics guide). The label links and
+/// `label` take no segments and no metrics, `conversion` and `visit` only the core date segments.
 pub(crate) const SERVED: &[Served] = &[
-    Served {
-        name: SERVED_RESOURCE,
-        attributed: ATTRIBUTED,
-        metrics_and_segments: false,
-    },
-    Served {
-        name: "customer",
-        attributed: &[],
-        metrics_and_segments: true,
-    },
-    Served {
-        name: "campaign",
-        attributed: &["customer", "bidding_strategy", "campaign_budget"],
-        metrics_and_segments: true,
-    },
-    Served {
-        name: "ad_group",
-        attributed: &["customer", "campaign"],
-        metrics_and_segments: true,
-    },
+    served_with(SERVED_RESOURCE, ATTRIBUTED, false, true),
+    served_with("customer", &[], true, true),
+    served_with(
+        "campaign",
+        &[
+            "accessible_bidding_strategy",
+            "bidding_strategy",
+            "campaign_budget",
+            "customer",
+        ],
+        true,
+        true,
+    ),
+    served_with("campaign_budget", &["customer"], true, true),
+    served_with("bidding_strategy", &["customer"], true, true),
+    served_with("conversion_action", &["customer"], true, true),
+    served_with("ad_group", &["campaign", "customer"], true, true),
+    served_with(
+        "ad_group_ad",
+        &["ad_group", "campaign", "customer"],
+        true,
+        true,
+    ),
+    served_with(
+        "ad_group_criterion",
+        &["ad_group", "campaign", "customer"],
+        true,
+        true,
+    ),
+    served_with(
+        "keyword_view",
+        &["ad_group", "ad_group_criterion", "campaign", "customer"],
+        true,
+        true,
+    ),
+    served_with(
+        "visit",
+        &["ad_group", "ad_group_criterion", "campaign", "customer"],
+        false,
+        true,
+    ),
+    served_with("label", &["customer"], false, false),
+    served_with(
+        "campaign_label",
+        &["campaign", "customer", "label"],
+        false,
+        false,
+    ),
+    served_with(
+        "ad_group_label",
+        &["ad_group", "campaign", "customer", "label"],
+        false,
+        false,
+    ),
+    served_with(
+        "ad_group_ad_label",
+        &["ad_group", "ad_group_ad", "campaign", "customer", "label"],
+        false,
+        false,
+    ),
+    served_with(
+        "ad_group_criterion_label",
+        &[
+            "ad_group",
+            "ad_group_criterion",
+            "campaign",
+            "customer",
+            "label",
+        ],
+        false,
+        false,
+    ),
 ];
+
+/// The segments besides the core date segments that `FROM visit` takes: its field reference page,
+/// filtered to "visit specified in the FROM clause", lists `ad_network_type`, `date`, `device`,
+/// `month`, `quarter`, `week` and `year`
+/// (<https://developers.google.com/search-ads/reporting/api/reference/fields/v0/visit>).
+pub(crate) const VISIT_SEGMENTS: &[&str] = &["segments.device", "segments.ad_network_type"];
 
 /// The served resource of a `FROM` name.
 pub(crate) fn served(name: &str) -> Option<&'static Served> {
@@ -184,6 +262,72 @@ fn schema<'a>(schemas: &'a Value, suffix: &str) -> Option<&'a serde_json::Map<St
         .as_object()
 }
 
+/// The members of a schema as fields named `prefix.member`; a nested message (a `$ref`) is
+/// flattened to its leaves (`ad_group_criterion.keyword.text`), as the SDK's catalogue does
+/// (SR-30); repeated members are left out (the fake fills none).
+fn members(
+    schemas: &Value,
+    props: &serde_json::Map<String, Value>,
+    prefix: &str,
+    category: Category,
+    depth: usize,
+    fields: &mut BTreeMap<String, FieldInfo>,
+) {
+    for (key, p) in props {
+        let name = format!("{prefix}.{}", snake(key));
+        if let Some(target) = p.get("$ref").and_then(Value::as_str) {
+            // Discovery's messages nest at most three deep; the bound guards a cycle.
+            if depth < 4
+                && let Some(nested) = schemas
+                    .get(target)
+                    .and_then(|s| s.get("properties"))
+                    .and_then(Value::as_object)
+            {
+                members(schemas, nested, &name, category, depth + 1, fields);
+            }
+            continue;
+        }
+        let format = p.get("format").and_then(Value::as_str);
+        let description = p.get("description").and_then(Value::as_str).unwrap_or("");
+        let enum_values: Vec<String> = p
+            .get("enum")
+            .and_then(Value::as_array)
+            .map(|v| {
+                v.iter()
+                    .filter_map(|s| s.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let data_type = match (p.get("type").and_then(Value::as_str), format) {
+            _ if CORE_DATE_SEGMENTS[..4].contains(&name.as_str()) => DataType::Date,
+            (Some("string"), Some("int64")) => DataType::Int64,
+            (Some("string"), Some("uint64")) => DataType::Int64,
+            (Some("integer"), _) => DataType::Int32,
+            (Some("number"), _) => DataType::Double,
+            (Some("boolean"), _) => DataType::Boolean,
+            (Some("string"), _) if !enum_values.is_empty() => DataType::Enum,
+            (Some("string"), _)
+                if key == "resourceName"
+                    || description.contains("resource name of the")
+                    || description.contains("resource name of a") =>
+            {
+                DataType::ResourceName
+            }
+            (Some("string"), _) => DataType::String,
+            _ => continue, // repeated members
+        };
+        fields.insert(
+            name.clone(),
+            FieldInfo {
+                name,
+                category,
+                data_type,
+                enum_values,
+            },
+        );
+    }
+}
+
 fn read() -> Catalog {
     let doc: Value = serde_json::from_str(DISCOVERY).unwrap_or(Value::Null);
     let schemas = &doc["schemas"];
@@ -256,47 +400,7 @@ fn read() -> Catalog {
         let Some(props) = schema(schemas, suffix) else {
             continue;
         };
-        for (key, p) in props {
-            let name = format!("{prefix}.{}", snake(key));
-            let format = p.get("format").and_then(Value::as_str);
-            let description = p.get("description").and_then(Value::as_str).unwrap_or("");
-            let enum_values: Vec<String> = p
-                .get("enum")
-                .and_then(Value::as_array)
-                .map(|v| {
-                    v.iter()
-                        .filter_map(|s| s.as_str().map(str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default();
-            let data_type = match (p.get("type").and_then(Value::as_str), format) {
-                _ if CORE_DATE_SEGMENTS[..4].contains(&name.as_str()) => DataType::Date,
-                (Some("string"), Some("int64")) => DataType::Int64,
-                (Some("string"), Some("uint64")) => DataType::Int64,
-                (Some("integer"), _) => DataType::Int32,
-                (Some("number"), _) => DataType::Double,
-                (Some("boolean"), _) => DataType::Boolean,
-                (Some("string"), _) if !enum_values.is_empty() => DataType::Enum,
-                (Some("string"), _)
-                    if key == "resourceName"
-                        || description.contains("resource name of the")
-                        || description.contains("resource name of a") =>
-                {
-                    DataType::ResourceName
-                }
-                (Some("string"), _) => DataType::String,
-                _ => continue, // nested messages and repeated members
-            };
-            fields.insert(
-                name.clone(),
-                FieldInfo {
-                    name,
-                    category,
-                    data_type,
-                    enum_values,
-                },
-            );
-        }
+        members(schemas, props, prefix, category, 0, &mut fields);
     }
     Catalog { fields, resources }
 }
@@ -329,7 +433,8 @@ pub(crate) fn selectable_with(from: &Served, f: &FieldInfo) -> bool {
     let resource = f.resource();
     resource == from.name
         || from.attributed.contains(&resource)
-        || CORE_DATE_SEGMENTS.contains(&f.name.as_str())
+        || (from.date_segments && CORE_DATE_SEGMENTS.contains(&f.name.as_str()))
+        || (from.name == "visit" && VISIT_SEGMENTS.contains(&f.name.as_str()))
         || (from.metrics_and_segments && matches!(f.category, Category::Segment | Category::Metric))
 }
 
