@@ -9,8 +9,9 @@
 //!   and of `Metrics`. Data types follow discovery: `int64` → INT64, `int32` → INT32, `double` →
 //!   DOUBLE, `boolean` → BOOLEAN, an `enum` → ENUM, a member described as a resource name →
 //!   RESOURCE_NAME, any other string → STRING; the core date segments
-//!   `segments.date|week|month|quarter` are DATE (GRAM, "Date ranges"). Nested messages and
-//!   repeated members are not catalogued (the fake fills none of them).
+//!   `segments.date|week|month|quarter` are DATE (GRAM, "Date ranges"). Nested messages are
+//!   flattened to their leaves (`ad_group_criterion.keyword.text`), as the SDK's catalogue does
+//!   (SR-30); repeated members are not catalogued (the fake fills none of them).
 //! - Selectable / filterable / sortable: every catalogued field is selectable; RESOURCE_NAME fields
 //!   are neither filterable nor sortable (discovery: "No operators work with RESOURCE_NAME fields").
 //! - Selectable with: a `FROM` resource takes its own fields, its attributed resources' fields
@@ -472,5 +473,20 @@ mod tests {
             "the 24 properties of the conversion resource"
         );
         assert!(is_resource("conversion") && is_resource("campaign") && !is_resource("nope"));
+        // Nested messages are flattened to their leaves (SR-30), repeated members left out.
+        assert_eq!(t("ad_group_criterion.keyword.text"), DataType::String);
+        assert_eq!(t("ad_group_criterion.keyword.match_type"), DataType::Enum);
+        assert_eq!(t("ad_group_ad.ad.id"), DataType::Int64);
+        assert!(field("ad_group_ad.ad.final_urls").is_none());
+        let count = |c: Category| CATALOG.fields.values().filter(|f| f.category == c).count();
+        assert_eq!(
+            (
+                count(Category::Attribute),
+                count(Category::Segment),
+                count(Category::Metric)
+            ),
+            (279, 64, 97),
+            "the catalogue's size (SR-22)"
+        );
     }
 }
