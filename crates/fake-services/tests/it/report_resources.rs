@@ -3,7 +3,8 @@
 //! visits, over raw HTTP. The invariants: every resource answers a guide-style query; ads and
 //! keywords split each ad group's metrics exactly (per ad group, day and device); budgets and
 //! strategies sum their campaigns; conversion actions sum to the customer; every resource name a
-//! row links to is a row of the linked resource; the visits are the conversions' visits.
+//! row links to is a row of the linked resource; the visits are the conversions' visits; the fake
+//! takes everything the SDK's table and catalogue let through.
 
 use crate::common::{client, json};
 
@@ -514,4 +515,132 @@ async fn filled_values_are_typed_as_the_catalogue_says() {
         }
     }
     assert!(enums > 0);
+}
+
+/// The names of the catalogue's fields of one category (`searchAds360Fields:search`).
+async fn catalogue(fake: &SearchAdsFake, category: &str) -> BTreeSet<String> {
+    let (status, body) = json(
+        client()
+            .post(format!(
+                "{}/v0/searchAds360Fields:search",
+                fake.reporting_url()
+            ))
+            .bearer_auth(fake.dev_token())
+            .json(&json!({"query": format!("SELECT name WHERE category = {category}")})),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    body["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The fake is never stricter than the SDK (DECISIONS SR-22 a): for every resource of the SDK's
+/// table (`specs/search-ads-report-fields.yaml`, `resources:`) the fake takes the attributed
+/// resources, metrics and segments the table allows, answers a query that selects them, and
+/// catalogues every field of those resources that the SDK's generated catalogue holds.
+#[tokio::test]
+async fn the_fake_accepts_what_the_sdks_table_allows() {
+    let fake = fake().await;
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let text = std::fs::read_to_string(format!("{root}/specs/search-ads-report-fields.yaml"))
+        .expect("the SDK's table");
+    let table: serde_norway::Value = serde_norway::from_str(&text).expect("YAML");
+    let resources = table["resources"].as_mapping().expect("resources:");
+    let (segments, metrics) = (
+        catalogue(&fake, "SEGMENT").await,
+        catalogue(&fake, "METRIC").await,
+    );
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    for (resource, entry) in resources {
+        let resource = resource.as_str().unwrap();
+        names.insert(resource.to_owned());
+        let (status, meta) = json(
+            client()
+                .get(format!(
+                    "{}/v0/searchAds360Fields/{resource}",
+                    fake.reporting_url()
+                ))
+                .bearer_auth(fake.dev_token()),
+        )
+        .await;
+        assert_eq!(status, 200, "{resource}: {meta}");
+        let list = |v: &Value| -> BTreeSet<String> {
+            v.as_array()
+                .map(|a| a.iter().map(|s| s.as_str().unwrap().to_owned()).collect())
+                .unwrap_or_default()
+        };
+        let attributed: Vec<&str> = entry["attributed"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        let taken = list(&meta["attributeResources"]);
+        for a in &attributed {
+            names.insert((*a).to_owned());
+            assert!(taken.contains(*a), "{resource} takes {a}: {meta}");
+        }
+        let with_metrics = entry["metrics"].as_bool().unwrap();
+        if with_metrics {
+            assert_eq!(list(&meta["metrics"]), metrics, "{resource}: every metric");
+        }
+        let wanted: BTreeSet<String> = match &entry["segments"] {
+            serde_norway::Value::String(all) if all == "all" => segments.clone(),
+            v => v
+                .as_sequence()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_str().unwrap().to_owned())
+                .collect(),
+        };
+        assert!(
+            list(&meta["segments"]).is_superset(&wanted),
+            "{resource}: the segments of the table"
+        );
+        // A query using all of it is answered.
+        let mut select = vec![format!("{resource}.resource_name")];
+        select.extend(attributed.iter().map(|a| format!("{a}.resource_name")));
+        if with_metrics {
+            select.push("metrics.clicks".into());
+        }
+        let mut query = String::new();
+        if wanted.contains("segments.date") {
+            select.push("segments.date".into());
+            query = " WHERE segments.date DURING LAST_7_DAYS".into();
+        }
+        if wanted.contains("segments.device") {
+            select.push("segments.device".into());
+        }
+        let query = format!("SELECT {} FROM {resource}{query}", select.join(", "));
+        assert!(!rows(&fake, &query).await.is_empty(), "{query}");
+    }
+    // Every field the SDK's generated catalogue holds for those resources, the segments and the
+    // metrics is one the fake knows.
+    names.extend(["segments".to_owned(), "metrics".to_owned()]);
+    let generated = std::fs::read_to_string(format!(
+        "{root}/crates/facade/src/search_ads/reporting/fields/generated.rs"
+    ))
+    .expect("the SDK's catalogue");
+    let mut known = catalogue(&fake, "ATTRIBUTE").await;
+    known.extend(segments);
+    known.extend(metrics);
+    let mut checked = 0;
+    for line in generated.lines() {
+        let Some(rest) = line.trim().strip_prefix("FieldInfo::new(\"") else {
+            continue;
+        };
+        let field = &rest[..rest.find('"').unwrap()];
+        if names.contains(field.split('.').next().unwrap()) {
+            assert!(
+                known.contains(field),
+                "the SDK lets {field} through, the fake does not know it"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 400, "{checked} fields checked");
 }

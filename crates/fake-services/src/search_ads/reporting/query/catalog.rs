@@ -11,7 +11,8 @@
 //!   RESOURCE_NAME, any other string → STRING; the core date segments
 //!   `segments.date|week|month|quarter` are DATE (GRAM, "Date ranges"). Nested messages are
 //!   flattened to their leaves (`ad_group_criterion.keyword.text`), as the SDK's catalogue does
-//!   (SR-30); repeated members are not catalogued (the fake fills none of them).
+//!   (SR-30); a repeated member is catalogued whole (a repeated message as MESSAGE), though the
+//!   fake fills none.
 //! - Selectable / filterable / sortable: every catalogued field is selectable; RESOURCE_NAME fields
 //!   are neither filterable nor sortable (discovery: "No operators work with RESOURCE_NAME fields").
 //! - Selectable with: a `FROM` resource takes its own fields, its attributed resources' fields
@@ -175,6 +176,8 @@ pub(crate) enum DataType {
     Int64,
     ResourceName,
     String,
+    /// A repeated message, kept whole (SR-30).
+    Message,
 }
 
 impl DataType {
@@ -188,6 +191,7 @@ impl DataType {
             DataType::Int64 => "INT64",
             DataType::ResourceName => "RESOURCE_NAME",
             DataType::String => "STRING",
+            DataType::Message => "MESSAGE",
         }
     }
 }
@@ -217,15 +221,19 @@ pub(crate) struct FieldInfo {
     pub category: Category,
     pub data_type: DataType,
     pub enum_values: Vec<String>,
+    /// A repeated member (a list).
+    pub repeated: bool,
 }
 
 impl FieldInfo {
+    /// RESOURCE_NAME and MESSAGE fields take no operator (discovery's `dataType` descriptions).
     pub(crate) fn filterable(&self) -> bool {
-        self.data_type != DataType::ResourceName
+        !matches!(self.data_type, DataType::ResourceName | DataType::Message)
     }
 
+    /// A repeated field has no order (the SDK's table, SR-30).
     pub(crate) fn sortable(&self) -> bool {
-        self.filterable()
+        self.filterable() && !self.repeated
     }
 
     /// The resource (or `segments` / `metrics`) the field belongs to.
@@ -264,8 +272,8 @@ fn schema<'a>(schemas: &'a Value, suffix: &str) -> Option<&'a serde_json::Map<St
 }
 
 /// The members of a schema as fields named `prefix.member`; a nested message (a `$ref`) is
-/// flattened to its leaves (`ad_group_criterion.keyword.text`), as the SDK's catalogue does
-/// (SR-30); repeated members are left out (the fake fills none).
+/// flattened to its leaves (`ad_group_criterion.keyword.text`) and a repeated member kept whole
+/// (`ad_group_ad.labels`), as the SDK's catalogue does (SR-30); the fake fills no repeated member.
 fn members(
     schemas: &Value,
     props: &serde_json::Map<String, Value>,
@@ -288,8 +296,14 @@ fn members(
             }
             continue;
         }
-        let format = p.get("format").and_then(Value::as_str);
         let description = p.get("description").and_then(Value::as_str).unwrap_or("");
+        // A repeated member is typed by its items: a message is MESSAGE, a scalar its own type.
+        let repeated = p.get("type").and_then(Value::as_str) == Some("array");
+        let p = match p.get("items") {
+            Some(items) if repeated => items,
+            _ => p,
+        };
+        let format = p.get("format").and_then(Value::as_str);
         let enum_values: Vec<String> = p
             .get("enum")
             .and_then(Value::as_array)
@@ -315,7 +329,8 @@ fn members(
                 DataType::ResourceName
             }
             (Some("string"), _) => DataType::String,
-            _ => continue, // repeated members
+            _ if repeated && p.get("$ref").is_some() => DataType::Message,
+            _ => continue,
         };
         fields.insert(
             name.clone(),
@@ -324,6 +339,7 @@ fn members(
                 category,
                 data_type,
                 enum_values,
+                repeated,
             },
         );
     }
@@ -394,6 +410,12 @@ fn read() -> Catalog {
         ),
         ("Resources__Label", "label", Category::Attribute),
         ("Resources__Visit", "visit", Category::Attribute),
+        // Attributed to `campaign` in the SDK's table; catalogued so the fake accepts what it does.
+        (
+            "Resources__AccessibleBiddingStrategy",
+            "accessible_bidding_strategy",
+            Category::Attribute,
+        ),
         ("Common__Segments", "segments", Category::Segment),
         ("Common__Metrics", "metrics", Category::Metric),
     ];
@@ -477,7 +499,9 @@ mod tests {
         assert_eq!(t("ad_group_criterion.keyword.text"), DataType::String);
         assert_eq!(t("ad_group_criterion.keyword.match_type"), DataType::Enum);
         assert_eq!(t("ad_group_ad.ad.id"), DataType::Int64);
-        assert!(field("ad_group_ad.ad.final_urls").is_none());
+        let urls = field("ad_group_ad.ad.final_urls").unwrap();
+        assert!(urls.repeated && urls.filterable() && !urls.sortable());
+        assert_eq!(t("ad_group_ad.ad.final_urls"), DataType::String);
         let count = |c: Category| CATALOG.fields.values().filter(|f| f.category == c).count();
         assert_eq!(
             (
@@ -485,7 +509,7 @@ mod tests {
                 count(Category::Segment),
                 count(Category::Metric)
             ),
-            (279, 64, 97),
+            (319, 66, 100),
             "the catalogue's size (SR-22)"
         );
     }
