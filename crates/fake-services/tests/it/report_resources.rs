@@ -644,3 +644,46 @@ async fn the_fake_accepts_what_the_sdks_table_allows() {
     }
     assert!(checked > 400, "{checked} fields checked");
 }
+
+/// The visits of a request are bounded like the sorted conversion report (SR-16 f): more than
+/// 200 000 is `RESPONSE_SIZE_LIMIT_EXCEEDED`, a narrower range is answered.
+#[tokio::test]
+async fn visits_are_bounded() {
+    let today = chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now()).date_naive();
+    let fake = SearchAdsFake::builder()
+        .conversions_per_account(400_000)
+        .conversions_per_day(20_000)
+        .start_date(today - Days::new(19))
+        .start()
+        .await
+        .expect("starts");
+    let customer = fake.accounts()[0].customer_id.clone();
+    let (status, body) = json(
+        client()
+            .post(format!(
+                "{}/v0/customers/{customer}/searchAds360:search",
+                fake.reporting_url()
+            ))
+            .bearer_auth(fake.dev_token())
+            .json(&json!({"query": "SELECT visit.id FROM visit"})),
+    )
+    .await;
+    let rows_sent = body["results"].as_array().map_or(0, Vec::len);
+    assert_eq!(
+        status, 400,
+        "answered with {rows_sent} rows: {}",
+        body["error"]
+    );
+    assert_eq!(
+        body["error"]["details"][0]["errors"][0]["errorCode"]["sizeLimitError"],
+        "RESPONSE_SIZE_LIMIT_EXCEEDED",
+        "{body}"
+    );
+    let day = today - Days::new(3);
+    let one_day = rows(
+        &fake,
+        &format!("SELECT visit.id FROM visit WHERE segments.date = '{day}'"),
+    )
+    .await;
+    assert!(one_day.len() > 10_000, "{}", one_day.len());
+}

@@ -28,6 +28,7 @@ use chrono::{Datelike, NaiveDate};
 use serde_json::{Map, Value, json};
 
 use self::cells::{DEVICES, SLOTS, Split, Sums};
+use super::failure::Failure;
 use super::query::ConversionQuery;
 use super::query::catalog;
 use super::query::dates::Period;
@@ -260,10 +261,14 @@ fn split_of(from: &str) -> Option<Split> {
 
 /// Every row of `query` (a query of a served resource other than `conversion`) for account `a`,
 /// filtered and ordered; the metrics cover `query.start..=query.end`.
-pub(crate) fn rows(app: &AppState, a: usize, query: &ConversionQuery) -> Vec<EntityRow> {
+pub(crate) fn rows(
+    app: &AppState,
+    a: usize,
+    query: &ConversionQuery,
+) -> Result<Vec<EntityRow>, Failure> {
     let account = Account::new(app, a, query.from);
     let rows: Vec<EntityRow> = match query.from {
-        "visit" => visits::rows(app, a, query, &Dims::new(&query.select)),
+        "visit" => visits::rows(app, a, query, &Dims::new(&query.select))?,
         from if links::serves(from) => links::entities(from)
             .into_iter()
             .map(|e| EntityRow {
@@ -304,7 +309,7 @@ pub(crate) fn rows(app: &AppState, a: usize, query: &ConversionQuery) -> Vec<Ent
             std::cmp::Ordering::Equal
         });
     }
-    rows
+    Ok(rows)
 }
 
 /// The metric rows of a resource with metrics: the cells of the range summed per entity and

@@ -8,15 +8,20 @@
 //! on the day of its click, from conversions up to a day later, on the device of seeded conversion
 //! `i` (`segments.device`, which the visit page lists); conversions without a click, or
 //! with a click of another account, have no visit. Nothing is stored: the visits of a request are
-//! found from the conversions of its date range.
+//! found from the conversions of its date range, at most `MAX_SORTED_ROWS` of them (more is
+//! `RESPONSE_SIZE_LIMIT_EXCEEDED`, the bound of the sorted conversion report, SR-16 f).
 
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, NaiveDate};
 
+use axum::http::StatusCode;
+
+use super::super::failure::Failure;
 use super::super::query::ConversionQuery;
 use super::super::row::Field;
 use super::super::rows::IdTranslator;
+use super::super::sorted::MAX_SORTED_ROWS;
 use super::cells::{self, SLOTS, Sums};
 use super::{Dims, Entity, EntityRow, V};
 use crate::search_ads::data::{self, CLICKS_PER_ACCOUNT, Generator};
@@ -58,19 +63,31 @@ pub(super) fn rows(
     a: usize,
     query: &ConversionQuery,
     dims: &Dims,
-) -> Vec<EntityRow> {
+) -> Result<Vec<EntityRow>, Failure> {
     let seed = app.config.seed;
     let mut clicks = BTreeSet::new();
+    let mut over = false;
     let until = query.end.succ_opt().unwrap_or(query.end);
     cells::each_conversion(app, a, query.start, until, |row| {
         if let Some((account, i)) = row
             .text(Field::ClickId)
             .and_then(|click| data::click_origin(seed, click))
             && account == a
+            && !over
         {
             clicks.insert(i);
+            over = clicks.len() > MAX_SORTED_ROWS;
         }
     });
+    if over {
+        // The bound the sorted conversion report has (SR-16 f): a limit of the fake.
+        return Err(Failure::new(
+            StatusCode::BAD_REQUEST,
+            "sizeLimitError",
+            "RESPONSE_SIZE_LIMIT_EXCEEDED",
+            format!("More than {MAX_SORTED_ROWS} visits; narrow the date range."),
+        ));
+    }
     let generator = Generator {
         config: &app.config,
     };
@@ -132,5 +149,5 @@ pub(super) fn rows(
             })),
         });
     }
-    out
+    Ok(out)
 }
