@@ -124,7 +124,7 @@ pub async fn search_facade(
     let mut rows: u64 = 0;
     for query in queries {
         let mut stream = client
-            .search(customer.clone(), query)
+            .search(customer, query)
             .options(options.clone())
             .stream::<Row>();
         while let Some(row) = stream.try_next().await? {

@@ -578,7 +578,7 @@ async fn both_apis(f: &Fixture) -> AppResult<()> {
         .concurrency(2);
     let new: Vec<Conversion> = f
         .ads
-        .conversion_report(customer.clone(), dates)
+        .conversion_report(customer, dates)
         .options(options)
         .stream()
         .try_collect()

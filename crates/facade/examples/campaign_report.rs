@@ -27,11 +27,12 @@ use std::collections::BTreeMap;
 
 use futures::TryStreamExt;
 use sa360_video_sdk::search_ads::reporting::fields::{self, Resource};
-use sa360_video_sdk::search_ads::reporting::{DuringRange, Query};
+use sa360_video_sdk::search_ads::reporting::{DuringRange, Query, int64};
 use sa360_video_sdk::search_ads::{CustomerId, DefaultCredentials, SearchAdsClient};
 use serde::Deserialize;
 
-/// One row, nested as the Reporting API's JSON is (members in camelCase, int64 as text).
+/// One row, nested as the Reporting API's JSON is (members in camelCase; int64 values arrive as
+/// strings of digits, read by `int64`; a metric of zero is left out, read as 0 by `default`).
 #[derive(Debug, Deserialize)]
 struct Row {
     campaign: Campaign,
@@ -42,7 +43,8 @@ struct Row {
 
 #[derive(Debug, Deserialize)]
 struct Campaign {
-    id: String,
+    #[serde(with = "int64")]
+    id: i64,
     #[serde(default)]
     name: String,
 }
@@ -56,25 +58,19 @@ struct Segments {
 
 #[derive(Debug, Default, Deserialize)]
 struct Metrics {
-    #[serde(default)]
-    impressions: Option<String>,
-    #[serde(default)]
-    clicks: Option<String>,
-}
-
-fn count(value: Option<&str>) -> anyhow::Result<u64> {
-    Ok(value.map(str::parse).transpose()?.unwrap_or(0))
+    #[serde(default, with = "int64")]
+    impressions: i64,
+    #[serde(default, with = "int64")]
+    clicks: i64,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let env = |name| std::env::var(name).map_err(|_| anyhow::anyhow!("{name} is not set"));
     // Sign in as Google's libraries do: Application Default Credentials.
-    let mut builder = SearchAdsClient::builder(DefaultCredentials::new()?);
-    if let Ok(url) = env("SEARCH_ADS_REPORTING_URL") {
-        builder = builder.reporting_base_url(url);
-    }
-    let client = builder.build()?;
+    let client = SearchAdsClient::builder(DefaultCredentials::new()?)
+        .endpoints_from_env() // the fakes' URLs, when set (`apictl sandbox`)
+        .build()?;
     let customer: CustomerId = env("SEARCH_ADS_CUSTOMER_ID")?.parse()?;
 
     let query = Query::select([
@@ -94,7 +90,7 @@ async fn main() -> anyhow::Result<()> {
     }
     // Rows arrive one at a time, page after page; memory stays bounded.
     let mut rows = request.stream::<Row>();
-    let mut per_campaign: BTreeMap<(String, String), (u64, u64)> = BTreeMap::new();
+    let mut per_campaign: BTreeMap<(i64, String), (i64, i64)> = BTreeMap::new();
     let (mut days, mut devices) = (
         std::collections::BTreeSet::new(),
         std::collections::BTreeSet::new(),
@@ -104,8 +100,8 @@ async fn main() -> anyhow::Result<()> {
         let (impressions, clicks) = per_campaign
             .entry((row.campaign.id, row.campaign.name))
             .or_default();
-        *impressions += count(row.metrics.impressions.as_deref())?;
-        *clicks += count(row.metrics.clicks.as_deref())?;
+        *impressions += row.metrics.impressions;
+        *clicks += row.metrics.clicks;
         days.insert(row.segments.date);
         devices.insert(row.segments.device.unwrap_or_default());
         total_rows += 1;

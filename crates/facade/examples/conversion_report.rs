@@ -25,14 +25,9 @@ use sa360_video_sdk::search_ads::{
 async fn main() -> anyhow::Result<()> {
     let env = |name| std::env::var(name).map_err(|_| anyhow::anyhow!("{name} is not set"));
     // Sign in as Google's libraries do: Application Default Credentials.
-    let mut builder = SearchAdsClient::builder(DefaultCredentials::new()?);
-    if let Ok(url) = env("SEARCH_ADS_URL") {
-        builder = builder.base_url(url);
-    }
-    if let Ok(url) = env("SEARCH_ADS_REPORTING_URL") {
-        builder = builder.reporting_base_url(url);
-    }
-    let client = builder.build()?;
+    let client = SearchAdsClient::builder(DefaultCredentials::new()?)
+        .endpoints_from_env() // the fakes' URLs, when set (`apictl sandbox`)
+        .build()?;
     let customer: CustomerId = env("SEARCH_ADS_CUSTOMER_ID")?.parse()?;
     let dates = DateRange::last_days(30)?;
 

@@ -44,8 +44,6 @@ enum AppError {
 /// The application's settings, read from the environment by [`main`].
 struct Settings {
     google: DefaultCredentials,
-    search_ads_url: Option<String>,
-    reporting_url: Option<String>,
     agency: AgencyId,
     advertiser: AdvertiserId,
     customer: CustomerId,
@@ -57,14 +55,10 @@ struct Settings {
 
 async fn run(settings: Settings) -> Result<(), AppError> {
     // Search ads: one client for the v2 API and the Reporting API.
-    let mut builder = SearchAdsClient::builder(settings.google);
-    if let Some(url) = &settings.search_ads_url {
-        builder = builder.base_url(url);
-    }
-    if let Some(url) = &settings.reporting_url {
-        builder = builder.reporting_base_url(url);
-    }
-    let ads = builder.build()?;
+    // `SEARCH_ADS_URL` / `SEARCH_ADS_REPORTING_URL` point it at the fakes when set.
+    let ads = SearchAdsClient::builder(settings.google)
+        .endpoints_from_env()
+        .build()?;
     let (agency, advertiser) = (settings.agency, settings.advertiser);
 
     // 1. The last 30 days of conversions, one row at a time.
@@ -136,8 +130,6 @@ async fn main() -> anyhow::Result<()> {
     let env = |name| std::env::var(name).map_err(|_| anyhow::anyhow!("{name} is not set"));
     let settings = Settings {
         google: DefaultCredentials::new()?,
-        search_ads_url: std::env::var("SEARCH_ADS_URL").ok(),
-        reporting_url: std::env::var("SEARCH_ADS_REPORTING_URL").ok(),
         agency: env("SEARCH_ADS_AGENCY_ID")?.parse()?,
         advertiser: env("SEARCH_ADS_ADVERTISER_ID")?.parse()?,
         customer: CustomerId::new(env("SEARCH_ADS_CUSTOMER_ID")?)?,

@@ -76,11 +76,9 @@ async fn main() -> anyhow::Result<()> {
     }
     anyhow::ensure!(rows >= 10, "--rows must be at least 10");
     let env = |name| std::env::var(name).map_err(|_| anyhow::anyhow!("{name} is not set"));
-    let mut builder = SearchAdsClient::builder(DefaultCredentials::new()?);
-    if let Ok(url) = env("SEARCH_ADS_URL") {
-        builder = builder.base_url(url);
-    }
-    let client = builder.build()?;
+    let client = SearchAdsClient::builder(DefaultCredentials::new()?)
+        .endpoints_from_env() // the fakes' URLs, when set (`apictl sandbox`)
+        .build()?;
     let agency: AgencyId = env("SEARCH_ADS_AGENCY_ID")?.parse()?;
     let advertiser: AdvertiserId = env("SEARCH_ADS_ADVERTISER_ID")?.parse()?;
 

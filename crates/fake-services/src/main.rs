@@ -67,6 +67,11 @@ struct Args {
     /// Size of each advertiser's ID-mapping file in bytes (whole rows, at most this many bytes).
     #[arg(long)]
     id_mapping_bytes: Option<u64>,
+    /// Synthetic campaigns (one ad group each, seeded metrics, no conversions) added to each
+    /// account's seeded ones in the Reporting API's customer, campaign and ad group reports, for
+    /// load tests; at most 10000.
+    #[arg(long, default_value_t = 0, env = "FAKE_REPORT_CAMPAIGNS")]
+    report_campaigns: u64,
     /// The always-valid search ads bearer token.
     #[arg(long, default_value = "fake-sa360-dev-token")]
     dev_token: String,
@@ -179,6 +184,7 @@ async fn main() -> anyhow::Result<()> {
                 .conversions_per_day(args.conversions_per_day)
                 .start_date(args.start_date)
                 .id_mapping_size(id_mapping)
+                .report_campaigns(args.report_campaigns)
                 .dev_token(args.dev_token.clone())
                 .token_lifetime(Duration::from_secs(args.token_lifetime_secs))
                 .faults(ads_faults),

@@ -112,7 +112,7 @@ fn open_listing(
         if customer_source > engine_source {
             return Ok(Box::pin(
                 client
-                    .list_conversions_by_customer(by_customer.clone(), dates)
+                    .list_conversions_by_customer(*by_customer, dates)
                     .options(options)
                     .stream(),
             ));

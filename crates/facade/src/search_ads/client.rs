@@ -19,6 +19,14 @@ pub const DEFAULT_BASE_URL: &str = "https://doubleclicksearch.googleapis.com/dou
 /// Google's Reporting API endpoint (SR-1).
 pub const DEFAULT_REPORTING_BASE_URL: &str = "https://searchads360.googleapis.com";
 
+/// The environment variable [`SearchAdsClientBuilder::endpoints_from_env`] reads for
+/// [`SearchAdsClientBuilder::base_url`] (`apictl sandbox` prints it).
+pub const BASE_URL_ENV: &str = "SEARCH_ADS_URL";
+
+/// The environment variable [`SearchAdsClientBuilder::endpoints_from_env`] reads for
+/// [`SearchAdsClientBuilder::reporting_base_url`] (`apictl sandbox` prints it).
+pub const REPORTING_BASE_URL_ENV: &str = "SEARCH_ADS_REPORTING_URL";
+
 /// The search ads client. Cheap to clone (clones share connections and the
 /// token source, like [`VideoSessionClient`](crate::video_session::VideoSessionClient)).
 /// `Debug` shows the URLs and settings, never a token.
@@ -100,6 +108,10 @@ pub struct SearchAdsClientBuilder {
     tokens: Arc<dyn TokenSource>,
     base: Option<String>,
     reporting_base: Option<String>,
+    /// Where `base` came from, as `build` names it: `base_url` or [`BASE_URL_ENV`].
+    base_setting: &'static str,
+    /// Where `reporting_base` came from: `reporting_base_url` or [`REPORTING_BASE_URL_ENV`].
+    reporting_base_setting: &'static str,
     http: HttpOptions,
     retry: RetryPolicy,
     write: WriteOptions,
@@ -111,6 +123,7 @@ impl SearchAdsClientBuilder {
     /// [`build`](Self::build) checks it ([`Error::Validation`] with field `base_url`).
     pub fn base_url(mut self, url: impl Into<String>) -> Self {
         self.base = Some(url.into());
+        self.base_setting = "base_url";
         self
     }
 
@@ -120,6 +133,46 @@ impl SearchAdsClientBuilder {
     /// ([`Error::Validation`] with field `reporting_base_url`).
     pub fn reporting_base_url(mut self, url: impl Into<String>) -> Self {
         self.reporting_base = Some(url.into());
+        self.reporting_base_setting = "reporting_base_url";
+        self
+    }
+
+    /// Takes the base URLs from the environment where they are set: [`BASE_URL_ENV`]
+    /// (`SEARCH_ADS_URL`) for [`base_url`](Self::base_url) and [`REPORTING_BASE_URL_ENV`]
+    /// (`SEARCH_ADS_REPORTING_URL`) for [`reporting_base_url`](Self::reporting_base_url), the
+    /// variables `apictl sandbox` prints for the local fakes. A variable that is unset (or
+    /// empty) leaves its URL as it was, so against Google set neither. Opt-in: a client never
+    /// reads its endpoints from the environment unless asked, because the token goes wherever
+    /// they point. [`build`](Self::build) checks them as it checks the setters' values, and a
+    /// refused one names the variable ([`Error::Validation`] with field `SEARCH_ADS_URL` or
+    /// `SEARCH_ADS_REPORTING_URL`).
+    ///
+    /// ```no_run
+    /// use sa360_video_sdk::search_ads::{DefaultCredentials, SearchAdsClient};
+    /// let client = SearchAdsClient::builder(DefaultCredentials::new()?)
+    ///     .endpoints_from_env()
+    ///     .build()?;
+    /// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
+    /// ```
+    pub fn endpoints_from_env(self) -> Self {
+        self.endpoints_from(|name| std::env::var_os(name))
+    }
+
+    /// [`endpoints_from_env`](Self::endpoints_from_env) with the variables read by `lookup`.
+    fn endpoints_from(mut self, lookup: impl Fn(&str) -> Option<std::ffi::OsString>) -> Self {
+        let read = |name| {
+            lookup(name)
+                .filter(|v| !v.is_empty())
+                .map(|v| v.to_string_lossy().into_owned())
+        };
+        if let Some(url) = read(BASE_URL_ENV) {
+            self.base = Some(url);
+            self.base_setting = BASE_URL_ENV;
+        }
+        if let Some(url) = read(REPORTING_BASE_URL_ENV) {
+            self.reporting_base = Some(url);
+            self.reporting_base_setting = REPORTING_BASE_URL_ENV;
+        }
         self
     }
 
@@ -149,9 +202,9 @@ impl SearchAdsClientBuilder {
         let parse = |setting: &str, url: Option<&str>, default: &str| {
             BaseUrl::parse(url.unwrap_or(default)).map_err(|e| Error::invalid_base_url(setting, &e))
         };
-        let base = parse("base_url", self.base.as_deref(), DEFAULT_BASE_URL)?;
+        let base = parse(self.base_setting, self.base.as_deref(), DEFAULT_BASE_URL)?;
         let reporting_base = parse(
-            "reporting_base_url",
+            self.reporting_base_setting,
             self.reporting_base.as_deref(),
             DEFAULT_REPORTING_BASE_URL,
         )?;
@@ -226,6 +279,8 @@ impl SearchAdsClient {
             tokens,
             base: None,
             reporting_base: None,
+            base_setting: "base_url",
+            reporting_base_setting: "reporting_base_url",
             http: HttpOptions::default(),
             retry: RetryPolicy::default(),
             write: WriteOptions::default(),
@@ -251,5 +306,73 @@ impl SearchAdsClient {
     /// (a request's [`options`](super::WriteRequest::options) override it).
     pub fn write_options(&self) -> WriteOptions {
         self.inner.write
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+
+    use super::{BASE_URL_ENV, REPORTING_BASE_URL_ENV, SearchAdsClient};
+    use crate::search_ads::{Error, StaticToken};
+
+    fn from(vars: &[(&str, &str)]) -> Result<SearchAdsClient, Error> {
+        let vars: Vec<(String, OsString)> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), OsString::from(v)))
+            .collect();
+        SearchAdsClient::builder(StaticToken::new("t"))
+            .endpoints_from(|name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
+            .build()
+    }
+
+    #[test]
+    fn endpoints_come_from_the_variables_that_are_set() {
+        let both = from(&[
+            (BASE_URL_ENV, "http://127.0.0.1:9/doubleclicksearch/v2"),
+            (REPORTING_BASE_URL_ENV, "http://127.0.0.1:10"),
+        ])
+        .unwrap();
+        assert_eq!(
+            both.base_url().as_str(),
+            "http://127.0.0.1:9/doubleclicksearch/v2"
+        );
+        assert_eq!(both.reporting_base_url().as_str(), "http://127.0.0.1:10");
+
+        let none = from(&[(BASE_URL_ENV, "")]).unwrap();
+        assert_eq!(none.base_url().as_str(), super::DEFAULT_BASE_URL);
+        assert_eq!(
+            none.reporting_base_url().as_str(),
+            super::DEFAULT_REPORTING_BASE_URL
+        );
+    }
+
+    #[test]
+    fn a_refused_endpoint_names_its_variable_and_a_later_setter_wins() {
+        let err = from(&[(REPORTING_BASE_URL_ENV, "http://example.com")]).unwrap_err();
+        assert!(
+            matches!(&err, Error::Validation { field, .. } if field == REPORTING_BASE_URL_ENV),
+            "{err}"
+        );
+        let err = from(&[(BASE_URL_ENV, "ftp://127.0.0.1")]).unwrap_err();
+        assert!(
+            matches!(&err, Error::Validation { field, .. } if field == BASE_URL_ENV),
+            "{err}"
+        );
+
+        let vars = [(BASE_URL_ENV, OsString::from("http://example.com"))];
+        let client = SearchAdsClient::builder(StaticToken::new("t"))
+            .endpoints_from(|name| {
+                vars.iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.clone())
+            })
+            .base_url("http://127.0.0.1:9/doubleclicksearch/v2")
+            .build()
+            .unwrap();
+        assert_eq!(
+            client.base_url().as_str(),
+            "http://127.0.0.1:9/doubleclicksearch/v2"
+        );
     }
 }

@@ -96,7 +96,9 @@ pub use auth::{
     QUOTA_PROJECT_HEADER, SCOPE, StaticToken, TokenSource,
 };
 pub use availability::UpdateAvailabilityRequest;
-pub use client::{DEFAULT_BASE_URL, SearchAdsClient, SearchAdsClientBuilder};
+pub use client::{
+    BASE_URL_ENV, DEFAULT_BASE_URL, REPORTING_BASE_URL_ENV, SearchAdsClient, SearchAdsClientBuilder,
+};
 pub use conversion::{Availability, Conversion, CustomDimension, CustomMetric, SavedColumn};
 pub use date_range::DateRange;
 pub use engine_account::EngineAccount;

@@ -207,21 +207,27 @@ int64_id!(
 /// }
 /// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct CustomerId(String);
+/// It is `Copy`, like the other ids: pass it to as many calls as you like.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CustomerId {
+    /// The ASCII digits, then zeros.
+    digits: [u8; MAX_CUSTOMER_ID_DIGITS],
+    /// How many of `digits` are the id's.
+    len: u8,
+}
 
 /// The most digits a [`CustomerId`] may have (Google's ids have 10; an int64 has at most 19).
 pub const MAX_CUSTOMER_ID_DIGITS: usize = 19;
 
 impl CustomerId {
     /// Checks a customer id against the rule above and keeps its digits.
-    pub fn new(id: impl Into<String>) -> Result<Self, Error> {
-        let id = id.into();
+    pub fn new(id: impl AsRef<str>) -> Result<Self, Error> {
+        let id = id.as_ref();
         let groups_ok = id
             .split('-')
             .all(|g| !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit()));
-        let digits: String = id.chars().filter(char::is_ascii_digit).collect();
-        if !groups_ok || digits.is_empty() || digits.len() > MAX_CUSTOMER_ID_DIGITS {
+        let count = id.bytes().filter(u8::is_ascii_digit).count();
+        if !groups_ok || count == 0 || count > MAX_CUSTOMER_ID_DIGITS {
             return Err(Error::validation(
                 "customerId",
                 None,
@@ -231,18 +237,32 @@ impl CustomerId {
                 ),
             ));
         }
-        Ok(Self(digits))
+        let mut digits = [0; MAX_CUSTOMER_ID_DIGITS];
+        for (slot, digit) in digits.iter_mut().zip(id.bytes().filter(u8::is_ascii_digit)) {
+            *slot = digit;
+        }
+        Ok(Self {
+            digits,
+            len: count as u8, // at most MAX_CUSTOMER_ID_DIGITS
+        })
     }
 
     /// The id as text.
     pub fn as_str(&self) -> &str {
-        &self.0
+        // Only ASCII digits are ever stored, so this is always valid UTF-8.
+        std::str::from_utf8(&self.digits[..usize::from(self.len)]).unwrap_or_default()
+    }
+}
+
+impl fmt::Debug for CustomerId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("CustomerId").field(&self.as_str()).finish()
     }
 }
 
 impl fmt::Display for CustomerId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
     }
 }
 

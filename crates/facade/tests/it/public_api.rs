@@ -137,8 +137,8 @@ fn each_list_options_setter_sets_its_own_field() {
     let customer = CustomerId::new("2000012350").expect("an id");
     sets_only(
         &d,
-        |o| o.customer_id(customer.clone()),
-        |o| o.customer_id = Some(customer.clone()),
+        |o| o.customer_id(customer),
+        |o| o.customer_id = Some(customer),
     );
     let agency = AgencyId::new(15);
     sets_only(&d, |o| o.agency_id(agency), |o| o.agency_id = Some(agency));
@@ -172,8 +172,8 @@ fn each_search_options_setter_sets_its_own_field() {
     let manager = CustomerId::new("2000012300").expect("an id");
     sets_only(
         &d,
-        |o| o.login_customer_id(manager.clone()),
-        |o| o.login_customer_id = Some(manager.clone()),
+        |o| o.login_customer_id(manager),
+        |o| o.login_customer_id = Some(manager),
     );
 }
 
@@ -186,8 +186,8 @@ fn each_report_options_and_filters_setter_sets_its_own_field() {
     let manager = CustomerId::new("2000012300").expect("an id");
     sets_only(
         &d,
-        |o| o.login_customer_id(manager.clone()),
-        |o| o.login_customer_id = Some(manager.clone()),
+        |o| o.login_customer_id(manager),
+        |o| o.login_customer_id = Some(manager),
     );
     let filters = ReportFilters::default().ad_ids([AdId::new(1)]);
     sets_only(

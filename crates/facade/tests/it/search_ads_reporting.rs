@@ -67,7 +67,7 @@ fn as_reported(lookup: &IdLookup, c: &Conversion) -> Conversion {
         criterion_id: c.criterion_id,
         campaign_id: c.campaign_id.and_then(|id| lookup.campaign(id)),
         ad_group_id: c.ad_group_id.and_then(|id| lookup.ad_group(id)),
-        customer_id: c.customer_id.clone(),
+        customer_id: c.customer_id,
         inventory_account_id: c.inventory_account_id,
         product_id: c.product_id.clone(),
         product_country: c.product_country.clone(),
@@ -396,7 +396,7 @@ async fn a_client_account_behind_the_manager_needs_login_customer_id() {
     let dates = DateRange::new(t - Days::new(4), t).expect("range");
     let behind_manager = customer(&fake, 1);
     let e = client
-        .conversion_report(behind_manager.clone(), dates)
+        .conversion_report(behind_manager, dates)
         .today(t)
         .stream()
         .try_collect::<Vec<_>>()
@@ -422,7 +422,7 @@ async fn a_client_account_behind_the_manager_needs_login_customer_id() {
     let options =
         ReportOptions::default().login_customer_id(CustomerId::new("2000012300").expect("id"));
     let rows: Vec<_> = client
-        .conversion_report(behind_manager.clone(), dates)
+        .conversion_report(behind_manager, dates)
         .options(options)
         .today(t)
         .stream()

@@ -6,6 +6,14 @@ use chrono::NaiveDate;
 
 use crate::faults::Faults;
 
+/// Most synthetic campaigns [`SearchAdsConfig::report_campaigns`] may add to each account (a bound
+/// of the fake: a report's rows are computed per request).
+pub const MAX_REPORT_CAMPAIGNS: u64 = 10_000;
+
+/// Campaign numbers the ID-mapping file's new IDs keep their widths for (accounts of an advertiser
+/// times campaigns of each account).
+const MAX_NUMBERED_CAMPAIGNS: u64 = 10_000_000;
+
 /// An account the fake knows: an engine account with its agency and advertiser, and the customer
 /// ID of the same account in the new platform. `get` reads it by the first three,
 /// `getByCustomerId` by the customer ID; both see the same seeded conversions.
@@ -162,6 +170,11 @@ pub struct SearchAdsConfig {
     pub saved_columns: Vec<SavedColumnDef>,
     /// Size of each advertiser's ID-mapping file.
     pub id_mapping: IdMappingSize,
+    /// Synthetic campaigns added to each account's seeded ones in the Reporting API's reports of
+    /// `customer`, `campaign` and `ad_group` (DECISIONS SR-22): a setting for load tests, not
+    /// something the service has. Each has one ad group, seeded metrics and no conversions; at
+    /// most [`MAX_REPORT_CAMPAIGNS`]. Default 0.
+    pub report_campaigns: u64,
     /// A bearer token that is always valid and never expires.
     pub dev_token: String,
     /// Lifetime of access tokens issued by the token endpoint (measured on the fake's clock).
@@ -238,6 +251,7 @@ impl Default for SearchAdsConfig {
                 },
             ],
             id_mapping: IdMappingSize::Rows(10_000),
+            report_campaigns: 0,
             dev_token: "fake-sa360-dev-token".to_owned(),
             token_lifetime: Duration::from_secs(3600),
             authorized_user: AuthorizedUser {
@@ -301,6 +315,21 @@ impl SearchAdsConfig {
                     return Err(format!("advertiser {} is in two agencies", a.advertiser_id));
                 }
             }
+        }
+        if self.report_campaigns > MAX_REPORT_CAMPAIGNS {
+            return Err(format!(
+                "report_campaigns is {}, more than the {MAX_REPORT_CAMPAIGNS} synthetic campaigns per account the fake allows (sa360-video-fakes --report-campaigns)",
+                self.report_campaigns
+            ));
+        }
+        let numbered = (super::data::CAMPAIGNS + self.report_campaigns)
+            .saturating_mul(self.accounts.len() as u64);
+        if numbered > MAX_NUMBERED_CAMPAIGNS {
+            return Err(format!(
+                "report_campaigns is {}: with {} accounts that makes {numbered} campaigns, more than the {MAX_NUMBERED_CAMPAIGNS} the ID-mapping numbering holds",
+                self.report_campaigns,
+                self.accounts.len()
+            ));
         }
         if self.floodlight_activities.is_empty() {
             return Err("at least one Floodlight activity is needed".to_owned());

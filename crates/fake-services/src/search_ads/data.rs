@@ -17,6 +17,29 @@ pub(crate) const DAY_MS: i64 = 86_400_000;
 /// Campaigns per account, ad groups per campaign, ads (and criteria) per ad group.
 pub(crate) const CAMPAIGNS: u64 = 4;
 pub(crate) const AD_GROUPS: u64 = 3;
+
+/// Seeded campaigns of each account: the ones its seeded conversions use, listed in the
+/// ID-mapping file. [`SearchAdsConfig::report_campaigns`] adds synthetic ones after them.
+pub const SEEDED_CAMPAIGNS: u64 = CAMPAIGNS;
+
+/// Ad groups of each synthetic campaign (SR-22).
+pub(crate) const SYNTHETIC_AD_GROUPS: u64 = 1;
+
+/// Campaigns of each account in the Reporting API's entity reports: the seeded ones, then the
+/// configured synthetic ones (SR-22).
+pub(crate) fn report_campaigns(config: &SearchAdsConfig) -> u64 {
+    CAMPAIGNS + config.report_campaigns
+}
+
+/// Ad groups of campaign `c` of an account: [`AD_GROUPS`] of a seeded campaign,
+/// [`SYNTHETIC_AD_GROUPS`] of a synthetic one.
+pub(crate) fn ad_groups_of(c: u64) -> u64 {
+    if c < CAMPAIGNS {
+        AD_GROUPS
+    } else {
+        SYNTHETIC_AD_GROUPS
+    }
+}
 pub(crate) const ADS: u64 = 5;
 
 const CAMPAIGN_BASE: i64 = 71_700_000_000_000_000;

@@ -39,9 +39,10 @@ use serde_json::{Value, json};
 
 pub use self::auth::JWT_BEARER_GRANT;
 pub use self::config::{
-    AuthorizedUser, FloodlightActivity, IdMappingSize, KnownAccount, ReportingConfig,
-    ReportingFaults, SavedColumnDef, SearchAdsConfig,
+    AuthorizedUser, FloodlightActivity, IdMappingSize, KnownAccount, MAX_REPORT_CAMPAIGNS,
+    ReportingConfig, ReportingFaults, SavedColumnDef, SearchAdsConfig,
 };
+pub use self::data::SEEDED_CAMPAIGNS;
 pub use self::ledger::{
     ConversionKey, Origin, Owner, SearchAdsCounts, SearchAdsLedger, StoredConversion,
 };
@@ -116,6 +117,15 @@ impl SearchAdsFakeBuilder {
     /// Size of each advertiser's ID-mapping file.
     pub fn id_mapping_size(mut self, size: IdMappingSize) -> Self {
         self.config.id_mapping = size;
+        self
+    }
+
+    /// Synthetic campaigns added to each account's seeded ones in the Reporting API's reports of
+    /// `customer`, `campaign` and `ad_group`, for load tests (see
+    /// [`SearchAdsConfig::report_campaigns`]; at most [`MAX_REPORT_CAMPAIGNS`], checked by
+    /// [`start`](Self::start)).
+    pub fn report_campaigns(mut self, n: u64) -> Self {
+        self.config.report_campaigns = n;
         self
     }
 

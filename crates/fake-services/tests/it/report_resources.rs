@@ -687,3 +687,67 @@ async fn visits_are_bounded() {
     .await;
     assert!(one_day.len() > 10_000, "{}", one_day.len());
 }
+
+/// With the synthetic campaigns of `report_campaigns` (SR-22): every ad group's ads and keywords
+/// still split it exactly, budgets and strategies still sum their campaigns, and a report of ads
+/// that would pass 200 000 rows is `RESPONSE_SIZE_LIMIT_EXCEEDED`.
+#[tokio::test]
+async fn synthetic_campaigns_have_budgets_strategies_ads_and_keywords() {
+    let today = chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now()).date_naive();
+    let build = |campaigns: u64| {
+        SearchAdsFake::builder()
+            .conversions_per_account(3_000)
+            .conversions_per_day(150)
+            .start_date(today - Days::new(19))
+            .report_campaigns(campaigns)
+            .start()
+    };
+    let fake = build(20).await.expect("starts");
+    for from in ["ad_group_ad", "keyword_view"] {
+        children_split_the_ad_group(&fake, from).await;
+    }
+    let during = during(&fake);
+    let budgets = rows(
+        &fake,
+        &format!(
+            "SELECT campaign_budget.resource_name, metrics.clicks FROM campaign_budget {during}"
+        ),
+    )
+    .await;
+    assert_eq!(
+        budgets.len(),
+        24,
+        "one budget per campaign, seeded or synthetic"
+    );
+    let strategies = rows(
+        &fake,
+        "SELECT bidding_strategy.campaign_count FROM bidding_strategy",
+    )
+    .await;
+    let counts: Vec<String> = strategies
+        .iter()
+        .map(|r| text(r, "biddingStrategy.campaignCount"))
+        .collect();
+    assert_eq!(counts, ["12", "12"]);
+    drop(fake);
+    let big = build(10_000).await.expect("starts");
+    let customer = big.accounts()[0].customer_id.clone();
+    let (status, body) = json(
+        client()
+            .post(format!(
+                "{}/v0/customers/{customer}/searchAds360:search",
+                big.reporting_url()
+            ))
+            .bearer_auth(big.dev_token())
+            .json(&json!({"query": format!(
+                "SELECT ad_group_ad.ad.id, segments.date, segments.device, metrics.clicks \
+                 FROM ad_group_ad {during}"
+            )})),
+    )
+    .await;
+    assert_eq!(status, 400, "{}", body["error"]);
+    assert_eq!(
+        body["error"]["details"][0]["errors"][0]["errorCode"]["sizeLimitError"],
+        "RESPONSE_SIZE_LIMIT_EXCEEDED"
+    );
+}

@@ -63,7 +63,7 @@ pub struct IdLookup {
 impl IdLookup {
     /// Adds one row of the file (rows without the needed ids are ignored).
     pub fn add(&mut self, row: &IdMappingRow) {
-        let Some(customer) = row.new.customer_id.clone() else {
+        let Some(customer) = row.new.customer_id else {
             return;
         };
         match row.entity_type {
@@ -126,9 +126,7 @@ impl IdLookup {
     ) -> Result<(CustomerId, ReportFilters), Error> {
         let mut unknown = Vec::new();
         let customer = match self.engine_accounts.get(&account.engine_account_id) {
-            Some((advertiser, customer)) if *advertiser == account.advertiser_id => {
-                Some(customer.clone())
-            }
+            Some((advertiser, customer)) if *advertiser == account.advertiser_id => Some(*customer),
             _ => {
                 unknown.push(format!(
                     "engine account {} of advertiser {}",

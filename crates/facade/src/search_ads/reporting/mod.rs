@@ -21,11 +21,14 @@
 //! - Checked before sending against the field catalogue ([`fields`], generated from the discovery
 //!   document and Google's field reference pages, SR-30): [`Error::Query`](super::Error::Query)
 //!   with the service's code and the nearest valid name.
+//! - [`int64`]: `#[serde(with = "int64")]` for the caller's int64 members, which the service
+//!   sends as strings of digits.
 
 mod customers;
 mod decode;
 pub mod fields;
 mod ids;
+pub mod int64;
 pub mod mapping;
 mod options;
 mod query;

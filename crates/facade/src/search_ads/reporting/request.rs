@@ -150,7 +150,7 @@ impl ConversionReportRequest {
             client: inner.reporting.clone(),
             calls: inner.calls.clone(),
             customer,
-            login_customer_id: options.login_customer_id.clone(),
+            login_customer_id: options.login_customer_id,
             page_size: options.page_size,
             filters: options.filters.clone(),
         };

@@ -4,62 +4,17 @@
 //! [`mapping`](super::mapping).
 
 use std::borrow::Cow;
-use std::fmt;
 
 use chrono::NaiveDate;
-use sa360_reporting_client::I64String;
 use serde::Deserialize;
-use serde::de::{self, Visitor};
 
 use super::super::conversion::Conversion;
 use super::super::values::{
     AdGroupId, AdId, CampaignId, CriterionId, CustomerId, DsConversionId, InventoryAccountId,
     Micros,
 };
+use super::int64::Int64;
 use super::mapping::{self, RowKey, parse_date, parse_date_time};
-
-/// An int64 member, read as the spec's `I64String` reads it (a string of digits or a JSON
-/// number; anything else is the error `I64String` gives), with plain digits read without
-/// `str::parse` (six a row).
-#[derive(Clone, Copy)]
-pub(super) struct Int64(i64);
-
-impl Int64 {
-    fn get(self) -> i64 {
-        self.0
-    }
-}
-
-impl<'de> Deserialize<'de> for Int64 {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Int64Visitor;
-        impl Visitor<'_> for Int64Visitor {
-            type Value = Int64;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a 64-bit integer as a string of digits or a number")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Int64, E> {
-                // Up to 18 digits cannot overflow.
-                if (1..=18).contains(&v.len()) && v.bytes().all(|b| b.is_ascii_digit()) {
-                    let n = v.bytes().fold(0i64, |n, b| n * 10 + i64::from(b - b'0'));
-                    return Ok(Int64(n));
-                }
-                v.parse::<I64String>()
-                    .map(|n| Int64(n.get()))
-                    .map_err(E::custom)
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Int64, E> {
-                Ok(Int64(v))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Int64, E> {
-                i64::try_from(v)
-                    .map(Int64)
-                    .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(v), &self))
-            }
-        }
-        d.deserialize_any(Int64Visitor)
-    }
-}
 
 /// Text of the page: borrowed when it holds no escapes.
 pub(super) type Text<'a> = Option<Cow<'a, str>>;
@@ -164,10 +119,10 @@ pub(super) fn map_row(
     let customer_id = match customer_id.map(Int64::get) {
         None => None,
         Some(id) => match customer {
-            Some((last, checked)) if *last == id => Some(checked.clone()),
+            Some((last, checked)) if *last == id => Some(*checked),
             _ => {
                 let checked = CustomerId::new(id.to_string()).map_err(|e| e.to_string())?;
-                *customer = Some((id, checked.clone()));
+                *customer = Some((id, checked));
                 Some(checked)
             }
         },

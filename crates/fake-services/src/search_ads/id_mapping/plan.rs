@@ -199,6 +199,17 @@ impl IdMappingPlan {
         (c < data::CAMPAIGNS).then(|| c * self.accounts.len() as u64 + p)
     }
 
+    /// The new (campaign, ad group) IDs of campaign `c` (seeded, or a synthetic campaign of the
+    /// Reporting API's reports beyond them, DECISIONS SR-22), ad group `g`, of configured account
+    /// `a`: those of the file's campaign number `c × accounts + a's place`, whether or not the file
+    /// is long enough to hold it.
+    pub(crate) fn new_ids(&self, a: usize, c: u64, g: u64) -> Option<(i64, i64)> {
+        let p = self.account_index.iter().position(|&i| i == a)? as u64;
+        let campaign = c.checked_mul(self.accounts.len() as u64)?.checked_add(p)?;
+        (campaign < MAX_CAMPAIGNS && g < AD_GROUPS_PER_CAMPAIGN)
+            .then(|| (self.new_campaign(campaign), self.new_ad_group(campaign, g)))
+    }
+
     /// The new (campaign, ad group) IDs of seeded campaign `c`, ad group `g` of configured account
     /// `a`, as the file's rows give them (whether or not the file is long enough to hold them).
     pub(crate) fn seeded_new_ids(&self, a: usize, c: u64, g: u64) -> Option<(i64, i64)> {

@@ -62,6 +62,12 @@ impl<'a> IdTranslator<'a> {
         Some(self.plan(a)?.seeded_new_ids(a, c, g)?.1)
     }
 
+    /// New (campaign, ad group) IDs of campaign `c`, ad group `g` of account `a`, seeded or
+    /// synthetic (SR-22).
+    pub(crate) fn new_ids(&self, a: usize, c: u64, g: u64) -> Option<(i64, i64)> {
+        self.plan(a)?.new_ids(a, c, g)
+    }
+
     /// Legacy campaign ID of new campaign `id` in account `a`.
     fn legacy_campaign(&self, a: usize, id: i64) -> Option<i64> {
         let c = self.plan(a)?.seeded_campaign_of_new(a, id)?;

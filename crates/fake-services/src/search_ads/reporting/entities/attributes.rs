@@ -84,7 +84,8 @@ impl Account<'_> {
             "bidding_strategy" => {
                 let p = e.strategy.or(e.c.map(|c| c % STRATEGIES))?;
                 let id = self.strategy_id(p)?;
-                let using = (0..CAMPAIGNS).filter(|c| c % STRATEGIES == p).count() as i64;
+                let campaigns = data::report_campaigns(&self.app.config);
+                let using = (0..campaigns).filter(|c| c % STRATEGIES == p).count() as i64;
                 match name {
                     "id" => Some(V::Int(id)),
                     "resource_name" => self.name("biddingStrategies", id),
@@ -150,12 +151,15 @@ impl Account<'_> {
             "id" => Some(V::Int(id)),
             "resource_name" => self.name("campaigns", id),
             "name" => s(&format!("Campaign {}", c + 1)),
-            // The last campaign is paused, so status filters select something.
-            "status" => s(if c + 1 == CAMPAIGNS {
-                "PAUSED"
-            } else {
-                "ENABLED"
-            }),
+            // The last seeded campaign is paused, so status filters select something; so is every
+            // synthetic one whose number is a multiple of 10 (SR-22).
+            "status" => s(
+                if c + 1 == CAMPAIGNS || (c >= CAMPAIGNS && c.is_multiple_of(10)) {
+                    "PAUSED"
+                } else {
+                    "ENABLED"
+                },
+            ),
             "advertising_channel_type" => s("SEARCH"),
             "bidding_strategy_type" => s(STRATEGY_TYPES[(c % STRATEGIES) as usize]),
             "bidding_strategy" => self.name("biddingStrategies", self.strategy_id(c % STRATEGIES)?),

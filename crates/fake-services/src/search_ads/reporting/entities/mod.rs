@@ -1,6 +1,6 @@
 //! The rows of the resources the fake serves in `FROM` besides `conversion` (DECISIONS SR-22):
 //! the account's seeded campaigns and ad groups (the ones of the ID-mapping file, with their new
-//! IDs, SR-12), their budgets and portfolio bidding strategies, the ads and keywords of the ad
+//! IDs, SR-12) and the synthetic campaigns of `report_campaigns` after them, their budgets and portfolio bidding strategies, the ads and keywords of the ad
 //! groups (the `adId` / `criterionId` of the seeded conversions), the conversion actions (the
 //! configured Floodlight activities), labels and their links ([`links`]), and the visits behind
 //! the stored conversions ([`visits`]). Attributes are in [`attributes`]; metrics are summed from
@@ -24,6 +24,7 @@ mod visits;
 
 use std::collections::BTreeMap;
 
+use axum::http::StatusCode;
 use chrono::{Datelike, NaiveDate};
 use serde_json::{Map, Value, json};
 
@@ -35,6 +36,7 @@ use super::query::dates::Period;
 use super::query::eval::Val;
 use super::row::json_path;
 use super::rows::IdTranslator;
+use super::sorted::MAX_SORTED_ROWS;
 use crate::search_ads::data::{self, AD_GROUPS, CAMPAIGNS};
 use crate::search_ads::state::AppState;
 
@@ -136,13 +138,13 @@ impl<'a> Account<'a> {
         }
     }
 
+    /// New campaign ID of campaign `c` (seeded or synthetic, SR-22).
     fn campaign_id(&self, c: u64) -> Option<i64> {
-        self.ids.campaign(data::campaign_id(self.offset, self.a, c))
+        Some(self.ids.new_ids(self.a, c, 0)?.0)
     }
 
     fn ad_group_id(&self, c: u64, g: u64) -> Option<i64> {
-        self.ids
-            .ad_group(data::ad_group_id(self.offset, self.a, c, g))
+        Some(self.ids.new_ids(self.a, c, g)?.1)
     }
 
     /// The value of any field in a row.
@@ -277,7 +279,7 @@ pub(crate) fn rows(
                 visit: None,
             })
             .collect(),
-        _ => measured(app, a, query)
+        _ => measured(app, a, query)?
             .into_iter()
             .map(|(key, sums)| EntityRow {
                 key,
@@ -314,11 +316,38 @@ pub(crate) fn rows(
 
 /// The metric rows of a resource with metrics: the cells of the range summed per entity and
 /// segment tuple (for `conversion_action`, the conversions per action).
-fn measured(app: &AppState, a: usize, query: &ConversionQuery) -> BTreeMap<Key, Sums> {
+fn measured(
+    app: &AppState,
+    a: usize,
+    query: &ConversionQuery,
+) -> Result<BTreeMap<Key, Sums>, Failure> {
     let from = query.from;
     let seed = app.config.seed;
     let dims = Dims::new(&query.select);
     let actions = app.config.floodlight_activities.len();
+    let campaigns = data::report_campaigns(&app.config);
+    if split_of(from).is_some() {
+        // Ads and keywords of many synthetic campaigns (SR-22) are bounded like the sorted
+        // conversion report (SR-16 f): a limit of the fake.
+        let groups: u64 = (0..campaigns).map(data::ad_groups_of).sum();
+        let days = if dims.by_day() {
+            (query.end - query.start).num_days().max(0) as u64 + 1
+        } else {
+            1
+        };
+        let devices = if dims.device { DEVICES.len() as u64 } else { 1 };
+        let most = groups * SLOTS as u64 * days * devices;
+        if most > MAX_SORTED_ROWS as u64 {
+            return Err(Failure::new(
+                StatusCode::BAD_REQUEST,
+                "sizeLimitError",
+                "RESPONSE_SIZE_LIMIT_EXCEEDED",
+                format!(
+                    "This report of {from} has up to {most} rows, more than {MAX_SORTED_ROWS}; narrow the date range or select fewer segments."
+                ),
+            ));
+        }
+    }
     let mut sums: BTreeMap<Key, Sums> = BTreeMap::new();
     if !dims.by_day() {
         // Every entity has a row (with zero metrics when no day is in range).
@@ -333,8 +362,8 @@ fn measured(app: &AppState, a: usize, query: &ConversionQuery) -> BTreeMap<Key, 
                 }
                 continue;
             }
-            for c in 0..CAMPAIGNS {
-                for g in 0..AD_GROUPS {
+            for c in 0..campaigns {
+                for g in 0..data::ad_groups_of(c) {
                     for s in 0..SLOTS as u64 {
                         let e = entity_of(from, c, g, s);
                         sums.entry(dims.key(e, None, Some(device))).or_default();
@@ -363,8 +392,8 @@ fn measured(app: &AppState, a: usize, query: &ConversionQuery) -> BTreeMap<Key, 
                 }
                 continue;
             }
-            for c in 0..CAMPAIGNS {
-                for g in 0..AD_GROUPS {
+            for c in 0..campaigns {
+                for g in 0..data::ad_groups_of(c) {
                     let place = (c, g, day, device);
                     let counts = tally.at(&place);
                     if let Some(how) = split_of(from) {
@@ -391,7 +420,7 @@ fn measured(app: &AppState, a: usize, query: &ConversionQuery) -> BTreeMap<Key, 
         let Some(next) = day.succ_opt() else { break };
         day = next;
     }
-    sums
+    Ok(sums)
 }
 
 /// Whether a row meets every condition. A range condition on a core date segment that is not
