@@ -8,9 +8,12 @@ received with what Google's pages say it means; any difference, and any HTTP err
 raises, is a mismatch. Exit status 0 only with 0 mismatches.
 
 Rows are checked against discovery's `SearchAds360Row` schema; the queries of Google's pages on
-other resources (campaign, ad_group, customer) are checked for their row counts, paging and the
-consistency of their metrics with the conversion report; a refusal corpus checks Google's error codes
-(issue 35).
+other resources (campaign, ad_group, customer, and in the guides' style every other resource the fake
+serves: budgets, bidding strategies, conversion actions, labels and their links, ads, keywords, keyword
+views, visits) are checked for their row counts, paging and the consistency of their metrics with the
+conversion report and with each other (ads and keywords split their ad group, budgets and strategies sum
+their campaigns, linked resource names are rows, visits are the conversions' clicks); a refusal corpus
+checks Google's error codes (issue 35).
 
 Environment: the lines `sa360-video-fakes` prints (SEARCH_ADS_URL, SEARCH_ADS_REPORTING_URL,
 SEARCH_ADS_TOKEN, SEARCH_ADS_AGENCY_ID, SEARCH_ADS_ADVERTISER_ID, SEARCH_ADS_ENGINE_ACCOUNT_ID,
@@ -166,6 +169,29 @@ GUIDE_QUERIES = [
      "metrics.clicks, metrics.cost_micros FROM ad_group WHERE segments.date DURING LAST_7_DAYS", 12 * 7),
     ("SELECT customer.id, customer.descriptive_name, metrics.impressions, metrics.clicks, metrics.ctr, "
      "metrics.average_cpc, metrics.conversions FROM customer WHERE segments.date DURING LAST_30_DAYS", 1),
+    # The other resources of SR-22, in the guides' style: one budget per campaign, two portfolio
+    # strategies, three conversion actions (the Floodlight activities), three labels and their links,
+    # five ads and five keywords per ad group, the visits of the conversions (count not fixed: None).
+    ("SELECT campaign_budget.resource_name, campaign_budget.amount_micros, campaign_budget.period, "
+     "metrics.cost_micros FROM campaign_budget WHERE segments.date DURING LAST_7_DAYS", 4),
+    ("SELECT bidding_strategy.id, bidding_strategy.name, bidding_strategy.type, metrics.clicks "
+     "FROM bidding_strategy WHERE segments.date DURING LAST_7_DAYS", 2),
+    ("SELECT conversion_action.id, conversion_action.name, conversion_action.status, metrics.conversions "
+     "FROM conversion_action WHERE segments.date DURING LAST_30_DAYS", 3),
+    ("SELECT label.id, label.name, label.status, label.text_label.background_color FROM label", 3),
+    ("SELECT campaign.id, label.name, campaign_label.label, campaign_label.campaign FROM campaign_label", 3),
+    ("SELECT ad_group.id, label.name, ad_group_label.ad_group FROM ad_group_label", 4),
+    ("SELECT ad_group_ad.ad.id, label.name, ad_group_ad_label.ad_group_ad FROM ad_group_ad_label", 12),
+    ("SELECT ad_group_criterion.criterion_id, label.name, ad_group_criterion_label.ad_group_criterion "
+     "FROM ad_group_criterion_label", 24),
+    ("SELECT ad_group_ad.ad.id, ad_group_ad.ad.name, ad_group_ad.ad.type, ad_group_ad.status, ad_group.id, "
+     "metrics.impressions, metrics.clicks FROM ad_group_ad WHERE segments.date DURING LAST_7_DAYS", 60),
+    ("SELECT ad_group_criterion.keyword.text, ad_group_criterion.status FROM ad_group_criterion "
+     "WHERE ad_group_criterion.type = 'KEYWORD' AND ad_group_criterion.status = 'ENABLED'", 60),
+    ("SELECT ad_group_criterion.keyword.text, ad_group.name, campaign.name, metrics.impressions, metrics.clicks, "
+     "metrics.ctr, metrics.average_cpc FROM keyword_view WHERE segments.date DURING LAST_30_DAYS", 60),
+    ("SELECT visit.id, visit.click_id, visit.visit_date_time, visit.ad_id, visit.criterion_id, ad_group.id, "
+     "segments.date, segments.device FROM visit WHERE segments.date DURING LAST_7_DAYS", None),
 ]
 
 # Queries Google refuses, each with its documented code (discovery's queryError values).
@@ -184,6 +210,11 @@ REFUSALS = [
     ("SELECT conversion.id, segments.device FROM conversion", "PROHIBITED_SEGMENT_IN_SELECT_OR_WHERE_CLAUSE"),
     ("SELECT campaign.id FROM campaign WHERE segments.date DURING LAST_90_DAYS", "INVALID_VALUE_WITH_DURING_OPERATOR"),
     ("SELECT campaign.id FROM campaign WHERE campaign.id = 1 OR campaign.id = 2", "UNEXPECTED_INPUT"),
+    ("SELECT label.id, metrics.clicks FROM label", "PROHIBITED_METRIC_IN_SELECT_OR_WHERE_CLAUSE"),
+    ("SELECT visit.id, metrics.clicks FROM visit", "PROHIBITED_METRIC_IN_SELECT_OR_WHERE_CLAUSE"),
+    ("SELECT campaign_budget.amount_micros, campaign.id FROM campaign_budget",
+     "PROHIBITED_RESOURCE_TYPE_IN_SELECT_CLAUSE"),
+    ("SELECT ad_group_criterion.keyword.txt FROM ad_group_criterion", "UNRECOGNIZED_FIELD"),
 ]
 
 
@@ -193,7 +224,10 @@ def other_resources(v0, customer, schemas, enabled_conversions):
         large, _ = rows_of(v0, customer, query, 10_000)
         if small is None or large is None:
             continue
-        check(f"{query}: {count} rows", len(large) == count, str(len(large)))
+        if count is None:
+            check(f"{query}: rows", len(large) > 0, "none")
+        else:
+            check(f"{query}: {count} rows", len(large) == count, str(len(large)))
         check(f"{query}: pages of 100 and of 10 000 give the same rows", small == large)
         check_rows(schemas, query, large)
 
@@ -226,6 +260,95 @@ def other_resources(v0, customer, schemas, enabled_conversions):
 
     for query, code in REFUSALS:
         refused(v0, customer, query, "queryError", code)
+    linked_resources(v0, customer, schemas)
+
+
+def linked_resources(v0, customer, schemas):
+    """The invariants of DECISIONS SR-22 between the resources: ads and keywords split each ad
+    group's metrics exactly; budgets and strategies sum their campaigns; every linked resource name
+    is a row of the linked resource; every visit is the click of a conversion."""
+    metrics = "metrics.impressions, metrics.clicks, metrics.cost_micros, metrics.conversions"
+    during = "WHERE segments.date DURING LAST_7_DAYS"
+    keys = ["impressions", "clicks", "costMicros", "conversions"]
+    m = lambda r: [float(r["metrics"].get(k, 0)) for k in keys]
+    cell = lambda r: (r["adGroup"]["id"], r["segments"]["date"], r["segments"]["device"])
+    groups, _ = rows_of(v0, customer, f"SELECT ad_group.id, segments.date, segments.device, {metrics} "
+                                      f"FROM ad_group {during}", 10_000)
+    if groups is None:
+        return
+    want = {cell(r): m(r) for r in groups}
+    for resource in ["ad_group_ad", "ad_group_criterion", "keyword_view"]:
+        children, _ = rows_of(v0, customer, f"SELECT ad_group.id, segments.date, segments.device, {metrics} "
+                                            f"FROM {resource} {during}", 10_000)
+        if children is None:
+            continue
+        check_rows(schemas, f"{resource} x day x device metrics", children)
+        check(f"{resource}: impressions >= clicks >= conversions in every row",
+              all(a >= b >= c for a, b, _, c in map(m, children)))
+        sums = {}
+        for r in children:
+            s = sums.setdefault(cell(r), [0.0] * 4)
+            for i, v in enumerate(m(r)):
+                s[i] += v
+        check(f"{resource}: the rows of each ad group, day and device sum to the ad group's",
+              sums == want and len(children) == 5 * len(groups), f"{len(children)} rows")
+    campaigns, _ = rows_of(v0, customer, f"SELECT campaign.campaign_budget, campaign.bidding_strategy, {metrics} "
+                                         f"FROM campaign {during}", 10_000)
+    for resource, member, link in [("campaign_budget", "campaignBudget", "campaignBudget"),
+                                   ("bidding_strategy", "biddingStrategy", "biddingStrategy")]:
+        got, _ = rows_of(v0, customer, f"SELECT {resource}.resource_name, {metrics} FROM {resource} {during}",
+                         10_000)
+        if got is None or campaigns is None:
+            continue
+        expect = {}
+        for r in campaigns:
+            s = expect.setdefault(r["campaign"][link], [0.0] * 4)
+            for i, v in enumerate(m(r)):
+                s[i] += v
+        check(f"{resource}: each row sums the campaigns using it",
+              {r[member]["resourceName"]: m(r) for r in got} == expect)
+
+    def names(resource, member):
+        got, _ = rows_of(v0, customer, f"SELECT {resource}.resource_name FROM {resource}", 10_000)
+        return {r[member]["resourceName"] for r in got or []}
+
+    known = {
+        "campaign": names("campaign", "campaign"),
+        "campaign_budget": names("campaign_budget", "campaignBudget"),
+        "bidding_strategy": names("bidding_strategy", "biddingStrategy"),
+        "ad_group": names("ad_group", "adGroup"),
+        "ad_group_ad": names("ad_group_ad", "adGroupAd"),
+        "ad_group_criterion": names("ad_group_criterion", "adGroupCriterion"),
+        "label": names("label", "label"),
+    }
+    links = [
+        ("campaign", "campaign", [("campaign_budget", "campaignBudget"), ("bidding_strategy", "biddingStrategy")]),
+        ("ad_group_criterion", "adGroupCriterion", [("ad_group", "adGroup")]),
+        ("campaign_label", "campaignLabel", [("campaign", "campaign"), ("label", "label")]),
+        ("ad_group_label", "adGroupLabel", [("ad_group", "adGroup"), ("label", "label")]),
+        ("ad_group_ad_label", "adGroupAdLabel", [("ad_group_ad", "adGroupAd"), ("label", "label")]),
+        ("ad_group_criterion_label", "adGroupCriterionLabel",
+         [("ad_group_criterion", "adGroupCriterion"), ("label", "label")]),
+    ]
+    for resource, member, fields in links:
+        select = ", ".join(f"{resource}.{f}" for f, _ in fields)
+        got, _ = rows_of(v0, customer, f"SELECT {select} FROM {resource}", 10_000)
+        if got is None:
+            continue
+        for f, camel in fields:
+            missing = [r[member][camel] for r in got if r[member][camel] not in known[f]]
+            check(f"{resource}.{f}: every value is a row of {f}", bool(got) and not missing, str(missing[:3]))
+    visits, _ = rows_of(v0, customer, "SELECT visit.click_id, visit.ad_id FROM visit "
+                                      "WHERE segments.date DURING LAST_7_DAYS", 10_000)
+    # A visit of yesterday may have its conversion today (an hour later): today is included.
+    today = datetime.datetime.now(datetime.timezone.utc).date()
+    conversions, _ = rows_of(v0, customer, "SELECT conversion.click_id, conversion.ad_id FROM conversion "
+                                           f"WHERE segments.date BETWEEN '{today - datetime.timedelta(days=7)}' "
+                                           f"AND '{today}'", 10_000)
+    if visits is not None and conversions is not None:
+        carried = {(r["conversion"].get("clickId"), r["conversion"]["adId"]) for r in conversions}
+        stray = [v for v in visits if (v["visit"]["clickId"], v["visit"]["adId"]) not in carried]
+        check("every visit is the click (and ad) of a conversion", bool(visits) and not stray, str(stray[:3]))
 
 
 def reporting(env):

@@ -40,7 +40,7 @@ pub(crate) fn ad_groups_of(c: u64) -> u64 {
         SYNTHETIC_AD_GROUPS
     }
 }
-const ADS: u64 = 5;
+pub(crate) const ADS: u64 = 5;
 
 const CAMPAIGN_BASE: i64 = 71_700_000_000_000_000;
 const AD_GROUP_BASE: i64 = 58_700_000_000_000_000;
@@ -228,6 +228,17 @@ pub(crate) fn campaign_id(offset: i64, a: usize, c: u64) -> i64 {
 /// Legacy ID of seeded ad group `g` of campaign `c` of account number `a`.
 pub(crate) fn ad_group_id(offset: i64, a: usize, c: u64, g: u64) -> i64 {
     AD_GROUP_BASE + offset + a as i64 * ID_STRIDE + (c * AD_GROUPS + g) as i64
+}
+
+/// ID of seeded ad `s` of ad group `g` of campaign `c` of account number `a` (the `adId` of the
+/// seeded conversions of that ad).
+pub(crate) fn ad_id(offset: i64, a: usize, c: u64, g: u64, s: u64) -> i64 {
+    AD_BASE + offset + a as i64 * ID_STRIDE + ((c * AD_GROUPS + g) * ADS + s) as i64
+}
+
+/// ID of seeded criterion (keyword) `s` of ad group `g` of campaign `c` of account number `a`.
+pub(crate) fn criterion_id(offset: i64, a: usize, c: u64, g: u64, s: u64) -> i64 {
+    CRITERION_BASE + offset + a as i64 * ID_STRIDE + ((c * AD_GROUPS + g) * ADS + s) as i64
 }
 
 /// The (account, campaign `c`) of a legacy seeded campaign ID, if it is one.

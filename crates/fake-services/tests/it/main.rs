@@ -12,6 +12,7 @@ mod google_auth;
 mod google_behaviour;
 mod query_corpus;
 mod report_entities;
+mod report_resources;
 mod report_scale;
 mod reporting;
 mod search_ads;

@@ -37,7 +37,7 @@ fn field(f: &FieldInfo) -> Value {
         "selectable": true,
         "filterable": filterable,
         "sortable": f.sortable(),
-        "isRepeated": false,
+        "isRepeated": f.repeated,
         "typeUrl": "",
         "enumValues": f.enum_values,
         "selectableWith": catalog::SERVED

@@ -311,7 +311,7 @@ fn search_inner(
         .map_or(u64::MAX, |l| l.saturating_sub(state.emitted));
     let want = (page_size as u64).min(remaining) as usize;
     if !event_level {
-        return Ok(entity_page(app, account, &query, state, want, response));
+        return entity_page(app, account, &query, state, want, response);
     }
     let cursor = (state.emitted > 0).then_some(state.cursor);
     let found = match account {
@@ -373,8 +373,9 @@ fn issue_token(app: &AppState, next: PageToken) -> String {
     token
 }
 
-/// One page of a `FROM customer | campaign | ad_group` query: every row is computed (at most
-/// ad groups × days × devices of them, SR-22) and the page is the slice after the rows already sent.
+/// One page of a query of a resource other than `conversion`: every row is computed (at most ad
+/// groups × children × days × devices of them, or one visit per conversion up to
+/// `sorted::MAX_SORTED_ROWS`, SR-22) and the page is the slice after the rows already sent.
 fn entity_page(
     app: &AppState,
     account: Option<usize>,
@@ -382,9 +383,9 @@ fn entity_page(
     state: PageToken,
     want: usize,
     mut response: Value,
-) -> Response {
+) -> Result<Response, Failure> {
     let rows = match account {
-        Some(a) => entities::rows(app, a, query),
+        Some(a) => entities::rows(app, a, query)?,
         None => Vec::new(), // the manager has no campaigns of its own
     };
     let skip = usize::try_from(state.emitted).unwrap_or(usize::MAX);
@@ -404,14 +405,14 @@ fn entity_page(
     if let Some(a) = account
         && !page.is_empty()
     {
-        let cells = entities::Account::new(app, a);
+        let cells = entities::Account::new(app, a, query.from);
         let results: Vec<Value> = page
             .iter()
             .map(|row| entities::json_row(&cells, query, row))
             .collect();
         response["results"] = Value::Array(results);
     }
-    json_response(StatusCode::OK, &response)
+    Ok(json_response(StatusCode::OK, &response))
 }
 
 /// A response object (`fieldMask`, `nextPageToken`, `totalResultsCount`) with `results` added.

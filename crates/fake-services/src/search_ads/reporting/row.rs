@@ -46,6 +46,8 @@ pub(crate) struct V2<'a> {
     pub inventory_account_id: Option<i64>,
     pub campaign_id: Option<i64>,
     pub ad_group_id: Option<i64>,
+    /// `segmentationId`: the Floodlight activity (the conversion action, SR-22).
+    pub segmentation_id: Option<i64>,
 }
 
 fn int(v: &Value, name: &str) -> Option<i64> {
@@ -84,6 +86,7 @@ impl<'a> V2<'a> {
             inventory_account_id: int(v, "inventoryAccountId"),
             campaign_id: int(v, "campaignId"),
             ad_group_id: int(v, "adGroupId"),
+            segmentation_id: int(v, "segmentationId"),
         })
     }
 
@@ -104,6 +107,7 @@ impl<'a> V2<'a> {
             criterion_id: c.criterion_id.parse().ok(),
             campaign_id: c.campaign_id.parse().ok(),
             ad_group_id: c.ad_group_id.parse().ok(),
+            segmentation_id: c.segmentation_id.parse().ok(),
             ..Self::default()
         })
     }
@@ -130,6 +134,7 @@ pub(crate) struct Row {
     merchant_id: Option<i64>,
     campaign: Option<i64>,
     ad_group: Option<i64>,
+    action: Option<i64>,
 }
 
 impl Row {
@@ -156,7 +161,13 @@ impl Row {
             merchant_id: v2.inventory_account_id,
             campaign,
             ad_group,
+            action: v2.segmentation_id,
         }
+    }
+
+    /// The Floodlight activity (conversion action) the conversion was recorded for.
+    pub(crate) fn action(&self) -> Option<i64> {
+        self.action
     }
 
     /// `conversion.status`.

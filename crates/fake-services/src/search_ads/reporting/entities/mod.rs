@@ -1,31 +1,42 @@
-//! The rows of `FROM customer`, `FROM campaign` and `FROM ad_group` (DECISIONS SR-22): the
-//! account's seeded campaigns and ad groups (the ones of the ID-mapping file, with their new IDs,
-//! SR-12) and the synthetic campaigns of `report_campaigns` after them, their attributes, and metrics summed from [`cells`], one row per entity and selected
-//! segment tuple ("If you request segments, additional rows are included for each segment-resource
-//! tuple", <https://developers.google.com/search-ads/reporting/query/query-language>).
+//! The rows of the resources the fake serves in `FROM` besides `conversion` (DECISIONS SR-22):
+//! the account's seeded campaigns and ad groups (the ones of the ID-mapping file, with their new
+//! IDs, SR-12) and the synthetic campaigns of `report_campaigns` after them, their budgets and portfolio bidding strategies, the ads and keywords of the ad
+//! groups (the `adId` / `criterionId` of the seeded conversions), the conversion actions (the
+//! configured Floodlight activities), labels and their links ([`links`]), and the visits behind
+//! the stored conversions ([`visits`]). Attributes are in [`attributes`]; metrics are summed from
+//! [`cells`], one row per entity and selected segment tuple ("If you request segments, additional
+//! rows are included for each segment-resource tuple",
+//! <https://developers.google.com/search-ads/reporting/query/query-language>).
 //!
 //! Metrics cover the days of the query's date filter within the event-level window (the fake holds
 //! no conversions before it); without a date filter, the whole window. Segments the fake computes:
 //! `date`, `week`, `month`, `quarter`, `year`, `day_of_week`, `device`; another selectable segment
 //! has no value (it meets only `IS NULL`, SR-16 c). Metrics it computes: `impressions`, `clicks`,
-//! `cost_micros`, `conversions`, `ctr`, `average_cpc`. Each row carries the `FROM` resource's
-//! `resource_name` even when not selected (the query-language page: "Rows are populated with the
-//! selected fields (including the given campaign's resource_name)").
+//! `cost_micros`, `conversions`, `ctr`, `average_cpc` (for `conversion_action`, `conversions`
+//! only). Each row carries the `FROM` resource's `resource_name` even when not selected (the
+//! query-language page: "Rows are populated with the selected fields (including the given
+//! campaign's resource_name)").
 
+mod attributes;
 pub(crate) mod cells;
+mod links;
+mod visits;
 
 use std::collections::BTreeMap;
 
+use axum::http::StatusCode;
 use chrono::{Datelike, NaiveDate};
 use serde_json::{Map, Value, json};
 
-use self::cells::{DEVICES, Sums};
+use self::cells::{DEVICES, SLOTS, Split, Sums};
+use super::failure::Failure;
 use super::query::ConversionQuery;
 use super::query::catalog;
 use super::query::dates::Period;
 use super::query::eval::Val;
 use super::row::json_path;
 use super::rows::IdTranslator;
+use super::sorted::MAX_SORTED_ROWS;
 use crate::search_ads::data::{self, AD_GROUPS, CAMPAIGNS};
 use crate::search_ads::state::AppState;
 
@@ -38,6 +49,7 @@ pub(crate) enum V {
     Int32(i64),
     Float(f64),
     Str(String),
+    Bool(bool),
     Date(NaiveDate),
 }
 
@@ -47,6 +59,7 @@ impl V {
             V::Int(n) | V::Int32(n) => Val::Int(*n),
             V::Float(f) => Val::Float(*f),
             V::Str(s) => Val::Str(std::borrow::Cow::Borrowed(s)),
+            V::Bool(b) => Val::Bool(*b),
             V::Date(d) => Val::Date(*d),
         }
     }
@@ -57,17 +70,29 @@ impl V {
             V::Int32(n) => json!(n),
             V::Float(f) => json!(f),
             V::Str(s) => json!(s),
+            V::Bool(b) => json!(b),
             V::Date(d) => json!(d.format("%Y-%m-%d").to_string()),
         }
     }
 }
 
-/// What one row stands for: the entity (campaign and ad-group numbers, by level) and the selected
-/// segments' values.
+/// The entity a row stands for, by the numbers of its parts: campaign, ad group, ad or keyword
+/// within the ad group, portfolio strategy, conversion action, label, visit (a click number).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct Entity {
+    pub c: Option<u64>,
+    pub g: Option<u64>,
+    pub s: Option<u64>,
+    pub strategy: Option<u64>,
+    pub action: Option<usize>,
+    pub label: Option<u64>,
+    pub visit: Option<u64>,
+}
+
+/// What one row stands for: the entity and the selected segments' values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct Key {
-    c: Option<u64>,
-    g: Option<u64>,
+    e: Entity,
     date: Option<NaiveDate>,
     week: Option<NaiveDate>,
     month: Option<NaiveDate>,
@@ -77,30 +102,38 @@ pub(crate) struct Key {
     device: Option<usize>,
 }
 
-/// One row: its key and its metrics.
+/// One row: its key, its metrics, and for a visit its facts.
 #[derive(Clone, Debug)]
 pub(crate) struct EntityRow {
     pub key: Key,
     pub sums: Sums,
+    pub visit: Option<Box<visits::Visit>>,
 }
 
 /// The per-account facts attributes are written from.
 pub(crate) struct Account<'a> {
+    app: &'a AppState,
+    from: &'a str,
     customer: &'a str,
     engine_id: i64,
     manager_id: &'a str,
     ids: IdTranslator<'a>,
+    offset: i64,
     a: usize,
 }
 
 impl<'a> Account<'a> {
-    pub(crate) fn new(app: &'a AppState, a: usize) -> Self {
+    /// The facts of account number `a` for rows of `FROM from`.
+    pub(crate) fn new(app: &'a AppState, a: usize, from: &'a str) -> Self {
         let account = &app.config.accounts[a];
         Self {
+            app,
+            from,
             customer: &account.customer_id,
             engine_id: account.engine_account_id,
             manager_id: &app.config.reporting.manager_customer_id,
             ids: IdTranslator::new(app),
+            offset: data::id_offset(app.config.seed),
             a,
         }
     }
@@ -114,94 +147,12 @@ impl<'a> Account<'a> {
         Some(self.ids.new_ids(self.a, c, g)?.1)
     }
 
-    /// The value of an attribute of the entity `key` stands for (`None`: not filled by the fake).
-    fn attribute(&self, key: &Key, field: &str) -> Option<V> {
-        let customer = self.customer;
-        let s = |t: &str| Some(V::Str(t.to_owned()));
-        let (resource, name) = field.split_once('.')?;
-        match resource {
-            "customer" => match name {
-                "id" => Some(V::Int(customer.parse().ok()?)),
-                "resource_name" => s(&format!("customers/{customer}")),
-                "descriptive_name" => s(&format!("Engine account {}", self.engine_id)),
-                "currency_code" => s("USD"),
-                "time_zone" => s("UTC"),
-                "manager_id" => Some(V::Int(self.manager_id.parse().ok()?)),
-                "engine_id" => s(&self.engine_id.to_string()),
-                "status" => s("ENABLED"),
-                _ => None,
-            },
-            "campaign" | "bidding_strategy" | "campaign_budget" => {
-                let c = key.c?;
-                let id = self.campaign_id(c)?;
-                let strategy = id.checked_mul(10)? + 1;
-                let budget = id.checked_mul(10)? + 2;
-                match (resource, name) {
-                    ("campaign", "id") => Some(V::Int(id)),
-                    ("campaign", "resource_name") => {
-                        s(&format!("customers/{customer}/campaigns/{id}"))
-                    }
-                    ("campaign", "name") => s(&format!("Campaign {}", c + 1)),
-                    // The last seeded campaign is paused, so status filters select something;
-                    // so is every synthetic one whose number is a multiple of 10.
-                    ("campaign", "status") => {
-                        s(if c + 1 == CAMPAIGNS || (c >= CAMPAIGNS && c % 10 == 0) {
-                            "PAUSED"
-                        } else {
-                            "ENABLED"
-                        })
-                    }
-                    ("campaign", "advertising_channel_type") => s("SEARCH"),
-                    ("campaign", "bidding_strategy_type") => s("TARGET_SPEND"),
-                    ("campaign", "bidding_strategy") => s(&format!(
-                        "customers/{customer}/biddingStrategies/{strategy}"
-                    )),
-                    ("campaign", "campaign_budget") => {
-                        s(&format!("customers/{customer}/campaignBudgets/{budget}"))
-                    }
-                    ("bidding_strategy", "id") => Some(V::Int(strategy)),
-                    ("bidding_strategy", "resource_name") => s(&format!(
-                        "customers/{customer}/biddingStrategies/{strategy}"
-                    )),
-                    ("bidding_strategy", "name") => s(&format!("Strategy {}", c + 1)),
-                    ("bidding_strategy", "status") => s("ENABLED"),
-                    ("bidding_strategy", "type") => s("TARGET_SPEND"),
-                    ("campaign_budget", "resource_name") => {
-                        s(&format!("customers/{customer}/campaignBudgets/{budget}"))
-                    }
-                    ("campaign_budget", "amount_micros") => {
-                        Some(V::Int((50 + 25 * c as i64) * 1_000_000))
-                    }
-                    ("campaign_budget", "period") => s("DAILY"),
-                    ("campaign_budget", "delivery_method") => s("STANDARD"),
-                    _ => None,
-                }
-            }
-            "ad_group" => {
-                let (c, g) = (key.c?, key.g?);
-                let id = self.ad_group_id(c, g)?;
-                match name {
-                    "id" => Some(V::Int(id)),
-                    "resource_name" => s(&format!("customers/{customer}/adGroups/{id}")),
-                    "name" => s(&format!("Ad group {}.{}", c + 1, g + 1)),
-                    // The last ad group of each campaign is paused (QS's `ad_group.status = PAUSED`).
-                    "status" => s(if g + 1 == AD_GROUPS {
-                        "PAUSED"
-                    } else {
-                        "ENABLED"
-                    }),
-                    "type" => s("SEARCH_STANDARD"),
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
-    }
-
     /// The value of any field in a row.
     pub(crate) fn value(&self, row: &EntityRow, field: &str) -> Option<V> {
         let k = &row.key;
         let m = &row.sums;
+        // A conversion action has conversions only (SR-22): no impressions, clicks or cost.
+        let traffic = self.from != "conversion_action";
         match field {
             "segments.date" => k.date.map(V::Date),
             "segments.week" => k.week.map(V::Date),
@@ -210,17 +161,17 @@ impl<'a> Account<'a> {
             "segments.year" => k.year.map(|y| V::Int32(i64::from(y))),
             "segments.day_of_week" => k.day_of_week.map(|d| V::Str(WEEKDAYS[d as usize].into())),
             "segments.device" => k.device.map(|d| V::Str(DEVICES[d].into())),
-            "metrics.impressions" => Some(V::Int(m.impressions)),
-            "metrics.clicks" => Some(V::Int(m.clicks)),
-            "metrics.cost_micros" => Some(V::Int(m.cost_micros)),
             "metrics.conversions" => Some(V::Float(m.conversions as f64)),
-            "metrics.ctr" => {
-                (m.impressions > 0).then(|| V::Float(m.clicks as f64 / m.impressions as f64))
-            }
+            "metrics.impressions" => traffic.then_some(V::Int(m.impressions)),
+            "metrics.clicks" => traffic.then_some(V::Int(m.clicks)),
+            "metrics.cost_micros" => traffic.then_some(V::Int(m.cost_micros)),
+            "metrics.ctr" => (traffic && m.impressions > 0)
+                .then(|| V::Float(m.clicks as f64 / m.impressions as f64)),
             "metrics.average_cpc" => {
-                (m.clicks > 0).then(|| V::Float(m.cost_micros as f64 / m.clicks as f64))
+                (traffic && m.clicks > 0).then(|| V::Float(m.cost_micros as f64 / m.clicks as f64))
             }
-            _ => self.attribute(k, field),
+            _ if field.starts_with("visit.") => row.visit.as_deref().and_then(|v| v.value(field)),
+            _ => self.attribute(&k.e, field),
         }
     }
 }
@@ -265,11 +216,10 @@ impl Dims {
         self.date || self.week || self.month || self.quarter || self.year || self.day_of_week
     }
 
-    fn key(&self, c: Option<u64>, g: Option<u64>, day: Option<NaiveDate>, device: usize) -> Key {
+    fn key(&self, e: Entity, day: Option<NaiveDate>, device: Option<usize>) -> Key {
         let period = |on: bool, p: Period| day.filter(|_| on).map(|d| p.start(d));
         Key {
-            c,
-            g,
+            e,
             date: period(self.date, Period::Day),
             week: period(self.week, Period::Week),
             month: period(self.month, Period::Month),
@@ -278,56 +228,68 @@ impl Dims {
             day_of_week: day
                 .filter(|_| self.day_of_week)
                 .map(|d| d.weekday().num_days_from_monday()),
-            device: self.device.then_some(device),
+            device: device.filter(|_| self.device),
         }
     }
 }
 
-/// Every row of `query` (a `FROM customer | campaign | ad_group` query) for account `a`, filtered
-/// and ordered; the metrics cover `query.start..=query.end`.
-pub(crate) fn rows(app: &AppState, a: usize, query: &ConversionQuery) -> Vec<EntityRow> {
-    let account = Account::new(app, a);
-    let dims = Dims::new(&query.select);
-    let level = |c: u64, g: u64| match query.from {
-        "campaign" => (Some(c), None),
-        "ad_group" => (Some(c), Some(g)),
-        _ => (None, None),
+/// The portfolio bidding strategies of an account; campaign `c` uses strategy `c % STRATEGIES`.
+pub(crate) const STRATEGIES: u64 = 2;
+
+/// The entity of `FROM from` that ad group `g` of campaign `c` (and its ad or keyword `s`) counts
+/// for.
+fn entity_of(from: &str, c: u64, g: u64, s: u64) -> Entity {
+    let mut e = Entity::default();
+    match from {
+        "campaign" | "campaign_budget" => e.c = Some(c),
+        "bidding_strategy" => e.strategy = Some(c % STRATEGIES),
+        "ad_group" => (e.c, e.g) = (Some(c), Some(g)),
+        "ad_group_ad" | "ad_group_criterion" | "keyword_view" => {
+            (e.c, e.g, e.s) = (Some(c), Some(g), Some(s));
+        }
+        _ => {}
+    }
+    e
+}
+
+/// How `FROM from` splits an ad group's cells between its children, if it does.
+fn split_of(from: &str) -> Option<Split> {
+    match from {
+        "ad_group_ad" => Some(Split::Ads),
+        "ad_group_criterion" | "keyword_view" => Some(Split::Keywords),
+        _ => None,
+    }
+}
+
+/// Every row of `query` (a query of a served resource other than `conversion`) for account `a`,
+/// filtered and ordered; the metrics cover `query.start..=query.end`.
+pub(crate) fn rows(
+    app: &AppState,
+    a: usize,
+    query: &ConversionQuery,
+) -> Result<Vec<EntityRow>, Failure> {
+    let account = Account::new(app, a, query.from);
+    let rows: Vec<EntityRow> = match query.from {
+        "visit" => visits::rows(app, a, query, &Dims::new(&query.select))?,
+        from if links::serves(from) => links::entities(from)
+            .into_iter()
+            .map(|e| EntityRow {
+                key: Dims::new(&[]).key(e, None, None),
+                sums: Sums::default(),
+                visit: None,
+            })
+            .collect(),
+        _ => measured(app, a, query)?
+            .into_iter()
+            .map(|(key, sums)| EntityRow {
+                key,
+                sums,
+                visit: None,
+            })
+            .collect(),
     };
-    let campaigns = data::report_campaigns(&app.config);
-    let mut sums: BTreeMap<Key, Sums> = BTreeMap::new();
-    if !dims.by_day() {
-        // Every entity has a row (with zero metrics when no day is in range).
-        for c in 0..campaigns {
-            for g in 0..data::ad_groups_of(c) {
-                let (lc, lg) = level(c, g);
-                for device in 0..DEVICES.len() {
-                    sums.entry(dims.key(lc, lg, None, device)).or_default();
-                }
-            }
-        }
-    }
-    let conversions = cells::conversions(app, a, query.start, query.end);
-    let mut day = query.start;
-    while day <= query.end {
-        for c in 0..campaigns {
-            for g in 0..data::ad_groups_of(c) {
-                let (lc, lg) = level(c, g);
-                for device in 0..DEVICES.len() {
-                    let place = (c, g, day, device);
-                    let n = conversions.get(&place).copied().unwrap_or(0);
-                    let cell = cells::cell(app.config.seed, a, place, n);
-                    sums.entry(dims.key(lc, lg, Some(day), device))
-                        .or_default()
-                        .add(cell);
-                }
-            }
-        }
-        let Some(next) = day.succ_opt() else { break };
-        day = next;
-    }
-    let mut rows: Vec<EntityRow> = sums
+    let mut rows: Vec<EntityRow> = rows
         .into_iter()
-        .map(|(key, sums)| EntityRow { key, sums })
         .filter(|row| matches(&account, query, row))
         .collect();
     if !query.order.is_empty() {
@@ -349,11 +311,120 @@ pub(crate) fn rows(app: &AppState, a: usize, query: &ConversionQuery) -> Vec<Ent
             std::cmp::Ordering::Equal
         });
     }
-    rows
+    Ok(rows)
+}
+
+/// The metric rows of a resource with metrics: the cells of the range summed per entity and
+/// segment tuple (for `conversion_action`, the conversions per action).
+fn measured(
+    app: &AppState,
+    a: usize,
+    query: &ConversionQuery,
+) -> Result<BTreeMap<Key, Sums>, Failure> {
+    let from = query.from;
+    let seed = app.config.seed;
+    let dims = Dims::new(&query.select);
+    let actions = app.config.floodlight_activities.len();
+    let campaigns = data::report_campaigns(&app.config);
+    if split_of(from).is_some() {
+        // Ads and keywords of many synthetic campaigns (SR-22) are bounded like the sorted
+        // conversion report (SR-16 f): a limit of the fake.
+        let groups: u64 = (0..campaigns).map(data::ad_groups_of).sum();
+        let days = if dims.by_day() {
+            (query.end - query.start).num_days().max(0) as u64 + 1
+        } else {
+            1
+        };
+        let devices = if dims.device { DEVICES.len() as u64 } else { 1 };
+        let most = groups * SLOTS as u64 * days * devices;
+        if most > MAX_SORTED_ROWS as u64 {
+            return Err(Failure::new(
+                StatusCode::BAD_REQUEST,
+                "sizeLimitError",
+                "RESPONSE_SIZE_LIMIT_EXCEEDED",
+                format!(
+                    "This report of {from} has up to {most} rows, more than {MAX_SORTED_ROWS}; narrow the date range or select fewer segments."
+                ),
+            ));
+        }
+    }
+    let mut sums: BTreeMap<Key, Sums> = BTreeMap::new();
+    if !dims.by_day() {
+        // Every entity has a row (with zero metrics when no day is in range).
+        for device in 0..DEVICES.len() {
+            if from == "conversion_action" {
+                for k in 0..actions {
+                    let e = Entity {
+                        action: Some(k),
+                        ..Entity::default()
+                    };
+                    sums.entry(dims.key(e, None, Some(device))).or_default();
+                }
+                continue;
+            }
+            for c in 0..campaigns {
+                for g in 0..data::ad_groups_of(c) {
+                    for s in 0..SLOTS as u64 {
+                        let e = entity_of(from, c, g, s);
+                        sums.entry(dims.key(e, None, Some(device))).or_default();
+                    }
+                }
+            }
+        }
+    }
+    let tally = cells::conversions(app, a, query.start, query.end);
+    let mut day = query.start;
+    while day <= query.end {
+        for device in 0..DEVICES.len() {
+            if from == "conversion_action" {
+                for k in 0..actions {
+                    let e = Entity {
+                        action: Some(k),
+                        ..Entity::default()
+                    };
+                    let n = tally.actions.get(&(day, device, k)).copied().unwrap_or(0);
+                    sums.entry(dims.key(e, Some(day), Some(device)))
+                        .or_default()
+                        .add(Sums {
+                            conversions: n,
+                            ..Sums::default()
+                        });
+                }
+                continue;
+            }
+            for c in 0..campaigns {
+                for g in 0..data::ad_groups_of(c) {
+                    let place = (c, g, day, device);
+                    let counts = tally.at(&place);
+                    if let Some(how) = split_of(from) {
+                        let per = match how {
+                            Split::Ads => &counts.ads,
+                            Split::Keywords => &counts.keywords,
+                        };
+                        let children = cells::split(seed, a, place, how, per);
+                        for (s, child) in children.into_iter().enumerate() {
+                            let e = entity_of(from, c, g, s as u64);
+                            sums.entry(dims.key(e, Some(day), Some(device)))
+                                .or_default()
+                                .add(child);
+                        }
+                        continue;
+                    }
+                    let cell = cells::cell(seed, a, place, counts.total);
+                    sums.entry(dims.key(entity_of(from, c, g, 0), Some(day), Some(device)))
+                        .or_default()
+                        .add(cell);
+                }
+            }
+        }
+        let Some(next) = day.succ_opt() else { break };
+        day = next;
+    }
+    Ok(sums)
 }
 
 /// Whether a row meets every condition. A range condition on a core date segment that is not
-/// selected is the day range the metrics were summed over, so it holds by construction.
+/// selected is the day range the rows were made for, so it holds by construction.
 fn matches(account: &Account<'_>, query: &ConversionQuery, row: &EntityRow) -> bool {
     query.filters.iter().all(|f| {
         if catalog::CORE_DATE_SEGMENTS.contains(&f.field.as_str())
@@ -367,8 +438,9 @@ fn matches(account: &Account<'_>, query: &ConversionQuery, row: &EntityRow) -> b
     })
 }
 
-/// The JSON of one row: the selected fields, nested the way the service writes them, and the
-/// `FROM` resource's `resourceName`.
+/// The JSON of one row: the selected fields, nested the way the service writes them
+/// (`ad_group_criterion.keyword.text` → `{"adGroupCriterion": {"keyword": {"text": …}}}`), and
+/// the `FROM` resource's `resourceName`.
 pub(crate) fn json_row(account: &Account<'_>, query: &ConversionQuery, row: &EntityRow) -> Value {
     let mut out = Map::new();
     let own = format!("{}.resource_name", query.from);
@@ -378,11 +450,19 @@ pub(crate) fn json_row(account: &Account<'_>, query: &ConversionQuery, row: &Ent
             continue;
         };
         let (resource, name) = json_path(field);
-        let member = out
+        let mut member = out
             .entry(resource)
             .or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(m) = member {
-            m.insert(name, value.json());
+        let mut path = name.split('.').peekable();
+        while let Some(part) = path.next() {
+            let Value::Object(m) = member else { break };
+            if path.peek().is_none() {
+                m.insert(part.to_owned(), value.json());
+                break;
+            }
+            member = m
+                .entry(part.to_owned())
+                .or_insert_with(|| Value::Object(Map::new()));
         }
     }
     Value::Object(out)

@@ -9,8 +9,10 @@
 //!   and of `Metrics`. Data types follow discovery: `int64` → INT64, `int32` → INT32, `double` →
 //!   DOUBLE, `boolean` → BOOLEAN, an `enum` → ENUM, a member described as a resource name →
 //!   RESOURCE_NAME, any other string → STRING; the core date segments
-//!   `segments.date|week|month|quarter` are DATE (GRAM, "Date ranges"). Nested messages and
-//!   repeated members are not catalogued (the fake fills none of them).
+//!   `segments.date|week|month|quarter` are DATE (GRAM, "Date ranges"). Nested messages are
+//!   flattened to their leaves (`ad_group_criterion.keyword.text`), as the SDK's catalogue does
+//!   (SR-30); a repeated member is catalogued whole (a repeated message as MESSAGE), though the
+//!   fake fills none.
 //! - Selectable / filterable / sortable: every catalogued field is selectable; RESOURCE_NAME fields
 //!   are neither filterable nor sortable (discovery: "No operators work with RESOURCE_NAME fields").
 //! - Selectable with: a `FROM` resource takes its own fields, its attributed resources' fields
@@ -38,34 +40,112 @@ pub(crate) struct Served {
     pub attributed: &'static [&'static str],
     /// Whether metrics and segments other than the core date segments may be selected with it.
     pub metrics_and_segments: bool,
+    /// Whether the core date segments may be selected with it.
+    pub date_segments: bool,
 }
 
-/// The resources the fake serves in `FROM` (SR-22). `conversion`'s attributed resources are CF's;
+const fn served_with(
+    name: &'static str,
+    attributed: &'static [&'static str],
+    metrics_and_segments: bool,
+    date_segments: bool,
+) -> Served {
+    Served {
+        name,
+        attributed,
+        metrics_and_segments,
+        date_segments,
+    }
+}
+
+/// The resources the fake serves in `FROM` (SR-22), with what each may select: the SDK's table
+/// (`specs/search-ads-report-fields.yaml`, `resources:`, from the field reference pages
+/// <https://developers.google.com/search-ads/reporting/api/reference/fields/v0/>), so the fake
+/// accepts every query the SDK lets through. `conversion`'s attributed resources are CF's;
 /// `ad_group`'s are the field-service page's example (`customer`, `campaign`); `campaign` takes
-/// `bidding_strategy` (QS's example selects `bidding_strategy.id` `FROM campaign`), `customer` and
-/// `campaign_budget` (its budget, as in Google Ads); `customer` takes none.
+/// `bidding_strategy` (QS's example selects `bidding_strategy.id` `FROM campaign`); `keyword_view`
+/// reaches its parents up to `customer` (Google's criteria-metrics guide). The label links and
+/// `label` take no segments and no metrics, `conversion` and `visit` only the core date segments.
 pub(crate) const SERVED: &[Served] = &[
-    Served {
-        name: SERVED_RESOURCE,
-        attributed: ATTRIBUTED,
-        metrics_and_segments: false,
-    },
-    Served {
-        name: "customer",
-        attributed: &[],
-        metrics_and_segments: true,
-    },
-    Served {
-        name: "campaign",
-        attributed: &["customer", "bidding_strategy", "campaign_budget"],
-        metrics_and_segments: true,
-    },
-    Served {
-        name: "ad_group",
-        attributed: &["customer", "campaign"],
-        metrics_and_segments: true,
-    },
+    served_with(SERVED_RESOURCE, ATTRIBUTED, false, true),
+    served_with("customer", &[], true, true),
+    served_with(
+        "campaign",
+        &[
+            "accessible_bidding_strategy",
+            "bidding_strategy",
+            "campaign_budget",
+            "customer",
+        ],
+        true,
+        true,
+    ),
+    served_with("campaign_budget", &["customer"], true, true),
+    served_with("bidding_strategy", &["customer"], true, true),
+    served_with("conversion_action", &["customer"], true, true),
+    served_with("ad_group", &["campaign", "customer"], true, true),
+    served_with(
+        "ad_group_ad",
+        &["ad_group", "campaign", "customer"],
+        true,
+        true,
+    ),
+    served_with(
+        "ad_group_criterion",
+        &["ad_group", "campaign", "customer"],
+        true,
+        true,
+    ),
+    served_with(
+        "keyword_view",
+        &["ad_group", "ad_group_criterion", "campaign", "customer"],
+        true,
+        true,
+    ),
+    served_with(
+        "visit",
+        &["ad_group", "ad_group_criterion", "campaign", "customer"],
+        false,
+        true,
+    ),
+    served_with("label", &["customer"], false, false),
+    served_with(
+        "campaign_label",
+        &["campaign", "customer", "label"],
+        false,
+        false,
+    ),
+    served_with(
+        "ad_group_label",
+        &["ad_group", "campaign", "customer", "label"],
+        false,
+        false,
+    ),
+    served_with(
+        "ad_group_ad_label",
+        &["ad_group", "ad_group_ad", "campaign", "customer", "label"],
+        false,
+        false,
+    ),
+    served_with(
+        "ad_group_criterion_label",
+        &[
+            "ad_group",
+            "ad_group_criterion",
+            "campaign",
+            "customer",
+            "label",
+        ],
+        false,
+        false,
+    ),
 ];
+
+/// The segments besides the core date segments that `FROM visit` takes: its field reference page,
+/// filtered to "visit specified in the FROM clause", lists `ad_network_type`, `date`, `device`,
+/// `month`, `quarter`, `week` and `year`
+/// (<https://developers.google.com/search-ads/reporting/api/reference/fields/v0/visit>).
+pub(crate) const VISIT_SEGMENTS: &[&str] = &["segments.device", "segments.ad_network_type"];
 
 /// The served resource of a `FROM` name.
 pub(crate) fn served(name: &str) -> Option<&'static Served> {
@@ -96,6 +176,8 @@ pub(crate) enum DataType {
     Int64,
     ResourceName,
     String,
+    /// A repeated message, kept whole (SR-30).
+    Message,
 }
 
 impl DataType {
@@ -109,6 +191,7 @@ impl DataType {
             DataType::Int64 => "INT64",
             DataType::ResourceName => "RESOURCE_NAME",
             DataType::String => "STRING",
+            DataType::Message => "MESSAGE",
         }
     }
 }
@@ -138,15 +221,19 @@ pub(crate) struct FieldInfo {
     pub category: Category,
     pub data_type: DataType,
     pub enum_values: Vec<String>,
+    /// A repeated member (a list).
+    pub repeated: bool,
 }
 
 impl FieldInfo {
+    /// RESOURCE_NAME and MESSAGE fields take no operator (discovery's `dataType` descriptions).
     pub(crate) fn filterable(&self) -> bool {
-        self.data_type != DataType::ResourceName
+        !matches!(self.data_type, DataType::ResourceName | DataType::Message)
     }
 
+    /// A repeated field has no order (the SDK's table, SR-30).
     pub(crate) fn sortable(&self) -> bool {
-        self.filterable()
+        self.filterable() && !self.repeated
     }
 
     /// The resource (or `segments` / `metrics`) the field belongs to.
@@ -182,6 +269,80 @@ fn schema<'a>(schemas: &'a Value, suffix: &str) -> Option<&'a serde_json::Map<St
         .1
         .get("properties")?
         .as_object()
+}
+
+/// The members of a schema as fields named `prefix.member`; a nested message (a `$ref`) is
+/// flattened to its leaves (`ad_group_criterion.keyword.text`) and a repeated member kept whole
+/// (`ad_group_ad.labels`), as the SDK's catalogue does (SR-30); the fake fills no repeated member.
+fn members(
+    schemas: &Value,
+    props: &serde_json::Map<String, Value>,
+    prefix: &str,
+    category: Category,
+    depth: usize,
+    fields: &mut BTreeMap<String, FieldInfo>,
+) {
+    for (key, p) in props {
+        let name = format!("{prefix}.{}", snake(key));
+        if let Some(target) = p.get("$ref").and_then(Value::as_str) {
+            // Discovery's messages nest at most three deep; the bound guards a cycle.
+            if depth < 4
+                && let Some(nested) = schemas
+                    .get(target)
+                    .and_then(|s| s.get("properties"))
+                    .and_then(Value::as_object)
+            {
+                members(schemas, nested, &name, category, depth + 1, fields);
+            }
+            continue;
+        }
+        let description = p.get("description").and_then(Value::as_str).unwrap_or("");
+        // A repeated member is typed by its items: a message is MESSAGE, a scalar its own type.
+        let repeated = p.get("type").and_then(Value::as_str) == Some("array");
+        let p = match p.get("items") {
+            Some(items) if repeated => items,
+            _ => p,
+        };
+        let format = p.get("format").and_then(Value::as_str);
+        let enum_values: Vec<String> = p
+            .get("enum")
+            .and_then(Value::as_array)
+            .map(|v| {
+                v.iter()
+                    .filter_map(|s| s.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let data_type = match (p.get("type").and_then(Value::as_str), format) {
+            _ if CORE_DATE_SEGMENTS[..4].contains(&name.as_str()) => DataType::Date,
+            (Some("string"), Some("int64")) => DataType::Int64,
+            (Some("string"), Some("uint64")) => DataType::Int64,
+            (Some("integer"), _) => DataType::Int32,
+            (Some("number"), _) => DataType::Double,
+            (Some("boolean"), _) => DataType::Boolean,
+            (Some("string"), _) if !enum_values.is_empty() => DataType::Enum,
+            (Some("string"), _)
+                if key == "resourceName"
+                    || description.contains("resource name of the")
+                    || description.contains("resource name of a") =>
+            {
+                DataType::ResourceName
+            }
+            (Some("string"), _) => DataType::String,
+            _ if repeated && p.get("$ref").is_some() => DataType::Message,
+            _ => continue,
+        };
+        fields.insert(
+            name.clone(),
+            FieldInfo {
+                name,
+                category,
+                data_type,
+                enum_values,
+                repeated,
+            },
+        );
+    }
 }
 
 fn read() -> Catalog {
@@ -249,6 +410,12 @@ fn read() -> Catalog {
         ),
         ("Resources__Label", "label", Category::Attribute),
         ("Resources__Visit", "visit", Category::Attribute),
+        // Attributed to `campaign` in the SDK's table; catalogued so the fake accepts what it does.
+        (
+            "Resources__AccessibleBiddingStrategy",
+            "accessible_bidding_strategy",
+            Category::Attribute,
+        ),
         ("Common__Segments", "segments", Category::Segment),
         ("Common__Metrics", "metrics", Category::Metric),
     ];
@@ -256,47 +423,7 @@ fn read() -> Catalog {
         let Some(props) = schema(schemas, suffix) else {
             continue;
         };
-        for (key, p) in props {
-            let name = format!("{prefix}.{}", snake(key));
-            let format = p.get("format").and_then(Value::as_str);
-            let description = p.get("description").and_then(Value::as_str).unwrap_or("");
-            let enum_values: Vec<String> = p
-                .get("enum")
-                .and_then(Value::as_array)
-                .map(|v| {
-                    v.iter()
-                        .filter_map(|s| s.as_str().map(str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default();
-            let data_type = match (p.get("type").and_then(Value::as_str), format) {
-                _ if CORE_DATE_SEGMENTS[..4].contains(&name.as_str()) => DataType::Date,
-                (Some("string"), Some("int64")) => DataType::Int64,
-                (Some("string"), Some("uint64")) => DataType::Int64,
-                (Some("integer"), _) => DataType::Int32,
-                (Some("number"), _) => DataType::Double,
-                (Some("boolean"), _) => DataType::Boolean,
-                (Some("string"), _) if !enum_values.is_empty() => DataType::Enum,
-                (Some("string"), _)
-                    if key == "resourceName"
-                        || description.contains("resource name of the")
-                        || description.contains("resource name of a") =>
-                {
-                    DataType::ResourceName
-                }
-                (Some("string"), _) => DataType::String,
-                _ => continue, // nested messages and repeated members
-            };
-            fields.insert(
-                name.clone(),
-                FieldInfo {
-                    name,
-                    category,
-                    data_type,
-                    enum_values,
-                },
-            );
-        }
+        members(schemas, props, prefix, category, 0, &mut fields);
     }
     Catalog { fields, resources }
 }
@@ -329,7 +456,8 @@ pub(crate) fn selectable_with(from: &Served, f: &FieldInfo) -> bool {
     let resource = f.resource();
     resource == from.name
         || from.attributed.contains(&resource)
-        || CORE_DATE_SEGMENTS.contains(&f.name.as_str())
+        || (from.date_segments && CORE_DATE_SEGMENTS.contains(&f.name.as_str()))
+        || (from.name == "visit" && VISIT_SEGMENTS.contains(&f.name.as_str()))
         || (from.metrics_and_segments && matches!(f.category, Category::Segment | Category::Metric))
 }
 
@@ -367,5 +495,22 @@ mod tests {
             "the 24 properties of the conversion resource"
         );
         assert!(is_resource("conversion") && is_resource("campaign") && !is_resource("nope"));
+        // Nested messages are flattened to their leaves (SR-30), repeated members left out.
+        assert_eq!(t("ad_group_criterion.keyword.text"), DataType::String);
+        assert_eq!(t("ad_group_criterion.keyword.match_type"), DataType::Enum);
+        assert_eq!(t("ad_group_ad.ad.id"), DataType::Int64);
+        let urls = field("ad_group_ad.ad.final_urls").unwrap();
+        assert!(urls.repeated && urls.filterable() && !urls.sortable());
+        assert_eq!(t("ad_group_ad.ad.final_urls"), DataType::String);
+        let count = |c: Category| CATALOG.fields.values().filter(|f| f.category == c).count();
+        assert_eq!(
+            (
+                count(Category::Attribute),
+                count(Category::Segment),
+                count(Category::Metric)
+            ),
+            (319, 66, 100),
+            "the catalogue's size (SR-22)"
+        );
     }
 }

@@ -49,7 +49,7 @@ pub(crate) fn operators(t: DataType) -> &'static [Op] {
             Eq, Ne, Lt, Gt, Le, Ge, Between, In, NotIn, IsNull, IsNotNull,
         ],
         DataType::String => &[Eq, Ne, Like, NotLike, In, NotIn, IsNull, IsNotNull],
-        DataType::ResourceName => &[],
+        DataType::ResourceName | DataType::Message => &[],
     }
 }
 
@@ -132,7 +132,9 @@ fn constant(f: &Typed<'_>, op: Op, l: &Literal) -> Result<Const, QueryError> {
                 }),
             _ => Err(bad("INVALID_DATE_FORMAT", "a date 'YYYY-MM-DD'")),
         },
-        DataType::ResourceName => Err(bad("OPERATOR_FIELD_MISMATCH", "no operator")),
+        DataType::ResourceName | DataType::Message => {
+            Err(bad("OPERATOR_FIELD_MISMATCH", "no operator"))
+        }
     }
 }
 

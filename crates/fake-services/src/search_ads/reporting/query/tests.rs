@@ -207,10 +207,15 @@ fn date_range_rules() {
 
 #[test]
 fn resources_and_clauses() {
-    // Served (SR-22): campaign; a Reporting API resource the fake does not serve is refused.
+    // Served (SR-22): campaign, keyword_view; a Reporting API resource the fake does not serve
+    // is refused.
     assert_eq!(code("SELECT campaign.id FROM campaign"), "OK");
     assert_eq!(
         code("SELECT keyword_view.resource_name FROM keyword_view"),
+        "OK"
+    );
+    assert_eq!(
+        code("SELECT customer_client.id FROM customer_client"),
         "PROHIBITED_RESOURCE_TYPE_IN_FROM_CLAUSE"
     );
     assert_eq!(
