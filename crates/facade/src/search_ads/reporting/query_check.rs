@@ -261,6 +261,9 @@ mod tests {
             "SELECT campaign.id, custom_columns.id[12] FROM campaign \
              WHERE custom_columns.id[12] > 5 ORDER BY custom_columns.id[12] DESC",
             "SELECT asset.id FROM asset",
+            // The visit page's segments with `FROM visit`: the date ones, device, network.
+            "SELECT visit.id, segments.device, segments.ad_network_type, segments.date FROM visit \
+             WHERE segments.date DURING LAST_7_DAYS",
         ] {
             assert!(
                 check(&Query::text(q)).is_ok(),
@@ -311,6 +314,14 @@ mod tests {
         assert_eq!(
             code("SELECT conversion.id, segments.device FROM conversion").0,
             "PROHIBITED_SEGMENT_IN_SELECT_OR_WHERE_CLAUSE"
+        );
+        assert_eq!(
+            code("SELECT visit.id, segments.keyword.info.text FROM visit").0,
+            "PROHIBITED_SEGMENT_IN_SELECT_OR_WHERE_CLAUSE"
+        );
+        assert_eq!(
+            code("SELECT visit.id, metrics.clicks FROM visit").0,
+            "PROHIBITED_METRIC_IN_SELECT_OR_WHERE_CLAUSE"
         );
         assert_eq!(
             code("SELECT campaign FROM campaign").0,

@@ -782,7 +782,7 @@ pub(crate) static RESOURCES: &[ResourceInfo] = &[
     ResourceInfo::unchecked("shopping_performance_view"),
     ResourceInfo::unchecked("user_list"),
     ResourceInfo::unchecked("user_location_view"),
-    ResourceInfo::checked("visit", &["ad_group", "ad_group_criterion", "campaign", "customer"], Compat::Only(&[]), Compat::Only(&["segments.date", "segments.week", "segments.month", "segments.quarter", "segments.year"])),
+    ResourceInfo::checked("visit", &["ad_group", "ad_group_criterion", "campaign", "customer"], Compat::Only(&[]), Compat::Only(&["segments.ad_network_type", "segments.date", "segments.device", "segments.month", "segments.quarter", "segments.week", "segments.year"])),
     ResourceInfo::unchecked("webpage_view"),
 ];
 
