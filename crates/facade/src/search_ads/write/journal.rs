@@ -470,8 +470,10 @@ impl Done {
     }
 }
 
-/// An open journal and its `done` checkpoints, for a [`WriteStream`](super::WriteStream).
-pub(crate) type JournalParts = (std::sync::Arc<JournalFile>, Vec<(u64, u64)>);
+/// An open journal, its `done` checkpoints, and whether a batch's `send`
+/// record may be written as the batch opens (no application hook expects
+/// exact batch ranges), for a [`WriteStream`](super::WriteStream).
+pub(crate) type JournalParts = (std::sync::Arc<JournalFile>, Vec<(u64, u64)>, bool);
 
 /// The open journal of a running write: records are appended under one
 /// lock (each a single write of one line), and made durable by
@@ -489,6 +491,10 @@ pub(crate) struct JournalFile {
     /// Held while an `fdatasync` runs, so a later one can see whether the
     /// running one covered its records.
     syncing: Mutex<()>,
+    /// Tests: milliseconds each `fdatasync` takes beyond the disk's own (a
+    /// slow disk, so that a request leaving too early is seen).
+    #[cfg(test)]
+    slow_sync_ms: AtomicU64,
 }
 
 impl JournalFile {
@@ -556,6 +562,8 @@ impl JournalFile {
             appended: Mutex::new(len),
             synced: AtomicU64::new(0),
             syncing: Mutex::new(()),
+            #[cfg(test)]
+            slow_sync_ms: AtomicU64::new(0),
         }
     }
 
@@ -585,6 +593,10 @@ impl JournalFile {
             return Ok(());
         }
         let covered = self.appended();
+        #[cfg(test)]
+        std::thread::sleep(std::time::Duration::from_millis(
+            self.slow_sync_ms.load(Ordering::SeqCst),
+        ));
         self.file.sync_data().map_err(|e| io(&self.path, &e))?;
         self.synced.fetch_max(covered, Ordering::SeqCst);
         Ok(())
@@ -593,6 +605,12 @@ impl JournalFile {
     /// Makes every record appended so far durable.
     pub(crate) fn sync_all(&self) -> Result<(), Error> {
         self.sync(self.appended())
+    }
+
+    /// Tests: every `fdatasync` from now on takes `ms` milliseconds longer.
+    #[cfg(test)]
+    pub(crate) fn slow_sync(&self, ms: u64) {
+        self.slow_sync_ms.store(ms, Ordering::SeqCst);
     }
 
     /// Bytes known durable: what a power loss now would leave of the file.
