@@ -54,6 +54,10 @@ pub struct WriteStream<'a> {
     /// [`declare_ahead`](Self::declare_ahead)) the batch still being read;
     /// run ahead while earlier batches are in flight.
     gate: Option<Gate>,
+    /// Rows a durable `send` record written ahead covers (see
+    /// [`declare_ahead`](Self::declare_ahead)): a batch inside them needs no
+    /// record of its own.
+    declared: Range<usize>,
     in_flight: FuturesUnordered<BoxFuture<'static, (u64, WriteBatch)>>,
     /// Finished batches waiting for an earlier one, by sequence number.
     waiting: BTreeMap<u64, WriteBatch>,
@@ -199,6 +203,7 @@ impl<'a> WriteStream<'a> {
             batcher,
             ready: VecDeque::new(),
             gate: None,
+            declared: 0..0,
             in_flight: FuturesUnordered::new(),
             waiting: BTreeMap::new(),
             next_start: 0,
@@ -332,32 +337,63 @@ impl<'a> WriteStream<'a> {
     }
 
     /// With a journal: starts the `send` record of the batch being read (no
-    /// batch is ready to start) as soon as it holds a conversion to send,
-    /// for the rows it may cover ([`Batcher::open_reach`]: its first row and
-    /// at most `batch_size` rows), so that the `fdatasync` overlaps the
-    /// reading and checking of the batch, not only the requests in flight.
-    /// The batch still starts only once that record is durable
-    /// ([`poll_gate`](Self::poll_gate) checks that the record covers it,
-    /// else writes one that does). The price: the record may name rows of
-    /// the batch after it (this one closed early, before a repeated id) or
-    /// past the input's end, which a rerun then counts as possibly sent.
+    /// batch is ready to start) as soon as it holds a conversion to send, so
+    /// that the `fdatasync` overlaps the reading and checking of the batch,
+    /// not only the requests in flight. The record names the rows the next
+    /// `concurrency` batches may cover (from the batch's first row,
+    /// `concurrency × batch_size` rows: a batch closes at `batch_size` rows
+    /// or earlier, [`Batcher::open_reach`]), so at one batch in flight each
+    /// batch has its own record, and at `concurrency` batches in flight one
+    /// `fdatasync` serves up to `concurrency` batches: a slow `fdatasync`
+    /// (another process writing to the disk) holds up the pipeline once per
+    /// `concurrency` batches, not once per batch. A batch inside rows a
+    /// durable record already names needs none. A batch still starts only
+    /// once a durable record covers it ([`poll_gate`](Self::poll_gate)
+    /// checks, and writes one for its exact rows when none does). The price
+    /// (DECISIONS SA-23): a record may name rows up to `concurrency` batches
+    /// ahead of the ones sent, or past the input's end, which a rerun after
+    /// an interruption counts as possibly sent.
     fn declare_ahead(&mut self) {
-        let ahead = self.journal.as_ref().is_some_and(|j| j.ahead);
-        if !ahead || self.gate.is_some() || !self.ready.is_empty() || self.input.is_none() {
+        if !self.ahead() || self.gate.is_some() || !self.ready.is_empty() || self.input.is_none() {
             return;
         }
-        let Some(rows) = self.batcher.open_reach() else {
+        let Some(reach) = self.batcher.open_reach() else {
             return;
         };
+        if self.covered_ahead(&reach) {
+            // The batch is checked against the gate's rows again as it starts.
+            self.gate = Some(self.covered_gate());
+            return;
+        }
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return; // outside a runtime the hook runs as the batch starts
         };
+        let depth = self.options.concurrency.max(1);
+        let rows = reach.start..reach.start + reach.len() * depth;
         let shared = self.shared.clone();
         let hooked = Some(rows.clone());
         self.gate = Some(Gate {
             rows: Some(rows),
             state: GateState::Running(runtime.spawn_blocking(move || before_send(&shared, hooked))),
         });
+    }
+
+    /// True when the `send` records are the journal's own, written ahead.
+    fn ahead(&self) -> bool {
+        self.journal.as_ref().is_some_and(|j| j.ahead)
+    }
+
+    /// True when a durable record written ahead covers `rows`.
+    fn covered_ahead(&self, rows: &Range<usize>) -> bool {
+        self.ahead() && self.declared.start <= rows.start && rows.end <= self.declared.end
+    }
+
+    /// The gate of a batch a durable record written ahead covers.
+    fn covered_gate(&self) -> Gate {
+        Gate {
+            rows: Some(self.declared.clone()),
+            state: GateState::Done(Ok(())),
+        }
     }
 
     /// Runs the `before_send` hook (with a journal: appends the batch's `send`
@@ -379,6 +415,15 @@ impl<'a> WriteStream<'a> {
             // A record written ahead that does not cover the batch (not
             // expected: a batch never outgrows its reach): write its own.
             self.gate = None;
+        }
+        if self.gate.is_none()
+            && let Some(r) = &rows
+            && self.covered_ahead(r)
+        {
+            let covered = self.covered_gate();
+            if covered.covers(rows.as_ref()) {
+                self.gate = Some(covered);
+            }
         }
         if self.gate.is_none() {
             let shared = self.shared.clone();
@@ -444,7 +489,16 @@ impl<'a> WriteStream<'a> {
             Some(gate) if gate.covers(rows.as_ref()) => match gate.state {
                 // A hook that ran ahead may have finished before an error
                 // refused every later batch: that refusal wins.
-                GateState::Done(Ok(())) if rows.is_some() => self.shared.refusal(),
+                GateState::Done(Ok(())) if rows.is_some() => {
+                    let refused = self.shared.refusal();
+                    if let (None, Some(durable)) = (&refused, gate.rows)
+                        && self.ahead()
+                        && durable.end > self.declared.end
+                    {
+                        self.declared = durable;
+                    }
+                    refused
+                }
                 GateState::Done(result) => result.err(),
                 GateState::Running(_) => Some(unfinished()),
             },
