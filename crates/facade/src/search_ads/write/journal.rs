@@ -21,11 +21,18 @@
 //!   hash, an export's id); a journal is only resumed for the same text.
 //! - `note`: the application's own line (the last one counts), e.g. where its
 //!   report goes.
-//! - `send FIRST-LAST`: appended and fsynced before the first request of the
-//!   batch covering those rows (while the batch before it is in flight, so
-//!   the disk's wait hides behind the network's). A row outside every `send`
-//!   line was never sent, so a `0x0000011A` for it on a rerun is a conflict,
-//!   not "already stored" (SA-23).
+//! - `send FIRST-LAST`: appended and fsynced before the first request of any
+//!   batch within those rows. Written as a batch opens (while the batches
+//!   before it are in flight and it is being read, so the disk's wait hides
+//!   behind the network's), it names the rows the batch may cover: its first
+//!   row and `batch_size` rows, or at `concurrency` > 1 the next
+//!   `concurrency` batches' rows (one `fdatasync` for up to that many
+//!   batches); a batch inside a durable record needs none. It may thus name
+//!   rows never sent. A row outside every `send` line was never sent, so a
+//!   `0x0000011A` for it on a rerun is a conflict, not "already stored"
+//!   (SA-23). (With an application's own
+//!   [`before_send`](super::WriteRequest::before_send) hook, each batch gets
+//!   its own record with its exact rows, as it closes.)
 //! - `done FIRST-LAST`: every row of the range has its outcome except those
 //!   after `resend=` (ranges; `-` for none), which a rerun sends again.
 //!   `stored=`/`rejected=` count the rows it settled; `mark=` is the
