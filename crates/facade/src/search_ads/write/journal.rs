@@ -25,9 +25,9 @@
 //!   batch within those rows. Written as a batch opens (while the batches
 //!   before it are in flight and it is being read, so the disk's wait hides
 //!   behind the network's), it names the rows the batch may cover: its first
-//!   row and `batch_size` rows, or at `concurrency` > 1 the next
-//!   `concurrency` batches' rows (one `fdatasync` for up to that many
-//!   batches); a batch inside a durable record needs none. It may thus name
+//!   row and `batch_size` rows, and as many for each of the batches after
+//!   it up to `concurrency` batches, at least 2 (one `fdatasync` for up to
+//!   that many batches); a batch inside a durable record needs none. It may thus name
 //!   rows never sent. A row outside every `send` line was never sent, so a
 //!   `0x0000011A` for it on a rerun is a conflict, not "already stored"
 //!   (SA-23). (With an application's own

@@ -75,6 +75,11 @@ pub struct WriteStream<'a> {
     ended: bool,
 }
 
+/// A journal's `send` record written ahead names the rows of at least this
+/// many batches (of `concurrency` when more; see
+/// [`WriteStream::declare_ahead`]).
+const AHEAD_MIN_BATCHES: usize = 2;
+
 /// The `before_send` hook of the next batch to start (see
 /// [`WriteStream::poll_gate`]).
 struct Gate {
@@ -340,17 +345,16 @@ impl<'a> WriteStream<'a> {
     /// batch is ready to start) as soon as it holds a conversion to send, so
     /// that the `fdatasync` overlaps the reading and checking of the batch,
     /// not only the requests in flight. The record names the rows the next
-    /// `concurrency` batches may cover (from the batch's first row,
-    /// `concurrency × batch_size` rows: a batch closes at `batch_size` rows
-    /// or earlier, [`Batcher::open_reach`]), so at one batch in flight each
-    /// batch has its own record, and at `concurrency` batches in flight one
-    /// `fdatasync` serves up to `concurrency` batches: a slow `fdatasync`
-    /// (another process writing to the disk) holds up the pipeline once per
-    /// `concurrency` batches, not once per batch. A batch inside rows a
+    /// `depth` batches may cover (`depth` = `concurrency`, at least
+    /// [`AHEAD_MIN_BATCHES`]; from the batch's first row, `depth ×
+    /// batch_size` rows: a batch closes at `batch_size` rows or earlier,
+    /// [`Batcher::open_reach`]), so one `fdatasync` serves up to `depth`
+    /// batches: a slow `fdatasync` (another process writing to the disk)
+    /// holds up the pipeline once per `depth` batches, not once per batch. A batch inside rows a
     /// durable record already names needs none. A batch still starts only
     /// once a durable record covers it ([`poll_gate`](Self::poll_gate)
     /// checks, and writes one for its exact rows when none does). The price
-    /// (DECISIONS SA-23): a record may name rows up to `concurrency` batches
+    /// (DECISIONS SA-23): a record may name rows up to `depth` batches
     /// ahead of the ones sent, or past the input's end, which a rerun after
     /// an interruption counts as possibly sent.
     fn declare_ahead(&mut self) {
@@ -368,7 +372,7 @@ impl<'a> WriteStream<'a> {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return; // outside a runtime the hook runs as the batch starts
         };
-        let depth = self.options.concurrency.max(1);
+        let depth = self.options.concurrency.max(AHEAD_MIN_BATCHES);
         let rows = reach.start..reach.start + reach.len() * depth;
         let shared = self.shared.clone();
         let hooked = Some(rows.clone());
