@@ -165,6 +165,15 @@ impl Batcher {
         self.next
     }
 
+    /// The rows the open batch may cover once it closes (it closes at
+    /// `batch_size` rows or earlier), when it holds a conversion to send and
+    /// the input matches the journal's so far: what a `send` record may
+    /// declare before the batch is read to its end. `None` otherwise.
+    pub(crate) fn open_reach(&self) -> Option<std::ops::Range<usize>> {
+        let sends = self.open.sent() > 0 && self.open.mismatch.is_none();
+        sends.then(|| self.open.start..self.open.start + self.size)
+    }
+
     /// Checks the next input row: `Err` when it is refused locally.
     pub(crate) fn check(&mut self, index: usize, c: &Conversion) -> Result<(), Error> {
         validate::check(self.kind, index, c)?;

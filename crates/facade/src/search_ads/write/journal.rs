@@ -21,11 +21,18 @@
 //!   hash, an export's id); a journal is only resumed for the same text.
 //! - `note`: the application's own line (the last one counts), e.g. where its
 //!   report goes.
-//! - `send FIRST-LAST`: appended and fsynced before the first request of the
-//!   batch covering those rows (while the batch before it is in flight, so
-//!   the disk's wait hides behind the network's). A row outside every `send`
-//!   line was never sent, so a `0x0000011A` for it on a rerun is a conflict,
-//!   not "already stored" (SA-23).
+//! - `send FIRST-LAST`: appended and fsynced before the first request of any
+//!   batch within those rows. Written as a batch opens (while the batches
+//!   before it are in flight and it is being read, so the disk's wait hides
+//!   behind the network's), it names the rows the batch may cover: its first
+//!   row and `batch_size` rows, and as many for each of the batches after
+//!   it up to `concurrency` batches, at least 2 (one `fdatasync` for up to
+//!   that many batches); a batch inside a durable record needs none. It may thus name
+//!   rows never sent. A row outside every `send` line was never sent, so a
+//!   `0x0000011A` for it on a rerun is a conflict, not "already stored"
+//!   (SA-23). (With an application's own
+//!   [`before_send`](super::WriteRequest::before_send) hook, each batch gets
+//!   its own record with its exact rows, as it closes.)
 //! - `done FIRST-LAST`: every row of the range has its outcome except those
 //!   after `resend=` (ranges; `-` for none), which a rerun sends again.
 //!   `stored=`/`rejected=` count the rows it settled; `mark=` is the
@@ -470,8 +477,10 @@ impl Done {
     }
 }
 
-/// An open journal and its `done` checkpoints, for a [`WriteStream`](super::WriteStream).
-pub(crate) type JournalParts = (std::sync::Arc<JournalFile>, Vec<(u64, u64)>);
+/// An open journal, its `done` checkpoints, and whether a batch's `send`
+/// record may be written as the batch opens (no application hook expects
+/// exact batch ranges), for a [`WriteStream`](super::WriteStream).
+pub(crate) type JournalParts = (std::sync::Arc<JournalFile>, Vec<(u64, u64)>, bool);
 
 /// The open journal of a running write: records are appended under one
 /// lock (each a single write of one line), and made durable by
@@ -489,6 +498,10 @@ pub(crate) struct JournalFile {
     /// Held while an `fdatasync` runs, so a later one can see whether the
     /// running one covered its records.
     syncing: Mutex<()>,
+    /// Tests: milliseconds each `fdatasync` takes beyond the disk's own (a
+    /// slow disk, so that a request leaving too early is seen).
+    #[cfg(test)]
+    slow_sync_ms: AtomicU64,
 }
 
 impl JournalFile {
@@ -556,6 +569,8 @@ impl JournalFile {
             appended: Mutex::new(len),
             synced: AtomicU64::new(0),
             syncing: Mutex::new(()),
+            #[cfg(test)]
+            slow_sync_ms: AtomicU64::new(0),
         }
     }
 
@@ -585,6 +600,10 @@ impl JournalFile {
             return Ok(());
         }
         let covered = self.appended();
+        #[cfg(test)]
+        std::thread::sleep(std::time::Duration::from_millis(
+            self.slow_sync_ms.load(Ordering::SeqCst),
+        ));
         self.file.sync_data().map_err(|e| io(&self.path, &e))?;
         self.synced.fetch_max(covered, Ordering::SeqCst);
         Ok(())
@@ -593,6 +612,12 @@ impl JournalFile {
     /// Makes every record appended so far durable.
     pub(crate) fn sync_all(&self) -> Result<(), Error> {
         self.sync(self.appended())
+    }
+
+    /// Tests: every `fdatasync` from now on takes `ms` milliseconds longer.
+    #[cfg(test)]
+    pub(crate) fn slow_sync(&self, ms: u64) {
+        self.slow_sync_ms.store(ms, Ordering::SeqCst);
     }
 
     /// Bytes known durable: what a power loss now would leave of the file.

@@ -521,3 +521,103 @@ async fn a_journal_kept_at_the_end_survives_a_power_loss_as_it_is() {
     let after_power_loss = WriteJournal::read(&path).unwrap().unwrap();
     assert_eq!(after_power_loss, written);
 }
+
+/// The `send` ranges of the journal's durable bytes (what a power loss now
+/// would leave), 0-based.
+fn durable_sends(path: &Path, file: &super::journal::JournalFile) -> Vec<std::ops::Range<usize>> {
+    let bytes = disk_now(path, file, Disk::Power);
+    String::from_utf8(bytes)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("send "))
+        .map(|r| {
+            let (a, b) = r.split_once('-').unwrap();
+            a.parse::<usize>().unwrap() - 1..b.parse().unwrap()
+        })
+        .collect()
+}
+
+/// On a slow disk (every `fdatasync` 15 ms longer), at one and three
+/// batches in flight, with batches that close early (an id repeated at
+/// another timestamp may not share a batch, SA-15): the moment any request
+/// leaves, a durable `send` record covers every row it carries, whether the
+/// record was written as the batch opened or as it closed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_request_leaves_before_a_durable_send_record_covers_its_rows() {
+    // Rows 7 and 23 repeat the id before them at another timestamp.
+    let conversions: Vec<Conversion> = (0..40)
+        .map(|i| {
+            let id = if i == 7 || i == 23 { i - 1 } else { i };
+            let mut c = Conversion::new(
+                format!("s-{id}"),
+                DateTime::from_timestamp_millis(1_000 + i as i64).unwrap(),
+            );
+            c.click_id = Some("gclid-1".into());
+            c
+        })
+        .collect();
+    for concurrency in [1, 3] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("slow.journal");
+        let (input, total) = from_iter(conversions.clone());
+        let (resume, hook, parts) =
+            open_journal(&WriteJournal::new(&path, "journal-test"), None).unwrap();
+        let file = parts.0.clone();
+        file.slow_sync(15);
+        let uncovered: Arc<Mutex<Vec<usize>>> = Arc::default();
+        let batches: Arc<Mutex<Vec<std::ops::Range<usize>>>> = Arc::default();
+        let send: SendFn = {
+            let (uncovered, batches, file, path) = (
+                uncovered.clone(),
+                batches.clone(),
+                file.clone(),
+                path.clone(),
+            );
+            Arc::new(move |batch: Arc<Batch>, _| {
+                let durable = durable_sends(&path, &file);
+                let rows = (0..batch.sent()).map(|k| batch.input_index(k));
+                uncovered
+                    .lock()
+                    .unwrap()
+                    .extend(rows.filter(|i| !durable.iter().any(|r| r.contains(i))));
+                batches
+                    .lock()
+                    .unwrap()
+                    .push(batch.start..batch.start + batch.len);
+                async { Ok(()) }.boxed()
+            })
+        };
+        let shared = Shared::new(
+            WriteKind::Insert,
+            false,
+            RetryPolicy::default(),
+            send,
+            Some(hook),
+        );
+        let stream = WriteStream::new(
+            input,
+            total,
+            WriteOptions {
+                batch_size: 5,
+                concurrency,
+            },
+            None,
+            shared,
+            resume.map(Resume::cursor),
+            Some(parts),
+        );
+        let report: WriteReport = stream.collect().await;
+        assert!(report.all_stored(), "{:?}", report.outcomes());
+        let case = format!("concurrency {concurrency}");
+        assert_eq!(
+            *uncovered.lock().unwrap(),
+            [0usize; 0],
+            "{case}: rows sent before their send record was durable"
+        );
+        let batches = batches.lock().unwrap().clone();
+        assert!(
+            batches.contains(&(5..7)) && batches.contains(&(22..23)),
+            "{case}: early closes {batches:?}"
+        );
+    }
+}

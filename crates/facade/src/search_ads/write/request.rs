@@ -270,8 +270,9 @@ pub(crate) fn open_journal(
     let file = Arc::new(file);
     let checkpoints = state.as_ref().map(|s| s.checkpoints().to_vec());
     let resume = state.as_ref().map(|s| s.resume());
+    let ahead = then.is_none();
     let hook = journal_hook(file.clone(), then);
-    Ok((resume, hook, (file, checkpoints.unwrap_or_default())))
+    Ok((resume, hook, (file, checkpoints.unwrap_or_default(), ahead)))
 }
 
 /// The hook that appends a journal's `send` record and waits until it is

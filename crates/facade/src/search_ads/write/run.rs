@@ -66,6 +66,15 @@ impl Shared {
         refused.get_or_insert(error);
     }
 
+    /// The error that refuses every batch not started yet, if any (see
+    /// [`refuse`](Self::refuse)).
+    pub(crate) fn refusal(&self) -> Option<Error> {
+        self.refused
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
     fn stop(&self, error: &Error) {
         if let Ok(mut slot) = self.abort.lock() {
             slot.get_or_insert_with(|| error.clone());

@@ -2,6 +2,7 @@
 //! order through a bounded reorder buffer.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::ops::Range;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -48,9 +49,15 @@ pub struct WriteStream<'a> {
     batcher: Batcher,
     /// Batches closed by the batcher, not started yet (at most two).
     ready: VecDeque<Batch>,
-    /// The `before_send` hook (a journal's `send` record) of the first batch
-    /// in `ready`, run ahead while earlier batches are in flight.
+    /// The `before_send` hook (a journal's `send` record) of the next batch
+    /// to start: the first one in `ready`, or (a journal's, see
+    /// [`declare_ahead`](Self::declare_ahead)) the batch still being read;
+    /// run ahead while earlier batches are in flight.
     gate: Option<Gate>,
+    /// Rows a durable `send` record written ahead covers (see
+    /// [`declare_ahead`](Self::declare_ahead)): a batch inside them needs no
+    /// record of its own.
+    declared: Range<usize>,
     in_flight: FuturesUnordered<BoxFuture<'static, (u64, WriteBatch)>>,
     /// Finished batches waiting for an earlier one, by sequence number.
     waiting: BTreeMap<u64, WriteBatch>,
@@ -68,13 +75,36 @@ pub struct WriteStream<'a> {
     ended: bool,
 }
 
+/// A journal's `send` record written ahead names the rows of at least this
+/// many batches (of `concurrency` when more; see
+/// [`WriteStream::declare_ahead`]).
+const AHEAD_MIN_BATCHES: usize = 2;
+
 /// The `before_send` hook of the next batch to start (see
 /// [`WriteStream::poll_gate`]).
-enum Gate {
+struct Gate {
+    /// The input rows the hook was called with (`None`: no hook was due).
+    rows: Option<Range<usize>>,
+    state: GateState,
+}
+
+enum GateState {
     /// Running on a blocking thread.
     Running(tokio::task::JoinHandle<Result<(), Error>>),
     /// Finished: the batch may be sent (`Ok`), or must not be (`Err`).
     Done(Result<(), Error>),
+}
+
+impl Gate {
+    /// True when this hook's call stands for a batch whose hook is due for
+    /// `rows`: no hook is due, or it was called with rows covering them.
+    fn covers(&self, rows: Option<&Range<usize>>) -> bool {
+        match (rows, &self.rows) {
+            (None, _) => true,
+            (Some(want), Some(had)) => had.start <= want.start && want.end <= had.end,
+            (Some(_), None) => false,
+        }
+    }
 }
 
 /// The journal of a [`WriteStream`] (see [`WriteJournal`](super::WriteJournal)).
@@ -94,6 +124,10 @@ struct Journaling {
     keep: bool,
     /// Closed (removed, or kept and fsynced) by `finish` or the drop.
     closed: bool,
+    /// The `send` record of the batch being read is written as it opens
+    /// (see [`WriteStream::declare_ahead`]): the journal's own hook, with no
+    /// application hook behind it that expects exact batch ranges.
+    ahead: bool,
 }
 
 impl Journaling {
@@ -155,7 +189,7 @@ impl<'a> WriteStream<'a> {
         journal: Option<JournalParts>,
     ) -> Self {
         let mut batcher = Batcher::resuming(shared.kind, options.batch_size, resume);
-        let journal = journal.map(|(file, checkpoints)| {
+        let journal = journal.map(|(file, checkpoints, ahead)| {
             batcher = std::mem::replace(&mut batcher, Batcher::new(shared.kind, 1))
                 .journaled(&checkpoints);
             Journaling {
@@ -166,6 +200,7 @@ impl<'a> WriteStream<'a> {
                 error: None,
                 keep: false,
                 closed: false,
+                ahead,
             }
         });
         Self {
@@ -173,6 +208,7 @@ impl<'a> WriteStream<'a> {
             batcher,
             ready: VecDeque::new(),
             gate: None,
+            declared: 0..0,
             in_flight: FuturesUnordered::new(),
             waiting: BTreeMap::new(),
             next_start: 0,
@@ -286,7 +322,7 @@ impl<'a> WriteStream<'a> {
                 let Some(batch) = self.ready.pop_front() else {
                     return;
                 };
-                let refused = self.take_gate();
+                let refused = self.take_gate(&batch);
                 let seq = self.next_start;
                 self.next_start += 1;
                 let shared = self.shared.clone();
@@ -298,9 +334,69 @@ impl<'a> WriteStream<'a> {
                 self.note();
                 continue;
             }
+            self.declare_ahead();
             if !self.read_one(cx) {
                 return;
             }
+        }
+    }
+
+    /// With a journal: starts the `send` record of the batch being read (no
+    /// batch is ready to start) as soon as it holds a conversion to send, so
+    /// that the `fdatasync` overlaps the reading and checking of the batch,
+    /// not only the requests in flight. The record names the rows the next
+    /// `depth` batches may cover (`depth` = `concurrency`, at least
+    /// [`AHEAD_MIN_BATCHES`]; from the batch's first row, `depth ×
+    /// batch_size` rows: a batch closes at `batch_size` rows or earlier,
+    /// [`Batcher::open_reach`]), so one `fdatasync` serves up to `depth`
+    /// batches: a slow `fdatasync` (another process writing to the disk)
+    /// holds up the pipeline once per `depth` batches, not once per batch. A batch inside rows a
+    /// durable record already names needs none. A batch still starts only
+    /// once a durable record covers it ([`poll_gate`](Self::poll_gate)
+    /// checks, and writes one for its exact rows when none does). The price
+    /// (DECISIONS SA-23): a record may name rows up to `depth` batches
+    /// ahead of the ones sent, or past the input's end, which a rerun after
+    /// an interruption counts as possibly sent.
+    fn declare_ahead(&mut self) {
+        if !self.ahead() || self.gate.is_some() || !self.ready.is_empty() || self.input.is_none() {
+            return;
+        }
+        let Some(reach) = self.batcher.open_reach() else {
+            return;
+        };
+        if self.covered_ahead(&reach) {
+            // The batch is checked against the gate's rows again as it starts.
+            self.gate = Some(self.covered_gate());
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return; // outside a runtime the hook runs as the batch starts
+        };
+        let depth = self.options.concurrency.max(AHEAD_MIN_BATCHES);
+        let rows = reach.start..reach.start + reach.len() * depth;
+        let shared = self.shared.clone();
+        let hooked = Some(rows.clone());
+        self.gate = Some(Gate {
+            rows: Some(rows),
+            state: GateState::Running(runtime.spawn_blocking(move || before_send(&shared, hooked))),
+        });
+    }
+
+    /// True when the `send` records are the journal's own, written ahead.
+    fn ahead(&self) -> bool {
+        self.journal.as_ref().is_some_and(|j| j.ahead)
+    }
+
+    /// True when a durable record written ahead covers `rows`.
+    fn covered_ahead(&self, rows: &Range<usize>) -> bool {
+        self.ahead() && self.declared.start <= rows.start && rows.end <= self.declared.end
+    }
+
+    /// The gate of a batch a durable record written ahead covers.
+    fn covered_gate(&self) -> Gate {
+        Gate {
+            rows: Some(self.declared.clone()),
+            state: GateState::Done(Ok(())),
         }
     }
 
@@ -315,18 +411,41 @@ impl<'a> WriteStream<'a> {
         let Some(batch) = self.ready.front() else {
             return Poll::Ready(());
         };
-        if self.gate.is_none() {
-            let rows = hooked_rows(&self.shared, batch);
-            let shared = self.shared.clone();
-            self.gate = Some(match tokio::runtime::Handle::try_current() {
-                Ok(runtime) if rows.is_some() => {
-                    Gate::Running(runtime.spawn_blocking(move || before_send(&shared, rows)))
-                }
-                _ => Gate::Done(before_send(&shared, rows)),
-            });
+        let rows = hooked_rows(&self.shared, batch);
+        if let Some(gate) = &self.gate
+            && !gate.covers(rows.as_ref())
+            && matches!(gate.state, GateState::Done(_))
+        {
+            // A record written ahead that does not cover the batch (not
+            // expected: a batch never outgrows its reach): write its own.
+            self.gate = None;
         }
-        let Some(Gate::Running(task)) = self.gate.as_mut() else {
-            return Poll::Ready(());
+        if self.gate.is_none()
+            && let Some(r) = &rows
+            && self.covered_ahead(r)
+        {
+            let covered = self.covered_gate();
+            if covered.covers(rows.as_ref()) {
+                self.gate = Some(covered);
+            }
+        }
+        if self.gate.is_none() {
+            let shared = self.shared.clone();
+            let hooked = rows.clone();
+            let state = match tokio::runtime::Handle::try_current() {
+                Ok(runtime) if rows.is_some() => {
+                    GateState::Running(runtime.spawn_blocking(move || before_send(&shared, hooked)))
+                }
+                _ => GateState::Done(before_send(&shared, hooked)),
+            };
+            self.gate = Some(Gate { rows, state });
+        }
+        let Some(Gate {
+            state: GateState::Running(task),
+            ..
+        }) = self.gate.as_mut()
+        else {
+            return self.poll_gate_covering(cx);
         };
         let result = match task.poll_unpin(cx) {
             Poll::Pending => return Poll::Pending,
@@ -338,27 +457,68 @@ impl<'a> WriteStream<'a> {
                 format!("the before_send hook did not finish: {e}"),
             )),
         };
-        self.gate = Some(Gate::Done(result));
-        Poll::Ready(())
+        if let Some(gate) = self.gate.as_mut() {
+            gate.state = GateState::Done(result);
+        }
+        self.poll_gate_covering(cx)
+    }
+
+    /// [`poll_gate`](Self::poll_gate) once the gate finished: `Ready` when
+    /// it covers the first batch in `ready`, else a new one is started.
+    fn poll_gate_covering(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let covered = match (self.ready.front(), &self.gate) {
+            (Some(batch), Some(gate)) => gate.covers(hooked_rows(&self.shared, batch).as_ref()),
+            _ => true,
+        };
+        if covered {
+            Poll::Ready(())
+        } else {
+            self.poll_gate(cx)
+        }
     }
 
     /// The finished hook's verdict for the batch just taken from `ready`:
     /// `None` to send it, else the error that forbids it. Fails closed: a
     /// batch whose hook did not finish is not sent.
-    fn take_gate(&mut self) -> Option<Error> {
-        match self.gate.take() {
-            Some(Gate::Done(result)) => result.err(),
-            _ => Some(Error::unexpected(
+    fn take_gate(&mut self, batch: &Batch) -> Option<Error> {
+        let rows = hooked_rows(&self.shared, batch);
+        let unfinished = || {
+            Error::unexpected(
                 self.shared.kind.operation(),
                 None,
-                "a batch was about to start before its before_send hook finished",
-            )),
+                "a batch was about to start before its before_send hook finished for its rows",
+            )
+        };
+        match self.gate.take() {
+            Some(gate) if gate.covers(rows.as_ref()) => match gate.state {
+                // A hook that ran ahead may have finished before an error
+                // refused every later batch: that refusal wins.
+                GateState::Done(Ok(())) if rows.is_some() => {
+                    let refused = self.shared.refusal();
+                    if let (None, Some(durable)) = (&refused, gate.rows)
+                        && self.ahead()
+                        && durable.end > self.declared.end
+                    {
+                        self.declared = durable;
+                    }
+                    refused
+                }
+                GateState::Done(result) => result.err(),
+                GateState::Running(_) => Some(unfinished()),
+            },
+            _ => Some(unfinished()),
         }
     }
 
     /// True when the first batch in `ready` may start as far as its hook goes.
     fn gate_open(&self) -> bool {
-        matches!(self.gate, Some(Gate::Done(_)))
+        matches!(
+            self.gate,
+            Some(Gate {
+                state: GateState::Done(_),
+                ..
+            })
+        )
     }
 
     /// While batches are in flight and there is no room to start another,
@@ -473,6 +633,9 @@ impl Stream for WriteStream<'_> {
                 // Requests are in flight (their wakers are registered): read
                 // the next batch meanwhile.
                 Poll::Pending => {
+                    // The record of the batch about to be read is written
+                    // while it is read (with a journal).
+                    this.declare_ahead();
                     this.read_ahead(cx);
                     // The next batch's hook (a journal's fsync) runs meanwhile.
                     let gated = this.poll_gate(cx).is_ready();
