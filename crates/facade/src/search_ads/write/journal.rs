@@ -25,10 +25,9 @@
 //!   batch within those rows. Written as a batch opens (while the batches
 //!   before it are in flight and it is being read, so the disk's wait hides
 //!   behind the network's), it names the rows the batch may cover: its first
-//!   row and `batch_size` rows, and as many for each of the batches after
-//!   it up to `concurrency` batches, at least 2 (one `fdatasync` for up to
-//!   that many batches); a batch inside a durable record needs none. It may thus name
-//!   rows never sent. A row outside every `send` line was never sent, so a
+//!   row and `batch_size` rows; a batch inside a durable record needs none.
+//!   When a batch closes early (before a repeated id) or at the input's end,
+//!   it thus names rows of the next batch, or past the end, never sent. A row outside every `send` line was never sent, so a
 //!   `0x0000011A` for it on a rerun is a conflict, not "already stored"
 //!   (SA-23). (With an application's own
 //!   [`before_send`](super::WriteRequest::before_send) hook, each batch gets

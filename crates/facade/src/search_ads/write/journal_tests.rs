@@ -566,15 +566,18 @@ async fn no_request_leaves_before_a_durable_send_record_covers_its_rows() {
         file.slow_sync(15);
         let uncovered: Arc<Mutex<Vec<usize>>> = Arc::default();
         let batches: Arc<Mutex<Vec<std::ops::Range<usize>>>> = Arc::default();
+        let sends: Arc<Mutex<Vec<std::ops::Range<usize>>>> = Arc::default();
         let send: SendFn = {
-            let (uncovered, batches, file, path) = (
+            let (uncovered, batches, sends, file, path) = (
                 uncovered.clone(),
                 batches.clone(),
+                sends.clone(),
                 file.clone(),
                 path.clone(),
             );
             Arc::new(move |batch: Arc<Batch>, _| {
                 let durable = durable_sends(&path, &file);
+                sends.lock().unwrap().extend(durable.iter().cloned());
                 let rows = (0..batch.sent()).map(|k| batch.input_index(k));
                 uncovered
                     .lock()
@@ -618,6 +621,14 @@ async fn no_request_leaves_before_a_durable_send_record_covers_its_rows() {
         assert!(
             batches.contains(&(5..7)) && batches.contains(&(22..23)),
             "{case}: early closes {batches:?}"
+        );
+        // No record names more than one batch's reach: rows of later batches, never sent when
+        // the process dies, would count as possibly sent on a rerun (SA-23: no group commit).
+        let sends = sends.lock().unwrap().clone();
+        assert!(!sends.is_empty(), "{case}");
+        assert!(
+            sends.iter().all(|r| r.len() <= 5),
+            "{case}: a send record names more than batch_size rows: {sends:?}"
         );
     }
 }

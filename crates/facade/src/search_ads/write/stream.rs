@@ -75,11 +75,6 @@ pub struct WriteStream<'a> {
     ended: bool,
 }
 
-/// A journal's `send` record written ahead names the rows of at least this
-/// many batches (of `concurrency` when more; see
-/// [`WriteStream::declare_ahead`]).
-const AHEAD_MIN_BATCHES: usize = 2;
-
 /// The `before_send` hook of the next batch to start (see
 /// [`WriteStream::poll_gate`]).
 struct Gate {
@@ -344,19 +339,17 @@ impl<'a> WriteStream<'a> {
     /// With a journal: starts the `send` record of the batch being read (no
     /// batch is ready to start) as soon as it holds a conversion to send, so
     /// that the `fdatasync` overlaps the reading and checking of the batch,
-    /// not only the requests in flight. The record names the rows the next
-    /// `depth` batches may cover (`depth` = `concurrency`, at least
-    /// [`AHEAD_MIN_BATCHES`]; from the batch's first row, `depth ×
-    /// batch_size` rows: a batch closes at `batch_size` rows or earlier,
-    /// [`Batcher::open_reach`]), so one `fdatasync` serves up to `depth`
-    /// batches: a slow `fdatasync` (another process writing to the disk)
-    /// holds up the pipeline once per `depth` batches, not once per batch. A batch inside rows a
-    /// durable record already names needs none. A batch still starts only
-    /// once a durable record covers it ([`poll_gate`](Self::poll_gate)
-    /// checks, and writes one for its exact rows when none does). The price
-    /// (DECISIONS SA-23): a record may name rows up to `depth` batches
-    /// ahead of the ones sent, or past the input's end, which a rerun after
-    /// an interruption counts as possibly sent.
+    /// not only the requests in flight. The record names the rows this
+    /// batch may cover: from its first row, `batch_size` rows (a batch closes
+    /// at `batch_size` rows or earlier, [`Batcher::open_reach`]). A batch
+    /// still starts only once a durable record covers it
+    /// ([`poll_gate`](Self::poll_gate) checks, and writes one for its exact
+    /// rows when none does). The price (DECISIONS SA-23): when the batch
+    /// closes early (before a repeated id) or at the input's end, the record
+    /// names rows of the next batch or past the end, which a rerun after an
+    /// interruption counts as possibly sent. Not more: a record naming the
+    /// rows of several batches (one `fdatasync` for several) would stretch
+    /// that to rows never sent, and was measured and left out (SA-23).
     fn declare_ahead(&mut self) {
         if !self.ahead() || self.gate.is_some() || !self.ready.is_empty() || self.input.is_none() {
             return;
@@ -372,8 +365,7 @@ impl<'a> WriteStream<'a> {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return; // outside a runtime the hook runs as the batch starts
         };
-        let depth = self.options.concurrency.max(AHEAD_MIN_BATCHES);
-        let rows = reach.start..reach.start + reach.len() * depth;
+        let rows = reach;
         let shared = self.shared.clone();
         let hooked = Some(rows.clone());
         self.gate = Some(Gate {
