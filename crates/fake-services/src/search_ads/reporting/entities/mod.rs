@@ -13,17 +13,25 @@
 //! selected fields (including the given campaign's resource_name)").
 
 pub(crate) mod cells;
+mod json;
+#[cfg(test)]
+mod tests;
 
-use std::collections::BTreeMap;
+pub(crate) use self::json::EntityPage;
+
+use std::cell::OnceCell;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::{Datelike, NaiveDate};
+#[cfg(test)]
 use serde_json::{Map, Value, json};
 
-use self::cells::{DEVICES, Sums};
+use self::cells::{DEVICES, Place, Sums};
 use super::query::ConversionQuery;
 use super::query::catalog;
 use super::query::dates::Period;
 use super::query::eval::Val;
+#[cfg(test)]
 use super::row::json_path;
 use super::rows::IdTranslator;
 use crate::search_ads::data::{self, AD_GROUPS, CAMPAIGNS};
@@ -51,6 +59,7 @@ impl V {
         }
     }
 
+    #[cfg(test)]
     fn json(&self) -> Value {
         match self {
             V::Int(n) => json!(n.to_string()),
@@ -283,54 +292,178 @@ impl Dims {
     }
 }
 
-/// Every row of `query` (a `FROM customer | campaign | ad_group` query) for account `a`, filtered
-/// and ordered; the metrics cover `query.start..=query.end`.
-pub(crate) fn rows(app: &AppState, a: usize, query: &ConversionQuery) -> Vec<EntityRow> {
-    let account = Account::new(app, a);
-    let dims = Dims::new(&query.select);
-    let level = |c: u64, g: u64| match query.from {
-        "campaign" => (Some(c), None),
-        "ad_group" => (Some(c), Some(g)),
-        _ => (None, None),
-    };
-    let campaigns = data::report_campaigns(&app.config);
-    let mut sums: BTreeMap<Key, Sums> = BTreeMap::new();
-    if !dims.by_day() {
-        // Every entity has a row (with zero metrics when no day is in range).
-        for c in 0..campaigns {
-            for g in 0..data::ad_groups_of(c) {
+/// Where a page of a query in its natural order (no ORDER BY) starts: an entity of the query's
+/// level (campaign `c`, ad group `g`; `(0, 0)` for the customer) and how many of its rows were
+/// already sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct EntityCursor {
+    c: u64,
+    g: u64,
+    skip: usize,
+}
+
+/// The rows of one `FROM customer | campaign | ad_group` query for one account, computed entity
+/// by entity (SR-22 f): a row's key starts with its campaign and ad group, so the rows of the
+/// query's entities one after the other, each entity's in key order, are all the rows in key
+/// order, and a page needs only the entities it shows (plus the next row, to know whether there
+/// is one). The conversions of the seeded campaigns are read once per request, and only when an
+/// entity needs them.
+pub(crate) struct Report<'a> {
+    app: &'a AppState,
+    a: usize,
+    query: &'a ConversionQuery,
+    account: Account<'a>,
+    dims: Dims,
+    campaigns: u64,
+    conversions: OnceCell<HashMap<Place, i64>>,
+}
+
+impl<'a> Report<'a> {
+    pub(crate) fn new(app: &'a AppState, a: usize, query: &'a ConversionQuery) -> Self {
+        Self {
+            app,
+            a,
+            query,
+            account: Account::new(app, a),
+            dims: Dims::new(&query.select),
+            campaigns: data::report_campaigns(&app.config),
+            conversions: OnceCell::new(),
+        }
+    }
+
+    /// The account the rows are of (to write them).
+    pub(crate) fn account(&self) -> &Account<'a> {
+        &self.account
+    }
+
+    fn first(&self) -> Option<(u64, u64)> {
+        (self.campaigns > 0).then_some((0, 0))
+    }
+
+    /// The entity after `(c, g)` at the query's level.
+    fn next(&self, (c, g): (u64, u64)) -> Option<(u64, u64)> {
+        match self.query.from {
+            "campaign" => (c + 1 < self.campaigns).then_some((c + 1, 0)),
+            "ad_group" if g + 1 < data::ad_groups_of(c) => Some((c, g + 1)),
+            "ad_group" => (c + 1 < self.campaigns).then_some((c + 1, 0)),
+            _ => None,
+        }
+    }
+
+    /// The ad groups whose cells entity `(c, g)` sums.
+    fn ad_groups(&self, (c, g): (u64, u64)) -> Vec<(u64, u64)> {
+        match self.query.from {
+            "campaign" => (0..data::ad_groups_of(c)).map(|g| (c, g)).collect(),
+            "ad_group" => vec![(c, g)],
+            _ => (0..self.campaigns)
+                .flat_map(|c| (0..data::ad_groups_of(c)).map(move |g| (c, g)))
+                .collect(),
+        }
+    }
+
+    /// Conversions of a cell of a seeded campaign (synthetic ones have none).
+    fn conversions(&self, place: &Place) -> i64 {
+        if place.0 >= CAMPAIGNS {
+            return 0;
+        }
+        let conversions = self
+            .conversions
+            .get_or_init(|| cells::conversions(self.app, self.a, self.query.start, self.query.end));
+        conversions.get(place).copied().unwrap_or(0)
+    }
+
+    /// The rows of one entity, filtered, in key order.
+    fn entity_rows(&self, entity: (u64, u64)) -> Vec<EntityRow> {
+        let (query, dims) = (self.query, &self.dims);
+        let level = |c: u64, g: u64| match query.from {
+            "campaign" => (Some(c), None),
+            "ad_group" => (Some(c), Some(g)),
+            _ => (None, None),
+        };
+        let groups = self.ad_groups(entity);
+        let mut sums: BTreeMap<Key, Sums> = BTreeMap::new();
+        if !dims.by_day() {
+            // Every entity has a row (with zero metrics when no day is in range).
+            for &(c, g) in &groups {
                 let (lc, lg) = level(c, g);
                 for device in 0..DEVICES.len() {
                     sums.entry(dims.key(lc, lg, None, device)).or_default();
                 }
             }
         }
-    }
-    let conversions = cells::conversions(app, a, query.start, query.end);
-    let mut day = query.start;
-    while day <= query.end {
-        for c in 0..campaigns {
-            for g in 0..data::ad_groups_of(c) {
+        let mut day = query.start;
+        while day <= query.end {
+            for &(c, g) in &groups {
                 let (lc, lg) = level(c, g);
                 for device in 0..DEVICES.len() {
                     let place = (c, g, day, device);
-                    let n = conversions.get(&place).copied().unwrap_or(0);
-                    let cell = cells::cell(app.config.seed, a, place, n);
+                    let n = self.conversions(&place);
+                    let cell = cells::cell(self.app.config.seed, self.a, place, n);
                     sums.entry(dims.key(lc, lg, Some(day), device))
                         .or_default()
                         .add(cell);
                 }
             }
+            let Some(next) = day.succ_opt() else { break };
+            day = next;
         }
-        let Some(next) = day.succ_opt() else { break };
-        day = next;
+        sums.into_iter()
+            .map(|(key, sums)| EntityRow { key, sums })
+            .filter(|row| matches(&self.account, query, row))
+            .collect()
     }
-    let mut rows: Vec<EntityRow> = sums
-        .into_iter()
-        .map(|(key, sums)| EntityRow { key, sums })
-        .filter(|row| matches(&account, query, row))
-        .collect();
-    if !query.order.is_empty() {
+
+    /// Up to `want` rows in key order from `from` (the first row when `None`), and where the page
+    /// after them starts when a row follows.
+    pub(crate) fn page(
+        &self,
+        from: Option<EntityCursor>,
+        want: usize,
+    ) -> (Vec<EntityRow>, Option<EntityCursor>) {
+        let (mut entity, mut skip) = match from {
+            Some(cursor) => (Some((cursor.c, cursor.g)), cursor.skip),
+            None => (self.first(), 0),
+        };
+        let mut page = Vec::new();
+        while let Some(e) = entity {
+            let rows = self.entity_rows(e);
+            for (i, row) in rows.into_iter().enumerate().skip(skip) {
+                if page.len() == want {
+                    let (c, g) = e;
+                    return (page, Some(EntityCursor { c, g, skip: i }));
+                }
+                page.push(row);
+            }
+            skip = 0;
+            entity = self.next(e);
+        }
+        (page, None)
+    }
+
+    /// How many rows the query has.
+    pub(crate) fn count(&self) -> u64 {
+        let mut n = 0;
+        let mut entity = self.first();
+        while let Some(e) = entity {
+            n += self.entity_rows(e).len() as u64;
+            entity = self.next(e);
+        }
+        n
+    }
+
+    /// Every row in the query's ORDER BY (ties in key order), or `None` when there are more than
+    /// `max` (the fake sorts at most that many, SR-16).
+    pub(crate) fn sorted(&self, max: usize) -> Option<Vec<EntityRow>> {
+        let mut rows = Vec::new();
+        let mut entity = self.first();
+        while let Some(e) = entity {
+            rows.extend(self.entity_rows(e));
+            if rows.len() > max {
+                return None;
+            }
+            entity = self.next(e);
+        }
+        let (account, query) = (&self.account, self.query);
         rows.sort_by(|x, y| {
             for (field, desc) in &query.order {
                 let (vx, vy) = (account.value(x, field), account.value(y, field));
@@ -348,8 +481,8 @@ pub(crate) fn rows(app: &AppState, a: usize, query: &ConversionQuery) -> Vec<Ent
             }
             std::cmp::Ordering::Equal
         });
+        Some(rows)
     }
-    rows
 }
 
 /// Whether a row meets every condition. A range condition on a core date segment that is not
@@ -368,7 +501,9 @@ fn matches(account: &Account<'_>, query: &ConversionQuery, row: &EntityRow) -> b
 }
 
 /// The JSON of one row: the selected fields, nested the way the service writes them, and the
-/// `FROM` resource's `resourceName`.
+/// `FROM` resource's `resourceName` (as a `Value`: the reference [`EntityPage`] is tested
+/// against).
+#[cfg(test)]
 pub(crate) fn json_row(account: &Account<'_>, query: &ConversionQuery, row: &EntityRow) -> Value {
     let mut out = Map::new();
     let own = format!("{}.resource_name", query.from);
