@@ -212,6 +212,9 @@ pub struct FakeSpec {
     pub latency_ms: u64,
     /// Day of the first seeded conversion.
     pub start_date: chrono::NaiveDate,
+    /// Synthetic campaigns of each account in the Reporting API's campaign reports
+    /// (`--report-campaigns`, SR-22); 0 leaves the flag out.
+    pub report_campaigns: u64,
 }
 
 impl FakeSpec {
@@ -231,6 +234,12 @@ impl FakeSpec {
             "--id-mapping-bytes".to_owned(),
             self.id_mapping_bytes.to_string(),
         ];
+        if self.report_campaigns > 0 {
+            args.extend([
+                "--report-campaigns".to_owned(),
+                self.report_campaigns.to_string(),
+            ]);
+        }
         if self.latency_ms > 0 {
             args.extend([
                 "--latency-ms".to_owned(),
@@ -287,6 +296,7 @@ mod tests {
             id_mapping_bytes: 1000,
             latency_ms: 20,
             start_date: chrono::NaiveDate::from_ymd_opt(2026, 9, 1).unwrap(),
+            report_campaigns: 0,
         };
         let args = spec.args().join(" ");
         assert!(
@@ -298,5 +308,16 @@ mod tests {
             ..spec
         };
         assert!(!plain.args().join(" ").contains("latency"));
+        assert!(!plain.args().join(" ").contains("report-campaigns"));
+        let campaigns = FakeSpec {
+            report_campaigns: 3_996,
+            ..plain
+        };
+        assert!(
+            campaigns
+                .args()
+                .join(" ")
+                .contains("--report-campaigns 3996")
+        );
     }
 }

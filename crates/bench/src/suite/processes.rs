@@ -171,18 +171,20 @@ impl<'a> Fakes<'a> {
         })
     }
 
-    fn spec(&self, latency_ms: u64) -> FakeSpec {
-        FakeSpec {
+    fn spec(&self, latency_ms: u64) -> Result<FakeSpec> {
+        Ok(FakeSpec {
             conversions_per_account: self.options.sizes.read_rows,
             id_mapping_bytes: self.options.sizes.id_mapping_bytes,
             latency_ms,
             start_date: crate::reporting::report_data_start(crate::reporting::today_utc()),
-        }
+            // The campaign × day report of `search` has the run's rows (crate::search).
+            report_campaigns: crate::search::synthetic_campaigns(self.options.sizes.read_rows)?,
+        })
     }
 
     fn plain(&mut self) -> Result<&FakeVars> {
         if self.plain.is_none() {
-            let spec = self.spec(0);
+            let spec = self.spec(0)?;
             let log = log_path(&self.options.work_dir, "plain");
             self.plain = Some(FakeProcess::start(
                 &self.options.fake_bin,
@@ -212,7 +214,7 @@ impl<'a> Fakes<'a> {
 
     fn latency(&mut self) -> Result<&FakeVars> {
         if self.latency.is_none() {
-            let spec = self.spec(LATENCY_MS);
+            let spec = self.spec(LATENCY_MS)?;
             let log = log_path(&self.options.work_dir, "latency");
             self.latency = Some(FakeProcess::start(
                 &self.options.fake_bin,
@@ -233,6 +235,7 @@ impl<'a> Fakes<'a> {
             id_mapping_bytes: 10_000,
             latency_ms,
             start_date: crate::reporting::report_data_start(crate::reporting::today_utc()),
+            report_campaigns: 0,
         };
         let log = log_path(&self.options.work_dir, "upload");
         FakeProcess::start(&self.options.fake_bin, &spec.args(), &log)

@@ -212,3 +212,35 @@ fn the_binary_refuses_more_campaigns_than_the_bound() {
         assert!(out.stdout.is_empty(), "no connection lines: {args:?}");
     }
 }
+
+#[tokio::test]
+async fn an_order_by_sorts_a_bounded_number_of_rows_and_the_natural_order_pages() {
+    let fake = fake(MAX_REPORT_CAMPAIGNS).await;
+    let customer = fake.accounts()[0].customer_id.clone();
+    let query = format!(
+        "SELECT campaign.id, segments.date, segments.device, metrics.clicks FROM campaign {}",
+        during(&fake, 30)
+    );
+    let search = |query: String| {
+        client()
+            .post(format!(
+                "{}/v0/customers/{customer}/searchAds360:search",
+                fake.reporting_url()
+            ))
+            .bearer_auth(fake.dev_token())
+            .json(&json!({"query": query, "pageSize": 10_000}))
+    };
+    // 10 004 campaigns × 30 days × 3 devices: more rows than the fake sorts (SR-22 g, SR-16).
+    let (status, body) = json(search(format!("{query} ORDER BY metrics.clicks"))).await;
+    assert_eq!(status, 400, "{}", body["error"]);
+    assert_eq!(
+        body["error"]["details"][0]["errors"][0]["errorCode"]["sizeLimitError"],
+        "RESPONSE_SIZE_LIMIT_EXCEEDED",
+        "{body}"
+    );
+    // In its own order the same query pages.
+    let (status, body) = json(search(query)).await;
+    assert_eq!(status, 200, "{}", body["error"]);
+    assert_eq!(body["results"].as_array().map(Vec::len), Some(10_000));
+    assert!(body["nextPageToken"].is_string(), "{}", body["fieldMask"]);
+}

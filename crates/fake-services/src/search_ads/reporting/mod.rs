@@ -262,6 +262,7 @@ fn search_inner(
             customer: customer.to_owned(),
             query: text.to_owned(),
             cursor: (i64::MIN, i64::MIN),
+            entity: None,
             emitted: 0,
             expires: app.clock.now(),
             total_requested,
@@ -373,9 +374,13 @@ fn issue_token(app: &AppState, next: PageToken) -> String {
     token
 }
 
-/// One page of a query of a resource other than `conversion`: every row is computed (at most ad
+/// One page of a query of a resource other than `conversion` (SR-22 g). A `FROM customer |
+/// campaign | ad_group` query in its rows' own order (no ORDER BY) has its page computed from
+/// where the last one ended, entity by entity ([`entities::Report`]); with an ORDER BY every row is
+/// computed (at most [`sorted::MAX_SORTED_ROWS`], as for conversions, SR-16) and the page is the
+/// slice after the rows already sent. Every other resource's rows are all computed (at most ad
 /// groups × children × days × devices of them, or one visit per conversion up to
-/// `sorted::MAX_SORTED_ROWS`, SR-22) and the page is the slice after the rows already sent.
+/// [`sorted::MAX_SORTED_ROWS`], SR-22) and the page is the slice after the rows already sent.
 fn entity_page(
     app: &AppState,
     account: Option<usize>,
@@ -384,35 +389,77 @@ fn entity_page(
     want: usize,
     mut response: Value,
 ) -> Result<Response, Failure> {
-    let rows = match account {
-        Some(a) => entities::rows(app, a, query)?,
-        None => Vec::new(), // the manager has no campaigns of its own
+    let Some(a) = account else {
+        // The manager has no campaigns of its own.
+        if state.total_requested {
+            response["totalResultsCount"] = json!("0");
+        }
+        Counters::bump(&app.shared.counters.reporting_pages);
+        return Ok(json_response(StatusCode::OK, &response));
     };
     let skip = usize::try_from(state.emitted).unwrap_or(usize::MAX);
-    let page: Vec<_> = rows.iter().skip(skip).take(want).collect();
-    if state.total_requested {
-        response["totalResultsCount"] = json!(rows.len().to_string());
+    // The rows of a page, where the next page starts if one follows (`Some(None)`: after the
+    // rows already sent), and the number of rows when it was asked for.
+    let slice = |rows: Vec<entities::EntityRow>| {
+        let more = rows.len().saturating_sub(skip) > want;
+        let total = rows.len() as u64;
+        let page: Vec<_> = rows.into_iter().skip(skip).take(want).collect();
+        (page, more.then_some(None), Some(total))
+    };
+    let report = entities::Report::served(query.from).then(|| entities::Report::new(app, a, query));
+    let (page, next, total) = match &report {
+        Some(report) if query.order.is_empty() => {
+            let from = if state.emitted > 0 {
+                state.entity
+            } else {
+                None
+            };
+            let (page, next) = report.page(from, want);
+            let total = state.total_requested.then(|| report.count());
+            (page, next.map(Some), total)
+        }
+        Some(report) => slice(report.sorted(sorted::MAX_SORTED_ROWS).ok_or_else(|| {
+            Failure::new(
+                StatusCode::BAD_REQUEST,
+                "sizeLimitError",
+                "RESPONSE_SIZE_LIMIT_EXCEEDED",
+                format!(
+                    "This ORDER BY sorts more than {} rows; narrow the date range or drop the ORDER BY.",
+                    sorted::MAX_SORTED_ROWS
+                ),
+            )
+        })?),
+        None => slice(entities::rows(app, a, query)?),
+    };
+    if state.total_requested
+        && let Some(total) = total
+    {
+        response["totalResultsCount"] = json!(total.to_string());
     }
     let sent = state.emitted + page.len() as u64;
-    if (sent as usize) < rows.len() && sent < query.limit.unwrap_or(u64::MAX) && !page.is_empty() {
+    if let Some(entity) = next
+        && sent < query.limit.unwrap_or(u64::MAX)
+        && !page.is_empty()
+    {
         let next = PageToken {
             emitted: sent,
+            entity,
             ..state
         };
         response["nextPageToken"] = json!(issue_token(app, next));
     }
     Counters::bump(&app.shared.counters.reporting_pages);
-    if let Some(a) = account
-        && !page.is_empty()
-    {
-        let cells = entities::Account::new(app, a, query.from);
-        let results: Vec<Value> = page
-            .iter()
-            .map(|row| entities::json_row(&cells, query, row))
-            .collect();
-        response["results"] = Value::Array(results);
-    }
-    Ok(json_response(StatusCode::OK, &response))
+    // The rows are written straight from their values (no `Value` per row).
+    let own;
+    let account = match &report {
+        Some(report) => report.account(),
+        None => {
+            own = entities::Account::new(app, a, query.from);
+            &own
+        }
+    };
+    let body = entities::EntityPage::new(&response, account, query, &page);
+    Ok(json_response(StatusCode::OK, &body))
 }
 
 /// A response object (`fieldMask`, `nextPageToken`, `totalResultsCount`) with `results` added.

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Instant;
 
+use super::entities::EntityCursor;
 use super::row::RowKey;
 
 /// What a page token stands for.
@@ -14,6 +15,9 @@ pub(crate) struct PageToken {
     pub(super) customer: String,
     pub(super) query: String,
     pub(super) cursor: RowKey,
+    /// Where the next page of a report of `customer`, `campaign` or `ad_group` in its natural
+    /// order starts (SR-22 g); `None` for other reports and for a first page.
+    pub(super) entity: Option<EntityCursor>,
     pub(super) emitted: u64,
     pub(super) expires: Instant,
     pub(super) total_requested: bool,

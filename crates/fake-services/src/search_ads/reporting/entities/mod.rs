@@ -19,8 +19,15 @@
 
 mod attributes;
 pub(crate) mod cells;
+mod json;
 mod links;
+mod report;
+#[cfg(test)]
+mod tests;
 mod visits;
+
+pub(crate) use self::json::EntityPage;
+pub(crate) use self::report::{EntityCursor, Report};
 
 use std::collections::BTreeMap;
 
@@ -292,26 +299,32 @@ pub(crate) fn rows(
         .into_iter()
         .filter(|row| matches(&account, query, row))
         .collect();
-    if !query.order.is_empty() {
-        rows.sort_by(|x, y| {
-            for (field, desc) in &query.order {
-                let (vx, vy) = (account.value(x, field), account.value(y, field));
-                let o = match (vx, vy) {
-                    (Some(vx), Some(vy)) => vx.val().cmp_to(&vy.val()),
-                    (None, Some(_)) => Some(std::cmp::Ordering::Less),
-                    (Some(_), None) => Some(std::cmp::Ordering::Greater),
-                    (None, None) => None,
-                }
-                .unwrap_or(std::cmp::Ordering::Equal);
-                let o = if *desc { o.reverse() } else { o };
-                if o.is_ne() {
-                    return o;
-                }
-            }
-            std::cmp::Ordering::Equal
-        });
-    }
+    order(&account, query, &mut rows);
     Ok(rows)
+}
+
+/// Sorts `rows` (in key order) by the query's ORDER BY, if it has one; ties keep key order.
+fn order(account: &Account<'_>, query: &ConversionQuery, rows: &mut [EntityRow]) {
+    if query.order.is_empty() {
+        return;
+    }
+    rows.sort_by(|x, y| {
+        for (field, desc) in &query.order {
+            let (vx, vy) = (account.value(x, field), account.value(y, field));
+            let o = match (vx, vy) {
+                (Some(vx), Some(vy)) => vx.val().cmp_to(&vy.val()),
+                (None, Some(_)) => Some(std::cmp::Ordering::Less),
+                (Some(_), None) => Some(std::cmp::Ordering::Greater),
+                (None, None) => None,
+            }
+            .unwrap_or(std::cmp::Ordering::Equal);
+            let o = if *desc { o.reverse() } else { o };
+            if o.is_ne() {
+                return o;
+            }
+        }
+        std::cmp::Ordering::Equal
+    });
 }
 
 /// The metric rows of a resource with metrics: the cells of the range summed per entity and
