@@ -6,6 +6,9 @@ use chrono::NaiveDate;
 
 use crate::faults::Faults;
 
+/// The seeded campaigns of each account (the ID-mapping file's), before any synthetic ones.
+pub(crate) const SEEDED_CAMPAIGNS: u64 = 4;
+
 /// Most synthetic campaigns [`SearchAdsConfig::report_campaigns`] may add to each account (a bound
 /// of the fake: a report's rows are computed per request).
 pub const MAX_REPORT_CAMPAIGNS: u64 = 10_000;
@@ -322,8 +325,8 @@ impl SearchAdsConfig {
                 self.report_campaigns
             ));
         }
-        let numbered = (super::data::CAMPAIGNS + self.report_campaigns)
-            .saturating_mul(self.accounts.len() as u64);
+        let numbered =
+            (SEEDED_CAMPAIGNS + self.report_campaigns).saturating_mul(self.accounts.len() as u64);
         if numbered > MAX_NUMBERED_CAMPAIGNS {
             return Err(format!(
                 "report_campaigns is {}: with {} accounts that makes {numbered} campaigns, more than the {MAX_NUMBERED_CAMPAIGNS} the ID-mapping numbering holds",

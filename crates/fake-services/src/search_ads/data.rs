@@ -15,7 +15,7 @@ use crate::util::{hash3, mix};
 pub(crate) const DAY_MS: i64 = 86_400_000;
 
 /// Campaigns per account, ad groups per campaign, ads (and criteria) per ad group.
-pub(crate) const CAMPAIGNS: u64 = 4;
+pub(crate) const CAMPAIGNS: u64 = super::config::SEEDED_CAMPAIGNS;
 pub(crate) const AD_GROUPS: u64 = 3;
 
 /// Seeded campaigns of each account: the ones its seeded conversions use, listed in the

@@ -458,7 +458,7 @@ fn entity_page(
             &own
         }
     };
-    let body = entities::EntityPage::new(&response, account, query, &page);
+    let body = entities::json::EntityPage::new(&response, account, query, &page);
     Ok(json_response(StatusCode::OK, &body))
 }
 

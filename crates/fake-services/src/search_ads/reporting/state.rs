@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use super::entities::EntityCursor;
+use super::entities::cursor::EntityCursor;
 use super::row::RowKey;
 
 /// What a page token stands for.

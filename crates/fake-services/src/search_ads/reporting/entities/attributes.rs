@@ -8,7 +8,8 @@
 //! value (SR-16 c).
 
 use super::links::{self, LABELS};
-use super::{Account, CAMPAIGNS, Entity, STRATEGIES, V};
+use super::model::{Account, Entity, STRATEGIES, V};
+use crate::search_ads::data::CAMPAIGNS;
 use crate::search_ads::data::{self, AD_GROUPS, ADS};
 
 /// The keywords of an ad group, by keyword number (with the ad group's numbers in the text).

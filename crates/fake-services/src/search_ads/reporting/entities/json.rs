@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::super::query::ConversionQuery;
 use super::super::row::json_path;
-use super::{Account, EntityRow, V, json_row};
+use super::model::{Account, EntityRow, V, json_row};
 
 /// Where each selected field goes in a row: resources in name order, each with its members in
 /// name order (a field selected twice, or the `FROM` resource's `resource_name`, once).

@@ -6,8 +6,9 @@
 //! metrics and no segments (the SDK's table, `specs/search-ads-report-fields.yaml`), so a row is
 //! one entity.
 
-use super::{AD_GROUPS, CAMPAIGNS, Entity};
+use super::model::Entity;
 use crate::search_ads::data::ADS;
+use crate::search_ads::data::{AD_GROUPS, CAMPAIGNS};
 
 /// The names of the labels, by label number.
 pub(crate) const LABELS: [&str; 3] = ["Brand", "Seasonal", "Top performers"];

@@ -9,23 +9,14 @@ use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 use super::cells::{self, DEVICES, Place, Sums, Tally};
-use super::{Account, Dims, EntityRow, Key, entity_of, matches, order};
+use super::cursor::EntityCursor;
+use super::model::{Account, Dims, EntityRow, Key, entity_of, matches, order};
 use crate::search_ads::data::{self, CAMPAIGNS};
 use crate::search_ads::reporting::query::ConversionQuery;
 use crate::search_ads::state::AppState;
 
 /// The resources whose reports are computed entity by entity.
 const SERVED: [&str; 3] = ["customer", "campaign", "ad_group"];
-
-/// Where a page of a query in its natural order (no ORDER BY) starts: an entity of the query's
-/// level (campaign `c`, ad group `g`; `(0, 0)` for the customer) and how many of its rows were
-/// already sent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct EntityCursor {
-    pub(super) c: u64,
-    pub(super) g: u64,
-    pub(super) skip: usize,
-}
 
 /// The rows of one `FROM customer | campaign | ad_group` query for one account, computed entity
 /// by entity.

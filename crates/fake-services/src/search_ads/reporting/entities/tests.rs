@@ -6,7 +6,9 @@ use chrono::Days;
 use serde_json::{Value, json};
 
 use super::cells::Sums;
-use super::{Account, EntityPage, EntityRow, Key, Report, json_row, rows};
+use super::json::EntityPage;
+use super::model::{Account, EntityRow, Key, json_row};
+use super::{Report, rows};
 use crate::search_ads::config::SearchAdsConfig;
 use crate::search_ads::data::CAMPAIGNS;
 use crate::search_ads::reporting::query::{self, ConversionQuery};
@@ -117,7 +119,7 @@ fn only_the_seeded_campaigns_read_conversions() {
     let q = parse(&app, NATURAL[0]);
     let report = Report::new(&app, 0, &q);
     // A page of synthetic campaigns only: the conversions are never read.
-    let from = super::EntityCursor {
+    let from = super::cursor::EntityCursor {
         c: CAMPAIGNS + 2,
         g: 0,
         skip: 3,

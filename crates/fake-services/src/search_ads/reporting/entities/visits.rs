@@ -23,38 +23,12 @@ use super::super::row::Field;
 use super::super::rows::IdTranslator;
 use super::super::sorted::MAX_SORTED_ROWS;
 use super::cells::{self, SLOTS, Sums};
-use super::{Dims, Entity, EntityRow, V};
+use super::model::{Dims, Entity, EntityRow, Visit};
 use crate::search_ads::data::{self, CLICKS_PER_ACCOUNT, Generator};
 use crate::search_ads::state::AppState;
 
 /// `visit.id` of click number `n`: this base plus `n`.
 const VISIT_BASE: i64 = 6_000_000_000_000_000;
-
-/// The facts of one visit.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Visit {
-    id: i64,
-    resource_name: String,
-    click_id: String,
-    date_time: String,
-    ad_id: i64,
-    criterion_id: i64,
-}
-
-impl Visit {
-    /// The value of a `visit.*` field (`None`: not filled by the fake).
-    pub(crate) fn value(&self, field: &str) -> Option<V> {
-        Some(match field {
-            "visit.id" => V::Int(self.id),
-            "visit.resource_name" => V::Str(self.resource_name.clone()),
-            "visit.click_id" => V::Str(self.click_id.clone()),
-            "visit.visit_date_time" => V::Str(self.date_time.clone()),
-            "visit.ad_id" => V::Int(self.ad_id),
-            "visit.criterion_id" => V::Int(self.criterion_id),
-            _ => return None,
-        })
-    }
-}
 
 /// The visits of account `a` whose day is in `query.start..=query.end`, one row each, in click
 /// order.
