@@ -6,8 +6,9 @@ use chrono::NaiveDate;
 
 use crate::faults::Faults;
 
-/// The seeded campaigns of each account (the ID-mapping file's), before any synthetic ones.
-pub(crate) const SEEDED_CAMPAIGNS: u64 = 4;
+/// Seeded campaigns of each account: the ones its seeded conversions use, listed in the
+/// ID-mapping file. [`SearchAdsConfig::report_campaigns`] adds synthetic ones after them.
+pub const SEEDED_CAMPAIGNS: u64 = 4;
 
 /// Most synthetic campaigns [`SearchAdsConfig::report_campaigns`] may add to each account (a bound
 /// of the fake: a report's rows are computed per request).

@@ -18,10 +18,6 @@ pub(crate) const DAY_MS: i64 = 86_400_000;
 pub(crate) const CAMPAIGNS: u64 = super::config::SEEDED_CAMPAIGNS;
 pub(crate) const AD_GROUPS: u64 = 3;
 
-/// Seeded campaigns of each account: the ones its seeded conversions use, listed in the
-/// ID-mapping file. [`SearchAdsConfig::report_campaigns`] adds synthetic ones after them.
-pub const SEEDED_CAMPAIGNS: u64 = CAMPAIGNS;
-
 /// Ad groups of each synthetic campaign (SR-22).
 pub(crate) const SYNTHETIC_AD_GROUPS: u64 = 1;
 

@@ -40,9 +40,8 @@ use serde_json::{Value, json};
 pub use self::auth::JWT_BEARER_GRANT;
 pub use self::config::{
     AuthorizedUser, FloodlightActivity, IdMappingSize, KnownAccount, MAX_REPORT_CAMPAIGNS,
-    ReportingConfig, ReportingFaults, SavedColumnDef, SearchAdsConfig,
+    ReportingConfig, ReportingFaults, SEEDED_CAMPAIGNS, SavedColumnDef, SearchAdsConfig,
 };
-pub use self::data::SEEDED_CAMPAIGNS;
 pub use self::ledger::{
     ConversionKey, Origin, Owner, SearchAdsCounts, SearchAdsLedger, StoredConversion,
 };

@@ -79,3 +79,38 @@ pub fn invitation_request(
         None => request,
     }
 }
+
+/// Every row of a Reporting API `query` for the fake's first account, read page after page in
+/// pages of `size` over HTTP, and the number of pages; panics on an answer other than 200.
+pub async fn search_pages(
+    fake: &sa360_video_fakes::SearchAdsFake,
+    query: &str,
+    size: u32,
+) -> (Vec<Value>, usize) {
+    let customer = fake.accounts()[0].customer_id.clone();
+    let mut out = Vec::new();
+    let mut token: Option<String> = None;
+    for pages in 1..=10_000 {
+        let mut body = serde_json::json!({"query": query, "pageSize": size});
+        if let Some(t) = &token {
+            body["pageToken"] = serde_json::json!(t);
+        }
+        let (status, p) = json(
+            client()
+                .post(format!(
+                    "{}/v0/customers/{customer}/searchAds360:search",
+                    fake.reporting_url()
+                ))
+                .bearer_auth(fake.dev_token())
+                .json(&body),
+        )
+        .await;
+        assert_eq!(status, 200, "{query}: {p}");
+        out.extend(p["results"].as_array().cloned().unwrap_or_default());
+        match p["nextPageToken"].as_str() {
+            Some(t) => token = Some(t.to_owned()),
+            None => return (out, pages),
+        }
+    }
+    panic!("{query}: no last page");
+}

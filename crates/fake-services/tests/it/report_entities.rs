@@ -4,7 +4,7 @@
 //! example queries and the refusals with their codes are in the query corpus
 //! (`query_corpus.rs`).
 
-use crate::common::{client, json};
+use crate::common::{client, json, search_pages};
 
 use std::collections::BTreeMap;
 
@@ -41,23 +41,7 @@ async fn page(fake: &SearchAdsFake, customer: &str, body: Value) -> (u16, Value)
 
 /// Every row of `query` in pages of `size`.
 async fn rows(fake: &SearchAdsFake, query: &str, size: u32) -> Vec<Value> {
-    let customer = fake.accounts()[0].customer_id.clone();
-    let mut out = Vec::new();
-    let mut token: Option<String> = None;
-    for _ in 0..10_000 {
-        let mut body = json!({"query": query, "pageSize": size});
-        if let Some(t) = &token {
-            body["pageToken"] = json!(t);
-        }
-        let (status, p) = page(fake, &customer, body).await;
-        assert_eq!(status, 200, "{query}: {p}");
-        out.extend(p["results"].as_array().cloned().unwrap_or_default());
-        match p["nextPageToken"].as_str() {
-            Some(t) => token = Some(t.to_owned()),
-            None => return out,
-        }
-    }
-    panic!("{query}: no last page");
+    search_pages(fake, query, size).await.0
 }
 
 fn range(fake: &SearchAdsFake) -> (String, String) {

@@ -6,7 +6,7 @@
 //! row links to is a row of the linked resource; the visits are the conversions' visits; the fake
 //! takes everything the SDK's table and catalogue let through.
 
-use crate::common::{client, json};
+use crate::common::{client, json, search_pages};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,32 +27,7 @@ async fn fake() -> SearchAdsFake {
 
 /// Every row of `query` (pages of 10 000) for the first account; panics on an error.
 async fn rows(fake: &SearchAdsFake, query: &str) -> Vec<Value> {
-    let customer = fake.accounts()[0].customer_id.clone();
-    let mut out = Vec::new();
-    let mut token: Option<String> = None;
-    for _ in 0..1_000 {
-        let mut body = json!({"query": query, "pageSize": 10_000});
-        if let Some(t) = &token {
-            body["pageToken"] = json!(t);
-        }
-        let (status, p) = json(
-            client()
-                .post(format!(
-                    "{}/v0/customers/{customer}/searchAds360:search",
-                    fake.reporting_url()
-                ))
-                .bearer_auth(fake.dev_token())
-                .json(&body),
-        )
-        .await;
-        assert_eq!(status, 200, "{query}: {p}");
-        out.extend(p["results"].as_array().cloned().unwrap_or_default());
-        match p["nextPageToken"].as_str() {
-            Some(t) => token = Some(t.to_owned()),
-            None => return out,
-        }
-    }
-    panic!("{query}: no last page");
+    search_pages(fake, query, 10_000).await.0
 }
 
 /// The value at a JSON path (`adGroupCriterion.keyword.text`).

@@ -4,7 +4,7 @@
 //! seeded campaigns' rows unchanged; bounded, on the builder and on the binary's flag and
 //! environment variable.
 
-use crate::common::{client, json};
+use crate::common::{client, json, search_pages};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -29,32 +29,7 @@ async fn fake(report_campaigns: u64) -> SearchAdsFake {
 
 /// Every row of `query` in pages of `size`, and the number of pages.
 async fn rows(fake: &SearchAdsFake, query: &str, size: u32) -> (Vec<Value>, usize) {
-    let customer = fake.accounts()[0].customer_id.clone();
-    let mut out = Vec::new();
-    let mut token: Option<String> = None;
-    for pages in 1..=10_000 {
-        let mut body = json!({"query": query, "pageSize": size});
-        if let Some(t) = &token {
-            body["pageToken"] = json!(t);
-        }
-        let (status, p) = json(
-            client()
-                .post(format!(
-                    "{}/v0/customers/{customer}/searchAds360:search",
-                    fake.reporting_url()
-                ))
-                .bearer_auth(fake.dev_token())
-                .json(&body),
-        )
-        .await;
-        assert_eq!(status, 200, "{query}: {p}");
-        out.extend(p["results"].as_array().cloned().unwrap_or_default());
-        match p["nextPageToken"].as_str() {
-            Some(t) => token = Some(t.to_owned()),
-            None => return (out, pages),
-        }
-    }
-    panic!("{query}: no last page");
+    search_pages(fake, query, size).await
 }
 
 fn during(fake: &SearchAdsFake, days: u64) -> String {
