@@ -381,6 +381,23 @@ impl Error {
         Error::validation(setting, None, format!("is refused: {error}"))
     }
 
+    /// `Ok` when `value` is in `1..=max`, else a validation error naming `field`, the value and
+    /// the range (every count or size setting of the facade).
+    pub(crate) fn check_range<T>(field: &str, value: T, max: T) -> Result<(), Self>
+    where
+        T: PartialOrd + From<u8> + std::fmt::Display,
+    {
+        if value >= T::from(1) && value <= max {
+            Ok(())
+        } else {
+            Err(Error::validation(
+                field,
+                None,
+                format!("is {value}, outside 1..={max}"),
+            ))
+        }
+    }
+
     /// A validation error (used by the facade and handy for callers' own checks).
     pub(crate) fn validation(
         field: impl Into<String>,

@@ -89,13 +89,7 @@ crate::setters::field_setters!(ReportOptions {
 impl ReportOptions {
     /// Checks every bound (before any request).
     pub fn validate(&self) -> Result<(), Error> {
-        if !(1..=MAX_REPORT_PAGE_SIZE).contains(&self.page_size) {
-            return Err(Error::validation(
-                "page_size",
-                None,
-                format!("is {}, outside 1..={MAX_REPORT_PAGE_SIZE}", self.page_size),
-            ));
-        }
+        check_page_size(self.page_size)?;
         if !(1..=MAX_SHARD_DAYS).contains(&self.shard_days) {
             return Err(Error::validation(
                 "shard_days",
@@ -107,16 +101,13 @@ impl ReportOptions {
                 ),
             ));
         }
-        if !(1..=MAX_SHARDS_IN_FLIGHT).contains(&self.concurrency) {
-            return Err(Error::validation(
-                "concurrency",
-                None,
-                format!(
-                    "is {}, outside 1..={MAX_SHARDS_IN_FLIGHT}",
-                    self.concurrency
-                ),
-            ));
-        }
+        Error::check_range("concurrency", self.concurrency, MAX_SHARDS_IN_FLIGHT)?;
         self.filters.validate()
     }
+}
+
+/// The Reporting API's page size, 1 to [`MAX_REPORT_PAGE_SIZE`] rows: the one check of it, for
+/// the conversion report and `search` alike.
+pub(super) fn check_page_size(page_size: u32) -> Result<(), Error> {
+    Error::check_range("page_size", page_size, MAX_REPORT_PAGE_SIZE)
 }

@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 use super::super::client::SearchAdsClient;
 use super::super::error::Error;
 use super::super::values::CustomerId;
-use super::options::MAX_REPORT_PAGE_SIZE;
+use super::options::{MAX_REPORT_PAGE_SIZE, check_page_size};
 use super::query_check::check;
 use super::search_pages::{Batch, Msg, PageContext, run};
 use super::search_query::Query;
@@ -146,27 +146,9 @@ crate::setters::field_setters!(SearchOptions {
 impl SearchOptions {
     /// Checks every bound (before any request).
     pub fn validate(&self) -> Result<(), Error> {
-        if !(1..=MAX_REPORT_PAGE_SIZE).contains(&self.page_size) {
-            return Err(Error::validation(
-                "page_size",
-                None,
-                format!("is {}, outside 1..={MAX_REPORT_PAGE_SIZE}", self.page_size),
-            ));
-        }
-        if !(1..=MAX_SEARCH_PREFETCH).contains(&self.prefetch) {
-            return Err(Error::validation(
-                "prefetch",
-                None,
-                format!("is {}, outside 1..={MAX_SEARCH_PREFETCH}", self.prefetch),
-            ));
-        }
-        if !(1..=MAX_COLLECTED_ROWS).contains(&self.max_rows) {
-            return Err(Error::validation(
-                "max_rows",
-                None,
-                format!("is {}, outside 1..={MAX_COLLECTED_ROWS}", self.max_rows),
-            ));
-        }
+        check_page_size(self.page_size)?;
+        Error::check_range("prefetch", self.prefetch, MAX_SEARCH_PREFETCH)?;
+        Error::check_range("max_rows", self.max_rows, MAX_COLLECTED_ROWS)?;
         Ok(())
     }
 }
