@@ -311,6 +311,83 @@ async fn the_builders_text_and_custom_columns_go_on_the_wire() {
     assert!(sent[0].get("pageToken").is_none());
 }
 
+/// Requests the server below has received (a count, and a signal for each).
+static RECEIVED: (std::sync::Mutex<u64>, std::sync::Condvar) =
+    (std::sync::Mutex::new(0), std::sync::Condvar::new());
+
+/// A row of that server's first page blocks its own decode until the server has received the
+/// request for the next page, for at most 10 s; whether it came in time.
+static NEXT_CAME_DURING_DECODE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+/// A row that waits, while it is decoded, for the next page's request (see above).
+struct WaitsForTheNextRequest;
+
+impl<'de> Deserialize<'de> for WaitsForTheNextRequest {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let row = Value::deserialize(d)?;
+        if row["campaign"]["id"] == json!("0") {
+            let (count, signal) = &RECEIVED;
+            let guard = count.lock().expect("not poisoned");
+            let (guard, _) = signal
+                .wait_timeout_while(guard, Duration::from_secs(10), |n| *n < 2)
+                .expect("not poisoned");
+            let _ = NEXT_CAME_DURING_DECODE.set(*guard >= 2);
+        }
+        Ok(Self)
+    }
+}
+
+/// Answers page `n` with one row, `campaign.id` = `n`, and a next page token, for 3 pages.
+async fn three_pages(request: Request) -> Response {
+    let _ = read_request(request).await;
+    let n = {
+        let (count, signal) = &RECEIVED;
+        let mut count = count.lock().expect("not poisoned");
+        *count += 1;
+        signal.notify_all();
+        *count - 1
+    };
+    let mut page = json!({"results": [{"campaign": {"id": n.to_string()}}]});
+    if n < 2 {
+        page["nextPageToken"] = json!(format!("page-{}", n + 1));
+    }
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        page.to_string(),
+    )
+        .into_response()
+}
+
+/// The next page's request leaves as soon as this page's token is read, before its rows are
+/// decoded, on the runtime applications use (`#[tokio::main]`, one worker per core): a task
+/// spawned from a worker waits in that worker's own slot until the spawner yields, so a reader
+/// that went straight on to decode would send it only after the decode.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_next_page_is_asked_for_while_this_page_is_decoded() {
+    let origin = serve(Router::new().fallback(three_pages)).await;
+    let client = SearchAdsClient::builder(StaticToken::new("t"))
+        .reporting_base_url(origin)
+        .retry_policy(RetryPolicy::no_retries())
+        .build()
+        .expect("builds");
+    let rows: Vec<WaitsForTheNextRequest> = client
+        .search(
+            CustomerId::new("1234567890").expect("digits"),
+            "SELECT campaign.id FROM campaign",
+        )
+        .stream::<WaitsForTheNextRequest>()
+        .try_collect()
+        .await
+        .expect("every page decodes");
+    assert_eq!(rows.len(), 3);
+    assert_eq!(
+        NEXT_CAME_DURING_DECODE.get(),
+        Some(&true),
+        "the request for page 2 reached the server while page 1 was decoded"
+    );
+}
+
 /// The pages fetched ahead of a reader that stops reading are bounded by `prefetch`.
 #[tokio::test]
 async fn a_reader_that_stops_holds_at_most_prefetch_pages() {

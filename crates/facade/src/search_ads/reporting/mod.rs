@@ -31,6 +31,7 @@ mod ids;
 pub mod int64;
 pub mod mapping;
 mod options;
+mod page_ahead;
 mod query;
 mod query_check;
 mod query_clauses;

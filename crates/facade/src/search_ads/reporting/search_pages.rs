@@ -6,7 +6,8 @@
 //! its retry delay, a page that is not the documented JSON). As in the conversion report, the
 //! next page is asked for as soon as the answer's `nextPageToken` is found in its first or last
 //! bytes ([`SearchPage::token_hint`](super::decode::SearchPage::token_hint)), while this page is
-//! decoded, so the service prepares it meanwhile; one request is in flight at a time.
+//! decoded, so the service prepares it meanwhile ([`Ahead`], which lets the request leave before
+//! the decode starts); one request is in flight at a time.
 //!
 //! **Memory.** Pages fetched ahead of the reader hold one of `prefetch` permits each, from before
 //! their request until the reader takes their rows; the request ahead is sent only when a permit
@@ -23,12 +24,12 @@ use std::sync::Arc;
 use sa360_reporting_client::types;
 use serde::de::{DeserializeOwned, IgnoredAny};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
-use tokio::task::JoinHandle;
 
 use super::super::call::Calls;
 use super::super::error::Error;
 use super::super::values::CustomerId;
 use super::decode::SearchPage;
+use super::page_ahead::Ahead;
 use super::rpc::{OP_SEARCH, map_error};
 use super::search_request::{self, SearchError};
 
@@ -80,40 +81,11 @@ fn decode<T: DeserializeOwned>(
     }
 }
 
-/// A page read, its permit, and the request for the next page if it went out early.
+/// A page read, and the request for the next page if it went out early.
 struct Fetched<T> {
     rows: Rows<T>,
     next_page_token: Option<String>,
-    ahead: Option<Ahead<T>>,
-}
-
-/// A task aborted when its handle is dropped.
-struct AbortOnDrop<T>(JoinHandle<T>);
-
-impl<T> Drop for AbortOnDrop<T> {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-/// The next page, asked for while this one is decoded.
-struct Ahead<T> {
-    permit: OwnedSemaphorePermit,
-    answer: AbortOnDrop<Result<Fetched<T>, Error>>,
-}
-
-impl<T: DeserializeOwned + Send + 'static> Ahead<T> {
-    async fn answer(mut self) -> (OwnedSemaphorePermit, Result<Fetched<T>, Error>) {
-        let answer = match (&mut self.answer.0).await {
-            Ok(answer) => answer,
-            Err(e) => Err(Error::unexpected(
-                OP_SEARCH,
-                None,
-                format!("a page request's task stopped before its answer: {e}"),
-            )),
-        };
-        (self.permit, answer)
-    }
+    ahead: Option<Ahead<Fetched<T>>>,
 }
 
 type Boxed<T> = Pin<Box<dyn Future<Output = Result<Fetched<T>, Error>> + Send>>;
@@ -143,17 +115,13 @@ fn fetch<T: DeserializeOwned + Send + 'static>(
                         search_request::search(&ctx.client, ctx.customer.as_str(), login, &body)
                             .await
                             .map_err(|e| map_error(OP_SEARCH, e))?;
-                    let mut ahead = page.token_hint().and_then(|hint| {
-                        let permit = ctx.permits.clone().try_acquire_owned().ok()?;
-                        let answer = tokio::spawn(fetch::<T>(ctx.clone(), Some(hint.to_owned())));
-                        Some((
-                            hint.to_owned(),
-                            Ahead {
-                                permit,
-                                answer: AbortOnDrop(answer),
-                            },
-                        ))
-                    });
+                    let mut ahead = None;
+                    if let Some(hint) = page.token_hint()
+                        && let Ok(permit) = ctx.permits.clone().try_acquire_owned()
+                    {
+                        let next = fetch::<T>(ctx.clone(), Some(hint.to_owned()));
+                        ahead = Some((hint.to_owned(), Ahead::send(permit, next).await));
+                    }
                     let (mut rows, next_page_token) = decode::<T>(&page).map_err(|e| {
                         map_error(
                             OP_SEARCH,
@@ -203,7 +171,7 @@ pub(crate) async fn run<T: DeserializeOwned + Send + 'static>(
     tx: mpsc::Sender<Batch<T>>,
 ) {
     let mut token: Option<String> = None;
-    let mut ahead: Option<Ahead<T>> = None;
+    let mut ahead: Option<Ahead<Fetched<T>>> = None;
     loop {
         let (permit, answer) = match ahead.take() {
             Some(sent) => sent.answer().await,

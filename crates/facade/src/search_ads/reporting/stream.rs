@@ -49,6 +49,7 @@ use super::super::error::Error;
 use super::super::values::CustomerId;
 use super::decode::DecodedRows;
 use super::mapping::RowKey;
+use super::page_ahead::Ahead;
 use super::query::{ReportFilters, conversion_query};
 use super::rpc::{OP_SEARCH, map_error};
 use super::search_request::{self, SearchError};
@@ -262,7 +263,7 @@ impl Stream for ReportShards {
 struct Fetched {
     rows: Result<DecodedRows, String>,
     next_page_token: Option<String>,
-    ahead: Option<Ahead>,
+    ahead: Option<Ahead<Fetched>>,
 }
 
 /// What a page request needs: the report, and which shard asks (the front one may use the
@@ -295,7 +296,8 @@ impl Pager {
     /// One page (with retries, a page that is not the documented JSON included): the answer's
     /// bytes; as soon as its next page token is found ([`SearchPage::token_hint`](super::decode::SearchPage::token_hint)) and there is
     /// room for it without waiting, the request for the next page (which is read the same way,
-    /// on a task of its own); then the page decoded. A next request sent with a hint that the
+    /// on a task of its own, started before this page is decoded: [`Ahead`]); then the page
+    /// decoded. A next request sent with a hint that the
     /// decode does not confirm is dropped.
     fn fetch(
         self,
@@ -326,10 +328,13 @@ impl Pager {
                         )
                         .await
                         .map_err(|e| map_error(OP_SEARCH, e))?;
-                        let mut ahead = page.token_hint().and_then(|hint| {
-                            let room = pager.room_now()?;
-                            Some((hint.to_owned(), Ahead::send(pager, room, query, hint)))
-                        });
+                        let mut ahead = None;
+                        if let Some(hint) = page.token_hint()
+                            && let Some(room) = pager.room_now()
+                        {
+                            let next = pager.clone().fetch(query.clone(), Some(hint.to_owned()));
+                            ahead = Some((hint.to_owned(), Ahead::send(room, next).await));
+                        }
                         let decoded = page.decode(capacity).map_err(|e| {
                             let error = SearchError::InvalidResponsePayload(page.body().clone(), e);
                             map_error(OP_SEARCH, error)
@@ -349,47 +354,6 @@ impl Pager {
                 })
                 .await
         })
-    }
-}
-
-/// The next page, asked for before the page before it is decoded: a task of its own, so the
-/// service prepares it (and its answer is decoded) while the shard decodes and maps the page it
-/// has. Aborted when dropped, so a shard that fails or is aborted leaves no request behind.
-struct Ahead {
-    /// The page's share of the budget (or reserve), taken before the request was sent.
-    room: OwnedSemaphorePermit,
-    answer: AbortOnDrop<Result<Fetched, Error>>,
-}
-
-/// A task aborted when its handle is dropped.
-struct AbortOnDrop<T>(JoinHandle<T>);
-
-impl<T> Drop for AbortOnDrop<T> {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-impl Ahead {
-    fn send(pager: &Pager, room: OwnedSemaphorePermit, query: &Arc<str>, token: &str) -> Self {
-        let answer = tokio::spawn(pager.clone().fetch(query.clone(), Some(token.to_owned())));
-        Self {
-            room,
-            answer: AbortOnDrop(answer),
-        }
-    }
-
-    /// The answer, with the room it holds.
-    async fn answer(mut self) -> (OwnedSemaphorePermit, Result<Fetched, Error>) {
-        let answer = match (&mut self.answer.0).await {
-            Ok(answer) => answer,
-            Err(e) => Err(Error::unexpected(
-                OP_SEARCH,
-                None,
-                format!("a page request's task stopped before its answer: {e}"),
-            )),
-        };
-        (self.room, answer)
     }
 }
 
@@ -441,7 +405,7 @@ impl Shard {
         let mut last: Option<(RowKey, NaiveDate)> = None;
         let mut skip_through: Option<RowKey> = None;
         let mut stalled = 0;
-        let mut ahead: Option<Ahead> = None;
+        let mut ahead: Option<Ahead<Fetched>> = None;
         loop {
             let (room, answer) = match ahead.take() {
                 Some(sent) => sent.answer().await,
