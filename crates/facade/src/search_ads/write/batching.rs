@@ -260,6 +260,7 @@ impl Batcher {
         let mut next = Batch::new(self.kind, next_start);
         next.mismatch = self.mismatch.clone();
         let mut closed = std::mem::replace(&mut self.open, next);
+        closed.body.seal();
         closed.fingerprint = self.print.as_ref().map_or(0, RowPrint::value);
         closed
     }

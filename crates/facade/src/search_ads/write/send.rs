@@ -1,6 +1,7 @@
 //! One attempt of a batch as one HTTP request: `conversion.insert` (`POST
 //! /conversion`) or `conversion.update` (`PUT /conversion`), made as the
-//! generated client makes it (the spec's request body type, its headers, its
+//! generated client makes it (the spec's request body type, serialized as the
+//! batch was read, `body.rs`; its headers, its
 //! `pre` hook that authorizes and its `exec` hook that traces and bounds the
 //! answer), except that a 200 answer's echo is checked rather than decoded.
 //!
@@ -26,6 +27,7 @@ use serde_json::value::RawValue;
 use super::super::error::Error;
 use super::super::wire::{ClientError, map_error};
 use super::body::Body;
+use super::kind::WriteKind;
 
 /// A 200 answer of insert or update, checked but not decoded.
 #[derive(Deserialize)]
@@ -52,18 +54,16 @@ pub(crate) async fn send_body(
 
 async fn request(api: &Client, body: &Body) -> Result<(), ClientError> {
     let url = format!("{}/conversion", api.baseurl());
-    // In the generated builder's order: accept, the JSON body, then the spec's headers.
-    let accept = |b: reqwest::RequestBuilder| b.header(reqwest::header::ACCEPT, "application/json");
-    let (builder, operation_id) = match body {
-        Body::Insert(list) => (
-            accept(api.client().post(url)).json(list),
-            "conversion_insert",
-        ),
-        Body::Update(list) => (
-            accept(api.client().put(url)).json(list),
-            "conversion_update",
-        ),
+    // In the generated builder's order: accept, the JSON body (its bytes
+    // written as the batch was read, `body.rs`), then the spec's headers.
+    let (builder, operation_id) = match body.kind() {
+        WriteKind::Insert => (api.client().post(url), "conversion_insert"),
+        WriteKind::Update => (api.client().put(url), "conversion_update"),
     };
+    let builder = builder
+        .header(reqwest::header::ACCEPT, "application/json")
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(body.bytes());
     let mut request = builder
         .header("api-version", Client::api_version())
         .build()?;
@@ -100,7 +100,6 @@ mod tests {
     use super::*;
     use crate::search_ads::conversion::Conversion;
     use crate::search_ads::test_support::recording_client;
-    use crate::search_ads::write::kind::WriteKind;
 
     /// The request of an insert or update is the one the generated builder makes: method, URL,
     /// headers and body.
@@ -117,9 +116,16 @@ mod tests {
                 c.click_id = Some("gclid-\"é".into());
                 body.push(c).unwrap();
             }
-            let generated = match &body {
-                Body::Insert(list) => client.conversion_insert().body(list.clone()).send().await,
-                Body::Update(list) => client.conversion_update().body(list.clone()).send().await,
+            let list: serde_json::Value = serde_json::from_slice(&body.bytes()).unwrap();
+            let generated = match kind {
+                WriteKind::Insert => {
+                    let list: types::ConversionInsertList = serde_json::from_value(list).unwrap();
+                    client.conversion_insert().body(list).send().await
+                }
+                WriteKind::Update => {
+                    let list: types::ConversionUpdateList = serde_json::from_value(list).unwrap();
+                    client.conversion_update().body(list).send().await
+                }
             };
             assert!(generated.is_err(), "nothing is sent");
             assert!(request(&client, &body).await.is_err());
