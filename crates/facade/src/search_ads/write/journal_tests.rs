@@ -9,11 +9,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::DateTime;
+use futures::stream::BoxStream;
 use futures::{FutureExt, StreamExt};
 
 use super::batching::Batch;
+use super::journal::JournalParts;
 use super::request::{from_iter, open_journal};
-use super::run::{SendFn, Shared};
+use super::run::{BeforeSendFn, SendFn, Shared};
 use super::*;
 use crate::search_ads::conversion::Conversion;
 use crate::search_ads::error::{ConversionIssue, Error, IssueCode};
@@ -47,6 +49,30 @@ struct Ledger {
     requests: usize,
 }
 
+/// The journaled insert the tests run: `input` in batches of 5, `concurrency` in flight, sent
+/// through `send`, with the journal `open_journal` opened.
+fn journaled<'a>(
+    (input, total): (BoxStream<'a, Conversion>, Option<usize>),
+    (resume, hook, parts): (Option<Resume>, BeforeSendFn, JournalParts),
+    send: SendFn,
+    retry: RetryPolicy,
+    concurrency: usize,
+) -> WriteStream<'a> {
+    let shared = Shared::new(WriteKind::Insert, false, retry, send, Some(hook));
+    let options = WriteOptions {
+        batch_size: 5,
+        concurrency,
+    };
+    WriteStream::new(
+        input,
+        total,
+        options,
+        None,
+        shared,
+        resume.map(Resume::cursor),
+        Some(parts),
+    )
+}
 /// When the sender stops answering (after storing): the `n`th request.
 #[derive(Clone, Copy, PartialEq)]
 enum Crash {
@@ -120,24 +146,12 @@ async fn run(
         max_delay: Duration::from_millis(2),
         ..RetryPolicy::default()
     };
-    let shared = Shared::new(
-        WriteKind::Insert,
-        false,
-        retry,
+    let mut stream = journaled(
+        (input, total),
+        (resume, hook, parts),
         sender(ledger.clone(), ids, crash),
-        Some(hook),
-    );
-    let mut stream = WriteStream::new(
-        input,
-        total,
-        WriteOptions {
-            batch_size: 5,
-            concurrency: 3,
-        },
-        None,
-        shared,
-        resume.map(Resume::cursor),
-        Some(parts),
+        retry,
+        3,
     );
     let mut seen = HashMap::new();
     let mut handled = 0;
@@ -245,24 +259,12 @@ async fn a_resumed_input_that_differs_sends_nothing_more() {
     let (resume, hook, parts) =
         open_journal(&WriteJournal::new(&journal, "journal-test"), None).unwrap();
     let ids = Arc::new((0..ROWS).map(|i| format!("j-{i}")).collect::<Vec<_>>());
-    let shared = Shared::new(
-        WriteKind::Insert,
-        false,
-        RetryPolicy::default(),
+    let stream = journaled(
+        (input, total),
+        (resume, hook, parts),
         sender(ledger.clone(), ids, Crash::None),
-        Some(hook),
-    );
-    let stream = WriteStream::new(
-        input,
-        total,
-        WriteOptions {
-            batch_size: 5,
-            concurrency: 3,
-        },
-        None,
-        shared,
-        resume.map(Resume::cursor),
-        Some(parts),
+        RetryPolicy::default(),
+        3,
     );
     let report: WriteReport = stream.collect().await;
     assert_eq!(ledger.lock().unwrap().requests, before, "nothing sent");
@@ -350,24 +352,12 @@ async fn run_and_die(
             store(batch, attempt)
         })
     };
-    let shared = Shared::new(
-        WriteKind::Insert,
-        false,
-        RetryPolicy::default(),
+    let mut stream = journaled(
+        (input, total),
+        (resume, hook, parts),
         send,
-        Some(hook),
-    );
-    let mut stream = WriteStream::new(
-        input,
-        total,
-        WriteOptions {
-            batch_size: 5,
-            concurrency,
-        },
-        None,
-        shared,
-        resume.map(Resume::cursor),
-        Some(parts),
+        RetryPolicy::default(),
+        concurrency,
     );
     let mut seen = HashMap::new();
     let mut handled = 0;
@@ -486,24 +476,12 @@ async fn a_journal_kept_at_the_end_survives_a_power_loss_as_it_is() {
         }
         .boxed()
     });
-    let shared = Shared::new(
-        WriteKind::Insert,
-        false,
-        RetryPolicy::default(),
+    let mut stream = journaled(
+        (input, total),
+        (resume, hook, parts),
         send,
-        Some(hook),
-    );
-    let mut stream = WriteStream::new(
-        input,
-        total,
-        WriteOptions {
-            batch_size: 5,
-            concurrency: 1,
-        },
-        None,
-        shared,
-        resume.map(Resume::cursor),
-        Some(parts),
+        RetryPolicy::default(),
+        1,
     );
     let mut failed = 0;
     while let Some(batch) = stream.next().await {
@@ -590,24 +568,12 @@ async fn no_request_leaves_before_a_durable_send_record_covers_its_rows() {
                 async { Ok(()) }.boxed()
             })
         };
-        let shared = Shared::new(
-            WriteKind::Insert,
-            false,
-            RetryPolicy::default(),
+        let stream = journaled(
+            (input, total),
+            (resume, hook, parts),
             send,
-            Some(hook),
-        );
-        let stream = WriteStream::new(
-            input,
-            total,
-            WriteOptions {
-                batch_size: 5,
-                concurrency,
-            },
-            None,
-            shared,
-            resume.map(Resume::cursor),
-            Some(parts),
+            RetryPolicy::default(),
+            concurrency,
         );
         let report: WriteReport = stream.collect().await;
         assert!(report.all_stored(), "{:?}", report.outcomes());
