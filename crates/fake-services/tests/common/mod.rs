@@ -95,16 +95,7 @@ pub async fn search_pages(
         if let Some(t) = &token {
             body["pageToken"] = serde_json::json!(t);
         }
-        let (status, p) = json(
-            client()
-                .post(format!(
-                    "{}/v0/customers/{customer}/searchAds360:search",
-                    fake.reporting_url()
-                ))
-                .bearer_auth(fake.dev_token())
-                .json(&body),
-        )
-        .await;
+        let (status, p) = search_page(fake, &customer, None, body).await;
         assert_eq!(status, 200, "{query}: {p}");
         out.extend(p["results"].as_array().cloned().unwrap_or_default());
         match p["nextPageToken"].as_str() {
@@ -113,4 +104,41 @@ pub async fn search_pages(
         }
     }
     panic!("{query}: no last page");
+}
+
+/// One Reporting API `searchAds360:search` request of `body` for `customer` (with the
+/// `login-customer-id` header when `login` is set): the status and the JSON answer.
+pub async fn search_page(
+    fake: &sa360_video_fakes::SearchAdsFake,
+    customer: &str,
+    login: Option<&str>,
+    body: Value,
+) -> (u16, Value) {
+    let mut request = client()
+        .post(format!(
+            "{}/v0/customers/{customer}/searchAds360:search",
+            fake.reporting_url()
+        ))
+        .bearer_auth(fake.dev_token())
+        .json(&body);
+    if let Some(login) = login {
+        request = request.header("login-customer-id", login);
+    }
+    json(request).await
+}
+
+/// A field's path as the answer's JSON names it: `campaign.bidding_strategy` →
+/// `campaign.biddingStrategy`, `ad_group_ad.ad.id` → `adGroupAd.ad.id`.
+pub fn camel(field: &str) -> String {
+    let mut out = String::new();
+    let mut up = false;
+    for c in field.chars() {
+        if c == '_' {
+            up = true;
+        } else {
+            out.push(if up { c.to_ascii_uppercase() } else { c });
+            up = false;
+        }
+    }
+    out
 }

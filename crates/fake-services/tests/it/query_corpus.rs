@@ -4,7 +4,7 @@
 //! the same rows as the plain `BETWEEN` query over the hand-computed range), the others get the
 //! documented error.
 
-use crate::common::{client, json};
+use crate::common::{client, json, search_page};
 
 use std::collections::BTreeSet;
 use std::time::{Duration, SystemTime};
@@ -71,17 +71,7 @@ async fn search_all(fake: &SearchAdsFake, query: &str) -> Result<Vec<Value>, Val
         if let Some(t) = &token {
             body["pageToken"] = json!(t);
         }
-        let (status, page) = json(
-            client()
-                .post(format!(
-                    "{}/v0/customers/{customer}/searchAds360:search",
-                    fake.reporting_url()
-                ))
-                .bearer_auth(fake.dev_token())
-                .header("login-customer-id", MANAGER)
-                .json(&body),
-        )
-        .await;
+        let (status, page) = search_page(fake, customer, Some(MANAGER), body).await;
         if status != 200 {
             return Err(page);
         }

@@ -4,7 +4,7 @@
 //! example queries and the refusals with their codes are in the query corpus
 //! (`query_corpus.rs`).
 
-use crate::common::{client, json, search_pages};
+use crate::common::{camel, client, json, search_page, search_pages};
 
 use std::collections::BTreeMap;
 
@@ -23,20 +23,6 @@ async fn fake() -> SearchAdsFake {
         .start()
         .await
         .expect("starts")
-}
-
-/// One page: status and body.
-async fn page(fake: &SearchAdsFake, customer: &str, body: Value) -> (u16, Value) {
-    json(
-        client()
-            .post(format!(
-                "{}/v0/customers/{customer}/searchAds360:search",
-                fake.reporting_url()
-            ))
-            .bearer_auth(fake.dev_token())
-            .json(&body),
-    )
-    .await
 }
 
 /// Every row of `query` in pages of `size`.
@@ -183,9 +169,10 @@ async fn pages_limit_and_order_by() {
 #[tokio::test]
 async fn a_manager_has_no_metrics_of_its_own() {
     let fake = fake().await;
-    let (status, body) = page(
+    let (status, body) = search_page(
         &fake,
         MANAGER,
+        None,
         json!({"query": "SELECT customer.id, metrics.clicks FROM customer"}),
     )
     .await;
@@ -234,19 +221,6 @@ async fn filled_enum_values_are_the_catalogues() {
             .await;
             assert_eq!(status, 200, "{field}: {meta}");
             let (resource, name) = field.split_once('.').unwrap();
-            let camel = |s: &str| {
-                let mut out = String::new();
-                let mut up = false;
-                for c in s.chars() {
-                    if c == '_' {
-                        up = true;
-                    } else {
-                        out.push(if up { c.to_ascii_uppercase() } else { c });
-                        up = false;
-                    }
-                }
-                out
-            };
             for row in &rows {
                 let value = &row[camel(resource)][camel(name)];
                 assert!(!value.is_null(), "{field} is filled: {row}");

@@ -6,7 +6,7 @@
 //! row links to is a row of the linked resource; the visits are the conversions' visits; the fake
 //! takes everything the SDK's table and catalogue let through.
 
-use crate::common::{client, json, search_pages};
+use crate::common::{camel, client, json, search_page, search_pages};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -406,21 +406,6 @@ async fn the_visits_are_the_conversions_visits() {
     assert!(checked > 0);
 }
 
-/// `campaign.bidding_strategy` → `campaign.biddingStrategy`, `ad_group_ad.ad.id` → `adGroupAd.ad.id`.
-fn camel(field: &str) -> String {
-    let mut out = String::new();
-    let mut up = false;
-    for c in field.chars() {
-        if c == '_' {
-            up = true;
-        } else {
-            out.push(if up { c.to_ascii_uppercase() } else { c });
-            up = false;
-        }
-    }
-    out
-}
-
 /// Every field the fake fills for the new resources, selected from its resource: it is filled in
 /// every row, and an ENUM value is one the catalogue (`searchAds360Fields.get`, read from
 /// discovery) lists.
@@ -633,14 +618,11 @@ async fn visits_are_bounded() {
         .await
         .expect("starts");
     let customer = fake.accounts()[0].customer_id.clone();
-    let (status, body) = json(
-        client()
-            .post(format!(
-                "{}/v0/customers/{customer}/searchAds360:search",
-                fake.reporting_url()
-            ))
-            .bearer_auth(fake.dev_token())
-            .json(&json!({"query": "SELECT visit.id FROM visit"})),
+    let (status, body) = search_page(
+        &fake,
+        &customer,
+        None,
+        json!({"query": "SELECT visit.id FROM visit"}),
     )
     .await;
     let rows_sent = body["results"].as_array().map_or(0, Vec::len);
@@ -707,17 +689,14 @@ async fn synthetic_campaigns_have_budgets_strategies_ads_and_keywords() {
     drop(fake);
     let big = build(10_000).await.expect("starts");
     let customer = big.accounts()[0].customer_id.clone();
-    let (status, body) = json(
-        client()
-            .post(format!(
-                "{}/v0/customers/{customer}/searchAds360:search",
-                big.reporting_url()
-            ))
-            .bearer_auth(big.dev_token())
-            .json(&json!({"query": format!(
-                "SELECT ad_group_ad.ad.id, segments.date, segments.device, metrics.clicks \
-                 FROM ad_group_ad {during}"
-            )})),
+    let (status, body) = search_page(
+        &big,
+        &customer,
+        None,
+        json!({"query": format!(
+            "SELECT ad_group_ad.ad.id, segments.date, segments.device, metrics.clicks \
+             FROM ad_group_ad {during}"
+        )}),
     )
     .await;
     assert_eq!(status, 400, "{}", body["error"]);

@@ -4,7 +4,7 @@
 //! seeded campaigns' rows unchanged; bounded, on the builder and on the binary's flag and
 //! environment variable.
 
-use crate::common::{client, json, search_pages};
+use crate::common::{search_page, search_pages};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -197,16 +197,15 @@ async fn an_order_by_sorts_a_bounded_number_of_rows_and_the_natural_order_pages(
         during(&fake, 30)
     );
     let search = |query: String| {
-        client()
-            .post(format!(
-                "{}/v0/customers/{customer}/searchAds360:search",
-                fake.reporting_url()
-            ))
-            .bearer_auth(fake.dev_token())
-            .json(&json!({"query": query, "pageSize": 10_000}))
+        search_page(
+            &fake,
+            &customer,
+            None,
+            json!({"query": query, "pageSize": 10_000}),
+        )
     };
     // 10 004 campaigns × 30 days × 3 devices: more rows than the fake sorts (SR-22 g, SR-16).
-    let (status, body) = json(search(format!("{query} ORDER BY metrics.clicks"))).await;
+    let (status, body) = search(format!("{query} ORDER BY metrics.clicks")).await;
     assert_eq!(status, 400, "{}", body["error"]);
     assert_eq!(
         body["error"]["details"][0]["errors"][0]["errorCode"]["sizeLimitError"],
@@ -214,7 +213,7 @@ async fn an_order_by_sorts_a_bounded_number_of_rows_and_the_natural_order_pages(
         "{body}"
     );
     // In its own order the same query pages.
-    let (status, body) = json(search(query)).await;
+    let (status, body) = search(query).await;
     assert_eq!(status, 200, "{}", body["error"]);
     assert_eq!(body["results"].as_array().map(Vec::len), Some(10_000));
     assert!(body["nextPageToken"].is_string(), "{}", body["fieldMask"]);

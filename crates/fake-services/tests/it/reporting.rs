@@ -8,7 +8,7 @@ use crate::common;
 use std::time::Duration;
 
 use chrono::Days;
-use common::{client, json};
+use common::{client, json, search_page};
 use sa360_video_fakes::{FAILURE_TYPE, SearchAdsFake};
 use serde_json::{Value, json};
 
@@ -21,25 +21,6 @@ async fn fake() -> SearchAdsFake {
         .start()
         .await
         .expect("starts")
-}
-
-async fn search(
-    fake: &SearchAdsFake,
-    customer: &str,
-    login: Option<&str>,
-    body: Value,
-) -> (u16, Value) {
-    let mut request = client()
-        .post(format!(
-            "{}/v0/customers/{customer}/searchAds360:search",
-            fake.reporting_url()
-        ))
-        .bearer_auth(fake.dev_token())
-        .json(&body);
-    if let Some(login) = login {
-        request = request.header("login-customer-id", login);
-    }
-    json(request).await
 }
 
 fn dates(fake: &SearchAdsFake, back: u64) -> (String, String) {
@@ -82,7 +63,7 @@ async fn refused_queries_get_the_query_error_shape() {
         ),
     ] {
         let (status, body) =
-            search(&fake, customer, None, json!({"query": query(&fake, extra)})).await;
+            search_page(&fake, customer, None, json!({"query": query(&fake, extra)})).await;
         assert_eq!(status, 400, "{extra}: {body}");
         assert_eq!(body["error"]["status"], "INVALID_ARGUMENT");
         assert_eq!(
@@ -91,7 +72,7 @@ async fn refused_queries_get_the_query_error_shape() {
             "{extra}: {body}"
         );
     }
-    let (status, body) = search(
+    let (status, body) = search_page(
         &fake,
         customer,
         None,
@@ -114,7 +95,7 @@ async fn page_tokens_page_through_and_expire_on_the_fake_clock() {
         " ORDER BY conversion.conversion_date_time, conversion.id",
     );
     let (status, first) =
-        search(&fake, &customer, None, json!({"query": q, "pageSize": 250})).await;
+        search_page(&fake, &customer, None, json!({"query": q, "pageSize": 250})).await;
     assert_eq!(status, 200, "{first}");
     assert_eq!(first["results"].as_array().unwrap().len(), 250);
     let token = first["nextPageToken"]
@@ -124,7 +105,7 @@ async fn page_tokens_page_through_and_expire_on_the_fake_clock() {
     let mut seen = 250;
     let mut next = Some(token.clone());
     while let Some(t) = next {
-        let (status, page) = search(
+        let (status, page) = search_page(
             &fake,
             &customer,
             None,
@@ -138,7 +119,7 @@ async fn page_tokens_page_through_and_expire_on_the_fake_clock() {
     assert_eq!(seen, 600, "six days of 100");
     // Another query may not use the token.
     let other = query(&fake, "");
-    let (status, body) = search(
+    let (status, body) = search_page(
         &fake,
         &customer,
         None,
@@ -151,7 +132,7 @@ async fn page_tokens_page_through_and_expire_on_the_fake_clock() {
         "INVALID_PAGE_TOKEN"
     );
     fake.clock().advance(Duration::from_secs(601));
-    let (status, body) = search(
+    let (status, body) = search_page(
         &fake,
         &customer,
         None,
@@ -171,21 +152,22 @@ async fn login_customer_id_rule_and_window() {
     let direct = fake.accounts()[0].customer_id.clone();
     let behind = fake.accounts()[1].customer_id.clone();
     let q = query(&fake, "");
-    let (status, body) = search(&fake, &behind, None, json!({"query": q})).await;
+    let (status, body) = search_page(&fake, &behind, None, json!({"query": q})).await;
     assert_eq!(status, 403);
     assert_eq!(
         first_error(&body)["errorCode"]["authorizationError"],
         "USER_PERMISSION_DENIED"
     );
-    let (status, body) = search(&fake, &behind, Some("2000012300"), json!({"query": q})).await;
+    let (status, body) = search_page(&fake, &behind, Some("2000012300"), json!({"query": q})).await;
     assert_eq!(status, 200, "{body}");
-    let (status, body) = search(&fake, &behind, Some(&direct), json!({"query": q})).await;
+    let (status, body) = search_page(&fake, &behind, Some(&direct), json!({"query": q})).await;
     assert_eq!(status, 403);
     assert_eq!(
         first_error(&body)["errorCode"]["authorizationError"],
         "INVALID_LOGIN_CUSTOMER_ID_SERVING_CUSTOMER_ID_COMBINATION"
     );
-    let (status, body) = search(&fake, &direct, Some("200-001-2300"), json!({"query": q})).await;
+    let (status, body) =
+        search_page(&fake, &direct, Some("200-001-2300"), json!({"query": q})).await;
     assert_eq!(status, 400);
     assert_eq!(
         first_error(&body)["errorCode"]["headerError"],
@@ -196,7 +178,7 @@ async fn login_customer_id_rule_and_window() {
     let old = format!(
         "SELECT conversion.id FROM conversion WHERE segments.date BETWEEN '{from}' AND '{to}'"
     );
-    let (status, body) = search(&fake, &direct, None, json!({"query": old})).await;
+    let (status, body) = search_page(&fake, &direct, None, json!({"query": old})).await;
     assert_eq!(status, 400);
     assert_eq!(
         first_error(&body)["errorCode"]["dateError"],
@@ -210,7 +192,7 @@ async fn login_customer_id_rule_and_window() {
         format!("SELECT {select} FROM conversion WHERE segments.date BETWEEN '{from}' AND '{to}'")
     };
     let wide = span(30, "conversion.id, segments.date");
-    let (status, body) = search(&fake, &direct, None, json!({"query": wide})).await;
+    let (status, body) = search_page(&fake, &direct, None, json!({"query": wide})).await;
     assert_eq!(status, 400);
     assert_eq!(
         first_error(&body)["errorCode"]["queryError"],
@@ -220,7 +202,7 @@ async fn login_customer_id_rule_and_window() {
         span(29, "conversion.id, segments.date"),
         span(30, "conversion.id"),
     ] {
-        let (status, body) = search(&fake, &direct, None, json!({"query": ok})).await;
+        let (status, body) = search_page(&fake, &direct, None, json!({"query": ok})).await;
         assert_eq!(status, 200, "{ok}: {body}");
     }
 }
@@ -229,7 +211,7 @@ async fn login_customer_id_rule_and_window() {
 async fn rows_carry_the_new_ids_of_the_id_mapping_file() {
     let fake = fake().await;
     let account = fake.accounts()[0].clone();
-    let (status, page) = search(
+    let (status, page) = search_page(
         &fake,
         &account.customer_id,
         None,
@@ -291,7 +273,7 @@ async fn all_rows(fake: &SearchAdsFake, query: &str, page_size: u32) -> Vec<Valu
         if let Some(t) = &token {
             body["pageToken"] = json!(t);
         }
-        let (status, page) = search(fake, customer, None, body).await;
+        let (status, page) = search_page(fake, customer, None, body).await;
         assert_eq!(status, 200, "{query}: {page}");
         rows.extend(page["results"].as_array().cloned().unwrap_or_default());
         match page["nextPageToken"].as_str() {
