@@ -129,7 +129,7 @@ pub async fn search_page(
 
 /// A field's path as the answer's JSON names it: `campaign.bidding_strategy` →
 /// `campaign.biddingStrategy`, `ad_group_ad.ad.id` → `adGroupAd.ad.id`.
-pub fn camel(field: &str) -> String {
+fn camel(field: &str) -> String {
     let mut out = String::new();
     let mut up = false;
     for c in field.chars() {
@@ -141,4 +141,48 @@ pub fn camel(field: &str) -> String {
         }
     }
     out
+}
+
+/// Checks each field `query` selects, in each of `rows`, against the fake's own catalogue
+/// (`searchAds360Fields.get`): the value is filled and of the field's data type (an ENUM value
+/// is one the catalogue lists, an INT64 a string of digits, a BOOLEAN a boolean, anything else
+/// a string). The number of ENUM values checked.
+pub async fn assert_rows_fit_the_catalogue(
+    fake: &sa360_video_fakes::SearchAdsFake,
+    query: &str,
+    rows: &[Value],
+) -> usize {
+    assert!(!rows.is_empty(), "{query}");
+    let select = &query["SELECT ".len()..query.find(" FROM").expect("a FROM clause")];
+    let mut enums = 0;
+    for field in select.split(',').map(str::trim) {
+        let (status, meta) = json(
+            client()
+                .get(format!(
+                    "{}/v0/searchAds360Fields/{field}",
+                    fake.reporting_url()
+                ))
+                .bearer_auth(fake.dev_token()),
+        )
+        .await;
+        assert_eq!(status, 200, "{field}: {meta}");
+        let path = camel(field);
+        for row in rows {
+            let value = path.split('.').fold(row, |v, k| &v[k]);
+            let ok = match meta["dataType"].as_str().expect("a data type") {
+                "ENUM" => {
+                    enums += 1;
+                    meta["enumValues"]
+                        .as_array()
+                        .expect("enum values")
+                        .contains(value)
+                }
+                "INT64" => value.as_str().is_some_and(|s| s.parse::<i64>().is_ok()),
+                "BOOLEAN" => value.is_boolean(),
+                _ => value.is_string(),
+            };
+            assert!(ok, "{field} = {value} ({}): {row}", meta["dataType"]);
+        }
+    }
+    enums
 }

@@ -4,7 +4,7 @@
 //! example queries and the refusals with their codes are in the query corpus
 //! (`query_corpus.rs`).
 
-use crate::common::{camel, client, json, search_page, search_pages};
+use crate::common::{assert_rows_fit_the_catalogue, search_page, search_pages};
 
 use std::collections::BTreeMap;
 
@@ -184,8 +184,9 @@ async fn a_manager_has_no_metrics_of_its_own() {
     );
 }
 
-/// Every field the fake fills, selected from its resource: each value of an ENUM field is one of the
-/// values the fake's own catalogue (`searchAds360Fields.get`, read from discovery) lists.
+/// Every field the fake fills, selected from its resource: each value is filled and of the type the
+/// fake's own catalogue (`searchAds360Fields.get`, read from discovery) gives, an ENUM value one of
+/// the values it lists.
 #[tokio::test]
 async fn filled_enum_values_are_the_catalogues() {
     let fake = fake().await;
@@ -204,36 +205,7 @@ async fn filled_enum_values_are_the_catalogues() {
     let mut checked = 0;
     for query in queries {
         let rows = rows(&fake, query, 10_000).await;
-        assert!(!rows.is_empty(), "{query}");
-        let fields: Vec<&str> = query["SELECT ".len()..query.find(" FROM").unwrap()]
-            .split(',')
-            .map(str::trim)
-            .collect();
-        for field in fields {
-            let (status, meta) = json(
-                client()
-                    .get(format!(
-                        "{}/v0/searchAds360Fields/{field}",
-                        fake.reporting_url()
-                    ))
-                    .bearer_auth(fake.dev_token()),
-            )
-            .await;
-            assert_eq!(status, 200, "{field}: {meta}");
-            let (resource, name) = field.split_once('.').unwrap();
-            for row in &rows {
-                let value = &row[camel(resource)][camel(name)];
-                assert!(!value.is_null(), "{field} is filled: {row}");
-                if meta["dataType"] == "ENUM" {
-                    let allowed = meta["enumValues"].as_array().unwrap();
-                    assert!(
-                        allowed.contains(value),
-                        "{field} = {value}, not in {allowed:?}"
-                    );
-                    checked += 1;
-                }
-            }
-        }
+        checked += assert_rows_fit_the_catalogue(&fake, query, &rows).await;
     }
     assert!(checked > 0);
 }

@@ -6,7 +6,7 @@
 //! row links to is a row of the linked resource; the visits are the conversions' visits; the fake
 //! takes everything the SDK's table and catalogue let through.
 
-use crate::common::{camel, client, json, search_page, search_pages};
+use crate::common::{assert_rows_fit_the_catalogue, client, json, search_page, search_pages};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -443,36 +443,7 @@ async fn filled_values_are_typed_as_the_catalogue_says() {
     ];
     let mut enums = 0;
     for query in queries {
-        let got = rows(&fake, query).await;
-        assert!(!got.is_empty(), "{query}");
-        let fields = query["SELECT ".len()..query.find(" FROM").unwrap()]
-            .split(',')
-            .map(str::trim);
-        for field in fields {
-            let (status, meta) = json(
-                client()
-                    .get(format!(
-                        "{}/v0/searchAds360Fields/{field}",
-                        fake.reporting_url()
-                    ))
-                    .bearer_auth(fake.dev_token()),
-            )
-            .await;
-            assert_eq!(status, 200, "{field}: {meta}");
-            for row in &got {
-                let value = at(row, &camel(field));
-                let ok = match meta["dataType"].as_str().unwrap() {
-                    "ENUM" => {
-                        enums += 1;
-                        meta["enumValues"].as_array().unwrap().contains(value)
-                    }
-                    "INT64" => value.as_str().is_some_and(|s| s.parse::<i64>().is_ok()),
-                    "BOOLEAN" => value.is_boolean(),
-                    _ => value.is_string(),
-                };
-                assert!(ok, "{field} = {value} ({}): {row}", meta["dataType"]);
-            }
-        }
+        enums += assert_rows_fit_the_catalogue(&fake, query, &rows(&fake, query).await).await;
     }
     assert!(enums > 0);
 }
