@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use serde_json::Value;
 
 use crate::faults::{FaultInjector, FaultRecord};
+use crate::search_ads::record::Record;
 
 /// Who a conversion belongs to (SA-15): the advertiser, or the customer when the conversion
 /// names no advertiser (and no click ID it could be attributed through).
@@ -83,6 +84,34 @@ pub struct StoredConversion {
     pub copies: u32,
 }
 
+/// A stored conversion as the store keeps it (its key and timestamp are the store's key).
+#[derive(Clone, Debug)]
+pub(crate) struct Stored {
+    /// The conversion as the fake answers it.
+    pub record: Record,
+    pub origin: Origin,
+    pub ds_conversion_id: i64,
+    pub request: u64,
+    pub updates: u32,
+    pub copies: u32,
+}
+
+impl Stored {
+    /// The ledger's view of it.
+    fn to_public(&self, (key, timestamp_ms): &(ConversionKey, i64)) -> StoredConversion {
+        StoredConversion {
+            key: key.clone(),
+            conversion: self.record.to_value(),
+            origin: self.origin,
+            ds_conversion_id: self.ds_conversion_id,
+            timestamp_ms: *timestamp_ms,
+            request: self.request,
+            updates: self.updates,
+            copies: self.copies,
+        }
+    }
+}
+
 /// Counters of the search ads fake, as one snapshot.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SearchAdsCounts {
@@ -156,7 +185,7 @@ impl Counters {
 #[derive(Default)]
 pub(crate) struct Store {
     /// By key and `conversionTimestamp` (SA-15).
-    pub conversions: BTreeMap<(ConversionKey, i64), StoredConversion>,
+    pub conversions: BTreeMap<(ConversionKey, i64), Stored>,
     /// Per account number: the inserted conversions that account's reads show, by timestamp.
     pub views: Vec<BTreeMap<(i64, String), (ConversionKey, i64)>>,
     /// Per account number: how many of its seeded conversions were updated.
@@ -167,14 +196,13 @@ pub(crate) struct Store {
 
 impl Store {
     /// The stored conversion of `key` with the earliest timestamp.
-    pub(crate) fn first_of(&self, key: &ConversionKey) -> Option<&StoredConversion> {
+    pub(crate) fn first_of(&self, key: &ConversionKey) -> Option<(&(ConversionKey, i64), &Stored)> {
         self.conversions
             .range((
                 Bound::Included((key.clone(), i64::MIN)),
                 Bound::Included((key.clone(), i64::MAX)),
             ))
             .next()
-            .map(|(_, stored)| stored)
     }
 }
 
@@ -211,7 +239,10 @@ impl SearchAdsLedger {
     /// several conversions when its ID was inserted with different timestamps, SA-15).
     #[must_use]
     pub fn conversion(&self, key: &ConversionKey) -> Option<StoredConversion> {
-        self.shared.store().first_of(key).cloned()
+        self.shared
+            .store()
+            .first_of(key)
+            .map(|(key, stored)| stored.to_public(key))
     }
 
     /// The stored conversion with this key and this `conversionTimestamp` (epoch ms), if any.
@@ -221,11 +252,12 @@ impl SearchAdsLedger {
         key: &ConversionKey,
         timestamp_ms: i64,
     ) -> Option<StoredConversion> {
+        let key = (key.clone(), timestamp_ms);
         self.shared
             .store()
             .conversions
-            .get(&(key.clone(), timestamp_ms))
-            .cloned()
+            .get(&key)
+            .map(|stored| stored.to_public(&key))
     }
 
     /// Whether a conversion with this key (any timestamp) is stored.
@@ -238,7 +270,12 @@ impl SearchAdsLedger {
     /// timestamp.
     #[must_use]
     pub fn conversions(&self) -> Vec<StoredConversion> {
-        self.shared.store().conversions.values().cloned().collect()
+        self.shared
+            .store()
+            .conversions
+            .iter()
+            .map(|(key, stored)| stored.to_public(key))
+            .collect()
     }
 
     /// Stored copies beyond the first, over every conversion: 0 unless the fake runs without

@@ -21,6 +21,7 @@ mod id_mapping;
 mod ledger;
 mod oauth;
 mod oauth_state;
+mod record;
 mod reporting;
 mod state;
 mod tokens;

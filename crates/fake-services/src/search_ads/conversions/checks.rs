@@ -2,19 +2,18 @@
 //! (SA-17), the Floodlight activity, value sets, custom dimension and metric names, and which
 //! seeded conversion or account an item names.
 
-use serde_json::{Map, Value};
-
-use super::batch::{Detail, i64_field, str_field};
+use super::batch::Detail;
 use crate::search_ads::data::{DAY_MS, Generator, click_origin, parse_seeded_conversion_id};
 use crate::search_ads::ledger::Owner;
+use crate::search_ads::record::{Record, Val};
 use crate::search_ads::state::AppState;
 
 /// The owner of a conversion or availability, with the permission check (`0x0000011D`, Google's
 /// detail code, <https://developers.google.com/search-ads/v2/troubleshooting>; SA-16). An `engineAccountId` that belongs to another
 /// advertiser than the one named is `invalid` (SA-24).
-pub(super) fn owner_of(app: &AppState, map: &Map<String, Value>) -> Result<Owner, Detail> {
-    if let Some(advertiser) = i64_field(map, "advertiserId") {
-        let Some(agency) = i64_field(map, "agencyId") else {
+pub(super) fn owner_of(app: &AppState, map: &Record) -> Result<Owner, Detail> {
+    if let Some(advertiser) = map.int("advertiserId") {
+        let Some(agency) = map.int("agencyId") else {
             return Err(Detail::invalid("agencyId"));
         };
         let known = app
@@ -28,7 +27,7 @@ pub(super) fn owner_of(app: &AppState, map: &Map<String, Value>) -> Result<Owner
                 format!("The user does not have permission to view advertiser {advertiser}"),
             ));
         }
-        if let Some(engine) = i64_field(map, "engineAccountId")
+        if let Some(engine) = map.int("engineAccountId")
             && app
                 .config
                 .accounts
@@ -39,7 +38,7 @@ pub(super) fn owner_of(app: &AppState, map: &Map<String, Value>) -> Result<Owner
         }
         return Ok(Owner::Advertiser(advertiser));
     }
-    if let Some(customer) = str_field(map, "customerId") {
+    if let Some(customer) = map.str("customerId") {
         if !app
             .config
             .accounts
@@ -59,16 +58,18 @@ pub(super) fn owner_of(app: &AppState, map: &Map<String, Value>) -> Result<Owner
 /// The Floodlight activity: `segmentationType` `FLOODLIGHT` (the reference page's only value,
 /// <https://developers.google.com/search-ads/v2/reference/conversion>), and an ID and name that
 /// name one known activity (`0x0000010E`, the troubleshooting page's detail code).
-pub(super) fn check_segmentation(app: &AppState, map: &Map<String, Value>) -> Result<(), Detail> {
-    match str_field(map, "segmentationType") {
+pub(super) fn check_segmentation(app: &AppState, map: &Record) -> Result<(), Detail> {
+    match map.str("segmentationType") {
         Some("FLOODLIGHT") => {}
         _ => return Err(Detail::invalid("segmentationType")),
     }
     let activities = &app.config.floodlight_activities;
-    let by_id =
-        i64_field(map, "segmentationId").map(|id| (id, activities.iter().find(|a| a.id == id)));
-    let by_name =
-        str_field(map, "segmentationName").map(|n| (n, activities.iter().find(|a| a.name == n)));
+    let by_id = map
+        .int("segmentationId")
+        .map(|id| (id, activities.iter().find(|a| a.id == id)));
+    let by_name = map
+        .str("segmentationName")
+        .map(|n| (n, activities.iter().find(|a| a.name == n)));
     match (by_id, by_name) {
         (Some((id, None)), _) => Err(Detail::new(
             0x10E,
@@ -89,9 +90,9 @@ pub(super) fn check_segmentation(app: &AppState, map: &Map<String, Value>) -> Re
 /// The enumerated fields (discovery's `Conversion` value sets: `type`, `state`, `channel`,
 /// `adUserDataConsent`) and the currency code (ISO 4217, three letters), as the discovery
 /// document describes them (`specs/SOURCES.md`).
-pub(super) fn check_value_sets(map: &Map<String, Value>) -> Result<(), Detail> {
+pub(super) fn check_value_sets(map: &Record) -> Result<(), Detail> {
     let one_of = |name: &str, allowed: &[&str]| -> Result<(), Detail> {
-        match str_field(map, name) {
+        match map.str(name) {
             Some(v) if !allowed.contains(&v) => Err(Detail::invalid(name)),
             _ => Ok(()),
         }
@@ -100,7 +101,7 @@ pub(super) fn check_value_sets(map: &Map<String, Value>) -> Result<(), Detail> {
     one_of("state", &["ACTIVE", "REMOVED", "DELETED"])?;
     one_of("channel", &["local", "online"])?;
     one_of("adUserDataConsent", &["UNKNOWN", "GRANTED", "DENIED"])?;
-    if let Some(code) = str_field(map, "currencyCode")
+    if let Some(code) = map.str("currencyCode")
         && !(code.len() == 3 && code.bytes().all(|b| b.is_ascii_uppercase()))
     {
         return Err(Detail::invalid("currencyCode"));
@@ -110,17 +111,13 @@ pub(super) fn check_value_sets(map: &Map<String, Value>) -> Result<(), Detail> {
 
 /// Custom dimension (`0x00000115`) and metric (`0x00000116`) names the advertiser knows (Google's
 /// detail codes, <https://developers.google.com/search-ads/v2/troubleshooting>).
-pub(super) fn check_references(app: &AppState, map: &Map<String, Value>) -> Result<(), Detail> {
+pub(super) fn check_references(app: &AppState, map: &Record) -> Result<(), Detail> {
     let names = |field: &str| -> Vec<String> {
-        map.get(field)
-            .and_then(Value::as_array)
-            .map(|entries| {
-                entries
-                    .iter()
-                    .filter_map(|e| e.get("name").and_then(Value::as_str).map(str::to_owned))
-                    .collect()
-            })
+        map.list(field)
             .unwrap_or_default()
+            .iter()
+            .filter_map(|e| e.get("name").and_then(|n| n.as_str()).map(str::to_owned))
+            .collect()
     };
     for name in names("customDimension") {
         if !app.config.custom_dimensions.contains(&name) {
@@ -191,23 +188,24 @@ fn click_of(
 /// absent); one that names them must name the click's. Without a click, [`owner_of`].
 pub(super) fn attributed_owner(
     app: &AppState,
-    map: &mut Map<String, Value>,
+    map: &mut Record,
     timestamp: i64,
     click_max_age_ms: i64,
 ) -> Result<Owner, Detail> {
-    let Some(click) = str_field(map, "clickId").map(str::to_owned) else {
+    let Some(click) = map.str("clickId").map(str::to_owned) else {
         return owner_of(app, map);
     };
     let (a, i) = click_of(app, &click, timestamp, click_max_age_ms)?;
     let account = &app.config.accounts[a];
-    if map.contains_key("advertiserId") || map.contains_key("customerId") {
+    if map.contains("advertiserId") || map.contains("customerId") {
         let owner = owner_of(app, map)?;
         let same_owner = match &owner {
             Owner::Advertiser(advertiser) => *advertiser == account.advertiser_id,
             Owner::Customer(customer) => *customer == account.customer_id,
         };
-        let same_engine =
-            i64_field(map, "engineAccountId").is_none_or(|e| e == account.engine_account_id);
+        let same_engine = map
+            .int("engineAccountId")
+            .is_none_or(|e| e == account.engine_account_id);
         if !(same_owner && same_engine) {
             return Err(Detail::new(
                 0x101,
@@ -221,15 +219,17 @@ pub(super) fn attributed_owner(
     }
     .conversion(a, i);
     for (name, value) in [
-        ("agencyId", account.agency_id.to_string()),
-        ("advertiserId", account.advertiser_id.to_string()),
-        ("engineAccountId", account.engine_account_id.to_string()),
-        ("campaignId", row.campaign_id),
-        ("adGroupId", row.ad_group_id),
-        ("adId", row.ad_id),
-        ("criterionId", row.criterion_id),
+        ("agencyId", Some(account.agency_id)),
+        ("advertiserId", Some(account.advertiser_id)),
+        ("engineAccountId", Some(account.engine_account_id)),
+        ("campaignId", row.campaign_id.parse().ok()),
+        ("adGroupId", row.ad_group_id.parse().ok()),
+        ("adId", row.ad_id.parse().ok()),
+        ("criterionId", row.criterion_id.parse().ok()),
     ] {
-        map.entry(name).or_insert(Value::String(value));
+        if let Some(value) = value {
+            map.set_if_absent(name, || Val::Int(value));
+        }
     }
     Ok(Owner::Advertiser(account.advertiser_id))
 }
@@ -255,15 +255,15 @@ pub(super) fn seeded_target(
 }
 
 /// The account whose reads show an inserted conversion.
-pub(super) fn view_of(app: &AppState, map: &Map<String, Value>) -> Option<usize> {
-    if let Some(engine) = i64_field(map, "engineAccountId") {
+pub(super) fn view_of(app: &AppState, map: &Record) -> Option<usize> {
+    if let Some(engine) = map.int("engineAccountId") {
         return app
             .config
             .accounts
             .iter()
             .position(|a| a.engine_account_id == engine);
     }
-    let customer = str_field(map, "customerId")?;
+    let customer = map.str("customerId")?;
     app.config
         .accounts
         .iter()
@@ -272,22 +272,21 @@ pub(super) fn view_of(app: &AppState, map: &Map<String, Value>) -> Option<usize>
 
 #[cfg(test)]
 mod tests {
-    use serde_json::{Map, Value, json};
+    use serde_json::{Value, json};
 
     use super::{
         CLICK_MAX_AGE_MS, attributed_owner, check_references, check_segmentation, check_value_sets,
         owner_of,
     };
     use crate::search_ads::conversions::batch::Detail;
+    use crate::search_ads::conversions::parse::record_from_value;
     use crate::search_ads::conversions::test_app::app;
     use crate::search_ads::data::{DAY_MS, Generator, click_id};
     use crate::search_ads::ledger::Owner;
+    use crate::search_ads::record::{Record, Schema, Val};
 
-    fn map(value: Value) -> Map<String, Value> {
-        match value {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        }
+    fn map(value: Value) -> Record {
+        record_from_value(Schema::Conversion, value).unwrap_or_else(|d| panic!("{}", d.text))
     }
 
     fn refused<T: std::fmt::Debug>(result: Result<T, Detail>) -> (u32, String) {
@@ -414,10 +413,10 @@ mod tests {
         let account = &app.config.accounts[0];
         assert_eq!(owner.ok(), Some(Owner::Advertiser(account.advertiser_id)));
         assert_eq!(
-            filled["engineAccountId"],
-            account.engine_account_id.to_string()
+            filled.int("engineAccountId"),
+            Some(account.engine_account_id)
         );
-        assert!(filled["campaignId"].is_string() && filled["criterionId"].is_string());
+        assert!(filled.int("campaignId").is_some() && filled.int("criterionId").is_some());
 
         let late = clicked + CLICK_MAX_AGE_MS + 1;
         assert!(
@@ -461,15 +460,9 @@ mod tests {
 
         let other = &app.config.accounts[1];
         let mut mismatch = item(clicked + 5);
-        mismatch.insert("agencyId".into(), json!(other.agency_id.to_string()));
-        mismatch.insert(
-            "advertiserId".into(),
-            json!(other.advertiser_id.to_string()),
-        );
-        mismatch.insert(
-            "engineAccountId".into(),
-            json!(other.engine_account_id.to_string()),
-        );
+        mismatch.set("agencyId", Val::Int(other.agency_id));
+        mismatch.set("advertiserId", Val::Int(other.advertiser_id));
+        mismatch.set("engineAccountId", Val::Int(other.engine_account_id));
         let (code, text) = refused(attributed_owner(
             &app,
             &mut mismatch,

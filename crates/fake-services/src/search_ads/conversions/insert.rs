@@ -1,23 +1,23 @@
 //! `conversion.insert` (`POST /conversion`): stores new conversions, refusing a
 //! (`conversionId`, `conversionTimestamp`) already used by the advertiser (SA-15).
 
-use axum::Extension;
-use axum::extract::State;
-use axum::response::Response;
-use bytes::Bytes;
-use serde_json::{Map, Value};
-
-use super::batch::{CONVERSION_FIELDS, Detail, normalize};
+use super::batch::Detail;
 use super::checks::{
     CLICK_MAX_AGE_MS, attributed_owner, check_references, check_segmentation, check_value_sets,
     seeded_target, view_of,
 };
+use super::parse::Item;
 use super::write::{Batch, Claims, WriteMethod, required_common, write_batch};
 use crate::faults::{DetailsTruncation, RequestSeq};
 use crate::search_ads::data::{Generator, INSERTED_DS_BASE};
 use crate::search_ads::ledger::Counters;
-use crate::search_ads::ledger::{ConversionKey, Origin, StoredConversion};
+use crate::search_ads::ledger::{ConversionKey, Origin, Stored};
+use crate::search_ads::record::{Record, Val};
 use crate::search_ads::state::AppState;
+use axum::Extension;
+use axum::extract::State;
+use axum::response::Response;
+use bytes::Bytes;
 
 /// `POST /conversion`.
 pub(crate) async fn insert(
@@ -43,7 +43,7 @@ impl WriteMethod for Insert {
         &counters.conversions_inserted
     }
 
-    fn check(app: &AppState, claims: &mut Claims, item: Value) -> Self::Checked {
+    fn check(app: &AppState, claims: &mut Claims, item: Item) -> Self::Checked {
         check_insert(app, claims, item)
     }
 
@@ -54,7 +54,7 @@ impl WriteMethod for Insert {
 
 /// An insert's item that passed every check that does not read the store.
 pub(super) struct CheckedInsert {
-    map: Map<String, Value>,
+    map: Record,
     key: ConversionKey,
     timestamp: i64,
 }
@@ -64,11 +64,11 @@ pub(super) struct CheckedInsert {
 pub(super) fn check_insert(
     app: &AppState,
     claims: &mut Claims,
-    item: Value,
+    item: Item,
 ) -> Result<CheckedInsert, Detail> {
-    let mut map = normalize(item, CONVERSION_FIELDS)?;
+    let mut map = item?;
     let (conversion_id, timestamp) = required_common(&map)?;
-    if !map.contains_key("segmentationType") {
+    if !map.contains("segmentationType") {
         return Err(Detail::invalid("segmentationType"));
     }
     let owner = attributed_owner(app, &mut map, timestamp, CLICK_MAX_AGE_MS)?;
@@ -120,7 +120,7 @@ pub(super) fn store_insert(
     {
         // Without deduplication a repeated insert is stored again.
         stored.copies += 1;
-        batch.echo.push(&stored.conversion);
+        batch.echo.push(&stored.record);
         return Ok(());
     }
     if let Some(ds) = existing_ds {
@@ -137,27 +137,22 @@ pub(super) fn store_insert(
     }
     store.next_ds_id += 1;
     let ds = store.next_ds_id;
-    map.insert("dsConversionId".to_owned(), Value::String(ds.to_string()));
-    map.insert(
-        "conversionModifiedTimestamp".to_owned(),
-        Value::String(now_ms.to_string()),
-    );
+    map.set("dsConversionId", Val::Int(ds));
+    map.set("conversionModifiedTimestamp", Val::Int(now_ms));
+    map.shrink();
     let view = view_of(app, &map);
-    let conversion = Value::Object(map);
     if let Some(a) = view
         && let Some(index) = store.views.get_mut(a)
     {
         index.insert((timestamp, key.conversion_id.clone()), stored_key.clone());
     }
-    batch.echo.push(&conversion);
+    batch.echo.push(&map);
     store.conversions.insert(
-        stored_key.clone(),
-        StoredConversion {
-            key: stored_key.0,
-            conversion,
+        stored_key,
+        Stored {
+            record: map,
             origin: Origin::Inserted,
             ds_conversion_id: ds,
-            timestamp_ms: timestamp,
             request,
             updates: 0,
             copies: 1,

@@ -4,11 +4,11 @@
 
 use std::collections::HashMap;
 
+use crate::search_ads::record::Record;
 use axum::http::StatusCode;
 use axum::response::Response;
 use chrono::NaiveDate;
 use serde::Serialize;
-use serde_json::Value;
 
 use super::params::{int_param, int64_param, param_error};
 use crate::errors::json_response;
@@ -92,7 +92,7 @@ pub(super) fn parse_read_query(
 #[serde(untagged)]
 enum PageRow {
     Seeded(Box<SeededConversion>),
-    Stored(Value),
+    Stored(Record),
 }
 
 #[derive(Serialize)]
@@ -151,7 +151,7 @@ pub(super) fn read_page(app: &AppState, a: usize, query: &ReadQuery) -> Response
             })
             .flatten();
         rows.push(match stored {
-            Some(stored) => PageRow::Stored(stored.conversion.clone()),
+            Some(stored) => PageRow::Stored(stored.record.clone()),
             None => PageRow::Seeded(Box::new(generator.conversion(a, i))),
         });
         k += 1;
@@ -166,11 +166,11 @@ pub(super) fn read_page(app: &AppState, a: usize, query: &ReadQuery) -> Response
         let matching = view
             .range((ts_lo, String::new())..(ts_hi, String::new()))
             .filter_map(|(_, key)| store.conversions.get(key))
-            .filter(|stored| stored_matches(&stored.conversion, query))
+            .filter(|stored| stored_matches(&stored.record, query))
             .skip(usize::try_from(skip).unwrap_or(usize::MAX))
             .take(usize::try_from(wanted).unwrap_or(usize::MAX));
         for stored in matching {
-            rows.push(PageRow::Stored(stored.conversion.clone()));
+            rows.push(PageRow::Stored(stored.record.clone()));
         }
     }
     drop(store);
@@ -190,16 +190,14 @@ fn normalize_id(s: &str) -> String {
     }
 }
 
-fn stored_matches(conversion: &Value, query: &ReadQuery) -> bool {
-    let field = |name: &str| conversion.get(name).and_then(Value::as_str);
+fn stored_matches(conversion: &Record, query: &ReadQuery) -> bool {
     query
         .id_filters
         .iter()
-        .all(|(_, name, id)| field(name).and_then(|v| v.parse::<i64>().ok()) == Some(*id))
-        && query
-            .account_filters
-            .iter()
-            .all(|(name, value)| field(name).map(normalize_id) == Some(normalize_id(value)))
+        .all(|(_, name, id)| conversion.int(name) == Some(*id))
+        && query.account_filters.iter().all(|(name, value)| {
+            conversion.text(name).map(|v| normalize_id(&v)) == Some(normalize_id(value))
+        })
 }
 
 #[cfg(test)]

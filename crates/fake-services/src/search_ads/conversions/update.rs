@@ -3,22 +3,22 @@
 
 use std::collections::btree_map::Entry;
 
-use axum::Extension;
-use axum::extract::State;
-use axum::response::Response;
-use bytes::Bytes;
-use serde_json::Value;
-
-use super::batch::{CONVERSION_FIELDS, Detail, normalize};
+use super::batch::Detail;
 use super::checks::{
     UPDATE_CLICK_MAX_AGE_MS, attributed_owner, check_segmentation, check_value_sets, seeded_target,
 };
+use super::parse::{Item, record_from_value};
 use super::write::{Batch, Claims, WriteMethod, required_common, write_batch};
 use crate::faults::{DetailsTruncation, RequestSeq};
 use crate::search_ads::data::Generator;
 use crate::search_ads::ledger::Counters;
-use crate::search_ads::ledger::{ConversionKey, Origin, StoredConversion};
+use crate::search_ads::ledger::{ConversionKey, Origin, Stored};
+use crate::search_ads::record::{Schema, Val};
 use crate::search_ads::state::AppState;
+use axum::Extension;
+use axum::extract::State;
+use axum::response::Response;
+use bytes::Bytes;
 
 /// `PUT /conversion`.
 pub(crate) async fn update(
@@ -35,7 +35,7 @@ pub(crate) async fn update(
 pub(super) struct Update;
 
 impl WriteMethod for Update {
-    type Checked = Value;
+    type Checked = Item;
 
     fn requests(counters: &Counters) -> &std::sync::atomic::AtomicU64 {
         &counters.update_requests
@@ -45,11 +45,11 @@ impl WriteMethod for Update {
         &counters.conversions_updated
     }
 
-    fn check(_: &AppState, _: &mut Claims, item: Value) -> Value {
+    fn check(_: &AppState, _: &mut Claims, item: Item) -> Item {
         item
     }
 
-    fn store(app: &AppState, batch: &mut Batch<'_>, item: Value) -> Result<(), Detail> {
+    fn store(app: &AppState, batch: &mut Batch<'_>, item: Item) -> Result<(), Detail> {
         update_one(app, batch, item)
     }
 }
@@ -59,8 +59,8 @@ impl WriteMethod for Update {
 const WRITABLE: &[&str] = &["currencyCode", "quantityMillis", "revenueMicros", "state"];
 
 /// Checks one conversion of an update and applies it, and echoes it as stored.
-pub(super) fn update_one(app: &AppState, batch: &mut Batch<'_>, item: Value) -> Result<(), Detail> {
-    let mut map = normalize(item, CONVERSION_FIELDS)?;
+pub(super) fn update_one(app: &AppState, batch: &mut Batch<'_>, item: Item) -> Result<(), Detail> {
+    let mut map = item?;
     let (conversion_id, timestamp) = required_common(&map)?;
     let owner = attributed_owner(app, &mut map, timestamp, UPDATE_CLICK_MAX_AGE_MS)?;
     let mut key = ConversionKey {
@@ -69,7 +69,7 @@ pub(super) fn update_one(app: &AppState, batch: &mut Batch<'_>, item: Value) -> 
     };
     batch.claims.claim(&key)?;
     let (store, now_ms, request) = (&mut *batch.store, batch.now_ms, batch.request);
-    if map.contains_key("segmentationType") {
+    if map.contains("segmentationType") {
         check_segmentation(app, &map)?;
     }
     check_value_sets(&map)?;
@@ -97,12 +97,10 @@ pub(super) fn update_one(app: &AppState, batch: &mut Batch<'_>, item: Value) -> 
         if let Entry::Vacant(slot) = store.conversions.entry((key.clone(), timestamp)) {
             let seeded = serde_json::to_value(generator.conversion(a, i))
                 .map_err(|_| Detail::new(0x100, "Internal error while reading the conversion"))?;
-            slot.insert(StoredConversion {
-                key: key.clone(),
-                conversion: seeded,
+            slot.insert(Stored {
+                record: record_from_value(Schema::Conversion, seeded)?,
                 origin: Origin::SeededUpdated,
                 ds_conversion_id: generator.seeded_ds_id(a, i),
-                timestamp_ms: timestamp,
                 request,
                 updates: 0,
                 copies: 1,
@@ -115,19 +113,16 @@ pub(super) fn update_one(app: &AppState, batch: &mut Batch<'_>, item: Value) -> 
     let Some(stored) = store.conversions.get_mut(&(key.clone(), timestamp)) else {
         return Err(not_found(&key));
     };
-    if let Value::Object(target) = &mut stored.conversion {
-        for &field in WRITABLE {
-            if let Some(v) = map.get(field) {
-                target.insert(field.to_owned(), v.clone());
-            }
+    for &field in WRITABLE {
+        if let Some(v) = map.get(field) {
+            stored.record.set(field, v.clone());
         }
-        target.insert(
-            "conversionModifiedTimestamp".to_owned(),
-            Value::String(now_ms.to_string()),
-        );
     }
+    stored
+        .record
+        .set("conversionModifiedTimestamp", Val::Int(now_ms));
     stored.updates += 1;
-    batch.echo.push(&stored.conversion);
+    batch.echo.push(&stored.record);
     Ok(())
 }
 

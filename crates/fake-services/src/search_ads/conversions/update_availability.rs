@@ -7,12 +7,12 @@ use bytes::Bytes;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::batch::{
-    AVAILABILITY_FIELDS, Detail, batch_failure, empty_batch, normalize, parse_batch,
-};
+use super::batch::{Detail, batch_failure, empty_batch};
 use super::checks::{check_segmentation, owner_of};
+use super::parse::{Item, parse_batch};
 use crate::errors::json_response;
 use crate::search_ads::ledger::Counters;
+use crate::search_ads::record::Schema;
 use crate::search_ads::state::AppState;
 
 #[derive(Serialize)]
@@ -24,7 +24,7 @@ struct AvailabilityEcho<'a> {
 /// request (the real service documents nothing here).
 pub(crate) async fn update_availability(State(app): State<AppState>, body: Bytes) -> Response {
     Counters::bump(&app.shared.counters.availability_requests);
-    let items = match parse_batch(&body, "availabilities", AVAILABILITY_FIELDS) {
+    let items = match parse_batch(&body, "availabilities", Schema::Availability) {
         Ok(items) => items,
         Err(response) => return response,
     };
@@ -54,21 +54,21 @@ pub(crate) async fn update_availability(State(app): State<AppState>, body: Bytes
     )
 }
 
-fn check_availability(app: &AppState, item: Value) -> Result<Value, Detail> {
-    let map = normalize(item, AVAILABILITY_FIELDS)?;
+fn check_availability(app: &AppState, item: Item) -> Result<Value, Detail> {
+    let map = item?;
     for required in [
         "agencyId",
         "advertiserId",
         "availabilityTimestamp",
         "segmentationType",
     ] {
-        if !map.contains_key(required) {
+        if !map.contains(required) {
             return Err(Detail::invalid(required));
         }
     }
     owner_of(app, &map)?;
     check_segmentation(app, &map)?;
-    Ok(Value::Object(map))
+    Ok(map.to_value())
 }
 
 #[cfg(test)]

@@ -3,19 +3,17 @@
 use std::collections::HashSet;
 use std::sync::atomic::AtomicU64;
 
-use axum::Extension;
-use axum::http::StatusCode;
-use axum::response::Response;
-use serde_json::{Map, Value};
-
-use super::batch::{
-    CONVERSION_FIELDS, Detail, batch_failure, empty_batch, i64_field, parse_batch, str_field,
-};
+use super::batch::{Detail, batch_failure, empty_batch};
 use super::page::CONVERSION_LIST_KIND;
+use super::parse::{Item, parse_batch};
 use crate::errors::bytes_response;
 use crate::faults::{DetailsTruncation, RequestSeq};
 use crate::search_ads::ledger::{ConversionKey, Counters, Store};
+use crate::search_ads::record::{Record, Schema};
 use crate::search_ads::state::AppState;
+use axum::Extension;
+use axum::http::StatusCode;
+use axum::response::Response;
 
 /// What tells `insert` and `update` apart (each implements it in its own file): their
 /// counters, the checks that run before the store is locked, and how one checked conversion
@@ -29,7 +27,7 @@ pub(super) trait WriteMethod {
     fn stored(counters: &Counters) -> &AtomicU64;
     /// The checks that do not read the store, run before it is locked, in item order, so that
     /// requests in flight at once check their items side by side.
-    fn check(app: &AppState, claims: &mut Claims, item: Value) -> Self::Checked;
+    fn check(app: &AppState, claims: &mut Claims, item: Item) -> Self::Checked;
     /// Stores one checked conversion, under the store's lock, and echoes it as stored.
     fn store(app: &AppState, batch: &mut Batch<'_>, checked: Self::Checked) -> Result<(), Detail>;
 }
@@ -46,7 +44,7 @@ pub(super) fn write_batch<M: WriteMethod>(
     let counters = &app.shared.counters;
     Counters::bump(M::requests(counters));
     let request = seq.map_or(0, |Extension(RequestSeq(n))| n);
-    let items = match parse_batch(body, "conversion", CONVERSION_FIELDS) {
+    let items = match parse_batch(body, "conversion", Schema::Conversion) {
         Ok(items) => items,
         Err(response) => return response,
     };
@@ -94,11 +92,13 @@ pub(super) fn write_batch<M: WriteMethod>(
 }
 
 /// The two fields every conversion of a write needs: `conversionId` and `conversionTimestamp`.
-pub(super) fn required_common(map: &Map<String, Value>) -> Result<(String, i64), Detail> {
-    let id = str_field(map, "conversionId")
+pub(super) fn required_common(map: &Record) -> Result<(String, i64), Detail> {
+    let id = map
+        .str("conversionId")
         .filter(|s| !s.is_empty())
         .ok_or_else(|| Detail::invalid("conversionId"))?;
-    let ts = i64_field(map, "conversionTimestamp")
+    let ts = map
+        .int("conversionTimestamp")
         .ok_or_else(|| Detail::invalid("conversionTimestamp"))?;
     Ok((id.to_owned(), ts))
 }
@@ -123,11 +123,11 @@ impl Echo {
     }
 
     /// Appends `conversion` as stored.
-    pub(super) fn push(&mut self, conversion: &Value) {
+    pub(super) fn push(&mut self, conversion: &Record) {
         if self.count > 0 {
             self.body.push(b',');
         }
-        // A `Value` always serializes (its map keys are strings).
+        // A record always serializes (its members are strings, int64s and JSON values).
         let _ = serde_json::to_writer(&mut self.body, conversion);
         self.count += 1;
     }

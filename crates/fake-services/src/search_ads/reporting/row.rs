@@ -12,19 +12,19 @@ use std::borrow::Cow;
 use chrono::format::{Item, StrftimeItems};
 use chrono::{DateTime, Datelike, NaiveDate};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
-use serde_json::Value;
 
 use super::query::catalog::DataType;
 use super::query::dates::Period;
 use super::query::eval::Val;
 use crate::search_ads::config::KnownAccount;
 use crate::search_ads::data::SeededConversion;
+use crate::search_ads::record::Record;
 
 /// The sort key of a row: (epoch milliseconds, `conversion.id`).
 pub(crate) type RowKey = (i64, i64);
 
 /// The fields of a v2 conversion that a row is made of, whichever way it is held (a seeded
-/// conversion or a stored JSON object).
+/// conversion or a stored record).
 #[derive(Debug, Default)]
 pub(crate) struct V2<'a> {
     pub timestamp: i64,
@@ -50,47 +50,36 @@ pub(crate) struct V2<'a> {
     pub segmentation_id: Option<i64>,
 }
 
-fn int(v: &Value, name: &str) -> Option<i64> {
-    match v.get(name)? {
-        Value::String(s) => s.parse().ok(),
-        Value::Number(n) => n.as_i64(),
-        _ => None,
-    }
-}
-
-fn text<'a>(v: &'a Value, name: &str) -> Option<&'a str> {
-    v.get(name).and_then(Value::as_str)
-}
-
 impl<'a> V2<'a> {
-    /// A stored conversion (JSON as the v2 fake answers it); `None` without a timestamp or
-    /// `dsConversionId`.
-    pub(crate) fn from_json(v: &'a Value) -> Option<Self> {
+    /// A stored conversion; `None` without a timestamp or `dsConversionId`.
+    pub(crate) fn from_record(v: &'a Record) -> Option<Self> {
+        let int = |name: &str| v.int(name);
+        let text = |name: &str| v.str(name);
         Some(Self {
-            timestamp: int(v, "conversionTimestamp")?,
-            ds_conversion_id: int(v, "dsConversionId")?,
-            conversion_id: text(v, "conversionId"),
-            modified: int(v, "conversionModifiedTimestamp"),
-            revenue_micros: int(v, "revenueMicros"),
-            quantity_millis: int(v, "quantityMillis"),
-            state: text(v, "state"),
-            click_id: text(v, "clickId"),
-            floodlight_order_id: text(v, "floodlightOrderId"),
-            product_id: text(v, "productId"),
-            product_country: text(v, "productCountry"),
-            product_language: text(v, "productLanguage"),
-            store_id: text(v, "storeId"),
-            channel: text(v, "channel"),
-            ad_id: int(v, "adId"),
-            criterion_id: int(v, "criterionId"),
-            inventory_account_id: int(v, "inventoryAccountId"),
-            campaign_id: int(v, "campaignId"),
-            ad_group_id: int(v, "adGroupId"),
-            segmentation_id: int(v, "segmentationId"),
+            timestamp: int("conversionTimestamp")?,
+            ds_conversion_id: int("dsConversionId")?,
+            conversion_id: text("conversionId"),
+            modified: int("conversionModifiedTimestamp"),
+            revenue_micros: int("revenueMicros"),
+            quantity_millis: int("quantityMillis"),
+            state: text("state"),
+            click_id: text("clickId"),
+            floodlight_order_id: text("floodlightOrderId"),
+            product_id: text("productId"),
+            product_country: text("productCountry"),
+            product_language: text("productLanguage"),
+            store_id: text("storeId"),
+            channel: text("channel"),
+            ad_id: int("adId"),
+            criterion_id: int("criterionId"),
+            inventory_account_id: int("inventoryAccountId"),
+            campaign_id: int("campaignId"),
+            ad_group_id: int("adGroupId"),
+            segmentation_id: int("segmentationId"),
         })
     }
 
-    /// A seeded conversion, read the way [`from_json`](Self::from_json) reads its JSON.
+    /// A seeded conversion, read the way [`from_record`](Self::from_record) reads a stored one.
     pub(crate) fn from_seeded(c: &'a SeededConversion) -> Option<Self> {
         Some(Self {
             timestamp: c.conversion_timestamp.parse().ok()?,
@@ -645,7 +634,9 @@ impl Serialize for Resource<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::search_ads::conversions::record_from_value;
+    use crate::search_ads::record::Schema;
+    use serde_json::{Value, json};
 
     fn account() -> KnownAccount {
         KnownAccount {
@@ -670,8 +661,12 @@ mod tests {
         serde_json::to_value(&page).unwrap()
     }
 
-    fn stored() -> Value {
-        json!({
+    fn stored_from(item: Value) -> Record {
+        record_from_value(Schema::Conversion, item).unwrap_or_else(|d| panic!("{}", d.text))
+    }
+
+    fn stored() -> Record {
+        stored_from(json!({
             "conversionTimestamp": "1700000000123",
             "dsConversionId": "77",
             "conversionId": "order-1",
@@ -681,13 +676,13 @@ mod tests {
             "channel": "online",
             "adGroupId": "5",
             "criterionId": "6",
-        })
+        }))
     }
 
     #[test]
     fn only_selected_fields_with_values_are_written_as_strings() {
         let v = stored();
-        let row = Row::new(&V2::from_json(&v).unwrap(), None, Some(900));
+        let row = Row::new(&V2::from_record(&v).unwrap(), None, Some(900));
         let page = write(
             &[
                 "conversion.id",
@@ -749,15 +744,15 @@ mod tests {
     #[test]
     fn a_resource_without_any_value_is_left_out() {
         let v = stored();
-        let row = Row::new(&V2::from_json(&v).unwrap(), None, None);
+        let row = Row::new(&V2::from_record(&v).unwrap(), None, None);
         let page = write(&["conversion.id", "campaign.id"], &[row]);
         assert_eq!(page, json!([{"conversion": {"id": "77"}}]));
     }
 
     #[test]
     fn a_conversion_without_timestamp_or_ds_id_is_no_row() {
-        assert!(V2::from_json(&json!({"dsConversionId": "1"})).is_none());
-        assert!(V2::from_json(&json!({"conversionTimestamp": "1"})).is_none());
+        assert!(V2::from_record(&stored_from(json!({"dsConversionId": "1"}))).is_none());
+        assert!(V2::from_record(&stored_from(json!({"conversionTimestamp": "1"}))).is_none());
     }
 
     #[test]
