@@ -89,10 +89,15 @@ pub struct StoredConversion {
 pub(crate) struct Stored {
     /// The conversion as the fake answers it.
     pub record: Record,
+    /// As [`StoredConversion::origin`].
     pub origin: Origin,
+    /// As [`StoredConversion::ds_conversion_id`].
     pub ds_conversion_id: i64,
+    /// As [`StoredConversion::request`].
     pub request: u64,
+    /// As [`StoredConversion::updates`].
     pub updates: u32,
+    /// As [`StoredConversion::copies`].
     pub copies: u32,
 }
 

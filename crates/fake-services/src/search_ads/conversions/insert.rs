@@ -1,6 +1,11 @@
 //! `conversion.insert` (`POST /conversion`): stores new conversions, refusing a
 //! (`conversionId`, `conversionTimestamp`) already used by the advertiser (SA-15).
 
+use axum::Extension;
+use axum::extract::State;
+use axum::response::Response;
+use bytes::Bytes;
+
 use super::batch::Detail;
 use super::checks::{
     CLICK_MAX_AGE_MS, attributed_owner, check_references, check_segmentation, check_value_sets,
@@ -14,10 +19,6 @@ use crate::search_ads::ledger::Counters;
 use crate::search_ads::ledger::{ConversionKey, Origin, Stored};
 use crate::search_ads::record::{Record, Val};
 use crate::search_ads::state::AppState;
-use axum::Extension;
-use axum::extract::State;
-use axum::response::Response;
-use bytes::Bytes;
 
 /// `POST /conversion`.
 pub(crate) async fn insert(

@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 
-use crate::search_ads::record::Record;
 use axum::http::StatusCode;
 use axum::response::Response;
 use chrono::NaiveDate;
@@ -17,6 +16,7 @@ use crate::search_ads::data::{
     parse_date_number, seeded_conversion_id,
 };
 use crate::search_ads::ledger::ConversionKey;
+use crate::search_ads::record::Record;
 use crate::search_ads::state::AppState;
 
 /// The `kind` of a list of conversions (reads, and the echo of insert and update).

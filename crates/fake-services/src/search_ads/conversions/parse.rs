@@ -9,13 +9,13 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use axum::response::Response;
 use serde::Deserialize;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
 use super::batch::{Detail, bad_payload, unknown_name};
 use crate::search_ads::record::{Kind, Record, Schema, Val};
-use axum::response::Response;
 
 /// One item of a batch: its record, or the detail that rejects it.
 pub(super) type Item = Result<Record, Detail>;

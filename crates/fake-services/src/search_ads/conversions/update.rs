@@ -3,6 +3,11 @@
 
 use std::collections::btree_map::Entry;
 
+use axum::Extension;
+use axum::extract::State;
+use axum::response::Response;
+use bytes::Bytes;
+
 use super::batch::Detail;
 use super::checks::{
     UPDATE_CLICK_MAX_AGE_MS, attributed_owner, check_segmentation, check_value_sets, seeded_target,
@@ -15,10 +20,6 @@ use crate::search_ads::ledger::Counters;
 use crate::search_ads::ledger::{ConversionKey, Origin, Stored};
 use crate::search_ads::record::{Schema, Val};
 use crate::search_ads::state::AppState;
-use axum::Extension;
-use axum::extract::State;
-use axum::response::Response;
-use bytes::Bytes;
 
 /// `PUT /conversion`.
 pub(crate) async fn update(

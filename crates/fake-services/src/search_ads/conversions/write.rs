@@ -3,6 +3,10 @@
 use std::collections::HashSet;
 use std::sync::atomic::AtomicU64;
 
+use axum::Extension;
+use axum::http::StatusCode;
+use axum::response::Response;
+
 use super::batch::{Detail, batch_failure, empty_batch};
 use super::page::CONVERSION_LIST_KIND;
 use super::parse::{Item, parse_batch};
@@ -11,9 +15,6 @@ use crate::faults::{DetailsTruncation, RequestSeq};
 use crate::search_ads::ledger::{ConversionKey, Counters, Store};
 use crate::search_ads::record::{Record, Schema};
 use crate::search_ads::state::AppState;
-use axum::Extension;
-use axum::http::StatusCode;
-use axum::response::Response;
 
 /// What tells `insert` and `update` apart (each implements it in its own file): their
 /// counters, the checks that run before the store is locked, and how one checked conversion
