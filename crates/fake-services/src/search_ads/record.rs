@@ -8,6 +8,7 @@
 //! object did: members in name order, int64 values as strings of their canonical digits.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
@@ -96,10 +97,21 @@ impl Schema {
     }
 
     /// The number of field `name` in [`fields`](Self::fields), `None` when it is not one.
+    ///
+    /// Every member of a body and every field a check reads is looked up here, dozens of times
+    /// an item: the names are grouped by length, so a lookup compares `name` with the one to five
+    /// names of its length rather than ordering it against six names of a binary search.
     pub(crate) fn field(self, name: &str) -> Option<u8> {
+        let by_length: &[Vec<u8>] = match self {
+            Self::Conversion => &CONVERSION_BY_LENGTH,
+            Self::Availability => &AVAILABILITY_BY_LENGTH,
+        };
         let fields = self.fields();
-        let i = fields.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
-        u8::try_from(i).ok()
+        by_length
+            .get(name.len())?
+            .iter()
+            .copied()
+            .find(|&i| fields[usize::from(i)].0 == name)
     }
 
     /// The name and kind of field number `field`.
@@ -110,6 +122,24 @@ impl Schema {
             .unwrap_or(("", Kind::Str))
     }
 }
+
+/// The numbers of `fields` by the length of their names.
+fn by_length(fields: &[(&str, Kind)]) -> Vec<Vec<u8>> {
+    let mut by_length = Vec::new();
+    for (i, (name, _)) in fields.iter().enumerate() {
+        if by_length.len() <= name.len() {
+            by_length.resize_with(name.len() + 1, Vec::new);
+        }
+        by_length[name.len()].extend(u8::try_from(i).ok());
+    }
+    by_length
+}
+
+static CONVERSION_BY_LENGTH: LazyLock<Vec<Vec<u8>>> =
+    LazyLock::new(|| by_length(CONVERSION_FIELDS));
+
+static AVAILABILITY_BY_LENGTH: LazyLock<Vec<Vec<u8>>> =
+    LazyLock::new(|| by_length(AVAILABILITY_FIELDS));
 
 /// The longest string a [`Val`] holds without an allocation of its own.
 const INLINE: usize = 22;
@@ -281,7 +311,7 @@ mod tests {
     use super::{AVAILABILITY_FIELDS, CONVERSION_FIELDS, Kind, Record, Schema, Val};
 
     #[test]
-    fn the_field_lists_are_sorted_for_their_binary_search() {
+    fn the_field_lists_are_sorted_and_every_name_is_found() {
         for fields in [CONVERSION_FIELDS, AVAILABILITY_FIELDS] {
             assert!(fields.windows(2).all(|w| w[0].0 < w[1].0));
         }
@@ -289,6 +319,16 @@ mod tests {
         assert_eq!(Schema::Conversion.field("type"), Some(34));
         assert_eq!(Schema::Conversion.field("customer"), None);
         assert_eq!(Schema::Availability.field("availabilityTimestamp"), Some(2));
+        for schema in [Schema::Conversion, Schema::Availability] {
+            for (i, (name, _)) in schema.fields().iter().enumerate() {
+                assert_eq!(schema.field(name), u8::try_from(i).ok(), "{name}");
+                assert_eq!(schema.field(&name.to_uppercase()), None, "{name}");
+            }
+            for other in ["", "x", "adid", "availabilityTimestamps", "conversion"] {
+                assert_eq!(schema.field(other), None, "{other}");
+            }
+        }
+        assert_eq!(Schema::Availability.field("conversionId"), None);
     }
 
     #[test]

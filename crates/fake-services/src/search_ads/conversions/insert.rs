@@ -189,6 +189,36 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_ledger_lists_conversions_by_key_then_timestamp() {
+        let app = app();
+        let ids = ["c-9", "c-1", "c-50", "c-5", "c-10"];
+        for ts in [JUNE + 2, JUNE] {
+            let items: Vec<Value> = ids.iter().map(|id| new_conversion(id, ts)).collect();
+            let (status, echo) = send(&app, &items).await;
+            assert_eq!(status, StatusCode::OK, "{echo}");
+        }
+        let ledger = ledger(&app);
+        let listed: Vec<(String, i64)> = ledger
+            .conversions()
+            .iter()
+            .map(|c| (c.key.conversion_id.clone(), c.timestamp_ms))
+            .collect();
+        let mut sorted = listed.clone();
+        sorted.sort();
+        assert_eq!(listed.len(), 10);
+        assert_eq!(listed, sorted);
+        let first = ledger.conversion(&key(&app, "c-5"));
+        assert_eq!(
+            first.map(|c| c.timestamp_ms),
+            Some(JUNE),
+            "a key's earliest"
+        );
+        assert!(ledger.conversion_at(&key(&app, "c-5"), JUNE + 2).is_some());
+        assert!(ledger.conversion_at(&key(&app, "c-5"), JUNE + 1).is_none());
+        assert!(!ledger.contains(&key(&app, "c-6")));
+    }
+
+    #[tokio::test]
     async fn stores_and_echoes_a_conversion_with_its_new_ds_id() {
         let app = app();
         let (status, echo) = send(&app, &[new_conversion("c-1", JUNE)]).await;
