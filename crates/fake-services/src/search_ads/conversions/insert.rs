@@ -140,7 +140,6 @@ pub(super) fn store_insert(
     let ds = store.next_ds_id;
     map.set("dsConversionId", Val::Int(ds));
     map.set("conversionModifiedTimestamp", Val::Int(now_ms));
-    map.shrink();
     let view = view_of(app, &map);
     if let Some(a) = view
         && let Some(index) = store.views.get_mut(a)
@@ -151,7 +150,7 @@ pub(super) fn store_insert(
     store.conversions.insert(
         stored_key,
         Stored {
-            record: map,
+            record: map.pack(),
             origin: Origin::Inserted,
             ds_conversion_id: ds,
             request,

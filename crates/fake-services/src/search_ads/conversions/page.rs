@@ -16,7 +16,7 @@ use crate::search_ads::data::{
     parse_date_number, seeded_conversion_id,
 };
 use crate::search_ads::ledger::ConversionKey;
-use crate::search_ads::record::Record;
+use crate::search_ads::record::{Packed, Record};
 use crate::search_ads::state::AppState;
 
 /// The `kind` of a list of conversions (reads, and the echo of insert and update).
@@ -92,7 +92,7 @@ pub(super) fn parse_read_query(
 #[serde(untagged)]
 enum PageRow {
     Seeded(Box<SeededConversion>),
-    Stored(Record),
+    Stored(Packed),
 }
 
 #[derive(Serialize)]
@@ -166,7 +166,7 @@ pub(super) fn read_page(app: &AppState, a: usize, query: &ReadQuery) -> Response
         let matching = view
             .range((ts_lo, String::new())..(ts_hi, String::new()))
             .filter_map(|(_, key)| store.conversions.get(key))
-            .filter(|stored| stored_matches(&stored.record, query))
+            .filter(|stored| stored_matches(&stored.record.unpack(), query))
             .skip(usize::try_from(skip).unwrap_or(usize::MAX))
             .take(usize::try_from(wanted).unwrap_or(usize::MAX));
         for stored in matching {

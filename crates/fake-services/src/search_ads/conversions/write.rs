@@ -15,6 +15,7 @@ use crate::faults::{DetailsTruncation, RequestSeq};
 use crate::search_ads::ledger::{ConversionKey, Counters, Store};
 use crate::search_ads::record::{Record, Schema};
 use crate::search_ads::state::AppState;
+use serde::Serialize;
 
 /// What tells `insert` and `update` apart (each implements it in its own file): their
 /// counters, the checks that run before the store is locked, and how one checked conversion
@@ -124,7 +125,7 @@ impl Echo {
     }
 
     /// Appends `conversion` as stored.
-    pub(super) fn push(&mut self, conversion: &Record) {
+    pub(super) fn push(&mut self, conversion: &(impl Serialize + ?Sized)) {
         if self.count > 0 {
             self.body.push(b',');
         }
