@@ -36,7 +36,7 @@ use super::super::conversion::Conversion;
 use super::super::values::CustomerId;
 use super::mapping::RowKey;
 use super::token_hint::token_hint;
-use super::wire_row::{WireRow, map_row};
+use super::wire_row::{ObjectOrNull, WireRow, map_row};
 
 /// The bytes of a page's answer.
 #[derive(Debug)]
@@ -206,7 +206,11 @@ impl<'de> Visitor<'de> for RowsVisitor {
         let mut failed = None;
         // The rows of a page share their customer: its id is checked and allocated once.
         let mut customer: Option<(i64, CustomerId)> = None;
-        while let Some(row) = seq.next_element::<WireRow<'de>>()? {
+        // A row is an object: not `null`, and not an array (which serde would read as fields).
+        while let Some(row) = seq.next_element_seed(ObjectOrNull::<WireRow<'de>>::new())? {
+            let Some(row) = row else {
+                return Err(de::Error::custom("a row of `results` is null"));
+            };
             if failed.is_some() {
                 continue; // checked, not mapped
             }
@@ -494,6 +498,34 @@ mod tests {
                     .collect();
                 format!("{open}{}{close}", members.join(comma))
             })
+    }
+
+    #[test]
+    fn a_member_or_row_that_is_not_an_object_rejects_the_page_as_the_generated_type_does() {
+        let row = |member: &str| {
+            format!(
+                r#"{{"results":[{{"conversion":{{"id":"1","conversionDateTime":"2024-01-01 00:00:00+00:00"}},"segments":{{"date":"2024-01-01"}},{member}}}]}}"#
+            )
+        };
+        for member in [
+            r#""campaign":[1]"#,
+            r#""adGroup":[1]"#,
+            r#""customer":["1"]"#,
+            r#""campaign":1"#,
+        ] {
+            let body = row(member);
+            assert_eq!(generated(body.as_bytes()), Err(()), "{member}");
+            assert_eq!(decoded(body.as_bytes()), Err(()), "{member}");
+        }
+        for body in [
+            r#"{"results":[null]}"#,
+            r#"{"results":[[{"id":"1"}]]}"#,
+        ] {
+            assert_eq!(generated(body.as_bytes()), Err(()), "{body}");
+            assert_eq!(decoded(body.as_bytes()), Err(()), "{body}");
+        }
+        let fine = row(r#""campaign":null,"adGroup":{"id":"7"}"#);
+        assert!(decoded(fine.as_bytes()).is_ok(), "{fine}");
     }
 
     /// Cases run by the property test below. Of 300 pages drawn, 53 were rejected by both

@@ -4,9 +4,13 @@
 //! [`mapping`](super::mapping).
 
 use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
 
 use chrono::NaiveDate;
 use serde::Deserialize;
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
 use super::super::conversion::Conversion;
 use super::super::values::{
@@ -20,17 +24,63 @@ use super::mapping::{self, RowKey, parse_date, parse_date_time};
 pub(super) type Text<'a> = Option<Cow<'a, str>>;
 
 /// The members of a row the report reads (the spec's `SearchAds360Row`; others are skipped).
+/// Each is an object or `null`: serde's derived structs would also take a JSON array, as their
+/// fields in order, which the spec's types refuse ([`object`]).
 #[derive(Deserialize)]
 pub(super) struct WireRow<'a> {
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "object")]
     conversion: Option<WireConversion<'a>>,
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "object")]
     customer: Option<WireCustomer<'a>>,
+    #[serde(default, deserialize_with = "object")]
     campaign: Option<WireId>,
-    #[serde(rename = "adGroup")]
+    #[serde(rename = "adGroup", default, deserialize_with = "object")]
     ad_group: Option<WireId>,
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "object")]
     segments: Option<WireSegments<'a>>,
+}
+
+/// A member that must be a JSON object or `null`, read as `T`.
+pub(super) fn object<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    deserializer.deserialize_any(ObjectOrNull(PhantomData))
+}
+
+/// Reads a JSON object as `T` and `null` as `None`; anything else is the wrong type.
+pub(super) struct ObjectOrNull<T>(PhantomData<T>);
+
+impl<T> ObjectOrNull<T> {
+    /// For one value.
+    pub(super) fn new() -> Self {
+        Self(PhantomData)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectOrNull<T> {
+    type Value = Option<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object or null")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Option<T>, E> {
+        Ok(None)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
+        T::deserialize(MapAccessDeserializer::new(map)).map(Some)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for ObjectOrNull<T> {
+    type Value = Option<T>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<T>, D::Error> {
+        deserializer.deserialize_any(self)
+    }
 }
 
 #[derive(Deserialize)]
