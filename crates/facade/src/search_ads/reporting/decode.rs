@@ -517,10 +517,7 @@ mod tests {
             assert_eq!(generated(body.as_bytes()), Err(()), "{member}");
             assert_eq!(decoded(body.as_bytes()), Err(()), "{member}");
         }
-        for body in [
-            r#"{"results":[null]}"#,
-            r#"{"results":[[{"id":"1"}]]}"#,
-        ] {
+        for body in [r#"{"results":[null]}"#, r#"{"results":[[{"id":"1"}]]}"#] {
             assert_eq!(generated(body.as_bytes()), Err(()), "{body}");
             assert_eq!(decoded(body.as_bytes()), Err(()), "{body}");
         }
