@@ -16,7 +16,7 @@ use crate::search_ads::data::{
     parse_date_number, seeded_conversion_id,
 };
 use crate::search_ads::ledger::ConversionKey;
-use crate::search_ads::record::{Packed, Record};
+use crate::search_ads::record::Record;
 use crate::search_ads::state::AppState;
 
 /// The `kind` of a list of conversions (reads, and the echo of insert and update).
@@ -92,7 +92,7 @@ pub(super) fn parse_read_query(
 #[serde(untagged)]
 enum PageRow {
     Seeded(Box<SeededConversion>),
-    Stored(Packed),
+    Stored(Record),
 }
 
 #[derive(Serialize)]
@@ -151,7 +151,7 @@ pub(super) fn read_page(app: &AppState, a: usize, query: &ReadQuery) -> Response
             })
             .flatten();
         rows.push(match stored {
-            Some(stored) => PageRow::Stored(stored.record.clone()),
+            Some(stored) => PageRow::Stored(stored.record.unpack()),
             None => PageRow::Seeded(Box::new(generator.conversion(a, i))),
         });
         k += 1;
@@ -166,12 +166,11 @@ pub(super) fn read_page(app: &AppState, a: usize, query: &ReadQuery) -> Response
         let matching = view
             .range((ts_lo, String::new())..(ts_hi, String::new()))
             .filter_map(|(_, key)| store.conversions.get(key))
-            .filter(|stored| stored_matches(&stored.record.unpack(), query))
+            .map(|stored| stored.record.unpack())
+            .filter(|record| stored_matches(record, query))
             .skip(usize::try_from(skip).unwrap_or(usize::MAX))
             .take(usize::try_from(wanted).unwrap_or(usize::MAX));
-        for stored in matching {
-            rows.push(PageRow::Stored(stored.record.clone()));
-        }
+        rows.extend(matching.map(PageRow::Stored));
     }
     drop(store);
     json_response(
@@ -300,5 +299,60 @@ mod tests {
         assert_eq!(all[100]["conversionId"], "late-1");
         let (_, rest) = read(&app, &page("100")).await;
         assert_eq!(rows(&rest), vec![all[100].clone()]);
+    }
+
+    #[tokio::test]
+    async fn inserted_conversions_are_filtered_by_their_ids_and_account() {
+        let app = app();
+        let last_day = chrono::NaiveDate::from_ymd_opt(2024, 4, 9).unwrap_or_default();
+        let timestamp = day_start_ms(last_day) + DAY_MS - 1000;
+        let with_campaign = |id: &str, campaign: i64| {
+            let mut item = new_conversion(id, timestamp);
+            item["campaignId"] = Value::from(campaign);
+            item
+        };
+        let items = [
+            with_campaign("in-1", 987_654_321),
+            with_campaign("in-2", 987_654_322),
+        ];
+        let request = serde_json::json!({ "conversion": items });
+        let response = insert(State(app.clone()), None, None, body(&request)).await;
+        assert_eq!(answer(response).await.0, StatusCode::OK);
+        fn ids<'a>(q: &[(&'static str, &'a str)]) -> Vec<(&'static str, &'a str)> {
+            let mut all = vec![
+                ("startDate", "20240409"),
+                ("endDate", "20240409"),
+                ("startRow", "0"),
+                ("rowCount", "1000"),
+            ];
+            all.extend_from_slice(q);
+            all
+        }
+        let advertiser = app.config.accounts[0].advertiser_id.to_string();
+        let agency = format!("00{}", app.config.accounts[0].agency_id);
+        for (q, expected) in [
+            (vec![("campaignId", "987654321")], vec!["in-1"]),
+            (vec![("campaignId", "987654322")], vec!["in-2"]),
+            (
+                vec![
+                    ("campaignId", "987654321"),
+                    ("advertiserId", advertiser.as_str()),
+                ],
+                vec!["in-1"],
+            ),
+            (
+                vec![("campaignId", "987654321"), ("agencyId", agency.as_str())],
+                vec!["in-1"],
+            ),
+            (vec![("campaignId", "987654321"), ("agencyId", "5")], vec![]),
+        ] {
+            let (status, page) = read(&app, &ids(&q)).await;
+            assert_eq!(status, StatusCode::OK, "{page}");
+            let got: Vec<Value> = rows(&page)
+                .iter()
+                .map(|r| r["conversionId"].clone())
+                .collect();
+            assert_eq!(got, expected, "{q:?}");
+        }
     }
 }
