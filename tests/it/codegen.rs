@@ -59,7 +59,7 @@ fn the_checkout_copy_is_clean() {
 #[test]
 fn a_hand_edit_to_a_generated_file_is_caught() {
     let (_dir, ws) = temp_workspace();
-    let file = "crates/search-ads-client/src/generated.rs";
+    let file = "crates/sa360-v2-client/src/generated.rs";
     let mut text = fs::read_to_string(ws.path(file)).unwrap();
     text.push_str("// a hand edit\n");
     fs::write(ws.path(file), text).unwrap();
@@ -144,7 +144,7 @@ fn a_new_optional_property_without_regenerating_is_caught() {
     let report = check(&ws);
     assert_eq!(
         stale_files(&report),
-        vec!["crates/search-ads-client/src/generated.rs"],
+        vec!["crates/sa360-v2-client/src/generated.rs"],
         "{report}"
     );
     assert!(

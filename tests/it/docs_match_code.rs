@@ -3,7 +3,7 @@
 //! `ARCHITECTURE.md`, `CONTRIBUTING.md` and the READMEs name; every xtask command is in the
 //! command lists of both guides; and the README's dependency list holds every crate the
 //! facade's examples use. (`apictl` commands are checked by the CLI's own tests, which run
-//! the binary: `crates/cli/tests/it/docs_commands.rs`.)
+//! the binary: `crates/sa360-video-cli/tests/it/docs_commands.rs`.)
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -140,7 +140,7 @@ fn every_file_the_docs_name_exists() {
         let base = Path::new(&doc).parent().unwrap();
         for span in code_spans(&text) {
             let Some(name) = as_path(&span) else { continue };
-            // A README may name a file beside it (`data/sample.csv` in crates/cli/).
+            // A README may name a file beside it (`data/sample.csv` in crates/sa360-video-cli/).
             let beside = base.join(&name).to_string_lossy().into_owned();
             if !exists(&name, &files) && !exists(&beside, &files) {
                 missing.push(format!("{doc}: `{name}`"));
@@ -156,15 +156,15 @@ fn every_file_the_docs_name_exists() {
 
 /// The library crates whose Rust paths the docs may name, with their source folders.
 const CRATES: &[(&str, &str)] = &[
-    ("sa360_video_sdk", "crates/facade/src"),
-    ("sa360_video_client_support", "crates/client-support/src"),
-    ("sa360_v2_client", "crates/search-ads-client/src"),
+    ("sa360_video_sdk", "crates/sa360-video-sdk/src"),
+    ("sa360_video_client_support", "crates/sa360-video-client-support/src"),
+    ("sa360_v2_client", "crates/sa360-v2-client/src"),
     (
         "sa360_reporting_client",
-        "crates/search-ads-reporting-client/src",
+        "crates/sa360-reporting-client/src",
     ),
     ("video_session_client", "crates/video-session-client/src"),
-    ("sa360_video_fakes", "crates/fake-services/src"),
+    ("sa360_video_fakes", "crates/sa360-video-fakes/src"),
     ("test_support", "crates/test-support/src"),
 ];
 
@@ -326,7 +326,7 @@ fn every_command_the_docs_name_exists() {
         for example in words_after(&text, "--example ") {
             if example != "NAME"
                 && !root()
-                    .join(format!("crates/facade/examples/{example}.rs"))
+                    .join(format!("crates/sa360-video-sdk/examples/{example}.rs"))
                     .exists()
             {
                 missing.push(format!("{doc}: example `{example}`"));
@@ -425,7 +425,7 @@ fn the_readme_lists_every_crate_the_examples_use() {
     let mut missing = Vec::new();
     for file in tracked()
         .into_iter()
-        .filter(|p| p.starts_with("crates/facade/examples/") && p.ends_with(".rs"))
+        .filter(|p| p.starts_with("crates/sa360-video-sdk/examples/") && p.ends_with(".rs"))
     {
         for krate in crates_used(&read(&file)) {
             if !listed.contains(&krate) {

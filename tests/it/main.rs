@@ -24,7 +24,7 @@ mod release_order;
 /// name, JSON type and format.
 mod search_ads_discovery;
 /// specs/search-ads-reporting.yaml agrees with Google's v0 discovery document (a copy in
-/// crates/fake-services/data/, which the fake reads): every field of the covered schemas, every
+/// crates/sa360-video-fakes/data/, which the fake reads): every field of the covered schemas, every
 /// parameter of the covered methods, the OAuth scope and the server.
 mod search_ads_reporting_discovery;
 /// The generated search-ads types carry int64 values as strings.

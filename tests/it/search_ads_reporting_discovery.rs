@@ -1,6 +1,6 @@
 //! `specs/search-ads-reporting.yaml` agrees with Google's discovery document
 //! for the Search Ads 360 Reporting API v0 (revision 20251116, copied to
-//! `crates/fake-services/data/searchads360-v0-discovery.json`, where the fake reads it too).
+//! `crates/sa360-video-fakes/data/searchads360-v0-discovery.json`, where the fake reads it too).
 //!
 //! The spec names its schemas without discovery's long prefixes (SR-4), so
 //! [`COVERED_SCHEMAS`] maps each one. For a fully covered schema every
@@ -339,7 +339,7 @@ const ALLOWED: &[(&str, &str)] = &[
 ];
 
 fn discovery() -> Value {
-    discovery::discovery("crates/fake-services/data/searchads360-v0-discovery.json")
+    discovery::discovery("crates/sa360-video-fakes/data/searchads360-v0-discovery.json")
 }
 
 fn spec() -> Value {

@@ -2,7 +2,7 @@
 
 google-api-python-client builds both services from Google's discovery documents
 (tests/fixtures/reference/sa360-v2-discovery.json and
-crates/fake-services/data/searchads360-v0-discovery.json, rootUrl and baseUrl pointed at the fake)
+crates/sa360-video-fakes/data/searchads360-v0-discovery.json, rootUrl and baseUrl pointed at the fake)
 and calls them the way a user following Google's pages would. Every check compares what the client
 received with what Google's pages say it means; any difference, and any HTTP error the client
 raises, is a mismatch. Exit status 0 only with 0 mismatches.
@@ -85,7 +85,7 @@ def rows_of(v0, customer, query, page_size):
     return rows, pages
 
 
-V0_DISCOVERY = "crates/fake-services/data/searchads360-v0-discovery.json"
+V0_DISCOVERY = "crates/sa360-video-fakes/data/searchads360-v0-discovery.json"
 
 
 def load_reference(document):

@@ -15,11 +15,11 @@ use serde_json::Value;
 use crate::Workspace;
 
 /// The discovery document the fields come from (workspace-relative).
-pub const DISCOVERY: &str = "crates/fake-services/data/searchads360-v0-discovery.json";
+pub const DISCOVERY: &str = "crates/sa360-video-fakes/data/searchads360-v0-discovery.json";
 /// The table of what the discovery document lacks (workspace-relative).
 pub const TABLE: &str = "specs/search-ads-report-fields.yaml";
 /// The generated catalogue (workspace-relative).
-pub const OUTPUT: &str = "crates/facade/src/search_ads/reporting/fields/generated.rs";
+pub const OUTPUT: &str = "crates/sa360-video-sdk/src/search_ads/reporting/fields/generated.rs";
 
 /// Nested messages deeper than this are not flattened further (none is, in revision 20251116).
 const MAX_DEPTH: usize = 6;

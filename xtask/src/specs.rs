@@ -33,7 +33,7 @@ pub const SPECS: &[SpecConfig] = &[
     SpecConfig {
         name: "search-ads",
         spec: "specs/search-ads.yaml",
-        output: "crates/search-ads-client/src/generated.rs",
+        output: "crates/sa360-v2-client/src/generated.rs",
         int64_strings: true,
         plain_string_constraints: STRING_CONSTRAINT_KEYS,
         inner_type: Some("crate::context::ClientContext"),
@@ -41,7 +41,7 @@ pub const SPECS: &[SpecConfig] = &[
     SpecConfig {
         name: "search-ads-reporting",
         spec: "specs/search-ads-reporting.yaml",
-        output: "crates/search-ads-reporting-client/src/generated.rs",
+        output: "crates/sa360-reporting-client/src/generated.rs",
         int64_strings: true,
         // Closed value sets stay generated enums; patterns and lengths (the
         // login-customer-id header) are the facade's to check.

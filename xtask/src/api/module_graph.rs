@@ -583,7 +583,7 @@ mod tests {
     }
 
     fn facade_cycles() -> Vec<Vec<Module>> {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/facade/src");
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/sa360-video-sdk/src");
         cycles(&read(&src).expect("the facade's sources"))
     }
 

@@ -36,8 +36,8 @@ fn copy_generate_inputs(workspace: &Path, dir: &Path) -> Result<()> {
     // The Reporting field catalogue that `generate` also writes (DECISIONS SR-30): its
     // discovery input and its output, at the paths `xtask::report_fields` names.
     for relative in [
-        "crates/fake-services/data/searchads360-v0-discovery.json",
-        "crates/facade/src/search_ads/reporting/fields/generated.rs",
+        "crates/sa360-video-fakes/data/searchads360-v0-discovery.json",
+        "crates/sa360-video-sdk/src/search_ads/reporting/fields/generated.rs",
     ] {
         let to = dir.join(relative);
         fs::create_dir_all(to.parent().context("a file inside the copy")?)?;
