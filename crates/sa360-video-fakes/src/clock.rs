@@ -7,10 +7,19 @@ use std::time::{Duration, Instant, SystemTime};
 ///
 /// It runs with real time and adds an offset that only [`FakeClock::advance`] changes, so a test can
 /// jump over a 10-minute account block or an access token's lifetime without sleeping. Clones share
-/// the same offset.
-#[derive(Clone, Debug, Default)]
+/// the same offset. [`FakeClock::fast`] makes one that also runs faster than real time, so a test
+/// can watch the service's 10-minute rules play out in seconds.
+#[derive(Clone, Debug)]
 pub struct FakeClock {
     offset: Arc<Mutex<Duration>>,
+    origin: Instant,
+    rate: u32,
+}
+
+impl Default for FakeClock {
+    fn default() -> Self {
+        Self::fast(1)
+    }
 }
 
 impl FakeClock {
@@ -20,16 +29,30 @@ impl FakeClock {
         Self::default()
     }
 
+    /// A clock that runs `rate` times faster than real time from now on (at least 1): with 300,
+    /// the service's 10-minute lockout window passes in 2 real seconds. A client's lockout policy
+    /// then uses the spans divided by the same rate.
+    #[must_use]
+    pub fn fast(rate: u32) -> Self {
+        Self {
+            offset: Arc::default(),
+            origin: Instant::now(),
+            rate: rate.max(1),
+        }
+    }
+
     /// Moves the clock forward by `by`. Time never goes backwards.
     pub fn advance(&self, by: Duration) {
         let mut offset = self.offset.lock().unwrap_or_else(PoisonError::into_inner);
         *offset = offset.saturating_add(by);
     }
 
-    /// The total amount the clock has been advanced.
+    /// How far the clock is ahead of real time: what it was advanced, plus what it gained by
+    /// running fast.
     #[must_use]
     pub fn offset(&self) -> Duration {
-        *self.offset.lock().unwrap_or_else(PoisonError::into_inner)
+        let advanced = *self.offset.lock().unwrap_or_else(PoisonError::into_inner);
+        advanced.saturating_add(self.origin.elapsed().saturating_mul(self.rate - 1))
     }
 
     /// The current monotonic instant (real now plus the offset).
@@ -67,5 +90,16 @@ mod tests {
         other.advance(Duration::from_secs(600));
         assert!(clock.now() >= before + Duration::from_secs(600));
         assert_eq!(clock.offset(), Duration::from_secs(600));
+    }
+
+    #[test]
+    fn a_fast_clock_gains_time() {
+        let clock = FakeClock::fast(1000);
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(
+            clock.offset() >= Duration::from_secs(19),
+            "{:?}",
+            clock.offset()
+        );
     }
 }

@@ -75,11 +75,53 @@ pub enum RefusalReason {
     },
     /// The service asked to slow down (429 with `Retry-After`).
     RateLimited,
-    /// The lockout store lost its memory (a Redis restart without persistence,
-    /// a flush, a failover to a replica without the store's marker, or a store
-    /// never declared new): attempts it forgot may still count at the service,
-    /// so the guard assumes the worst until they cannot (VS-18).
-    StoreForgot,
+    /// The lockout store cannot show that it remembers every attempt of the
+    /// window (a Redis server that restarted, was flushed, evicted the store's
+    /// keys, or was never declared new): attempts it may have forgotten could
+    /// still count at the service, so the guard assumes the worst until they
+    /// cannot (VS-18).
+    StoreForgot {
+        /// What the store saw.
+        cause: StoreLoss,
+    },
+}
+
+/// Why a lockout store cannot show that it remembers every attempt of the
+/// window ([`RefusalReason::StoreForgot`]). Only [`NoRecord`](Self::NoRecord)
+/// and [`ServerStarted`](Self::ServerStarted) may be a store that was never set
+/// up; every other cause is a loss, and declaring the store new then would let
+/// forgotten attempts block the account (`RedisStore::initialize` refuses it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StoreLoss {
+    /// No record and no sign of a loss: most likely a store never declared new.
+    NoRecord,
+    /// The server restarted (or another server took over without its history)
+    /// since the record was written: writes after its last snapshot or fsync
+    /// are lost.
+    Restarted,
+    /// The server ran `FLUSHALL` or `FLUSHDB` since it started.
+    Flushed,
+    /// The server evicted keys under an `allkeys-*` `maxmemory-policy`.
+    Evicted,
+    /// The server started less than a lockout window ago, without the record
+    /// (a restart without persistence).
+    ServerStarted,
+    /// The store's key holds data of another version or program.
+    OtherFormat,
+}
+
+impl fmt::Display for StoreLoss {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StoreLoss::NoRecord => "it has no record of these accounts and no sign of a loss, so it was most likely never declared new",
+            StoreLoss::Restarted => "the Redis server restarted, or another server took over without its history, since the store last wrote (writes after the last snapshot or fsync are lost)",
+            StoreLoss::Flushed => "the Redis server ran FLUSHALL or FLUSHDB since it started",
+            StoreLoss::Evicted => "the Redis server evicted keys (its maxmemory-policy is allkeys-*: set noeviction or a volatile-* policy, which never evicts the store's keys)",
+            StoreLoss::ServerStarted => "the Redis server started less than a lockout window ago without the store's record: a new deployment, or a restart without persistence",
+            StoreLoss::OtherFormat => "its keys were written by another version of this SDK or another program",
+        })
+    }
 }
 
 impl fmt::Display for RefusalReason {
@@ -111,9 +153,18 @@ impl fmt::Display for RefusalReason {
             RefusalReason::RateLimited => {
                 f.write_str("the service asked to slow down (HTTP 429 with Retry-After)")
             }
-            RefusalReason::StoreForgot => f.write_str(
-                "the lockout store lost its data (a restart without persistence, a flush, a failover to a replica without it, or a store never initialized), so attempts it forgot may still count at the service; the guard assumes the worst until they expire there (a Redis store that never held counts is declared new once with RedisStore::initialize, or `apictl video lockout-init`)",
-            ),
+            RefusalReason::StoreForgot { cause } => {
+                write!(
+                    f,
+                    "the lockout store cannot show that it remembers every recent attempt: {cause}; attempts it may have forgotten could still count at the service"
+                )?;
+                if matches!(cause, StoreLoss::NoRecord | StoreLoss::ServerStarted) {
+                    f.write_str(" (a Redis deployment that never held lockout counts is declared new once with RedisStore::initialize; one that did must not be: wait)")?;
+                } else {
+                    f.write_str(" (this is a loss of data: do not declare the store new)")?;
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -174,7 +174,7 @@ pub use client::{VideoSessionClient, VideoSessionClientBuilder};
 pub use clock::ManualClock;
 pub use clock::{Clock, SystemClock};
 pub use credentials::{AccountKey, Credentials};
-pub use error::{Error, RefusalReason, StoreError, StoreStep, ValidationError};
+pub use error::{Error, RefusalReason, StoreError, StoreLoss, StoreStep, ValidationError};
 pub use invitation::{
     CountryCode, EMAIL_MAX_CHARS, EmailAddress, Invitation, MESSAGE_MAX_CHARS, Message,
     MobileNumber, SessionId, UndocumentedInvitation, UndocumentedType,

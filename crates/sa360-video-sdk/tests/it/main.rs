@@ -30,6 +30,7 @@ mod video_session_late_processing;
 mod video_session_properties;
 mod video_session_redirect;
 mod video_session_redis;
+mod video_session_redis_losses;
 mod video_session_redis_topologies;
 mod video_session_secrets;
 mod video_session_support;

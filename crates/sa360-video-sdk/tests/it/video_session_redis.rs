@@ -85,7 +85,8 @@ async fn steps_are_shared_between_stores_and_entries_expire() {
         "{wait:?}"
     );
 
-    // A short policy: the entry expires with its TTL and nothing stays.
+    // A short policy: the entry ends, and a step on another account of its bucket sweeps it
+    // away. The bucket has no TTL, so a volatile-* eviction never takes it.
     let short = LockoutPolicy::SEED
         .window(Duration::from_millis(100))
         .margin(Duration::from_millis(50))
@@ -94,24 +95,38 @@ async fn steps_are_shared_between_stores_and_entries_expire() {
     assert!(b.reserve(&key(2), id, now, short).await.unwrap().reserved);
     let mut raw = redis::Client::open(redis.url()).unwrap();
     let hex = key(2).to_string();
-    let name = format!("{{{prefix}{}}}:{hex}", &hex[..1]);
+    let name = format!("{{{prefix}{}}}:store", &hex[..1]);
     let ttl: i64 = redis::cmd("PTTL").arg(&name).query(&mut raw).unwrap();
-    assert!(ttl > 0 && ttl <= 251, "{ttl}");
+    assert_eq!(ttl, -1, "the bucket has no TTL");
+    let held: i64 = redis::cmd("HEXISTS")
+        .arg(&name)
+        .arg(&hex)
+        .query(&mut raw)
+        .unwrap();
+    assert_eq!(held, 1);
     tokio::time::sleep(Duration::from_millis(400)).await;
-    let exists: i64 = redis::cmd("EXISTS").arg(&name).query(&mut raw).unwrap();
-    assert_eq!(exists, 0, "the account's entry did not expire");
+    let neighbour = (3..)
+        .map(key)
+        .find(|k| k.to_string().as_bytes()[0] == hex.as_bytes()[0])
+        .unwrap();
+    a.view(&neighbour, now, short).await.unwrap();
+    let held: i64 = redis::cmd("HEXISTS")
+        .arg(&name)
+        .arg(&hex)
+        .query(&mut raw)
+        .unwrap();
+    assert_eq!(held, 0, "the account's ended entries were not swept");
 
     // A corrupt entry is an error (fail closed), not an empty count.
     let _: () = redis::cmd("HSET")
         .arg(&name)
-        .arg("a:zz")
-        .arg("garbage")
+        .arg(&hex)
+        .arg("1;-;-;zz")
         .query(&mut raw)
         .unwrap();
     let e = a.reserve(&key(2), id, now, limits).await.unwrap_err();
     assert!(e.to_string().contains("corrupt"), "{e}");
 }
-
 /// What one process's logins ended as.
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Tally {
@@ -332,7 +347,9 @@ async fn a_store_that_lost_its_data_never_grants_a_fresh_budget() {
         };
         assert_eq!(
             *reason,
-            sa360_video_sdk::video_session::RefusalReason::StoreForgot
+            sa360_video_sdk::video_session::RefusalReason::StoreForgot {
+                cause: sa360_video_sdk::video_session::StoreLoss::Flushed
+            }
         );
         // One lockout window from the loss: attempt timeout + window + margin (30 + 600 + 60 s).
         let wait = retry_at.duration_since(lost_at).unwrap();
@@ -341,7 +358,10 @@ async fn a_store_that_lost_its_data_never_grants_a_fresh_budget() {
             "{wait:?}"
         );
         let text = refusal.to_string();
-        assert!(text.contains("lost its data"), "{text}");
+        assert!(
+            text.contains("FLUSHALL") && text.contains("do not declare"),
+            "{text}"
+        );
         assert!(text.contains("safe to try again at"), "{text}");
     }
     let stats = fake
@@ -372,7 +392,9 @@ async fn a_new_store_is_refused_until_it_is_declared_new() {
     assert!(!v.reserved);
     assert_eq!(
         v.refusal.map(|r| r.0),
-        Some(sa360_video_sdk::video_session::RefusalReason::StoreForgot)
+        Some(sa360_video_sdk::video_session::RefusalReason::StoreForgot {
+            cause: sa360_video_sdk::video_session::StoreLoss::ServerStarted
+        })
     );
     assert_eq!(store.initialize().await.unwrap(), 16);
     assert_eq!(store.initialize().await.unwrap(), 0);

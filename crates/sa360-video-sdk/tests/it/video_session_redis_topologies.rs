@@ -31,21 +31,21 @@ use test_support::{
 const PROCESSES: usize = 4;
 const TASKS: usize = 5;
 /// The longest a login call may take, store outages included.
-const FAIL_CLOSED_WITHIN: Duration = Duration::from_secs(5);
+pub(crate) const FAIL_CLOSED_WITHIN: Duration = Duration::from_secs(5);
 
 /// What one process's logins ended as.
 #[derive(Debug, Default, Clone)]
-struct Tally {
+pub(crate) struct Tally {
     /// Answered by the service with "wrong password" (sent).
-    failed: u32,
+    pub(crate) failed: u32,
     /// Refused by the guard (not sent).
-    refused: u32,
+    pub(crate) refused: u32,
     /// The store failed (not sent).
-    store_errors: u32,
+    pub(crate) store_errors: u32,
     /// Answered 423 (sent, and the account is blocked: the promise broken).
-    blocked: u32,
-    other: Vec<String>,
-    slowest: Duration,
+    pub(crate) blocked: u32,
+    pub(crate) other: Vec<String>,
+    pub(crate) slowest: Duration,
 }
 
 impl Tally {
@@ -88,15 +88,39 @@ impl Tally {
 }
 
 /// Where a storm's processes find the service and the store.
-struct StormTarget {
-    fake_url: String,
-    secret_key: String,
-    store_url: String,
-    ca_file: Option<String>,
-    acks: &'static str,
+pub(crate) struct StormTarget {
+    pub(crate) fake_url: String,
+    pub(crate) secret_key: String,
+    pub(crate) store_url: String,
+    pub(crate) ca_file: Option<String>,
+    pub(crate) acks: &'static str,
+    /// How much faster than real time the service's clock runs (1: real time); the clients'
+    /// lockout policy and HTTP timeout are scaled to match ([`scaled_client`]).
+    pub(crate) rate: u32,
 }
 
-async fn connect(url: &str, ca: Option<&str>, acks: &str) -> RedisStore {
+/// The service's rule (10 minutes) seen through a clock `rate` times faster: the lockout policy
+/// with the window and block divided by `rate`, a 500 ms margin and a 1 s HTTP timeout (`rate` 1:
+/// the defaults).
+pub(crate) fn scaled_client(
+    builder: sa360_video_sdk::video_session::VideoSessionClientBuilder,
+    rate: u32,
+) -> sa360_video_sdk::video_session::VideoSessionClientBuilder {
+    if rate <= 1 {
+        return builder;
+    }
+    let span = Duration::from_secs(600) / rate;
+    builder
+        .lockout_policy(
+            sa360_video_sdk::video_session::LockoutPolicy::SEED
+                .window(span)
+                .block(span)
+                .margin(Duration::from_millis(500)),
+        )
+        .http_options(sa360_video_sdk::http::HttpOptions::default().timeout(Duration::from_secs(1)))
+}
+
+pub(crate) async fn connect(url: &str, ca: Option<&str>, acks: &str) -> RedisStore {
     let mut builder = RedisStore::builder(url);
     if let Some(ca) = ca {
         builder = builder.ca_file(ca);
@@ -111,10 +135,13 @@ async fn connect(url: &str, ca: Option<&str>, acks: &str) -> RedisStore {
 async fn storm_client(target: &StormTarget) -> Arc<VideoSessionClient> {
     let store = connect(&target.store_url, target.ca_file.as_deref(), target.acks).await;
     Arc::new(
-        VideoSessionClient::builder(BaseUrl::parse(&target.fake_url).unwrap())
-            .lockout_store(Arc::new(store))
-            .build()
-            .unwrap(),
+        scaled_client(
+            VideoSessionClient::builder(BaseUrl::parse(&target.fake_url).unwrap()),
+            target.rate,
+        )
+        .lockout_store(Arc::new(store))
+        .build()
+        .unwrap(),
     )
 }
 
@@ -175,6 +202,7 @@ async fn storm_child() {
         } else {
             "all"
         },
+        rate: var("STORM_RATE").parse().unwrap(),
     };
     let duration = Duration::from_millis(var("STORM_MILLIS").parse().unwrap());
     // Connected before the start, as a running replica is.
@@ -196,16 +224,16 @@ impl From<Duration> for Moment {
 
 /// What a storm did, over all processes.
 #[derive(Debug)]
-struct StormResult {
-    tally: Tally,
+pub(crate) struct StormResult {
+    pub(crate) tally: Tally,
     /// Failures the service counted for the account, and blocks it started.
-    service_failures: u32,
-    service_blocks: u32,
+    pub(crate) service_failures: u32,
+    pub(crate) service_blocks: u32,
 }
 
 /// When the test strikes during a storm.
 #[derive(Debug, Clone, Copy)]
-enum Moment {
+pub(crate) enum Moment {
     /// This long after the processes start.
     After(Duration),
     /// As soon as the service has counted this many failures of the account (the newest
@@ -215,7 +243,7 @@ enum Moment {
 
 /// Runs a storm of `duration` against `target`, calling `fault` (on a blocking thread) at
 /// `moment`.
-async fn storm(
+pub(crate) async fn storm(
     fake: &VideoSessionFake,
     target: &StormTarget,
     duration: Duration,
@@ -237,6 +265,7 @@ async fn storm(
             .env("STORM_SECRET_KEY", &target.secret_key)
             .env("STORM_STORE", &target.store_url)
             .env("STORM_ACKS", target.acks)
+            .env("STORM_RATE", target.rate.to_string())
             .env("STORM_MILLIS", duration.as_millis().to_string())
             .stdout(Stdio::piped());
         if let Some(ca) = &target.ca_file {
@@ -331,6 +360,7 @@ fn target(fake: &VideoSessionFake, store_url: String, ca: Option<&TestCa>) -> St
         store_url,
         ca_file: ca.map(|c| c.ca_cert().display().to_string()),
         acks: "all",
+        rate: 1,
     }
 }
 

@@ -1,48 +1,106 @@
 -- The lockout store's steps on one account, run atomically by Redis (one
 -- script call per step). Mirrors crates/sa360-video-sdk/src/video_session/lockout/state.rs.
 --
--- KEYS[1]  the account's hash: field "b" (block end), "p" (pause end) and one
---          field "a:<attempt id>" per counted attempt: "started,failed,until"
---          (failed -1 while unknown). Times are microseconds on this server's
---          clock (TIME), so every replica shares one clock.
--- KEYS[2]  the marker of the account's bucket (same hash slot as KEYS[1]): the
---          time from which the store's memory of the bucket is complete (VS-18).
---          "0" once the store was declared new (`RedisStore::initialize`). A
---          missing marker means the server lost its data (or was never
---          declared new): it is written with now, and every account of the
---          bucket is refused until now + unknown_for.
+-- KEYS[1]  the bucket: one hash, without a TTL, holding the bucket's record
+--          (the fields below) and one field per account of the bucket (its
+--          64 hex digits). Because the record and the counts are one key they
+--          live and die together: an eviction, a flush or a lost shard takes
+--          both, and the missing record is noticed (VS-18). A key without a
+--          TTL is never evicted under the volatile-* policies.
+--   since  the time from which the bucket's memory is complete (µs on this
+--          server's clock, TIME); 0 once declared new (`initialize`).
+--   why    what made `since` later than 0: none (no record and no sign of a
+--          loss: probably never declared new), restart, flush, evict, start
+--          (the server started within a lockout window, without the record),
+--          format (a key of another version or kind).
+--   life   the server life (INFO server run_id) that last wrote the record,
+--   repl   its replication id (master_replid), and
+--   dur    1 when that life kept every acknowledged write (appendonly yes and
+--          appendfsync always, as the client read them; aof_enabled checked
+--          here). A record of another life is a restart: a loss of the last
+--          writes, unless this server is a replica promoted from that life
+--          (its master_replid2) or that life was durable.
+--   gc     the HSCAN cursor that sweeps accounts whose entries all ended.
+-- An account's field: "last;block;pause;id,started,failed,until;…" (µs,
+-- "-" for no block or pause, failed -1 while unknown, last the latest end).
 -- STEP     set by the line the Rust side puts before this text: each step
---          ("reserve", "resolve", "hold", "view") is its own script.
--- ARGV     attempt id, max_failures, unknown_for, failure_for,
+--          ("reserve", "resolve", "hold", "view", "init", "force") is its own
+--          script.
+-- ARGV     account, attempt id, max_failures, unknown_for, failure_for,
 --          block_beyond_window, margin, longest_block (durations in µs),
---          then the step's own arguments (resolution; or hold kind and wait).
+--          durable (1 or 0), then the step's own arguments (resolution; or
+--          hold kind and wait).
 -- Returns  {counted, refusal (0 none, 1 budget, 2 known block, 3 presumed
 --          block, 4 rate limited, 5 history unknown), wait µs, blocked_for µs
 --          (-1 none), reserved, replicas connected to this server (reserve only,
---          else -1)}.
+--          else -1), why (the loss's cause, "" when complete)}. init returns
+--          {0 declared, 1 already, 2 refused for a loss, 3 refused for counts,
+--          wait µs, why}.
 
-local key = KEYS[1]
-local step, id = STEP, ARGV[1]
-local max_failures = tonumber(ARGV[2])
-local unknown_for = tonumber(ARGV[3])
-local failure_for = tonumber(ARGV[4])
-local beyond = tonumber(ARGV[5])
-local margin = tonumber(ARGV[6])
-local longest = tonumber(ARGV[7])
+local bucket = KEYS[1]
+local step, account, id = STEP, ARGV[1], ARGV[2]
+local max_failures = tonumber(ARGV[3])
+local unknown_for = tonumber(ARGV[4])
+local failure_for = tonumber(ARGV[5])
+local beyond = tonumber(ARGV[6])
+local margin = tonumber(ARGV[7])
+local longest = tonumber(ARGV[8])
+local durable = ARGV[9]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 
--- The bucket's marker: since when the store remembers every attempt.
-local since = redis.call('GET', KEYS[2])
-if since then
-  if not string.match(since, '^%d+$') then
-    return redis.error_reply('lockout marker ' .. KEYS[2] .. ' is corrupt')
-  end
-  since = tonumber(since)
-else
-  since = now
-  redis.call('SET', KEYS[2], string.format('%.0f', now))
+local function info(section, field)
+  return string.match(redis.call('INFO', section), field .. ':([^\r\n]*)')
 end
+
+-- The bucket's record, checked against this server's life.
+local server = redis.call('INFO', 'server')
+local run_id = string.match(server, 'run_id:(%x+)')
+local uptime = tonumber(string.match(server, 'uptime_in_seconds:(%d+)'))
+local replication = redis.call('INFO', 'replication')
+local replid = string.match(replication, 'master_replid:(%x+)')
+local record = redis.pcall('HMGET', bucket, 'since', 'why', 'life', 'repl', 'dur', 'gc')
+local since, why, gc
+local found = type(record) == 'table' and not record.err and record[1]
+if type(record) == 'table' and record.err then
+  -- Not a hash: a key of another version or kind holds the name.
+  redis.call('DEL', bucket)
+  since, why = now, 'format'
+elseif not record[1] then
+  if redis.call('EXISTS', bucket) == 1 then
+    redis.call('DEL', bucket)
+    since, why = now, 'format'
+  else
+    local stats = redis.call('INFO', 'commandstats')
+    if string.match(stats, 'cmdstat_flushall:') or string.match(stats, 'cmdstat_flushdb:') then
+      since, why = now, 'flush'
+    elseif tonumber(info('stats', 'evicted_keys') or '0') > 0
+        and string.sub(info('memory', 'maxmemory_policy') or '', 1, 7) == 'allkeys' then
+      since, why = now, 'evict'
+    elseif uptime * 1000000 < unknown_for then
+      since, why = now, 'start'
+    else
+      since, why = now, 'none'
+    end
+  end
+else
+  if not string.match(record[1], '^%d+$') then
+    return redis.error_reply('lockout record ' .. bucket .. ' is corrupt')
+  end
+  since, why, gc = tonumber(record[1]), record[2] or '', record[6]
+  if record[3] ~= run_id then
+    local continued = record[4] == string.match(replication, 'master_replid2:(%x+)')
+    local kept = record[5] == '1' and info('persistence', 'aof_enabled') == '1'
+    if not continued and not kept then
+      -- Writes after the last save (RDB) or fsync (AOF everysec) are lost,
+      -- or this is another server whose history is not that life's: what it
+      -- lacks may have been written until now.
+      since, why = now, 'restart'
+    end
+  end
+end
+local dur = '0'
+if durable == '1' and info('persistence', 'aof_enabled') == '1' then dur = '1' end
 -- Attempts the store may have forgotten started at or before `since`; the
 -- service forgets them by since + unknown_for.
 local history_until = 0
@@ -50,25 +108,57 @@ if since > 0 then
   history_until = since + unknown_for
   if history_until > now + unknown_for then history_until = now + unknown_for end
 end
+if history_until <= now then why = '' end
+
+local function save_record()
+  redis.call('HSET', bucket, 'since', string.format('%.0f', since), 'why', why,
+    'life', run_id, 'repl', replid or '', 'dur', dur)
+end
+
+if step == 'init' or step == 'force' then
+  local accounts = redis.call('HLEN', bucket)
+  if found then
+    for i = 1, 6 do
+      if record[i] then accounts = accounts - 1 end
+    end
+  end
+  -- Counts, or a sign of a loss (not only a missing record, or a server
+  -- that just started: both may be a new deployment), are not declared new.
+  local lost = history_until > now and why ~= 'none' and why ~= 'start'
+  if step == 'init' and (accounts > 0 or lost) then
+    save_record()
+    if accounts > 0 then return { 3, 0, why } end
+    return { 2, history_until - now, why }
+  end
+  if since == 0 and why == '' then
+    save_record()
+    return { 1, 0, '' }
+  end
+  since, why = 0, ''
+  save_record()
+  return { 0, 0, '' }
+end
+
+local function parse(value)
+  local parts = {}
+  for p in string.gmatch(value, '[^;]+') do table.insert(parts, p) end
+  return parts
+end
 
 local attempts, blocked, paused = {}, nil, nil
-local h = redis.call('HGETALL', key)
-for i = 1, #h, 2 do
-  local k, v = h[i], h[i + 1]
-  if k == 'b' then
-    blocked = tonumber(v)
-  elseif k == 'p' then
-    paused = tonumber(v)
-  elseif string.sub(k, 1, 2) == 'a:' then
-    local s, f, u = string.match(v, '^(%d+),(%-?%d+),(%d+)$')
-    if not s then
-      return redis.error_reply('lockout entry ' .. k .. ' is corrupt')
+local stored = redis.call('HGET', bucket, account)
+if stored then
+  local parts = parse(stored)
+  if parts[2] ~= '-' then blocked = tonumber(parts[2]) end
+  if parts[3] ~= '-' then paused = tonumber(parts[3]) end
+  for i = 4, #parts do
+    local a, s, f, u = string.match(parts[i], '^(%x+),(%d+),(%-?%d+),(%d+)$')
+    if not a then
+      return redis.error_reply('lockout entry of ' .. account .. ' is corrupt')
     end
     f = tonumber(f)
     if f < 0 then f = nil end
-    table.insert(attempts, { id = string.sub(k, 3), s = tonumber(s), f = f, u = tonumber(u) })
-  else
-    return redis.error_reply('lockout key holds an unknown field ' .. k)
+    table.insert(attempts, { id = a, s = tonumber(s), f = f, u = tonumber(u) })
   end
 end
 
@@ -124,7 +214,7 @@ local function view(reserved)
     refusal, wait = 1, first - now
   end
   if wait < 0 then wait = 0 end
-  return { counted, refusal, wait, blocked_for, reserved, -1 }
+  return { counted, refusal, wait, blocked_for, reserved, -1, why }
 end
 
 local function mark_failed(i)
@@ -137,28 +227,37 @@ local function mark_failed(i)
 end
 
 local function save()
-  redis.call('DEL', key)
-  local fields, last = {}, nil
+  save_record()
+  local fields, last = {}, 0
   for _, a in ipairs(attempts) do
-    table.insert(fields, 'a:' .. a.id)
-    table.insert(fields, string.format('%.0f,%.0f,%.0f', a.s, a.f or -1, a.u))
-    if not last or a.u > last then last = a.u end
+    table.insert(fields, string.format('%s,%.0f,%.0f,%.0f', a.id, a.s, a.f or -1, a.u))
+    if a.u > last then last = a.u end
   end
-  if blocked then
-    table.insert(fields, 'b')
-    table.insert(fields, string.format('%.0f', blocked))
-    if not last or blocked > last then last = blocked end
+  if blocked and blocked > last then last = blocked end
+  if paused and paused > last then last = paused end
+  if last == 0 then
+    redis.call('HDEL', bucket, account)
+  else
+    local b, p = '-', '-'
+    if blocked then b = string.format('%.0f', blocked) end
+    if paused then p = string.format('%.0f', paused) end
+    table.insert(fields, 1, p)
+    table.insert(fields, 1, b)
+    table.insert(fields, 1, string.format('%.0f', last))
+    redis.call('HSET', bucket, account, table.concat(fields, ';'))
   end
-  if paused then
-    table.insert(fields, 'p')
-    table.insert(fields, string.format('%.0f', paused))
-    if not last or paused > last then last = paused end
+  -- Sweep a few accounts whose entries all ended (nothing else removes them:
+  -- the bucket has no TTL).
+  local scan = redis.call('HSCAN', bucket, gc or '0', 'COUNT', 8)
+  local items = scan[2]
+  for i = 1, #items, 2 do
+    local name, value = items[i], items[i + 1]
+    if #name == 64 then
+      local ends = tonumber(string.match(value, '^(%d+);'))
+      if ends and ends <= now then redis.call('HDEL', bucket, name) end
+    end
   end
-  if #fields > 0 then
-    redis.call('HSET', key, unpack(fields))
-    -- The whole entry expires when nothing in it counts any more.
-    redis.call('PEXPIRE', key, math.floor((last - now) / 1000) + 1)
-  end
+  redis.call('HSET', bucket, 'gc', scan[1])
 end
 
 local result
@@ -178,18 +277,17 @@ if step == 'reserve' then
       result = view(1)
     end
   end
-  local info = redis.call('INFO', 'replication')
-  result[6] = tonumber(string.match(info, 'connected_slaves:(%d+)')) or 0
+  result[6] = tonumber(string.match(replication, 'connected_slaves:(%d+)')) or 0
 elseif step == 'resolve' then
-  local resolution = ARGV[8]
+  local resolution = ARGV[10]
   local i = find(id)
   if resolution == 'succeeded' then
     if i then
-      local started = attempts[i].s
+      local begun = attempts[i].s
       table.remove(attempts, i)
       local left = {}
       for _, a in ipairs(attempts) do
-        if not (a.f and a.f < started) then table.insert(left, a) end
+        if not (a.f and a.f < begun) then table.insert(left, a) end
       end
       attempts = left
     end
@@ -206,7 +304,7 @@ elseif step == 'resolve' then
   end
   result = view(0)
 elseif step == 'hold' then
-  local kind, wait = ARGV[8], tonumber(ARGV[9])
+  local kind, wait = ARGV[10], tonumber(ARGV[11])
   if wait > longest - margin then wait = longest - margin end
   local ends = now + wait + margin
   local i = find(id)

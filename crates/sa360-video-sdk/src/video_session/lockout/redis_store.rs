@@ -15,7 +15,7 @@ use super::redis_url::{RedisUrl, Topology};
 use super::state::{AccountView, AttemptId, Hold, Resolution, micros};
 use super::store::{LockoutStore, StoreFuture};
 use crate::video_session::credentials::AccountKey;
-use crate::video_session::error::{RefusalReason, StoreError, redact_echoes};
+use crate::video_session::error::{RefusalReason, StoreError, StoreLoss, redact_echoes};
 
 const SCRIPT: &str = include_str!("redis_store.lua");
 /// The default key prefix. Keys are `{<prefix><bucket>}:<64 hex digits>` (one
@@ -136,12 +136,15 @@ struct Inner {
     ack_timeout: Duration,
     /// Replicas the primary reported at the last reservation.
     replicas_seen: AtomicU32,
+    /// The server keeps every acknowledged write across a restart
+    /// (`appendonly yes`, `appendfsync always`, read when connecting).
+    durable: bool,
     /// The SHA-1 of each step's script, for `EVALSHA`.
-    shas: [String; 4],
+    shas: [String; 6],
 }
 
 /// The steps, in the order of `Inner::shas`.
-const STEPS: [&str; 4] = ["reserve", "resolve", "hold", "view"];
+const STEPS: [&str; 6] = ["reserve", "resolve", "hold", "view", "init", "force"];
 
 /// The script of one step: the shared text behind a line naming the step.
 fn step_source(step: &str) -> String {
@@ -324,7 +327,8 @@ impl RedisStoreBuilder {
                     ),
                 )
             })?;
-        tracing::info!(store = %location, topology = %url.topology, "lockout store connected");
+        let durable = durability(&backend, &url).await;
+        tracing::info!(store = %location, topology = %url.topology, durable, "lockout store connected");
         Ok(RedisStore {
             inner: Arc::new(Inner {
                 backend,
@@ -334,11 +338,49 @@ impl RedisStoreBuilder {
                 acks: self.acks,
                 ack_timeout: self.ack_timeout,
                 replicas_seen: AtomicU32::new(0),
+                durable,
                 shas: STEPS
                     .map(|step| redis::Script::new(&step_source(step)).get_hash().to_owned()),
             }),
         })
     }
+}
+
+/// Whether the server keeps every acknowledged write across a restart
+/// (`appendonly yes` and `appendfsync always`), as `CONFIG GET` reports it. A
+/// Cluster, or a server where `CONFIG` is disabled or refused (managed
+/// services), counts as not durable: its restarts are losses. Also warns when
+/// the `maxmemory-policy` may evict the store's keys.
+async fn durability(backend: &Backend, url: &RedisUrl) -> bool {
+    let mut pipe = redis::pipe();
+    pipe.cmd("CONFIG")
+        .arg("GET")
+        .arg("appendonly")
+        .cmd("CONFIG")
+        .arg("GET")
+        .arg("appendfsync")
+        .cmd("INFO")
+        .arg("memory");
+    let answer: Result<(Vec<String>, Vec<String>, String), RedisError> = match backend {
+        Backend::Standalone(c) => pipe.query_async(&mut c.clone()).await,
+        Backend::Sentinel(s) => match s.connection().await {
+            Ok(mut c) => pipe.query_async(&mut c).await,
+            Err(e) => Err(e),
+        },
+        Backend::Cluster(_) => return false,
+    };
+    let Ok((appendonly, appendfsync, memory)) = answer else {
+        return false;
+    };
+    if let Some(policy) = memory
+        .lines()
+        .find_map(|l| l.strip_prefix("maxmemory_policy:"))
+        .filter(|p| p.starts_with("allkeys"))
+    {
+        tracing::warn!(store = %url, policy, "the Redis server may evict the lockout store's keys (maxmemory-policy allkeys-*): each eviction holds back the logins of the accounts it touched for one lockout window; set maxmemory-policy to noeviction or a volatile-* policy");
+    }
+    appendonly.get(1).is_some_and(|v| v == "yes")
+        && appendfsync.get(1).is_some_and(|v| v == "always")
 }
 
 /// A redis error's text. The redis crate never formats the password (it is sent in `AUTH`
@@ -347,6 +389,38 @@ impl RedisStoreBuilder {
 fn scrub(e: &RedisError, url: &RedisUrl) -> String {
     let secrets: Vec<&str> = url.password.as_deref().into_iter().collect();
     redact_echoes(&e.to_string(), &secrets)
+}
+
+/// The cause the script recorded (`why`).
+fn loss_cause(why: &str) -> StoreLoss {
+    match why {
+        "restart" => StoreLoss::Restarted,
+        "flush" => StoreLoss::Flushed,
+        "evict" => StoreLoss::Evicted,
+        "start" => StoreLoss::ServerStarted,
+        "format" => StoreLoss::OtherFormat,
+        _ => StoreLoss::NoRecord,
+    }
+}
+
+/// The error of `initialize` for the buckets it refused: `(bucket, cause, wait µs)`, a wait
+/// for a noticed loss, none for counts.
+fn init_refusal(refused: &[(u8, String, Option<i64>)]) -> Option<String> {
+    let (_, why, _) = refused.first()?;
+    let buckets: String = refused.iter().map(|(b, _, _)| char::from(*b)).collect();
+    let longest = refused.iter().filter_map(|(_, _, w)| *w).max();
+    Some(match longest {
+        Some(wait) => format!(
+            "not declared new: {} of 16 buckets ({buckets}) noticed a loss of data ({}), and attempts it forgot may still count at the service for {} s more; logins of those accounts resume by themselves then. Declaring it new now could block accounts",
+            refused.len(),
+            loss_cause(why),
+            wait.max(0) / 1_000_000 + 1,
+        ),
+        None => format!(
+            "not declared new: {} of 16 buckets ({buckets}) hold lockout counts, so this store is in use",
+            refused.len()
+        ),
+    })
 }
 
 /// How a reservation ended, as the script and `WAIT` reported it.
@@ -388,44 +462,76 @@ impl RedisStore {
         }
     }
 
-    /// Declares the store new: sets every bucket's marker to "complete since
-    /// always", so logins are no longer held back for a lockout window. Run it
-    /// once, by hand, when the Redis deployment has never held lockout counts
-    /// (`apictl video lockout-init`), also after logins were already refused
-    /// for want of it. **Never** run it after the server lost its data, nor at
-    /// every start of an application: a missing marker is how the store
-    /// notices that it forgot attempts that may still count at the service.
-    /// Returns how many markers it changed (0 to 16; 0 when the store was
-    /// already initialized).
+    /// Declares the store new: marks every bucket "complete since always", so
+    /// logins are no longer held back for a lockout window. Run it once, by
+    /// hand, when the Redis deployment has never held lockout counts (`apictl
+    /// video lockout-init`), also after logins were refused for want of it
+    /// ([`StoreLoss::NoRecord`](crate::video_session::StoreLoss::NoRecord)).
+    ///
+    /// It refuses (and changes nothing in those buckets) where the store
+    /// holds counts, or has noticed a loss whose attempts may still count at
+    /// the service (a restart, a flush, an eviction, keys of another format):
+    /// the error says when that ends. Returns how many buckets it declared new
+    /// (0 to 16; 0 when the store was already initialized).
     pub async fn initialize(&self) -> Result<u32, StoreError> {
+        self.declare_new("init").await
+    }
+
+    /// Declares the store new even where it holds counts or noticed a loss.
+    /// **This can block accounts**: attempts the store forgot may still count
+    /// at the service, and the counts it holds are dropped. Only for a
+    /// deployment an operator knows no login used within the last lockout
+    /// window (`apictl video lockout-init --force`).
+    pub async fn force_initialize(&self) -> Result<u32, StoreError> {
+        self.declare_new("force").await
+    }
+
+    async fn declare_new(&self, step: &str) -> Result<u32, StoreError> {
         let mut changed = 0;
+        let mut refused = Vec::new();
+        let limits = super::policy::LockoutPolicy::SEED.limits(super::DEFAULT_ATTEMPT_TIMEOUT);
         for bucket in BUCKETS {
-            let marker = self.marker_key(*bucket);
-            let mut get = redis::cmd("GET");
-            get.arg(&marker);
-            if matches!(self.query_cmd(&get).await?, Value::BulkString(ref v) if v == b"0") {
-                continue;
+            let id = AttemptId::from_u128(0);
+            let mut eval = false;
+            let value = loop {
+                let cmd =
+                    self.step_cmd(eval, step, &self.bucket_key(*bucket), "", id, &limits, &[]);
+                let mut pipe = redis::pipe();
+                pipe.add_command(cmd);
+                match self.query_pipe(&pipe, Duration::ZERO).await {
+                    Err(Failure::Redis(e)) if !eval && e.code() == Some("NOSCRIPT") => eval = true,
+                    Err(f) => return Err(self.failure(step, f)),
+                    Ok(values) => {
+                        break values
+                            .into_iter()
+                            .next()
+                            .ok_or_else(|| self.error("the server answered nothing"))?;
+                    }
+                }
+            };
+            let (outcome, wait, why): (u8, i64, String) =
+                redis::from_redis_value(value).map_err(|e| {
+                    self.error(&format!(
+                        "the lockout script answered in an unknown shape: {e}"
+                    ))
+                })?;
+            match outcome {
+                0 => changed += 1,
+                1 => {}
+                2 => refused.push((*bucket, why, Some(wait))),
+                _ => refused.push((*bucket, why, None)),
             }
-            let mut set = redis::cmd("SET");
-            set.arg(&marker).arg("0");
-            self.query_cmd(&set).await?;
-            changed += 1;
         }
-        tracing::info!(store = %self.inner.url, changed, "lockout store initialized");
+        if let Some(message) = init_refusal(&refused) {
+            return Err(self.error(&message));
+        }
+        tracing::info!(store = %self.inner.url, changed, "lockout store declared new");
         Ok(changed)
     }
 
-    fn marker_key(&self, bucket: u8) -> String {
+    /// The bucket key of `bucket` (a hex digit).
+    fn bucket_key(&self, bucket: u8) -> String {
         format!("{{{}{}}}:store", self.inner.prefix, char::from(bucket))
-    }
-
-    fn account_key(&self, key: &AccountKey) -> (String, String) {
-        let hex = key.to_string();
-        let bucket = hex.as_bytes()[0];
-        (
-            format!("{{{}{}}}:{hex}", self.inner.prefix, char::from(bucket)),
-            self.marker_key(bucket),
-        )
     }
 
     fn error(&self, what: &str) -> StoreError {
@@ -439,17 +545,19 @@ impl RedisStore {
         ))
     }
 
-    /// The `EVALSHA` (or `EVAL`) of one step.
+    /// The `EVALSHA` (or `EVAL`) of one step on `account` (64 hex digits; empty
+    /// for a step on the bucket alone) of `bucket`.
+    #[allow(clippy::too_many_arguments)]
     fn step_cmd(
         &self,
         eval: bool,
         step: &str,
-        key: &AccountKey,
+        bucket: &str,
+        account: &str,
         id: AttemptId,
         limits: &Limits,
         extra: &[String],
     ) -> redis::Cmd {
-        let (account, marker) = self.account_key(key);
         let mut cmd = if eval {
             let mut c = redis::cmd("EVAL");
             c.arg(step_source(step));
@@ -459,16 +567,17 @@ impl RedisStore {
             c.arg(self.sha(step));
             c
         };
-        cmd.arg(2)
+        cmd.arg(1)
+            .arg(bucket)
             .arg(account)
-            .arg(marker)
             .arg(id.to_string())
             .arg(limits.max_failures)
             .arg(micros(limits.unknown_for))
             .arg(micros(limits.failure_for))
             .arg(micros(limits.block_beyond_window))
             .arg(micros(limits.margin))
-            .arg(micros(limits.longest_block));
+            .arg(micros(limits.longest_block))
+            .arg(if self.inner.durable { "1" } else { "0" });
         for a in extra {
             cmd.arg(a);
         }
@@ -514,19 +623,6 @@ impl RedisStore {
         }
     }
 
-    async fn query_cmd(&self, cmd: &redis::Cmd) -> Result<Value, StoreError> {
-        let mut pipe = redis::pipe();
-        pipe.add_command(cmd.clone());
-        let values = self
-            .query_pipe(&pipe, Duration::ZERO)
-            .await
-            .map_err(|f| self.failure("initialize", f))?;
-        values
-            .into_iter()
-            .next()
-            .ok_or_else(|| self.error("the server answered nothing"))
-    }
-
     fn failure(&self, step: &str, f: Failure) -> StoreError {
         match f {
             Failure::Redis(e) => self.redis_error(step, &e),
@@ -552,7 +648,9 @@ impl RedisStore {
         let mut eval = false;
         loop {
             let mut pipe = redis::pipe();
-            pipe.add_command(self.step_cmd(eval, step, key, id, limits, extra));
+            let account = key.to_string();
+            let bucket = self.bucket_key(account.as_bytes()[0]);
+            pipe.add_command(self.step_cmd(eval, step, &bucket, &account, id, limits, extra));
             let mut extra_time = Duration::ZERO;
             if let Some(n) = wait_for {
                 pipe.cmd("WAIT")
@@ -578,13 +676,14 @@ impl RedisStore {
         let result = values
             .next()
             .ok_or_else(|| self.error("the server answered nothing"))?;
-        let (counted, refusal, wait, blocked_for, reserved, replicas): (
+        let (counted, refusal, wait, blocked_for, reserved, replicas, why): (
             u32,
             u8,
             i64,
             i64,
             u8,
             i64,
+            String,
         ) = redis::from_redis_value(result).map_err(|e| {
             self.error(&format!(
                 "the lockout script answered in an unknown shape: {e}"
@@ -612,7 +711,9 @@ impl RedisStore {
                 window: limits.window,
             }),
             4 => Some(RefusalReason::RateLimited),
-            5 => Some(RefusalReason::StoreForgot),
+            5 => Some(RefusalReason::StoreForgot {
+                cause: loss_cause(&why),
+            }),
             other => {
                 return Err(self.error(&format!(
                     "the lockout script answered an unknown refusal {other}"
@@ -849,14 +950,26 @@ mod tests {
     }
 
     #[test]
-    fn an_account_and_its_marker_share_a_hash_tag() {
+    fn the_record_of_a_bucket_and_its_accounts_are_one_key() {
+        // One key per bucket (a hash): the record and the counts live and die together.
         let key = Credentials::new("sk", "alice", "pw").unwrap().account_key();
         let hex = key.to_string();
-        let prefix = DEFAULT_KEY_PREFIX;
-        let tag = format!("{{{prefix}{}}}", &hex[..1]);
-        let account = format!("{tag}:{hex}");
-        let marker = format!("{tag}:store");
-        let slot = |k: &str| redis::cluster_routing::Slot::for_key(k);
-        assert_eq!(slot(&account), slot(&marker));
+        assert_eq!(hex.len(), 64, "the account's field is its 64 hex digits");
+        assert_eq!(loss_cause("restart"), StoreLoss::Restarted);
+        assert_eq!(loss_cause(""), StoreLoss::NoRecord);
+    }
+
+    #[test]
+    fn an_init_refusal_says_which_buckets_and_for_how_long() {
+        assert_eq!(init_refusal(&[]), None);
+        let m = init_refusal(&[
+            (b'3', "flush".into(), Some(4_200_000)),
+            (b'a', "flush".into(), Some(1)),
+        ])
+        .unwrap();
+        assert!(m.contains("2 of 16 buckets (3a)"), "{m}");
+        assert!(m.contains("FLUSHALL") && m.contains("for 5 s more"), "{m}");
+        let m = init_refusal(&[(b'0', String::new(), None)]).unwrap();
+        assert!(m.contains("hold lockout counts"), "{m}");
     }
 }
