@@ -195,14 +195,6 @@ async fn run(fault: Fault, counted: u32) -> Option<(u32, u32)> {
         Fault::FlushThenInit => Some(StoreLoss::Flushed),
         Fault::VolatileLru => None,
     };
-    if let Some(cause) = expected {
-        assert_eq!(
-            status.refusal,
-            Some(RefusalReason::StoreForgot { cause }),
-            "{what}: {status:?}"
-        );
-    }
-
     let target = StormTarget {
         fake_url: fake.base_url().to_owned(),
         secret_key: fake.demo().secret_key.clone(),
@@ -222,6 +214,21 @@ async fn run(fault: Fault, counted: u32) -> Option<(u32, u32)> {
         "{what}: {:?}",
         r.tally.slowest
     );
+    // The judge first, then what the store said of the fault.
+    let blocks = r.service_blocks + r.tally.blocked;
+    eprintln!(
+        "LOSS-TABLE {fault:?} counted={counted} reached={} blocks={blocks}",
+        counted + r.tally.failed
+    );
+    assert_eq!(blocks, 0, "{what}: the account was blocked");
+    if let Some(cause) = expected {
+        assert_eq!(
+            status.refusal,
+            Some(RefusalReason::StoreForgot { cause }),
+            "{what}: {status:?}"
+        );
+    }
+
     drop(redis);
     Some((counted + r.tally.failed, r.service_blocks + r.tally.blocked))
 }
@@ -235,14 +242,11 @@ fn runs() -> usize {
 
 async fn check(fault: Fault) {
     let started = Instant::now();
-    for round in 0..runs() {
+    for _ in 0..runs() {
         for counted in [0, 3, 5] {
             let Some((reached, blocks)) = run(fault, counted).await else {
                 return;
             };
-            eprintln!(
-                "LOSS-TABLE {fault:?} counted={counted} run={round} reached={reached} blocks={blocks}"
-            );
             assert_eq!(
                 blocks, 0,
                 "{fault:?} with {counted} counted: the account was blocked"
