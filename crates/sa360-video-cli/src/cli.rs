@@ -277,7 +277,7 @@ pub enum VideoCommand {
     /// Declare a Redis lockout store new (once, when it has never held counts)
     #[command(
         name = "lockout-init",
-        long_about = "Declare a Redis lockout store new (once, when it has never held counts).\n\nA Redis store keeps a marker that says since when it remembers every login attempt. A\nserver that lost its data (a restart without persistence, a flush, a failover to a\nreplica without it) has no marker, and logins are then refused for one lockout window\n(11.5 minutes by default): attempts it forgot may still count at the service. A store\nthat never held counts has no marker either; this command writes it. Never run it after\na loss of data, nor at every start of an application."
+        long_about = "Declare a Redis lockout store new (once, when it has never held counts).\n\nA Redis store keeps a record that says since when it remembers every login attempt. When\nit cannot show that it does (no record, a restart that may have lost writes, a flush, an\neviction), logins are refused for one lockout window (11.5 minutes by default): attempts\nit forgot may still count at the service. A store that never held counts has no record\neither; this command writes it. It refuses (exit 4) a store that holds counts or noticed a\nloss: its logins resume by themselves once the attempts it forgot can no longer count.\nNever run it at every start of an application."
     )]
     LockoutInit(VideoLockoutInitArgs),
 }
@@ -304,6 +304,15 @@ pub struct LockoutStoreArgs {
         value_name = "FILE"
     )]
     pub lockout_ca_file: Option<std::path::PathBuf>,
+
+    /// A file holding the Redis password (its first line), instead of a password in the URL;
+    /// or set APICTL_LOCKOUT_STORE_PASSWORD
+    #[arg(
+        long = "lockout-store-password-file",
+        env = "APICTL_LOCKOUT_STORE_PASSWORD_FILE",
+        value_name = "FILE"
+    )]
+    pub lockout_store_password_file: Option<std::path::PathBuf>,
 }
 
 /// `apictl video lockout-init`.
@@ -312,6 +321,12 @@ pub struct VideoLockoutInitArgs {
     /// Store.
     #[command(flatten)]
     pub store: LockoutStoreArgs,
+
+    /// Declare it new even if it holds counts or noticed a loss of data. DANGER: attempts the
+    /// store forgot may still count at the service, and the next logins can block accounts;
+    /// only for a deployment no login used in the last lockout window (11.5 minutes)
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `apictl video lockout-status`.

@@ -194,7 +194,7 @@ impl From<video_session::Error> for AppError {
         let message = match &e {
             // The facade names the wire field; say the flag the operator typed.
             E::Validation(v) => format!("{}: {}", flag_of(v.field), v.reason),
-            _ => e.to_string(),
+            _ => crate::wording::for_operator(&e.to_string()),
         };
         AppError::new(message).hint(hint).exit(exit)
     }

@@ -65,6 +65,9 @@ async fn connect_redis(args: &LockoutStoreArgs, url: &str) -> AppResult<RedisSto
     if let Some(ca) = &args.lockout_ca_file {
         builder = builder.ca_file(ca);
     }
+    if let Some(password) = redis_password(args)? {
+        builder = builder.password(password);
+    }
     let store = builder.connect().await.map_err(|e| {
         AppError::refused(e.to_string()).hint(
             "nothing was sent; --lockout-store (APICTL_LOCKOUT_STORE) takes redis://, rediss://, redis-sentinel://HOST:PORT,…#MASTER or redis-cluster://HOST:PORT,… (and their rediss- forms, with --lockout-ca-file for a private CA); check that the servers are up and reachable",
@@ -73,6 +76,74 @@ async fn connect_redis(args: &LockoutStoreArgs, url: &str) -> AppResult<RedisSto
     tracing::info!(store = %store.location(), topology = store.topology(), "lockout store");
     crate::output::note!("lockout store: {} ({})", store.location(), store.topology());
     Ok(store)
+}
+
+/// The environment variable that may hold the Redis password.
+pub const STORE_PASSWORD_ENV: &str = "APICTL_LOCKOUT_STORE_PASSWORD";
+
+/// The Redis password given outside the URL: the first line of
+/// `--lockout-store-password-file` (a regular file of at most 4 KiB), else
+/// `APICTL_LOCKOUT_STORE_PASSWORD`.
+fn redis_password(args: &LockoutStoreArgs) -> AppResult<Option<String>> {
+    use std::io::Read as _;
+    let Some(path) = &args.lockout_store_password_file else {
+        return Ok(std::env::var(STORE_PASSWORD_ENV)
+            .ok()
+            .filter(|p| !p.is_empty()));
+    };
+    let refused = |why: String| {
+        AppError::refused(format!(
+            "--lockout-store-password-file {}: {why}",
+            path.display()
+        ))
+        .hint("nothing was sent; give a regular file holding the Redis password on its first line")
+    };
+    let file = std::fs::File::open(path).map_err(|e| refused(e.to_string()))?;
+    let meta = file.metadata().map_err(|e| refused(e.to_string()))?;
+    if !meta.is_file() || meta.len() > 4096 {
+        return Err(refused("not a regular file of at most 4 KiB".to_owned()));
+    }
+    let mut text = String::new();
+    file.take(4096)
+        .read_to_string(&mut text)
+        .map_err(|_| refused("not UTF-8 text".to_owned()))?;
+    match text.lines().next().filter(|l| !l.is_empty()) {
+        Some(line) => Ok(Some(line.to_owned())),
+        None => Err(refused("its first line is empty".to_owned())),
+    }
+}
+
+/// The error of a refused login, with the exact `lockout-init` command when
+/// the store may be one that was never declared new (and only then).
+fn with_init_hint(e: VideoError, location: &str) -> AppError {
+    use sa360_video_sdk::video_session::{RefusalReason, StoreLoss};
+    let never_set_up = matches!(
+        e,
+        VideoError::LockoutRefused {
+            reason: RefusalReason::StoreForgot {
+                cause: StoreLoss::NoRecord | StoreLoss::ServerStarted
+            },
+            ..
+        }
+    );
+    let error = AppError::from(e);
+    if never_set_up {
+        error.hint(init_command(location))
+    } else {
+        error
+    }
+}
+
+/// What to run when a store may never have been declared new.
+fn init_command(location: &str) -> String {
+    let password = if location.contains(":***@") {
+        format!(" (the password in {STORE_PASSWORD_ENV} or --lockout-store-password-file)")
+    } else {
+        String::new()
+    };
+    format!(
+        "nothing was sent. If this Redis deployment never held lockout counts, declare it new once: apictl video lockout-init --lockout-store '{location}'{password}; if it did, do not: logins resume by themselves at the time above"
+    )
 }
 
 /// `apictl video lockout-init`: declares a Redis lockout store new.
@@ -87,10 +158,19 @@ pub async fn run_lockout_init(ctx: &Ctx, args: &VideoLockoutInitArgs) -> AppResu
             .hint("give it with --lockout-store (APICTL_LOCKOUT_STORE); the per-user lockout file needs no initialization"));
     };
     let store = connect_redis(&args.store, url).await?;
-    let written = store
-        .initialize()
-        .await
-        .map_err(|e| AppError::from(VideoError::Store(e)))?;
+    let declared = if args.force {
+        crate::output::note!(
+            "--force: attempts this store forgot may still count at the service; the next logins can block accounts"
+        );
+        store.force_initialize().await
+    } else {
+        store.initialize().await
+    };
+    let written = declared.map_err(|e| {
+        AppError::from(VideoError::Store(e)).hint(
+            "nothing was changed; logins of those accounts resume by themselves at the time the store gave. --force declares it new anyway, and can block accounts",
+        )
+    })?;
     if ctx.json {
         print_json(&json!({ "store": store.location(), "markersWritten": written }))?;
     } else if written == 0 {
@@ -100,7 +180,7 @@ pub async fn run_lockout_init(ctx: &Ctx, args: &VideoLockoutInitArgs) -> AppResu
         )?;
     } else {
         crate::output::sayln!(
-            "{}: declared new ({written} of 16 bucket markers set); logins are no longer held back",
+            "{}: declared new ({written} of 16 buckets); logins are no longer held back",
             store.location()
         )?;
     }
@@ -129,8 +209,13 @@ pub async fn login(
     store: Arc<dyn LockoutStore>,
     options: &HttpOptions,
 ) -> AppResult<(Session, PathBuf)> {
+    let location = store.location();
     let client = client(base.clone(), store, options)?;
-    let session = client.login(credentials).send().await?;
+    let session = client
+        .login(credentials)
+        .send()
+        .await
+        .map_err(|e| with_init_hint(e, &location))?;
     let path = state.save_session(base.as_str(), &session)?;
     Ok((session, path))
 }
@@ -219,6 +304,7 @@ pub async fn run_lockout_status(ctx: &Ctx, args: &VideoLockoutStatusArgs) -> App
     let store = lockout_store(&args.store).await?;
     let location = store.location();
     let guard = LockoutGuard::new(store, Arc::new(SystemClock));
+    use sa360_video_sdk::video_session::{RefusalReason, StoreLoss};
     let status = guard
         .status(&key)
         .await
@@ -235,7 +321,7 @@ pub async fn run_lockout_status(ctx: &Ctx, args: &VideoLockoutStatusArgs) -> App
             "remainingAttempts": status.remaining_attempts,
             "retryAt": status.retry_at.map(utc),
             "blockedUntil": status.blocked_until.map(utc),
-            "reason": status.refusal.map(|r| r.to_string()),
+            "reason": status.refusal.map(|r| crate::wording::for_operator(&r.to_string())),
         }))?;
     } else {
         crate::output::outln!(
@@ -248,9 +334,16 @@ pub async fn run_lockout_status(ctx: &Ctx, args: &VideoLockoutStatusArgs) -> App
         if let (Some(at), Some(reason)) = (status.retry_at, status.refusal) {
             let secs = at.duration_since(now).unwrap_or_default().as_secs();
             crate::output::outln!(
-                "logins refused: {reason}; safe to try again at {} (in {secs} s)",
+                "logins refused: {}; safe to try again at {} (in {secs} s)",
+                crate::wording::for_operator(&reason.to_string()),
                 utc(at)
             )?;
+            if let RefusalReason::StoreForgot {
+                cause: StoreLoss::NoRecord | StoreLoss::ServerStarted,
+            } = reason
+            {
+                crate::output::outln!("{}", init_command(&location))?;
+            }
         }
     }
     Ok(0)

@@ -18,6 +18,10 @@ const PHRASES: &[(&str, &str)] = &[
         "run the command again later",
     ),
     ("raise HttpOptions::deadline", "raise --deadline (seconds)"),
+    (
+        "declared new once with RedisStore::initialize",
+        "declared new once with `apictl video lockout-init`",
+    ),
 ];
 
 /// `text` with the facade's Rust items replaced by what an operator types:

@@ -117,18 +117,35 @@ async fn two_machines_share_the_count_through_redis() {
     let b = Apictl::with_fakes(&services)
         .env("VIDEO_PASSWORD", "wrong-password")
         .env("APICTL_LOCKOUT_STORE", url.clone());
-    // A Redis that was never declared new cannot tell itself from one that lost its data:
-    // logins wait one lockout window, nothing is sent.
+    // A Redis that was never declared new (it just started, without the store's record) may
+    // also be one that restarted without persistence: logins wait one lockout window, nothing
+    // is sent, and the hint gives the exact command for the first case only.
     let run = a.run(&["video", "login"]).await;
     run.expect(4);
-    assert!(run.stderr.contains("lost its data"), "{}", run.stderr);
-    assert!(run.stderr.contains("lockout-init"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("new deployment, or a restart"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            "apictl video lockout-init --lockout-store 'redis://127.0.0.1:{}/0'",
+            redis.port()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.contains("RedisStore::initialize"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(services.video.ledger().counts().login_attempts, 0);
     // The operator declares it new, once; a second time changes nothing.
     let run = a.run(&["video", "lockout-init"]).await;
     run.expect(0);
     assert!(
-        run.stdout.contains("declared new (16 of 16"),
+        run.stdout.contains("declared new (16 of 16 buckets)"),
         "{}",
         run.stdout
     );
@@ -176,6 +193,66 @@ async fn two_machines_share_the_count_through_redis() {
         "{}",
         run.stdout
     );
+}
+
+/// After a `FLUSHALL` the refusal names the flush and gives no `lockout-init` command, and
+/// `lockout-init` refuses (exit 4) and changes nothing; `--force` declares it new. The password
+/// comes from a file or the environment, never from the URL, and is never printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flushed_store_is_not_declared_new() {
+    let Some(redis) = test_support::RedisOptions::new()
+        .acl_user("lockout-app", "pw-Flush-91#/x")
+        .start("a_flushed_store_is_not_declared_new")
+    else {
+        return;
+    };
+    let services = FakeServices::start_default().await.expect("fakes");
+    let dir = tempfile::tempdir().unwrap();
+    let password_file = dir.path().join("redis-password");
+    std::fs::write(&password_file, "pw-Flush-91#/x\n").unwrap();
+    let url = format!("redis://lockout-app@127.0.0.1:{}/0", redis.port());
+    let apictl = Apictl::with_fakes(&services)
+        .env("VIDEO_PASSWORD", "wrong-password")
+        .env("APICTL_LOCKOUT_STORE", url.clone())
+        .env(
+            "APICTL_LOCKOUT_STORE_PASSWORD_FILE",
+            password_file.display().to_string(),
+        );
+    apictl.run(&["video", "lockout-init"]).await.expect(0);
+    apictl.run(&["video", "login"]).await.expect(5);
+    assert_eq!(redis.cli(&["FLUSHALL"]), "OK");
+
+    let run = apictl.run(&["video", "login"]).await;
+    run.expect(4);
+    assert!(run.stderr.contains("FLUSHALL"), "{}", run.stderr);
+    assert!(
+        !run.stderr.contains("lockout-init --lockout-store"),
+        "{}",
+        run.stderr
+    );
+    let run = apictl.run(&["video", "lockout-init"]).await;
+    run.expect(4);
+    assert!(run.stderr.contains("not declared new"), "{}", run.stderr);
+    assert!(run.stderr.contains("--force"), "{}", run.stderr);
+    let status = apictl.run(&["video", "lockout-status"]).await;
+    status.expect(0);
+    assert!(
+        status.stdout.contains("logins refused"),
+        "{}",
+        status.stdout
+    );
+    assert_eq!(services.video.ledger().counts().login_attempts, 1);
+
+    // The password from the environment works the same; a wrong one is refused without an echo.
+    let from_env = Apictl::with_fakes(&services)
+        .env("APICTL_LOCKOUT_STORE", url.clone())
+        .env("APICTL_LOCKOUT_STORE_PASSWORD", "pw-Flush-91#/x");
+    let run = from_env.run(&["video", "lockout-init", "--force"]).await;
+    run.expect(0);
+    assert!(run.stdout.contains("declared new"), "{}", run.stdout);
+    for text in [&run.stdout, &run.stderr, &status.stdout, &status.stderr] {
+        assert!(!text.contains("Flush-91"), "{text}");
+    }
 }
 
 /// Holds the OS lock of `LOCK_PATH` until killed (run by the kill -9 test).

@@ -174,6 +174,7 @@ pub struct RedisStoreBuilder {
     acks: ReplicaAcks,
     ack_timeout: Duration,
     sentinel_credentials: Option<(String, secrecy::SecretString)>,
+    password: Option<secrecy::SecretString>,
 }
 
 impl fmt::Debug for RedisStoreBuilder {
@@ -194,6 +195,7 @@ impl fmt::Debug for RedisStoreBuilder {
                     .as_ref()
                     .map(|(user, _)| (user, "***")),
             )
+            .field("password", &self.password.as_ref().map(|_| "***"))
             .finish()
     }
 }
@@ -245,6 +247,14 @@ impl RedisStoreBuilder {
         self
     }
 
+    /// The data nodes' password, given outside the URL (read from a secret file or the
+    /// environment, so it stays out of command lines and configuration). The URL then carries no
+    /// password; its user name, if any, is the ACL user.
+    pub fn password(mut self, password: impl Into<String>) -> Self {
+        self.password = Some(secrecy::SecretString::from(password.into()));
+        self
+    }
+
     /// How long to wait for those acknowledgements (default 1 s; 1 ms to 60 s).
     /// Not acknowledged in time: the login is not sent.
     pub fn replica_ack_timeout(mut self, timeout: Duration) -> Self {
@@ -256,7 +266,7 @@ impl RedisStoreBuilder {
     /// Cluster or Sentinel URL is resolved now; errors name the setting or the
     /// URL (never its password).
     pub async fn connect(self) -> Result<RedisStore, StoreError> {
-        let url = RedisUrl::parse(&self.url).map_err(|e| {
+        let mut url = RedisUrl::parse(&self.url).map_err(|e| {
             StoreError::new(
                 "(Redis URL)",
                 format!("the lockout store URL is not valid: {e}"),
@@ -282,6 +292,15 @@ impl RedisStoreBuilder {
                 "key_prefix",
                 format!("at most {MAX_PREFIX} characters, without '{{' or '}}'"),
             ));
+        }
+        if let Some(password) = &self.password {
+            if url.password.is_some() {
+                return Err(setting(
+                    "password",
+                    "is set, but the URL holds a password too: give it once".to_owned(),
+                ));
+            }
+            url.password = Some(secrecy::ExposeSecret::expose_secret(password).to_owned());
         }
         let certificates = match &self.ca_file {
             None => None,
@@ -449,6 +468,7 @@ impl RedisStore {
             acks: ReplicaAcks::AllConnected,
             ack_timeout: DEFAULT_REPLICA_ACK_TIMEOUT,
             sentinel_credentials: None,
+            password: None,
         }
     }
 
@@ -942,6 +962,11 @@ mod tests {
                 "{e}"
             );
         }
+        let builder = RedisStore::builder("redis://:pw-in-url@127.0.0.1:1").password("pw-aside");
+        assert!(!format!("{builder:?}").contains("pw-"), "{builder:?}");
+        let e = builder.connect().await.unwrap_err();
+        assert!(e.message.contains("RedisStoreBuilder::password"), "{e}");
+        assert!(!e.to_string().contains("pw-"), "{e}");
         let e = RedisStore::connect("redis://:pw-secret@a,b")
             .await
             .unwrap_err();

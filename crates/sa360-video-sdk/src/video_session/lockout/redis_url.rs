@@ -77,11 +77,27 @@ impl RedisUrl {
             "redis-cluster" | "redis+cluster" => (Topology::Cluster, false, 6379),
             "rediss-cluster" | "rediss+cluster" => (Topology::Cluster, true, 6379),
             other => {
+                // Quoted only when it is a scheme's characters (nothing of a password).
+                let shown = if other
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
+                {
+                    format!(" {other:?}")
+                } else {
+                    String::new()
+                };
                 return Err(format!(
-                    "unknown scheme {other:?}: expected redis://, rediss://, redis-sentinel://, rediss-sentinel://, redis-cluster:// or rediss-cluster://"
+                    "unknown scheme{shown}: expected redis://, rediss://, redis-sentinel://, rediss-sentinel://, redis-cluster:// or rediss-cluster://"
                 ));
             }
         };
+        // Nothing of the text after the scheme is ever quoted: it may hold the password. A '@'
+        // after the first '/', '?' or '#' means the user info held one of them unencoded.
+        if let Some(cut) = rest.find(['/', '?', '#'])
+            && rest[cut..].contains('@')
+        {
+            return Err("the user name or password holds a '/', '?' or '#' that is not percent-encoded: write them as %2F, %3F and %23 (any character may be percent-encoded), or give the password with RedisStoreBuilder::password".to_owned());
+        }
         let (rest, fragment) = match rest.split_once('#') {
             Some((r, f)) => (r, Some(f)),
             None => (rest, None),
@@ -124,11 +140,14 @@ impl RedisUrl {
             }
         };
         let mut hosts = Vec::new();
-        for part in hostlist.split(',') {
+        for (i, part) in hostlist.split(',').enumerate() {
             if part.is_empty() {
                 return Err("an empty host in the host list".to_owned());
             }
-            hosts.push(parse_host(part, default_port)?);
+            hosts.push(
+                parse_host(part, default_port)
+                    .map_err(|e| format!("host {} of the URL: {e}", i + 1))?,
+            );
         }
         if hosts.len() > 1 && topology == Topology::Standalone {
             return Err(
@@ -145,7 +164,7 @@ impl RedisUrl {
                 .parse::<i64>()
                 .ok()
                 .filter(|d| (0..=1_000_000).contains(d))
-                .ok_or_else(|| format!("the database {digits:?} is not a number"))?,
+                .ok_or("the database (after the host) is not a number from 0 to 1000000")?,
         };
         if topology == Topology::Cluster && db != 0 {
             return Err("a Redis Cluster has only database 0".to_owned());
@@ -234,18 +253,16 @@ impl fmt::Display for RedisUrl {
     }
 }
 
-/// `host[:port]` or `[v6][:port]`.
-fn parse_host(part: &str, default_port: u16) -> Result<(String, u16), String> {
+/// `host[:port]` or `[v6][:port]`. The error never quotes `part` (a malformed URL may have put a
+/// piece of the password there).
+fn parse_host(part: &str, default_port: u16) -> Result<(String, u16), &'static str> {
     let (host, port) = if let Some(rest) = part.strip_prefix('[') {
         let (v6, after) = rest
             .split_once(']')
-            .ok_or_else(|| format!("{part:?}: an IPv6 address without its closing ']'"))?;
+            .ok_or("an IPv6 address without its closing ']'")?;
         let port = match after {
             "" => None,
-            p => Some(
-                p.strip_prefix(':')
-                    .ok_or_else(|| format!("{part:?}: expected ':' after ']'"))?,
-            ),
+            p => Some(p.strip_prefix(':').ok_or("expected ':' after ']'")?),
         };
         (format!("[{v6}]"), port)
     } else {
@@ -255,10 +272,12 @@ fn parse_host(part: &str, default_port: u16) -> Result<(String, u16), String> {
         }
     };
     if host.is_empty() || host == "[]" {
-        return Err(format!("{part:?}: no host"));
+        return Err(
+            "no host name (a password holding ':' or '@' must percent-encode them: %3A, %40)",
+        );
     }
-    if host.contains(['/', '@', ' ', '?', '#']) {
-        return Err(format!("{part:?}: not a host name"));
+    if host.contains(['/', '@', ' ', '?', '#']) || (!host.starts_with('[') && host.contains(':')) {
+        return Err("not a host name");
     }
     let port = match port {
         None => default_port,
@@ -266,7 +285,7 @@ fn parse_host(part: &str, default_port: u16) -> Result<(String, u16), String> {
             .parse::<u16>()
             .ok()
             .filter(|p| *p != 0)
-            .ok_or_else(|| format!("{part:?}: the port is not a number from 1 to 65535"))?,
+            .ok_or("the port is not a number from 1 to 65535 (a password holding ':', '/', '?', '#' or '@' must percent-encode them)")?,
     };
     Ok((host, port))
 }
@@ -343,5 +362,43 @@ mod tests {
             assert!(e.contains(says), "{url}: {e}");
             assert!(!e.contains("pw"), "{e}");
         }
+    }
+
+    /// Passwords with characters a URL reserves, written without percent-encoding: the error says
+    /// what to encode and quotes no character of the password (each password's characters are
+    /// unique to it, so any 3-character piece in the message would be a leak).
+    #[test]
+    fn a_misparsed_password_is_never_quoted() {
+        for (url, says) in [
+            ("redis://app:s3cret#hash@redis.internal:6379", "%23"),
+            (
+                "rediss://:AzureKeyPart1/Part2+xyz=@cache.example:6380",
+                "%2F",
+            ),
+            ("redis://:Qw?Er@h:6379", "%3F"),
+            ("redis://:Mn@Bv@", "empty host"),
+            // The '@' and host forgotten: what looks like a host and port is the user info.
+            ("redis://:Wq3Er", "no host"),
+            ("redis://app:Pa55w0rd", "port"),
+            ("redis-sentinel://u:Lk/Jh@s1,s2#m", "%2F"),
+            ("redis://:Ty@Ui:Op@h:1,", "empty host"),
+            ("redis://:Gh@Jk@[::1", "closing ']'"),
+        ] {
+            let e = RedisUrl::parse(url).unwrap_err();
+            assert!(e.contains(says), "{url}: {e}");
+            let password = url.split("://").nth(1).unwrap();
+            let end = password.rfind('@').unwrap_or(password.len());
+            let password = &password[password.find(':').unwrap() + 1..end];
+            for piece in password.as_bytes().windows(3) {
+                let piece = std::str::from_utf8(piece).unwrap();
+                assert!(!e.contains(piece), "{url}: {e} quotes {piece:?}");
+            }
+        }
+        // Percent-encoded, every one of them parses.
+        let u = RedisUrl::parse("redis://app:s3cret%23hash%2F%3F%40%3A@h:1").unwrap();
+        assert_eq!(u.password.as_deref(), Some("s3cret#hash/?@:"));
+        // A ':' after the first one belongs to the password (RFC 3986 user info).
+        let u = RedisUrl::parse("redis://:Zx:Cv@h").unwrap();
+        assert_eq!(u.password.as_deref(), Some("Zx:Cv"));
     }
 }
