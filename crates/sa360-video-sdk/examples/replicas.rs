@@ -26,11 +26,11 @@
 //! REDIS_URL=redis://127.0.0.1:6390/0 cargo run -p sa360-video-sdk --example replicas -- --replicas 4
 //! ```
 //!
-//! A Redis store keeps a marker that says since when it remembers every attempt; a server
+//! A Redis store keeps a record that says since when it remembers every attempt; a server
 //! without it (new, or one that lost its data) refuses logins for one lockout window, because
 //! attempts it may have forgotten can still count at the service. An operator declares a new
-//! store once with `apictl video lockout-init` (or `RedisStore::initialize`); an application
-//! never does it on its own.
+//! store once with `apictl video lockout-init` (or `RedisStore::initialize`, which refuses a store
+//! that noticed a loss); an application never does it on its own.
 //!
 //! `REDIS_URL` takes every form `RedisStore` accepts: `rediss://` (TLS),
 //! `redis-sentinel://HOST:PORT,…#MASTER`, `redis-cluster://HOST:PORT,…`.

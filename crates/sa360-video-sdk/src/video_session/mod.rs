@@ -55,10 +55,11 @@
 //! **What the store holds.** Per account (named only by a SHA-256 hash of the secret key and
 //! the user name): each counted attempt with its own identity, its start, when its failure
 //! answer arrived, and until when it counts; a reported block's end and a 429 pause's end. In
-//! Redis one hash per account under `{facade:video-session:lockout:v2:<h>}:<hash>` (`<h>`, the
-//! hash's first digit, is a Cluster hash tag shared with the bucket's marker), expiring when
-//! nothing in it counts any more. Each step (reserve, resolve, record a block, read) is one Lua
-//! script, so replicas never act on the same count twice.
+//! Redis one hash per bucket of accounts, `{facade:video-session:lockout:v2:<h>}:store` (`<h>`,
+//! the account hash's first digit, is a Cluster hash tag), holding the bucket's record and one
+//! field per account, without a TTL: the record and the counts live and die together. Each step
+//! (reserve, resolve, record a block, read) is one Lua script, so replicas never act on the same
+//! count twice.
 //!
 //! **When Redis is down.** The facade fails closed: a login whose reservation cannot be
 //! written is not sent ([`Error::Store`], naming the server without its password). Connecting
@@ -69,11 +70,13 @@
 //! an answer.
 //!
 //! **When Redis loses data.** Before a login is sent, its reservation is acknowledged by the
-//! primary's replicas (`WAIT`; `ReplicaAcks`), so a failover to one of them keeps it. A server
-//! that lost its data (a restart without persistence, a flush, a promoted replica without the
-//! store's marker) is noticed, and every login of the accounts it may have forgotten is refused
-//! for one lockout window (`RefusalReason::StoreForgot`). A Redis that never held counts is
-//! declared new once by an operator (`RedisStore::initialize`, `apictl video lockout-init`).
+//! primary's replicas (`WAIT`; `ReplicaAcks`), so a failover to one of them keeps it. A store
+//! that cannot show it remembers every recent attempt (a restart from a snapshot or an AOF that
+//! was not fsynced, a flush, an eviction, a server without the store's record) is noticed, and
+//! every login of the accounts it may have forgotten is refused for one lockout window
+//! (`RefusalReason::StoreForgot`, with its `StoreLoss` cause). A Redis that never held counts is
+//! declared new once by an operator (`RedisStore::initialize`, `apictl video lockout-init`),
+//! which refuses a store that noticed a loss.
 //! `RedisStore`'s docs have the table of what each deployment guarantees (VS-17 to VS-19).
 //!
 //! **Clocks.** With Redis, every count uses the Redis server's `TIME`: client hosts' clocks do

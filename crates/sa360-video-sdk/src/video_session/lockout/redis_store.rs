@@ -80,32 +80,43 @@ pub enum ReplicaAcks {
 /// - **Replicas**: before a login is sent, its reservation is acknowledged by
 ///   the replicas [`ReplicaAcks`] asks for (default: every connected replica,
 ///   within 1 s); otherwise the reservation is withdrawn and nothing is sent.
-/// - **Lost memory**: a marker per bucket of accounts says since when the
-///   store remembers every attempt. A server that lost its data (a restart
-///   without persistence, a flush, a failover to a replica that never had the
-///   marker) has no marker; the next step writes one, and every login of the
-///   bucket is refused ([`RefusalReason::StoreForgot`](crate::video_session::RefusalReason::StoreForgot)) until the attempts the
-///   store may have forgotten can no longer count at the service: the
-///   marker's time + attempt timeout + window + margin. A store that never
-///   held counts is declared new once, by an operator, with
-///   [`initialize`](Self::initialize) (`apictl video lockout-init`).
+/// - **Lost memory**: each bucket of accounts is one hash, without a TTL, holding a record (since
+///   when the store remembers every attempt, and the server life that wrote it) and its accounts'
+///   counts, so the record and the counts live and die together. A step that finds the record gone
+///   (a flush, an eviction, a restart without persistence), written by another server life that
+///   may have lost writes (a restart from an RDB snapshot or from an AOF not fsynced on every
+///   write), or of another format, refuses every login of the bucket
+///   ([`RefusalReason::StoreForgot`](crate::video_session::RefusalReason::StoreForgot), with its
+///   [`StoreLoss`](crate::video_session::StoreLoss)) until the attempts the store may have forgotten
+///   can no longer count at the service: the time it noticed + attempt timeout + window + margin
+///   (11.5 min by default). A store that never held counts is declared new once, by an operator,
+///   with [`initialize`](Self::initialize) (`apictl video lockout-init`), which refuses a store
+///   that noticed a loss.
 /// - It fails closed: a connection, script or acknowledgement error is a
 ///   [`StoreError`] and the guard sends nothing. Connecting and every step
 ///   are bounded (default 2 s, plus the acknowledgement wait).
 ///
+/// What each deployment guarantees (a "window" is one lockout window of refused logins for the
+/// accounts of the buckets concerned; every row is tested with the service as judge):
+///
 /// | deployment | a reservation survives | after a loss |
 /// |---|---|---|
-/// | one server, no persistence | a client reconnecting; not a restart | the marker is gone: logins of every account wait one lockout window (11.5 min by default) |
-/// | one server, `appendonly yes`, `appendfsync always` | a restart (every acknowledged write is on disk) | nothing lost |
-/// | one server, `appendfsync everysec` | a restart, except the last second's writes | the last second's reservations may be lost; the marker survives, so this loss is not detected |
-/// | primary + replicas (`ReplicaAcks::AllConnected`, the default) | the loss of the primary, when a replica that acknowledged is promoted | a replica promoted without the marker makes everyone wait one window |
+/// | one server, no persistence (`save ""`) | a client reconnecting; not a restart | the record is gone: a window |
+/// | one server, RDB snapshots (Redis's default `save 3600 1 300 100 60 10000`) | until a restart | a restart from the snapshot is noticed (another `run_id`): a window |
+/// | one server, `appendonly yes`, `appendfsync everysec` (the AOF default) | until a restart | a restart is noticed, the last second may be lost: a window |
+/// | one server, `appendonly yes`, `appendfsync always` | a restart (every acknowledged write is on disk) | nothing lost, no wait |
+/// | `maxmemory-policy noeviction` (Redis's default) or any `volatile-*` (managed services' default) | memory pressure: the store's keys have no TTL, never evicted | a full server refuses writes: the login is not sent |
+/// | `maxmemory-policy allkeys-*` | until its bucket is evicted (a warning at connect names the setting) | the bucket and its record go together: a window |
+/// | primary + replicas (`ReplicaAcks::AllConnected`, the default) | the loss of the primary, when a replica that acknowledged is promoted | nothing lost (the promoted replica continues the record's replication history) |
 /// | Sentinel (`redis-sentinel://`) | the same; the store follows the new primary | the same |
-/// | Cluster (`redis-cluster://`) | per shard, as primary + replicas above | a shard restarted empty loses its buckets' markers: those accounts wait one window |
+/// | Cluster (`redis-cluster://`) | per shard, as primary + replicas above | a shard restarted, emptied or resharded: a window for its buckets |
+/// | any, after `FLUSHALL`/`FLUSHDB` | — | a window; `initialize` refuses |
 ///
-/// Assumed, not checked: the servers' clocks agree within the policy's margin
-/// (a promoted replica's `TIME` dates every entry), and the server does not
-/// evict keys (`maxmemory-policy noeviction`, the default): an evicted account
-/// hash would be forgotten without a trace.
+/// Assumed, not checked: the servers' clocks agree within the policy's margin (a promoted
+/// replica's `TIME` dates every entry); a promoted replica had acknowledged the reservations
+/// (one disconnected while they were written is not noticed: `ReplicaAcks::AtLeast` and the
+/// server's `min-replicas-to-write` narrow that); the fsync setting read at connect is not
+/// weakened at runtime.
 ///
 /// ```no_run
 /// use std::sync::Arc;
