@@ -85,8 +85,8 @@ async fn steps_are_shared_between_stores_and_entries_expire() {
         "{wait:?}"
     );
 
-    // A short policy: the entry ends, and a step on another account of its bucket sweeps it
-    // away. The bucket has no TTL, so a volatile-* eviction never takes it.
+    // A short policy: the entry ends, and a reservation of another account of its bucket
+    // sweeps it away. The bucket has no TTL, so a volatile-* eviction never takes it.
     let short = LockoutPolicy::SEED
         .window(Duration::from_millis(100))
         .margin(Duration::from_millis(50))
@@ -109,7 +109,9 @@ async fn steps_are_shared_between_stores_and_entries_expire() {
         .map(key)
         .find(|k| k.to_string().as_bytes()[0] == hex.as_bytes()[0])
         .unwrap();
-    a.view(&neighbour, now, short).await.unwrap();
+    a.reserve(&neighbour, AttemptId::from_u128(8), now, short)
+        .await
+        .unwrap();
     let held: i64 = redis::cmd("HEXISTS")
         .arg(&name)
         .arg(&hex)
