@@ -236,7 +236,7 @@ pub async fn upload_file(
             let state = WriteJournal::read(&journal_path)?;
             let Some(state) = state else {
                 return Err(AppError::new(format!(
-                    "--resume: there is no journal {} to resume from",
+                    "--resume: there is no journal {} to resume from: no upload of the file was interrupted, or the one that was has since finished",
                     journal_path.display()
                 ))
                 .hint("run the upload without --resume; a journal is written beside the file while it runs"));

@@ -652,8 +652,15 @@ async fn two_resumes_at_once_one_holds_the_upload_and_the_other_is_refused() {
         won.expect(3);
         let json: serde_json::Value = serde_json::from_str(&won.stdout).unwrap();
         eprintln!(
-            "round {round}: winner stored {} ({} already stored, {} skipped as settled), rejected {}; the other exit {}",
-            json["stored"], json["alreadyStored"], json["skipped"], json["rejected"], refused.code
+            "round {round}: winner exit {}: {} rows, stored {} ({} already stored), rejected {}, failed {}; the other exit {}: {}",
+            won.code,
+            json["rows"],
+            json["stored"],
+            json["alreadyStored"],
+            json["rejected"],
+            json["failed"],
+            refused.code,
+            refused.stderr.lines().next().unwrap_or_default()
         );
         assert_eq!(json["rows"], ROWS as u64, "{json}");
         assert_eq!(json["stored"], (ROWS - expected.len()) as u64, "{json}");
