@@ -305,6 +305,18 @@ impl From<search_ads::Error> for AppError {
             }
             E::Csv { .. } | E::TruncatedDownload { .. } => "download the file again".to_owned(),
             E::Io { .. } => "check that the directory exists and is writable".to_owned(),
+            E::JournalBusy { .. } => {
+                "wait for the other upload to end; if it leaves rows without an outcome, run the same command with --resume"
+                    .to_owned()
+            }
+            E::JournalGone { .. } => {
+                "nothing is left to resume; run without --resume only to upload the whole file again (stored rows then come back as 0x0000011A)"
+                    .to_owned()
+            }
+            E::JournalDamaged { .. } => {
+                "pass --restart to upload the file from the start (rows already stored then come back as 0x0000011A)"
+                    .to_owned()
+            }
             E::Config { .. } => {
                 "check the search ads URL (--url, SEARCH_ADS_URL or the config file): https://, or http:// on 127.0.0.1"
                     .to_owned()
@@ -312,7 +324,11 @@ impl From<search_ads::Error> for AppError {
             _ => "run with -v for details".to_owned(),
         };
         let exit = match &e {
-            E::Validation { .. } | E::Config { .. } => EXIT_REFUSED,
+            E::Validation { .. }
+            | E::Config { .. }
+            | E::JournalBusy { .. }
+            | E::JournalGone { .. }
+            | E::JournalDamaged { .. } => EXIT_REFUSED,
             E::Api { status: 401, .. }
             | E::Reporting { status: 401, .. }
             | E::Auth { .. }

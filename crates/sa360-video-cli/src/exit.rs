@@ -11,7 +11,8 @@ pub const EXIT_USAGE: u8 = 2;
 /// A partial result: `ads conversions upload` stored some rows and rejected others.
 pub const EXIT_REJECTED: u8 = 3;
 /// Refused before anything was sent: an input or setting failed its check, a
-/// required setting is missing, or the lockout guard refused a login.
+/// required setting is missing, another upload holds the input (or its
+/// journal), or the lockout guard refused a login.
 pub const EXIT_REFUSED: u8 = 4;
 /// Authentication needed: no credentials or session, or the service refused them.
 pub const EXIT_AUTH: u8 = 5;
@@ -25,8 +26,8 @@ pub const EXIT_TABLE: &str = "Exit status:
        not be read or written
   2    usage: the command line is wrong (`--help` after the command shows the right one)
   3    partial: `ads conversions upload` stored some rows and rejected others
-  4    refused before sending: an input or setting failed its check or is missing, or the
-       lockout guard refused a login (nothing was sent)
+  4    refused before sending: an input or setting failed its check or is missing, another
+       upload holds the input, or the lockout guard refused a login (nothing was sent)
   5    authentication needed: no credentials or session, or the service refused them
   130  interrupted (Ctrl-C)
 Errors are one `error:` line and one `hint:` line on stderr.";

@@ -29,7 +29,7 @@ use super::input::Input;
 use super::journal::{self, Binding};
 use super::report::{Layout, ReportRow, ReportWriter};
 use crate::cli::InputFormat;
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, io_error};
 use crate::records::{Raw, WriteMode};
 
 /// Most rejections kept in the summary (for `--json`); the report file has
@@ -59,6 +59,8 @@ pub enum JournalMode {
     /// A new journal; an existing one is refused (it belongs to an
     /// interrupted upload).
     Fresh,
+    /// A new journal; an existing one is removed first (`--restart`).
+    Restart,
     /// Continue the upload the existing journal records.
     Resume,
 }
@@ -74,7 +76,7 @@ pub struct UploadPlan {
     pub mode: WriteMode,
     /// Batching.
     pub options: WriteOptions,
-    /// The report file; `None`: the journal's on a resume, else `FILE.rejected.csv`.
+    /// The report file; `None`: `FILE.rejected.csv` (or `.jsonl`).
     pub report: Option<PathBuf>,
     /// The journal.
     pub journal: JournalMode,
@@ -202,10 +204,23 @@ pub async fn upload_file(
     on_row: &mut dyn FnMut(&ReportRow),
 ) -> AppResult<UploadSummary> {
     plan.options.validate()?;
+    // One upload of a file at a time, before its journal is read or removed.
+    let _owner = match plan.journal {
+        JournalMode::Off => None,
+        _ => journal::hold_input(&plan.file)?,
+    };
     let input = Input::open(&plan.file, plan.format)?;
     let journal_path = journal::default_journal_path(&plan.file);
     let resumed: Option<JournalState> = match plan.journal {
         JournalMode::Off => None,
+        JournalMode::Restart => {
+            match std::fs::remove_file(&journal_path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io_error("--restart: cannot remove", &journal_path, &e)),
+            }
+            None
+        }
         JournalMode::Fresh => {
             if journal_path.exists() {
                 return Err(AppError::new(format!(
@@ -218,13 +233,10 @@ pub async fn upload_file(
             None
         }
         JournalMode::Resume => {
-            let state = WriteJournal::read(&journal_path).map_err(|e| {
-                AppError::from(e)
-                    .hint("pass --restart to upload the file from the start (rows already stored then come back as 0x0000011A), or remove the journal")
-            })?;
+            let state = WriteJournal::read(&journal_path)?;
             let Some(state) = state else {
                 return Err(AppError::new(format!(
-                    "--resume: there is no journal {} to resume from",
+                    "--resume: there is no journal {} to resume from: no upload of the file was interrupted, or the one that was has since finished",
                     journal_path.display()
                 ))
                 .hint("run the upload without --resume; a journal is written beside the file while it runs"));
@@ -241,29 +253,22 @@ pub async fn upload_file(
             Some(state)
         }
     };
-    // The journal's note names the report the earlier runs wrote.
-    let earlier_report = resumed.as_ref().and_then(|r| r.note()).map(PathBuf::from);
-    let report_path = match (&earlier_report, &plan.report) {
-        (Some(old), Some(new)) if absolute(new) != *old => {
-            if resumed.as_ref().is_some_and(|r| r.mark() > 0) {
-                return Err(AppError::new(format!(
-                    "--resume: the interrupted upload wrote rejected rows to {}, not {}",
-                    old.display(),
-                    new.display()
-                ))
-                .hint(
-                    "drop --rejected (the journal's report is continued) or give the same path",
-                ));
-            }
-            // Nothing was written to the old report: the new one takes its
-            // place (checked first, then recorded as the journal's note).
-            super::report::check_writable(new)?;
-            new.clone()
-        }
-        (Some(old), _) => old.clone(),
-        (None, Some(p)) => p.clone(),
-        (None, None) => super::report::default_report_path(&plan.file, input.format()),
-    };
+    // The report is the one this run names. The journal's note only says
+    // which report its marks measure: it never names a file to open.
+    let report_path = plan
+        .report
+        .clone()
+        .unwrap_or_else(|| super::report::default_report_path(&plan.file, input.format()));
+    if let Some(r) = resumed.as_ref().filter(|r| r.mark() > 0)
+        && r.note() != absolute(&report_path).to_str()
+    {
+        return Err(AppError::refused(format!(
+            "--resume: the interrupted upload wrote its rejected rows to {}, not {}",
+            r.note().unwrap_or("a report it does not name"),
+            report_path.display()
+        ))
+        .hint("pass --rejected with the interrupted upload's report to continue it, or --restart to upload the whole file again"));
+    }
     let layout = Layout::of(&input);
     let mut report = match &resumed {
         Some(r) => ReportWriter::resume(&report_path, r.mark(), layout)?,
@@ -272,7 +277,7 @@ pub async fn upload_file(
     let journal = match plan.journal {
         JournalMode::Off => None,
         _ if client.is_none() => None,
-        _ => {
+        mode => {
             let binding = Binding::of_file(&plan.file, input.format(), plan.mode)?;
             let note = absolute(&report_path);
             let note = note
@@ -285,8 +290,12 @@ pub async fn upload_file(
                     ))
                     .hint("give --rejected a UTF-8 path without line breaks")
                 })?;
-            // Absolute, so a resume from another directory finds it.
-            Some(WriteJournal::new(&journal_path, binding.line()).note(note))
+            // Absolute, so a resume from another directory can compare it.
+            let journal = WriteJournal::new(&journal_path, binding.line()).note(note);
+            Some(match mode {
+                JournalMode::Resume => journal.resume_only(),
+                _ => journal,
+            })
         }
     };
     let mut summary = UploadSummary::default();

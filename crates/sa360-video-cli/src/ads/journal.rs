@@ -5,6 +5,7 @@
 //! naming the report file, and each `done` record's mark the report's length
 //! once that batch's rejected rows were fsynced to it. `--resume` refuses a
 //! journal whose file has changed, and truncates the report to the last mark.
+//! One upload of an input runs at a time ([`hold_input`]).
 
 use std::fs::File;
 use std::io::Read;
@@ -19,6 +20,29 @@ pub fn default_journal_path(input: &Path) -> PathBuf {
     let mut name = input.as_os_str().to_owned();
     name.push(".journal");
     PathBuf::from(name)
+}
+
+/// Holds the input for this upload: an exclusive OS lock (`flock`, through
+/// `fs4`) on the input file itself, so two runs meet whatever path names it
+/// (a symlink, a hard link, another journal), until the file returned is
+/// dropped; the kernel releases it when the process dies. Another upload
+/// holding it is refused at once, before anything is read or sent (exit 4).
+/// Unix only: Windows' locks are mandatory, and a locked input could not be
+/// read (the journal's own lock still gives it one writer).
+pub fn hold_input(input: &Path) -> AppResult<Option<File>> {
+    if cfg!(not(unix)) {
+        return Ok(None);
+    }
+    let file = File::open(input).map_err(|e| io_error("cannot read", input, &e))?;
+    match fs4::FileExt::try_lock(&file) {
+        Ok(()) => Ok(Some(file)),
+        Err(fs4::TryLockError::WouldBlock) => Err(AppError::refused(format!(
+            "another upload of {} is running (it holds the file's lock); nothing was sent",
+            input.display()
+        ))
+        .hint("wait for it to end; if it leaves rows without an outcome, run the same command with --resume")),
+        Err(fs4::TryLockError::Error(e)) => Err(io_error("cannot lock", input, &e)),
+    }
 }
 
 /// What binds a journal to its input file.

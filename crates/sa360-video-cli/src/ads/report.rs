@@ -214,7 +214,9 @@ impl ReportWriter {
     }
 
     /// The report of an interrupted run, continued: cut back to `len` (what
-    /// the journal last vouched for) and appended to.
+    /// the journal last vouched for) and appended to. `path` is the one this
+    /// run names (never one a journal names), and is not opened through a
+    /// symlink.
     pub fn resume(path: &Path, len: u64, layout: Layout) -> AppResult<Self> {
         if len == 0 {
             return Self::fresh(path, layout);
@@ -225,7 +227,19 @@ impl ReportWriter {
             out: None,
             len,
         };
-        let file = OpenOptions::new().write(true).open(path).map_err(|e| {
+        let mut options = OpenOptions::new();
+        options.write(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags(libc::O_NOFOLLOW);
+        }
+        let file = options.open(path).map_err(|e| {
+            #[cfg(unix)]
+            let e = match e.raw_os_error() {
+                Some(libc::ELOOP) => std::io::Error::other("it is a symlink, which is not followed"),
+                _ => e,
+            };
             io_error("--resume: cannot open the report", path, &e)
                 .hint("the report of the interrupted run is needed to continue it; pass --restart to upload the file from the start")
         })?;

@@ -3,9 +3,10 @@
 //! (`campaign.id`, `metrics.clicks`, `custom_columns.id[7]`), as Google's clients name them; the
 //! query is checked by the facade before anything is sent.
 
-use std::io::{BufWriter, Read as _, Write};
+use std::io::{BufWriter, IsTerminal as _, Read as _, Write};
 
 use futures::{Stream, StreamExt as _, TryStreamExt as _};
+use sa360_video_client_support::printable;
 use sa360_video_sdk::search_ads::reporting::{MAX_QUERY_CHARS, Query, SearchOptions};
 use sa360_video_sdk::search_ads::{Error as SaError, WriteOptions};
 use serde_json::{Map, Value, json};
@@ -132,22 +133,41 @@ fn value<'r>(row: &'r Value, path: &Path) -> &'r Value {
 }
 
 /// A value as a CSV or table cell: text as it is, other scalars printed, lists and objects as
-/// JSON, absent as empty.
-fn cell(v: &Value) -> String {
-    match v {
+/// JSON, absent as empty; escaped for a terminal (`printable`) when `escape`.
+fn cell(v: &Value, escape: bool) -> String {
+    let text = match v {
         Value::Null => String::new(),
         Value::String(s) => s.clone(),
         Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_) => v.to_string(),
+    };
+    match escape {
+        true => printable(&text).into_owned(),
+        false => text,
     }
 }
 
-/// Writes the rows of `stream`; returns how many.
+/// `v` with every text in it escaped for a terminal (`printable`).
+fn escaped(v: &Value) -> Value {
+    match v {
+        Value::String(s) => Value::String(printable(s).into_owned()),
+        Value::Array(a) => a.iter().map(escaped).collect(),
+        Value::Object(o) => o
+            .iter()
+            .map(|(k, v)| (printable(k).into_owned(), escaped(v)))
+            .collect(),
+        other => other.clone(),
+    }
+}
+
+/// Writes the rows of `stream`; returns how many. The server's text is escaped for a terminal
+/// in a table, and in every format when `terminal` (stdout is one); a file gets it as it is.
 pub async fn write_report<W: Write>(
     mut stream: impl Stream<Item = Result<Value, SaError>> + Unpin,
     out: W,
     columns: &[String],
     format: ReportFormat,
     to: Option<&std::path::Path>,
+    terminal: bool,
 ) -> AppResult<u64> {
     // A closed stdout (`apictl ads report … | head`) ends the command quietly.
     let io_error = |e: std::io::Error| crate::output::write_error(Some(e.kind()), &e, to);
@@ -169,7 +189,7 @@ pub async fn write_report<W: Write>(
             let mut out = csv::Writer::from_writer(out);
             out.write_record(columns).map_err(csv_error)?;
             while let Some(row) = stream.try_next().await? {
-                out.write_record(paths.iter().map(|p| cell(value(&row, p))))
+                out.write_record(paths.iter().map(|p| cell(value(&row, p), terminal)))
                     .map_err(csv_error)?;
                 count += 1;
             }
@@ -181,7 +201,10 @@ pub async fn write_report<W: Write>(
                 let object: Map<String, Value> = columns
                     .iter()
                     .zip(&paths)
-                    .map(|(c, p)| (c.clone(), value(&row, p).clone()))
+                    .map(|(c, p)| match terminal {
+                        true => (c.clone(), escaped(value(&row, p))),
+                        false => (c.clone(), value(&row, p).clone()),
+                    })
                     .collect();
                 serde_json::to_writer(&mut out, &object).map_err(json_error)?;
                 out.write_all(b"\n").map_err(io_error)?;
@@ -198,7 +221,7 @@ pub async fn write_report<W: Write>(
                     ))
                     .hint("use --format csv or --format jsonl, or add a LIMIT to the query"));
                 }
-                rows.push(paths.iter().map(|p| cell(value(&row, p))).collect());
+                rows.push(paths.iter().map(|p| cell(value(&row, p), true)).collect());
             }
             let mut widths: Vec<usize> = columns.iter().map(|c| c.chars().count()).collect();
             for row in &rows {
@@ -263,7 +286,7 @@ pub(super) async fn run_report(
             // `conversions list` writes), so FILE is never half a report.
             let mut part = create_beside(path)
                 .map_err(|e| io_error("cannot create a temporary file beside", path, &e))?;
-            let count = write_report(stream, &mut part, &columns, format, Some(path))
+            let count = write_report(stream, &mut part, &columns, format, Some(path), false)
                 .await
                 .map_err(|e| e.context(path.display()))?;
             commit(part, path).map_err(|e| io_error("cannot rename to", path, &e))?;
@@ -274,7 +297,9 @@ pub(super) async fn run_report(
             }
         }
         None => {
-            write_report(stream, std::io::stdout().lock(), &columns, format, None).await?;
+            let terminal = std::io::stdout().is_terminal();
+            let out = std::io::stdout().lock();
+            write_report(stream, out, &columns, format, None, terminal).await?;
         }
     }
     Ok(0)
@@ -306,7 +331,7 @@ mod tests {
         .to_vec();
         let cells: Vec<String> = paths(&columns)
             .iter()
-            .map(|p| cell(value(&row, p)))
+            .map(|p| cell(value(&row, p), false))
             .collect();
         assert_eq!(
             cells,
@@ -327,7 +352,7 @@ mod tests {
             .to_vec();
         let mut csv = Vec::new();
         assert_eq!(
-            write_report(rows(), &mut csv, &columns, ReportFormat::Csv, None)
+            write_report(rows(), &mut csv, &columns, ReportFormat::Csv, None, false)
                 .await
                 .unwrap(),
             2
@@ -337,21 +362,60 @@ mod tests {
             "campaign.id,campaign.name,metrics.clicks\n1,a,10\n22,\"b,c\",\n"
         );
         let mut jsonl = Vec::new();
-        write_report(rows(), &mut jsonl, &columns, ReportFormat::Jsonl, None)
-            .await
-            .unwrap();
+        write_report(
+            rows(),
+            &mut jsonl,
+            &columns,
+            ReportFormat::Jsonl,
+            None,
+            false,
+        )
+        .await
+        .unwrap();
         assert_eq!(
             String::from_utf8(jsonl).unwrap(),
             "{\"campaign.id\":\"1\",\"campaign.name\":\"a\",\"metrics.clicks\":\"10\"}\n\
              {\"campaign.id\":\"22\",\"campaign.name\":\"b,c\",\"metrics.clicks\":null}\n"
         );
         let mut table = Vec::new();
-        write_report(rows(), &mut table, &columns, ReportFormat::Table, None)
-            .await
-            .unwrap();
+        write_report(
+            rows(),
+            &mut table,
+            &columns,
+            ReportFormat::Table,
+            None,
+            false,
+        )
+        .await
+        .unwrap();
         assert_eq!(
             String::from_utf8(table).unwrap(),
             "campaign.id  campaign.name  metrics.clicks\n1            a              10\n22           b,c\n"
         );
+    }
+
+    #[tokio::test]
+    async fn the_servers_text_reaches_a_terminal_escaped_and_a_file_as_it_is() {
+        let name = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}31m";
+        let shown = "\\u{1b}]0;pwned\\u{7}\\u{1b}[2J\\u{9b}31m";
+        let rows = &|| futures::stream::iter(vec![Ok(json!({"campaign": {"name": name}}))]);
+        let columns = &["campaign.name".to_owned()];
+        let write = |format, terminal| async move {
+            let mut out = Vec::new();
+            write_report(rows(), &mut out, columns, format, None, terminal)
+                .await
+                .unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let table = write(ReportFormat::Table, false).await;
+        assert_eq!(table, format!("campaign.name\n{shown}\n"));
+        let csv = write(ReportFormat::Csv, true).await;
+        assert_eq!(csv, format!("campaign.name\n{shown}\n"));
+        let jsonl = write(ReportFormat::Jsonl, true).await;
+        let value: Value = serde_json::from_str(jsonl.trim_end()).unwrap();
+        assert_eq!(value["campaign.name"], shown);
+        // Not a terminal: the data as it is.
+        let csv = write(ReportFormat::Csv, false).await;
+        assert_eq!(csv, format!("campaign.name\n{name}\n"));
     }
 }

@@ -14,7 +14,7 @@ use super::journal::default_journal_path;
 use super::report::ReportRow;
 use crate::cli::UploadArgs;
 use crate::context::{Ctx, print_json};
-use crate::error::{AppError, AppResult, EXIT_INTERRUPTED, EXIT_REJECTED, io_error};
+use crate::error::{AppError, AppResult, EXIT_INTERRUPTED, EXIT_REJECTED};
 use crate::progress;
 use crate::records::WriteMode;
 use sa360_video_sdk::search_ads::WriteOptions;
@@ -36,14 +36,6 @@ pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) ->
     } else {
         Some(conn.client(options)?)
     };
-    if args.restart {
-        let journal = default_journal_path(&args.file);
-        match std::fs::remove_file(&journal) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(io_error("--restart: cannot remove", &journal, &e)),
-        }
-    }
     let live = Arc::new(LiveCounts::default());
     let plan = UploadPlan {
         live: Some(live.clone()),
@@ -56,6 +48,8 @@ pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) ->
             JournalMode::Off
         } else if args.resume {
             JournalMode::Resume
+        } else if args.restart {
+            JournalMode::Restart
         } else {
             JournalMode::Fresh
         },
@@ -177,20 +171,25 @@ fn shell_quote(arg: &str) -> String {
     }
 }
 
-/// One rejected or failed row, as its batch finishes.
+/// One rejected or failed row, as its batch finishes: the file's and the
+/// server's text escaped.
 fn print_row(r: &ReportRow) {
     let id = if r.conversion_id.is_empty() {
         "-"
     } else {
         r.conversion_id.as_str()
     };
-    let _ = crate::output::sayln!(
-        "  line {:<4} {:<24} {:<10} {}",
-        r.line,
-        id,
-        r.code,
-        r.reason
-    );
+    let _ = crate::output::sayln!("{}", row_line(r.line, id, &r.code, &r.reason));
+}
+
+fn row_line(line: u64, id: &str, code: &str, reason: &str) -> String {
+    use sa360_video_client_support::printable;
+    format!(
+        "  line {line:<4} {:<24} {:<10} {}",
+        printable(id),
+        printable(code),
+        printable(reason)
+    )
 }
 
 /// The summary lines.
@@ -241,7 +240,21 @@ fn rows_text(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::shell_quote;
+    use super::{row_line, shell_quote};
+
+    #[test]
+    fn a_rows_text_from_the_file_or_the_server_is_escaped() {
+        let line = row_line(
+            7,
+            "id\u{1b}[31m",
+            "0x0000010E",
+            "\u{1b}]0;x\u{7}\u{1b}[2J\u{9b}1m",
+        );
+        assert_eq!(
+            line,
+            "  line 7    id\\u{1b}[31m             0x0000010E \\u{1b}]0;x\\u{7}\\u{1b}[2J\\u{9b}1m"
+        );
+    }
 
     #[test]
     fn arguments_are_quoted_for_a_posix_shell() {

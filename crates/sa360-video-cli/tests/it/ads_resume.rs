@@ -576,3 +576,187 @@ async fn a_resume_may_move_a_report_nothing_was_written_to() {
     assert!(!first.exists());
     assert!(!journal.exists());
 }
+
+/// Runs an upload of `csv` (batches of 50, one in flight) and kills it with
+/// `kill -9` once its journal has settled `rows` rows.
+async fn killed_after(apictl: &Apictl, csv: &Path, rows: usize) {
+    let journal = Path::new(&format!("{}.journal", csv.display())).to_owned();
+    let file = csv.to_str().unwrap();
+    let args = [
+        "ads",
+        "conversions",
+        "upload",
+        file,
+        "--batch-size",
+        "50",
+        "--concurrency",
+        "1",
+    ];
+    let mut child = apictl
+        .command(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let started = std::time::Instant::now();
+    while settled_rows(&journal).len() < rows && started.elapsed() < Duration::from_secs(60) {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    child.kill().expect("kill -9");
+    child.wait().unwrap();
+    assert!(journal.exists(), "killed before its journal");
+}
+
+/// Two `--resume` runs of one interrupted upload started together (two
+/// terminals, a retried cron job), as separate processes, several rounds:
+/// one holds the input and gives every row the verdict of one uninterrupted
+/// upload; the other is refused (exit 4) before it reads, sends or reports
+/// anything. The fake's ledger judges "stored once, with its fields".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_resumes_at_once_one_holds_the_upload_and_the_other_is_refused() {
+    const ROUNDS: usize = 3;
+    let bad = |i: usize| (i % 997 == 500).then_some("server");
+    let expected: Vec<u64> = (0..ROWS)
+        .filter(|&i| bad(i).is_some())
+        .map(|i| i as u64 + 2)
+        .collect();
+    for round in 0..ROUNDS {
+        let services = fake(true).await;
+        let apictl = Apictl::with_fakes(&services);
+        let csv = apictl.dir().join(format!("twice-{round}.csv"));
+        write_csv(&csv, bad);
+        let file = csv.to_str().unwrap();
+        killed_after(&apictl, &csv, 1000 + round * 2000).await;
+        let args = [
+            "--json",
+            "ads",
+            "conversions",
+            "upload",
+            file,
+            "--resume",
+            "--batch-size",
+            "50",
+            "--concurrency",
+            "2",
+        ];
+        let (a, b) = tokio::join!(apictl.run(&args), apictl.run(&args));
+        let (won, refused) = if a.code == 4 { (b, a) } else { (a, b) };
+        refused.expect(4);
+        assert!(
+            refused.stderr.contains("another upload of")
+                && refused.stderr.contains("nothing was sent"),
+            "{}",
+            refused.stderr
+        );
+        assert!(refused.stdout.is_empty(), "{}", refused.stdout);
+        won.expect(3);
+        let json: serde_json::Value = serde_json::from_str(&won.stdout).unwrap();
+        eprintln!(
+            "round {round}: winner exit {}: {} rows, stored {} ({} already stored), rejected {}, failed {}; the other exit {}: {}",
+            won.code,
+            json["rows"],
+            json["stored"],
+            json["alreadyStored"],
+            json["rejected"],
+            json["failed"],
+            refused.code,
+            refused.stderr.lines().next().unwrap_or_default()
+        );
+        assert_eq!(json["rows"], ROWS as u64, "{json}");
+        assert_eq!(json["stored"], (ROWS - expected.len()) as u64, "{json}");
+        assert_eq!(json["rejected"], expected.len() as u64, "{json}");
+        assert_eq!(json["failed"], 0, "{json}");
+        // The report lists each rejected row once, and only those.
+        let report = std::fs::read_to_string(format!("{file}.rejected.csv")).unwrap();
+        let mut lines: Vec<u64> = report
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap().parse().unwrap())
+            .collect();
+        lines.sort_unstable();
+        assert_eq!(lines, expected, "round {round}");
+        assert!(!Path::new(&format!("{file}.journal")).exists());
+        // Every valid row stored once, with its fields; no bad one.
+        let ledger = services.search_ads.ledger().conversions();
+        assert_eq!(ledger.len(), ROWS - expected.len());
+        for c in &ledger {
+            let i: u64 = c.key.conversion_id["kill-".len()..].parse().unwrap();
+            assert_eq!(c.copies, 1, "{}", c.key.conversion_id);
+            assert_eq!(c.timestamp_ms, 1_717_200_000_000 + i as i64 * 1000);
+            let revenue = c.conversion["revenueMicros"].to_string();
+            assert_eq!(revenue.trim_matches('"'), "1000000", "{}", c.conversion);
+            assert_eq!(c.conversion["currencyCode"], "USD", "{}", c.conversion);
+        }
+    }
+}
+
+/// A journal is data: an edited note never names the file a resume opens
+/// or cuts; the report is never opened through a symlink; records that
+/// overflow are refused as damaged with their line, never a panic.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_journal_never_names_a_file_and_a_damaged_one_is_refused_with_its_line() {
+    let services = fake(true).await;
+    let apictl = Apictl::with_fakes(&services);
+    let csv = apictl.dir().join("named.csv");
+    // Row 1 is rejected by the server: the report has a line before the kill.
+    write_csv(&csv, |i| (i == 0).then_some("server"));
+    let file = csv.to_str().unwrap();
+    killed_after(&apictl, &csv, 300).await;
+    let journal = apictl.dir().join("named.csv.journal");
+    let report = apictl.dir().join("named.csv.rejected.csv");
+    let original = std::fs::read_to_string(&journal).unwrap();
+    // Without a line a kill may have torn.
+    let original = original[..=original.rfind('\n').unwrap()].to_owned();
+    let kept = std::fs::read(&report).unwrap();
+    let victim = apictl.dir().join("victim.txt");
+    let precious = "keep me\n".repeat(500);
+    std::fs::write(&victim, &precious).unwrap();
+    let resume = ["ads", "conversions", "upload", file, "--resume"];
+    let requests = || services.search_ads.ledger().counts().insert_requests;
+    let before = requests();
+
+    // The note edited to name another file.
+    let note = original.lines().find(|l| l.starts_with("note ")).unwrap();
+    let edited = original.replace(note, &format!("note {}", victim.display()));
+    std::fs::write(&journal, edited).unwrap();
+    let run = apictl.run(&resume).await;
+    run.expect(4);
+    assert!(
+        run.stderr.contains("wrote its rejected rows to") && run.stderr.contains("--rejected"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), precious);
+    assert_eq!(std::fs::read(&report).unwrap(), kept);
+
+    // The report replaced by a symlink to another file.
+    std::fs::write(&journal, &original).unwrap();
+    std::fs::remove_file(&report).unwrap();
+    std::os::unix::fs::symlink(&victim, &report).unwrap();
+    let run = apictl.run(&resume).await;
+    run.expect(1);
+    assert!(run.stderr.contains("symlink"), "{}", run.stderr);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), precious);
+    std::fs::remove_file(&report).unwrap();
+    std::fs::write(&report, &kept).unwrap();
+
+    // Counters that overflow on two lines.
+    let max = u64::MAX;
+    let done = format!("done 1-50 stored={max} rejected=0 mark=0 resend=- fp=0\n");
+    std::fs::write(&journal, format!("{original}{done}{done}")).unwrap();
+    let line = original.lines().count() + 1;
+    let run = apictl.run(&resume).await;
+    run.expect(4);
+    assert!(
+        run.stderr.contains(&format!("line {line}: ")) && run.stderr.contains("--restart"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    assert_eq!(requests(), before, "a refused resume sent nothing");
+
+    // The journal as it was: the resume ends the upload.
+    std::fs::write(&journal, &original).unwrap();
+    apictl.run(&resume).await.expect(3);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), precious);
+}

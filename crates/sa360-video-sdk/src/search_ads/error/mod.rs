@@ -205,6 +205,46 @@ pub enum Error {
         message: String,
     },
 
+    /// A write journal is being written by another write (another process,
+    /// or another stream of this one): a journal has one owner at a time.
+    /// Nothing was sent.
+    #[error(
+        "{path} is held by another upload (a write journal has one writer at a time); nothing \
+         was sent. Wait for it to end, then run the same input again to resume what it left"
+    )]
+    JournalBusy {
+        /// The journal.
+        path: String,
+    },
+
+    /// A resume found no journal: the write that owned it finished and
+    /// removed it (every row then has its outcome), or it was deleted.
+    /// Nothing was sent.
+    #[error(
+        "{path} is gone: the upload that held it finished (and removed it), or it was deleted; \
+         nothing was sent"
+    )]
+    JournalGone {
+        /// The journal.
+        path: String,
+    },
+
+    /// A write journal cannot be trusted: it is not one, or its records
+    /// contradict each other or overflow. Nothing was sent.
+    #[error(
+        "{path} is damaged or not a write journal: {}{reason}; remove it to start over (rows \
+         already stored then come back as 0x0000011A)",
+        line.map(|l| format!("line {l}: ")).unwrap_or_default()
+    )]
+    JournalDamaged {
+        /// The journal.
+        path: String,
+        /// The 1-based line at fault, when one is.
+        line: Option<u64>,
+        /// What is wrong.
+        reason: String,
+    },
+
     /// A report query was refused before it was sent: the error the Reporting API would give
     /// for it (its `queryError` code) and the field at fault, checked against the field
     /// catalogue shipped with the crate ([`fields`](crate::search_ads::reporting::fields)).
@@ -481,7 +521,10 @@ impl Error {
             | Error::Config { .. }
             | Error::Csv { .. }
             | Error::TruncatedDownload { .. }
-            | Error::Io { .. } => false,
+            | Error::Io { .. }
+            | Error::JournalBusy { .. }
+            | Error::JournalGone { .. }
+            | Error::JournalDamaged { .. } => false,
             Error::Transport(transport) => transport.may_have_reached_server(),
             Error::DeadlineExceeded {
                 in_flight, last, ..

@@ -73,7 +73,7 @@
 //! [`Error::Validation`] on `journal`, never sent.
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -103,6 +103,15 @@ pub const MAX_JOURNAL_TEXT: usize = 4096;
 /// removed when the input ended and every row has its outcome; it is kept
 /// when rows got no definite answer, or the stream was dropped.
 ///
+/// A journal has one writer at a time: a stream holds an exclusive OS lock
+/// (`flock`, `LockFileEx`, through `fs4`) on `PATH.lock` from the moment it
+/// opens the journal until it (and any `send` record still being written)
+/// lets go, and removes that file then; a second write of the same journal
+/// waits up to 2 s for that, then is refused with [`Error::JournalBusy`],
+/// before it reads or sends anything.
+/// The kernel releases the lock of a killed process. The journal is opened
+/// for appending only, and never through a symlink.
+///
 /// A kill at any moment leaves a journal a rerun can use: records are
 /// appended as they happen, and fsynced where a power loss could otherwise
 /// change a verdict (a batch's `send` record before its request leaves, a
@@ -129,6 +138,7 @@ pub struct WriteJournal {
     path: PathBuf,
     input: String,
     note: Option<String>,
+    resume_only: bool,
 }
 
 impl WriteJournal {
@@ -140,7 +150,17 @@ impl WriteJournal {
             path: path.into(),
             input: input.into(),
             note: None,
+            resume_only: false,
         }
+    }
+
+    /// Only resumes: when there is no journal at `path` as the stream opens
+    /// (the write that owned it finished and removed it, or it was deleted),
+    /// the stream is refused with [`Error::JournalGone`] instead of starting
+    /// a new one, which would take rows an earlier run stored for conflicts.
+    pub fn resume_only(mut self) -> Self {
+        self.resume_only = true;
+        self
     }
 
     /// The application's own line (at most [`MAX_JOURNAL_TEXT`] bytes, no
@@ -262,18 +282,16 @@ fn io(path: &Path, e: &std::io::Error) -> Error {
     }
 }
 
-fn damaged(path: &Path, why: impl std::fmt::Display) -> Error {
-    Error::validation(
-        "journal",
-        None,
-        format!(
-            "{} is damaged or not a write journal: {why}; remove it to start over (rows already stored then come back as 0x0000011A)",
-            path.display()
-        ),
-    )
+fn damaged(path: &Path, line: Option<u64>, why: impl std::fmt::Display) -> Error {
+    Error::JournalDamaged {
+        path: path.display().to_string(),
+        line,
+        reason: why.to_string(),
+    }
 }
 
-/// Opens an existing journal, refusing a symlink; `None` when there is none.
+/// Opens an existing journal (to append to, when `write`), refusing a
+/// symlink; `None` when there is none.
 fn open_existing(path: &Path, write: bool) -> Result<Option<File>, Error> {
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -281,13 +299,14 @@ fn open_existing(path: &Path, write: bool) -> Result<Option<File>, Error> {
         Ok(meta) if !meta.file_type().is_file() => {
             return Err(damaged(
                 path,
+                None,
                 "it is not a regular file (a symlink is not followed)",
             ));
         }
         Ok(_) => {}
     }
     let mut options = OpenOptions::new();
-    options.read(true).write(write);
+    options.read(true).append(write);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
@@ -306,23 +325,26 @@ fn range(text: &str) -> Option<Range<usize>> {
 fn parse(path: &Path, file: &File) -> Result<JournalState, Error> {
     let mut reader = BufReader::new(file);
     let mut state = JournalState::default();
-    let mut lines = 0usize;
+    let mut lines = 0u64;
     let mut line = String::new();
     let mut settled: Vec<Range<usize>> = Vec::new();
+    // (rows through, fingerprint, line) of each `done` record.
+    let mut prints: Vec<(u64, u64, u64)> = Vec::new();
     loop {
         line.clear();
         let n = reader
             .read_line(&mut line)
-            .map_err(|e| damaged(path, format!("it cannot be read: {e}")))?;
+            .map_err(|e| damaged(path, Some(lines + 1), format!("it cannot be read: {e}")))?;
         if n == 0 || !line.ends_with('\n') {
             break; // the end, or a line torn by a kill: ignored
         }
         lines += 1;
         let text = &line[..line.len() - 1];
-        let bad = || damaged(path, format!("line {lines} is not a journal record"));
+        let at = |why: &str| damaged(path, Some(lines), why);
+        let bad = || at("it is not a journal record");
         match lines {
             1 if text == MAGIC => {}
-            1 => return Err(damaged(path, format!("its first line is not {MAGIC:?}"))),
+            1 => return Err(at(&format!("it is not {MAGIC:?}"))),
             2 => state.input = text.strip_prefix("input ").ok_or_else(bad)?.to_owned(),
             _ => {
                 if let Some(note) = text.strip_prefix("note ") {
@@ -331,12 +353,27 @@ fn parse(path: &Path, file: &File) -> Result<JournalState, Error> {
                     state.sent.push(range(rows).ok_or_else(bad)?);
                 } else {
                     let done = Done::parse(text).ok_or_else(bad)?;
-                    state.stored += done.stored;
-                    state.rejected += done.rejected;
+                    // A record counts only rows it settles; counts beyond
+                    // them (or past u64) are a damaged file, never a wrap.
+                    let resent: usize = done.resend.iter().map(ExactSizeIterator::len).sum();
+                    let fresh = (done.rows.len() - resent) as u64;
+                    if done
+                        .stored
+                        .checked_add(done.rejected)
+                        .is_none_or(|n| n > fresh)
+                    {
+                        return Err(at(&format!(
+                            "it counts {} stored and {} rejected rows, but settles {fresh}",
+                            done.stored, done.rejected
+                        )));
+                    }
+                    let total = |sum: u64, n: u64| sum.checked_add(n);
+                    state.stored = total(state.stored, done.stored)
+                        .ok_or_else(|| at("the stored rows overflow"))?;
+                    state.rejected = total(state.rejected, done.rejected)
+                        .ok_or_else(|| at("the rejected rows overflow"))?;
                     state.mark = done.mark;
-                    state
-                        .checkpoints
-                        .push((done.rows.end as u64, done.fingerprint));
+                    prints.push((done.rows.end as u64, done.fingerprint, lines));
                     let mut next = done.rows.start;
                     for r in &done.resend {
                         if r.start > next {
@@ -353,7 +390,7 @@ fn parse(path: &Path, file: &File) -> Result<JournalState, Error> {
         state.complete_len += n as u64;
     }
     if lines < 2 {
-        return Err(damaged(path, "it has no input line"));
+        return Err(damaged(path, None, "it has no input line"));
     }
     settled.sort_by_key(|r| r.start);
     for r in settled {
@@ -362,7 +399,21 @@ fn parse(path: &Path, file: &File) -> Result<JournalState, Error> {
             _ => state.settled.push(r),
         }
     }
-    state.checkpoints.sort_unstable();
+    // Two records of the same rows with different fingerprints contradict
+    // each other.
+    prints.sort_unstable();
+    if let Some(w) = prints
+        .windows(2)
+        .find(|w| w[0].0 == w[1].0 && w[0].1 != w[1].1)
+    {
+        let (first, later) = (w[0].2.min(w[1].2), w[0].2.max(w[1].2));
+        let why = format!(
+            "its fingerprint of rows 1 to {} is not line {first}'s",
+            w[0].0
+        );
+        return Err(damaged(path, Some(later), why));
+    }
+    state.checkpoints = prints.into_iter().map(|(t, fp, _)| (t, fp)).collect();
     state.checkpoints.dedup_by_key(|c| c.0);
     Ok(state)
 }
@@ -463,7 +514,8 @@ impl Done {
         };
         let inside = resend
             .iter()
-            .all(|r| r.start >= rows.start && r.end <= rows.end);
+            .all(|r| r.start >= rows.start && r.end <= rows.end)
+            && resend.windows(2).all(|w| w[0].end <= w[1].start);
         inside.then_some(Self {
             rows,
             stored,
@@ -490,6 +542,8 @@ pub(crate) type JournalParts = (std::sync::Arc<JournalFile>, Vec<(u64, u64)>, bo
 pub(crate) struct JournalFile {
     path: PathBuf,
     file: File,
+    /// Held for as long as the journal is open: it has one writer.
+    _owner: Owner,
     /// Bytes appended: the file's length once every append returned.
     appended: Mutex<u64>,
     /// Bytes known durable (`fdatasync`ed), ≤ `appended`.
@@ -510,6 +564,7 @@ impl JournalFile {
     pub(crate) fn open(journal: &WriteJournal) -> Result<(Self, Option<JournalState>), Error> {
         journal.check()?;
         let path = &journal.path;
+        let owner = Owner::take(path)?;
         if let Some(file) = open_existing(path, true)? {
             let state = parse(path, &file)?;
             if state.input != journal.input {
@@ -524,11 +579,8 @@ impl JournalFile {
                     ),
                 ));
             }
-            let mut file = file;
-            file.set_len(state.complete_len)
-                .and_then(|()| file.seek(SeekFrom::End(0)))
-                .map_err(|e| io(path, &e))?;
-            let open = Self::at(path, file, state.complete_len);
+            file.set_len(state.complete_len).map_err(|e| io(path, &e))?;
+            let open = Self::at(path, file, owner, state.complete_len);
             if let Some(note) = &journal.note
                 && state.note.as_deref() != Some(note.as_str())
             {
@@ -539,6 +591,11 @@ impl JournalFile {
             open.sync(open.appended())?;
             return Ok((open, Some(state)));
         }
+        if journal.resume_only {
+            return Err(Error::JournalGone {
+                path: path.display().to_string(),
+            });
+        }
         let mut head = format!("{MAGIC}\ninput {}\n", journal.input);
         if let Some(note) = &journal.note {
             head.push_str(&format!("note {note}\n"));
@@ -548,23 +605,25 @@ impl JournalFile {
         let fresh = PathBuf::from(fresh);
         // Written whole beside it and renamed: a kill never leaves a journal
         // without its header; created new, never through a planted symlink.
-        let write = || -> std::io::Result<File> {
+        let write = || -> std::io::Result<()> {
             let mut file = crate::fs::create_new_file(&fresh)?;
             file.write_all(head.as_bytes())?;
             file.sync_all()?;
-            std::fs::rename(&fresh, path)?;
-            OpenOptions::new().append(true).open(path)
+            std::fs::rename(&fresh, path)
         };
-        let file = write().map_err(|e| io(path, &e))?;
-        let open = Self::at(path, file, head.len() as u64);
+        write().map_err(|e| io(path, &e))?;
+        let gone = || io(path, &std::io::ErrorKind::NotFound.into());
+        let file = open_existing(path, true)?.ok_or_else(gone)?;
+        let open = Self::at(path, file, owner, head.len() as u64);
         open.synced.store(head.len() as u64, Ordering::SeqCst);
         Ok((open, None))
     }
 
-    fn at(path: &Path, file: File, len: u64) -> Self {
+    fn at(path: &Path, file: File, owner: Owner, len: u64) -> Self {
         Self {
             path: path.to_owned(),
             file,
+            _owner: owner,
             appended: Mutex::new(len),
             synced: AtomicU64::new(0),
             syncing: Mutex::new(()),
@@ -652,6 +711,84 @@ impl JournalFile {
     /// Removes the journal: every row has its outcome.
     pub(crate) fn remove(&self) -> Result<(), Error> {
         std::fs::remove_file(&self.path).map_err(|e| io(&self.path, &e))
+    }
+}
+
+/// How long opening a journal waits for a write that is letting go of it (a
+/// stream just dropped whose last `send` record is still being fsynced on a
+/// blocking thread) before it refuses.
+const LET_GO: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The one owner of a journal: an exclusive OS lock on `PATH.lock`, held
+/// while this lives; the file is removed as it is let go (still locked).
+#[derive(Debug)]
+struct Owner {
+    path: PathBuf,
+    _file: File,
+}
+
+impl Owner {
+    /// Takes the lock of the journal at `journal`, or refuses with
+    /// [`Error::JournalBusy`] when another write still holds it after
+    /// [`LET_GO`].
+    fn take(journal: &Path) -> Result<Self, Error> {
+        let mut name = journal.as_os_str().to_owned();
+        name.push(".lock");
+        let path = PathBuf::from(name);
+        let deadline = std::time::Instant::now() + LET_GO;
+        loop {
+            let mut options = OpenOptions::new();
+            options.read(true).write(true).create(true).truncate(false);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::OpenOptionsExt;
+                options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+            }
+            let file = options.open(&path).map_err(|e| io(&path, &e))?;
+            match fs4::FileExt::try_lock(&file) {
+                Ok(()) => {}
+                Err(fs4::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                    continue;
+                }
+                Err(fs4::TryLockError::WouldBlock) => {
+                    return Err(Error::JournalBusy {
+                        path: journal.display().to_string(),
+                    });
+                }
+                Err(fs4::TryLockError::Error(e)) => return Err(io(&path, &e)),
+            }
+            // The owner before may have removed the file it locked as it let
+            // go: only a lock on the file now at `path` counts.
+            if same_file(&file, &path) {
+                return Ok(Self { path, _file: file });
+            }
+        }
+    }
+}
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// True when `file` is the file at `path` (not followed if a symlink).
+fn same_file(file: &File, path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (file.metadata(), std::fs::symlink_metadata(path)) {
+            (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        // Windows: a removal pending while the locked file is open keeps
+        // others from opening it, so a lock taken is on the file at `path`.
+        let _ = (file, path);
+        true
     }
 }
 
@@ -778,6 +915,92 @@ mod tests {
         let e = JournalFile::open(&WriteJournal::new(&path, "in")).unwrap_err();
         assert!(e.to_string().contains("symlink"), "{e}");
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+    }
+
+    #[test]
+    fn a_journal_has_one_writer_and_a_resume_never_starts_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let lock = dir.path().join("j.lock");
+        let j = WriteJournal::new(&path, "in");
+        drop(JournalFile::open(&j).unwrap());
+        // Resumed: the case that was opened read/write, not for appending.
+        let (first, _) = JournalFile::open(&j).unwrap();
+        let before = std::fs::read(&path).unwrap();
+        // Refused before it reads, cuts or appends anything.
+        let e = JournalFile::open(&j.clone().note("other")).unwrap_err();
+        assert!(
+            matches!(&e, Error::JournalBusy { path: p } if *p == path.display().to_string()),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("held by another upload"), "{e}");
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        // Records go to the end of the file, whatever else was appended.
+        let mut other = OpenOptions::new().append(true).open(&path).unwrap();
+        other.write_all(b"note x\n").unwrap();
+        first.send(0..5).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.ends_with("input in\nnote x\nsend 1-5\n"), "{text}");
+        assert!(lock.exists());
+        drop(first);
+        assert!(!lock.exists(), "let go with the journal");
+        let (again, state) = JournalFile::open(&j).unwrap();
+        assert_eq!(state.unwrap().sent, vec![0..5]);
+        again.remove().unwrap();
+        drop(again);
+        // A resume of a journal that is gone is refused; none is created.
+        let e = JournalFile::open(&j.clone().resume_only()).unwrap_err();
+        assert!(matches!(e, Error::JournalGone { .. }), "{e:?}");
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn records_that_overflow_or_contradict_are_refused_with_their_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let head = "facade write journal 1\ninput in\nsend 1-10\n";
+        let max = u64::MAX;
+        for (records, line, why) in [
+            (
+                format!(
+                    "done 1-10 stored={max} rejected=0 mark=0 resend=- fp=1\n\
+                     done 1-10 stored={max} rejected=0 mark=0 resend=- fp=1\n"
+                ),
+                4,
+                "settles 10",
+            ),
+            (
+                "done 1-10 stored=5 rejected=5 mark=0 resend=3-3 fp=1\n".to_owned(),
+                4,
+                "settles 9",
+            ),
+            (
+                "done 1-5 stored=5 rejected=0 mark=0 resend=- fp=1\n\
+                 done 6-10 stored=5 rejected=0 mark=0 resend=- fp=2\n\
+                 done 1-5 stored=0 rejected=0 mark=0 resend=- fp=3\n"
+                    .to_owned(),
+                6,
+                "not line 4's",
+            ),
+            (
+                "done 1-10 stored=1 rejected=0 mark=0 resend=5-6,2-3 fp=1\n".to_owned(),
+                4,
+                "not a journal record",
+            ),
+        ] {
+            std::fs::write(&path, format!("{head}{records}")).unwrap();
+            let e = WriteJournal::read(&path).unwrap_err();
+            match &e {
+                Error::JournalDamaged {
+                    line: l, reason, ..
+                } => {
+                    assert_eq!(*l, Some(line), "{e}");
+                    assert!(reason.contains(why), "{e}");
+                }
+                other => panic!("{other:?}"),
+            }
+            assert!(e.to_string().contains(&format!("line {line}: ")), "{e}");
+        }
     }
 
     #[test]
