@@ -157,7 +157,10 @@ fn every_file_the_docs_name_exists() {
 /// The library crates whose Rust paths the docs may name, with their source folders.
 const CRATES: &[(&str, &str)] = &[
     ("sa360_video_sdk", "crates/sa360-video-sdk/src"),
-    ("sa360_video_client_support", "crates/sa360-video-client-support/src"),
+    (
+        "sa360_video_client_support",
+        "crates/sa360-video-client-support/src",
+    ),
     ("sa360_v2_client", "crates/sa360-v2-client/src"),
     (
         "sa360_reporting_client",

@@ -300,7 +300,8 @@ mod tests {
     fn the_workspace_changelog_has_the_facades_version() {
         let ws = Workspace::from_manifest_dir();
         let text = std::fs::read_to_string(ws.path(CHANGELOG)).unwrap();
-        let manifest = std::fs::read_to_string(ws.path("crates/sa360-video-sdk/Cargo.toml")).unwrap();
+        let manifest =
+            std::fs::read_to_string(ws.path("crates/sa360-video-sdk/Cargo.toml")).unwrap();
         let version = manifest
             .lines()
             .find_map(|l| l.strip_prefix("version = \""))
