@@ -18,6 +18,14 @@ const PHRASES: &[(&str, &str)] = &[
         "run the command again later",
     ),
     ("raise HttpOptions::deadline", "raise --deadline (seconds)"),
+    (
+        "a client whose endpoints are on loopback, or TokenSource::allow_loopback",
+        "--url or --reporting-url on 127.0.0.1, as `apictl sandbox` prints them",
+    ),
+    (
+        "DefaultCredentialsBuilder::allow_non_google_token_hosts",
+        "APICTL_ALLOW_NON_GOOGLE_TOKEN_HOSTS=1 (Application Default Credentials files only)",
+    ),
 ];
 
 /// `text` with the facade's Rust items replaced by what an operator types:
