@@ -129,6 +129,11 @@ async fn hostile_files_are_refused_and_the_attacker_receives_nothing() {
     ];
     for (i, (field, json)) in files.iter().enumerate() {
         let run = status_with(&apictl, &format!("hostile-{i}.json"), json, &[]).await;
+        assert_eq!(
+            attacker.connections(),
+            0,
+            "{i}: the attacker received bytes"
+        );
         run.expect(5);
         assert!(
             run.stderr.contains(&format!("the file's {field}"))
@@ -140,7 +145,6 @@ async fn hostile_files_are_refused_and_the_attacker_receives_nothing() {
         );
         assert_no_secret(&run);
     }
-    assert_eq!(attacker.connections(), 0, "the attacker received bytes");
 
     // The control: with the named opt-out the same file does send there.
     let run = status_with(
