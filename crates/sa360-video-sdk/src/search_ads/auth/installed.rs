@@ -103,11 +103,12 @@ pub struct InstalledAppFlowBuilder {
 
 impl fmt::Debug for InstalledAppFlowBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use sa360_video_client_support::RedactedUrl;
         f.debug_struct("InstalledAppFlowBuilder")
             .field("client_id", &self.client_id)
             .field("client_secret", &"[REDACTED]")
-            .field("auth_uri", &self.auth_uri)
-            .field("token_uri", &self.token_uri)
+            .field("auth_uri", &RedactedUrl(&self.auth_uri))
+            .field("token_uri", &RedactedUrl(&self.token_uri))
             .finish_non_exhaustive()
     }
 }
@@ -602,6 +603,17 @@ mod tests {
             ),
         ] {
             assert!(a.code_from_redirect_url(&bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_builders_debug_shows_no_url_secret() {
+        let builder = InstalledAppFlow::builder("id", "SECRET")
+            .auth_uri("https://alice:HUNTER2@accounts.example/auth?key=APIKEY")
+            .token_uri("https://alice:HUNTER2@oauth2.example/token?key=APIKEY");
+        let shown = format!("{builder:?}");
+        for secret in ["alice", "HUNTER2", "APIKEY", "SECRET"] {
+            assert!(!shown.contains(secret), "{shown}");
         }
     }
 
