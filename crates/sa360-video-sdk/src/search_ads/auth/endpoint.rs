@@ -577,8 +577,9 @@ impl TokenAnswer {
     }
 }
 
-/// The message of an [`Error::Auth`] (the text of any other error).
-fn error_message(e: &Error) -> String {
+/// The message of an [`Error::Auth`] (the text of any other error), to wrap
+/// it in another without repeating its hint.
+pub(crate) fn error_message(e: &Error) -> String {
     match e {
         Error::Auth { message, .. } => message.clone(),
         other => other.to_string(),

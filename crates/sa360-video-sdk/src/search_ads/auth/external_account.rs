@@ -37,7 +37,7 @@ use futures::future::BoxFuture;
 
 use super::authorized_user::read_credentials_file;
 use super::cache::TokenCache;
-use super::endpoint::{FileUrl, TokenEndpoint};
+use super::endpoint::{FileUrl, TokenEndpoint, error_message};
 use super::impersonated::{MAX_IMPERSONATION_LIFETIME, generate_access_token};
 use super::token::{AccessToken, SCOPE, TokenSource};
 use crate::http::HttpOptions;
@@ -290,7 +290,7 @@ impl ExternalAccount {
                 })
                 .await
                 .map_err(|e| auth_error(format!("the subject token file could not be read: {e}")))?
-                .map_err(|e| auth_error(format!("the subject token: {e}")))?
+                .map_err(|e| auth_error(format!("the subject token: {}", error_message(&e))))?
             }
             Subject::Url { endpoint, headers } => {
                 let answer = endpoint.get_with(headers).await?;
