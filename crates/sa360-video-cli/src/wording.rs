@@ -22,6 +22,14 @@ const PHRASES: &[(&str, &str)] = &[
         "declared new once with RedisStore::initialize",
         "declared new once with `apictl video lockout-init`",
     ),
+    (
+        "a client whose endpoints are on loopback, or TokenSource::allow_loopback",
+        "--url or --reporting-url on 127.0.0.1, as `apictl sandbox` prints them",
+    ),
+    (
+        "DefaultCredentialsBuilder::allow_non_google_token_hosts",
+        "APICTL_ALLOW_NON_GOOGLE_TOKEN_HOSTS=1 (Application Default Credentials files only)",
+    ),
 ];
 
 /// `text` with the facade's Rust items replaced by what an operator types:

@@ -21,6 +21,8 @@
 //!   see [`BodyLimits`]).
 //! - [`printable`]: server text with its control characters and bidirectional
 //!   controls escaped, before it goes into a message a terminal may show.
+//! - [`RedactedUrl`]: a URL without its user info and query values, the one way a
+//!   URL is shown in a message, a log line or `Debug`.
 //!
 //! ```
 //! let client = sa360_video_client_support::http_client_builder().build()?;
@@ -33,10 +35,12 @@
 mod body_limits;
 pub mod last_answer;
 mod printable;
+mod redacted_url;
 pub mod timeouts;
 
 pub use body_limits::{BodyLimitError, BodyLimits, limit_body};
 pub use printable::printable;
+pub use redacted_url::RedactedUrl;
 
 use std::fmt;
 use std::sync::Once;

@@ -71,7 +71,8 @@ pub enum BaseUrlError {
     /// The text is not a URL.
     #[error("base URL {url:?} is not a valid URL: {reason}")]
     Invalid {
-        /// The text given.
+        /// `(not a URL)`: the text is not shown (a URL with a password may be
+        /// behind the typo).
         url: String,
         /// What the URL parser said.
         reason: String,
@@ -81,19 +82,20 @@ pub enum BaseUrlError {
         "base URL {url:?} must use https:// (plain http:// is allowed only for loopback hosts such as 127.0.0.1)"
     )]
     InsecureScheme {
-        /// The URL given.
+        /// The URL given, as messages show URLs
+        /// ([`RedactedUrl`](sa360_video_client_support::RedactedUrl)).
         url: String,
     },
     /// A scheme other than `http` or `https`, or a URL without a host.
     #[error("base URL {url:?} must be an http(s) URL with a host")]
     Unsupported {
-        /// The URL given.
+        /// The URL given, as messages show URLs.
         url: String,
     },
     /// Credentials, a query or a fragment in the base URL.
     #[error("base URL {url:?} must not carry user info, a query or a fragment")]
     ExtraParts {
-        /// The URL given, without its user info.
+        /// The URL given, without its user info and query values.
         url: String,
     },
 }
@@ -110,37 +112,24 @@ pub struct BaseUrl {
 impl BaseUrl {
     /// Parses and checks a base URL.
     pub fn parse(text: &str) -> Result<Self, BaseUrlError> {
+        // Every error shows the URL as messages do: no user info, no query values.
+        let shown = || sa360_video_client_support::RedactedUrl(text).to_string();
         let url = Url::parse(text.trim()).map_err(|e| BaseUrlError::Invalid {
-            url: text.to_owned(),
+            url: shown(),
             reason: e.to_string(),
         })?;
-        if !url.username().is_empty() || url.password().is_some() {
-            let mut shown = url.clone();
-            // Both setters only fail for URLs that cannot have credentials.
-            let _ = shown.set_username("");
-            let _ = shown.set_password(None);
-            return Err(BaseUrlError::ExtraParts {
-                url: shown.to_string(),
-            });
-        }
-        if url.query().is_some() || url.fragment().is_some() {
-            return Err(BaseUrlError::ExtraParts {
-                url: url.to_string(),
-            });
+        if !url.username().is_empty()
+            || url.password().is_some()
+            || url.query().is_some()
+            || url.fragment().is_some()
+        {
+            return Err(BaseUrlError::ExtraParts { url: shown() });
         }
         match (url.scheme(), url.host()) {
             ("https", Some(_)) => {}
             ("http", Some(host)) if is_loopback(&host) => {}
-            ("http", Some(_)) => {
-                return Err(BaseUrlError::InsecureScheme {
-                    url: url.to_string(),
-                });
-            }
-            _ => {
-                return Err(BaseUrlError::Unsupported {
-                    url: url.to_string(),
-                });
-            }
+            ("http", Some(_)) => return Err(BaseUrlError::InsecureScheme { url: shown() }),
+            _ => return Err(BaseUrlError::Unsupported { url: shown() }),
         }
         let text = url.as_str().trim_end_matches('/').to_owned();
         Ok(Self { url, text })
@@ -390,9 +379,24 @@ mod tests {
 
     #[test]
     fn credentials_query_and_fragment_are_refused_without_echoing_the_password() {
+        for url in [
+            "https://alice:hunter2@example.com",
+            "https://example.com/?key=hunter2",
+            "http://alice:hunter2@example.com/?key=hunter2",
+            "https://alice:hunter2@exa mple.com",
+            "ftp://alice:hunter2@example.com",
+        ] {
+            let err = BaseUrl::parse(url).unwrap_err();
+            for shown in [err.to_string(), format!("{err:?}")] {
+                assert!(
+                    !shown.contains("hunter2") && !shown.contains("alice"),
+                    "{shown}"
+                );
+            }
+        }
         let err = BaseUrl::parse("https://user:hunter2@example.com").unwrap_err();
         assert!(matches!(err, BaseUrlError::ExtraParts { .. }));
-        assert!(!err.to_string().contains("hunter2"));
+        assert!(err.to_string().contains("example.com"), "{err}");
         assert!(BaseUrl::parse("https://example.com/?a=1").is_err());
         assert!(BaseUrl::parse("https://example.com/#x").is_err());
     }

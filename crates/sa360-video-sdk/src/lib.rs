@@ -60,6 +60,18 @@
 //! The quota project (`x-goog-user-project`) is `GOOGLE_CLOUD_QUOTA_PROJECT`, else the
 //! file's `quota_project_id`.
 //!
+//! **A credentials file you did not write is code you run.** It names the URLs your
+//! secrets are sent to (the refresh token, a key's assertion, a workload's identity
+//! token) and the files and URLs they are read from. As Google's own documentation
+//! now warns (<https://cloud.google.com/docs/authentication/external/externally-sourced-credentials>),
+//! check any credentials file that comes from outside (a download, an upload, a
+//! colleague) before you use it. This SDK sends secrets from a file only to
+//! the Google hosts named for each field (`oauth2.googleapis.com`,
+//! `sts.googleapis.com`, `iamcredentials.googleapis.com`); to loopback only when your
+//! application points at local fakes; elsewhere only if you opt out with
+//! [`allow_non_google_token_hosts`](search_ads::DefaultCredentialsBuilder::allow_non_google_token_hosts),
+//! which hands that choice to the file's author (DECISIONS SA-36).
+//!
 //! ```no_run
 //! use sa360_video_sdk::search_ads::{DefaultCredentials, SearchAdsClient};
 //! let credentials = DefaultCredentials::new()?;

@@ -80,6 +80,7 @@ pub struct HostileServer {
     addr: SocketAddr,
     answer: Arc<AtomicU8>,
     requests: Arc<AtomicUsize>,
+    connections: Arc<AtomicUsize>,
 }
 
 impl HostileServer {
@@ -95,10 +96,12 @@ impl HostileServer {
             addr,
             answer: Arc::new(AtomicU8::new(answer as u8)),
             requests: Arc::new(AtomicUsize::new(0)),
+            connections: Arc::new(AtomicUsize::new(0)),
         };
         let shared = server.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
+                shared.connections.fetch_add(1, Ordering::SeqCst);
                 let shared = shared.clone();
                 std::thread::spawn(move || shared.serve(stream));
             }
@@ -119,6 +122,11 @@ impl HostileServer {
     /// The server's address.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Connections accepted so far: 0 means it received no byte at all.
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
     }
 
     /// Requests received so far.

@@ -14,11 +14,15 @@
 //! The quota project (`x-goog-user-project` on API calls) is `GOOGLE_CLOUD_QUOTA_PROJECT` when
 //! set, else the credentials file's `quota_project_id`, as in Google's libraries; a fixed token
 //! has none.
+//!
+//! A credentials file may name token, STS and impersonation URLs only on Google's hosts (the
+//! facade's rule); on loopback when apictl itself points at loopback (`--url` or
+//! `--reporting-url`: the fakes); on any host only with [`ANY_TOKEN_HOST_ENV`]`=1`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use sa360_video_sdk::http::HttpOptions;
+use sa360_video_sdk::http::{BaseUrl, HttpOptions};
 use sa360_video_sdk::search_ads::{
     AuthorizedUser, CredentialKind, DefaultCredentials, GOOGLE_REVOKE_URI, GOOGLE_TOKEN_URI,
     QUOTA_PROJECT_ENV, ServiceAccount, StaticToken, TokenSource,
@@ -34,6 +38,10 @@ pub const LOGIN_FILE: &str = "search-ads-authorized-user.json";
 
 /// The largest credentials file read.
 const MAX_FILE: u64 = 64 * 1024;
+
+/// The variable that lets an Application Default Credentials file name token URLs on any host,
+/// not only Google's (`DefaultCredentialsBuilder::allow_non_google_token_hosts`, with its risk).
+pub const ANY_TOKEN_HOST_ENV: &str = "APICTL_ALLOW_NON_GOOGLE_TOKEN_HOSTS";
 
 /// The order, as `apictl auth status` prints it.
 pub const PRECEDENCE: &str = "--token / SEARCH_ADS_TOKEN > --key-file / SEARCH_ADS_KEY_FILE > \
@@ -52,6 +60,29 @@ pub struct Chosen {
 
 /// Picks the credentials (see the module docs).
 pub fn choose(
+    args: &AdsConnArgs,
+    file: &SearchAdsSection,
+    login_file: Option<&Path>,
+    http: HttpOptions,
+) -> AppResult<Chosen> {
+    let chosen = pick(args, file, login_file, http)?;
+    // Pointed at local fakes, apictl lets the credentials' URLs be on loopback too, as the
+    // facade's client does for its own endpoints (`auth status` builds no client).
+    let local = [
+        args.url.as_ref().or(file.url.as_ref()),
+        args.reporting_url.as_ref().or(file.reporting_url.as_ref()),
+    ];
+    if local
+        .into_iter()
+        .flatten()
+        .any(|url| BaseUrl::parse(url).is_ok_and(|url| url.is_loopback()))
+    {
+        chosen.source.allow_loopback();
+    }
+    Ok(chosen)
+}
+
+fn pick(
     args: &AdsConnArgs,
     file: &SearchAdsSection,
     login_file: Option<&Path>,
@@ -105,7 +136,11 @@ pub fn choose(
             from: format!("{} (`apictl auth login`)", path.display()),
         });
     }
-    let adc = DefaultCredentials::builder().http_options(http).build()?;
+    let mut adc = DefaultCredentials::builder().http_options(http);
+    if std::env::var_os(ANY_TOKEN_HOST_ENV).is_some_and(|v| v == "1") {
+        adc = adc.allow_non_google_token_hosts();
+    }
+    let adc = adc.build()?;
     Ok(Chosen {
         kind: adc.kind(),
         from: format!("{} (Application Default Credentials)", adc.origin()),

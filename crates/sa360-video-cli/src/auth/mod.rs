@@ -396,7 +396,11 @@ pub async fn run_revoke(ctx: &Ctx, args: &AuthRevokeArgs) -> AppResult<u8> {
             &serde_json::json!({"revoked": !already, "deleted": path.display().to_string()}),
         )?;
     } else {
-        crate::output::sayln!("{what} at {uri} and deleted {}", path.display())?;
+        crate::output::sayln!(
+            "{what} at {} and deleted {}",
+            sa360_video_client_support::RedactedUrl(&uri),
+            path.display()
+        )?;
     }
     Ok(0)
 }

@@ -604,7 +604,10 @@ fn escape_sequences_in_a_token_error_are_printed_escaped() {
         .to_string(),
     )
     .expect("written");
-    let apictl = apictl.env("GOOGLE_APPLICATION_CREDENTIALS", path.display().to_string());
+    // apictl pointed at loopback (as at the fakes) lets the file's token_uri be there.
+    let apictl = apictl
+        .env("GOOGLE_APPLICATION_CREDENTIALS", path.display().to_string())
+        .env("SEARCH_ADS_URL", format!("http://{addr}"));
     let run = apictl.run_sync(&["auth", "status"]);
     run.expect(5);
     let all = format!("{}{}", run.stdout, run.stderr);
@@ -770,4 +773,46 @@ async fn impersonated_and_external_account_files_drive_ads_commands() {
             status.stdout
         );
     }
+}
+
+/// Issue 48: the loopback listener served 32 connections and closed any more, so 32 idle
+/// connections from any local process made the real redirect fail. Now `apictl auth login`
+/// completes while 64 idle connections hold its listener (a new connection closes the oldest).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_completes_while_sixty_four_idle_connections_hold_the_listener() {
+    let services = FakeServices::start_default().await.expect("fakes");
+    let secrets = secrets(&services);
+    let apictl = Apictl::with_fakes(&services)
+        .without("SEARCH_ADS_TOKEN")
+        .env(
+            "SEARCH_ADS_CLIENT_ID",
+            services.search_ads.authorized_user().client_id.clone(),
+        )
+        .env("SEARCH_ADS_CLIENT_SECRET", secrets[0].clone())
+        .env("SEARCH_ADS_AUTH_URL", services.search_ads.authorize_url())
+        .env("SEARCH_ADS_REVOKE_URL", services.search_ads.revoke_url());
+    let run = login(
+        &apictl,
+        &["--no-browser", "--wait", "60"],
+        |url| async move {
+            // The listener's port, from the URL's redirect_uri=http%3A%2F%2F127.0.0.1%3APORT%2F.
+            let (_, after) = url
+                .split_once("127.0.0.1%3A")
+                .expect("a loopback redirect_uri");
+            let port: u16 = after
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .and_then(|p| p.parse().ok())
+                .expect("a port");
+            let idle: Vec<_> = (0..64)
+                .map(|_| std::net::TcpStream::connect(("127.0.0.1", port)).expect("connects"))
+                .collect();
+            play_browser(&url).await;
+            drop(idle);
+        },
+    )
+    .await;
+    run.expect(0);
+    assert!(run.stdout.contains("signed in"), "{}", run.stdout);
+    assert_no_secret(&run, &secrets);
 }

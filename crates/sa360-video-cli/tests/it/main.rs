@@ -13,6 +13,8 @@ mod ads_verdicts;
 mod auth;
 /// Exit statuses, output conventions, completions, manual page (issue 37).
 mod conventions;
+/// Credential files and URLs apictl did not write (issue 48).
+mod credential_files;
 /// Every `apictl` command the documents name exists (issue 38).
 mod docs_commands;
 mod help;

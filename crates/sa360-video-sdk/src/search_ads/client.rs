@@ -196,6 +196,8 @@ impl SearchAdsClientBuilder {
 
     /// Builds the client, checking every setting first: the base URLs, the
     /// [`RetryPolicy`] and the [`WriteOptions`] (an [`Error::Validation`] naming the setting).
+    /// When a base URL is on loopback (local fakes), the token source's file
+    /// URLs may be on loopback too ([`TokenSource::allow_loopback`]).
     pub fn build(self) -> Result<SearchAdsClient, Error> {
         self.retry.validate()?;
         self.write.validate()?;
@@ -208,6 +210,11 @@ impl SearchAdsClientBuilder {
             self.reporting_base.as_deref(),
             DEFAULT_REPORTING_BASE_URL,
         )?;
+        // Endpoints on loopback are the application's choice for local fakes:
+        // the credentials' token URLs may then be there too.
+        if base.is_loopback() || reporting_base.is_loopback() {
+            self.tokens.allow_loopback();
+        }
         let config = Error::Transport;
         let total = build_client(&base, &self.http, TimeoutMode::Total).map_err(config)?;
         let streaming = build_client(&base, &self.http, TimeoutMode::Streaming).map_err(config)?;
@@ -359,6 +366,20 @@ mod tests {
             matches!(&err, Error::Validation { field, .. } if field == BASE_URL_ENV),
             "{err}"
         );
+
+        // Issue 48: a refused endpoint showed its password and query values.
+        for var in [BASE_URL_ENV, REPORTING_BASE_URL_ENV] {
+            for url in [
+                "https://alice:HUNTER2@example.com/v2?key=APIKEY",
+                "http://alice:HUNTER2@exa mple?key=APIKEY",
+            ] {
+                let err = from(&[(var, url)]).unwrap_err();
+                let shown = format!("{err} {err:?}");
+                for secret in ["alice", "HUNTER2", "APIKEY"] {
+                    assert!(!shown.contains(secret), "{shown}");
+                }
+            }
+        }
 
         let vars = [(BASE_URL_ENV, OsString::from("http://example.com"))];
         let client = SearchAdsClient::builder(StaticToken::new("t"))

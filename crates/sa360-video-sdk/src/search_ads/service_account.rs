@@ -33,7 +33,7 @@ use secrecy::{ExposeSecret as _, SecretString};
 
 use super::auth::authorized_user::read_credentials_file;
 use super::auth::cache::TokenCache;
-use super::auth::endpoint::TokenEndpoint;
+use super::auth::endpoint::{FileUrl, TokenEndpoint};
 use super::auth::token::{AccessToken, SCOPE, TokenSource};
 use super::credential_kind::CredentialKind;
 use super::error::Error;
@@ -61,8 +61,10 @@ fn auth_error(message: String) -> Error {
 /// [`TokenSource::invalidate`]: the cached token is dropped if it is the one
 /// refused, and the call is retried once with a fresh token.
 ///
-/// The `token_uri` must be `https://` (plain `http://` only on a loopback
-/// host, for tests). The exchange is bounded like the API's answers
+/// The key file's `token_uri` receives the signed assertion, so it must be
+/// Google's (`oauth2.googleapis.com`, or `accounts.google.com` in older
+/// keys); on loopback (tests, the fake) it is used once the application opens
+/// loopback ([`TokenSource::allow_loopback`]). The exchange is bounded like the API's answers
 /// ([`HttpOptions::default`]; [`ServiceAccount::http_options`] changes it).
 ///
 /// ```no_run
@@ -75,7 +77,6 @@ fn auth_error(message: String) -> Error {
 pub struct ServiceAccount {
     provider: gcp_auth::CustomServiceAccount,
     client_email: String,
-    token_uri: String,
     endpoint: TokenEndpoint,
     quota_project_id: Option<String>,
     cache: TokenCache,
@@ -86,12 +87,23 @@ impl ServiceAccount {
     /// downloads; at most 64 KiB).
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, Error> {
         let path = path.as_ref();
-        let text = read_credentials_file(path, CredentialKind::ServiceAccount)?;
+        let text = read_credentials_file(
+            path,
+            CredentialKind::ServiceAccount,
+            HttpOptions::default().timeout,
+        )?;
         Self::from_json(&text)
     }
 
-    /// Reads a service-account key from its JSON text.
+    /// Reads a service-account key from its JSON text (its `token_uri`: see
+    /// the type's docs).
     pub fn from_json(json: &str) -> Result<Self, Error> {
+        Self::parse(json, false)
+    }
+
+    /// [`from_json`](Self::from_json), accepting any `token_uri` host when
+    /// `any_host` (`DefaultCredentialsBuilder::allow_non_google_token_hosts`).
+    pub(crate) fn parse(json: &str, any_host: bool) -> Result<Self, Error> {
         // Check the shape ourselves so that no parser message can quote the
         // private key back.
         let value: serde_json::Value = serde_json::from_str(json).map_err(|e| {
@@ -126,12 +138,13 @@ impl ServiceAccount {
         field("private_key")?;
         let provider = gcp_auth::CustomServiceAccount::from_json(json)
             .map_err(|e| auth_error(format!("the service-account key could not be used: {e}")))?;
-        let endpoint = TokenEndpoint::new(
+        let endpoint = TokenEndpoint::named_in_file(
             &token_uri,
+            FileUrl::TokenUri,
+            any_host,
             HttpOptions::default(),
             CredentialKind::ServiceAccount,
-        )
-        .map_err(|e| auth_error(format!("the key file's token_uri is refused: {e}")))?;
+        )?;
         let quota_project_id = value
             .get("quota_project_id")
             .and_then(|v| v.as_str())
@@ -141,7 +154,6 @@ impl ServiceAccount {
             quota_project_id,
             provider,
             client_email,
-            token_uri,
             endpoint,
             cache: TokenCache::default(),
         })
@@ -171,7 +183,7 @@ impl ServiceAccount {
 
     /// The token endpoint from the key file.
     pub fn token_uri(&self) -> &str {
-        &self.token_uri
+        self.endpoint.url()
     }
 
     /// The signed JWT-bearer assertion (a secret: never logged).
@@ -180,7 +192,7 @@ impl ServiceAccount {
         let claims = serde_json::json!({
             "iss": self.client_email,
             "scope": SCOPE,
-            "aud": self.token_uri,
+            "aud": self.endpoint.url(),
             "iat": now,
             "exp": now + ASSERTION_LIFETIME_SECS,
         });
@@ -220,7 +232,7 @@ impl fmt::Debug for ServiceAccount {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ServiceAccount")
             .field("client_email", &self.client_email)
-            .field("token_uri", &self.token_uri)
+            .field("token_uri", &self.endpoint.shown())
             .finish_non_exhaustive()
     }
 }
@@ -243,6 +255,10 @@ impl TokenSource for ServiceAccount {
 
     fn kind(&self) -> CredentialKind {
         CredentialKind::ServiceAccount
+    }
+
+    fn allow_loopback(&self) {
+        self.endpoint.allow_loopback();
     }
 
     fn quota_project_id(&self) -> Option<&str> {

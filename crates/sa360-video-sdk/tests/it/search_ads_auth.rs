@@ -69,6 +69,7 @@ async fn an_expiring_token_is_refreshed() {
     let source = Arc::new(
         ServiceAccount::from_json(&fake.service_account_key_json()).expect("a valid key file"),
     );
+    source.allow_loopback();
     let first = source.token().await.expect("a token");
     let again = source.token().await.expect("a token");
     assert_eq!(first.expose_secret(), again.expose_secret(), "still fresh");
@@ -579,6 +580,7 @@ async fn invalidate_drops_only_the_refused_token() {
     let fake = support::start(SearchAdsFake::builder()).await;
     let source =
         ServiceAccount::from_json(&fake.service_account_key_json()).expect("a valid key file");
+    source.allow_loopback();
     let first = source.token().await.expect("a token");
     // Another token (one a concurrent caller already replaced) leaves the cache alone.
     assert!(source.invalidate(&sa360_video_sdk::search_ads::AccessToken::new("ya29.other")));

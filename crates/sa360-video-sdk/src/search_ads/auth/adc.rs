@@ -111,6 +111,7 @@ pub struct DefaultCredentialsBuilder {
     options: HttpOptions,
     overrides: HashMap<String, Option<String>>,
     probe_timeout: Option<Duration>,
+    any_token_host: bool,
 }
 
 impl DefaultCredentialsBuilder {
@@ -136,6 +137,20 @@ impl DefaultCredentialsBuilder {
     /// address, so only the first lookup waits.
     pub fn metadata_probe_timeout(mut self, timeout: Duration) -> Self {
         self.probe_timeout = Some(timeout);
+        self
+    }
+
+    /// Accepts token, STS and impersonation URLs on any host in the
+    /// credentials file, not only Google's.
+    ///
+    /// **The risk**: the file then decides where the refresh token, the
+    /// client secret, the signed assertion or the subject token go. A file
+    /// written by someone else (a download, a configuration upload, a
+    /// colleague's file) can send them to any host that has a certificate.
+    /// Use it only for files you wrote yourself, for an identity platform
+    /// that is not Google's own hosts; never for files from outside.
+    pub fn allow_non_google_token_hosts(mut self) -> Self {
+        self.any_token_host = true;
         self
     }
 
@@ -182,7 +197,7 @@ impl DefaultCredentialsBuilder {
     fn lookup(&self) -> Result<DefaultCredentials, Error> {
         if let Some(path) = self.var(CREDENTIALS_ENV) {
             let path = PathBuf::from(path);
-            let (source, kind) = from_file(&path, &self.options).map_err(|e| {
+            let (source, kind) = self.source_of_file(&path).map_err(|e| {
                 with_message_prefix(e, &format!("{CREDENTIALS_ENV}={}: ", path.display()))
             })?;
             return Ok(DefaultCredentials {
@@ -193,7 +208,8 @@ impl DefaultCredentialsBuilder {
             });
         }
         if let Some(path) = self.gcloud_file().filter(|p| p.is_file()) {
-            let (source, kind) = from_file(&path, &self.options)
+            let (source, kind) = self
+                .source_of_file(&path)
                 .map_err(|e| with_message_prefix(e, &format!("{}: ", path.display())))?;
             return Ok(DefaultCredentials {
                 source,
@@ -263,113 +279,125 @@ fn with_message_prefix(error: Error, prefix: &str) -> Error {
     }
 }
 
-/// The token source of a credentials file, by its `type`.
-fn from_file(
-    path: &Path,
-    options: &HttpOptions,
-) -> Result<(Arc<dyn TokenSource>, CredentialKind), Error> {
-    let text = read_credentials_file(path, CredentialKind::Other)?;
-    let value = serde_json::from_str::<serde_json::Value>(&text).map_err(|e| Error::Auth {
-        credential: CredentialKind::Other,
-        message: format!(
-            "the credentials file is not JSON (line {}, column {})",
-            e.line(),
-            e.column()
-        ),
-    })?;
-    from_value(&value, Some(path), options)
-}
-
-/// The token source of a credentials JSON object (a file, or the
-/// `source_credentials` of an `impersonated_service_account` file).
-fn from_value(
-    value: &serde_json::Value,
-    path: Option<&Path>,
-    options: &HttpOptions,
-) -> Result<(Arc<dyn TokenSource>, CredentialKind), Error> {
-    let kind = value.get("type").and_then(|t| t.as_str());
-    match kind {
-        Some("authorized_user") => {
-            let mut user = AuthorizedUser::from_json(&value.to_string())?;
-            if let Some(path) = path {
-                user = user.named_file(path);
-            }
-            Ok((
-                Arc::new(user.http_options(options.clone())),
-                CredentialKind::AuthorizedUser,
-            ))
-        }
-        #[cfg(feature = "service-account")]
-        Some("service_account") => Ok((
-            Arc::new(
-                crate::search_ads::service_account::ServiceAccount::from_json(&value.to_string())?
-                    .http_options(options.clone()),
-            ),
-            CredentialKind::ServiceAccount,
-        )),
-        #[cfg(not(feature = "service-account"))]
-        Some("service_account") => Err(Error::Auth {
-            credential: CredentialKind::ServiceAccount,
-            message: "a service_account file needs the facade's cargo feature `service-account`"
-                .to_owned(),
-        }),
-        Some("impersonated_service_account") => {
-            let url = value
-                .get("service_account_impersonation_url")
-                .and_then(|v| v.as_str())
-                .unwrap_or_default();
-            let source = value
-                .get("source_credentials")
-                .filter(|s| s.is_object())
-                .ok_or_else(|| Error::Auth {
-                    credential: CredentialKind::ImpersonatedServiceAccount,
-                    message: "the impersonated_service_account file has no `source_credentials`"
-                        .to_owned(),
-                })?;
-            if source.get("type").and_then(|t| t.as_str()) == Some("impersonated_service_account") {
-                return Err(Error::Auth {
-                    credential: CredentialKind::ImpersonatedServiceAccount,
-                    message: "source_credentials of type \"impersonated_service_account\" are \
-                              not supported: name the chain in `delegates`"
-                        .to_owned(),
-                });
-            }
-            let (source, _) = from_value(source, None, options)?;
-            let delegates: Vec<String> = value
-                .get("delegates")
-                .and_then(|d| d.as_array())
-                .map(|d| {
-                    d.iter()
-                        .filter_map(|d| d.as_str().map(str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default();
-            let mut target = ImpersonatedServiceAccount::new(source, url)?
-                .delegates(delegates)
-                .http_options(options.clone());
-            if let Some(id) = value.get("quota_project_id").and_then(|v| v.as_str()) {
-                target = target.with_quota_project_id(Some(id))?;
-            }
-            Ok((Arc::new(target), CredentialKind::ImpersonatedServiceAccount))
-        }
-        Some("external_account") => Ok((
-            Arc::new(ExternalAccount::from_value(value, options.clone())?),
-            CredentialKind::ExternalAccount,
-        )),
-        Some(other) => Err(Error::Auth {
+impl DefaultCredentialsBuilder {
+    /// The token source of a credentials file, by its `type`.
+    fn source_of_file(&self, path: &Path) -> Result<(Arc<dyn TokenSource>, CredentialKind), Error> {
+        let text = read_credentials_file(path, CredentialKind::Other, self.options.timeout)?;
+        let value = serde_json::from_str::<serde_json::Value>(&text).map_err(|e| Error::Auth {
             credential: CredentialKind::Other,
             message: format!(
-                "credentials of type {other:?} are not supported (supported: \"authorized_user\", \
-                 \"service_account\", \"impersonated_service_account\", \"external_account\")"
+                "the credentials file is not JSON (line {}, column {})",
+                e.line(),
+                e.column()
             ),
-        }),
-        None => Err(Error::Auth {
-            credential: CredentialKind::Other,
-            message: "not a credentials file: JSON with a \"type\" (\"authorized_user\", \
+        })?;
+        self.source_of_value(&value, Some(path))
+    }
+
+    /// The token source of a credentials JSON object (a file, or the
+    /// `source_credentials` of an `impersonated_service_account` file).
+    fn source_of_value(
+        &self,
+        value: &serde_json::Value,
+        path: Option<&Path>,
+    ) -> Result<(Arc<dyn TokenSource>, CredentialKind), Error> {
+        let options = &self.options;
+        let kind = value.get("type").and_then(|t| t.as_str());
+        match kind {
+            Some("authorized_user") => {
+                let mut user = AuthorizedUser::parse(&value.to_string(), self.any_token_host)?;
+                if let Some(path) = path {
+                    user = user.named_file(path);
+                }
+                Ok((
+                    Arc::new(user.http_options(options.clone())),
+                    CredentialKind::AuthorizedUser,
+                ))
+            }
+            #[cfg(feature = "service-account")]
+            Some("service_account") => Ok((
+                Arc::new(
+                    crate::search_ads::service_account::ServiceAccount::parse(
+                        &value.to_string(),
+                        self.any_token_host,
+                    )?
+                    .http_options(options.clone()),
+                ),
+                CredentialKind::ServiceAccount,
+            )),
+            #[cfg(not(feature = "service-account"))]
+            Some("service_account") => Err(Error::Auth {
+                credential: CredentialKind::ServiceAccount,
+                message:
+                    "a service_account file needs the facade's cargo feature `service-account`"
+                        .to_owned(),
+            }),
+            Some("impersonated_service_account") => {
+                let url = value
+                    .get("service_account_impersonation_url")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default();
+                let source = value
+                    .get("source_credentials")
+                    .filter(|s| s.is_object())
+                    .ok_or_else(|| Error::Auth {
+                        credential: CredentialKind::ImpersonatedServiceAccount,
+                        message:
+                            "the impersonated_service_account file has no `source_credentials`"
+                                .to_owned(),
+                    })?;
+                if source.get("type").and_then(|t| t.as_str())
+                    == Some("impersonated_service_account")
+                {
+                    return Err(Error::Auth {
+                        credential: CredentialKind::ImpersonatedServiceAccount,
+                        message: "source_credentials of type \"impersonated_service_account\" are \
+                              not supported: name the chain in `delegates`"
+                            .to_owned(),
+                    });
+                }
+                let (source, _) = self.source_of_value(source, None)?;
+                let delegates: Vec<String> = value
+                    .get("delegates")
+                    .and_then(|d| d.as_array())
+                    .map(|d| {
+                        d.iter()
+                            .filter_map(|d| d.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let mut target =
+                    ImpersonatedServiceAccount::from_file_url(source, url, self.any_token_host)?
+                        .delegates(delegates)
+                        .http_options(options.clone());
+                if let Some(id) = value.get("quota_project_id").and_then(|v| v.as_str()) {
+                    target = target.with_quota_project_id(Some(id))?;
+                }
+                Ok((Arc::new(target), CredentialKind::ImpersonatedServiceAccount))
+            }
+            Some("external_account") => Ok((
+                Arc::new(ExternalAccount::from_value(
+                    value,
+                    options.clone(),
+                    self.any_token_host,
+                )?),
+                CredentialKind::ExternalAccount,
+            )),
+            Some(other) => Err(Error::Auth {
+                credential: CredentialKind::Other,
+                message: format!(
+                    "credentials of type {other:?} are not supported (supported: \"authorized_user\", \
+                 \"service_account\", \"impersonated_service_account\", \"external_account\")"
+                ),
+            }),
+            None => Err(Error::Auth {
+                credential: CredentialKind::Other,
+                message: "not a credentials file: JSON with a \"type\" (\"authorized_user\", \
                       \"service_account\", \"impersonated_service_account\" or \
                       \"external_account\") is expected"
-                .to_owned(),
-        }),
+                    .to_owned(),
+            }),
+        }
     }
 }
 
@@ -428,6 +456,10 @@ impl TokenSource for DefaultCredentials {
         self.quota_project
             .as_deref()
             .or_else(|| self.source.quota_project_id())
+    }
+
+    fn allow_loopback(&self) {
+        self.source.allow_loopback();
     }
 }
 

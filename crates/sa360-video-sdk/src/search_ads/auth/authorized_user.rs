@@ -11,7 +11,7 @@ use futures::future::BoxFuture;
 use secrecy::{ExposeSecret as _, SecretString};
 
 use super::cache::TokenCache;
-use super::endpoint::TokenEndpoint;
+use super::endpoint::{FileUrl, TokenEndpoint};
 use super::token::{AccessToken, TokenSource};
 use crate::http::HttpOptions;
 use crate::search_ads::credential_kind::CredentialKind;
@@ -151,8 +151,8 @@ impl AuthorizedUserBuilder {
                 "token_uri",
                 None,
                 format!(
-                    "{:?} must be an https:// URL (http:// only on a loopback host)",
-                    self.token_uri
+                    "{} must be an https:// URL (http:// only on a loopback host)",
+                    sa360_video_client_support::RedactedUrl(&self.token_uri)
                 ),
             )
         })?;
@@ -193,10 +193,15 @@ impl AuthorizedUser {
         }
     }
 
-    /// Reads an `authorized_user` file (at most 64 KiB).
+    /// Reads an `authorized_user` file (a regular file of at most 64 KiB,
+    /// read within [`HttpOptions::timeout`]).
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, Error> {
         let path = path.as_ref();
-        let text = read_credentials_file(path, CredentialKind::AuthorizedUser)?;
+        let text = read_credentials_file(
+            path,
+            CredentialKind::AuthorizedUser,
+            HttpOptions::default().timeout,
+        )?;
         Self::from_json(&text)
             .map(|user| user.named_file(path))
             .map_err(|e| match e {
@@ -217,7 +222,18 @@ impl AuthorizedUser {
     /// `x-goog-user-project` on API calls). `GOOGLE_CLOUD_QUOTA_PROJECT` is
     /// not read here: [`DefaultCredentials`](super::DefaultCredentials)
     /// applies it, or call [`with_quota_project_id`](Self::with_quota_project_id).
+    ///
+    /// The file's `token_uri` receives the client secret and the refresh
+    /// token, so it must be Google's (`oauth2.googleapis.com`, or
+    /// `accounts.google.com` in older files); on loopback it is used only once
+    /// the application opens loopback ([`TokenSource::allow_loopback`]).
     pub fn from_json(json: &str) -> Result<Self, Error> {
+        Self::parse(json, false)
+    }
+
+    /// [`from_json`](Self::from_json), accepting any `token_uri` host when
+    /// `any_host` (`DefaultCredentialsBuilder::allow_non_google_token_hosts`).
+    pub(crate) fn parse(json: &str, any_host: bool) -> Result<Self, Error> {
         let auth = |message: String| Error::Auth {
             credential: CredentialKind::AuthorizedUser,
             message,
@@ -256,13 +272,20 @@ impl AuthorizedUser {
             field("client_secret")?,
             field("refresh_token")?,
         );
-        if let Some(uri) = value.get("token_uri").and_then(|v| v.as_str()) {
-            builder = builder.token_uri(uri);
-        }
         if let Some(id) = value.get("quota_project_id").and_then(|v| v.as_str()) {
             builder = builder.quota_project_id(id);
         }
-        builder.build().map_err(|e| auth(e.to_string()))
+        let mut user = builder.build().map_err(|e| auth(e.to_string()))?;
+        if let Some(uri) = value.get("token_uri").and_then(|v| v.as_str()) {
+            user.endpoint = TokenEndpoint::named_in_file(
+                uri,
+                FileUrl::TokenUri,
+                any_host,
+                user.options.clone(),
+                CredentialKind::AuthorizedUser,
+            )?;
+        }
+        Ok(user)
     }
 
     /// The same credentials with other timeouts and body limits for the
@@ -392,12 +415,16 @@ impl AuthorizedUser {
     }
 }
 
-/// Reads a credentials file of at most [`MAX_CREDENTIALS_FILE`] bytes.
+/// Reads a credentials file (or an `external_account`'s subject token file)
+/// with the bounds of an answer: a regular file only (a FIFO, a device or a
+/// directory is refused before a byte is read: it may never end), at most
+/// [`MAX_CREDENTIALS_FILE`] bytes, within `deadline` (a stalled file system).
+/// The error names the file.
 pub(crate) fn read_credentials_file(
     path: &Path,
     credential: CredentialKind,
+    deadline: std::time::Duration,
 ) -> Result<String, Error> {
-    use std::io::Read as _;
     let error = |what: String| Error::Auth {
         credential,
         message: format!(
@@ -405,15 +432,71 @@ pub(crate) fn read_credentials_file(
             path.display()
         ),
     };
-    let file = std::fs::File::open(path).map_err(|e| error(e.to_string()))?;
+    let owned = path.to_owned();
+    within(deadline, move || read_regular_file(&owned)).map_err(error)
+}
+
+/// `read`'s result, or an error once `deadline` has passed. It runs on a
+/// thread of its own, so a read that never returns costs the caller only the
+/// deadline (the thread ends with the process).
+fn within(
+    deadline: std::time::Duration,
+    read: impl FnOnce() -> Result<String, String> + Send + 'static,
+) -> Result<String, String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("credentials-file".into())
+        .spawn(move || {
+            let _ = tx.send(read());
+        })
+        .map_err(|e| e.to_string())?;
+    rx.recv_timeout(deadline).unwrap_or_else(|_| {
+        Err(format!(
+            "it was not read within {} s (HttpOptions::timeout)",
+            deadline.as_secs_f64()
+        ))
+    })
+}
+
+/// The text of `path` if it is a regular file of at most
+/// [`MAX_CREDENTIALS_FILE`] bytes. Opened without blocking (opening a FIFO
+/// without a writer blocks), then checked on the open file.
+fn read_regular_file(path: &Path) -> Result<String, String> {
+    use std::io::Read as _;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path).map_err(|e| e.to_string())?;
+    let kind = file.metadata().map_err(|e| e.to_string())?.file_type();
+    if !kind.is_file() {
+        #[cfg(unix)]
+        let what = {
+            use std::os::unix::fs::FileTypeExt as _;
+            if kind.is_fifo() {
+                "a FIFO (named pipe)"
+            } else if kind.is_char_device() || kind.is_block_device() {
+                "a device"
+            } else if kind.is_socket() {
+                "a socket"
+            } else {
+                "a directory"
+            }
+        };
+        #[cfg(not(unix))]
+        let what = "a directory";
+        return Err(format!(
+            "it is {what}, not a regular file (which may never end)"
+        ));
+    }
     let mut text = String::new();
     file.take(MAX_CREDENTIALS_FILE + 1)
         .read_to_string(&mut text)
-        .map_err(|e| error(e.to_string()))?;
+        .map_err(|e| e.to_string())?;
     if text.len() as u64 > MAX_CREDENTIALS_FILE {
-        return Err(error(format!(
+        return Err(format!(
             "it is larger than {MAX_CREDENTIALS_FILE} bytes, which no credentials file is"
-        )));
+        ));
     }
     Ok(text)
 }
@@ -424,7 +507,7 @@ impl fmt::Debug for AuthorizedUser {
             .field("client_id", &self.client_id)
             .field("client_secret", &"[REDACTED]")
             .field("refresh_token", &"[REDACTED]")
-            .field("token_uri", &self.endpoint.url())
+            .field("token_uri", &self.endpoint.shown())
             .field("quota_project_id", &self.quota_project_id)
             .field("file", &self.file)
             .finish_non_exhaustive()
@@ -437,7 +520,10 @@ impl fmt::Debug for AuthorizedUserBuilder {
             .field("client_id", &self.client_id)
             .field("client_secret", &"[REDACTED]")
             .field("refresh_token", &"[REDACTED]")
-            .field("token_uri", &self.token_uri)
+            .field(
+                "token_uri",
+                &sa360_video_client_support::RedactedUrl(&self.token_uri),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -456,6 +542,10 @@ impl TokenSource for AuthorizedUser {
 
     fn kind(&self) -> CredentialKind {
         CredentialKind::AuthorizedUser
+    }
+
+    fn allow_loopback(&self) {
+        self.endpoint.allow_loopback();
     }
 
     fn quota_project_id(&self) -> Option<&str> {
@@ -496,6 +586,46 @@ mod tests {
             !shown.contains("SECRET1") && !shown.contains("SECRET2"),
             "{shown}"
         );
+    }
+
+    /// Issue 48: a FIFO as a credentials file hung the read for ever (a
+    /// blocking open and read without a deadline); a device or a directory is
+    /// no file either.
+    #[cfg(unix)]
+    #[test]
+    fn only_regular_files_are_read_and_within_the_deadline() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("token-fifo");
+        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        let deadline = std::time::Duration::from_secs(30);
+        let started = std::time::Instant::now();
+        for (path, what) in [
+            (fifo.as_path(), "a FIFO"),
+            (std::path::Path::new("/dev/zero"), "a device"),
+            (dir.path(), "a directory"),
+        ] {
+            let e = read_credentials_file(path, CredentialKind::ExternalAccount, deadline)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(what) && e.contains(&path.display().to_string()),
+                "{e}"
+            );
+        }
+        assert!(started.elapsed() < deadline, "{:?}", started.elapsed());
+        let big = dir.path().join("big.json");
+        std::fs::write(&big, vec![b' '; MAX_CREDENTIALS_FILE as usize + 1]).unwrap();
+        let e = read_credentials_file(&big, CredentialKind::Other, deadline).unwrap_err();
+        assert!(e.to_string().contains("larger than"), "{e}");
+        // A read that does not end (a stalled file system) costs the deadline.
+        let e = within(std::time::Duration::from_millis(100), || {
+            std::thread::sleep(std::time::Duration::from_secs(3));
+            Ok(String::new())
+        })
+        .unwrap_err();
+        assert!(e.contains("not read within 0.1 s"), "{e}");
     }
 
     #[test]

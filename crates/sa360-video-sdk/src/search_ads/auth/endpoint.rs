@@ -21,6 +21,7 @@
 //!   `invalid_client`, 403, a redirect to another origin).
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
@@ -35,14 +36,58 @@ use crate::search_ads::retry::parse_retry_after;
 /// Longest error text kept from a token endpoint's answer.
 const MAX_ERROR_TEXT: usize = 200;
 
+/// What a URL in a credentials file is for, and so the only hosts it may
+/// name: the exact hosts Google's documents give for it (not
+/// `*.googleapis.com`, whose `storage.googleapis.com` serves anyone's
+/// bucket). Google's OAuth token endpoint is `oauth2.googleapis.com` (older
+/// files name `accounts.google.com`), Security Token Service
+/// `sts.googleapis.com`, IAM Credentials `iamcredentials.googleapis.com`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum FileUrl {
+    /// `token_uri` of an `authorized_user` or `service_account` file.
+    TokenUri,
+    /// `token_url` of an `external_account` file.
+    StsTokenUrl,
+    /// `service_account_impersonation_url`.
+    ImpersonationUrl,
+}
+
+impl FileUrl {
+    fn field(self) -> &'static str {
+        match self {
+            FileUrl::TokenUri => "token_uri",
+            FileUrl::StsTokenUrl => "token_url",
+            FileUrl::ImpersonationUrl => "service_account_impersonation_url",
+        }
+    }
+
+    fn google_hosts(self) -> &'static [&'static str] {
+        match self {
+            FileUrl::TokenUri => &["oauth2.googleapis.com", "accounts.google.com"],
+            FileUrl::StsTokenUrl => &["sts.googleapis.com"],
+            FileUrl::ImpersonationUrl => &["iamcredentials.googleapis.com"],
+        }
+    }
+}
+
 /// A token endpoint (or the metadata server) and the bounded client that
 /// talks to it. The client is built on first use, so setters stay infallible.
 pub(crate) struct TokenEndpoint {
-    url: BaseUrl,
-    /// Plain `http://` to a host that is not loopback: the metadata server,
-    /// reached that way on Google's platforms, and a link-local subject
-    /// token URL (`subject_token_source`).
-    plain_http: Option<url::Url>,
+    /// Where the requests go (a subject token URL keeps its query).
+    target: url::Url,
+    /// The target without query: its scheme and host rules (https://, or
+    /// http:// on loopback) decide the client's `https_only`.
+    base: BaseUrl,
+    /// The URL as messages, logs and `Debug` show it
+    /// ([`RedactedUrl`](sa360_video_client_support::RedactedUrl)).
+    shown: String,
+    /// Plain `http://` allowed and never through a proxy: the metadata
+    /// server, and a link-local subject token URL.
+    direct: bool,
+    /// A credentials file's URL on loopback: refused (before any byte is
+    /// sent) until the application opens loopback
+    /// ([`TokenSource::allow_loopback`](super::token::TokenSource::allow_loopback)).
+    loopback_gate: Option<(FileUrl, AtomicBool)>,
     options: HttpOptions,
     credential: CredentialKind,
     client: OnceLock<Result<reqwest::Client, String>>,
@@ -56,23 +101,86 @@ pub(crate) struct Answer {
 }
 
 impl TokenEndpoint {
-    /// `url` must be `https://` (or `http://` on loopback).
+    fn with(
+        target: url::Url,
+        base: BaseUrl,
+        direct: bool,
+        options: HttpOptions,
+        credential: CredentialKind,
+    ) -> Self {
+        Self {
+            shown: sa360_video_client_support::RedactedUrl(target.as_str()).to_string(),
+            target,
+            base,
+            direct,
+            loopback_gate: None,
+            options,
+            credential,
+            client: OnceLock::new(),
+        }
+    }
+
+    /// An endpoint the application chose: `https://` (or `http://` on loopback).
     pub(crate) fn new(
         url: &str,
         options: HttpOptions,
         credential: CredentialKind,
     ) -> Result<Self, Error> {
-        let url = BaseUrl::parse(url).map_err(|e| Error::Auth {
+        let base = BaseUrl::parse(url).map_err(|e| Error::Auth {
             credential,
             message: format!("the token endpoint is refused: {e}"),
         })?;
-        Ok(Self {
-            url,
-            plain_http: None,
+        Ok(Self::with(
+            base.url().clone(),
+            base,
+            false,
             options,
             credential,
-            client: OnceLock::new(),
-        })
+        ))
+    }
+
+    /// The URL a credentials file names as its `what`: only on the Google
+    /// hosts of [`FileUrl`], unless `any_host` (the application's named
+    /// opt-out); a loopback URL waits behind the loopback gate.
+    pub(crate) fn named_in_file(
+        url: &str,
+        what: FileUrl,
+        any_host: bool,
+        options: HttpOptions,
+        credential: CredentialKind,
+    ) -> Result<Self, Error> {
+        let mut endpoint = Self::new(url, options, credential).map_err(|e| Error::Auth {
+            credential,
+            message: format!("the file's {}: {}", what.field(), error_message(&e)),
+        })?;
+        let host = endpoint.target.host_str().unwrap_or_default();
+        let google = endpoint.target.scheme() == "https"
+            && endpoint.target.port().is_none()
+            && what.google_hosts().contains(&host);
+        if endpoint.base.is_loopback() && !any_host {
+            endpoint.loopback_gate = Some((what, AtomicBool::new(false)));
+        } else if !google && !any_host {
+            return Err(Error::Auth {
+                credential,
+                message: format!(
+                    "the file's {} {} is refused: a credentials file may send secrets only to \
+                     Google's {} there, and a file from someone else can name any host \
+                     (accept other hosts only for files you trust: \
+                     DefaultCredentialsBuilder::allow_non_google_token_hosts)",
+                    what.field(),
+                    endpoint.shown,
+                    what.google_hosts().join(" or "),
+                ),
+            });
+        }
+        Ok(endpoint)
+    }
+
+    /// Opens the loopback gate (see [`named_in_file`](Self::named_in_file)).
+    pub(crate) fn allow_loopback(&self) {
+        if let Some((_, open)) = &self.loopback_gate {
+            open.store(true, Ordering::Relaxed);
+        }
     }
 
     /// The metadata server's token endpoint on `host` (`HOST[:PORT]`), over
@@ -89,15 +197,17 @@ impl TokenEndpoint {
         }
         let url = url::Url::parse(&format!("http://{host}{path}"))
             .map_err(|e| refused(&e.to_string()))?;
-        Ok(Self {
-            // Unused for requests (they go to `plain_http`); kept so the type
-            // has one shape.
-            url: BaseUrl::parse(&format!("https://{host}")).map_err(|e| refused(&e.to_string()))?,
-            plain_http: Some(url),
+        // The base is unused (the client is a direct one); kept so the type
+        // has one shape.
+        let base =
+            BaseUrl::parse(&format!("https://{host}")).map_err(|e| refused(&e.to_string()))?;
+        Ok(Self::with(
+            url,
+            base,
+            true,
             options,
-            credential: CredentialKind::MetadataServer,
-            client: OnceLock::new(),
-        })
+            CredentialKind::MetadataServer,
+        ))
     }
 
     /// The URL of an `external_account` file's subject token: `https://`
@@ -105,25 +215,26 @@ impl TokenEndpoint {
     /// `http://` on a link-local address (`169.254.0.0/16`, `fe80::/10`),
     /// where cloud platforms serve instance identity tokens (Azure's
     /// `169.254.169.254`). Unlike a token endpoint it may carry a query
-    /// (GitHub's and Azure's token URLs do); never user info. It is reached
-    /// without a proxy, like the metadata server.
+    /// (GitHub's and Azure's token URLs do); never user info. It is the
+    /// identity provider's, so any host: what it answers goes only to
+    /// Google's STS. It is reached through the proxy of the standard
+    /// variables (`HTTPS_PROXY`, `NO_PROXY`, …) like every other request,
+    /// except on a link-local address (no proxy reaches one).
     pub(crate) fn subject_token_source(
         url: &str,
         options: HttpOptions,
         credential: CredentialKind,
     ) -> Result<Self, Error> {
-        let parsed = url::Url::parse(url).map_err(|e| Error::Auth {
+        let shown = sa360_video_client_support::RedactedUrl(url);
+        let refused = |why: String| Error::Auth {
             credential,
-            message: format!("the subject token URL {url:?} is refused: {e}"),
-        })?;
+            message: format!("the subject token URL {shown} is refused: {why}"),
+        };
+        let parsed = url::Url::parse(url).map_err(|e| refused(e.to_string()))?;
         let link_local = match parsed.host() {
             Some(url::Host::Ipv4(ip)) => ip.is_link_local(),
             Some(url::Host::Ipv6(ip)) => (ip.segments()[0] & 0xffc0) == 0xfe80,
             _ => false,
-        };
-        let refused = |why: String| Error::Auth {
-            credential,
-            message: format!("the subject token URL {url:?} is refused: {why}"),
         };
         if !parsed.username().is_empty() || parsed.password().is_some() {
             return Err(refused("it carries user info".to_owned()));
@@ -131,7 +242,8 @@ impl TokenEndpoint {
         let mut checked = parsed.clone();
         checked.set_query(None);
         checked.set_fragment(None);
-        if parsed.scheme() == "http" && link_local {
+        let direct = parsed.scheme() == "http" && link_local;
+        if direct {
             let _ = checked.set_scheme("https");
         }
         // The scheme and host rules of every endpoint (https://, or http:// on
@@ -139,50 +251,51 @@ impl TokenEndpoint {
         let base = BaseUrl::parse(checked.as_str()).map_err(|e| refused(e.to_string()))?;
         let mut target = parsed;
         target.set_fragment(None);
-        Ok(Self {
-            url: base,
-            plain_http: Some(target),
-            options,
-            credential,
-            client: OnceLock::new(),
-        })
+        Ok(Self::with(target, base, direct, options, credential))
     }
 
-    /// The endpoint's URL.
+    /// The endpoint's URL, whole (for requests and the credentials' own
+    /// JSON; messages use [`shown`](Self::shown)).
     pub(crate) fn url(&self) -> &str {
-        match &self.plain_http {
-            Some(url) => url.as_str(),
-            None => self.url.as_str(),
-        }
+        self.target.as_str()
+    }
+
+    /// The URL as messages show it: without user info or query values.
+    pub(crate) fn shown(&self) -> &str {
+        &self.shown
     }
 
     /// The same endpoint with other HTTP options.
     pub(crate) fn with_options(&self, options: HttpOptions) -> Self {
-        Self {
-            url: self.url.clone(),
-            plain_http: self.plain_http.clone(),
+        let mut copy = Self::with(
+            self.target.clone(),
+            self.base.clone(),
+            self.direct,
             options,
-            credential: self.credential,
-            client: OnceLock::new(),
-        }
+            self.credential,
+        );
+        copy.loopback_gate = (self.loopback_gate.as_ref())
+            .map(|(what, open)| (*what, AtomicBool::new(open.load(Ordering::Relaxed))));
+        copy
     }
 
     fn client(&self) -> Result<&reqwest::Client, Error> {
         self.client
             .get_or_init(|| {
-                match &self.plain_http {
-                    None => build_client(&self.url, &self.options, TimeoutMode::Total)
-                        .map_err(|e| e.to_string()),
+                if !self.direct {
+                    build_client(&self.base, &self.options, TimeoutMode::Total)
+                        .map_err(|e| e.to_string())
+                } else {
                     // The metadata server: the same bounds as build_client,
                     // plain HTTP, and never through a proxy.
-                    Some(_) => sa360_video_client_support::http_client_builder()
+                    sa360_video_client_support::http_client_builder()
                         .user_agent(self.options.user_agent.clone())
                         .connect_timeout(self.options.connect_timeout)
                         .read_timeout(self.options.timeout)
                         .timeout(self.options.timeout)
                         .no_proxy()
                         .build()
-                        .map_err(|e| sa360_video_client_support::ErrorWithoutUrl(&e).to_string()),
+                        .map_err(|e| sa360_video_client_support::ErrorWithoutUrl(&e).to_string())
                 }
             })
             .as_ref()
@@ -200,7 +313,7 @@ impl TokenEndpoint {
         Error::TokenUnavailable {
             credential: self.credential,
             status,
-            message: format!("{} {what}", self.url()),
+            message: format!("{} {what}", self.shown),
             retry_after,
         }
     }
@@ -212,7 +325,7 @@ impl TokenEndpoint {
             .finish();
         let request = self
             .client()?
-            .post(self.url())
+            .post(self.target.clone())
             .header(
                 reqwest::header::CONTENT_TYPE,
                 "application/x-www-form-urlencoded",
@@ -237,7 +350,7 @@ impl TokenEndpoint {
         authorization.set_sensitive(true);
         let request = self
             .client()?
-            .post(self.url())
+            .post(self.target.clone())
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .header(reqwest::header::AUTHORIZATION, authorization)
             .body(body.to_string());
@@ -247,7 +360,7 @@ impl TokenEndpoint {
     /// GETs the endpoint with headers given at run time (the headers of an
     /// `external_account` file's URL-sourced subject token).
     pub(crate) async fn get_with(&self, headers: &[(String, String)]) -> Result<Answer, Error> {
-        let mut request = self.client()?.get(self.url());
+        let mut request = self.client()?.get(self.target.clone());
         for (name, value) in headers {
             let name = reqwest::header::HeaderName::from_bytes(name.as_bytes());
             let value = reqwest::header::HeaderValue::from_str(value);
@@ -256,7 +369,7 @@ impl TokenEndpoint {
                     credential: self.credential,
                     message: format!(
                         "a header of the subject token request to {} is not a valid HTTP header",
-                        self.url()
+                        self.shown
                     ),
                 });
             };
@@ -271,7 +384,7 @@ impl TokenEndpoint {
         &self,
         headers: &[(&'static str, &'static str)],
     ) -> Result<Answer, Error> {
-        let mut request = self.client()?.get(self.url());
+        let mut request = self.client()?.get(self.target.clone());
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
@@ -279,6 +392,20 @@ impl TokenEndpoint {
     }
 
     async fn send(&self, request: reqwest::RequestBuilder) -> Result<Answer, Error> {
+        if let Some((what, open)) = &self.loopback_gate
+            && !open.load(Ordering::Relaxed)
+        {
+            return Err(Error::Auth {
+                credential: self.credential,
+                message: format!(
+                    "the file's {} {} is on loopback, which a credentials file alone never \
+                     opens: only an application pointed at local fakes does (a client whose \
+                     endpoints are on loopback, or TokenSource::allow_loopback)",
+                    what.field(),
+                    self.shown
+                ),
+            });
+        }
         let started = std::time::Instant::now();
         let response = match request.send().await {
             Ok(response) => response,
@@ -289,7 +416,7 @@ impl TokenEndpoint {
                     credential: self.credential,
                     message: format!(
                         "{} {} (this does not look like Google Cloud)",
-                        self.url(),
+                        self.shown,
                         self.describe(&e)
                     ),
                 });
@@ -312,7 +439,7 @@ impl TokenEndpoint {
         };
         tracing::debug!(
             credential = self.credential.name(),
-            endpoint = self.url(),
+            endpoint = %self.shown,
             status,
             duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             "token endpoint answered"
@@ -381,7 +508,7 @@ impl TokenEndpoint {
                 credential: self.credential,
                 message: format!(
                     "the token endpoint {} refused {what} with HTTP {status}{}",
-                    self.url(),
+                    self.shown,
                     shown(&oauth, &text)
                 ),
             });
@@ -395,7 +522,7 @@ impl TokenEndpoint {
             credential: self.credential,
             message: format!(
                 "the token endpoint {} refused {what} with HTTP {status}{}{redirect}",
-                self.url(),
+                self.shown,
                 shown(&oauth, &text)
             ),
         })
@@ -447,6 +574,15 @@ impl TokenAnswer {
                 .expires_in
                 .and_then(|secs| SystemTime::now().checked_add(Duration::from_secs(secs))),
         }
+    }
+}
+
+/// The message of an [`Error::Auth`] (the text of any other error), to wrap
+/// it in another without repeating its hint.
+pub(crate) fn error_message(e: &Error) -> String {
+    match e {
+        Error::Auth { message, .. } => message.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -538,6 +674,90 @@ mod tests {
             .unwrap();
         assert_eq!(token.expose_secret(), "ya29.x");
         assert!(token.expires_at().is_some());
+    }
+
+    fn in_file(url: &str, what: FileUrl, any_host: bool) -> Result<TokenEndpoint, Error> {
+        TokenEndpoint::named_in_file(
+            url,
+            what,
+            any_host,
+            HttpOptions::default(),
+            CredentialKind::ExternalAccount,
+        )
+    }
+
+    /// Issue 48: a credentials file decided where its secrets went.
+    #[test]
+    fn file_urls_are_accepted_only_on_the_google_hosts_of_their_field() {
+        for (what, google) in [
+            (FileUrl::TokenUri, "https://oauth2.googleapis.com/token"),
+            (
+                FileUrl::TokenUri,
+                "https://accounts.google.com/o/oauth2/token",
+            ),
+            (FileUrl::StsTokenUrl, "https://sts.googleapis.com/v1/token"),
+            (
+                FileUrl::ImpersonationUrl,
+                "https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/a@b:generateAccessToken",
+            ),
+        ] {
+            in_file(google, what, false).unwrap();
+            for hostile in [
+                "https://sts.attacker.example/v1/token",
+                "https://storage.googleapis.com/bucket/token",
+                "https://sts.googleapis.com.attacker.example/v1/token",
+                "https://iamcredentials.googleapis.com:8443/v1/token",
+                "https://admin:IMP-PASSWORD-XYZ@idp.example/token?key=APIKEY-SECRET-123",
+            ] {
+                let e = in_file(hostile, what, false).err().unwrap();
+                let text = format!("{e} {e:?}");
+                assert!(text.contains(what.field()), "{text}");
+                for secret in ["admin", "IMP-PASSWORD-XYZ", "APIKEY-SECRET-123"] {
+                    assert!(!text.contains(secret), "{text}");
+                }
+                // The application's named opt-out (user info is never taken).
+                assert_eq!(in_file(hostile, what, true).is_ok(), !hostile.contains('@'));
+            }
+        }
+        // Another field's Google host is not this one's.
+        assert!(
+            in_file(
+                "https://sts.googleapis.com/v1/token",
+                FileUrl::TokenUri,
+                false
+            )
+            .is_err()
+        );
+    }
+
+    /// A file's loopback URL is refused before a connection is made, until
+    /// the application opens loopback.
+    #[tokio::test]
+    async fn a_file_url_on_loopback_waits_for_the_application() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let url = format!("http://{}/v1/token", listener.local_addr().unwrap());
+        let endpoint = in_file(&url, FileUrl::StsTokenUrl, false).unwrap();
+        let e = endpoint
+            .post_form(&[("subject_token", "S")])
+            .await
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("loopback"), "{e}");
+        assert!(listener.accept().is_err(), "a connection was made");
+        let endpoint = endpoint.with_options(HttpOptions::default());
+        endpoint.allow_loopback();
+        let answer =
+            tokio::spawn(async move { endpoint.post_form(&[("a", "b")]).await.map(|_| ()) });
+        let accepted = loop {
+            match listener.accept() {
+                Ok(_) => break true,
+                Err(_) if !answer.is_finished() => tokio::task::yield_now().await,
+                Err(_) => break false,
+            }
+        };
+        assert!(accepted, "the opened gate lets the request go");
+        answer.abort();
     }
 
     #[test]

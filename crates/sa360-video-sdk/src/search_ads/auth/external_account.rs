@@ -21,7 +21,12 @@
 //!    `service_account_impersonation.token_lifetime_seconds`, default 3600).
 //!
 //! Every request goes through the bounded token-exchange path
-//! (`auth/endpoint.rs`). AWS-sourced (`credential_source.environment_id`)
+//! (`auth/endpoint.rs`). The file decides where the subject token goes, so
+//! `token_url` must be `sts.googleapis.com` and the impersonation URL
+//! `iamcredentials.googleapis.com` (loopback once the application opens it,
+//! any host only with `DefaultCredentialsBuilder::allow_non_google_token_hosts`).
+//! A subject token file is read like an answer: a regular file only, at most
+//! 64 KiB, within [`HttpOptions::timeout`]. AWS-sourced (`credential_source.environment_id`)
 //! and executable-sourced files are refused by name (DECISIONS SA-35).
 
 use std::fmt;
@@ -32,7 +37,7 @@ use futures::future::BoxFuture;
 
 use super::authorized_user::read_credentials_file;
 use super::cache::TokenCache;
-use super::endpoint::TokenEndpoint;
+use super::endpoint::{FileUrl, TokenEndpoint, error_message};
 use super::impersonated::{MAX_IMPERSONATION_LIFETIME, generate_access_token};
 use super::token::{AccessToken, SCOPE, TokenSource};
 use crate::http::HttpOptions;
@@ -56,7 +61,8 @@ fn auth_error(message: String) -> Error {
 
 /// Where the subject token comes from.
 enum Subject {
-    File(PathBuf),
+    /// The file and the deadline of its read.
+    File(PathBuf, Duration),
     Url {
         endpoint: Box<TokenEndpoint>,
         headers: Vec<(String, String)>,
@@ -107,12 +113,15 @@ impl ExternalAccount {
                 e.column()
             ))
         })?;
-        Self::from_value(&value, HttpOptions::default())
+        Self::from_value(&value, HttpOptions::default(), false)
     }
 
+    /// An `external_account` file's JSON; `any_host` accepts token and
+    /// impersonation URLs on any host (the application's named opt-out).
     pub(crate) fn from_value(
         value: &serde_json::Value,
         options: HttpOptions,
+        any_host: bool,
     ) -> Result<Self, Error> {
         let text = |v: &serde_json::Value, name: &str| {
             v.get(name)
@@ -131,7 +140,13 @@ impl ExternalAccount {
         let audience = required("audience")?;
         let subject_token_type = required("subject_token_type")?;
         let token_url = required("token_url")?;
-        let sts = TokenEndpoint::new(&token_url, options.clone(), CredentialKind::ExternalAccount)?;
+        let sts = TokenEndpoint::named_in_file(
+            &token_url,
+            FileUrl::StsTokenUrl,
+            any_host,
+            options.clone(),
+            CredentialKind::ExternalAccount,
+        )?;
         let source = value
             .get("credential_source")
             .filter(|v| v.is_object())
@@ -153,7 +168,7 @@ impl ExternalAccount {
             ));
         }
         let subject = match (text(source, "file"), text(source, "url")) {
-            (Some(file), None) => Subject::File(PathBuf::from(file)),
+            (Some(file), None) => Subject::File(PathBuf::from(file), options.timeout),
             (None, Some(url)) => {
                 let headers = match source.get("headers") {
                     None => Vec::new(),
@@ -227,8 +242,13 @@ impl ExternalAccount {
                     })
                     .transpose()?;
                 let lifetime = seconds.map_or(MAX_IMPERSONATION_LIFETIME, Duration::from_secs);
-                let endpoint =
-                    TokenEndpoint::new(&url, options.clone(), CredentialKind::ExternalAccount)?;
+                let endpoint = TokenEndpoint::named_in_file(
+                    &url,
+                    FileUrl::ImpersonationUrl,
+                    any_host,
+                    options.clone(),
+                    CredentialKind::ExternalAccount,
+                )?;
                 Some((endpoint, lifetime))
             }
         };
@@ -262,15 +282,23 @@ impl ExternalAccount {
 
     async fn subject_token(&self) -> Result<String, Error> {
         let raw = match &self.subject {
-            Subject::File(path) => read_credentials_file(path, CredentialKind::ExternalAccount)
-                .map_err(|e| auth_error(format!("the subject token: {e}")))?,
+            Subject::File(path, deadline) => {
+                let (path, deadline) = (path.clone(), *deadline);
+                // The read blocks (within its deadline): off the async workers.
+                tokio::task::spawn_blocking(move || {
+                    read_credentials_file(&path, CredentialKind::ExternalAccount, deadline)
+                })
+                .await
+                .map_err(|e| auth_error(format!("the subject token file could not be read: {e}")))?
+                .map_err(|e| auth_error(format!("the subject token: {}", error_message(&e))))?
+            }
             Subject::Url { endpoint, headers } => {
                 let answer = endpoint.get_with(headers).await?;
                 endpoint.check(&answer, "the subject token request")?;
                 if answer.body.len() as u64 > MAX_SUBJECT_TOKEN {
                     return Err(auth_error(format!(
                         "the subject token at {} is larger than {MAX_SUBJECT_TOKEN} bytes",
-                        endpoint.url()
+                        endpoint.shown()
                     )));
                 }
                 String::from_utf8_lossy(&answer.body).into_owned()
@@ -325,16 +353,16 @@ impl ExternalAccount {
 impl fmt::Debug for ExternalAccount {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let source = match &self.subject {
-            Subject::File(path) => path.display().to_string(),
-            Subject::Url { endpoint, .. } => endpoint.url().to_owned(),
+            Subject::File(path, _) => path.display().to_string(),
+            Subject::Url { endpoint, .. } => endpoint.shown().to_owned(),
         };
         f.debug_struct("ExternalAccount")
             .field("audience", &self.audience)
-            .field("token_url", &self.sts.url())
+            .field("token_url", &self.sts.shown())
             .field("subject_token_source", &source)
             .field(
                 "impersonation_url",
-                &self.impersonation.as_ref().map(|(e, _)| e.url()),
+                &self.impersonation.as_ref().map(|(e, _)| e.shown()),
             )
             .finish_non_exhaustive()
     }
@@ -352,6 +380,13 @@ impl TokenSource for ExternalAccount {
 
     fn kind(&self) -> CredentialKind {
         CredentialKind::ExternalAccount
+    }
+
+    fn allow_loopback(&self) {
+        self.sts.allow_loopback();
+        if let Some((endpoint, _)) = &self.impersonation {
+            endpoint.allow_loopback();
+        }
     }
 
     fn quota_project_id(&self) -> Option<&str> {

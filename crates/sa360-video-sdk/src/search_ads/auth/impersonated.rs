@@ -20,7 +20,7 @@ use std::time::{Duration, SystemTime};
 use futures::future::BoxFuture;
 
 use super::cache::TokenCache;
-use super::endpoint::TokenEndpoint;
+use super::endpoint::{FileUrl, TokenEndpoint};
 use super::token::{AccessToken, SCOPE, TokenSource};
 use crate::http::HttpOptions;
 use crate::search_ads::credential_kind::CredentialKind;
@@ -83,21 +83,44 @@ impl ImpersonatedServiceAccount {
     /// or `http://` on loopback) with `source`'s tokens; no delegates, a
     /// lifetime of one hour.
     pub fn new(source: Arc<dyn TokenSource>, impersonation_url: &str) -> Result<Self, Error> {
-        let service_account = service_account_of(impersonation_url).ok_or_else(|| {
-            Error::validation(
-                "service_account_impersonation_url",
-                None,
-                format!(
-                    "{impersonation_url:?} is not an IAM Credentials URL ending in \
-                     /serviceAccounts/EMAIL:generateAccessToken"
-                ),
-            )
-        })?;
         let endpoint = TokenEndpoint::new(
             impersonation_url,
             HttpOptions::default(),
             CredentialKind::ImpersonatedServiceAccount,
         )?;
+        Self::with_endpoint(source, endpoint)
+    }
+
+    /// The `service_account_impersonation_url` of a file: only IAM
+    /// Credentials' host (`iamcredentials.googleapis.com`) unless `any_host`;
+    /// loopback behind the loopback gate (`TokenEndpoint::named_in_file`).
+    pub(crate) fn from_file_url(
+        source: Arc<dyn TokenSource>,
+        impersonation_url: &str,
+        any_host: bool,
+    ) -> Result<Self, Error> {
+        let endpoint = TokenEndpoint::named_in_file(
+            impersonation_url,
+            FileUrl::ImpersonationUrl,
+            any_host,
+            HttpOptions::default(),
+            CredentialKind::ImpersonatedServiceAccount,
+        )?;
+        Self::with_endpoint(source, endpoint)
+    }
+
+    fn with_endpoint(source: Arc<dyn TokenSource>, endpoint: TokenEndpoint) -> Result<Self, Error> {
+        let service_account = service_account_of(endpoint.url()).ok_or_else(|| {
+            Error::validation(
+                "service_account_impersonation_url",
+                None,
+                format!(
+                    "{} is not an IAM Credentials URL ending in \
+                     /serviceAccounts/EMAIL:generateAccessToken",
+                    endpoint.shown()
+                ),
+            )
+        })?;
         Ok(Self {
             source,
             service_account,
@@ -207,7 +230,7 @@ pub(crate) async fn generate_access_token(
     let parsed: GeneratedToken = serde_json::from_slice(&answer.body).map_err(|e| {
         auth_error(format!(
             "{} answered without the documented generateAccessToken JSON (line {}, column {})",
-            endpoint.url(),
+            endpoint.shown(),
             e.line(),
             e.column()
         ))
@@ -244,6 +267,11 @@ impl TokenSource for ImpersonatedServiceAccount {
 
     fn kind(&self) -> CredentialKind {
         CredentialKind::ImpersonatedServiceAccount
+    }
+
+    fn allow_loopback(&self) {
+        self.endpoint.allow_loopback();
+        self.source.allow_loopback();
     }
 
     fn quota_project_id(&self) -> Option<&str> {

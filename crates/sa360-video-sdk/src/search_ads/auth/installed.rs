@@ -59,7 +59,8 @@ const MAX_REDIRECT_REQUEST: usize = 16 * 1024;
 /// request head (and to take the answer).
 const REDIRECT_READ_DEADLINE: Duration = Duration::from_secs(5);
 
-/// Connections the loopback listener serves at once.
+/// Connections the loopback listener serves at once; a new one beyond them
+/// closes the oldest.
 const MAX_REDIRECT_CONNECTIONS: usize = 32;
 
 fn auth_error(message: impl Into<String>) -> Error {
@@ -102,11 +103,12 @@ pub struct InstalledAppFlowBuilder {
 
 impl fmt::Debug for InstalledAppFlowBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use sa360_video_client_support::RedactedUrl;
         f.debug_struct("InstalledAppFlowBuilder")
             .field("client_id", &self.client_id)
             .field("client_secret", &"[REDACTED]")
-            .field("auth_uri", &self.auth_uri)
-            .field("token_uri", &self.token_uri)
+            .field("auth_uri", &RedactedUrl(&self.auth_uri))
+            .field("token_uri", &RedactedUrl(&self.token_uri))
             .finish_non_exhaustive()
     }
 }
@@ -117,7 +119,7 @@ impl fmt::Debug for InstalledAppFlow {
             .field("client_id", &self.client_id)
             .field("client_secret", &"[REDACTED]")
             .field("auth_uri", &self.auth_uri)
-            .field("token_uri", &self.token.url())
+            .field("token_uri", &self.token.shown())
             .finish_non_exhaustive()
     }
 }
@@ -347,7 +349,7 @@ impl InstalledAppFlow {
         let mut parsed = TokenAnswer::parse(&answer.body).map_err(|e| {
             auth_error(format!(
                 "the token endpoint {} answered without the documented token JSON (line {}, column {})",
-                self.token.url(),
+                self.token.shown(),
                 e.line(),
                 e.column()
             ))
@@ -356,7 +358,7 @@ impl InstalledAppFlow {
             auth_error(format!(
                 "the token endpoint {} gave no refresh token (the sign-in asks for \
                  access_type=offline and prompt=consent)",
-                self.token.url()
+                self.token.shown()
             ))
         })?;
         AuthorizedUser::builder(
@@ -410,7 +412,9 @@ impl LoopbackRedirect {
     /// Every connection is served at once, each with its own deadline: its
     /// request head (at most 16 KiB) must arrive within 5 s, so connections
     /// that stay idle or trickle cannot hold back the real redirect; at most
-    /// 32 are served together (more are closed unanswered). Requests without
+    /// 32 are served together, and a new connection beyond them closes the
+    /// oldest (any local process can open idle connections; the browser's
+    /// comes last and sends its request at once). Requests without
     /// this sign-in's `state` (another page, a favicon, a stale tab, a
     /// forgery) are answered 400 and the wait goes on; the first with the
     /// right `state` ends it, and the connections still open are closed.
@@ -420,10 +424,12 @@ impl LoopbackRedirect {
         timeout: Duration,
     ) -> Result<SecretString, Error> {
         use futures::StreamExt as _;
-        use futures::future::{Either, select};
+        use futures::future::{AbortHandle, Abortable, Either, select};
 
         let work = async {
             let mut connections = futures::stream::FuturesUnordered::new();
+            // The handles of the served connections, oldest first.
+            let mut served = std::collections::VecDeque::new();
             loop {
                 let event = {
                     let accept = std::pin::pin!(self.listener.accept());
@@ -439,13 +445,21 @@ impl LoopbackRedirect {
                 };
                 match event {
                     Either::Left(Ok((stream, _))) => {
-                        if connections.len() < MAX_REDIRECT_CONNECTIONS {
-                            connections.push(serve_redirect(stream, authorization));
+                        if served.len() == MAX_REDIRECT_CONNECTIONS
+                            && let Some(oldest) = served.pop_front()
+                        {
+                            // Ends it (a no-op when it has ended), which closes it.
+                            AbortHandle::abort(&oldest);
                         }
-                        // else: dropped, which closes it.
+                        let (handle, registration) = AbortHandle::new_pair();
+                        served.push_back(handle);
+                        connections.push(Abortable::new(
+                            serve_redirect(stream, authorization),
+                            registration,
+                        ));
                     }
-                    Either::Left(Err(_)) | Either::Right(None | Some(None)) => {}
-                    Either::Right(Some(Some(result))) => return result,
+                    Either::Left(Err(_)) | Either::Right(None | Some(Ok(None) | Err(_))) => {}
+                    Either::Right(Some(Ok(Some(result)))) => return result,
                 }
             }
         };
@@ -589,6 +603,17 @@ mod tests {
             ),
         ] {
             assert!(a.code_from_redirect_url(&bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_builders_debug_shows_no_url_secret() {
+        let builder = InstalledAppFlow::builder("id", "SECRET")
+            .auth_uri("https://alice:HUNTER2@accounts.example/auth?key=APIKEY")
+            .token_uri("https://alice:HUNTER2@oauth2.example/token?key=APIKEY");
+        let shown = format!("{builder:?}");
+        for secret in ["alice", "HUNTER2", "APIKEY", "SECRET"] {
+            assert!(!shown.contains(secret), "{shown}");
         }
     }
 

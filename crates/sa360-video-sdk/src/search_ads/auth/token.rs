@@ -145,6 +145,15 @@ pub trait TokenSource: Send + Sync + fmt::Debug {
     fn quota_project_id(&self) -> Option<&str> {
         None
     }
+
+    /// Lets the token URLs a credentials file names be on loopback
+    /// (`127.0.0.0/8`, `::1`, `localhost`): the application points at local
+    /// fakes. Until then such a URL is refused before anything is sent to
+    /// it, so a file alone never sends a secret to a local process. A
+    /// [`SearchAdsClient`](crate::search_ads::SearchAdsClient) whose endpoints
+    /// are on loopback calls it when it is built. Default: nothing (a source
+    /// without file URLs).
+    fn allow_loopback(&self) {}
 }
 
 impl<T: TokenSource + ?Sized> TokenSource for Arc<T> {
@@ -162,6 +171,10 @@ impl<T: TokenSource + ?Sized> TokenSource for Arc<T> {
 
     fn quota_project_id(&self) -> Option<&str> {
         (**self).quota_project_id()
+    }
+
+    fn allow_loopback(&self) {
+        (**self).allow_loopback();
     }
 }
 
