@@ -520,7 +520,8 @@ impl RedisStore {
     async fn declare_new(&self, step: &str) -> Result<u32, StoreError> {
         let mut changed = 0;
         let mut refused = Vec::new();
-        let limits = super::policy::LockoutPolicy::SEED.limits(super::DEFAULT_ATTEMPT_TIMEOUT);
+        let limits =
+            super::policy::LockoutPolicy::SEED.limits(super::guard::DEFAULT_ATTEMPT_TIMEOUT);
         for bucket in BUCKETS {
             let id = AttemptId::from_u128(0);
             let mut eval = false;
