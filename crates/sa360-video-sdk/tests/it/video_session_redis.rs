@@ -407,3 +407,37 @@ async fn a_new_store_is_refused_until_it_is_declared_new() {
     assert!(v.reserved, "{v:?}");
     assert_eq!(v.counted, 1);
 }
+
+/// An `allkeys-*` eviction policy may take a bucket (a window of refused logins): connecting names
+/// the setting to change, also on a server that refuses `CONFIG` as managed services do (the
+/// policy comes from `INFO memory`). `volatile-lru`, which never evicts the store's keys (they
+/// have no TTL), is not warned about.
+#[tokio::test]
+async fn an_allkeys_policy_is_named_at_connect_also_where_config_is_refused() {
+    use super::video_session_support::TraceCapture;
+    for (policy, warned) in [("allkeys-lru", true), ("volatile-lru", false)] {
+        let Some(redis) = test_support::RedisOptions::new()
+            .arg("--maxmemory-policy")
+            .arg(policy)
+            .arg("--rename-command")
+            .arg("CONFIG")
+            .arg("")
+            .start("an_allkeys_policy_is_named_at_connect_also_where_config_is_refused")
+        else {
+            return;
+        };
+        assert!(
+            redis.try_cli(&["CONFIG", "GET", "appendonly"]).is_err()
+                || redis.cli(&["CONFIG", "GET", "appendonly"]).contains("ERR"),
+            "CONFIG is refused, as on a managed service"
+        );
+        let logs = TraceCapture::start();
+        RedisStore::connect(&redis.url()).await.unwrap();
+        let logged = logs.text();
+        assert_eq!(
+            logged.contains("set maxmemory-policy to noeviction or a volatile-* policy"),
+            warned,
+            "{policy}: {logged}"
+        );
+    }
+}

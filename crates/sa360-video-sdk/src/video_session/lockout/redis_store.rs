@@ -18,10 +18,10 @@ use crate::video_session::credentials::AccountKey;
 use crate::video_session::error::{RefusalReason, StoreError, StoreLoss, redact_echoes};
 
 const SCRIPT: &str = include_str!("redis_store.lua");
-/// The default key prefix. Keys are `{<prefix><bucket>}:<64 hex digits>` (one
-/// hash per account) and `{<prefix><bucket>}:store` (the bucket's marker), where
-/// the bucket is the account hash's first hex digit: the part in braces is a
-/// Redis Cluster hash tag, so an account and its marker share a slot.
+/// The default key prefix. The store's keys are `{<prefix><bucket>}:store`, one
+/// hash per bucket holding the bucket's record and one field per account (its
+/// 64 hex digits), where the bucket is the account hash's first hex digit: the
+/// part in braces is a Redis Cluster hash tag.
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub const DEFAULT_KEY_PREFIX: &str = "facade:video-session:lockout:v2:";
 /// The default bound on connecting and on each answer.
@@ -67,8 +67,9 @@ pub enum ReplicaAcks {
 ///   as [`AccountState`](super::AccountState)'s methods), with the server's
 ///   `TIME` as the one clock for every replica: client hosts' clocks do not
 ///   matter.
-/// - Each account is one hash, holding only hashed account keys and times; it
-///   expires (TTL) when nothing in it counts any more.
+/// - Each bucket of accounts is one hash without a TTL, holding only hashed
+///   account keys and times; an account's field is removed once nothing in it
+///   counts any more.
 /// - **Deployments**: one URL names each ([`connect`](Self::connect)):
 ///   `redis://` and `rediss://` (TLS) for one server, `redis-sentinel://` for a
 ///   primary that Sentinel fails over (the store asks the sentinels for the
@@ -380,35 +381,40 @@ impl RedisStoreBuilder {
 /// (`appendonly yes` and `appendfsync always`), as `CONFIG GET` reports it. A
 /// Cluster, or a server where `CONFIG` is disabled or refused (managed
 /// services), counts as not durable: its restarts are losses. Also warns when
-/// the `maxmemory-policy` may evict the store's keys.
+/// the `maxmemory-policy` may evict the store's keys, read from `INFO memory`
+/// (which managed services answer where they refuse `CONFIG`).
 async fn durability(backend: &Backend, url: &RedisUrl) -> bool {
-    let mut pipe = redis::pipe();
-    pipe.cmd("CONFIG")
-        .arg("GET")
-        .arg("appendonly")
-        .cmd("CONFIG")
-        .arg("GET")
-        .arg("appendfsync")
-        .cmd("INFO")
-        .arg("memory");
-    let answer: Result<(Vec<String>, Vec<String>, String), RedisError> = match backend {
-        Backend::Standalone(c) => pipe.query_async(&mut c.clone()).await,
+    /// `INFO memory`, then the fsync settings (an error of its own: `CONFIG` may be refused).
+    type Answers = (String, Result<(Vec<String>, Vec<String>), RedisError>);
+    async fn ask(c: &mut impl redis::aio::ConnectionLike) -> Result<Answers, RedisError> {
+        let memory: String = redis::cmd("INFO").arg("memory").query_async(c).await?;
+        let mut config = redis::pipe();
+        config.cmd("CONFIG").arg("GET").arg("appendonly");
+        config.cmd("CONFIG").arg("GET").arg("appendfsync");
+        Ok((memory, config.query_async(c).await))
+    }
+    let answers = match backend {
+        Backend::Standalone(c) => ask(&mut c.clone()).await,
         Backend::Sentinel(s) => match s.connection().await {
-            Ok(mut c) => pipe.query_async(&mut c).await,
+            Ok(mut c) => ask(&mut c).await,
             Err(e) => Err(e),
         },
         Backend::Cluster(_) => return false,
     };
-    let Ok((appendonly, appendfsync, memory)) = answer else {
+    let Ok((memory, config)) = answers else {
         return false;
     };
     if let Some(policy) = memory
         .lines()
         .find_map(|l| l.strip_prefix("maxmemory_policy:"))
+        .map(str::trim)
         .filter(|p| p.starts_with("allkeys"))
     {
         tracing::warn!(store = %url, policy, "the Redis server may evict the lockout store's keys (maxmemory-policy allkeys-*): each eviction holds back the logins of the accounts it touched for one lockout window; set maxmemory-policy to noeviction or a volatile-* policy");
     }
+    let Ok((appendonly, appendfsync)) = config else {
+        return false;
+    };
     appendonly.get(1).is_some_and(|v| v == "yes")
         && appendfsync.get(1).is_some_and(|v| v == "always")
 }
