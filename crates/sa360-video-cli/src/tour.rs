@@ -669,7 +669,10 @@ async fn upload(f: &Fixture) -> AppResult<()> {
         summary.rejected,
         short(f, &report)
     ));
-    say("As a command, this upload exits with status 2: some rows were rejected.");
+    say(format!(
+        "As a command, this upload exits with status {}: some rows were stored and others rejected.",
+        crate::exit::EXIT_REJECTED
+    ));
     Ok(())
 }
 

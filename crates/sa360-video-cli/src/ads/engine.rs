@@ -259,6 +259,9 @@ pub async fn upload_file(
     };
     let input = Input::open(&plan.file, plan.format)?;
     let journal_path = plan.journal_path();
+    // The report is the one this run names. The journal's note only says
+    // which report its marks measure: it never names a file to open.
+    let report_path = plan.report_path(input.format());
     let binding = || Binding::of_file(&plan.file, input.format(), plan.mode);
     let existing = match plan.journal {
         JournalMode::Off => None,
@@ -284,7 +287,9 @@ pub async fn upload_file(
         Some(state) => {
             let same = state.input() == binding()?.line();
             match (state.finished(), same, plan.journal) {
-                (Some(at), true, _) => return Ok(finished_earlier(&state, at, journal_path)),
+                (Some(at), true, _) => {
+                    return Ok(finished_earlier(&state, at, journal_path, &report_path));
+                }
                 (Some(_), false, JournalMode::Fresh) => {
                     // Another version of the file (or the other operation):
                     // the finished upload's record is done with.
@@ -317,9 +322,6 @@ pub async fn upload_file(
             }
         }
     };
-    // The report is the one this run names. The journal's note only says
-    // which report its marks measure: it never names a file to open.
-    let report_path = plan.report_path(input.format());
     if let Some(r) = resumed.as_ref().filter(|r| r.mark() > 0)
         && r.note() != absolute(&report_path).to_str()
     {
@@ -397,18 +399,27 @@ pub async fn upload_file(
 }
 
 /// The summary of an upload that finished in an earlier run at `at`: its
-/// counts, its report when it wrote one; nothing is read or sent.
+/// counts, its report when it wrote one (named as this run names it when it
+/// is the same); nothing is read or sent.
 fn finished_earlier(
     state: &JournalState,
     at: std::time::SystemTime,
     journal: PathBuf,
+    report: &std::path::Path,
 ) -> UploadSummary {
+    let named = |note: &str| {
+        if absolute(report).to_str() == Some(note) {
+            report.to_owned()
+        } else {
+            PathBuf::from(note)
+        }
+    };
     UploadSummary {
         rows: state.settled(),
         sent: state.settled(),
         stored: state.stored(),
         rejected: state.rejected(),
-        report_path: state.note().filter(|_| state.mark() > 0).map(PathBuf::from),
+        report_path: state.note().filter(|_| state.mark() > 0).map(named),
         journal: Some(journal),
         finished: true,
         finished_earlier: Some(at),

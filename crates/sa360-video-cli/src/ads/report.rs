@@ -50,7 +50,7 @@ pub fn default_report_path(input: &Path, format: InputFormat) -> PathBuf {
 /// fresh name, created new and removed again). The report itself is created
 /// only with its first row.
 pub fn check_writable(path: &Path) -> AppResult<()> {
-    let hint = "choose another --rejected path (its directory must exist and be writable)";
+    let hint = "choose another --rejected path (its directory must exist and be writable); for a file in a read-only directory, --journal PATH keeps the journal and the report in PATH's directory";
     if path.is_dir() {
         return Err(AppError::refused(format!(
             "the report path {} is a directory",
