@@ -74,7 +74,9 @@ pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) ->
     let mut printed = Printed::default();
     let mut print = |r: &ReportRow| {
         if json {
-        } else if printed.shown < PRINTED_ROWS {
+            return;
+        }
+        if printed.shown < PRINTED_ROWS {
             printed.shown += 1;
             bar.suspend(|| print_row(r));
         } else if r.code == "failed" {
