@@ -673,7 +673,7 @@ pub enum ConversionsCommand {
 
     /// Insert (or update) conversions from a CSV or JSON-lines file
     #[command(
-        long_about = "Insert (or update) conversions from a CSV or JSON-lines file.\n\nCSV: a header of Conversion JSON field names (conversionId, conversionTimestamp,\nsegmentationType, segmentationId, agencyId, advertiserId, engineAccountId, type,\nrevenueMicros, currencyCode, ...). JSON lines: one Conversion JSON object per line.\nTimestamps are epoch milliseconds or RFC 3339; customDimension and customMetric cells\nof a CSV hold JSON arrays. The file is read one row at a time (UTF-8; a row may have\nup to 1 MiB).\n\nRows that cannot be read (invalid UTF-8, an unclosed quote, malformed JSON), lack a\nrequired field, hold control characters or over-long ids, or repeat an (advertiser,\nconversionId, conversionTimestamp) are rejected locally with their line and never sent.\nThe rest go out in batches. Rejected rows are written with their line, conversionId,\ncode and reason to the report file as their batches finish.\n\nJournal: while it runs, the upload appends to FILE.journal which rows may be on their\nway (`send FIRST-LAST`, fsynced before the batch's first request) and which have a\ndefinite outcome (`done FIRST-LAST stored=N rejected=N mark=BYTES resend=RANGES`, rows\nnumbered from 1, written after the report lines it vouches for are fsynced), bound to\nthe file by its size and SHA-256. After an interruption (or rows without an answer), --resume\nsends only the rows without a definite outcome, in resubmission mode: a row an earlier\nrun stored comes back as already stored, a success. The journal is removed once every\nrow has its outcome; an existing journal is refused without --resume or --restart.\nOne upload of a file runs at a time: another is refused before it sends anything.\n\nExit status: 0 every row stored (or already stored); 3 some rows rejected (the others\nstored); 4 refused before sending (the file, a setting, or another upload of the file\nrunning); 1 error (including rows without a definite answer: run again with --resume);\n130 interrupted (run again with --resume)."
+        long_about = "Insert (or update) conversions from a CSV or JSON-lines file.\n\nCSV: a header of Conversion JSON field names (conversionId, conversionTimestamp,\nsegmentationType, segmentationId, agencyId, advertiserId, engineAccountId, type,\nrevenueMicros, currencyCode, ...). JSON lines: one Conversion JSON object per line.\nTimestamps are epoch milliseconds or RFC 3339; customDimension and customMetric cells\nof a CSV hold JSON arrays. The file is read one row at a time (UTF-8; a row may have\nup to 1 MiB).\n\nRows that cannot be read (invalid UTF-8, an unclosed quote, malformed JSON), lack a\nrequired field, hold control characters or over-long ids, or repeat an (advertiser,\nconversionId, conversionTimestamp) are rejected locally with their line and never sent.\nThe rest go out in batches. Rejected rows are written with their line, conversionId,\ncode and reason to the report file as their batches finish.\n\nJournal: while it runs, the upload appends to FILE.journal which rows may be on their\nway (`send FIRST-LAST`, fsynced before the batch's first request) and which have a\ndefinite outcome (`done FIRST-LAST stored=N rejected=N mark=BYTES resend=RANGES`, rows\nnumbered from 1, written after the report lines it vouches for are fsynced), bound to\nthe file by its size and SHA-256 (--journal PATH keeps it elsewhere). After an interruption\n(or rows without an answer), --resume sends only the rows without a definite outcome, in\nresubmission mode: a row an earlier run stored comes back as already stored, a success.\nOnce every row has its outcome the journal ends with `finished at=SECS` and is kept: an\nupload of the same file (with or without --resume) then sends nothing and says when it\nfinished; --restart uploads it again. An unfinished journal is refused without --resume\nor --restart. One upload of a file runs at a time: another is refused before it sends\nanything. The first 20 rejected rows are printed; the report file has them all.\n\nExit status: 0 every row stored (or already stored), or the file was uploaded already;\n3 some rows rejected (the others stored); 6 every row rejected (nothing stored); 4 refused\nbefore sending (the file, a setting, or another upload of the file running); 1 error\n(including rows without a definite answer: run again with --resume); 130 interrupted (run\nagain with --resume)."
     )]
     Upload(UploadArgs),
 }
@@ -789,13 +789,18 @@ pub struct UploadArgs {
     #[arg(long, value_name = "PATH")]
     pub rejected: Option<PathBuf>,
 
-    /// Continue an interrupted upload: send only the rows FILE.journal has no definite outcome for
+    /// Continue an interrupted upload: send only the rows its journal has no definite outcome for
     #[arg(long, conflicts_with_all = ["restart", "dry_run"])]
     pub resume: bool,
 
-    /// Upload the whole file again, removing FILE.journal of an interrupted upload
+    /// Upload the whole file again, removing its journal (of an interrupted or a finished upload)
     #[arg(long, conflicts_with = "dry_run")]
     pub restart: bool,
+
+    /// Keep the journal here instead of FILE.journal (for a file in a read-only directory); the
+    /// rejected rows then go beside it by default
+    #[arg(long, value_name = "PATH", conflicts_with = "dry_run")]
+    pub journal: Option<PathBuf>,
 }
 
 /// `apictl ads availability`.

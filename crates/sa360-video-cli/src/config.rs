@@ -162,7 +162,7 @@ pub fn state_dir(explicit: Option<&Path>) -> AppResult<PathBuf> {
     xdg_dir("XDG_STATE_HOME", ".local/state")
         .map(|d| d.join("apictl"))
         .ok_or_else(|| {
-            AppError::new("no state directory: neither XDG_STATE_HOME nor HOME is set")
+            AppError::refused("no state directory: neither XDG_STATE_HOME nor HOME is set")
                 .hint("pass --state-dir DIR or set APICTL_STATE_DIR")
         })
 }

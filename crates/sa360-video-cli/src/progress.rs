@@ -40,6 +40,18 @@ pub fn counter(what: &str) -> ProgressBar {
     bar
 }
 
+/// A bar through a file of `total` bytes: its percentage and the time left
+/// come from the bytes read; the message says what is done (`inserting: 26000 rows`).
+pub fn file(total: u64, what: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(total), target());
+    bar.set_style(style(
+        "  {msg:<24} [{bar:32}] {percent:>3}% of {total_bytes} ({elapsed}, {eta} left)",
+    ));
+    bar.set_message(what.to_owned());
+    bar.enable_steady_tick(Duration::from_millis(100));
+    bar
+}
+
 /// A bar of bytes; the total is set once the download announces it.
 pub fn bytes(what: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(None, target());

@@ -634,9 +634,10 @@ async fn upload(f: &Fixture) -> AppResult<()> {
         options,
         report: None,
         journal: ads::JournalMode::Off,
+        journal_path: None,
         live: None,
     };
-    let bar = progress::counter("inserting");
+    let bar = progress::file(SAMPLE_CSV.len() as u64, "inserting");
     let mut lines = Vec::new();
     let mut keep = |r: &ads::ReportRow| lines.push(r.clone());
     let result = ads::upload_file(Some(&f.ads), &plan, &bar, &mut keep).await;
@@ -668,7 +669,10 @@ async fn upload(f: &Fixture) -> AppResult<()> {
         summary.rejected,
         short(f, &report)
     ));
-    say("As a command, this upload exits with status 2: some rows were rejected.");
+    say(format!(
+        "As a command, this upload exits with status {}: some rows were stored and others rejected.",
+        crate::exit::EXIT_REJECTED
+    ));
     Ok(())
 }
 

@@ -27,6 +27,7 @@ use sa360_video_sdk::search_ads::{
 
 use super::input::Input;
 use super::journal::{self, Binding};
+use super::repeats::{Repeat, Repeats};
 use super::report::{Layout, ReportRow, ReportWriter};
 use crate::cli::InputFormat;
 use crate::error::{AppError, AppResult, io_error};
@@ -76,12 +77,37 @@ pub struct UploadPlan {
     pub mode: WriteMode,
     /// Batching.
     pub options: WriteOptions,
-    /// The report file; `None`: `FILE.rejected.csv` (or `.jsonl`).
+    /// The report file; `None`: `FILE.rejected.csv` (or `.jsonl`) beside
+    /// the journal.
     pub report: Option<PathBuf>,
     /// The journal.
     pub journal: JournalMode,
+    /// Where the journal is; `None`: `FILE.journal` beside the file.
+    pub journal_path: Option<PathBuf>,
     /// Updated after each batch, when given.
     pub live: Option<Arc<LiveCounts>>,
+}
+
+impl UploadPlan {
+    /// The journal's path: `--journal`, else `FILE.journal`.
+    pub fn journal_path(&self) -> PathBuf {
+        self.journal_path
+            .clone()
+            .unwrap_or_else(|| journal::default_journal_path(&self.file))
+    }
+
+    /// The report's path: `--rejected`, else the file's name with
+    /// `.rejected.csv` (or `.jsonl`) in the journal's directory.
+    fn report_path(&self, format: InputFormat) -> PathBuf {
+        if let Some(report) = &self.report {
+            return report.clone();
+        }
+        let beside = match (&self.journal_path, self.file.file_name()) {
+            (Some(journal), Some(name)) => journal.with_file_name(name),
+            _ => self.file.clone(),
+        };
+        super::report::default_report_path(&beside, format)
+    }
 }
 
 /// What an upload did, over the whole file (earlier runs included on a resume).
@@ -111,8 +137,13 @@ pub struct UploadSummary {
     pub report: Vec<ReportRow>,
     /// The report file, when a row was written to it.
     pub report_path: Option<PathBuf>,
-    /// The journal, when it is kept for `--resume`.
+    /// The journal, when it is kept: for `--resume`, or finished.
     pub journal: Option<PathBuf>,
+    /// The journal records that every row has its outcome: a rerun sends nothing.
+    pub finished: bool,
+    /// The upload had finished at this time, in an earlier run: this one
+    /// read and sent nothing (the counts are that upload's).
+    pub finished_earlier: Option<std::time::SystemTime>,
 }
 
 /// A row the facade has read and not yet answered.
@@ -126,6 +157,8 @@ struct Entry {
     unreadable: Option<String>,
     /// The row as written, for the report.
     raw: Raw,
+    /// The earlier row with its key, when remembered.
+    repeat: Option<Repeat>,
 }
 
 #[derive(Debug, Default)]
@@ -133,6 +166,7 @@ struct FeedState {
     waiting: VecDeque<Entry>,
     rows: u64,
     error: Option<AppError>,
+    repeats: Repeats,
 }
 
 /// The rows as the facade's input: every row of the file, in order (on a
@@ -142,6 +176,8 @@ struct Feed<R> {
     input: Input<R>,
     state: Arc<Mutex<FeedState>>,
     done: bool,
+    /// Its position: the bytes read.
+    bar: ProgressBar,
 }
 
 impl<R: std::io::BufRead> Iterator for Feed<R> {
@@ -163,17 +199,22 @@ impl<R: std::io::BufRead> Iterator for Feed<R> {
                 return None;
             }
         };
+        self.bar.set_position(self.input.bytes_read());
         let mut state = lock(&self.state);
         state.rows += 1;
-        let (conversion, unreadable) = match row.parsed {
-            Ok(c) => (c, None),
-            Err(reason) => (Conversion::default(), Some(reason)),
+        let (conversion, unreadable, repeat) = match row.parsed {
+            Ok(c) => {
+                let repeat = state.repeats.note(row.line, &c);
+                (c, None, repeat)
+            }
+            Err(reason) => (Conversion::default(), Some(reason), None),
         };
         state.waiting.push_back(Entry {
             line: row.line,
             conversion_id: row.conversion_id.unwrap_or_default(),
             unreadable,
             raw: row.raw,
+            repeat,
         });
         Some(conversion)
     }
@@ -183,9 +224,16 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The reason of a local refusal, for the report.
-fn invalid_reason(e: &SaError) -> String {
+/// The reason of a local refusal, for the report; `repeat` is the earlier
+/// row with the same key, when remembered.
+fn invalid_reason(e: &SaError, repeat: Option<&Repeat>) -> String {
     match e {
+        // A repeat, in words: the line it repeats and what differs.
+        SaError::Validation { field, reason, .. }
+            if field == "conversionId" && reason.contains("repeats an earlier") =>
+        {
+            super::repeats::reason(repeat)
+        }
         // The facade's reason names Rust items; the report names the column.
         SaError::Validation { field, reason, .. } => {
             crate::wording::for_operator(&format!("{field} {reason}"))
@@ -210,8 +258,12 @@ pub async fn upload_file(
         _ => journal::hold_input(&plan.file)?,
     };
     let input = Input::open(&plan.file, plan.format)?;
-    let journal_path = journal::default_journal_path(&plan.file);
-    let resumed: Option<JournalState> = match plan.journal {
+    let journal_path = plan.journal_path();
+    // The report is the one this run names. The journal's note only says
+    // which report its marks measure: it never names a file to open.
+    let report_path = plan.report_path(input.format());
+    let binding = || Binding::of_file(&plan.file, input.format(), plan.mode);
+    let existing = match plan.journal {
         JournalMode::Off => None,
         JournalMode::Restart => {
             match std::fs::remove_file(&journal_path) {
@@ -221,44 +273,55 @@ pub async fn upload_file(
             }
             None
         }
-        JournalMode::Fresh => {
-            if journal_path.exists() {
-                return Err(AppError::new(format!(
-                    "{} exists: an earlier upload of {} was interrupted or left rows without an answer",
-                    journal_path.display(),
-                    plan.file.display()
-                ))
-                .hint("pass --resume to send only the rows without a definite outcome, or --restart to upload the whole file again"));
-            }
-            None
+        JournalMode::Fresh | JournalMode::Resume => WriteJournal::read(&journal_path)?,
+    };
+    let resumed: Option<JournalState> = match existing {
+        None if plan.journal == JournalMode::Resume => {
+            return Err(AppError::refused(format!(
+                "--resume: there is no journal {} to resume from: no upload of the file was interrupted",
+                journal_path.display()
+            ))
+            .hint("run the upload without --resume (pass the same --journal if the interrupted upload had one)"));
         }
-        JournalMode::Resume => {
-            let state = WriteJournal::read(&journal_path)?;
-            let Some(state) = state else {
-                return Err(AppError::new(format!(
-                    "--resume: there is no journal {} to resume from: no upload of the file was interrupted, or the one that was has since finished",
-                    journal_path.display()
-                ))
-                .hint("run the upload without --resume; a journal is written beside the file while it runs"));
-            };
-            let binding = Binding::of_file(&plan.file, input.format(), plan.mode)?;
-            if state.input() != binding.line() {
-                return Err(journal::changed(
-                    state.input(),
-                    &binding,
-                    &plan.file,
-                    &journal_path,
-                ));
+        None => None,
+        Some(state) => {
+            let same = state.input() == binding()?.line();
+            match (state.finished(), same, plan.journal) {
+                (Some(at), true, _) => {
+                    return Ok(finished_earlier(&state, at, journal_path, &report_path));
+                }
+                (Some(_), false, JournalMode::Fresh) => {
+                    // Another version of the file (or the other operation):
+                    // the finished upload's record is done with.
+                    crate::output::tell!(
+                        "{} records a finished upload of another version of {} (or of the other operation); uploading this one",
+                        journal_path.display(),
+                        plan.file.display()
+                    );
+                    std::fs::remove_file(&journal_path)
+                        .map_err(|e| io_error("cannot remove", &journal_path, &e))?;
+                    None
+                }
+                (_, false, JournalMode::Resume) => {
+                    return Err(journal::changed(
+                        state.input(),
+                        &binding()?,
+                        &plan.file,
+                        &journal_path,
+                    ));
+                }
+                (_, _, JournalMode::Resume) => Some(state),
+                _ => {
+                    return Err(AppError::refused(format!(
+                        "{} exists: an earlier upload of {} was interrupted or left rows without an answer",
+                        journal_path.display(),
+                        plan.file.display()
+                    ))
+                    .hint("pass --resume to send only the rows without a definite outcome, or --restart to upload the whole file again"));
+                }
             }
-            Some(state)
         }
     };
-    // The report is the one this run names. The journal's note only says
-    // which report its marks measure: it never names a file to open.
-    let report_path = plan
-        .report
-        .clone()
-        .unwrap_or_else(|| super::report::default_report_path(&plan.file, input.format()));
     if let Some(r) = resumed.as_ref().filter(|r| r.mark() > 0)
         && r.note() != absolute(&report_path).to_str()
     {
@@ -278,7 +341,7 @@ pub async fn upload_file(
         JournalMode::Off => None,
         _ if client.is_none() => None,
         mode => {
-            let binding = Binding::of_file(&plan.file, input.format(), plan.mode)?;
+            let binding = binding()?;
             let note = absolute(&report_path);
             let note = note
                 .to_str()
@@ -291,7 +354,9 @@ pub async fn upload_file(
                     .hint("give --rejected a UTF-8 path without line breaks")
                 })?;
             // Absolute, so a resume from another directory can compare it.
-            let journal = WriteJournal::new(&journal_path, binding.line()).note(note);
+            let journal = WriteJournal::new(&journal_path, binding.line())
+                .note(note)
+                .keep_finished();
             Some(match mode {
                 JournalMode::Resume => journal.resume_only(),
                 _ => journal,
@@ -304,9 +369,10 @@ pub async fn upload_file(
         summary.rejected = r.rejected();
     }
     let result = match client {
-        None => dry_run(input, plan.mode, &mut report, &mut summary, on_row),
+        None => dry_run(input, plan.mode, &mut report, &mut summary, (bar, on_row)),
         Some(client) => {
             let mut run = Run {
+                mode: plan.mode,
                 report: &mut report,
                 summary: &mut summary,
                 on_row,
@@ -325,11 +391,40 @@ pub async fn upload_file(
                 .hint("give a file with at least one conversion"),
         );
     }
-    // The facade removes the journal once every row has its outcome.
+    // Kept: finished, or for --resume.
     if plan.journal != JournalMode::Off && journal_path.exists() {
         summary.journal = Some(journal_path);
     }
     Ok(summary)
+}
+
+/// The summary of an upload that finished in an earlier run at `at`: its
+/// counts, its report when it wrote one (named as this run names it when it
+/// is the same); nothing is read or sent.
+fn finished_earlier(
+    state: &JournalState,
+    at: std::time::SystemTime,
+    journal: PathBuf,
+    report: &std::path::Path,
+) -> UploadSummary {
+    let named = |note: &str| {
+        if absolute(report).to_str() == Some(note) {
+            report.to_owned()
+        } else {
+            PathBuf::from(note)
+        }
+    };
+    UploadSummary {
+        rows: state.settled(),
+        sent: state.settled(),
+        stored: state.stored(),
+        rejected: state.rejected(),
+        report_path: state.note().filter(|_| state.mark() > 0).map(named),
+        journal: Some(journal),
+        finished: true,
+        finished_earlier: Some(at),
+        ..UploadSummary::default()
+    }
 }
 
 /// `path` made absolute against the current directory (as given when that fails).
@@ -339,22 +434,29 @@ fn absolute(path: &std::path::Path) -> PathBuf {
 
 /// Checks each row as the facade would before sending; sends nothing.
 fn dry_run<R: std::io::BufRead>(
-    input: Input<R>,
+    mut input: Input<R>,
     mode: WriteMode,
     report: &mut ReportWriter,
     summary: &mut UploadSummary,
-    on_row: &mut dyn FnMut(&ReportRow),
+    (bar, on_row): (&ProgressBar, &mut dyn FnMut(&ReportRow)),
 ) -> AppResult<()> {
     let mut check = match mode {
         WriteMode::Insert => InputCheck::insert(),
         WriteMode::Update => InputCheck::update(),
     };
-    for row in input {
-        let row = row?;
+    let mut repeats = Repeats::default();
+    while let Some(row) = input.next_row()? {
+        bar.set_position(input.bytes_read());
         summary.rows += 1;
         let reason = match &row.parsed {
             Err(reason) => Some(reason.clone()),
-            Ok(c) => check.check(c).err().map(|e| invalid_reason(&e)),
+            Ok(c) => {
+                let repeat = repeats.note(row.line, c);
+                check
+                    .check(c)
+                    .err()
+                    .map(|e| invalid_reason(&e, repeat.as_ref()))
+            }
         };
         match reason {
             None => summary.sent += 1,
@@ -384,6 +486,7 @@ fn keep(summary: &mut UploadSummary, row: &ReportRow) {
 }
 
 struct Run<'a> {
+    mode: WriteMode,
     report: &'a mut ReportWriter,
     summary: &'a mut UploadSummary,
     on_row: &'a mut dyn FnMut(&ReportRow),
@@ -403,10 +506,11 @@ impl Run<'_> {
             input,
             state: state.clone(),
             done: false,
+            bar: bar.clone(),
         };
         let progress = {
-            let bar = bar.clone();
-            move |p: WriteProgress| bar.set_position(p.conversions_done as u64)
+            let (bar, what) = (bar.clone(), bar.message());
+            move |p: WriteProgress| bar.set_message(format!("{what}: {} rows", p.conversions_done))
         };
         let request = match plan.mode {
             WriteMode::Insert => client.insert(feed),
@@ -467,8 +571,8 @@ impl Run<'_> {
             // journal stays for --resume.
             drop(batches);
         } else {
-            // Removes the journal when every row has its outcome.
-            batches.finish()?;
+            // Ends the journal with its `finished` record when every row has its outcome.
+            self.summary.finished = batches.finish()? && !read_error;
         }
         let mut state = lock(&state);
         self.summary.rows = state.rows;
@@ -511,13 +615,21 @@ impl Run<'_> {
                 s.already_stored += 1;
                 return Ok(());
             }
-            (None, Outcome::Invalid(e)) => ("local".to_owned(), invalid_reason(e)),
+            (None, Outcome::Invalid(e)) => {
+                ("local".to_owned(), invalid_reason(e, entry.repeat.as_ref()))
+            }
             (None, Outcome::Rejected(issue)) => {
                 s.sent += 1;
                 let code = issue
                     .code
                     .map_or_else(|| "server".to_owned(), |c| c.to_string());
-                (code, issue.message.clone())
+                let mut reason = issue.message.clone();
+                if code == "0x0000011A" && self.mode == WriteMode::Insert {
+                    reason.push_str(
+                        " (a conversion with this conversionId and conversionTimestamp is stored already: to change it, upload the row with --update)",
+                    );
+                }
+                (code, reason)
             }
             (None, failed) => {
                 // Failed (or an outcome this version does not know): no

@@ -61,7 +61,7 @@ impl<R: BufRead> Input<R> {
             .fill_buf()
             .map_err(|e| io_error("cannot read", path, &e))?;
         if let Some(problem) = encoding_problem(head) {
-            return Err(AppError::new(format!("{} {problem}", path.display())).hint(
+            return Err(AppError::refused(format!("{} {problem}", path.display())).hint(
                 "save the file as UTF-8 (e.g. `iconv -f UTF-16 -t UTF-8 in.csv > out.csv`) and upload that",
             ));
         }
@@ -102,13 +102,18 @@ impl<R: BufRead> Input<R> {
         self.format
     }
 
+    /// Bytes of the file read so far, for a progress bar.
+    pub fn bytes_read(&self) -> u64 {
+        self.lines.bytes
+    }
+
     /// The CSV header's column names (empty for JSON lines).
     pub fn headers(&self) -> &[String] {
         &self.headers
     }
 
     fn header_error(&self, problem: impl std::fmt::Display) -> AppError {
-        AppError::new(format!("{}: {problem}", self.path.display())).hint(
+        AppError::refused(format!("{}: {problem}", self.path.display())).hint(
             "the first line must name Conversion JSON fields, e.g. conversionId,conversionTimestamp,segmentationType,segmentationId,agencyId,advertiserId",
         )
     }
@@ -403,6 +408,8 @@ struct Line {
 struct Lines<R> {
     inner: R,
     read: u64,
+    /// Bytes taken from `inner`.
+    bytes: u64,
     again: std::collections::VecDeque<Line>,
 }
 
@@ -411,6 +418,7 @@ impl<R: BufRead> Lines<R> {
         Self {
             inner,
             read: 0,
+            bytes: 0,
             again: std::collections::VecDeque::new(),
         }
     }
@@ -454,6 +462,7 @@ impl<R: BufRead> Lines<R> {
             }
             bytes.extend_from_slice(&part[..part.len().min(room)]);
             self.inner.consume(used);
+            self.bytes += used as u64;
             if end {
                 break;
             }

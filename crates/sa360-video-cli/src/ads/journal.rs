@@ -139,7 +139,7 @@ pub fn changed(bound: &str, now: &Binding, input: &Path, path: &Path) -> AppErro
             ),
         ),
     };
-    AppError::new(format!("--resume: {what} ({})", path.display())).hint(hint_flag)
+    AppError::refused(format!("--resume: {what} ({})", path.display())).hint(hint_flag)
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ mod id_mapping;
 mod input;
 mod journal;
 mod list;
+mod repeats;
 mod report;
 mod saved_columns;
 mod search_report;

@@ -50,11 +50,13 @@ pub fn default_report_path(input: &Path, format: InputFormat) -> PathBuf {
 /// fresh name, created new and removed again). The report itself is created
 /// only with its first row.
 pub fn check_writable(path: &Path) -> AppResult<()> {
-    let hint = "choose another --rejected path (its directory must exist and be writable)";
+    let hint = "choose another --rejected path (its directory must exist and be writable); for a file in a read-only directory, --journal PATH keeps the journal and the report in PATH's directory";
     if path.is_dir() {
-        return Err(
-            AppError::new(format!("the report path {} is a directory", path.display())).hint(hint),
-        );
+        return Err(AppError::refused(format!(
+            "the report path {} is a directory",
+            path.display()
+        ))
+        .hint(hint));
     }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
@@ -73,7 +75,9 @@ pub fn check_writable(path: &Path) -> AppResult<()> {
             std::fs::remove_file(&probe)
                 .map_err(|e| io_error("cannot remove the probe file", &probe, &e))
         }
-        Err(e) => Err(io_error("cannot create the report", path, &e).hint(hint)),
+        Err(e) => Err(io_error("cannot create the report", path, &e)
+            .hint(hint)
+            .exit(crate::exit::EXIT_REFUSED)),
     }
 }
 
@@ -248,7 +252,7 @@ impl ReportWriter {
             .map_err(|e| io_error("cannot read", path, &e))?
             .len();
         if actual < len {
-            return Err(AppError::new(format!(
+            return Err(AppError::refused(format!(
                 "--resume: the report {} is shorter ({actual} bytes) than the journal says ({len} bytes): it was changed",
                 path.display()
             ))

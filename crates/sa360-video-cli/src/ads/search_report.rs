@@ -26,7 +26,7 @@ fn query_text(args: &ReportQueryArgs) -> AppResult<String> {
         return Ok(q.clone());
     }
     let Some(path) = &args.query_file else {
-        return Err(AppError::new("no query").hint("pass --query '…' or --query-file FILE"));
+        return Err(AppError::refused("no query").hint("pass --query '…' or --query-file FILE"));
     };
     // A query is text of at most MAX_QUERY_CHARS characters (4 bytes each at most).
     let limit = u64::try_from(MAX_QUERY_CHARS * 4).unwrap_or(u64::MAX);
@@ -41,14 +41,14 @@ fn query_text(args: &ReportQueryArgs) -> AppResult<String> {
     };
     read.map_err(|e| io_error("cannot read the query file", path, &e))?;
     if bytes.len() as u64 > limit {
-        return Err(AppError::new(format!(
+        return Err(AppError::refused(format!(
             "the query file {} is larger than {limit} bytes",
             path.display()
         ))
         .hint("a query is at most 100000 characters; check --query-file names the query"));
     }
     String::from_utf8(bytes).map_err(|_| {
-        AppError::new(format!(
+        AppError::refused(format!(
             "the query file {} is not UTF-8 text",
             path.display()
         ))
@@ -59,7 +59,7 @@ fn query_text(args: &ReportQueryArgs) -> AppResult<String> {
 /// A refused query with a hint that names the command listing the fields.
 fn query_error(e: SaError) -> AppError {
     match &e {
-        SaError::Query { .. } => AppError::new(e.to_string())
+        SaError::Query { .. } => AppError::refused(e.to_string())
             .hint("fix the query; `apictl ads fields PATTERN` lists the fields and where each may be used"),
         SaError::Validation { field, .. } if field == "page_size" => {
             AppError::from(e).hint("use --page-size 1 to 10000")
@@ -258,7 +258,7 @@ pub(super) async fn run_report(
     let query = Query::text(query_text(args)?.trim().to_owned());
     let columns = query.columns().map_err(query_error)?;
     let Some(customer) = conn.customer()? else {
-        return Err(AppError::new("no customer to report on")
+        return Err(AppError::refused("no customer to report on")
             .hint("pass --customer-id (or set SEARCH_ADS_CUSTOMER_ID)"));
     };
     let mut options = SearchOptions::default()

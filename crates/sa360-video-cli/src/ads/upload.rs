@@ -1,6 +1,7 @@
 //! `apictl ads conversions upload`: conversions from a CSV or JSON-lines file,
-//! through the upload engine; prints each rejected row as its batch finishes
-//! and the summary at the end.
+//! through the upload engine; prints the first [`PRINTED_ROWS`] rejected rows
+//! as their batches finish (the report file has them all) and the summary at
+//! the end.
 
 use serde_json::json;
 
@@ -10,14 +11,26 @@ use std::sync::Arc;
 use super::engine::{
     FAILED_BATCHES_BEFORE_STOP, JournalMode, LiveCounts, UploadPlan, UploadSummary, upload_file,
 };
-use super::journal::default_journal_path;
 use super::report::ReportRow;
 use crate::cli::UploadArgs;
 use crate::context::{Ctx, print_json};
 use crate::error::{AppError, AppResult, EXIT_INTERRUPTED, EXIT_REJECTED};
+use crate::exit::EXIT_NONE_STORED;
 use crate::progress;
 use crate::records::WriteMode;
 use sa360_video_sdk::search_ads::WriteOptions;
+
+/// Rejected or failed rows printed on stdout, one line each; the rest are
+/// counted in one line (the report file has every rejected row).
+pub const PRINTED_ROWS: u64 = 20;
+
+/// The rows printed and those left out, by kind.
+#[derive(Debug, Default)]
+struct Printed {
+    shown: u64,
+    more_rejected: u64,
+    more_failed: u64,
+}
 
 /// Runs `apictl ads conversions upload`.
 pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) -> AppResult<u8> {
@@ -44,6 +57,7 @@ pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) ->
         mode,
         options,
         report: args.rejected.clone(),
+        journal_path: args.journal.clone(),
         journal: if args.dry_run {
             JournalMode::Off
         } else if args.resume {
@@ -54,11 +68,21 @@ pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) ->
             JournalMode::Fresh
         },
     };
-    let bar = progress::counter(if args.update { "updating" } else { "inserting" });
+    let size = std::fs::metadata(&args.file).map_or(0, |m| m.len());
+    let bar = progress::file(size, if args.update { "updating" } else { "inserting" });
     let json = ctx.json;
+    let mut printed = Printed::default();
     let mut print = |r: &ReportRow| {
-        if !json {
+        if json {
+            return;
+        }
+        if printed.shown < PRINTED_ROWS {
+            printed.shown += 1;
             bar.suspend(|| print_row(r));
+        } else if r.code == "failed" {
+            printed.more_failed += 1;
+        } else {
+            printed.more_rejected += 1;
         }
     };
     let result = tokio::select! {
@@ -67,12 +91,15 @@ pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) ->
             // The upload's future is dropped here: nothing more is sent, and
             // the journal holds every outcome it recorded.
             bar.finish_and_clear();
-            crate::output::tell!("{}", interrupted_line(&args.file, args.dry_run, &live));
+            crate::output::tell!("{}", interrupted_line(&plan.journal_path(), args.dry_run, &live));
             return Ok(EXIT_INTERRUPTED);
         }
     };
     bar.finish_and_clear();
     let summary = result?;
+    if let Some(at) = summary.finished_earlier {
+        return finished_earlier(ctx, &args.file, &summary, at);
+    }
     if ctx.json {
         let rejections: Vec<_> = summary
             .report
@@ -91,9 +118,11 @@ pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) ->
             "skipped": summary.skipped,
             "report": summary.report_path.as_ref().map(|p| p.display().to_string()),
             "journal": summary.journal.as_ref().map(|p| p.display().to_string()),
+            "finished": summary.finished,
             "rejections": rejections,
         }))?;
     } else {
+        print_more(&printed, summary.report_path.as_deref());
         print_summary(&summary, args.dry_run);
     }
     if summary.failed > 0 || summary.stopped {
@@ -118,22 +147,89 @@ pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) ->
                 .unwrap_or_default()
         )));
     }
-    Ok(if summary.rejected > 0 {
-        EXIT_REJECTED
+    Ok(exit_status(&summary, args.dry_run))
+}
+
+/// 0 when no row was rejected; 3 when some were and others stored (on a dry
+/// run: valid); 6 when none was.
+fn exit_status(summary: &UploadSummary, dry_run: bool) -> u8 {
+    let kept = if dry_run {
+        summary.sent
     } else {
-        0
-    })
+        summary.stored
+    };
+    match (summary.rejected, kept) {
+        (0, _) => 0,
+        (_, 0) => EXIT_NONE_STORED,
+        _ => EXIT_REJECTED,
+    }
+}
+
+/// The one line (or JSON document) of a file whose upload finished in an
+/// earlier run: nothing was sent; exit status 0.
+fn finished_earlier(
+    ctx: &Ctx,
+    file: &std::path::Path,
+    summary: &UploadSummary,
+    at: std::time::SystemTime,
+) -> AppResult<u8> {
+    let at = chrono::DateTime::<chrono::Utc>::from(at)
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    if ctx.json {
+        print_json(&json!({
+            "finishedEarlier": at,
+            "rows": summary.rows,
+            "stored": summary.stored,
+            "rejected": summary.rejected,
+            "report": summary.report_path.as_ref().map(|p| p.display().to_string()),
+            "journal": summary.journal.as_ref().map(|p| p.display().to_string()),
+        }))?;
+        return Ok(0);
+    }
+    let report = summary
+        .report_path
+        .as_ref()
+        .map(|p| format!(" (rejected rows in {})", p.display()))
+        .unwrap_or_default();
+    let journal = summary
+        .journal
+        .as_ref()
+        .map_or_else(String::new, |p| p.display().to_string());
+    let _ = crate::output::sayln!(
+        "{}: already uploaded at {at}: {}: {} stored, {} rejected{report}; nothing sent (recorded in {journal}; --restart uploads it again)",
+        file.display(),
+        rows_text(summary.rows),
+        summary.stored,
+        summary.rejected,
+    );
+    Ok(0)
+}
+
+/// The line after the printed rows: how many more there are and where.
+fn print_more(printed: &Printed, report: Option<&std::path::Path>) {
+    if printed.more_rejected > 0 {
+        let _ = crate::output::sayln!(
+            "  …and {} more rejected rows in {}",
+            printed.more_rejected,
+            report.map_or_else(|| "the report".to_owned(), |p| p.display().to_string())
+        );
+    }
+    if printed.more_failed > 0 {
+        let _ = crate::output::sayln!(
+            "  …and {} more rows without an answer (the journal keeps them for --resume)",
+            printed.more_failed
+        );
+    }
 }
 
 /// The line printed when Ctrl-C stops an upload: what was done and the exact
 /// command that continues it.
-fn interrupted_line(file: &std::path::Path, dry_run: bool, live: &LiveCounts) -> String {
+fn interrupted_line(journal: &std::path::Path, dry_run: bool, live: &LiveCounts) -> String {
     use std::sync::atomic::Ordering::Relaxed;
     if dry_run {
         return "interrupted (Ctrl-C): dry run, nothing was sent".to_owned();
     }
     let (stored, rejected) = (live.stored.load(Relaxed), live.rejected.load(Relaxed));
-    let journal = default_journal_path(file);
     if !journal.exists() {
         return format!(
             "interrupted (Ctrl-C) before any row was sent; run the same command again: {}",
@@ -224,8 +320,17 @@ pub fn print_summary(summary: &UploadSummary, dry_run: bool) {
     if let Some(path) = &summary.report_path {
         let _ = crate::output::sayln!("rejected rows written to {}", path.display());
     }
-    if let Some(path) = &summary.journal {
-        let _ = crate::output::sayln!("journal kept in {} for --resume", path.display());
+    match &summary.journal {
+        Some(path) if summary.finished => {
+            let _ = crate::output::sayln!(
+                "finished; recorded in {} (a rerun sends nothing; --restart uploads it again)",
+                path.display()
+            );
+        }
+        Some(path) => {
+            let _ = crate::output::sayln!("journal kept in {} for --resume", path.display());
+        }
+        None => {}
     }
 }
 

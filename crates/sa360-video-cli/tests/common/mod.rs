@@ -161,6 +161,21 @@ async fn run_blocking(mut cmd: Command) -> Run {
     Run::of(output)
 }
 
+/// True when the upload journal at `path` records a finished upload (its
+/// last line is `finished at=…`).
+pub fn finished(path: &Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|text| {
+        text.lines()
+            .last()
+            .is_some_and(|l| l.starts_with("finished at="))
+    })
+}
+
+/// True when there is a journal at `path` of an upload that did not finish.
+pub fn unfinished(path: &Path) -> bool {
+    path.exists() && !finished(path)
+}
+
 /// The sample conversions shipped with the CLI.
 pub fn sample_csv() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample-conversions.csv")

@@ -106,7 +106,35 @@ async fn upload_reports_rejected_rows_and_exits_3() {
     // unsent), then the fixed report's 4 rows in one batch.
     assert_eq!(ledger.counts().insert_requests, 5);
 
-    // The same file again: everything is now rejected (already used or local).
+    // The same file again, with and without --resume: its upload finished,
+    // so nothing is sent, one line says so, and the status is 0.
+    let requests = services.search_ads.ledger().counts().insert_requests;
+    for resume in [false, true] {
+        let file = csv.to_str().unwrap();
+        let mut args = vec!["ads", "conversions", "upload", file, "--rejected"];
+        args.push(report.to_str().unwrap());
+        if resume {
+            args.push("--resume");
+        }
+        let run = apictl.run(&args).await;
+        run.expect(0);
+        assert_eq!(run.stdout.lines().count(), 1, "{}", run.stdout);
+        assert!(
+            run.stdout.contains("already uploaded at ")
+                && run.stdout.contains("11 rows: 7 stored, 4 rejected")
+                && run.stdout.contains("nothing sent"),
+            "{}",
+            run.stdout
+        );
+    }
+    assert_eq!(
+        services.search_ads.ledger().counts().insert_requests,
+        requests,
+        "a finished upload sends nothing"
+    );
+
+    // --restart uploads it again: everything is now rejected (already used or
+    // local), nothing stored: exit 6.
     let run = apictl
         .run(&[
             "--json",
@@ -114,9 +142,10 @@ async fn upload_reports_rejected_rows_and_exits_3() {
             "conversions",
             "upload",
             csv.to_str().unwrap(),
+            "--restart",
         ])
         .await;
-    run.expect(3);
+    run.expect(6);
     let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
     assert_eq!(json["stored"], 0);
     assert_eq!(json["rejected"], 11);

@@ -172,7 +172,7 @@ async fn upload_with_kills(apictl: &Apictl, services: &FakeServices, csv: &Path)
                 out.settled_at_kill.entry(row).or_insert(0);
             }
         }
-        if journal.exists() {
+        if common::unfinished(&journal) {
             out.kills += usize::from(killed);
             resume = true;
         } else if killed && !status.success() && status.code() != Some(3) {
@@ -185,7 +185,7 @@ async fn upload_with_kills(apictl: &Apictl, services: &FakeServices, csv: &Path)
         }
     }
     // To the end, without kills.
-    let run = if journal.exists() {
+    let run = if common::unfinished(&journal) {
         apictl.run(&args(true)).await
     } else {
         apictl.run(&args(false)).await
@@ -194,7 +194,7 @@ async fn upload_with_kills(apictl: &Apictl, services: &FakeServices, csv: &Path)
     out.final_code = run.code;
     out.final_json = serde_json::from_str(&run.stdout).unwrap_or(serde_json::Value::Null);
     assert!(
-        !journal.exists(),
+        common::finished(&journal),
         "journal left after the last run: {}\n{}",
         run.stdout,
         run.stderr
@@ -344,8 +344,9 @@ async fn a_journal_is_refused_without_resume_and_bound_to_its_file() {
     )
     .unwrap();
     let file = csv.to_str().unwrap();
+    // Refused before sending: exit 4.
     let run = apictl.run(&["ads", "conversions", "upload", file]).await;
-    run.expect(1);
+    run.expect(4);
     assert!(
         run.stderr.contains("--resume") && run.stderr.contains("--restart"),
         "{}",
@@ -354,7 +355,7 @@ async fn a_journal_is_refused_without_resume_and_bound_to_its_file() {
     let run = apictl
         .run(&["ads", "conversions", "upload", file, "--resume"])
         .await;
-    run.expect(1);
+    run.expect(4);
     assert!(run.stderr.contains("has changed"), "{}", run.stderr);
     assert!(run.stderr.contains("--restart"), "{}", run.stderr);
     assert_eq!(services.search_ads.ledger().counts().insert_requests, 0);
@@ -362,11 +363,37 @@ async fn a_journal_is_refused_without_resume_and_bound_to_its_file() {
         .run(&["ads", "conversions", "upload", file, "--restart"])
         .await;
     run.expect(0);
-    assert!(!journal.exists());
+    assert!(common::finished(&journal));
     let run = apictl
         .run(&["ads", "conversions", "upload", file, "--resume"])
         .await;
-    run.expect(1);
+    run.expect(0);
+    assert!(run.stdout.contains("already uploaded"), "{}", run.stdout);
+    // A finished upload of another version of the file: this one is uploaded.
+    let finished = std::fs::read_to_string(&journal).unwrap();
+    std::fs::write(
+        &csv,
+        format!(
+            "{}j-2,1717200000000,FLOODLIGHT,551234,20700000000000125,21700000012345\n",
+            std::fs::read_to_string(&csv).unwrap()
+        ),
+    )
+    .unwrap();
+    let run = apictl.run(&["ads", "conversions", "upload", file]).await;
+    // j-1 is stored already, from another upload as far as this one knows.
+    run.expect(3);
+    assert!(
+        run.stdout.contains("2 rows: 1 stored, 1 rejected"),
+        "{}",
+        run.stdout
+    );
+    assert_ne!(std::fs::read_to_string(&journal).unwrap(), finished);
+    assert!(common::finished(&journal));
+    std::fs::remove_file(&journal).unwrap();
+    let run = apictl
+        .run(&["ads", "conversions", "upload", file, "--resume"])
+        .await;
+    run.expect(4);
     assert!(run.stderr.contains("no journal"), "{}", run.stderr);
 }
 
@@ -435,7 +462,7 @@ async fn bad_rows_are_rejected_with_their_line_and_the_rest_still_go() {
     let run = apictl
         .run(&["ads", "conversions", "upload", wide.to_str().unwrap()])
         .await;
-    run.expect(1);
+    run.expect(4);
     assert_eq!(run.stderr.matches("error:").count(), 1, "{}", run.stderr);
     assert!(run.stderr.contains("is UTF-16"), "{}", run.stderr);
     assert!(!apictl.dir().join("wide.csv.journal").exists());
@@ -482,7 +509,7 @@ async fn rows_without_an_answer_stay_in_the_journal_until_resume_sends_them() {
     let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(json["stored"], 500, "{json}");
     assert_eq!(json["rejected"], 0, "{json}");
-    assert!(!journal.exists());
+    assert!(common::finished(&journal));
     let ledger = services.search_ads.ledger();
     assert_eq!(
         ledger
@@ -516,7 +543,7 @@ async fn an_unwritable_report_path_is_refused_before_any_row_is_sent() {
                 bad.to_str().unwrap(),
             ])
             .await;
-        run.expect(1);
+        run.expect(4);
         assert!(run.stderr.contains("--rejected"), "{}", run.stderr);
         assert_eq!(services.search_ads.ledger().counts().insert_requests, 0);
         assert!(!apictl.dir().join("out.csv.journal").exists());
@@ -574,7 +601,7 @@ async fn a_resume_may_move_a_report_nothing_was_written_to() {
     let report = std::fs::read_to_string(&second).unwrap();
     assert!(report.contains(&format!("kill-{}", ROWS - 1)), "{report}");
     assert!(!first.exists());
-    assert!(!journal.exists());
+    assert!(common::finished(&journal));
 }
 
 /// Runs an upload of `csv` (batches of 50, one in flight) and kills it with
@@ -675,7 +702,7 @@ async fn two_resumes_at_once_one_holds_the_upload_and_the_other_is_refused() {
             .collect();
         lines.sort_unstable();
         assert_eq!(lines, expected, "round {round}");
-        assert!(!Path::new(&format!("{file}.journal")).exists());
+        assert!(common::finished(Path::new(&format!("{file}.journal"))));
         // Every valid row stored once, with its fields; no bad one.
         let ledger = services.search_ads.ledger().conversions();
         assert_eq!(ledger.len(), ROWS - expected.len());

@@ -204,7 +204,7 @@ async fn upload(plan: &[Interrupt]) -> (Verdicts, usize, BTreeSet<u64>) {
     let mut flying = BTreeSet::new();
     let mut finished = None;
     for step in plan {
-        let resume = journal.exists();
+        let resume = common::unfinished(&journal);
         let mut child = apictl
             .command(&args(resume))
             .stdout(Stdio::piped())
@@ -244,9 +244,9 @@ async fn upload(plan: &[Interrupt]) -> (Verdicts, usize, BTreeSet<u64>) {
     }
     let run = match finished {
         Some(run) => run,
-        None => apictl.run(&args(journal.exists())).await,
+        None => apictl.run(&args(common::unfinished(&journal))).await,
     };
-    assert!(!journal.exists(), "{}\n{}", run.stdout, run.stderr);
+    assert!(common::finished(&journal), "{}\n{}", run.stdout, run.stderr);
     let json: serde_json::Value = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}\n{}", run.stdout, run.stderr));
     let report_text =
@@ -442,5 +442,5 @@ async fn ctrl_c_prints_one_line_with_the_resume_command_and_exits_130() {
         "{}",
         run.stdout
     );
-    assert!(!journal.exists());
+    assert!(common::finished(&journal));
 }

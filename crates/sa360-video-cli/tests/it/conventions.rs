@@ -91,6 +91,17 @@ async fn a_local_refusal_exits_4_naming_the_flag() {
         .await;
     run.expect(4);
     assert!(run.stderr.contains("has no rows"), "{}", run.stderr);
+    // A misspelt field: the query is refused before it is sent (issue 50: it exited 1).
+    let run = apictl
+        .run(&[
+            "ads",
+            "report",
+            "--query",
+            "SELECT campaign.id, metrics.clikcs FROM campaign",
+        ])
+        .await;
+    run.expect(4);
+    assert!(run.stderr.contains("metrics.clicks"), "{}", run.stderr);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

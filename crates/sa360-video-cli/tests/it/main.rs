@@ -7,6 +7,8 @@
 mod common;
 
 mod ads;
+/// Uploads at scale, reasons in words, a read-only input directory (issue 50).
+mod ads_operator;
 mod ads_report;
 mod ads_resume;
 mod ads_verdicts;
@@ -18,6 +20,8 @@ mod credential_files;
 /// Every `apictl` command the documents name exists (issue 38).
 mod docs_commands;
 mod help;
+/// Every README console example against the sandbox (issue 50).
+mod readme_examples;
 mod sandbox;
 mod tour;
 mod video;

@@ -41,6 +41,10 @@
 //!   application asked for the next batch or called
 //!   [`WriteStream::commit`](super::WriteStream::commit), so it never claims an
 //!   outcome the application has not handled.
+//! - `finished at=SECS` (only with [`WriteJournal::keep_finished`]): the input
+//!   ended and every row has its outcome, at SECS seconds since 1970 (UTC);
+//!   fsynced. A `send` or `done` record after it (a rerun with more rows)
+//!   makes the journal unfinished again.
 //!
 //! # Durability
 //!
@@ -139,6 +143,7 @@ pub struct WriteJournal {
     input: String,
     note: Option<String>,
     resume_only: bool,
+    keep_finished: bool,
 }
 
 impl WriteJournal {
@@ -151,7 +156,17 @@ impl WriteJournal {
             input: input.into(),
             note: None,
             resume_only: false,
+            keep_finished: false,
         }
+    }
+
+    /// Keeps the journal when the write finishes (the input ended and every
+    /// row has its outcome), ending it with a `finished` record, instead of
+    /// removing it: the write is remembered ([`JournalState::finished`]), and
+    /// a rerun of the same input settles every row from it and sends nothing.
+    pub fn keep_finished(mut self) -> Self {
+        self.keep_finished = true;
+        self
     }
 
     /// Only resumes: when there is no journal at `path` as the stream opens
@@ -224,6 +239,8 @@ pub struct JournalState {
     checkpoints: Vec<(u64, u64)>,
     /// Bytes of complete lines.
     complete_len: u64,
+    /// The `finished` record's time, when it is the last `send`/`done`/`finished` record.
+    finished: Option<std::time::SystemTime>,
 }
 
 impl JournalState {
@@ -251,6 +268,12 @@ impl JournalState {
     /// earlier run.
     pub fn rejected(&self) -> u64 {
         self.rejected
+    }
+
+    /// When the write finished, if it did and the journal was kept
+    /// ([`WriteJournal::keep_finished`]): every row then has its outcome.
+    pub fn finished(&self) -> Option<std::time::SystemTime> {
+        self.finished
     }
 
     /// Rows with their outcome.
@@ -349,9 +372,16 @@ fn parse(path: &Path, file: &File) -> Result<JournalState, Error> {
             _ => {
                 if let Some(note) = text.strip_prefix("note ") {
                     state.note = Some(note.to_owned());
+                } else if let Some(secs) = text.strip_prefix("finished at=") {
+                    let secs: u64 = secs.parse().map_err(|_| bad())?;
+                    let at =
+                        std::time::UNIX_EPOCH.checked_add(std::time::Duration::from_secs(secs));
+                    state.finished = Some(at.ok_or_else(bad)?);
                 } else if let Some(rows) = text.strip_prefix("send ") {
+                    state.finished = None;
                     state.sent.push(range(rows).ok_or_else(bad)?);
                 } else {
+                    state.finished = None;
                     let done = Done::parse(text).ok_or_else(bad)?;
                     // A record counts only rows it settles; counts beyond
                     // them (or past u64) are a damaged file, never a wrap.
@@ -551,6 +581,12 @@ pub(crate) struct JournalFile {
     /// Held while an `fdatasync` runs, so a later one can see whether the
     /// running one covered its records.
     syncing: Mutex<()>,
+    /// Ended with a `finished` record rather than removed
+    /// ([`WriteJournal::keep_finished`]).
+    keep_finished: bool,
+    /// The length at which the journal read finished as it was opened: a
+    /// rerun that appended nothing leaves its `finished` record as it is.
+    finished_len: Option<u64>,
     /// Tests: milliseconds each `fdatasync` takes beyond the disk's own (a
     /// slow disk, so that a request leaving too early is seen).
     #[cfg(test)]
@@ -580,12 +616,13 @@ impl JournalFile {
                 ));
             }
             file.set_len(state.complete_len).map_err(|e| io(path, &e))?;
-            let open = Self::at(path, file, owner, state.complete_len);
+            let mut open = Self::at(journal, file, owner, state.complete_len);
             if let Some(note) = &journal.note
                 && state.note.as_deref() != Some(note.as_str())
             {
                 open.append(&format!("note {note}\n"))?;
             }
+            open.finished_len = state.finished.map(|_| open.appended());
             // What the rerun relies on (records an earlier run appended but
             // did not fsync, the cut) is made durable before it sends anything.
             open.sync(open.appended())?;
@@ -614,19 +651,21 @@ impl JournalFile {
         write().map_err(|e| io(path, &e))?;
         let gone = || io(path, &std::io::ErrorKind::NotFound.into());
         let file = open_existing(path, true)?.ok_or_else(gone)?;
-        let open = Self::at(path, file, owner, head.len() as u64);
+        let open = Self::at(journal, file, owner, head.len() as u64);
         open.synced.store(head.len() as u64, Ordering::SeqCst);
         Ok((open, None))
     }
 
-    fn at(path: &Path, file: File, owner: Owner, len: u64) -> Self {
+    fn at(journal: &WriteJournal, file: File, owner: Owner, len: u64) -> Self {
         Self {
-            path: path.to_owned(),
+            path: journal.path.clone(),
             file,
             _owner: owner,
             appended: Mutex::new(len),
             synced: AtomicU64::new(0),
             syncing: Mutex::new(()),
+            keep_finished: journal.keep_finished,
+            finished_len: None,
             #[cfg(test)]
             slow_sync_ms: AtomicU64::new(0),
         }
@@ -708,9 +747,20 @@ impl JournalFile {
         Ok(())
     }
 
-    /// Removes the journal: every row has its outcome.
-    pub(crate) fn remove(&self) -> Result<(), Error> {
-        std::fs::remove_file(&self.path).map_err(|e| io(&self.path, &e))
+    /// Every row has its outcome: removes the journal, or with
+    /// [`WriteJournal::keep_finished`] appends its `finished` record (unless
+    /// it ended with one and nothing was appended since) and fsyncs it.
+    pub(crate) fn finish(&self) -> Result<(), Error> {
+        if !self.keep_finished {
+            return std::fs::remove_file(&self.path).map_err(|e| io(&self.path, &e));
+        }
+        if self.finished_len != Some(self.appended()) {
+            let secs = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            self.append(&format!("finished at={secs}\n"))?;
+        }
+        self.sync_all()
     }
 }
 

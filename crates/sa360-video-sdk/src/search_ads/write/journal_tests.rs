@@ -125,9 +125,19 @@ fn sender(ledger: Arc<Mutex<Ledger>>, ids: Arc<Vec<String>>, crash: Crash) -> Se
     })
 }
 
-/// One run with `journal`; returns the outcomes it yielded, by input index.
+/// One run with the journal at `journal`; returns the outcomes it yielded, by input index.
 async fn run(
     journal: &Path,
+    ledger: &Arc<Mutex<Ledger>>,
+    crash: Crash,
+) -> (HashMap<usize, Outcome>, bool) {
+    run_journal(WriteJournal::new(journal, "journal-test"), ledger, crash).await
+}
+
+/// One run with `journal`; returns the outcomes it yielded, by input index,
+/// and whether the stream finished its journal.
+async fn run_journal(
+    journal: WriteJournal,
     ledger: &Arc<Mutex<Ledger>>,
     crash: Crash,
 ) -> (HashMap<usize, Outcome>, bool) {
@@ -139,8 +149,7 @@ async fn run(
             .collect(),
     );
     let (input, total) = from_iter(conversions);
-    let (resume, hook, parts) =
-        open_journal(&WriteJournal::new(journal, "journal-test"), None).unwrap();
+    let (resume, hook, parts) = open_journal(&journal, None).unwrap();
     let retry = RetryPolicy {
         base_delay: Duration::from_millis(1),
         max_delay: Duration::from_millis(2),
@@ -243,6 +252,45 @@ async fn interrupted_then_resumed_uploads_give_every_row_the_uninterrupted_verdi
             assert_eq!(copies, Some(&1), "row {i} stored once");
         }
     }
+}
+
+#[tokio::test]
+async fn a_finished_journal_that_is_kept_remembers_the_write_and_a_rerun_sends_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.journal");
+    let kept = || WriteJournal::new(&path, "journal-test").keep_finished();
+    let ledger = seeded();
+    let (_, finished) = run_journal(kept(), &ledger, Crash::AfterBatches(3)).await;
+    assert!(!finished);
+    let state = WriteJournal::read(&path).unwrap().unwrap();
+    assert_eq!(state.finished(), None, "interrupted, not finished");
+    let (_, finished) = run_journal(kept(), &ledger, Crash::None).await;
+    assert!(finished && path.exists(), "kept, finished");
+    let state = WriteJournal::read(&path).unwrap().unwrap();
+    assert!(state.finished().is_some());
+    let rows = ROWS as u64;
+    assert_eq!(
+        (state.stored(), state.rejected(), state.settled()),
+        (rows - 2, 2, rows)
+    );
+    let requests = ledger.lock().unwrap().requests;
+    let text = std::fs::read(&path).unwrap();
+    let (again, finished) = run_journal(kept(), &ledger, Crash::None).await;
+    assert!(finished);
+    assert_eq!(again.len(), ROWS);
+    assert!(
+        again.values().all(|o| matches!(o, Outcome::Settled)),
+        "{again:?}"
+    );
+    assert_eq!(ledger.lock().unwrap().requests, requests, "nothing sent");
+    assert_eq!(std::fs::read(&path).unwrap(), text, "left as it was");
+    // A record after `finished` (a rerun with more rows) unfinishes it.
+    let mut more = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    std::io::Write::write_all(&mut more, b"send 61-65\n").unwrap();
+    assert_eq!(WriteJournal::read(&path).unwrap().unwrap().finished(), None);
 }
 
 #[tokio::test]

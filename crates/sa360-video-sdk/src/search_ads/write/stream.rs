@@ -258,7 +258,9 @@ impl<'a> WriteStream<'a> {
 
     /// Ends the stream: with a [`journal`](super::WriteRequest::journal),
     /// records the last batch and, when the input ended and every row has its
-    /// outcome, removes the journal. `Ok(true)` when it was removed (or there
+    /// outcome, removes the journal (or ends it with its `finished` record,
+    /// [`WriteJournal::keep_finished`](super::WriteJournal::keep_finished)).
+    /// `Ok(true)` when it was so finished (or there
     /// is none and the input ended), `Ok(false)` when it is kept for a rerun
     /// (rows without a definite answer, the input not read to its end, or
     /// [`keep_journal`](Self::keep_journal)). Dropping the stream does the
@@ -282,7 +284,7 @@ impl<'a> WriteStream<'a> {
             j.file.sync_all()?;
             return Ok(false);
         }
-        j.file.remove()?;
+        j.file.finish()?;
         Ok(true)
     }
 

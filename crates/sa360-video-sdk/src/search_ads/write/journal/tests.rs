@@ -114,7 +114,7 @@ fn a_journal_has_one_writer_and_a_resume_never_starts_one() {
     assert!(!lock.exists(), "let go with the journal");
     let (again, state) = JournalFile::open(&j).unwrap();
     assert_eq!(state.unwrap().sent, vec![0..5]);
-    again.remove().unwrap();
+    again.finish().unwrap();
     drop(again);
     // A resume of a journal that is gone is refused; none is created.
     let e = JournalFile::open(&j.clone().resume_only()).unwrap_err();
