@@ -509,7 +509,7 @@ pub async fn run_invite(ctx: &Ctx, args: &VideoInviteArgs) -> AppResult<u8> {
     Ok(0)
 }
 
-/// `invitation sent by SMS to +15550100199 (US) for session sess-1, query string ?m=1&c=2`.
+/// `invitation sent by SMS to +12015550123 (US) for session sess-1, query string ?m=1&c=2`.
 pub fn describe_receipt(
     invitation: &Invitation,
     session_id: &SessionId,
