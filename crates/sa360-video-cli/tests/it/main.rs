@@ -18,6 +18,8 @@ mod credential_files;
 /// Every `apictl` command the documents name exists (issue 38).
 mod docs_commands;
 mod help;
+/// `apictl man --all`, `apictl config list`, the lockout store in the config file (issue 50).
+mod man_and_config;
 mod sandbox;
 mod tour;
 mod video;
