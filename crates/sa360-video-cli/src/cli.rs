@@ -267,7 +267,7 @@ pub struct SandboxArgs {
     #[arg(long, default_value_t = 0, value_name = "PORT")]
     pub video_port: u16,
 
-    /// Seed of the generated data and demo credentials
+    /// Seed of the generated data and demo credentials (each sandbox's secret keys get random bits of their own)
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
 }
