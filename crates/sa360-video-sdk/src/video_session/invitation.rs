@@ -593,6 +593,16 @@ mod tests {
             );
         }
         let us = CountryCode::new("US").unwrap();
+        // Worded as the search ads client's validation errors (issue 46).
+        assert_eq!(
+            MobileNumber::new(us, "12345").unwrap_err().to_string(),
+            "invalid input: `MobileNo` must have 6 to 15 digits, not 5 (nothing was sent)"
+        );
+        assert_eq!(
+            CountryCode::new("ZZ").unwrap_err().to_string(),
+            "invalid input: `IsoCode` must be an ISO 3166-1 country code (e.g. US, UK or IN), not ZZ \
+             (nothing was sent)"
+        );
         assert_eq!(
             MobileNumber::new(us, "201 555 0123").unwrap().number(),
             if cfg!(feature = "phone-numbers") {
