@@ -11,7 +11,8 @@ const LONG_ABOUT: &str = "Command-line tool for the search ads and video session
 New here? `apictl tour` shows everything working against local fakes, without any account.
 `apictl sandbox` runs the same fakes in the foreground for trying the other commands.";
 
-const AFTER_HELP: &str =
+/// Where settings and state come from (the end of `--help`, the FILES section of `apictl man`).
+pub(crate) const AFTER_HELP: &str =
     "Settings come from, in this order: flags, environment variables, the config file
 ($XDG_CONFIG_HOME/apictl/config.toml or ~/.config/apictl/config.toml, or --config).
 State (the video session token and the credentials of `apictl auth login`, mode
@@ -111,11 +112,25 @@ pub enum Command {
     )]
     Completions(CompletionsArgs),
 
-    /// Print the manual page (roff) of apictl or of one of its commands
+    /// Show the settings apictl uses and where each comes from
+    #[command(subcommand)]
+    Config(ConfigCommand),
+
+    /// Print the manual page (roff) of apictl or of one of its commands, or write them all
     #[command(
-        long_about = "Print the manual page (roff) of apictl or of one of its commands.\n\nFor example:\n\n    apictl man | man -l -\n    apictl man > ~/.local/share/man/man1/apictl.1\n    apictl man ads conversions upload | man -l -"
+        long_about = "Print the manual page (roff) of apictl or of one of its commands, or write them all.\n\nFor example:\n\n    apictl man | man -l -\n    apictl man ads conversions upload | man -l -\n    apictl man --all ~/.local/share/man     # then: man apictl-ads"
     )]
     Man(ManArgs),
+}
+
+/// `apictl config ...`.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// List every setting with its value and where it came from; secrets show only as set
+    #[command(
+        long_about = "List every setting with its value and where it came from.\n\nFor each setting (named as its key in the config file): the value apictl would use and its\nsource: a flag (--config, --state-dir), an environment variable (named), the config file,\na default, or unset. Tokens, keys and passwords show only whether they are set; URLs\nshow without their user info and query values. A flag typed on another command wins over\nwhat this shows."
+    )]
+    List,
 }
 
 /// `apictl completions`.
@@ -130,8 +145,13 @@ pub struct CompletionsArgs {
 #[derive(Debug, Args)]
 pub struct ManArgs {
     /// The command whose page to print, e.g. `ads conversions upload` [default: apictl's own]
-    #[arg(value_name = "COMMAND")]
+    #[arg(value_name = "COMMAND", conflicts_with = "all")]
     pub command: Vec<String>,
+
+    /// Write every page (apictl.1 and one per command, such as apictl-ads.1) into DIR/man1, so
+    /// that `man -M DIR apictl-ads` finds them
+    #[arg(long, value_name = "DIR")]
+    pub all: Option<PathBuf>,
 }
 
 /// `apictl auth ...`.
@@ -247,7 +267,7 @@ pub struct SandboxArgs {
     #[arg(long, default_value_t = 0, value_name = "PORT")]
     pub video_port: u16,
 
-    /// Seed of the generated data and demo credentials
+    /// Seed of the generated data and demo credentials (each sandbox's secret keys get random bits of their own)
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
 }
@@ -282,8 +302,9 @@ pub enum VideoCommand {
     LockoutInit(VideoLockoutInitArgs),
 }
 
-/// Where the login lockout count is kept.
-#[derive(Debug, Args)]
+/// Where the login lockout count is kept (each flag, else its variable, else `[video]` in the
+/// config file: `LockoutStoreArgs::or_file`).
+#[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Lockout store")]
 pub struct LockoutStoreArgs {
     /// Share the login lockout count through Redis instead of the per-user lockout file:

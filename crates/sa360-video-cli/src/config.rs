@@ -19,6 +19,8 @@
 //! secret_key = "sk-..."
 //! user = "demo.user"
 //! session_id = "sess-..."
+//! lockout_store = "redis-sentinel://10.0.0.5:26379,10.0.0.6:26379#lockout"
+//! lockout_store_password_file = "redis-password"   # or APICTL_LOCKOUT_STORE_PASSWORD
 //! ```
 //!
 //! The password is never read from the config file.
@@ -80,6 +82,12 @@ pub struct VideoSection {
     pub user: Option<String>,
     /// The default session of `video invite`.
     pub session_id: Option<String>,
+    /// The Redis lockout store (`--lockout-store`); the per-user lockout file when unset.
+    pub lockout_store: Option<String>,
+    /// The CA of the Redis servers' certificates (relative to the config file).
+    pub lockout_ca_file: Option<PathBuf>,
+    /// A file holding the Redis password (relative to the config file).
+    pub lockout_store_password_file: Option<PathBuf>,
 }
 
 /// An id written as a TOML integer or string.
@@ -119,13 +127,24 @@ impl ConfigFile {
             Err(e) => return Err(io_error("cannot read the config file", &path, &e)),
         };
         let mut config = Self::parse(&text).map_err(|e| e.context(path.display()))?;
-        if config.search_ads.token.is_some() || config.video.secret_key.is_some() {
+        let url_password = config
+            .video
+            .lockout_store
+            .as_deref()
+            .is_some_and(|u| u.contains('@'));
+        if config.search_ads.token.is_some() || config.video.secret_key.is_some() || url_password {
             warn_if_readable_by_others(&path);
         }
-        if let (Some(key), Some(dir)) = (&config.search_ads.key_file, path.parent())
-            && key.is_relative()
-        {
-            config.search_ads.key_file = Some(dir.join(key));
+        if let Some(dir) = path.parent() {
+            for file in [
+                &mut config.search_ads.key_file,
+                &mut config.video.lockout_ca_file,
+                &mut config.video.lockout_store_password_file,
+            ] {
+                if let Some(relative) = file.as_ref().filter(|f| f.is_relative()) {
+                    *file = Some(dir.join(relative));
+                }
+            }
         }
         config.path = Some(path);
         Ok(config)
@@ -135,7 +154,7 @@ impl ConfigFile {
     pub fn parse(text: &str) -> AppResult<Self> {
         toml::from_str::<Self>(text).map_err(|e| {
             let message = e.message().to_owned();
-            let hint = if message.contains("password") {
+            let hint = if message.contains("unknown field `password`") {
                 "the password is never read from the config file: set VIDEO_PASSWORD or type it at the prompt"
             } else {
                 KNOWN_KEYS
@@ -146,7 +165,7 @@ impl ConfigFile {
 }
 
 /// The hint of an invalid config file: every key it may hold.
-const KNOWN_KEYS: &str = "known keys: [search_ads] url, token, key_file, agency_id, advertiser_id, engine_account_id, customer_id, reporting_url, login_customer_id; [video] url, secret_key, user, session_id";
+const KNOWN_KEYS: &str = "known keys: [search_ads] url, token, key_file, agency_id, advertiser_id, engine_account_id, customer_id, reporting_url, login_customer_id; [video] url, secret_key, user, session_id, lockout_store, lockout_ca_file, lockout_store_password_file";
 
 /// `$XDG_CONFIG_HOME/apictl/config.toml`, or `~/.config/apictl/config.toml`.
 pub fn default_config_path() -> Option<PathBuf> {
@@ -250,6 +269,6 @@ mod tests {
             assert_eq!(e.hint.as_deref(), Some(KNOWN_KEYS));
         }
         let named: usize = KNOWN_KEYS.matches(", ").count() + 2;
-        assert_eq!(named, 9 + 4, "{KNOWN_KEYS}");
+        assert_eq!(named, 9 + 7, "{KNOWN_KEYS}");
     }
 }

@@ -10,6 +10,7 @@ mod ads;
 mod auth;
 mod cli;
 mod config;
+mod config_list;
 mod context;
 mod docs;
 mod error;
@@ -30,7 +31,9 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory as _, FromArgMatches as _};
 
-use crate::cli::{AdsCommand, AuthCommand, Cli, Command, ConversionsCommand, VideoCommand};
+use crate::cli::{
+    AdsCommand, AuthCommand, Cli, Command, ConfigCommand, ConversionsCommand, VideoCommand,
+};
 use crate::context::Ctx;
 use crate::error::{AppError, AppResult};
 use crate::exit::{EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE};
@@ -101,6 +104,14 @@ async fn run(cli: Cli, matches: &clap::ArgMatches) -> AppResult<u8> {
         Command::Sandbox(args) => sandbox::run(&cli.global, args).await,
         Command::Completions(args) => docs::completions(args),
         Command::Man(args) => docs::man(args),
+        Command::Config(ConfigCommand::List) => {
+            let ctx = Ctx::load(&cli.global, matches)?;
+            config_list::run(
+                &ctx,
+                cli.global.config.as_deref(),
+                cli.global.state_dir.as_deref(),
+            )
+        }
         Command::Video(command) => {
             let ctx = Ctx::load(&cli.global, matches)?;
             match command.as_ref() {

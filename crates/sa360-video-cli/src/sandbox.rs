@@ -2,7 +2,9 @@
 
 use std::io::Write as _;
 
-use sa360_video_fakes::{FakeServices, SearchAdsFake, VideoSessionFake, sh_quote};
+use sa360_video_fakes::{
+    FakeServices, SearchAdsFake, VideoSessionConfig, VideoSessionFake, sh_quote,
+};
 
 use crate::cli::{GlobalArgs, SandboxArgs};
 use crate::error::{AppError, AppResult};
@@ -25,6 +27,22 @@ pub fn conversions_until_today() -> u64 {
     days * CONVERSIONS_PER_DAY
 }
 
+/// The video fake's demo data of `seed`, with secret keys of this sandbox's own: the lockout
+/// count is kept per account (secret key and user name, DECISIONS VS-20), so a new sandbox's
+/// demo account never inherits the failed logins of another sandbox, running or gone.
+fn own_accounts(seed: u64, port: u16) -> AppResult<VideoSessionConfig> {
+    let mut own = [0u8; 8];
+    ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut own)
+        .map_err(|_| AppError::new("the system's random number generator failed"))?;
+    let own = u64::from_be_bytes(own);
+    let mut config = VideoSessionConfig::seeded(seed);
+    for domain in &mut config.domains {
+        domain.secret_key = format!("{}-{own:016x}", domain.secret_key);
+    }
+    config.port = port;
+    Ok(config)
+}
+
 /// Serves both fakes until Ctrl-C. The connection settings go to stdout first
 /// (`NAME='value'` lines, as the `sa360-video-fakes` binary prints them, then the
 /// sign-in settings: `GOOGLE_APPLICATION_CREDENTIALS` naming an
@@ -41,11 +59,7 @@ pub async fn run(global: &GlobalArgs, args: &SandboxArgs) -> AppResult<u8> {
                 .conversions_per_account(conversions_until_today())
                 .conversions_per_day(CONVERSIONS_PER_DAY),
         )
-        .video(
-            VideoSessionFake::builder()
-                .seed(args.seed)
-                .port(args.video_port),
-        )
+        .video(VideoSessionFake::builder().config(own_accounts(args.seed, args.video_port)?))
         .start()
         .await
         .map_err(|e| {
@@ -119,7 +133,7 @@ pub async fn run(global: &GlobalArgs, args: &SandboxArgs) -> AppResult<u8> {
     crate::output::note!("and try:");
     crate::output::note!("    apictl video login");
     crate::output::note!(
-        "    apictl video invite --sms +15550100199 --country US --mic on --camera front"
+        "    apictl video invite --sms +12015550123 --country US --mic on --camera front"
     );
     crate::output::note!(
         "    apictl ads conversions list --api v2 --from 2024-01-01 --to 2024-01-31 --format csv"

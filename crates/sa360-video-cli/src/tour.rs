@@ -441,13 +441,13 @@ async fn invitations(f: &Fixture) -> AppResult<()> {
     let invitations = [
         (
             Invitation::Sms {
-                to: MobileNumber::new("US".parse()?, "+1 555 010 0199")?,
+                to: MobileNumber::new("US".parse()?, "+1 201 555 0123")?,
                 message: Some(Message::new("Your video consultation is ready")?),
             },
             CallExperience::new()
                 .microphone(Microphone::On)
                 .camera(Camera::Front),
-            "apictl video invite --sms '+1 555 010 0199' --country US --mic on --camera front",
+            "apictl video invite --sms '+1 201 555 0123' --country US --mic on --camera front",
         ),
         (
             Invitation::WhatsApp {

@@ -33,7 +33,22 @@ fn base_url(text: &str) -> AppResult<BaseUrl> {
     })
 }
 
-/// The lockout store: Redis when `--lockout-store` (`APICTL_LOCKOUT_STORE`) is
+impl LockoutStoreArgs {
+    /// These flags (or their variables), each else its key in `[video]` of the config file.
+    pub fn or_file(&self, file: &crate::config::VideoSection) -> Self {
+        Self {
+            lockout_store: pick(&self.lockout_store, &file.lockout_store),
+            lockout_ca_file: pick(&self.lockout_ca_file, &file.lockout_ca_file),
+            lockout_store_password_file: pick(
+                &self.lockout_store_password_file,
+                &file.lockout_store_password_file,
+            ),
+        }
+    }
+}
+
+/// The lockout store: Redis when `--lockout-store` (`APICTL_LOCKOUT_STORE`, or
+/// `lockout_store` in `[video]` of the config file, through [`LockoutStoreArgs::or_file`]) is
 /// given, in any form `RedisStore` accepts (standalone, TLS, Sentinel,
 /// Cluster), else the facade's default, the per-user file
 /// ([`FileStore::per_user`]) every application of the user on this host
@@ -148,16 +163,16 @@ fn init_command(location: &str) -> String {
 
 /// `apictl video lockout-init`: declares a Redis lockout store new.
 pub async fn run_lockout_init(ctx: &Ctx, args: &VideoLockoutInitArgs) -> AppResult<u8> {
-    let Some(url) = args
-        .store
+    let store_args = args.store.or_file(&ctx.config.video);
+    let Some(url) = store_args
         .lockout_store
         .as_deref()
         .filter(|u| !u.trim().is_empty())
     else {
         return Err(AppError::refused("lockout-init needs the Redis store")
-            .hint("give it with --lockout-store (APICTL_LOCKOUT_STORE); the per-user lockout file needs no initialization"));
+            .hint("give it with --lockout-store (APICTL_LOCKOUT_STORE) or lockout_store in [video] of the config file; the per-user lockout file needs no initialization"));
     };
-    let store = connect_redis(&args.store, url).await?;
+    let store = connect_redis(&store_args, url).await?;
     let declared = if args.force {
         crate::output::note!(
             "--force: attempts this store forgot may still count at the service; the next logins can block accounts"
@@ -261,7 +276,7 @@ pub async fn run_login(ctx: &Ctx, args: &VideoLoginArgs) -> AppResult<u8> {
     let password = password()?;
     let credentials = Credentials::new(SecretString::from(secret_key), user, password)?;
     let state = ctx.state()?;
-    let store = lockout_store(&args.store).await?;
+    let store = lockout_store(&args.store.or_file(&ctx.config.video)).await?;
     let options = crate::limits::video_http_options(&args.service.limits)?;
     let (session, path) = login(base.clone(), &credentials, &state, store, &options).await?;
     let user = session.user();
@@ -301,7 +316,7 @@ pub async fn run_lockout_status(ctx: &Ctx, args: &VideoLockoutStatusArgs) -> App
     // the one validation path of `Credentials`.
     let credentials = Credentials::new(SecretString::from(secret_key), user, "-")?;
     let key = credentials.account_key();
-    let store = lockout_store(&args.store).await?;
+    let store = lockout_store(&args.store.or_file(&ctx.config.video)).await?;
     let location = store.location();
     let guard = LockoutGuard::new(store, Arc::new(SystemClock));
     use sa360_video_sdk::video_session::{RefusalReason, StoreLoss};
@@ -509,7 +524,7 @@ pub async fn run_invite(ctx: &Ctx, args: &VideoInviteArgs) -> AppResult<u8> {
     Ok(0)
 }
 
-/// `invitation sent by SMS to +15550100199 (US) for session sess-1, query string ?m=1&c=2`.
+/// `invitation sent by SMS to +12015550123 (US) for session sess-1, query string ?m=1&c=2`.
 pub fn describe_receipt(
     invitation: &Invitation,
     session_id: &SessionId,

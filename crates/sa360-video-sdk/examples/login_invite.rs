@@ -10,7 +10,7 @@
 //!
 //! ```sh
 //! cargo run -p sa360-video-sdk --example login_invite                                   # by e-mail
-//! cargo run -p sa360-video-sdk --example login_invite -- --sms '+1 555 010 0199' US     # by SMS
+//! cargo run -p sa360-video-sdk --example login_invite -- --sms '+1 201 555 0123' US     # by SMS
 //! ```
 //!
 //! Settings (environment): `VIDEO_SESSION_URL`, `VIDEO_SECRET_KEY`, `VIDEO_USER`,

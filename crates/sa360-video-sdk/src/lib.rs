@@ -34,6 +34,9 @@
 //!   below still works, and the build skips `gcp_auth` (about 45 s of CPU on a clean build, SA-25).
 //! - `redis` (off by default): `video_session::RedisStore`, the lockout store that replicas
 //!   share on a Redis server (standalone, Sentinel or Cluster, TLS with `rediss://`).
+//! - `phone-numbers` (on by default): `video_session::MobileNumber::new` checks a number
+//!   against its country's numbering plan with libphonenumber's data (the `phonenumber`
+//!   crate) and sends it in E.164; without it only the shape (6 to 15 digits) is checked.
 //! - `test-util` (off by default): test seams for an application's own tests,
 //!   `video_session::ManualClock` and `search_ads::ConversionReportRequest::today`; for
 //!   `[dev-dependencies]` only.
@@ -55,7 +58,10 @@
 //!    `~/.config/gcloud`), written by
 //!    `gcloud auth application-default login --scopes=https://www.googleapis.com/auth/doubleclicksearch`;
 //! 3. the metadata server on Google Cloud (`GCE_METADATA_HOST` overrides its host),
-//!    if it answers a short probe (once per process).
+//!    if it answers a short probe (once per process); a machine whose DMI product name
+//!    (`/sys/class/dmi/id/product_name`) is readable and does not say `Google` is not
+//!    probed. When nothing is found, the error is
+//!    [`search_ads::Error::NoCredentials`].
 //!
 //! The quota project (`x-goog-user-project`) is `GOOGLE_CLOUD_QUOTA_PROJECT`, else the
 //! file's `quota_project_id`.

@@ -48,6 +48,10 @@ pub const PRECEDENCE: &str = "--token / SEARCH_ADS_TOKEN > --key-file / SEARCH_A
 config file token / key_file > `apictl auth login` > Application Default Credentials \
 (GOOGLE_APPLICATION_CREDENTIALS, gcloud's file, the metadata server)";
 
+/// What to do when no credentials are found anywhere.
+const NO_CREDENTIALS_HINT: &str = "sign in with `apictl auth login`, or set SEARCH_ADS_TOKEN, \
+SEARCH_ADS_KEY_FILE or GOOGLE_APPLICATION_CREDENTIALS";
+
 /// The credentials chosen, and where they came from.
 pub struct Chosen {
     /// The token source.
@@ -140,7 +144,17 @@ fn pick(
     if std::env::var_os(ANY_TOKEN_HOST_ENV).is_some_and(|v| v == "1") {
         adc = adc.allow_non_google_token_hosts();
     }
-    let adc = adc.build()?;
+    let adc = adc.build().map_err(|e| match e {
+        // One sentence: what is missing here, and the one hint (issue 50).
+        sa360_video_sdk::search_ads::Error::NoCredentials { reason, .. } => {
+            AppError::auth(format!(
+                "no credentials: none set for apictl and none found by Application Default \
+             Credentials ({reason})"
+            ))
+            .hint(NO_CREDENTIALS_HINT)
+        }
+        other => other.into(),
+    })?;
     Ok(Chosen {
         kind: adc.kind(),
         from: format!("{} (Application Default Credentials)", adc.origin()),

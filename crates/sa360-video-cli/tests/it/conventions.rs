@@ -16,7 +16,7 @@ use sa360_video_fakes::{DomainUser, FakeServices};
 #[test]
 fn usage_errors_exit_2() {
     for args in [
-        &["video", "invite", "--sms", "+15550100199"][..],
+        &["video", "invite", "--sms", "+12015550123"][..],
         &["no-such-command"],
         &["ads", "conversions", "list", "--from", "2024-01-01"],
         &["completions", "tcsh"],
@@ -46,14 +46,15 @@ async fn a_local_refusal_exits_4_naming_the_flag() {
             "video",
             "invite",
             "--sms",
-            "+15550100199",
+            "+12015550123",
             "--country",
             "ZZ",
         ])
         .await;
     run.expect(4);
     assert!(
-        run.stderr.contains("error: --country: ZZ is not"),
+        run.stderr
+            .contains("error: --country: must be an ISO 3166-1 country code"),
         "{}",
         run.stderr
     );

@@ -46,7 +46,7 @@ fn short_help_is_shorter_and_usage_errors_exit_2() {
     let short = Apictl::new().run_sync(&["-h"]);
     short.expect(0);
     assert!(short.stdout.len() < help(&[]).len());
-    let bad = Apictl::new().run_sync(&["video", "invite", "--sms", "+15550100199"]);
+    let bad = Apictl::new().run_sync(&["video", "invite", "--sms", "+12015550123"]);
     bad.expect(2);
     assert!(bad.stderr.contains("--country"), "{}", bad.stderr);
     let two = Apictl::new().run_sync(&[
@@ -55,7 +55,7 @@ fn short_help_is_shorter_and_usage_errors_exit_2() {
         "--email",
         "a@b.cd",
         "--sms",
-        "+15550100199",
+        "+12015550123",
     ]);
     two.expect(2);
 }

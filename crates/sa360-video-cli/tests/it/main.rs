@@ -22,6 +22,8 @@ mod docs_commands;
 mod help;
 /// Every README console example against the sandbox (issue 50).
 mod readme_examples;
+/// `apictl man --all`, `apictl config list`, the lockout store in the config file (issue 50).
+mod man_and_config;
 mod sandbox;
 mod tour;
 mod video;

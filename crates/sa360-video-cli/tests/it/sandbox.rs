@@ -85,7 +85,7 @@ fn every_command_works_against_the_sandbox() {
             "video",
             "invite",
             "--sms",
-            "+15550100199",
+            "+12015550123",
             "--country",
             "US",
             "--mic",
@@ -97,7 +97,7 @@ fn every_command_works_against_the_sandbox() {
             "video",
             "invite",
             "--whatsapp",
-            "+15550100199",
+            "+12015550123",
             "--country",
             "US",
         ])
@@ -209,28 +209,7 @@ fn every_command_works_against_the_sandbox() {
 #[test]
 fn two_sandboxes_run_side_by_side() {
     let base = Apictl::new();
-    let start = || {
-        let mut child = base
-            .command(&["sandbox"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn the sandbox");
-        let stdout = child.stdout.take().expect("stdout");
-        let stderr = child.stderr.take().expect("stderr");
-        std::thread::spawn(move || for _ in BufReader::new(stderr).lines() {});
-        let mut lines = BufReader::new(stdout).lines();
-        let mut vars = HashMap::new();
-        while !vars.contains_key("SEARCH_ADS_REVOKE_URL") {
-            let line = lines
-                .next()
-                .expect("the sandbox printed its settings")
-                .expect("text");
-            let (name, value) = line.split_once('=').expect("NAME=value");
-            vars.insert(name.to_owned(), value.trim_matches('\'').to_owned());
-        }
-        (Sandbox(child), vars)
-    };
+    let start = || start_sandbox(&base);
     let (mut first, first_vars) = start();
     let (_second, second_vars) = start();
     let first_file = std::path::PathBuf::from(&first_vars["GOOGLE_APPLICATION_CREDENTIALS"]);
@@ -268,4 +247,73 @@ fn two_sandboxes_run_side_by_side() {
         status.stdout
     );
     apictl.run_sync(&["ads", "saved-columns"]).expect(0);
+}
+
+/// Starts `apictl sandbox` with `base`'s environment and reads the settings it prints.
+fn start_sandbox(base: &Apictl) -> (Sandbox, HashMap<String, String>) {
+    let mut child = base
+        .command(&["sandbox"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the sandbox");
+    let stdout = child.stdout.take().expect("stdout");
+    let stderr = child.stderr.take().expect("stderr");
+    std::thread::spawn(move || for _ in BufReader::new(stderr).lines() {});
+    let mut lines = BufReader::new(stdout).lines();
+    let mut vars = HashMap::new();
+    while !vars.contains_key("SEARCH_ADS_REVOKE_URL") {
+        let line = lines
+            .next()
+            .expect("the sandbox printed its settings")
+            .expect("text");
+        let (name, value) = line.split_once('=').expect("NAME=value");
+        vars.insert(name.to_owned(), value.trim_matches('\'').to_owned());
+    }
+    (Sandbox(child), vars)
+}
+
+/// Issue 50: every sandbox seeded the same demo account, so the per-user lockout file counted
+/// one sandbox's failed logins against the next: a brand-new sandbox refused its first login.
+/// Each sandbox now has accounts of its own (DECISIONS VS-20).
+#[test]
+fn a_new_sandbox_logs_in_after_another_sandboxs_account_was_blocked() {
+    // One user (one HOME, so one per-user lockout file) for both sandboxes.
+    let user = Apictl::new();
+    let login = |vars: &HashMap<String, String>, password: &str| {
+        let mut cmd = user.command(&["video", "login"]);
+        cmd.envs(vars).env("VIDEO_PASSWORD", password);
+        let out = cmd.output().expect("run apictl");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), stderr)
+    };
+    let (first, first_vars) = start_sandbox(&user);
+    // Wrong passwords until apictl refuses to send another login (the guard's limit).
+    let mut refused = None;
+    for _ in 0..10 {
+        match login(&first_vars, "not the password") {
+            (Some(5), _) => {}
+            (Some(4), stderr) => {
+                refused = Some(stderr);
+                break;
+            }
+            other => panic!("unexpected outcome {other:?}"),
+        }
+    }
+    let refused = refused.expect("apictl refused a login within 10 attempts");
+    assert!(refused.contains("not sent"), "{refused}");
+    drop(first);
+
+    let (_second, second_vars) = start_sandbox(&user);
+    assert_eq!(first_vars["VIDEO_USER"], second_vars["VIDEO_USER"]);
+    assert_ne!(
+        first_vars["VIDEO_SECRET_KEY"], second_vars["VIDEO_SECRET_KEY"],
+        "each sandbox has a domain of its own"
+    );
+    let (code, stderr) = login(&second_vars, &second_vars["VIDEO_PASSWORD"]);
+    assert_eq!(
+        code,
+        Some(0),
+        "the new sandbox's first login is sent: {stderr}"
+    );
 }

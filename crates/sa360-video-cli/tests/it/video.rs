@@ -58,7 +58,7 @@ async fn login_keeps_a_private_session_and_invite_uses_it() {
             "video",
             "invite",
             "--sms",
-            "+1 555 010 0199",
+            "+1 201 555 0123",
             "--country",
             "us",
             "--message",
@@ -80,7 +80,7 @@ async fn login_keeps_a_private_session_and_invite_uses_it() {
     );
     let sent = services.video.outbox().last().expect("an invitation");
     assert_eq!(sent.invitation_type, 1);
-    assert_eq!(sent.recipient.as_deref(), Some("+15550100199"));
+    assert_eq!(sent.recipient.as_deref(), Some("+12015550123"));
     assert_eq!(sent.query_string.as_deref(), Some("?m=1&c=2&o=1&s=4"));
     assert_eq!(sent.message, "Your consultation is ready");
 
@@ -108,6 +108,47 @@ async fn login_keeps_a_private_session_and_invite_uses_it() {
     run.expect(4);
     assert!(run.stderr.contains("hint: fix --email"), "{}", run.stderr);
     assert_eq!(services.video.outbox().len(), 2);
+
+    // Numbers are checked against the country's numbering plan before anything is sent
+    // (issue 50): a UK number is not a US one, a US number has an area code, and the
+    // service's `UK` is checked as ISO's GB and sent in E.164 with the code as given.
+    for (number, country, says) in [
+        ("+44 7700 900123", "US", "not of US"),
+        (
+            "+44 7400 123456",
+            "US",
+            "is a number of GB (+44), not of US",
+        ),
+        ("555-0199", "US", "is not a valid number of US"),
+    ] {
+        let run = apictl
+            .run(&["video", "invite", "--sms", number, "--country", country])
+            .await;
+        run.expect(4);
+        assert!(run.stderr.contains(says), "{number}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("a US mobile number looks like +1 201-555-0123"),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("--sms or --whatsapp"), "{}", run.stderr);
+    }
+    assert_eq!(services.video.outbox().len(), 2, "nothing was sent");
+    let run = apictl
+        .run(&[
+            "video",
+            "invite",
+            "--sms",
+            "07400 123456",
+            "--country",
+            "UK",
+        ])
+        .await;
+    run.expect(0);
+    let sent = services.video.outbox().last().expect("an invitation");
+    assert_eq!(sent.recipient.as_deref(), Some("+447400123456"));
+    assert!(run.stdout.contains("+447400123456 (UK)"), "{}", run.stdout);
 
     // The saved token is never sent to another service.
     let run = apictl

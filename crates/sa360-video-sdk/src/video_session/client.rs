@@ -137,7 +137,7 @@ impl VideoSessionClientBuilder {
                     return Err(Error::Validation(ValidationError::new(
                         "attempt_timeout",
                         format!(
-                            "the shared lockout guard assumes attempts end within {} ms, but this client's HTTP timeout is {} ms; build the guard with LockoutGuardBuilder::attempt_timeout of at least the HTTP timeout",
+                            "of the shared lockout guard must be at least this client's HTTP timeout: the guard assumes attempts end within {} ms, the HTTP timeout is {} ms; build the guard with LockoutGuardBuilder::attempt_timeout of at least the HTTP timeout",
                             guard.attempt_timeout().as_millis(),
                             self.options.timeout.as_millis()
                         ),
@@ -164,7 +164,7 @@ impl VideoSessionClientBuilder {
         let login_url = login_url(&api).map_err(|e| {
             Error::Validation(ValidationError::new(
                 "base_url",
-                format!("the login endpoint under it is not a URL: {e}"),
+                format!("must leave room for the login endpoint under it: {e}"),
             ))
         })?;
         Ok(VideoSessionClient {
@@ -220,7 +220,7 @@ fn default_store_error(e: super::error::StoreError) -> Error {
     Error::Validation(ValidationError::new(
         "lockout_store",
         format!(
-            "no store was set and the default one cannot be used ({e}); set VideoSessionClientBuilder::lockout_store to a FileStore::new(path) in a directory this user can write, a RedisStore (feature `redis`), or a MemoryStore (which forgets every count when the process ends, so a restarted program can block the account)"
+            "is not set and the default store cannot be used ({e}); set VideoSessionClientBuilder::lockout_store to a FileStore::new(path) in a directory this user can write, a RedisStore (feature `redis`), or a MemoryStore (which forgets every count when the process ends, so a restarted program can block the account)"
         ),
     ))
 }

@@ -12,8 +12,10 @@ use crate::http::{BaseUrlError, TransportError};
 /// `field` is the wire name of the field at fault (`"EmailAddress"`,
 /// `"MobileNo"`, `"QueryStringParameter"`, ...), the same name the service
 /// uses in a `ValidationFailed` answer. The reason never repeats a secret.
+/// It reads as the search ads client's:
+/// ``invalid input: `MobileNo` must have 6 to 15 digits, not 5 (nothing was sent)``.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid {field}: {reason}")]
+#[error("invalid input: `{field}` {reason} (nothing was sent)")]
 pub struct ValidationError {
     /// The wire name of the field at fault.
     pub field: &'static str,

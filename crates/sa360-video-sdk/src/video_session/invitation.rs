@@ -80,7 +80,7 @@ impl CountryCode {
             return Err(Error::invalid(
                 "IsoCode",
                 format!(
-                    "{} is not an ISO 3166-1 country code (e.g. US, UK or IN)",
+                    "must be an ISO 3166-1 country code (e.g. US, UK or IN), not {}",
                     code.as_str()
                 ),
             ));
@@ -111,15 +111,27 @@ impl FromStr for CountryCode {
 /// A guest's mobile number (`MobileNo`) with its country (`IsoCode`).
 ///
 /// The number is 6 to 15 digits, optionally after a leading `+` (VS-6); spaces
-/// and hyphens between digits are accepted and removed.
+/// and hyphens between digits are accepted and removed. With the cargo feature
+/// `phone-numbers` (on by default) it must also be a valid number of the
+/// country by libphonenumber's numbering plans (VS-21; `UK` is checked as ISO's
+/// `GB`): a number with `+` must carry the country's calling code, one without
+/// is read as the country's national number, and it is sent in E.164. A refusal
+/// says what a number of the country looks like.
 ///
 /// ```
 /// use sa360_video_sdk::video_session::MobileNumber;
 ///
-/// let to = MobileNumber::new("us".parse()?, "+1 555-010-0199")?;
-/// assert_eq!((to.country().as_str(), to.number()), ("US", "+15550100199"));
+/// let to = MobileNumber::new("us".parse()?, "201-555-0123")?;
+/// assert_eq!((to.country().as_str(), to.number()), ("US", "+12015550123"));
 /// let e = MobileNumber::new("IN".parse()?, "12345").unwrap_err();
 /// assert_eq!(e.as_validation().map(|v| v.field), Some("MobileNo"));
+/// # #[cfg(feature = "phone-numbers")]
+/// # {
+/// // A UK number is not a US number, and a US number has an area code.
+/// let e = MobileNumber::new("US".parse()?, "+44 7400 123456").unwrap_err();
+/// assert!(e.to_string().contains("+1 201-555-0123"), "{e}");
+/// assert!(MobileNumber::new("US".parse()?, "555-0199").is_err());
+/// # }
 /// # Ok::<(), sa360_video_sdk::video_session::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -145,6 +157,8 @@ impl MobileNumber {
                 format!("must have 6 to 15 digits, not {}", digits.len()),
             ));
         }
+        #[cfg(feature = "phone-numbers")]
+        let compact = super::numbering_plan::checked(country.as_str(), &compact)?;
         Ok(Self {
             country,
             number: compact,
@@ -156,7 +170,9 @@ impl MobileNumber {
         self.country
     }
 
-    /// The number as sent: digits, with the leading `+` if one was given.
+    /// The number as sent: E.164 (`+` and the country's calling code) with the
+    /// feature `phone-numbers`; without it the digits as given, with the
+    /// leading `+` if one was given.
     pub fn number(&self) -> &str {
         &self.number
     }
@@ -335,7 +351,7 @@ impl TryFrom<i64> for UndocumentedType {
             6 => Ok(Self::Six),
             _ => Err(Error::invalid(
                 "InvitationType",
-                "undocumented types are 4, 5 and 6; use Invitation::sms, whatsapp or email for 1 to 3",
+                "must be 4, 5 or 6 (the undocumented types); use Invitation::sms, whatsapp or email for 1 to 3",
             )),
         }
     }
@@ -577,9 +593,23 @@ mod tests {
             );
         }
         let us = CountryCode::new("US").unwrap();
+        // Worded as the search ads client's validation errors (issue 46).
         assert_eq!(
-            MobileNumber::new(us, "555 0100").unwrap().number(),
-            "5550100"
+            MobileNumber::new(us, "12345").unwrap_err().to_string(),
+            "invalid input: `MobileNo` must have 6 to 15 digits, not 5 (nothing was sent)"
+        );
+        assert_eq!(
+            CountryCode::new("ZZ").unwrap_err().to_string(),
+            "invalid input: `IsoCode` must be an ISO 3166-1 country code (e.g. US, UK or IN), not ZZ \
+             (nothing was sent)"
+        );
+        assert_eq!(
+            MobileNumber::new(us, "201 555 0123").unwrap().number(),
+            if cfg!(feature = "phone-numbers") {
+                "+12015550123"
+            } else {
+                "2015550123"
+            }
         );
         for bad in [
             "12345",

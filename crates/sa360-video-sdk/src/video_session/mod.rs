@@ -139,7 +139,7 @@
 //! };
 //!
 //! let invitation = Invitation::Sms {
-//!     to: MobileNumber::new("US".parse()?, "+1 555 010 0199")?,
+//!     to: MobileNumber::new("US".parse()?, "+1 201 555 0123")?,
 //!     message: Some(Message::new("Your video consultation is ready")?),
 //! };
 //! let experience = CallExperience::new()
@@ -166,6 +166,8 @@ mod invitation;
 mod lockout;
 mod login;
 mod login_request;
+#[cfg(feature = "phone-numbers")]
+mod numbering_plan;
 mod send_invitation;
 mod session;
 

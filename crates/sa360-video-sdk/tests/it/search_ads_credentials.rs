@@ -719,7 +719,7 @@ fn a_metadata_address_that_never_answers_costs_one_short_probe_per_process() {
     let first = started.elapsed();
     assert!(first < Duration::from_secs(5), "the probe took {first:?}");
     let text = e.to_string();
-    assert!(text.contains("no credentials source"), "{text}");
+    assert!(text.contains("no credentials found"), "{text}");
     assert!(text.contains(&address), "{text}");
     assert!(text.contains("GOOGLE_APPLICATION_CREDENTIALS"), "{text}");
     let started = Instant::now();

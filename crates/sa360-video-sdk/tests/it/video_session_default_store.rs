@@ -140,7 +140,7 @@ fn an_unusable_default_location_fails_the_build() {
         dir.path(),
         &[],
     );
-    assert!(line.contains("invalid lockout_store"), "{line}");
+    assert!(line.contains("invalid input: `lockout_store`"), "{line}");
 }
 
 /// A store whose `resolve` and `record_block` fail (the store died while the

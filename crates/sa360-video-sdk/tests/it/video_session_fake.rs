@@ -348,7 +348,7 @@ async fn invitations_land_in_the_outbox() {
     let client = client(&fake);
     let session = client.login(&right(&fake)).send().await.unwrap();
     let sid = SessionId::new(fake.demo().session_id.clone()).unwrap();
-    let mobile = MobileNumber::new("us".parse().unwrap(), "+1 555 010 0199").unwrap();
+    let mobile = MobileNumber::new("us".parse().unwrap(), "+1 201 555 0123").unwrap();
     let email = EmailAddress::new("guest@example.com").unwrap();
     let full = CallExperience::new()
         .microphone(Microphone::On)
@@ -408,7 +408,7 @@ async fn invitations_land_in_the_outbox() {
     assert_eq!(outbox.len(), 4);
     let sms = &outbox[0];
     assert_eq!(sms.channel, Channel::Sms);
-    assert_eq!(sms.recipient.as_deref(), Some("+15550100199"));
+    assert_eq!(sms.recipient.as_deref(), Some("+12015550123"));
     assert_eq!(sms.iso_code.as_deref(), Some("US"));
     assert_eq!(sms.message, "Bitte beitreten – jetzt");
     assert_eq!(sms.query_string.as_deref(), Some("?m=1&c=1&o=0&s=4"));

@@ -104,15 +104,36 @@ proptest! {
         }
     }
 
-    /// Mobile numbers: 6 to 15 digits after an optional '+'.
+    /// Mobile numbers: 6 to 15 digits after an optional '+' (VS-6), and with the feature
+    /// `phone-numbers` a valid number of the country, sent in E.164 (VS-21).
     #[test]
     fn mobile_digit_count(plus in any::<bool>(), digits in "[0-9]{0,20}") {
         let text = format!("{}{digits}", if plus { "+" } else { "" });
         let us = CountryCode::new("US").unwrap();
         match MobileNumber::new(us, &text) {
-            Ok(m) => { prop_assert!((6..=15).contains(&digits.len())); prop_assert_eq!(m.number(), text.as_str()); }
-            Err(e) => { prop_assert!(!(6..=15).contains(&digits.len())); prop_assert_eq!(e.as_validation().unwrap().field, "MobileNo"); }
+            Ok(m) => {
+                prop_assert!((6..=15).contains(&digits.len()));
+                if cfg!(feature = "phone-numbers") {
+                    prop_assert!(m.number().starts_with("+1") && m.number().len() == 12, "{}", m.number());
+                } else {
+                    prop_assert_eq!(m.number(), text.as_str());
+                }
+            }
+            Err(e) => {
+                prop_assert!(!(6..=15).contains(&digits.len()) || cfg!(feature = "phone-numbers"));
+                prop_assert_eq!(e.as_validation().unwrap().field, "MobileNo");
+            }
         }
+    }
+
+    /// Every spelling of one US number (with or without +1, spaces, hyphens) is sent as
+    /// the same E.164 number.
+    #[cfg(feature = "phone-numbers")]
+    #[test]
+    fn spellings_of_one_number_are_sent_alike(plus_one in any::<bool>(), sep in "[ -]?") {
+        let text = format!("{}201{sep}555{sep}0123", if plus_one { "+1 " } else { "" });
+        let m = MobileNumber::new(CountryCode::new("US").unwrap(), &text).unwrap();
+        prop_assert_eq!(m.number(), "+12015550123");
     }
 
     /// Country codes: two ASCII letters, stored upper-case; anything else refused.

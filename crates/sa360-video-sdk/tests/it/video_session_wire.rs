@@ -130,7 +130,7 @@ async fn whatsapp_invitation_request() {
     invitation_snapshot(
         "invitation_whatsapp",
         Invitation::WhatsApp {
-            to: MobileNumber::new("US".parse().unwrap(), "15550100199").unwrap(),
+            to: MobileNumber::new("US".parse().unwrap(), "12015550123").unwrap(),
         },
         CallExperience::new().silent_observer(),
     )

@@ -15,7 +15,8 @@ use super::external_account::ExternalAccount;
 use super::impersonated::ImpersonatedServiceAccount;
 use super::metadata::MetadataServer;
 use super::metadata_probe::{
-    METADATA_IP, METADATA_IP_ENV, NO_GCE_CHECK_ENV, PROBE_TIMEOUT, metadata_server_answers,
+    DMI_PRODUCT_NAME, METADATA_IP, METADATA_IP_ENV, NO_GCE_CHECK_ENV, PROBE_TIMEOUT,
+    may_be_google_cloud, metadata_server_answers,
 };
 use super::quota_project::QUOTA_PROJECT_ENV;
 use super::token::{AccessToken, TokenSource};
@@ -72,9 +73,12 @@ impl fmt::Display for CredentialOrigin {
 ///    come back with `Metadata-Flavor: Google`. The probe runs once per
 ///    process and address (the verdict is cached), so an address that
 ///    accepts and never answers costs at most the probe's deadline, once;
-///    `NO_GCE_CHECK=true` skips it. When no step gives credentials,
-///    [`build`](DefaultCredentialsBuilder::build) fails at once, naming each
-///    step.
+///    `NO_GCE_CHECK=true` skips it. On a machine plainly not on Google Cloud
+///    (its DMI product name, `/sys/class/dmi/id/product_name`, is readable and
+///    does not say `Google`) nothing is probed, unless `GCE_METADATA_HOST` or
+///    `GCE_METADATA_IP` names an address. When no step gives credentials,
+///    [`build`](DefaultCredentialsBuilder::build) fails with
+///    [`Error::NoCredentials`], naming each step.
 ///
 /// The quota project (the `x-goog-user-project` header of API calls,
 /// [`TokenSource::quota_project_id`]) is `GOOGLE_CLOUD_QUOTA_PROJECT` when
@@ -111,7 +115,12 @@ pub struct DefaultCredentialsBuilder {
     options: HttpOptions,
     overrides: HashMap<String, Option<String>>,
     probe_timeout: Option<Duration>,
+    dmi_product_name: Option<PathBuf>,
     any_token_host: bool,
+    /// The address probed when no variable names one ([`METADATA_IP`]); unit tests put a
+    /// loopback listener there, so that a probe that should not happen stays on this machine.
+    #[cfg(test)]
+    default_probe_address: Option<String>,
 }
 
 impl DefaultCredentialsBuilder {
@@ -137,6 +146,15 @@ impl DefaultCredentialsBuilder {
     /// address, so only the first lookup waits.
     pub fn metadata_probe_timeout(mut self, timeout: Duration) -> Self {
         self.probe_timeout = Some(timeout);
+        self
+    }
+
+    /// Reads the machine's DMI product name from `path` instead of
+    /// `/sys/class/dmi/id/product_name` (for tests: a file without `Google`
+    /// in it says the machine is not on Google Cloud, so the metadata server
+    /// is not probed; a missing file says nothing, so it is).
+    pub fn dmi_product_name_path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.dmi_product_name = Some(path.into());
         self
     }
 
@@ -219,36 +237,45 @@ impl DefaultCredentialsBuilder {
             });
         }
         let host_env = self.var(super::metadata::METADATA_HOST_ENV);
+        let ip_env = self.var(METADATA_IP_ENV);
         let skipped = self
             .var(NO_GCE_CHECK_ENV)
             .is_some_and(|v| v.eq_ignore_ascii_case("true") || v == "1");
-        let probed = self
-            .var(METADATA_IP_ENV)
-            .or_else(|| host_env.clone())
+        // An address named by a variable is probed wherever the machine runs (tests, proxies).
+        let named = ip_env.is_some() || host_env.is_some();
+        let off_cloud = !named
+            && !may_be_google_cloud(
+                self.dmi_product_name
+                    .as_deref()
+                    .unwrap_or(Path::new(DMI_PRODUCT_NAME)),
+            );
+        #[cfg(test)]
+        let default_address = self
+            .default_probe_address
+            .clone()
             .unwrap_or_else(|| METADATA_IP.to_owned());
+        #[cfg(not(test))]
+        let default_address = METADATA_IP.to_owned();
+        let probed = ip_env
+            .or_else(|| host_env.clone())
+            .unwrap_or(default_address);
         let timeout = self.probe_timeout.unwrap_or(PROBE_TIMEOUT);
-        if skipped || !metadata_server_answers(&probed, timeout) {
-            let gcloud = match self.gcloud_file() {
-                Some(path) => format!("gcloud's file {} does not exist", path.display()),
-                None => "gcloud's file has no place (neither CLOUDSDK_CONFIG nor HOME is set)"
-                    .to_owned(),
-            };
-            let metadata = if skipped {
-                format!("the metadata server is not asked ({NO_GCE_CHECK_ENV} is set)")
-            } else {
-                format!(
-                    "no metadata server answered at {probed} within {} s (this is not Google \
-                     Cloud)",
-                    timeout.as_secs_f64()
-                )
-            };
-            return Err(Error::Auth {
-                credential: CredentialKind::MetadataServer,
-                message: format!(
-                    "no credentials source: {CREDENTIALS_ENV} is not set, {gcloud}, and {metadata}; \
-                     set {CREDENTIALS_ENV} to a credentials file, or run `gcloud auth \
-                     application-default login`"
-                ),
+        let reason = if skipped {
+            Some(format!("{NO_GCE_CHECK_ENV} is set"))
+        } else if off_cloud {
+            Some("this machine is not on Google Cloud".to_owned())
+        } else if !metadata_server_answers(&probed, timeout) {
+            Some(format!(
+                "no metadata server answered at {probed} within {} s",
+                timeout.as_secs_f64()
+            ))
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            return Err(Error::NoCredentials {
+                gcloud_file: self.gcloud_file(),
+                reason,
             });
         }
         let mut metadata = MetadataServer::builder().http_options(self.options.clone());
@@ -516,7 +543,8 @@ mod tests {
             .build()
             .unwrap_err();
         let text = e.to_string();
-        assert!(text.contains("no credentials source"), "{text}");
+        assert!(matches!(e, Error::NoCredentials { .. }), "{e:?}");
+        assert!(text.contains("no credentials found"), "{text}");
         assert!(text.contains(CREDENTIALS_ENV), "{text}");
         assert!(text.contains("127.0.0.1:1"), "{text}");
         let e = isolated()
@@ -525,6 +553,49 @@ mod tests {
             .build()
             .unwrap_err();
         assert!(e.to_string().contains("NO_GCE_CHECK"), "{e}");
+    }
+
+    /// Off Google Cloud (a DMI product name without `Google`) nothing is probed: a silent
+    /// listener at the metadata IP would otherwise cost the whole deadline (issue 50).
+    #[test]
+    fn a_machine_plainly_off_google_cloud_is_not_probed() {
+        let dir = tempfile::tempdir().unwrap();
+        let product = dir.path().join("product_name");
+        std::fs::write(&product, "Standard PC (i440FX + PIIX, 1996)\n").unwrap();
+        // Accepts and never answers.
+        let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = silent.local_addr().unwrap().to_string();
+        let lookup = |product: &Path, ip: Option<&str>| {
+            let started = std::time::Instant::now();
+            let mut builder = isolated().env_var("GCE_METADATA_IP", ip);
+            // The default address, here the silent listener (169.254.169.254 elsewhere).
+            builder.default_probe_address = Some(address.clone());
+            let e = builder
+                .dmi_product_name_path(product)
+                .metadata_probe_timeout(Duration::from_millis(400))
+                .build()
+                .unwrap_err();
+            (e, started.elapsed())
+        };
+        // The default address is never asked off Google Cloud.
+        let (e, took) = lookup(&product, None);
+        assert!(took < Duration::from_millis(200), "{took:?}");
+        assert!(e.to_string().contains("not on Google Cloud"), "{e}");
+        assert!(e.to_string().len() < 300, "one sentence: {e}");
+        // An address named by GCE_METADATA_IP is still probed (a listener of its own: the
+        // verdict is cached per address).
+        let named = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let named_address = named.local_addr().unwrap().to_string();
+        let (e, took) = lookup(&product, Some(&named_address));
+        assert!(took >= Duration::from_millis(350), "{took:?}");
+        assert!(e.to_string().contains(&named_address), "{e}");
+        // A product name that says Google (or none at all) is probed at the default address.
+        std::fs::write(&product, "Google Compute Engine\n").unwrap();
+        let (e, took) = lookup(&product, None);
+        assert!(took >= Duration::from_millis(350), "{took:?}");
+        assert!(e.to_string().contains(&address), "{e}");
+        drop(named);
+        drop(silent);
     }
 
     #[test]

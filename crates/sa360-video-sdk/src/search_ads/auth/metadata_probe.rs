@@ -10,7 +10,11 @@
 //! `169.254.169.254` (no DNS lookup that could hang), which `GCE_METADATA_IP`
 //! overrides; `GCE_METADATA_HOST` overrides the host of both the probe and
 //! the token requests (tests point it at a fake); `NO_GCE_CHECK=true` skips
-//! the probe and the metadata server with it (DECISIONS SA-32).
+//! the probe and the metadata server with it (DECISIONS SA-32). Before the
+//! probe, as Google's libraries do, the machine's DMI product name
+//! ([`DMI_PRODUCT_NAME`]) is read: a name without `Google` in it means the
+//! machine is not on Google Cloud and nothing is probed, unless
+//! `GCE_METADATA_HOST` or `GCE_METADATA_IP` names an address (DECISIONS SA-38).
 //!
 //! An address that accepts the connection and never answers costs the
 //! deadline ([`PROBE_TIMEOUT`] by default) once per process; the verdict is
@@ -34,6 +38,27 @@ pub const METADATA_IP_ENV: &str = "GCE_METADATA_IP";
 /// The environment variable that, set to `true` (or `1`), skips the probe
 /// and the metadata server.
 pub const NO_GCE_CHECK_ENV: &str = "NO_GCE_CHECK";
+
+/// The file in which Linux names the machine's product (DMI): Google's compute
+/// platforms write a name with `Google` in it (Compute Engine:
+/// `Google Compute Engine`). Google's libraries read it before they probe.
+pub(crate) const DMI_PRODUCT_NAME: &str = "/sys/class/dmi/id/product_name";
+
+/// The longest DMI product name read.
+const MAX_PRODUCT_NAME: u64 = 256;
+
+/// False only when the machine is plainly not on Google Cloud: the DMI
+/// product name at `path` could be read and does not say `Google`. A file
+/// that cannot be read (another OS, a container without `/sys`) tells
+/// nothing, so the metadata server is probed.
+pub(crate) fn may_be_google_cloud(path: &std::path::Path) -> bool {
+    let mut name = String::new();
+    match std::fs::File::open(path).and_then(|f| f.take(MAX_PRODUCT_NAME).read_to_string(&mut name))
+    {
+        Ok(_) => name.contains("Google"),
+        Err(_) => true,
+    }
+}
 
 /// The largest answer head read.
 const MAX_HEAD: usize = 8 * 1024;
@@ -151,6 +176,17 @@ mod tests {
         assert!(!is_metadata_answer(b"HTTP/1.1 200 OK\r\nserver: x\r\n\r\n"));
         assert!(!is_metadata_answer(b"SSH-2.0-OpenSSH\r\n"));
         assert!(!is_metadata_answer(b""));
+    }
+
+    #[test]
+    fn only_a_product_name_without_google_rules_google_cloud_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("product_name");
+        std::fs::write(&file, "Google Compute Engine\n").unwrap();
+        assert!(may_be_google_cloud(&file));
+        std::fs::write(&file, "Standard PC (Q35 + ICH9, 2009)\n").unwrap();
+        assert!(!may_be_google_cloud(&file));
+        assert!(may_be_google_cloud(&dir.path().join("missing")));
     }
 
     #[test]

@@ -81,6 +81,25 @@ pub enum Error {
         message: String,
     },
 
+    /// Application Default Credentials found nothing to sign in with:
+    /// `GOOGLE_APPLICATION_CREDENTIALS` is not set, gcloud's file does not
+    /// exist, and the metadata server was not used (`reason` says why: the
+    /// machine is not on Google Cloud, `NO_GCE_CHECK` is set, or no metadata
+    /// server answered the probe). Nothing was sent anywhere.
+    #[error(
+        "no credentials found: GOOGLE_APPLICATION_CREDENTIALS is not set, there is no gcloud \
+         file{} and {reason}; set GOOGLE_APPLICATION_CREDENTIALS to a credentials file or run \
+         `gcloud auth application-default login`",
+        gcloud_file.as_ref().map(|p| format!(" ({})", p.display())).unwrap_or_default()
+    )]
+    NoCredentials {
+        /// Where gcloud's file would be (`None`: neither `CLOUDSDK_CONFIG`
+        /// nor `HOME` is set).
+        gcloud_file: Option<std::path::PathBuf>,
+        /// Why the metadata server was not used.
+        reason: String,
+    },
+
     /// The token endpoint refused the refresh token or the assertion for
     /// good (`invalid_grant`): a refresh token that expired or was revoked,
     /// a deleted service-account key. Nothing was sent to the API. Not
@@ -516,6 +535,7 @@ impl Error {
             Error::Validation { .. }
             | Error::Query { .. }
             | Error::Auth { .. }
+            | Error::NoCredentials { .. }
             | Error::InvalidGrant { .. }
             | Error::TokenUnavailable { .. }
             | Error::Config { .. }

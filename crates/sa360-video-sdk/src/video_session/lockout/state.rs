@@ -56,7 +56,7 @@ impl FromStr for AttemptId {
         }
         u128::from_str_radix(s, 16)
             .map(Self)
-            .map_err(|_| Error::invalid("attempt id", "not hexadecimal"))
+            .map_err(|_| Error::invalid("attempt id", "must be hexadecimal"))
     }
 }
 
