@@ -56,10 +56,12 @@ fn examples(path: &Path, name: &str) -> Vec<Example> {
             .and_then(|p| lines[p].trim().strip_prefix("<!-- not run:"))
             .map(|r| r.trim_end_matches("-->").trim().to_owned());
         let at = format!("{name}:{}", i + 1);
+        // A block inside a list item is indented as its fence is.
+        let indent = lines[i].len() - lines[i].trim_start().len();
         i += 1;
         let mut steps: Vec<Step> = Vec::new();
         while i < lines.len() && lines[i].trim() != "```" {
-            let line = lines[i];
+            let line = lines[i].get(indent..).unwrap_or(lines[i].trim_start());
             i += 1;
             let step_at = format!("{name}:{i}");
             let Some(first) = line.strip_prefix("$ ") else {
