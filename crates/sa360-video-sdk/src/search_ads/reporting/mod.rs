@@ -60,7 +60,7 @@ pub use options::{MAX_REPORT_PAGE_SIZE, MAX_SHARD_DAYS, MAX_SHARDS_IN_FLIGHT, Re
 pub use query::{
     ConversionStatus, MAX_FILTER_TEXT, MAX_FILTER_VALUES, ReportFilters, SELECTED_FIELDS,
 };
-pub use query_check::{CheckedQuery, MAX_QUERY_CHARS, TYPO_DISTANCE, UnknownFields};
+pub use query_check::{CheckedQuery, MAX_QUERY_CHARS, UnknownFields};
 pub use request::{ConversionReport, ConversionReportRequest};
 pub use search::{
     MAX_COLLECTED_ROWS, MAX_SEARCH_PREFETCH, SearchOptions, SearchRequest, SearchStream,

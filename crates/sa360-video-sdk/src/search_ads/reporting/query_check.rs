@@ -6,7 +6,7 @@
 //!
 //! A well-formed name the catalogue does not have may be newer than it (SR-32): what happens to
 //! it is [`UnknownFields`]' to say, here and nowhere else. By default it is refused as a typo
-//! (with the catalogued name it is near) when a catalogued name is at most [`TYPO_DISTANCE`]
+//! (with the catalogued name it is near) when a catalogued name is at most [`TYPO_DISTANCE`](fields::TYPO_DISTANCE)
 //! edits from it and differs from it in more than digits; any other is sent as it is, named in
 //! [`CheckedQuery::unknown`] and in a warning with the catalogue's [`REVISION`].
 
@@ -23,18 +23,13 @@ use super::search_query::Query;
 #[non_exhaustive]
 pub enum UnknownFields {
     /// Refused as a typo (`UNRECOGNIZED_FIELD`, `BAD_RESOURCE_TYPE_IN_FROM_CLAUSE`, with the
-    /// catalogued name it is near) when a catalogued name is at most [`TYPO_DISTANCE`] edits from
+    /// catalogued name it is near) when a catalogued name is at most [`TYPO_DISTANCE`](fields::TYPO_DISTANCE) edits from
     /// it and differs from it in more than digits; any other is sent as it is, with a warning.
     #[default]
     RefuseTypos,
     /// Every one sent as it is (with a warning): the service judges it.
     Send,
 }
-
-/// Most edits (insertions, deletions, substitutions, swaps of neighbours) between a name the
-/// catalogue does not have and a catalogued one for the default [`UnknownFields`] to refuse it
-/// as a typo of it.
-pub const TYPO_DISTANCE: usize = 2;
 
 /// A query that passed the check: what would be sent ([`SearchRequest::checked_query`]).
 ///

@@ -76,9 +76,14 @@ pub fn nearest(name: &str, resources: bool) -> Option<&'static str> {
         .map(|(_, candidate)| candidate)
 }
 
+/// Most edits (insertions, deletions, substitutions, swaps of neighbours) between a name the
+/// catalogue does not have and a catalogued one for the default
+/// [`UnknownFields`](super::super::UnknownFields) to refuse it as a typo of it (SR-32).
+pub const TYPO_DISTANCE: usize = 2;
+
 /// The catalogued name a name the catalogue does not have is taken for a typo of, with the
 /// edits between them (SR-32): the nearest field (or, with `resources`, resource name) at most
-/// [`TYPO_DISTANCE`](super::super::TYPO_DISTANCE) edits away (optimal string alignment:
+/// [`TYPO_DISTANCE`] edits away (optimal string alignment:
 /// insertions, deletions, substitutions, swaps of neighbours) that differs from it in more than
 /// its digits (`headline4` is a sibling of `headline3`, not a typo of it).
 ///
@@ -108,7 +113,7 @@ pub(crate) fn typo_among(
     names
         .filter(|candidate| letters(candidate) != letters(name))
         .map(|candidate| (strsim::osa_distance(name, candidate), candidate))
-        .filter(|(d, _)| *d <= super::super::TYPO_DISTANCE)
+        .filter(|(d, _)| *d <= TYPO_DISTANCE)
         .min()
         .map(|(d, candidate)| (candidate, d))
 }

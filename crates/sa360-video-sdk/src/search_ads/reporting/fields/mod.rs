@@ -18,7 +18,9 @@ mod types;
 pub(crate) use catalogue::resource;
 #[cfg(test)]
 pub(crate) use catalogue::typo_among;
-pub use catalogue::{catalogue, lookup, nearest, resource_names, resources_accepting, typo_of};
+pub use catalogue::{
+    TYPO_DISTANCE, catalogue, lookup, nearest, resource_names, resources_accepting, typo_of,
+};
 pub use generated::*;
 pub(crate) use types::SelectableWith;
 pub use types::{Category, DataType, Field, FieldInfo};
