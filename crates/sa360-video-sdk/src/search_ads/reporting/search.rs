@@ -211,8 +211,9 @@ impl SearchRequest {
     ///
     /// ```
     /// use sa360_video_sdk::search_ads::reporting::UnknownFields;
-    /// # use sa360_video_sdk::search_ads::{CustomerId, SearchAdsClient};
-    /// # fn run(client: SearchAdsClient) -> Result<(), sa360_video_sdk::search_ads::Error> {
+    /// use sa360_video_sdk::search_ads::{CustomerId, SearchAdsClient, StaticToken};
+    /// # fn main() -> Result<(), sa360_video_sdk::search_ads::Error> {
+    /// let client = SearchAdsClient::builder(StaticToken::new("token")).build()?;
     /// // Near `metrics.clicks`: refused as a typo by default, sent when asked.
     /// let query = "SELECT campaign.id, metrics.clickz FROM campaign";
     /// let request = client.search(CustomerId::new("2000012350")?, query);
