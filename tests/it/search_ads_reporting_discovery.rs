@@ -1,5 +1,5 @@
 //! `specs/search-ads-reporting.yaml` agrees with Google's discovery document
-//! for the Search Ads 360 Reporting API v0 (revision 20251116, copied to
+//! for the Search Ads 360 Reporting API v0 (revision 20260810, copied to
 //! `crates/sa360-video-fakes/data/searchads360-v0-discovery.json`, where the fake reads it too).
 //!
 //! The spec names its schemas without discovery's long prefixes (SR-4), so
@@ -64,6 +64,12 @@ const COVERED_SCHEMAS: &[(&str, &str, Coverage)] = &[
     ("Value", "Common__Value", Full),
     ("TargetingSetting", "Common__TargetingSetting", Full),
     ("Ad", "Resources__Ad", Full),
+    ("SyntheticContentInfo", "Common__SyntheticContentInfo", Full),
+    (
+        "SyntheticContentAttestation",
+        "Common__SyntheticContentAttestation",
+        Full,
+    ),
     ("AgeRangeInfo", "Common__AgeRangeInfo", Full),
     ("GenderInfo", "Common__GenderInfo", Full),
     ("KeywordInfo", "Common__KeywordInfo", Full),
@@ -631,5 +637,5 @@ fn the_server_is_the_discovery_root() {
     let root = discovery["rootUrl"].as_str().unwrap().trim_end_matches('/');
     assert_eq!(discovery["servicePath"], "");
     assert_eq!(spec["servers"][0]["url"], root);
-    assert_eq!(discovery["revision"], "20251116");
+    assert_eq!(discovery["revision"], "20260810");
 }

@@ -190,6 +190,9 @@ GUIDE_QUERIES = [
      "WHERE ad_group_criterion.type = 'KEYWORD' AND ad_group_criterion.status = 'ENABLED'", 60),
     ("SELECT ad_group_criterion.keyword.text, ad_group.name, campaign.name, metrics.impressions, metrics.clicks, "
      "metrics.ctr, metrics.average_cpc FROM keyword_view WHERE segments.date DURING LAST_30_DAYS", 60),
+    # A segment discovery revision 20260810 added (issue 51): one postal code per campaign.
+    ("SELECT campaign.id, segments.geo_target_postal_code, metrics.clicks FROM campaign "
+     "WHERE segments.date DURING LAST_7_DAYS", 4),
     ("SELECT visit.id, visit.click_id, visit.visit_date_time, visit.ad_id, visit.criterion_id, ad_group.id, "
      "segments.date, segments.device FROM visit WHERE segments.date DURING LAST_7_DAYS", None),
 ]

@@ -13,6 +13,8 @@
 //!   documents), classified, with their effect on the generated Rust API.
 //! * [`bench`](mod@bench): builds and runs the benchmark suite of `crates/bench`.
 //! * [`changelog`]: the notes of one release, cut from `CHANGELOG.md`.
+//! * [`discovery`]: the Reporting API's discovery document compared with another, and refreshed
+//!   (the copy the fake reads and the field catalogue made from it).
 //!
 //! To add a subcommand: add a module with an `Args` struct (clap `Args`) and a
 //! `run(&Workspace, &Args) -> anyhow::Result<ExitCode>` function, then one
@@ -26,6 +28,7 @@ pub mod changelog;
 pub mod check;
 pub mod codegen;
 pub mod diff;
+pub mod discovery;
 pub mod generate;
 pub mod inventory;
 pub mod lint;

@@ -39,6 +39,10 @@ enum Command {
     /// release workflow's GitHub release text. A section still headed `Unreleased` is
     /// refused unless --allow-unreleased.
     Changelog(xtask::changelog::Args),
+    /// The Reporting API's discovery document: `compare OLD NEW` (revision and field
+    /// difference; exit status 0 same, 1 different, 2 could not compare) or `refresh NEW` (the
+    /// repository's copy and the field catalogue made from it).
+    Discovery(xtask::discovery::Args),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +57,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => xtask::bench::run(&ws, args),
         Command::Api(args) => xtask::api::run(&ws, args),
         Command::Changelog(args) => xtask::changelog::run(&ws, args),
+        Command::Discovery(args) => xtask::discovery::run(&ws, args),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");

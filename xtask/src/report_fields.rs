@@ -21,7 +21,7 @@ pub const TABLE: &str = "specs/search-ads-report-fields.yaml";
 /// The generated catalogue (workspace-relative).
 pub const OUTPUT: &str = "crates/sa360-video-sdk/src/search_ads/reporting/fields/generated.rs";
 
-/// Nested messages deeper than this are not flattened further (none is, in revision 20251116).
+/// Nested messages deeper than this are not flattened further (none is, in revision 20260810).
 const MAX_DEPTH: usize = 6;
 
 #[derive(Debug, Deserialize)]
@@ -52,11 +52,11 @@ enum Segments {
 
 /// One catalogued field.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Field {
-    name: String,
+pub(crate) struct Field {
+    pub name: String,
     category: &'static str,
-    data_type: &'static str,
-    repeated: bool,
+    pub data_type: &'static str,
+    pub repeated: bool,
     selectable: bool,
     filterable: bool,
     sortable: bool,
@@ -186,16 +186,19 @@ impl Reader<'_> {
     }
 }
 
-/// The catalogue's source text, from the discovery document and the table.
-pub fn render(ws: &Workspace) -> Result<String> {
-    let discovery: Value = serde_json::from_str(
-        &fs::read_to_string(ws.path(DISCOVERY)).with_context(|| format!("reading {DISCOVERY}"))?,
-    )
-    .with_context(|| format!("parsing {DISCOVERY}"))?;
-    let table: Table = serde_norway::from_str(
-        &fs::read_to_string(ws.path(TABLE)).with_context(|| format!("reading {TABLE}"))?,
-    )
-    .with_context(|| format!("parsing {TABLE}"))?;
+/// The fields and resources a discovery document's `SearchAds360Row` catalogues.
+#[derive(Debug)]
+pub(crate) struct Read {
+    /// The document's `revision` (`unknown` when it has none).
+    pub revision: String,
+    /// Every field, sorted by name.
+    pub fields: Vec<Field>,
+    /// Every resource (members of the row but `metrics`, `segments`, `custom_columns`).
+    pub resources: BTreeSet<String>,
+}
+
+/// Reads a discovery document (`date_segments` typed DATE, the table's rule).
+pub(crate) fn read(discovery: &Value, date_segments: &[String]) -> Result<Read> {
     let schemas = discovery
         .get("schemas")
         .and_then(Value::as_object)
@@ -203,10 +206,11 @@ pub fn render(ws: &Workspace) -> Result<String> {
     let revision = discovery
         .get("revision")
         .and_then(Value::as_str)
-        .unwrap_or("unknown");
+        .unwrap_or("unknown")
+        .to_owned();
     let mut reader = Reader {
         schemas,
-        date_segments: &table.date_segments,
+        date_segments,
         fields: Vec::new(),
     };
     let row = reader
@@ -234,6 +238,33 @@ pub fn render(ws: &Workspace) -> Result<String> {
     }
     let mut fields = reader.fields;
     fields.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(Read {
+        revision,
+        fields,
+        resources,
+    })
+}
+
+/// Parses a JSON file.
+pub(crate) fn json_file(path: &std::path::Path) -> Result<Value> {
+    serde_json::from_str(
+        &fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?,
+    )
+    .with_context(|| format!("parsing {}", path.display()))
+}
+
+/// The catalogue's source text, from the discovery document and the table.
+pub fn render(ws: &Workspace) -> Result<String> {
+    let discovery = json_file(&ws.path(DISCOVERY))?;
+    let table: Table = serde_norway::from_str(
+        &fs::read_to_string(ws.path(TABLE)).with_context(|| format!("reading {TABLE}"))?,
+    )
+    .with_context(|| format!("parsing {TABLE}"))?;
+    let Read {
+        revision,
+        mut fields,
+        resources,
+    } = read(&discovery, &table.date_segments)?;
     let names: BTreeSet<String> = fields.iter().map(|f| f.name.clone()).collect();
     for (list, what) in [
         (&table.not_selectable, "not_selectable"),
@@ -278,7 +309,7 @@ pub fn render(ws: &Workspace) -> Result<String> {
             bail!("{TABLE}: {resource}.page must be Google's page");
         }
     }
-    emit(revision, &fields, &resources, &table)
+    emit(&revision, &fields, &resources, &table)
 }
 
 fn emit(
@@ -309,6 +340,16 @@ fn emit(
         w,
         "use super::types::{{Category, Compat, DataType, Field, FieldInfo, ResourceInfo}};"
     )?;
+    writeln!(w)?;
+    writeln!(
+        w,
+        "/// The revision of the discovery document the catalogue was generated from: a name the"
+    )?;
+    writeln!(
+        w,
+        "/// service added after it is unknown here (see [`UnknownFields`](super::super::UnknownFields))."
+    )?;
+    writeln!(w, "pub const REVISION: &str = {revision:?};")?;
     writeln!(w)?;
     writeln!(w, "/// Every catalogued field, sorted by name.")?;
     writeln!(w, "pub(crate) static FIELDS: &[FieldInfo] = &[")?;

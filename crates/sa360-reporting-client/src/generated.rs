@@ -90,6 +90,11 @@ pub mod types {
             SearchAds360ResponsiveSearchAdInfo,
         >,
         #[serde(
+            rename = "syntheticContentInfo",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub synthetic_content_info: ::std::option::Option<SyntheticContentInfo>,
+        #[serde(
             rename = "textAd",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
@@ -216,7 +221,7 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub tracking_url_template: ::std::option::Option<::std::string::String>,
-        ///Immutable. The type of the ad group. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `SEARCH_STANDARD`, `DISPLAY_STANDARD`, `SHOPPING_PRODUCT_ADS`, `SHOPPING_SHOWCASE_ADS`, `HOTEL_ADS`, `SHOPPING_SMART_ADS`, `VIDEO_BUMPER`, `VIDEO_TRUE_VIEW_IN_STREAM`, `VIDEO_TRUE_VIEW_IN_DISPLAY`, `VIDEO_NON_SKIPPABLE_IN_STREAM`, `VIDEO_OUTSTREAM`, `SEARCH_DYNAMIC_ADS`, `SHOPPING_COMPARISON_LISTING_ADS`, `PROMOTED_HOTEL_ADS`, `VIDEO_RESPONSIVE`, `VIDEO_EFFICIENT_REACH`, `SMART_CAMPAIGN_ADS`, `TRAVEL_ADS`.
+        ///Immutable. The type of the ad group. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `SEARCH_STANDARD`, `DISPLAY_STANDARD`, `SHOPPING_PRODUCT_ADS`, `HOTEL_ADS`, `SHOPPING_SMART_ADS`, `VIDEO_BUMPER`, `VIDEO_TRUE_VIEW_IN_STREAM`, `VIDEO_TRUE_VIEW_IN_DISPLAY`, `VIDEO_NON_SKIPPABLE_IN_STREAM`, `VIDEO_OUTSTREAM`, `SEARCH_DYNAMIC_ADS`, `SHOPPING_COMPARISON_LISTING_ADS`, `PROMOTED_HOTEL_ADS`, `VIDEO_RESPONSIVE`, `VIDEO_EFFICIENT_REACH`, `SMART_CAMPAIGN_ADS`, `TRAVEL_ADS`.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
         pub type_: ::std::option::Option<::std::string::String>,
     }
@@ -2206,7 +2211,7 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub date_error: ::std::option::Option<::std::string::String>,
-        ///The reasons for the date range error. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `INVALID_DATE`, `START_DATE_AFTER_END_DATE`, `CANNOT_SET_DATE_TO_PAST`, `AFTER_MAXIMUM_ALLOWABLE_DATE`, `CANNOT_MODIFY_START_DATE_IF_ALREADY_STARTED`.
+        ///The reasons for the date range error. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `INVALID_DATE`, `START_DATE_AFTER_END_DATE`, `CANNOT_SET_DATE_TO_PAST`, `AFTER_MAXIMUM_ALLOWABLE_DATE`, `CANNOT_MODIFY_START_DATE_IF_ALREADY_STARTED`, `REQUESTED_DATE_GRANULARITY_NOT_SUPPORTED`.
         #[serde(
             rename = "dateRangeError",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -2236,7 +2241,7 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub invalid_parameter_error: ::std::option::Option<::std::string::String>,
-        ///An error with the query. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `QUERY_ERROR`, `BAD_ENUM_CONSTANT`, `BAD_ESCAPE_SEQUENCE`, `BAD_FIELD_NAME`, `BAD_LIMIT_VALUE`, `BAD_NUMBER`, `BAD_OPERATOR`, `BAD_PARAMETER_NAME`, `BAD_PARAMETER_VALUE`, `BAD_RESOURCE_TYPE_IN_FROM_CLAUSE`, `BAD_SYMBOL`, `BAD_VALUE`, `DATE_RANGE_TOO_WIDE`, `DATE_RANGE_TOO_NARROW`, `EXPECTED_AND`, `EXPECTED_BY`, `EXPECTED_DIMENSION_FIELD_IN_SELECT_CLAUSE`, `EXPECTED_FILTERS_ON_DATE_RANGE`, `EXPECTED_FROM`, `EXPECTED_LIST`, `EXPECTED_REFERENCED_FIELD_IN_SELECT_CLAUSE`, `EXPECTED_SELECT`, `EXPECTED_SINGLE_VALUE`, `EXPECTED_VALUE_WITH_BETWEEN_OPERATOR`, `INVALID_DATE_FORMAT`, `MISALIGNED_DATE_FOR_FILTER`, `INVALID_STRING_VALUE`, `INVALID_VALUE_WITH_BETWEEN_OPERATOR`, `INVALID_VALUE_WITH_DURING_OPERATOR`, `INVALID_VALUE_WITH_LIKE_OPERATOR`, `OPERATOR_FIELD_MISMATCH`, `PROHIBITED_EMPTY_LIST_IN_CONDITION`, `PROHIBITED_ENUM_CONSTANT`, `PROHIBITED_FIELD_COMBINATION_IN_SELECT_CLAUSE`, `PROHIBITED_FIELD_IN_ORDER_BY_CLAUSE`, `PROHIBITED_FIELD_IN_SELECT_CLAUSE`, `PROHIBITED_FIELD_IN_WHERE_CLAUSE`, `PROHIBITED_RESOURCE_TYPE_IN_FROM_CLAUSE`, `PROHIBITED_RESOURCE_TYPE_IN_SELECT_CLAUSE`, `PROHIBITED_RESOURCE_TYPE_IN_WHERE_CLAUSE`, `PROHIBITED_METRIC_IN_SELECT_OR_WHERE_CLAUSE`, `PROHIBITED_SEGMENT_IN_SELECT_OR_WHERE_CLAUSE`, `PROHIBITED_SEGMENT_WITH_METRIC_IN_SELECT_OR_WHERE_CLAUSE`, `LIMIT_VALUE_TOO_LOW`, `PROHIBITED_NEWLINE_IN_STRING`, `PROHIBITED_VALUE_COMBINATION_IN_LIST`, `PROHIBITED_VALUE_COMBINATION_WITH_BETWEEN_OPERATOR`, `STRING_NOT_TERMINATED`, `TOO_MANY_SEGMENTS`, `UNEXPECTED_END_OF_QUERY`, `UNEXPECTED_FROM_CLAUSE`, `UNRECOGNIZED_FIELD`, `UNEXPECTED_INPUT`, `REQUESTED_METRICS_FOR_MANAGER`, `FILTER_HAS_TOO_MANY_VALUES`.
+        ///An error with the query. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `QUERY_ERROR`, `BAD_ENUM_CONSTANT`, `BAD_ESCAPE_SEQUENCE`, `BAD_FIELD_NAME`, `BAD_LIMIT_VALUE`, `BAD_NUMBER`, `BAD_OPERATOR`, `BAD_PARAMETER_NAME`, `BAD_PARAMETER_VALUE`, `BAD_RESOURCE_TYPE_IN_FROM_CLAUSE`, `BAD_SYMBOL`, `BAD_VALUE`, `DATE_RANGE_TOO_WIDE`, `DATE_RANGE_TOO_NARROW`, `EXPECTED_AND`, `EXPECTED_BY`, `EXPECTED_DIMENSION_FIELD_IN_SELECT_CLAUSE`, `EXPECTED_FILTERS_ON_DATE_RANGE`, `EXPECTED_FROM`, `EXPECTED_LIST`, `EXPECTED_REFERENCED_FIELD_IN_SELECT_CLAUSE`, `EXPECTED_SELECT`, `EXPECTED_SINGLE_VALUE`, `EXPECTED_VALUE_WITH_BETWEEN_OPERATOR`, `INVALID_DATE_FORMAT`, `MISALIGNED_DATE_FOR_FILTER`, `INVALID_STRING_VALUE`, `INVALID_VALUE_WITH_BETWEEN_OPERATOR`, `INVALID_VALUE_WITH_DURING_OPERATOR`, `INVALID_VALUE_WITH_LIKE_OPERATOR`, `OPERATOR_FIELD_MISMATCH`, `PROHIBITED_EMPTY_LIST_IN_CONDITION`, `PROHIBITED_ENUM_CONSTANT`, `PROHIBITED_FIELD_COMBINATION_IN_SELECT_CLAUSE`, `PROHIBITED_FIELD_IN_ORDER_BY_CLAUSE`, `PROHIBITED_FIELD_IN_SELECT_CLAUSE`, `PROHIBITED_FIELD_IN_WHERE_CLAUSE`, `PROHIBITED_RESOURCE_TYPE_IN_FROM_CLAUSE`, `PROHIBITED_RESOURCE_TYPE_IN_SELECT_CLAUSE`, `PROHIBITED_RESOURCE_TYPE_IN_WHERE_CLAUSE`, `PROHIBITED_METRIC_IN_SELECT_OR_WHERE_CLAUSE`, `PROHIBITED_SEGMENT_IN_SELECT_OR_WHERE_CLAUSE`, `PROHIBITED_SEGMENT_WITH_METRIC_IN_SELECT_OR_WHERE_CLAUSE`, `LIMIT_VALUE_TOO_LOW`, `PROHIBITED_NEWLINE_IN_STRING`, `PROHIBITED_VALUE_COMBINATION_IN_LIST`, `PROHIBITED_VALUE_COMBINATION_WITH_BETWEEN_OPERATOR`, `STRING_NOT_TERMINATED`, `TOO_MANY_SEGMENTS`, `UNEXPECTED_END_OF_QUERY`, `UNEXPECTED_FROM_CLAUSE`, `UNRECOGNIZED_FIELD`, `UNEXPECTED_INPUT`, `REQUESTED_METRICS_FOR_MANAGER`, `FILTER_HAS_TOO_MANY_VALUES`, `REQUIRED_SEGMENT_FIELD_MISSING`.
         #[serde(
             rename = "queryError",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -4279,6 +4284,12 @@ pub mod types {
         schemars::JsonSchema
     )]
     pub struct Segments {
+        ///Ad Format type. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `VERTICAL_ADS_PROMOTION`, `VERTICAL_ADS_BOOKING_LINK`, `TEXT`.
+        #[serde(
+            rename = "adFormatType",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub ad_format_type: ::std::option::Option<::std::string::String>,
         ///Ad network type. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `SEARCH`, `SEARCH_PARTNERS`, `CONTENT`, `YOUTUBE_SEARCH`, `YOUTUBE_WATCH`, `MIXED`.
         #[serde(
             rename = "adNetworkType",
@@ -4345,6 +4356,12 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub geo_target_metro: ::std::option::Option<::std::string::String>,
+        ///Resource name of the geo target constant that represents a postal code.
+        #[serde(
+            rename = "geoTargetPostalCode",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub geo_target_postal_code: ::std::option::Option<::std::string::String>,
         ///Resource name of the geo target constant that represents a region.
         #[serde(
             rename = "geoTargetRegion",
@@ -4647,6 +4664,64 @@ pub mod types {
             skip_serializing_if = "::std::vec::Vec::is_empty"
         )]
         pub raw_event_conversion_dimensions: ::std::vec::Vec<Value>,
+        ///The display names of participants in an event listing, like performers, speakers, or teams.
+        #[serde(
+            rename = "verticalAdsEventParticipantDisplayNames",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub vertical_ads_event_participant_display_names: ::std::option::Option<
+            ::std::string::String,
+        >,
+        ///The class of the hotel. Generally in the range of 1 to 5 stars, but fully customizable in the hotel feed.
+        #[serde(
+            rename = "verticalAdsHotelClass",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub vertical_ads_hotel_class: ::std::option::Option<crate::context::I64String>,
+        ///The listing associated with a listing impression, click or conversion.
+        #[serde(
+            rename = "verticalAdsListing",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub vertical_ads_listing: ::std::option::Option<::std::string::String>,
+        ///The brand associated with a specific listing within a Vertical Ads context, for example, the brand of a car rental, a vacation home, or an event.
+        #[serde(
+            rename = "verticalAdsListingBrand",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub vertical_ads_listing_brand: ::std::option::Option<::std::string::String>,
+        ///The city where the vertical ads listing is located.
+        #[serde(
+            rename = "verticalAdsListingCity",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub vertical_ads_listing_city: ::std::option::Option<::std::string::String>,
+        ///The country where the vertical ads listing is located.
+        #[serde(
+            rename = "verticalAdsListingCountry",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub vertical_ads_listing_country: ::std::option::Option<::std::string::String>,
+        ///The region where the vertical ads listing is located.
+        #[serde(
+            rename = "verticalAdsListingRegion",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub vertical_ads_listing_region: ::std::option::Option<::std::string::String>,
+        ///A specific partner account within a Partner Center (for example, Hotel Center) that supplies inventory feed data for Vertical Ads.
+        #[serde(
+            rename = "verticalAdsPartnerAccount",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub vertical_ads_partner_account: ::std::option::Option<
+            crate::context::I64String,
+        >,
+        ///Type of vertical ad, such as Vacation Rentals, Car Rentals, or Events, used to categorize and segment data in the context of Vertical Ads. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `HOTELS`, `VACATION_RENTALS`, `RENTAL_CARS`, `EVENTS`, `THINGS_TO_DO`, `FLIGHTS`.
+        #[serde(
+            rename = "verticalAdsVertical",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub vertical_ads_vertical: ::std::option::Option<::std::string::String>,
         ///Week as defined as Monday through Sunday, and represented by the date of Monday. Formatted as yyyy-MM-dd.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub week: ::std::option::Option<::std::string::String>,
@@ -4685,6 +4760,56 @@ pub mod types {
     }
     impl Status {
         pub fn builder() -> builder::Status {
+            Default::default()
+        }
+    }
+    ///Represents an attestation about synthetic content from a single source. Discovery: `GoogleAdsSearchads360V0Common__SyntheticContentAttestation`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct SyntheticContentAttestation {
+        ///The source of the synthetic content attestation. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `ADVERTISER_ATTESTED`, `GOOGLE_GENERATED_ADVERTISER_REVIEWED`, `GOOGLE_GENERATED_FULLY_AUTOMATED`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub source: ::std::option::Option<::std::string::String>,
+        ///Indicates whether the content is considered synthetic by this source. Known values (an open set, SR-5): `UNSPECIFIED`, `UNKNOWN`, `NOT_SYNTHETIC`, `IS_SYNTHETIC`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub status: ::std::option::Option<::std::string::String>,
+    }
+    impl SyntheticContentAttestation {
+        pub fn builder() -> builder::SyntheticContentAttestation {
+            Default::default()
+        }
+    }
+    ///Container for synthetic content attestations from different sources, such as the advertiser and Google systems. Discovery: `GoogleAdsSearchads360V0Common__SyntheticContentInfo`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct SyntheticContentInfo {
+        #[serde(
+            rename = "advertiserAttestation",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub advertiser_attestation: ::std::option::Option<SyntheticContentAttestation>,
+        #[serde(
+            rename = "systemAttestation",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub system_attestation: ::std::option::Option<SyntheticContentAttestation>,
+    }
+    impl SyntheticContentInfo {
+        pub fn builder() -> builder::SyntheticContentInfo {
             Default::default()
         }
     }
@@ -5232,6 +5357,10 @@ pub mod types {
                 ::std::option::Option<super::SearchAds360ResponsiveSearchAdInfo>,
                 ::std::string::String,
             >,
+            synthetic_content_info: ::std::result::Result<
+                ::std::option::Option<super::SyntheticContentInfo>,
+                ::std::string::String,
+            >,
             text_ad: ::std::result::Result<
                 ::std::option::Option<super::SearchAds360TextAdInfo>,
                 ::std::string::String,
@@ -5260,6 +5389,7 @@ pub mod types {
                     product_ad: Ok(Default::default()),
                     resource_name: Ok(Default::default()),
                     responsive_search_ad: Ok(Default::default()),
+                    synthetic_content_info: Ok(Default::default()),
                     text_ad: Ok(Default::default()),
                     tracking_url_template: Ok(Default::default()),
                     type_: Ok(Default::default()),
@@ -5431,6 +5561,22 @@ pub mod types {
                     });
                 self
             }
+            pub fn synthetic_content_info<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::SyntheticContentInfo>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.synthetic_content_info = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for synthetic_content_info: {e}"
+                        )
+                    });
+                self
+            }
             pub fn text_ad<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -5490,6 +5636,7 @@ pub mod types {
                     product_ad: value.product_ad?,
                     resource_name: value.resource_name?,
                     responsive_search_ad: value.responsive_search_ad?,
+                    synthetic_content_info: value.synthetic_content_info?,
                     text_ad: value.text_ad?,
                     tracking_url_template: value.tracking_url_template?,
                     type_: value.type_?,
@@ -5511,6 +5658,7 @@ pub mod types {
                     product_ad: Ok(value.product_ad),
                     resource_name: Ok(value.resource_name),
                     responsive_search_ad: Ok(value.responsive_search_ad),
+                    synthetic_content_info: Ok(value.synthetic_content_info),
                     text_ad: Ok(value.text_ad),
                     tracking_url_template: Ok(value.tracking_url_template),
                     type_: Ok(value.type_),
@@ -17993,6 +18141,10 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct Segments {
+            ad_format_type: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
             ad_network_type: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
@@ -18038,6 +18190,10 @@ pub mod types {
                 ::std::string::String,
             >,
             geo_target_metro: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            geo_target_postal_code: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
@@ -18237,6 +18393,42 @@ pub mod types {
                 ::std::vec::Vec<super::Value>,
                 ::std::string::String,
             >,
+            vertical_ads_event_participant_display_names: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            vertical_ads_hotel_class: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            vertical_ads_listing: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            vertical_ads_listing_brand: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            vertical_ads_listing_city: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            vertical_ads_listing_country: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            vertical_ads_listing_region: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            vertical_ads_partner_account: ::std::result::Result<
+                ::std::option::Option<crate::context::I64String>,
+                ::std::string::String,
+            >,
+            vertical_ads_vertical: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
             week: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
@@ -18249,6 +18441,7 @@ pub mod types {
         impl ::std::default::Default for Segments {
             fn default() -> Self {
                 Self {
+                    ad_format_type: Ok(Default::default()),
                     ad_network_type: Ok(Default::default()),
                     asset_interaction_target: Ok(Default::default()),
                     conversion_action: Ok(Default::default()),
@@ -18261,6 +18454,7 @@ pub mod types {
                     geo_target_city: Ok(Default::default()),
                     geo_target_country: Ok(Default::default()),
                     geo_target_metro: Ok(Default::default()),
+                    geo_target_postal_code: Ok(Default::default()),
                     geo_target_region: Ok(Default::default()),
                     hour: Ok(Default::default()),
                     keyword: Ok(Default::default()),
@@ -18310,12 +18504,35 @@ pub mod types {
                     product_type_l5: Ok(Default::default()),
                     quarter: Ok(Default::default()),
                     raw_event_conversion_dimensions: Ok(Default::default()),
+                    vertical_ads_event_participant_display_names: Ok(Default::default()),
+                    vertical_ads_hotel_class: Ok(Default::default()),
+                    vertical_ads_listing: Ok(Default::default()),
+                    vertical_ads_listing_brand: Ok(Default::default()),
+                    vertical_ads_listing_city: Ok(Default::default()),
+                    vertical_ads_listing_country: Ok(Default::default()),
+                    vertical_ads_listing_region: Ok(Default::default()),
+                    vertical_ads_partner_account: Ok(Default::default()),
+                    vertical_ads_vertical: Ok(Default::default()),
                     week: Ok(Default::default()),
                     year: Ok(Default::default()),
                 }
             }
         }
         impl Segments {
+            pub fn ad_format_type<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ad_format_type = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for ad_format_type: {e}"
+                        )
+                    });
+                self
+            }
             pub fn ad_network_type<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -18476,6 +18693,20 @@ pub mod types {
                     .map_err(|e| {
                         format!(
                             "error converting supplied value for geo_target_metro: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn geo_target_postal_code<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.geo_target_postal_code = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for geo_target_postal_code: {e}"
                         )
                     });
                 self
@@ -19154,6 +19385,139 @@ pub mod types {
                     });
                 self
             }
+            pub fn vertical_ads_event_participant_display_names<T>(
+                mut self,
+                value: T,
+            ) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.vertical_ads_event_participant_display_names = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for vertical_ads_event_participant_display_names: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn vertical_ads_hotel_class<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.vertical_ads_hotel_class = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for vertical_ads_hotel_class: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn vertical_ads_listing<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.vertical_ads_listing = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for vertical_ads_listing: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn vertical_ads_listing_brand<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.vertical_ads_listing_brand = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for vertical_ads_listing_brand: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn vertical_ads_listing_city<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.vertical_ads_listing_city = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for vertical_ads_listing_city: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn vertical_ads_listing_country<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.vertical_ads_listing_country = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for vertical_ads_listing_country: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn vertical_ads_listing_region<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.vertical_ads_listing_region = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for vertical_ads_listing_region: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn vertical_ads_partner_account<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::context::I64String>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.vertical_ads_partner_account = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for vertical_ads_partner_account: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn vertical_ads_vertical<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.vertical_ads_vertical = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for vertical_ads_vertical: {e}"
+                        )
+                    });
+                self
+            }
             pub fn week<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -19185,6 +19549,7 @@ pub mod types {
                 value: Segments,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
+                    ad_format_type: value.ad_format_type?,
                     ad_network_type: value.ad_network_type?,
                     asset_interaction_target: value.asset_interaction_target?,
                     conversion_action: value.conversion_action?,
@@ -19197,6 +19562,7 @@ pub mod types {
                     geo_target_city: value.geo_target_city?,
                     geo_target_country: value.geo_target_country?,
                     geo_target_metro: value.geo_target_metro?,
+                    geo_target_postal_code: value.geo_target_postal_code?,
                     geo_target_region: value.geo_target_region?,
                     hour: value.hour?,
                     keyword: value.keyword?,
@@ -19262,6 +19628,16 @@ pub mod types {
                     quarter: value.quarter?,
                     raw_event_conversion_dimensions: value
                         .raw_event_conversion_dimensions?,
+                    vertical_ads_event_participant_display_names: value
+                        .vertical_ads_event_participant_display_names?,
+                    vertical_ads_hotel_class: value.vertical_ads_hotel_class?,
+                    vertical_ads_listing: value.vertical_ads_listing?,
+                    vertical_ads_listing_brand: value.vertical_ads_listing_brand?,
+                    vertical_ads_listing_city: value.vertical_ads_listing_city?,
+                    vertical_ads_listing_country: value.vertical_ads_listing_country?,
+                    vertical_ads_listing_region: value.vertical_ads_listing_region?,
+                    vertical_ads_partner_account: value.vertical_ads_partner_account?,
+                    vertical_ads_vertical: value.vertical_ads_vertical?,
                     week: value.week?,
                     year: value.year?,
                 })
@@ -19270,6 +19646,7 @@ pub mod types {
         impl ::std::convert::From<super::Segments> for Segments {
             fn from(value: super::Segments) -> Self {
                 Self {
+                    ad_format_type: Ok(value.ad_format_type),
                     ad_network_type: Ok(value.ad_network_type),
                     asset_interaction_target: Ok(value.asset_interaction_target),
                     conversion_action: Ok(value.conversion_action),
@@ -19282,6 +19659,7 @@ pub mod types {
                     geo_target_city: Ok(value.geo_target_city),
                     geo_target_country: Ok(value.geo_target_country),
                     geo_target_metro: Ok(value.geo_target_metro),
+                    geo_target_postal_code: Ok(value.geo_target_postal_code),
                     geo_target_region: Ok(value.geo_target_region),
                     hour: Ok(value.hour),
                     keyword: Ok(value.keyword),
@@ -19363,6 +19741,17 @@ pub mod types {
                     raw_event_conversion_dimensions: Ok(
                         value.raw_event_conversion_dimensions,
                     ),
+                    vertical_ads_event_participant_display_names: Ok(
+                        value.vertical_ads_event_participant_display_names,
+                    ),
+                    vertical_ads_hotel_class: Ok(value.vertical_ads_hotel_class),
+                    vertical_ads_listing: Ok(value.vertical_ads_listing),
+                    vertical_ads_listing_brand: Ok(value.vertical_ads_listing_brand),
+                    vertical_ads_listing_city: Ok(value.vertical_ads_listing_city),
+                    vertical_ads_listing_country: Ok(value.vertical_ads_listing_country),
+                    vertical_ads_listing_region: Ok(value.vertical_ads_listing_region),
+                    vertical_ads_partner_account: Ok(value.vertical_ads_partner_account),
+                    vertical_ads_vertical: Ok(value.vertical_ads_vertical),
                     week: Ok(value.week),
                     year: Ok(value.year),
                 }
@@ -19467,6 +19856,145 @@ pub mod types {
                     details: Ok(value.details),
                     message: Ok(value.message),
                     status: Ok(value.status),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct SyntheticContentAttestation {
+            source: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            status: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for SyntheticContentAttestation {
+            fn default() -> Self {
+                Self {
+                    source: Ok(Default::default()),
+                    status: Ok(Default::default()),
+                }
+            }
+        }
+        impl SyntheticContentAttestation {
+            pub fn source<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.source = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for source: {e}")
+                    });
+                self
+            }
+            pub fn status<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.status = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for status: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<SyntheticContentAttestation>
+        for super::SyntheticContentAttestation {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: SyntheticContentAttestation,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    source: value.source?,
+                    status: value.status?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::SyntheticContentAttestation>
+        for SyntheticContentAttestation {
+            fn from(value: super::SyntheticContentAttestation) -> Self {
+                Self {
+                    source: Ok(value.source),
+                    status: Ok(value.status),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct SyntheticContentInfo {
+            advertiser_attestation: ::std::result::Result<
+                ::std::option::Option<super::SyntheticContentAttestation>,
+                ::std::string::String,
+            >,
+            system_attestation: ::std::result::Result<
+                ::std::option::Option<super::SyntheticContentAttestation>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for SyntheticContentInfo {
+            fn default() -> Self {
+                Self {
+                    advertiser_attestation: Ok(Default::default()),
+                    system_attestation: Ok(Default::default()),
+                }
+            }
+        }
+        impl SyntheticContentInfo {
+            pub fn advertiser_attestation<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::SyntheticContentAttestation>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.advertiser_attestation = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for advertiser_attestation: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn system_attestation<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::SyntheticContentAttestation>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.system_attestation = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for system_attestation: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<SyntheticContentInfo>
+        for super::SyntheticContentInfo {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: SyntheticContentInfo,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    advertiser_attestation: value.advertiser_attestation?,
+                    system_attestation: value.system_attestation?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::SyntheticContentInfo> for SyntheticContentInfo {
+            fn from(value: super::SyntheticContentInfo) -> Self {
+                Self {
+                    advertiser_attestation: Ok(value.advertiser_attestation),
+                    system_attestation: Ok(value.system_attestation),
                 }
             }
         }

@@ -887,6 +887,12 @@ pub struct ReportQueryArgs {
     /// Pages fetched ahead of the output, 1 to 16
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub prefetch: usize,
+
+    /// Send names apictl's field catalogue does not have as they are, even one near a known name
+    /// (a field Google added after this release); by default such a name is refused as a typo,
+    /// and any other unknown name sent with a warning
+    #[arg(long)]
+    pub send_unknown_fields: bool,
 }
 
 /// `apictl ads fields`.
@@ -895,6 +901,10 @@ pub struct FieldsArgs {
     /// Only fields whose name contains this text (case-insensitive), e.g. `campaign.` or `clicks`
     #[arg(value_name = "PATTERN")]
     pub pattern: Option<String>,
+
+    /// Only fields `FROM RESOURCE` may select, e.g. `campaign` or `keyword_view`
+    #[arg(long, value_name = "RESOURCE")]
+    pub from: Option<String>,
 }
 
 #[cfg(test)]

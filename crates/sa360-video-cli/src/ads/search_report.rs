@@ -7,9 +7,12 @@ use std::io::{BufWriter, IsTerminal as _, Read as _, Write};
 
 use futures::{Stream, StreamExt as _, TryStreamExt as _};
 use sa360_video_client_support::printable;
-use sa360_video_sdk::search_ads::reporting::{MAX_QUERY_CHARS, Query, SearchOptions};
+use sa360_video_sdk::search_ads::reporting::{
+    MAX_QUERY_CHARS, Query, SearchOptions, UnknownFields, fields,
+};
 use sa360_video_sdk::search_ads::{Error as SaError, WriteOptions};
-use serde_json::{Map, Value, json};
+use serde::ser::{SerializeMap as _, Serializer as _};
+use serde_json::{Value, json};
 
 use super::conn::Conn;
 use super::list::{commit, create_beside};
@@ -56,9 +59,24 @@ fn query_text(args: &ReportQueryArgs) -> AppResult<String> {
     })
 }
 
-/// A refused query with a hint that names the command listing the fields.
+/// A refused query with a hint that names the command listing the fields (and, for a name taken
+/// for a typo, the flag that sends it as it is).
 fn query_error(e: SaError) -> AppError {
     match &e {
+        SaError::Query {
+            code,
+            field,
+            reason,
+            suggestion: Some(near),
+            typo: true,
+            ..
+        } => AppError::refused(format!(
+            "query refused: {code}: `{field}` {reason}; did you mean `{near}`? (nothing was sent)"
+        ))
+        .hint(
+            "fix the query (`apictl ads fields PATTERN` lists the fields), or if it is a field \
+             newer than apictl's catalogue, pass --send-unknown-fields to send it as it is",
+        ),
         SaError::Query { .. } => AppError::refused(e.to_string())
             .hint("fix the query; `apictl ads fields PATTERN` lists the fields and where each may be used"),
         SaError::Validation { field, .. } if field == "page_size" => {
@@ -198,15 +216,20 @@ pub async fn write_report<W: Write>(
         ReportFormat::Jsonl => {
             let mut out = BufWriter::new(out);
             while let Some(row) = stream.try_next().await? {
-                let object: Map<String, Value> = columns
-                    .iter()
-                    .zip(&paths)
-                    .map(|(c, p)| match terminal {
-                        true => (c.clone(), escaped(value(&row, p))),
-                        false => (c.clone(), value(&row, p).clone()),
-                    })
-                    .collect();
-                serde_json::to_writer(&mut out, &object).map_err(json_error)?;
+                // Members in the SELECT's order (a `Map` would sort them by name).
+                let mut serializer = serde_json::Serializer::new(&mut out);
+                let mut object = serializer
+                    .serialize_map(Some(columns.len()))
+                    .map_err(json_error)?;
+                for (c, p) in columns.iter().zip(&paths) {
+                    let v = value(&row, p);
+                    match terminal {
+                        true => object.serialize_entry(c, &escaped(v)),
+                        false => object.serialize_entry(c, v),
+                    }
+                    .map_err(json_error)?;
+                }
+                object.end().map_err(json_error)?;
                 out.write_all(b"\n").map_err(io_error)?;
                 count += 1;
             }
@@ -256,7 +279,6 @@ pub(super) async fn run_report(
     args: &ReportQueryArgs,
 ) -> AppResult<u8> {
     let query = Query::text(query_text(args)?.trim().to_owned());
-    let columns = query.columns().map_err(query_error)?;
     let Some(customer) = conn.customer()? else {
         return Err(AppError::refused("no customer to report on")
             .hint("pass --customer-id (or set SEARCH_ADS_CUSTOMER_ID)"));
@@ -266,13 +288,26 @@ pub(super) async fn run_report(
             args.page_size
                 .unwrap_or(sa360_video_sdk::search_ads::reporting::MAX_REPORT_PAGE_SIZE),
         )
-        .prefetch(args.prefetch);
+        .prefetch(args.prefetch)
+        .unknown_fields(match args.send_unknown_fields {
+            true => UnknownFields::Send,
+            false => UnknownFields::RefuseTypos,
+        });
     options.login_customer_id = conn.login_customer()?;
     options.validate().map_err(query_error)?;
     let client = conn.client(WriteOptions::default())?;
     let request = client.search(customer, query).options(options);
     // The same checks the stream makes, before any output (nothing is sent).
-    request.checked_query().map_err(query_error)?;
+    let checked = request.checked_query().map_err(query_error)?;
+    if !checked.unknown.is_empty() {
+        crate::output::tell!(
+            "warning: not in apictl's field catalogue (revision {}), sent as they are for the \
+             service to judge: {}",
+            fields::REVISION,
+            checked.unknown.join(", ")
+        );
+    }
+    let columns = checked.columns;
     let stream = request.stream::<Value>();
     // `--json` asks for JSON on stdout: JSON lines unless a format was named.
     let format = args.format.unwrap_or(if ctx.json {
@@ -377,6 +412,29 @@ mod tests {
             "{\"campaign.id\":\"1\",\"campaign.name\":\"a\",\"metrics.clicks\":\"10\"}\n\
              {\"campaign.id\":\"22\",\"campaign.name\":\"b,c\",\"metrics.clicks\":null}\n"
         );
+        // Keys in the SELECT's order, not by name.
+        let columns: Vec<String> = ["metrics.clicks", "campaign.name", "campaign.id"]
+            .map(str::to_owned)
+            .to_vec();
+        let mut jsonl = Vec::new();
+        write_report(
+            rows(),
+            &mut jsonl,
+            &columns,
+            ReportFormat::Jsonl,
+            None,
+            true,
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(jsonl).unwrap(),
+            "{\"metrics.clicks\":\"10\",\"campaign.name\":\"a\",\"campaign.id\":\"1\"}\n\
+             {\"metrics.clicks\":null,\"campaign.name\":\"b,c\",\"campaign.id\":\"22\"}\n"
+        );
+        let columns: Vec<String> = ["campaign.id", "campaign.name", "metrics.clicks"]
+            .map(str::to_owned)
+            .to_vec();
         let mut table = Vec::new();
         write_report(
             rows(),

@@ -1,6 +1,7 @@
 //! `apictl ads report` and `apictl ads fields` against the search ads fake: a query's rows as
-//! CSV, JSON lines and a table with the selected fields as columns, `--query-file`, a misspelt
-//! field refused before sending with the nearest name, and the field catalogue.
+//! CSV, JSON lines and a table with the selected fields as columns (in the SELECT's order),
+//! `--query-file`, a misspelt field refused before sending with the nearest name, a name newer
+//! than the catalogue sent (issue 51), and the field catalogue with its `FROM` resources.
 
 use crate::common;
 
@@ -155,6 +156,157 @@ async fn fields_lists_the_catalogue() {
     let run = apictl.run(&["ads", "fields", "campaign.nmae"]).await;
     assert_ne!(run.code, 0);
     assert!(run.stderr.contains("campaign.name"), "{}", run.stderr);
+}
+
+/// Issue 51's query: a segment revision 20260810 added, with the columns in the SELECT's order
+/// in JSON lines (issue 50).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_postal_code_segment_is_reported_in_the_selects_order() {
+    let services = services().await;
+    let apictl = Apictl::with_fakes(&services);
+    let run = apictl
+        .run(&[
+            "ads",
+            "report",
+            "--format",
+            "jsonl",
+            "--query",
+            "SELECT campaign.id, segments.geo_target_postal_code, metrics.clicks FROM campaign \
+             WHERE segments.date DURING LAST_7_DAYS",
+        ])
+        .await;
+    run.expect(0);
+    assert!(!run.stderr.contains("warning"), "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(!lines.is_empty());
+    for line in lines {
+        let keys: Vec<&str> = line
+            .match_indices("\":")
+            .map(|(i, _)| {
+                let start = line[..i].rfind('"').unwrap() + 1;
+                &line[start..i]
+            })
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "campaign.id",
+                "segments.geo_target_postal_code",
+                "metrics.clicks"
+            ],
+            "{line}"
+        );
+        let row: serde_json::Value = serde_json::from_str(line).expect("JSON line");
+        let code = row["segments.geo_target_postal_code"]
+            .as_str()
+            .expect("a postal code");
+        assert!(code.starts_with("geoTargetConstants/"), "{line}");
+    }
+}
+
+/// The default rule for names the catalogue does not have (SR-32): a typo of a known field is
+/// refused before sending with the revision and the flag; a distant name is sent with a warning
+/// (and judged by the service); `--send-unknown-fields` sends the near one too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn names_newer_than_the_catalogue_follow_the_rule_or_the_flag() {
+    let services = services().await;
+    let apictl = Apictl::with_fakes(&services);
+    let sent = || {
+        services
+            .search_ads
+            .ledger()
+            .counts()
+            .reporting_search_requests
+    };
+    let report = |field: &'static str| {
+        format!("SELECT campaign.id, {field} FROM campaign WHERE segments.date DURING LAST_7_DAYS")
+    };
+    let near = report("metrics.clickz");
+    let run = apictl.run(&["ads", "report", "--query", &near]).await;
+    assert_ne!(run.code, 0);
+    for text in [
+        "UNRECOGNIZED_FIELD",
+        "did you mean `metrics.clicks`?",
+        "(revision 20260810)",
+        "--send-unknown-fields",
+    ] {
+        assert!(run.stderr.contains(text), "{text}: {}", run.stderr);
+    }
+    assert!(!run.stderr.contains("UnknownFields"), "{}", run.stderr);
+    assert_eq!(sent(), 0, "nothing was sent");
+
+    // Far from every known name: sent, with a warning; the fake (the service) refuses it.
+    let far = report("segments.zz_invented_for_this_test");
+    let run = apictl.run(&["ads", "report", "--query", &far]).await;
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains(
+            "warning: not in apictl's field catalogue (revision 20260810), sent as they are for \
+             the service to judge: segments.zz_invented_for_this_test"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("UNRECOGNIZED_FIELD"), "{}", run.stderr);
+    assert_eq!(sent(), 1, "the query reached the service");
+
+    let run = apictl
+        .run(&["ads", "report", "--send-unknown-fields", "--query", &near])
+        .await;
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr
+            .contains("warning: not in apictl's field catalogue"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains(": metrics.clickz"), "{}", run.stderr);
+    assert_eq!(sent(), 2, "sent as it is");
+}
+
+#[tokio::test]
+async fn fields_shows_and_filters_by_the_from_resources() {
+    let apictl = Apictl::new();
+    let run = apictl.run(&["ads", "fields", "ad_group.name"]).await;
+    run.expect(0);
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("ad_group.name "))
+        .expect("the field");
+    let from = line.split_whitespace().last().unwrap();
+    assert!(from.split(',').any(|r| r == "keyword_view"), "{line}");
+    assert!(!from.split(',').any(|r| r == "campaign"), "{line}");
+    let run = apictl
+        .run(&["--json", "ads", "fields", "--from", "label", "metrics."])
+        .await;
+    assert_ne!(run.code, 0, "label takes no metrics: {}", run.stdout);
+    let run = apictl
+        .run(&[
+            "--json",
+            "ads",
+            "fields",
+            "--from",
+            "campaign",
+            "segments.geo_target_p",
+        ])
+        .await;
+    run.expect(0);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(json["fields"][0]["name"], "segments.geo_target_postal_code");
+    assert!(
+        json["fields"][0]["selectableWith"]
+            .as_array()
+            .unwrap()
+            .contains(&"campaign".into())
+    );
+    let run = apictl.run(&["ads", "fields", "--from", "campaing"]).await;
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("did you mean `campaign`?"),
+        "{}",
+        run.stderr
+    );
 }
 
 /// `apictl ads report … | head -1`: the reader goes after one line and the

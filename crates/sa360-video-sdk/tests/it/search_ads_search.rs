@@ -20,10 +20,11 @@ use chrono::Days;
 use futures::{StreamExt, TryStreamExt};
 use sa360_video_fakes::{ReportingFaults, SearchAdsFake, SearchAdsFakeBuilder};
 use sa360_video_sdk::search_ads::reporting::fields::{self, Resource};
-use sa360_video_sdk::search_ads::reporting::{DuringRange, Query};
+use sa360_video_sdk::search_ads::reporting::{DuringRange, Query, WithUnknown};
 use sa360_video_sdk::search_ads::{CustomerId, Error, RetryPolicy, SearchAdsClient, StaticToken};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use test_support::TraceCapture;
 
 /// A fake whose seeded data ends today: `per_day` conversions a day for `days` days.
 fn recent(days: u64, per_day: u64) -> SearchAdsFakeBuilder {
@@ -487,4 +488,64 @@ async fn the_guides_campaign_report_decodes_into_the_callers_struct() {
         .await
         .expect("the report");
     assert_eq!(generated.len(), rows.len());
+}
+
+/// Issue 51's query, a segment revision 20260810 added, into the generated row (through
+/// `WithUnknown`: nothing is unknown at this revision).
+#[tokio::test]
+async fn the_postal_code_segment_reaches_the_generated_row() {
+    let fake = support::start(recent(3, 5)).await;
+    let client = client(&fake, support::fast_retries(3));
+    let rows: Vec<WithUnknown<sa360_reporting_client::types::SearchAds360Row>> = client
+        .search(
+            customer(&fake),
+            "SELECT campaign.id, segments.geo_target_postal_code, metrics.clicks FROM campaign \
+             WHERE segments.date DURING LAST_7_DAYS",
+        )
+        .send()
+        .await
+        .expect("the report");
+    assert!(!rows.is_empty());
+    for row in &rows {
+        let code = row
+            .row
+            .segments
+            .as_ref()
+            .and_then(|s| s.geo_target_postal_code.as_deref());
+        assert!(
+            code.is_some_and(|c| c.starts_with("geoTargetConstants/")),
+            "{row:?}"
+        );
+        assert!(row.unknown.is_empty(), "{row:?}");
+    }
+}
+
+/// A name far from every catalogued one is sent as it is, with a warning naming it and the
+/// catalogue's revision; the service (here the fake) judges it.
+#[tokio::test(flavor = "current_thread")]
+async fn a_name_newer_than_the_catalogue_is_sent_with_a_warning() {
+    let captured = TraceCapture::start();
+    let fake = support::start(recent(3, 5)).await;
+    let client = client(&fake, support::fast_retries(3));
+    let error = client
+        .search(
+            customer(&fake),
+            "SELECT campaign.id, segments.zz_invented_for_this_test FROM campaign \
+             WHERE segments.date DURING LAST_7_DAYS",
+        )
+        .send::<Value>()
+        .await
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("UNRECOGNIZED_FIELD") && !matches!(error, Error::Query { .. }),
+        "the service's refusal: {error}"
+    );
+    assert_eq!(searches(&fake), 1, "sent");
+    let text = captured.text();
+    assert!(
+        text.contains("sending names the field catalogue does not have")
+            && text.contains("segments.zz_invented_for_this_test")
+            && text.contains(fields::REVISION),
+        "{text}"
+    );
 }

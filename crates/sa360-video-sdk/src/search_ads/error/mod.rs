@@ -267,7 +267,7 @@ pub enum Error {
     /// A report query was refused before it was sent: the error the Reporting API would give
     /// for it (its `queryError` code) and the field at fault, checked against the field
     /// catalogue shipped with the crate ([`fields`](crate::search_ads::reporting::fields)).
-    #[error("{}", query_message(code, field, reason, suggestion.as_deref()))]
+    #[error("{}", query_message(code, field, reason, suggestion.as_deref(), *typo))]
     Query {
         /// The Reporting API's `queryError` code (`UNRECOGNIZED_FIELD`,
         /// `PROHIBITED_FIELD_IN_WHERE_CLAUSE`, ...).
@@ -278,6 +278,10 @@ pub enum Error {
         reason: String,
         /// The nearest valid name, when the name is unknown and one is near.
         suggestion: Option<String>,
+        /// Whether the name is unknown to the catalogue and taken for a typo of `suggestion`
+        /// (SR-32): [`UnknownFields::Send`](crate::search_ads::reporting::UnknownFields::Send)
+        /// would send it as it is.
+        typo: bool,
     },
 
     /// The client could not be built.
@@ -347,12 +351,25 @@ impl From<BaseUrlError> for Error {
     }
 }
 
-fn query_message(code: &str, field: &str, reason: &str, suggestion: Option<&str>) -> String {
+fn query_message(
+    code: &str,
+    field: &str,
+    reason: &str,
+    suggestion: Option<&str>,
+    typo: bool,
+) -> String {
     let hint = match suggestion {
         Some(name) => format!("; did you mean `{name}`?"),
         None => String::new(),
     };
-    format!("query refused: {code}: `{field}` {reason}{hint} (nothing was sent)")
+    let anyway = match typo {
+        true => {
+            "; if it is a field newer than the catalogue, \
+             `SearchOptions::unknown_fields(UnknownFields::Send)` sends it as it is"
+        }
+        false => "",
+    };
+    format!("query refused: {code}: `{field}` {reason}{hint} (nothing was sent{anyway})")
 }
 
 fn validation_message(field: &str, index: Option<usize>, reason: &str) -> String {

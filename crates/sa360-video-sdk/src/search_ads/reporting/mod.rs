@@ -21,6 +21,10 @@
 //! - Checked before sending against the field catalogue ([`fields`], generated from the discovery
 //!   document and Google's field reference pages, SR-30): [`Error::Query`](super::Error::Query)
 //!   with the service's code and the nearest valid name.
+//! - Fields newer than the catalogue ([`fields::REVISION`]): [`UnknownFields`] (SR-32) refuses a
+//!   name near a catalogued one as a typo and sends any other with a warning (or sends every one,
+//!   [`UnknownFields::Send`]); [`CheckedQuery::unknown`] lists them and [`WithUnknown`] brings
+//!   their values to the caller beside a typed row.
 //! - [`int64`]: `#[serde(with = "int64")]` for the caller's int64 members, which the service
 //!   sends as strings of digits.
 
@@ -47,6 +51,7 @@ mod stream;
 mod token_hint;
 mod window;
 mod wire_row;
+mod with_unknown;
 
 pub use super::error::{ReportingError, ReportingFailure};
 pub use customers::AccessibleCustomersRequest;
@@ -55,12 +60,13 @@ pub use options::{MAX_REPORT_PAGE_SIZE, MAX_SHARD_DAYS, MAX_SHARDS_IN_FLIGHT, Re
 pub use query::{
     ConversionStatus, MAX_FILTER_TEXT, MAX_FILTER_VALUES, ReportFilters, SELECTED_FIELDS,
 };
-pub use query_check::MAX_QUERY_CHARS;
+pub use query_check::{CheckedQuery, MAX_QUERY_CHARS, UnknownFields};
 pub use request::{ConversionReport, ConversionReportRequest};
 pub use search::{
     MAX_COLLECTED_ROWS, MAX_SEARCH_PREFETCH, SearchOptions, SearchRequest, SearchStream,
 };
 pub use search_query::{Condition, DuringRange, Literal, OrderBy, Query};
 pub use window::CONVERSION_WINDOW_DAYS;
+pub use with_unknown::WithUnknown;
 
 pub use super::client::DEFAULT_REPORTING_BASE_URL;

@@ -1,14 +1,52 @@
 //! A query checked against the field catalogue before it is sent (SR-30): every name in
-//! `SELECT`, `WHERE` and `ORDER BY` must be a field of the catalogue, usable in that clause
-//! (selectable, filterable, sortable), and selectable with the resource in `FROM` (one of its
-//! own fields or of its attributed resources; a metric or segment it allows). A refusal is the
-//! [`Error::Query`] with the code the Reporting API gives for it (the `queryError` values of the
-//! discovery document) and, for an unknown name, the nearest valid one.
+//! `SELECT`, `WHERE` and `ORDER BY` must be usable in that clause (selectable, filterable,
+//! sortable), and selectable with the resource in `FROM` (one of its own fields or of its
+//! attributed resources; a metric or segment it allows). A refusal is the [`Error::Query`] with
+//! the code the Reporting API gives for it (the `queryError` values of the discovery document).
+//!
+//! A well-formed name the catalogue does not have may be newer than it (SR-32): what happens to
+//! it is [`UnknownFields`]' to say, here and nowhere else. By default it is refused as a typo
+//! (with the catalogued name it is near) when a catalogued name is at most [`TYPO_DISTANCE`](fields::TYPO_DISTANCE)
+//! edits from it and differs from it in more than digits; any other is sent as it is, named in
+//! [`CheckedQuery::unknown`] and in a warning with the catalogue's [`REVISION`].
 
 use super::super::error::Error;
-use super::fields::{self, Category, FieldInfo, SelectableWith};
+use super::fields::{self, Category, FieldInfo, REVISION, SelectableWith};
 use super::query_clauses::clauses;
 use super::search_query::Query;
+
+/// What the check does with a well-formed name (field, or resource in `FROM`) that the field
+/// catalogue does not have: one the service added after [`REVISION`], or a typo (SR-32).
+///
+/// `#[non_exhaustive]`: match with a wildcard arm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum UnknownFields {
+    /// Refused as a typo (`UNRECOGNIZED_FIELD`, `BAD_RESOURCE_TYPE_IN_FROM_CLAUSE`, with the
+    /// catalogued name it is near) when a catalogued name is at most [`TYPO_DISTANCE`](fields::TYPO_DISTANCE) edits from
+    /// it and differs from it in more than digits; any other is sent as it is, with a warning.
+    #[default]
+    RefuseTypos,
+    /// Every one sent as it is (with a warning): the service judges it.
+    Send,
+}
+
+/// A query that passed the check: what would be sent ([`SearchRequest::checked_query`]).
+///
+/// [`SearchRequest::checked_query`]: super::SearchRequest::checked_query
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CheckedQuery {
+    /// The query text sent.
+    pub text: String,
+    /// The names in `SELECT`, in order: the column names Google's clients give a report's
+    /// columns (`campaign.id`, `metrics.clicks`, `custom_columns.id[7]`).
+    pub columns: Vec<String>,
+    /// The names the catalogue (revision [`REVISION`]) does not have, sent as they are, in
+    /// the order of their first use: their values reach a row type that keeps them
+    /// ([`WithUnknown`](super::WithUnknown), `serde_json::Value`).
+    pub unknown: Vec<String>,
+}
 
 /// Longest query text sent (characters): a query is a few hundred; this bounds the work of the
 /// check and the size of every request.
@@ -38,11 +76,12 @@ fn refuse(code: &'static str, field: &str, reason: String, suggestion: Option<&s
         field: field.to_owned(),
         reason,
         suggestion: suggestion.map(str::to_owned),
+        typo: false,
     }
 }
 
-/// Checks `query`; its text when it may be sent.
-pub(crate) fn check(query: &Query) -> Result<String, Error> {
+/// Checks `query` (`unknown`: what to do with a name the catalogue does not have).
+pub(crate) fn check(query: &Query, unknown: UnknownFields) -> Result<CheckedQuery, Error> {
     for condition in query.conditions() {
         if let Some((code, field, reason)) = condition.structural_problem() {
             return Err(refuse(code, &field, reason, None));
@@ -78,14 +117,16 @@ pub(crate) fn check(query: &Query) -> Result<String, Error> {
             None,
         ));
     };
-    let resource = fields::resource(from).ok_or_else(|| {
-        refuse(
-            "BAD_RESOURCE_TYPE_IN_FROM_CLAUSE",
-            from,
-            "is not a resource of the Reporting API".to_owned(),
-            fields::nearest(from, true),
-        )
-    })?;
+    let mut checker = Checker {
+        from,
+        with: None,
+        policy: unknown,
+        unknown: Vec::new(),
+    };
+    match fields::resource(from) {
+        Some(resource) => checker.with = resource.with,
+        None => checker.unknown_name(from, None)?,
+    }
     for name in &c.select {
         if let Some(id) = custom_column_id(name) {
             if id.is_none() {
@@ -98,24 +139,30 @@ pub(crate) fn check(query: &Query) -> Result<String, Error> {
             }
             continue;
         }
-        field_in(name, Clause::Select, from, resource.with.as_ref())?;
+        checker.field_in(name, Clause::Select)?;
     }
     // A custom column (`custom_columns.id[N]`) is the customer's own: where it may be used is the
     // service's to judge.
     let own = |name: &str| matches!(custom_column_id(name), Some(Some(_)));
     for name in c.filtered.iter().filter(|n| !own(n)) {
-        field_in(name, Clause::Where, from, resource.with.as_ref())?;
+        checker.field_in(name, Clause::Where)?;
     }
     for name in c.ordered.iter().filter(|n| !own(n)) {
-        field_in(name, Clause::OrderBy, from, resource.with.as_ref())?;
+        checker.field_in(name, Clause::OrderBy)?;
     }
-    Ok(text)
+    Ok(CheckedQuery {
+        text,
+        columns: c.select,
+        unknown: checker.unknown,
+    })
 }
 
 impl Query {
     /// The names in `SELECT`, in order: the column names Google's clients give a report's
     /// columns (`campaign.id`, `metrics.clicks`, `custom_columns.id[7]`). Checked as
-    /// [`SearchRequest::stream`](super::SearchRequest::stream) checks it.
+    /// [`SearchRequest::stream`](super::SearchRequest::stream) checks it with the default
+    /// [`UnknownFields`] (its [`checked_query`](super::SearchRequest::checked_query) follows the
+    /// request's own).
     ///
     /// ```
     /// use sa360_video_sdk::search_ads::reporting::Query;
@@ -125,10 +172,7 @@ impl Query {
     /// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
     /// ```
     pub fn columns(&self) -> Result<Vec<String>, Error> {
-        let text = check(self)?;
-        let c =
-            clauses(&text).map_err(|(code, field, reason)| refuse(code, &field, reason, None))?;
-        Ok(c.select)
+        check(self, UnknownFields::default()).map(|checked| checked.columns)
     }
 }
 
@@ -143,35 +187,94 @@ fn custom_column_id(name: &str) -> Option<Option<u64>> {
     )
 }
 
-fn field_in(
-    name: &str,
+/// What the names of a query are checked against, and the unknown names sent so far.
+struct Checker<'q> {
+    from: &'q str,
+    with: Option<SelectableWith>,
+    policy: UnknownFields,
+    unknown: Vec<String>,
+}
+
+/// Whether `name` is made as the query language's names are: lowercase words of letters, digits
+/// and `_`, joined by single dots (`campaign.id`; a resource is one word).
+fn well_formed(name: &str) -> bool {
+    name.split('.').all(|word| {
+        word.starts_with(|c: char| c.is_ascii_lowercase())
+            && word
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+    })
+}
+
+impl Checker<'_> {
+    /// A name the catalogue does not have (`clause`: `None` for the resource in `FROM`): sent, and
+    /// remembered, or refused as [`UnknownFields`] says.
+    fn unknown_name(&mut self, name: &str, clause: Option<Clause>) -> Result<(), Error> {
+        let (code, place, kind) = match clause {
+            None => ("BAD_RESOURCE_TYPE_IN_FROM_CLAUSE", "FROM", "resource"),
+            Some(clause) => ("UNRECOGNIZED_FIELD", clause.name(), "field"),
+        };
+        let resource = clause.is_none();
+        // A field has a dot; a resource has none.
+        if !well_formed(name) || resource == name.contains('.') {
+            return Err(refuse(
+                code,
+                name,
+                format!("in {place} is not a {kind} of the Reporting API"),
+                fields::nearest(name, resource),
+            ));
+        }
+        if self.policy == UnknownFields::RefuseTypos
+            && let Some((near, edits)) = fields::typo_of(name, resource)
+        {
+            return Err(Error::Query {
+                code,
+                field: name.to_owned(),
+                reason: format!(
+                    "in {place} is not in the field catalogue (revision {REVISION}) and is \
+                     {edits} edit{} from a {kind} in it",
+                    if edits == 1 { "" } else { "s" }
+                ),
+                suggestion: Some(near.to_owned()),
+                typo: true,
+            });
+        }
+        if !self.unknown.iter().any(|n| n == name) {
+            self.unknown.push(name.to_owned());
+        }
+        Ok(())
+    }
+
+    fn field_in(&mut self, name: &str, clause: Clause) -> Result<(), Error> {
+        let Some(field) = fields::lookup(name) else {
+            if fields::resource(name).is_some() {
+                return Err(refuse(
+                    match clause {
+                        Clause::Select => "PROHIBITED_FIELD_IN_SELECT_CLAUSE",
+                        Clause::Where => "PROHIBITED_FIELD_IN_WHERE_CLAUSE",
+                        Clause::OrderBy => "PROHIBITED_FIELD_IN_ORDER_BY_CLAUSE",
+                    },
+                    name,
+                    format!(
+                        "is a resource, not a field: name its fields (`{name}.id`, ...) in {}",
+                        clause.name()
+                    ),
+                    None,
+                ));
+            }
+            return self.unknown_name(name, Some(clause));
+        };
+        usable_in(field, clause, self.from, self.with.as_ref())
+    }
+}
+
+fn usable_in(
+    field: &FieldInfo,
     clause: Clause,
     from: &str,
     with: Option<&SelectableWith>,
-) -> Result<&'static FieldInfo, Error> {
-    let Some(field) = fields::lookup(name) else {
-        if fields::resource(name).is_some() {
-            return Err(refuse(
-                match clause {
-                    Clause::Select => "PROHIBITED_FIELD_IN_SELECT_CLAUSE",
-                    Clause::Where => "PROHIBITED_FIELD_IN_WHERE_CLAUSE",
-                    Clause::OrderBy => "PROHIBITED_FIELD_IN_ORDER_BY_CLAUSE",
-                },
-                name,
-                format!(
-                    "is a resource, not a field: name its fields (`{name}.id`, ...) in {}",
-                    clause.name()
-                ),
-                None,
-            ));
-        }
-        return Err(refuse(
-            "UNRECOGNIZED_FIELD",
-            name,
-            format!("in {} is not a field of the Reporting API", clause.name()),
-            fields::nearest(name, false),
-        ));
-    };
+) -> Result<(), Error> {
+    let name = field.name;
     let (usable, code) = match clause {
         Clause::Select => (field.selectable, "PROHIBITED_FIELD_IN_SELECT_CLAUSE"),
         Clause::Where => (field.filterable, "PROHIBITED_FIELD_IN_WHERE_CLAUSE"),
@@ -190,24 +293,23 @@ fn field_in(
             None,
         ));
     }
-    let Some(with) = with else {
-        return Ok(field);
+    let Some(with) = with.filter(|w| !w.allows(from, field)) else {
+        return Ok(());
     };
-    let group = field.group();
     match field.category {
-        Category::Metric if !with.metrics.allows(field.name) => Err(refuse(
+        Category::Metric => Err(refuse(
             "PROHIBITED_METRIC_IN_SELECT_OR_WHERE_CLAUSE",
             name,
             format!("cannot be selected with FROM {from}"),
             None,
         )),
-        Category::Segment if !with.segments.allows(field.name) => Err(refuse(
+        Category::Segment => Err(refuse(
             "PROHIBITED_SEGMENT_IN_SELECT_OR_WHERE_CLAUSE",
             name,
             format!("cannot be selected with FROM {from}"),
             None,
         )),
-        Category::Attribute if group != from && !with.attributed.contains(&group) => {
+        _ => {
             let attributed = if with.attributed.is_empty() {
                 "none".to_owned()
             } else {
@@ -220,13 +322,13 @@ fn field_in(
                 },
                 name,
                 format!(
-                    "is a field of {group}, which FROM {from} cannot select (its attributed \
-                     resources: {attributed})"
+                    "is a field of {}, which FROM {from} cannot select (its attributed \
+                     resources: {attributed})",
+                    field.group()
                 ),
                 None,
             ))
         }
-        _ => Ok(field),
     }
 }
 
@@ -235,7 +337,7 @@ mod tests {
     use super::*;
 
     fn code(text: &str) -> (&'static str, String, Option<String>) {
-        match check(&Query::text(text)) {
+        match check(&Query::text(text), UnknownFields::default()) {
             Err(Error::Query {
                 code,
                 field,
@@ -266,9 +368,9 @@ mod tests {
              WHERE segments.date DURING LAST_7_DAYS",
         ] {
             assert!(
-                check(&Query::text(q)).is_ok(),
+                check(&Query::text(q), UnknownFields::default()).is_ok(),
                 "{q}: {:?}",
-                check(&Query::text(q))
+                check(&Query::text(q), UnknownFields::default())
             );
         }
     }
@@ -340,7 +442,7 @@ mod tests {
             .from(fields::Resource::Campaign)
             .where_(fields::campaign::NAME.eq("a\nb"));
         assert!(matches!(
-            check(&q),
+            check(&q, UnknownFields::default()),
             Err(Error::Query {
                 code: "PROHIBITED_NEWLINE_IN_STRING",
                 ..
@@ -350,7 +452,7 @@ mod tests {
             .from(fields::Resource::Campaign)
             .where_(fields::campaign::ID.in_(Vec::<i64>::new()));
         assert!(matches!(
-            check(&q),
+            check(&q, UnknownFields::default()),
             Err(Error::Query {
                 code: "PROHIBITED_EMPTY_LIST_IN_CONDITION",
                 ..
@@ -360,7 +462,7 @@ mod tests {
             .from(fields::Resource::Campaign)
             .limit(0);
         assert!(matches!(
-            check(&q),
+            check(&q, UnknownFields::default()),
             Err(Error::Query {
                 code: "LIMIT_VALUE_TOO_LOW",
                 ..
@@ -371,8 +473,156 @@ mod tests {
             "x".repeat(MAX_QUERY_CHARS)
         );
         assert!(matches!(
-            check(&Query::text(long)),
+            check(&Query::text(long), UnknownFields::default()),
             Err(Error::Validation { .. })
         ));
+    }
+
+    /// The 19 fields revision 20260810 added, none in revision 20251116 (`cargo xtask discovery
+    /// compare`).
+    const ADDED_IN_20260810: [&str; 19] = [
+        "ad_group_ad.ad.synthetic_content_info.advertiser_attestation.source",
+        "ad_group_ad.ad.synthetic_content_info.advertiser_attestation.status",
+        "ad_group_ad.ad.synthetic_content_info.system_attestation.source",
+        "ad_group_ad.ad.synthetic_content_info.system_attestation.status",
+        "asset.synthetic_content_info.advertiser_attestation.source",
+        "asset.synthetic_content_info.advertiser_attestation.status",
+        "asset.synthetic_content_info.system_attestation.source",
+        "asset.synthetic_content_info.system_attestation.status",
+        "segments.ad_format_type",
+        "segments.geo_target_postal_code",
+        "segments.vertical_ads_event_participant_display_names",
+        "segments.vertical_ads_hotel_class",
+        "segments.vertical_ads_listing",
+        "segments.vertical_ads_listing_brand",
+        "segments.vertical_ads_listing_city",
+        "segments.vertical_ads_listing_country",
+        "segments.vertical_ads_listing_region",
+        "segments.vertical_ads_partner_account",
+        "segments.vertical_ads_vertical",
+    ];
+
+    #[test]
+    fn the_default_rule_would_have_sent_every_field_the_last_revision_added() {
+        let older = || {
+            fields::catalogue()
+                .iter()
+                .map(|f| f.name)
+                .filter(|n| !ADDED_IN_20260810.contains(n))
+        };
+        assert_eq!(older().count() + 19, fields::catalogue().len());
+        for name in ADDED_IN_20260810 {
+            assert_eq!(fields::typo_among(name, older()), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_typo_of_a_known_field_is_refused_with_the_revision_and_the_setting() {
+        let error = check(
+            &Query::text("SELECT campaign.id, metrics.clikcs FROM campaign"),
+            UnknownFields::default(),
+        )
+        .unwrap_err();
+        let Error::Query {
+            code: c,
+            field,
+            suggestion,
+            typo,
+            ..
+        } = &error
+        else {
+            panic!("{error:?}")
+        };
+        assert_eq!(
+            (*c, field.as_str(), suggestion.as_deref(), *typo),
+            (
+                "UNRECOGNIZED_FIELD",
+                "metrics.clikcs",
+                Some("metrics.clicks"),
+                true
+            )
+        );
+        let text = error.to_string();
+        assert!(text.contains(&format!("(revision {REVISION})")), "{text}");
+        assert!(text.contains("is 1 edit from a field in it"), "{text}");
+        assert!(text.contains("UnknownFields::Send"), "{text}");
+        // In every clause, and for the resource in FROM.
+        assert_eq!(
+            code("SELECT campaign.id FROM campaign WHERE campaign.stauts = 'ENABLED'").2,
+            Some("campaign.status".into())
+        );
+        assert_eq!(
+            code("SELECT campaign.id FROM campaign ORDER BY campaign.nmae").2,
+            Some("campaign.name".into())
+        );
+        assert_eq!(
+            code("SELECT campaign.id FROM keyword_veiw").0,
+            "BAD_RESOURCE_TYPE_IN_FROM_CLAUSE"
+        );
+        assert_eq!(
+            code("SELECT campaing.id FROM campaign").2,
+            Some("campaign.id".into())
+        );
+    }
+
+    #[test]
+    fn a_distant_new_name_is_sent_and_named() {
+        let q = "SELECT campaign.id, segments.zz_invented_for_this_test, metrics.clicks \
+                 FROM campaign WHERE segments.zz_invented_for_this_test = 'x' \
+                 ORDER BY segments.zz_invented_for_this_test";
+        let checked = check(&Query::text(q), UnknownFields::default()).unwrap();
+        assert_eq!(checked.unknown, ["segments.zz_invented_for_this_test"]);
+        assert_eq!(
+            checked.columns,
+            [
+                "campaign.id",
+                "segments.zz_invented_for_this_test",
+                "metrics.clicks"
+            ]
+        );
+        assert_eq!(checked.text, q);
+        // A resource newer than the catalogue, and its fields.
+        let checked = check(
+            &Query::text("SELECT zz_new_resource.id, metrics.clicks FROM zz_new_resource"),
+            UnknownFields::default(),
+        )
+        .unwrap();
+        assert_eq!(checked.unknown, ["zz_new_resource", "zz_new_resource.id"]);
+        // A sibling that differs only in its digits is new, not a typo.
+        let checked = check(
+            &Query::text("SELECT ad_group_ad.ad.expanded_text_ad.headline4 FROM ad_group_ad"),
+            UnknownFields::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            checked.unknown,
+            ["ad_group_ad.ad.expanded_text_ad.headline4"]
+        );
+        // Known fields are still checked as before beside unknown ones.
+        assert_eq!(
+            code("SELECT segments.zz_invented_for_this_test, ad_group.id FROM campaign").0,
+            "PROHIBITED_RESOURCE_TYPE_IN_SELECT_CLAUSE"
+        );
+    }
+
+    #[test]
+    fn send_sends_a_near_name_too_and_a_malformed_one_never() {
+        let near = Query::text("SELECT campaign.id, metrics.clickz FROM campaign");
+        assert!(check(&near, UnknownFields::default()).is_err());
+        let checked = check(&near, UnknownFields::Send).unwrap();
+        assert_eq!(checked.unknown, ["metrics.clickz"]);
+        for (q, name) in [
+            ("SELECT Campaign.ID FROM campaign", "Campaign.ID"),
+            ("SELECT campaign..id FROM campaign", "campaign..id"),
+            ("SELECT nothing FROM campaign", "nothing"),
+            ("SELECT campaign.id FROM campaign.id", "campaign.id"),
+        ] {
+            match check(&Query::text(q), UnknownFields::Send) {
+                Err(Error::Query { field, typo, .. }) => {
+                    assert_eq!((field.as_str(), typo), (name, false), "{q}");
+                }
+                other => panic!("{q}: {other:?}"),
+            }
+        }
     }
 }

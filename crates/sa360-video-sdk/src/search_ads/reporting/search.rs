@@ -14,8 +14,9 @@ use tokio::task::JoinHandle;
 use super::super::client::SearchAdsClient;
 use super::super::error::Error;
 use super::super::values::CustomerId;
+use super::fields::REVISION;
 use super::options::{MAX_REPORT_PAGE_SIZE, check_page_size};
-use super::query_check::check;
+use super::query_check::{CheckedQuery, UnknownFields, check};
 use super::search_pages::{Batch, Msg, PageContext, run};
 use super::search_query::Query;
 
@@ -32,9 +33,12 @@ impl SearchAdsClient {
     /// as the JSON is (`struct Row { campaign: Campaign, metrics: Metrics }`, members in
     /// camelCase, int64 values as strings) — or into the generated client's `SearchAds360Row`.
     ///
-    /// The query is checked against the field catalogue before anything is sent: an unknown
-    /// field, a field not usable in its clause, or one the `FROM` resource cannot select is an
-    /// [`Error::Query`] with the service's code and, for a misspelt name, the nearest valid one.
+    /// The query is checked against the field catalogue before anything is sent: a field not
+    /// usable in its clause, or one the `FROM` resource cannot select, is an [`Error::Query`]
+    /// with the service's code. A name the catalogue does not have is what
+    /// [`SearchOptions::unknown_fields`] says: by default refused as a typo when a catalogued
+    /// name is near it (with that name), else sent as it is with a warning, since the service
+    /// adds fields after each release of the catalogue (SR-32).
     /// Pages are fetched in order with `pageToken`, the next one asked for while this one is
     /// decoded, with the client's retries and body limits; [`SearchOptions`] bound the rest.
     ///
@@ -88,7 +92,8 @@ impl SearchAdsClient {
     }
 }
 
-/// Page size, prefetch, `login-customer-id` and the bound of [`SearchRequest::send`].
+/// Page size, prefetch, `login-customer-id`, the bound of [`SearchRequest::send`] and what the
+/// check does with names the field catalogue does not have.
 ///
 /// ```
 /// use sa360_video_sdk::search_ads::reporting::SearchOptions;
@@ -119,6 +124,10 @@ pub struct SearchOptions {
     /// Most rows [`SearchRequest::send`] collects, 1..=10 000 000 ([`MAX_COLLECTED_ROWS`]);
     /// more is an error naming this setting (the stream has no such bound). Default 1 000 000.
     pub max_rows: u64,
+    /// A name the field catalogue does not have (one newer than its [`REVISION`], or a typo):
+    /// by default refused as a typo only when a catalogued name is near it, else sent with a
+    /// warning; [`UnknownFields::Send`] sends every one (SR-32).
+    pub unknown_fields: UnknownFields,
 }
 
 impl Default for SearchOptions {
@@ -128,6 +137,7 @@ impl Default for SearchOptions {
             prefetch: 2,
             login_customer_id: None,
             max_rows: 1_000_000,
+            unknown_fields: UnknownFields::default(),
         }
     }
 }
@@ -137,6 +147,7 @@ crate::setters::field_setters!(SearchOptions {
         page_size => page_size: u32,
         prefetch => prefetch: usize,
         max_rows => max_rows: u64,
+        unknown_fields => unknown_fields: UnknownFields,
     }
     some {
         login_customer_id => login_customer_id: CustomerId,
@@ -195,10 +206,32 @@ impl SearchRequest {
         self
     }
 
-    /// The query text that would be sent, after the checks (options and query); nothing is sent.
-    pub fn checked_query(&self) -> Result<String, Error> {
+    /// What [`unknown_fields`](SearchOptions::unknown_fields) does with a name the field
+    /// catalogue does not have; [`UnknownFields::Send`] sends every one as it is.
+    ///
+    /// ```
+    /// use sa360_video_sdk::search_ads::reporting::UnknownFields;
+    /// use sa360_video_sdk::search_ads::{CustomerId, SearchAdsClient, StaticToken};
+    /// # fn main() -> Result<(), sa360_video_sdk::search_ads::Error> {
+    /// let client = SearchAdsClient::builder(StaticToken::new("token")).build()?;
+    /// // Near `metrics.clicks`: refused as a typo by default, sent when asked.
+    /// let query = "SELECT campaign.id, metrics.clickz FROM campaign";
+    /// let request = client.search(CustomerId::new("2000012350")?, query);
+    /// assert!(request.checked_query().is_err());
+    /// let checked = request.unknown_fields(UnknownFields::Send).checked_query()?;
+    /// assert_eq!(checked.unknown, ["metrics.clickz"]);
+    /// # Ok(()) }
+    /// ```
+    pub fn unknown_fields(mut self, unknown_fields: UnknownFields) -> Self {
+        self.options = self.options.unknown_fields(unknown_fields);
+        self
+    }
+
+    /// The query as it would be sent, after the checks (options and query): its text, its
+    /// columns and the names unknown to the catalogue it sends; nothing is sent.
+    pub fn checked_query(&self) -> Result<CheckedQuery, Error> {
         self.options.validate()?;
-        check(&self.query)
+        check(&self.query, self.options.unknown_fields)
     }
 
     /// The rows, in the service's order, each deserialized into `T`. Must be polled inside a
@@ -207,7 +240,17 @@ impl SearchRequest {
     /// [`Error::UnexpectedResponse`] naming the type and the member.
     pub fn stream<T: DeserializeOwned + Send + 'static>(self) -> SearchStream<T> {
         let query = match self.checked_query() {
-            Ok(text) => text,
+            Ok(checked) => {
+                if !checked.unknown.is_empty() {
+                    tracing::warn!(
+                        fields = %checked.unknown.join(", "),
+                        catalogue = REVISION,
+                        "sending names the field catalogue does not have, as they are: the \
+                         service judges them"
+                    );
+                }
+                checked.text
+            }
             Err(error) => {
                 return SearchStream {
                     state: State::Refused(Some(error)),

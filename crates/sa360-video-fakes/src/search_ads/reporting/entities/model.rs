@@ -142,6 +142,15 @@ impl<'a> Account<'a> {
             "segments.year" => k.year.map(|y| V::Int32(i64::from(y))),
             "segments.day_of_week" => k.day_of_week.map(|d| V::Str(WEEKDAYS[d as usize].into())),
             "segments.device" => k.device.map(|d| V::Str(DEVICES[d].into())),
+            // Each campaign's traffic comes from one postal code (an account's, without one), so
+            // the segment splits no row (SR-22).
+            "segments.geo_target_postal_code" => {
+                let n = self.a as u64 * 7 + k.e.c.unwrap_or(0);
+                Some(V::Str(format!(
+                    "geoTargetConstants/{}",
+                    POSTAL_CODE_TARGETS[(n % POSTAL_CODE_TARGETS.len() as u64) as usize]
+                )))
+            }
             "metrics.conversions" => Some(V::Float(m.conversions as f64)),
             "metrics.impressions" => traffic.then_some(V::Int(m.impressions)),
             "metrics.clicks" => traffic.then_some(V::Int(m.clicks)),
@@ -156,6 +165,11 @@ impl<'a> Account<'a> {
         }
     }
 }
+
+/// The geo target constants (ids) of the postal codes the fake's traffic comes from: synthetic
+/// ids in the range of Google's postal-code targets (`geoTargetConstants/{id}`, Google Ads
+/// "Geographical targeting", <https://developers.google.com/google-ads/api/data/geotargets>).
+const POSTAL_CODE_TARGETS: [u64; 5] = [9_031_936, 9_031_937, 9_031_938, 9_031_939, 9_031_940];
 
 /// `segments.day_of_week` values, Monday first (discovery's `DayOfWeek` names).
 pub(super) const WEEKDAYS: [&str; 7] = [

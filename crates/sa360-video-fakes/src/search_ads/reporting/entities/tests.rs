@@ -160,3 +160,30 @@ fn the_page_json_is_the_values_json() {
         }
     }
 }
+
+/// A segment revision 20260810 added (issue 51): each campaign's rows carry its postal code.
+#[test]
+fn the_postal_code_segment_is_filled() {
+    let app = app(0);
+    let q = parse(
+        &app,
+        "SELECT campaign.id, segments.geo_target_postal_code, metrics.clicks FROM campaign \
+         WHERE segments.date DURING LAST_7_DAYS",
+    );
+    let rows = reference(&app, 0, &q);
+    assert!(!rows.is_empty());
+    let account = Account::new(&app, 0, q.from);
+    let codes: std::collections::BTreeSet<String> = rows
+        .iter()
+        .map(|r| {
+            let row = json_row(&account, &q, r);
+            let code = row["segments"]["geoTargetPostalCode"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            assert!(code.starts_with("geoTargetConstants/"), "{row}");
+            code
+        })
+        .collect();
+    assert!(codes.len() > 1, "{codes:?}");
+}

@@ -1,5 +1,5 @@
 //! What the fake knows about fields and resources, read from Google's discovery document
-//! (`crates/sa360-video-fakes/data/searchads360-v0-discovery.json`, revision 20251116).
+//! (`crates/sa360-video-fakes/data/searchads360-v0-discovery.json`, revision 20260810).
 //!
 //! - Resources: the members of `SearchAds360Row` (except `metrics`, `segments`, `custom_columns`).
 //!   The fake serves the resources of [`SERVED`] in `FROM`; another resource is
@@ -509,7 +509,7 @@ mod tests {
                 count(Category::Segment),
                 count(Category::Metric)
             ),
-            (319, 66, 100),
+            (323, 77, 100),
             "the catalogue's size (SR-22)"
         );
     }

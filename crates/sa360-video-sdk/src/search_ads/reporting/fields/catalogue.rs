@@ -29,6 +29,23 @@ pub fn resource_names() -> impl Iterator<Item = &'static str> {
     RESOURCES.iter().map(|r| r.name)
 }
 
+/// The resources whose `FROM` accepts `field` in `SELECT` and `WHERE`, sorted, as far as the
+/// catalogue knows: those of the table (SR-30) by what they may select, any other by its own
+/// fields only (whether it takes more is the service's to say).
+///
+/// ```
+/// use sa360_video_sdk::search_ads::reporting::fields;
+/// let from: Vec<_> = fields::resources_accepting(fields::lookup("ad_group.name").unwrap()).collect();
+/// assert!(from.contains(&"ad_group") && from.contains(&"keyword_view"));
+/// assert!(!from.contains(&"campaign"));
+/// ```
+pub fn resources_accepting(field: &FieldInfo) -> impl Iterator<Item = &'static str> + '_ {
+    RESOURCES
+        .iter()
+        .filter(move |r| r.accepts(field))
+        .map(|r| r.name)
+}
+
 pub(crate) fn resource(name: &str) -> Option<&'static ResourceInfo> {
     RESOURCES
         .binary_search_by(|r| r.name.cmp(name))
@@ -57,6 +74,48 @@ pub fn nearest(name: &str, resources: bool) -> Option<&'static str> {
         .filter(|(d, _)| *d <= limit)
         .min()
         .map(|(_, candidate)| candidate)
+}
+
+/// Most edits (insertions, deletions, substitutions, swaps of neighbours) between a name the
+/// catalogue does not have and a catalogued one for the default
+/// [`UnknownFields`](super::super::UnknownFields) to refuse it as a typo of it (SR-32).
+pub const TYPO_DISTANCE: usize = 2;
+
+/// The catalogued name a name the catalogue does not have is taken for a typo of, with the
+/// edits between them (SR-32): the nearest field (or, with `resources`, resource name) at most
+/// [`TYPO_DISTANCE`] edits away (optimal string alignment:
+/// insertions, deletions, substitutions, swaps of neighbours) that differs from it in more than
+/// its digits (`headline4` is a sibling of `headline3`, not a typo of it).
+///
+/// ```
+/// use sa360_video_sdk::search_ads::reporting::fields;
+/// assert_eq!(fields::typo_of("metrics.clikcs", false), Some(("metrics.clicks", 1)));
+/// assert_eq!(fields::typo_of("segments.geo_target_neighborhood", false), None);
+/// assert_eq!(fields::typo_of("ad_group_ad.ad.text_ad.description3", false), None);
+/// ```
+pub fn typo_of(name: &str, resources: bool) -> Option<(&'static str, usize)> {
+    if resources {
+        typo_among(name, resource_names())
+    } else {
+        typo_among(name, FIELDS.iter().map(|f| f.name))
+    }
+}
+
+/// [`typo_of`] among `names`.
+pub(crate) fn typo_among(
+    name: &str,
+    names: impl Iterator<Item = &'static str>,
+) -> Option<(&'static str, usize)> {
+    if name.len() > MAX_SUGGESTION_INPUT {
+        return None;
+    }
+    let letters = |s: &str| -> String { s.chars().filter(|c| !c.is_ascii_digit()).collect() };
+    names
+        .filter(|candidate| letters(candidate) != letters(name))
+        .map(|candidate| (strsim::osa_distance(name, candidate), candidate))
+        .filter(|(d, _)| *d <= TYPO_DISTANCE)
+        .min()
+        .map(|(d, candidate)| (candidate, d))
 }
 
 #[cfg(test)]

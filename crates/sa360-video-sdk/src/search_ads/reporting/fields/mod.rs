@@ -6,7 +6,7 @@
 //! - Typed names: one module per resource (and `metrics`, `segments`) of [`Field`] constants
 //!   (`fields::campaign::ID`, `fields::metrics::CLICKS`), and the [`Resource`] enum; a field
 //!   misspelt in Rust does not compile.
-//! - [`lookup`], [`catalogue`], [`nearest`]: what
+//! - [`lookup`], [`catalogue`], [`nearest`], [`typo_of`], [`REVISION`]: what
 //!   [`SearchAdsClient::search`](crate::search_ads::SearchAdsClient::search) checks a query
 //!   against before sending it.
 
@@ -16,7 +16,11 @@ mod generated;
 mod types;
 
 pub(crate) use catalogue::resource;
-pub use catalogue::{catalogue, lookup, nearest, resource_names};
+#[cfg(test)]
+pub(crate) use catalogue::typo_among;
+pub use catalogue::{
+    TYPO_DISTANCE, catalogue, lookup, nearest, resource_names, resources_accepting, typo_of,
+};
 pub use generated::*;
 pub(crate) use types::SelectableWith;
 pub use types::{Category, DataType, Field, FieldInfo};

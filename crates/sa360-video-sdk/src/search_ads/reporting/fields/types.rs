@@ -200,7 +200,28 @@ pub(crate) struct SelectableWith {
     pub segments: Compat,
 }
 
+impl SelectableWith {
+    /// Whether `FROM from` may select (and filter) `field`: its own fields and its attributed
+    /// resources' fields, the metrics and segments it allows.
+    pub(crate) fn allows(&self, from: &str, field: &FieldInfo) -> bool {
+        match field.category {
+            Category::Metric => self.metrics.allows(field.name),
+            Category::Segment => self.segments.allows(field.name),
+            _ => field.group() == from || self.attributed.contains(&field.group()),
+        }
+    }
+}
+
 impl ResourceInfo {
+    /// Whether `FROM` this resource may select `field`, as far as the catalogue knows: a
+    /// resource the table does not list is known to take its own fields only.
+    pub(crate) fn accepts(&self, field: &FieldInfo) -> bool {
+        match &self.with {
+            Some(with) => with.allows(self.name, field),
+            None => field.group() == self.name,
+        }
+    }
+
     /// A resource whose compatibility the table gives.
     pub(crate) const fn checked(
         name: &'static str,
