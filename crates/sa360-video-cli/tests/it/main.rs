@@ -20,10 +20,10 @@ mod credential_files;
 /// Every `apictl` command the documents name exists (issue 38).
 mod docs_commands;
 mod help;
-/// Every README console example against the sandbox (issue 50).
-mod readme_examples;
 /// `apictl man --all`, `apictl config list`, the lockout store in the config file (issue 50).
 mod man_and_config;
+/// Every README console example against the sandbox (issue 50).
+mod readme_examples;
 mod sandbox;
 mod tour;
 mod video;
