@@ -16,7 +16,6 @@ mod error;
 mod exit;
 mod limits;
 mod output;
-mod private_file;
 mod progress;
 mod records;
 mod sandbox;

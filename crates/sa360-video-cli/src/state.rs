@@ -12,7 +12,7 @@ use secrecy::{ExposeSecret as _, SecretString};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, AppResult};
-use crate::private_file::{self, PrivateFileError};
+use sa360_video_private_file::{self as private_file, PrivateFileError};
 
 const SESSION_FORMAT: &str = "apictl.video.session/1";
 
