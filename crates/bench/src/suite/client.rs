@@ -4,7 +4,7 @@
 
 use anyhow::{Result, bail};
 
-use super::catalogue::{FakeKind, Pairing, Scenario, Work};
+use super::scenarios::{FakeKind, Pairing, Scenario, Work};
 use super::processes::{Fakes, run_sample_process};
 use super::report::Side;
 use crate::sample::{ClientScenario, PairedMeasurement, SampleSpec, Variant};

@@ -1,6 +1,6 @@
 //! The whole benchmark, as `cargo xtask bench` runs it.
 //!
-//! One file a job: `catalogue` declares every scenario (one declaration each: its variant, how
+//! One file a job: `scenarios` declares every scenario (one declaration each: its variant, how
 //! its runs are made, its unit, target and label); `client` and `generate` run them;
 //! `processes` starts the fakes and sample processes; `report` judges and renders;
 //! `machine` describes the machine.
@@ -20,7 +20,7 @@
 //! - `generate` times the `xtask` binary (`xtask --root <copy> generate`) on a
 //!   temporary copy of `specs/` and the generated files.
 
-mod catalogue;
+mod scenarios;
 mod client;
 mod generate;
 mod machine;
@@ -34,7 +34,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context as _, Result};
 
-pub use self::catalogue::{
+pub use self::scenarios::{
     FakeKind, GENERATE_MAX_SECONDS, ID_MAPPING_MAX_RSS_MIB, ID_MAPPING_MIN_MB_PER_S, Kind,
     LATENCY_HIDING, LATENCY_MS, OVERHEAD, REPORT_LATENCY_DERIVATION, REPORT_LATENCY_HIDING, Runs,
     Scenario, ScenarioDef, Sizes, Target, Work,

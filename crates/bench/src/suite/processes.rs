@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{Context as _, Result, bail};
 use serde::de::DeserializeOwned;
 
-use super::catalogue::{FakeKind, LATENCY_MS};
+use super::scenarios::{FakeKind, LATENCY_MS};
 use super::options::SuiteOptions;
 use crate::fake::{FakeProcess, FakeSpec, FakeVars, log_path};
 use crate::sample::SampleSpec;

@@ -12,7 +12,7 @@ mod id_mapping;
 mod input;
 mod journal;
 mod list;
-mod report;
+mod rejected;
 mod saved_columns;
 mod search_report;
 mod upload;
@@ -21,7 +21,7 @@ pub use availability::{availabilities, describe_availability};
 pub use engine::{JournalMode, UploadPlan, upload_file};
 pub use id_mapping::byte_progress;
 pub use list::write_conversions;
-pub use report::{ReportRow, default_report_path};
+pub use rejected::{RejectedRow, default_rejected_path};
 
 use conn::Conn;
 
