@@ -6,10 +6,18 @@ use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
 const ABOUT: &str = "Command-line tool for the search ads and video session services.";
 
+#[cfg(feature = "fakes")]
 const LONG_ABOUT: &str = "Command-line tool for the search ads and video session services.
 
 New here? `apictl tour` shows everything working against local fakes, without any account.
 `apictl sandbox` runs the same fakes in the foreground for trying the other commands.";
+
+/// Built without the cargo feature `fakes` (`cargo install sa360-video-cli --no-default-features`):
+/// no `tour`, no `sandbox`.
+#[cfg(not(feature = "fakes"))]
+const LONG_ABOUT: &str = "Command-line tool for the search ads and video session services.
+
+This build has no `tour` and no `sandbox` (built without the cargo feature `fakes`).";
 
 const AFTER_HELP: &str =
     "Settings come from, in this order: flags, environment variables, the config file
@@ -83,12 +91,14 @@ pub struct GlobalArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Walk through every feature against local fakes (no account needed)
+    #[cfg(feature = "fakes")]
     #[command(
         long_about = "Walk through every feature against local fakes (no account needed).\n\nStarts both fakes in this process and runs, with short explanations: login, the lockout\nguard refusing a risky attempt, invitations over SMS, WhatsApp and e-mail, streaming\nconversions, uploading a sample CSV with a file of its rejected rows, availability, saved columns\nand the ID-mapping download. Nothing outside a temporary directory is touched.\n\nExits 0 when every step worked, 1 naming the step that failed."
     )]
     Tour,
 
     /// Run both fakes in the foreground and print their connection settings
+    #[cfg(feature = "fakes")]
     #[command(
         long_about = "Run both fakes in the foreground and print their connection settings.\n\nThe first lines on stdout are NAME='value' assignments for sh. Load them in another\nshell to point apictl (or an application) at the fakes:\n\n    apictl sandbox > sandbox.env &\n    set -a; . ./sandbox.env; set +a\n\nServes until Ctrl-C."
     )]
@@ -237,6 +247,7 @@ pub struct AuthRevokeArgs {
 }
 
 /// `apictl sandbox`.
+#[cfg(feature = "fakes")]
 #[derive(Debug, Args)]
 pub struct SandboxArgs {
     /// Port of the search ads fake on 127.0.0.1 (0 picks a free one)

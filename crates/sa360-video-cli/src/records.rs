@@ -60,7 +60,9 @@ pub fn check_csv_header(names: &mut [String]) -> Result<(), String> {
         *h = h.trim().trim_start_matches('\u{feff}').to_owned();
     }
     // A rejected-rows report read back: its own three columns are ignored.
-    let report = REJECTED_COLUMNS.iter().all(|c| names.iter().any(|h| h == c));
+    let report = REJECTED_COLUMNS
+        .iter()
+        .all(|c| names.iter().any(|h| h == c));
     for h in names.iter() {
         if report && REJECTED_COLUMNS.contains(&h.as_str()) {
             continue;

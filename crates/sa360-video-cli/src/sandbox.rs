@@ -2,7 +2,8 @@
 
 use std::io::Write as _;
 
-use sa360_video_fakes::{FakeServices, SearchAdsFake, VideoSessionFake, sh_quote};
+use sa360_video_client_support::sh_quote;
+use sa360_video_fakes::{FakeServices, SearchAdsFake, VideoSessionFake};
 
 use crate::cli::{GlobalArgs, SandboxArgs};
 use crate::error::{AppError, AppResult};

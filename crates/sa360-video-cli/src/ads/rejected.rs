@@ -52,9 +52,11 @@ pub fn default_rejected_path(input: &Path, format: InputFormat) -> PathBuf {
 pub fn check_writable(path: &Path) -> AppResult<()> {
     let hint = "choose another --rejected path (its directory must exist and be writable)";
     if path.is_dir() {
-        return Err(
-            AppError::new(format!("the rejected-rows file {} is a directory", path.display())).hint(hint),
-        );
+        return Err(AppError::new(format!(
+            "the rejected-rows file {} is a directory",
+            path.display()
+        ))
+        .hint(hint));
     }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
@@ -176,7 +178,9 @@ fn write_row(out: &mut Out, layout: &Layout, row: &RejectedRow) -> Result<(), St
             serde_json::to_writer(&mut *w, &object).map_err(|e| e.to_string())?;
             w.write_all(b"\n").map_err(|e| e.to_string())
         }
-        (Out::Csv(_), Layout::Jsonl) => Err("internal error: a CSV rejected-rows file for JSON lines".into()),
+        (Out::Csv(_), Layout::Jsonl) => {
+            Err("internal error: a CSV rejected-rows file for JSON lines".into())
+        }
     }
 }
 
@@ -200,9 +204,11 @@ impl RejectedWriter {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => {
-                return Err(io_error("cannot replace the rejected-rows file", path, &e).hint(
-                    "check that the directory is writable, or choose another --rejected path",
-                ));
+                return Err(
+                    io_error("cannot replace the rejected-rows file", path, &e).hint(
+                        "check that the directory is writable, or choose another --rejected path",
+                    ),
+                );
             }
         }
         Ok(Self {
@@ -307,7 +313,10 @@ impl RejectedWriter {
         };
         let path = &self.path;
         let fail = |e: std::io::Error| {
-            AppError::new(format!("cannot write the rejected-rows file {}: {e}", path.display()))
+            AppError::new(format!(
+                "cannot write the rejected-rows file {}: {e}",
+                path.display()
+            ))
         };
         out.flush().map_err(fail)?;
         let file = out.file();
