@@ -18,7 +18,7 @@ const LAST_VAR: &str = "SEARCH_ADS_REPORTING_URL";
 /// How long a fake may take to print its lines.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Undoes `sa360_video_fakes::sh_quote`: a plain word, or single quotes with
+/// Undoes `sa360_video_client_support::sh_quote`: a plain word, or single quotes with
 /// `'\''` for each embedded quote.
 pub fn sh_unquote(word: &str) -> Result<String> {
     if !word.starts_with('\'') {
@@ -273,7 +273,7 @@ mod tests {
             "''",
             "x'y'z",
         ] {
-            let quoted = sa360_video_fakes::sh_quote(value);
+            let quoted = sa360_video_client_support::sh_quote(value);
             assert_eq!(sh_unquote(&quoted).unwrap(), value, "{quoted}");
         }
         assert!(sh_unquote("'open").is_err());

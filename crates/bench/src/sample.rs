@@ -103,7 +103,7 @@ pub enum Variant {
     Baseline,
     /// The facade.
     Facade,
-    /// Both sides in this one process, in alternating blocks (the scenarios the catalogue runs
+    /// Both sides in this one process, in alternating blocks (the scenarios `suite/scenarios.rs` runs
     /// paired: `logins`); see [`run_paired`].
     Paired,
 }
@@ -140,7 +140,7 @@ pub struct SampleSpec {
     /// Pages in flight of a facade read, or shards in flight of a facade report, instead of the
     /// scenario's; for experiments.
     pub prefetch: Option<usize>,
-    /// Items per block of a [`Variant::Paired`] sample (the catalogue's; at least 1).
+    /// Items per block of a [`Variant::Paired`] sample (the scenario's; at least 1).
     pub block: Option<u64>,
 }
 

@@ -6,10 +6,18 @@ use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
 const ABOUT: &str = "Command-line tool for the search ads and video session services.";
 
+#[cfg(feature = "fakes")]
 const LONG_ABOUT: &str = "Command-line tool for the search ads and video session services.
 
 New here? `apictl tour` shows everything working against local fakes, without any account.
 `apictl sandbox` runs the same fakes in the foreground for trying the other commands.";
+
+/// Built without the cargo feature `fakes` (`cargo install sa360-video-cli --no-default-features`):
+/// no `tour`, no `sandbox`.
+#[cfg(not(feature = "fakes"))]
+const LONG_ABOUT: &str = "Command-line tool for the search ads and video session services.
+
+This build has no `tour` and no `sandbox` (built without the cargo feature `fakes`).";
 
 /// Where settings and state come from (the end of `--help`, the FILES section of `apictl man`).
 pub(crate) const AFTER_HELP: &str =
@@ -84,12 +92,14 @@ pub struct GlobalArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Walk through every feature against local fakes (no account needed)
+    #[cfg(feature = "fakes")]
     #[command(
-        long_about = "Walk through every feature against local fakes (no account needed).\n\nStarts both fakes in this process and runs, with short explanations: login, the lockout\nguard refusing a risky attempt, invitations over SMS, WhatsApp and e-mail, streaming\nconversions, uploading a sample CSV with a per-row report, availability, saved columns\nand the ID-mapping download. Nothing outside a temporary directory is touched.\n\nExits 0 when every step worked, 1 naming the step that failed."
+        long_about = "Walk through every feature against local fakes (no account needed).\n\nStarts both fakes in this process and runs, with short explanations: login, the lockout\nguard refusing a risky attempt, invitations over SMS, WhatsApp and e-mail, streaming\nconversions, uploading a sample CSV with a file of its rejected rows, availability, saved columns\nand the ID-mapping download. Nothing outside a temporary directory is touched.\n\nExits 0 when every step worked, 1 naming the step that failed."
     )]
     Tour,
 
     /// Run both fakes in the foreground and print their connection settings
+    #[cfg(feature = "fakes")]
     #[command(
         long_about = "Run both fakes in the foreground and print their connection settings.\n\nThe first lines on stdout are NAME='value' assignments for sh. Load them in another\nshell to point apictl (or an application) at the fakes:\n\n    apictl sandbox > sandbox.env &\n    set -a; . ./sandbox.env; set +a\n\nServes until Ctrl-C."
     )]
@@ -257,6 +267,7 @@ pub struct AuthRevokeArgs {
 }
 
 /// `apictl sandbox`.
+#[cfg(feature = "fakes")]
 #[derive(Debug, Args)]
 pub struct SandboxArgs {
     /// Port of the search ads fake on 127.0.0.1 (0 picks a free one)
@@ -694,7 +705,7 @@ pub enum ConversionsCommand {
 
     /// Insert (or update) conversions from a CSV or JSON-lines file
     #[command(
-        long_about = "Insert (or update) conversions from a CSV or JSON-lines file.\n\nCSV: a header of Conversion JSON field names (conversionId, conversionTimestamp,\nsegmentationType, segmentationId, agencyId, advertiserId, engineAccountId, type,\nrevenueMicros, currencyCode, ...). JSON lines: one Conversion JSON object per line.\nTimestamps are epoch milliseconds or RFC 3339; customDimension and customMetric cells\nof a CSV hold JSON arrays. The file is read one row at a time (UTF-8; a row may have\nup to 1 MiB).\n\nRows that cannot be read (invalid UTF-8, an unclosed quote, malformed JSON), lack a\nrequired field, hold control characters or over-long ids, or repeat an (advertiser,\nconversionId, conversionTimestamp) are rejected locally with their line and never sent.\nThe rest go out in batches. Rejected rows are written with their line, conversionId,\ncode and reason to the report file as their batches finish.\n\nJournal: while it runs, the upload appends to FILE.journal which rows may be on their\nway (`send FIRST-LAST`, fsynced before the batch's first request) and which have a\ndefinite outcome (`done FIRST-LAST stored=N rejected=N mark=BYTES resend=RANGES`, rows\nnumbered from 1, written after the report lines it vouches for are fsynced), bound to\nthe file by its size and SHA-256 (--journal PATH keeps it elsewhere). After an interruption\n(or rows without an answer), --resume sends only the rows without a definite outcome, in\nresubmission mode: a row an earlier run stored comes back as already stored, a success.\nOnce every row has its outcome the journal ends with `finished at=SECS` and is kept: an\nupload of the same file (with or without --resume) then sends nothing and says when it\nfinished; --restart uploads it again. An unfinished journal is refused without --resume\nor --restart. One upload of a file runs at a time: another is refused before it sends\nanything. The first 20 rejected rows are printed; the report file has them all.\n\nExit status: 0 every row stored (or already stored), or the file was uploaded already;\n3 some rows rejected (the others stored); 6 every row rejected (nothing stored); 4 refused\nbefore sending (the file, a setting, or another upload of the file running); 1 error\n(including rows without a definite answer: run again with --resume); 130 interrupted (run\nagain with --resume)."
+        long_about = "Insert (or update) conversions from a CSV or JSON-lines file.\n\nCSV: a header of Conversion JSON field names (conversionId, conversionTimestamp,\nsegmentationType, segmentationId, agencyId, advertiserId, engineAccountId, type,\nrevenueMicros, currencyCode, ...). JSON lines: one Conversion JSON object per line.\nTimestamps are epoch milliseconds or RFC 3339; customDimension and customMetric cells\nof a CSV hold JSON arrays. The file is read one row at a time (UTF-8; a row may have\nup to 1 MiB).\n\nRows that cannot be read (invalid UTF-8, an unclosed quote, malformed JSON), lack a\nrequired field, hold control characters or over-long ids, or repeat an (advertiser,\nconversionId, conversionTimestamp) are rejected locally with their line and never sent.\nThe rest go out in batches. Rejected rows are written with their line, conversionId,\ncode and reason to the rejected-rows file (--rejected) as their batches finish.\n\nJournal: while it runs, the upload appends to FILE.journal which rows may be on their\nway (`send FIRST-LAST`, fsynced before the batch's first request) and which have a\ndefinite outcome (`done FIRST-LAST stored=N rejected=N mark=BYTES resend=RANGES`, rows\nnumbered from 1, written after the rejected-rows lines it vouches for are fsynced), bound to\nthe file by its size and SHA-256 (--journal PATH keeps it elsewhere). After an interruption\n(or rows without an answer), --resume sends only the rows without a definite outcome, in\nresubmission mode: a row an earlier run stored comes back as already stored, a success.\nOnce every row has its outcome the journal ends with `finished at=SECS` and is kept: an\nupload of the same file (with or without --resume) then sends nothing and says when it\nfinished; --restart uploads it again. An unfinished journal is refused without --resume\nor --restart. One upload of a file runs at a time: another is refused before it sends\nanything. The first 20 rejected rows are printed; the rejected-rows file has them all.\n\nExit status: 0 every row stored (or already stored), or the file was uploaded already;\n3 some rows rejected (the others stored); 6 every row rejected (nothing stored); 4 refused\nbefore sending (the file, a setting, or another upload of the file running); 1 error\n(including rows without a definite answer: run again with --resume); 130 interrupted (run\nagain with --resume)."
     )]
     Upload(UploadArgs),
 }

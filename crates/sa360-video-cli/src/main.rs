@@ -2,7 +2,8 @@
 //! services, built on the `sa360-video-sdk` crate.
 //!
 //! `apictl tour` shows every feature against fakes started in-process;
-//! `apictl sandbox` serves the same fakes for trying the other commands.
+//! `apictl sandbox` serves the same fakes for trying the other commands. Both are behind the
+//! cargo feature `fakes` (on by default): without it, `apictl` builds no web server.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
@@ -17,11 +18,12 @@ mod error;
 mod exit;
 mod limits;
 mod output;
-mod private_file;
 mod progress;
 mod records;
+#[cfg(feature = "fakes")]
 mod sandbox;
 mod state;
+#[cfg(feature = "fakes")]
 mod tour;
 mod video;
 mod wording;
@@ -77,11 +79,22 @@ fn main() -> ExitCode {
     }
 }
 
+/// `apictl sandbox` stops its fakes on Ctrl-C itself.
+fn is_sandbox(command: &Command) -> bool {
+    #[cfg(feature = "fakes")]
+    return matches!(command, Command::Sandbox(_));
+    #[cfg(not(feature = "fakes"))]
+    return {
+        let _ = command;
+        false
+    };
+}
+
 /// Runs the command; Ctrl-C ends it with status 130 and a message, except for
 /// the commands that handle Ctrl-C themselves (an upload finishes its batches
 /// in flight and keeps its journal; the sandbox stops its fakes).
 async fn run_interruptible(cli: Cli, matches: clap::ArgMatches) -> AppResult<u8> {
-    let own_handler = matches!(&cli.command, Command::Sandbox(_))
+    let own_handler = is_sandbox(&cli.command)
         || matches!(&cli.command, Command::Ads(a)
             if matches!(a.command, AdsCommand::Conversions(ConversionsCommand::Upload(_))));
     if own_handler {
@@ -100,7 +113,9 @@ async fn run_interruptible(cli: Cli, matches: clap::ArgMatches) -> AppResult<u8>
 
 async fn run(cli: Cli, matches: &clap::ArgMatches) -> AppResult<u8> {
     match &cli.command {
+        #[cfg(feature = "fakes")]
         Command::Tour => tour::run(cli.global.json).await,
+        #[cfg(feature = "fakes")]
         Command::Sandbox(args) => sandbox::run(&cli.global, args).await,
         Command::Completions(args) => docs::completions(args),
         Command::Man(args) => docs::man(args),

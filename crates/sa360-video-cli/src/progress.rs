@@ -20,7 +20,8 @@ fn style(template: &str) -> ProgressStyle {
         .progress_chars("=> ")
 }
 
-/// A bar counting items toward a known total.
+/// A bar counting items toward a known total (the tour's).
+#[cfg(feature = "fakes")]
 pub fn items(total: u64, what: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(total), target());
     bar.set_style(style(

@@ -49,7 +49,7 @@ pub enum Raw {
 /// The columns a rejected-rows report adds before the input's own (CSV), or
 /// the member it adds (JSON lines: `_rejected`, an object of the three).
 /// Reading a file back, a CSV header that has all three ignores them.
-pub const REPORT_COLUMNS: [&str; 3] = ["line", "code", "reason"];
+pub const REJECTED_COLUMNS: [&str; 3] = ["line", "code", "reason"];
 
 /// Checks a CSV header: every name is a Conversion JSON field and
 /// `conversionId` is there. A header that names an unknown field refuses the
@@ -60,9 +60,11 @@ pub fn check_csv_header(names: &mut [String]) -> Result<(), String> {
         *h = h.trim().trim_start_matches('\u{feff}').to_owned();
     }
     // A rejected-rows report read back: its own three columns are ignored.
-    let report = REPORT_COLUMNS.iter().all(|c| names.iter().any(|h| h == c));
+    let report = REJECTED_COLUMNS
+        .iter()
+        .all(|c| names.iter().any(|h| h == c));
     for h in names.iter() {
-        if report && REPORT_COLUMNS.contains(&h.as_str()) {
+        if report && REJECTED_COLUMNS.contains(&h.as_str()) {
             continue;
         }
         if !Conversion::FIELDS.contains(&h.as_str()) {

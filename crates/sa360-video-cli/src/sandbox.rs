@@ -2,9 +2,8 @@
 
 use std::io::Write as _;
 
-use sa360_video_fakes::{
-    FakeServices, SearchAdsFake, VideoSessionConfig, VideoSessionFake, sh_quote,
-};
+use sa360_video_client_support::sh_quote;
+use sa360_video_fakes::{FakeServices, SearchAdsFake, VideoSessionConfig, VideoSessionFake};
 
 use crate::cli::{GlobalArgs, SandboxArgs};
 use crate::error::{AppError, AppResult};
@@ -69,7 +68,7 @@ pub async fn run(global: &GlobalArgs, args: &SandboxArgs) -> AppResult<u8> {
         })?;
     // One directory per sandbox (mode 0700, removed when it stops): parallel CI jobs or two
     // terminals each get their own credentials file.
-    crate::private_file::ensure_dir(&state).map_err(|e| {
+    sa360_video_private_file::ensure_dir(&state).map_err(|e| {
         AppError::new(e.to_string())
             .hint("choose a state directory only you can use with --state-dir or APICTL_STATE_DIR")
     })?;

@@ -7,12 +7,14 @@
 
 use std::path::{Path, PathBuf};
 
-use sa360_video_sdk::video_session::{FileStore, Session, UserDetails};
+#[cfg(feature = "fakes")]
+use sa360_video_sdk::video_session::FileStore;
+use sa360_video_sdk::video_session::{Session, UserDetails};
 use secrecy::{ExposeSecret as _, SecretString};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, AppResult};
-use crate::private_file::{self, PrivateFileError};
+use sa360_video_private_file::{self as private_file, PrivateFileError};
 
 const SESSION_FORMAT: &str = "apictl.video.session/1";
 
@@ -37,6 +39,7 @@ impl StateDir {
     /// [`FileStore`]: 0600, hashed account keys, a lock file beside it). Only
     /// the tour uses it, in its temporary directory; the commands use the
     /// per-user default every application shares ([`FileStore::per_user`]).
+    #[cfg(feature = "fakes")]
     pub fn lockout_store(&self) -> FileStore {
         FileStore::new(self.dir.join("video-lockout.json"))
     }

@@ -239,7 +239,7 @@ pub async fn run(json: bool) -> AppResult<u8> {
     step!(
         &[
             "`apictl ads conversions upload` checks each row, sends the valid ones in batches",
-            "and reports every rejected row with its line, code and reason.",
+            "and writes every rejected row with its line, code and reason to a rejected-rows file.",
         ],
         upload(&fixture)
     );
@@ -639,11 +639,11 @@ async fn upload(f: &Fixture) -> AppResult<()> {
     };
     let bar = progress::file(SAMPLE_CSV.len() as u64, "inserting");
     let mut lines = Vec::new();
-    let mut keep = |r: &ads::ReportRow| lines.push(r.clone());
+    let mut keep = |r: &ads::RejectedRow| lines.push(r.clone());
     let result = ads::upload_file(Some(&f.ads), &plan, &bar, &mut keep).await;
     bar.finish_and_clear();
     let summary = result?;
-    let report = ads::default_report_path(&path, crate::cli::InputFormat::Csv);
+    let report = ads::default_rejected_path(&path, crate::cli::InputFormat::Csv);
     for r in &lines {
         say(format!(
             "  line {:<3} {:<22} {:<10} {}",
@@ -663,7 +663,7 @@ async fn upload(f: &Fixture) -> AppResult<()> {
         ),
     )?;
     ok(format!(
-        "{} rows: {} stored, {} rejected (2 by the server, 2 before sending); report in {}",
+        "{} rows: {} stored, {} rejected (2 by the server, 2 before sending); rejected rows in {}",
         summary.rows,
         summary.stored,
         summary.rejected,

@@ -39,7 +39,7 @@ mod redacted_url;
 pub mod timeouts;
 
 pub use body_limits::{BodyLimitError, BodyLimits, limit_body};
-pub use printable::printable;
+pub use printable::{printable, sh_quote};
 pub use redacted_url::RedactedUrl;
 
 use std::fmt;

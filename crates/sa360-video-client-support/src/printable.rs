@@ -7,6 +7,9 @@
 //! a message that may be printed, every control character (C0, DEL, C1) and
 //! every bidirectional control is replaced by its Rust escape (`\u{1b}`),
 //! so it shows as text and does nothing.
+//!
+//! [`sh_quote`]: a value made one word for a POSIX shell (the `NAME='value'` lines `apictl sandbox`
+//! and the fakes print, the paths in `apictl auth`'s hints).
 
 use std::borrow::Cow;
 
@@ -45,9 +48,43 @@ pub fn printable(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Quotes `value` for a POSIX shell: the result is one word that `eval` turns back into `value`.
+///
+/// Values made only of characters that are never special to `sh` stay as they are; everything else
+/// is wrapped in single quotes, with each embedded `'` written as `'\''`.
+pub fn sh_quote(value: &str) -> String {
+    let plain = !value.is_empty()
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./:@%+,=".contains(&b));
+    if plain {
+        return value.to_owned();
+    }
+    let mut out = String::with_capacity(value.len() + 2);
+    out.push('\'');
+    for c in value.chars() {
+        if c == '\'' {
+            out.push_str("'\\''");
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('\'');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sh_quote_plain_and_special() {
+        assert_eq!(sh_quote("http://127.0.0.1:80/x"), "http://127.0.0.1:80/x");
+        assert_eq!(sh_quote(""), "''");
+        assert_eq!(sh_quote("a b"), "'a b'");
+        assert_eq!(sh_quote("it's"), "'it'\\''s'");
+        assert_eq!(sh_quote("$HOME!"), "'$HOME!'");
+    }
 
     #[test]
     fn controls_and_bidi_overrides_are_escaped() {

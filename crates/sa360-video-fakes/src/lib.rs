@@ -44,12 +44,12 @@ pub mod video_session;
 pub use clock::FakeClock;
 pub use error::FakeError;
 pub use faults::{DetailsCut, FaultKind, FaultRecord, Faults, Truncation};
+use sa360_video_client_support::sh_quote;
 pub use search_ads::{
     ConversionKey, FAILURE_TYPE, IdMappingSize, KnownAccount, OAuthCounts, Origin, Owner,
     ReportingConfig, ReportingFaults, SearchAdsConfig, SearchAdsCounts, SearchAdsFake,
     SearchAdsFakeBuilder, SearchAdsLedger, StoredConversion,
 };
-pub use util::sh_quote;
 pub use video_session::{
     AccountStats, Channel, DemoCredentials, DomainUser, Outbox, OutboxEntry, VideoCounts,
     VideoLedger, VideoSessionConfig, VideoSessionFake, VideoSessionFakeBuilder,

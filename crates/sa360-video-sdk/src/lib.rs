@@ -366,7 +366,6 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod fs;
-mod private_file;
 mod setters;
 
 pub mod http;

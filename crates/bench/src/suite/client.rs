@@ -4,9 +4,9 @@
 
 use anyhow::{Result, bail};
 
-use super::catalogue::{FakeKind, Pairing, Scenario, Work};
 use super::processes::{Fakes, run_sample_process};
 use super::report::Side;
+use super::scenarios::{FakeKind, Pairing, Scenario, Work};
 use crate::sample::{ClientScenario, PairedMeasurement, SampleSpec, Variant};
 use crate::scenarios::Measurement;
 use crate::stats::{format_count, format_rate};

@@ -1,6 +1,6 @@
 //! The whole benchmark, as `cargo xtask bench` runs it.
 //!
-//! One file a job: `catalogue` declares every scenario (one declaration each: its variant, how
+//! One file a job: `scenarios` declares every scenario (one declaration each: its variant, how
 //! its runs are made, its unit, target and label); `client` and `generate` run them;
 //! `processes` starts the fakes and sample processes; `report` judges and renders;
 //! `machine` describes the machine.
@@ -20,7 +20,6 @@
 //! - `generate` times the `xtask` binary (`xtask --root <copy> generate`) on a
 //!   temporary copy of `specs/` and the generated files.
 
-mod catalogue;
 mod client;
 mod generate;
 mod machine;
@@ -28,21 +27,22 @@ mod options;
 mod processes;
 pub mod readme;
 mod report;
+mod scenarios;
 
 use std::fs;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context as _, Result};
 
-pub use self::catalogue::{
-    FakeKind, GENERATE_MAX_SECONDS, ID_MAPPING_MAX_RSS_MIB, ID_MAPPING_MIN_MB_PER_S, Kind,
-    LATENCY_HIDING, LATENCY_MS, OVERHEAD, REPORT_LATENCY_DERIVATION, REPORT_LATENCY_HIDING, Runs,
-    Scenario, ScenarioDef, Sizes, Target, Work,
-};
 pub use self::machine::Machine;
 pub use self::options::SuiteOptions;
 pub use self::processes::run_sample_process;
 pub use self::report::{Report, ScenarioResult, Side, Verdict, format_ratio};
+pub use self::scenarios::{
+    FakeKind, GENERATE_MAX_SECONDS, ID_MAPPING_MAX_RSS_MIB, ID_MAPPING_MIN_MB_PER_S, Kind,
+    LATENCY_HIDING, LATENCY_MS, OVERHEAD, REPORT_LATENCY_DERIVATION, REPORT_LATENCY_HIDING, Runs,
+    Scenario, ScenarioDef, Sizes, Target, Work,
+};
 
 use self::client::client_scenario;
 use self::generate::generate_scenario;

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::catalogue::{Scenario, Sizes};
+use super::scenarios::{Scenario, Sizes};
 
 /// How to run the suite.
 #[derive(Debug, Clone)]

@@ -9,8 +9,8 @@ use std::time::Instant;
 use anyhow::{Context as _, Result, bail};
 use serde::de::DeserializeOwned;
 
-use super::catalogue::{FakeKind, LATENCY_MS};
 use super::options::SuiteOptions;
+use super::scenarios::{FakeKind, LATENCY_MS};
 use crate::fake::{FakeProcess, FakeSpec, FakeVars, log_path};
 use crate::sample::SampleSpec;
 

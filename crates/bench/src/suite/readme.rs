@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 
-use super::catalogue::Scenario;
+use super::scenarios::Scenario;
 
 /// The line before the table.
 pub const START: &str = "<!-- bench-table:start -->";

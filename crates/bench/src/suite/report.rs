@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::catalogue::{Scenario, Sizes, Target};
 use super::machine::Machine;
+use super::scenarios::{Scenario, Sizes, Target};
 use crate::scenarios::Measurement;
 use crate::stats::{format_rate, median};
 

@@ -27,13 +27,13 @@ use sa360_video_sdk::search_ads::{
 
 use super::input::Input;
 use super::journal::{self, Binding};
+use super::rejected::{Layout, RejectedRow, RejectedWriter};
 use super::repeats::{Repeat, Repeats};
-use super::report::{Layout, ReportRow, ReportWriter};
 use crate::cli::InputFormat;
 use crate::error::{AppError, AppResult, io_error};
 use crate::records::{Raw, WriteMode};
 
-/// Most rejections kept in the summary (for `--json`); the report file has
+/// Most rejections kept in the summary (for `--json`); the rejected-rows file has
 /// them all.
 pub const SUMMARY_REJECTIONS: usize = 1000;
 
@@ -77,7 +77,7 @@ pub struct UploadPlan {
     pub mode: WriteMode,
     /// Batching.
     pub options: WriteOptions,
-    /// The report file; `None`: `FILE.rejected.csv` (or `.jsonl`) beside
+    /// The rejected-rows file; `None`: `FILE.rejected.csv` (or `.jsonl`) beside
     /// the journal.
     pub report: Option<PathBuf>,
     /// The journal.
@@ -106,7 +106,7 @@ impl UploadPlan {
             (Some(journal), Some(name)) => journal.with_file_name(name),
             _ => self.file.clone(),
         };
-        super::report::default_report_path(&beside, format)
+        super::rejected::default_rejected_path(&beside, format)
     }
 }
 
@@ -134,8 +134,8 @@ pub struct UploadSummary {
     /// The CLI's hint for the first failure (it names the flag to change, e.g. `--max-body`).
     pub first_failure_hint: Option<String>,
     /// The first [`SUMMARY_REJECTIONS`] rejected or failed rows of this run.
-    pub report: Vec<ReportRow>,
-    /// The report file, when a row was written to it.
+    pub report: Vec<RejectedRow>,
+    /// The rejected-rows file, when a row was written to it.
     pub report_path: Option<PathBuf>,
     /// The journal, when it is kept: for `--resume`, or finished.
     pub journal: Option<PathBuf>,
@@ -249,7 +249,7 @@ pub async fn upload_file(
     client: Option<&SearchAdsClient>,
     plan: &UploadPlan,
     bar: &ProgressBar,
-    on_row: &mut dyn FnMut(&ReportRow),
+    on_row: &mut dyn FnMut(&RejectedRow),
 ) -> AppResult<UploadSummary> {
     plan.options.validate()?;
     // One upload of a file at a time, before its journal is read or removed.
@@ -327,15 +327,15 @@ pub async fn upload_file(
     {
         return Err(AppError::refused(format!(
             "--resume: the interrupted upload wrote its rejected rows to {}, not {}",
-            r.note().unwrap_or("a report it does not name"),
+            r.note().unwrap_or("a rejected-rows file it does not name"),
             report_path.display()
         ))
-        .hint("pass --rejected with the interrupted upload's report to continue it, or --restart to upload the whole file again"));
+        .hint("pass --rejected with the interrupted upload's rejected-rows file to continue it, or --restart to upload the whole file again"));
     }
     let layout = Layout::of(&input);
     let mut report = match &resumed {
-        Some(r) => ReportWriter::resume(&report_path, r.mark(), layout)?,
-        None => ReportWriter::fresh(&report_path, layout)?,
+        Some(r) => RejectedWriter::resume(&report_path, r.mark(), layout)?,
+        None => RejectedWriter::fresh(&report_path, layout)?,
     };
     let journal = match plan.journal {
         JournalMode::Off => None,
@@ -348,7 +348,7 @@ pub async fn upload_file(
                 .filter(|t| !t.contains(['\n', '\r']))
                 .ok_or_else(|| {
                     AppError::new(format!(
-                        "the report path {} cannot be written in the journal",
+                        "the rejected-rows file {} cannot be written in the journal",
                         report_path.display()
                     ))
                     .hint("give --rejected a UTF-8 path without line breaks")
@@ -436,9 +436,9 @@ fn absolute(path: &std::path::Path) -> PathBuf {
 fn dry_run<R: std::io::BufRead>(
     mut input: Input<R>,
     mode: WriteMode,
-    report: &mut ReportWriter,
+    report: &mut RejectedWriter,
     summary: &mut UploadSummary,
-    (bar, on_row): (&ProgressBar, &mut dyn FnMut(&ReportRow)),
+    (bar, on_row): (&ProgressBar, &mut dyn FnMut(&RejectedRow)),
 ) -> AppResult<()> {
     let mut check = match mode {
         WriteMode::Insert => InputCheck::insert(),
@@ -462,7 +462,7 @@ fn dry_run<R: std::io::BufRead>(
             None => summary.sent += 1,
             Some(reason) => {
                 summary.rejected += 1;
-                let r = ReportRow {
+                let r = RejectedRow {
                     line: row.line,
                     conversion_id: row.conversion_id.unwrap_or_default(),
                     code: "local".to_owned(),
@@ -479,7 +479,7 @@ fn dry_run<R: std::io::BufRead>(
     Ok(())
 }
 
-fn keep(summary: &mut UploadSummary, row: &ReportRow) {
+fn keep(summary: &mut UploadSummary, row: &RejectedRow) {
     if summary.report.len() < SUMMARY_REJECTIONS {
         summary.report.push(row.clone());
     }
@@ -487,9 +487,9 @@ fn keep(summary: &mut UploadSummary, row: &ReportRow) {
 
 struct Run<'a> {
     mode: WriteMode,
-    report: &'a mut ReportWriter,
+    report: &'a mut RejectedWriter,
     summary: &'a mut UploadSummary,
-    on_row: &'a mut dyn FnMut(&ReportRow),
+    on_row: &'a mut dyn FnMut(&RejectedRow),
 }
 
 impl Run<'_> {
@@ -657,7 +657,7 @@ impl Run<'_> {
                     }
                     other => format!("no definite outcome: {other:?}"),
                 };
-                let row = ReportRow {
+                let row = RejectedRow {
                     line: entry.line,
                     conversion_id: entry.conversion_id,
                     code: "failed".to_owned(),
@@ -670,7 +670,7 @@ impl Run<'_> {
             }
         };
         s.rejected += 1;
-        let row = ReportRow {
+        let row = RejectedRow {
             line: entry.line,
             conversion_id: entry.conversion_id,
             code,

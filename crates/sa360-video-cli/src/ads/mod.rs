@@ -12,17 +12,23 @@ mod id_mapping;
 mod input;
 mod journal;
 mod list;
+mod rejected;
 mod repeats;
-mod report;
 mod saved_columns;
 mod search_report;
 mod upload;
 
+// What the tour (feature `fakes`) runs besides the commands.
+#[cfg(feature = "fakes")]
 pub use availability::{availabilities, describe_availability};
+#[cfg(feature = "fakes")]
 pub use engine::{JournalMode, UploadPlan, upload_file};
+#[cfg(feature = "fakes")]
 pub use id_mapping::byte_progress;
+#[cfg(feature = "fakes")]
 pub use list::write_conversions;
-pub use report::{ReportRow, default_report_path};
+#[cfg(feature = "fakes")]
+pub use rejected::{RejectedRow, default_rejected_path};
 
 use conn::Conn;
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::engine::{
     FAILED_BATCHES_BEFORE_STOP, JournalMode, LiveCounts, UploadPlan, UploadSummary, upload_file,
 };
-use super::report::ReportRow;
+use super::rejected::RejectedRow;
 use crate::cli::UploadArgs;
 use crate::context::{Ctx, print_json};
 use crate::error::{AppError, AppResult, EXIT_INTERRUPTED, EXIT_REJECTED};
@@ -72,7 +72,7 @@ pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) ->
     let bar = progress::file(size, if args.update { "updating" } else { "inserting" });
     let json = ctx.json;
     let mut printed = Printed::default();
-    let mut print = |r: &ReportRow| {
+    let mut print = |r: &RejectedRow| {
         if json {
             return;
         }
@@ -269,7 +269,7 @@ fn shell_quote(arg: &str) -> String {
 
 /// One rejected or failed row, as its batch finishes: the file's and the
 /// server's text escaped.
-fn print_row(r: &ReportRow) {
+fn print_row(r: &RejectedRow) {
     let id = if r.conversion_id.is_empty() {
         "-"
     } else {

@@ -31,7 +31,7 @@ use sa360_video_sdk::search_ads::{
 use crate::cli::AdsConnArgs;
 use crate::config::SearchAdsSection;
 use crate::error::{AppError, AppResult};
-use crate::private_file;
+use sa360_video_private_file as private_file;
 
 /// The name of the `apictl auth login` file in the state directory.
 pub const LOGIN_FILE: &str = "search-ads-authorized-user.json";

@@ -20,7 +20,7 @@ pub mod credentials;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use sa360_video_fakes::sh_quote;
+use sa360_video_client_support::sh_quote;
 use sa360_video_sdk::http::HttpOptions;
 use sa360_video_sdk::search_ads::installed::{InstalledAppFlow, LoopbackRedirect};
 use sa360_video_sdk::search_ads::{self, CREDENTIALS_ENV, GOOGLE_TOKEN_URI};

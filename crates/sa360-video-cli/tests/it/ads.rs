@@ -1,5 +1,5 @@
 //! `apictl ads` against the search ads fake: upload with rejected rows and
-//! the report file, a dry run that sends nothing, the ID mapping byte for
+//! the rejected-rows file, a dry run that sends nothing, the ID mapping byte for
 //! byte, listings, availability and saved columns.
 
 use crate::common;

@@ -418,7 +418,7 @@ mod tests {
                     if k < 2 {
                         Err(Error::TokenUnavailable {
                             credential:
-                                crate::search_ads::credential_kind::CredentialKind::AuthorizedUser,
+                                crate::search_ads::auth::credential_kind::CredentialKind::AuthorizedUser,
                             status: Some(503),
                             message: "down".into(),
                             retry_after: None,
@@ -438,7 +438,7 @@ mod tests {
                 async {
                     Err::<(), _>(Error::Auth {
                         credential:
-                            crate::search_ads::credential_kind::CredentialKind::AuthorizedUser,
+                            crate::search_ads::auth::credential_kind::CredentialKind::AuthorizedUser,
                         message: "invalid_client".into(),
                     })
                 }

@@ -1,6 +1,6 @@
 //! The search ads client: [`SearchAdsClient`], its builder and its
 //! constructors. The operations live beside the rules they keep: reads in
-//! `read.rs`, writes in `write/`, availability and saved columns in their own
+//! `read/`, writes in `write/`, availability and saved columns in their own
 //! files, the ID-mapping file in `id_mapping/`, reports in `reporting/`.
 
 use std::sync::Arc;
@@ -10,7 +10,7 @@ use super::call::Calls;
 use super::error::Error;
 use super::retry::RetryPolicy;
 use super::wire::TokenAuthorizer;
-use super::write_options::WriteOptions;
+use super::write::options::WriteOptions;
 use crate::http::{BaseUrl, HttpOptions, TimeoutMode, build_client};
 
 /// Google's endpoint (SA-1).
@@ -35,7 +35,7 @@ pub const REPORTING_BASE_URL_ENV: &str = "SEARCH_ADS_REPORTING_URL";
 /// [`builder`](Self::builder) → setters ([`base_url`](SearchAdsClientBuilder::base_url),
 /// [`http_options`](SearchAdsClientBuilder::http_options), …) →
 /// [`build`](SearchAdsClientBuilder::build). It lives in `search_ads/client.rs`;
-/// each operation sits beside the rules it keeps (`read.rs`, `write/`, …).
+/// each operation sits beside the rules it keeps (`read/`, `write/`, …).
 ///
 /// ```no_run
 /// use sa360_video_sdk::search_ads::{SearchAdsClient, ServiceAccount};

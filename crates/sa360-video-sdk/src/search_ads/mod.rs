@@ -49,12 +49,13 @@
 //! - Leaves (import no operation module): `values.rs` (ids, dates, money), `conversion.rs`
 //!   (the resources), `error/` (the one [`Error`], Google's detail lists, the Reporting API's
 //!   typed failure), `wire/` (to and from the generated types, Google's error envelope),
-//!   `retry.rs`, `call.rs` (deadline, retries, fresh tokens), `credential_kind.rs`, `auth/`
-//!   (token sources; `auth/token.rs` holds the token and the trait every source implements),
-//!   `write_options.rs` (the batching defaults the client holds).
+//!   `retry.rs`, `call.rs` (deadline, retries, fresh tokens), `auth/`
+//!   (token sources; `auth/token.rs` holds the token and the trait every source implements,
+//!   `auth/credential_kind.rs` the kind of credential errors name), `write/options.rs` (the
+//!   batching defaults the client holds).
 //! - `client.rs`: [`SearchAdsClient`] and its builder; it imports no operation module.
 //! - Operations, each adding its methods to `SearchAdsClient` in an `impl` block of its own:
-//!   `read.rs` (v2 reads), `reporting/` (`request.rs`: the report; `customers.rs`; `ids.rs`:
+//!   `read/` (v2 reads), `reporting/` (`request.rs`: the report; `customers.rs`; `ids.rs`:
 //!   the lookup; the query, shards, window and decoder beside them), `write/` (inserts and
 //!   updates), `availability.rs`, `saved_columns.rs`, `id_mapping/` (`request.rs`: the
 //!   download; rows, parser, resumable save beside it). `reporting/ids.rs` uses the ID-mapping
@@ -68,7 +69,6 @@ mod availability;
 mod call;
 mod client;
 mod conversion;
-mod credential_kind;
 mod date_range;
 mod engine_account;
 mod error;
@@ -77,15 +77,14 @@ mod read;
 pub mod reporting;
 mod retry;
 mod saved_columns;
-#[cfg(feature = "service-account")]
-mod service_account;
 #[cfg(test)]
 mod test_support;
 pub mod values;
 mod wire;
 pub mod write;
-mod write_options;
 
+#[cfg(feature = "service-account")]
+pub use auth::ServiceAccount;
 pub use auth::installed;
 pub use auth::{
     AccessToken, AuthorizedUser, AuthorizedUserBuilder, CREDENTIALS_ENV, CredentialKind,
@@ -118,8 +117,6 @@ pub use reporting::{
 };
 pub use retry::RetryPolicy;
 pub use saved_columns::SavedColumnsRequest;
-#[cfg(feature = "service-account")]
-pub use service_account::ServiceAccount;
 pub use values::{
     AdGroupId, AdId, AdvertiserId, AgencyId, CampaignId, Channel, Consent, ConversionState,
     ConversionType, CriterionId, CustomerId, DeviceType, DsConversionId, EngineAccountId,

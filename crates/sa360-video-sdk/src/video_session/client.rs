@@ -44,7 +44,7 @@ pub(super) const MAX_BLOCK_WAIT: Duration = Duration::from_secs(86_400);
 pub struct VideoSessionClient {
     pub(super) base: BaseUrl,
     pub(super) api: video_session_client::Client,
-    /// The login endpoint, parsed once (see `login_request.rs`).
+    /// The login endpoint, parsed once (see `login_request/`).
     pub(super) login_url: reqwest::Url,
     pub(super) guard: Arc<LockoutGuard>,
     /// The connect timeout and the request timeout, named in errors.

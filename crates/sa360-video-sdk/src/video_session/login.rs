@@ -76,7 +76,7 @@ impl LoginRequest<'_> {
             user_name: credentials.user_name(),
         };
         // The body borrows the credentials; the request is the generated builder's, its URL parsed
-        // once per client (login_request.rs). The scope gives the last answer's status and media
+        // once per client (login_request/). The scope gives the last answer's status and media
         // type, for a body the generated decoder cannot read. The call's future is kilobytes: it
         // is pinned where it lies and the scope gets a pointer (moving it into the scope copied it
         // at every login; boxing it cost a kilobytes-sized allocation and a copy into cold

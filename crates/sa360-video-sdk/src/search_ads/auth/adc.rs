@@ -21,7 +21,7 @@ use super::metadata_probe::{
 use super::quota_project::QUOTA_PROJECT_ENV;
 use super::token::{AccessToken, TokenSource};
 use crate::http::HttpOptions;
-use crate::search_ads::credential_kind::CredentialKind;
+use crate::search_ads::auth::credential_kind::CredentialKind;
 use crate::search_ads::error::Error;
 
 /// The variable naming a credentials file (ADC's first step).
@@ -344,7 +344,7 @@ impl DefaultCredentialsBuilder {
             #[cfg(feature = "service-account")]
             Some("service_account") => Ok((
                 Arc::new(
-                    crate::search_ads::service_account::ServiceAccount::parse(
+                    super::service_account::ServiceAccount::parse(
                         &value.to_string(),
                         self.any_token_host,
                     )?

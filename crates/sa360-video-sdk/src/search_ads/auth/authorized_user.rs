@@ -14,7 +14,7 @@ use super::cache::TokenCache;
 use super::endpoint::{FileUrl, TokenEndpoint};
 use super::token::{AccessToken, TokenSource};
 use crate::http::HttpOptions;
-use crate::search_ads::credential_kind::CredentialKind;
+use crate::search_ads::auth::credential_kind::CredentialKind;
 use crate::search_ads::error::Error;
 
 /// Google's token endpoint, the default `token_uri`.

@@ -29,7 +29,7 @@ use secrecy::SecretString;
 
 use super::token::AccessToken;
 use crate::http::{BaseUrl, HttpOptions, TimeoutMode, build_client};
-use crate::search_ads::credential_kind::CredentialKind;
+use crate::search_ads::auth::credential_kind::CredentialKind;
 use crate::search_ads::error::Error;
 use crate::search_ads::retry::parse_retry_after;
 

@@ -41,7 +41,7 @@ use super::endpoint::{FileUrl, TokenEndpoint, error_message};
 use super::impersonated::{MAX_IMPERSONATION_LIFETIME, generate_access_token};
 use super::token::{AccessToken, SCOPE, TokenSource};
 use crate::http::HttpOptions;
-use crate::search_ads::credential_kind::CredentialKind;
+use crate::search_ads::auth::credential_kind::CredentialKind;
 use crate::search_ads::error::Error;
 
 const TOKEN_EXCHANGE_GRANT: &str = "urn:ietf:params:oauth:grant-type:token-exchange";

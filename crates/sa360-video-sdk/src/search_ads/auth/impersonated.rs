@@ -23,7 +23,7 @@ use super::cache::TokenCache;
 use super::endpoint::{FileUrl, TokenEndpoint};
 use super::token::{AccessToken, SCOPE, TokenSource};
 use crate::http::HttpOptions;
-use crate::search_ads::credential_kind::CredentialKind;
+use crate::search_ads::auth::credential_kind::CredentialKind;
 use crate::search_ads::error::Error;
 
 /// The longest token lifetime `generateAccessToken` grants by default (and

@@ -46,7 +46,7 @@ use super::authorized_user::{GOOGLE_REVOKE_URI, GOOGLE_TOKEN_URI};
 use super::endpoint::{TokenAnswer, TokenEndpoint};
 use super::token::SCOPE;
 use crate::http::{BaseUrl, HttpOptions};
-use crate::search_ads::credential_kind::CredentialKind;
+use crate::search_ads::auth::credential_kind::CredentialKind;
 use crate::search_ads::error::Error;
 
 /// Google's authorization endpoint.

@@ -10,7 +10,7 @@ use super::cache::TokenCache;
 use super::endpoint::TokenEndpoint;
 use super::token::{AccessToken, SCOPE, TokenSource};
 use crate::http::HttpOptions;
-use crate::search_ads::credential_kind::CredentialKind;
+use crate::search_ads::auth::credential_kind::CredentialKind;
 use crate::search_ads::error::Error;
 
 /// The metadata server's host on Google's platforms.

@@ -13,7 +13,7 @@ use crate::search_ads::error::Error;
 /// The OAuth scope of the API (SA-14); every method needs it.
 pub const SCOPE: &str = "https://www.googleapis.com/auth/doubleclicksearch";
 
-use crate::search_ads::credential_kind::CredentialKind;
+use crate::search_ads::auth::credential_kind::CredentialKind;
 
 /// A bearer token and, when known, when it expires.
 ///

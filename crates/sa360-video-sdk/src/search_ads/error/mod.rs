@@ -76,7 +76,7 @@ pub enum Error {
     #[error("could not get an access token from {credential}: {}. {}", clause(message), auth_hint(*credential))]
     Auth {
         /// The kind of credential that failed.
-        credential: crate::search_ads::credential_kind::CredentialKind,
+        credential: crate::search_ads::auth::credential_kind::CredentialKind,
         /// What the token source reported (never the token or a secret).
         message: String,
     },
@@ -107,7 +107,7 @@ pub enum Error {
     #[error("{credential} no longer work: {}. {}", clause(message), invalid_grant_hint(*credential))]
     InvalidGrant {
         /// The kind of credential refused.
-        credential: crate::search_ads::credential_kind::CredentialKind,
+        credential: crate::search_ads::auth::credential_kind::CredentialKind,
         /// The token endpoint's answer (never a secret).
         message: String,
     },
@@ -122,7 +122,7 @@ pub enum Error {
          to the API; try again later{}",
         clause(message),
         status.map(|s| format!(" (HTTP {s})")).unwrap_or_default(),
-        if matches!(credential, crate::search_ads::credential_kind::CredentialKind::MetadataServer) {
+        if matches!(credential, crate::search_ads::auth::credential_kind::CredentialKind::MetadataServer) {
             format!(". {}", auth_hint(*credential))
         } else {
             String::new()
@@ -130,7 +130,7 @@ pub enum Error {
     )]
     TokenUnavailable {
         /// The kind of credential whose token endpoint failed.
-        credential: crate::search_ads::credential_kind::CredentialKind,
+        credential: crate::search_ads::auth::credential_kind::CredentialKind,
         /// The token endpoint's HTTP status, when it answered.
         status: Option<u16>,
         /// What happened (never the token, the assertion or the key).
@@ -293,8 +293,8 @@ pub enum Error {
 }
 
 /// What to do when `credential` cannot give a token.
-fn auth_hint(credential: crate::search_ads::credential_kind::CredentialKind) -> &'static str {
-    use crate::search_ads::credential_kind::CredentialKind as K;
+fn auth_hint(credential: crate::search_ads::auth::credential_kind::CredentialKind) -> &'static str {
+    use crate::search_ads::auth::credential_kind::CredentialKind as K;
     match credential {
         K::FixedToken => {
             "A fixed token expires within the hour: pass a new one, or sign in with refresh-token \
@@ -323,9 +323,9 @@ fn auth_hint(credential: crate::search_ads::credential_kind::CredentialKind) -> 
 
 /// How to get credentials that work again after `invalid_grant`.
 fn invalid_grant_hint(
-    credential: crate::search_ads::credential_kind::CredentialKind,
+    credential: crate::search_ads::auth::credential_kind::CredentialKind,
 ) -> &'static str {
-    use crate::search_ads::credential_kind::CredentialKind as K;
+    use crate::search_ads::auth::credential_kind::CredentialKind as K;
     match credential {
         K::AuthorizedUser => {
             "The refresh token has expired or was revoked (refresh tokens of an OAuth client in \
@@ -639,7 +639,7 @@ mod tests {
         assert!(timeout(false).may_have_reached_server());
         assert!(
             !Error::Auth {
-                credential: crate::search_ads::credential_kind::CredentialKind::Other,
+                credential: crate::search_ads::auth::credential_kind::CredentialKind::Other,
                 message: "m".into()
             }
             .may_have_reached_server()

@@ -96,7 +96,7 @@ type Text<'a> = Option<Cow<'a, str>>;
 
 /// The members of the generated [`types::Conversion`] (the spec's `Conversion` as the reads answer
 /// it), with text borrowed where it can be: what a v2 page is decoded into, one conversion at a
-/// time, before [`conversion_from_fields`] makes it typed (`read/page.rs`). Same names, same JSON
+/// time, before [`conversion_from_fields`] makes it typed (`read/page/`). Same names, same JSON
 /// types, unknown members ignored, like the generated type; text that ends up as a value set or a
 /// number (`type`, `state`, `conversionTimestamp`, ...) is never copied.
 #[derive(Debug, Default, Deserialize)]

@@ -19,13 +19,13 @@ pub(crate) fn map_error(operation: &'static str, error: ClientError) -> Error {
         }
         return match auth.kind() {
             AuthorizeErrorKind::Unavailable => Error::TokenUnavailable {
-                credential: crate::search_ads::credential_kind::CredentialKind::Other,
+                credential: crate::search_ads::auth::credential_kind::CredentialKind::Other,
                 status: None,
                 message: auth.message().to_owned(),
                 retry_after: None,
             },
             _ => Error::Auth {
-                credential: crate::search_ads::credential_kind::CredentialKind::Other,
+                credential: crate::search_ads::auth::credential_kind::CredentialKind::Other,
                 message: auth.message().to_owned(),
             },
         };
@@ -69,7 +69,7 @@ pub(crate) fn map_error(operation: &'static str, error: ClientError) -> Error {
             Error::validation("request", None, message)
         }
         sa360_v2_client::Error::Custom(message) => Error::Auth {
-            credential: crate::search_ads::credential_kind::CredentialKind::Other,
+            credential: crate::search_ads::auth::credential_kind::CredentialKind::Other,
             message,
         },
     }

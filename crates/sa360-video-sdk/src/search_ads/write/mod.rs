@@ -17,7 +17,7 @@
 //! | `stream.rs` | [`WriteStream`]: ordered, bounded |
 //! | `request.rs` | [`WriteRequest`]: the builder, the HTTP request |
 //! | `resume.rs` | [`Resume`]: what earlier runs of the same input settled and sent |
-//! | `journal.rs` | [`WriteJournal`]: the file that makes a write resumable, exactly once |
+//! | `journal/` | [`WriteJournal`]: the file that makes a write resumable, exactly once |
 //!
 //! # Input, one row at a time
 //!
@@ -71,6 +71,7 @@ mod dedup;
 mod journal;
 mod kind;
 mod mapping;
+pub(crate) mod options;
 mod report;
 mod request;
 mod resume;
@@ -79,12 +80,12 @@ mod send;
 mod stream;
 mod validate;
 
-pub use super::write_options::{
+pub use check::InputCheck;
+pub use journal::{JournalState, MAX_JOURNAL_TEXT, WriteJournal};
+pub use options::{
     DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE, MAX_CONCURRENCY, WriteOptions, WriteProgress,
     WriteProgressFn,
 };
-pub use check::InputCheck;
-pub use journal::{JournalState, MAX_JOURNAL_TEXT, WriteJournal};
 pub use report::{Outcome, WriteBatch, WriteReport};
 pub use request::WriteRequest;
 pub use resume::Resume;

@@ -326,7 +326,7 @@ mod tests {
                 Outcome::Invalid(Error::validation("conversionId", Some(3), "is empty")),
                 Outcome::Failed {
                     error: Error::Auth {
-                        credential: crate::search_ads::credential_kind::CredentialKind::Other,
+                        credential: crate::search_ads::auth::credential_kind::CredentialKind::Other,
                         message: "no".into(),
                     },
                     attempts: 0,
@@ -354,7 +354,7 @@ mod tests {
         assert!(
             !Outcome::Failed {
                 error: Error::Auth {
-                    credential: crate::search_ads::credential_kind::CredentialKind::Other,
+                    credential: crate::search_ads::auth::credential_kind::CredentialKind::Other,
                     message: "no".into()
                 },
                 attempts: 1,

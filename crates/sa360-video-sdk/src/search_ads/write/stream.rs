@@ -13,9 +13,9 @@ use futures::{FutureExt, Stream, StreamExt};
 
 use super::super::conversion::Conversion;
 use super::super::error::Error;
-use super::super::write_options::{WriteOptions, WriteProgress, WriteProgressFn};
 use super::batching::{Batch, Batcher};
 use super::journal::{Done, JournalFile, JournalParts};
+use super::options::{WriteOptions, WriteProgress, WriteProgressFn};
 use super::report::{Outcome, WriteBatch};
 use super::resume::ResumeCursor;
 use super::run::{Shared, before_send, hooked_rows, run_batch};

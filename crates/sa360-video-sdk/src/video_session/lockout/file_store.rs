@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 use super::policy::Limits;
 use super::state::{AccountState, AccountView, AttemptEntry, AttemptId, Hold, Resolution};
 use super::store::{LockoutStore, StoreFuture, unix_us};
-use crate::private_file;
 use crate::video_session::credentials::AccountKey;
 use crate::video_session::error::StoreError;
+use sa360_video_private_file as private_file;
 
 const FILE_FORMAT: &str = "facade.video_session.lockout/2";
 const FILE_FORMAT_V1: &str = "facade.video_session.lockout/1";
@@ -29,7 +29,7 @@ const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 /// worker): it takes an exclusive OS advisory lock (`flock` on Unix,
 /// `LockFileEx` on Windows, through `fs4`) on `<path>.lock`, reads the file,
 /// applies the step, and replaces the file atomically (a 0600 temporary file
-/// renamed over it, through the crate's `private_file` module). The kernel releases the
+/// renamed over it, through `sa360-video-private-file`). The kernel releases the
 /// lock when its holder exits or is killed, so a crashed process never holds
 /// up the next login; the lock file itself stays. A step that cannot get the
 /// lock within the lock timeout (default 10 s) fails, and the login is not
@@ -515,7 +515,7 @@ mod tests {
             format!(r#"{{"format":"{FILE_FORMAT}","accounts":{{}},"extra":1}}"#),
         ];
         for text in cases {
-            crate::private_file::write(&path, text.as_bytes()).unwrap();
+            private_file::write(&path, text.as_bytes()).unwrap();
             let e = store.view(&key(), t0(), limits()).await.unwrap_err();
             assert!(e.to_string().contains("lockout.json"), "{e}");
             let reserve = store
@@ -548,7 +548,7 @@ mod tests {
             r#"{{"format":"{FILE_FORMAT_V1}","accounts":{{"{}":{{"failures_unix_ms":[{ms},{ms},{ms},{ms},{ms}]}}}}}}"#,
             key()
         );
-        crate::private_file::write(&path, text.as_bytes()).unwrap();
+        private_file::write(&path, text.as_bytes()).unwrap();
         let store = FileStore::new(&path);
         let v = store
             .reserve(&key(), AttemptId::from_u128(1), t0(), limits())

@@ -17,7 +17,7 @@
 //!   over [`HttpOptions::max_body_bytes`] or too slowly
 //!   ([`HttpOptions::read_timeout`]), or answered 408, 429 or 5xx. The API
 //!   call that needed the token is retried under the client's
-//!   [`RetryPolicy`](super::RetryPolicy) (a `Retry-After` is honoured);
+//!   [`RetryPolicy`](crate::search_ads::RetryPolicy) (a `Retry-After` is honoured);
 //! - **refused** ([`Error::InvalidGrant`]): 400 `invalid_grant` (a deleted or
 //!   disabled key, a clock far off);
 //! - **permanent** ([`Error::Auth`]): any other answer, such as 401
@@ -31,13 +31,13 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use futures::future::BoxFuture;
 use secrecy::{ExposeSecret as _, SecretString};
 
-use super::auth::authorized_user::read_credentials_file;
-use super::auth::cache::TokenCache;
-use super::auth::endpoint::{FileUrl, TokenEndpoint};
-use super::auth::token::{AccessToken, SCOPE, TokenSource};
+use super::authorized_user::read_credentials_file;
+use super::cache::TokenCache;
 use super::credential_kind::CredentialKind;
-use super::error::Error;
+use super::endpoint::{FileUrl, TokenEndpoint};
+use super::token::{AccessToken, SCOPE, TokenSource};
 use crate::http::HttpOptions;
+use crate::search_ads::error::Error;
 
 /// The JWT-bearer grant type (RFC 7523).
 const JWT_BEARER_GRANT: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
@@ -148,7 +148,7 @@ impl ServiceAccount {
         let quota_project_id = value
             .get("quota_project_id")
             .and_then(|v| v.as_str())
-            .map(|id| super::auth::quota_project::checked("quota_project_id", id))
+            .map(|id| super::quota_project::checked("quota_project_id", id))
             .transpose()?;
         Ok(Self {
             quota_project_id,
@@ -171,7 +171,7 @@ impl ServiceAccount {
     /// overrides a key file's `quota_project_id` this way.
     pub fn with_quota_project_id(mut self, id: Option<&str>) -> Result<Self, Error> {
         self.quota_project_id = id
-            .map(|id| super::auth::quota_project::checked("quota_project_id", id))
+            .map(|id| super::quota_project::checked("quota_project_id", id))
             .transpose()?;
         Ok(self)
     }

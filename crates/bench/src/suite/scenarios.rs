@@ -220,7 +220,7 @@ pub enum Work {
 /// its name and its [`ScenarioDef`].
 macro_rules! scenarios {
     ($( $(#[$doc:meta])* $variant:ident => $def:expr, )*) => {
-        /// A row of the table (declared in `suite/catalogue.rs`).
+        /// A row of the table (declared in `suite/scenarios.rs`).
         #[derive(
             Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
         )]

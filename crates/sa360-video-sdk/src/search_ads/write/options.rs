@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::error::Error;
+use crate::search_ads::error::Error;
 use crate::setters::field_setters;
 
 /// Default conversions per request: the largest batch (SA-10: a tenth of the

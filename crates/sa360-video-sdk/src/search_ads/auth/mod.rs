@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | [`StaticToken`] | a fixed access token (expires within the hour) | here |
 //! | [`AuthorizedUser`] | OAuth client id + secret + refresh token (Google's SA360 guides; `gcloud auth application-default login`; `apictl auth login`) | `auth/authorized_user.rs` |
-//! | `ServiceAccount` (feature `service-account`) | a service-account key file (JWT-bearer grant) | `service_account.rs` |
+//! | `ServiceAccount` (feature `service-account`) | a service-account key file (JWT-bearer grant) | `auth/service_account.rs` |
 //! | [`ImpersonatedServiceAccount`] | a service account impersonated with other credentials (IAM Credentials `generateAccessToken`) | `auth/impersonated.rs` |
 //! | [`ExternalAccount`] | workload identity federation: a file- or URL-sourced token exchanged at STS | `auth/external_account.rs` |
 //! | [`MetadataServer`] | the metadata server of Google's compute platforms | `auth/metadata.rs` |
@@ -32,6 +32,7 @@
 mod adc;
 pub(crate) mod authorized_user;
 pub(crate) mod cache;
+pub(crate) mod credential_kind;
 pub(crate) mod endpoint;
 mod external_account;
 mod impersonated;
@@ -39,6 +40,8 @@ pub mod installed;
 mod metadata;
 mod metadata_probe;
 pub(crate) mod quota_project;
+#[cfg(feature = "service-account")]
+mod service_account;
 pub(crate) mod token;
 
 pub use adc::{CREDENTIALS_ENV, CredentialOrigin, DefaultCredentials, DefaultCredentialsBuilder};
@@ -52,4 +55,6 @@ pub use metadata_probe::{METADATA_IP, METADATA_IP_ENV, NO_GCE_CHECK_ENV, PROBE_T
 pub use quota_project::{QUOTA_PROJECT_ENV, QUOTA_PROJECT_HEADER};
 pub use token::{AccessToken, SCOPE, StaticToken, TokenSource};
 
-pub use super::credential_kind::CredentialKind;
+pub use credential_kind::CredentialKind;
+#[cfg(feature = "service-account")]
+pub use service_account::ServiceAccount;

@@ -1,8 +1,12 @@
-//! `apictl`'s private files: the state directory and the files that hold a session token, a
-//! login count or a refresh token. Directories are created 0700, files written 0600 through a
-//! fresh temporary file beside them (`tempfile`: a random name opened with `O_EXCL`, so a symlink
-//! planted there is never followed) that is synced and renamed into place; a file other users can
-//! read or change, or a directory they can change, is refused.
+//! Private files, one rule for the workspace: directories are created 0700, files written 0600
+//! through a fresh temporary file beside them (`tempfile`: a random name opened with `O_EXCL`, so a
+//! symlink planted there is never followed) that is synced and renamed into place; a file other
+//! users can read or change, or a directory they can change, is refused.
+//!
+//! Its users: `sa360-video-sdk`'s video lockout `FileStore`, and `apictl`'s state directory, session
+//! and credentials files.
+
+#![warn(missing_docs)]
 
 use std::fs;
 use std::io::{self, Read as _, Write as _};

@@ -1,4 +1,4 @@
-//! The rejected-rows report, written as batches finish, in input order: each
+//! The rejected-rows file, written as batches finish, in input order: each
 //! rejected row with its own columns and values, so it can be fixed and
 //! uploaded again (`upload` ignores the added columns).
 //!
@@ -17,11 +17,11 @@ use std::io::Write as _;
 
 use crate::cli::InputFormat;
 use crate::error::{AppError, AppResult, io_error};
-use crate::records::{REPORT_COLUMNS, Raw};
+use crate::records::{REJECTED_COLUMNS, Raw};
 
-/// A row of the rejected-rows report.
+/// A row of the rejected-rows file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReportRow {
+pub struct RejectedRow {
     /// The line of the input file where the row starts.
     pub line: u64,
     /// The row's conversionId, if it has one.
@@ -36,7 +36,7 @@ pub struct ReportRow {
 }
 
 /// `FILE.rejected.csv` for a CSV input, `FILE.rejected.jsonl` for JSON lines.
-pub fn default_report_path(input: &Path, format: InputFormat) -> PathBuf {
+pub fn default_rejected_path(input: &Path, format: InputFormat) -> PathBuf {
     let mut name = input.as_os_str().to_owned();
     name.push(match format {
         InputFormat::Csv => ".rejected.csv",
@@ -45,7 +45,7 @@ pub fn default_report_path(input: &Path, format: InputFormat) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Checks, before anything is sent, that the report can be created at
+/// Checks, before anything is sent, that the rejected-rows file can be created at
 /// `path`: it is not a directory, and a file can be created beside it (a
 /// fresh name, created new and removed again). The report itself is created
 /// only with its first row.
@@ -53,7 +53,7 @@ pub fn check_writable(path: &Path) -> AppResult<()> {
     let hint = "choose another --rejected path (its directory must exist and be writable); for a file in a read-only directory, --journal PATH keeps the journal and the report in PATH's directory";
     if path.is_dir() {
         return Err(AppError::refused(format!(
-            "the report path {} is a directory",
+            "the rejected-rows file {} is a directory",
             path.display()
         ))
         .hint(hint));
@@ -75,16 +75,16 @@ pub fn check_writable(path: &Path) -> AppResult<()> {
             std::fs::remove_file(&probe)
                 .map_err(|e| io_error("cannot remove the probe file", &probe, &e))
         }
-        Err(e) => Err(io_error("cannot create the report", path, &e)
+        Err(e) => Err(io_error("cannot create the rejected-rows file", path, &e)
             .hint(hint)
             .exit(crate::exit::EXIT_REFUSED)),
     }
 }
 
-/// How the report lays out a row: the input's format, and its CSV columns.
+/// How the rejected-rows file lays out a row: the input's format, and its CSV columns.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Layout {
-    /// CSV: [`REPORT_COLUMNS`], then the input's columns (a report read back
+    /// CSV: [`REJECTED_COLUMNS`], then the input's columns (a report read back
     /// drops its old report columns, so they never pile up).
     Csv {
         /// The input's header.
@@ -105,16 +105,16 @@ impl Layout {
         }
     }
 
-    /// The input's columns the report repeats, as (index, name).
+    /// The input's columns the rejected-rows file repeats, as (index, name).
     fn kept(input: &[String]) -> impl Iterator<Item = (usize, &String)> {
         input
             .iter()
             .enumerate()
-            .filter(|(_, h)| !REPORT_COLUMNS.contains(&h.as_str()))
+            .filter(|(_, h)| !REJECTED_COLUMNS.contains(&h.as_str()))
     }
 }
 
-/// The report's open file.
+/// The rejected-rows file, open.
 #[derive(Debug)]
 enum Out {
     Csv(Box<csv::Writer<File>>),
@@ -148,8 +148,8 @@ impl Out {
     }
 }
 
-/// One report line of `row` in `layout`.
-fn write_row(out: &mut Out, layout: &Layout, row: &ReportRow) -> Result<(), String> {
+/// One line of the rejected-rows file for `row` in `layout`.
+fn write_row(out: &mut Out, layout: &Layout, row: &RejectedRow) -> Result<(), String> {
     let line = row.line.to_string();
     match (out, layout) {
         (Out::Csv(w), Layout::Csv { input }) => {
@@ -180,14 +180,16 @@ fn write_row(out: &mut Out, layout: &Layout, row: &ReportRow) -> Result<(), Stri
             serde_json::to_writer(&mut *w, &object).map_err(|e| e.to_string())?;
             w.write_all(b"\n").map_err(|e| e.to_string())
         }
-        (Out::Csv(_), Layout::Jsonl) => Err("internal error: a CSV report for JSON lines".into()),
+        (Out::Csv(_), Layout::Jsonl) => {
+            Err("internal error: a CSV rejected-rows file for JSON lines".into())
+        }
     }
 }
 
-/// Writes report rows to the file as they come; the file is created with
+/// Writes rejected rows to the file as they come; the file is created with
 /// the first row, so a run without rejections leaves none.
 #[derive(Debug)]
-pub struct ReportWriter {
+pub struct RejectedWriter {
     path: PathBuf,
     layout: Layout,
     out: Option<Out>,
@@ -195,18 +197,20 @@ pub struct ReportWriter {
     len: u64,
 }
 
-impl ReportWriter {
-    /// A new report: a file left at `path` by an earlier run is removed, so
-    /// the report always belongs to this run.
+impl RejectedWriter {
+    /// A new rejected-rows file: a file left at `path` by an earlier run is removed, so
+    /// the rejected-rows file always belongs to this run.
     pub fn fresh(path: &Path, layout: Layout) -> AppResult<Self> {
         check_writable(path)?;
         match std::fs::remove_file(path) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => {
-                return Err(io_error("cannot replace the report", path, &e).hint(
-                    "check that the directory is writable, or choose another --rejected path",
-                ));
+                return Err(
+                    io_error("cannot replace the rejected-rows file", path, &e).hint(
+                        "check that the directory is writable, or choose another --rejected path",
+                    ),
+                );
             }
         }
         Ok(Self {
@@ -244,8 +248,8 @@ impl ReportWriter {
                 Some(libc::ELOOP) => std::io::Error::other("it is a symlink, which is not followed"),
                 _ => e,
             };
-            io_error("--resume: cannot open the report", path, &e)
-                .hint("the report of the interrupted run is needed to continue it; pass --restart to upload the file from the start")
+            io_error("--resume: cannot open the rejected-rows file", path, &e)
+                .hint("the rejected-rows file of the interrupted run is needed to continue it; pass --restart to upload the file from the start")
         })?;
         let actual = file
             .metadata()
@@ -253,7 +257,7 @@ impl ReportWriter {
             .len();
         if actual < len {
             return Err(AppError::refused(format!(
-                "--resume: the report {} is shorter ({actual} bytes) than the journal says ({len} bytes): it was changed",
+                "--resume: the rejected-rows file {} is shorter ({actual} bytes) than the journal says ({len} bytes): it was changed",
                 path.display()
             ))
             .hint("pass --restart to upload the file from the start"));
@@ -261,31 +265,31 @@ impl ReportWriter {
         let mut file = file;
         file.set_len(len)
             .and_then(|()| file.seek(SeekFrom::End(0)).map(drop))
-            .map_err(|e| io_error("cannot write the report", path, &e))?;
+            .map_err(|e| io_error("cannot write the rejected-rows file", path, &e))?;
         me.out = Some(Out::new(file, &me.layout));
         Ok(me)
     }
 
     fn fail(&self, e: impl std::fmt::Display) -> AppError {
         AppError::new(format!(
-            "cannot write the report {}: {e}",
+            "cannot write the rejected-rows file {}: {e}",
             self.path.display()
         ))
         .hint("check the disk, or choose another --rejected path")
     }
 
     /// Adds a row (buffered until [`commit`](Self::commit)).
-    pub fn push(&mut self, row: &ReportRow) -> AppResult<()> {
+    pub fn push(&mut self, row: &RejectedRow) -> AppResult<()> {
         if self.out.is_none() {
             // Created new: a symlink planted at the path is not followed.
             let file = create_new_file(&self.path).map_err(|e| {
-                    io_error("cannot create the report", &self.path, &e).hint(
+                    io_error("cannot create the rejected-rows file", &self.path, &e).hint(
                         "check that the directory exists and is writable, or choose another --rejected path",
                     )
                 })?;
             let mut out = Out::new(file, &self.layout);
             if let (Out::Csv(w), Layout::Csv { input }) = (&mut out, &self.layout) {
-                let header = REPORT_COLUMNS
+                let header = REJECTED_COLUMNS
                     .iter()
                     .map(|c| (*c).to_owned())
                     .chain(Layout::kept(input).map(|(_, h)| h.clone()));
@@ -296,7 +300,7 @@ impl ReportWriter {
         if let Some(out) = self.out.as_mut() {
             write_row(out, &self.layout, row).map_err(|e| {
                 AppError::new(format!(
-                    "cannot write the report {}: {e}",
+                    "cannot write the rejected-rows file {}: {e}",
                     self.path.display()
                 ))
             })?;
@@ -311,7 +315,10 @@ impl ReportWriter {
         };
         let path = &self.path;
         let fail = |e: std::io::Error| {
-            AppError::new(format!("cannot write the report {}: {e}", path.display()))
+            AppError::new(format!(
+                "cannot write the rejected-rows file {}: {e}",
+                path.display()
+            ))
         };
         out.flush().map_err(fail)?;
         let file = out.file();
@@ -363,7 +370,7 @@ mod tests {
         let input = ["line", "code", "reason", "conversionId"]
             .map(String::from)
             .to_vec();
-        let mut w = ReportWriter::fresh(&path, Layout::Csv { input }).unwrap();
+        let mut w = RejectedWriter::fresh(&path, Layout::Csv { input }).unwrap();
         let mut r = row(2);
         r.raw = Raw::Cells(["9", "local", "old", "a-1"].map(String::from).to_vec());
         w.push(&r).unwrap();
@@ -379,7 +386,7 @@ mod tests {
     fn json_lines_keep_their_object_and_gain_a_rejected_member() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.jsonl");
-        let mut w = ReportWriter::fresh(&path, Layout::Jsonl).unwrap();
+        let mut w = RejectedWriter::fresh(&path, Layout::Jsonl).unwrap();
         let mut r = row(3);
         r.raw = Raw::Json(r#"{"conversionId":"a","revenueMicros":5}"#.into());
         w.push(&r).unwrap();
@@ -398,8 +405,8 @@ mod tests {
         assert_eq!(lines[1]["_text"], "not json");
     }
 
-    fn row(line: u64) -> ReportRow {
-        ReportRow {
+    fn row(line: u64) -> RejectedRow {
+        RejectedRow {
             line,
             conversion_id: format!("c-{line}"),
             code: "local".into(),
@@ -411,11 +418,11 @@ mod tests {
     #[test]
     fn report_path_sits_beside_the_input() {
         assert_eq!(
-            default_report_path(Path::new("dir/in.csv"), InputFormat::Csv),
+            default_rejected_path(Path::new("dir/in.csv"), InputFormat::Csv),
             PathBuf::from("dir/in.csv.rejected.csv")
         );
         assert_eq!(
-            default_report_path(Path::new("in.jsonl"), InputFormat::Jsonl),
+            default_rejected_path(Path::new("in.jsonl"), InputFormat::Jsonl),
             PathBuf::from("in.jsonl.rejected.jsonl")
         );
     }
@@ -425,7 +432,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.csv");
         std::fs::write(&path, "stale").unwrap();
-        let mut w = ReportWriter::fresh(&path, layout()).unwrap();
+        let mut w = RejectedWriter::fresh(&path, layout()).unwrap();
         assert!(!path.exists(), "a stale report is removed");
         assert_eq!(w.commit().unwrap(), 0);
         w.push(&row(2)).unwrap();
@@ -440,7 +447,7 @@ mod tests {
         w.push(&row(3)).unwrap();
         w.commit().unwrap();
         drop(w);
-        let mut w = ReportWriter::resume(&path, len, layout()).unwrap();
+        let mut w = RejectedWriter::resume(&path, len, layout()).unwrap();
         w.push(&row(4)).unwrap();
         w.commit().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -451,7 +458,7 @@ mod tests {
             "{text}"
         );
         assert!(lines[2].starts_with("4,local,"), "{text}");
-        assert!(ReportWriter::resume(&path, 10_000, layout()).is_err());
+        assert!(RejectedWriter::resume(&path, 10_000, layout()).is_err());
     }
 
     #[cfg(unix)]
@@ -461,7 +468,7 @@ mod tests {
         let victim = dir.path().join("victim");
         std::fs::write(&victim, "keep me").unwrap();
         let path = dir.path().join("r.csv");
-        let mut w = ReportWriter::fresh(&path, layout()).unwrap();
+        let mut w = RejectedWriter::fresh(&path, layout()).unwrap();
         // Planted after the run started, before its first rejected row.
         std::os::unix::fs::symlink(&victim, &path).unwrap();
         w.push(&row(2)).unwrap();
