@@ -35,7 +35,7 @@ pub(super) fn run_fields(ctx: &Ctx, args: &FieldsArgs) -> AppResult<u8> {
             Some(name) => format!("did you mean `{name}`?"),
             None => "name a resource of the Reporting API (`campaign`, `ad_group`, ...)".to_owned(),
         };
-        return Err(AppError::new(format!(
+        return Err(AppError::refused(format!(
             "--from {}: not a resource of apictl's field catalogue (revision {})",
             printable(resource),
             fields::REVISION
@@ -44,7 +44,7 @@ pub(super) fn run_fields(ctx: &Ctx, args: &FieldsArgs) -> AppResult<u8> {
     }
     let found = matching(args.pattern.as_deref(), from);
     if found.is_empty() && from.is_some() {
-        return Err(AppError::new(format!(
+        return Err(AppError::refused(format!(
             "no field{} that FROM {} may select",
             args.pattern
                 .as_deref()
@@ -60,7 +60,7 @@ pub(super) fn run_fields(ctx: &Ctx, args: &FieldsArgs) -> AppResult<u8> {
             Some(name) => format!("did you mean `{name}`? Run `apictl ads fields` for all of them"),
             None => "run `apictl ads fields` without a pattern for all of them".to_owned(),
         };
-        return Err(AppError::new(format!("no field name contains {pattern:?}")).hint(hint));
+        return Err(AppError::refused(format!("no field name contains {pattern:?}")).hint(hint));
     }
     if ctx.json {
         let list: Vec<_> = found

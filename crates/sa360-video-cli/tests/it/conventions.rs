@@ -35,6 +35,24 @@ fn usage_errors_exit_2() {
     assert!(run.stderr.contains("login, invite"), "{}", run.stderr);
 }
 
+/// `ads fields` that finds nothing, or names no resource, is an input that failed its check.
+#[test]
+fn a_field_search_that_finds_nothing_exits_4() {
+    for args in [
+        &["ads", "fields", "zz_no_such_field_qq"][..],
+        &["ads", "fields", "--from", "no_such_resource"],
+        &["ads", "fields", "zz_no_such_field_qq", "--from", "campaign"],
+    ] {
+        let run = Apictl::new().run_sync(args);
+        run.expect(4);
+        assert!(
+            run.stderr.starts_with("error: "),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_local_refusal_exits_4_naming_the_flag() {
     let services = FakeServices::start_default().await.expect("fakes");
