@@ -4283,15 +4283,15 @@ pub mod types {
         schemars::JsonSchema
     )]
     pub struct SearchSearchAds360StreamRequest {
-        ///The number of rows that are returned in each stream response batch. When too large batch is requested, the server may decide to further limit the number of returned rows (unset means 10,000, and 10,000 is the most, SR-33).
+        ///The number of rows that are returned in each stream response batch. When too large batch is requested, the server may decide to further limit the number of returned rows (unset or 0 means 10,000, and 10,000 is the most; no bound is documented, SR-33).
         #[serde(
             rename = "batchSize",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub batch_size: ::std::option::Option<::std::num::NonZeroU32>,
+        pub batch_size: ::std::option::Option<i32>,
         ///Required. The query string (an empty one is refused, SR-15).
         pub query: ::std::string::String,
-        ///Determines whether a summary row will be returned. By default, summary row is not returned. If requested, the summary row will be sent in a response by itself after all other query results are returned (a last batch without `results`, SR-33).
+        ///Determines whether a summary row will be returned. By default, summary row is not returned. If requested, the summary row will be sent in a response by itself after all other query results are returned (discovery, of `SUMMARY_ROW_WITH_RESULTS`: "the last batch will contain no results", SR-33).
         #[serde(
             rename = "summaryRowSetting",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -4305,7 +4305,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Determines whether a summary row will be returned. By default, summary row is not returned. If requested, the summary row will be sent in a response by itself after all other query results are returned (a last batch without `results`, SR-33).
+    ///Determines whether a summary row will be returned. By default, summary row is not returned. If requested, the summary row will be sent in a response by itself after all other query results are returned (discovery, of `SUMMARY_ROW_WITH_RESULTS`: "the last batch will contain no results", SR-33).
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -18324,7 +18324,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct SearchSearchAds360StreamRequest {
             batch_size: ::std::result::Result<
-                ::std::option::Option<::std::num::NonZeroU32>,
+                ::std::option::Option<i32>,
                 ::std::string::String,
             >,
             query: ::std::result::Result<::std::string::String, ::std::string::String>,
@@ -18347,9 +18347,7 @@ pub mod types {
         impl SearchSearchAds360StreamRequest {
             pub fn batch_size<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::num::NonZeroU32>,
-                >,
+                T: ::std::convert::TryInto<::std::option::Option<i32>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.batch_size = value

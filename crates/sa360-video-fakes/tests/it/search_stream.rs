@@ -138,7 +138,9 @@ async fn batch_size_is_ten_thousand_when_unset_and_at_most() {
     for body in [
         json!({"query": query}),
         json!({"query": query, "batchSize": 0}),
+        json!({"query": query, "batchSize": -3}),
         json!({"query": query, "batchSize": 50_000}),
+        json!({"query": query, "batchSize": "50000"}),
     ] {
         let got = batches(&fake, body.clone()).await;
         assert_eq!(sizes(&got), [10_000, 2_000], "{body}");
@@ -208,6 +210,27 @@ async fn the_summary_row_comes_alone_in_the_last_batch() {
         .await;
         assert!(none.iter().all(|b| b.summary_row.is_none()), "{setting}");
     }
+}
+
+#[tokio::test]
+async fn members_of_the_wrong_type_are_refused() {
+    let fake = fake(2_000, 100).await;
+    let query = conversion_query(&fake, "");
+    for (member, value) in [
+        ("batchSize", json!("ten")),
+        ("batchSize", json!(1.5)),
+        ("batchSize", json!(3_000_000_000_u64)),
+        ("summaryRowSetting", json!("SUMMARY_ROW")),
+        ("summaryRowSetting", json!(9)),
+    ] {
+        let (status, text) = stream(&fake, json!({"query": query, member: value})).await;
+        assert_eq!(status, 400, "{member}: {value}: {text}");
+        let error: ErrorResponse = serde_json::from_str(&text).expect("the spec's error");
+        assert!(error.error.message.is_some(), "{text}");
+    }
+    // A number of the enum is one of its values (Google's JSON mapping).
+    let only = batches(&fake, json!({"query": query, "summaryRowSetting": 4})).await;
+    assert!(only.len() == 1 && only[0].summary_row.is_some());
 }
 
 #[tokio::test]

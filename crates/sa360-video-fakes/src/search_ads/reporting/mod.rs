@@ -142,16 +142,33 @@ pub(crate) async fn search(
     }
 }
 
-/// The request's JSON and its non-empty `query` (both methods, SR-15, SR-33 e).
-fn read_request(body: &[u8]) -> Result<(Value, String), Failure> {
-    let request: Value = serde_json::from_slice(body).map_err(|e| {
-        Failure::new(
-            StatusCode::BAD_REQUEST,
-            "requestError",
-            "REQUIRED_FIELD_MISSING",
-            format!("Invalid JSON payload received: {e}"),
-        )
-    })?;
+fn invalid_payload(what: impl std::fmt::Display) -> Failure {
+    Failure::new(
+        StatusCode::BAD_REQUEST,
+        "requestError",
+        "REQUIRED_FIELD_MISSING",
+        format!("Invalid JSON payload received: {what}"),
+    )
+}
+
+/// The request's JSON and its non-empty `query` (both methods, SR-15, SR-33 e), with its
+/// `summaryRowSetting` read as Google's JSON mapping reads an enum: a name or a number of it, or
+/// refused (SR-33 b).
+fn read_request(body: &[u8]) -> Result<(Value, String, &'static str), Failure> {
+    const SETTINGS: [&str; 5] = [
+        "UNSPECIFIED",
+        "UNKNOWN",
+        "NO_SUMMARY_ROW",
+        "SUMMARY_ROW_WITH_RESULTS",
+        "SUMMARY_ROW_ONLY",
+    ];
+    let request: Value = serde_json::from_slice(body).map_err(invalid_payload)?;
+    let summary = match request.get("summaryRowSetting") {
+        None | Some(Value::Null) => Some(SETTINGS[0]),
+        Some(Value::String(name)) => SETTINGS.into_iter().find(|s| s == name),
+        Some(v) => v.as_u64().and_then(|n| SETTINGS.get(n as usize).copied()),
+    }
+    .ok_or_else(|| invalid_payload("Invalid value at 'summary_row_setting'"))?;
     let text = request.get("query").and_then(Value::as_str).unwrap_or("");
     if text.trim().is_empty() {
         return Err(Failure::new(
@@ -162,7 +179,7 @@ fn read_request(body: &[u8]) -> Result<(Value, String), Failure> {
         ));
     }
     let text = text.to_owned();
-    Ok((request, text))
+    Ok((request, text, summary))
 }
 
 /// The injected quota fault, drawn once per request; the draw decides the other faults too.
@@ -254,7 +271,8 @@ fn search_inner(
 ) -> Result<Response, Failure> {
     Counters::bump(&app.shared.counters.reporting_search_requests);
     let account = authorize_customer(app, customer, headers)?;
-    let (request, text) = read_request(body)?;
+    // The fake's pages carry no summary row (a limit of the fake, SR-33); the value is checked.
+    let (request, text, _summary) = read_request(body)?;
     let page_size = match request.get("pageSize") {
         None | Some(Value::Null) => MAX_PAGE,
         Some(v) => v

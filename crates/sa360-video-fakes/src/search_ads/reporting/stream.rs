@@ -27,8 +27,8 @@ use crate::search_ads::ledger::Counters;
 use crate::search_ads::state::AppState;
 use crate::util::hex_token;
 
-/// Whether and how the summary row is sent (`summaryRowSetting`; any other value, or none, sends
-/// none: "By default, summary row is not returned").
+/// Whether and how the summary row is sent (`summaryRowSetting`; another of its values, or none,
+/// sends none: "By default, summary row is not returned").
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Summary {
     None,
@@ -101,17 +101,24 @@ impl Batches {
     ) -> Result<Self, Failure> {
         Counters::bump(&app.shared.counters.reporting_stream_requests);
         let account = authorize_customer(app, customer, headers)?;
-        let (request, text) = super::read_request(body)?;
+        let (request, text, summary) = super::read_request(body)?;
+        // An int32 in Google's JSON mapping: a number or a string of one (SR-33 b).
+        let size = match request.get("batchSize") {
+            None | Some(Value::Null) => Some(0),
+            Some(Value::String(n)) => n.parse().ok(),
+            Some(v) => v.as_i64().and_then(|n| i32::try_from(n).ok()),
+        }
+        .ok_or_else(|| super::invalid_payload("Invalid value at 'batch_size' (TYPE_INT32)"))?;
         // "When too large batch is requested, the server may decide to further limit the number
-        // of returned rows": more than 10 000 is lowered, 0 (protobuf's unset) or less is the
+        // of returned rows": more than 10 000 is lowered; 0 (protobuf's unset) or less is the
         // default (SR-33 b).
-        let batch_size = match request.get("batchSize").and_then(Value::as_i64) {
-            Some(n) if n >= 1 => usize::try_from(n).unwrap_or(MAX_PAGE).min(MAX_PAGE),
-            _ => MAX_PAGE,
-        };
-        let summary = match request.get("summaryRowSetting").and_then(Value::as_str) {
-            Some("SUMMARY_ROW_WITH_RESULTS") => Summary::WithResults,
-            Some("SUMMARY_ROW_ONLY") => Summary::Only,
+        let batch_size = usize::try_from(size).map_or(MAX_PAGE, |n| match n {
+            0 => MAX_PAGE,
+            n => n.min(MAX_PAGE),
+        });
+        let summary = match summary {
+            "SUMMARY_ROW_WITH_RESULTS" => Summary::WithResults,
+            "SUMMARY_ROW_ONLY" => Summary::Only,
             _ => Summary::None,
         };
         quota_fault(app)?;
