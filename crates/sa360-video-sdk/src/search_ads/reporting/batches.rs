@@ -1,9 +1,7 @@
-//! The batches of a `searchStream` answer, as they arrive (SR-33): the body is a JSON array of
-//! response objects, and [`batches`] yields each top-level object's bytes as soon as its closing
-//! brace is read, for the caller to decode with serde. Only the array's structure is scanned
-//! (strings and their escapes, the nesting depth); nothing is parsed twice and nothing beyond the
-//! batch being read is held: a batch longer than the limit is an error as soon as it grows past
-//! it, an answer cut short or not an array of objects is an error naming where.
+//! The batches of a `searchStream` answer as they arrive (SR-33): the body is a JSON array of
+//! response objects; [`batches`] yields each one's bytes once its closing brace is read, for serde.
+//! Only the array's structure is scanned (strings, escapes, depth) and only the batch being read is
+//! held: one past the limit, an answer cut short or not an array of objects is an error.
 
 use std::collections::VecDeque;
 
@@ -13,16 +11,12 @@ use futures::{Stream, StreamExt};
 /// Why a `searchStream` body could not be split into batches.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum BatchError<E> {
-    /// Reading the body failed.
     #[error(transparent)]
     Body(E),
-    /// A batch grew past the limit (the answer is refused, not buffered).
     #[error("a batch of the searchStream answer is longer than {limit} bytes")]
     TooLarge { limit: usize },
-    /// The body is not a JSON array of objects.
     #[error("the searchStream answer is not a JSON array of objects: {what} at byte {at}")]
     Malformed { what: &'static str, at: u64 },
-    /// The body ended before the array's closing `]`.
     #[error("the searchStream answer ended before its closing `]` (byte {at})")]
     Truncated { at: u64 },
 }
@@ -36,12 +30,12 @@ enum At {
     First,
     /// After `,`: a batch.
     Next,
-    /// Inside a batch.
-    Batch {
-        depth: u32,
-        string: bool,
-        escape: bool,
-    },
+    /// Inside a batch, at a nesting depth (1: the batch's own braces): outside a string,
+    Object(u32),
+    /// inside one,
+    String(u32),
+    /// or after a `\` in one.
+    Escape(u32),
     /// After a batch: `,` or `]`.
     After,
     /// After `]`: only whitespace.
@@ -51,11 +45,9 @@ enum At {
 /// The state of one answer's scan.
 struct Splitter {
     at: At,
-    /// The bytes of the batch being read.
-    batch: BytesMut,
+    batch: BytesMut, // the bytes of the batch being read
     limit: usize,
-    /// Bytes read so far (for the error's position).
-    offset: u64,
+    offset: u64, // bytes read so far, for the error's position
 }
 
 impl Splitter {
@@ -68,49 +60,25 @@ impl Splitter {
                 at: self.offset + i as u64,
             };
             self.at = match (self.at, b) {
-                (
-                    At::Batch {
-                        depth,
-                        string: true,
-                        escape,
-                    },
-                    _,
-                ) => At::Batch {
-                    depth,
-                    string: escape || b != b'"',
-                    escape: !escape && b == b'\\',
-                },
-                (At::Batch { depth, .. }, b'"') => At::Batch {
-                    depth,
-                    string: true,
-                    escape: false,
-                },
-                (At::Batch { depth: 1, .. }, b'}') => {
+                (At::Escape(d), _) => At::String(d),
+                (At::String(d), b'\\') => At::Escape(d),
+                (At::String(d), b'"') => At::Object(d),
+                (at @ At::String(_), _) => at,
+                (At::Object(d), b'"') => At::String(d),
+                (At::Object(1), b'}') => {
                     self.take(&chunk[start..=i])?;
                     out.push_back(self.batch.split().freeze());
                     At::After
                 }
-                (At::Batch { depth: 1, .. }, b']') => return Err(malformed("`]` closing a batch")),
-                (At::Batch { depth, .. }, b'{' | b'[') => At::Batch {
-                    depth: depth + 1,
-                    string: false,
-                    escape: false,
-                },
-                (At::Batch { depth, .. }, b'}' | b']') => At::Batch {
-                    depth: depth - 1,
-                    string: false,
-                    escape: false,
-                },
-                (at @ At::Batch { .. }, _) => at,
+                (At::Object(1), b']') => return Err(malformed("`]` closing a batch")),
+                (At::Object(d), b'{' | b'[') => At::Object(d + 1),
+                (At::Object(d), b'}' | b']') => At::Object(d - 1),
+                (at @ At::Object(_), _) => at,
                 (at, b' ' | b'\t' | b'\n' | b'\r') => at,
                 (At::Start, b'[') => At::First,
                 (At::First | At::Next, b'{') => {
                     start = i;
-                    At::Batch {
-                        depth: 1,
-                        string: false,
-                        escape: false,
-                    }
+                    At::Object(1)
                 }
                 (At::First | At::After, b']') => At::End,
                 (At::After, b',') => At::Next,
@@ -122,7 +90,7 @@ impl Splitter {
                 (At::End, _) => return Err(malformed("text after the array")),
             };
         }
-        if matches!(self.at, At::Batch { .. }) {
+        if matches!(self.at, At::Object(_) | At::String(_) | At::Escape(_)) {
             self.take(&chunk[start..])?;
         }
         self.offset += chunk.len() as u64;
