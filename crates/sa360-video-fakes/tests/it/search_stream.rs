@@ -37,6 +37,10 @@ async fn stream(fake: &SearchAdsFake, body: Value) -> (u16, String) {
         .await
         .expect("answer");
     let status = response.status().as_u16();
+    if status == 200 {
+        // Written batch by batch: no length known before the last one.
+        assert!(response.content_length().is_none(), "a streamed body");
+    }
     (status, response.text().await.expect("body"))
 }
 
