@@ -4273,6 +4273,188 @@ pub mod types {
             Default::default()
         }
     }
+    ///Request message for SearchAds360Service.SearchStream. Not in the discovery document; the members of the REST reference page (SR-33).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct SearchSearchAds360StreamRequest {
+        ///The number of rows that are returned in each stream response batch. When too large batch is requested, the server may decide to further limit the number of returned rows (unset or 0 means 10,000, and 10,000 is the most; no bound is documented, SR-33).
+        #[serde(
+            rename = "batchSize",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub batch_size: ::std::option::Option<i32>,
+        ///Required. The query string (an empty one is refused, SR-15).
+        pub query: ::std::string::String,
+        ///Determines whether a summary row will be returned. By default, summary row is not returned. If requested, the summary row will be sent in a response by itself after all other query results are returned (discovery, of `SUMMARY_ROW_WITH_RESULTS`: "the last batch will contain no results", SR-33).
+        #[serde(
+            rename = "summaryRowSetting",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub summary_row_setting: ::std::option::Option<
+            SearchSearchAds360StreamRequestSummaryRowSetting,
+        >,
+    }
+    impl SearchSearchAds360StreamRequest {
+        pub fn builder() -> builder::SearchSearchAds360StreamRequest {
+            Default::default()
+        }
+    }
+    ///Determines whether a summary row will be returned. By default, summary row is not returned. If requested, the summary row will be sent in a response by itself after all other query results are returned (discovery, of `SUMMARY_ROW_WITH_RESULTS`: "the last batch will contain no results", SR-33).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
+    )]
+    pub enum SearchSearchAds360StreamRequestSummaryRowSetting {
+        #[serde(rename = "UNSPECIFIED")]
+        Unspecified,
+        #[serde(rename = "UNKNOWN")]
+        Unknown,
+        #[serde(rename = "NO_SUMMARY_ROW")]
+        NoSummaryRow,
+        #[serde(rename = "SUMMARY_ROW_WITH_RESULTS")]
+        SummaryRowWithResults,
+        #[serde(rename = "SUMMARY_ROW_ONLY")]
+        SummaryRowOnly,
+    }
+    impl ::std::fmt::Display for SearchSearchAds360StreamRequestSummaryRowSetting {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Unspecified => f.write_str("UNSPECIFIED"),
+                Self::Unknown => f.write_str("UNKNOWN"),
+                Self::NoSummaryRow => f.write_str("NO_SUMMARY_ROW"),
+                Self::SummaryRowWithResults => f.write_str("SUMMARY_ROW_WITH_RESULTS"),
+                Self::SummaryRowOnly => f.write_str("SUMMARY_ROW_ONLY"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for SearchSearchAds360StreamRequestSummaryRowSetting {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "UNSPECIFIED" => Ok(Self::Unspecified),
+                "UNKNOWN" => Ok(Self::Unknown),
+                "NO_SUMMARY_ROW" => Ok(Self::NoSummaryRow),
+                "SUMMARY_ROW_WITH_RESULTS" => Ok(Self::SummaryRowWithResults),
+                "SUMMARY_ROW_ONLY" => Ok(Self::SummaryRowOnly),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str>
+    for SearchSearchAds360StreamRequestSummaryRowSetting {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for SearchSearchAds360StreamRequestSummaryRowSetting {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///Response message for SearchAds360Service.SearchStream: one batch of the streamed answer. Not in the discovery document; the members of the REST reference page, those of `SearchSearchAds360Response` without the page token and the total count, plus `requestId` (SR-33).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Default,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    pub struct SearchSearchAds360StreamResponse {
+        ///The headers of the conversion custom dimensions in the results.
+        #[serde(
+            rename = "conversionCustomDimensionHeaders",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub conversion_custom_dimension_headers: ::std::vec::Vec<
+            ConversionCustomDimensionHeader,
+        >,
+        ///The headers of the conversion custom metrics in the results.
+        #[serde(
+            rename = "conversionCustomMetricHeaders",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub conversion_custom_metric_headers: ::std::vec::Vec<
+            ConversionCustomMetricHeader,
+        >,
+        ///The headers of the custom columns in the results.
+        #[serde(
+            rename = "customColumnHeaders",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub custom_column_headers: ::std::vec::Vec<CustomColumnHeader>,
+        ///FieldMask that represents what fields were requested by the user.
+        #[serde(
+            rename = "fieldMask",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub field_mask: ::std::option::Option<::std::string::String>,
+        ///The headers of the raw event conversion dimensions in the results.
+        #[serde(
+            rename = "rawEventConversionDimensionHeaders",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub raw_event_conversion_dimension_headers: ::std::vec::Vec<
+            RawEventConversionDimensionHeader,
+        >,
+        ///The headers of the raw event conversion metrics in the results.
+        #[serde(
+            rename = "rawEventConversionMetricHeaders",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub raw_event_conversion_metric_headers: ::std::vec::Vec<
+            RawEventConversionMetricHeader,
+        >,
+        ///The unique id of the request that is used for debugging purposes (in every batch, SR-33).
+        #[serde(
+            rename = "requestId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub request_id: ::std::option::Option<::std::string::String>,
+        ///The list of rows that matched the query.
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub results: ::std::vec::Vec<SearchAds360Row>,
+        #[serde(
+            rename = "summaryRow",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub summary_row: ::std::option::Option<SearchAds360Row>,
+    }
+    impl SearchSearchAds360StreamResponse {
+        pub fn builder() -> builder::SearchSearchAds360StreamResponse {
+            Default::default()
+        }
+    }
     ///Segment only fields. Discovery: `GoogleAdsSearchads360V0Common__Segments`.
     #[derive(
         ::serde::Deserialize,
@@ -18140,6 +18322,327 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct SearchSearchAds360StreamRequest {
+            batch_size: ::std::result::Result<
+                ::std::option::Option<i32>,
+                ::std::string::String,
+            >,
+            query: ::std::result::Result<::std::string::String, ::std::string::String>,
+            summary_row_setting: ::std::result::Result<
+                ::std::option::Option<
+                    super::SearchSearchAds360StreamRequestSummaryRowSetting,
+                >,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for SearchSearchAds360StreamRequest {
+            fn default() -> Self {
+                Self {
+                    batch_size: Ok(Default::default()),
+                    query: Err("no value supplied for query".to_string()),
+                    summary_row_setting: Ok(Default::default()),
+                }
+            }
+        }
+        impl SearchSearchAds360StreamRequest {
+            pub fn batch_size<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<i32>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.batch_size = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for batch_size: {e}")
+                    });
+                self
+            }
+            pub fn query<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.query = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for query: {e}")
+                    });
+                self
+            }
+            pub fn summary_row_setting<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<
+                        super::SearchSearchAds360StreamRequestSummaryRowSetting,
+                    >,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.summary_row_setting = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for summary_row_setting: {e}"
+                        )
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<SearchSearchAds360StreamRequest>
+        for super::SearchSearchAds360StreamRequest {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: SearchSearchAds360StreamRequest,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    batch_size: value.batch_size?,
+                    query: value.query?,
+                    summary_row_setting: value.summary_row_setting?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::SearchSearchAds360StreamRequest>
+        for SearchSearchAds360StreamRequest {
+            fn from(value: super::SearchSearchAds360StreamRequest) -> Self {
+                Self {
+                    batch_size: Ok(value.batch_size),
+                    query: Ok(value.query),
+                    summary_row_setting: Ok(value.summary_row_setting),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct SearchSearchAds360StreamResponse {
+            conversion_custom_dimension_headers: ::std::result::Result<
+                ::std::vec::Vec<super::ConversionCustomDimensionHeader>,
+                ::std::string::String,
+            >,
+            conversion_custom_metric_headers: ::std::result::Result<
+                ::std::vec::Vec<super::ConversionCustomMetricHeader>,
+                ::std::string::String,
+            >,
+            custom_column_headers: ::std::result::Result<
+                ::std::vec::Vec<super::CustomColumnHeader>,
+                ::std::string::String,
+            >,
+            field_mask: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            raw_event_conversion_dimension_headers: ::std::result::Result<
+                ::std::vec::Vec<super::RawEventConversionDimensionHeader>,
+                ::std::string::String,
+            >,
+            raw_event_conversion_metric_headers: ::std::result::Result<
+                ::std::vec::Vec<super::RawEventConversionMetricHeader>,
+                ::std::string::String,
+            >,
+            request_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            results: ::std::result::Result<
+                ::std::vec::Vec<super::SearchAds360Row>,
+                ::std::string::String,
+            >,
+            summary_row: ::std::result::Result<
+                ::std::option::Option<super::SearchAds360Row>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for SearchSearchAds360StreamResponse {
+            fn default() -> Self {
+                Self {
+                    conversion_custom_dimension_headers: Ok(Default::default()),
+                    conversion_custom_metric_headers: Ok(Default::default()),
+                    custom_column_headers: Ok(Default::default()),
+                    field_mask: Ok(Default::default()),
+                    raw_event_conversion_dimension_headers: Ok(Default::default()),
+                    raw_event_conversion_metric_headers: Ok(Default::default()),
+                    request_id: Ok(Default::default()),
+                    results: Ok(Default::default()),
+                    summary_row: Ok(Default::default()),
+                }
+            }
+        }
+        impl SearchSearchAds360StreamResponse {
+            pub fn conversion_custom_dimension_headers<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::vec::Vec<super::ConversionCustomDimensionHeader>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversion_custom_dimension_headers = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for conversion_custom_dimension_headers: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn conversion_custom_metric_headers<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::vec::Vec<super::ConversionCustomMetricHeader>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.conversion_custom_metric_headers = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for conversion_custom_metric_headers: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn custom_column_headers<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::CustomColumnHeader>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.custom_column_headers = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for custom_column_headers: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn field_mask<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.field_mask = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for field_mask: {e}")
+                    });
+                self
+            }
+            pub fn raw_event_conversion_dimension_headers<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::vec::Vec<super::RawEventConversionDimensionHeader>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.raw_event_conversion_dimension_headers = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for raw_event_conversion_dimension_headers: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn raw_event_conversion_metric_headers<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::vec::Vec<super::RawEventConversionMetricHeader>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.raw_event_conversion_metric_headers = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for raw_event_conversion_metric_headers: {e}"
+                        )
+                    });
+                self
+            }
+            pub fn request_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.request_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for request_id: {e}")
+                    });
+                self
+            }
+            pub fn results<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::SearchAds360Row>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.results = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for results: {e}")
+                    });
+                self
+            }
+            pub fn summary_row<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::SearchAds360Row>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.summary_row = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for summary_row: {e}")
+                    });
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<SearchSearchAds360StreamResponse>
+        for super::SearchSearchAds360StreamResponse {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: SearchSearchAds360StreamResponse,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    conversion_custom_dimension_headers: value
+                        .conversion_custom_dimension_headers?,
+                    conversion_custom_metric_headers: value
+                        .conversion_custom_metric_headers?,
+                    custom_column_headers: value.custom_column_headers?,
+                    field_mask: value.field_mask?,
+                    raw_event_conversion_dimension_headers: value
+                        .raw_event_conversion_dimension_headers?,
+                    raw_event_conversion_metric_headers: value
+                        .raw_event_conversion_metric_headers?,
+                    request_id: value.request_id?,
+                    results: value.results?,
+                    summary_row: value.summary_row?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::SearchSearchAds360StreamResponse>
+        for SearchSearchAds360StreamResponse {
+            fn from(value: super::SearchSearchAds360StreamResponse) -> Self {
+                Self {
+                    conversion_custom_dimension_headers: Ok(
+                        value.conversion_custom_dimension_headers,
+                    ),
+                    conversion_custom_metric_headers: Ok(
+                        value.conversion_custom_metric_headers,
+                    ),
+                    custom_column_headers: Ok(value.custom_column_headers),
+                    field_mask: Ok(value.field_mask),
+                    raw_event_conversion_dimension_headers: Ok(
+                        value.raw_event_conversion_dimension_headers,
+                    ),
+                    raw_event_conversion_metric_headers: Ok(
+                        value.raw_event_conversion_metric_headers,
+                    ),
+                    request_id: Ok(value.request_id),
+                    results: Ok(value.results),
+                    summary_row: Ok(value.summary_row),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct Segments {
             ad_format_type: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -21265,7 +21768,7 @@ pub mod types {
 #[derive(Clone, Debug)]
 /**Client for Search Ads 360 Reporting API
 
-Reads Search Ads 360 reporting data with the Search Ads 360 Query Language: `searchAds360:search` over the `conversion` resource (and the resources it is attributed to), the customers the caller can reach, the field metadata service and custom columns. The API is read-only; conversions are still written through the legacy v2 API (search-ads.yaml).
+Reads Search Ads 360 reporting data with the Search Ads 360 Query Language: `searchAds360:search` (paged) and `searchAds360:searchStream` (one streamed answer) over the `conversion` resource (and the resources it is attributed to), the customers the caller can reach, the field metadata service and custom columns. The API is read-only; conversions are still written through the legacy v2 API (search-ads.yaml).
 
 Version: v0*/
 pub struct Client {
@@ -21366,6 +21869,29 @@ let response = client.customers_search_ads360_search()
         &self,
     ) -> builder::CustomersSearchAds360Search<'_> {
         builder::CustomersSearchAds360Search::new(self)
+    }
+    /**Run a Search Ads 360 Query Language query, every row in one streamed answer
+
+Returns all rows that match the query in one response: a JSON array of batches of at most `batchSize` rows each (unset: 10,000; the server may lower it), then, when `summaryRowSetting` asks for it, one batch that holds only the summary row. One request, one quota operation, no page tokens. Not in the discovery document: the REST reference page documents it (SR-33). Errors: Authentication, Authorization, Header, Internal, Query, Quota and Request errors.
+
+Sends a `POST` request to `/v0/customers/{customerId}/searchAds360:searchStream`
+
+Arguments:
+- `customer_id`: Required. The ID of the customer being queried: ten digits without dashes (discovery: any text without `/`).
+- `login_customer_id`: The manager account's customer ID (ten digits, no dashes) when a manager reaches a client account beneath it; not needed when the caller has direct access to the customer (SR-8). Not a discovery parameter: the REST reference documents it as a header.
+- `body`
+```ignore
+let response = client.customers_search_ads360_search_stream()
+    .customer_id(customer_id)
+    .login_customer_id(login_customer_id)
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn customers_search_ads360_search_stream(
+        &self,
+    ) -> builder::CustomersSearchAds360SearchStream<'_> {
+        builder::CustomersSearchAds360SearchStream::new(self)
     }
     /**Get one custom column of a customer
 
@@ -21667,6 +22193,146 @@ pub mod builder {
                 .build()?;
             let info = OperationInfo {
                 operation_id: "customers_search_ads360_search",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::customers_search_ads360_search_stream`]
+
+[`Client::customers_search_ads360_search_stream`]: super::Client::customers_search_ads360_search_stream*/
+    #[derive(Debug, Clone)]
+    pub struct CustomersSearchAds360SearchStream<'a> {
+        client: &'a super::Client,
+        customer_id: Result<::std::string::String, String>,
+        login_customer_id: Result<Option<::std::string::String>, String>,
+        body: Result<types::builder::SearchSearchAds360StreamRequest, String>,
+    }
+    impl<'a> CustomersSearchAds360SearchStream<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                customer_id: Err("customer_id was not initialized".to_string()),
+                login_customer_id: Ok(None),
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn customer_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.customer_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for customer_id failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn login_customer_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.login_customer_id = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for login_customer_id failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::SearchSearchAds360StreamRequest>,
+            <V as std::convert::TryInto<
+                types::SearchSearchAds360StreamRequest,
+            >>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| {
+                    format!(
+                        "conversion to `SearchSearchAds360StreamRequest` for body failed: {}",
+                        s
+                    )
+                });
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(
+                types::builder::SearchSearchAds360StreamRequest,
+            ) -> types::builder::SearchSearchAds360StreamRequest,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        ///Sends a `POST` request to `/v0/customers/{customerId}/searchAds360:searchStream`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<::std::vec::Vec<types::SearchSearchAds360StreamResponse>>,
+            Error<types::ErrorResponse>,
+        > {
+            let Self { client, customer_id, login_customer_id, body } = self;
+            let customer_id = customer_id.map_err(Error::InvalidRequest)?;
+            let login_customer_id = login_customer_id.map_err(Error::InvalidRequest)?;
+            let body = body
+                .and_then(|v| {
+                    types::SearchSearchAds360StreamRequest::try_from(v)
+                        .map_err(|e| e.to_string())
+                })
+                .map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v0/customers/{}/searchAds360:searchStream", client.baseurl,
+                encode_path(& customer_id.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            if let Some(value) = login_customer_id {
+                header_map.append("login-customer-id", value.to_string().try_into()?);
+            }
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "customers_search_ads360_search_stream",
             };
             client.pre(&mut request, &info).await?;
             let result = client.exec(request, &info).await;

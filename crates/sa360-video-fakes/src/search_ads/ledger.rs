@@ -146,13 +146,16 @@ pub struct SearchAdsCounts {
     pub unauthorized: u64,
     /// Reporting API (v0) `searchAds360:search` requests that reached the handler.
     pub reporting_search_requests: u64,
+    /// Reporting API (v0) `searchAds360:searchStream` requests that reached the handler.
+    pub reporting_stream_requests: u64,
     /// Reporting API (v0) requests of the other methods that reached their handler.
     pub reporting_other_requests: u64,
     /// Injected `RESOURCE_EXHAUSTED` answers of the Reporting API's search.
     pub reporting_quota_faults: u64,
     /// Injected `EXPIRED_PAGE_TOKEN` answers of the Reporting API's search.
     pub reporting_expired_token_faults: u64,
-    /// Pages of the Reporting API's search answered with rows or an empty result.
+    /// Pages of the Reporting API's search answered with rows or an empty result (and batches
+    /// of rows of its searchStream).
     pub reporting_pages: u64,
 }
 
@@ -170,6 +173,7 @@ pub(crate) struct Counters {
     pub tokens_issued: AtomicU64,
     pub unauthorized: AtomicU64,
     pub reporting_search_requests: AtomicU64,
+    pub reporting_stream_requests: AtomicU64,
     pub reporting_other_requests: AtomicU64,
     pub reporting_quota_faults: AtomicU64,
     pub reporting_expired_token_faults: AtomicU64,
@@ -332,6 +336,7 @@ impl SearchAdsLedger {
             tokens_issued: load(&c.tokens_issued),
             unauthorized: load(&c.unauthorized),
             reporting_search_requests: load(&c.reporting_search_requests),
+            reporting_stream_requests: load(&c.reporting_stream_requests),
             reporting_other_requests: load(&c.reporting_other_requests),
             reporting_quota_faults: load(&c.reporting_quota_faults),
             reporting_expired_token_faults: load(&c.reporting_expired_token_faults),

@@ -263,6 +263,10 @@ fn router(app: AppState, injector: Arc<FaultInjector>) -> Router {
             post(reporting::search).layer(DefaultBodyLimit::max(reporting::MAX_BODY)),
         )
         .route(
+            "/customers/{customer}/searchAds360:searchStream",
+            post(reporting::search_stream).layer(DefaultBodyLimit::max(reporting::MAX_BODY)),
+        )
+        .route(
             "/customers:listAccessibleCustomers",
             get(reporting::list_accessible_customers),
         )

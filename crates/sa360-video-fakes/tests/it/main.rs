@@ -16,4 +16,5 @@ mod report_resources;
 mod report_scale;
 mod reporting;
 mod search_ads;
+mod search_stream;
 mod video_session;

@@ -20,7 +20,7 @@ pub(crate) struct Failure {
     status: StatusCode,
     rpc: &'static str,
     kind: &'static str,
-    code: &'static str,
+    pub(super) code: &'static str,
     message: String,
     trigger: Option<String>,
     pub(super) details: Option<Value>,

@@ -1,6 +1,8 @@
 //! The Search Ads 360 Reporting API (v0) side of the search ads fake.
 //!
 //! Routes (relative to the origin, SR-1): `POST /v0/customers/{customerId}/searchAds360:search`,
+//! `POST /v0/customers/{customerId}/searchAds360:searchStream` (every page of `search` in one
+//! answer, [`stream`], SR-33),
 //! `GET /v0/customers:listAccessibleCustomers`, `GET /v0/customers/{customerId}/customColumns`,
 //! `GET /v0/searchAds360Fields/{name}`, `POST /v0/searchAds360Fields:search`; the same bearer
 //! tokens as v2 (SR-7). `search` reads the v2 fake's conversions (seeded and stored) with the new
@@ -17,6 +19,7 @@ mod row;
 pub(crate) mod rows;
 mod sorted;
 pub(crate) mod state;
+mod stream;
 
 use std::time::Duration;
 
@@ -27,13 +30,14 @@ use axum::response::Response;
 use chrono::NaiveDate;
 use serde_json::{Value, json};
 
+use self::entities::cells::Sums;
 pub use self::failure::FAILURE_TYPE;
 use self::failure::Failure;
 use self::query::{ConversionQuery, QueryError};
 use self::state::{PageToken, ReportingState};
 use super::ledger::Counters;
 use super::state::AppState;
-use crate::errors::json_response;
+use crate::errors::{bytes_response, json_response};
 use crate::util::hex_token;
 
 /// Most page tokens kept at once; the oldest are dropped beyond it (a memory bound of the fake,
@@ -42,6 +46,8 @@ const MAX_TOKENS: usize = 100_000;
 /// Largest request body a search accepts (the fake's bound, SA-24; Google documents
 /// `REQUEST_SIZE_LIMIT_EXCEEDED` without a figure).
 pub(crate) const MAX_BODY: usize = 1024 * 1024;
+/// Most rows of a `search` page (SR-11) and of a `searchStream` batch (SR-33 b).
+const MAX_PAGE: usize = 10_000;
 
 fn google_duration(d: Duration) -> String {
     let nanos = d.subsec_nanos();
@@ -136,22 +142,33 @@ pub(crate) async fn search(
     }
 }
 
-fn search_inner(
-    app: &AppState,
-    customer: &str,
-    headers: &HeaderMap,
-    body: &[u8],
-) -> Result<Response, Failure> {
-    Counters::bump(&app.shared.counters.reporting_search_requests);
-    let account = authorize_customer(app, customer, headers)?;
-    let request: Value = serde_json::from_slice(body).map_err(|e| {
-        Failure::new(
-            StatusCode::BAD_REQUEST,
-            "requestError",
-            "REQUIRED_FIELD_MISSING",
-            format!("Invalid JSON payload received: {e}"),
-        )
-    })?;
+fn invalid_payload(what: impl std::fmt::Display) -> Failure {
+    Failure::new(
+        StatusCode::BAD_REQUEST,
+        "requestError",
+        "REQUIRED_FIELD_MISSING",
+        format!("Invalid JSON payload received: {what}"),
+    )
+}
+
+/// The request's JSON and its non-empty `query` (both methods, SR-15, SR-33 e), with its
+/// `summaryRowSetting` read as Google's JSON mapping reads an enum: a name or a number of it, or
+/// refused (SR-33 b).
+fn read_request(body: &[u8]) -> Result<(Value, String, &'static str), Failure> {
+    const SETTINGS: [&str; 5] = [
+        "UNSPECIFIED",
+        "UNKNOWN",
+        "NO_SUMMARY_ROW",
+        "SUMMARY_ROW_WITH_RESULTS",
+        "SUMMARY_ROW_ONLY",
+    ];
+    let request: Value = serde_json::from_slice(body).map_err(invalid_payload)?;
+    let summary = match request.get("summaryRowSetting") {
+        None | Some(Value::Null) => Some(SETTINGS[0]),
+        Some(Value::String(name)) => SETTINGS.into_iter().find(|s| s == name),
+        Some(v) => v.as_u64().and_then(|n| SETTINGS.get(n as usize).copied()),
+    }
+    .ok_or_else(|| invalid_payload("Invalid value at 'summary_row_setting'"))?;
     let text = request.get("query").and_then(Value::as_str).unwrap_or("");
     if text.trim().is_empty() {
         return Err(Failure::new(
@@ -161,41 +178,12 @@ fn search_inner(
             "The query is required.",
         ));
     }
-    let page_size = match request.get("pageSize") {
-        None | Some(Value::Null) => 10_000,
-        Some(v) => v
-            .as_i64()
-            .filter(|n| (1..=10_000).contains(n))
-            .ok_or_else(|| {
-                Failure::new(
-                    StatusCode::BAD_REQUEST,
-                    "requestError",
-                    "INVALID_PAGE_SIZE",
-                    format!("Invalid page size {v}: 1 to 10,000."),
-                )
-            })? as usize,
-    };
-    let page_token = request
-        .get("pageToken")
-        .and_then(Value::as_str)
-        .filter(|t| !t.is_empty());
-    let total_requested = request
-        .get("returnTotalResultsCount")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let validate_only = request
-        .get("validateOnly")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    if validate_only && page_token.is_some() {
-        return Err(Failure::new(
-            StatusCode::BAD_REQUEST,
-            "requestError",
-            "VALIDATE_ONLY_REQUEST_HAS_PAGE_TOKEN",
-            "A validate-only request cannot carry a page token.",
-        ));
-    }
-    // Injected faults, before any work.
+    let text = text.to_owned();
+    Ok((request, text, summary))
+}
+
+/// The injected quota fault, drawn once per request; the draw decides the other faults too.
+fn quota_fault(app: &AppState) -> Result<f64, Failure> {
     let faults = &app.config.reporting.faults;
     let draw = ReportingState::lock(&app.reporting.faults_rng).f64();
     if draw < faults.quota_exhausted {
@@ -213,13 +201,15 @@ fn search_inner(
         }}));
         return Err(f);
     }
-    if let Some(token) = page_token
-        && draw < faults.quota_exhausted + faults.expired_page_token
-    {
-        ReportingState::lock(&app.reporting.tokens).remove(token);
-        Counters::bump(&app.shared.counters.reporting_expired_token_faults);
-        return Err(expired());
-    }
+    Ok(draw)
+}
+
+/// The parsed and checked query, its date range cut to what the fake serves.
+fn checked_query(
+    app: &AppState,
+    account: Option<usize>,
+    text: &str,
+) -> Result<ConversionQuery, Failure> {
     // "Today" in the account's time zone: the fake's customers are all UTC (customer.time_zone).
     let (today, first) = rows::window(app);
     let mut query = query::parse(text, today).map_err(Failure::query)?;
@@ -257,16 +247,80 @@ fn search_inner(
             .unwrap_or(first)
             .max(if event_level { NaiveDate::MIN } else { first });
     query.end = query.bounds.end.unwrap_or(today).min(today);
+    Ok(query)
+}
+
+/// Where a query starts: its first page.
+fn first_page(app: &AppState, customer: &str, text: &str, total_requested: bool) -> PageToken {
+    PageToken {
+        customer: customer.to_owned(),
+        query: text.to_owned(),
+        cursor: (i64::MIN, i64::MIN),
+        entity: None,
+        emitted: 0,
+        expires: app.clock.now(),
+        total_requested,
+    }
+}
+
+fn search_inner(
+    app: &AppState,
+    customer: &str,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Response, Failure> {
+    Counters::bump(&app.shared.counters.reporting_search_requests);
+    let account = authorize_customer(app, customer, headers)?;
+    // The fake's pages carry no summary row (a limit of the fake, SR-33); the value is checked.
+    let (request, text, _summary) = read_request(body)?;
+    let page_size = match request.get("pageSize") {
+        None | Some(Value::Null) => MAX_PAGE,
+        Some(v) => v
+            .as_i64()
+            .filter(|n| (1..=MAX_PAGE as i64).contains(n))
+            .ok_or_else(|| {
+                Failure::new(
+                    StatusCode::BAD_REQUEST,
+                    "requestError",
+                    "INVALID_PAGE_SIZE",
+                    format!("Invalid page size {v}: 1 to 10,000."),
+                )
+            })? as usize,
+    };
+    let page_token = request
+        .get("pageToken")
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty());
+    let total_requested = request
+        .get("returnTotalResultsCount")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let validate_only = request
+        .get("validateOnly")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    if validate_only && page_token.is_some() {
+        return Err(Failure::new(
+            StatusCode::BAD_REQUEST,
+            "requestError",
+            "VALIDATE_ONLY_REQUEST_HAS_PAGE_TOKEN",
+            "A validate-only request cannot carry a page token.",
+        ));
+    }
+    // Injected faults, before any work.
+    let draw = quota_fault(app)?;
+    if let Some(token) = page_token
+        && draw
+            < app.config.reporting.faults.quota_exhausted
+                + app.config.reporting.faults.expired_page_token
+    {
+        ReportingState::lock(&app.reporting.tokens).remove(token);
+        Counters::bump(&app.shared.counters.reporting_expired_token_faults);
+        return Err(expired());
+    }
+    let query = checked_query(app, account, &text)?;
     let state = match page_token {
-        None => PageToken {
-            customer: customer.to_owned(),
-            query: text.to_owned(),
-            cursor: (i64::MIN, i64::MIN),
-            entity: None,
-            emitted: 0,
-            expires: app.clock.now(),
-            total_requested,
-        },
+        None => first_page(app, customer, &text, total_requested),
         Some(token) => {
             let found = ReportingState::lock(&app.reporting.tokens)
                 .get(token)
@@ -303,41 +357,75 @@ fn search_inner(
             state
         }
     };
-    let mut response = json!({"fieldMask": row::field_mask(&query.select)});
+    let response = json!({"fieldMask": row::field_mask(&query.select)});
     if validate_only {
         return Ok(json_response(StatusCode::OK, &response));
     }
+    let page = page(app, account, &query, state, page_size, response, true)?;
+    Ok(bytes_response(StatusCode::OK, page.body))
+}
+
+/// One page of a query, written: `search`'s answer, or one batch of `searchStream`'s (SR-33).
+struct Page {
+    body: Vec<u8>,
+    /// Where the next page starts, if one follows.
+    next: Option<PageToken>,
+    /// The metrics of the page's rows (for the summary row, SR-33 c).
+    sums: Sums,
+}
+
+/// The next page of `query` from `state`, at most `page_size` rows (and the LIMIT), its members
+/// those of `head` with `results` added; with `issue_token`, `nextPageToken` too (`search`).
+fn page(
+    app: &AppState,
+    account: Option<usize>,
+    query: &ConversionQuery,
+    state: PageToken,
+    page_size: usize,
+    mut response: Value,
+    issue_token: bool,
+) -> Result<Page, Failure> {
     let remaining = query
         .limit
         .map_or(u64::MAX, |l| l.saturating_sub(state.emitted));
     let want = (page_size as u64).min(remaining) as usize;
-    if !event_level {
-        return entity_page(app, account, &query, state, want, response);
+    if query.from != query::catalog::SERVED_RESOURCE {
+        return entity_page(app, account, query, state, want, response, issue_token);
     }
+    let total_requested = state.total_requested;
     let cursor = (state.emitted > 0).then_some(state.cursor);
     let found = match account {
         None => Vec::new(), // the manager holds no conversions
         Some(_) if query.start > query.end => Vec::new(),
-        Some(a) if query.natural_order() => rows::rows_after(app, a, &query, cursor, want + 1),
-        Some(a) => sorted::page(app, a, &query, state.emitted, want + 1)?,
+        Some(a) if query.natural_order() => rows::rows_after(app, a, query, cursor, want + 1),
+        Some(a) => sorted::page(app, a, query, state.emitted, want + 1)?,
     };
     let more =
         found.len() > want && (state.emitted + want as u64) < query.limit.unwrap_or(u64::MAX);
-    let page: Vec<_> = found.into_iter().take(want).collect();
+    let rows: Vec<_> = found.into_iter().take(want).collect();
     if total_requested && let Some(a) = account {
-        response["totalResultsCount"] = json!(count(app, a, &query).to_string());
+        response["totalResultsCount"] = json!(count(app, a, query).to_string());
     }
-    if more && let Some(last) = page.last() {
-        let next = PageToken {
+    let next = match rows.last() {
+        Some(last) if more => Some(PageToken {
             cursor: last.key,
-            emitted: state.emitted + page.len() as u64,
+            emitted: state.emitted + rows.len() as u64,
             ..state
-        };
-        response["nextPageToken"] = json!(issue_token(app, next));
+        }),
+        _ => None,
+    };
+    if issue_token && let Some(next) = &next {
+        response["nextPageToken"] = json!(self::issue_token(app, next.clone()));
     }
     Counters::bump(&app.shared.counters.reporting_pages);
-    let (Some(a), false) = (account, page.is_empty()) else {
-        return Ok(json_response(StatusCode::OK, &response));
+    // Conversions have no metrics (SR-16 b): their summary row is empty.
+    let sums = Sums::default();
+    let (Some(a), false) = (account, rows.is_empty()) else {
+        return Ok(Page {
+            body: to_json(&response)?,
+            next,
+            sums,
+        });
     };
     // The rows are written straight from the typed page (no `Value` per row).
     let selection = row::Selection::new(&query.select);
@@ -347,9 +435,24 @@ fn search_inner(
     };
     let body = WithResults {
         head: &response,
-        results: selection.page(cells, &page),
+        results: selection.page(cells, &rows),
     };
-    Ok(json_response(StatusCode::OK, &body))
+    Ok(Page {
+        body: to_json(&body)?,
+        next,
+        sums,
+    })
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<Vec<u8>, Failure> {
+    serde_json::to_vec(value).map_err(|e| {
+        Failure::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internalError",
+            "INTERNAL_ERROR",
+            format!("The page could not be written: {e}"),
+        )
+    })
 }
 
 /// Stores `next` (expiring after the configured lifetime) and returns its new token.
@@ -388,14 +491,16 @@ fn entity_page(
     state: PageToken,
     want: usize,
     mut response: Value,
-) -> Result<Response, Failure> {
+    issue_token: bool,
+) -> Result<Page, Failure> {
     let Some(a) = account else {
         // The manager has no campaigns of its own.
         if state.total_requested {
             response["totalResultsCount"] = json!("0");
         }
         Counters::bump(&app.shared.counters.reporting_pages);
-        return Ok(json_response(StatusCode::OK, &response));
+        let (body, next, sums) = (to_json(&response)?, None, Sums::default());
+        return Ok(Page { body, next, sums });
     };
     let skip = usize::try_from(state.emitted).unwrap_or(usize::MAX);
     // The rows of a page, where the next page starts if one follows (`Some(None)`: after the
@@ -437,16 +542,22 @@ fn entity_page(
         response["totalResultsCount"] = json!(total.to_string());
     }
     let sent = state.emitted + page.len() as u64;
-    if let Some(entity) = next
-        && sent < query.limit.unwrap_or(u64::MAX)
-        && !page.is_empty()
-    {
-        let next = PageToken {
-            emitted: sent,
-            entity,
-            ..state
-        };
-        response["nextPageToken"] = json!(issue_token(app, next));
+    let next = match next {
+        Some(entity) if sent < query.limit.unwrap_or(u64::MAX) && !page.is_empty() => {
+            Some(PageToken {
+                emitted: sent,
+                entity,
+                ..state
+            })
+        }
+        _ => None,
+    };
+    if issue_token && let Some(next) = &next {
+        response["nextPageToken"] = json!(self::issue_token(app, next.clone()));
+    }
+    let mut sums = Sums::default();
+    for row in &page {
+        sums.add(row.sums);
     }
     Counters::bump(&app.shared.counters.reporting_pages);
     // The rows are written straight from their values (no `Value` per row).
@@ -459,7 +570,11 @@ fn entity_page(
         }
     };
     let body = entities::json::EntityPage::new(&response, account, query, &page);
-    Ok(json_response(StatusCode::OK, &body))
+    Ok(Page {
+        body: to_json(&body)?,
+        next,
+        sums,
+    })
 }
 
 /// A response object (`fieldMask`, `nextPageToken`, `totalResultsCount`) with `results` added.
@@ -560,3 +675,4 @@ pub(crate) async fn custom_columns(
 
 pub(crate) use fields::{fields_get, fields_search};
 pub(crate) use rows::window;
+pub(crate) use stream::search_stream;

@@ -28,6 +28,9 @@
 //! - [`int64`]: `#[serde(with = "int64")]` for the caller's int64 members, which the service
 //!   sends as strings of digits.
 
+// The searchStream batch reader (SR-33); the read engine calls it once searchStream is wired in.
+#[allow(dead_code)]
+mod batches;
 mod customers;
 mod decode;
 pub mod fields;

@@ -71,3 +71,30 @@ pub(crate) fn rows(
     order(&account, query, &mut rows);
     Ok(rows)
 }
+
+/// The summary row of a report whose rows' metrics sum to `sums`: the selected metrics, with
+/// ratios computed from the sums, and no attribute or segment (SR-33 c).
+pub(crate) fn summary_row(
+    app: &AppState,
+    a: usize,
+    query: &ConversionQuery,
+    sums: Sums,
+) -> serde_json::Value {
+    let account = Account::new(app, a, query.from);
+    let total = EntityRow {
+        key: Dims::new(&[]).key(model::Entity::default(), None, None),
+        sums,
+        visit: None,
+    };
+    let mut metrics = serde_json::Map::new();
+    for field in query.select.iter().filter(|f| f.starts_with("metrics.")) {
+        if let Some(value) = account.value(&total, field) {
+            metrics.insert(super::row::json_path(field).1, value.json());
+        }
+    }
+    if metrics.is_empty() {
+        serde_json::json!({})
+    } else {
+        serde_json::json!({ "metrics": metrics })
+    }
+}
