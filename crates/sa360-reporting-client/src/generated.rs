@@ -4098,14 +4098,11 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub return_total_results_count: ::std::option::Option<bool>,
-        ///Determines whether a summary row will be returned. By default, summary row is not returned. If requested, the summary row will be sent in a response by itself after all other query results are returned.
         #[serde(
             rename = "summaryRowSetting",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub summary_row_setting: ::std::option::Option<
-            SearchSearchAds360RequestSummaryRowSetting,
-        >,
+        pub summary_row_setting: ::std::option::Option<SummaryRowSetting>,
         ///If true, the request is validated but not executed.
         #[serde(
             rename = "validateOnly",
@@ -4116,75 +4113,6 @@ pub mod types {
     impl SearchSearchAds360Request {
         pub fn builder() -> builder::SearchSearchAds360Request {
             Default::default()
-        }
-    }
-    ///Determines whether a summary row will be returned. By default, summary row is not returned. If requested, the summary row will be sent in a response by itself after all other query results are returned.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
-    pub enum SearchSearchAds360RequestSummaryRowSetting {
-        #[serde(rename = "UNSPECIFIED")]
-        Unspecified,
-        #[serde(rename = "UNKNOWN")]
-        Unknown,
-        #[serde(rename = "NO_SUMMARY_ROW")]
-        NoSummaryRow,
-        #[serde(rename = "SUMMARY_ROW_WITH_RESULTS")]
-        SummaryRowWithResults,
-        #[serde(rename = "SUMMARY_ROW_ONLY")]
-        SummaryRowOnly,
-    }
-    impl ::std::fmt::Display for SearchSearchAds360RequestSummaryRowSetting {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Unspecified => f.write_str("UNSPECIFIED"),
-                Self::Unknown => f.write_str("UNKNOWN"),
-                Self::NoSummaryRow => f.write_str("NO_SUMMARY_ROW"),
-                Self::SummaryRowWithResults => f.write_str("SUMMARY_ROW_WITH_RESULTS"),
-                Self::SummaryRowOnly => f.write_str("SUMMARY_ROW_ONLY"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for SearchSearchAds360RequestSummaryRowSetting {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "UNSPECIFIED" => Ok(Self::Unspecified),
-                "UNKNOWN" => Ok(Self::Unknown),
-                "NO_SUMMARY_ROW" => Ok(Self::NoSummaryRow),
-                "SUMMARY_ROW_WITH_RESULTS" => Ok(Self::SummaryRowWithResults),
-                "SUMMARY_ROW_ONLY" => Ok(Self::SummaryRowOnly),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for SearchSearchAds360RequestSummaryRowSetting {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for SearchSearchAds360RequestSummaryRowSetting {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
         }
     }
     ///Response message for SearchAds360Service.Search. Discovery: `GoogleAdsSearchads360V0Services__SearchSearchAds360Response`.
@@ -4291,88 +4219,15 @@ pub mod types {
         pub batch_size: ::std::option::Option<i32>,
         ///Required. The query string (an empty one is refused, SR-15).
         pub query: ::std::string::String,
-        ///Determines whether a summary row will be returned. By default, summary row is not returned. If requested, the summary row will be sent in a response by itself after all other query results are returned (discovery, of `SUMMARY_ROW_WITH_RESULTS`: "the last batch will contain no results", SR-33).
         #[serde(
             rename = "summaryRowSetting",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub summary_row_setting: ::std::option::Option<
-            SearchSearchAds360StreamRequestSummaryRowSetting,
-        >,
+        pub summary_row_setting: ::std::option::Option<SummaryRowSetting>,
     }
     impl SearchSearchAds360StreamRequest {
         pub fn builder() -> builder::SearchSearchAds360StreamRequest {
             Default::default()
-        }
-    }
-    ///Determines whether a summary row will be returned. By default, summary row is not returned. If requested, the summary row will be sent in a response by itself after all other query results are returned (discovery, of `SUMMARY_ROW_WITH_RESULTS`: "the last batch will contain no results", SR-33).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
-    pub enum SearchSearchAds360StreamRequestSummaryRowSetting {
-        #[serde(rename = "UNSPECIFIED")]
-        Unspecified,
-        #[serde(rename = "UNKNOWN")]
-        Unknown,
-        #[serde(rename = "NO_SUMMARY_ROW")]
-        NoSummaryRow,
-        #[serde(rename = "SUMMARY_ROW_WITH_RESULTS")]
-        SummaryRowWithResults,
-        #[serde(rename = "SUMMARY_ROW_ONLY")]
-        SummaryRowOnly,
-    }
-    impl ::std::fmt::Display for SearchSearchAds360StreamRequestSummaryRowSetting {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Unspecified => f.write_str("UNSPECIFIED"),
-                Self::Unknown => f.write_str("UNKNOWN"),
-                Self::NoSummaryRow => f.write_str("NO_SUMMARY_ROW"),
-                Self::SummaryRowWithResults => f.write_str("SUMMARY_ROW_WITH_RESULTS"),
-                Self::SummaryRowOnly => f.write_str("SUMMARY_ROW_ONLY"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for SearchSearchAds360StreamRequestSummaryRowSetting {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "UNSPECIFIED" => Ok(Self::Unspecified),
-                "UNKNOWN" => Ok(Self::Unknown),
-                "NO_SUMMARY_ROW" => Ok(Self::NoSummaryRow),
-                "SUMMARY_ROW_WITH_RESULTS" => Ok(Self::SummaryRowWithResults),
-                "SUMMARY_ROW_ONLY" => Ok(Self::SummaryRowOnly),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str>
-    for SearchSearchAds360StreamRequestSummaryRowSetting {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for SearchSearchAds360StreamRequestSummaryRowSetting {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
         }
     }
     ///Response message for SearchAds360Service.SearchStream: one batch of the streamed answer. Not in the discovery document; the members of the REST reference page, those of `SearchSearchAds360Response` without the page token and the total count, plus `requestId` (SR-33).
@@ -4943,6 +4798,74 @@ pub mod types {
     impl Status {
         pub fn builder() -> builder::Status {
             Default::default()
+        }
+    }
+    ///Determines whether a summary row will be returned, in `search` and `searchStream` alike. By default, summary row is not returned. If requested, the summary row will be sent in a response by itself after all other query results are returned (discovery, of `SUMMARY_ROW_WITH_RESULTS`: "the last batch will contain no results", SR-33).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
+    )]
+    pub enum SummaryRowSetting {
+        #[serde(rename = "UNSPECIFIED")]
+        Unspecified,
+        #[serde(rename = "UNKNOWN")]
+        Unknown,
+        #[serde(rename = "NO_SUMMARY_ROW")]
+        NoSummaryRow,
+        #[serde(rename = "SUMMARY_ROW_WITH_RESULTS")]
+        SummaryRowWithResults,
+        #[serde(rename = "SUMMARY_ROW_ONLY")]
+        SummaryRowOnly,
+    }
+    impl ::std::fmt::Display for SummaryRowSetting {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Unspecified => f.write_str("UNSPECIFIED"),
+                Self::Unknown => f.write_str("UNKNOWN"),
+                Self::NoSummaryRow => f.write_str("NO_SUMMARY_ROW"),
+                Self::SummaryRowWithResults => f.write_str("SUMMARY_ROW_WITH_RESULTS"),
+                Self::SummaryRowOnly => f.write_str("SUMMARY_ROW_ONLY"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for SummaryRowSetting {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "UNSPECIFIED" => Ok(Self::Unspecified),
+                "UNKNOWN" => Ok(Self::Unknown),
+                "NO_SUMMARY_ROW" => Ok(Self::NoSummaryRow),
+                "SUMMARY_ROW_WITH_RESULTS" => Ok(Self::SummaryRowWithResults),
+                "SUMMARY_ROW_ONLY" => Ok(Self::SummaryRowOnly),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for SummaryRowSetting {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for SummaryRowSetting {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
         }
     }
     ///Represents an attestation about synthetic content from a single source. Discovery: `GoogleAdsSearchads360V0Common__SyntheticContentAttestation`.
@@ -17932,7 +17855,7 @@ pub mod types {
                 ::std::string::String,
             >,
             summary_row_setting: ::std::result::Result<
-                ::std::option::Option<super::SearchSearchAds360RequestSummaryRowSetting>,
+                ::std::option::Option<super::SummaryRowSetting>,
                 ::std::string::String,
             >,
             validate_only: ::std::result::Result<
@@ -18008,9 +17931,7 @@ pub mod types {
             pub fn summary_row_setting<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        super::SearchSearchAds360RequestSummaryRowSetting,
-                    >,
+                    ::std::option::Option<super::SummaryRowSetting>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -18329,9 +18250,7 @@ pub mod types {
             >,
             query: ::std::result::Result<::std::string::String, ::std::string::String>,
             summary_row_setting: ::std::result::Result<
-                ::std::option::Option<
-                    super::SearchSearchAds360StreamRequestSummaryRowSetting,
-                >,
+                ::std::option::Option<super::SummaryRowSetting>,
                 ::std::string::String,
             >,
         }
@@ -18372,9 +18291,7 @@ pub mod types {
             pub fn summary_row_setting<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        super::SearchSearchAds360StreamRequestSummaryRowSetting,
-                    >,
+                    ::std::option::Option<super::SummaryRowSetting>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
