@@ -10,8 +10,8 @@ use sa360_video_fakes::search_ads::IdMappingSize;
 use sa360_video_fakes::{FakeServices, SearchAdsFake};
 use sa360_video_sdk::http::BaseUrl;
 use sa360_video_sdk::search_ads::{
-    AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, ListOptions, ReportOptions,
-    SearchAdsClient, SegmentationId, StaticToken, WriteOptions,
+    AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, ListOptions, SearchAdsClient,
+    SegmentationId, StaticToken, WriteOptions, reporting::ReportOptions,
 };
 use sa360_video_sdk::video_session::{
     CallExperience, Camera, Credentials, Error as VideoError, Invitation, LockoutPolicy, Message,

@@ -18,7 +18,8 @@ use std::collections::BTreeMap;
 
 use futures::TryStreamExt;
 use sa360_video_sdk::search_ads::{
-    AdvertiserId, AgencyId, DefaultCredentials, EngineAccountId, IdLookup, SearchAdsClient,
+    AdvertiserId, AgencyId, DefaultCredentials, EngineAccountId, SearchAdsClient,
+    reporting::IdLookup,
 };
 
 #[tokio::main]

@@ -24,8 +24,8 @@ use std::sync::Arc;
 
 use sa360_video_sdk::http::{BaseUrl, HttpOptions};
 use sa360_video_sdk::search_ads::{
-    AuthorizedUser, CredentialKind, DefaultCredentials, GOOGLE_REVOKE_URI, GOOGLE_TOKEN_URI,
-    QUOTA_PROJECT_ENV, ServiceAccount, StaticToken, TokenSource,
+    AuthorizedUser, CredentialKind, DefaultCredentials, ServiceAccount, StaticToken, TokenSource,
+    auth::{GOOGLE_REVOKE_URI, GOOGLE_TOKEN_URI, QUOTA_PROJECT_ENV},
 };
 
 use crate::cli::AdsConnArgs;

@@ -22,8 +22,11 @@ use std::time::{Duration, SystemTime};
 
 use sa360_video_client_support::sh_quote;
 use sa360_video_sdk::http::HttpOptions;
-use sa360_video_sdk::search_ads::installed::{InstalledAppFlow, LoopbackRedirect};
-use sa360_video_sdk::search_ads::{self, CREDENTIALS_ENV, GOOGLE_TOKEN_URI};
+use sa360_video_sdk::search_ads::auth::installed::{InstalledAppFlow, LoopbackRedirect};
+use sa360_video_sdk::search_ads::{
+    self,
+    auth::{CREDENTIALS_ENV, GOOGLE_TOKEN_URI},
+};
 use secrecy::ExposeSecret as _;
 use serde::Deserialize;
 
@@ -164,7 +167,7 @@ const MAX_PASTED: u64 = 16 * 1024;
 /// the process); an empty or closed stdin leaves the listener alone.
 async fn redirect_or_paste(
     redirect: &LoopbackRedirect,
-    authorization: &sa360_video_sdk::search_ads::installed::Authorization,
+    authorization: &sa360_video_sdk::search_ads::auth::installed::Authorization,
     wait: Duration,
 ) -> Result<secrecy::SecretString, search_ads::Error> {
     use std::io::{BufRead as _, Read as _};

@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use sa360_video_sdk::http::{BaseUrl, HttpOptions};
 use sa360_video_sdk::search_ads::{
-    AdGroupId, AdId, AdvertiserId, AgencyId, CampaignId, ConversionStatus, CriterionId, CustomerId,
-    EngineAccountId, ListOptions, ReportFilters, ReportOptions, RetryPolicy, SearchAdsClient,
-    SearchAdsClientBuilder, StaticToken, WriteOptions,
+    AdGroupId, AdId, AdvertiserId, AgencyId, CampaignId, CriterionId, CustomerId, EngineAccountId,
+    ListOptions, RetryPolicy, SearchAdsClient, SearchAdsClientBuilder, StaticToken, WriteOptions,
+    reporting::{ConversionStatus, ReportFilters, ReportOptions},
 };
 use sa360_video_sdk::video_session::{
     LockoutPolicy, MemoryStore, VideoSessionClient, VideoSessionClientBuilder,
@@ -49,8 +49,7 @@ fn the_search_ads_client_and_its_builder_never_show_the_token() {
 }
 
 #[test]
-#[allow(deprecated)]
-fn the_former_names_still_compile_and_name_the_same_things() {
+fn a_clone_of_the_video_client_shares_its_lockout_guard() {
     let video = VideoSessionClient::builder(BaseUrl::parse("http://127.0.0.1:9").expect("URL"))
         .lockout_store(Arc::new(MemoryStore::new()))
         .build()

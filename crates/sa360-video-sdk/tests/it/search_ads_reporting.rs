@@ -13,9 +13,9 @@ use futures::TryStreamExt;
 use proptest::prelude::*;
 use sa360_video_fakes::{Faults, ReportingFaults, SearchAdsFake, SearchAdsFakeBuilder};
 use sa360_video_sdk::search_ads::{
-    AdGroupId, AdId, CampaignId, Conversion, ConversionState, ConversionStatus, CriterionId,
-    CustomerId, DateRange, Error, IdLookup, ListOptions, ReportFilters, ReportOptions, RetryPolicy,
-    SearchAdsClient, StaticToken, WriteOptions,
+    AdGroupId, AdId, CampaignId, Conversion, ConversionState, CriterionId, CustomerId, DateRange,
+    Error, ListOptions, RetryPolicy, SearchAdsClient, StaticToken, WriteOptions,
+    reporting::{ConversionStatus, IdLookup, ReportFilters, ReportOptions},
 };
 
 /// Today on the fake's clock (it is not advanced in these tests).

@@ -12,8 +12,9 @@ use axum::response::{IntoResponse, Response};
 use chrono::NaiveDate;
 use futures::TryStreamExt;
 use sa360_video_sdk::search_ads::{
-    AdGroupId, AdId, CampaignId, ConversionStatus, CriterionId, CustomerId, DateRange,
-    ReportFilters, ReportOptions, RetryPolicy, SearchAdsClient, StaticToken,
+    AdGroupId, AdId, CampaignId, CriterionId, CustomerId, DateRange, RetryPolicy, SearchAdsClient,
+    StaticToken,
+    reporting::{ConversionStatus, ReportFilters, ReportOptions},
 };
 use serde_json::{Value, json};
 

@@ -4,7 +4,7 @@
 //! Behind the cargo feature `service-account` (off by default): it adds the
 //! `gcp_auth` crate and its HTTP stack (about 10 s to a clean debug build on
 //! two cores). Applications that authenticate with a service-account key file
-//! turn it on; a fixed token ([`StaticToken`](super::StaticToken)) needs nothing.
+//! turn it on; a fixed token ([`StaticToken`](crate::search_ads::StaticToken)) needs nothing.
 //!
 //! `gcp_auth` reads the key and signs the assertion; the exchange at the key
 //! file's `token_uri` goes through the facade's one bounded token-endpoint
