@@ -2,7 +2,7 @@
 //! folder, every Rust module path, every `cargo xtask` command and `cargo … -p` package that
 //! `ARCHITECTURE.md`, `CONTRIBUTING.md` and the READMEs name; every xtask command is in the
 //! command lists of both guides; and the README's dependency list holds every crate the
-//! facade's examples use. (`apictl` commands are checked by the CLI's own tests, which run
+//! SDK's examples use. (`apictl` commands are checked by the CLI's own tests, which run
 //! the binary: `crates/sa360-video-cli/tests/it/docs_commands.rs`.)
 
 use std::collections::BTreeSet;
@@ -368,7 +368,7 @@ fn both_guides_list_every_xtask_command() {
 }
 
 /// The crates a Rust file names at the start of a path (`use x::`, `x::y(`, `#[x::main]`),
-/// other than the language's own and the facade.
+/// other than the language's own and the SDK.
 fn crates_used(source: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     // Names a `use` brings in are the program's own, not crates.

@@ -398,7 +398,7 @@ async fn lockout(f: &Fixture) -> AppResult<()> {
         other.user_name.clone(),
         "not-the-password".to_owned(),
     )?;
-    // The facade's policy is the seed's rule; the tour shows it, it does not restate it.
+    // The SDK's policy is the seed's rule; the tour shows it, it does not restate it.
     let allowed = LockoutPolicy::SEED.max_failures;
     for attempt in 1..=allowed {
         match client.login(&credentials).send().await {

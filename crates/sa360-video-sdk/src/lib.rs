@@ -30,7 +30,7 @@
 //!
 //! - `service-account` (off by default): `search_ads::ServiceAccount`, Google's
 //!   service-account key files, through the `gcp_auth` crate (it signs the
-//!   assertion; the facade exchanges it). Without it every other credential
+//!   assertion; the SDK exchanges it). Without it every other credential
 //!   below still works, and the build skips `gcp_auth` (about 45 s of CPU on a clean build, SA-25).
 //! - `redis` (off by default): `video_session::RedisStore`, the lockout store that replicas
 //!   share on a Redis server (standalone, Sentinel or Cluster, TLS with `rediss://`).

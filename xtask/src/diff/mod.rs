@@ -1,5 +1,5 @@
 //! `cargo xtask diff`: what a spec change means for the people who depend on
-//! the generated crates and the facade.
+//! the generated crates and the SDK.
 //!
 //! It compares either every configured spec between a base git revision and
 //! the working tree, or any pair of OpenAPI 3.0 documents (`--old PATH` or

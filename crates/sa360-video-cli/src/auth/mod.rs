@@ -202,7 +202,7 @@ async fn redirect_or_paste(
 fn login_error(e: search_ads::Error, wait: u64) -> AppError {
     let text = e.to_string();
     if text.contains("no sign-in redirect arrived") {
-        // The facade's text goes on about the credentials; nothing was refused here.
+        // The SDK's text goes on about the credentials; nothing was refused here.
         return AppError::new(format!(
             "the sign-in did not finish: no redirect arrived within {wait} s"
         ))
@@ -284,7 +284,7 @@ pub async fn run_login(ctx: &Ctx, args: &AuthLoginArgs) -> AppResult<u8> {
             path.display()
         )?;
         crate::output::sayln!(
-            "for programs that use Application Default Credentials (the facade's DefaultCredentials, Google's libraries):"
+            "for programs that use Application Default Credentials (sa360-video-sdk's DefaultCredentials, Google's libraries):"
         )?;
         crate::output::sayln!(
             "    export {CREDENTIALS_ENV}={}",

@@ -276,7 +276,7 @@ fn search_ads_input_errors_convert_into_its_one_error_naming_the_field() {
 
 /// Every constructor of a video session value returns the service's one error, so `?`
 /// works in a function that returns `video_session::Error` (issue 38), and an application
-/// error of two variants (one per service) covers everything the facade returns.
+/// error of two variants (one per service) covers everything the SDK returns.
 #[test]
 fn video_session_constructors_return_the_services_error() {
     use sa360_video_sdk::video_session::{

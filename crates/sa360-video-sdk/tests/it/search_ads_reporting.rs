@@ -369,7 +369,7 @@ async fn a_start_before_the_window_is_refused_before_sending() {
     // The refusal is the stream's only item, and nothing was sent.
     assert!(report.try_next().await.expect("no second error").is_none());
     assert_eq!(fake.ledger().counts().reporting_search_requests, 0);
-    // The fake enforces the same window (the facade's check is not what makes it hold).
+    // The fake enforces the same window (the SDK's check is not what makes it hold).
     let e = client
         .conversion_report(customer(&fake, 0), dates)
         .today(t - Days::new(1))
