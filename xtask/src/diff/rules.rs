@@ -624,7 +624,8 @@ rules! {
         RustApiClass::May("enum variants or struct fields may change"),
         "more values are valid; in a response old clients that decode by the members they know \
          usually still do (oasdiff: info)";
-    /// A parameter's `default` added, removed or changed.
+    /// A parameter's `default` added, removed or changed, inline or on the component schema
+    /// its schema references.
     PARAMETER_DEFAULT_CHANGED = "parameter-default-changed", Always(Clients),
         RustApiClass::None(""),
         "an omitted parameter now means something else to the server";
