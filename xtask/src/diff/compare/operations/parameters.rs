@@ -197,23 +197,14 @@ impl<'a> Differ<'a> {
             ),
             _ => {}
         }
-        match (od.deprecated == Some(true), nd.deprecated == Some(true)) {
-            (false, true) => self.record(
-                subject,
-                &at,
-                &r::DEPRECATED,
-                format!("{label} deprecated"),
-                None,
-            ),
-            (true, false) => self.record(
-                subject,
-                &at,
-                &r::UNDEPRECATED,
-                format!("{label} no longer deprecated"),
-                None,
-            ),
-            _ => {}
-        }
+        let deprecated = |d: Option<bool>| d == Some(true);
+        self.deprecation(
+            subject,
+            &at,
+            &label,
+            deprecated(od.deprecated),
+            deprecated(nd.deprecated),
+        );
         self.sunset(subject, &at, &label, &od.extensions, &nd.extensions);
         let (old_style, new_style) = (serialization(old.param), serialization(new.param));
         if old_style != new_style {
@@ -234,13 +225,24 @@ impl<'a> Differ<'a> {
             // parameter's media type decides below).
             text: true,
         };
-        match (&od.format, &nd.format) {
+        self.schema_or_content(site, &at, &od.format, &nd.format);
+    }
+
+    /// A parameter's or header's value: its `schema` at `site`, or its `content` at `at`.
+    pub(super) fn schema_or_content(
+        &mut self,
+        site: Site,
+        at: &str,
+        old: &'a ParameterSchemaOrContent,
+        new: &'a ParameterSchemaOrContent,
+    ) {
+        match (old, new) {
             (ParameterSchemaOrContent::Schema(a), ParameterSchemaOrContent::Schema(b)) => {
                 self.node(&site, a.into(), b.into());
             }
             (ParameterSchemaOrContent::Content(a), ParameterSchemaOrContent::Content(b)) => {
                 let site = Site {
-                    location: at.clone(),
+                    location: at.to_owned(),
                     ..site
                 };
                 self.content(&site, a, b);
@@ -251,5 +253,22 @@ impl<'a> Differ<'a> {
                 "switched between `schema` and `content`",
             ),
         }
+    }
+
+    /// `deprecated` set or cleared on an operation, parameter or header (`label`).
+    pub(super) fn deprecation(
+        &mut self,
+        subject: &Subject,
+        at: &str,
+        label: &str,
+        old: bool,
+        new: bool,
+    ) {
+        let (rule, detail) = match (old, new) {
+            (false, true) => (&r::DEPRECATED, format!("{label} deprecated")),
+            (true, false) => (&r::UNDEPRECATED, format!("{label} no longer deprecated")),
+            _ => return,
+        };
+        self.record(subject, at, rule, detail, None);
     }
 }
