@@ -180,23 +180,16 @@ impl<'a> Differ<'a> {
             );
             self.record(subject, &at, &r::PARAMETER_RENAMED, detail, None);
         }
-        match (od.required, nd.required) {
-            (false, true) => self.record(
-                subject,
-                &at,
-                &r::PARAMETER_BECAME_REQUIRED,
-                format!("{label} became required"),
-                None,
-            ),
-            (true, false) => self.record(
-                subject,
-                &at,
-                &r::PARAMETER_BECAME_OPTIONAL,
-                format!("{label} became optional"),
-                None,
-            ),
-            _ => {}
-        }
+        let required = (&r::PARAMETER_BECAME_REQUIRED, "became required");
+        let optional = (&r::PARAMETER_BECAME_OPTIONAL, "became optional");
+        self.toggle(
+            subject,
+            &at,
+            &label,
+            (od.required, nd.required),
+            required,
+            optional,
+        );
         let deprecated = |d: Option<bool>| d == Some(true);
         self.deprecation(
             subject,
@@ -264,11 +257,32 @@ impl<'a> Differ<'a> {
         old: bool,
         new: bool,
     ) {
-        let (rule, detail) = match (old, new) {
-            (false, true) => (&r::DEPRECATED, format!("{label} deprecated")),
-            (true, false) => (&r::UNDEPRECATED, format!("{label} no longer deprecated")),
+        let set = (&r::DEPRECATED, "deprecated");
+        self.toggle(
+            subject,
+            at,
+            label,
+            (old, new),
+            set,
+            (&r::UNDEPRECATED, "no longer deprecated"),
+        );
+    }
+
+    /// A flag of `label` set (`set`: its rule and word) or cleared (`cleared`).
+    pub(super) fn toggle(
+        &mut self,
+        subject: &Subject,
+        at: &str,
+        label: &str,
+        (old, new): (bool, bool),
+        set: (&'static r::Rule, &str),
+        cleared: (&'static r::Rule, &str),
+    ) {
+        let (rule, word) = match (old, new) {
+            (false, true) => set,
+            (true, false) => cleared,
             _ => return,
         };
-        self.record(subject, at, rule, detail, None);
+        self.record(subject, at, rule, format!("{label} {word}"), None);
     }
 }

@@ -238,23 +238,16 @@ impl<'a> Differ<'a> {
         new: &'a Header,
     ) {
         let label = format!("{phrase}: header `{name}`");
-        match (old.required, new.required) {
-            (true, false) => self.record(
-                subject,
-                at,
-                &r::RESPONSE_HEADER_BECAME_OPTIONAL,
-                format!("{label} became optional"),
-                None,
-            ),
-            (false, true) => self.record(
-                subject,
-                at,
-                &r::RESPONSE_HEADER_BECAME_REQUIRED,
-                format!("{label} became required"),
-                None,
-            ),
-            _ => {}
-        }
+        let required = (&r::RESPONSE_HEADER_BECAME_REQUIRED, "became required");
+        let optional = (&r::RESPONSE_HEADER_BECAME_OPTIONAL, "became optional");
+        self.toggle(
+            subject,
+            at,
+            &label,
+            (old.required, new.required),
+            required,
+            optional,
+        );
         let deprecated = |d: Option<bool>| d == Some(true);
         self.deprecation(
             subject,
