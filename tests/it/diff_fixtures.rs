@@ -75,6 +75,11 @@ const EXPECTED: &[(&str, u8, &[&str])] = &[
         &["parameter-default-changed"],
     ),
     (
+        "header-parameter-schema-default-added",
+        1,
+        &["parameter-default-changed"],
+    ),
+    (
         "security-scheme-unreadable",
         1,
         &["security-scheme-changed"],

@@ -2,7 +2,7 @@
 //! folder, every Rust module path, every `cargo xtask` command and `cargo … -p` package that
 //! `ARCHITECTURE.md`, `CONTRIBUTING.md` and the READMEs name; every xtask command is in the
 //! command lists of both guides; and the README's dependency list holds every crate the
-//! facade's examples use. (`apictl` commands are checked by the CLI's own tests, which run
+//! SDK's examples use. (`apictl` commands are checked by the CLI's own tests, which run
 //! the binary: `crates/sa360-video-cli/tests/it/docs_commands.rs`.)
 
 use std::collections::BTreeSet;
@@ -11,7 +11,7 @@ use std::path::Path;
 use crate::self_contained::{root, tracked};
 
 /// The documents checked: the two guides and every README.
-fn documents() -> Vec<String> {
+pub(crate) fn documents() -> Vec<String> {
     tracked()
         .into_iter()
         .filter(|p| {
@@ -23,12 +23,12 @@ fn documents() -> Vec<String> {
         .collect()
 }
 
-fn read(path: &str) -> String {
+pub(crate) fn read(path: &str) -> String {
     std::fs::read_to_string(root().join(path)).unwrap()
 }
 
 /// The text of every inline code span (`` `…` ``) and every Markdown link target.
-fn code_spans(text: &str) -> Vec<String> {
+pub(crate) fn code_spans(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut in_fence = false;
     for line in text.lines() {
@@ -172,7 +172,7 @@ const CRATES: &[(&str, &str)] = &[
 ];
 
 /// Every Rust source of a crate, concatenated.
-fn crate_source(dir: &str) -> String {
+pub(crate) fn crate_source(dir: &str) -> String {
     tracked()
         .into_iter()
         .filter(|p| p.starts_with(&format!("{dir}/")) && p.ends_with(".rs"))
@@ -183,7 +183,7 @@ fn crate_source(dir: &str) -> String {
 
 /// Whether `word` is declared in `source` (a type, function, constant, module, macro,
 /// field or variant, or a re-export).
-fn declared(word: &str, source: &str) -> bool {
+pub(crate) fn declared(word: &str, source: &str) -> bool {
     let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
     source.match_indices(word).any(|(i, _)| {
         let before = source[..i].chars().next_back();
@@ -223,6 +223,15 @@ fn every_rust_path_the_docs_name_exists() {
                 .split(['(', '<', ' ', '`', '!', ';'])
                 .next()
                 .unwrap_or("");
+            // The SDK's modules are named without the crate, too (`search_ads::reporting`).
+            let path = &if ["search_ads::", "video_session::", "http::"]
+                .iter()
+                .any(|m| path.starts_with(m))
+            {
+                format!("sa360_video_sdk::{path}")
+            } else {
+                path.to_owned()
+            };
             let mut segments = path.split("::");
             let Some(krate) = segments.next() else {
                 continue;
@@ -368,7 +377,7 @@ fn both_guides_list_every_xtask_command() {
 }
 
 /// The crates a Rust file names at the start of a path (`use x::`, `x::y(`, `#[x::main]`),
-/// other than the language's own and the facade.
+/// other than the language's own and the SDK.
 fn crates_used(source: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     // Names a `use` brings in are the program's own, not crates.

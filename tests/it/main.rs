@@ -13,6 +13,9 @@ mod diff_git;
 /// ARCHITECTURE.md, CONTRIBUTING.md and the READMEs name only files, modules and commands that
 /// exist; the README lists the crates the examples need (issue 38).
 mod docs_match_code;
+/// The types, cargo features and credential kinds the docs name exist; the credential file types
+/// the SDK's docs list are the ones it reads (issue 46).
+mod docs_name_items;
 /// Google's insert and update how-to request shapes against the search ads fake, every answer
 /// checked against the discovery document (issue 15).
 mod google_conformance;

@@ -1,5 +1,5 @@
-//! An application that depends on the facade and on reqwest, and builds its own
-//! `reqwest::Client` before the facade builds any (issue 24, item 5): it must not
+//! An application that depends on the SDK and on reqwest, and builds its own
+//! `reqwest::Client` before the SDK builds any (issue 24, item 5): it must not
 //! panic with "No rustls crypto provider is configured", and need no TLS line.
 //!
 //! Shared by the two downstream crates beside this file (`#[path]`), which differ
@@ -13,11 +13,11 @@ use sa360_video_sdk::video_session::{
     Credentials, Invitation, MemoryStore, Message, SessionId, VideoSessionClient,
 };
 
-/// The application: its own reqwest client first, then the facade.
+/// The application: its own reqwest client first, then the SDK.
 pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let fake = sa360_video_fakes::VideoSessionFake::start_default().await?;
 
-    // The application's own client, built before (and without) the facade's.
+    // The application's own client, built before (and without) the SDK's.
     let own = reqwest::Client::builder().build()?;
     let status = own
         .get(format!("{}/", fake.base_url()))
@@ -26,7 +26,7 @@ pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
         .status();
     assert!(status.as_u16() > 0);
 
-    // Then the facade, against the fake.
+    // Then the SDK, against the fake.
     let demo = fake.demo().clone();
     // An in-memory lockout store, named: the default (a per-user file) would write into the
     // home directory of whoever runs the test.
@@ -45,7 +45,7 @@ pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
         .await?;
     assert_eq!(receipt.invitation_type, Some(3));
 
-    // And another client of the application's own after the facade's.
+    // And another client of the application's own after the SDK's.
     reqwest::Client::new();
     Ok(())
 }
@@ -58,7 +58,7 @@ pub async fn main() -> Result<(), Box<dyn std::error::Error>> {
 #[cfg(test)]
 mod tests {
     #[tokio::test]
-    async fn the_application_builds_its_own_client_first_and_uses_the_facade() {
+    async fn the_application_builds_its_own_client_first_and_uses_the_sdk() {
         super::run().await.expect("the application runs");
     }
 }

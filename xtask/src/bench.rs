@@ -1,10 +1,10 @@
 //! `cargo xtask bench`: builds the `sa360-video-fakes` and `bench-runner` binaries
 //! in release mode and runs `bench-runner suite`, which starts the fakes as
-//! child processes, alternates baseline and facade runs per scenario and
+//! child processes, alternates baseline and SDK runs per scenario and
 //! prints the table (see `crates/bench/README.md`).
 //!
 //! The suite lives in `crates/bench` so that xtask itself does not compile the
-//! facade, reqwest and tokio; this module only builds and starts it.
+//! SDK, reqwest and tokio; this module only builds and starts it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};

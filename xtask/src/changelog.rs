@@ -297,7 +297,7 @@ mod tests {
     }
 
     #[test]
-    fn the_workspace_changelog_has_the_facades_version() {
+    fn the_workspace_changelog_has_the_sdks_version() {
         let ws = Workspace::from_manifest_dir();
         let text = std::fs::read_to_string(ws.path(CHANGELOG)).unwrap();
         let manifest =
@@ -306,7 +306,7 @@ mod tests {
             .lines()
             .find_map(|l| l.strip_prefix("version = \""))
             .and_then(|v| v.strip_suffix('"'))
-            .expect("the facade's version line");
+            .expect("the SDK's version line");
         let notes = cut(&text, version, true).unwrap();
         assert!(notes.contains("### "), "{notes}");
         assert!(!notes.contains("\n## "), "{notes}");

@@ -169,7 +169,7 @@ pub fn check_one(ws: &Workspace, config: &SpecConfig) -> Vec<Problem> {
     problems
 }
 
-/// The facade's field catalogue (SR-30) is what `generate` writes from its sources.
+/// The SDK's field catalogue (SR-30) is what `generate` writes from its sources.
 pub fn check_report_fields(ws: &Workspace) -> Vec<Problem> {
     use crate::report_fields::{OUTPUT, TABLE, render};
     match render(ws) {

@@ -157,7 +157,7 @@ pub fn run(ws: &Workspace, args: &Args) -> Result<ExitCode> {
             }
         }
     }
-    // The facade's field catalogue comes from the Reporting API's discovery document (SR-30).
+    // The SDK's field catalogue comes from the Reporting API's discovery document (SR-30).
     if args.only.is_empty() {
         match crate::report_fields::write(ws) {
             Ok(line) => println!("{line}"),

@@ -30,9 +30,9 @@ enum Command {
     /// what they do to the generated Rust API. Exit status 0, 1 (breaking)
     /// or 2 (could not compare).
     Diff(xtask::diff::Args),
-    /// Benchmark the facade against plain baselines on the fakes (release build).
+    /// Benchmark the SDK against plain baselines on the fakes (release build).
     Bench(xtask::bench::Args),
-    /// Check the facade's surface: no foreign type in its public API (from its
+    /// Check the SDK's surface: no foreign type in its public API (from its
     /// rustdoc JSON), no import cycle between its modules.
     Api(xtask::api::Args),
     /// Print the notes of one release (`v0.1.0` or `0.1.0`), cut from CHANGELOG.md: the

@@ -1,4 +1,4 @@
-//! The Reporting API's field catalogue, generated for the facade (SR-30): the fields of the
+//! The Reporting API's field catalogue, generated for the SDK (SR-30): the fields of the
 //! discovery document's `SearchAds360Row` (names, data types, repeated or not) and what the
 //! in-repo table `specs/search-ads-report-fields.yaml` adds from Google's field reference pages
 //! (category, selectable / filterable / sortable, what each `FROM` resource may select). `cargo

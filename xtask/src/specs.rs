@@ -44,7 +44,7 @@ pub const SPECS: &[SpecConfig] = &[
         output: "crates/sa360-reporting-client/src/generated.rs",
         int64_strings: true,
         // Closed value sets stay generated enums; patterns and lengths (the
-        // login-customer-id header) are the facade's to check.
+        // login-customer-id header) are the SDK's to check.
         plain_string_constraints: &["pattern", "minLength", "maxLength"],
         inner_type: Some("crate::context::ClientContext"),
     },
@@ -119,7 +119,7 @@ pub const STRING_CONSTRAINT_KEYS: &[&str] = &["pattern", "minLength", "maxLength
 ///
 /// typify would turn each into a validating newtype or a closed enum named
 /// after its position. The spec states these constraints for reviewers and
-/// contract tests (SA-20: what the service refuses); the facade validates
+/// contract tests (SA-20: what the service refuses); the SDK validates
 /// them with its own typed values and errors, so the generated types stay
 /// `String`, and a value the service may add to a set later still parses.
 pub fn constrained_string_schemas(spec: &OpenAPI, keys: &[&str]) -> Result<Vec<SchemaObject>> {
@@ -192,7 +192,7 @@ pub const ALTERNATIVE_KEYS: &[&str] = &["required", "not", "properties", "descri
 /// whose variants each drop the members the other alternatives require, so a
 /// conversion naming both an advertiser and a click would lose its click on
 /// the wire. The generated type keeps every member optional instead; the spec
-/// (and so the contract tests) keeps the rule, and the facade checks it.
+/// (and so the contract tests) keeps the rule, and the SDK checks it.
 pub fn without_requiredness_alternatives(spec: &OpenAPI) -> Result<OpenAPI> {
     fn strip(value: &mut Value) {
         match value {

@@ -27,7 +27,7 @@ use futures::TryStreamExt as _;
 use serde::Serialize;
 
 use sa360_reporting_client::types as v0;
-use sa360_video_sdk::search_ads::{CustomerId, DateRange, ReportOptions};
+use sa360_video_sdk::search_ads::{CustomerId, DateRange, reporting::ReportOptions};
 
 use crate::scenarios::{Measurement, SearchAdsTarget, facade_client, plain_client};
 
@@ -50,7 +50,7 @@ pub const REPORT_ROWS_PER_DAY: u64 = 4_000;
 pub const REPORT_PAGE_SIZE: u32 = 10_000;
 
 /// Days per query of the baseline with added latency: the most one query may span.
-pub const REPORT_CHUNK_DAYS: u32 = sa360_video_sdk::search_ads::MAX_SHARD_DAYS;
+pub const REPORT_CHUNK_DAYS: u32 = sa360_video_sdk::search_ads::reporting::MAX_SHARD_DAYS;
 
 /// Days per shard of the facade (its default) and, without added latency, per query of the
 /// baseline.

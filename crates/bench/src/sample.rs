@@ -7,7 +7,7 @@ use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 
 use sa360_video_sdk::search_ads::reporting::SearchOptions;
-use sa360_video_sdk::search_ads::{ListOptions, ReportOptions, WriteOptions};
+use sa360_video_sdk::search_ads::{ListOptions, WriteOptions, reporting::ReportOptions};
 
 use crate::logins;
 use crate::reporting;

@@ -26,7 +26,7 @@ use crate::reporting::{baseline_pages, report_data_start, today_utc};
 use crate::scenarios::{Measurement, SearchAdsTarget, facade_client, plain_client};
 
 /// Days per query on both sides: the widest a query segmented by date may span (SR-13).
-pub const SEARCH_QUERY_DAYS: u32 = sa360_video_sdk::search_ads::MAX_SHARD_DAYS;
+pub const SEARCH_QUERY_DAYS: u32 = sa360_video_sdk::search_ads::reporting::MAX_SHARD_DAYS;
 
 /// Rows per page on both sides: the API's largest (SR-11).
 pub const SEARCH_PAGE_SIZE: u32 = 10_000;

@@ -1,4 +1,4 @@
-//! Request authorization: the facade supplies an [`AuthorizeRequest`] that
+//! Request authorization: the SDK supplies an [`AuthorizeRequest`] that
 //! adds a (refreshing) OAuth bearer token to every request.
 
 use std::fmt;

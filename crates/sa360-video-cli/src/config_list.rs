@@ -5,7 +5,7 @@
 
 use clap::CommandFactory as _;
 use sa360_video_client_support::{RedactedUrl, printable};
-use sa360_video_sdk::search_ads::{DEFAULT_BASE_URL, DEFAULT_REPORTING_BASE_URL};
+use sa360_video_sdk::search_ads::{DEFAULT_BASE_URL, reporting::DEFAULT_REPORTING_BASE_URL};
 use sa360_video_sdk::video_session::FileStore;
 use serde_json::json;
 

@@ -40,7 +40,7 @@ const OTHER_VARIABLES: &[(&str, &[&str], &str)] = &[
         "The password of the Redis lockout store, instead of one in its URL.",
     ),
     (
-        sa360_video_sdk::search_ads::CREDENTIALS_ENV,
+        sa360_video_sdk::search_ads::auth::CREDENTIALS_ENV,
         &["ads", "auth", "config"],
         "Application Default Credentials: a credentials file (authorized_user, service_account, impersonated_service_account or external_account).",
     ),
@@ -50,22 +50,22 @@ const OTHER_VARIABLES: &[(&str, &[&str], &str)] = &[
         "gcloud's configuration directory, where Application Default Credentials look for application_default_credentials.json (else ~/.config/gcloud).",
     ),
     (
-        sa360_video_sdk::search_ads::METADATA_HOST_ENV,
+        sa360_video_sdk::search_ads::auth::METADATA_HOST_ENV,
         &["ads", "auth"],
         "The host of Google Cloud's metadata server, the last step of Application Default Credentials.",
     ),
     (
-        sa360_video_sdk::search_ads::METADATA_IP_ENV,
+        sa360_video_sdk::search_ads::auth::METADATA_IP_ENV,
         &["ads", "auth"],
         "The address probed to tell whether the metadata server is there (default 169.254.169.254).",
     ),
     (
-        sa360_video_sdk::search_ads::NO_GCE_CHECK_ENV,
+        sa360_video_sdk::search_ads::auth::NO_GCE_CHECK_ENV,
         &["ads", "auth"],
         "true: never ask the metadata server.",
     ),
     (
-        sa360_video_sdk::search_ads::QUOTA_PROJECT_ENV,
+        sa360_video_sdk::search_ads::auth::QUOTA_PROJECT_ENV,
         &["ads", "auth"],
         "The quota project sent as x-goog-user-project (else the credentials file's quota_project_id).",
     ),

@@ -127,7 +127,7 @@ fn one_line(text: &str) -> String {
 impl From<video_session::Error> for AppError {
     fn from(e: video_session::Error) -> Self {
         use video_session::Error as E;
-        // The facade's text names `HttpOptions` fields; say it with the flags
+        // The SDK's text names `HttpOptions` fields; say it with the flags
         // apictl has instead (the same as `apictl ads`).
         if let E::Transport(t) = &e {
             return transport(
@@ -192,7 +192,7 @@ impl From<video_session::Error> for AppError {
             _ => EXIT_ERROR,
         };
         let message = match &e {
-            // The facade names the wire field; say the flag the operator typed.
+            // The SDK names the wire field; say the flag the operator typed.
             E::Validation(v) => format!("{}: {}", flag_of(v.field), v.reason),
             _ => crate::wording::for_operator(&e.to_string()),
         };
@@ -231,7 +231,7 @@ fn flag_of(field: &str) -> String {
 impl From<search_ads::Error> for AppError {
     fn from(e: search_ads::Error) -> Self {
         use search_ads::Error as E;
-        // The facade's own text for these names `HttpOptions` fields; say it
+        // The SDK's own text for these names `HttpOptions` fields; say it
         // with the flags apictl has instead.
         match &e {
             E::Transport(t) => {

@@ -30,7 +30,7 @@ pub fn bytes(flag: &str, value: u64) -> AppResult<u64> {
 }
 
 /// `--timeout`, `--stall-timeout` and `--max-body`, the flags both `apictl ads`
-/// and `apictl video` have, over the facade's defaults.
+/// and `apictl video` have, over the SDK's defaults.
 pub fn common_http_options(
     timeout: Option<u64>,
     stall_timeout: Option<u64>,
@@ -49,7 +49,7 @@ pub fn common_http_options(
     Ok(options)
 }
 
-/// The video commands' limits over the facade's defaults.
+/// The video commands' limits over the SDK's defaults.
 pub fn video_http_options(args: &VideoLimitArgs) -> AppResult<HttpOptions> {
     common_http_options(args.timeout, args.stall_timeout, args.max_body)
 }

@@ -152,13 +152,13 @@ async fn run(cli: Cli, matches: &clap::ArgMatches) -> AppResult<u8> {
 }
 
 /// Logs to stderr: warnings only by default; `-v` info, `-vv` debug and
-/// `-vvv` trace for this tool and the facade. Each request's line (target
+/// `-vvv` trace for this tool and the SDK. Each request's line (target
 /// `api_request`, logged at DEBUG by `sa360_video_client_support::trace_exec`:
 /// service, method, origin, path, status, never a header or the query) shows
 /// from `-v` on. Other crates (HTTP internals) stay at warnings so no header
 /// can be logged.
 ///
-/// The facade's own warnings (a batch sent again after a transient failure)
+/// The SDK's own warnings (a batch sent again after a transient failure)
 /// are shown from `-v` on: they are worded for library users (they name
 /// `HttpOptions` settings), and the tool reports every outcome in its own
 /// words, with hints that name its flags.
@@ -169,7 +169,7 @@ fn init_tracing(verbose: u8) {
         2 => "debug",
         _ => "trace",
     };
-    let facade = if verbose == 0 { "error" } else { level };
+    let sdk = if verbose == 0 { "error" } else { level };
     let fakes = if verbose >= 3 { "info" } else { "off" };
     let requests = match verbose {
         0 => "warn",
@@ -177,7 +177,7 @@ fn init_tracing(verbose: u8) {
         _ => "trace",
     };
     let filter = format!(
-        "warn,apictl={level},sa360_video_sdk={facade},api_request={requests},sa360_video_client_support={level},sa360_video_fakes={fakes}"
+        "warn,apictl={level},sa360_video_sdk={sdk},api_request={requests},sa360_video_client_support={level},sa360_video_fakes={fakes}"
     );
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));

@@ -1,10 +1,10 @@
 //! Conversions as rows, read from CSV or JSON lines and written as either.
 //!
-//! A row is the facade's JSON form of a conversion (`Conversion` implements
+//! A row is the SDK's JSON form of a conversion (`Conversion` implements
 //! `Serialize` and `Deserialize` as the API's Conversion resource): the field
 //! names of [`Conversion::FIELDS`], ids and micros as digits, timestamps as
 //! epoch milliseconds, so a listing can be uploaded again. On input, ids and
-//! numbers may be JSON strings or numbers (the facade reads both) and
+//! numbers may be JSON strings or numbers (the SDK reads both) and
 //! timestamps may also be RFC 3339, which is turned into epoch milliseconds
 //! here. A CSV header names the fields and a row is the JSON object of its
 //! non-empty cells; the `customDimension` and `customMetric` cells hold JSON
@@ -80,7 +80,7 @@ pub fn check_csv_header(names: &mut [String]) -> Result<(), String> {
 }
 
 /// One CSV row from its cells (as many as `headers`): the JSON object of its
-/// non-empty cells, read by the facade.
+/// non-empty cells, read by the SDK.
 pub fn row_from_cells<'a>(
     line: u64,
     headers: &[String],
@@ -157,7 +157,7 @@ fn row_from_object(line: u64, mut object: Map<String, Value>, problem: Option<St
     }
 }
 
-/// The facade reads the object; RFC 3339 timestamps become epoch milliseconds first.
+/// The SDK reads the object; RFC 3339 timestamps become epoch milliseconds first.
 fn conversion_from_object(mut object: Map<String, Value>) -> Result<Conversion, String> {
     for name in TIMESTAMPS {
         let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());

@@ -35,7 +35,7 @@ impl StateDir {
         &self.dir
     }
 
-    /// A video login lockout store in this directory (the facade's
+    /// A video login lockout store in this directory (the SDK's
     /// [`FileStore`]: 0600, hashed account keys, a lock file beside it). Only
     /// the tour uses it, in its temporary directory; the commands use the
     /// per-user default every application shares ([`FileStore::per_user`]).

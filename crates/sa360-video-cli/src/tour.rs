@@ -10,8 +10,8 @@ use sa360_video_fakes::search_ads::IdMappingSize;
 use sa360_video_fakes::{FakeServices, SearchAdsFake};
 use sa360_video_sdk::http::BaseUrl;
 use sa360_video_sdk::search_ads::{
-    AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, ListOptions, ReportOptions,
-    SearchAdsClient, SegmentationId, StaticToken, WriteOptions,
+    AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, ListOptions, SearchAdsClient,
+    SegmentationId, StaticToken, WriteOptions, reporting::ReportOptions,
 };
 use sa360_video_sdk::video_session::{
     CallExperience, Camera, Credentials, Error as VideoError, Invitation, LockoutPolicy, Message,
@@ -398,7 +398,7 @@ async fn lockout(f: &Fixture) -> AppResult<()> {
         other.user_name.clone(),
         "not-the-password".to_owned(),
     )?;
-    // The facade's policy is the seed's rule; the tour shows it, it does not restate it.
+    // The SDK's policy is the seed's rule; the tour shows it, it does not restate it.
     let allowed = LockoutPolicy::SEED.max_failures;
     for attempt in 1..=allowed {
         match client.login(&credentials).send().await {

@@ -50,7 +50,7 @@ impl LockoutStoreArgs {
 /// The lockout store: Redis when `--lockout-store` (`APICTL_LOCKOUT_STORE`, or
 /// `lockout_store` in `[video]` of the config file, through [`LockoutStoreArgs::or_file`]) is
 /// given, in any form `RedisStore` accepts (standalone, TLS, Sentinel,
-/// Cluster), else the facade's default, the per-user file
+/// Cluster), else the SDK's default, the per-user file
 /// ([`FileStore::per_user`]) every application of the user on this host
 /// shares, so apictl and those applications keep one count per account. Says
 /// on stderr which Redis deployment it uses.

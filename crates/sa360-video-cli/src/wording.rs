@@ -1,9 +1,9 @@
-//! The facade's messages are worded for library users: they name Rust items
+//! The SDK's messages are worded for library users: they name Rust items
 //! (`set Conversion::conversion_id`, `ReportOptions::login_customer_id`).
 //! This says the same with the CSV column, JSON field or flag an operator of
 //! apictl types.
 
-/// Whole phrases of the facade and apictl's words for them.
+/// Whole phrases of the SDK and apictl's words for them.
 const PHRASES: &[(&str, &str)] = &[
     (
         "set ReportOptions::login_customer_id",
@@ -32,7 +32,7 @@ const PHRASES: &[(&str, &str)] = &[
     ),
 ];
 
-/// `text` with the facade's Rust items replaced by what an operator types:
+/// `text` with the SDK's Rust items replaced by what an operator types:
 /// `set Conversion::conversion_id` becomes `fill the column conversionId` (the
 /// CSV column and JSON-lines field of `apictl ads conversions upload`).
 pub fn for_operator(text: &str) -> String {

@@ -1,5 +1,5 @@
 //! `apictl` against a hostile server (`test_support::HostileServer`, the one
-//! the facade's hostile test uses): every `apictl ads` command, `apictl video
+//! the SDK's hostile test uses): every `apictl ads` command, `apictl video
 //! login` and `apictl video invite` face a 10 GiB body (announced, and endless), a body of
 //! one byte per second, an HTML 200 and an empty 200. Each run ends with exit
 //! 1 or 2, a message that says what happened and a hint that names a flag, in
@@ -392,7 +392,7 @@ async fn every_command_ends_hostile_answers_clearly_in_bounded_memory_and_time()
                     after.iter().any(|f| f == "upload.csv.journal"),
                     "{name} {answer:?}: no journal for --resume; new files {after:?}"
                 );
-                // Nothing on stderr (messages, hints, the facade's retry warnings) names a
+                // Nothing on stderr (messages, hints, the SDK's retry warnings) names a
                 // library setting the CLI user cannot reach.
                 assert!(
                     run.stderr.contains("--resume") && !run.stderr.contains("HttpOptions"),

@@ -1,4 +1,4 @@
-//! The runtime shared by the generated client crates (and the facade).
+//! The runtime shared by the generated client crates (and the SDK).
 //!
 //! One place for the transport rules every HTTP client of this workspace follows:
 //!

@@ -1,7 +1,7 @@
 //! The default timeouts of every HTTP client in the workspace, in one place.
 //!
 //! The generated clients' [`http_client_builder`](crate::http_client_builder),
-//! [`BodyLimits::default`](crate::BodyLimits) and the facade's `HttpOptions`
+//! [`BodyLimits::default`](crate::BodyLimits) and the SDK's `HttpOptions`
 //! all start from these values; change them here only.
 //!
 //! ```
@@ -24,5 +24,5 @@ pub const ATTEMPT: Duration = Duration::from_secs(30);
 pub const STALL: Duration = Duration::from_secs(30);
 
 /// Longest time one call may take across all its attempts and the waits
-/// between them (the facade's overall deadline).
+/// between them (the SDK's overall deadline).
 pub const DEADLINE: Duration = Duration::from_secs(300);

@@ -17,8 +17,9 @@
 use std::collections::BTreeMap;
 
 use futures::TryStreamExt;
+use sa360_video_sdk::search_ads::reporting::IdLookup;
 use sa360_video_sdk::search_ads::{
-    AdvertiserId, AgencyId, DefaultCredentials, EngineAccountId, IdLookup, SearchAdsClient,
+    AdvertiserId, AgencyId, DefaultCredentials, EngineAccountId, SearchAdsClient,
 };
 
 #[tokio::main]

@@ -14,13 +14,13 @@
 //! # One call style
 //!
 //! Every operation is a method on its client that returns a request builder named after it
-//! ([`ConversionReportRequest`](search_ads::ConversionReportRequest),
+//! ([`ConversionReportRequest`](search_ads::reporting::ConversionReportRequest),
 //! [`WriteRequest`](search_ads::WriteRequest), ...). Required inputs are the method's
 //! arguments; per-call options are setters on the builder, named after the option and never
 //! fallible; `.send().await` returns one answer and `.stream()` returns a stream (an invalid
 //! input is then its first and only item, before anything is sent). Client-wide defaults are
 //! setters on the client builder, checked by `build()`. Option structs
-//! ([`ReportOptions`](search_ads::ReportOptions), [`WriteOptions`](search_ads::WriteOptions),
+//! ([`ReportOptions`](search_ads::reporting::ReportOptions), [`WriteOptions`](search_ads::WriteOptions),
 //! ...) are `#[non_exhaustive]` with public fields and setters of the same names:
 //! `ReportOptions::default().page_size(5_000)`. Every error of the search ads client, including
 //! a refused input such as an unparsable id, is a [`search_ads::Error`].
@@ -30,7 +30,7 @@
 //!
 //! - `service-account` (off by default): `search_ads::ServiceAccount`, Google's
 //!   service-account key files, through the `gcp_auth` crate (it signs the
-//!   assertion; the facade exchanges it). Without it every other credential
+//!   assertion; the SDK exchanges it). Without it every other credential
 //!   below still works, and the build skips `gcp_auth` (about 45 s of CPU on a clean build, SA-25).
 //! - `redis` (off by default): `video_session::RedisStore`, the lockout store that replicas
 //!   share on a Redis server (standalone, Sentinel or Cluster, TLS with `rediss://`).
@@ -38,7 +38,7 @@
 //!   against its country's numbering plan with libphonenumber's data (the `phonenumber`
 //!   crate) and sends it in E.164; without it only the shape (6 to 15 digits) is checked.
 //! - `test-util` (off by default): test seams for an application's own tests,
-//!   `video_session::ManualClock` and `search_ads::ConversionReportRequest::today`; for
+//!   `video_session::ManualClock` and `search_ads::reporting::ConversionReportRequest::today`; for
 //!   `[dev-dependencies]` only.
 //!
 //! On docs.rs every feature is on, and each item that needs one says which.
@@ -87,7 +87,7 @@
 //!
 //! The sources one by one: [`AuthorizedUser`](search_ads::AuthorizedUser) (client id,
 //! secret, refresh token, or an `authorized_user` file),
-//! [`installed`](search_ads::installed) (the installed-app flow with PKCE and a
+//! [`installed`](search_ads::auth::installed) (the installed-app flow with PKCE and a
 //! loopback redirect, which gives that refresh token; `apictl auth login` runs it),
 //! `ServiceAccount`, [`MetadataServer`](search_ads::MetadataServer), a fixed
 //! [`StaticToken`](search_ads::StaticToken), or a [`TokenSource`](search_ads::TokenSource)
@@ -195,11 +195,11 @@
 //!
 //! What differs: the account is the new customer id (ten digits) instead of agency / advertiser /
 //! engine account, campaign and ad-group ids are the new platform's (an
-//! [`IdLookup`](search_ads::IdLookup) built from the ID-mapping file translates legacy ones and
+//! [`IdLookup`](search_ads::reporting::IdLookup) built from the ID-mapping file translates legacy ones and
 //! names any it does not know), only the last 60 days are served, and fields v0 does not have
 //! stay `None` (the list is in [`search_ads::reporting::mapping`]). A client account reached
 //! through a manager needs
-//! [`login_customer_id`](search_ads::ConversionReportRequest::login_customer_id).
+//! [`login_customer_id`](search_ads::reporting::ConversionReportRequest::login_customer_id).
 //!
 //! ```
 //! use chrono::Days;
@@ -346,12 +346,12 @@
 //!
 //! Option structs ([`HttpOptions`](http::HttpOptions), [`RetryPolicy`](search_ads::RetryPolicy),
 //! [`ListOptions`](search_ads::ListOptions), [`WriteOptions`](search_ads::WriteOptions),
-//! [`ReportOptions`](search_ads::ReportOptions), [`ReportFilters`](search_ads::ReportFilters),
+//! [`ReportOptions`](search_ads::reporting::ReportOptions), [`ReportFilters`](search_ads::reporting::ReportFilters),
 //! [`LockoutPolicy`](video_session::LockoutPolicy)) are `#[non_exhaustive]`: start from
 //! `default()` and chain the setters. Enums that will grow are `#[non_exhaustive]` too
 //! ([`Outcome`](search_ads::Outcome) — decide with `is_stored` / `is_definite` —,
-//! [`ConversionStatus`](search_ads::ConversionStatus), [`search_ads::Error`], the open value enums
-//! of [`search_ads::values`], ...); a `match` on them needs a wildcard arm.
+//! [`ConversionStatus`](search_ads::reporting::ConversionStatus), [`search_ads::Error`], the open value enums
+//! such as [`Channel`](search_ads::Channel), ...); a `match` on them needs a wildcard arm.
 //! [`Resolution`](video_session::Resolution) and [`Hold`](video_session::Hold) stay exhaustive on
 //! purpose: a lockout store must handle each of them.
 //!

@@ -1,5 +1,5 @@
 //! No answer, however large, slow or malformed, exhausts memory or hangs: a
-//! hostile server answers every call of both facades with a 10 GiB
+//! hostile server answers every call of both clients with a 10 GiB
 //! body (announced, and endless without a length), a body of one byte per
 //! second, an HTML page and an empty body. Each call ends with a clear error
 //! within the configured limits, the process's peak memory stays within

@@ -5,7 +5,7 @@
 //! - [`ClosedPort`]: a loopback port that refuses connections for as long as the test needs it.
 //! - [`loopback`]: tiny servers for client tests ([`one_shot_http`], [`garbage_server`]).
 //! - [`HostileServer`]: an HTTP server whose every answer is hostile (10 GiB, 1 byte/s, HTML,
-//!   empty), for the facade's and the CLI's limit tests.
+//!   empty), for the SDK's and the CLI's limit tests.
 //! - [`run_measured`]: runs a child process and reports its own peak resident set.
 //! - [`RedisServer`]: a `redis-server` of the test's own on a loopback port; [`RedisOptions`] for a
 //!   fixed port, an append-only file, a replica, TLS, an ACL user, a cluster node; kill -9, restart

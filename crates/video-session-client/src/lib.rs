@@ -49,7 +49,7 @@ mod context;
 mod hooks;
 
 /// The hook traits, for a caller that builds one of these requests by hand and sends it as the
-/// generated builder does (the facade's login: its URL parsed once per client).
+/// generated builder does (the SDK's login: its URL parsed once per client).
 #[doc(hidden)]
 pub mod __glue {
     pub use progenitor_client::{ClientHooks, ClientInfo, OperationInfo};

@@ -1,12 +1,12 @@
 //! Rule `foreign-types`: no type of the HTTP stack or of the generated clients in
-//! the facade's public API (a signature, variant, field, re-export or trait impl).
+//! the SDK's public API (a signature, variant, field, re-export or trait impl).
 //!
-//! It reads the facade's rustdoc JSON (`cargo rustdoc -p sa360-video-sdk --all-features --
+//! It reads the SDK's rustdoc JSON (`cargo rustdoc -p sa360-video-sdk --all-features --
 //! --output-format json`, an unstable rustdoc output: `RUSTC_BOOTSTRAP=1` lets the
-//! stable toolchain write it). Every item of the facade that rustdoc documents is
+//! stable toolchain write it). Every item of the SDK that rustdoc documents is
 //! public; each one's description is searched for a reference (an `id`) to an item
 //! of a crate in [`FORBIDDEN`]. Blanket and auto-trait impls that rustdoc adds
-//! (`impl<T> From<T> for T`, `Send`) are not the facade's API and are skipped.
+//! (`impl<T> From<T> for T`, `Send`) are not the SDK's API and are skipped.
 //! The JSON is read as untyped values, so a new rustdoc format version does not
 //! break the rule unless it renames `index`, `paths`, `external_crates` or `id`.
 
@@ -15,7 +15,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-/// Crates whose types must not appear in the facade's public API: a change of
+/// Crates whose types must not appear in the SDK's public API: a change of
 /// theirs (a new major version, a regenerated client) would break our users.
 pub const FORBIDDEN: &[&str] = &[
     "reqwest",
@@ -42,14 +42,14 @@ impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}: public {} refers to `{}`; the facade's API must not expose the HTTP stack or \
-             the generated clients (wrap it in a facade type)",
+            "{}: public {} refers to `{}`; the SDK's API must not expose the HTTP stack or \
+             the generated clients (wrap it in an SDK type)",
             self.location, self.item, self.foreign
         )
     }
 }
 
-/// The violations in a rustdoc JSON document of the facade.
+/// The violations in a rustdoc JSON document of the SDK.
 pub fn check(doc: &Value) -> Result<Vec<Violation>, String> {
     let index = doc
         .get("index")
@@ -174,12 +174,12 @@ mod tests {
 
     use super::*;
 
-    /// A facade with one clean function and one variant that holds `reqwest::Error`.
+    /// An SDK with one clean function and one variant that holds `reqwest::Error`.
     fn doc(variant_type_id: u64) -> Value {
         json!({
             "root": 0,
             "index": {
-                "0": {"crate_id": 0, "name": "facade", "inner": {"module": {"items": [1, 2]}}},
+                "0": {"crate_id": 0, "name": "SDK", "inner": {"module": {"items": [1, 2]}}},
                 "1": {"crate_id": 0, "name": "Transport", "inner": {"variant": {"kind": {"tuple": [3]}}}},
                 "3": {"crate_id": 0, "name": "0", "span": {"filename": "src/error.rs", "begin": [7, 15]}, "inner": {"struct_field": {"resolved_path": {"path": "Error", "id": variant_type_id, "args": null}}}},
                 "2": {"crate_id": 0, "name": "send", "inner": {"function": {"sig": {"output": {"resolved_path": {"path": "String", "id": 20}}}}}},
@@ -189,7 +189,7 @@ mod tests {
             "paths": {
                 "10": {"crate_id": 5, "path": ["reqwest", "error", "Error"], "kind": "struct"},
                 "20": {"crate_id": 1, "path": ["alloc", "string", "String"], "kind": "struct"},
-                "30": {"crate_id": 0, "path": ["facade", "http", "TransportError"], "kind": "struct"}
+                "30": {"crate_id": 0, "path": ["SDK", "http", "TransportError"], "kind": "struct"}
             },
             "external_crates": {"1": {"name": "alloc"}, "5": {"name": "reqwest"}}
         })

@@ -1,14 +1,17 @@
-//! `cargo xtask api`: rules on the facade's public surface and module layout.
+//! `cargo xtask api`: rules on the SDK's public surface and module layout.
 //!
 //! - [`foreign_types`] (`--rule foreign-types`): no type of reqwest, http, hyper,
-//!   progenitor-client or a generated client in the facade's public API, read
+//!   progenitor-client or a generated client in the SDK's public API, read
 //!   from its rustdoc JSON.
+//! - [`one_path`] (`--rule one-path`): each public item of the SDK has one public path,
+//!   from the same JSON.
 //! - [`module_graph`] (`--rule module-cycles`): in no crate of the workspace
 //!   (every target of every member package, from `cargo metadata`) does a module
 //!   import from a module that imports it.
 
 pub mod foreign_types;
 pub mod module_graph;
+pub mod one_path;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -20,7 +23,7 @@ use crate::Workspace;
 /// Arguments of `cargo xtask api`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct Args {
-    /// Run only this rule (default: both).
+    /// Run only this rule (default: all).
     #[arg(long, value_enum)]
     pub rule: Option<Rule>,
 }
@@ -28,8 +31,10 @@ pub struct Args {
 /// The rules of `cargo xtask api`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Rule {
-    /// No foreign type in the facade's public API.
+    /// No foreign type in the SDK's public API.
     ForeignTypes,
+    /// One public path per public item of the SDK.
+    OnePath,
     /// No import cycle between the modules of any crate of the workspace.
     ModuleCycles,
 }
@@ -60,18 +65,36 @@ pub fn run(ws: &Workspace, args: &Args) -> anyhow::Result<ExitCode> {
         );
         failed |= found > 0;
     }
-    if args.rule.is_none_or(|r| r == Rule::ForeignTypes) {
-        let json = facade_rustdoc_json(ws)?;
+    let json_rules = [Rule::ForeignTypes, Rule::OnePath];
+    if args.rule.is_none_or(|r| json_rules.contains(&r)) {
+        let json = sdk_rustdoc_json(ws)?;
         let doc: serde_json::Value = serde_json::from_slice(
             &std::fs::read(&json).with_context(|| format!("reading {}", json.display()))?,
         )
         .with_context(|| format!("parsing {}", json.display()))?;
-        let found = foreign_types::check(&doc).map_err(anyhow::Error::msg)?;
-        for v in &found {
-            eprintln!("foreign-types: {v}");
+        if args.rule.is_none_or(|r| r == Rule::ForeignTypes) {
+            let found = foreign_types::check(&doc).map_err(anyhow::Error::msg)?;
+            for v in &found {
+                eprintln!("foreign-types: {v}");
+            }
+            println!("foreign-types: {} violation(s)", found.len());
+            failed |= !found.is_empty();
         }
-        println!("foreign-types: {} violation(s)", found.len());
-        failed |= !found.is_empty();
+        if args.rule.is_none_or(|r| r == Rule::OnePath) {
+            let found = one_path::check(&doc).map_err(anyhow::Error::msg)?;
+            for paths in &found {
+                eprintln!(
+                    "one-path: one item, {} public paths: {} (make a module private or drop a re-export)",
+                    paths.len(),
+                    paths.join(", ")
+                );
+            }
+            println!(
+                "one-path: {} item(s) with more than one public path",
+                found.len()
+            );
+            failed |= !found.is_empty();
+        }
     }
     Ok(if failed {
         ExitCode::FAILURE
@@ -103,12 +126,12 @@ fn cargo_metadata(ws: &Workspace) -> anyhow::Result<serde_json::Value> {
     serde_json::from_slice(&output.stdout).context("reading cargo metadata's JSON")
 }
 
-/// Writes the facade's rustdoc JSON (all features) and returns its path.
+/// Writes the SDK's rustdoc JSON (all features) and returns its path.
 ///
 /// The JSON output is unstable in rustdoc; `RUSTC_BOOTSTRAP=1` lets the stable
 /// toolchain write it. It builds in its own target directory
 /// (`target/api-json`), so the flag does not invalidate the main build.
-fn facade_rustdoc_json(ws: &Workspace) -> anyhow::Result<PathBuf> {
+fn sdk_rustdoc_json(ws: &Workspace) -> anyhow::Result<PathBuf> {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map_or_else(|| ws.root.join("target"), PathBuf::from)
         .join("api-json");

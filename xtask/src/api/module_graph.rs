@@ -183,7 +183,7 @@ pub fn display(module: &str) -> &str {
 /// A crate of the workspace: a name (`package (kind name)`) and its root file.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct CrateRoot {
-    /// `facade (lib)`, `cli (bin apictl)`, `facade (test it)`, ...
+    /// `SDK (lib)`, `cli (bin apictl)`, `SDK (test it)`, ...
     pub name: String,
     /// The root file of the crate.
     pub root: std::path::PathBuf,
@@ -582,14 +582,14 @@ mod tests {
         assert!(graph.edges["a"].contains("a::b"));
     }
 
-    fn facade_cycles() -> Vec<Vec<Module>> {
+    fn sdk_cycles() -> Vec<Vec<Module>> {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/sa360-video-sdk/src");
-        cycles(&read(&src).expect("the facade's sources"))
+        cycles(&read(&src).expect("the SDK's sources"))
     }
 
     #[test]
-    fn the_facade_has_no_cycle_outside_search_ads() {
-        let outside: Vec<_> = facade_cycles()
+    fn the_sdk_has_no_cycle_outside_search_ads() {
+        let outside: Vec<_> = sdk_cycles()
             .into_iter()
             .filter(|c| !c.iter().all(|m| m.starts_with("search_ads")))
             .collect();
@@ -597,8 +597,8 @@ mod tests {
     }
 
     #[test]
-    fn the_facade_has_no_cycle_at_all() {
-        assert_eq!(facade_cycles(), Vec::<Vec<Module>>::new());
+    fn the_sdk_has_no_cycle_at_all() {
+        assert_eq!(sdk_cycles(), Vec::<Vec<Module>>::new());
     }
 
     #[test]

@@ -1,54 +1,13 @@
-//! `cargo xtask diff`: what a spec change means for the people who depend on
-//! the generated crates and the facade.
+//! `cargo xtask diff`: what a spec change means for those who depend on the generated crates
+//! and the SDK. CONTRIBUTING.md ("Reviewing a spec change") is the reference: the arguments, the
+//! exit status, the two verdicts (*wire*, from the table in [`rules`], the changes found by
+//! [`compare`]; *rust-api*, both sides generated and compared by [`rust_api`], each breaking
+//! item tied to its change by [`attribute`]) and the formats ([`render`]).
 //!
-//! It compares either every configured spec between a base git revision and
-//! the working tree, or any pair of OpenAPI 3.0 documents (`--old PATH` or
-//! `--old REV:PATH`, `--new PATH`), and lists
-//!
-//! * the changes per operation and schema, each with two verdicts:
-//!   - *wire*: whether clients and/or servers deployed against the base stop
-//!     working (`none`, `clients`, `servers`, `both`; oasdiff's notion), from
-//!     the table in [`rules`] ([`compare`] finds the changes); a change that
-//!     may break, depending on values nobody can check here, is a *warning*
-//!     (wire `none`);
-//!   - *rust-api*: whether code written against the generated crate stops
-//!     compiling, naming the generated item and how it changes: both sides
-//!     are generated with progenitor and compared ([`rust_api`]), and each
-//!     breaking item is tied to the change it comes from ([`attribute`]);
-//! * the whole generated Rust API change: types, fields, variants and
-//!   `Client` methods added, removed or changed;
-//! * the parts of either document the tolerant reader
-//!   ([`crate::openapi::read()`]) could not understand, with their JSON
-//!   pointers (the rest is still compared).
-//!
-//! Output is text, Markdown (to paste into a pull request, or with
-//! `--comment` the exact body of the pull-request comment) or JSON
-//! ([`render`]).
-//!
-//! # Exit status
-//!
-//! * 0: nothing breaking (for the verdict chosen with `--fail-on`);
-//! * 1: a breaking change (`--fail-on wire|wire-clients|wire-servers|rust-api|any`,
-//!   default `wire`; `--allow-breaking` turns it into 0);
-//! * 2: the documents could not be compared (a file or revision that does
-//!   not exist, a text that is not an OpenAPI 3.0 document, bad arguments).
-//!
-//! # Why not `drift`
-//!
-//! Oxide's `drift` 0.2 (`drift::compare(&Value, &Value)`) was evaluated. It
-//! pairs operations and parameters, follows `$ref`s, guards cycles and knows
-//! request vs response, but everything this command must report beyond that
-//! is `Unhandled` or absent: enum narrowing/widening, format and bound changes
-//! (every string/integer/number difference is an opaque "schema changed"),
-//! properties added/removed and `required` changes (one opaque "object
-//! properties changed" without names), nullability (not reported at all
-//! unless inside an `allOf` wrapper, where it counts as trivial metadata),
-//! operationId renames (operations are keyed by path only), operation and
-//! parameter deprecation, and security requirements. It also panics
-//! (`assert!`/`todo!`) when a media type is added to or removed from a body.
-//! Building on it would have meant re-deriving every one of those cases from
-//! its JSON paths; the comparer here is written directly over the
-//! `openapiv3` 2.x types instead, with the classification in one table.
+//! Oxide's `drift` 0.2 was evaluated and left: it reports enum, format, bound, property,
+//! `required`, nullability, operationId, deprecation and security changes as `Unhandled` or not
+//! at all, and panics when a body's media type is added or removed; the comparer is written over
+//! the `openapiv3` 2.x types instead, with the classification in one table.
 
 pub mod attribute;
 pub mod compare;

@@ -1,49 +1,10 @@
-//! Text, Markdown and JSON renderings of a [`Report`].
+//! Text, Markdown and JSON renderings of a [`Report`]. The JSON schema is stable (keys in
+//! alphabetical order) and documented in CONTRIBUTING.md ("Reviewing a spec change"); `kind` is a
+//! rule id of [`super::rules::RULES`].
 //!
-//! The JSON schema is stable (keys are emitted in alphabetical order):
-//!
-//! ```json
-//! {
-//!   "base": "merge base with main (1a2b3c4d5e6f)",
-//!   "breaking": true,
-//!   "rust_api_breaking": true,
-//!   "changes": [
-//!     {"kind": "operation-removed", "level": "breaking",
-//!      "location": "#/paths/~1conversion/post", "message": "…",
-//!      "rust_api": [{"change": "removed", "details": [],
-//!                    "item": "Client::conversion_insert", "kind": "method"}],
-//!      "spec": "search-ads", "subject": "operation `conversionInsert` (POST /conversion)",
-//!      "wire": "clients"}
-//!   ],
-//!   "rust_api": [
-//!     {"breaks": true, "change": "removed", "details": [],
-//!      "item": "Client::conversion_insert", "kind": "method", "spec": "search-ads"}
-//!   ],
-//!   "rust_api_unattributed": [],
-//!   "rust_api_unavailable": [{"breaks": false, "message": "…", "side": "base",
-//!                             "spec": "…"}],
-//!   "warnings": [{"message": "…", "pointer": "#/paths/…", "side": "base",
-//!                 "spec": "…"}]
-//! }
-//! ```
-//!
-//! `warnings` are the parts of a document the tolerant reader could not
-//! understand and left out of the comparison (`side` is `base` or `new`).
-//!
-//! [`comment`] is the body of the pull-request comment: the Markdown report
-//! after a hidden [`COMMENT_MARKER`] line (the workflow finds its earlier
-//! comment by it), cut to [`COMMENT_MAX_CHARS`].
-//!
-//! Each change carries both verdicts: `wire` is `none`, `clients`, `servers`
-//! or `both` (who breaks on the wire), with `level` `breaking`, `warning`
-//! (wire `none`, but check by hand) or `info`; `rust_api` is `null` when code
-//! using the generated crate still compiles, else the generated items that
-//! break and how. `breaking` and `rust_api_breaking` are the totals (the
-//! latter is also `true` when the new spec could not be generated while the
-//! base could: `rust_api_unavailable` says which side did not, and why).
-//! `kind` is a rule id of [`super::rules::RULES`]; `change` is `added`,
-//! `removed` or `changed`; `rust_api_unattributed` lists breaking items no
-//! change claims.
+//! [`comment`] is the body of the pull-request comment: the Markdown report after a hidden
+//! [`COMMENT_MARKER`] line (the workflow finds its earlier comment by it), cut to
+//! [`COMMENT_MAX_CHARS`].
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -1,72 +1,14 @@
-//! The classification table of `cargo xtask diff`: every kind of change the
-//! comparer reports, with its *wire* class in a request and in a response,
-//! and its *rust-api* class: what it typically does to the generated crate
-//! ([`RustApiClass`]). The rust-api verdict of a change is computed, not
-//! looked up (both sides are generated and compared, see
-//! [`super::rust_api`]); the class documents it, and the ground-truth test
-//! holds the two together (a fixture whose changes are all rust-api `none`
-//! must compile against the new crate; one whose base usage fails to compile
-//! must have a change that breaks or may break). [`markdown_table`] is the
-//! table in CONTRIBUTING.md (a test fails when they differ).
+//! The classification table of `cargo xtask diff`: every kind of change the comparer reports,
+//! with its *wire* class in a request and in a response and its *rust-api* class
+//! ([`RustApiClass`]: what it typically does to the generated crate; the verdict itself is
+//! computed by [`super::rust_api`], and the ground-truth test holds the two together).
+//! CONTRIBUTING.md ("Reviewing a spec change", "Wire classes") says how a change is classed,
+//! as strict as oasdiff and no stricter (scored by `xtask/tests/it/oasdiff_corpus.rs`);
+//! [`markdown_table`] is its rule table (a test fails when they differ).
 //!
-//! # How a change is classed on the wire
-//!
-//! A change is judged by who it can break when only one side upgrades, with
-//! oasdiff's notion of breaking (as strict as oasdiff and no stricter,
-//! scored by `xtask/tests/it/oasdiff_corpus.rs`):
-//!
-//! * **breaking for clients**: a client deployed against the base stops
-//!   working against the new spec: a request it sends becomes invalid, or a
-//!   response it receives is no longer what it expects.
-//! * **breaking for servers**: a server implemented from the base no longer
-//!   conforms to the new spec: it rejects a request the new spec allows
-//!   (widened request), or sends a response the new spec forbids or omits
-//!   something the new spec requires (narrowed response). For this project the
-//!   "server" is the real service (which the spec must describe truthfully)
-//!   and `sa360-video-fakes`, which must be updated with the spec.
-//! * **compatible**: neither; additions nobody is obliged to use (a new
-//!   operation, an optional parameter or property) and deprecations.
-//! * **warning**: compatible on the wire, but may break some clients
-//!   depending on values or habits nobody can check here (a changed
-//!   `pattern`, tightened security, a request parameter removed); oasdiff's
-//!   warning level and some of its info level.
-//!
-//! Direction matters. Data flows client → server in a *request* (parameters,
-//! request bodies) and server → client in a *response*, so the same schema
-//! edit swaps its class with the direction:
-//!
-//! | edit | in a request | in a response |
-//! |---|---|---|
-//! | narrowed (enum value removed, tighter bound, format added, now required, nullable removed) | breaking for clients | breaking for servers |
-//! | widened (enum value added, looser bound, format removed, now optional, nullable added) | breaking for servers | breaking for clients |
-//!
-//! A component schema used in both directions gets both classes (e.g. an enum
-//! value removed from `InvitationType`, which is in the request and the
-//! response, is breaking for clients *and* servers).
-//!
-//! Two deliberate exceptions to "widened request = breaking for servers":
-//! a new *optional* parameter or property is compatible (a server built on the
-//! base ignores it, and no client must send it), unless the object is closed
-//! (`additionalProperties: false`), where the old server rejects it.
-//!
-//! Renames that keep the wire format (operationId, a path parameter's name, a
-//! component schema's name, `$ref` ↔ inline) are compatible on the wire; the
-//! rust-api verdict reports the generated method, setter or type they rename.
-//!
-//! Two places where the direction is not the obvious one:
-//!
-//! * a `readOnly` property travels only in responses and a `writeOnly` one
-//!   only in requests, so each is compared in that direction only;
-//! * inside a callback the API provider sends the request and the consumer
-//!   answers: the callback's request is judged like a response and its
-//!   response like a request, and a class found at operation level has
-//!   clients and servers swapped ([`Class::swapped`]).
-//!
-//! # Where it lives
-//!
-//! [`RULES`] is the single table; [`Rule::class`] is the only place a class is
-//! decided (a callback's swap is applied to its result). Each rule has a fixture case in `compare/tests.rs` (a test
-//! fails if a rule has none).
+//! [`RULES`] is the single table; [`Rule::class`] is the only place a class is decided (a
+//! callback's swap, [`Class::swapped`], is applied to its result). Each rule has a fixture case
+//! in `compare/tests.rs` (a test fails if a rule has none).
 
 use std::fmt;
 
@@ -624,7 +566,8 @@ rules! {
         RustApiClass::May("enum variants or struct fields may change"),
         "more values are valid; in a response old clients that decode by the members they know \
          usually still do (oasdiff: info)";
-    /// A parameter's `default` added, removed or changed.
+    /// A parameter's `default` added, removed or changed, inline or on the component schema
+    /// its schema references.
     PARAMETER_DEFAULT_CHANGED = "parameter-default-changed", Always(Clients),
         RustApiClass::None(""),
         "an omitted parameter now means something else to the server";

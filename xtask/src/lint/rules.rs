@@ -34,9 +34,9 @@ pub struct Rule {
 }
 
 macro_rules! rules {
-    ($($(#[$doc:meta])* $name:ident = $id:literal, $kind:ident, $what:literal, $why:literal, $reason:literal;)*) => {
+    ($($name:ident = $id:literal, $kind:ident, $what:literal, $why:literal, $reason:literal;)*) => {
         $(
-            $(#[$doc])*
+            #[doc = concat!("`", $id, "`: ", $what, " (", $why, ").")]
             pub const $name: Rule = Rule {
                 id: $id,
                 kind: Kind::$kind,
@@ -51,94 +51,74 @@ macro_rules! rules {
 }
 
 rules! {
-    /// `openapi` is not `3.0.x`.
     OPENAPI_VERSION = "openapi-version", Generation,
         "`openapi: 3.0.x`",
         "progenitor rejects 3.1",
         "progenitor 0.15 only accepts OpenAPI 3.0.x documents";
-    /// An operation without `operationId`.
     OPERATION_ID_MISSING = "operation-id-missing", Generation,
         "every operation has an `operationId`",
         "progenitor names methods and types after it and refuses specs without one",
         "progenitor rejects operations without an operationId (it names the method)";
-    /// Two operations with the same `operationId`.
     OPERATION_ID_DUPLICATE = "operation-id-duplicate", Generation,
         "… and it is unique",
         "method and type names would clash; progenitor refuses it",
         "progenitor rejects duplicate operationIds (method and type names would clash)";
-    /// `default` response beside a 2xx response of another type.
     DEFAULT_WITH_TYPED_2XX = "default-with-typed-2xx", Generation,
         "no `default` response beside a typed 2xx",
         "progenitor counts `default` as success and error and panics",
         "progenitor counts `default` as both success and error, so a differently-typed 2xx makes it panic; use 4XX/5XX";
-    /// Error responses with more than one body type.
     ERROR_SCHEMAS_MULTIPLE = "error-schemas-multiple", Generation,
         "one schema for all error responses of an operation",
         "progenitor supports one error type per operation and panics on more",
         "progenitor supports one error body type per operation and panics otherwise";
-    /// Success responses with more than one body type.
     SUCCESS_SCHEMAS_MULTIPLE = "success-schemas-multiple", Generation,
         "one schema for all 2xx responses of an operation",
         "same, for success bodies",
         "progenitor supports one 2xx body type per operation (an empty body counts as a type) and panics otherwise";
-    /// A request body with more than one media type.
     REQUEST_MEDIA_TYPES_MULTIPLE = "request-media-types-multiple", Generation,
         "at most one request media type",
         "progenitor panics (\"more media types than expected\")",
         "progenitor panics (todo!) on a requestBody with more than one media type";
-    /// `additionalProperties: false` on a schema reachable from a response.
     RESPONSE_ADDITIONAL_PROPERTIES_FALSE = "response-additional-properties-false", Generation,
         "no `additionalProperties: false` on a schema reachable from a response",
         "it becomes `deny_unknown_fields`; a new server field would break every client",
         "becomes #[serde(deny_unknown_fields)]: a field added by the server breaks deserialization";
-    /// A component schema without `description`.
     COMPONENT_SCHEMA_DESCRIPTION = "component-schema-description", Generation,
         "every component schema has a description",
         "the descriptions become the generated docs",
         "the generated type gets no doc comment";
-    /// A `{type: string, format: int64}` schema that the `I64String`
-    /// conversion cannot match (only for specs with `int64_strings`).
     INT64_STRING_UNCONVERTED = "int64-string-unconverted", Generation,
         "`{type: string, format: int64}` carries no other keyword (search ads)",
         "an extra keyword defeats the `I64String` conversion and leaves a plain `String`",
         "extra keywords defeat the exact-match I64String conversion, leaving a plain String";
-    /// An operationId that is not lowerCamelCase.
     OPERATION_ID_STYLE = "operation-id-style", Review,
         "operationIds are lowerCamelCase",
         "they name the generated methods and types; one style keeps those predictable and collision-free",
         "operationIds name the generated methods and types; one style (lowerCamelCase) keeps them predictable and collision-free after snake_casing";
-    /// An operation without `summary`.
     OPERATION_SUMMARY = "operation-summary", Review,
         "every operation has a `summary`",
         "it is the first line of the generated method's docs",
         "the summary is the first line of the generated method's documentation";
-    /// An operation without a tag, or with a tag not declared at the top level.
     OPERATION_TAG = "operation-tag", Review,
         "every operation has a tag, declared in the top-level `tags`",
         "tags group operations in the docs and the inventory; an undeclared tag is a typo",
         "tags group the operations in the docs and the inventory; an undeclared tag is a typo";
-    /// An operation without a 4xx/5xx (or `default`) response.
     OPERATION_ERROR_RESPONSE = "operation-error-response", Review,
         "every operation has a 4xx/5xx (or `default`) response",
         "otherwise every error reaches callers as an untyped `Error::UnexpectedResponse`",
         "without one, every error reaches callers as an untyped Error::UnexpectedResponse";
-    /// A parameter without `description`.
     PARAMETER_DESCRIPTION = "parameter-description", Review,
         "every parameter has a description",
         "it documents the argument in the generated method's docs",
         "it documents the argument in the generated method's docs";
-    /// A schema property without `description` (a `$ref`, possibly in a
-    /// wrapper, is described by its target).
     PROPERTY_DESCRIPTION = "property-description", Review,
         "every property has a description (a `$ref`, bare or in a one-member `allOf`, is described by its target)",
         "it becomes the generated field's doc comment",
         "it becomes the generated field's doc comment";
-    /// An `enum` without `type`.
     ENUM_TYPED = "enum-typed", Review,
         "every `enum` has a `type`",
         "the type decides the Rust type (string enum → Rust enum, integer enum → validated newtype)",
         "the type decides the generated Rust type (string enum, validated integer newtype); untyped values may mix JSON types";
-    /// A component nothing refers to (directly or through other components).
     COMPONENT_UNUSED = "component-unused", Review,
         "every component is referenced (schemas, parameters, responses, request bodies, headers, security schemes)",
         "dead definitions go unreviewed, and unused schemas still become public Rust types",

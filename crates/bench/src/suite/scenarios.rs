@@ -334,7 +334,7 @@ scenarios! {
             "the same loop with {REPORT_CHUNK_DAYS}-day queries (the widest one query may span, SR-13) and `pageSize` {REPORT_PAGE_SIZE} (the largest)"
         ),
         facade: || {
-            let d = sa360_video_sdk::search_ads::ReportOptions::default();
+            let d = sa360_video_sdk::search_ads::reporting::ReportOptions::default();
             format!(
                 "`conversion_report` with `ReportOptions::default()` (page size {}, {}-day shards, {} in flight)",
                 d.page_size, d.shard_days, d.concurrency

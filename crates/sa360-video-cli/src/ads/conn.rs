@@ -69,7 +69,7 @@ impl Conn<'_> {
             (None, Some(v)) => v.to_string(),
             (None, None) => return Ok(None),
         };
-        // The rule is the facade's (`CustomerId::new`); its message states it.
+        // The rule is the SDK's (`CustomerId::new`); its message states it.
         CustomerId::new(text.trim())
             .map(Some)
             .map_err(|e| AppError::refused(format!("--customer-id: {e}")))
@@ -127,7 +127,7 @@ impl Conn<'_> {
     }
 
     /// The transport limits of `--timeout`, `--deadline`, `--stall-timeout`,
-    /// `--max-body` and `--max-download` over the facade's defaults.
+    /// `--max-body` and `--max-download` over the SDK's defaults.
     pub(super) fn http_options(&self) -> AppResult<HttpOptions> {
         let mut options = limits::common_http_options(
             self.args.timeout,

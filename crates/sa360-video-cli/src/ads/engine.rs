@@ -1,17 +1,17 @@
 //! The upload engine: rows read one at a time from the file, sent through the
-//! facade's write stream, their outcomes reported and journaled as the
+//! SDK's write stream, their outcomes reported and journaled as the
 //! batches finish, in input order.
 //!
 //! Memory stays bounded whatever the file's length: the reader holds one row,
-//! the facade holds at most `(2 × concurrency + 1) × batch size` conversions
+//! the SDK holds at most `(2 × concurrency + 1) × batch size` conversions
 //! (its read-ahead), and this engine holds one small entry (row number, line,
-//! conversion id) per conversion the facade has read and not yet answered.
-//! Rows that cannot be read are handed to the facade as an empty conversion
+//! conversion id) per conversion the SDK has read and not yet answered.
+//! Rows that cannot be read are handed to the SDK as an empty conversion
 //! (which it refuses locally, never sends) so they keep their place in the one
-//! ordered stream; their own reason replaces the facade's in the report.
+//! ordered stream; their own reason replaces the SDK's in the report.
 //!
 //! Every service rule (what a conversion needs, the duplicate key, batching,
-//! retries, what an answer means) is the facade's. What the engine adds is the
+//! retries, what an answer means) is the SDK's. What the engine adds is the
 //! file: line numbers, the report, the journal and `--resume`.
 
 use std::collections::VecDeque;
@@ -146,13 +146,13 @@ pub struct UploadSummary {
     pub finished_earlier: Option<std::time::SystemTime>,
 }
 
-/// A row the facade has read and not yet answered.
+/// A row the SDK has read and not yet answered.
 #[derive(Debug)]
 struct Entry {
     /// Line where it starts.
     line: u64,
     conversion_id: String,
-    /// Why the row could not be read: it went to the facade as an empty
+    /// Why the row could not be read: it went to the SDK as an empty
     /// conversion and must come back `Invalid`.
     unreadable: Option<String>,
     /// The row as written, for the report.
@@ -169,8 +169,8 @@ struct FeedState {
     repeats: Repeats,
 }
 
-/// The rows as the facade's input: every row of the file, in order (on a
-/// resume the facade skips the settled ones itself, after counting them for
+/// The rows as the SDK's input: every row of the file, in order (on a
+/// resume the SDK skips the settled ones itself, after counting them for
 /// the duplicate check); queues an [`Entry`] per conversion handed out.
 struct Feed<R> {
     input: Input<R>,
@@ -234,7 +234,7 @@ fn invalid_reason(e: &SaError, repeat: Option<&Repeat>) -> String {
         {
             super::repeats::reason(repeat)
         }
-        // The facade's reason names Rust items; the report names the column.
+        // The SDK's reason names Rust items; the report names the column.
         SaError::Validation { field, reason, .. } => {
             crate::wording::for_operator(&format!("{field} {reason}"))
         }
@@ -432,7 +432,7 @@ fn absolute(path: &std::path::Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
 }
 
-/// Checks each row as the facade would before sending; sends nothing.
+/// Checks each row as the SDK would before sending; sends nothing.
 fn dry_run<R: std::io::BufRead>(
     mut input: Input<R>,
     mode: WriteMode,
@@ -527,9 +527,7 @@ impl Run<'_> {
             let (mut fresh, mut last) = (0u64, false);
             for outcome in batch.outcomes() {
                 let entry = lock(&state).waiting.pop_front().ok_or_else(|| {
-                    AppError::new(
-                        "internal error: the facade answered a conversion it was not given",
-                    )
+                    AppError::new("internal error: the SDK answered a conversion it was not given")
                 })?;
                 last = true;
                 fresh += u64::from(!matches!(outcome, Outcome::Settled));
@@ -577,7 +575,7 @@ impl Run<'_> {
         let mut state = lock(&state);
         self.summary.rows = state.rows;
         if self.summary.stopped {
-            // Read and handed to the facade, never answered: not sent.
+            // Read and handed to the SDK, never answered: not sent.
             self.summary.failed += state.waiting.len() as u64;
             self.summary.sent += state.waiting.len() as u64;
         }
@@ -600,7 +598,7 @@ impl Run<'_> {
             (Some(reason), Outcome::Invalid(_)) => ("local".to_owned(), reason.clone()),
             (Some(_), other) => {
                 return Err(AppError::new(format!(
-                    "internal error: an unreadable row (line {}) was not refused by the facade: {other:?}",
+                    "internal error: an unreadable row (line {}) was not refused by the SDK: {other:?}",
                     entry.line
                 )));
             }

@@ -1,5 +1,5 @@
 //! `apictl ads fields [PATTERN] [--from RESOURCE]`: the Reporting API's field catalogue shipped
-//! with the facade (name, category, data type, whether each field may be selected, filtered,
+//! with the SDK (name, category, data type, whether each field may be selected, filtered,
 //! sorted, and the `FROM` resources that may select it).
 
 use sa360_video_client_support::printable;

@@ -17,7 +17,7 @@
 //! and a CSV header that is not UTF-8 or names an unknown field. A UTF-8
 //! byte-order mark is skipped.
 //!
-//! Control characters and over-long ids are the facade's check (it refuses
+//! Control characters and over-long ids are the SDK's check (it refuses
 //! them per conversion before sending); the rows here only need to be read.
 
 use std::fs::File;

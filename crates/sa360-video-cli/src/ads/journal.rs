@@ -1,4 +1,4 @@
-//! What `apictl` puts in the upload journal, which is the facade's
+//! What `apictl` puts in the upload journal, which is the SDK's
 //! [`WriteJournal`](sa360_video_sdk::search_ads::WriteJournal) (format and guarantees
 //! in its documentation; SA-23): `FILE.journal` beside the input, its `input`
 //! text binding it to the file (size, SHA-256, format, operation), its `note`

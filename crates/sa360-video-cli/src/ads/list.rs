@@ -11,8 +11,9 @@ use chrono::NaiveDate;
 use futures::{Stream, TryStreamExt as _};
 use indicatif::ProgressBar;
 use sa360_video_sdk::search_ads::{
-    AdGroupId, CampaignId, Conversion, DateRange, EngineAccount, ListOptions, ReportFilters,
-    ReportOptions, SearchAdsClient, WriteOptions,
+    AdGroupId, CampaignId, Conversion, DateRange, EngineAccount, ListOptions, SearchAdsClient,
+    WriteOptions,
+    reporting::{ReportFilters, ReportOptions},
 };
 use serde_json::json;
 

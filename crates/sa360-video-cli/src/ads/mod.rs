@@ -1,7 +1,7 @@
 //! `apictl ads ...`: conversions, availability, ID mapping, saved columns,
 //! customers. One handler per file; the upload engine's parts (input reading,
 //! journal, report) each in their own file. The service's rules live in the
-//! facade, never here.
+//! SDK, never here.
 
 mod availability;
 mod conn;

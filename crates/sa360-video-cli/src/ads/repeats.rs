@@ -1,7 +1,7 @@
-//! Words for a row the facade refuses as a repeat (the same advertiser,
+//! Words for a row the SDK refuses as a repeat (the same advertiser,
 //! `conversionId` and `conversionTimestamp` as an earlier row): the line it
 //! repeats, the columns that differ, and what fixes it. The rule itself is
-//! the facade's; this only remembers where each key was first seen, for the
+//! the SDK's; this only remembers where each key was first seen, for the
 //! first [`REMEMBERED_KEYS`] rows (about 10 MB), so the memory of a long file
 //! stays bounded; a later repeat is worded without its earlier line.
 

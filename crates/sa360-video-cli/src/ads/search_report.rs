@@ -1,7 +1,7 @@
 //! `apictl ads report --query '…'` (or `--query-file`): a report of any resource through the
 //! Reporting API, written as CSV, JSON lines or a table. The columns are the fields as selected
 //! (`campaign.id`, `metrics.clicks`, `custom_columns.id[7]`), as Google's clients name them; the
-//! query is checked by the facade before anything is sent.
+//! query is checked by the SDK before anything is sent.
 
 use std::io::{BufWriter, IsTerminal as _, Read as _, Write};
 

@@ -37,7 +37,7 @@ pub(super) async fn run_upload(ctx: &Ctx, conn: &Conn<'_>, args: &UploadArgs) ->
     let options = WriteOptions::default()
         .batch_size(args.batch_size)
         .concurrency(args.concurrency);
-    // The facade owns the bounds; check them before reading the file.
+    // The SDK owns the bounds; check them before reading the file.
     options.validate()?;
     let mode = if args.update {
         WriteMode::Update

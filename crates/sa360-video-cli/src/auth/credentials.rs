@@ -16,7 +16,7 @@
 //! has none.
 //!
 //! A credentials file may name token, STS and impersonation URLs only on Google's hosts (the
-//! facade's rule); on loopback when apictl itself points at loopback (`--url` or
+//! SDK's rule); on loopback when apictl itself points at loopback (`--url` or
 //! `--reporting-url`: the fakes); on any host only with [`ANY_TOKEN_HOST_ENV`]`=1`.
 
 use std::path::{Path, PathBuf};
@@ -24,8 +24,8 @@ use std::sync::Arc;
 
 use sa360_video_sdk::http::{BaseUrl, HttpOptions};
 use sa360_video_sdk::search_ads::{
-    AuthorizedUser, CredentialKind, DefaultCredentials, GOOGLE_REVOKE_URI, GOOGLE_TOKEN_URI,
-    QUOTA_PROJECT_ENV, ServiceAccount, StaticToken, TokenSource,
+    AuthorizedUser, CredentialKind, DefaultCredentials, ServiceAccount, StaticToken, TokenSource,
+    auth::{GOOGLE_REVOKE_URI, GOOGLE_TOKEN_URI, QUOTA_PROJECT_ENV},
 };
 
 use crate::cli::AdsConnArgs;
@@ -71,7 +71,7 @@ pub fn choose(
 ) -> AppResult<Chosen> {
     let chosen = pick(args, file, login_file, http)?;
     // Pointed at local fakes, apictl lets the credentials' URLs be on loopback too, as the
-    // facade's client does for its own endpoints (`auth status` builds no client).
+    // SDK's client does for its own endpoints (`auth status` builds no client).
     let local = [
         args.url.as_ref().or(file.url.as_ref()),
         args.reporting_url.as_ref().or(file.reporting_url.as_ref()),

@@ -22,8 +22,11 @@ use std::time::{Duration, SystemTime};
 
 use sa360_video_client_support::sh_quote;
 use sa360_video_sdk::http::HttpOptions;
-use sa360_video_sdk::search_ads::installed::{InstalledAppFlow, LoopbackRedirect};
-use sa360_video_sdk::search_ads::{self, CREDENTIALS_ENV, GOOGLE_TOKEN_URI};
+use sa360_video_sdk::search_ads::auth::installed::{InstalledAppFlow, LoopbackRedirect};
+use sa360_video_sdk::search_ads::{
+    self,
+    auth::{CREDENTIALS_ENV, GOOGLE_TOKEN_URI},
+};
 use secrecy::ExposeSecret as _;
 use serde::Deserialize;
 
@@ -164,7 +167,7 @@ const MAX_PASTED: u64 = 16 * 1024;
 /// the process); an empty or closed stdin leaves the listener alone.
 async fn redirect_or_paste(
     redirect: &LoopbackRedirect,
-    authorization: &sa360_video_sdk::search_ads::installed::Authorization,
+    authorization: &sa360_video_sdk::search_ads::auth::installed::Authorization,
     wait: Duration,
 ) -> Result<secrecy::SecretString, search_ads::Error> {
     use std::io::{BufRead as _, Read as _};
@@ -199,7 +202,7 @@ async fn redirect_or_paste(
 fn login_error(e: search_ads::Error, wait: u64) -> AppError {
     let text = e.to_string();
     if text.contains("no sign-in redirect arrived") {
-        // The facade's text goes on about the credentials; nothing was refused here.
+        // The SDK's text goes on about the credentials; nothing was refused here.
         return AppError::new(format!(
             "the sign-in did not finish: no redirect arrived within {wait} s"
         ))
@@ -281,7 +284,7 @@ pub async fn run_login(ctx: &Ctx, args: &AuthLoginArgs) -> AppResult<u8> {
             path.display()
         )?;
         crate::output::sayln!(
-            "for programs that use Application Default Credentials (the facade's DefaultCredentials, Google's libraries):"
+            "for programs that use Application Default Credentials (sa360-video-sdk's DefaultCredentials, Google's libraries):"
         )?;
         crate::output::sayln!(
             "    export {CREDENTIALS_ENV}={}",

@@ -198,7 +198,7 @@ async fn a_service_error_exits_1() {
         .await;
     run.expect(1);
     assert!(run.stderr.contains("HTTP 403"), "{}", run.stderr);
-    // The service's message ends a sentence; the facade's text goes on without a second period.
+    // The service's message ends a sentence; the SDK's text goes on without a second period.
     assert!(
         run.stderr.contains("advertiser 1. The account"),
         "{}",

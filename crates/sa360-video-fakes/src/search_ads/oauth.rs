@@ -41,7 +41,7 @@ pub const AUTHORIZE_PATH: &str = "/o/oauth2/v2/auth";
 /// Path of the revoke endpoint (Google's is `https://oauth2.googleapis.com/revoke`).
 pub const REVOKE_PATH: &str = "/revoke";
 /// Path of the metadata server's token endpoint (\[adc\]); the fake serves it on its own origin,
-/// so `GCE_METADATA_HOST=127.0.0.1:PORT` points Google's libraries (and the facade) at it.
+/// so `GCE_METADATA_HOST=127.0.0.1:PORT` points Google's libraries (and the SDK) at it.
 pub const METADATA_TOKEN_PATH: &str = "/computeMetadata/v1/instance/service-accounts/default/token";
 
 /// An authorization code lives this long (RFC 6749 §4.1.2: "a maximum authorization code lifetime

@@ -167,7 +167,7 @@ impl VideoSessionConfig {
     }
 }
 
-/// The demo credentials of a fake: what the facade tests and the CLI need to log in and invite.
+/// The demo credentials of a fake: what the SDK tests and the CLI need to log in and invite.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DemoCredentials {
     /// Secret key of the first active domain.

@@ -1,4 +1,4 @@
-//! The token endpoint works with the Google auth crate the facade uses (`gcp_auth`): a service
+//! The token endpoint works with the Google auth crate the SDK uses (`gcp_auth`): a service
 //! account key file whose `token_uri` points at the fake yields a token the API accepts.
 
 use crate::common;

@@ -1,6 +1,6 @@
 //! Transport rules shared by both service clients.
 //!
-//! Both facades build their `reqwest::Client` here, so the rules hold in one place:
+//! Both clients build their `reqwest::Client` here, so the rules hold in one place:
 //!
 //! - the base URL must be `https://`, except on a loopback host (`localhost`,
 //!   `127.0.0.0/8`, `::1`) where plain `http://` is allowed for fakes and tests;
@@ -9,7 +9,7 @@
 //!   credential header such as `UserToken` (which reqwest does not strip) nor a
 //!   re-sent login body can reach another host. The policy itself lives in
 //!   [`sa360_video_client_support::http_client_builder`], which the generated clients share;
-//!   the facade starts from it;
+//!   the SDK starts from it;
 //! - every request has a connect timeout, a total timeout and a user agent, and
 //!   every call of the search ads client an overall deadline across its retries
 //!   ([`HttpOptions::deadline`]);
@@ -252,7 +252,7 @@ pub struct HttpOptions {
     /// Largest download (the ID-mapping file), in bytes. Default 64 GiB (the
     /// largest files are about 50 GB).
     pub max_download_bytes: u64,
-    /// The `User-Agent` header. Default `facade/<version>`.
+    /// The `User-Agent` header. Default `SDK/<version>`.
     pub user_agent: String,
 }
 

@@ -12,7 +12,7 @@ use std::time::Duration;
 /// Both services' errors carry it (`search_ads::Error::Transport`,
 /// `video_session::Error::Transport`). It is `Clone`, `Send` and `Sync`; the
 /// underlying error is kept as a shared `std::error::Error` (reachable through
-/// [`source`](std::error::Error::source)), so the HTTP library the facade uses
+/// [`source`](std::error::Error::source)), so the HTTP library the SDK uses
 /// is not part of its API. The message never holds a URL's query, a body or a
 /// secret.
 ///
@@ -96,7 +96,7 @@ pub enum TransportErrorKind {
 impl TransportError {
     /// A transport error of `kind` in `operation`, with the transport's
     /// `message` (may be empty). For tests of code that handles these errors;
-    /// the facade builds its own from the HTTP library's errors.
+    /// the SDK builds its own from the HTTP library's errors.
     pub fn new(
         operation: &'static str,
         kind: TransportErrorKind,

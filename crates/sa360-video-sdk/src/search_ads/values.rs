@@ -295,7 +295,7 @@ pub const MAX_DATE: NaiveDate = match NaiveDate::from_ymd_opt(9999, 12, 31) {
 ///
 /// ```
 /// use chrono::NaiveDate;
-/// use sa360_video_sdk::search_ads::values::{from_yyyymmdd, to_yyyymmdd};
+/// use sa360_video_sdk::search_ads::{from_yyyymmdd, to_yyyymmdd};
 /// let d = NaiveDate::from_ymd_opt(2024, 3, 5).unwrap();
 /// assert_eq!(to_yyyymmdd(d), 20240305);
 /// assert_eq!(from_yyyymmdd(20240305), Some(d));
@@ -325,7 +325,7 @@ pub fn from_yyyymmdd(value: i32) -> Option<NaiveDate> {
 ///
 /// ```
 /// use chrono::DateTime;
-/// use sa360_video_sdk::search_ads::values::{from_epoch_millis, to_epoch_millis};
+/// use sa360_video_sdk::search_ads::{from_epoch_millis, to_epoch_millis};
 /// let t = DateTime::from_timestamp_millis(1_700_000_000_123).unwrap();
 /// assert_eq!(to_epoch_millis(t), 1_700_000_000_123);
 /// assert_eq!(from_epoch_millis(1_700_000_000_123), Some(t));

@@ -112,7 +112,7 @@ impl fmt::Debug for Credentials {
 ///
 /// The secret key stands for the domain (the service identifies the domain by
 /// it). The user name is lower-cased so that a service that compares user names
-/// case-insensitively can never see more failures than the facade counts (two
+/// case-insensitively can never see more failures than the SDK counts (two
 /// spellings share one count, which only errs on the safe side). Stores keep only
 /// this hash, shown as 64 lower-case hex digits; it cannot be turned back into the
 /// secret key, whose entropy makes guessing impractical.

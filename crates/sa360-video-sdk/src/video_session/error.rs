@@ -1,4 +1,4 @@
-//! The one error type of the video session facade.
+//! The one error type of the video session SDK.
 
 use std::fmt;
 use std::sync::Arc;
@@ -52,7 +52,7 @@ impl Error {
 /// Why a login is refused before it is sent: what a [`LockoutStore`](crate::video_session::LockoutStore)
 /// reports in [`AccountView::refusal`](crate::video_session::AccountView::refusal), and what
 /// [`Error::LockoutRefused`] and [`LockoutStatus`](crate::video_session::LockoutStatus) carry. The one
-/// refusal type of the facade.
+/// refusal type of the SDK.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RefusalReason {
@@ -451,7 +451,7 @@ impl From<BaseUrlError> for Error {
 /// occurrence of a secret that stands as a value of its own (not preceded or followed by a
 /// letter, digit or `_`) becomes `[REDACTED]`.
 ///
-/// Only for text the service wrote (its error body): the facade's own messages never format a
+/// Only for text the service wrote (its error body): the SDK's own messages never format a
 /// secret (secrets are typed and print `[REDACTED]`), so they are never searched. An echo is the
 /// value the request sent, whole; a secret that merely occurs inside another word (the password
 /// `p` in `tcp`) is not an echo and is left alone, so unrelated text is neither mangled nor made

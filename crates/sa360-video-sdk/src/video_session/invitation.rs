@@ -360,7 +360,7 @@ impl TryFrom<i64> for UndocumentedType {
 /// An invitation of an undocumented type (4, 5 or 6), sent deliberately.
 ///
 /// The service's document enumerates these values without saying what they do or which fields
-/// they need, so the facade sends exactly the fields set here, each validated
+/// they need, so the SDK sends exactly the fields set here, each validated
 /// like its documented counterpart, and leaves the meaning to the service. Build
 /// one with [`UndocumentedInvitation::new`] and send it as
 /// [`Invitation::Undocumented`]; nothing else produces types 4 to 6.

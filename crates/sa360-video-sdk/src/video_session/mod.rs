@@ -61,7 +61,7 @@
 //! (reserve, resolve, record a block, read) is one Lua script, so replicas never act on the same
 //! count twice.
 //!
-//! **When Redis is down.** The facade fails closed: a login whose reservation cannot be
+//! **When Redis is down.** The SDK fails closed: a login whose reservation cannot be
 //! written is not sent ([`Error::Store`], naming the server without its password). Connecting
 //! and each answer are bounded (2 s by default, `RedisStoreBuilder::timeout`); the store
 //! reconnects when the server is back, and with Sentinel asks for the new primary. A login already
@@ -86,7 +86,7 @@
 //! most what a step could have written. Assumed, not checked: the wall clock does not jump
 //! forward between two runs by more than the margin (it would shorten the count by the jump),
 //! and the service processes a login at most the attempt timeout + the margin (60 s) after the
-//! client started it. Every time the facade shows (`retry_at`) includes that margin
+//! client started it. Every time the SDK shows (`retry_at`) includes that margin
 //! (`specs/DECISIONS.md` VS-13 to VS-15).
 //!
 //! # Undocumented invitation types 4, 5 and 6

@@ -141,7 +141,7 @@ impl SendInvitationRequest<'_> {
 }
 
 /// The generated request type; the values were validated already, so a
-/// failure here means the facade and the spec disagree.
+/// failure here means the SDK and the spec disagree.
 fn to_generated(w: WireInvitation) -> Result<types::InvitationRequest, Error> {
     let field = |name: &'static str| {
         move |e: types::error::ConversionError| {

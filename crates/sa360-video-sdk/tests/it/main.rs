@@ -1,4 +1,4 @@
-//! The facade's integration tests, one binary with a module per area (one link instead of one per
+//! The SDK's integration tests, one binary with a module per area (one link instead of one per
 //! file). Two suites keep a binary of their own because they measure their own process's memory,
 //! which tests running beside them would inflate: `search_ads_hostile.rs` and
 //! `search_ads_id_mapping_memory.rs`.

@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use sa360_video_sdk::http::{BaseUrl, HttpOptions};
 use sa360_video_sdk::search_ads::{
-    AdGroupId, AdId, AdvertiserId, AgencyId, CampaignId, ConversionStatus, CriterionId, CustomerId,
-    EngineAccountId, ListOptions, ReportFilters, ReportOptions, RetryPolicy, SearchAdsClient,
-    SearchAdsClientBuilder, StaticToken, WriteOptions,
+    AdGroupId, AdId, AdvertiserId, AgencyId, CampaignId, CriterionId, CustomerId, EngineAccountId,
+    ListOptions, RetryPolicy, SearchAdsClient, SearchAdsClientBuilder, StaticToken, WriteOptions,
+    reporting::{ConversionStatus, ReportFilters, ReportOptions},
 };
 use sa360_video_sdk::video_session::{
     LockoutPolicy, MemoryStore, VideoSessionClient, VideoSessionClientBuilder,
@@ -49,8 +49,7 @@ fn the_search_ads_client_and_its_builder_never_show_the_token() {
 }
 
 #[test]
-#[allow(deprecated)]
-fn the_former_names_still_compile_and_name_the_same_things() {
+fn a_clone_of_the_video_client_shares_its_lockout_guard() {
     let video = VideoSessionClient::builder(BaseUrl::parse("http://127.0.0.1:9").expect("URL"))
         .lockout_store(Arc::new(MemoryStore::new()))
         .build()
@@ -277,7 +276,7 @@ fn search_ads_input_errors_convert_into_its_one_error_naming_the_field() {
 
 /// Every constructor of a video session value returns the service's one error, so `?`
 /// works in a function that returns `video_session::Error` (issue 38), and an application
-/// error of two variants (one per service) covers everything the facade returns.
+/// error of two variants (one per service) covers everything the SDK returns.
 #[test]
 fn video_session_constructors_return_the_services_error() {
     use sa360_video_sdk::video_session::{

@@ -62,7 +62,7 @@ async fn the_service_account_flow_uses_the_key_files_token_uri_and_caches_the_to
 #[tokio::test]
 async fn an_expiring_token_is_refreshed() {
     let fake = support::start(SearchAdsFake::builder()).await;
-    // The facade's cache renews 30 s before expiry: a 33 s token is due for
+    // The SDK's cache renews 30 s before expiry: a 33 s token is due for
     // renewal after three seconds (real time: the cache reads the system
     // clock), so "still fresh" holds even if this thread is descheduled for a while.
     fake.set_token_lifetime(Duration::from_secs(33));

@@ -15,7 +15,7 @@ use axum::response::IntoResponse;
 use axum::routing::post;
 use sa360_video_fakes::SearchAdsFake;
 use sa360_video_sdk::http::HttpOptions;
-use sa360_video_sdk::search_ads::installed::{InstalledAppFlow, LoopbackRedirect};
+use sa360_video_sdk::search_ads::auth::installed::{InstalledAppFlow, LoopbackRedirect};
 use sa360_video_sdk::search_ads::{
     AuthorizedUser, CredentialKind, CredentialOrigin, DefaultCredentials, Error, MetadataServer,
     SearchAdsClient, TokenSource,

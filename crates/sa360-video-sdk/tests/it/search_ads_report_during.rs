@@ -1,4 +1,4 @@
-//! The facade keeps its own report queries (`segments.date BETWEEN` per shard, SR-9); a user who
+//! The SDK keeps its own report queries (`segments.date BETWEEN` per shard, SR-9); a user who
 //! writes the query the way Google's pages do (`segments.date DURING LAST_7_DAYS`, the date not
 //! selected) gets the same conversions from the fake for the same days: the 7 days before today,
 //! not today (issue 26).
@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 /// campaign and ad group (new ids).
 type Key = (String, String, i64, String, String, String);
 
-fn of_facade(c: &Conversion) -> Key {
+fn of_sdk(c: &Conversion) -> Key {
     let text = |v: Option<String>| v.unwrap_or_default();
     (
         text(c.ds_conversion_id.map(|v| v.to_string())),
@@ -83,7 +83,7 @@ async fn user_query(fake: &SearchAdsFake, customer: &str, query: &str) -> Vec<Va
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_facade_report_and_a_during_query_read_the_same_conversions() {
+async fn the_sdk_report_and_a_during_query_read_the_same_conversions() {
     // Seeded data through today, so a range that wrongly held today would differ.
     let today = chrono::DateTime::<Utc>::from(std::time::SystemTime::now()).date_naive();
     let fake = support::start(
@@ -104,13 +104,13 @@ async fn the_facade_report_and_a_during_query_read_the_same_conversions() {
     let customer = CustomerId::new(customer_id.clone()).expect("digits");
     let dates = DateRange::new(today - Days::new(7), today - Days::new(1))
         .expect("the 7 days before today");
-    let facade: Vec<Conversion> = client
+    let sdk: Vec<Conversion> = client
         .conversion_report(customer, dates)
         .today(today)
         .stream()
         .try_collect()
         .await
-        .expect("the facade's report");
+        .expect("the SDK's report");
     let user = user_query(
         &fake,
         &customer_id,
@@ -119,16 +119,16 @@ async fn the_facade_report_and_a_during_query_read_the_same_conversions() {
          WHERE segments.date DURING LAST_7_DAYS",
     )
     .await;
-    assert_eq!(facade.len(), 7 * 150);
-    assert_eq!(user.len(), facade.len());
-    let from_facade: BTreeSet<Key> = facade.iter().map(of_facade).collect();
+    assert_eq!(sdk.len(), 7 * 150);
+    assert_eq!(user.len(), sdk.len());
+    let from_sdk: BTreeSet<Key> = sdk.iter().map(of_sdk).collect();
     let from_user: BTreeSet<Key> = user.iter().map(of_row).collect();
-    assert_eq!(from_facade.len(), facade.len(), "each conversion once");
+    assert_eq!(from_sdk.len(), sdk.len(), "each conversion once");
     assert!(
-        from_facade == from_user,
+        from_sdk == from_user,
         "{} conversions differ, e.g. {:?} and {:?}",
-        from_facade.symmetric_difference(&from_user).count(),
-        from_facade.difference(&from_user).next(),
-        from_user.difference(&from_facade).next()
+        from_sdk.symmetric_difference(&from_user).count(),
+        from_sdk.difference(&from_user).next(),
+        from_user.difference(&from_sdk).next()
     );
 }

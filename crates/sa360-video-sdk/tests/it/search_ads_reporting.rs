@@ -13,9 +13,9 @@ use futures::TryStreamExt;
 use proptest::prelude::*;
 use sa360_video_fakes::{Faults, ReportingFaults, SearchAdsFake, SearchAdsFakeBuilder};
 use sa360_video_sdk::search_ads::{
-    AdGroupId, AdId, CampaignId, Conversion, ConversionState, ConversionStatus, CriterionId,
-    CustomerId, DateRange, Error, IdLookup, ListOptions, ReportFilters, ReportOptions, RetryPolicy,
-    SearchAdsClient, StaticToken, WriteOptions,
+    AdGroupId, AdId, CampaignId, Conversion, ConversionState, CriterionId, CustomerId, DateRange,
+    Error, ListOptions, RetryPolicy, SearchAdsClient, StaticToken, WriteOptions,
+    reporting::{ConversionStatus, IdLookup, ReportFilters, ReportOptions},
 };
 
 /// Today on the fake's clock (it is not advanced in these tests).
@@ -369,7 +369,7 @@ async fn a_start_before_the_window_is_refused_before_sending() {
     // The refusal is the stream's only item, and nothing was sent.
     assert!(report.try_next().await.expect("no second error").is_none());
     assert_eq!(fake.ledger().counts().reporting_search_requests, 0);
-    // The fake enforces the same window (the facade's check is not what makes it hold).
+    // The fake enforces the same window (the SDK's check is not what makes it hold).
     let e = client
         .conversion_report(customer(&fake, 0), dates)
         .today(t - Days::new(1))

@@ -1,4 +1,4 @@
-//! Snapshots of the Reporting API search requests the facade sends, one per filter, taken by a
+//! Snapshots of the Reporting API search requests the SDK sends, one per filter, taken by a
 //! capturing server: method, path, the relevant headers (`login-customer-id` included) and the
 //! JSON body with the query text. The token is checked, then redacted. Also the second page's
 //! request (same query, `pageToken`) and the requests of one report split into date shards.
@@ -12,8 +12,9 @@ use axum::response::{IntoResponse, Response};
 use chrono::NaiveDate;
 use futures::TryStreamExt;
 use sa360_video_sdk::search_ads::{
-    AdGroupId, AdId, CampaignId, ConversionStatus, CriterionId, CustomerId, DateRange,
-    ReportFilters, ReportOptions, RetryPolicy, SearchAdsClient, StaticToken,
+    AdGroupId, AdId, CampaignId, CriterionId, CustomerId, DateRange, RetryPolicy, SearchAdsClient,
+    StaticToken,
+    reporting::{ConversionStatus, ReportFilters, ReportOptions},
 };
 use serde_json::{Value, json};
 

@@ -57,8 +57,8 @@ pub fn valid_conversion(
     id: &str,
     n: i64,
 ) -> sa360_video_sdk::search_ads::Conversion {
-    use sa360_video_sdk::search_ads::values::{ConversionType, Micros};
     use sa360_video_sdk::search_ads::{Conversion, EngineAccountId, SegmentationId};
+    use sa360_video_sdk::search_ads::{ConversionType, Micros};
     let a = &fake.accounts()[0];
     Conversion {
         agency_id: Some(AgencyId::new(a.agency_id)),

@@ -60,7 +60,7 @@ async fn capture(State(log): State<Log>, request: Request) -> Response {
     answer(&parts.method, parts.uri.path(), body)
 }
 
-/// Canned answers: just enough for the facade to finish each call.
+/// Canned answers: just enough for the SDK to finish each call.
 fn answer(method: &Method, path: &str, body: Bytes) -> Response {
     let json_answer = |value: Value| {
         (

@@ -1,5 +1,5 @@
-//! The video session facade against the in-process fake: lockout scenarios
-//! (the fake's ledger shows the facade's own attempts never block an account),
+//! The video session SDK against the in-process fake: lockout scenarios
+//! (the fake's ledger shows the SDK's own attempts never block an account),
 //! invitations landing in the outbox, and the typed errors.
 
 use crate::video_session_support::{self, account, wrong};
@@ -17,7 +17,7 @@ use sa360_video_sdk::video_session::{
 };
 use secrecy::ExposeSecret;
 
-/// The facade's clock reading the fake's driven clock, so both stay in step.
+/// The SDK's clock reading the fake's driven clock, so both stay in step.
 #[derive(Debug, Clone)]
 struct FakeTime(FakeClock);
 
@@ -214,7 +214,7 @@ async fn file_store_keeps_the_count_across_a_restart() {
     assert_eq!(status.failures_in_window, 0);
 }
 
-/// Another client (not the facade) blocks the account; the facade learns it from
+/// Another client (not the SDK) blocks the account; the SDK learns it from
 /// the 423, sends nothing more until `Retry-After` has passed on the driven
 /// clock, then logs in.
 #[tokio::test]

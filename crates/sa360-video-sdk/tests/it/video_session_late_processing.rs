@@ -2,7 +2,7 @@
 //! seconds after the client gave up on it (a dropped future, a client timeout).
 //! A proxy in front of the fake holds each request for 2 s and then forwards it
 //! whether or not the client is still there, so the fake counts the failure
-//! late, as a busy service would. The facade must never forget such an attempt
+//! late, as a busy service would. The SDK must never forget such an attempt
 //! before the service does.
 
 use crate::video_session_support::{account, wrong};

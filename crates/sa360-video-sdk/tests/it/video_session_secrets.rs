@@ -191,7 +191,7 @@ async fn no_secret_in_formatted_values_errors_or_logs() {
 }
 
 /// A secret is redacted only where the service echoes it whole, never searched for inside the
-/// facade's own text (issue 38): with the password `p` and the secret key `c`, a connection
+/// SDK's own text (issue 38): with the password `p` and the secret key `c`, a connection
 /// refused keeps its words (`tcp`, `connect`), and the error shows nothing of either secret.
 #[tokio::test]
 async fn short_secrets_do_not_mangle_unrelated_errors() {

@@ -1,4 +1,4 @@
-//! Snapshots of the exact requests the video session facade sends: method,
+//! Snapshots of the exact requests the video session SDK sends: method,
 //! path, headers (sorted; secret values redacted, the port-bearing `host`
 //! dropped) and JSON body (secret fields redacted). Before redacting, each test
 //! checks that the secrets on the wire are the right ones.

@@ -1,6 +1,6 @@
-//! The second binaries of a package that depends on the facade (issue 37, item 3; ARCHITECTURE.md,
+//! The second binaries of a package that depends on the SDK (issue 37, item 3; ARCHITECTURE.md,
 //! "TLS"): the one that calls `sa360_video_sdk::http::install_crypto_provider()` builds its reqwest
-//! client; the one that never names the facade panics in reqwest. If the second starts to pass, a
+//! client; the one that never names the SDK panics in reqwest. If the second starts to pass, a
 //! sounder fix has landed (a reqwest feature that selects ring, say): drop the rule from
 //! ARCHITECTURE.md, DECISIONS G-6 and `install_crypto_provider`'s docs.
 

@@ -140,6 +140,12 @@ impl Site {
         }
     }
 
+    /// The value of a parameter itself (not a part of it): its default is the
+    /// parameter's default.
+    pub(crate) fn is_parameter_value(&self) -> bool {
+        self.location.contains("/parameters/") && self.path.is_empty()
+    }
+
     /// The value being compared, for messages.
     pub(crate) fn what(&self) -> String {
         match &self.root {

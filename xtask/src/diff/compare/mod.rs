@@ -1,41 +1,11 @@
-//! Compare two OpenAPI 3.0 documents (read with [`crate::openapi::read()`])
-//! and list the changes, each tagged with a [`Rule`](super::rules::Rule) from [`super::rules`]
-//! and the direction(s) it was found in.
-//!
-//! The walk is split by what it walks: [`operations`] (pairing, security,
-//! parameters, bodies, responses, headers, links, callbacks, encodings),
-//! [`schemas`] (types, formats, enums, bounds, objects, compositions) and
-//! [`components`] (schemas added, removed or renamed; security schemes).
-//!
-//! What is walked:
-//!
-//! * operations, paired by the same operationId on the same route, then by
-//!   operationId, then by method and path (path parameter names ignored),
-//!   each at most once (so an operationId reused on several routes pairs
-//!   route by route); their deprecation (`deprecated` or `x-deprecated`) and
-//!   sunset (`x-sunset`), effective security requirements, parameters
-//!   (path-item and operation level, with their serialization: `style`,
-//!   `explode`, `allowReserved`, defaults applied), request body, responses
-//!   (a status missing on one side is compared with the range or `default`
-//!   that covers it there), response headers and links, and callbacks (where
-//!   the provider sends the request: directions flip and operation-level
-//!   classes swap clients and servers);
-//! * schemas, from each parameter, header and body (with the media type's
-//!   `encoding`): `$ref`s are followed and wrappers unwrapped by the model
-//!   ([`crate::openapi::resolve`]), their `nullable`, `deprecated`,
-//!   `default`, `readOnly` and `writeOnly` counting for the value they wrap.
-//!   A `readOnly` property exists only in responses and a `writeOnly` one
-//!   only in requests. A component is compared once per direction (this also
-//!   stops recursive schemas); its changes are reported against the
-//!   component, not against every operation that uses it;
-//! * component schemas added, removed or renamed (same shape, new name), and
-//!   unused ones (compared as if used both ways);
-//! * security scheme definitions.
-//!
-//! Left out on purpose: descriptions, summaries, examples, titles, tags,
-//! servers and `info`. None of them changes what is valid on the wire or the
-//! generated client's types or methods (descriptions only change doc
-//! comments).
+//! Compare two OpenAPI 3.0 documents (read with [`crate::openapi::read()`]) and list the
+//! changes, each tagged with a [`Rule`](super::rules::Rule) and the direction(s) it was found in.
+//! The walk is split by what it walks: [`operations`] (pairing, security, parameters, bodies,
+//! responses, headers, links, callbacks, encodings), [`schemas`] (types, formats, enums, bounds,
+//! objects, compositions) and [`components`] (schemas added, removed or renamed; security
+//! schemes). A component is compared once per direction (which also stops recursive schemas)
+//! and its changes are reported against it. Descriptions, summaries, examples, titles, tags,
+//! servers and `info` are left out: none changes the wire or the generated types.
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -579,3 +579,52 @@ fn a_header_parameter_default_is_classed_as_a_query_parameter_default() {
         .collect();
     assert_eq!(kinds, [("parameter-default-changed", Class::Clients)]);
 }
+
+#[test]
+fn a_default_on_a_component_schema_a_parameter_references_is_a_parameter_default_change() {
+    // The parameter's default is its schema's wherever that schema is defined: written on the
+    // component, it breaks clients as it does written inline (issue 46).
+    for (location, name) in [("header", "X-Mode"), ("query", "mode"), ("path", "id")] {
+        let parameter = format!(
+            "{{name: {name}, in: {location}, required: {}, schema: {{$ref: \"#/components/schemas/Mode\"}}}}",
+            location == "path"
+        );
+        let base = BASE
+            .replace(GET_LIMIT, &format!("{GET_LIMIT}        - {parameter}\n"))
+            .replace(
+                "    Note: {type: string}\n",
+                "    Note: {type: string}\n    Mode: {type: string}\n",
+            );
+        let base = if location == "path" {
+            base.replacen(
+                "        - {name: id, in: path, required: true, schema: {type: string}}\n",
+                "",
+                1,
+            )
+        } else {
+            base
+        };
+        let added = base.replace(
+            "    Mode: {type: string}\n",
+            "    Mode: {type: string, default: fast}\n",
+        );
+        let changed = added.replace("default: fast", "default: slow");
+        for (old, new, what) in [
+            (&base, &added, "added"),
+            (&added, &changed, "changed"),
+            (&added, &base, "removed"),
+        ] {
+            let found = diff(old, new);
+            let at_parameter: Vec<(&str, Class)> = found
+                .iter()
+                .filter(|c| c.location.contains("/parameters/"))
+                .map(|c| (c.rule.id, c.class()))
+                .collect();
+            assert_eq!(
+                at_parameter,
+                [("parameter-default-changed", Class::Clients)],
+                "{location} default {what}: {found:?}"
+            );
+        }
+    }
+}

@@ -356,7 +356,7 @@ impl DefaultCredentialsBuilder {
             Some("service_account") => Err(Error::Auth {
                 credential: CredentialKind::ServiceAccount,
                 message:
-                    "a service_account file needs the facade's cargo feature `service-account`"
+                    "a service_account file needs the cargo feature `service-account` of sa360-video-sdk"
                         .to_owned(),
             }),
             Some("impersonated_service_account") => {

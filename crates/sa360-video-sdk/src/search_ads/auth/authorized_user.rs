@@ -220,7 +220,7 @@ impl AuthorizedUser {
     /// `refresh_token` and, optionally, `token_uri` (Google's libraries read
     /// it too; default [`GOOGLE_TOKEN_URI`]) and `quota_project_id` (sent as
     /// `x-goog-user-project` on API calls). `GOOGLE_CLOUD_QUOTA_PROJECT` is
-    /// not read here: [`DefaultCredentials`](super::DefaultCredentials)
+    /// not read here: [`DefaultCredentials`](crate::search_ads::DefaultCredentials)
     /// applies it, or call [`with_quota_project_id`](Self::with_quota_project_id).
     ///
     /// The file's `token_uri` receives the client secret and the refresh
@@ -299,7 +299,7 @@ impl AuthorizedUser {
     /// The same credentials, naming `path` as their file in the errors of
     /// the token exchange (with the `token_uri`), so a refused refresh says
     /// which file to fix. [`from_file`](Self::from_file) and
-    /// [`DefaultCredentials`](super::DefaultCredentials) set it.
+    /// [`DefaultCredentials`](crate::search_ads::DefaultCredentials) set it.
     pub fn named_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.file = Some(path.into());
         self

@@ -8,20 +8,20 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum CredentialKind {
-    /// A fixed access token ([`StaticToken`](super::StaticToken)).
+    /// A fixed access token ([`StaticToken`](crate::search_ads::StaticToken)).
     FixedToken,
-    /// OAuth client id, client secret and refresh token ([`AuthorizedUser`](super::AuthorizedUser),
+    /// OAuth client id, client secret and refresh token ([`AuthorizedUser`](crate::search_ads::AuthorizedUser),
     /// an `authorized_user` file).
     AuthorizedUser,
     /// A service-account key file (`ServiceAccount`).
     ServiceAccount,
-    /// The metadata server of Google's compute platforms ([`MetadataServer`](super::MetadataServer)).
+    /// The metadata server of Google's compute platforms ([`MetadataServer`](crate::search_ads::MetadataServer)).
     MetadataServer,
     /// A service account impersonated with other credentials
-    /// ([`ImpersonatedServiceAccount`](super::ImpersonatedServiceAccount), an
+    /// ([`ImpersonatedServiceAccount`](crate::search_ads::ImpersonatedServiceAccount), an
     /// `impersonated_service_account` file).
     ImpersonatedServiceAccount,
-    /// Workload identity federation ([`ExternalAccount`](super::ExternalAccount), an
+    /// Workload identity federation ([`ExternalAccount`](crate::search_ads::ExternalAccount), an
     /// `external_account` file).
     ExternalAccount,
     /// A [`TokenSource`](super::TokenSource) of the application's own.

@@ -5,7 +5,7 @@
 //!
 //! ```no_run
 //! use std::time::Duration;
-//! use sa360_video_sdk::search_ads::installed::{InstalledAppFlow, LoopbackRedirect};
+//! use sa360_video_sdk::search_ads::auth::installed::{InstalledAppFlow, LoopbackRedirect};
 //!
 //! # async fn run() -> Result<(), sa360_video_sdk::search_ads::Error> {
 //! let flow = InstalledAppFlow::builder("123.apps.googleusercontent.com", "GOCSPX-…").build()?;

@@ -26,7 +26,7 @@ const TOKEN_PATH: &str = "/computeMetadata/v1/instance/service-accounts/default/
 /// program runs on: `GET http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/token`
 /// with `Metadata-Flavor: Google`.
 ///
-/// Cached, shared and invalidated like [`AuthorizedUser`](super::AuthorizedUser)'s
+/// Cached, shared and invalidated like [`AuthorizedUser`](crate::search_ads::AuthorizedUser)'s
 /// tokens; the answer is bounded by [`HttpOptions`] like the API's. Outside
 /// Google Cloud the server cannot be reached: the error says so and names the
 /// other ways to sign in.

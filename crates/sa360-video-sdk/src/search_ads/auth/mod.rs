@@ -5,13 +5,13 @@
 //!
 //! | source | credential | file |
 //! |---|---|---|
-//! | [`StaticToken`] | a fixed access token (expires within the hour) | here |
-//! | [`AuthorizedUser`] | OAuth client id + secret + refresh token (Google's SA360 guides; `gcloud auth application-default login`; `apictl auth login`) | `auth/authorized_user.rs` |
+//! | [`StaticToken`](super::StaticToken) | a fixed access token (expires within the hour) | here |
+//! | [`AuthorizedUser`](super::AuthorizedUser) | OAuth client id + secret + refresh token (Google's SA360 guides; `gcloud auth application-default login`; `apictl auth login`) | `auth/authorized_user.rs` |
 //! | `ServiceAccount` (feature `service-account`) | a service-account key file (JWT-bearer grant) | `auth/service_account.rs` |
-//! | [`ImpersonatedServiceAccount`] | a service account impersonated with other credentials (IAM Credentials `generateAccessToken`) | `auth/impersonated.rs` |
-//! | [`ExternalAccount`] | workload identity federation: a file- or URL-sourced token exchanged at STS | `auth/external_account.rs` |
-//! | [`MetadataServer`] | the metadata server of Google's compute platforms | `auth/metadata.rs` |
-//! | [`DefaultCredentials`] | Application Default Credentials: the first of the above that is configured | `auth/adc.rs` |
+//! | [`ImpersonatedServiceAccount`](super::ImpersonatedServiceAccount) | a service account impersonated with other credentials (IAM Credentials `generateAccessToken`) | `auth/impersonated.rs` |
+//! | [`ExternalAccount`](super::ExternalAccount) | workload identity federation: a file- or URL-sourced token exchanged at STS | `auth/external_account.rs` |
+//! | [`MetadataServer`](super::MetadataServer) | the metadata server of Google's compute platforms | `auth/metadata.rs` |
+//! | [`DefaultCredentials`](super::DefaultCredentials) | Application Default Credentials: the first of the above that is configured | `auth/adc.rs` |
 //!
 //! The sources that renew their token share one cache (`auth/cache.rs`):
 //! a token is reused until 30 s before it expires (the refresh margin),
@@ -21,40 +21,39 @@
 //! HTTP path (`auth/endpoint.rs`): the client's timeouts, the body size and
 //! stall limits of [`HttpOptions`](crate::http::HttpOptions), no redirect to
 //! another origin, and failures sorted into transient
-//! ([`Error::TokenUnavailable`], retried under the client's
-//! [`RetryPolicy`](super::RetryPolicy)) and permanent ([`Error::Auth`],
-//! [`Error::InvalidGrant`]). SA-25 says why this is not one of the OAuth crates.
+//! ([`Error::TokenUnavailable`](super::Error::TokenUnavailable), retried under the client's
+//! [`RetryPolicy`](super::RetryPolicy)) and permanent ([`Error::Auth`](super::Error::Auth),
+//! [`Error::InvalidGrant`](super::Error::InvalidGrant)). SA-25 says why this is not one of the OAuth crates.
 //!
 //! Tokens are secrets: [`AccessToken`] prints as `[REDACTED]`; no token,
 //! refresh token, client secret, key or assertion is logged or part of an
 //! error message.
+//!
+//! The sources are re-exported at `search_ads` (`search_ads::DefaultCredentials`); this module
+//! holds what they read and where they send: the environment variables, Google's endpoints and
+//! scope, and the installed-app flow ([`installed`]) that gets a refresh token.
 
-mod adc;
+pub(super) mod adc;
 pub(crate) mod authorized_user;
 pub(crate) mod cache;
 pub(crate) mod credential_kind;
 pub(crate) mod endpoint;
-mod external_account;
-mod impersonated;
+pub(super) mod external_account;
+pub(super) mod impersonated;
 pub mod installed;
-mod metadata;
-mod metadata_probe;
+pub(super) mod metadata;
+pub(super) mod metadata_probe;
 pub(crate) mod quota_project;
 #[cfg(feature = "service-account")]
-mod service_account;
+pub(super) mod service_account;
 pub(crate) mod token;
 
-pub use adc::{CREDENTIALS_ENV, CredentialOrigin, DefaultCredentials, DefaultCredentialsBuilder};
-pub use authorized_user::{
-    AuthorizedUser, AuthorizedUserBuilder, GOOGLE_REVOKE_URI, GOOGLE_TOKEN_URI,
-};
-pub use external_account::ExternalAccount;
-pub use impersonated::{ImpersonatedServiceAccount, MAX_IMPERSONATION_LIFETIME};
-pub use metadata::{METADATA_HOST, METADATA_HOST_ENV, MetadataServer, MetadataServerBuilder};
+pub use adc::CREDENTIALS_ENV;
+pub use authorized_user::{GOOGLE_REVOKE_URI, GOOGLE_TOKEN_URI};
+pub use impersonated::MAX_IMPERSONATION_LIFETIME;
+pub use metadata::{METADATA_HOST, METADATA_HOST_ENV};
 pub use metadata_probe::{METADATA_IP, METADATA_IP_ENV, NO_GCE_CHECK_ENV, PROBE_TIMEOUT};
 pub use quota_project::{QUOTA_PROJECT_ENV, QUOTA_PROJECT_HEADER};
-pub use token::{AccessToken, SCOPE, StaticToken, TokenSource};
+pub use token::SCOPE;
 
-pub use credential_kind::CredentialKind;
-#[cfg(feature = "service-account")]
-pub use service_account::ServiceAccount;
+pub(crate) use token::{AccessToken, TokenSource};

@@ -1,13 +1,13 @@
 //! [`ServiceAccount`]: Google's JWT-bearer grant, signed through the
-//! `gcp_auth` crate, exchanged by the facade itself.
+//! `gcp_auth` crate, exchanged by the SDK itself.
 //!
 //! Behind the cargo feature `service-account` (off by default): it adds the
 //! `gcp_auth` crate and its HTTP stack (about 10 s to a clean debug build on
 //! two cores). Applications that authenticate with a service-account key file
-//! turn it on; a fixed token ([`StaticToken`](super::StaticToken)) needs nothing.
+//! turn it on; a fixed token ([`StaticToken`](crate::search_ads::StaticToken)) needs nothing.
 //!
 //! `gcp_auth` reads the key and signs the assertion; the exchange at the key
-//! file's `token_uri` goes through the facade's one bounded token-endpoint
+//! file's `token_uri` goes through the SDK's one bounded token-endpoint
 //! path (`auth/endpoint.rs`), because `gcp_auth`'s own exchange retries every
 //! failure five times, has no timeout, reads the answer without a size limit
 //! and keeps no status code (SA-25). Each failure is classified once:

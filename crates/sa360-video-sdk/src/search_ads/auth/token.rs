@@ -141,7 +141,7 @@ pub trait TokenSource: Send + Sync + fmt::Debug {
     /// The quota project the API calls are billed to (sent as
     /// `x-goog-user-project`, never to a token endpoint), if any: a
     /// credentials file's `quota_project_id`, or `GOOGLE_CLOUD_QUOTA_PROJECT`
-    /// (see [`DefaultCredentials`](super::DefaultCredentials)). Default: none.
+    /// (see [`DefaultCredentials`](crate::search_ads::DefaultCredentials)). Default: none.
     fn quota_project_id(&self) -> Option<&str> {
         None
     }

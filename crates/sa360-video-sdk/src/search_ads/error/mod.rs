@@ -1,4 +1,4 @@
-//! The facade's one error type: its messages, hints and classification
+//! The SDK's one error type: its messages, hints and classification
 //! (transient, may have reached the server). The detail lists of Google's messages are read
 //! in `details.rs`; the envelope that carries them in `wire/envelope.rs`.
 
@@ -16,7 +16,7 @@ use text::clause;
 pub use details::{ConversionIssue, IssueCode};
 pub use reporting::{ReportingError, ReportingFailure};
 
-/// Anything that can go wrong in the search ads facade.
+/// Anything that can go wrong in the search ads SDK.
 ///
 /// Every message says what happened and what to do about it. Errors are
 /// `Clone` (sources are shared) so a batch report can hold the same error for
@@ -458,7 +458,7 @@ impl Error {
     }
 
     /// `Ok` when `value` is in `1..=max`, else a validation error naming `field`, the value and
-    /// the range (every count or size setting of the facade).
+    /// the range (every count or size setting of the SDK).
     pub(crate) fn check_range<T>(field: &str, value: T, max: T) -> Result<(), Self>
     where
         T: PartialOrd + From<u8> + std::fmt::Display,
@@ -474,7 +474,7 @@ impl Error {
         }
     }
 
-    /// A validation error (used by the facade and handy for callers' own checks).
+    /// A validation error (used by the SDK and handy for callers' own checks).
     pub(crate) fn validation(
         field: impl Into<String>,
         index: Option<usize>,

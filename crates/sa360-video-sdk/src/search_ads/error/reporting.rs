@@ -118,8 +118,8 @@ impl ReportingFailure {
                     to the manager's customer id";
         }
         if self.errors.iter().any(|e| e.kind == "queryError") {
-            return "The service refused the query: fix it as the message says (for a report the \
-                    facade built, report it with the request id)";
+            return "The service refused the query: fix it as the message says (for a report \
+                    sa360-video-sdk built, report it with the request id)";
         }
         if self.has_code("EXPIRED_PAGE_TOKEN") || self.has_code("INVALID_PAGE_TOKEN") {
             return "Run the report again";

@@ -237,7 +237,7 @@ impl SearchAdsClient {
     }
 }
 
-/// The facade error for an error answer to a resumed download.
+/// The SDK error for an error answer to a resumed download.
 async fn error_answer(status: u16, response: reqwest::Response) -> Error {
     let retry_after = response
         .headers()

@@ -11,7 +11,7 @@ use crate::setters::field_setters;
 /// round trips).
 pub const DEFAULT_BATCH_SIZE: usize = MAX_BATCH_SIZE;
 
-/// Largest batch the facade sends (SA-10).
+/// Largest batch the SDK sends (SA-10).
 pub const MAX_BATCH_SIZE: usize = 1000;
 
 /// Most requests in flight at once for one insert or update.

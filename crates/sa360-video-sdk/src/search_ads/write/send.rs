@@ -7,13 +7,13 @@
 //!
 //! The echo repeats every conversion as stored, 35 members each, and a write
 //! needs none of them: a 200 says the whole batch was stored (SA-9). Decoding
-//! it into the generated `ConversionList` cost the facade as much as building
+//! it into the generated `ConversionList` cost the SDK as much as building
 //! and sending the request (issue 28). So the body is read as a JSON object
 //! whose `conversion` member, when present, is an array of JSON values, each
 //! scanned but not decoded, and whose `kind`, when present, is a string; other
 //! members are ignored, as the generated type ignores them. A body that is not
 //! such JSON fails as the generated decoder fails
-//! (`Error::InvalidResponsePayload`), so the facade's error, and what a batch
+//! (`Error::InvalidResponsePayload`), so the SDK's error, and what a batch
 //! does after it, stay as they were. Where the two differ on purpose: an echoed
 //! conversion whose members have the wrong JSON types is not refused (the
 //! batch was stored all the same). Error answers (4xx, 5xx) go through the

@@ -7,12 +7,12 @@ use super::super::error::Error;
 use super::kind::WriteKind;
 
 /// Longest `conversionId`, `floodlightOrderId`, `clickId`, `productId` and
-/// `storeId` the facade sends, in characters (SA-22).
+/// `storeId` the SDK sends, in characters (SA-22).
 pub const MAX_ID_CHARS: usize = 256;
 
 /// Longest other text member (`segmentationName`, `attributionModel`,
 /// `productCountry`, `productLanguage`, custom dimension names and values,
-/// custom metric names) the facade sends, in characters (SA-22).
+/// custom metric names) the SDK sends, in characters (SA-22).
 pub const MAX_TEXT_CHARS: usize = 1024;
 
 /// The first problem of conversion `index` that an insert or update refuses
@@ -116,7 +116,7 @@ fn text_problem(c: &Conversion) -> Option<(&'static str, String)> {
             return Some((
                 field,
                 format!(
-                    "is longer than {max} characters ({} bytes): the facade sends at most {max} \
+                    "is longer than {max} characters ({} bytes): the SDK sends at most {max} \
                      (SA-22)",
                     value.len()
                 ),

@@ -1,4 +1,4 @@
-//! Lockout awareness: the facade never sends a login that could block an account.
+//! Lockout awareness: the SDK never sends a login that could block an account.
 //!
 //! The service blocks an account for 10 minutes when more than 5 logins fail
 //! within 10 minutes (VS-3), and answers every attempt during the block with 423
@@ -10,7 +10,7 @@
 //! - before a login is sent, the guard **reserves** it in the store: one atomic
 //!   step checks the budget and records the attempt with its own
 //!   [`AttemptId`]. An attempt is sent only if even its failure leaves at most
-//!   `max_failures` counted, so the facade never causes the blocking failure;
+//!   `max_failures` counted, so the SDK never causes the blocking failure;
 //! - an attempt whose outcome is unknown (timeout, dropped connection, a
 //!   cancelled future, a crashed process) counts from its start until start +
 //!   attempt timeout + window + margin: whenever the service processes it, the

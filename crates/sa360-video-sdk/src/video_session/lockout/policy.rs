@@ -15,7 +15,7 @@ pub const MAX_SPAN: Duration = Duration::from_secs(86_400);
 /// 10 minutes) with a 60 s margin.
 ///
 /// Change the rule only when the service's rule changes; a looser rule than
-/// the service's lets the facade block accounts. [`validate`](Self::validate)
+/// the service's lets the SDK block accounts. [`validate`](Self::validate)
 /// runs when a guard or client is built.
 ///
 /// ```

@@ -1,4 +1,4 @@
-//! A second binary of a package that depends on the facade, using only reqwest, that follows the
+//! A second binary of a package that depends on the SDK, using only reqwest, that follows the
 //! rule of `sa360_video_sdk::http::install_crypto_provider` (ARCHITECTURE.md, "TLS"): it installs
 //! the provider before it builds its client.
 

@@ -47,23 +47,10 @@ impl<'a> Differ<'a> {
                 self.record(subject, &at, &r::REQUEST_BODY_REMOVED, detail, None);
             }
             (Some(old), Some(new)) => {
-                match (old.item.required, new.item.required) {
-                    (false, true) => self.record(
-                        subject,
-                        &at,
-                        &r::REQUEST_BODY_BECAME_REQUIRED,
-                        "request body became required".into(),
-                        None,
-                    ),
-                    (true, false) => self.record(
-                        subject,
-                        &at,
-                        &r::REQUEST_BODY_BECAME_OPTIONAL,
-                        "request body became optional".into(),
-                        None,
-                    ),
-                    _ => {}
-                }
+                let required = (&r::REQUEST_BODY_BECAME_REQUIRED, "became required");
+                let optional = (&r::REQUEST_BODY_BECAME_OPTIONAL, "became optional");
+                let flags = (old.item.required, new.item.required);
+                self.toggle(subject, &at, "request body", flags, required, optional);
                 let (location, phrase) = match (new.pointer(), new.name) {
                     (Some(pointer), Some(name)) => (pointer, format!("request body `{name}`")),
                     _ => (at, "request body".to_owned()),

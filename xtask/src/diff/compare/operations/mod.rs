@@ -161,23 +161,7 @@ impl<'a> Differ<'a> {
         }
         let deprecated =
             |op: &Op<'_>| is_deprecated(op.operation.deprecated, &op.operation.extensions);
-        match (deprecated(o), deprecated(n)) {
-            (false, true) => self.record(
-                &subject,
-                &at,
-                &r::DEPRECATED,
-                "operation deprecated".into(),
-                None,
-            ),
-            (true, false) => self.record(
-                &subject,
-                &at,
-                &r::UNDEPRECATED,
-                "operation no longer deprecated".into(),
-                None,
-            ),
-            _ => {}
-        }
+        self.deprecation(&subject, &at, "operation", deprecated(o), deprecated(n));
         self.sunset(
             &subject,
             &at,

@@ -180,40 +180,24 @@ impl<'a> Differ<'a> {
             );
             self.record(subject, &at, &r::PARAMETER_RENAMED, detail, None);
         }
-        match (od.required, nd.required) {
-            (false, true) => self.record(
-                subject,
-                &at,
-                &r::PARAMETER_BECAME_REQUIRED,
-                format!("{label} became required"),
-                None,
-            ),
-            (true, false) => self.record(
-                subject,
-                &at,
-                &r::PARAMETER_BECAME_OPTIONAL,
-                format!("{label} became optional"),
-                None,
-            ),
-            _ => {}
-        }
-        match (od.deprecated == Some(true), nd.deprecated == Some(true)) {
-            (false, true) => self.record(
-                subject,
-                &at,
-                &r::DEPRECATED,
-                format!("{label} deprecated"),
-                None,
-            ),
-            (true, false) => self.record(
-                subject,
-                &at,
-                &r::UNDEPRECATED,
-                format!("{label} no longer deprecated"),
-                None,
-            ),
-            _ => {}
-        }
+        let required = (&r::PARAMETER_BECAME_REQUIRED, "became required");
+        let optional = (&r::PARAMETER_BECAME_OPTIONAL, "became optional");
+        self.toggle(
+            subject,
+            &at,
+            &label,
+            (od.required, nd.required),
+            required,
+            optional,
+        );
+        let deprecated = |d: Option<bool>| d == Some(true);
+        self.deprecation(
+            subject,
+            &at,
+            &label,
+            deprecated(od.deprecated),
+            deprecated(nd.deprecated),
+        );
         self.sunset(subject, &at, &label, &od.extensions, &nd.extensions);
         let (old_style, new_style) = (serialization(old.param), serialization(new.param));
         if old_style != new_style {
@@ -234,13 +218,24 @@ impl<'a> Differ<'a> {
             // parameter's media type decides below).
             text: true,
         };
-        match (&od.format, &nd.format) {
+        self.schema_or_content(site, &at, &od.format, &nd.format);
+    }
+
+    /// A parameter's or header's value: its `schema` at `site`, or its `content` at `at`.
+    pub(super) fn schema_or_content(
+        &mut self,
+        site: Site,
+        at: &str,
+        old: &'a ParameterSchemaOrContent,
+        new: &'a ParameterSchemaOrContent,
+    ) {
+        match (old, new) {
             (ParameterSchemaOrContent::Schema(a), ParameterSchemaOrContent::Schema(b)) => {
                 self.node(&site, a.into(), b.into());
             }
             (ParameterSchemaOrContent::Content(a), ParameterSchemaOrContent::Content(b)) => {
                 let site = Site {
-                    location: at.clone(),
+                    location: at.to_owned(),
                     ..site
                 };
                 self.content(&site, a, b);
@@ -251,5 +246,43 @@ impl<'a> Differ<'a> {
                 "switched between `schema` and `content`",
             ),
         }
+    }
+
+    /// `deprecated` set or cleared on an operation, parameter or header (`label`).
+    pub(super) fn deprecation(
+        &mut self,
+        subject: &Subject,
+        at: &str,
+        label: &str,
+        old: bool,
+        new: bool,
+    ) {
+        let set = (&r::DEPRECATED, "deprecated");
+        self.toggle(
+            subject,
+            at,
+            label,
+            (old, new),
+            set,
+            (&r::UNDEPRECATED, "no longer deprecated"),
+        );
+    }
+
+    /// A flag of `label` set (`set`: its rule and word) or cleared (`cleared`).
+    pub(super) fn toggle(
+        &mut self,
+        subject: &Subject,
+        at: &str,
+        label: &str,
+        (old, new): (bool, bool),
+        set: (&'static r::Rule, &str),
+        cleared: (&'static r::Rule, &str),
+    ) {
+        let (rule, word) = match (old, new) {
+            (false, true) => set,
+            (true, false) => cleared,
+            _ => return,
+        };
+        self.record(subject, at, rule, format!("{label} {word}"), None);
     }
 }

@@ -1,8 +1,6 @@
 //! Responses, their headers and links.
 
-use openapiv3::{
-    Header, Link, Operation, ParameterSchemaOrContent, ReferenceOr, Response, StatusCode,
-};
+use openapiv3::{Header, Link, Operation, ReferenceOr, Response, StatusCode};
 
 use crate::diff::compare::differ::{Differ, Root, Site, Subject};
 use crate::diff::rules::{self as r, Direction};
@@ -240,40 +238,24 @@ impl<'a> Differ<'a> {
         new: &'a Header,
     ) {
         let label = format!("{phrase}: header `{name}`");
-        match (old.required, new.required) {
-            (true, false) => self.record(
-                subject,
-                at,
-                &r::RESPONSE_HEADER_BECAME_OPTIONAL,
-                format!("{label} became optional"),
-                None,
-            ),
-            (false, true) => self.record(
-                subject,
-                at,
-                &r::RESPONSE_HEADER_BECAME_REQUIRED,
-                format!("{label} became required"),
-                None,
-            ),
-            _ => {}
-        }
-        match (old.deprecated == Some(true), new.deprecated == Some(true)) {
-            (false, true) => self.record(
-                subject,
-                at,
-                &r::DEPRECATED,
-                format!("{label} deprecated"),
-                None,
-            ),
-            (true, false) => self.record(
-                subject,
-                at,
-                &r::UNDEPRECATED,
-                format!("{label} no longer deprecated"),
-                None,
-            ),
-            _ => {}
-        }
+        let required = (&r::RESPONSE_HEADER_BECAME_REQUIRED, "became required");
+        let optional = (&r::RESPONSE_HEADER_BECAME_OPTIONAL, "became optional");
+        self.toggle(
+            subject,
+            at,
+            &label,
+            (old.required, new.required),
+            required,
+            optional,
+        );
+        let deprecated = |d: Option<bool>| d == Some(true);
+        self.deprecation(
+            subject,
+            at,
+            &label,
+            deprecated(old.deprecated),
+            deprecated(new.deprecated),
+        );
         let site = Site {
             subject: subject.clone(),
             location: format!("{at}/schema"),
@@ -283,23 +265,7 @@ impl<'a> Differ<'a> {
             // A header value is text on the wire.
             text: true,
         };
-        match (&old.format, &new.format) {
-            (ParameterSchemaOrContent::Schema(a), ParameterSchemaOrContent::Schema(b)) => {
-                self.node(&site, a.into(), b.into());
-            }
-            (ParameterSchemaOrContent::Content(a), ParameterSchemaOrContent::Content(b)) => {
-                let site = Site {
-                    location: at.to_owned(),
-                    ..site
-                };
-                self.content(&site, a, b);
-            }
-            _ => self.at(
-                &site,
-                &r::CONSTRAINT_CHANGED,
-                "switched between `schema` and `content`",
-            ),
-        }
+        self.schema_or_content(site, at, &old.format, &new.format);
     }
 
     /// Compare the links of a response.

@@ -18,9 +18,10 @@ impl<'a> Differ<'a> {
             (true, false) => self.at(site, &r::UNDEPRECATED, "no longer deprecated"),
             _ => {}
         }
-        // A parameter's own default is what the server assumes when a
-        // client leaves it out; elsewhere it documents the receiver.
-        let rule = if site.location.contains("/parameters/") && site.path.is_empty() {
+        // A parameter's own default (written inline or on the component its
+        // schema references) is what the server assumes when a client leaves
+        // it out; elsewhere it documents the receiver.
+        let rule = if site.is_parameter_value() {
             &r::PARAMETER_DEFAULT_CHANGED
         } else {
             &r::DEFAULT_CHANGED

@@ -36,13 +36,19 @@ impl<'a> Differ<'a> {
     }
 
     fn node_inner(&mut self, site: &Site, old: SchemaRef<'a>, new: SchemaRef<'a>) {
-        let (o, o_meta) = unwrap_wrappers(old);
-        let (n, n_meta) = unwrap_wrappers(new);
+        let (o, mut o_meta) = unwrap_wrappers(old);
+        let (n, mut n_meta) = unwrap_wrappers(new);
         if let (SchemaRef::Ref(a), SchemaRef::Ref(b)) = (o, n)
             && self.same_component(a, b)
         {
             // Same component: only the wrappers' metadata is this site's; the
             // component itself is compared (once per direction) on its own.
+            // A parameter's default is its schema's wherever that schema is
+            // defined: a default the component gains is the parameter's too.
+            if site.is_parameter_value() {
+                o_meta.default = self.old.flatten(old).1.default;
+                n_meta.default = self.new.flatten(new).1.default;
+            }
             self.meta(site, &o_meta, &n_meta);
             self.component(a, b, site.direction, site.text);
             return;
