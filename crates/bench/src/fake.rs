@@ -215,6 +215,8 @@ pub struct FakeSpec {
     /// Synthetic campaigns of each account in the Reporting API's campaign reports
     /// (`--report-campaigns`, SR-22); 0 leaves the flag out.
     pub report_campaigns: u64,
+    /// The fake's bench mode (`--forget-conversions`): inserts answered, none kept.
+    pub forget_conversions: bool,
 }
 
 impl FakeSpec {
@@ -239,6 +241,9 @@ impl FakeSpec {
                 "--report-campaigns".to_owned(),
                 self.report_campaigns.to_string(),
             ]);
+        }
+        if self.forget_conversions {
+            args.push("--forget-conversions".to_owned());
         }
         if self.latency_ms > 0 {
             args.extend([
@@ -297,6 +302,7 @@ mod tests {
             latency_ms: 20,
             start_date: chrono::NaiveDate::from_ymd_opt(2026, 9, 1).unwrap(),
             report_campaigns: 0,
+            forget_conversions: false,
         };
         let args = spec.args().join(" ");
         assert!(
@@ -309,6 +315,12 @@ mod tests {
         };
         assert!(!plain.args().join(" ").contains("latency"));
         assert!(!plain.args().join(" ").contains("report-campaigns"));
+        assert!(!plain.args().join(" ").contains("forget"));
+        let bench = FakeSpec {
+            forget_conversions: true,
+            ..plain.clone()
+        };
+        assert!(bench.args().join(" ").ends_with("--forget-conversions"));
         let campaigns = FakeSpec {
             report_campaigns: 3_996,
             ..plain

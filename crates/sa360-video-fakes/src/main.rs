@@ -72,6 +72,11 @@ struct Args {
     /// load tests; at most 10000.
     #[arg(long, default_value_t = 0, env = "FAKE_REPORT_CAMPAIGNS")]
     report_campaigns: u64,
+    /// Bench mode: insert checks and answers every conversion but keeps none (no memory per
+    /// row; reads, updates and the ledger do not see them; a repeat is refused only within one
+    /// request or of a seeded conversion).
+    #[arg(long)]
+    forget_conversions: bool,
     /// The always-valid search ads bearer token.
     #[arg(long, default_value = "fake-sa360-dev-token")]
     dev_token: String,
@@ -185,6 +190,7 @@ async fn main() -> anyhow::Result<()> {
                 .start_date(args.start_date)
                 .id_mapping_size(id_mapping)
                 .report_campaigns(args.report_campaigns)
+                .forget_conversions(args.forget_conversions)
                 .dev_token(args.dev_token.clone())
                 .token_lifetime(Duration::from_secs(args.token_lifetime_secs))
                 .faults(ads_faults),

@@ -160,12 +160,13 @@ impl<'a> Fakes<'a> {
                 let vars = self.latency()?.clone();
                 (self.with_redis(vars)?, None)
             }
-            FakeKind::FreshUpload => {
-                let fake = self.fresh(LATENCY_MS)?;
-                (fake.vars().clone(), Some(fake))
-            }
-            FakeKind::FreshPlain => {
-                let fake = self.fresh(0)?;
+            FakeKind::FreshUpload | FakeKind::FreshPlain | FakeKind::FreshForgetting => {
+                let latency_ms = if kind == FakeKind::FreshUpload {
+                    LATENCY_MS
+                } else {
+                    0
+                };
+                let fake = self.fresh(latency_ms, kind == FakeKind::FreshForgetting)?;
                 (fake.vars().clone(), Some(fake))
             }
         })
@@ -179,6 +180,7 @@ impl<'a> Fakes<'a> {
             start_date: crate::reporting::report_data_start(crate::reporting::today_utc()),
             // The campaign × day report of `search` has the run's rows (crate::search).
             report_campaigns: crate::search::synthetic_campaigns(self.options.sizes.read_rows)?,
+            forget_conversions: false,
         })
     }
 
@@ -228,14 +230,16 @@ impl<'a> Fakes<'a> {
             .context("the latency fake is not running")
     }
 
-    /// A new fake with `latency_ms` per answer and an empty ledger, for one upload run.
-    fn fresh(&self, latency_ms: u64) -> Result<FakeProcess> {
+    /// A new fake with `latency_ms` per answer and an empty ledger (or, `forget_conversions`, in
+    /// its bench mode), for one upload run.
+    fn fresh(&self, latency_ms: u64, forget_conversions: bool) -> Result<FakeProcess> {
         let spec = FakeSpec {
             conversions_per_account: 1_000,
             id_mapping_bytes: 10_000,
             latency_ms,
             start_date: crate::reporting::report_data_start(crate::reporting::today_utc()),
             report_campaigns: 0,
+            forget_conversions,
         };
         let log = log_path(&self.options.work_dir, "upload");
         FakeProcess::start(&self.options.fake_bin, &spec.args(), &log)

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use serde_json::Value;
 
 use crate::faults::{FaultInjector, FaultRecord};
-use crate::search_ads::record::Packed;
+use crate::search_ads::record::Record;
 
 /// Who a conversion belongs to (SA-15): the advertiser, or the customer when the conversion
 /// names no advertiser (and no click ID it could be attributed through).
@@ -88,7 +88,7 @@ pub struct StoredConversion {
 #[derive(Clone, Debug)]
 pub(crate) struct Stored {
     /// The conversion as the fake answers it.
-    pub record: Packed,
+    pub record: Record,
     /// As [`StoredConversion::origin`].
     pub origin: Origin,
     /// As [`StoredConversion::ds_conversion_id`].
@@ -106,7 +106,7 @@ impl Stored {
     fn to_public(&self, (key, timestamp_ms): &(ConversionKey, i64)) -> StoredConversion {
         StoredConversion {
             key: key.clone(),
-            conversion: self.record.unpack().to_value(),
+            conversion: self.record.to_value(),
             origin: self.origin,
             ds_conversion_id: self.ds_conversion_id,
             timestamp_ms: *timestamp_ms,

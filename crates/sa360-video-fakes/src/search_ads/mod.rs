@@ -148,6 +148,12 @@ impl SearchAdsFakeBuilder {
         self
     }
 
+    /// Bench mode: inserts answered but not kept (see [`SearchAdsConfig::forget_conversions`]).
+    pub fn forget_conversions(mut self, forget: bool) -> Self {
+        self.config.forget_conversions = forget;
+        self
+    }
+
     /// Initial faults.
     pub fn faults(mut self, faults: Faults) -> Self {
         self.config.faults = faults;
