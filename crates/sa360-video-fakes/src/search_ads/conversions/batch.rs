@@ -121,7 +121,7 @@ pub(super) fn batch_failure(
 mod tests {
     use super::{Detail, batch_failure};
     use crate::faults::{DetailsCut, DetailsTruncationApplied};
-    use crate::search_ads::conversions::test_app::{answer, message};
+    use crate::search_ads::conversions::tests::{answer, message};
 
     #[test]
     fn the_field_names_are_those_of_each_object() {

@@ -282,7 +282,7 @@ mod tests {
     };
     use crate::search_ads::conversions::batch::Detail;
     use crate::search_ads::conversions::parse::record_from_value;
-    use crate::search_ads::conversions::test_app::app;
+    use crate::search_ads::conversions::tests::app;
     use crate::search_ads::data::{DAY_MS, Generator, click_id};
     use crate::search_ads::ledger::Owner;
     use crate::search_ads::record::{Record, Schema};

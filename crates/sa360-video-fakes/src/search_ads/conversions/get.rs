@@ -47,7 +47,7 @@ mod tests {
     use axum::http::StatusCode;
 
     use super::get_conversions;
-    use crate::search_ads::conversions::test_app::{answer, app, counts, query, seeded};
+    use crate::search_ads::conversions::tests::{answer, app, counts, query, seeded};
     use crate::search_ads::state::AppState;
 
     async fn get(

@@ -170,7 +170,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::insert;
-    use crate::search_ads::conversions::test_app::{
+    use crate::search_ads::conversions::tests::{
         answer, app, app_with, body, counts, ledger, message, new_conversion,
     };
     use crate::search_ads::data::{Generator, INSERTED_DS_BASE};

@@ -206,7 +206,7 @@ mod tests {
     use serde_json::Value;
 
     use crate::search_ads::conversions::insert;
-    use crate::search_ads::conversions::test_app::{
+    use crate::search_ads::conversions::tests::{
         answer, app, body, message, new_conversion, query, seeded,
     };
     use crate::search_ads::data::{DAY_MS, day_start_ms};

@@ -150,7 +150,7 @@ mod tests {
 
     use super::{parse_batch, record_from_value};
     use crate::search_ads::conversions::batch::Detail;
-    use crate::search_ads::conversions::test_app::{answer, message};
+    use crate::search_ads::conversions::tests::{answer, message};
     use crate::search_ads::record::{Record, Schema};
 
     async fn parse_error(body: &Value, list: &str) -> String {

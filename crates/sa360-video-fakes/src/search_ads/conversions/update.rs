@@ -132,7 +132,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::update;
-    use crate::search_ads::conversions::test_app::{
+    use crate::search_ads::conversions::tests::{
         answer, app, body, counts, ledger, message, new_conversion, query, seeded,
     };
     use crate::search_ads::conversions::{get_by_customer_id, insert};
