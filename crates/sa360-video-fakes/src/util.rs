@@ -1,4 +1,4 @@
-//! Small helpers shared by both fakes: deterministic hashing and shell quoting.
+//! Small helpers shared by both fakes: deterministic hashing, random tokens and builder setters.
 
 /// The SplitMix64 finalizer: a fast, well-mixed 64-bit hash of one value.
 pub(crate) fn mix(mut x: u64) -> u64 {
@@ -24,6 +24,19 @@ pub(crate) fn hex_token(rng: &mut fastrand::Rng, bytes: usize) -> String {
     }
     out
 }
+
+/// Builder methods that each set one field of the builder's `config`:
+/// `/// doc` `name(Type) => field.path;`.
+macro_rules! setters {
+    ($($(#[$doc:meta])* $name:ident($ty:ty) => $($field:ident).+;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(mut self, value: $ty) -> Self {
+            self.config.$($field).+ = value;
+            self
+        }
+    )*};
+}
+pub(crate) use setters;
 
 #[cfg(test)]
 mod tests {
