@@ -18,29 +18,12 @@ const LAST_VAR: &str = "SEARCH_ADS_REPORTING_URL";
 /// How long a fake may take to print its lines.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Undoes `sa360_video_client_support::sh_quote`: a plain word, or single quotes with
-/// `'\''` for each embedded quote.
+/// Undoes `sa360_video_client_support::sh_quote` (one word, as `sh` reads it).
 pub fn sh_unquote(word: &str) -> Result<String> {
-    if !word.starts_with('\'') {
-        return Ok(word.to_owned());
+    match shlex::split(word).as_deref() {
+        Some([one]) => Ok(one.clone()),
+        _ => bail!("not one quoted word: {word:?}"),
     }
-    let mut out = String::with_capacity(word.len());
-    let mut rest = word;
-    while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix('\'') {
-            let end = after
-                .find('\'')
-                .with_context(|| format!("unterminated quote in {word:?}"))?;
-            out.push_str(&after[..end]);
-            rest = &after[end + 1..];
-        } else if let Some(after) = rest.strip_prefix("\\'") {
-            out.push('\'');
-            rest = after;
-        } else {
-            bail!("unexpected text in the quoted word {word:?}");
-        }
-    }
-    Ok(out)
 }
 
 /// Parses one `NAME=value` line; `None` for anything else.
