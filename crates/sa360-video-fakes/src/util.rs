@@ -25,13 +25,13 @@ pub(crate) fn hex_token(rng: &mut fastrand::Rng, bytes: usize) -> String {
     out
 }
 
-/// Builder methods that each set one field of the builder's `config`:
-/// `/// doc` `name(Type) => field.path;`.
+/// Builder methods that each set one field: `/// doc` `name(Type) => field.path;` becomes
+/// `pub fn name(mut self, value: Type) -> Self`, setting `self.field.path`.
 macro_rules! setters {
-    ($($(#[$doc:meta])* $name:ident($ty:ty) => $($field:ident).+;)*) => {$(
-        $(#[$doc])*
+    ($($(#[$attr:meta])* $name:ident($ty:ty) => $($field:ident).+;)*) => {$(
+        $(#[$attr])*
         pub fn $name(mut self, value: $ty) -> Self {
-            self.config.$($field).+ = value;
+            self.$($field).+ = value;
             self
         }
     )*};

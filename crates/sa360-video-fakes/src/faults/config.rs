@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use crate::util::setters;
+
 /// What a truncated CSV download looks like to the client.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Truncation {
@@ -118,18 +120,28 @@ impl Faults {
         self
     }
 
-    /// Sets [`Faults::rate_limited`].
-    #[must_use]
-    pub fn with_rate_limited(mut self, p: f64) -> Self {
-        self.rate_limited = p;
-        self
-    }
-
-    /// Sets [`Faults::rate_limited_403`].
-    #[must_use]
-    pub fn with_rate_limited_403(mut self, p: f64) -> Self {
-        self.rate_limited_403 = p;
-        self
+    setters! {
+        /// Sets [`Faults::rate_limited`].
+        #[must_use]
+        with_rate_limited(f64) => rate_limited;
+        /// Sets [`Faults::rate_limited_403`].
+        #[must_use]
+        with_rate_limited_403(f64) => rate_limited_403;
+        /// Sets [`Faults::internal_error`].
+        #[must_use]
+        with_internal_error(f64) => internal_error;
+        /// Sets [`Faults::unavailable`].
+        #[must_use]
+        with_unavailable(f64) => unavailable;
+        /// Sets [`Faults::drop_before_response`].
+        #[must_use]
+        with_drop_before_response(f64) => drop_before_response;
+        /// Sets [`Faults::drop_mid_body`].
+        #[must_use]
+        with_drop_mid_body(f64) => drop_mid_body;
+        /// Sets [`Faults::retry_after`].
+        #[must_use]
+        with_retry_after(Duration) => retry_after;
     }
 
     /// Sets [`Faults::truncated_details`] and [`Faults::details_cut`].
@@ -140,46 +152,11 @@ impl Faults {
         self
     }
 
-    /// Sets [`Faults::internal_error`].
-    #[must_use]
-    pub fn with_internal_error(mut self, p: f64) -> Self {
-        self.internal_error = p;
-        self
-    }
-
-    /// Sets [`Faults::unavailable`].
-    #[must_use]
-    pub fn with_unavailable(mut self, p: f64) -> Self {
-        self.unavailable = p;
-        self
-    }
-
-    /// Sets [`Faults::drop_before_response`].
-    #[must_use]
-    pub fn with_drop_before_response(mut self, p: f64) -> Self {
-        self.drop_before_response = p;
-        self
-    }
-
-    /// Sets [`Faults::drop_mid_body`].
-    #[must_use]
-    pub fn with_drop_mid_body(mut self, p: f64) -> Self {
-        self.drop_mid_body = p;
-        self
-    }
-
     /// Sets [`Faults::truncated_csv`] and [`Faults::truncation`].
     #[must_use]
     pub fn with_truncated_csv(mut self, p: f64, truncation: Truncation) -> Self {
         self.truncated_csv = p;
         self.truncation = truncation;
-        self
-    }
-
-    /// Sets [`Faults::retry_after`].
-    #[must_use]
-    pub fn with_retry_after(mut self, retry_after: Duration) -> Self {
-        self.retry_after = retry_after;
         self
     }
 

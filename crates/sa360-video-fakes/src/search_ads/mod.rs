@@ -87,37 +87,37 @@ impl SearchAdsFakeBuilder {
 
     setters! {
         /// Seed of all generated data.
-        seed(u64) => seed;
+        seed(u64) => config.seed;
         /// The known engine accounts.
-        accounts(Vec<KnownAccount>) => accounts;
+        accounts(Vec<KnownAccount>) => config.accounts;
         /// Seeded conversions per account.
-        conversions_per_account(u64) => conversions_per_account;
+        conversions_per_account(u64) => config.conversions_per_account;
         /// Seeded conversions per day.
-        conversions_per_day(u64) => conversions_per_day;
+        conversions_per_day(u64) => config.conversions_per_day;
         /// Day of the first seeded conversion.
-        start_date(chrono::NaiveDate) => start_date;
+        start_date(chrono::NaiveDate) => config.start_date;
         /// Size of each advertiser's ID-mapping file.
-        id_mapping_size(IdMappingSize) => id_mapping;
+        id_mapping_size(IdMappingSize) => config.id_mapping;
         /// Synthetic campaigns added to each account's seeded ones in the Reporting API's reports of
         /// `customer`, `campaign` and `ad_group`, for load tests (see
         /// [`SearchAdsConfig::report_campaigns`]; at most [`MAX_REPORT_CAMPAIGNS`], checked by
         /// [`start`](Self::start)).
-        report_campaigns(u64) => report_campaigns;
+        report_campaigns(u64) => config.report_campaigns;
         /// Lifetime of issued access tokens.
-        token_lifetime(Duration) => token_lifetime;
+        token_lifetime(Duration) => config.token_lifetime;
         /// Whether a repeated insert is refused with `0x0000011A` (true, the default, as the service
         /// does) or stored again (see [`SearchAdsConfig::deduplicate`]).
-        deduplicate(bool) => deduplicate;
+        deduplicate(bool) => config.deduplicate;
         /// Bench mode: inserts answered but not kept (see [`SearchAdsConfig::forget_conversions`]).
-        forget_conversions(bool) => forget_conversions;
+        forget_conversions(bool) => config.forget_conversions;
         /// Initial faults.
-        faults(Faults) => faults;
+        faults(Faults) => config.faults;
         /// The Reporting API (v0) side: customers, page tokens, window, faults.
-        reporting(ReportingConfig) => reporting;
+        reporting(ReportingConfig) => config.reporting;
         /// Faults of the Reporting API's search method.
-        reporting_faults(ReportingFaults) => reporting.faults;
+        reporting_faults(ReportingFaults) => config.reporting.faults;
         /// Port on 127.0.0.1 (0, the default, picks a free one).
-        port(u16) => port;
+        port(u16) => config.port;
     }
 
     /// The always-valid development bearer token.

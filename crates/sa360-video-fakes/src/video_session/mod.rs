@@ -80,9 +80,9 @@ impl VideoSessionFakeBuilder {
 
     setters! {
         /// Initial faults.
-        faults(Faults) => faults;
+        faults(Faults) => config.faults;
         /// Port on 127.0.0.1 (0, the default, picks a free one).
-        port(u16) => port;
+        port(u16) => config.port;
     }
 
     /// Uses (and shares) this clock for the lockout.
