@@ -131,14 +131,12 @@ pub(crate) fn log_tail(path: &Path) -> String {
 /// `text` percent-encoded for a URL's user or password: every byte but RFC 3986's unreserved
 /// characters (`A-Z a-z 0-9 - . _ ~`) as `%XX`.
 pub(crate) fn url_encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                char::from(b).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+    const UNRESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    percent_encoding::utf8_percent_encode(text, UNRESERVED).to_string()
 }
 
 /// The value of `field` in an `INFO` answer (`field:value` lines).
@@ -252,11 +250,6 @@ impl RedisOptions {
     /// Forgets [`RedisOptions::port`]: a free port again (for topologies of several servers).
     pub(crate) fn clear_port(&mut self) {
         self.port = None;
-    }
-
-    /// Whether [`RedisOptions::appendonly`] is on.
-    pub fn is_appendonly(&self) -> bool {
-        self.appendonly
     }
 
     /// Starts the server for `test` (named in the SKIPPED line), waiting until it answers `PING`

@@ -286,14 +286,6 @@ impl Sentinels {
         &self.sentinels[i]
     }
 
-    /// Sentinel `i`, to kill or restart it.
-    ///
-    /// # Panics
-    /// When there is no sentinel `i`.
-    pub fn sentinel_mut(&mut self, i: usize) -> &mut Sentinel {
-        &mut self.sentinels[i]
-    }
-
     /// `127.0.0.1:PORT` of each sentinel.
     pub fn addrs(&self) -> Vec<String> {
         self.sentinels.iter().map(Sentinel::addr).collect()

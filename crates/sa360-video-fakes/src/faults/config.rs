@@ -6,7 +6,7 @@ use std::time::Duration;
 use crate::util::setters;
 
 /// What a truncated CSV download looks like to the client.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Truncation {
     /// The answer announces the full `Content-Length`, stops in the middle of a row and the
     /// connection is aborted: the client sees an I/O error, never a clean end of file.
@@ -15,13 +15,13 @@ pub enum Truncation {
     /// The answer is sent without `Content-Length` (chunked) and ends cleanly in the middle of a row:
     /// the client sees a normal end of file and must notice the broken last row itself. (A clean end
     /// that contradicts a `Content-Length` cannot be produced: the server closes the connection
-    /// instead, which the client sees as [`Truncation::Abort`].)
+    /// instead, which the client sees as `Abort`.)
     CleanEof,
 }
 
 /// Where a truncated list of details (the 400 answer of a conversion batch) is cut, the way Google
 /// cuts long error messages.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum DetailsCut {
     /// Inside the code of the last detail (`…index=0, 0x0000`): every detail before it is whole.
     #[default]
