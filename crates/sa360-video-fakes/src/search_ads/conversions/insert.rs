@@ -1,6 +1,8 @@
 //! `conversion.insert` (`POST /conversion`): stores new conversions, refusing a
 //! (`conversionId`, `conversionTimestamp`) already used by the advertiser (SA-15).
 
+use std::sync::atomic::AtomicU64;
+
 use axum::Extension;
 use axum::extract::State;
 use axum::response::Response;
@@ -36,12 +38,8 @@ pub(super) struct Insert;
 impl WriteMethod for Insert {
     type Checked = Result<CheckedInsert, Detail>;
 
-    fn requests(counters: &Counters) -> &std::sync::atomic::AtomicU64 {
-        &counters.insert_requests
-    }
-
-    fn stored(counters: &Counters) -> &std::sync::atomic::AtomicU64 {
-        &counters.conversions_inserted
+    fn counters(c: &Counters) -> (&AtomicU64, &AtomicU64) {
+        (&c.insert_requests, &c.conversions_inserted)
     }
 
     fn check(app: &AppState, claims: &mut Claims, item: Item) -> Self::Checked {

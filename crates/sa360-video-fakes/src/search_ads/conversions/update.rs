@@ -2,6 +2,7 @@
 //! conversion named by (`conversionId`, `conversionTimestamp`).
 
 use std::collections::btree_map::Entry;
+use std::sync::atomic::AtomicU64;
 
 use axum::Extension;
 use axum::extract::State;
@@ -38,12 +39,8 @@ pub(super) struct Update;
 impl WriteMethod for Update {
     type Checked = Item;
 
-    fn requests(counters: &Counters) -> &std::sync::atomic::AtomicU64 {
-        &counters.update_requests
-    }
-
-    fn stored(counters: &Counters) -> &std::sync::atomic::AtomicU64 {
-        &counters.conversions_updated
+    fn counters(c: &Counters) -> (&AtomicU64, &AtomicU64) {
+        (&c.update_requests, &c.conversions_updated)
     }
 
     fn check(_: &AppState, _: &mut Claims, item: Item) -> Item {
