@@ -18,29 +18,12 @@ const LAST_VAR: &str = "SEARCH_ADS_REPORTING_URL";
 /// How long a fake may take to print its lines.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Undoes `sa360_video_client_support::sh_quote`: a plain word, or single quotes with
-/// `'\''` for each embedded quote.
+/// Undoes `sa360_video_client_support::sh_quote` (one word, as `sh` reads it).
 pub fn sh_unquote(word: &str) -> Result<String> {
-    if !word.starts_with('\'') {
-        return Ok(word.to_owned());
+    match shlex::split(word).as_deref() {
+        Some([one]) => Ok(one.clone()),
+        _ => bail!("not one quoted word: {word:?}"),
     }
-    let mut out = String::with_capacity(word.len());
-    let mut rest = word;
-    while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix('\'') {
-            let end = after
-                .find('\'')
-                .with_context(|| format!("unterminated quote in {word:?}"))?;
-            out.push_str(&after[..end]);
-            rest = &after[end + 1..];
-        } else if let Some(after) = rest.strip_prefix("\\'") {
-            out.push('\'');
-            rest = after;
-        } else {
-            bail!("unexpected text in the quoted word {word:?}");
-        }
-    }
-    Ok(out)
 }
 
 /// Parses one `NAME=value` line; `None` for anything else.
@@ -215,6 +198,8 @@ pub struct FakeSpec {
     /// Synthetic campaigns of each account in the Reporting API's campaign reports
     /// (`--report-campaigns`, SR-22); 0 leaves the flag out.
     pub report_campaigns: u64,
+    /// The fake's bench mode (`--forget-conversions`): inserts answered, none kept.
+    pub forget_conversions: bool,
 }
 
 impl FakeSpec {
@@ -239,6 +224,9 @@ impl FakeSpec {
                 "--report-campaigns".to_owned(),
                 self.report_campaigns.to_string(),
             ]);
+        }
+        if self.forget_conversions {
+            args.push("--forget-conversions".to_owned());
         }
         if self.latency_ms > 0 {
             args.extend([
@@ -297,6 +285,7 @@ mod tests {
             latency_ms: 20,
             start_date: chrono::NaiveDate::from_ymd_opt(2026, 9, 1).unwrap(),
             report_campaigns: 0,
+            forget_conversions: false,
         };
         let args = spec.args().join(" ");
         assert!(
@@ -309,6 +298,12 @@ mod tests {
         };
         assert!(!plain.args().join(" ").contains("latency"));
         assert!(!plain.args().join(" ").contains("report-campaigns"));
+        assert!(!plain.args().join(" ").contains("forget"));
+        let bench = FakeSpec {
+            forget_conversions: true,
+            ..plain.clone()
+        };
+        assert!(bench.args().join(" ").ends_with("--forget-conversions"));
         let campaigns = FakeSpec {
             report_campaigns: 3_996,
             ..plain

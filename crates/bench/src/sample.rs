@@ -178,7 +178,7 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
         }
         (ClientScenario::Upload, Variant::Facade) => {
             let input = scenarios::upload_input_facade(sa, &spec.tag, count)?;
-            scenarios::upload_facade(sa, &input, WriteOptions::default()).await
+            scenarios::upload_facade(sa, &spec.tag, &input, WriteOptions::default(), false).await
         }
         (ClientScenario::UploadOverhead, Variant::Baseline) => {
             let input = scenarios::upload_input_wire(sa, &spec.tag, count);
@@ -189,18 +189,18 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
             let options = WriteOptions::default()
                 .batch_size(scenarios::BATCH_SIZE)
                 .concurrency(1);
-            scenarios::upload_facade_journal(sa, &spec.tag, &input, options).await
+            scenarios::upload_facade(sa, &spec.tag, &input, options, true).await
         }
         (ClientScenario::UploadStream, Variant::Baseline) => {
             let input = scenarios::upload_input_facade(sa, &spec.tag, count)?;
-            scenarios::upload_facade(sa, &input, scenarios::stream_options()).await
+            scenarios::upload_facade(sa, &spec.tag, &input, scenarios::stream_options(), false)
+                .await
         }
         (ClientScenario::UploadStream, Variant::Facade) => {
-            scenarios::upload_stream(sa, &spec.tag, count, scenarios::stream_options()).await
+            scenarios::upload_stream(sa, &spec.tag, count, scenarios::stream_options(), false).await
         }
         (ClientScenario::UploadStreamJournal, Variant::Baseline | Variant::Facade) => {
-            scenarios::upload_stream_journal(sa, &spec.tag, count, scenarios::stream_options())
-                .await
+            scenarios::upload_stream(sa, &spec.tag, count, scenarios::stream_options(), true).await
         }
         (ClientScenario::IdMapping, Variant::Baseline) => scenarios::id_mapping_baseline(sa).await,
         (ClientScenario::IdMapping, Variant::Facade) => scenarios::id_mapping_facade(sa).await,

@@ -293,64 +293,42 @@ pub fn stream_options() -> WriteOptions {
         .concurrency(4)
 }
 
-/// Facade streamed upload: `insert(iterator).options(..).stream()`, the
-/// conversions generated as the stream asks for them and each batch's
-/// outcomes counted and dropped; every conversion must come back stored.
-pub async fn upload_stream(
-    target: &SearchAdsTarget,
-    tag: &str,
-    count: usize,
-    options: WriteOptions,
-) -> Result<Measurement> {
-    let client = facade_client(target)?;
-    // Timestamps grow with the index: when the last one is valid, all are (so the generator
-    // below never drops a conversion; the count check at the end would catch it anyway).
-    upload_conversion(target, tag, count.saturating_sub(1))?;
-    let started = Instant::now();
-    let rows = (0..count).filter_map(|i| upload_conversion(target, tag, i).ok());
-    let mut stream = client.insert(rows).options(options).stream()?;
-    let mut stored: u64 = 0;
-    while let Some(batch) = futures::StreamExt::next(&mut stream).await {
-        for (index, outcome) in batch.indexed() {
-            ensure!(
-                outcome.is_stored(),
-                "conversion {index} was not stored: {outcome:?}"
-            );
-            stored += 1;
-        }
-    }
-    let elapsed = started.elapsed();
-    ensure!(
-        stored == count as u64,
-        "{stored} of {count} conversions came back"
-    );
-    Ok(Measurement::new(stored, stored, elapsed))
-}
-
-/// Facade streamed upload kept in a [`WriteJournal`] (a fresh one in a temporary directory,
-/// created before the clock starts and gone when the call has given every row its outcome): the
-/// same conversions as [`upload_stream`], each also through the duplicate check a resume of the
-/// journal replays; every conversion must come back stored.
-pub async fn upload_stream_journal(
-    target: &SearchAdsTarget,
-    tag: &str,
-    count: usize,
-    options: WriteOptions,
-) -> Result<Measurement> {
-    let client = facade_client(target)?;
-    upload_conversion(target, tag, count.saturating_sub(1))?;
+/// A fresh [`WriteJournal`] in a temporary directory (gone when the directory is dropped).
+fn fresh_journal(tag: &str, count: usize) -> Result<(tempfile::TempDir, WriteJournal)> {
     let dir = tempfile::tempdir().context("a directory for the journal")?;
     let journal = WriteJournal::new(
         dir.path().join("upload.journal"),
         format!("bench {tag} {count}"),
     );
+    Ok((dir, journal))
+}
+
+/// Facade streamed upload: `insert(iterator).options(..).stream()`, the conversions generated as
+/// the stream asks for them and each batch's outcomes counted and dropped; every conversion must
+/// come back stored. With `journal`, kept in a fresh [`WriteJournal`] (created before the clock
+/// starts), so each row also goes through the duplicate check a resume of the journal replays.
+pub async fn upload_stream(
+    target: &SearchAdsTarget,
+    tag: &str,
+    count: usize,
+    options: WriteOptions,
+    journal: bool,
+) -> Result<Measurement> {
+    let client = facade_client(target)?;
+    // Timestamps grow with the index: when the last one is valid, all are (so the generator
+    // below never drops a conversion; the count check at the end would catch it anyway).
+    upload_conversion(target, tag, count.saturating_sub(1))?;
+    let (_dir, journal) = journal
+        .then(|| fresh_journal(tag, count))
+        .transpose()?
+        .unzip();
     let started = Instant::now();
     let rows = (0..count).filter_map(|i| upload_conversion(target, tag, i).ok());
-    let mut stream = client
-        .insert(rows)
-        .options(options)
-        .journal(journal)
-        .stream()?;
+    let mut insert = client.insert(rows).options(options);
+    if let Some(journal) = journal {
+        insert = insert.journal(journal);
+    }
+    let mut stream = insert.stream()?;
     let mut stored: u64 = 0;
     while let Some(batch) = futures::StreamExt::next(&mut stream).await {
         for (index, outcome) in batch.indexed() {
@@ -369,26 +347,26 @@ pub async fn upload_stream_journal(
     Ok(Measurement::new(stored, stored, elapsed))
 }
 
-/// Facade upload of a slice kept in a fresh [`WriteJournal`] (as [`upload_facade`] otherwise).
-pub async fn upload_facade_journal(
+/// Facade upload of a slice: [`SearchAdsClient::insert`] with `options`, kept in a fresh
+/// [`WriteJournal`] with `journal`; every conversion must come back stored.
+pub async fn upload_facade(
     target: &SearchAdsTarget,
     tag: &str,
     conversions: &[Conversion],
     options: WriteOptions,
+    journal: bool,
 ) -> Result<Measurement> {
     let client = facade_client(target)?;
-    let dir = tempfile::tempdir().context("a directory for the journal")?;
-    let journal = WriteJournal::new(
-        dir.path().join("upload.journal"),
-        format!("bench {tag} {}", conversions.len()),
-    );
+    let (_dir, journal) = journal
+        .then(|| fresh_journal(tag, conversions.len()))
+        .transpose()?
+        .unzip();
     let started = Instant::now();
-    let report = client
-        .insert(conversions)
-        .options(options)
-        .journal(journal)
-        .send()
-        .await?;
+    let mut insert = client.insert(conversions).options(options);
+    if let Some(journal) = journal {
+        insert = insert.journal(journal);
+    }
+    let report = insert.send().await?;
     let elapsed = started.elapsed();
     ensure!(
         report.all_stored(),
@@ -460,25 +438,6 @@ pub async fn upload_baseline(
         stored += echo.conversion.len() as u64;
     }
     Ok(Measurement::new(stored, stored, started.elapsed()))
-}
-
-/// Facade upload: [`SearchAdsClient::insert`] with `batch_size` and
-/// `concurrency`; every conversion must come back stored.
-pub async fn upload_facade(
-    target: &SearchAdsTarget,
-    conversions: &[Conversion],
-    options: WriteOptions,
-) -> Result<Measurement> {
-    let client = facade_client(target)?;
-    let started = Instant::now();
-    let report = client.insert(conversions).options(options).send().await?;
-    let elapsed = started.elapsed();
-    ensure!(
-        report.all_stored(),
-        "the upload was not all stored: {report}"
-    );
-    let stored = report.stored() as u64;
-    Ok(Measurement::new(stored, stored, elapsed))
 }
 
 // ------------------------------------------------------------------ ID mapping

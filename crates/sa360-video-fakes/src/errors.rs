@@ -75,14 +75,11 @@ pub(crate) fn google_simple(status: StatusCode, reason: &'static str, message: &
 
 /// The video service's error body (VS-2).
 #[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
 pub(crate) struct ApiErrorBody<'a> {
-    #[serde(rename = "Code")]
     pub code: &'a str,
-    #[serde(rename = "Message")]
     pub message: &'a str,
-    #[serde(rename = "Field")]
     pub field: Option<&'a str>,
-    #[serde(rename = "RetryAfterSeconds")]
     pub retry_after_seconds: Option<u32>,
 }
 

@@ -23,22 +23,6 @@ enum FaultTarget {
     Video,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum DetailsCutArg {
-    /// Inside the code of the last detail.
-    InsideCode,
-    /// Inside the text of the last detail.
-    InsideText,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum TruncationArg {
-    /// Announce the full length, stop mid-row and abort the connection.
-    Abort,
-    /// No length, end cleanly mid-row.
-    CleanEof,
-}
-
 /// Local fakes of the search ads and video session services.
 #[derive(Debug, Parser)]
 #[command(name = "sa360-video-fakes", version, about)]
@@ -72,6 +56,11 @@ struct Args {
     /// load tests; at most 10000.
     #[arg(long, default_value_t = 0, env = "FAKE_REPORT_CAMPAIGNS")]
     report_campaigns: u64,
+    /// Bench mode: insert checks and answers every conversion but keeps none (no memory per
+    /// row; reads, updates and the ledger do not see them; a repeat is refused only within one
+    /// request or of a seeded conversion).
+    #[arg(long)]
+    forget_conversions: bool,
     /// The always-valid search ads bearer token.
     #[arg(long, default_value = "fake-sa360-dev-token")]
     dev_token: String,
@@ -112,14 +101,14 @@ struct Args {
     #[arg(long, default_value_t = 0.0)]
     p_truncated_csv: f64,
     /// How truncated downloads end.
-    #[arg(long, value_enum, default_value_t = TruncationArg::Abort)]
-    truncation: TruncationArg,
+    #[arg(long, value_enum, default_value_t = Truncation::Abort)]
+    truncation: Truncation,
     /// Share of conversion-batch 400 answers whose list of details is cut short (0..1).
     #[arg(long, default_value_t = 0.0)]
     p_truncated_details: f64,
     /// Where truncated lists of details are cut.
-    #[arg(long, value_enum, default_value_t = DetailsCutArg::InsideCode)]
-    details_cut: DetailsCutArg,
+    #[arg(long, value_enum, default_value_t = DetailsCut::InsideCode)]
+    details_cut: DetailsCut,
     /// Retry-After of injected 429 and 503 answers, in seconds.
     #[arg(long, default_value_t = 1)]
     retry_after_secs: u64,
@@ -138,15 +127,9 @@ impl Args {
             drop_before_response: self.p_drop_before,
             drop_mid_body: self.p_drop_mid_body,
             truncated_csv: self.p_truncated_csv,
-            truncation: match self.truncation {
-                TruncationArg::Abort => Truncation::Abort,
-                TruncationArg::CleanEof => Truncation::CleanEof,
-            },
+            truncation: self.truncation,
             truncated_details: self.p_truncated_details,
-            details_cut: match self.details_cut {
-                DetailsCutArg::InsideCode => DetailsCut::InsideCode,
-                DetailsCutArg::InsideText => DetailsCut::InsideText,
-            },
+            details_cut: self.details_cut,
             retry_after: Duration::from_secs(self.retry_after_secs),
         }
     }
@@ -185,6 +168,7 @@ async fn main() -> anyhow::Result<()> {
                 .start_date(args.start_date)
                 .id_mapping_size(id_mapping)
                 .report_campaigns(args.report_campaigns)
+                .forget_conversions(args.forget_conversions)
                 .dev_token(args.dev_token.clone())
                 .token_lifetime(Duration::from_secs(args.token_lifetime_secs))
                 .faults(ads_faults),

@@ -25,16 +25,9 @@ use tower::Service;
 pub(crate) struct AbortConnection;
 
 /// The error a connection's service returns to make hyper drop the connection.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("connection dropped by an injected fault")]
 struct ConnectionDropped;
-
-impl std::fmt::Display for ConnectionDropped {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("connection dropped by an injected fault")
-    }
-}
-
-impl std::error::Error for ConnectionDropped {}
 
 /// How long running connections get to finish after shutdown began.
 const GRACE: Duration = Duration::from_secs(2);

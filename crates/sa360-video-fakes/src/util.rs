@@ -1,4 +1,4 @@
-//! Small helpers shared by both fakes: deterministic hashing and shell quoting.
+//! Small helpers shared by both fakes: deterministic hashing, random tokens and builder setters.
 
 /// The SplitMix64 finalizer: a fast, well-mixed 64-bit hash of one value.
 pub(crate) fn mix(mut x: u64) -> u64 {
@@ -24,6 +24,19 @@ pub(crate) fn hex_token(rng: &mut fastrand::Rng, bytes: usize) -> String {
     }
     out
 }
+
+/// Builder methods that each set one field: `/// doc` `name(Type) => field.path;` becomes
+/// `pub fn name(mut self, value: Type) -> Self`, setting `self.field.path`.
+macro_rules! setters {
+    ($($(#[$attr:meta])* $name:ident($ty:ty) => $($field:ident).+;)*) => {$(
+        $(#[$attr])*
+        pub fn $name(mut self, value: $ty) -> Self {
+            self.$($field).+ = value;
+            self
+        }
+    )*};
+}
+pub(crate) use setters;
 
 #[cfg(test)]
 mod tests {

@@ -196,7 +196,7 @@ fn write_answer(out: &mut TcpStream, answer: Answer, csv: bool) -> std::io::Resu
                 out.write_all(&filler)?;
             }
         }
-        Answer::Endless => {
+        Answer::Endless | Answer::Trickle => {
             write!(
                 out,
                 "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ntransfer-encoding: chunked\r\n\r\n"
@@ -204,21 +204,14 @@ fn write_answer(out: &mut TcpStream, answer: Answer, csv: bool) -> std::io::Resu
             if !lead.is_empty() {
                 write_chunk(out, lead)?;
             }
+            let trickle = matches!(answer, Answer::Trickle);
             loop {
-                write_chunk(out, &filler)?;
-            }
-        }
-        Answer::Trickle => {
-            write!(
-                out,
-                "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ntransfer-encoding: chunked\r\n\r\n"
-            )?;
-            if !lead.is_empty() {
-                write_chunk(out, lead)?;
-            }
-            loop {
-                write_chunk(out, &filler[..1])?;
-                std::thread::sleep(Duration::from_secs(1));
+                if trickle {
+                    write_chunk(out, &filler[..1])?;
+                    std::thread::sleep(Duration::from_secs(1));
+                } else {
+                    write_chunk(out, &filler)?;
+                }
             }
         }
         Answer::Html => {

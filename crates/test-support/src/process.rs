@@ -14,9 +14,10 @@
 //! assert!(run.peak_rss_kib > 0);
 //! ```
 
-use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+use crate::command::drain;
 
 /// What a measured run produced.
 #[derive(Debug)]
@@ -52,15 +53,8 @@ pub fn run_measured(mut command: Command, time_limit: Duration) -> Measured {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the command starts");
-    let reader = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut text = Vec::new();
-            let _ = pipe.read_to_end(&mut text);
-            String::from_utf8_lossy(&text).into_owned()
-        })
-    };
-    let stdout = reader(Box::new(child.stdout.take().expect("piped")));
-    let stderr = reader(Box::new(child.stderr.take().expect("piped")));
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
     let pid = libc::pid_t::try_from(child.id()).expect("a pid");
     let mut killed = false;
     let (status, usage) = loop {

@@ -121,6 +121,32 @@ impl CliTarget {
     }
 }
 
+/// Waits until `ping` answers; panics with the tail of `log` when `child` exits first (it is then
+/// set to `None`) or [`START_TIMEOUT`] passes.
+pub(crate) fn wait_started(
+    child: &mut Option<Child>,
+    what: &str,
+    log: &Path,
+    ping: impl Fn() -> bool,
+) {
+    let deadline = Instant::now() + START_TIMEOUT;
+    while !ping() {
+        if let Some(status) = child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
+            *child = None;
+            panic!(
+                "{what} exited at start ({status}); its log:\n{}",
+                log_tail(log)
+            );
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what} did not answer PING within {START_TIMEOUT:?}; its log:\n{}",
+            log_tail(log)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// The last lines of a log file, for failure messages.
 pub(crate) fn log_tail(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
@@ -131,14 +157,12 @@ pub(crate) fn log_tail(path: &Path) -> String {
 /// `text` percent-encoded for a URL's user or password: every byte but RFC 3986's unreserved
 /// characters (`A-Z a-z 0-9 - . _ ~`) as `%XX`.
 pub(crate) fn url_encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                char::from(b).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+    const UNRESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    percent_encoding::utf8_percent_encode(text, UNRESERVED).to_string()
 }
 
 /// The value of `field` in an `INFO` answer (`field:value` lines).
@@ -252,11 +276,6 @@ impl RedisOptions {
     /// Forgets [`RedisOptions::port`]: a free port again (for topologies of several servers).
     pub(crate) fn clear_port(&mut self) {
         self.port = None;
-    }
-
-    /// Whether [`RedisOptions::appendonly`] is on.
-    pub fn is_appendonly(&self) -> bool {
-        self.appendonly
     }
 
     /// Starts the server for `test` (named in the SKIPPED line), waiting until it answers `PING`
@@ -391,32 +410,16 @@ impl RedisServer {
     }
 
     fn wait_ready(&mut self) {
-        let deadline = Instant::now() + START_TIMEOUT;
-        loop {
-            if let Some(status) = self
-                .child
-                .as_mut()
-                .and_then(|c| c.try_wait().ok().flatten())
-            {
-                self.child = None;
-                panic!(
-                    "redis-server on {} exited at start ({status}); its log:\n{}",
-                    self.port,
-                    log_tail(&self.log_path())
-                );
-            }
-            let listening = TcpStream::connect(("127.0.0.1", self.port)).is_ok();
-            if listening && self.try_cli(&["PING"]).as_deref() == Ok("PONG") {
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "redis-server did not answer PING on {} within {START_TIMEOUT:?}; its log:\n{}",
-                self.port,
-                log_tail(&self.log_path())
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let (target, port, log) = (self.cli_target(), self.port, self.log_path());
+        wait_started(
+            &mut self.child,
+            &format!("redis-server on {port}"),
+            &log,
+            || {
+                TcpStream::connect(("127.0.0.1", port)).is_ok()
+                    && target.run(&["PING"], CLI_TIMEOUT).as_deref() == Ok("PONG")
+            },
+        );
         if self.options.replica_of.is_some() && !self.options.no_wait_for_link {
             self.wait_for_link(START_TIMEOUT)
                 .unwrap_or_else(|e| panic!("{e}; its log:\n{}", log_tail(&self.log_path())));

@@ -105,14 +105,6 @@ impl ReplicaSet {
         &self.replicas[i]
     }
 
-    /// Replica `i`, to kill or restart it.
-    ///
-    /// # Panics
-    /// When there is no replica `i`.
-    pub fn replica_mut(&mut self, i: usize) -> &mut RedisServer {
-        &mut self.replicas[i]
-    }
-
     /// How many replicas.
     pub fn replica_count(&self) -> usize {
         self.replicas.len()

@@ -22,7 +22,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::redis::{
-    AclUser, CLI_TIMEOUT, CliTarget, free_port, log_tail, redis_available, url_encode,
+    AclUser, CLI_TIMEOUT, CliTarget, free_port, log_tail, redis_available, url_encode, wait_started,
 };
 use crate::redis_replication::ReplicaSet;
 
@@ -108,28 +108,11 @@ impl Sentinel {
             .spawn()
             .expect("start redis-server --sentinel");
         self.child = Some(child);
-        let deadline = Instant::now() + READY_TIMEOUT;
-        while self.try_cli(&["PING"]).as_deref() != Ok("PONG") {
-            if let Some(status) = self
-                .child
-                .as_mut()
-                .and_then(|c| c.try_wait().ok().flatten())
-            {
-                self.child = None;
-                panic!(
-                    "sentinel on {} exited at start ({status}); its log:\n{}",
-                    self.port,
-                    log_tail(&self.log_path())
-                );
-            }
-            assert!(
-                Instant::now() < deadline,
-                "sentinel on {} did not answer PING; its log:\n{}",
-                self.port,
-                log_tail(&self.log_path())
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let (target, log) = (self.target.clone(), self.log_path());
+        let what = format!("sentinel on {}", self.port);
+        wait_started(&mut self.child, &what, &log, || {
+            target.run(&["PING"], CLI_TIMEOUT).as_deref() == Ok("PONG")
+        });
     }
 }
 
@@ -284,14 +267,6 @@ impl Sentinels {
     /// When there is no sentinel `i`.
     pub fn sentinel(&self, i: usize) -> &Sentinel {
         &self.sentinels[i]
-    }
-
-    /// Sentinel `i`, to kill or restart it.
-    ///
-    /// # Panics
-    /// When there is no sentinel `i`.
-    pub fn sentinel_mut(&mut self, i: usize) -> &mut Sentinel {
-        &mut self.sentinels[i]
     }
 
     /// `127.0.0.1:PORT` of each sentinel.

@@ -1,10 +1,8 @@
 //! The processes of a run: the fakes (plain, with latency, a fresh one per upload run), a
 //! `redis-server`, and one `bench-runner sample` process per sample.
 
-use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Instant;
 
 use anyhow::{Context as _, Result, bail};
 use serde::de::DeserializeOwned;
@@ -13,6 +11,7 @@ use super::options::SuiteOptions;
 use super::scenarios::{FakeKind, LATENCY_MS};
 use crate::fake::{FakeProcess, FakeSpec, FakeVars, log_path};
 use crate::sample::SampleSpec;
+use test_support::{RedisOptions, ReplicaSet};
 
 /// Runs one sample in a `bench-runner sample` process with the fake's
 /// variables in its environment, and reads its JSON line (a
@@ -61,78 +60,11 @@ pub(super) struct Fakes<'a> {
     pub(super) options: &'a SuiteOptions,
     plain: Option<FakeProcess>,
     latency: Option<FakeProcess>,
-    redis: Option<RedisProcess>,
-}
-
-/// A `redis-server` primary on a free loopback port with one replica on another, without
-/// persistence; both killed when dropped. The `RedisStore` waits for the replica to
-/// acknowledge every reservation (its default, `ReplicaAcks::AllConnected`), so the
-/// logins-redis rows measure the store as deployed with a replica.
-struct RedisProcess {
-    children: Vec<std::process::Child>,
-    url: String,
-}
-
-impl RedisProcess {
-    fn start(work_dir: &Path) -> Result<Self> {
-        let free_port = || -> Result<u16> {
-            Ok(std::net::TcpListener::bind("127.0.0.1:0")?
-                .local_addr()?
-                .port())
-        };
-        let (port, replica_port) = (free_port()?, free_port()?);
-        let mut me = Self {
-            children: Vec::new(),
-            url: format!("redis://127.0.0.1:{port}/0"),
-        };
-        for (name, p, replica_of) in [
-            ("redis", port, None),
-            ("redis-replica", replica_port, Some(port)),
-        ] {
-            let dir = work_dir.join(name);
-            fs::create_dir_all(&dir)?;
-            let mut command = Command::new("redis-server");
-            command
-                .args(["--port", &p.to_string(), "--bind", "127.0.0.1"])
-                .args(["--save", "", "--appendonly", "no"])
-                .arg("--dir")
-                .arg(&dir)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null());
-            if let Some(primary) = replica_of {
-                command.args(["--replicaof", "127.0.0.1", &primary.to_string()]);
-            }
-            me.children.push(
-                command
-                    .spawn()
-                    .context("starting redis-server (Debian: apt-get install redis-server)")?,
-            );
-        }
-        let deadline = Instant::now() + std::time::Duration::from_secs(10);
-        loop {
-            let info = Command::new("redis-cli")
-                .args(["-p", &port.to_string(), "info", "replication"])
-                .output();
-            if info.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("connected_slaves:1"))
-            {
-                break;
-            }
-            if Instant::now() > deadline {
-                bail!("redis-server on port {port} had no connected replica within 10 s");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        Ok(me)
-    }
-}
-
-impl Drop for RedisProcess {
-    fn drop(&mut self) {
-        for child in &mut self.children {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
+    /// A `redis-server` primary with one replica on loopback, without persistence
+    /// (`test_support::ReplicaSet`); the `RedisStore` waits for the replica to acknowledge every
+    /// reservation (its default, `ReplicaAcks::AllConnected`), so the logins-redis rows measure
+    /// the store as deployed with a replica.
+    redis: Option<ReplicaSet>,
 }
 
 impl<'a> Fakes<'a> {
@@ -160,12 +92,13 @@ impl<'a> Fakes<'a> {
                 let vars = self.latency()?.clone();
                 (self.with_redis(vars)?, None)
             }
-            FakeKind::FreshUpload => {
-                let fake = self.fresh(LATENCY_MS)?;
-                (fake.vars().clone(), Some(fake))
-            }
-            FakeKind::FreshPlain => {
-                let fake = self.fresh(0)?;
+            FakeKind::FreshUpload | FakeKind::FreshPlain | FakeKind::FreshForgetting => {
+                let latency_ms = if kind == FakeKind::FreshUpload {
+                    LATENCY_MS
+                } else {
+                    0
+                };
+                let fake = self.fresh(latency_ms, kind == FakeKind::FreshForgetting)?;
                 (fake.vars().clone(), Some(fake))
             }
         })
@@ -179,6 +112,7 @@ impl<'a> Fakes<'a> {
             start_date: crate::reporting::report_data_start(crate::reporting::today_utc()),
             // The campaign × day report of `search` has the run's rows (crate::search).
             report_campaigns: crate::search::synthetic_campaigns(self.options.sizes.read_rows)?,
+            forget_conversions: false,
         })
     }
 
@@ -201,14 +135,17 @@ impl<'a> Fakes<'a> {
     /// A fake's variables plus `BENCH_REDIS_URL` of a redis-server started on first use.
     fn with_redis(&mut self, mut vars: FakeVars) -> Result<FakeVars> {
         if self.redis.is_none() {
-            self.redis = Some(RedisProcess::start(&self.options.work_dir)?);
+            self.redis = Some(
+                ReplicaSet::start("bench-runner", 1, &RedisOptions::new(), None).context(
+                    "redis-server is not installed (Debian: apt-get install redis-server)",
+                )?,
+            );
         }
-        let url = self
-            .redis
-            .as_ref()
-            .map(|r| r.url.clone())
-            .context("redis-server is not running")?;
-        vars.0.insert("BENCH_REDIS_URL".to_owned(), url);
+        let url = self.redis.as_ref().map(|r| r.primary().url());
+        vars.0.insert(
+            "BENCH_REDIS_URL".to_owned(),
+            url.context("no redis-server")?,
+        );
         Ok(vars)
     }
 
@@ -228,16 +165,56 @@ impl<'a> Fakes<'a> {
             .context("the latency fake is not running")
     }
 
-    /// A new fake with `latency_ms` per answer and an empty ledger, for one upload run.
-    fn fresh(&self, latency_ms: u64) -> Result<FakeProcess> {
+    /// A new fake with `latency_ms` per answer and an empty ledger (or, `forget_conversions`, in
+    /// its bench mode), for one upload run.
+    fn fresh(&self, latency_ms: u64, forget_conversions: bool) -> Result<FakeProcess> {
         let spec = FakeSpec {
             conversions_per_account: 1_000,
             id_mapping_bytes: 10_000,
             latency_ms,
             start_date: crate::reporting::report_data_start(crate::reporting::today_utc()),
             report_campaigns: 0,
+            forget_conversions,
         };
         let log = log_path(&self.options.work_dir, "upload");
         FakeProcess::start(&self.options.fake_bin, &spec.args(), &log)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::scenarios::Sizes;
+
+    /// The logins-redis rows' store: a primary whose replica is connected, at the URL the runs get.
+    #[test]
+    fn the_redis_rows_get_a_primary_with_a_connected_replica() {
+        if std::process::Command::new("redis-server")
+            .arg("--version")
+            .output()
+            .is_err()
+        {
+            assert!(std::env::var("REQUIRE_REDIS").as_deref() != Ok("1"));
+            return;
+        }
+        let options = SuiteOptions {
+            sizes: Sizes::quick(),
+            quick: true,
+            only: Vec::new(),
+            fake_bin: "unused".into(),
+            runner_bin: "unused".into(),
+            xtask_bin: None,
+            workspace: ".".into(),
+            work_dir: std::env::temp_dir(),
+        };
+        let mut fakes = Fakes::new(&options);
+        let vars = fakes.with_redis(FakeVars::default()).unwrap();
+        let url = vars.get("BENCH_REDIS_URL").unwrap().to_owned();
+        let primary = fakes.redis.as_ref().unwrap().primary();
+        assert_eq!(url, format!("redis://127.0.0.1:{}/0", primary.port()));
+        assert_eq!(
+            primary.info("replication", "connected_slaves").as_deref(),
+            Some("1")
+        );
     }
 }

@@ -3,8 +3,10 @@
 
 use std::time::Duration;
 
+use crate::util::setters;
+
 /// What a truncated CSV download looks like to the client.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Truncation {
     /// The answer announces the full `Content-Length`, stops in the middle of a row and the
     /// connection is aborted: the client sees an I/O error, never a clean end of file.
@@ -13,13 +15,13 @@ pub enum Truncation {
     /// The answer is sent without `Content-Length` (chunked) and ends cleanly in the middle of a row:
     /// the client sees a normal end of file and must notice the broken last row itself. (A clean end
     /// that contradicts a `Content-Length` cannot be produced: the server closes the connection
-    /// instead, which the client sees as [`Truncation::Abort`].)
+    /// instead, which the client sees as `Abort`.)
     CleanEof,
 }
 
 /// Where a truncated list of details (the 400 answer of a conversion batch) is cut, the way Google
 /// cuts long error messages.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum DetailsCut {
     /// Inside the code of the last detail (`…index=0, 0x0000`): every detail before it is whole.
     #[default]
@@ -118,18 +120,28 @@ impl Faults {
         self
     }
 
-    /// Sets [`Faults::rate_limited`].
-    #[must_use]
-    pub fn with_rate_limited(mut self, p: f64) -> Self {
-        self.rate_limited = p;
-        self
-    }
-
-    /// Sets [`Faults::rate_limited_403`].
-    #[must_use]
-    pub fn with_rate_limited_403(mut self, p: f64) -> Self {
-        self.rate_limited_403 = p;
-        self
+    setters! {
+        /// Sets [`Faults::rate_limited`].
+        #[must_use]
+        with_rate_limited(f64) => rate_limited;
+        /// Sets [`Faults::rate_limited_403`].
+        #[must_use]
+        with_rate_limited_403(f64) => rate_limited_403;
+        /// Sets [`Faults::internal_error`].
+        #[must_use]
+        with_internal_error(f64) => internal_error;
+        /// Sets [`Faults::unavailable`].
+        #[must_use]
+        with_unavailable(f64) => unavailable;
+        /// Sets [`Faults::drop_before_response`].
+        #[must_use]
+        with_drop_before_response(f64) => drop_before_response;
+        /// Sets [`Faults::drop_mid_body`].
+        #[must_use]
+        with_drop_mid_body(f64) => drop_mid_body;
+        /// Sets [`Faults::retry_after`].
+        #[must_use]
+        with_retry_after(Duration) => retry_after;
     }
 
     /// Sets [`Faults::truncated_details`] and [`Faults::details_cut`].
@@ -140,46 +152,11 @@ impl Faults {
         self
     }
 
-    /// Sets [`Faults::internal_error`].
-    #[must_use]
-    pub fn with_internal_error(mut self, p: f64) -> Self {
-        self.internal_error = p;
-        self
-    }
-
-    /// Sets [`Faults::unavailable`].
-    #[must_use]
-    pub fn with_unavailable(mut self, p: f64) -> Self {
-        self.unavailable = p;
-        self
-    }
-
-    /// Sets [`Faults::drop_before_response`].
-    #[must_use]
-    pub fn with_drop_before_response(mut self, p: f64) -> Self {
-        self.drop_before_response = p;
-        self
-    }
-
-    /// Sets [`Faults::drop_mid_body`].
-    #[must_use]
-    pub fn with_drop_mid_body(mut self, p: f64) -> Self {
-        self.drop_mid_body = p;
-        self
-    }
-
     /// Sets [`Faults::truncated_csv`] and [`Faults::truncation`].
     #[must_use]
     pub fn with_truncated_csv(mut self, p: f64, truncation: Truncation) -> Self {
         self.truncated_csv = p;
         self.truncation = truncation;
-        self
-    }
-
-    /// Sets [`Faults::retry_after`].
-    #[must_use]
-    pub fn with_retry_after(mut self, retry_after: Duration) -> Self {
-        self.retry_after = retry_after;
         self
     }
 

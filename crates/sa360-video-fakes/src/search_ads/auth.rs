@@ -74,7 +74,7 @@ pub(crate) async fn token(
     let Some(grant_type) = form.get("grant_type") else {
         return oauth_error("invalid_request", "Missing required parameter: grant_type");
     };
-    let grant = match grant_type.as_str() {
+    let (grant, refresh) = match grant_type.as_str() {
         JWT_BEARER_GRANT => {
             let Some(assertion) = form.get("assertion") else {
                 return oauth_error("invalid_request", "Missing required parameter: assertion");
@@ -82,21 +82,10 @@ pub(crate) async fn token(
             if let Err((error, description)) = check_grant_jwt(&app, assertion) {
                 return oauth_error(error, &description);
             }
-            Grant::JwtBearer
+            (Grant::JwtBearer, None)
         }
         "refresh_token" => match oauth::check_refresh(&app, &form) {
-            Ok(refresh) => {
-                let (access_token, lifetime) = app.issue_token(Grant::RefreshToken);
-                app.oauth.record_access_parent(&access_token, &refresh);
-                return json_response(
-                    StatusCode::OK,
-                    &TokenResponse {
-                        access_token: &access_token,
-                        expires_in: lifetime.as_secs(),
-                        token_type: "Bearer",
-                    },
-                );
-            }
+            Ok(refresh) => (Grant::RefreshToken, Some(refresh)),
             Err(refused) => return refused,
         },
         "authorization_code" => return oauth::authorization_code(&app, &form),
@@ -108,6 +97,9 @@ pub(crate) async fn token(
         }
     };
     let (access_token, lifetime) = app.issue_token(grant);
+    if let Some(refresh) = refresh {
+        app.oauth.record_access_parent(&access_token, &refresh);
+    }
     json_response(
         StatusCode::OK,
         &TokenResponse {

@@ -193,6 +193,12 @@ pub struct SearchAdsConfig {
     /// [`StoredConversion::copies`](super::StoredConversion::copies)), so tests can see every blind
     /// resend instead of relying on the fake's protection. Default true.
     pub deduplicate: bool,
+    /// Bench mode (`--forget-conversions`): an insert checks and answers every conversion as
+    /// usual (per-row outcomes, the echo with its `dsConversionId`) but keeps none, so a run of
+    /// millions of rows holds no memory for them. Reads, updates and the ledger never see an
+    /// inserted conversion, and only a repeat within one request (`0x0000011F`) or of a seeded
+    /// conversion is refused as a duplicate. Default false.
+    pub forget_conversions: bool,
     /// Initial fault configuration.
     pub faults: Faults,
     /// The Reporting API (v0) side.
@@ -265,6 +271,7 @@ impl Default for SearchAdsConfig {
             },
             accept_self_signed_jwt: true,
             deduplicate: true,
+            forget_conversions: false,
             faults: Faults::none(),
             reporting: ReportingConfig::default(),
             port: 0,

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use serde_json::Value;
 
 use crate::faults::{FaultInjector, FaultRecord};
-use crate::search_ads::record::Packed;
+use crate::search_ads::record::Record;
 
 /// Who a conversion belongs to (SA-15): the advertiser, or the customer when the conversion
 /// names no advertiser (and no click ID it could be attributed through).
@@ -88,7 +88,7 @@ pub struct StoredConversion {
 #[derive(Clone, Debug)]
 pub(crate) struct Stored {
     /// The conversion as the fake answers it.
-    pub record: Packed,
+    pub record: Record,
     /// As [`StoredConversion::origin`].
     pub origin: Origin,
     /// As [`StoredConversion::ds_conversion_id`].
@@ -106,7 +106,7 @@ impl Stored {
     fn to_public(&self, (key, timestamp_ms): &(ConversionKey, i64)) -> StoredConversion {
         StoredConversion {
             key: key.clone(),
-            conversion: self.record.unpack().to_value(),
+            conversion: self.record.to_value(),
             origin: self.origin,
             ds_conversion_id: self.ds_conversion_id,
             timestamp_ms: *timestamp_ms,
@@ -117,67 +117,69 @@ impl Stored {
     }
 }
 
-/// Counters of the search ads fake, as one snapshot.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SearchAdsCounts {
-    /// Every HTTP request the fake received (token endpoint included, faulted ones included).
-    pub requests: u64,
-    /// `insert` calls that reached the handler.
-    pub insert_requests: u64,
-    /// `update` calls that reached the handler.
-    pub update_requests: u64,
-    /// `get` and `getByCustomerId` calls that reached the handler.
-    pub read_requests: u64,
-    /// `updateAvailability` calls that reached the handler.
-    pub availability_requests: u64,
-    /// ID-mapping downloads started.
-    pub id_mapping_downloads: u64,
-    /// `savedColumns.list` calls.
-    pub saved_columns_requests: u64,
-    /// Conversions stored by insert.
-    pub conversions_inserted: u64,
-    /// Conversion updates applied.
-    pub conversions_updated: u64,
-    /// Conversions rejected by insert or update (one per detail of a 400 answer).
-    pub conversions_rejected: u64,
-    /// Access tokens issued by the token endpoint.
-    pub tokens_issued: u64,
-    /// Requests refused with 401.
-    pub unauthorized: u64,
-    /// Reporting API (v0) `searchAds360:search` requests that reached the handler.
-    pub reporting_search_requests: u64,
-    /// Reporting API (v0) `searchAds360:searchStream` requests that reached the handler.
-    pub reporting_stream_requests: u64,
-    /// Reporting API (v0) requests of the other methods that reached their handler.
-    pub reporting_other_requests: u64,
-    /// Injected `RESOURCE_EXHAUSTED` answers of the Reporting API's search.
-    pub reporting_quota_faults: u64,
-    /// Injected `EXPIRED_PAGE_TOKEN` answers of the Reporting API's search.
-    pub reporting_expired_token_faults: u64,
-    /// Pages of the Reporting API's search answered with rows or an empty result (and batches
-    /// of rows of its searchStream).
-    pub reporting_pages: u64,
+/// [`SearchAdsCounts`] (one snapshot) and `Counters` (the live counters behind it), field for
+/// field; `requests` is the fault layer's count.
+macro_rules! counters {
+    ($($(#[$doc:meta])* $name:ident,)*) => {
+        /// Counters of the search ads fake, as one snapshot.
+        #[derive(Clone, Debug, Default, PartialEq, Eq)]
+        pub struct SearchAdsCounts {
+            /// Every HTTP request the fake received (token endpoint included, faulted ones
+            /// included).
+            pub requests: u64,
+            $($(#[$doc])* pub $name: u64,)*
+        }
+
+        #[derive(Default)]
+        pub(crate) struct Counters {
+            $(pub $name: AtomicU64,)*
+        }
+
+        impl Counters {
+            fn snapshot(&self, requests: u64) -> SearchAdsCounts {
+                let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+                SearchAdsCounts { requests, $($name: load(&self.$name),)* }
+            }
+        }
+    };
 }
 
-#[derive(Default)]
-pub(crate) struct Counters {
-    pub insert_requests: AtomicU64,
-    pub update_requests: AtomicU64,
-    pub read_requests: AtomicU64,
-    pub availability_requests: AtomicU64,
-    pub id_mapping_downloads: AtomicU64,
-    pub saved_columns_requests: AtomicU64,
-    pub conversions_inserted: AtomicU64,
-    pub conversions_updated: AtomicU64,
-    pub conversions_rejected: AtomicU64,
-    pub tokens_issued: AtomicU64,
-    pub unauthorized: AtomicU64,
-    pub reporting_search_requests: AtomicU64,
-    pub reporting_stream_requests: AtomicU64,
-    pub reporting_other_requests: AtomicU64,
-    pub reporting_quota_faults: AtomicU64,
-    pub reporting_expired_token_faults: AtomicU64,
-    pub reporting_pages: AtomicU64,
+counters! {
+    /// `insert` calls that reached the handler.
+    insert_requests,
+    /// `update` calls that reached the handler.
+    update_requests,
+    /// `get` and `getByCustomerId` calls that reached the handler.
+    read_requests,
+    /// `updateAvailability` calls that reached the handler.
+    availability_requests,
+    /// ID-mapping downloads started.
+    id_mapping_downloads,
+    /// `savedColumns.list` calls.
+    saved_columns_requests,
+    /// Conversions insert accepted (stored, or in the bench mode answered and not kept).
+    conversions_inserted,
+    /// Conversion updates applied.
+    conversions_updated,
+    /// Conversions rejected by insert or update (one per detail of a 400 answer).
+    conversions_rejected,
+    /// Access tokens issued by the token endpoint.
+    tokens_issued,
+    /// Requests refused with 401.
+    unauthorized,
+    /// Reporting API (v0) `searchAds360:search` requests that reached the handler.
+    reporting_search_requests,
+    /// Reporting API (v0) `searchAds360:searchStream` requests that reached the handler.
+    reporting_stream_requests,
+    /// Reporting API (v0) requests of the other methods that reached their handler.
+    reporting_other_requests,
+    /// Injected `RESOURCE_EXHAUSTED` answers of the Reporting API's search.
+    reporting_quota_faults,
+    /// Injected `EXPIRED_PAGE_TOKEN` answers of the Reporting API's search.
+    reporting_expired_token_faults,
+    /// Pages of the Reporting API's search answered with rows or an empty result (and batches
+    /// of rows of its searchStream).
+    reporting_pages,
 }
 
 impl Counters {
@@ -320,27 +322,6 @@ impl SearchAdsLedger {
     /// All counters.
     #[must_use]
     pub fn counts(&self) -> SearchAdsCounts {
-        let c = &self.shared.counters;
-        let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
-        SearchAdsCounts {
-            requests: self.shared.faults.requests(),
-            insert_requests: load(&c.insert_requests),
-            update_requests: load(&c.update_requests),
-            read_requests: load(&c.read_requests),
-            availability_requests: load(&c.availability_requests),
-            id_mapping_downloads: load(&c.id_mapping_downloads),
-            saved_columns_requests: load(&c.saved_columns_requests),
-            conversions_inserted: load(&c.conversions_inserted),
-            conversions_updated: load(&c.conversions_updated),
-            conversions_rejected: load(&c.conversions_rejected),
-            tokens_issued: load(&c.tokens_issued),
-            unauthorized: load(&c.unauthorized),
-            reporting_search_requests: load(&c.reporting_search_requests),
-            reporting_stream_requests: load(&c.reporting_stream_requests),
-            reporting_other_requests: load(&c.reporting_other_requests),
-            reporting_quota_faults: load(&c.reporting_quota_faults),
-            reporting_expired_token_faults: load(&c.reporting_expired_token_faults),
-            reporting_pages: load(&c.reporting_pages),
-        }
+        self.shared.counters.snapshot(self.shared.faults.requests())
     }
 }

@@ -59,6 +59,7 @@ use crate::error::FakeError;
 use crate::errors::google_simple;
 use crate::faults::{ErrorStyle, FaultInjector, FaultLayer, Faults, apply_faults};
 use crate::server::{ServerHandle, bind, serve};
+use crate::util::setters;
 
 /// Path prefix of every API method (SA-1).
 pub const API_PREFIX: &str = "/doubleclicksearch/v2";
@@ -84,91 +85,44 @@ impl SearchAdsFakeBuilder {
         self
     }
 
-    /// Seed of all generated data.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.config.seed = seed;
-        self
-    }
-
-    /// The known engine accounts.
-    pub fn accounts(mut self, accounts: Vec<KnownAccount>) -> Self {
-        self.config.accounts = accounts;
-        self
-    }
-
-    /// Seeded conversions per account.
-    pub fn conversions_per_account(mut self, n: u64) -> Self {
-        self.config.conversions_per_account = n;
-        self
-    }
-
-    /// Seeded conversions per day.
-    pub fn conversions_per_day(mut self, n: u64) -> Self {
-        self.config.conversions_per_day = n;
-        self
-    }
-
-    /// Day of the first seeded conversion.
-    pub fn start_date(mut self, date: chrono::NaiveDate) -> Self {
-        self.config.start_date = date;
-        self
-    }
-
-    /// Size of each advertiser's ID-mapping file.
-    pub fn id_mapping_size(mut self, size: IdMappingSize) -> Self {
-        self.config.id_mapping = size;
-        self
-    }
-
-    /// Synthetic campaigns added to each account's seeded ones in the Reporting API's reports of
-    /// `customer`, `campaign` and `ad_group`, for load tests (see
-    /// [`SearchAdsConfig::report_campaigns`]; at most [`MAX_REPORT_CAMPAIGNS`], checked by
-    /// [`start`](Self::start)).
-    pub fn report_campaigns(mut self, n: u64) -> Self {
-        self.config.report_campaigns = n;
-        self
+    setters! {
+        /// Seed of all generated data.
+        seed(u64) => config.seed;
+        /// The known engine accounts.
+        accounts(Vec<KnownAccount>) => config.accounts;
+        /// Seeded conversions per account.
+        conversions_per_account(u64) => config.conversions_per_account;
+        /// Seeded conversions per day.
+        conversions_per_day(u64) => config.conversions_per_day;
+        /// Day of the first seeded conversion.
+        start_date(chrono::NaiveDate) => config.start_date;
+        /// Size of each advertiser's ID-mapping file.
+        id_mapping_size(IdMappingSize) => config.id_mapping;
+        /// Synthetic campaigns added to each account's seeded ones in the Reporting API's reports of
+        /// `customer`, `campaign` and `ad_group`, for load tests (see
+        /// [`SearchAdsConfig::report_campaigns`]; at most [`MAX_REPORT_CAMPAIGNS`], checked by
+        /// [`start`](Self::start)).
+        report_campaigns(u64) => config.report_campaigns;
+        /// Lifetime of issued access tokens.
+        token_lifetime(Duration) => config.token_lifetime;
+        /// Whether a repeated insert is refused with `0x0000011A` (true, the default, as the service
+        /// does) or stored again (see [`SearchAdsConfig::deduplicate`]).
+        deduplicate(bool) => config.deduplicate;
+        /// Bench mode: inserts answered but not kept (see [`SearchAdsConfig::forget_conversions`]).
+        forget_conversions(bool) => config.forget_conversions;
+        /// Initial faults.
+        faults(Faults) => config.faults;
+        /// The Reporting API (v0) side: customers, page tokens, window, faults.
+        reporting(ReportingConfig) => config.reporting;
+        /// Faults of the Reporting API's search method.
+        reporting_faults(ReportingFaults) => config.reporting.faults;
+        /// Port on 127.0.0.1 (0, the default, picks a free one).
+        port(u16) => config.port;
     }
 
     /// The always-valid development bearer token.
     pub fn dev_token(mut self, token: impl Into<String>) -> Self {
         self.config.dev_token = token.into();
-        self
-    }
-
-    /// Lifetime of issued access tokens.
-    pub fn token_lifetime(mut self, lifetime: Duration) -> Self {
-        self.config.token_lifetime = lifetime;
-        self
-    }
-
-    /// Whether a repeated insert is refused with `0x0000011A` (true, the default, as the service
-    /// does) or stored again (see [`SearchAdsConfig::deduplicate`]).
-    pub fn deduplicate(mut self, deduplicate: bool) -> Self {
-        self.config.deduplicate = deduplicate;
-        self
-    }
-
-    /// Initial faults.
-    pub fn faults(mut self, faults: Faults) -> Self {
-        self.config.faults = faults;
-        self
-    }
-
-    /// The Reporting API (v0) side: customers, page tokens, window, faults.
-    pub fn reporting(mut self, reporting: ReportingConfig) -> Self {
-        self.config.reporting = reporting;
-        self
-    }
-
-    /// Faults of the Reporting API's search method.
-    pub fn reporting_faults(mut self, faults: ReportingFaults) -> Self {
-        self.config.reporting.faults = faults;
-        self
-    }
-
-    /// Port on 127.0.0.1 (0, the default, picks a free one).
-    pub fn port(mut self, port: u16) -> Self {
-        self.config.port = port;
         self
     }
 

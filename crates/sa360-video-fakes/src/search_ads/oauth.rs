@@ -18,7 +18,6 @@
 //! `GET /computeMetadata/v1/instance/service-accounts/default/token`.
 
 use std::collections::HashMap;
-use std::net::IpAddr;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -83,35 +82,18 @@ pub(crate) fn invalid_client() -> Response {
 /// True for a loopback redirect URI of the installed-app flow (\[native-app\], "Loopback IP
 /// address"): `http://127.0.0.1:PORT/…`, `http://[::1]:PORT/…` or `http://localhost:PORT/…`.
 fn is_loopback_redirect(uri: &str) -> bool {
-    let Ok(url) = url_parse(uri) else {
+    let Ok(url) = url::Url::parse(uri) else {
         return false;
     };
-    url.0 == "http"
-        && (url.1.eq_ignore_ascii_case("localhost")
-            || url
-                .1
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .parse::<IpAddr>()
-                .is_ok_and(|ip| ip.is_loopback()))
-}
-
-/// `(scheme, host)` of an absolute URL, without a URL crate (the fake has none).
-fn url_parse(uri: &str) -> Result<(String, String), ()> {
-    let (scheme, rest) = uri.split_once("://").ok_or(())?;
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    if authority.contains('@') || authority.is_empty() {
-        return Err(());
-    }
-    let host = if authority.starts_with('[') {
-        authority
-            .split_once(']')
-            .map(|(h, _)| format!("{h}]"))
-            .ok_or(())?
-    } else {
-        authority.split(':').next().unwrap_or("").to_owned()
-    };
-    Ok((scheme.to_ascii_lowercase(), host))
+    url.scheme() == "http"
+        && url.username().is_empty()
+        && url.password().is_none()
+        && match url.host() {
+            Some(url::Host::Domain(host)) => host.eq_ignore_ascii_case("localhost"),
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        }
 }
 
 fn page(status: StatusCode, title: &str, text: &str) -> Response {
@@ -133,17 +115,12 @@ fn html_escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
+/// What a query value keeps unencoded: RFC 3986's unreserved characters.
+const UNRESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 
 /// `redirect_uri` with `params` added to its query.
 fn with_query(redirect_uri: &str, params: &[(&str, &str)]) -> String {
@@ -153,7 +130,7 @@ fn with_query(redirect_uri: &str, params: &[(&str, &str)]) -> String {
         out.push(sep);
         out.push_str(name);
         out.push('=');
-        out.push_str(&percent_encode(value));
+        out.extend(percent_encoding::utf8_percent_encode(value, UNRESERVED));
         sep = '&';
     }
     out

@@ -32,6 +32,7 @@ use crate::error::FakeError;
 use crate::errors::api_error;
 use crate::faults::{ErrorStyle, FaultInjector, FaultLayer, Faults, apply_faults};
 use crate::server::{ServerHandle, bind, serve};
+use crate::util::setters;
 
 /// Builds and starts a [`VideoSessionFake`].
 #[derive(Clone, Debug, Default)]
@@ -77,16 +78,11 @@ impl VideoSessionFakeBuilder {
         self
     }
 
-    /// Initial faults.
-    pub fn faults(mut self, faults: Faults) -> Self {
-        self.config.faults = faults;
-        self
-    }
-
-    /// Port on 127.0.0.1 (0, the default, picks a free one).
-    pub fn port(mut self, port: u16) -> Self {
-        self.config.port = port;
-        self
+    setters! {
+        /// Initial faults.
+        faults(Faults) => config.faults;
+        /// Port on 127.0.0.1 (0, the default, picks a free one).
+        port(u16) => config.port;
     }
 
     /// Uses (and shares) this clock for the lockout.

@@ -14,12 +14,12 @@ const REQUEST_NOT_VALID: &str = "The request was not valid. Details: ";
 
 /// Whether `name` is a field of `Conversion`.
 pub(crate) fn is_conversion_field(name: &str) -> bool {
-    Schema::Conversion.field(name).is_some()
+    Schema::Conversion.kind(name).is_some()
 }
 
 /// Whether `name` is a field of `Availability`.
 pub(crate) fn is_availability_field(name: &str) -> bool {
-    Schema::Availability.field(name).is_some()
+    Schema::Availability.kind(name).is_some()
 }
 
 /// A rejected item: its hex code and text (without the index suffix).
@@ -121,7 +121,7 @@ pub(super) fn batch_failure(
 mod tests {
     use super::{Detail, batch_failure};
     use crate::faults::{DetailsCut, DetailsTruncationApplied};
-    use crate::search_ads::conversions::test_app::{answer, message};
+    use crate::search_ads::conversions::tests::{answer, message};
 
     #[test]
     fn the_field_names_are_those_of_each_object() {

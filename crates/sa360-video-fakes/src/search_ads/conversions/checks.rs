@@ -5,7 +5,7 @@
 use super::batch::Detail;
 use crate::search_ads::data::{DAY_MS, Generator, click_origin, parse_seeded_conversion_id};
 use crate::search_ads::ledger::Owner;
-use crate::search_ads::record::{Record, Val};
+use crate::search_ads::record::Record;
 use crate::search_ads::state::AppState;
 
 /// The owner of a conversion or availability, with the permission check (`0x0000011D`, Google's
@@ -227,8 +227,10 @@ pub(super) fn attributed_owner(
         ("adId", row.ad_id.parse().ok()),
         ("criterionId", row.criterion_id.parse().ok()),
     ] {
-        if let Some(value) = value {
-            map.set_if_absent(name, || Val::Int(value));
+        if let Some(value) = value
+            && !map.contains(name)
+        {
+            map.set_int(name, value);
         }
     }
     Ok(Owner::Advertiser(account.advertiser_id))
@@ -280,10 +282,10 @@ mod tests {
     };
     use crate::search_ads::conversions::batch::Detail;
     use crate::search_ads::conversions::parse::record_from_value;
-    use crate::search_ads::conversions::test_app::app;
+    use crate::search_ads::conversions::tests::app;
     use crate::search_ads::data::{DAY_MS, Generator, click_id};
     use crate::search_ads::ledger::Owner;
-    use crate::search_ads::record::{Record, Schema, Val};
+    use crate::search_ads::record::{Record, Schema};
 
     fn map(value: Value) -> Record {
         record_from_value(Schema::Conversion, value).unwrap_or_else(|d| panic!("{}", d.text))
@@ -460,9 +462,9 @@ mod tests {
 
         let other = &app.config.accounts[1];
         let mut mismatch = item(clicked + 5);
-        mismatch.set("agencyId", Val::Int(other.agency_id));
-        mismatch.set("advertiserId", Val::Int(other.advertiser_id));
-        mismatch.set("engineAccountId", Val::Int(other.engine_account_id));
+        mismatch.set_int("agencyId", other.agency_id);
+        mismatch.set_int("advertiserId", other.advertiser_id);
+        mismatch.set_int("engineAccountId", other.engine_account_id);
         let (code, text) = refused(attributed_owner(
             &app,
             &mut mismatch,

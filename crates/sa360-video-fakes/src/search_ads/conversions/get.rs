@@ -17,16 +17,13 @@ pub(crate) async fn get_conversions(
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
     Counters::bump(&app.shared.counters.read_requests);
-    let ids = (|| {
-        Ok::<_, Response>((
-            parse_path_id("agencyId", &agency)?,
-            parse_path_id("advertiserId", &advertiser)?,
-            parse_path_id("engineAccountId", &engine)?,
-        ))
-    })();
-    let (agency, advertiser, engine) = match ids {
-        Ok(ids) => ids,
-        Err(response) => return response,
+    let (agency, advertiser, engine) = match (
+        parse_path_id("agencyId", &agency),
+        parse_path_id("advertiserId", &advertiser),
+        parse_path_id("engineAccountId", &engine),
+    ) {
+        (Ok(a), Ok(b), Ok(e)) => (a, b, e),
+        (Err(r), _, _) | (_, Err(r), _) | (_, _, Err(r)) => return r,
     };
     let query = match parse_read_query(&query, &["customerId"]) {
         Ok(q) => q,
@@ -47,7 +44,7 @@ mod tests {
     use axum::http::StatusCode;
 
     use super::get_conversions;
-    use crate::search_ads::conversions::test_app::{answer, app, counts, query, seeded};
+    use crate::search_ads::conversions::tests::{answer, app, counts, query, seeded};
     use crate::search_ads::state::AppState;
 
     async fn get(

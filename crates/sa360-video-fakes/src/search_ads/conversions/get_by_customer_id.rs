@@ -39,7 +39,7 @@ mod tests {
     use serde_json::Value;
 
     use super::get_by_customer_id;
-    use crate::search_ads::conversions::test_app::{answer, app, counts, query, seeded};
+    use crate::search_ads::conversions::tests::{answer, app, counts, query, seeded};
     use crate::search_ads::state::AppState;
 
     async fn get(app: &AppState, customer: &str, extra: &[(&str, &str)]) -> (StatusCode, Value) {

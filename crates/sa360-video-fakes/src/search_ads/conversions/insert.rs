@@ -1,6 +1,8 @@
 //! `conversion.insert` (`POST /conversion`): stores new conversions, refusing a
 //! (`conversionId`, `conversionTimestamp`) already used by the advertiser (SA-15).
 
+use std::sync::atomic::AtomicU64;
+
 use axum::Extension;
 use axum::extract::State;
 use axum::response::Response;
@@ -17,7 +19,7 @@ use crate::faults::{DetailsTruncation, RequestSeq};
 use crate::search_ads::data::{Generator, INSERTED_DS_BASE};
 use crate::search_ads::ledger::Counters;
 use crate::search_ads::ledger::{ConversionKey, Origin, Stored};
-use crate::search_ads::record::{Record, Val};
+use crate::search_ads::record::Record;
 use crate::search_ads::state::AppState;
 
 /// `POST /conversion`.
@@ -36,12 +38,8 @@ pub(super) struct Insert;
 impl WriteMethod for Insert {
     type Checked = Result<CheckedInsert, Detail>;
 
-    fn requests(counters: &Counters) -> &std::sync::atomic::AtomicU64 {
-        &counters.insert_requests
-    }
-
-    fn stored(counters: &Counters) -> &std::sync::atomic::AtomicU64 {
-        &counters.conversions_inserted
+    fn counters(c: &Counters) -> (&AtomicU64, &AtomicU64) {
+        (&c.insert_requests, &c.conversions_inserted)
     }
 
     fn check(app: &AppState, claims: &mut Claims, item: Item) -> Self::Checked {
@@ -138,19 +136,21 @@ pub(super) fn store_insert(
     }
     store.next_ds_id += 1;
     let ds = store.next_ds_id;
-    map.set("dsConversionId", Val::Int(ds));
-    map.set("conversionModifiedTimestamp", Val::Int(now_ms));
-    let view = view_of(app, &map);
-    if let Some(a) = view
+    map.set_int("dsConversionId", ds);
+    map.set_int("conversionModifiedTimestamp", now_ms);
+    batch.echo.push(&map);
+    if app.config.forget_conversions {
+        return Ok(());
+    }
+    if let Some(a) = view_of(app, &map)
         && let Some(index) = store.views.get_mut(a)
     {
         index.insert((timestamp, key.conversion_id.clone()), stored_key.clone());
     }
-    batch.echo.push(&map);
     store.conversions.insert(
         stored_key,
         Stored {
-            record: map.pack(),
+            record: map,
             origin: Origin::Inserted,
             ds_conversion_id: ds,
             request,
@@ -168,7 +168,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::insert;
-    use crate::search_ads::conversions::test_app::{
+    use crate::search_ads::conversions::tests::{
         answer, app, app_with, body, counts, ledger, message, new_conversion,
     };
     use crate::search_ads::data::{Generator, INSERTED_DS_BASE};
@@ -295,6 +295,31 @@ mod tests {
         }
         let stored = ledger(&lenient).conversion(&key(&lenient, "c-1"));
         assert_eq!(stored.map(|s| s.copies), Some(2));
+    }
+
+    #[tokio::test]
+    async fn the_bench_mode_answers_every_conversion_and_keeps_none() {
+        let app = app_with(|c| c.forget_conversions = true);
+        let items = [new_conversion("c-1", JUNE), new_conversion("c-2", JUNE)];
+        let (status, echo) = send(&app, &items).await;
+        assert_eq!(status, StatusCode::OK, "{echo}");
+        assert_eq!(
+            echo["conversion"][1]["dsConversionId"],
+            (INSERTED_DS_BASE + 2).to_string()
+        );
+        assert_eq!(
+            send(&app, &items[..1]).await.0,
+            StatusCode::OK,
+            "not kept, not a repeat"
+        );
+        let (status, error) = send(&app, &[items[0].clone(), items[0].clone()]).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert!(message(&error).contains("0x0000011F"), "{error}");
+        let (status, error) = send(&app, &[json!({ "conversionId": "c-3" })]).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert!(message(&error).contains("conversionTimestamp"), "{error}");
+        assert_eq!(ledger(&app).stored_count(), 0);
+        assert_eq!(counts(&app).conversions_inserted, 4);
     }
 
     #[tokio::test]

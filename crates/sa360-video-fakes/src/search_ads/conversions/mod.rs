@@ -21,7 +21,7 @@ mod update_availability;
 mod write;
 
 #[cfg(test)]
-mod test_app;
+mod tests;
 
 pub(crate) use self::batch::{is_availability_field, is_conversion_field};
 pub(crate) use self::get::get_conversions;

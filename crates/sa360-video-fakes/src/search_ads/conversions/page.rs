@@ -151,7 +151,7 @@ pub(super) fn read_page(app: &AppState, a: usize, query: &ReadQuery) -> Response
             })
             .flatten();
         rows.push(match stored {
-            Some(stored) => PageRow::Stored(stored.record.unpack()),
+            Some(stored) => PageRow::Stored(stored.record.clone()),
             None => PageRow::Seeded(Box::new(generator.conversion(a, i))),
         });
         k += 1;
@@ -166,11 +166,11 @@ pub(super) fn read_page(app: &AppState, a: usize, query: &ReadQuery) -> Response
         let matching = view
             .range((ts_lo, String::new())..(ts_hi, String::new()))
             .filter_map(|(_, key)| store.conversions.get(key))
-            .map(|stored| stored.record.unpack())
+            .map(|stored| &stored.record)
             .filter(|record| stored_matches(record, query))
             .skip(usize::try_from(skip).unwrap_or(usize::MAX))
             .take(usize::try_from(wanted).unwrap_or(usize::MAX));
-        rows.extend(matching.map(PageRow::Stored));
+        rows.extend(matching.cloned().map(PageRow::Stored));
     }
     drop(store);
     json_response(
@@ -195,7 +195,7 @@ fn stored_matches(conversion: &Record, query: &ReadQuery) -> bool {
         .iter()
         .all(|(_, name, id)| conversion.int(name) == Some(*id))
         && query.account_filters.iter().all(|(name, value)| {
-            conversion.text(name).map(|v| normalize_id(&v)) == Some(normalize_id(value))
+            conversion.str(name).map(normalize_id) == Some(normalize_id(value))
         })
 }
 
@@ -206,7 +206,7 @@ mod tests {
     use serde_json::Value;
 
     use crate::search_ads::conversions::insert;
-    use crate::search_ads::conversions::test_app::{
+    use crate::search_ads::conversions::tests::{
         answer, app, body, message, new_conversion, query, seeded,
     };
     use crate::search_ads::data::{DAY_MS, day_start_ms};

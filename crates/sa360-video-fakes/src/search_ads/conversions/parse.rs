@@ -1,463 +1,133 @@
-//! Parsing the body of a batch method (insert, update, updateAvailability) as Google's JSON
+//! Reading the body of a batch method (insert, update, updateAvailability) as Google's JSON
 //! parser does: malformed JSON or an unknown name anywhere fails the whole request; each item is
 //! checked for its fields' JSON types and becomes a [`Record`] or the detail that rejects it.
-//!
-//! The body is read once, straight into records: no `serde_json::Value` tree is built for an
-//! item (only for a `customDimension` or `customMetric` list), so a batch of 1 000 conversions
-//! costs a few allocations per item rather than dozens.
-
-use std::borrow::Cow;
-use std::fmt;
 
 use axum::response::Response;
-use serde::Deserialize;
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
 use super::batch::{Detail, bad_payload, unknown_name};
-use crate::search_ads::record::{Kind, Record, Schema, Val};
+use crate::search_ads::record::{Kind, Record, Schema};
 
 /// One item of a batch: its record, or the detail that rejects it.
 pub(super) type Item = Result<Record, Detail>;
 
 /// Parses the body into its items, in order. `list_field` names the list (`conversion`,
-/// `availabilities`); the top-level object may also have `kind`.
+/// `availabilities`); the top-level object may also have `kind`. Of several unknown names, the
+/// first item's first in name order is reported (a JSON object's members are read sorted).
 pub(super) fn parse_batch(
     body: &[u8],
     list_field: &str,
     schema: Schema,
 ) -> Result<Vec<Item>, Response> {
-    let mut de = serde_json::Deserializer::from_slice(body);
-    let top = TopSeed { list_field, schema }
-        .deserialize(&mut de)
-        .and_then(|top| de.end().map(|()| top))
-        .map_err(|e| bad_payload(format!("Invalid JSON payload received. {e}"), "parseError"))?;
-    let Top::Object { unknown, list } = top else {
-        return Err(bad_payload(
-            "Invalid JSON payload received. Expected an object.".to_owned(),
+    let parse_error = |text: String| {
+        bad_payload(
+            format!("Invalid JSON payload received. {text}"),
             "parseError",
-        ));
+        )
     };
-    if let Some(name) = unknown {
-        return Err(unknown_name(&name, None));
-    }
-    match list {
-        None | Some(List::Null) => Ok(Vec::new()),
-        Some(List::Other) => Err(bad_payload(
-            format!("Invalid JSON payload received. '{list_field}' must be a list."),
-            "parseError",
-        )),
-        Some(List::Items(items)) => {
-            if let Some(unknown) = items.iter().find_map(|item| item.unknown.as_ref()) {
-                return Err(unknown_name(&unknown.name, Some(&unknown.at)));
-            }
-            Ok(items.into_iter().map(|item| item.record).collect())
-        }
-    }
-}
-
-/// One item given as a JSON value (a seeded conversion, a test's item), checked as a body's item
-/// is. A name that is not a field of `schema` rejects it.
-pub(crate) fn record_from_value(schema: Schema, item: Value) -> Item {
-    let parsed = ItemSeed {
-        schema,
-        list_field: "conversion",
-        index: 0,
-    }
-    .deserialize(item)
-    .map_err(|e| Detail::new(0x100, format!("Field is missing or invalid: {e}")))?;
-    if let Some(unknown) = parsed.unknown {
-        return Err(Detail::invalid(&unknown.name));
-    }
-    parsed.record
-}
-
-/// The top-level value of a body.
-enum Top {
-    /// An object: its first unknown name (in name order) and its list member.
-    Object {
-        unknown: Option<String>,
-        list: Option<List>,
-    },
-    /// Anything else.
-    NotObject,
-}
-
-/// The list member of a body.
-enum List {
-    /// `null`: no items.
-    Null,
-    /// Anything but a list or `null`.
-    Other,
-    /// The items, in order.
-    Items(Vec<ParsedItem>),
-}
-
-/// An item as parsed, before the request-wide check for unknown names.
-struct ParsedItem {
-    record: Item,
-    unknown: Option<UnknownName>,
-}
-
-/// The name Google's parser reports, and where.
-struct UnknownName {
-    /// The item's member it is found under, to pick the first in name order.
-    member: String,
-    /// The unknown name.
-    name: String,
-    /// `conversion[3]` or `conversion[3].customMetric[0]`.
-    at: String,
-}
-
-/// A member name, borrowed from the body when it has no escapes.
-struct Key<'de>(Cow<'de, str>);
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl<'de> Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a member name")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(v)))
-            }
-        }
-        deserializer.deserialize_str(KeyVisitor)
-    }
-}
-
-/// Reads the rest of a list or object that is not wanted, so that a syntax error in it still
-/// fails the request.
-fn skip_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
-    while seq.next_element::<IgnoredAny>()?.is_some() {}
-    Ok(())
-}
-
-fn skip_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
-    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-    Ok(())
-}
-
-/// Implements the visits of scalars for a visitor whose every scalar gives `$value`.
-macro_rules! scalars_are {
-    ($value:expr) => {
-        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-            Ok($value)
-        }
+    let top: Value = serde_json::from_slice(body).map_err(|e| parse_error(e.to_string()))?;
+    let Value::Object(mut top) = top else {
+        return Err(parse_error("Expected an object.".to_owned()));
     };
-}
-
-struct TopSeed<'s> {
-    list_field: &'s str,
-    schema: Schema,
-}
-
-impl<'de> DeserializeSeed<'de> for TopSeed<'_> {
-    type Value = Top;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Top, D::Error> {
-        deserializer.deserialize_any(self)
+    let list = top.remove(list_field);
+    if let Some(name) = top.keys().find(|name| *name != "kind") {
+        return Err(unknown_name(name, None));
     }
-}
-
-impl<'de> Visitor<'de> for TopSeed<'_> {
-    type Value = Top;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object")
-    }
-    scalars_are!(Top::NotObject);
-    fn visit_unit<E>(self) -> Result<Top, E> {
-        Ok(Top::NotObject)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Top, A::Error> {
-        skip_seq(seq)?;
-        Ok(Top::NotObject)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top, A::Error> {
-        let mut unknown: Option<String> = None;
-        let mut list = None;
-        while let Some(Key(name)) = map.next_key()? {
-            if name == self.list_field {
-                list = Some(map.next_value_seed(ListSeed {
-                    list_field: self.list_field,
-                    schema: self.schema,
-                })?);
-                continue;
-            }
-            map.next_value::<IgnoredAny>()?;
-            if name != "kind" && unknown.as_deref().is_none_or(|u| *name < *u) {
-                unknown = Some(name.into_owned());
-            }
+    let items = match list {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items,
+        Some(_) => return Err(parse_error(format!("'{list_field}' must be a list."))),
+    };
+    for (index, item) in items.iter().enumerate() {
+        if let Some((name, within)) = unknown_in(schema, item) {
+            return Err(unknown_name(
+                name,
+                Some(&format!("{list_field}[{index}]{within}")),
+            ));
         }
-        Ok(Top::Object { unknown, list })
     }
+    Ok(items
+        .into_iter()
+        .map(|item| record_from_value(schema, item))
+        .collect())
 }
 
-struct ListSeed<'s> {
-    list_field: &'s str,
-    schema: Schema,
-}
-
-impl<'de> DeserializeSeed<'de> for ListSeed<'_> {
-    type Value = List;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<List, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ListSeed<'_> {
-    type Value = List;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a list")
-    }
-    scalars_are!(List::Other);
-    fn visit_unit<E>(self) -> Result<List, E> {
-        Ok(List::Null)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<List, A::Error> {
-        skip_map(map)?;
-        Ok(List::Other)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<List, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
-        let mut index = 0;
-        while let Some(item) = seq.next_element_seed(ItemSeed {
-            schema: self.schema,
-            list_field: self.list_field,
-            index,
-        })? {
-            items.push(item);
-            index += 1;
-        }
-        Ok(List::Items(items))
-    }
-}
-
-struct ItemSeed<'s> {
-    schema: Schema,
-    list_field: &'s str,
-    index: usize,
-}
-
-impl<'de> DeserializeSeed<'de> for ItemSeed<'_> {
-    type Value = ParsedItem;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<ParsedItem, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-/// An item that is not an object.
-fn not_an_object() -> ParsedItem {
-    ParsedItem {
-        record: Err(Detail::new(
-            0x100,
-            "Field is missing or invalid: conversion is not an object",
-        )),
-        unknown: None,
-    }
-}
-
-impl<'de> Visitor<'de> for ItemSeed<'_> {
-    type Value = ParsedItem;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an item")
-    }
-    scalars_are!(not_an_object());
-    fn visit_unit<E>(self) -> Result<ParsedItem, E> {
-        Ok(not_an_object())
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<ParsedItem, A::Error> {
-        skip_seq(seq)?;
-        Ok(not_an_object())
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ParsedItem, A::Error> {
-        let fields = self.schema.fields();
-        let mut raw: Vec<(u8, Raw<'de>)> = Vec::with_capacity(16);
-        let mut unknown: Option<UnknownName> = None;
-        let at = || format!("{}[{}]", self.list_field, self.index);
-        while let Some(Key(name)) = map.next_key()? {
-            let Some(field) = self.schema.field(&name) else {
-                map.next_value::<IgnoredAny>()?;
-                if unknown.as_ref().is_none_or(|u| *name < *u.member) {
-                    unknown = Some(UnknownName {
-                        member: name.to_string(),
-                        name: name.into_owned(),
-                        at: at(),
-                    });
+/// An item's first unknown name in name order, and where below the item it is (`""` or
+/// `.customMetric[0]`).
+fn unknown_in(schema: Schema, item: &Value) -> Option<(&str, String)> {
+    for (member, value) in item.as_object()? {
+        match schema.kind(member) {
+            None => return Some((member, String::new())),
+            Some(Kind::Dimensions | Kind::Metrics) => {
+                let entries = value.as_array().map(Vec::as_slice).unwrap_or_default();
+                for (j, entry) in entries.iter().enumerate() {
+                    let bad = entry.as_object().into_iter().flat_map(Map::keys);
+                    if let Some(bad) = bad.into_iter().find(|k| *k != "name" && *k != "value") {
+                        return Some((bad, format!(".{member}[{j}]")));
+                    }
                 }
-                continue;
-            };
-            let value = match fields[usize::from(field)].1 {
-                Kind::Dimensions | Kind::Metrics => Raw::Json(map.next_value()?),
-                Kind::Int64 | Kind::UnsignedDigits | Kind::Str => Raw::Scalar(map.next_value()?),
-            };
-            raw.push((field, value));
-        }
-        // Of a name given twice the last counts, as in a parsed JSON object.
-        raw.sort_by_key(|(field, _)| *field);
-        let mut kept: Vec<(u8, Raw<'de>)> = Vec::with_capacity(raw.len());
-        for (field, value) in raw {
-            match kept.last_mut() {
-                Some(last) if last.0 == field => last.1 = value,
-                _ => kept.push((field, value)),
             }
+            Some(_) => {}
         }
-        for (field, value) in &kept {
-            let (member, _) = fields[usize::from(*field)];
-            if let Raw::Json(Value::Array(entries)) = value
-                && unknown.as_ref().is_none_or(|u| member < u.member.as_str())
-                && let Some((j, bad)) = entries.iter().enumerate().find_map(|(j, entry)| {
-                    let Value::Object(entry) = entry else {
-                        return None;
-                    };
-                    entry
-                        .keys()
-                        .find(|k| *k != "name" && *k != "value")
-                        .map(|bad| (j, bad))
-                })
-            {
-                unknown = Some(UnknownName {
-                    member: member.to_owned(),
-                    name: bad.clone(),
-                    at: format!("{}.{member}[{j}]", at()),
-                });
-            }
-        }
-        Ok(ParsedItem {
-            record: normalize(self.schema, kept),
-            unknown,
-        })
     }
+    None
 }
 
-/// A member's value as read.
-enum Raw<'de> {
-    Scalar(Scalar<'de>),
-    Json(Value),
-}
-
-/// A value read for a string or int64 field: what matters is whether it is null, a string or an
-/// integer; anything else is the wrong type.
-enum Scalar<'de> {
-    Null,
-    Str(Cow<'de, str>),
-    Int(i64),
-    Other,
-}
-
-impl<'de> Deserialize<'de> for Scalar<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ScalarVisitor;
-        impl<'de> Visitor<'de> for ScalarVisitor {
-            type Value = Scalar<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a value")
-            }
-            fn visit_unit<E>(self) -> Result<Scalar<'de>, E> {
-                Ok(Scalar::Null)
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Scalar<'de>, E> {
-                Ok(Scalar::Other)
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Scalar<'de>, E> {
-                Ok(Scalar::Int(v))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Scalar<'de>, E> {
-                Ok(i64::try_from(v).map_or(Scalar::Other, Scalar::Int))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Scalar<'de>, E> {
-                Ok(Scalar::Other)
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Scalar<'de>, E> {
-                Ok(Scalar::Str(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Scalar<'de>, E> {
-                Ok(Scalar::Str(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Scalar<'de>, E> {
-                Ok(Scalar::Str(Cow::Owned(v)))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Scalar<'de>, A::Error> {
-                skip_seq(seq)?;
-                Ok(Scalar::Other)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Scalar<'de>, A::Error> {
-                skip_map(map)?;
-                Ok(Scalar::Other)
-            }
-        }
-        deserializer.deserialize_any(ScalarVisitor)
+/// One item given as a JSON value (a body's, a seeded conversion, a test's), checked for its
+/// fields' JSON types in name order (the first wrong one is the item's detail): nulls are
+/// dropped and int64 values kept as the strings of their canonical digits. A name that is not a
+/// field of `schema` rejects it.
+pub(crate) fn record_from_value(schema: Schema, item: Value) -> Item {
+    let Value::Object(members) = item else {
+        return Err(Detail::invalid("conversion is not an object"));
+    };
+    if let Some(name) = members.keys().find(|name| schema.kind(name).is_none()) {
+        return Err(Detail::invalid(name));
     }
-}
-
-/// Checks the JSON type of every present member, in name order (the first wrong one is the
-/// item's detail), drops nulls, and keeps int64 values as numbers.
-fn normalize(schema: Schema, members: Vec<(u8, Raw<'_>)>) -> Item {
-    let fields = schema.fields();
-    let mut kept = Vec::with_capacity(members.len() + 2);
-    for (field, value) in members {
-        let (name, kind) = fields[usize::from(field)];
-        let val = match (kind, value) {
-            (_, Raw::Scalar(Scalar::Null) | Raw::Json(Value::Null)) => continue,
-            (Kind::Int64, Raw::Scalar(s)) => int_of(&s).map(Val::Int),
-            (Kind::UnsignedDigits, Raw::Scalar(s)) => int_of(&s).filter(|&n| n >= 0).map(Val::Int),
-            (Kind::Str, Raw::Scalar(Scalar::Str(s))) => Some(Val::text(&s)),
-            (Kind::Dimensions, Raw::Json(v)) => normalize_named(v, |v| v.is_string().then_some(v)),
-            (Kind::Metrics, Raw::Json(v)) => normalize_named(v, |v| match v {
+    let mut record = Map::new();
+    for (name, value) in members {
+        let kind = schema.kind(&name);
+        let value = match (kind, value) {
+            (_, Value::Null) => continue,
+            (Some(Kind::Int64), v) => int_of(&v).map(|n| n.to_string().into()),
+            (Some(Kind::UnsignedDigits), v) => {
+                int_of(&v).filter(|&n| n >= 0).map(|n| n.to_string().into())
+            }
+            (Some(Kind::Str), v @ Value::String(_)) => Some(v),
+            (Some(Kind::Dimensions), v) => named_list(v, |v| v.is_string().then_some(v)),
+            (Some(Kind::Metrics), v) => named_list(v, |v| match v {
                 Value::Number(_) => Some(v),
-                Value::String(s) => s
-                    .parse::<f64>()
-                    .ok()
-                    .and_then(Number::from_f64)
-                    .map(Value::Number),
+                Value::String(s) => s.parse().ok().and_then(Number::from_f64).map(Value::Number),
                 _ => None,
             }),
             _ => None,
         };
-        let Some(val) = val else {
-            return Err(Detail::invalid(name));
+        let Some(value) = value else {
+            return Err(Detail::invalid(&name));
         };
-        kept.push((field, val));
+        record.insert(name, value);
     }
-    Ok(Record::from_fields(schema, kept))
+    Ok(Record(record))
 }
 
 /// An int64 member: a JSON integer, or a string of digits with an optional `-`.
-fn int_of(value: &Scalar<'_>) -> Option<i64> {
+fn int_of(value: &Value) -> Option<i64> {
     match value {
-        Scalar::Int(n) => Some(*n),
-        Scalar::Str(s) => {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => {
             let digits = s.strip_prefix('-').unwrap_or(s);
             if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
                 return None;
             }
             s.parse().ok()
         }
-        Scalar::Null | Scalar::Other => None,
+        _ => None,
     }
 }
 
-/// A `customDimension` or `customMetric` list with each entry's `value` checked by `check`.
-fn normalize_named(value: Value, check: impl Fn(Value) -> Option<Value>) -> Option<Val> {
+/// A `customDimension` or `customMetric` list of `{name, value}` with each `value` checked by
+/// `check`.
+fn named_list(value: Value, check: impl Fn(Value) -> Option<Value>) -> Option<Value> {
     let Value::Array(entries) = value else {
         return None;
     };
@@ -468,12 +138,9 @@ fn normalize_named(value: Value, check: impl Fn(Value) -> Option<Value>) -> Opti
         };
         let name = entry.remove("name").filter(Value::is_string)?;
         let value = check(entry.remove("value")?)?;
-        let mut m = Map::new();
-        m.insert("name".to_owned(), name);
-        m.insert("value".to_owned(), value);
-        out.push(Value::Object(m));
+        out.push(serde_json::json!({ "name": name, "value": value }));
     }
-    Some(Val::Json(Box::new(Value::Array(out))))
+    Some(Value::Array(out))
 }
 
 #[cfg(test)]
@@ -483,7 +150,7 @@ mod tests {
 
     use super::{parse_batch, record_from_value};
     use crate::search_ads::conversions::batch::Detail;
-    use crate::search_ads::conversions::test_app::{answer, message};
+    use crate::search_ads::conversions::tests::{answer, message};
     use crate::search_ads::record::{Record, Schema};
 
     async fn parse_error(body: &Value, list: &str) -> String {

@@ -68,7 +68,7 @@ mod tests {
     use serde_json::Value;
 
     use super::saved_columns;
-    use crate::search_ads::conversions::test_app::{answer, app, counts};
+    use crate::search_ads::conversions::tests::{answer, app, counts};
     use crate::search_ads::state::AppState;
 
     async fn list(app: &AppState, agency: &str, advertiser: &str) -> (StatusCode, Value) {

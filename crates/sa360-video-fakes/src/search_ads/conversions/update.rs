@@ -2,6 +2,7 @@
 //! conversion named by (`conversionId`, `conversionTimestamp`).
 
 use std::collections::btree_map::Entry;
+use std::sync::atomic::AtomicU64;
 
 use axum::Extension;
 use axum::extract::State;
@@ -18,7 +19,7 @@ use crate::faults::{DetailsTruncation, RequestSeq};
 use crate::search_ads::data::Generator;
 use crate::search_ads::ledger::Counters;
 use crate::search_ads::ledger::{ConversionKey, Origin, Stored};
-use crate::search_ads::record::{Schema, Val};
+use crate::search_ads::record::Schema;
 use crate::search_ads::state::AppState;
 
 /// `PUT /conversion`.
@@ -38,12 +39,8 @@ pub(super) struct Update;
 impl WriteMethod for Update {
     type Checked = Item;
 
-    fn requests(counters: &Counters) -> &std::sync::atomic::AtomicU64 {
-        &counters.update_requests
-    }
-
-    fn stored(counters: &Counters) -> &std::sync::atomic::AtomicU64 {
-        &counters.conversions_updated
+    fn counters(c: &Counters) -> (&AtomicU64, &AtomicU64) {
+        (&c.update_requests, &c.conversions_updated)
     }
 
     fn check(_: &AppState, _: &mut Claims, item: Item) -> Item {
@@ -99,7 +96,7 @@ pub(super) fn update_one(app: &AppState, batch: &mut Batch<'_>, item: Item) -> R
             let seeded = serde_json::to_value(generator.conversion(a, i))
                 .map_err(|_| Detail::new(0x100, "Internal error while reading the conversion"))?;
             slot.insert(Stored {
-                record: record_from_value(Schema::Conversion, seeded)?.pack(),
+                record: record_from_value(Schema::Conversion, seeded)?,
                 origin: Origin::SeededUpdated,
                 ds_conversion_id: generator.seeded_ds_id(a, i),
                 request,
@@ -114,16 +111,14 @@ pub(super) fn update_one(app: &AppState, batch: &mut Batch<'_>, item: Item) -> R
     let Some(stored) = store.conversions.get_mut(&(key.clone(), timestamp)) else {
         return Err(not_found(&key));
     };
-    let mut record = stored.record.unpack();
     for &field in WRITABLE {
         if let Some(v) = map.get(field) {
-            record.set(field, v.clone());
+            stored.record.set(field, v.clone());
         }
     }
-    record.set("conversionModifiedTimestamp", Val::Int(now_ms));
+    stored.record.set_int("conversionModifiedTimestamp", now_ms);
     stored.updates += 1;
-    batch.echo.push(&record);
-    stored.record = record.pack();
+    batch.echo.push(&stored.record);
     Ok(())
 }
 
@@ -134,7 +129,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::update;
-    use crate::search_ads::conversions::test_app::{
+    use crate::search_ads::conversions::tests::{
         answer, app, body, counts, ledger, message, new_conversion, query, seeded,
     };
     use crate::search_ads::conversions::{get_by_customer_id, insert};

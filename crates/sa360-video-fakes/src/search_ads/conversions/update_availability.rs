@@ -78,7 +78,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::update_availability;
-    use crate::search_ads::conversions::test_app::{answer, app, body, counts, ledger, message};
+    use crate::search_ads::conversions::tests::{answer, app, body, counts, ledger, message};
     use crate::search_ads::state::AppState;
 
     fn availability(app: &AppState) -> Value {

@@ -23,10 +23,8 @@ use serde::Serialize;
 pub(super) trait WriteMethod {
     /// A conversion after the checks that do not read the store.
     type Checked;
-    /// The counter of this method's requests.
-    fn requests(counters: &Counters) -> &AtomicU64;
-    /// The counter of the conversions this method stored.
-    fn stored(counters: &Counters) -> &AtomicU64;
+    /// The counters of this method's requests and of the conversions it stored.
+    fn counters(counters: &Counters) -> (&AtomicU64, &AtomicU64);
     /// The checks that do not read the store, run before it is locked, in item order, so that
     /// requests in flight at once check their items side by side.
     fn check(app: &AppState, claims: &mut Claims, item: Item) -> Self::Checked;
@@ -44,7 +42,8 @@ pub(super) fn write_batch<M: WriteMethod>(
     body: &[u8],
 ) -> Response {
     let counters = &app.shared.counters;
-    Counters::bump(M::requests(counters));
+    let (requests, stored) = M::counters(counters);
+    Counters::bump(requests);
     let request = seq.map_or(0, |Extension(RequestSeq(n))| n);
     let items = match parse_batch(body, "conversion", Schema::Conversion) {
         Ok(items) => items,
@@ -75,7 +74,7 @@ pub(super) fn write_batch<M: WriteMethod>(
     }
     let echo = batch.echo;
     drop(store);
-    Counters::add(M::stored(counters), echo.count as u64);
+    Counters::add(stored, echo.count as u64);
     Counters::add(&counters.conversions_rejected, details.len() as u64);
     if details.is_empty() {
         echo.response()

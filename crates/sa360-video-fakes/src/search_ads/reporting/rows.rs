@@ -234,7 +234,7 @@ pub(crate) fn rows_after(
             })
             .flatten();
         let row = match stored {
-            Some(stored) => to_row(&ids, V2::from_record(&stored.record.unpack())),
+            Some(stored) => to_row(&ids, V2::from_record(&stored.record)),
             None => to_row(&ids, V2::from_seeded(&generator.conversion(a, i))),
         };
         if let Some(row) = row
@@ -252,7 +252,7 @@ pub(crate) fn rows_after(
         let ts_hi = day_start_ms(query.end) + DAY_MS;
         for (_, key) in view.range((ts_lo, String::new())..(ts_hi, String::new())) {
             if let Some(stored) = store.conversions.get(key)
-                && let Some(row) = to_row(&ids, V2::from_record(&stored.record.unpack()))
+                && let Some(row) = to_row(&ids, V2::from_record(&stored.record))
                 && after(row.key)
                 && conditions.matches(&row, &cells)
             {
