@@ -215,9 +215,9 @@ impl DefaultCredentialsBuilder {
     fn lookup(&self) -> Result<DefaultCredentials, Error> {
         if let Some(path) = self.var(CREDENTIALS_ENV) {
             let path = PathBuf::from(path);
-            let (source, kind) = self.source_of_file(&path).map_err(|e| {
-                with_message_prefix(e, &format!("{CREDENTIALS_ENV}={}: ", path.display()))
-            })?;
+            let (source, kind) = self
+                .source_of_file(&path)
+                .map_err(|e| e.prefixed(&format!("{CREDENTIALS_ENV}={}: ", path.display())))?;
             return Ok(DefaultCredentials {
                 source,
                 kind,
@@ -228,7 +228,7 @@ impl DefaultCredentialsBuilder {
         if let Some(path) = self.gcloud_file().filter(|p| p.is_file()) {
             let (source, kind) = self
                 .source_of_file(&path)
-                .map_err(|e| with_message_prefix(e, &format!("{}: ", path.display())))?;
+                .map_err(|e| e.prefixed(&format!("{}: ", path.display())))?;
             return Ok(DefaultCredentials {
                 source,
                 kind,
@@ -293,30 +293,19 @@ impl DefaultCredentialsBuilder {
     }
 }
 
-fn with_message_prefix(error: Error, prefix: &str) -> Error {
-    match error {
-        Error::Auth {
-            credential,
-            message,
-        } => Error::Auth {
-            credential,
-            message: format!("{prefix}{message}"),
-        },
-        other => other,
-    }
-}
-
 impl DefaultCredentialsBuilder {
     /// The token source of a credentials file, by its `type`.
     fn source_of_file(&self, path: &Path) -> Result<(Arc<dyn TokenSource>, CredentialKind), Error> {
         let text = read_credentials_file(path, CredentialKind::Other, self.options.timeout)?;
-        let value = serde_json::from_str::<serde_json::Value>(&text).map_err(|e| Error::Auth {
-            credential: CredentialKind::Other,
-            message: format!(
-                "the credentials file is not JSON (line {}, column {})",
-                e.line(),
-                e.column()
-            ),
+        let value = serde_json::from_str::<serde_json::Value>(&text).map_err(|e| {
+            Error::auth(
+                CredentialKind::Other,
+                format!(
+                    "the credentials file is not JSON (line {}, column {})",
+                    e.line(),
+                    e.column()
+                ),
+            )
         })?;
         self.source_of_value(&value, Some(path))
     }
@@ -353,12 +342,10 @@ impl DefaultCredentialsBuilder {
                 CredentialKind::ServiceAccount,
             )),
             #[cfg(not(feature = "service-account"))]
-            Some("service_account") => Err(Error::Auth {
-                credential: CredentialKind::ServiceAccount,
-                message:
-                    "a service_account file needs the facade's cargo feature `service-account`"
-                        .to_owned(),
-            }),
+            Some("service_account") => Err(Error::auth(
+                CredentialKind::ServiceAccount,
+                "a service_account file needs the facade's cargo feature `service-account`",
+            )),
             Some("impersonated_service_account") => {
                 let url = value
                     .get("service_account_impersonation_url")
@@ -367,21 +354,20 @@ impl DefaultCredentialsBuilder {
                 let source = value
                     .get("source_credentials")
                     .filter(|s| s.is_object())
-                    .ok_or_else(|| Error::Auth {
-                        credential: CredentialKind::ImpersonatedServiceAccount,
-                        message:
-                            "the impersonated_service_account file has no `source_credentials`"
-                                .to_owned(),
+                    .ok_or_else(|| {
+                        Error::auth(
+                            CredentialKind::ImpersonatedServiceAccount,
+                            "the impersonated_service_account file has no `source_credentials`",
+                        )
                     })?;
                 if source.get("type").and_then(|t| t.as_str())
                     == Some("impersonated_service_account")
                 {
-                    return Err(Error::Auth {
-                        credential: CredentialKind::ImpersonatedServiceAccount,
-                        message: "source_credentials of type \"impersonated_service_account\" are \
-                              not supported: name the chain in `delegates`"
-                            .to_owned(),
-                    });
+                    return Err(Error::auth(
+                        CredentialKind::ImpersonatedServiceAccount,
+                        "source_credentials of type \"impersonated_service_account\" are \
+                              not supported: name the chain in `delegates`",
+                    ));
                 }
                 let (source, _) = self.source_of_value(source, None)?;
                 let delegates: Vec<String> = value
@@ -410,20 +396,19 @@ impl DefaultCredentialsBuilder {
                 )?),
                 CredentialKind::ExternalAccount,
             )),
-            Some(other) => Err(Error::Auth {
-                credential: CredentialKind::Other,
-                message: format!(
+            Some(other) => Err(Error::auth(
+                CredentialKind::Other,
+                format!(
                     "credentials of type {other:?} are not supported (supported: \"authorized_user\", \
                  \"service_account\", \"impersonated_service_account\", \"external_account\")"
                 ),
-            }),
-            None => Err(Error::Auth {
-                credential: CredentialKind::Other,
-                message: "not a credentials file: JSON with a \"type\" (\"authorized_user\", \
+            )),
+            None => Err(Error::auth(
+                CredentialKind::Other,
+                "not a credentials file: JSON with a \"type\" (\"authorized_user\", \
                       \"service_account\", \"impersonated_service_account\" or \
-                      \"external_account\") is expected"
-                    .to_owned(),
-            }),
+                      \"external_account\") is expected",
+            )),
         }
     }
 }

@@ -17,7 +17,6 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use futures::future::BoxFuture;
 
 use super::cache::TokenCache;
 use super::endpoint::{FileUrl, TokenEndpoint};
@@ -55,10 +54,7 @@ pub struct ImpersonatedServiceAccount {
 }
 
 fn auth_error(message: String) -> Error {
-    Error::Auth {
-        credential: CredentialKind::ImpersonatedServiceAccount,
-        message,
-    }
+    Error::auth(CredentialKind::ImpersonatedServiceAccount, message)
 }
 
 /// The service account's e-mail address in a `generateAccessToken` URL.
@@ -255,29 +251,14 @@ impl fmt::Debug for ImpersonatedServiceAccount {
     }
 }
 
-impl TokenSource for ImpersonatedServiceAccount {
-    fn token(&self) -> BoxFuture<'_, Result<AccessToken, Error>> {
-        Box::pin(self.cache.get(|| self.fetch()))
+super::cache::cached_source!(
+    ImpersonatedServiceAccount,
+    CredentialKind::ImpersonatedServiceAccount,
+    |s| {
+        s.endpoint.allow_loopback();
+        s.source.allow_loopback();
     }
-
-    fn invalidate(&self, rejected: &AccessToken) -> bool {
-        self.cache.invalidate(rejected);
-        true
-    }
-
-    fn kind(&self) -> CredentialKind {
-        CredentialKind::ImpersonatedServiceAccount
-    }
-
-    fn allow_loopback(&self) {
-        self.endpoint.allow_loopback();
-        self.source.allow_loopback();
-    }
-
-    fn quota_project_id(&self) -> Option<&str> {
-        self.quota_project_id.as_deref()
-    }
-}
+);
 
 #[cfg(test)]
 mod tests {

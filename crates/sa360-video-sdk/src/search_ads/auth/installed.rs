@@ -64,10 +64,7 @@ const REDIRECT_READ_DEADLINE: Duration = Duration::from_secs(5);
 const MAX_REDIRECT_CONNECTIONS: usize = 32;
 
 fn auth_error(message: impl Into<String>) -> Error {
-    Error::Auth {
-        credential: CredentialKind::AuthorizedUser,
-        message: message.into(),
-    }
+    Error::auth(CredentialKind::AuthorizedUser, message.into())
 }
 
 /// `n` random bytes from the operating system, base64url without padding.

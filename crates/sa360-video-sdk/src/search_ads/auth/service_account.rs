@@ -28,14 +28,13 @@ use std::path::Path;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use futures::future::BoxFuture;
 use secrecy::{ExposeSecret as _, SecretString};
 
 use super::authorized_user::read_credentials_file;
 use super::cache::TokenCache;
 use super::credential_kind::CredentialKind;
 use super::endpoint::{FileUrl, TokenEndpoint};
-use super::token::{AccessToken, SCOPE, TokenSource};
+use super::token::{AccessToken, SCOPE};
 use crate::http::HttpOptions;
 use crate::search_ads::error::Error;
 
@@ -46,10 +45,7 @@ const JWT_BEARER_GRANT: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const ASSERTION_LIFETIME_SECS: i64 = 3600 - 5;
 
 fn auth_error(message: String) -> Error {
-    Error::Auth {
-        credential: CredentialKind::ServiceAccount,
-        message,
-    }
+    Error::auth(CredentialKind::ServiceAccount, message)
 }
 
 /// A Google service account: signs a JWT with the key file's private key and
@@ -237,34 +233,9 @@ impl fmt::Debug for ServiceAccount {
     }
 }
 
-impl TokenSource for ServiceAccount {
-    fn token(&self) -> BoxFuture<'_, Result<AccessToken, Error>> {
-        Box::pin(self.cache.get(|| self.fetch()))
-    }
-
-    fn invalidate(&self, rejected: &AccessToken) -> bool {
-        if self.cache.invalidate(rejected) {
-            tracing::info!(
-                client_email = %self.client_email,
-                "the API refused the cached access token (401): it is dropped"
-            );
-        }
-        // A fresh token can always be asked for.
-        true
-    }
-
-    fn kind(&self) -> CredentialKind {
-        CredentialKind::ServiceAccount
-    }
-
-    fn allow_loopback(&self) {
-        self.endpoint.allow_loopback();
-    }
-
-    fn quota_project_id(&self) -> Option<&str> {
-        self.quota_project_id.as_deref()
-    }
-}
+super::cache::cached_source!(ServiceAccount, CredentialKind::ServiceAccount, |s| s
+    .endpoint
+    .allow_loopback());
 
 #[cfg(test)]
 mod tests {

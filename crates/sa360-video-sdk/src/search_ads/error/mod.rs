@@ -474,6 +474,36 @@ impl Error {
         }
     }
 
+    /// An [`Error::Auth`] of `credential`.
+    pub(crate) fn auth(
+        credential: crate::search_ads::auth::credential_kind::CredentialKind,
+        message: impl Into<String>,
+    ) -> Self {
+        Error::Auth {
+            credential,
+            message: message.into(),
+        }
+    }
+
+    /// The error with `prefix` (the file or setting to fix) before the message of an
+    /// [`Error::Auth`] or [`Error::InvalidGrant`]; any other error as it is.
+    pub(crate) fn prefixed(self, prefix: &str) -> Self {
+        match self {
+            Error::Auth {
+                credential,
+                message,
+            } => Error::auth(credential, format!("{prefix}{message}")),
+            Error::InvalidGrant {
+                credential,
+                message,
+            } => Error::InvalidGrant {
+                credential,
+                message: format!("{prefix}{message}"),
+            },
+            other => other,
+        }
+    }
+
     /// A validation error (used by the facade and handy for callers' own checks).
     pub(crate) fn validation(
         field: impl Into<String>,
@@ -638,10 +668,10 @@ mod tests {
         assert!(!timeout(true).may_have_reached_server());
         assert!(timeout(false).may_have_reached_server());
         assert!(
-            !Error::Auth {
-                credential: crate::search_ads::auth::credential_kind::CredentialKind::Other,
-                message: "m".into()
-            }
+            !Error::auth(
+                crate::search_ads::auth::credential_kind::CredentialKind::Other,
+                "m"
+            )
             .may_have_reached_server()
         );
         // Answers that turn a request away before processing it.

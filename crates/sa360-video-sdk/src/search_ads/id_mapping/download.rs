@@ -117,10 +117,7 @@ impl SearchAdsClient {
                     let token = inner.tokens.token().await?;
                     call::record_token(&token);
                     sa360_v2_client::set_bearer_token(&mut request, token.expose_secret())
-                        .map_err(|e| Error::Auth {
-                            credential: inner.tokens.kind(),
-                            message: e.message().to_owned(),
-                        })?;
+                        .map_err(|e| Error::auth(inner.tokens.kind(), e.message().to_owned()))?;
                     crate::search_ads::auth::quota_project::apply(
                         &mut request,
                         inner.tokens.quota_project_id(),
