@@ -33,7 +33,6 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-
 use super::authorized_user::read_credentials_file;
 use super::cache::TokenCache;
 use super::endpoint::{FileUrl, TokenEndpoint, error_message};

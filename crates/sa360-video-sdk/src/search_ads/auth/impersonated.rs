@@ -17,7 +17,6 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-
 use super::cache::TokenCache;
 use super::endpoint::{FileUrl, TokenEndpoint};
 use super::token::{AccessToken, SCOPE, TokenSource};
@@ -61,16 +60,9 @@ fn auth_error(message: String) -> Error {
 fn service_account_of(url: &str) -> Option<String> {
     let parsed = url::Url::parse(url).ok()?;
     let last = parsed.path_segments()?.next_back()?;
-    let last = percent_decode(last);
+    let last = percent_encoding::percent_decode_str(last).decode_utf8_lossy();
     let email = last.strip_suffix(":generateAccessToken")?;
     (!email.is_empty()).then(|| email.to_owned())
-}
-
-fn percent_decode(text: &str) -> String {
-    url::form_urlencoded::parse(format!("x={text}").as_bytes())
-        .next()
-        .map(|(_, v)| v.into_owned())
-        .unwrap_or_default()
 }
 
 impl ImpersonatedServiceAccount {

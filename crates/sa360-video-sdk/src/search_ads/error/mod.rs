@@ -613,21 +613,6 @@ impl Error {
         }
     }
 
-    /// An [`Error::Api`] with `status` and `reason` and nothing else: no
-    /// message, no details (the list whole), no `Retry-After`. For unit tests.
-    #[cfg(test)]
-    pub(crate) fn api_for_test(operation: &'static str, status: u16, reason: Option<&str>) -> Self {
-        Error::Api {
-            operation,
-            status,
-            reason: reason.map(str::to_owned),
-            message: String::new(),
-            details: vec![],
-            details_complete: true,
-            retry_after: None,
-        }
-    }
-
     /// The HTTP status of an [`Error::Api`].
     pub fn status(&self) -> Option<u16> {
         match self {
@@ -645,7 +630,9 @@ mod tests {
 
     #[test]
     fn transient_classification() {
-        let api = |status, reason: Option<&str>| Error::api_for_test("x", status, reason);
+        let api = |status, reason: Option<&str>| {
+            crate::search_ads::test_support::api_error("x", status, reason)
+        };
         assert!(api(429, None).is_transient());
         assert!(api(500, None).is_transient());
         assert!(api(503, Some("backendError")).is_transient());
