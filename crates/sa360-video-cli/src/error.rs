@@ -136,64 +136,55 @@ impl From<video_session::Error> for AppError {
                 "the video session URL (--url, VIDEO_SESSION_URL or the config file)",
             );
         }
-        let hint: &str = match &e {
-            E::Validation(v) => &format!("fix {} and run the command again", flag_of(v.field)),
+        let hint = match &e {
+            E::Validation(v) => format!("fix {} and run the command again", flag_of(v.field)),
             E::LockoutRefused { .. } => {
                 "nothing was sent, so the account is not blocked; make sure of the password before trying again at that time"
+                    .to_owned()
             }
             E::InvalidCredentials {
                 unrecorded: Some(_),
                 ..
-            } => {
-                "check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); the login was sent but the lockout store could not record its answer, so apictl sends no login for this account until the store named above works again (the default per-user file, or the Redis server of --lockout-store)"
-            }
+            } => "check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); the login was sent but the lockout store could not record its answer, so apictl sends no login for this account until the store named above works again (the default per-user file, or the Redis server of --lockout-store)".to_owned(),
             E::InvalidCredentials {
                 remaining_attempts: 0,
                 window,
                 ..
-            } => &format!(
-                "check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); apictl will not send another login for this account until the oldest failure is {} old",
-                span(*window)
-            ),
+            } => format!("check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); apictl will not send another login for this account until the oldest failure is {} old", span(*window)),
             E::InvalidCredentials {
                 remaining_attempts: 1,
                 window,
                 ..
-            } => &format!(
-                "check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); after 1 more failure within {} apictl stops sending logins for this account",
-                span(*window)
-            ),
+            } => format!("check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); after 1 more failure within {} apictl stops sending logins for this account", span(*window)),
             E::InvalidCredentials {
-                remaining_attempts,
-                window,
-                ..
-            } => &format!(
-                "check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); after {remaining_attempts} more failures within {} apictl stops sending logins for this account",
-                span(*window)
+                remaining_attempts, window, ..
+            } => format!(
+                "check the user name (--user, VIDEO_USER) and the password (VIDEO_PASSWORD); after {remaining_attempts} more failures within {} apictl stops sending logins for this account", span(*window)
             ),
             E::AccountBlocked { .. } => {
                 "wait until the time above; apictl will not send a login for this account before then"
+                    .to_owned()
             }
             E::InvalidSecretKey => {
                 "check the domain secret key (--secret-key, VIDEO_SECRET_KEY or the config file)"
+                    .to_owned()
             }
-            E::DomainInactive => "ask the domain's administrator to activate it",
-            E::Unauthorized => "run `apictl video login` again",
+            E::DomainInactive => "ask the domain's administrator to activate it".to_owned(),
+            E::Unauthorized => "run `apictl video login` again".to_owned(),
             E::SessionNotFound { .. } => {
-                "check the session ID (--session, VIDEO_SESSION_ID or the config file)"
+                "check the session ID (--session, VIDEO_SESSION_ID or the config file)".to_owned()
             }
-            E::Rejected { field: Some(f), .. } => &format!("fix {f} and try again"),
-            E::Rejected { .. } => "see the message; run with -v for the request log",
+            E::Rejected { field: Some(f), .. } => format!("fix {f} and try again"),
+            E::Rejected { .. } => "see the message; run with -v for the request log".to_owned(),
             E::Redirected { .. } => {
                 "check the video session URL (--url, VIDEO_SESSION_URL or the config file) and that the service is up; `apictl sandbox` runs a local one"
+                    .to_owned()
             }
             E::UnexpectedResponse { .. } => {
-                "the service does not answer as documented; run with -v and report it"
+                "the service does not answer as documented; run with -v and report it".to_owned()
             }
-            E::Store(_) => {
-                "nothing was sent; check the lockout store named above: the per-user lockout file and its directory must be yours only, or the Redis server of --lockout-store (APICTL_LOCKOUT_STORE) must be reachable"
-            }
-            _ => "run with -v for details",
+            E::Store(_) => "nothing was sent; check the lockout store named above: the per-user lockout file and its directory must be yours only, or the Redis server of --lockout-store (APICTL_LOCKOUT_STORE) must be reachable".to_owned(),
+            _ => "run with -v for details".to_owned(),
         };
         let exit = match &e {
             E::Validation(_) | E::LockoutRefused { .. } | E::Store(_) => EXIT_REFUSED,
@@ -275,58 +266,62 @@ impl From<search_ads::Error> for AppError {
             }
             _ => {}
         }
-        let hint: &str = match &e {
-            E::Validation { field, .. } if field == "batch_size" => &format!(
+        let hint = match &e {
+            E::Validation { field, .. } if field == "batch_size" => format!(
                 "use --batch-size 1 to {} (default {})",
                 search_ads::MAX_BATCH_SIZE,
                 search_ads::DEFAULT_BATCH_SIZE
             ),
             E::Validation { field, .. } if field == "startDate" => {
                 "the Reporting API keeps the last 60 days: move --from, or use --api v2 for older conversions while Google still answers it"
+                    .to_owned()
             }
             E::Reporting { failure, .. }
                 if failure.has_code("USER_PERMISSION_DENIED")
-                    || failure
-                        .has_code("INVALID_LOGIN_CUSTOMER_ID_SERVING_CUSTOMER_ID_COMBINATION") =>
+                    || failure.has_code("INVALID_LOGIN_CUSTOMER_ID_SERVING_CUSTOMER_ID_COMBINATION") =>
             {
                 "a client account behind a manager needs --login-customer-id (or SEARCH_ADS_LOGIN_CUSTOMER_ID) set to the manager's id; `apictl ads customers` lists the accounts you reach directly"
+                    .to_owned()
             }
-            E::Reporting { status: 401, .. } => REFUSED_TOKEN_HINT,
-            E::Reporting { .. } => "see the message; run with -v for the request log",
-            E::Validation { field, .. } if field == "concurrency" => &format!(
+            E::Reporting { status: 401, .. } => REFUSED_TOKEN_HINT.to_owned(),
+            E::Reporting { .. } => "see the message; run with -v for the request log".to_owned(),
+            E::Validation { field, .. } if field == "concurrency" => format!(
                 "use --concurrency 1 to {} (default 4)",
                 search_ads::MAX_CONCURRENCY
             ),
-            E::Validation { .. } => "fix the input as the message says",
-            E::Api { status: 401, .. } => REFUSED_TOKEN_HINT,
+            E::Validation { .. } => "fix the input as the message says".to_owned(),
+            E::Api { status: 401, .. } => REFUSED_TOKEN_HINT.to_owned(),
             E::Auth { credential, .. }
             | E::InvalidGrant { credential, .. }
-            | E::TokenUnavailable { credential, .. } => credential_hint(&e, *credential),
-            E::Api {
-                status: 403 | 404, ..
-            } => {
+            | E::TokenUnavailable { credential, .. } => credential_hint(&e, *credential).to_owned(),
+            E::Api { status: 403 | 404, .. } => {
                 "check --agency-id, --advertiser-id, --engine-account-id or --customer-id (or SEARCH_ADS_AGENCY_ID, ...) and the account's permissions"
+                    .to_owned()
             }
-            E::Api { status: 429, .. } => "wait a little and run the command again",
-            E::Api { .. } => "see the message; run with -v for the request log",
+            E::Api { status: 429, .. } => "wait a little and run the command again".to_owned(),
+            E::Api { .. } => "see the message; run with -v for the request log".to_owned(),
             E::UnexpectedResponse { .. } => {
-                "the service does not answer as documented; run with -v and report it"
+                "the service does not answer as documented; run with -v and report it".to_owned()
             }
-            E::Csv { .. } | E::TruncatedDownload { .. } => "download the file again",
-            E::Io { .. } => "check that the directory exists and is writable",
+            E::Csv { .. } | E::TruncatedDownload { .. } => "download the file again".to_owned(),
+            E::Io { .. } => "check that the directory exists and is writable".to_owned(),
             E::JournalBusy { .. } => {
                 "wait for the other upload to end; if it leaves rows without an outcome, run the same command with --resume"
+                    .to_owned()
             }
             E::JournalGone { .. } => {
                 "nothing is left to resume; run without --resume only to upload the whole file again (stored rows then come back as 0x0000011A)"
+                    .to_owned()
             }
             E::JournalDamaged { .. } => {
                 "pass --restart to upload the file from the start (rows already stored then come back as 0x0000011A)"
+                    .to_owned()
             }
             E::Config { .. } => {
                 "check the search ads URL (--url, SEARCH_ADS_URL or the config file): https://, or http:// on 127.0.0.1"
+                    .to_owned()
             }
-            _ => "run with -v for details",
+            _ => "run with -v for details".to_owned(),
         };
         let exit = match &e {
             E::Validation { .. }
@@ -355,20 +350,20 @@ impl From<search_ads::Error> for AppError {
 /// URL is set.
 fn transport(operation: String, t: &TransportError, url: &str) -> AppError {
     let message = format!("{operation}: {}", t.what_happened());
-    let hint: &str = match t.setting() {
+    let hint = match t.setting() {
         Some("max_body_bytes") => {
-            "raise --max-body (bytes) if the answer is expected to be that large"
+            "raise --max-body (bytes) if the answer is expected to be that large".to_owned()
         }
         Some("max_download_bytes") => {
-            "raise --max-download (bytes) if the file is expected to be that large"
+            "raise --max-download (bytes) if the file is expected to be that large".to_owned()
         }
-        Some("read_timeout") => "try again later, or raise --stall-timeout (seconds)",
-        Some(_) => &format!("check {url} and try again later, or raise --timeout (seconds)"),
+        Some("read_timeout") => "try again later, or raise --stall-timeout (seconds)".to_owned(),
+        Some(_) => format!("check {url} and try again later, or raise --timeout (seconds)"),
         None if t.kind == TransportErrorKind::ClientBuild => {
-            "the TLS backend could not be set up; run with -v and report it"
+            "the TLS backend could not be set up; run with -v and report it".to_owned()
         }
         None => {
-            &format!("check {url} and that the service is up; `apictl sandbox` runs a local one")
+            format!("check {url} and that the service is up; `apictl sandbox` runs a local one")
         }
     };
     AppError::new(message).hint(hint)
