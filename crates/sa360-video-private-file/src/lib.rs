@@ -54,6 +54,22 @@ impl PrivateFileError {
     }
 }
 
+/// Creates a new, empty file at `path` for writing (with the default mode), never through a
+/// symlink: an entry already at `path` that is not a directory (a file left by a killed run, or a
+/// symlink someone planted) is removed first (a symlink's target is left alone), then the file is
+/// created with `create_new` (`O_EXCL`), which fails rather than follow a symlink that appeared in
+/// between. The SDK's part files and write journals and apictl's rejected-rows files use it.
+pub fn create_new(path: &Path) -> io::Result<fs::File> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if !meta.is_dir() => fs::remove_file(path)?,
+        _ => {}
+    }
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+}
+
 /// Creates `dir` and its missing parents with mode 0700 (on Unix), and refuses an existing `dir`
 /// that other users can change: someone who can write the directory can replace the files in it.
 pub fn ensure_dir(dir: &Path) -> Result<(), PrivateFileError> {

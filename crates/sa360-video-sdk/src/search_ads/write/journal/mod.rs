@@ -643,7 +643,7 @@ impl JournalFile {
         // Written whole beside it and renamed: a kill never leaves a journal
         // without its header; created new, never through a planted symlink.
         let write = || -> std::io::Result<()> {
-            let mut file = crate::fs::create_new_file(&fresh)?;
+            let mut file = sa360_video_private_file::create_new(&fresh)?;
             file.write_all(head.as_bytes())?;
             file.sync_all()?;
             std::fs::rename(&fresh, path)
