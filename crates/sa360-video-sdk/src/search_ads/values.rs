@@ -41,9 +41,8 @@ impl IdParseError {
 /// ```
 impl From<IdParseError> for Error {
     fn from(error: IdParseError) -> Self {
-        Error::validation(
+        Error::invalid(
             error.field,
-            None,
             format!(
                 "is {:?}, not a valid {}: expected a 64-bit integer in decimal digits",
                 error.text, error.kind
@@ -186,9 +185,8 @@ impl CustomerId {
             .all(|g| !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit()));
         let count = id.bytes().filter(u8::is_ascii_digit).count();
         if !groups_ok || count == 0 || count > MAX_CUSTOMER_ID_DIGITS {
-            return Err(Error::validation(
+            return Err(Error::invalid(
                 "customerId",
-                None,
                 format!(
                     "is {id:?}: a customer id is 1 to {MAX_CUSTOMER_ID_DIGITS} digits, plain \
                      (\"1234567890\") or dashed as Google's UI shows it (\"123-456-7890\")"
@@ -357,9 +355,8 @@ impl FromStr for Micros {
     /// Reads a decimal amount with at most six decimals (`"12.34"`, `"-5"`).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let bad = || {
-            Error::validation(
+            Error::invalid(
                 "revenueMicros",
-                None,
                 format!(
                     "{s:?} is not an amount: write a decimal number with at most 6 decimals, e.g. 12.34"
                 ),

@@ -132,9 +132,8 @@ impl AuthorizedUserBuilder {
             ),
         ] {
             if empty {
-                return Err(Error::validation(
+                return Err(Error::invalid(
                     field,
-                    None,
                     "is empty: refresh-token credentials need the OAuth client id and secret \
                      and a refresh token",
                 ));
@@ -146,9 +145,8 @@ impl AuthorizedUserBuilder {
             CredentialKind::AuthorizedUser,
         )
         .map_err(|_| {
-            Error::validation(
+            Error::invalid(
                 "token_uri",
-                None,
                 format!(
                     "{} must be an https:// URL (http:// only on a loopback host)",
                     sa360_video_client_support::RedactedUrl(&self.token_uri)

@@ -228,9 +228,8 @@ impl ExternalAccount {
                         v.as_u64()
                             .filter(|s| (1..=3600).contains(s))
                             .ok_or_else(|| {
-                                Error::validation(
+                                Error::invalid(
                                     "service_account_impersonation.token_lifetime_seconds",
-                                    None,
                                     "must be a whole number of seconds from 1 to 3600",
                                 )
                             })

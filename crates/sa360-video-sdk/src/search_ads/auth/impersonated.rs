@@ -99,9 +99,8 @@ impl ImpersonatedServiceAccount {
 
     fn with_endpoint(source: Arc<dyn TokenSource>, endpoint: TokenEndpoint) -> Result<Self, Error> {
         let service_account = service_account_of(endpoint.url()).ok_or_else(|| {
-            Error::validation(
+            Error::invalid(
                 "service_account_impersonation_url",
-                None,
                 format!(
                     "{} is not an IAM Credentials URL ending in \
                      /serviceAccounts/EMAIL:generateAccessToken",
@@ -141,9 +140,8 @@ impl ImpersonatedServiceAccount {
     /// The lifetime asked for (1 s to one hour; default one hour).
     pub fn lifetime(mut self, lifetime: Duration) -> Result<Self, Error> {
         if lifetime < Duration::from_secs(1) || lifetime > MAX_IMPERSONATION_LIFETIME {
-            return Err(Error::validation(
+            return Err(Error::invalid(
                 "lifetime",
-                None,
                 "must be between 1 s and 3600 s (IAM Credentials' default maximum)",
             ));
         }

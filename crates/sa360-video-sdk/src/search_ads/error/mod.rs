@@ -454,7 +454,7 @@ fn truncate(text: &str, max_chars: usize) -> String {
 impl Error {
     /// The validation error of a base-URL setting (`base_url`, `reporting_base_url`).
     pub(crate) fn invalid_base_url(setting: &str, error: &BaseUrlError) -> Self {
-        Error::validation(setting, None, format!("is refused: {error}"))
+        Error::invalid(setting, format!("is refused: {error}"))
     }
 
     /// `Ok` when `value` is in `1..=max`, else a validation error naming `field`, the value and
@@ -466,9 +466,8 @@ impl Error {
         if value >= T::from(1) && value <= max {
             Ok(())
         } else {
-            Err(Error::validation(
+            Err(Error::invalid(
                 field,
-                None,
                 format!("is {value}, outside 1..={max}"),
             ))
         }
@@ -502,6 +501,11 @@ impl Error {
             },
             other => other,
         }
+    }
+
+    /// A validation error of `field` as a whole (no input index).
+    pub(crate) fn invalid(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::validation(field, None, reason)
     }
 
     /// A validation error (used by the facade and handy for callers' own checks).

@@ -214,9 +214,8 @@ impl WriteJournal {
 
 fn check_text(field: &str, text: &str) -> Result<(), Error> {
     if text.len() > MAX_JOURNAL_TEXT || text.contains(['\n', '\r']) {
-        return Err(Error::validation(
+        return Err(Error::invalid(
             field,
-            None,
             format!("must be one line of at most {MAX_JOURNAL_TEXT} bytes"),
         ));
     }
@@ -604,9 +603,8 @@ impl JournalFile {
         if let Some(file) = open_existing(path, true)? {
             let state = parse(path, &file)?;
             if state.input != journal.input {
-                return Err(Error::validation(
+                return Err(Error::invalid(
                     "journal",
-                    None,
                     format!(
                         "{} was written for another input ({:?}, not {:?}); give the same input to resume, or remove the journal to start over",
                         path.display(),
