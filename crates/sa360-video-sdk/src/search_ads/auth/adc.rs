@@ -215,23 +215,23 @@ impl DefaultCredentialsBuilder {
     fn lookup(&self) -> Result<DefaultCredentials, Error> {
         if let Some(path) = self.var(CREDENTIALS_ENV) {
             let path = PathBuf::from(path);
-            let (source, kind) = self
+            let source = self
                 .source_of_file(&path)
                 .map_err(|e| e.prefixed(&format!("{CREDENTIALS_ENV}={}: ", path.display())))?;
             return Ok(DefaultCredentials {
+                kind: source.kind(),
                 source,
-                kind,
                 origin: CredentialOrigin::EnvironmentVariable(path),
                 quota_project: None,
             });
         }
         if let Some(path) = self.gcloud_file().filter(|p| p.is_file()) {
-            let (source, kind) = self
+            let source = self
                 .source_of_file(&path)
                 .map_err(|e| e.prefixed(&format!("{}: ", path.display())))?;
             return Ok(DefaultCredentials {
+                kind: source.kind(),
                 source,
-                kind,
                 origin: CredentialOrigin::GcloudFile(path),
                 quota_project: None,
             });
@@ -295,7 +295,7 @@ impl DefaultCredentialsBuilder {
 
 impl DefaultCredentialsBuilder {
     /// The token source of a credentials file, by its `type`.
-    fn source_of_file(&self, path: &Path) -> Result<(Arc<dyn TokenSource>, CredentialKind), Error> {
+    fn source_of_file(&self, path: &Path) -> Result<Arc<dyn TokenSource>, Error> {
         let text = read_credentials_file(path, CredentialKind::Other, self.options.timeout)?;
         let value = serde_json::from_str::<serde_json::Value>(&text).map_err(|e| {
             Error::auth(
@@ -316,7 +316,7 @@ impl DefaultCredentialsBuilder {
         &self,
         value: &serde_json::Value,
         path: Option<&Path>,
-    ) -> Result<(Arc<dyn TokenSource>, CredentialKind), Error> {
+    ) -> Result<Arc<dyn TokenSource>, Error> {
         let options = &self.options;
         let kind = value.get("type").and_then(|t| t.as_str());
         match kind {
@@ -325,21 +325,15 @@ impl DefaultCredentialsBuilder {
                 if let Some(path) = path {
                     user = user.named_file(path);
                 }
-                Ok((
-                    Arc::new(user.http_options(options.clone())),
-                    CredentialKind::AuthorizedUser,
-                ))
+                Ok(Arc::new(user.http_options(options.clone())))
             }
             #[cfg(feature = "service-account")]
-            Some("service_account") => Ok((
-                Arc::new(
-                    super::service_account::ServiceAccount::parse(
-                        &value.to_string(),
-                        self.any_token_host,
-                    )?
-                    .http_options(options.clone()),
-                ),
-                CredentialKind::ServiceAccount,
+            Some("service_account") => Ok(Arc::new(
+                super::service_account::ServiceAccount::parse(
+                    &value.to_string(),
+                    self.any_token_host,
+                )?
+                .http_options(options.clone()),
             )),
             #[cfg(not(feature = "service-account"))]
             Some("service_account") => Err(Error::auth(
@@ -369,7 +363,7 @@ impl DefaultCredentialsBuilder {
                               not supported: name the chain in `delegates`",
                     ));
                 }
-                let (source, _) = self.source_of_value(source, None)?;
+                let source = self.source_of_value(source, None)?;
                 let delegates: Vec<String> = value
                     .get("delegates")
                     .and_then(|d| d.as_array())
@@ -386,16 +380,13 @@ impl DefaultCredentialsBuilder {
                 if let Some(id) = value.get("quota_project_id").and_then(|v| v.as_str()) {
                     target = target.with_quota_project_id(Some(id))?;
                 }
-                Ok((Arc::new(target), CredentialKind::ImpersonatedServiceAccount))
+                Ok(Arc::new(target))
             }
-            Some("external_account") => Ok((
-                Arc::new(ExternalAccount::from_value(
-                    value,
-                    options.clone(),
-                    self.any_token_host,
-                )?),
-                CredentialKind::ExternalAccount,
-            )),
+            Some("external_account") => Ok(Arc::new(ExternalAccount::from_value(
+                value,
+                options.clone(),
+                self.any_token_host,
+            )?)),
             Some(other) => Err(Error::auth(
                 CredentialKind::Other,
                 format!(
