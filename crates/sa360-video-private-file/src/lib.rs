@@ -1,7 +1,8 @@
 //! Private files, one rule for the workspace: directories are created 0700, files written 0600
 //! through a fresh temporary file beside them (`tempfile`: a random name opened with `O_EXCL`, so a
 //! symlink planted there is never followed) that is synced and renamed into place; a file other
-//! users can read or change, or a directory they can change, is refused.
+//! users can read or change, or a directory they can change, is refused; a new file is never
+//! created through a symlink ([`create_new`]).
 //!
 //! Its users: `sa360-video-sdk`'s video lockout `FileStore`, and `apictl`'s state directory, session
 //! and credentials files.
