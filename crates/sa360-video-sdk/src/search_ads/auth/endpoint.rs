@@ -458,38 +458,25 @@ impl TokenEndpoint {
 
     /// A transport failure, without the URL (it is in the message already).
     fn describe(&self, error: &reqwest::Error) -> String {
-        if let Some(limit) = sa360_video_client_support::BodyLimitError::find(error) {
-            return match limit {
-                sa360_video_client_support::BodyLimitError::TooLarge { limit, .. } => format!(
-                    "answered more than the limit of {limit} bytes (HttpOptions::max_body_bytes); \
-                     nothing more was read"
-                ),
-                sa360_video_client_support::BodyLimitError::Stalled { after, received } => format!(
-                    "stalled: less than 1 KiB arrived in {} s after {received} bytes \
-                     (HttpOptions::read_timeout)",
-                    after.as_secs_f64()
-                ),
-                _ => format!(
-                    "failed ({})",
-                    sa360_video_client_support::ErrorWithoutUrl(error)
-                ),
-            };
-        }
-        if error.is_timeout() {
-            format!(
+        use sa360_video_client_support::{BodyLimitError, ErrorWithoutUrl};
+        match BodyLimitError::find(error) {
+            Some(BodyLimitError::TooLarge { limit, .. }) => format!(
+                "answered more than the limit of {limit} bytes (HttpOptions::max_body_bytes); \
+                 nothing more was read"
+            ),
+            Some(BodyLimitError::Stalled { after, received }) => format!(
+                "stalled: less than 1 KiB arrived in {} s after {received} bytes \
+                 (HttpOptions::read_timeout)",
+                after.as_secs_f64()
+            ),
+            None if error.is_timeout() => format!(
                 "did not answer within {} s (HttpOptions::timeout)",
                 self.options.timeout.as_secs_f64()
-            )
-        } else if error.is_connect() {
-            format!(
-                "could not be reached ({})",
-                sa360_video_client_support::ErrorWithoutUrl(error)
-            )
-        } else {
-            format!(
-                "failed ({})",
-                sa360_video_client_support::ErrorWithoutUrl(error)
-            )
+            ),
+            None if error.is_connect() => {
+                format!("could not be reached ({})", ErrorWithoutUrl(error))
+            }
+            _ => format!("failed ({})", ErrorWithoutUrl(error)),
         }
     }
 
@@ -508,14 +495,15 @@ impl TokenEndpoint {
                 answer.retry_after,
             ));
         }
+        let refused = format!(
+            "the token endpoint {} refused {what} with HTTP {status}{}",
+            self.shown,
+            shown(&oauth, &text)
+        );
         if oauth.as_ref().is_some_and(|e| e.error == "invalid_grant") {
             return Err(Error::InvalidGrant {
                 credential: self.credential,
-                message: format!(
-                    "the token endpoint {} refused {what} with HTTP {status}{}",
-                    self.shown,
-                    shown(&oauth, &text)
-                ),
+                message: refused,
             });
         }
         let redirect = if (300..400).contains(&status) {
@@ -523,14 +511,7 @@ impl TokenEndpoint {
         } else {
             ""
         };
-        Err(Error::auth(
-            self.credential,
-            format!(
-                "the token endpoint {} refused {what} with HTTP {status}{}{redirect}",
-                self.shown,
-                shown(&oauth, &text)
-            ),
-        ))
+        Err(Error::auth(self.credential, format!("{refused}{redirect}")))
     }
 
     /// The access token of a successful answer (`access_token`,
