@@ -68,13 +68,8 @@
 //! # Undocumented invitation types 4, 5 and 6
 //!
 //! The service's document enumerates `InvitationType` 1 to 6 but explains only 1 to 3 and
-//! declares a maximum of 5 (VS-5). The documented channels cannot produce 4 to
-//! 6. A caller who knows what such a type does sends it deliberately, and
-//! visibly, as [`Invitation::Undocumented`] built from
-//! [`UndocumentedInvitation::new`] with an [`UndocumentedType`]; the fields it
-//! carries are whichever the caller sets (each still validated). Type 6 is
-//! above the declared maximum: the service may reject it (the project's fake
-//! answers 400 `ValidationFailed` on `InvitationType`).
+//! declares a maximum of 5 (VS-5): a caller who knows what 4 to 6 do sends one deliberately as
+//! [`Invitation::Undocumented`] ([`UndocumentedInvitation`], [`UndocumentedType`] say more).
 //!
 //! # Example: log in and invite
 //!

@@ -214,7 +214,7 @@ impl AuthorizedUser {
     /// The file's `token_uri` receives the client secret and the refresh
     /// token, so it must be Google's (`oauth2.googleapis.com`, or
     /// `accounts.google.com` in older files); on loopback it is used only once
-    /// the application opens loopback ([`TokenSource::allow_loopback`]).
+    /// the application opens loopback ([`TokenSource::allow_loopback`](super::TokenSource::allow_loopback)).
     pub fn from_json(json: &str) -> Result<Self, Error> {
         Self::parse(json, false)
     }

@@ -54,13 +54,13 @@ fn auth_error(message: String) -> Error {
 ///
 /// The token is reused until 30 s before it expires; concurrent requests
 /// share one refresh. When the API answers 401, the client calls
-/// [`TokenSource::invalidate`]: the cached token is dropped if it is the one
+/// [`TokenSource::invalidate`](super::TokenSource::invalidate): the cached token is dropped if it is the one
 /// refused, and the call is retried once with a fresh token.
 ///
 /// The key file's `token_uri` receives the signed assertion, so it must be
 /// Google's (`oauth2.googleapis.com`, or `accounts.google.com` in older
 /// keys); on loopback (tests, the fake) it is used once the application opens
-/// loopback ([`TokenSource::allow_loopback`]). The exchange is bounded like the API's answers
+/// loopback ([`TokenSource::allow_loopback`](super::TokenSource::allow_loopback)). The exchange is bounded like the API's answers
 /// ([`HttpOptions::default`]; [`ServiceAccount::http_options`] changes it).
 ///
 /// ```no_run
