@@ -56,23 +56,13 @@ pub struct Cli {
 #[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Config file (TOML) [default: $XDG_CONFIG_HOME/apictl/config.toml]
-    #[arg(
-        long,
-        global = true,
-        env = "APICTL_CONFIG",
-        hide_env_values = true,
-        value_name = "PATH"
-    )]
+    #[arg(long, global = true, env = "APICTL_CONFIG", hide_env_values = true)]
+    #[arg(value_name = "PATH")]
     pub config: Option<PathBuf>,
 
     /// Directory of the session token and saved credentials [default: $XDG_STATE_HOME/apictl]
-    #[arg(
-        long,
-        global = true,
-        env = "APICTL_STATE_DIR",
-        hide_env_values = true,
-        value_name = "DIR"
-    )]
+    #[arg(long, global = true, env = "APICTL_STATE_DIR")]
+    #[arg(hide_env_values = true, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
 
     /// Print machine-readable JSON on stdout instead of text
@@ -191,21 +181,13 @@ pub struct AuthLoginArgs {
     pub client_secrets: Option<PathBuf>,
 
     /// OAuth client id, instead of --client-secrets
-    #[arg(
-        long,
-        env = "SEARCH_ADS_CLIENT_ID",
-        hide_env_values = true,
-        value_name = "ID"
-    )]
+    #[arg(long, env = "SEARCH_ADS_CLIENT_ID", hide_env_values = true)]
+    #[arg(value_name = "ID")]
     pub client_id: Option<String>,
 
     /// OAuth client secret, instead of --client-secrets (prefer the environment)
-    #[arg(
-        long,
-        env = "SEARCH_ADS_CLIENT_SECRET",
-        hide_env_values = true,
-        value_name = "SECRET"
-    )]
+    #[arg(long, env = "SEARCH_ADS_CLIENT_SECRET", hide_env_values = true)]
+    #[arg(value_name = "SECRET")]
     pub client_secret: Option<String>,
 
     /// Print the sign-in URL instead of opening a browser, and also accept the address the
@@ -218,30 +200,18 @@ pub struct AuthLoginArgs {
     pub wait: u64,
 
     /// Authorization endpoint [default: the client's, else Google's]
-    #[arg(
-        long,
-        env = "SEARCH_ADS_AUTH_URL",
-        hide_env_values = true,
-        value_name = "URL"
-    )]
+    #[arg(long, env = "SEARCH_ADS_AUTH_URL", hide_env_values = true)]
+    #[arg(value_name = "URL")]
     pub auth_url: Option<String>,
 
     /// Token endpoint [default: the client's, else Google's]
-    #[arg(
-        long,
-        env = "SEARCH_ADS_TOKEN_URL",
-        hide_env_values = true,
-        value_name = "URL"
-    )]
+    #[arg(long, env = "SEARCH_ADS_TOKEN_URL", hide_env_values = true)]
+    #[arg(value_name = "URL")]
     pub token_url: Option<String>,
 
     /// Revoke endpoint kept for `apictl auth revoke` [default: Google's, or beside the token endpoint]
-    #[arg(
-        long,
-        env = "SEARCH_ADS_REVOKE_URL",
-        hide_env_values = true,
-        value_name = "URL"
-    )]
+    #[arg(long, env = "SEARCH_ADS_REVOKE_URL", hide_env_values = true)]
+    #[arg(value_name = "URL")]
     pub revoke_url: Option<String>,
 }
 
@@ -257,12 +227,8 @@ pub struct AuthStatusArgs {
 #[derive(Debug, Args)]
 pub struct AuthRevokeArgs {
     /// Revoke endpoint [default: Google's, or beside the token endpoint of the file]
-    #[arg(
-        long,
-        env = "SEARCH_ADS_REVOKE_URL",
-        hide_env_values = true,
-        value_name = "URL"
-    )]
+    #[arg(long, env = "SEARCH_ADS_REVOKE_URL", hide_env_values = true)]
+    #[arg(value_name = "URL")]
     pub revoke_url: Option<String>,
 }
 
@@ -321,29 +287,19 @@ pub struct LockoutStoreArgs {
     /// Share the login lockout count through Redis instead of the per-user lockout file:
     /// redis://HOST:PORT/DB, rediss:// (TLS), redis-sentinel://HOST:PORT,…#MASTER or
     /// redis-cluster://HOST:PORT,… (and rediss-sentinel://, rediss-cluster://)
-    #[arg(
-        long = "lockout-store",
-        env = "APICTL_LOCKOUT_STORE",
-        hide_env_values = true,
-        value_name = "URL"
-    )]
+    #[arg(long = "lockout-store", env = "APICTL_LOCKOUT_STORE")]
+    #[arg(hide_env_values = true, value_name = "URL")]
     pub lockout_store: Option<String>,
 
     /// A PEM file of the CA that signs the Redis servers' TLS certificates (rediss… URLs)
-    #[arg(
-        long = "lockout-ca-file",
-        env = "APICTL_LOCKOUT_CA_FILE",
-        value_name = "FILE"
-    )]
+    #[arg(long = "lockout-ca-file", env = "APICTL_LOCKOUT_CA_FILE")]
+    #[arg(value_name = "FILE")]
     pub lockout_ca_file: Option<std::path::PathBuf>,
 
     /// A file holding the Redis password (its first line), instead of a password in the URL;
     /// or set APICTL_LOCKOUT_STORE_PASSWORD
-    #[arg(
-        long = "lockout-store-password-file",
-        env = "APICTL_LOCKOUT_STORE_PASSWORD_FILE",
-        value_name = "FILE"
-    )]
+    #[arg(long = "lockout-store-password-file")]
+    #[arg(env = "APICTL_LOCKOUT_STORE_PASSWORD_FILE", value_name = "FILE")]
     pub lockout_store_password_file: Option<std::path::PathBuf>,
 }
 
@@ -365,12 +321,8 @@ pub struct VideoLockoutInitArgs {
 #[derive(Debug, Args)]
 pub struct VideoLockoutStatusArgs {
     /// The domain's secret key (prefer the environment or the config file)
-    #[arg(
-        long,
-        env = "VIDEO_SECRET_KEY",
-        hide_env_values = true,
-        value_name = "KEY"
-    )]
+    #[arg(long, env = "VIDEO_SECRET_KEY", hide_env_values = true)]
+    #[arg(value_name = "KEY")]
     pub secret_key: Option<String>,
 
     /// The user name
@@ -387,12 +339,8 @@ pub struct VideoLockoutStatusArgs {
 #[command(next_help_heading = "Connection")]
 pub struct VideoServiceArgs {
     /// Base URL of the video session service
-    #[arg(
-        long = "url",
-        env = "VIDEO_SESSION_URL",
-        hide_env_values = true,
-        value_name = "URL"
-    )]
+    #[arg(long = "url", env = "VIDEO_SESSION_URL", hide_env_values = true)]
+    #[arg(value_name = "URL")]
     pub url: Option<String>,
 
     /// Limits.
@@ -425,12 +373,8 @@ pub struct VideoLoginArgs {
     pub service: VideoServiceArgs,
 
     /// The domain's secret key (prefer the environment or the config file)
-    #[arg(
-        long,
-        env = "VIDEO_SECRET_KEY",
-        hide_env_values = true,
-        value_name = "KEY"
-    )]
+    #[arg(long, env = "VIDEO_SECRET_KEY", hide_env_values = true)]
+    #[arg(value_name = "KEY")]
     pub secret_key: Option<String>,
 
     /// The user name
@@ -480,12 +424,8 @@ pub enum PlatformArg {
 #[command(group(ArgGroup::new("channel").required(true).args(["sms", "whatsapp", "email"])))]
 pub struct VideoInviteArgs {
     /// The session to invite to
-    #[arg(
-        long,
-        env = "VIDEO_SESSION_ID",
-        hide_env_values = true,
-        value_name = "ID"
-    )]
+    #[arg(long, env = "VIDEO_SESSION_ID", hide_env_values = true)]
+    #[arg(value_name = "ID")]
     pub session: Option<String>,
 
     /// Send by SMS to this mobile number (6 to 15 digits, optionally after +)
@@ -501,12 +441,8 @@ pub struct VideoInviteArgs {
     pub email: Option<String>,
 
     /// Country of the mobile number, two letters (US, UK, IN, ...); SMS and WhatsApp only
-    #[arg(
-        long,
-        value_name = "CC",
-        conflicts_with = "email",
-        required_unless_present = "email"
-    )]
+    #[arg(long, value_name = "CC", conflicts_with = "email")]
+    #[arg(required_unless_present = "email")]
     pub country: Option<String>,
 
     /// Text of the invitation, at most 100 characters (SMS and e-mail only)
@@ -550,93 +486,49 @@ pub struct AdsArgs {
 #[command(next_help_heading = "Connection and account")]
 pub struct AdsConnArgs {
     /// Base URL of the API, up to /doubleclicksearch/v2 [default: Google's]
-    #[arg(
-        long = "url",
-        global = true,
-        env = "SEARCH_ADS_URL",
-        hide_env_values = true,
-        value_name = "URL"
-    )]
+    #[arg(long = "url", global = true, env = "SEARCH_ADS_URL")]
+    #[arg(hide_env_values = true, value_name = "URL")]
     pub url: Option<String>,
 
     /// OAuth bearer token (prefer the environment or the config file)
-    #[arg(
-        long,
-        global = true,
-        env = "SEARCH_ADS_TOKEN",
-        hide_env_values = true,
-        value_name = "TOKEN"
-    )]
+    #[arg(long, global = true, env = "SEARCH_ADS_TOKEN")]
+    #[arg(hide_env_values = true, value_name = "TOKEN")]
     pub token: Option<String>,
 
     /// Service-account JSON key file, instead of a token
-    #[arg(
-        long,
-        global = true,
-        env = "SEARCH_ADS_KEY_FILE",
-        hide_env_values = true,
-        value_name = "PATH"
-    )]
+    #[arg(long, global = true, env = "SEARCH_ADS_KEY_FILE")]
+    #[arg(hide_env_values = true, value_name = "PATH")]
     pub key_file: Option<PathBuf>,
 
     /// Agency id
-    #[arg(
-        long,
-        global = true,
-        env = "SEARCH_ADS_AGENCY_ID",
-        hide_env_values = true,
-        value_name = "ID"
-    )]
+    #[arg(long, global = true, env = "SEARCH_ADS_AGENCY_ID")]
+    #[arg(hide_env_values = true, value_name = "ID")]
     pub agency_id: Option<String>,
 
     /// Advertiser id
-    #[arg(
-        long,
-        global = true,
-        env = "SEARCH_ADS_ADVERTISER_ID",
-        hide_env_values = true,
-        value_name = "ID"
-    )]
+    #[arg(long, global = true, env = "SEARCH_ADS_ADVERTISER_ID")]
+    #[arg(hide_env_values = true, value_name = "ID")]
     pub advertiser_id: Option<String>,
 
     /// Engine account id
-    #[arg(
-        long,
-        global = true,
-        env = "SEARCH_ADS_ENGINE_ACCOUNT_ID",
-        hide_env_values = true,
-        value_name = "ID"
-    )]
+    #[arg(long, global = true, env = "SEARCH_ADS_ENGINE_ACCOUNT_ID")]
+    #[arg(hide_env_values = true, value_name = "ID")]
     pub engine_account_id: Option<String>,
 
     /// Customer id of the new Search Ads 360 experience
-    #[arg(
-        long,
-        global = true,
-        env = "SEARCH_ADS_CUSTOMER_ID",
-        hide_env_values = true,
-        value_name = "ID"
-    )]
+    #[arg(long, global = true, env = "SEARCH_ADS_CUSTOMER_ID")]
+    #[arg(hide_env_values = true, value_name = "ID")]
     pub customer_id: Option<String>,
 
     /// Base URL of the Search Ads 360 Reporting API [default: Google's]
-    #[arg(
-        long = "reporting-url",
-        global = true,
-        env = "SEARCH_ADS_REPORTING_URL",
-        hide_env_values = true,
-        value_name = "URL"
-    )]
+    #[arg(long = "reporting-url", global = true)]
+    #[arg(env = "SEARCH_ADS_REPORTING_URL", hide_env_values = true)]
+    #[arg(value_name = "URL")]
     pub reporting_url: Option<String>,
 
     /// Manager account id sent as login-customer-id to the Reporting API (digits, plain or dashed as in Google's UI)
-    #[arg(
-        long,
-        global = true,
-        env = "SEARCH_ADS_LOGIN_CUSTOMER_ID",
-        hide_env_values = true,
-        value_name = "ID"
-    )]
+    #[arg(long, global = true, env = "SEARCH_ADS_LOGIN_CUSTOMER_ID")]
+    #[arg(hide_env_values = true, value_name = "ID")]
     pub login_customer_id: Option<String>,
 
     /// Seconds one request may take, answer included [default: 30]

@@ -99,6 +99,11 @@ fn rows(ctx: &Ctx, config: Option<&std::path::Path>, state: Option<&std::path::P
             shown: Shown::Plain,
         }
     };
+    let lockout_default = FileStore::default_location()
+        .ok()
+        .map(|p| format!("the per-user lockout file {}", p.display()));
+    use Shown::{Plain, Secret, Url};
+    #[rustfmt::skip] // one setting a line
     let mut rows = vec![
         global(
             "config",
@@ -112,128 +117,24 @@ fn rows(ctx: &Ctx, config: Option<&std::path::Path>, state: Option<&std::path::P
             "state_dir",
             state_dir(state).ok().map(|p| p.display().to_string()),
         ),
-        row(
-            "search_ads.url",
-            ads("url"),
-            s.url.clone(),
-            Some(DEFAULT_BASE_URL.to_owned()),
-            Shown::Url,
-        ),
-        row(
-            "search_ads.token",
-            ads("token"),
-            s.token.clone(),
-            None,
-            Shown::Secret,
-        ),
-        row(
-            "search_ads.key_file",
-            ads("key_file"),
-            path(&s.key_file),
-            None,
-            Shown::Plain,
-        ),
-        row(
-            "search_ads.agency_id",
-            ads("agency_id"),
-            text(&s.agency_id),
-            None,
-            Shown::Plain,
-        ),
-        row(
-            "search_ads.advertiser_id",
-            ads("advertiser_id"),
-            text(&s.advertiser_id),
-            None,
-            Shown::Plain,
-        ),
-        row(
-            "search_ads.engine_account_id",
-            ads("engine_account_id"),
-            text(&s.engine_account_id),
-            None,
-            Shown::Plain,
-        ),
-        row(
-            "search_ads.customer_id",
-            ads("customer_id"),
-            text(&s.customer_id),
-            None,
-            Shown::Plain,
-        ),
-        row(
-            "search_ads.reporting_url",
-            ads("reporting_url"),
-            s.reporting_url.clone(),
-            Some(DEFAULT_REPORTING_BASE_URL.to_owned()),
-            Shown::Url,
-        ),
-        row(
-            "search_ads.login_customer_id",
-            ads("login_customer_id"),
-            text(&s.login_customer_id),
-            None,
-            Shown::Plain,
-        ),
-        row("video.url", login("url"), v.url.clone(), None, Shown::Url),
-        row(
-            "video.secret_key",
-            login("secret_key"),
-            v.secret_key.clone(),
-            None,
-            Shown::Secret,
-        ),
-        row(
-            "video.user",
-            login("user"),
-            v.user.clone(),
-            None,
-            Shown::Plain,
-        ),
-        row(
-            "video.session_id",
-            variable(&["video", "invite"], "session_id"),
-            v.session_id.clone(),
-            None,
-            Shown::Plain,
-        ),
-        row(
-            "video.password",
-            Some(crate::video::PASSWORD_ENV.to_owned()),
-            None,
-            None,
-            Shown::Secret,
-        ),
-        row(
-            "video.lockout_store",
-            login("lockout_store"),
-            v.lockout_store.clone(),
-            FileStore::default_location()
-                .ok()
-                .map(|p| format!("the per-user lockout file {}", p.display())),
-            Shown::Url,
-        ),
-        row(
-            "video.lockout_ca_file",
-            login("lockout_ca_file"),
-            path(&v.lockout_ca_file),
-            None,
-            Shown::Plain,
-        ),
-        row(
-            "video.lockout_store_password_file",
-            login("lockout_store_password_file"),
-            path(&v.lockout_store_password_file),
-            None,
-            Shown::Plain,
-        ),
-        row(
-            "video.lockout_store_password",
-            Some(crate::video::STORE_PASSWORD_ENV.to_owned()),
-            None,
-            None,
-            Shown::Secret,
-        ),
+        row("search_ads.url", ads("url"), s.url.clone(), Some(DEFAULT_BASE_URL.to_owned()), Url),
+        row("search_ads.token", ads("token"), s.token.clone(), None, Secret),
+        row("search_ads.key_file", ads("key_file"), path(&s.key_file), None, Plain),
+        row("search_ads.agency_id", ads("agency_id"), text(&s.agency_id), None, Plain),
+        row("search_ads.advertiser_id", ads("advertiser_id"), text(&s.advertiser_id), None, Plain),
+        row("search_ads.engine_account_id", ads("engine_account_id"), text(&s.engine_account_id), None, Plain),
+        row("search_ads.customer_id", ads("customer_id"), text(&s.customer_id), None, Plain),
+        row("search_ads.reporting_url", ads("reporting_url"), s.reporting_url.clone(), Some(DEFAULT_REPORTING_BASE_URL.to_owned()), Url),
+        row("search_ads.login_customer_id", ads("login_customer_id"), text(&s.login_customer_id), None, Plain),
+        row("video.url", login("url"), v.url.clone(), None, Url),
+        row("video.secret_key", login("secret_key"), v.secret_key.clone(), None, Secret),
+        row("video.user", login("user"), v.user.clone(), None, Plain),
+        row("video.session_id", variable(&["video", "invite"], "session_id"), v.session_id.clone(), None, Plain),
+        row("video.password", Some(crate::video::PASSWORD_ENV.to_owned()), None, None, Secret),
+        row("video.lockout_store", login("lockout_store"), v.lockout_store.clone(), lockout_default, Url),
+        row("video.lockout_ca_file", login("lockout_ca_file"), path(&v.lockout_ca_file), None, Plain),
+        row("video.lockout_store_password_file", login("lockout_store_password_file"), path(&v.lockout_store_password_file), None, Plain),
+        row("video.lockout_store_password", Some(crate::video::STORE_PASSWORD_ENV.to_owned()), None, None, Secret),
     ];
     // The default lockout store is a description, not a URL.
     for r in &mut rows {

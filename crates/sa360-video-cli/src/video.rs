@@ -256,6 +256,24 @@ fn password() -> AppResult<SecretString> {
     Ok(SecretString::from(typed))
 }
 
+/// The secret key and user name from the flags or the environment, else `[video]` of the config
+/// file.
+fn account(
+    secret_key: &Option<String>,
+    user: &Option<String>,
+    file: &crate::config::VideoSection,
+) -> AppResult<(String, String)> {
+    let secret_key = pick(secret_key, &file.secret_key).ok_or_else(|| {
+        AppError::refused("no domain secret key")
+            .hint("set VIDEO_SECRET_KEY, add secret_key to [video] in the config file, or pass --secret-key")
+    })?;
+    let user = pick(user, &file.user).ok_or_else(|| {
+        AppError::refused("no user name")
+            .hint("pass --user, set VIDEO_USER or add user to [video] in the config file")
+    })?;
+    Ok((secret_key, user))
+}
+
 /// `apictl video login`.
 pub async fn run_login(ctx: &Ctx, args: &VideoLoginArgs) -> AppResult<u8> {
     let file = &ctx.config.video;
@@ -265,14 +283,7 @@ pub async fn run_login(ctx: &Ctx, args: &VideoLoginArgs) -> AppResult<u8> {
         )
     })?;
     let base = base_url(&url)?;
-    let secret_key = pick(&args.secret_key, &file.secret_key).ok_or_else(|| {
-        AppError::refused("no domain secret key")
-            .hint("set VIDEO_SECRET_KEY, add secret_key to [video] in the config file, or pass --secret-key")
-    })?;
-    let user = pick(&args.user, &file.user).ok_or_else(|| {
-        AppError::refused("no user name")
-            .hint("pass --user, set VIDEO_USER or add user to [video] in the config file")
-    })?;
+    let (secret_key, user) = account(&args.secret_key, &args.user, file)?;
     let password = password()?;
     let credentials = Credentials::new(SecretString::from(secret_key), user, password)?;
     let state = ctx.state()?;
@@ -304,14 +315,7 @@ pub async fn run_login(ctx: &Ctx, args: &VideoLoginArgs) -> AppResult<u8> {
 /// `apictl video lockout-status`: what the store holds for the account.
 pub async fn run_lockout_status(ctx: &Ctx, args: &VideoLockoutStatusArgs) -> AppResult<u8> {
     let file = &ctx.config.video;
-    let secret_key = pick(&args.secret_key, &file.secret_key).ok_or_else(|| {
-        AppError::refused("no domain secret key")
-            .hint("set VIDEO_SECRET_KEY, add secret_key to [video] in the config file, or pass --secret-key")
-    })?;
-    let user = pick(&args.user, &file.user).ok_or_else(|| {
-        AppError::refused("no user name")
-            .hint("pass --user, set VIDEO_USER or add user to [video] in the config file")
-    })?;
+    let (secret_key, user) = account(&args.secret_key, &args.user, file)?;
     // The password is not needed to name the account; a placeholder keeps
     // the one validation path of `Credentials`.
     let credentials = Credentials::new(SecretString::from(secret_key), user, "-")?;

@@ -1,7 +1,8 @@
 //! Private files, one rule for the workspace: directories are created 0700, files written 0600
 //! through a fresh temporary file beside them (`tempfile`: a random name opened with `O_EXCL`, so a
 //! symlink planted there is never followed) that is synced and renamed into place; a file other
-//! users can read or change, or a directory they can change, is refused.
+//! users can read or change, or a directory they can change, is refused; a new file is never
+//! created through a symlink ([`create_new`]).
 //!
 //! Its users: `sa360-video-sdk`'s video lockout `FileStore`, and `apictl`'s state directory, session
 //! and credentials files.
@@ -52,6 +53,22 @@ impl PrivateFileError {
             source,
         }
     }
+}
+
+/// Creates a new, empty file at `path` for writing (with the default mode), never through a
+/// symlink: an entry already at `path` that is not a directory (a file left by a killed run, or a
+/// symlink someone planted) is removed first (a symlink's target is left alone), then the file is
+/// created with `create_new` (`O_EXCL`), which fails rather than follow a symlink that appeared in
+/// between. The SDK's part files and write journals and apictl's rejected-rows files use it.
+pub fn create_new(path: &Path) -> io::Result<fs::File> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if !meta.is_dir() => fs::remove_file(path)?,
+        _ => {}
+    }
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
 }
 
 /// Creates `dir` and its missing parents with mode 0700 (on Unix), and refuses an existing `dir`

@@ -11,7 +11,7 @@
 //! writes its own output with `tempfile`.
 //!
 //! Nothing here follows a symlink planted beside the target: the `.part`
-//! file is created new ([`create_new_file`]: whatever sits at its name, a
+//! file is created new ([`sa360_video_private_file::create_new`]: whatever sits at its name, a
 //! leftover or a symlink, is removed first, and the create refuses to go
 //! through one), and the rename replaces the target's directory entry, not
 //! what it points to.
@@ -31,11 +31,11 @@ pub(crate) struct PartFile {
 }
 
 impl PartFile {
-    /// Creates `target.part`, new (see [`create_new_file`]).
+    /// Creates `target.part`, new (see [`sa360_video_private_file::create_new`]).
     pub(crate) fn create(target: impl AsRef<Path>) -> io::Result<Self> {
         let target = target.as_ref().to_path_buf();
         let part = part_path(&target);
-        let file = create_new_file(&part)?;
+        let file = sa360_video_private_file::create_new(&part)?;
         Ok(Self {
             target,
             part,
@@ -106,23 +106,6 @@ impl Drop for PartFile {
             let _ = std::fs::remove_file(&self.part);
         }
     }
-}
-
-/// Creates a new, empty file at `path` for writing, without following a
-/// symlink: an entry already at `path` that is not a directory (a file left
-/// by a killed run, or a symlink someone planted) is removed first (a
-/// symlink's target is left alone), then the file is created with
-/// `create_new`, which fails rather than follow a symlink that appeared in
-/// between.
-pub(crate) fn create_new_file(path: &Path) -> io::Result<File> {
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if !meta.is_dir() => std::fs::remove_file(path)?,
-        _ => {}
-    }
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
 }
 
 fn committed() -> io::Error {

@@ -282,7 +282,7 @@ impl RejectedWriter {
     pub fn push(&mut self, row: &RejectedRow) -> AppResult<()> {
         if self.out.is_none() {
             // Created new: a symlink planted at the path is not followed.
-            let file = create_new_file(&self.path).map_err(|e| {
+            let file = sa360_video_private_file::create_new(&self.path).map_err(|e| {
                     io_error("cannot create the rejected-rows file", &self.path, &e).hint(
                         "check that the directory exists and is writable, or choose another --rejected path",
                     )
@@ -336,21 +336,6 @@ impl RejectedWriter {
     pub fn path(&self) -> &Path {
         &self.path
     }
-}
-
-/// Creates a new, empty file at `path` for writing, without following a symlink: an entry
-/// already at `path` that is not a directory (a report left by an earlier run, or a symlink
-/// someone planted) is removed first (a symlink's target is left alone), then the file is created
-/// with `create_new` (`O_EXCL`), which fails rather than follow a symlink that appeared in between.
-fn create_new_file(path: &Path) -> std::io::Result<std::fs::File> {
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if !meta.is_dir() => std::fs::remove_file(path)?,
-        _ => {}
-    }
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
 }
 
 #[cfg(test)]

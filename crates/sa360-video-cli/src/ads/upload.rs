@@ -250,21 +250,11 @@ fn resume_command(resume: bool) -> String {
     if resume && !args.iter().any(|a| a == "--resume") {
         args.push("--resume".to_owned());
     }
-    args.iter()
-        .map(|a| shell_quote(a))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// `arg` as a POSIX shell reads it back: bare when it holds only safe
-/// characters, else in single quotes.
-fn shell_quote(arg: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "_-./,:=@%+".contains(c);
-    if !arg.is_empty() && arg.chars().all(safe) {
-        arg.to_owned()
-    } else {
-        format!("'{}'", arg.replace('\'', "'\\''"))
-    }
+    let quoted: Vec<_> = args
+        .iter()
+        .map(|a| sa360_video_client_support::sh_quote(a))
+        .collect();
+    quoted.join(" ")
 }
 
 /// One rejected or failed row, as its batch finishes: the file's and the
@@ -345,7 +335,8 @@ fn rows_text(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{row_line, shell_quote};
+    use super::row_line;
+    use sa360_video_client_support::sh_quote as shell_quote;
 
     #[test]
     fn a_rows_text_from_the_file_or_the_server_is_escaped() {

@@ -57,9 +57,8 @@ impl UpdateAvailabilityRequest {
             availabilities,
         } = self;
         if availabilities.is_empty() {
-            return Err(Error::validation(
+            return Err(Error::invalid(
                 "availabilities",
-                None,
                 "is empty: give at least one availability",
             ));
         }

@@ -436,11 +436,10 @@ mod tests {
             .run("x", |_| {
                 n.fetch_add(1, Ordering::SeqCst);
                 async {
-                    Err::<(), _>(Error::Auth {
-                        credential:
-                            crate::search_ads::auth::credential_kind::CredentialKind::AuthorizedUser,
-                        message: "invalid_client".into(),
-                    })
+                    Err::<(), _>(Error::auth(
+                        crate::search_ads::auth::credential_kind::CredentialKind::AuthorizedUser,
+                        "invalid_client",
+                    ))
                 }
             })
             .await

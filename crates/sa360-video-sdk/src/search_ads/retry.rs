@@ -108,9 +108,8 @@ impl RetryPolicy {
 
     pub(crate) fn validate(&self) -> Result<(), Error> {
         if self.max_attempts == 0 {
-            return Err(Error::validation(
+            return Err(Error::invalid(
                 "max_attempts",
-                None,
                 "must be at least 1 (1 means no retries)",
             ));
         }

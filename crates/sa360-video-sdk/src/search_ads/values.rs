@@ -41,9 +41,8 @@ impl IdParseError {
 /// ```
 impl From<IdParseError> for Error {
     fn from(error: IdParseError) -> Self {
-        Error::validation(
+        Error::invalid(
             error.field,
-            None,
             format!(
                 "is {:?}, not a valid {}: expected a 64-bit integer in decimal digits",
                 error.text, error.kind
@@ -52,8 +51,8 @@ impl From<IdParseError> for Error {
     }
 }
 
-macro_rules! int64_id {
-    ($(#[$doc:meta])* $name:ident, $label:literal, $field:literal) => {
+macro_rules! int64_ids {
+    ($($(#[$doc:meta])* $name:ident, $label:literal, $field:literal;)*) => {$(
         $(#[$doc])*
         ///
         /// An `i64` on the Rust side; on the wire it travels as a JSON string of
@@ -117,76 +116,34 @@ macro_rules! int64_id {
                 Self(i64::from(*value))
             }
         }
-    };
+    )*};
 }
 
-int64_id!(
+int64_ids! {
     /// The id of an agency (legacy SA360).
-    AgencyId,
-    "agency id",
-    "agencyId"
-);
-int64_id!(
+    AgencyId, "agency id", "agencyId";
     /// The id of an advertiser (legacy SA360).
-    AdvertiserId,
-    "advertiser id",
-    "advertiserId"
-);
-int64_id!(
+    AdvertiserId, "advertiser id", "advertiserId";
     /// The id of an engine account.
-    EngineAccountId,
-    "engine account id",
-    "engineAccountId"
-);
-int64_id!(
+    EngineAccountId, "engine account id", "engineAccountId";
     /// The id of a campaign.
-    CampaignId,
-    "campaign id",
-    "campaignId"
-);
-int64_id!(
+    CampaignId, "campaign id", "campaignId";
     /// The id of an ad group.
-    AdGroupId,
-    "ad group id",
-    "adGroupId"
-);
-int64_id!(
+    AdGroupId, "ad group id", "adGroupId";
     /// The id of an ad.
-    AdId,
-    "ad id",
-    "adId"
-);
-int64_id!(
+    AdId, "ad id", "adId";
     /// The id of a criterion (keyword).
-    CriterionId,
-    "criterion id",
-    "criterionId"
-);
-int64_id!(
+    CriterionId, "criterion id", "criterionId";
     /// A numeric segmentation id, such as a Floodlight activity id.
-    SegmentationId,
-    "segmentation id",
-    "segmentationId"
-);
-int64_id!(
+    SegmentationId, "segmentation id", "segmentationId";
     /// The id that Search Ads 360 generates for a conversion (deprecated for
     /// edits since Q3 2025; edit by `conversionId`).
-    DsConversionId,
-    "DS conversion id",
-    "dsConversionId"
-);
-int64_id!(
+    DsConversionId, "DS conversion id", "dsConversionId";
     /// The id of an inventory account.
-    InventoryAccountId,
-    "inventory account id",
-    "inventoryAccountId"
-);
-int64_id!(
+    InventoryAccountId, "inventory account id", "inventoryAccountId";
     /// The id of a product group.
-    ProductGroupId,
-    "product group id",
-    "productGroupId"
-);
+    ProductGroupId, "product group id", "productGroupId";
+}
 
 /// The customer id of an account in the new Search Ads 360 experience (a client
 /// or a manager account), as both APIs take it: its digits.
@@ -228,9 +185,8 @@ impl CustomerId {
             .all(|g| !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit()));
         let count = id.bytes().filter(u8::is_ascii_digit).count();
         if !groups_ok || count == 0 || count > MAX_CUSTOMER_ID_DIGITS {
-            return Err(Error::validation(
+            return Err(Error::invalid(
                 "customerId",
-                None,
                 format!(
                     "is {id:?}: a customer id is 1 to {MAX_CUSTOMER_ID_DIGITS} digits, plain \
                      (\"1234567890\") or dashed as Google's UI shows it (\"123-456-7890\")"
@@ -399,9 +355,8 @@ impl FromStr for Micros {
     /// Reads a decimal amount with at most six decimals (`"12.34"`, `"-5"`).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let bad = || {
-            Error::validation(
+            Error::invalid(
                 "revenueMicros",
-                None,
                 format!(
                     "{s:?} is not an amount: write a decimal number with at most 6 decimals, e.g. 12.34"
                 ),

@@ -105,40 +105,15 @@ pub(crate) fn plus(t: SystemTime, d: Duration) -> SystemTime {
 /// until the printed second is safe.
 pub(crate) fn format_utc(t: SystemTime) -> String {
     let secs: i64 = match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => {
-            let whole = i64::try_from(d.as_secs()).unwrap_or(i64::MAX - 1);
-            if d.subsec_nanos() > 0 {
-                whole + 1
-            } else {
-                whole
-            }
-        }
+        Ok(d) => i64::try_from(d.as_secs())
+            .unwrap_or(i64::MAX - 1)
+            .saturating_add(i64::from(d.subsec_nanos() > 0)),
         Err(e) => -i64::try_from(e.duration().as_secs()).unwrap_or(i64::MAX),
     };
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
+    chrono::DateTime::from_timestamp(secs, 0).map_or_else(
+        || format!("{secs} s from 1970-01-01T00:00:00Z"),
+        |t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
     )
-}
-
-/// Howard Hinnant's `civil_from_days`: days since 1970-01-01 to (year, month, day).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    // d is in 1..=31 and m in 1..=12, so the casts cannot truncate.
-    (y, m as u32, d as u32)
 }
 
 #[cfg(test)]

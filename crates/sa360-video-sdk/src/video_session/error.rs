@@ -175,28 +175,22 @@ impl fmt::Display for RefusalReason {
 /// unit that divides the duration exactly.
 pub(crate) fn describe_duration(d: Duration) -> String {
     let ms = d.as_millis();
-    let unit = |n: u128, one: &str, many: &str| {
-        if n == 1 {
-            format!("1 {one}")
-        } else {
-            format!("{n} {many}")
-        }
-    };
     if !ms.is_multiple_of(1000) {
         return format!("{ms} ms");
     }
     let secs = ms / 1000;
     if secs.is_multiple_of(3600) && secs > 0 {
-        unit(secs / 3600, "hour", "hours")
+        counted(secs / 3600, "hour", "hours")
     } else if secs.is_multiple_of(60) && secs > 0 {
-        unit(secs / 60, "minute", "minutes")
+        counted(secs / 60, "minute", "minutes")
     } else {
-        unit(secs, "second", "seconds")
+        counted(secs, "second", "seconds")
     }
 }
 
 /// `1 failed attempt`, `3 failed attempts`.
-fn counted(n: u32, one: &str, many: &str) -> String {
+fn counted(n: impl Into<u128>, one: &str, many: &str) -> String {
+    let n = n.into();
     if n == 1 {
         format!("1 {one}")
     } else {

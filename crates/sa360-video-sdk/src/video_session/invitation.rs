@@ -6,6 +6,26 @@ use std::str::FromStr;
 use super::call_experience::CallExperience;
 use super::error::Error;
 
+/// `Display` (the text as sent) and `FromStr` (through `new`'s checks) of the checked texts.
+macro_rules! checked_text {
+    ($($name:ident),*) => {$(
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = Error;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                Self::new(s)
+            }
+        }
+    )*};
+}
+
+checked_text!(SessionId, CountryCode, EmailAddress, Message);
+
 /// The session an invitation is for (an opaque, non-empty string, VS-11).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SessionId(String);
@@ -29,19 +49,6 @@ impl SessionId {
     /// The ID.
     pub fn as_str(&self) -> &str {
         &self.0
-    }
-}
-
-impl fmt::Display for SessionId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl FromStr for SessionId {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::new(s)
     }
 }
 
@@ -92,19 +99,6 @@ impl CountryCode {
     pub fn as_str(&self) -> &str {
         // Both bytes are ASCII letters by construction.
         std::str::from_utf8(&self.0).unwrap_or("??")
-    }
-}
-
-impl fmt::Display for CountryCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for CountryCode {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::new(s)
     }
 }
 
@@ -262,19 +256,6 @@ impl EmailAddress {
     }
 }
 
-impl fmt::Display for EmailAddress {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl FromStr for EmailAddress {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::new(s)
-    }
-}
-
 /// Longest `Message`, in characters (not bytes).
 pub const MESSAGE_MAX_CHARS: usize = 100;
 
@@ -300,19 +281,6 @@ impl Message {
     /// The text.
     pub fn as_str(&self) -> &str {
         &self.0
-    }
-}
-
-impl fmt::Display for Message {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl FromStr for Message {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::new(s)
     }
 }
 

@@ -52,32 +52,8 @@
 //! `lockout_store`: set a store there; the client never falls back to memory
 //! (`specs/DECISIONS.md` VS-16).
 //!
-//! **What the store holds.** Per account (named only by a SHA-256 hash of the secret key and
-//! the user name): each counted attempt with its own identity, its start, when its failure
-//! answer arrived, and until when it counts; a reported block's end and a 429 pause's end. In
-//! Redis one hash per bucket of accounts, `{facade:video-session:lockout:v2:<h>}:store` (`<h>`,
-//! the account hash's first digit, is a Cluster hash tag), holding the bucket's record and one
-//! field per account, without a TTL: the record and the counts live and die together. Each step
-//! (reserve, resolve, record a block, read) is one Lua script, so replicas never act on the same
-//! count twice.
-//!
-//! **When Redis is down.** The SDK fails closed: a login whose reservation cannot be
-//! written is not sent ([`Error::Store`], naming the server without its password). Connecting
-//! and each answer are bounded (2 s by default, `RedisStoreBuilder::timeout`); the store
-//! reconnects when the server is back, and with Sentinel asks for the new primary. A login already
-//! sent whose outcome cannot be recorded returns the service's own answer; a reported block is
-//! then still honoured by that process, and the reservation stays counted as an attempt without
-//! an answer.
-//!
-//! **When Redis loses data.** Before a login is sent, its reservation is acknowledged by the
-//! primary's replicas (`WAIT`; `ReplicaAcks`), so a failover to one of them keeps it. A store
-//! that cannot show it remembers every recent attempt (a restart from a snapshot or an AOF that
-//! was not fsynced, a flush, an eviction, a server without the store's record) is noticed, and
-//! every login of the accounts it may have forgotten is refused for one lockout window
-//! (`RefusalReason::StoreForgot`, with its `StoreLoss` cause). A Redis that never held counts is
-//! declared new once by an operator (`RedisStore::initialize`, `apictl video lockout-init`),
-//! which refuses a store that noticed a loss.
-//! `RedisStore`'s docs have the table of what each deployment guarantees (VS-17 to VS-19).
+//! How `RedisStore` keys its counts, fails closed when Redis is down, and notices and outlasts
+//! lost data (which deployment guarantees what): its docs (VS-17 to VS-19).
 //!
 //! **Clocks.** With Redis, every count uses the Redis server's `TIME`: client hosts' clocks do
 //! not matter. A [`FileStore`] uses the host's wall clock, read once per process and then
@@ -92,13 +68,8 @@
 //! # Undocumented invitation types 4, 5 and 6
 //!
 //! The service's document enumerates `InvitationType` 1 to 6 but explains only 1 to 3 and
-//! declares a maximum of 5 (VS-5). The documented channels cannot produce 4 to
-//! 6. A caller who knows what such a type does sends it deliberately, and
-//! visibly, as [`Invitation::Undocumented`] built from
-//! [`UndocumentedInvitation::new`] with an [`UndocumentedType`]; the fields it
-//! carries are whichever the caller sets (each still validated). Type 6 is
-//! above the declared maximum: the service may reject it (the project's fake
-//! answers 400 `ValidationFailed` on `InvitationType`).
+//! declares a maximum of 5 (VS-5): a caller who knows what 4 to 6 do sends one deliberately as
+//! [`Invitation::Undocumented`] ([`UndocumentedInvitation`], [`UndocumentedType`] say more).
 //!
 //! # Example: log in and invite
 //!

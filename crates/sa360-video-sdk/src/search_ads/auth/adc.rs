@@ -215,23 +215,23 @@ impl DefaultCredentialsBuilder {
     fn lookup(&self) -> Result<DefaultCredentials, Error> {
         if let Some(path) = self.var(CREDENTIALS_ENV) {
             let path = PathBuf::from(path);
-            let (source, kind) = self.source_of_file(&path).map_err(|e| {
-                with_message_prefix(e, &format!("{CREDENTIALS_ENV}={}: ", path.display()))
-            })?;
+            let source = self
+                .source_of_file(&path)
+                .map_err(|e| e.prefixed(&format!("{CREDENTIALS_ENV}={}: ", path.display())))?;
             return Ok(DefaultCredentials {
+                kind: source.kind(),
                 source,
-                kind,
                 origin: CredentialOrigin::EnvironmentVariable(path),
                 quota_project: None,
             });
         }
         if let Some(path) = self.gcloud_file().filter(|p| p.is_file()) {
-            let (source, kind) = self
+            let source = self
                 .source_of_file(&path)
-                .map_err(|e| with_message_prefix(e, &format!("{}: ", path.display())))?;
+                .map_err(|e| e.prefixed(&format!("{}: ", path.display())))?;
             return Ok(DefaultCredentials {
+                kind: source.kind(),
                 source,
-                kind,
                 origin: CredentialOrigin::GcloudFile(path),
                 quota_project: None,
             });
@@ -293,30 +293,19 @@ impl DefaultCredentialsBuilder {
     }
 }
 
-fn with_message_prefix(error: Error, prefix: &str) -> Error {
-    match error {
-        Error::Auth {
-            credential,
-            message,
-        } => Error::Auth {
-            credential,
-            message: format!("{prefix}{message}"),
-        },
-        other => other,
-    }
-}
-
 impl DefaultCredentialsBuilder {
     /// The token source of a credentials file, by its `type`.
-    fn source_of_file(&self, path: &Path) -> Result<(Arc<dyn TokenSource>, CredentialKind), Error> {
+    fn source_of_file(&self, path: &Path) -> Result<Arc<dyn TokenSource>, Error> {
         let text = read_credentials_file(path, CredentialKind::Other, self.options.timeout)?;
-        let value = serde_json::from_str::<serde_json::Value>(&text).map_err(|e| Error::Auth {
-            credential: CredentialKind::Other,
-            message: format!(
-                "the credentials file is not JSON (line {}, column {})",
-                e.line(),
-                e.column()
-            ),
+        let value = serde_json::from_str::<serde_json::Value>(&text).map_err(|e| {
+            Error::auth(
+                CredentialKind::Other,
+                format!(
+                    "the credentials file is not JSON (line {}, column {})",
+                    e.line(),
+                    e.column()
+                ),
+            )
         })?;
         self.source_of_value(&value, Some(path))
     }
@@ -327,7 +316,7 @@ impl DefaultCredentialsBuilder {
         &self,
         value: &serde_json::Value,
         path: Option<&Path>,
-    ) -> Result<(Arc<dyn TokenSource>, CredentialKind), Error> {
+    ) -> Result<Arc<dyn TokenSource>, Error> {
         let options = &self.options;
         let kind = value.get("type").and_then(|t| t.as_str());
         match kind {
@@ -336,29 +325,21 @@ impl DefaultCredentialsBuilder {
                 if let Some(path) = path {
                     user = user.named_file(path);
                 }
-                Ok((
-                    Arc::new(user.http_options(options.clone())),
-                    CredentialKind::AuthorizedUser,
-                ))
+                Ok(Arc::new(user.http_options(options.clone())))
             }
             #[cfg(feature = "service-account")]
-            Some("service_account") => Ok((
-                Arc::new(
-                    super::service_account::ServiceAccount::parse(
-                        &value.to_string(),
-                        self.any_token_host,
-                    )?
-                    .http_options(options.clone()),
-                ),
-                CredentialKind::ServiceAccount,
+            Some("service_account") => Ok(Arc::new(
+                super::service_account::ServiceAccount::parse(
+                    &value.to_string(),
+                    self.any_token_host,
+                )?
+                .http_options(options.clone()),
             )),
             #[cfg(not(feature = "service-account"))]
-            Some("service_account") => Err(Error::Auth {
-                credential: CredentialKind::ServiceAccount,
-                message:
-                    "a service_account file needs the cargo feature `service-account` of sa360-video-sdk"
-                        .to_owned(),
-            }),
+            Some("service_account") => Err(Error::auth(
+                CredentialKind::ServiceAccount,
+                "a service_account file needs the cargo feature `service-account` of sa360-video-sdk",
+            )),
             Some("impersonated_service_account") => {
                 let url = value
                     .get("service_account_impersonation_url")
@@ -367,23 +348,22 @@ impl DefaultCredentialsBuilder {
                 let source = value
                     .get("source_credentials")
                     .filter(|s| s.is_object())
-                    .ok_or_else(|| Error::Auth {
-                        credential: CredentialKind::ImpersonatedServiceAccount,
-                        message:
-                            "the impersonated_service_account file has no `source_credentials`"
-                                .to_owned(),
+                    .ok_or_else(|| {
+                        Error::auth(
+                            CredentialKind::ImpersonatedServiceAccount,
+                            "the impersonated_service_account file has no `source_credentials`",
+                        )
                     })?;
                 if source.get("type").and_then(|t| t.as_str())
                     == Some("impersonated_service_account")
                 {
-                    return Err(Error::Auth {
-                        credential: CredentialKind::ImpersonatedServiceAccount,
-                        message: "source_credentials of type \"impersonated_service_account\" are \
-                              not supported: name the chain in `delegates`"
-                            .to_owned(),
-                    });
+                    return Err(Error::auth(
+                        CredentialKind::ImpersonatedServiceAccount,
+                        "source_credentials of type \"impersonated_service_account\" are \
+                              not supported: name the chain in `delegates`",
+                    ));
                 }
-                let (source, _) = self.source_of_value(source, None)?;
+                let source = self.source_of_value(source, None)?;
                 let delegates: Vec<String> = value
                     .get("delegates")
                     .and_then(|d| d.as_array())
@@ -400,30 +380,26 @@ impl DefaultCredentialsBuilder {
                 if let Some(id) = value.get("quota_project_id").and_then(|v| v.as_str()) {
                     target = target.with_quota_project_id(Some(id))?;
                 }
-                Ok((Arc::new(target), CredentialKind::ImpersonatedServiceAccount))
+                Ok(Arc::new(target))
             }
-            Some("external_account") => Ok((
-                Arc::new(ExternalAccount::from_value(
-                    value,
-                    options.clone(),
-                    self.any_token_host,
-                )?),
-                CredentialKind::ExternalAccount,
-            )),
-            Some(other) => Err(Error::Auth {
-                credential: CredentialKind::Other,
-                message: format!(
+            Some("external_account") => Ok(Arc::new(ExternalAccount::from_value(
+                value,
+                options.clone(),
+                self.any_token_host,
+            )?)),
+            Some(other) => Err(Error::auth(
+                CredentialKind::Other,
+                format!(
                     "credentials of type {other:?} are not supported (supported: \"authorized_user\", \
                  \"service_account\", \"impersonated_service_account\", \"external_account\")"
                 ),
-            }),
-            None => Err(Error::Auth {
-                credential: CredentialKind::Other,
-                message: "not a credentials file: JSON with a \"type\" (\"authorized_user\", \
+            )),
+            None => Err(Error::auth(
+                CredentialKind::Other,
+                "not a credentials file: JSON with a \"type\" (\"authorized_user\", \
                       \"service_account\", \"impersonated_service_account\" or \
-                      \"external_account\") is expected"
-                    .to_owned(),
-            }),
+                      \"external_account\") is expected",
+            )),
         }
     }
 }

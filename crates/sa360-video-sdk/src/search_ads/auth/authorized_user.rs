@@ -7,12 +7,11 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use futures::future::BoxFuture;
 use secrecy::{ExposeSecret as _, SecretString};
 
 use super::cache::TokenCache;
 use super::endpoint::{FileUrl, TokenEndpoint};
-use super::token::{AccessToken, TokenSource};
+use super::token::AccessToken;
 use crate::http::HttpOptions;
 use crate::search_ads::auth::credential_kind::CredentialKind;
 use crate::search_ads::error::Error;
@@ -133,9 +132,8 @@ impl AuthorizedUserBuilder {
             ),
         ] {
             if empty {
-                return Err(Error::validation(
+                return Err(Error::invalid(
                     field,
-                    None,
                     "is empty: refresh-token credentials need the OAuth client id and secret \
                      and a refresh token",
                 ));
@@ -147,9 +145,8 @@ impl AuthorizedUserBuilder {
             CredentialKind::AuthorizedUser,
         )
         .map_err(|_| {
-            Error::validation(
+            Error::invalid(
                 "token_uri",
-                None,
                 format!(
                     "{} must be an https:// URL (http:// only on a loopback host)",
                     sa360_video_client_support::RedactedUrl(&self.token_uri)
@@ -204,16 +201,7 @@ impl AuthorizedUser {
         )?;
         Self::from_json(&text)
             .map(|user| user.named_file(path))
-            .map_err(|e| match e {
-                Error::Auth {
-                    credential,
-                    message,
-                } => Error::Auth {
-                    credential,
-                    message: format!("{}: {message}", path.display()),
-                },
-                other => other,
-            })
+            .map_err(|e| e.prefixed(&format!("{}: ", path.display())))
     }
 
     /// Reads an `authorized_user` file's JSON: `client_id`, `client_secret`,
@@ -226,7 +214,7 @@ impl AuthorizedUser {
     /// The file's `token_uri` receives the client secret and the refresh
     /// token, so it must be Google's (`oauth2.googleapis.com`, or
     /// `accounts.google.com` in older files); on loopback it is used only once
-    /// the application opens loopback ([`TokenSource::allow_loopback`]).
+    /// the application opens loopback ([`TokenSource::allow_loopback`](super::TokenSource::allow_loopback)).
     pub fn from_json(json: &str) -> Result<Self, Error> {
         Self::parse(json, false)
     }
@@ -234,10 +222,7 @@ impl AuthorizedUser {
     /// [`from_json`](Self::from_json), accepting any `token_uri` host when
     /// `any_host` (`DefaultCredentialsBuilder::allow_non_google_token_hosts`).
     pub(crate) fn parse(json: &str, any_host: bool) -> Result<Self, Error> {
-        let auth = |message: String| Error::Auth {
-            credential: CredentialKind::AuthorizedUser,
-            message,
-        };
+        let auth = |message: String| Error::auth(CredentialKind::AuthorizedUser, message);
         // No parser message may quote the secret back: only the position.
         let value: serde_json::Value = serde_json::from_str(json).map_err(|e| {
             auth(format!(
@@ -393,24 +378,9 @@ impl AuthorizedUser {
     /// `invalid_client` or an `invalid_grant` is fixed in that file (the
     /// message already names the `token_uri`).
     fn naming_the_file(&self, e: Error) -> Error {
-        let Some(file) = &self.file else { return e };
-        let prefix = format!("credentials file {}: ", file.display());
-        match e {
-            Error::Auth {
-                credential,
-                message,
-            } => Error::Auth {
-                credential,
-                message: format!("{prefix}{message}"),
-            },
-            Error::InvalidGrant {
-                credential,
-                message,
-            } => Error::InvalidGrant {
-                credential,
-                message: format!("{prefix}{message}"),
-            },
-            other => other,
+        match &self.file {
+            Some(file) => e.prefixed(&format!("credentials file {}: ", file.display())),
+            None => e,
         }
     }
 }
@@ -425,12 +395,14 @@ pub(crate) fn read_credentials_file(
     credential: CredentialKind,
     deadline: std::time::Duration,
 ) -> Result<String, Error> {
-    let error = |what: String| Error::Auth {
-        credential,
-        message: format!(
-            "cannot read the credentials file {}: {what}",
-            path.display()
-        ),
+    let error = |what: String| {
+        Error::auth(
+            credential,
+            format!(
+                "cannot read the credentials file {}: {what}",
+                path.display()
+            ),
+        )
     };
     let owned = path.to_owned();
     within(deadline, move || read_regular_file(&owned)).map_err(error)
@@ -528,30 +500,9 @@ impl fmt::Debug for AuthorizedUserBuilder {
     }
 }
 
-impl TokenSource for AuthorizedUser {
-    fn token(&self) -> BoxFuture<'_, Result<AccessToken, Error>> {
-        Box::pin(self.cache.get(|| self.fetch()))
-    }
-
-    fn invalidate(&self, rejected: &AccessToken) -> bool {
-        if self.cache.invalidate(rejected) {
-            tracing::info!(client_id = %self.client_id, "the API refused the cached access token (401): it is dropped");
-        }
-        true
-    }
-
-    fn kind(&self) -> CredentialKind {
-        CredentialKind::AuthorizedUser
-    }
-
-    fn allow_loopback(&self) {
-        self.endpoint.allow_loopback();
-    }
-
-    fn quota_project_id(&self) -> Option<&str> {
-        self.quota_project_id.as_deref()
-    }
-}
+super::cache::cached_source!(AuthorizedUser, CredentialKind::AuthorizedUser, |s| s
+    .endpoint
+    .allow_loopback());
 
 #[cfg(test)]
 mod tests {

@@ -78,6 +78,45 @@ impl TokenCache {
     }
 }
 
+/// `impl TokenSource` for a renewing source of `kind`: its `token` is `self.fetch()` through
+/// `self.cache`, a refused token is dropped from the cache and a fresh one may be asked for, the
+/// quota project is `self.quota_project_id`, and `allow_loopback` opens the endpoints `|s|` names.
+macro_rules! cached_source {
+    ($source:ty, $kind:expr, |$s:ident| $open_loopback:expr) => {
+        impl crate::search_ads::auth::token::TokenSource for $source {
+            fn token(
+                &self,
+            ) -> futures::future::BoxFuture<
+                '_,
+                Result<crate::search_ads::auth::token::AccessToken, crate::search_ads::Error>,
+            > {
+                Box::pin(self.cache.get(|| self.fetch()))
+            }
+
+            fn invalidate(&self, rejected: &crate::search_ads::auth::token::AccessToken) -> bool {
+                if self.cache.invalidate(rejected) {
+                    tracing::info!(credential = %$kind, "the API refused the cached access token (401): it is dropped");
+                }
+                true
+            }
+
+            fn kind(&self) -> crate::search_ads::auth::credential_kind::CredentialKind {
+                $kind
+            }
+
+            fn allow_loopback(&self) {
+                let $s = self;
+                $open_loopback
+            }
+
+            fn quota_project_id(&self) -> Option<&str> {
+                self.quota_project_id.as_deref()
+            }
+        }
+    };
+}
+pub(crate) use cached_source;
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;

@@ -126,10 +126,8 @@ impl TokenEndpoint {
         options: HttpOptions,
         credential: CredentialKind,
     ) -> Result<Self, Error> {
-        let base = BaseUrl::parse(url).map_err(|e| Error::Auth {
-            credential,
-            message: format!("the token endpoint is refused: {e}"),
-        })?;
+        let base = BaseUrl::parse(url)
+            .map_err(|e| Error::auth(credential, format!("the token endpoint is refused: {e}")))?;
         Ok(Self::with(
             base.url().clone(),
             base,
@@ -149,9 +147,11 @@ impl TokenEndpoint {
         options: HttpOptions,
         credential: CredentialKind,
     ) -> Result<Self, Error> {
-        let mut endpoint = Self::new(url, options, credential).map_err(|e| Error::Auth {
-            credential,
-            message: format!("the file's {}: {}", what.field(), error_message(&e)),
+        let mut endpoint = Self::new(url, options, credential).map_err(|e| {
+            Error::auth(
+                credential,
+                format!("the file's {}: {}", what.field(), error_message(&e)),
+            )
         })?;
         let host = endpoint.target.host_str().unwrap_or_default();
         let google = endpoint.target.scheme() == "https"
@@ -160,9 +160,9 @@ impl TokenEndpoint {
         if endpoint.base.is_loopback() && !any_host {
             endpoint.loopback_gate = Some((what, AtomicBool::new(false)));
         } else if !google && !any_host {
-            return Err(Error::Auth {
+            return Err(Error::auth(
                 credential,
-                message: format!(
+                format!(
                     "the file's {} {} is refused: a credentials file may send secrets only to \
                      Google's {} there, and a file from someone else can name any host \
                      (accept other hosts only for files you trust: \
@@ -171,7 +171,7 @@ impl TokenEndpoint {
                     endpoint.shown,
                     what.google_hosts().join(" or "),
                 ),
-            });
+            ));
         }
         Ok(endpoint)
     }
@@ -186,9 +186,11 @@ impl TokenEndpoint {
     /// The metadata server's token endpoint on `host` (`HOST[:PORT]`), over
     /// plain `http://` as Google's platforms serve it.
     pub(crate) fn metadata(host: &str, path: &str, options: HttpOptions) -> Result<Self, Error> {
-        let refused = |why: &str| Error::Auth {
-            credential: CredentialKind::MetadataServer,
-            message: format!("the metadata server host {host:?} is refused: {why}"),
+        let refused = |why: &str| {
+            Error::auth(
+                CredentialKind::MetadataServer,
+                format!("the metadata server host {host:?} is refused: {why}"),
+            )
         };
         if host.is_empty() || host.contains(['/', '?', '#', '@']) || host.contains("://") {
             return Err(refused(
@@ -226,9 +228,11 @@ impl TokenEndpoint {
         credential: CredentialKind,
     ) -> Result<Self, Error> {
         let shown = sa360_video_client_support::RedactedUrl(url);
-        let refused = |why: String| Error::Auth {
-            credential,
-            message: format!("the subject token URL {shown} is refused: {why}"),
+        let refused = |why: String| {
+            Error::auth(
+                credential,
+                format!("the subject token URL {shown} is refused: {why}"),
+            )
         };
         let parsed = url::Url::parse(url).map_err(|e| refused(e.to_string()))?;
         let link_local = match parsed.host() {
@@ -342,10 +346,11 @@ impl TokenEndpoint {
         bearer: &str,
     ) -> Result<Answer, Error> {
         let mut authorization = reqwest::header::HeaderValue::from_str(&format!("Bearer {bearer}"))
-            .map_err(|_| Error::Auth {
-                credential: self.credential,
-                message: "the source access token holds characters a header cannot carry"
-                    .to_owned(),
+            .map_err(|_| {
+                Error::auth(
+                    self.credential,
+                    "the source access token holds characters a header cannot carry",
+                )
             })?;
         authorization.set_sensitive(true);
         let request = self
@@ -365,13 +370,13 @@ impl TokenEndpoint {
             let name = reqwest::header::HeaderName::from_bytes(name.as_bytes());
             let value = reqwest::header::HeaderValue::from_str(value);
             let (Ok(name), Ok(mut value)) = (name, value) else {
-                return Err(Error::Auth {
-                    credential: self.credential,
-                    message: format!(
+                return Err(Error::auth(
+                    self.credential,
+                    format!(
                         "a header of the subject token request to {} is not a valid HTTP header",
                         self.shown
                     ),
-                });
+                ));
             };
             value.set_sensitive(true);
             request = request.header(name, value);
@@ -395,16 +400,16 @@ impl TokenEndpoint {
         if let Some((what, open)) = &self.loopback_gate
             && !open.load(Ordering::Relaxed)
         {
-            return Err(Error::Auth {
-                credential: self.credential,
-                message: format!(
+            return Err(Error::auth(
+                self.credential,
+                format!(
                     "the file's {} {} is on loopback, which a credentials file alone never \
                      opens: only an application pointed at local fakes does (a client whose \
                      endpoints are on loopback, or TokenSource::allow_loopback)",
                     what.field(),
                     self.shown
                 ),
-            });
+            ));
         }
         let started = std::time::Instant::now();
         let response = match request.send().await {
@@ -412,14 +417,14 @@ impl TokenEndpoint {
             // Nothing listening where the metadata server should be means
             // "not on Google Cloud": no credentials, not a hiccup to retry.
             Err(e) if e.is_connect() && self.credential == CredentialKind::MetadataServer => {
-                return Err(Error::Auth {
-                    credential: self.credential,
-                    message: format!(
+                return Err(Error::auth(
+                    self.credential,
+                    format!(
                         "{} {} (this does not look like Google Cloud)",
                         self.shown,
                         self.describe(&e)
                     ),
-                });
+                ));
             }
             Err(e) => return Err(self.unavailable(None, self.describe(&e), None)),
         };
@@ -453,38 +458,25 @@ impl TokenEndpoint {
 
     /// A transport failure, without the URL (it is in the message already).
     fn describe(&self, error: &reqwest::Error) -> String {
-        if let Some(limit) = sa360_video_client_support::BodyLimitError::find(error) {
-            return match limit {
-                sa360_video_client_support::BodyLimitError::TooLarge { limit, .. } => format!(
-                    "answered more than the limit of {limit} bytes (HttpOptions::max_body_bytes); \
-                     nothing more was read"
-                ),
-                sa360_video_client_support::BodyLimitError::Stalled { after, received } => format!(
-                    "stalled: less than 1 KiB arrived in {} s after {received} bytes \
-                     (HttpOptions::read_timeout)",
-                    after.as_secs_f64()
-                ),
-                _ => format!(
-                    "failed ({})",
-                    sa360_video_client_support::ErrorWithoutUrl(error)
-                ),
-            };
-        }
-        if error.is_timeout() {
-            format!(
+        use sa360_video_client_support::{BodyLimitError, ErrorWithoutUrl};
+        match BodyLimitError::find(error) {
+            Some(BodyLimitError::TooLarge { limit, .. }) => format!(
+                "answered more than the limit of {limit} bytes (HttpOptions::max_body_bytes); \
+                 nothing more was read"
+            ),
+            Some(BodyLimitError::Stalled { after, received }) => format!(
+                "stalled: less than 1 KiB arrived in {} s after {received} bytes \
+                 (HttpOptions::read_timeout)",
+                after.as_secs_f64()
+            ),
+            None if error.is_timeout() => format!(
                 "did not answer within {} s (HttpOptions::timeout)",
                 self.options.timeout.as_secs_f64()
-            )
-        } else if error.is_connect() {
-            format!(
-                "could not be reached ({})",
-                sa360_video_client_support::ErrorWithoutUrl(error)
-            )
-        } else {
-            format!(
-                "failed ({})",
-                sa360_video_client_support::ErrorWithoutUrl(error)
-            )
+            ),
+            None if error.is_connect() => {
+                format!("could not be reached ({})", ErrorWithoutUrl(error))
+            }
+            _ => format!("failed ({})", ErrorWithoutUrl(error)),
         }
     }
 
@@ -503,14 +495,15 @@ impl TokenEndpoint {
                 answer.retry_after,
             ));
         }
+        let refused = format!(
+            "the token endpoint {} refused {what} with HTTP {status}{}",
+            self.shown,
+            shown(&oauth, &text)
+        );
         if oauth.as_ref().is_some_and(|e| e.error == "invalid_grant") {
             return Err(Error::InvalidGrant {
                 credential: self.credential,
-                message: format!(
-                    "the token endpoint {} refused {what} with HTTP {status}{}",
-                    self.shown,
-                    shown(&oauth, &text)
-                ),
+                message: refused,
             });
         }
         let redirect = if (300..400).contains(&status) {
@@ -518,14 +511,7 @@ impl TokenEndpoint {
         } else {
             ""
         };
-        Err(Error::Auth {
-            credential: self.credential,
-            message: format!(
-                "the token endpoint {} refused {what} with HTTP {status}{}{redirect}",
-                self.shown,
-                shown(&oauth, &text)
-            ),
-        })
+        Err(Error::auth(self.credential, format!("{refused}{redirect}")))
     }
 
     /// The access token of a successful answer (`access_token`,

@@ -33,13 +33,11 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use futures::future::BoxFuture;
-
 use super::authorized_user::read_credentials_file;
 use super::cache::TokenCache;
 use super::endpoint::{FileUrl, TokenEndpoint, error_message};
 use super::impersonated::{MAX_IMPERSONATION_LIFETIME, generate_access_token};
-use super::token::{AccessToken, SCOPE, TokenSource};
+use super::token::{AccessToken, SCOPE};
 use crate::http::HttpOptions;
 use crate::search_ads::auth::credential_kind::CredentialKind;
 use crate::search_ads::error::Error;
@@ -53,10 +51,7 @@ const CLOUD_PLATFORM_SCOPE: &str = "https://www.googleapis.com/auth/cloud-platfo
 const MAX_SUBJECT_TOKEN: u64 = 64 * 1024;
 
 fn auth_error(message: String) -> Error {
-    Error::Auth {
-        credential: CredentialKind::ExternalAccount,
-        message,
-    }
+    Error::auth(CredentialKind::ExternalAccount, message)
 }
 
 /// Where the subject token comes from.
@@ -233,9 +228,8 @@ impl ExternalAccount {
                         v.as_u64()
                             .filter(|s| (1..=3600).contains(s))
                             .ok_or_else(|| {
-                                Error::validation(
+                                Error::invalid(
                                     "service_account_impersonation.token_lifetime_seconds",
-                                    None,
                                     "must be a whole number of seconds from 1 to 3600",
                                 )
                             })
@@ -368,31 +362,12 @@ impl fmt::Debug for ExternalAccount {
     }
 }
 
-impl TokenSource for ExternalAccount {
-    fn token(&self) -> BoxFuture<'_, Result<AccessToken, Error>> {
-        Box::pin(self.cache.get(|| self.fetch()))
+super::cache::cached_source!(ExternalAccount, CredentialKind::ExternalAccount, |s| {
+    s.sts.allow_loopback();
+    if let Some((endpoint, _)) = &s.impersonation {
+        endpoint.allow_loopback();
     }
-
-    fn invalidate(&self, rejected: &AccessToken) -> bool {
-        self.cache.invalidate(rejected);
-        true
-    }
-
-    fn kind(&self) -> CredentialKind {
-        CredentialKind::ExternalAccount
-    }
-
-    fn allow_loopback(&self) {
-        self.sts.allow_loopback();
-        if let Some((endpoint, _)) = &self.impersonation {
-            endpoint.allow_loopback();
-        }
-    }
-
-    fn quota_project_id(&self) -> Option<&str> {
-        self.quota_project_id.as_deref()
-    }
-}
+});
 
 #[cfg(test)]
 mod tests {

@@ -17,8 +17,6 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use futures::future::BoxFuture;
-
 use super::cache::TokenCache;
 use super::endpoint::{FileUrl, TokenEndpoint};
 use super::token::{AccessToken, SCOPE, TokenSource};
@@ -55,26 +53,16 @@ pub struct ImpersonatedServiceAccount {
 }
 
 fn auth_error(message: String) -> Error {
-    Error::Auth {
-        credential: CredentialKind::ImpersonatedServiceAccount,
-        message,
-    }
+    Error::auth(CredentialKind::ImpersonatedServiceAccount, message)
 }
 
 /// The service account's e-mail address in a `generateAccessToken` URL.
 fn service_account_of(url: &str) -> Option<String> {
     let parsed = url::Url::parse(url).ok()?;
     let last = parsed.path_segments()?.next_back()?;
-    let last = percent_decode(last);
+    let last = percent_encoding::percent_decode_str(last).decode_utf8_lossy();
     let email = last.strip_suffix(":generateAccessToken")?;
     (!email.is_empty()).then(|| email.to_owned())
-}
-
-fn percent_decode(text: &str) -> String {
-    url::form_urlencoded::parse(format!("x={text}").as_bytes())
-        .next()
-        .map(|(_, v)| v.into_owned())
-        .unwrap_or_default()
 }
 
 impl ImpersonatedServiceAccount {
@@ -111,9 +99,8 @@ impl ImpersonatedServiceAccount {
 
     fn with_endpoint(source: Arc<dyn TokenSource>, endpoint: TokenEndpoint) -> Result<Self, Error> {
         let service_account = service_account_of(endpoint.url()).ok_or_else(|| {
-            Error::validation(
+            Error::invalid(
                 "service_account_impersonation_url",
-                None,
                 format!(
                     "{} is not an IAM Credentials URL ending in \
                      /serviceAccounts/EMAIL:generateAccessToken",
@@ -153,9 +140,8 @@ impl ImpersonatedServiceAccount {
     /// The lifetime asked for (1 s to one hour; default one hour).
     pub fn lifetime(mut self, lifetime: Duration) -> Result<Self, Error> {
         if lifetime < Duration::from_secs(1) || lifetime > MAX_IMPERSONATION_LIFETIME {
-            return Err(Error::validation(
+            return Err(Error::invalid(
                 "lifetime",
-                None,
                 "must be between 1 s and 3600 s (IAM Credentials' default maximum)",
             ));
         }
@@ -255,29 +241,14 @@ impl fmt::Debug for ImpersonatedServiceAccount {
     }
 }
 
-impl TokenSource for ImpersonatedServiceAccount {
-    fn token(&self) -> BoxFuture<'_, Result<AccessToken, Error>> {
-        Box::pin(self.cache.get(|| self.fetch()))
+super::cache::cached_source!(
+    ImpersonatedServiceAccount,
+    CredentialKind::ImpersonatedServiceAccount,
+    |s| {
+        s.endpoint.allow_loopback();
+        s.source.allow_loopback();
     }
-
-    fn invalidate(&self, rejected: &AccessToken) -> bool {
-        self.cache.invalidate(rejected);
-        true
-    }
-
-    fn kind(&self) -> CredentialKind {
-        CredentialKind::ImpersonatedServiceAccount
-    }
-
-    fn allow_loopback(&self) {
-        self.endpoint.allow_loopback();
-        self.source.allow_loopback();
-    }
-
-    fn quota_project_id(&self) -> Option<&str> {
-        self.quota_project_id.as_deref()
-    }
-}
+);
 
 #[cfg(test)]
 mod tests {

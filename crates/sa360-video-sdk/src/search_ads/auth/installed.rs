@@ -64,10 +64,7 @@ const REDIRECT_READ_DEADLINE: Duration = Duration::from_secs(5);
 const MAX_REDIRECT_CONNECTIONS: usize = 32;
 
 fn auth_error(message: impl Into<String>) -> Error {
-    Error::Auth {
-        credential: CredentialKind::AuthorizedUser,
-        message: message.into(),
-    }
+    Error::auth(CredentialKind::AuthorizedUser, message.into())
 }
 
 /// `n` random bytes from the operating system, base64url without padding.
@@ -152,13 +149,13 @@ impl InstalledAppFlowBuilder {
     /// Checks the client id and secret and the endpoints.
     pub fn build(self) -> Result<InstalledAppFlow, Error> {
         if self.client_id.trim().is_empty() {
-            return Err(Error::validation("client_id", None, "is empty"));
+            return Err(Error::invalid("client_id", "is empty"));
         }
         if self.client_secret.expose_secret().is_empty() {
-            return Err(Error::validation("client_secret", None, "is empty"));
+            return Err(Error::invalid("client_secret", "is empty"));
         }
         let url = |field: &'static str, text: &str| {
-            BaseUrl::parse(text).map_err(|e| Error::validation(field, None, e.to_string()))
+            BaseUrl::parse(text).map_err(|e| Error::invalid(field, e.to_string()))
         };
         let auth_uri = url("auth_uri", &self.auth_uri)?;
         url("token_uri", &self.token_uri)?;

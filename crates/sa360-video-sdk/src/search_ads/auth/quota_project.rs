@@ -28,12 +28,11 @@ pub const QUOTA_PROJECT_HEADER: &str = "x-goog-user-project";
 pub(crate) fn checked(field: &str, id: &str) -> Result<String, Error> {
     let id = id.trim();
     if id.is_empty() {
-        return Err(Error::validation(field, None, "is empty"));
+        return Err(Error::invalid(field, "is empty"));
     }
     if id.len() > 256 || !id.bytes().all(|b| b.is_ascii_graphic()) {
-        return Err(Error::validation(
+        return Err(Error::invalid(
             field,
-            None,
             "must be a Google Cloud project id (visible ASCII characters, at most 256)",
         ));
     }

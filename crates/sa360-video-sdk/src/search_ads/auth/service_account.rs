@@ -28,14 +28,13 @@ use std::path::Path;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use futures::future::BoxFuture;
 use secrecy::{ExposeSecret as _, SecretString};
 
 use super::authorized_user::read_credentials_file;
 use super::cache::TokenCache;
 use super::credential_kind::CredentialKind;
 use super::endpoint::{FileUrl, TokenEndpoint};
-use super::token::{AccessToken, SCOPE, TokenSource};
+use super::token::{AccessToken, SCOPE};
 use crate::http::HttpOptions;
 use crate::search_ads::error::Error;
 
@@ -46,10 +45,7 @@ const JWT_BEARER_GRANT: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const ASSERTION_LIFETIME_SECS: i64 = 3600 - 5;
 
 fn auth_error(message: String) -> Error {
-    Error::Auth {
-        credential: CredentialKind::ServiceAccount,
-        message,
-    }
+    Error::auth(CredentialKind::ServiceAccount, message)
 }
 
 /// A Google service account: signs a JWT with the key file's private key and
@@ -58,13 +54,13 @@ fn auth_error(message: String) -> Error {
 ///
 /// The token is reused until 30 s before it expires; concurrent requests
 /// share one refresh. When the API answers 401, the client calls
-/// [`TokenSource::invalidate`]: the cached token is dropped if it is the one
+/// [`TokenSource::invalidate`](super::TokenSource::invalidate): the cached token is dropped if it is the one
 /// refused, and the call is retried once with a fresh token.
 ///
 /// The key file's `token_uri` receives the signed assertion, so it must be
 /// Google's (`oauth2.googleapis.com`, or `accounts.google.com` in older
 /// keys); on loopback (tests, the fake) it is used once the application opens
-/// loopback ([`TokenSource::allow_loopback`]). The exchange is bounded like the API's answers
+/// loopback ([`TokenSource::allow_loopback`](super::TokenSource::allow_loopback)). The exchange is bounded like the API's answers
 /// ([`HttpOptions::default`]; [`ServiceAccount::http_options`] changes it).
 ///
 /// ```no_run
@@ -237,34 +233,9 @@ impl fmt::Debug for ServiceAccount {
     }
 }
 
-impl TokenSource for ServiceAccount {
-    fn token(&self) -> BoxFuture<'_, Result<AccessToken, Error>> {
-        Box::pin(self.cache.get(|| self.fetch()))
-    }
-
-    fn invalidate(&self, rejected: &AccessToken) -> bool {
-        if self.cache.invalidate(rejected) {
-            tracing::info!(
-                client_email = %self.client_email,
-                "the API refused the cached access token (401): it is dropped"
-            );
-        }
-        // A fresh token can always be asked for.
-        true
-    }
-
-    fn kind(&self) -> CredentialKind {
-        CredentialKind::ServiceAccount
-    }
-
-    fn allow_loopback(&self) {
-        self.endpoint.allow_loopback();
-    }
-
-    fn quota_project_id(&self) -> Option<&str> {
-        self.quota_project_id.as_deref()
-    }
-}
+super::cache::cached_source!(ServiceAccount, CredentialKind::ServiceAccount, |s| s
+    .endpoint
+    .allow_loopback());
 
 #[cfg(test)]
 mod tests {

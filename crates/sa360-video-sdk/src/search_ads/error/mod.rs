@@ -454,7 +454,7 @@ fn truncate(text: &str, max_chars: usize) -> String {
 impl Error {
     /// The validation error of a base-URL setting (`base_url`, `reporting_base_url`).
     pub(crate) fn invalid_base_url(setting: &str, error: &BaseUrlError) -> Self {
-        Error::validation(setting, None, format!("is refused: {error}"))
+        Error::invalid(setting, format!("is refused: {error}"))
     }
 
     /// `Ok` when `value` is in `1..=max`, else a validation error naming `field`, the value and
@@ -466,12 +466,46 @@ impl Error {
         if value >= T::from(1) && value <= max {
             Ok(())
         } else {
-            Err(Error::validation(
+            Err(Error::invalid(
                 field,
-                None,
                 format!("is {value}, outside 1..={max}"),
             ))
         }
+    }
+
+    /// An [`Error::Auth`] of `credential`.
+    pub(crate) fn auth(
+        credential: crate::search_ads::auth::credential_kind::CredentialKind,
+        message: impl Into<String>,
+    ) -> Self {
+        Error::Auth {
+            credential,
+            message: message.into(),
+        }
+    }
+
+    /// The error with `prefix` (the file or setting to fix) before the message of an
+    /// [`Error::Auth`] or [`Error::InvalidGrant`]; any other error as it is.
+    pub(crate) fn prefixed(self, prefix: &str) -> Self {
+        match self {
+            Error::Auth {
+                credential,
+                message,
+            } => Error::auth(credential, format!("{prefix}{message}")),
+            Error::InvalidGrant {
+                credential,
+                message,
+            } => Error::InvalidGrant {
+                credential,
+                message: format!("{prefix}{message}"),
+            },
+            other => other,
+        }
+    }
+
+    /// A validation error of `field` as a whole (no input index).
+    pub(crate) fn invalid(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::validation(field, None, reason)
     }
 
     /// A validation error (used by the SDK and handy for callers' own checks).
@@ -583,21 +617,6 @@ impl Error {
         }
     }
 
-    /// An [`Error::Api`] with `status` and `reason` and nothing else: no
-    /// message, no details (the list whole), no `Retry-After`. For unit tests.
-    #[cfg(test)]
-    pub(crate) fn api_for_test(operation: &'static str, status: u16, reason: Option<&str>) -> Self {
-        Error::Api {
-            operation,
-            status,
-            reason: reason.map(str::to_owned),
-            message: String::new(),
-            details: vec![],
-            details_complete: true,
-            retry_after: None,
-        }
-    }
-
     /// The HTTP status of an [`Error::Api`].
     pub fn status(&self) -> Option<u16> {
         match self {
@@ -615,7 +634,9 @@ mod tests {
 
     #[test]
     fn transient_classification() {
-        let api = |status, reason: Option<&str>| Error::api_for_test("x", status, reason);
+        let api = |status, reason: Option<&str>| {
+            crate::search_ads::test_support::api_error("x", status, reason)
+        };
         assert!(api(429, None).is_transient());
         assert!(api(500, None).is_transient());
         assert!(api(503, Some("backendError")).is_transient());
@@ -638,10 +659,10 @@ mod tests {
         assert!(!timeout(true).may_have_reached_server());
         assert!(timeout(false).may_have_reached_server());
         assert!(
-            !Error::Auth {
-                credential: crate::search_ads::auth::credential_kind::CredentialKind::Other,
-                message: "m".into()
-            }
+            !Error::auth(
+                crate::search_ads::auth::credential_kind::CredentialKind::Other,
+                "m"
+            )
             .may_have_reached_server()
         );
         // Answers that turn a request away before processing it.

@@ -68,12 +68,7 @@ impl SearchAdsClient {
                 send(OP_ID_MAPPING, call).await
             })
             .await?;
-        check_content_type(
-            response
-                .headers()
-                .get(header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok()),
-        )?;
+        check_content_type(response.headers())?;
         let expected = content_length(response.headers());
         let resume = Resume::from_headers(response.headers());
         Ok(Opened {
@@ -117,10 +112,7 @@ impl SearchAdsClient {
                     let token = inner.tokens.token().await?;
                     call::record_token(&token);
                     sa360_v2_client::set_bearer_token(&mut request, token.expose_secret())
-                        .map_err(|e| Error::Auth {
-                            credential: inner.tokens.kind(),
-                            message: e.message().to_owned(),
-                        })?;
+                        .map_err(|e| Error::auth(inner.tokens.kind(), e.message().to_owned()))?;
                     crate::search_ads::auth::quota_project::apply(
                         &mut request,
                         inner.tokens.quota_project_id(),
@@ -158,12 +150,7 @@ impl SearchAdsClient {
                         format!("asked for the file from byte {from}, got it from byte {first}"),
                     ));
                 }
-                check_content_type(
-                    response
-                        .headers()
-                        .get(header::CONTENT_TYPE)
-                        .and_then(|v| v.to_str().ok()),
-                )?;
+                check_content_type(response.headers())?;
                 Ok(Opened {
                     resume: Resume::from_headers(response.headers()),
                     body: response.bytes_stream().boxed(),
@@ -172,12 +159,7 @@ impl SearchAdsClient {
                 })
             }
             200 => {
-                check_content_type(
-                    response
-                        .headers()
-                        .get(header::CONTENT_TYPE)
-                        .and_then(|v| v.to_str().ok()),
-                )?;
+                check_content_type(response.headers())?;
                 Ok(Opened {
                     expected: content_length(response.headers()),
                     resume: Resume::from_headers(response.headers()),

@@ -27,8 +27,9 @@ const CSV_MEDIA_TYPES: [&str; 4] = [
 /// Refuses an ID-mapping answer whose `Content-Type` is not CSV (an HTML
 /// maintenance page, a JSON error with status 200). A missing type passes; the
 /// header row is checked anyway.
-pub(crate) fn check_content_type(content_type: Option<&str>) -> Result<(), Error> {
-    let Some(content_type) = content_type else {
+pub(crate) fn check_content_type(headers: &reqwest::header::HeaderMap) -> Result<(), Error> {
+    let header = headers.get(reqwest::header::CONTENT_TYPE);
+    let Some(content_type) = header.and_then(|v| v.to_str().ok()) else {
         return Ok(());
     };
     let essence = content_type

@@ -78,16 +78,14 @@ impl WriteOptions {
     /// ```
     pub fn validate(&self) -> Result<(), Error> {
         if !(1..=MAX_BATCH_SIZE).contains(&self.batch_size) {
-            return Err(Error::validation(
+            return Err(Error::invalid(
                 "batch_size",
-                None,
                 format!("is {}, must be 1 to {MAX_BATCH_SIZE}", self.batch_size),
             ));
         }
         if !(1..=MAX_CONCURRENCY).contains(&self.concurrency) {
-            return Err(Error::validation(
+            return Err(Error::invalid(
                 "concurrency",
-                None,
                 format!("is {}, must be 1 to {MAX_CONCURRENCY}", self.concurrency),
             ));
         }

@@ -325,10 +325,10 @@ mod tests {
             vec![
                 Outcome::Invalid(Error::validation("conversionId", Some(3), "is empty")),
                 Outcome::Failed {
-                    error: Error::Auth {
-                        credential: crate::search_ads::auth::credential_kind::CredentialKind::Other,
-                        message: "no".into(),
-                    },
+                    error: Error::auth(
+                        crate::search_ads::auth::credential_kind::CredentialKind::Other,
+                        "no",
+                    ),
                     attempts: 0,
                     may_have_been_stored: false,
                 },
@@ -353,10 +353,10 @@ mod tests {
         assert!(report.outcomes()[4].is_definite());
         assert!(
             !Outcome::Failed {
-                error: Error::Auth {
-                    credential: crate::search_ads::auth::credential_kind::CredentialKind::Other,
-                    message: "no".into()
-                },
+                error: Error::auth(
+                    crate::search_ads::auth::credential_kind::CredentialKind::Other,
+                    "no"
+                ),
                 attempts: 1,
                 may_have_been_stored: true
             }

@@ -191,9 +191,8 @@ impl<'a> WriteRequest<'a> {
         let kind = self.kind;
         let report: WriteReport = self.stream()?.collect().await;
         if report.is_empty() {
-            return Err(Error::validation(
+            return Err(Error::invalid(
                 "conversions",
-                None,
                 format!("is empty: give at least one conversion to {}", kind.verb()),
             ));
         }
@@ -228,9 +227,8 @@ impl<'a> WriteRequest<'a> {
         let journal = match &self.journal {
             None => None,
             Some(_) if resume.is_some() => {
-                return Err(Error::validation(
+                return Err(Error::invalid(
                     "journal",
-                    None,
                     "cannot be combined with resume(): the journal says what earlier runs did",
                 ));
             }

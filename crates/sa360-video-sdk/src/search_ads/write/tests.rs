@@ -60,7 +60,7 @@ fn rejected_400(details: Vec<ConversionIssue>) -> Error {
 }
 
 fn api(status: u16, reason: Option<&str>) -> Error {
-    Error::api_for_test("conversion.insert", status, reason)
+    crate::search_ads::test_support::api_error("conversion.insert", status, reason)
 }
 
 fn opts(batch_size: usize) -> WriteOptions {

@@ -367,60 +367,7 @@ impl FileStore {
     }
 }
 
-impl LockoutStore for FileStore {
-    fn reserve<'a>(
-        &'a self,
-        key: &'a AccountKey,
-        id: AttemptId,
-        now: SystemTime,
-        limits: Limits,
-    ) -> StoreFuture<'a, AccountView> {
-        Box::pin(self.step(*key, now, limits, move |s, now| s.reserve(id, now, &limits)))
-    }
-
-    fn resolve<'a>(
-        &'a self,
-        key: &'a AccountKey,
-        id: AttemptId,
-        resolution: Resolution,
-        now: SystemTime,
-        limits: Limits,
-    ) -> StoreFuture<'a, AccountView> {
-        Box::pin(self.step(*key, now, limits, move |s, now| {
-            s.resolve(id, resolution, now, &limits)
-        }))
-    }
-
-    fn record_block<'a>(
-        &'a self,
-        key: &'a AccountKey,
-        id: AttemptId,
-        hold: Hold,
-        wait: Duration,
-        now: SystemTime,
-        limits: Limits,
-    ) -> StoreFuture<'a, AccountView> {
-        Box::pin(self.step(*key, now, limits, move |s, now| {
-            s.hold(id, hold, wait, now, &limits)
-        }))
-    }
-
-    fn view<'a>(
-        &'a self,
-        key: &'a AccountKey,
-        now: SystemTime,
-        limits: Limits,
-    ) -> StoreFuture<'a, AccountView> {
-        Box::pin(self.step(*key, now, limits, move |s, now| {
-            s.settle(now, &limits);
-            s.view(now, &limits)
-        }))
-    }
-
-    fn location(&self) -> String {
-        self.path.display().to_string()
-    }
-}
+super::store::state_steps!(FileStore, |s| s.path.display().to_string());
 
 #[cfg(test)]
 mod tests {

@@ -111,76 +111,88 @@ impl MemoryStore {
     }
 
     /// Runs one step on `key` under the store's mutex.
-    fn step(
+    async fn step(
         &self,
-        key: &AccountKey,
-        f: impl FnOnce(&mut AccountState) -> AccountView,
-    ) -> AccountView {
+        key: AccountKey,
+        now: SystemTime,
+        _limits: Limits,
+        f: impl FnOnce(&mut AccountState, u64) -> AccountView,
+    ) -> Result<AccountView, StoreError> {
         let mut accounts = self.accounts.lock().unwrap_or_else(|p| p.into_inner());
-        let state = accounts.entry(*key).or_default();
-        let view = f(state);
+        let state = accounts.entry(key).or_default();
+        let view = f(state, unix_us(now));
         if state.is_clear() {
-            accounts.remove(key);
+            accounts.remove(&key);
         }
-        view
+        Ok(view)
     }
 }
 
-impl LockoutStore for MemoryStore {
-    fn reserve<'a>(
-        &'a self,
-        key: &'a AccountKey,
-        id: AttemptId,
-        now: SystemTime,
-        limits: Limits,
-    ) -> StoreFuture<'a, AccountView> {
-        let view = self.step(key, |s| s.reserve(id, unix_us(now), &limits));
-        Box::pin(async move { Ok(view) })
-    }
+/// `impl LockoutStore` for a store with `async fn step(&self, key, now, limits, f)` that applies
+/// `f(state, now in µs)` to the account's [`AccountState`] as one atomic step (the memory and
+/// file stores); `|s| location` is the store's [`location`](LockoutStore::location).
+macro_rules! state_steps {
+    ($store:ty, |$s:ident| $location:expr) => {
+        impl LockoutStore for $store {
+            fn reserve<'a>(
+                &'a self,
+                key: &'a AccountKey,
+                id: AttemptId,
+                now: SystemTime,
+                limits: Limits,
+            ) -> StoreFuture<'a, AccountView> {
+                Box::pin(self.step(*key, now, limits, move |s, now| s.reserve(id, now, &limits)))
+            }
 
-    fn resolve<'a>(
-        &'a self,
-        key: &'a AccountKey,
-        id: AttemptId,
-        resolution: Resolution,
-        now: SystemTime,
-        limits: Limits,
-    ) -> StoreFuture<'a, AccountView> {
-        let view = self.step(key, |s| s.resolve(id, resolution, unix_us(now), &limits));
-        Box::pin(async move { Ok(view) })
-    }
+            fn resolve<'a>(
+                &'a self,
+                key: &'a AccountKey,
+                id: AttemptId,
+                resolution: Resolution,
+                now: SystemTime,
+                limits: Limits,
+            ) -> StoreFuture<'a, AccountView> {
+                Box::pin(self.step(*key, now, limits, move |s, now| {
+                    s.resolve(id, resolution, now, &limits)
+                }))
+            }
 
-    fn record_block<'a>(
-        &'a self,
-        key: &'a AccountKey,
-        id: AttemptId,
-        hold: Hold,
-        wait: Duration,
-        now: SystemTime,
-        limits: Limits,
-    ) -> StoreFuture<'a, AccountView> {
-        let view = self.step(key, |s| s.hold(id, hold, wait, unix_us(now), &limits));
-        Box::pin(async move { Ok(view) })
-    }
+            fn record_block<'a>(
+                &'a self,
+                key: &'a AccountKey,
+                id: AttemptId,
+                hold: Hold,
+                wait: Duration,
+                now: SystemTime,
+                limits: Limits,
+            ) -> StoreFuture<'a, AccountView> {
+                Box::pin(self.step(*key, now, limits, move |s, now| {
+                    s.hold(id, hold, wait, now, &limits)
+                }))
+            }
 
-    fn view<'a>(
-        &'a self,
-        key: &'a AccountKey,
-        now: SystemTime,
-        limits: Limits,
-    ) -> StoreFuture<'a, AccountView> {
-        let view = self.step(key, |s| {
-            let now = unix_us(now);
-            s.settle(now, &limits);
-            s.view(now, &limits)
-        });
-        Box::pin(async move { Ok(view) })
-    }
+            fn view<'a>(
+                &'a self,
+                key: &'a AccountKey,
+                now: SystemTime,
+                limits: Limits,
+            ) -> StoreFuture<'a, AccountView> {
+                Box::pin(self.step(*key, now, limits, move |s, now| {
+                    s.settle(now, &limits);
+                    s.view(now, &limits)
+                }))
+            }
 
-    fn location(&self) -> String {
-        "memory".to_owned()
-    }
+            fn location(&self) -> String {
+                let $s = self;
+                $location
+            }
+        }
+    };
 }
+pub(crate) use state_steps;
+
+state_steps!(MemoryStore, |_s| "memory".to_owned());
 
 #[cfg(test)]
 mod tests {

@@ -214,9 +214,8 @@ impl WriteJournal {
 
 fn check_text(field: &str, text: &str) -> Result<(), Error> {
     if text.len() > MAX_JOURNAL_TEXT || text.contains(['\n', '\r']) {
-        return Err(Error::validation(
+        return Err(Error::invalid(
             field,
-            None,
             format!("must be one line of at most {MAX_JOURNAL_TEXT} bytes"),
         ));
     }
@@ -604,9 +603,8 @@ impl JournalFile {
         if let Some(file) = open_existing(path, true)? {
             let state = parse(path, &file)?;
             if state.input != journal.input {
-                return Err(Error::validation(
+                return Err(Error::invalid(
                     "journal",
-                    None,
                     format!(
                         "{} was written for another input ({:?}, not {:?}); give the same input to resume, or remove the journal to start over",
                         path.display(),
@@ -643,7 +641,7 @@ impl JournalFile {
         // Written whole beside it and renamed: a kill never leaves a journal
         // without its header; created new, never through a planted symlink.
         let write = || -> std::io::Result<()> {
-            let mut file = crate::fs::create_new_file(&fresh)?;
+            let mut file = sa360_video_private_file::create_new(&fresh)?;
             file.write_all(head.as_bytes())?;
             file.sync_all()?;
             std::fs::rename(&fresh, path)
