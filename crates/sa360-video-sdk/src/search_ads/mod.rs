@@ -73,6 +73,7 @@ mod date_range;
 mod engine_account;
 mod error;
 mod id_mapping;
+mod pages;
 mod read;
 pub mod reporting;
 mod retry;

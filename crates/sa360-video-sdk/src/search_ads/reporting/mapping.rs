@@ -181,10 +181,7 @@ pub(crate) fn channel(wire: &str) -> Channel {
 /// The sort key of a row: (conversion time, `conversion.id`), the report's order (SR-9).
 pub(crate) type RowKey = (DateTime<Utc>, i64);
 
-/// Maps one row of the generated type; `Err` names the field that could not be read. The
-/// reference the streaming decoder (`decode.rs`) is held to by its property test (only tests
-/// call it).
-#[cfg_attr(not(test), allow(dead_code))]
+/// Maps one row of the generated type; `Err` names the field that could not be read.
 pub(crate) fn conversion_from_row(
     row: &mut types::SearchAds360Row,
 ) -> Result<(RowKey, Conversion), String> {

@@ -29,28 +29,23 @@
 //!   sends as strings of digits.
 
 mod customers;
-mod decode;
 pub mod fields;
 mod ids;
 pub mod int64;
 pub mod mapping;
 mod options;
-mod page_ahead;
 mod query;
 mod query_check;
 mod query_clauses;
 #[cfg(test)]
 mod query_injection_tests;
+mod report;
 mod request;
 mod rpc;
 mod search;
-mod search_pages;
 mod search_query;
-mod search_request;
-mod stream;
-mod token_hint;
+mod source;
 mod window;
-mod wire_row;
 mod with_unknown;
 
 pub use super::error::{ReportingError, ReportingFailure};

@@ -82,7 +82,7 @@ fn query_with(texts: Vec<String>) -> String {
         .campaign_ids(vec![CampaignId::new(7)])
         .statuses(vec![ConversionStatus::Enabled])
         .advertiser_conversion_ids(texts);
-    conversion_query(day(), day(), &filters)
+    conversion_query(day(), day(), &filters).to_string()
 }
 
 fn hostile() -> impl Strategy<Value = String> {
