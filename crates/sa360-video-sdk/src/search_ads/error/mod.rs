@@ -430,7 +430,7 @@ fn api_message(
     };
     // A batch answer can list hundreds of details; show a few.
     let shown: String = if details.is_empty() {
-        truncate(message, 300)
+        text::shortened(message, 300)
     } else {
         let first: Vec<String> = details.iter().take(3).map(|d| d.to_string()).collect();
         let more = details.len().saturating_sub(3);
@@ -458,15 +458,6 @@ pub(crate) fn counted(n: impl fmt::Display, one: &str, many: &str) -> String {
         format!("1 {one}")
     } else {
         format!("{n} {many}")
-    }
-}
-
-fn truncate(text: &str, max_chars: usize) -> String {
-    if text.chars().count() <= max_chars {
-        text.to_owned()
-    } else {
-        let cut: String = text.chars().take(max_chars).collect();
-        format!("{cut}…")
     }
 }
 

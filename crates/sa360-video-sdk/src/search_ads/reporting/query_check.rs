@@ -13,7 +13,7 @@
 use super::super::error::Error;
 use super::fields::{self, Category, FieldInfo, REVISION, SelectableWith};
 use super::query_clauses::clauses;
-use super::search_query::Query;
+use super::search_query::{DuringRange, Query};
 
 /// What the check does with a well-formed name (field, or resource in `FROM`) that the field
 /// catalogue does not have: one the service added after [`REVISION`], or a typo (SR-32).
@@ -109,6 +109,22 @@ pub(crate) fn check(query: &Query, unknown: UnknownFields) -> Result<CheckedQuer
         ));
     }
     let c = clauses(&text).map_err(|(code, field, reason)| refuse(code, &field, reason, None))?;
+    if let Some(range) = c.during.iter().find(|r| DuringRange::named(r).is_none()) {
+        let names = DuringRange::ALL.map(DuringRange::as_str);
+        let nearest = names
+            .iter()
+            .min_by_key(|n| strsim::levenshtein(&range.to_ascii_uppercase(), n))
+            .filter(|_| !range.is_empty());
+        return Err(refuse(
+            "INVALID_VALUE_WITH_DURING_OPERATOR",
+            if range.is_empty() { "DURING" } else { range },
+            format!(
+                "is not a predefined date range of DURING ({})",
+                names.join(", ")
+            ),
+            nearest.copied(),
+        ));
+    }
     let Some(from) = c.from.as_deref() else {
         return Err(refuse(
             "EXPECTED_FROM",
@@ -434,6 +450,31 @@ mod tests {
             code("SELECT custom_columns.id[x] FROM campaign").0,
             "BAD_FIELD_NAME"
         );
+    }
+
+    #[test]
+    fn a_during_range_not_in_the_grammar_is_refused_with_the_nearest_name() {
+        let q = "SELECT campaign.id FROM campaign WHERE segments.date DURING LAST_31_DAYS";
+        assert_eq!(
+            code(q),
+            (
+                "INVALID_VALUE_WITH_DURING_OPERATOR",
+                "LAST_31_DAYS".into(),
+                Some("LAST_30_DAYS".into())
+            )
+        );
+        let q = "SELECT campaign.id FROM campaign WHERE segments.date during last_week_mon_sun";
+        assert!(check(&Query::text(q), UnknownFields::default()).is_ok());
+        for range in DuringRange::ALL {
+            let q = format!(
+                "SELECT campaign.id FROM campaign WHERE segments.date DURING {}",
+                range.as_str()
+            );
+            assert!(
+                check(&Query::text(q), UnknownFields::default()).is_ok(),
+                "{range:?}"
+            );
+        }
     }
 
     #[test]

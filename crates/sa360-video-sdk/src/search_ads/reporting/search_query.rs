@@ -212,6 +212,11 @@ impl From<Field> for OrderBy {
 
 /// A predefined date range of `DURING` ("Date ranges": each `LAST_N_DAYS` excludes today).
 ///
+/// [`DateRange::last_days`](crate::search_ads::DateRange::last_days) includes today:
+/// `DateRange::last_days(30)` ends a day later than `LAST_30_DAYS` and starts a day later too. A
+/// name not in this list is refused before sending (`INVALID_VALUE_WITH_DURING_OPERATOR`, with
+/// the nearest name), for text queries as for built ones.
+///
 /// `#[non_exhaustive]`: match with a wildcard arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -243,6 +248,29 @@ pub enum DuringRange {
 }
 
 impl DuringRange {
+    /// Every range, in the order of Google's query grammar page.
+    pub const ALL: [DuringRange; 12] = [
+        DuringRange::Today,
+        DuringRange::Yesterday,
+        DuringRange::Last7Days,
+        DuringRange::Last14Days,
+        DuringRange::Last30Days,
+        DuringRange::LastBusinessWeek,
+        DuringRange::ThisMonth,
+        DuringRange::LastMonth,
+        DuringRange::ThisWeekSunToday,
+        DuringRange::ThisWeekMonToday,
+        DuringRange::LastWeekSunSat,
+        DuringRange::LastWeekMonSun,
+    ];
+
+    /// The range of a name of the query language (in any case), if it is one.
+    pub fn named(name: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|r| r.as_str().eq_ignore_ascii_case(name))
+    }
+
     /// The name in the query language.
     pub const fn as_str(self) -> &'static str {
         match self {
