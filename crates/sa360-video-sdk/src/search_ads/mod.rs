@@ -107,6 +107,7 @@ pub use id_mapping::{
     EntityIds, HEADER as ID_MAPPING_HEADER, IdMappingRequest, IdMappingRow, IdMappingStream,
     ProgressFn,
 };
+pub use pages::Rows;
 pub use read::{
     ConversionStream, DEFAULT_PREFETCH, ListConversionsRequest, ListOptions, MAX_PAGE_SIZE,
     MAX_PREFETCH,

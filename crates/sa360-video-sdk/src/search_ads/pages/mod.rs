@@ -54,13 +54,17 @@ use super::error::Error;
 /// A future a source returns, sent to a task of its own.
 pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
-/// A page's answer, its rows not yet decoded: the bytes, where the rows are in them, and the
-/// next page's cursor (`None`: this is the last page).
+/// A page fetched, and the next page's cursor (`None`: this is the source's last page).
+pub(crate) struct Fetched<P> {
+    pub page: P,
+    pub next: Option<String>,
+}
+
+/// A page of JSON, its rows not yet decoded: the bytes and where the rows are in them.
 #[derive(Debug)]
 pub(crate) struct Raw {
     pub body: Bytes,
     pub rows: Range<usize>,
-    pub next: Option<String>,
 }
 
 impl Raw {
@@ -74,17 +78,28 @@ impl Raw {
 pub(crate) trait PageSource: Send + Sync + Sized + 'static {
     /// A row as the reader gets it.
     type Row: Send + 'static;
+    /// A page as fetched, before its rows are decoded ([`Raw`] for JSON bytes).
+    type Page: Send + 'static;
     /// Where a restarted read goes on from (the last row yielded, as the source orders rows).
     type Mark: Send + 'static;
 
     /// The operation's name, for errors.
-    const OPERATION: &'static str;
+    fn operation(&self) -> &'static str;
+
+    /// Whether `rows`, a page of this source, end the whole read: no source after this one is
+    /// started (v2 listings end at the first short page).
+    fn ends_read(&self, _rows: &[Self::Row]) -> bool {
+        false
+    }
 
     /// The page at `cursor` (`None`: the first), with retries: its bytes and its next cursor.
-    fn fetch(self: Arc<Self>, cursor: Option<String>) -> BoxFuture<Result<Raw, Error>>;
+    fn fetch(
+        self: Arc<Self>,
+        cursor: Option<String>,
+    ) -> BoxFuture<Result<Fetched<Self::Page>, Error>>;
 
     /// The rows of a page.
-    fn decode(&self, raw: &Raw) -> Result<Vec<Self::Row>, Error>;
+    fn decode(&self, page: Self::Page) -> Result<Vec<Self::Row>, Error>;
 
     /// The mark after `rows`, the rows of a page following `prev`; `Err` when they are out of
     /// the source's order (a restart could not then yield each row exactly once).
@@ -112,6 +127,9 @@ pub(crate) struct Budget {
     pub ahead: usize,
     /// Sources read at once (at least 1).
     pub lanes: usize,
+    /// Start with one lane and double the lanes each time a source ends (up to `lanes`), so a
+    /// read that fits in one page costs one request.
+    pub ramp: bool,
 }
 
 impl Budget {
@@ -137,6 +155,8 @@ struct Shared {
     reserve: Arc<Semaphore>,
     /// Sources started that have not fetched their last page (or failed) yet.
     fetching: AtomicUsize,
+    /// Set when a source's page ended the whole read ([`PageSource::ends_read`]).
+    ended: std::sync::atomic::AtomicBool,
     /// The reader, woken when a source stops fetching (room to start the next).
     reader: AtomicWaker,
 }
@@ -159,7 +179,11 @@ struct Running<R> {
 /// the stream ends; dropping it aborts every request.
 pub(crate) struct Pages<S: PageSource> {
     shared: Arc<Shared>,
-    pending: VecDeque<S>,
+    pending: Box<dyn Iterator<Item = S> + Send>,
+    operation: &'static str,
+    /// Sources that may fetch at once now: `lanes`, or (with [`Budget::ramp`]) 1 at first,
+    /// doubled by each source that ends, up to `lanes`.
+    lanes_now: usize,
     running: VecDeque<Running<S::Row>>,
     next_index: usize,
     /// The index of the source being read (it may use the reserve).
@@ -171,9 +195,8 @@ pub(crate) struct Pages<S: PageSource> {
 impl<S: PageSource> std::fmt::Debug for Pages<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pages")
-            .field("operation", &S::OPERATION)
+            .field("operation", &self.operation)
             .field("budget", &self.shared.budget)
-            .field("pending", &self.pending.len())
             .field("running", &self.running.len())
             .field("done", &self.done)
             .finish_non_exhaustive()
@@ -182,7 +205,11 @@ impl<S: PageSource> std::fmt::Debug for Pages<S> {
 
 impl<S: PageSource> Pages<S> {
     /// The rows of `sources`, in their order.
-    pub(crate) fn new(sources: impl IntoIterator<Item = S>, budget: Budget) -> Self {
+    pub(crate) fn new(
+        operation: &'static str,
+        sources: impl IntoIterator<Item = S, IntoIter: Send + 'static>,
+        budget: Budget,
+    ) -> Self {
         let budget = Budget {
             ahead: budget.ahead.max(1),
             lanes: budget.lanes.max(1),
@@ -197,12 +224,15 @@ impl<S: PageSource> Pages<S> {
                 0
             })),
             fetching: AtomicUsize::new(0),
+            ended: std::sync::atomic::AtomicBool::new(false),
             reader: AtomicWaker::new(),
             budget,
         };
         Self {
             shared: Arc::new(shared),
-            pending: sources.into_iter().collect(),
+            pending: Box::new(sources.into_iter()),
+            operation,
+            lanes_now: if budget.ramp { 1 } else { budget.lanes },
             running: VecDeque::new(),
             next_index: 0,
             front: watch::Sender::new(0),
@@ -215,9 +245,12 @@ impl<S: PageSource> Pages<S> {
     /// is left to read.
     fn start(&mut self) {
         while self.running.is_empty()
-            || self.shared.fetching.load(Ordering::Acquire) < self.shared.budget.lanes
+            || self.shared.fetching.load(Ordering::Acquire) < self.lanes_now
         {
-            let Some(source) = self.pending.pop_front() else {
+            if self.shared.ended.load(Ordering::Acquire) {
+                return;
+            }
+            let Some(source) = self.pending.next() else {
                 return;
             };
             // Every message holds a page of budget or reserve, so the channel never fills.
@@ -237,7 +270,7 @@ impl<S: PageSource> Pages<S> {
 
     fn stop(&mut self) {
         self.done = true;
-        self.pending.clear();
+        self.pending = Box::new(std::iter::empty());
         for r in self.running.drain(..) {
             r.task.abort();
         }
@@ -283,6 +316,9 @@ impl<S: PageSource> Stream for Pages<S> {
                 Poll::Ready(Some(Ok(Msg::Rows(rows, _budget)))) => this.ready = rows.into_iter(),
                 Poll::Ready(Some(Ok(Msg::Done))) => {
                     this.running.pop_front();
+                    if this.shared.budget.ramp {
+                        this.lanes_now = (this.lanes_now * 2).min(this.shared.budget.lanes);
+                    }
                     this.front.send_modify(|front| *front += 1);
                 }
                 Poll::Ready(Some(Err(e))) => {
@@ -292,13 +328,51 @@ impl<S: PageSource> Stream for Pages<S> {
                 Poll::Ready(None) => {
                     this.stop();
                     return Poll::Ready(Some(Err(Error::unexpected(
-                        S::OPERATION,
+                        this.operation,
                         None,
                         "a page reader stopped before its end (its task panicked)",
                     ))));
                 }
             }
         }
+    }
+}
+
+/// Rows of a paged read, in order, each exactly once (`SearchStream`, `ConversionReport` and
+/// `ConversionStream` are this type). After an error the stream ends; dropping it aborts its
+/// requests.
+#[must_use = "streams do nothing unless polled"]
+pub struct Rows<T> {
+    rows: futures::stream::BoxStream<'static, Result<T, Error>>,
+}
+
+impl<T> Rows<T> {
+    pub(crate) fn new(rows: impl Stream<Item = Result<T, Error>> + Send + 'static) -> Self {
+        Self {
+            rows: Box::pin(rows),
+        }
+    }
+
+    /// A stream whose first and only item is `error` (nothing is sent).
+    pub(crate) fn refused(error: Error) -> Self
+    where
+        T: Send + 'static,
+    {
+        Self::new(futures::stream::once(std::future::ready(Err(error))))
+    }
+}
+
+impl<T> std::fmt::Debug for Rows<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rows").finish_non_exhaustive()
+    }
+}
+
+impl<T> Stream for Rows<T> {
+    type Item = Result<T, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.rows.as_mut().poll_next(cx)
     }
 }
 
@@ -312,16 +386,16 @@ impl<T> Drop for AbortOnDrop<T> {
 }
 
 /// The next page's request, on its way, with the budget its rows hold. Dropping it aborts it.
-struct Ahead {
+struct Ahead<P> {
     permit: OwnedSemaphorePermit,
-    answer: AbortOnDrop<Result<Raw, Error>>,
+    answer: AbortOnDrop<Result<Fetched<P>, Error>>,
 }
 
-impl Ahead {
+impl<P: Send + 'static> Ahead<P> {
     /// Spawns the request and yields once, so it leaves before the reader decodes its page (a
     /// task spawned from a Tokio worker waits in that worker's next-task slot, which the other
     /// workers never take from, until the spawning task yields).
-    async fn send<S: PageSource>(
+    async fn send<S: PageSource<Page = P>>(
         permit: OwnedSemaphorePermit,
         source: Arc<S>,
         cursor: String,
@@ -334,7 +408,7 @@ impl Ahead {
     async fn answer(
         mut self,
         operation: &'static str,
-    ) -> (OwnedSemaphorePermit, Result<Raw, Error>) {
+    ) -> (OwnedSemaphorePermit, Result<Fetched<P>, Error>) {
         let answer = (&mut self.answer.0).await.unwrap_or_else(|e| {
             Err(Error::unexpected(
                 operation,
@@ -404,15 +478,16 @@ impl Lane {
 
     async fn run<S: PageSource>(mut self, source: S, tx: mpsc::Sender<Sent<S::Row>>) {
         let fetching = FetchingGuard(self.shared.clone());
-        let fail = |detail: String| Error::unexpected(S::OPERATION, Some(200), detail);
+        let operation = source.operation();
+        let fail = |detail: String| Error::unexpected(operation, Some(200), detail);
         let mut source = Arc::new(source);
         let mut cursor: Option<String> = None;
         let mut mark: Option<S::Mark> = None;
         let mut stalled = 0;
-        let mut ahead: Option<Ahead> = None;
+        let mut ahead: Option<Ahead<S::Page>> = None;
         loop {
             let (room, answer) = match ahead.take() {
-                Some(sent) => sent.answer(S::OPERATION).await,
+                Some(sent) => sent.answer(operation).await,
                 None => {
                     let Some(room) = self.room().await else {
                         return;
@@ -420,8 +495,8 @@ impl Lane {
                     (room, source.clone().fetch(cursor.clone()).await)
                 }
             };
-            let raw = match answer {
-                Ok(raw) => raw,
+            let Fetched { page, next } = match answer {
+                Ok(fetched) => fetched,
                 Err(e) => {
                     let expired = matches!(&e, Error::Reporting { failure, .. }
                         if failure.has_code("EXPIRED_PAGE_TOKEN"));
@@ -436,19 +511,19 @@ impl Lane {
                     source = Arc::new(again);
                     cursor = None;
                     tracing::info!(
-                        operation = S::OPERATION,
+                        operation,
                         stalled,
                         "page token expired; the read restarts after the last row it yielded"
                     );
                     continue;
                 }
             };
-            if let Some(next) = &raw.next
+            if let Some(next) = &next
                 && let Some(permit) = self.room_now()
             {
                 ahead = Some(Ahead::send(permit, source.clone(), next.clone()).await);
             }
-            let rows = match source.decode(&raw) {
+            let rows = match source.decode(page) {
                 Ok(rows) if rows.len() > self.page_permits() as usize => Err(fail(format!(
                     "the page has {} rows, more than the page size asked for ({})",
                     rows.len(),
@@ -469,10 +544,13 @@ impl Lane {
             if !rows.is_empty() {
                 stalled = 0;
             }
+            if source.ends_read(&rows) {
+                self.shared.ended.store(true, Ordering::Release);
+            }
             if !rows.is_empty() && tx.send(Ok(Msg::Rows(rows, room))).await.is_err() {
                 return; // the reader is gone
             }
-            match raw.next {
+            match next {
                 Some(next) => cursor = Some(next),
                 None => {
                     drop(fetching);

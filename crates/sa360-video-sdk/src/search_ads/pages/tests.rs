@@ -67,10 +67,14 @@ fn expired() -> Error {
 
 impl PageSource for Numbers {
     type Row = u32;
+    type Page = Raw;
     type Mark = u32;
-    const OPERATION: &'static str = "test";
 
-    fn fetch(self: Arc<Self>, cursor: Option<String>) -> BoxFuture<Result<Raw, Error>> {
+    fn operation(&self) -> &'static str {
+        "test"
+    }
+
+    fn fetch(self: Arc<Self>, cursor: Option<String>) -> BoxFuture<Result<Fetched<Raw>, Error>> {
         Box::pin(async move {
             let page = cursor.map_or(self.start_page, |c| c.parse().unwrap());
             self.fetched.fetch_add(1, Ordering::SeqCst);
@@ -90,15 +94,17 @@ impl PageSource for Numbers {
             let rows: Vec<u32> = (page * PAGE..(page + 1) * PAGE + extra).collect();
             let body = Bytes::from(serde_json::to_vec(&rows).unwrap());
             let next = (page + 1 < self.pages).then(|| (page + 1).to_string());
-            Ok(Raw {
-                rows: 0..body.len(),
-                body,
+            Ok(Fetched {
+                page: Raw {
+                    rows: 0..body.len(),
+                    body,
+                },
                 next,
             })
         })
     }
 
-    fn decode(&self, raw: &Raw) -> Result<Vec<u32>, Error> {
+    fn decode(&self, raw: Raw) -> Result<Vec<u32>, Error> {
         let mut rows: Vec<u32> = serde_json::from_slice(raw.rows()).unwrap();
         rows.retain(|&r| self.after.is_none_or(|a| r > a));
         Ok(rows)
@@ -127,6 +133,7 @@ fn budget(ahead: usize, lanes: usize) -> Budget {
         page_rows: PAGE,
         ahead,
         lanes,
+        ramp: false,
     }
 }
 
@@ -138,7 +145,7 @@ async fn settle() {
 async fn a_reader_that_stops_holds_at_most_the_budget() {
     let source = numbers(50);
     let fetched = source.fetched.clone();
-    let mut pages = Pages::new([source], budget(3, 1));
+    let mut pages = Pages::new("test", [source], budget(3, 1));
     assert_eq!(pages.try_next().await.unwrap(), Some(0));
     settle().await;
     // The page being read, and `ahead` pages of one lane.
@@ -146,7 +153,7 @@ async fn a_reader_that_stops_holds_at_most_the_budget() {
 
     let sources: Vec<_> = (0..4).map(|_| numbers(50)).collect();
     let counts: Vec<_> = sources.iter().map(|s| s.fetched.clone()).collect();
-    let mut pages = Pages::new(sources, budget(2, 3));
+    let mut pages = Pages::new("test", sources, budget(2, 3));
     assert_eq!(pages.try_next().await.unwrap(), Some(0));
     settle().await;
     let total: u64 = counts.iter().map(|c| c.load(Ordering::SeqCst)).sum();
@@ -161,7 +168,7 @@ async fn a_reader_that_stops_holds_at_most_the_budget() {
 async fn an_expired_token_restarts_after_the_last_row_and_yields_each_row_once() {
     let source = numbers(10);
     source.expire.lock().unwrap().extend([4, 4, 7]);
-    let rows: Vec<u32> = Pages::new([source], budget(2, 1))
+    let rows: Vec<u32> = Pages::new("test", [source], budget(2, 1))
         .try_collect()
         .await
         .unwrap();
@@ -172,7 +179,7 @@ async fn an_expired_token_restarts_after_the_last_row_and_yields_each_row_once()
 async fn a_page_larger_than_asked_for_is_refused() {
     let mut source = numbers(5);
     source.extra_row_on = Some(2);
-    let error = Pages::new([source], budget(2, 1))
+    let error = Pages::new("test", [source], budget(2, 1))
         .try_collect::<Vec<_>>()
         .await
         .unwrap_err();
@@ -193,7 +200,7 @@ async fn dropping_the_stream_aborts_every_request() {
         })
         .collect();
     let in_flight: Vec<_> = sources.iter().map(|s| s.in_flight.clone()).collect();
-    let mut pages = Pages::new(sources, budget(2, 3));
+    let mut pages = Pages::new("test", sources, budget(2, 3));
     assert_eq!(pages.try_next().await.unwrap(), Some(0));
     settle().await;
     let hanging: u64 = in_flight.iter().map(|c| c.load(Ordering::SeqCst)).sum();

@@ -15,7 +15,7 @@ use serde::{Deserialize, Deserializer};
 
 use super::super::conversion::Conversion;
 use super::super::error::Error;
-use super::super::pages::{BoxFuture, PageSource, Raw};
+use super::super::pages::{BoxFuture, Fetched, PageSource, Raw};
 use super::mapping::{RowKey, conversion_from_row, parse_date};
 use super::query::{ReportFilters, conversion_query};
 use super::rpc::OP_SEARCH;
@@ -75,15 +75,19 @@ impl ConversionShard {
 
 impl PageSource for ConversionShard {
     type Row = ReportRow;
+    type Page = Raw;
     type Mark = (RowKey, NaiveDate);
-    const OPERATION: &'static str = OP_SEARCH;
 
-    fn fetch(self: Arc<Self>, cursor: Option<String>) -> BoxFuture<Result<Raw, Error>> {
+    fn operation(&self) -> &'static str {
+        OP_SEARCH
+    }
+
+    fn fetch(self: Arc<Self>, cursor: Option<String>) -> BoxFuture<Result<Fetched<Raw>, Error>> {
         Box::pin(async move { fetch_page(&self.ctx, &self.query, cursor.as_deref()).await })
     }
 
-    fn decode(&self, raw: &Raw) -> Result<Vec<ReportRow>, Error> {
-        let mut rows = decode_rows::<ReportRow>(raw, &[]).map_err(|e| match e {
+    fn decode(&self, raw: Raw) -> Result<Vec<ReportRow>, Error> {
+        let mut rows = decode_rows::<ReportRow>(&raw, &[]).map_err(|e| match e {
             Error::RowType { detail, .. } => Error::unexpected(
                 OP_SEARCH,
                 Some(200),

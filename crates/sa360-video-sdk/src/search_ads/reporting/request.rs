@@ -9,11 +9,12 @@ use super::super::client::SearchAdsClient;
 use super::super::conversion::Conversion;
 use super::super::date_range::DateRange;
 use super::super::error::Error;
-use super::super::pages::{Budget, Pages};
+use super::super::pages::{Budget, Pages, Rows};
 use super::super::values::CustomerId;
 use super::options::ReportOptions;
 use super::query::ReportFilters;
 use super::report::ConversionShard;
+use super::rpc::OP_SEARCH;
 use super::source::SearchContext;
 use super::window::{check_window, shards};
 
@@ -132,7 +133,7 @@ impl ConversionReportRequest {
             chrono::DateTime::<Utc>::from(std::time::SystemTime::now()).date_naive()
         });
         if let Err(error) = self.check(today) {
-            return ConversionReport::refused(error);
+            return Rows::refused(error);
         }
         let Self {
             client,
@@ -158,8 +159,11 @@ impl ConversionReportRequest {
             ahead: (SHARD_BUFFER_ROWS / usize::try_from(options.page_size).unwrap_or(1).max(1))
                 .max(2),
             lanes: options.concurrency,
+            ramp: false,
         };
-        ConversionReport::new(Pages::new(shards, budget).map_ok(|row| row.conversion))
+        Rows::new(
+            Pages::new(OP_SEARCH, shards.collect::<Vec<_>>(), budget).map_ok(|row| row.conversion),
+        )
     }
 
     fn check(&self, today: NaiveDate) -> Result<(), Error> {
@@ -174,4 +178,4 @@ pub(crate) const SHARD_BUFFER_ROWS: usize = 20_000;
 
 /// The conversions of a report, in order (see [`SearchAdsClient::conversion_report`]).
 /// After an error the stream ends; dropping it stops the shards' requests.
-pub type ConversionReport = super::search::SearchStream<Conversion>;
+pub type ConversionReport = Rows<Conversion>;

@@ -2,20 +2,19 @@
 //! The request builder ([`SearchRequest`]), its options ([`SearchOptions`]) and the stream of
 //! rows in the caller's type ([`SearchStream`]).
 
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
-use futures::{Stream, TryStreamExt};
+use futures::TryStreamExt;
 use serde::de::DeserializeOwned;
 
 use super::super::client::SearchAdsClient;
 use super::super::error::Error;
-use super::super::pages::{Budget, Pages};
+use super::super::pages::{Budget, Pages, Rows};
 use super::super::values::CustomerId;
 use super::fields::REVISION;
 use super::options::{MAX_REPORT_PAGE_SIZE, check_page_size};
 use super::query_check::{CheckedQuery, UnknownFields, check};
+use super::rpc::OP_SEARCH;
 use super::search_query::Query;
 use super::source::{SearchContext, SearchSource};
 
@@ -250,7 +249,7 @@ impl SearchRequest {
                 }
                 (checked.text, checked.columns)
             }
-            Err(error) => return SearchStream::refused(error),
+            Err(error) => return Rows::refused(error),
         };
         let inner = &self.client.inner;
         let ctx = SearchContext {
@@ -265,8 +264,9 @@ impl SearchRequest {
             page_rows: self.options.page_size,
             ahead: self.options.prefetch,
             lanes: 1,
+            ramp: false,
         };
-        SearchStream::new(Pages::new([source], budget))
+        Rows::new(Pages::new(OP_SEARCH, [source], budget))
     }
 
     /// Every row, collected: at most [`SearchOptions::max_rows`] (more is an error naming it).
@@ -291,39 +291,6 @@ impl SearchRequest {
     }
 }
 
-/// The rows of a report query (see [`SearchAdsClient::search`]). After an error the stream ends;
-/// dropping it stops its requests.
-#[must_use = "streams do nothing unless polled"]
-pub struct SearchStream<T> {
-    rows: futures::stream::BoxStream<'static, Result<T, Error>>,
-}
-
-impl<T> SearchStream<T> {
-    pub(crate) fn new(rows: impl Stream<Item = Result<T, Error>> + Send + 'static) -> Self {
-        Self {
-            rows: Box::pin(rows),
-        }
-    }
-
-    /// A stream whose first and only item is `error` (nothing is sent).
-    pub(crate) fn refused(error: Error) -> Self
-    where
-        T: Send + 'static,
-    {
-        Self::new(futures::stream::once(std::future::ready(Err(error))))
-    }
-}
-
-impl<T> std::fmt::Debug for SearchStream<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SearchStream").finish_non_exhaustive()
-    }
-}
-
-impl<T> Stream for SearchStream<T> {
-    type Item = Result<T, Error>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.rows.as_mut().poll_next(cx)
-    }
-}
+/// The rows of a report query (see [`SearchAdsClient::search`]): the engine's [`Rows`]. After
+/// an error the stream ends; dropping it stops its requests.
+pub type SearchStream<T> = Rows<T>;

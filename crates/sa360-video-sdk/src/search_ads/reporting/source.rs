@@ -22,7 +22,7 @@ use serde_json::value::RawValue;
 
 use super::super::call::Calls;
 use super::super::error::Error;
-use super::super::pages::{BoxFuture, PageSource, Raw};
+use super::super::pages::{BoxFuture, Fetched, PageSource, Raw};
 use super::super::values::CustomerId;
 use super::rpc::{OP_SEARCH, map_error};
 
@@ -69,7 +69,7 @@ struct Envelope<'a> {
 }
 
 /// A page's bytes read for its rows and token; `Err` when it is not the documented JSON.
-fn envelope(body: Bytes) -> Result<Raw, serde_json::Error> {
+fn envelope(body: Bytes) -> Result<Fetched<Raw>, serde_json::Error> {
     let (rows, next) = {
         let page: Envelope<'_> = serde_json::from_slice(&body)?;
         let rows = page.results.map_or(0..0, |raw| {
@@ -78,7 +78,10 @@ fn envelope(body: Bytes) -> Result<Raw, serde_json::Error> {
         });
         (rows, page.next_page_token.filter(|t| !t.is_empty()))
     };
-    Ok(Raw { body, rows, next })
+    Ok(Fetched {
+        page: Raw { body, rows },
+        next,
+    })
 }
 
 /// The rows of a page into `T`; a row that does not fit is the caller's type's fault.
@@ -98,15 +101,19 @@ pub(crate) fn decode_rows<T: DeserializeOwned>(
 
 impl<T: DeserializeOwned + Send + 'static> PageSource for SearchSource<T> {
     type Row = T;
+    type Page = Raw;
     type Mark = ();
-    const OPERATION: &'static str = OP_SEARCH;
 
-    fn fetch(self: Arc<Self>, cursor: Option<String>) -> BoxFuture<Result<Raw, Error>> {
+    fn operation(&self) -> &'static str {
+        OP_SEARCH
+    }
+
+    fn fetch(self: Arc<Self>, cursor: Option<String>) -> BoxFuture<Result<Fetched<Raw>, Error>> {
         Box::pin(async move { fetch_page(&self.ctx, &self.query, cursor.as_deref()).await })
     }
 
-    fn decode(&self, raw: &Raw) -> Result<Vec<T>, Error> {
-        decode_rows(raw, &self.columns)
+    fn decode(&self, raw: Raw) -> Result<Vec<T>, Error> {
+        decode_rows(&raw, &self.columns)
     }
 }
 
@@ -115,7 +122,7 @@ pub(crate) async fn fetch_page(
     ctx: &SearchContext,
     query: &str,
     page_token: Option<&str>,
-) -> Result<Raw, Error> {
+) -> Result<Fetched<Raw>, Error> {
     ctx.calls
         .run(OP_SEARCH, |_| async move {
             let body = types::SearchSearchAds360Request {
