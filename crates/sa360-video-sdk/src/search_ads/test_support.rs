@@ -1,5 +1,5 @@
 //! Test support shared by the unit tests of the paths that make their requests and read their
-//! answers themselves (the v2 read's `read/page/`, the report's `reporting/decode.rs`, the
+//! answers themselves (the v2 read's `read/page/`, the Reporting page source's `reporting/source.rs`, the
 //! writes' `write/send.rs`): property-test strategies for JSON pages (objects whose members may
 //! be absent or unknown, values of any JSON type), a loopback server that gives every request one
 //! raw answer, and a client that records the requests it would send.

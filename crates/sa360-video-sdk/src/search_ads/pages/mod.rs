@@ -1,30 +1,34 @@
-//! The page engine: every paged read of the Reporting API goes through [`Pages`] — one query's
-//! pages (`search`), and the date shards of the conversion report, each shard a query read page
-//! by page and restarted after its last row when its page token expires.
+//! The page engine: every paged read of the SDK goes through [`Pages`] and reaches the caller
+//! as [`Rows`] — a query's pages (`search`, cursor: the page token), the date shards of the
+//! conversion report (each a query read page by page, restarted after its last row when its page
+//! token expires) and the v2 listings (`startRow` pages, each page a source of its own).
 //!
 //! **Page sources.** A [`PageSource`] knows one read: [`fetch`](PageSource::fetch) brings the
-//! answer at a cursor (`None`: the first page) with the client's retries and body limits, as a
-//! [`Raw`] page whose next cursor is known before its rows are decoded;
+//! page at a cursor (`None`: the first) with the client's retries and body limits, as a
+//! [`Fetched`] page whose next cursor is known before its rows are decoded;
 //! [`decode`](PageSource::decode) reads the rows; [`mark`](PageSource::mark) and
-//! [`resume`](PageSource::resume) say where a read restarts after `EXPIRED_PAGE_TOKEN` (the
-//! conversion report resumes after its last row, in the report's order; a query of any resource
-//! cannot, and fails). Today's sources: `reporting/source.rs` (`searchAds360:search`, cursor: the
-//! page token) and the conversion report's shard beside it (`reporting/report.rs`).
+//! [`resume`](PageSource::resume) say where a read restarts after `EXPIRED_PAGE_TOKEN`;
+//! [`ends_read`](PageSource::ends_read) ends a read of unknown length. Today's sources:
+//! `reporting/source.rs` (`searchAds360:search`), `reporting/report.rs` (a shard of the
+//! conversion report) and `read/mod.rs` (a v2 page).
 //!
 //! **The seam for `searchStream`.** One HTTP response holding a JSON array of batches, each a
 //! page of rows, no page token, is one more source: its `fetch(None)` opens the response and
-//! hands out the first batch as a [`Raw`] page, with `next` set to a cursor of the source's own
-//! (the batch's index) while batches remain; `fetch(Some(cursor))` hands out the next batch from
-//! the same open response; `decode` is the same row decoding as `search`'s. Look-ahead and the
+//! hands out the first batch as its `Page` (a [`Raw`] of the batch's `results`, say), with `next`
+//! set to a cursor of the source's own (the batch's index) while batches remain;
+//! `fetch(Some(cursor))` hands out the next batch from the same open response (the source keeps
+//! the batch reader behind a lock); `decode` is the same row decoding as `search`'s
+//! (`reporting::source::decode_rows`). Look-ahead and the
 //! memory budget then hold for batches as for pages. It cannot resume (`resume` keeps its
 //! default `None`): an interrupted stream fails, and the caller reads with `search` when it
 //! needs resumption.
 //!
-//! **Look-ahead (one mechanism).** As soon as a page's bytes are in and its next cursor read
-//! (before its rows are decoded), the next page is asked for on a task of its own if there is
-//! room for it in the budget without waiting ([`Ahead`]): the service prepares it while this page
-//! is decoded. Shards run side by side (`lanes` at once); a shard that has its last page stops
-//! counting, so `lanes` requests are in flight whenever there is room for their rows.
+//! **Look-ahead (one mechanism).** As soon as a page is in and its next cursor read (before its
+//! rows are decoded), the next page is asked for on a task of its own if there is room for it in
+//! the budget without waiting ([`Ahead`]): the service prepares it while this page is decoded.
+//! Sources run side by side (`lanes` at once, or ramping 1, 2, 4, … with [`Budget::ramp`]); a
+//! source that has its last page stops counting, so `lanes` requests are in flight whenever
+//! there is room for their rows.
 //!
 //! **Memory (one budget).** Rows fetched ahead of the reader hold permits of one budget,
 //! `lanes × ahead × page_rows` rows, taken before a page is asked for and given back when the

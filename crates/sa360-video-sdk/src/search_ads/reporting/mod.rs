@@ -1,32 +1,28 @@
-//! Conversion reads that survive the v2 shutdown: reports on the `conversion` resource of the
-//! Search Ads 360 Reporting API (v0), yielding the same typed [`Conversion`](super::Conversion)s as
-//! [`SearchAdsClient::list_conversions`](super::SearchAdsClient::list_conversions).
+//! Reports of any resource through the Search Ads 360 Reporting API (v0); the conversion report
+//! is one of them: a sharded `search` over a [`Query`] whose rows are decoded into
+//! [`Conversion`](super::Conversion)s.
 //!
-//! - [`SearchAdsClient::conversion_report`](super::SearchAdsClient::conversion_report): a typed query
-//!   ([`ReportFilters`], never spliced text), paged with `pageToken`, split by date into shards
-//!   fetched concurrently and yielded in order ([`ConversionReport`]).
-//! - [`ConversionReportRequest`]'s setters (or a whole [`ReportOptions`]): page size 1..=10 000,
-//!   shard length, shards in flight, `login-customer-id`, [`ReportFilters`].
-//! - The 60-day window of event-level data is checked before sending.
-//! - `RESOURCE_EXHAUSTED` is retried after the error's `retryDelay`; every failure is an
-//!   [`Error::Reporting`](super::Error::Reporting) with the typed [`ReportingFailure`].
-//! - [`IdLookup`]: legacy ids → new ids from the ID-mapping file.
-//! - The field-by-field mapping to [`Conversion`](super::Conversion) is documented in [`mapping`].
+//! The parts:
 //!
-//! Reports of any resource:
-//!
-//! - [`SearchAdsClient::search`](super::SearchAdsClient::search): a [`Query`] (text, or built from
-//!   the typed [`fields`]) → [`SearchRequest`] → `.stream::<Row>()` ([`SearchStream`]) or
-//!   `.send::<Row>()`, each row deserialized into the caller's `serde` type.
-//! - Checked before sending against the field catalogue ([`fields`], generated from the discovery
-//!   document and Google's field reference pages, SR-30): [`Error::Query`](super::Error::Query)
-//!   with the service's code and the nearest valid name.
-//! - Fields newer than the catalogue ([`fields::REVISION`]): [`UnknownFields`] (SR-32) refuses a
-//!   name near a catalogued one as a typo and sends any other with a warning (or sends every one,
-//!   [`UnknownFields::Send`]); [`CheckedQuery::unknown`] lists them and [`WithUnknown`] brings
-//!   their values to the caller beside a typed row.
-//! - [`int64`]: `#[serde(with = "int64")]` for the caller's int64 members, which the service
-//!   sends as strings of digits.
+//! - The query: [`Query`] (`search_query.rs`, text or built from the typed [`fields`]; its
+//!   literals are the one escaper of query text), [`ReportFilters`] (`query.rs`: the report's typed
+//!   filters, which produce a `Query`), the check against the field catalogue before sending
+//!   (`query_check.rs`, `query_clauses.rs`: [`Error::Query`](super::Error::Query) with the
+//!   service's code and the nearest valid name, `DURING` ranges included; [`UnknownFields`], SR-32).
+//! - The pages: `source.rs`, the `searchAds360:search` page source of the page engine
+//!   (`search_ads/pages/`: look-ahead, one memory budget, retries, restart after
+//!   `EXPIRED_PAGE_TOKEN`); `report.rs`, the conversion report's date shard (restarted after its
+//!   last row).
+//! - The decoding: rows into the caller's `serde` type ([`WithUnknown`], [`int64`]); for the
+//!   report, the generated `SearchAds360Row` mapped field by field ([`mapping`]). A row that does
+//!   not fit the caller's type is an [`Error::RowType`](super::Error::RowType) naming the type and
+//!   the selected fields.
+//! - The requests: [`SearchAdsClient::search`](super::SearchAdsClient::search) →
+//!   [`SearchRequest`] ([`SearchOptions`]) → `.stream::<Row>()` or `.send::<Row>()`;
+//!   [`SearchAdsClient::conversion_report`](super::SearchAdsClient::conversion_report) →
+//!   [`ConversionReportRequest`] ([`ReportOptions`]: page size, shards, filters; the 60-day window
+//!   checked before sending) → `.stream()`; [`AccessibleCustomersRequest`]; [`IdLookup`] (legacy
+//!   ids → new ids from the ID-mapping file).
 
 mod customers;
 pub mod fields;
