@@ -4,10 +4,10 @@
 //!
 //! The parts:
 //!
-//! - The query: [`Query`] (`search_query.rs`, text or built from the typed [`fields`]; its
-//!   literals are the one escaper of query text), [`ReportFilters`] (`query.rs`: the report's typed
+//! - The query (`query/`): [`Query`] (`builder.rs`, text or built from the typed [`fields`]; its
+//!   literals are the one escaper of query text), [`ReportFilters`] (`filters.rs`: the report's typed
 //!   filters, which produce a `Query`), the check against the field catalogue before sending
-//!   (`query_check.rs`, `query_clauses.rs`: [`Error::Query`](super::Error::Query) with the
+//!   (`check.rs`, `clauses.rs`: [`Error::Query`](super::Error::Query) with the
 //!   service's code and the nearest valid name, `DURING` ranges included; [`UnknownFields`], SR-32).
 //! - The pages: `source.rs`, the `searchAds360:search` page source of the page engine
 //!   (`search_ads/pages/`: look-ahead, one memory budget, retries, restart after
@@ -31,15 +31,10 @@ pub mod int64;
 pub mod mapping;
 mod options;
 mod query;
-mod query_check;
-mod query_clauses;
-#[cfg(test)]
-mod query_injection_tests;
 mod report;
 mod request;
 mod rpc;
 mod search;
-mod search_query;
 mod source;
 mod window;
 mod with_unknown;
@@ -48,15 +43,15 @@ pub use super::error::{ReportingError, ReportingFailure};
 pub use customers::AccessibleCustomersRequest;
 pub use ids::{IdLookup, IdLookupRequest};
 pub use options::{MAX_REPORT_PAGE_SIZE, MAX_SHARD_DAYS, MAX_SHARDS_IN_FLIGHT, ReportOptions};
-pub use query::{
+pub use query::builder::{Condition, DuringRange, Literal, OrderBy, Query};
+pub use query::check::{CheckedQuery, MAX_QUERY_CHARS, UnknownFields};
+pub use query::filters::{
     ConversionStatus, MAX_FILTER_TEXT, MAX_FILTER_VALUES, ReportFilters, SELECTED_FIELDS,
 };
-pub use query_check::{CheckedQuery, MAX_QUERY_CHARS, UnknownFields};
 pub use request::{ConversionReport, ConversionReportRequest};
 pub use search::{
     MAX_COLLECTED_ROWS, MAX_SEARCH_PREFETCH, SearchOptions, SearchRequest, SearchStream,
 };
-pub use search_query::{Condition, DuringRange, Literal, OrderBy, Query};
 pub use window::CONVERSION_WINDOW_DAYS;
 pub use with_unknown::WithUnknown;
 

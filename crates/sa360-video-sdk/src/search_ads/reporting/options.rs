@@ -2,7 +2,7 @@
 
 use super::super::error::Error;
 use super::super::values::CustomerId;
-use super::query::ReportFilters;
+use super::query::filters::ReportFilters;
 
 /// Largest `pageSize` the Reporting API serves.
 pub const MAX_REPORT_PAGE_SIZE: u32 = 10_000;

@@ -17,7 +17,7 @@ use super::super::conversion::Conversion;
 use super::super::error::Error;
 use super::super::pages::{BoxFuture, Fetched, PageSource, Raw};
 use super::mapping::{RowKey, conversion_from_row, parse_date};
-use super::query::{ReportFilters, conversion_query};
+use super::query::filters::{ReportFilters, conversion_query};
 use super::rpc::OP_SEARCH;
 use super::source::{SearchContext, decode_rows, fetch_page};
 

@@ -12,7 +12,7 @@ use super::super::error::Error;
 use super::super::pages::{Budget, Pages, Rows};
 use super::super::values::CustomerId;
 use super::options::ReportOptions;
-use super::query::ReportFilters;
+use super::query::filters::ReportFilters;
 use super::report::ConversionShard;
 use super::rpc::OP_SEARCH;
 use super::source::SearchContext;

@@ -13,9 +13,9 @@ use super::super::pages::{Budget, Pages, Rows};
 use super::super::values::CustomerId;
 use super::fields::REVISION;
 use super::options::{MAX_REPORT_PAGE_SIZE, check_page_size};
-use super::query_check::{CheckedQuery, UnknownFields, check};
+use super::query::builder::Query;
+use super::query::check::{CheckedQuery, UnknownFields, check};
 use super::rpc::OP_SEARCH;
-use super::search_query::Query;
 use super::source::{SearchContext, SearchSource};
 
 /// Most pages [`SearchOptions::prefetch`] may hold ahead of the reader.

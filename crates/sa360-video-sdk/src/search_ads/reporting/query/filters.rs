@@ -8,10 +8,10 @@
 
 use chrono::NaiveDate;
 
-use super::super::error::Error;
-use super::super::values::{AdGroupId, AdId, CampaignId, CriterionId};
-use super::fields::{Field, Resource};
-use super::search_query::{Literal, Query};
+use super::super::super::error::Error;
+use super::super::super::values::{AdGroupId, AdId, CampaignId, CriterionId};
+use super::super::fields::{Field, Resource};
+use super::builder::{Literal, Query};
 
 /// Most values of one `IN` list (the service's `FILTER_HAS_TOO_MANY_VALUES` limit is not
 /// documented; this bound keeps every query small).
@@ -74,7 +74,7 @@ impl ConversionStatus {
 /// alternatives (`IN`), different lists must all hold (`AND`).
 ///
 /// Campaign and ad-group ids are **new** Search Ads 360 ids (translate legacy ones with
-/// [`IdLookup`](super::IdLookup)); ad and criterion ids are the same in both APIs (SR-12).
+/// [`IdLookup`](super::super::IdLookup)); ad and criterion ids are the same in both APIs (SR-12).
 ///
 /// ```
 /// use sa360_video_sdk::search_ads::{AdId, ConversionStatus, ReportFilters};

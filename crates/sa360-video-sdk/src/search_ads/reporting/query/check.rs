@@ -10,10 +10,10 @@
 //! edits from it and differs from it in more than digits; any other is sent as it is, named in
 //! [`CheckedQuery::unknown`] and in a warning with the catalogue's [`REVISION`].
 
-use super::super::error::Error;
-use super::fields::{self, Category, FieldInfo, REVISION, SelectableWith};
-use super::query_clauses::clauses;
-use super::search_query::{DuringRange, Query};
+use super::super::super::error::Error;
+use super::super::fields::{self, Category, FieldInfo, REVISION, SelectableWith};
+use super::builder::{DuringRange, Query};
+use super::clauses::clauses;
 
 /// What the check does with a well-formed name (field, or resource in `FROM`) that the field
 /// catalogue does not have: one the service added after [`REVISION`], or a typo (SR-32).
@@ -33,7 +33,7 @@ pub enum UnknownFields {
 
 /// A query that passed the check: what would be sent ([`SearchRequest::checked_query`]).
 ///
-/// [`SearchRequest::checked_query`]: super::SearchRequest::checked_query
+/// [`SearchRequest::checked_query`]: super::super::SearchRequest::checked_query
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CheckedQuery {
@@ -44,7 +44,7 @@ pub struct CheckedQuery {
     pub columns: Vec<String>,
     /// The names the catalogue (revision [`REVISION`]) does not have, sent as they are, in
     /// the order of their first use: their values reach a row type that keeps them
-    /// ([`WithUnknown`](super::WithUnknown), `serde_json::Value`).
+    /// ([`WithUnknown`](super::super::WithUnknown), `serde_json::Value`).
     pub unknown: Vec<String>,
 }
 
@@ -176,8 +176,8 @@ pub(crate) fn check(query: &Query, unknown: UnknownFields) -> Result<CheckedQuer
 impl Query {
     /// The names in `SELECT`, in order: the column names Google's clients give a report's
     /// columns (`campaign.id`, `metrics.clicks`, `custom_columns.id[7]`). Checked as
-    /// [`SearchRequest::stream`](super::SearchRequest::stream) checks it with the default
-    /// [`UnknownFields`] (its [`checked_query`](super::SearchRequest::checked_query) follows the
+    /// [`SearchRequest::stream`](super::super::SearchRequest::stream) checks it with the default
+    /// [`UnknownFields`] (its [`checked_query`](super::super::SearchRequest::checked_query) follows the
     /// request's own).
     ///
     /// ```

@@ -1,13 +1,13 @@
 //! [`Query`]: a query of the Reporting API's query language, written as text or built from the
-//! typed field constants of [`fields`](super::fields). Either way it is checked against the
-//! catalogue before it is sent (`query_check.rs`); the builder only ever writes values as typed
+//! typed field constants of [`fields`](super::super::fields). Either way it is checked against the
+//! catalogue before it is sent (`check.rs`); the builder only ever writes values as typed
 //! literals (numbers, quoted and escaped text, checked enum names), so no value can add a clause.
 
 use std::fmt::{self, Write as _};
 
 use chrono::NaiveDate;
 
-use super::fields::{Field, Resource};
+use super::super::fields::{Field, Resource};
 
 /// A Reporting API query: text (`Query::text`, or `From<&str>` / `From<String>`) or built
 /// ([`Query::select`] and the builder methods), sent by
@@ -601,7 +601,7 @@ impl Query {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fields;
+    use crate::search_ads::reporting::fields;
     use super::*;
 
     #[test]
