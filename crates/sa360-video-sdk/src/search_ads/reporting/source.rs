@@ -41,11 +41,11 @@ pub(crate) struct SearchContext {
 
 /// One query's pages, rows into `T`.
 pub(crate) struct SearchSource<T> {
-    pub ctx: Arc<SearchContext>,
-    pub query: Arc<str>,
+    ctx: Arc<SearchContext>,
+    query: Arc<str>,
     /// The columns of `SELECT`, named when a row does not fit `T`.
-    pub columns: Arc<[String]>,
-    pub rows: PhantomData<fn() -> T>,
+    columns: Arc<[String]>,
+    rows: PhantomData<fn() -> T>,
 }
 
 impl<T> SearchSource<T> {

@@ -368,40 +368,24 @@ impl fmt::Display for Literal {
     }
 }
 
-impl From<i64> for Literal {
-    fn from(n: i64) -> Self {
-        Literal::Int(n)
-    }
+/// `From` for each kind of value a literal holds.
+macro_rules! literal_from {
+    ($($ty:ty => $make:expr),+ $(,)?) => {
+        $(impl From<$ty> for Literal {
+            fn from(value: $ty) -> Self {
+                $make(value)
+            }
+        })+
+    };
 }
 
-impl From<f64> for Literal {
-    fn from(d: f64) -> Self {
-        Literal::Double(d)
-    }
-}
-
-impl From<bool> for Literal {
-    fn from(b: bool) -> Self {
-        Literal::Bool(b)
-    }
-}
-
-impl From<&str> for Literal {
-    fn from(t: &str) -> Self {
-        Literal::Text(t.to_owned())
-    }
-}
-
-impl From<String> for Literal {
-    fn from(t: String) -> Self {
-        Literal::Text(t)
-    }
-}
-
-impl From<NaiveDate> for Literal {
-    fn from(d: NaiveDate) -> Self {
-        Literal::Date(d)
-    }
+literal_from! {
+    i64 => Literal::Int,
+    f64 => Literal::Double,
+    bool => Literal::Bool,
+    &str => |t: &str| Literal::Text(t.to_owned()),
+    String => Literal::Text,
+    NaiveDate => Literal::Date,
 }
 
 /// One condition of `WHERE`, made by the methods of [`Field`] (`fields::campaign::ID.eq(1)`,
@@ -495,36 +479,31 @@ impl fmt::Display for Condition {
     }
 }
 
+/// `field <operator> value` methods of [`Field`].
+macro_rules! comparisons {
+    ($($(#[$doc:meta])* $name:ident $operator:literal),+ $(,)?) => {
+        $($(#[$doc])*
+        pub fn $name(self, value: impl Into<Literal>) -> Condition {
+            Condition::new(self, $operator, Values::One(value.into()))
+        })+
+    };
+}
+
 /// Conditions and orderings on a field, for [`Query::where_`] and [`Query::order_by`].
 impl Field {
-    /// `field = value`.
-    pub fn eq(self, value: impl Into<Literal>) -> Condition {
-        Condition::new(self, "=", Values::One(value.into()))
-    }
-
-    /// `field != value`.
-    pub fn ne(self, value: impl Into<Literal>) -> Condition {
-        Condition::new(self, "!=", Values::One(value.into()))
-    }
-
-    /// `field > value`.
-    pub fn gt(self, value: impl Into<Literal>) -> Condition {
-        Condition::new(self, ">", Values::One(value.into()))
-    }
-
-    /// `field >= value`.
-    pub fn ge(self, value: impl Into<Literal>) -> Condition {
-        Condition::new(self, ">=", Values::One(value.into()))
-    }
-
-    /// `field < value`.
-    pub fn lt(self, value: impl Into<Literal>) -> Condition {
-        Condition::new(self, "<", Values::One(value.into()))
-    }
-
-    /// `field <= value`.
-    pub fn le(self, value: impl Into<Literal>) -> Condition {
-        Condition::new(self, "<=", Values::One(value.into()))
+    comparisons! {
+        /// `field = value`.
+        eq "=",
+        /// `field != value`.
+        ne "!=",
+        /// `field > value`.
+        gt ">",
+        /// `field >= value`.
+        ge ">=",
+        /// `field < value`.
+        lt "<",
+        /// `field <= value`.
+        le "<=",
     }
 
     /// `field LIKE 'pattern'`.
@@ -601,8 +580,8 @@ impl Query {
 
 #[cfg(test)]
 mod tests {
-    use crate::search_ads::reporting::fields;
     use super::*;
+    use crate::search_ads::reporting::fields;
 
     #[test]
     fn the_builder_writes_the_guides_query() {
