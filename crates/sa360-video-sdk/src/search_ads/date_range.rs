@@ -56,6 +56,11 @@ impl DateRange {
     /// counted from): `last_days(30)` is today and the 29 days before it. `days` of 0 is refused
     /// (a validation error naming `days`).
     ///
+    /// Not the span of the query language's `DURING LAST_30_DAYS`, which excludes today (the 30
+    /// days before it, in the account's time zone; see
+    /// [`DuringRange`](crate::search_ads::reporting::DuringRange)): today's conversions are in
+    /// `last_days(30)` and not in `LAST_30_DAYS`.
+    ///
     /// ```
     /// use sa360_video_sdk::search_ads::DateRange;
     /// let dates = DateRange::last_days(30)?;

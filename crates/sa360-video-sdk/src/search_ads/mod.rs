@@ -55,14 +55,16 @@
 //! - Leaves (import no operation module): `values.rs` (ids, dates, money), `conversion.rs`
 //!   (the resources), `error/` (the one [`Error`], Google's detail lists, the Reporting API's
 //!   typed failure), `wire/` (to and from the generated types, Google's error envelope),
-//!   `retry.rs`, `call.rs` (deadline, retries, fresh tokens), `auth/`
+//!   `retry.rs`, `call.rs` (deadline, retries, fresh tokens), `pages/` (the page engine every
+//!   paged read goes through: [`Rows`]), `auth/`
 //!   (token sources; `auth/token.rs` holds the token and the trait every source implements,
 //!   `auth/credential_kind.rs` the kind of credential errors name), `write/options.rs` (the
 //!   batching defaults the client holds).
 //! - `client.rs`: [`SearchAdsClient`] and its builder; it imports no operation module.
 //! - Operations, each adding its methods to `SearchAdsClient` in an `impl` block of its own:
-//!   `read/` (v2 reads), `reporting/` (`request.rs`: the report; `customers.rs`; `ids.rs`:
-//!   the lookup; the query, shards, window and decoder beside them), `write/` (inserts and
+//!   `read/` (v2 reads), `reporting/` (reports of any resource: `search.rs`; `request.rs`: the
+//!   conversion report; `customers.rs`; `ids.rs`: the lookup; the query, its check, the page
+//!   source and the decoding beside them), `write/` (inserts and
 //!   updates), `availability.rs`, `saved_columns.rs`, `id_mapping/` (`request.rs`: the
 //!   download; rows, parser, resumable save beside it). `reporting/ids.rs` uses the ID-mapping
 //!   download, never the other way round.
@@ -79,6 +81,7 @@ mod date_range;
 mod engine_account;
 mod error;
 mod id_mapping;
+mod pages;
 mod read;
 pub mod reporting;
 mod retry;
@@ -112,6 +115,7 @@ pub use id_mapping::{
     EntityIds, HEADER as ID_MAPPING_HEADER, IdMappingRequest, IdMappingRow, IdMappingStream,
     ProgressFn,
 };
+pub use pages::Rows;
 pub use read::{
     ConversionStream, DEFAULT_PREFETCH, ListConversionsRequest, ListOptions, MAX_PAGE_SIZE,
     MAX_PREFETCH,

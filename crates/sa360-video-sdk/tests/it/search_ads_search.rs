@@ -231,10 +231,21 @@ async fn a_row_that_does_not_fit_the_callers_type_fails_without_retries() {
         .try_collect::<Vec<_>>()
         .await
         .unwrap_err();
+    // The caller's type is named as the side at fault, with the fields the query selects.
     assert!(
-        matches!(&error, Error::UnexpectedResponse { detail, .. } if detail.contains("missing field `campaign`")),
-        "{error}"
+        matches!(&error, Error::RowType { row_type, columns, detail }
+            if row_type.ends_with("WantsCampaign")
+                && columns == "conversion.id, conversion.status, segments.date"
+                && detail.contains("missing field `campaign`")),
+        "{error:?}"
     );
+    let text = error.to_string();
+    assert!(
+        text.contains("does not fit the rows of the query"),
+        "{text}"
+    );
+    assert!(!text.contains("server does not behave"), "{text}");
+    assert!(!error.is_transient());
     assert_eq!(searches(&fake), 1, "not retried");
 }
 

@@ -284,6 +284,25 @@ pub enum Error {
         typo: bool,
     },
 
+    /// A row of a report does not fit the caller's row type: the answer is as documented, the
+    /// type does not match the query's `SELECT` (a member missing, or of another type). Not
+    /// transient; fix the type (an `Option` member for a field the service may leave out) or the
+    /// query.
+    #[error(
+        "the row type {row_type} does not fit the rows of the query (SELECT {columns}): {}. \
+         Change the type to match the selected fields (a field the service may leave out as \
+         an Option with #[serde(default)]) or select what the type reads",
+        clause(detail)
+    )]
+    RowType {
+        /// The caller's type (`std::any::type_name`).
+        row_type: &'static str,
+        /// The query's selected fields, comma-separated.
+        columns: String,
+        /// What serde found (the member and the row's position).
+        detail: String,
+    },
+
     /// The client could not be built.
     #[error("invalid search ads client configuration: {message}")]
     Config {
@@ -411,7 +430,7 @@ fn api_message(
     };
     // A batch answer can list hundreds of details; show a few.
     let shown: String = if details.is_empty() {
-        truncate(message, 300)
+        text::shortened(message, 300)
     } else {
         let first: Vec<String> = details.iter().take(3).map(|d| d.to_string()).collect();
         let more = details.len().saturating_sub(3);
@@ -439,15 +458,6 @@ pub(crate) fn counted(n: impl fmt::Display, one: &str, many: &str) -> String {
         format!("1 {one}")
     } else {
         format!("{n} {many}")
-    }
-}
-
-fn truncate(text: &str, max_chars: usize) -> String {
-    if text.chars().count() <= max_chars {
-        text.to_owned()
-    } else {
-        let cut: String = text.chars().take(max_chars).collect();
-        format!("{cut}…")
     }
 }
 
@@ -585,6 +595,7 @@ impl Error {
         match self {
             Error::Validation { .. }
             | Error::Query { .. }
+            | Error::RowType { .. }
             | Error::Auth { .. }
             | Error::NoCredentials { .. }
             | Error::InvalidGrant { .. }

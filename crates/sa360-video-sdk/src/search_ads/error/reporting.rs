@@ -197,7 +197,7 @@ pub(crate) fn reporting_message(
         .map(ToString::to_string)
         .collect();
     let shown = if errors.is_empty() {
-        failure.message.chars().take(300).collect()
+        super::text::shortened(&failure.message, 300)
     } else {
         errors.join("; ")
     };
@@ -217,12 +217,10 @@ impl fmt::Display for ReportingError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {}", self.kind, self.code)?;
         if !self.message.is_empty() {
-            let message: String = self.message.chars().take(200).collect();
-            write!(f, ": {message}")?;
+            write!(f, ": {}", super::text::shortened(&self.message, 200))?;
         }
         if let Some(t) = &self.trigger {
-            let t: String = t.chars().take(80).collect();
-            write!(f, " (trigger {t:?})")?;
+            write!(f, " (trigger {:?})", super::text::shortened(t, 80))?;
         }
         if let Some(d) = self.retry_delay {
             write!(f, " (retry in {d:?})")?;

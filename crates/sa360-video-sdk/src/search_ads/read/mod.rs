@@ -1,20 +1,16 @@
 //! Reading conversions: a paged, optionally prefetching `Stream`.
 
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::task::{Context, Poll};
 
-use futures::FutureExt as _;
 use futures::future::BoxFuture;
-use futures::stream::{FuturesOrdered, Stream, StreamExt};
 
 use super::client::SearchAdsClient;
 use super::conversion::Conversion;
 use super::date_range::DateRange;
 use super::engine_account::EngineAccount;
 use super::error::Error;
+use super::pages::{Budget, Fetched, PageSource, Pages, Rows};
 use super::values::{
     AdGroupId, AdId, AdvertiserId, AgencyId, CampaignId, CriterionId, CustomerId, EngineAccountId,
 };
@@ -161,153 +157,90 @@ impl ListOptions {
     }
 }
 
-/// The conversions of a listing, in the server's order, one page request
-/// after the other or several at once ([`ListOptions::prefetch`]).
-///
-/// Paging stops at the first page shorter than the page size. An error ends
-/// the stream after it is yielded; transient errors are retried per page
-/// before that. Dropping the stream cancels the requests in flight.
-#[must_use = "streams do nothing unless polled"]
-pub struct ConversionStream {
-    /// Starts the request for the page at a start row; `None` once no page is to be requested.
-    fetch: Option<FetchPage>,
-    /// The pages requested and not yet yielded, in order.
-    in_flight: FuturesOrdered<PageFuture>,
-    /// The next page to request (its index).
-    next_page: u64,
+/// The conversions of a listing, in the server's order (the engine's
+/// [`Rows`](super::pages::Rows)): pages of `startRow`, [`ListOptions::prefetch`] requested at
+/// once. Paging stops at the first page shorter than the page size. An error ends the stream
+/// after it is yielded; transient errors are retried per page before that. Dropping the stream
+/// cancels the requests in flight.
+pub type ConversionStream = Rows<Conversion>;
+
+/// One page's request and decoding, from its start row.
+type FetchPage =
+    Arc<dyn Fn(u32) -> BoxFuture<'static, Result<Vec<Conversion>, Error>> + Send + Sync>;
+
+/// One page of a listing: a source of the page engine with a single page.
+struct ListingPage {
+    operation: &'static str,
+    fetch: FetchPage,
     page_size: u32,
-    /// The most pages in flight ([`ListOptions::prefetch`]).
-    prefetch: usize,
-    /// The pages allowed in flight now: 1 for the first page, doubled by each full page up to
-    /// `prefetch`.
-    window: usize,
-    /// Set as soon as any request sees a short page or fails: no page after it is started, so
-    /// at most `prefetch - 1` requests go past the end.
-    done: Arc<AtomicBool>,
-    /// The rest of the page being read.
-    buffer: std::vec::IntoIter<Conversion>,
-    finished: bool,
+    /// `None` past the API's last start row.
+    start_row: Option<u32>,
 }
 
-/// One page's request and decoding.
-type PageFuture = BoxFuture<'static, Result<Vec<Conversion>, Error>>;
+impl PageSource for ListingPage {
+    type Row = Conversion;
+    type Page = Vec<Conversion>;
+    type Mark = ();
 
-/// Makes the [`PageFuture`] of the page at a start row.
-type FetchPage = Arc<dyn Fn(u32) -> PageFuture + Send + Sync>;
-
-impl std::fmt::Debug for ConversionStream {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ConversionStream")
-            .field("buffered", &self.buffer.len())
-            .field("pages_in_flight", &self.in_flight.len())
-            .field("finished", &self.finished)
-            .finish_non_exhaustive()
-    }
-}
-
-impl ConversionStream {
-    /// Pages from `fetch(start_row)` with `page_size` rows each, up to
-    /// `prefetch` requests in flight (after the first page, which is requested alone).
-    pub(crate) fn new<F, Fut>(page_size: u32, prefetch: usize, fetch: F) -> Self
-    where
-        F: Fn(u32) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Vec<Conversion>, Error>> + Send + 'static,
-    {
-        Self {
-            fetch: Some(Arc::new(move |start_row| fetch(start_row).boxed())),
-            in_flight: FuturesOrdered::new(),
-            next_page: 0,
-            page_size: page_size.max(1),
-            prefetch: prefetch.max(1),
-            window: 1,
-            done: Arc::new(AtomicBool::new(false)),
-            buffer: Vec::new().into_iter(),
-            finished: false,
-        }
+    fn operation(&self) -> &'static str {
+        self.operation
     }
 
-    /// A stream whose first and only item is `error` (nothing is sent).
-    pub(crate) fn failed(error: Error) -> Self {
-        let mut stream = Self::new(1, 1, |_| futures::future::ready(Ok(Vec::new())));
-        stream.fetch = None;
-        stream
-            .in_flight
-            .push_back(futures::future::ready(Err(error)).boxed());
-        stream
-    }
-
-    /// Starts requests until the window is full, or no page is to be requested any more.
-    fn request_more(&mut self) {
-        while let Some(fetch) = &self.fetch {
-            if self.in_flight.len() >= self.window || self.done.load(Ordering::SeqCst) {
-                return;
-            }
-            let start = self.next_page * u64::from(self.page_size);
-            let Ok(start) = u32::try_from(start) else {
-                self.fetch = None;
-                let error = Error::validation(
+    fn fetch(
+        self: Arc<Self>,
+        _: Option<String>,
+    ) -> BoxFuture<'static, Result<Fetched<Self::Page>, Error>> {
+        Box::pin(async move {
+            let Some(start) = self.start_row else {
+                return Err(Error::validation(
                     "startRow",
                     None,
                     "would pass 4294967295 (the API's limit): narrow the date range",
-                );
-                self.in_flight
-                    .push_back(futures::future::ready(Err(error)).boxed());
-                return;
+                ));
             };
-            self.next_page += 1;
-            let (page, done, size) = (fetch(start), self.done.clone(), self.page_size as usize);
-            self.in_flight.push_back(
-                async move {
-                    let page = page.await;
-                    if page.as_ref().map_or(true, |p| p.len() < size) {
-                        done.store(true, Ordering::SeqCst);
-                    }
-                    page
-                }
-                .boxed(),
-            );
-        }
+            let page = (self.fetch)(start).await?;
+            Ok(Fetched { page, next: None })
+        })
     }
 
-    /// Nothing more is requested, and the requests in flight are dropped (cancelled).
-    fn stop(&mut self) {
-        self.finished = true;
-        self.fetch = None;
-        self.in_flight = FuturesOrdered::new();
+    fn decode(&self, page: Vec<Conversion>) -> Result<Vec<Conversion>, Error> {
+        Ok(page)
+    }
+
+    fn ends_read(&self, rows: &[Conversion]) -> bool {
+        rows.len() < self.page_size as usize
     }
 }
 
-impl Stream for ConversionStream {
-    type Item = Result<Conversion, Error>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        loop {
-            if let Some(c) = self.buffer.next() {
-                return Poll::Ready(Some(Ok(c)));
-            }
-            if self.finished {
-                return Poll::Ready(None);
-            }
-            self.request_more();
-            match self.in_flight.poll_next_unpin(cx) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(None) => self.stop(),
-                Poll::Ready(Some(Err(e))) => {
-                    self.stop();
-                    return Poll::Ready(Some(Err(e)));
-                }
-                Poll::Ready(Some(Ok(page))) => {
-                    if page.len() < self.page_size as usize {
-                        // The last page: the requests past it are not needed.
-                        self.stop();
-                    } else {
-                        self.window = (self.window * 2).min(self.prefetch);
-                    }
-                    self.buffer = page.into_iter();
-                }
-            }
-        }
-    }
+/// The pages of `fetch(start_row)` with `page_size` rows each, up to `prefetch` in flight: the
+/// first page alone, each full page doubling the pages in flight up to `prefetch` (1, 2, 4,
+/// ...), so a listing that fits in one page costs one request; at most `prefetch - 1` requests
+/// go past the last page.
+fn listing<F, Fut>(
+    operation: &'static str,
+    page_size: u32,
+    prefetch: usize,
+    fetch: F,
+) -> ConversionStream
+where
+    F: Fn(u32) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Vec<Conversion>, Error>> + Send + 'static,
+{
+    let page_size = page_size.max(1);
+    let fetch: FetchPage = Arc::new(move |start_row| Box::pin(fetch(start_row)));
+    let pages = (0u64..).map(move |page| ListingPage {
+        operation,
+        fetch: fetch.clone(),
+        page_size,
+        start_row: u32::try_from(page * u64::from(page_size)).ok(),
+    });
+    let budget = Budget {
+        page_rows: page_size,
+        ahead: 1,
+        lanes: prefetch,
+        ramp: true,
+    };
+    Rows::new(Pages::new(operation, pages, budget))
 }
 
 const OP_GET: &str = "conversion.get";
@@ -372,7 +305,7 @@ impl SearchAdsClient {
         let inner = self.inner.clone();
         let page_size = query.row_count;
         let query = Arc::new(query);
-        ConversionStream::new(page_size, prefetch, move |start_row| {
+        listing(operation, page_size, prefetch, move |start_row| {
             let (inner, query) = (inner.clone(), query.clone());
             async move {
                 let (api, page_query) = (&inner.api, &*query);
@@ -480,7 +413,7 @@ impl ListConversionsRequest {
             options,
         } = self;
         if let Err(error) = options.validate(matches!(scope, Scope::Customer(_))) {
-            return ConversionStream::failed(error);
+            return Rows::refused(error);
         }
         let (operation, owner) = match scope {
             Scope::EngineAccount(a) => (
@@ -520,7 +453,9 @@ mod tests {
 
     use std::sync::Mutex;
 
-    use futures::TryStreamExt;
+    use std::sync::atomic::Ordering;
+
+    use futures::{StreamExt, TryStreamExt};
 
     use super::*;
 
@@ -530,7 +465,7 @@ mod tests {
         calls: Arc<Mutex<Vec<u32>>>,
         fail_at: Option<u32>,
     ) -> ConversionStream {
-        ConversionStream::new(size, 4, move |start| {
+        listing("conversion.get", size, 4, move |start| {
             calls.lock().unwrap().push(start);
             async move {
                 if Some(start) == fail_at {
@@ -584,7 +519,7 @@ mod tests {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let stream = {
             let (in_flight, seen) = (in_flight.clone(), seen.clone());
-            ConversionStream::new(10, 4, move |start| {
+            listing("conversion.get", 10, 4, move |start| {
                 let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
                 seen.lock().unwrap().push(now);
                 let in_flight = in_flight.clone();

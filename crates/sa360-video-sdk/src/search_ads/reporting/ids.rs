@@ -13,7 +13,7 @@ use super::super::read::ListOptions;
 use super::super::values::{
     AdGroupId, AdvertiserId, AgencyId, CampaignId, CustomerId, EngineAccountId, EntityType,
 };
-use super::query::ReportFilters;
+use super::query::filters::ReportFilters;
 
 /// A lookup from legacy (agency / advertiser / engine account / campaign / ad group) ids to the
 /// new customer / campaign / ad-group ids, filled from the ID-mapping file's `CUSTOMER`,

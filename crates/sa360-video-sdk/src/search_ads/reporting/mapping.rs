@@ -28,7 +28,7 @@
 //! `engine_account_id` (the legacy hierarchy does not exist in v0; `customer_id` names the account)
 //! and `product_group_id`.
 
-use chrono::{DateTime, NaiveDate, NaiveTime, TimeDelta, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use sa360_reporting_client::types;
 
 use super::super::conversion::Conversion;
@@ -38,13 +38,15 @@ use super::super::values::{
 };
 
 /// Parses `yyyy-MM-dd HH:mm:ss[.fraction]±HH:MM` (SR-10): RFC 3339 with a space between date and
-/// time. Two date-times a row, and a report has millions: the documented form with values in
-/// range is read digit by digit ([`documented_date_time`], 12 ns); anything else goes through
-/// chrono's RFC 3339 parser (57 ns; the general format parser took 194 ns), which decides. The
-/// test below holds the two to the same answer.
+/// time (not `T`) and an offset (not `Z`), read by chrono.
 pub(crate) fn parse_date_time(field: &str, text: &str) -> Result<DateTime<Utc>, String> {
-    documented_date_time(text.as_bytes())
-        .or_else(|| chrono_date_time(text))
+    let b = text.as_bytes();
+    let documented = b.get(10) == Some(&b' ')
+        && matches!(b.len().checked_sub(6).map(|i| b[i]), Some(b'+' | b'-'));
+    documented
+        .then(|| DateTime::parse_from_rfc3339(text).ok())
+        .flatten()
+        .map(|t| t.with_timezone(&Utc))
         .ok_or_else(|| {
             format!(
                 "{field} {text:?} is not `yyyy-MM-dd HH:mm:ss[.ffffff]±HH:MM` (a time without a UTC \
@@ -53,97 +55,9 @@ pub(crate) fn parse_date_time(field: &str, text: &str) -> Result<DateTime<Utc>, 
         })
 }
 
-/// chrono's reading of the documented date-time form (SR-10: a space, not `T`; an offset, not
-/// `Z`): what [`parse_date_time`] falls back to when its fast path does not answer, and the
-/// oracle its property test holds the fast path to.
-fn chrono_date_time(text: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(text)
-        .ok()
-        .filter(|_| {
-            let b = text.as_bytes();
-            b.get(10) == Some(&b' ')
-                && matches!(b.len().checked_sub(6).map(|i| b[i]), Some(b'+' | b'-'))
-        })
-        .map(|t| t.with_timezone(&Utc))
-}
-
-/// The value of the ASCII digits `b` (at most 9), `None` if one is not a digit.
-fn digits(b: &[u8]) -> Option<u32> {
-    b.iter().try_fold(0u32, |n, &c| {
-        let d = c.wrapping_sub(b'0');
-        (d < 10).then(|| n * 10 + u32::from(d))
-    })
-}
-
-/// `yyyy-MM-dd HH:mm:ss[.f…]±HH:MM` with one to nine fraction digits, seconds below 60 and an
-/// offset below 24 hours; `None` for anything else (leap seconds, more digits, other forms),
-/// which [`parse_date_time`] leaves to chrono.
-fn documented_date_time(b: &[u8]) -> Option<DateTime<Utc>> {
-    let n = b.len();
-    if !(25..=35).contains(&n) || n == 26 {
-        return None;
-    }
-    let tz = n - 6;
-    let separators = [
-        (4, b'-'),
-        (7, b'-'),
-        (10, b' '),
-        (13, b':'),
-        (16, b':'),
-        (tz + 3, b':'),
-    ];
-    if separators.iter().any(|&(i, c)| b[i] != c) {
-        return None;
-    }
-    let nanos = if tz == 19 {
-        0
-    } else {
-        if b[19] != b'.' {
-            return None;
-        }
-        let fraction = &b[20..tz];
-        digits(fraction)? * 10u32.pow(9 - u32::try_from(fraction.len()).ok()?)
-    };
-    let sign = match b[tz] {
-        b'+' => 1,
-        b'-' => -1,
-        _ => return None,
-    };
-    let (hour, minute, second) = (
-        digits(&b[11..13])?,
-        digits(&b[14..16])?,
-        digits(&b[17..19])?,
-    );
-    let (offset_hours, offset_minutes) = (digits(&b[tz + 1..tz + 3])?, digits(&b[tz + 4..tz + 6])?);
-    if second > 59 || offset_hours > 23 || offset_minutes > 59 {
-        return None;
-    }
-    let date = NaiveDate::from_ymd_opt(
-        i32::try_from(digits(&b[0..4])?).ok()?,
-        digits(&b[5..7])?,
-        digits(&b[8..10])?,
-    )?;
-    let time = NaiveTime::from_hms_nano_opt(hour, minute, second, nanos)?;
-    let offset = sign * i64::from(offset_hours * 3600 + offset_minutes * 60);
-    date.and_time(time)
-        .checked_sub_signed(TimeDelta::seconds(offset))
-        .map(|t| t.and_utc())
-}
-
-/// `segments.date`, `yyyy-MM-dd`: read digit by digit when it has that shape, else (and for a
-/// day that does not exist) by chrono's parser, which decides.
+/// `segments.date`, `yyyy-MM-dd`.
 pub(crate) fn parse_date(text: &str) -> Option<NaiveDate> {
-    let b = text.as_bytes();
-    let fast = (b.len() == 10 && b[4] == b'-' && b[7] == b'-')
-        .then(|| {
-            NaiveDate::from_ymd_opt(
-                i32::try_from(digits(&b[0..4])?).ok()?,
-                digits(&b[5..7])?,
-                digits(&b[8..10])?,
-            )
-        })
-        .flatten();
-    fast.or_else(|| text.parse().ok())
+    text.parse().ok()
 }
 
 /// `conversion.status` → the conversion's state: `ENABLED` is active, `REMOVED` removed, anything
@@ -181,10 +95,7 @@ pub(crate) fn channel(wire: &str) -> Channel {
 /// The sort key of a row: (conversion time, `conversion.id`), the report's order (SR-9).
 pub(crate) type RowKey = (DateTime<Utc>, i64);
 
-/// Maps one row of the generated type; `Err` names the field that could not be read. The
-/// reference the streaming decoder (`decode.rs`) is held to by its property test (only tests
-/// call it).
-#[cfg_attr(not(test), allow(dead_code))]
+/// Maps one row of the generated type; `Err` names the field that could not be read.
 pub(crate) fn conversion_from_row(
     row: &mut types::SearchAds360Row,
 ) -> Result<(RowKey, Conversion), String> {
@@ -254,46 +165,6 @@ pub(crate) fn conversion_from_row(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    use proptest::prelude::*;
-
-    /// Two digits, mostly in range, sometimes not (or not digits).
-    fn two() -> impl Strategy<Value = String> {
-        prop_oneof![
-            8 => (0u32..100).prop_map(|n| format!("{n:02}")),
-            1 => "[0-9 a+-]{2}",
-        ]
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(4_096))]
-
-        /// The digit-by-digit reading agrees with chrono's on text of the documented shape
-        /// with any values (months 13, hours 24, leap seconds, offsets -00:00 and +99:99,
-        /// ten fraction digits, `T`, `Z`, ...).
-        #[test]
-        fn the_fast_date_time_agrees_with_chrono(
-            year in prop_oneof![Just("2026".to_owned()), "[0-9]{4}", "[0-9+-]{4,5}"],
-            month in two(), day in two(), hour in two(), minute in two(), second in two(),
-            fraction in prop_oneof![Just(String::new()), "\\.[0-9]{0,11}"],
-            separator in prop_oneof![8 => Just(" "), 1 => Just("T"), 1 => Just("t")],
-            sign in prop_oneof![Just("+"), Just("-"), Just("Z"), Just("")],
-            offset_hours in two(), offset_minutes in two(),
-        ) {
-            let text = format!(
-                "{year}-{month}-{day}{separator}{hour}:{minute}:{second}{fraction}{sign}{offset_hours}:{offset_minutes}"
-            );
-            prop_assert_eq!(parse_date_time("f", &text).ok(), chrono_date_time(&text), "{}", text);
-        }
-
-        #[test]
-        fn the_fast_date_agrees_with_chrono(
-            year in prop_oneof!["[0-9]{4}", "[0-9+-]{3,5}"], month in two(), day in two()
-        ) {
-            let text = format!("{year}-{month}-{day}");
-            prop_assert_eq!(parse_date(&text), text.parse::<NaiveDate>().ok(), "{}", text);
-        }
-    }
 
     #[test]
     fn date_times_need_an_offset() {

@@ -2,7 +2,7 @@
 
 use super::super::error::Error;
 use super::super::values::CustomerId;
-use super::query::ReportFilters;
+use super::query::filters::ReportFilters;
 
 /// Largest `pageSize` the Reporting API serves.
 pub const MAX_REPORT_PAGE_SIZE: u32 = 10_000;
@@ -49,8 +49,9 @@ pub struct ReportOptions {
     pub shard_days: u32,
     /// Shards fetching at once, 1..=16. Default 4. A shard that has its last page no longer
     /// counts, so this is the number of requests in flight. It also sets how many rows may be
-    /// fetched ahead of the reader: `concurrency × 20 000` (at least two pages per shard), plus
-    /// two pages the shard being read keeps in reserve. Raise it when round trips dominate (a
+    /// fetched ahead of the reader (the page engine's one budget): `concurrency × 20 000` (at
+    /// least two pages per shard), plus one page the shard being read keeps in reserve when more
+    /// than one shard runs. Raise it when round trips dominate (a
     /// distant service, small pages); at the defaults, with 20 ms per answer, a report of 200 000
     /// rows reads more than twice as many rows a second as a loop over 30-day queries in pages of
     /// 10 000 (`cargo xtask bench`, `report-latency`).

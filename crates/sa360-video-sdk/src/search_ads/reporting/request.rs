@@ -1,19 +1,21 @@
 //! `conversion_report`: the request builder of a conversion report and its checks.
 
-use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::sync::Arc;
 
 use chrono::{NaiveDate, Utc};
-use futures::Stream;
+use futures::TryStreamExt;
 
 use super::super::client::SearchAdsClient;
 use super::super::conversion::Conversion;
 use super::super::date_range::DateRange;
 use super::super::error::Error;
+use super::super::pages::{Budget, Pages, Rows};
 use super::super::values::CustomerId;
 use super::options::ReportOptions;
-use super::query::ReportFilters;
-use super::stream::{ReportShards, ShardContext};
+use super::query::filters::ReportFilters;
+use super::report::ConversionShard;
+use super::rpc::OP_SEARCH;
+use super::source::SearchContext;
 use super::window::{check_window, shards};
 
 /// Conversion reads through the Search Ads 360 Reporting API (v0).
@@ -130,13 +132,8 @@ impl ConversionReportRequest {
         let today = self.today.unwrap_or_else(|| {
             chrono::DateTime::<Utc>::from(std::time::SystemTime::now()).date_naive()
         });
-        match self.check(today) {
-            Ok(()) => {}
-            Err(error) => {
-                return ConversionReport {
-                    state: State::Refused(Some(error)),
-                };
-            }
+        if let Err(error) = self.check(today) {
+            return Rows::refused(error);
         }
         let Self {
             client,
@@ -146,21 +143,27 @@ impl ConversionReportRequest {
             ..
         } = self;
         let inner = client.inner;
-        let ctx = ShardContext {
+        let ctx = Arc::new(SearchContext {
             client: inner.reporting.clone(),
             calls: inner.calls.clone(),
             customer,
             login_customer_id: options.login_customer_id,
             page_size: options.page_size,
-            filters: options.filters.clone(),
+        });
+        let filters = Arc::new(options.filters);
+        let shards = shards(dates, options.shard_days)
+            .into_iter()
+            .map(|days| ConversionShard::new(ctx.clone(), days, filters.clone()));
+        let budget = Budget {
+            page_rows: options.page_size,
+            ahead: (SHARD_BUFFER_ROWS / usize::try_from(options.page_size).unwrap_or(1).max(1))
+                .max(2),
+            lanes: options.concurrency,
+            ramp: false,
         };
-        ConversionReport {
-            state: State::Running(ReportShards::new(
-                ctx,
-                shards(dates, options.shard_days),
-                options.concurrency,
-            )),
-        }
+        Rows::new(
+            Pages::new(OP_SEARCH, shards.collect::<Vec<_>>(), budget).map_ok(|row| row.conversion),
+        )
     }
 
     fn check(&self, today: NaiveDate) -> Result<(), Error> {
@@ -169,28 +172,10 @@ impl ConversionReportRequest {
     }
 }
 
+/// Rows each shard in flight may hold ahead of the reader (at least two pages):
+/// [`ReportOptions::concurrency`].
+pub(crate) const SHARD_BUFFER_ROWS: usize = 20_000;
+
 /// The conversions of a report, in order (see [`SearchAdsClient::conversion_report`]).
 /// After an error the stream ends; dropping it stops the shards' requests.
-#[must_use = "streams do nothing unless polled"]
-#[derive(Debug)]
-pub struct ConversionReport {
-    state: State,
-}
-
-#[derive(Debug)]
-enum State {
-    /// Refused before any request: the error, until it is yielded.
-    Refused(Option<Error>),
-    Running(ReportShards),
-}
-
-impl Stream for ConversionReport {
-    type Item = Result<Conversion, Error>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        match &mut self.state {
-            State::Refused(error) => Poll::Ready(error.take().map(Err)),
-            State::Running(shards) => Pin::new(shards).poll_next(cx),
-        }
-    }
-}
+pub type ConversionReport = Rows<Conversion>;

@@ -2,23 +2,21 @@
 //! The request builder ([`SearchRequest`]), its options ([`SearchOptions`]) and the stream of
 //! rows in the caller's type ([`SearchStream`]).
 
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
-use futures::{Stream, TryStreamExt};
+use futures::TryStreamExt;
 use serde::de::DeserializeOwned;
-use tokio::sync::{Semaphore, mpsc};
-use tokio::task::JoinHandle;
 
 use super::super::client::SearchAdsClient;
 use super::super::error::Error;
+use super::super::pages::{Budget, Pages, Rows};
 use super::super::values::CustomerId;
 use super::fields::REVISION;
 use super::options::{MAX_REPORT_PAGE_SIZE, check_page_size};
-use super::query_check::{CheckedQuery, UnknownFields, check};
-use super::search_pages::{Batch, Msg, PageContext, run};
-use super::search_query::Query;
+use super::query::builder::Query;
+use super::query::check::{CheckedQuery, UnknownFields, check};
+use super::rpc::OP_SEARCH;
+use super::source::{SearchContext, SearchSource};
 
 /// Most pages [`SearchOptions::prefetch`] may hold ahead of the reader.
 pub const MAX_SEARCH_PREFETCH: usize = 16;
@@ -239,7 +237,7 @@ impl SearchRequest {
     /// sent); a row that does not fit `T` ends the stream with an
     /// [`Error::UnexpectedResponse`] naming the type and the member.
     pub fn stream<T: DeserializeOwned + Send + 'static>(self) -> SearchStream<T> {
-        let query = match self.checked_query() {
+        let (text, columns) = match self.checked_query() {
             Ok(checked) => {
                 if !checked.unknown.is_empty() {
                     tracing::warn!(
@@ -249,36 +247,26 @@ impl SearchRequest {
                          service judges them"
                     );
                 }
-                checked.text
+                (checked.text, checked.columns)
             }
-            Err(error) => {
-                return SearchStream {
-                    state: State::Refused(Some(error)),
-                };
-            }
+            Err(error) => return Rows::refused(error),
         };
         let inner = &self.client.inner;
-        let prefetch = self.options.prefetch;
-        let ctx = PageContext {
+        let ctx = SearchContext {
             client: inner.reporting.clone(),
             calls: inner.calls.clone(),
             customer: self.customer,
             login_customer_id: self.options.login_customer_id,
             page_size: self.options.page_size,
-            query: query.into(),
-            permits: Arc::new(Semaphore::new(prefetch)),
         };
-        // Each batch holds a permit, so the channel never holds more than `prefetch` (and `Done`).
-        let (tx, rx) = mpsc::channel(prefetch + 1);
-        let task = tokio::spawn(run::<T>(Arc::new(ctx), tx));
-        SearchStream {
-            state: State::Running {
-                rx,
-                task,
-                ready: Vec::new().into_iter(),
-                done: false,
-            },
-        }
+        let source = SearchSource::new(Arc::new(ctx), text.into(), columns.into());
+        let budget = Budget {
+            page_rows: self.options.page_size,
+            ahead: self.options.prefetch,
+            lanes: 1,
+            ramp: false,
+        };
+        Rows::new(Pages::new(OP_SEARCH, [source], budget))
     }
 
     /// Every row, collected: at most [`SearchOptions::max_rows`] (more is an error naming it).
@@ -303,81 +291,6 @@ impl SearchRequest {
     }
 }
 
-/// The rows of a report query (see [`SearchAdsClient::search`]). After an error the stream ends;
-/// dropping it stops its requests.
-#[must_use = "streams do nothing unless polled"]
-pub struct SearchStream<T> {
-    state: State<T>,
-}
-
-enum State<T> {
-    Refused(Option<Error>),
-    Running {
-        rx: mpsc::Receiver<Batch<T>>,
-        task: JoinHandle<()>,
-        ready: std::vec::IntoIter<T>,
-        done: bool,
-    },
-}
-
-impl<T> std::fmt::Debug for SearchStream<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let state = match &self.state {
-            State::Refused(_) => "refused",
-            State::Running { done: true, .. } => "done",
-            State::Running { .. } => "running",
-        };
-        f.debug_struct("SearchStream")
-            .field("state", &state)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<T> Drop for SearchStream<T> {
-    fn drop(&mut self) {
-        if let State::Running { task, .. } = &self.state {
-            task.abort();
-        }
-    }
-}
-
-// The rows are moved out, never pinned.
-impl<T> Unpin for SearchStream<T> {}
-
-impl<T> Stream for SearchStream<T> {
-    type Item = Result<T, Error>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        match &mut self.state {
-            State::Refused(error) => Poll::Ready(error.take().map(Err)),
-            State::Running {
-                rx, ready, done, ..
-            } => loop {
-                if let Some(row) = ready.next() {
-                    return Poll::Ready(Some(Ok(row)));
-                }
-                if *done {
-                    return Poll::Ready(None);
-                }
-                match rx.poll_recv(cx) {
-                    Poll::Pending => return Poll::Pending,
-                    // The permit goes back as the rows move to the reader.
-                    Poll::Ready(Some(Ok(Msg::Rows(rows, _permit)))) => *ready = rows.into_iter(),
-                    Poll::Ready(Some(Ok(Msg::Done))) => *done = true,
-                    Poll::Ready(Some(Err(e))) => {
-                        *done = true;
-                        return Poll::Ready(Some(Err(e)));
-                    }
-                    Poll::Ready(None) => {
-                        *done = true;
-                        return Poll::Ready(Some(Err(Error::unexpected(
-                            super::rpc::OP_SEARCH,
-                            None,
-                            "the report's task stopped before its end (it panicked)".to_owned(),
-                        ))));
-                    }
-                }
-            },
-        }
-    }
-}
+/// The rows of a report query (see [`SearchAdsClient::search`]): the engine's [`Rows`]. After
+/// an error the stream ends; dropping it stops its requests.
+pub type SearchStream<T> = Rows<T>;

@@ -2,10 +2,7 @@
 //! generated client's wire types; a value that does not parse is named by its
 //! field.
 
-use std::borrow::Cow;
-
-use sa360_v2_client::{I64String, types};
-use serde::Deserialize;
+use sa360_v2_client::types;
 
 use crate::search_ads::conversion::{
     Availability, Conversion, CustomDimension, CustomMetric, SavedColumn,
@@ -86,143 +83,9 @@ pub(crate) fn conversion_into_wire(c: Conversion) -> types::Conversion {
     }
 }
 
-/// A wire conversion, typed; the error names the field that does not parse.
+/// A wire conversion, typed (the one mapping of the v2 wire shape: reads, pages and JSON);
+/// the error names the field that does not parse.
 pub(crate) fn conversion_from_wire(w: types::Conversion) -> Result<Conversion, String> {
-    conversion_from_fields(ConversionFields::from(w))
-}
-
-/// Text of a wire conversion: borrowed from the page where it holds no escapes.
-type Text<'a> = Option<Cow<'a, str>>;
-
-/// The members of the generated [`types::Conversion`] (the spec's `Conversion` as the reads answer
-/// it), with text borrowed where it can be: what a v2 page is decoded into, one conversion at a
-/// time, before [`conversion_from_fields`] makes it typed (`read/page/`). Same names, same JSON
-/// types, unknown members ignored, like the generated type; text that ends up as a value set or a
-/// number (`type`, `state`, `conversionTimestamp`, ...) is never copied.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct ConversionFields<'a> {
-    #[serde(rename = "adGroupId")]
-    ad_group_id: Option<I64String>,
-    #[serde(rename = "adId")]
-    ad_id: Option<I64String>,
-    #[serde(rename = "adUserDataConsent", borrow)]
-    ad_user_data_consent: Text<'a>,
-    #[serde(rename = "advertiserId")]
-    advertiser_id: Option<I64String>,
-    #[serde(rename = "agencyId")]
-    agency_id: Option<I64String>,
-    #[serde(rename = "attributionModel", borrow)]
-    attribution_model: Text<'a>,
-    #[serde(rename = "campaignId")]
-    campaign_id: Option<I64String>,
-    #[serde(borrow)]
-    channel: Text<'a>,
-    #[serde(rename = "clickId", borrow)]
-    click_id: Text<'a>,
-    #[serde(rename = "conversionId", borrow)]
-    conversion_id: Text<'a>,
-    #[serde(rename = "conversionModifiedTimestamp")]
-    conversion_modified_timestamp: Option<I64String>,
-    #[serde(rename = "conversionTimestamp", borrow)]
-    conversion_timestamp: Text<'a>,
-    #[serde(rename = "countMillis")]
-    count_millis: Option<I64String>,
-    #[serde(rename = "criterionId")]
-    criterion_id: Option<I64String>,
-    #[serde(rename = "currencyCode", borrow)]
-    currency_code: Text<'a>,
-    #[serde(rename = "customDimension", default)]
-    custom_dimension: Vec<types::CustomDimension>,
-    #[serde(rename = "customMetric", default)]
-    custom_metric: Vec<types::CustomMetric>,
-    #[serde(rename = "customerId", borrow)]
-    customer_id: Text<'a>,
-    #[serde(rename = "deviceType", borrow)]
-    device_type: Text<'a>,
-    #[serde(rename = "dsConversionId")]
-    ds_conversion_id: Option<I64String>,
-    #[serde(rename = "engineAccountId")]
-    engine_account_id: Option<I64String>,
-    #[serde(rename = "floodlightOrderId", borrow)]
-    floodlight_order_id: Text<'a>,
-    #[serde(rename = "inventoryAccountId")]
-    inventory_account_id: Option<I64String>,
-    #[serde(rename = "productCountry", borrow)]
-    product_country: Text<'a>,
-    #[serde(rename = "productGroupId")]
-    product_group_id: Option<I64String>,
-    #[serde(rename = "productId", borrow)]
-    product_id: Text<'a>,
-    #[serde(rename = "productLanguage", borrow)]
-    product_language: Text<'a>,
-    #[serde(rename = "quantityMillis")]
-    quantity_millis: Option<I64String>,
-    #[serde(rename = "revenueMicros", borrow)]
-    revenue_micros: Text<'a>,
-    #[serde(rename = "segmentationId")]
-    segmentation_id: Option<I64String>,
-    #[serde(rename = "segmentationName", borrow)]
-    segmentation_name: Text<'a>,
-    #[serde(rename = "segmentationType", borrow)]
-    segmentation_type: Text<'a>,
-    #[serde(borrow)]
-    state: Text<'a>,
-    #[serde(rename = "storeId", borrow)]
-    store_id: Text<'a>,
-    #[serde(rename = "type", borrow)]
-    type_: Text<'a>,
-}
-
-impl From<types::Conversion> for ConversionFields<'static> {
-    fn from(w: types::Conversion) -> Self {
-        let text = |t: Option<String>| t.map(Cow::Owned);
-        Self {
-            ad_group_id: w.ad_group_id,
-            ad_id: w.ad_id,
-            ad_user_data_consent: text(w.ad_user_data_consent),
-            advertiser_id: w.advertiser_id,
-            agency_id: w.agency_id,
-            attribution_model: text(w.attribution_model),
-            campaign_id: w.campaign_id,
-            channel: text(w.channel),
-            click_id: text(w.click_id),
-            conversion_id: text(w.conversion_id),
-            conversion_modified_timestamp: w.conversion_modified_timestamp,
-            conversion_timestamp: text(w.conversion_timestamp),
-            count_millis: w.count_millis,
-            criterion_id: w.criterion_id,
-            currency_code: text(w.currency_code),
-            custom_dimension: w.custom_dimension,
-            custom_metric: w.custom_metric,
-            customer_id: text(w.customer_id),
-            device_type: text(w.device_type),
-            ds_conversion_id: w.ds_conversion_id,
-            engine_account_id: w.engine_account_id,
-            floodlight_order_id: text(w.floodlight_order_id),
-            inventory_account_id: w.inventory_account_id,
-            product_country: text(w.product_country),
-            product_group_id: w.product_group_id,
-            product_id: text(w.product_id),
-            product_language: text(w.product_language),
-            quantity_millis: w.quantity_millis,
-            revenue_micros: text(w.revenue_micros),
-            segmentation_id: w.segmentation_id,
-            segmentation_name: text(w.segmentation_name),
-            segmentation_type: text(w.segmentation_type),
-            state: text(w.state),
-            store_id: text(w.store_id),
-            type_: text(w.type_),
-        }
-    }
-}
-
-fn owned(text: Text<'_>) -> Option<String> {
-    text.map(Cow::into_owned)
-}
-
-/// A wire conversion's members, typed (the one mapping of both the generated type and the page
-/// decoder); the error names the field that does not parse.
-pub(crate) fn conversion_from_fields(w: ConversionFields<'_>) -> Result<Conversion, String> {
     let conversion_timestamp = w
         .conversion_timestamp
         .as_deref()
@@ -243,7 +106,7 @@ pub(crate) fn conversion_from_fields(w: ConversionFields<'_>) -> Result<Conversi
         .transpose()?;
     let customer_id = w
         .customer_id
-        .map(|t| CustomerId::new(&*t).map_err(|_| format!("customerId {t:?} is not a customer id")))
+        .map(|t| CustomerId::new(&t).map_err(|_| format!("customerId {t:?} is not a customer id")))
         .transpose()?;
     let conversion_modified_timestamp = w
         .conversion_modified_timestamp
@@ -253,21 +116,21 @@ pub(crate) fn conversion_from_fields(w: ConversionFields<'_>) -> Result<Conversi
         })
         .transpose()?;
     Ok(Conversion {
-        conversion_id: owned(w.conversion_id),
+        conversion_id: w.conversion_id,
         conversion_timestamp,
         segmentation_type: w
             .segmentation_type
             .as_deref()
             .map(SegmentationType::from_wire),
         segmentation_id: w.segmentation_id.as_ref().map(SegmentationId::from_wire),
-        segmentation_name: owned(w.segmentation_name),
+        segmentation_name: w.segmentation_name,
         conversion_type: w.type_.as_deref().map(ConversionType::from_wire),
         state: w.state.as_deref().map(ConversionState::from_wire),
         revenue_micros,
-        currency_code: owned(w.currency_code),
+        currency_code: w.currency_code,
         quantity_millis: w.quantity_millis.map(i64::from),
         count_millis: w.count_millis.map(i64::from),
-        click_id: owned(w.click_id),
+        click_id: w.click_id,
         agency_id: w.agency_id.as_ref().map(AgencyId::from_wire),
         advertiser_id: w.advertiser_id.as_ref().map(AdvertiserId::from_wire),
         engine_account_id: w.engine_account_id.as_ref().map(EngineAccountId::from_wire),
@@ -277,11 +140,11 @@ pub(crate) fn conversion_from_fields(w: ConversionFields<'_>) -> Result<Conversi
         criterion_id: w.criterion_id.as_ref().map(CriterionId::from_wire),
         customer_id,
         ds_conversion_id: w.ds_conversion_id.as_ref().map(DsConversionId::from_wire),
-        floodlight_order_id: owned(w.floodlight_order_id),
+        floodlight_order_id: w.floodlight_order_id,
         channel: w.channel.as_deref().map(Channel::from_wire),
         device_type: w.device_type.as_deref().map(DeviceType::from_wire),
         ad_user_data_consent: w.ad_user_data_consent.as_deref().map(Consent::from_wire),
-        attribution_model: owned(w.attribution_model),
+        attribution_model: w.attribution_model,
         conversion_modified_timestamp,
         custom_dimensions: w
             .custom_dimension
@@ -303,11 +166,11 @@ pub(crate) fn conversion_from_fields(w: ConversionFields<'_>) -> Result<Conversi
             .inventory_account_id
             .as_ref()
             .map(InventoryAccountId::from_wire),
-        product_country: owned(w.product_country),
+        product_country: w.product_country,
         product_group_id: w.product_group_id.as_ref().map(ProductGroupId::from_wire),
-        product_id: owned(w.product_id),
-        product_language: owned(w.product_language),
-        store_id: owned(w.store_id),
+        product_id: w.product_id,
+        product_language: w.product_language,
+        store_id: w.store_id,
     })
 }
 

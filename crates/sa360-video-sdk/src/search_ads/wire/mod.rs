@@ -14,11 +14,9 @@ use sa360_v2_client::{AuthorizeError, AuthorizeErrorKind, AuthorizeFuture, Autho
 use super::auth::TokenSource;
 use super::error::Error;
 
-#[cfg(test)]
-pub(crate) use conversion::conversion_from_wire;
 pub(crate) use conversion::{
-    ConversionFields, availability_from_wire, availability_to_wire, conversion_from_fields,
-    conversion_into_insert, conversion_into_update, saved_column_from_wire,
+    availability_from_wire, availability_to_wire, conversion_from_wire, conversion_into_insert,
+    conversion_into_update, saved_column_from_wire,
 };
 pub(crate) use envelope::Envelope;
 pub(crate) use errors::{

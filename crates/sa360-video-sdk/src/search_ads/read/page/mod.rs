@@ -1,21 +1,9 @@
 //! One page of a v2 read (`conversion.get`, `conversion.getByCustomerId`): the generated
 //! client's request, its 200 answer read as bytes and decoded straight into [`Conversion`]s.
 //!
-//! The generated client decodes a page into `ConversionList`: every conversion a
-//! `types::Conversion` with an owned `String` per text member (14 allocations for a typical
-//! conversion), which the read then maps to `Conversion`, dropping most of that text again (value
-//! sets, timestamps, micros). Here each conversion of the `conversion` array is decoded into a
-//! [`ConversionFields`] that borrows its text from the page where it holds no escapes, and mapped
-//! at once by [`conversion_from_fields`], the mapping the generated type goes through too
-//! (`wire/conversion.rs`): only the text a `Conversion` keeps is copied, and no wire struct
-//! outlives its mapping.
-//!
-//! The page's JSON is checked as the generated type checks it (the same member names and JSON
-//! types, unknown members ignored, duplicates refused); the property test below holds the two to
-//! the same outcome on random pages. Two differences on purpose: the whole page must be UTF-8
-//! (RFC 8259; the generated type lets bytes that are not pass inside the text of a member it
-//! ignores), checked in one pass before the page is parsed as text, which spares the check of
-//! every string on its own; and a page with more than
+//! Each conversion of the `conversion` array is decoded into the generated `types::Conversion`
+//! (the spec's shape: member names, JSON types, unknown members ignored) and mapped at once by
+//! `conversion_from_wire`, the one mapping of the v2 wire shape. A page with more than
 //! [`MAX_PAGE_SIZE`] conversions (the most `rowCount` may ask for) is refused, so a hostile page
 //! cannot grow the read's memory beyond the largest page the API answers (a body of 32 MiB of
 //! `{},` would otherwise become millions of conversions); the conversions past the limit are
@@ -27,7 +15,6 @@
 //! it with the generated builder's request. Error answers go through the generated
 //! `GoogleErrorResponse` as before.
 
-use std::borrow::Cow;
 use std::fmt;
 
 use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
@@ -37,7 +24,7 @@ use serde::Deserialize;
 use serde::de::{self, SeqAccess, Visitor};
 
 use super::super::conversion::Conversion;
-use super::super::wire::{ClientError, ConversionFields, conversion_from_fields};
+use super::super::wire::{ClientError, conversion_from_wire};
 
 /// Largest page the API serves (`rowCount`, SA-12).
 pub const MAX_PAGE_SIZE: u32 = 1000;
@@ -213,23 +200,18 @@ pub(super) async fn fetch(
 /// else its conversions, or the first one's field that cannot be typed. More than
 /// [`MAX_PAGE_SIZE`] conversions (the API's largest page) are refused.
 pub(super) fn decode(body: &[u8]) -> Result<Rows, serde_json::Error> {
-    // One pass over the page checks it is UTF-8; parsing it as a `str` then skips the check
-    // `from_slice` makes on every string again (a sixth of the decoding's instructions).
-    let text = std::str::from_utf8(body).map_err(|e| {
-        <serde_json::Error as de::Error>::custom(format_args!("the answer is not UTF-8 ({e})"))
-    })?;
-    let page: Page<'_> = serde_json::from_str(text)?;
+    let page: Page = serde_json::from_slice(body)?;
     Ok(page.conversion.0)
 }
 
 /// The top level of a `ConversionList`, in the generated type's member order: the conversions,
 /// each mapped as soon as it is decoded, and `kind`, checked as text and dropped.
 #[derive(Deserialize)]
-struct Page<'a> {
+struct Page {
     #[serde(default, deserialize_with = "conversions")]
     conversion: Mapped,
-    #[serde(rename = "kind", borrow)]
-    _kind: Option<Cow<'a, str>>,
+    #[serde(rename = "kind")]
+    _kind: Option<String>,
 }
 
 /// The mapped `conversion` array (absent: none).
@@ -261,7 +243,7 @@ impl<'de> Visitor<'de> for ConversionsVisitor {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Mapped, A::Error> {
         let mut rows = Vec::new();
         let mut failed = None;
-        while let Some(fields) = seq.next_element::<ConversionFields<'de>>()? {
+        while let Some(wire) = seq.next_element::<types::Conversion>()? {
             if failed.is_some() {
                 continue; // checked, not mapped
             }
@@ -271,7 +253,7 @@ impl<'de> Visitor<'de> for ConversionsVisitor {
                 ));
                 continue;
             }
-            match conversion_from_fields(fields) {
+            match conversion_from_wire(wire) {
                 Ok(conversion) => rows.push(conversion),
                 Err(detail) => failed = Some(detail),
             }

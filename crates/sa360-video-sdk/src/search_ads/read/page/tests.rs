@@ -458,8 +458,8 @@ async fn a_page_that_stalls_fails() {
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
 }
 
-/// Text that is not UTF-8 is refused by both where the generated type reads it; this decoder
-/// refuses it anywhere in the page.
+/// Text that is not UTF-8 is refused where it is read (the page decodes with the generated
+/// type); inside a member nobody reads it is skipped, as the generated type skips it.
 #[test]
 fn a_page_that_is_not_utf8_is_refused() {
     let inside = b"{\"conversion\": [{\"conversionId\": \"a\xff\"}]}";
@@ -467,6 +467,5 @@ fn a_page_that_is_not_utf8_is_refused() {
     assert_eq!(decoded(inside), Err(()));
     let ignored = b"{\"conversion\": [{\"unknownMember\": \"a\xff\"}]}";
     assert!(generated(ignored).is_ok());
-    let error = decode(ignored).unwrap_err();
-    assert!(error.to_string().contains("not UTF-8"), "{error}");
+    assert_eq!(decode(ignored).unwrap().unwrap().len(), 1);
 }

@@ -6,12 +6,12 @@
 //! backslash escaped, and a value with a line break or another control character is refused before
 //! anything is sent, so no input can add a condition, an `OR`, a comment or a clause.
 
-use std::fmt::Write as _;
-
 use chrono::NaiveDate;
 
-use super::super::error::Error;
-use super::super::values::{AdGroupId, AdId, CampaignId, CriterionId};
+use super::super::super::error::Error;
+use super::super::super::values::{AdGroupId, AdId, CampaignId, CriterionId};
+use super::super::fields::{Field, Resource};
+use super::builder::{Literal, Query};
 
 /// Most values of one `IN` list (the service's `FILTER_HAS_TOO_MANY_VALUES` limit is not
 /// documented; this bound keeps every query small).
@@ -74,7 +74,7 @@ impl ConversionStatus {
 /// alternatives (`IN`), different lists must all hold (`AND`).
 ///
 /// Campaign and ad-group ids are **new** Search Ads 360 ids (translate legacy ones with
-/// [`IdLookup`](super::IdLookup)); ad and criterion ids are the same in both APIs (SR-12).
+/// [`IdLookup`](super::super::IdLookup)); ad and criterion ids are the same in both APIs (SR-12).
 ///
 /// ```
 /// use sa360_video_sdk::search_ads::{AdId, ConversionStatus, ReportFilters};
@@ -176,71 +176,48 @@ fn check_text(field: &str, index: usize, text: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// `'text'` with `\` and `'` and `"` escaped by a backslash.
-pub(crate) fn quote(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('\'');
-    for c in text.chars() {
-        if matches!(c, '\\' | '\'' | '"') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out.push('\'');
-    out
-}
-
-fn condition<T>(out: &mut String, field: &str, values: &[T], render: impl Fn(&T) -> String) {
-    match values {
-        [] => {}
-        [one] => {
-            let _ = write!(out, " AND {field} = {}", render(one));
-        }
-        many => {
-            let list: Vec<String> = many.iter().map(render).collect();
-            let _ = write!(out, " AND {field} IN ({})", list.join(", "));
+/// The query of one date shard, built with [`Query`] (so its one escaper writes the text).
+/// `filters` must have passed [`ReportFilters::validate`].
+pub(crate) fn conversion_query(start: NaiveDate, end: NaiveDate, filters: &ReportFilters) -> Query {
+    fn any<V: Into<Literal>>(query: Query, field: &'static str, mut values: Vec<V>) -> Query {
+        match values.len() {
+            0 => query,
+            1 => query.where_(Field::new(field).eq(values.remove(0))),
+            _ => query.where_(Field::new(field).in_(values)),
         }
     }
-}
-
-/// The query text of one date shard. `filters` must have passed [`ReportFilters::validate`].
-pub(crate) fn conversion_query(
-    start: NaiveDate,
-    end: NaiveDate,
-    filters: &ReportFilters,
-) -> String {
-    let mut q = format!(
-        "SELECT {} FROM conversion WHERE segments.date BETWEEN '{}' AND '{}'",
-        SELECTED_FIELDS.join(", "),
-        start.format("%Y-%m-%d"),
-        end.format("%Y-%m-%d")
+    let f = filters;
+    let query = Query::select(SELECTED_FIELDS.iter().map(|name| Field::new(name)))
+        .from(Resource::Conversion)
+        .where_(Field::new("segments.date").between(start, end));
+    let ids = |ids: &mut dyn Iterator<Item = i64>| ids.collect::<Vec<_>>();
+    let query = any(
+        query,
+        "campaign.id",
+        ids(&mut f.campaign_ids.iter().map(|v| v.get())),
     );
-    condition(&mut q, "campaign.id", &filters.campaign_ids, |v| {
-        v.get().to_string()
-    });
-    condition(&mut q, "ad_group.id", &filters.ad_group_ids, |v| {
-        v.get().to_string()
-    });
-    condition(&mut q, "conversion.ad_id", &filters.ad_ids, |v| {
-        v.get().to_string()
-    });
-    condition(
-        &mut q,
-        "conversion.criterion_id",
-        &filters.criterion_ids,
-        |v| v.get().to_string(),
+    let query = any(
+        query,
+        "ad_group.id",
+        ids(&mut f.ad_group_ids.iter().map(|v| v.get())),
     );
-    condition(&mut q, "conversion.status", &filters.statuses, |v| {
-        quote(v.as_str())
-    });
-    condition(
-        &mut q,
-        "conversion.advertiser_conversion_id",
-        &filters.advertiser_conversion_ids,
-        |v| quote(v),
+    let query = any(
+        query,
+        "conversion.ad_id",
+        ids(&mut f.ad_ids.iter().map(|v| v.get())),
     );
-    q.push_str(" ORDER BY conversion.conversion_date_time, conversion.id");
-    q
+    let criteria = ids(&mut f.criterion_ids.iter().map(|v| v.get()));
+    let query = any(query, "conversion.criterion_id", criteria);
+    let statuses = f
+        .statuses
+        .iter()
+        .map(|s| Literal::enum_value(s.as_str()))
+        .collect();
+    let query = any::<Literal>(query, "conversion.status", statuses);
+    let texts = f.advertiser_conversion_ids.clone();
+    any(query, "conversion.advertiser_conversion_id", texts)
+        .order_by(Field::new("conversion.conversion_date_time"))
+        .order_by(Field::new("conversion.id"))
 }
 
 #[cfg(test)]
@@ -248,10 +225,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn quotes_escape_quotes_and_backslashes() {
-        assert_eq!(quote("a'b"), r"'a\'b'");
-        assert_eq!(quote(r"a\'"), r"'a\\\''");
-        assert_eq!(quote("\""), r#"'\"'"#);
+    fn the_shard_query_escapes_text_with_the_one_escaper() {
+        let f = ReportFilters::default()
+            .campaign_ids([CampaignId::new(7)])
+            .statuses([ConversionStatus::Enabled])
+            .advertiser_conversion_ids([r"a'b\".to_owned()]);
+        let day = NaiveDate::from_ymd_opt(2026, 11, 1).unwrap();
+        let q = conversion_query(day, day, &f).to_string();
+        assert!(
+            q.contains(
+                "WHERE segments.date BETWEEN '2026-11-01' AND '2026-11-01' AND campaign.id = 7"
+            ),
+            "{q}"
+        );
+        assert!(
+            q.contains(
+                r"conversion.status = ENABLED AND conversion.advertiser_conversion_id = 'a\'b\\' "
+            ),
+            "{q}"
+        );
+        assert!(
+            q.ends_with("ORDER BY conversion.conversion_date_time ASC, conversion.id ASC"),
+            "{q}"
+        );
     }
 
     #[test]

@@ -10,10 +10,10 @@
 //! edits from it and differs from it in more than digits; any other is sent as it is, named in
 //! [`CheckedQuery::unknown`] and in a warning with the catalogue's [`REVISION`].
 
-use super::super::error::Error;
-use super::fields::{self, Category, FieldInfo, REVISION, SelectableWith};
-use super::query_clauses::clauses;
-use super::search_query::Query;
+use super::super::super::error::Error;
+use super::super::fields::{self, Category, FieldInfo, REVISION, SelectableWith};
+use super::builder::{DuringRange, Query};
+use super::clauses::clauses;
 
 /// What the check does with a well-formed name (field, or resource in `FROM`) that the field
 /// catalogue does not have: one the service added after [`REVISION`], or a typo (SR-32).
@@ -33,7 +33,7 @@ pub enum UnknownFields {
 
 /// A query that passed the check: what would be sent ([`SearchRequest::checked_query`]).
 ///
-/// [`SearchRequest::checked_query`]: super::SearchRequest::checked_query
+/// [`SearchRequest::checked_query`]: super::super::SearchRequest::checked_query
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CheckedQuery {
@@ -44,7 +44,7 @@ pub struct CheckedQuery {
     pub columns: Vec<String>,
     /// The names the catalogue (revision [`REVISION`]) does not have, sent as they are, in
     /// the order of their first use: their values reach a row type that keeps them
-    /// ([`WithUnknown`](super::WithUnknown), `serde_json::Value`).
+    /// ([`WithUnknown`](super::super::WithUnknown), `serde_json::Value`).
     pub unknown: Vec<String>,
 }
 
@@ -109,6 +109,22 @@ pub(crate) fn check(query: &Query, unknown: UnknownFields) -> Result<CheckedQuer
         ));
     }
     let c = clauses(&text).map_err(|(code, field, reason)| refuse(code, &field, reason, None))?;
+    if let Some(range) = c.during.iter().find(|r| DuringRange::named(r).is_none()) {
+        let names = DuringRange::ALL.map(DuringRange::as_str);
+        let nearest = names
+            .iter()
+            .min_by_key(|n| strsim::levenshtein(&range.to_ascii_uppercase(), n))
+            .filter(|_| !range.is_empty());
+        return Err(refuse(
+            "INVALID_VALUE_WITH_DURING_OPERATOR",
+            if range.is_empty() { "DURING" } else { range },
+            format!(
+                "is not a predefined date range of DURING ({})",
+                names.join(", ")
+            ),
+            nearest.copied(),
+        ));
+    }
     let Some(from) = c.from.as_deref() else {
         return Err(refuse(
             "EXPECTED_FROM",
@@ -160,8 +176,8 @@ pub(crate) fn check(query: &Query, unknown: UnknownFields) -> Result<CheckedQuer
 impl Query {
     /// The names in `SELECT`, in order: the column names Google's clients give a report's
     /// columns (`campaign.id`, `metrics.clicks`, `custom_columns.id[7]`). Checked as
-    /// [`SearchRequest::stream`](super::SearchRequest::stream) checks it with the default
-    /// [`UnknownFields`] (its [`checked_query`](super::SearchRequest::checked_query) follows the
+    /// [`SearchRequest::stream`](super::super::SearchRequest::stream) checks it with the default
+    /// [`UnknownFields`] (its [`checked_query`](super::super::SearchRequest::checked_query) follows the
     /// request's own).
     ///
     /// ```
@@ -434,6 +450,31 @@ mod tests {
             code("SELECT custom_columns.id[x] FROM campaign").0,
             "BAD_FIELD_NAME"
         );
+    }
+
+    #[test]
+    fn a_during_range_not_in_the_grammar_is_refused_with_the_nearest_name() {
+        let q = "SELECT campaign.id FROM campaign WHERE segments.date DURING LAST_31_DAYS";
+        assert_eq!(
+            code(q),
+            (
+                "INVALID_VALUE_WITH_DURING_OPERATOR",
+                "LAST_31_DAYS".into(),
+                Some("LAST_30_DAYS".into())
+            )
+        );
+        let q = "SELECT campaign.id FROM campaign WHERE segments.date during last_week_mon_sun";
+        assert!(check(&Query::text(q), UnknownFields::default()).is_ok());
+        for range in DuringRange::ALL {
+            let q = format!(
+                "SELECT campaign.id FROM campaign WHERE segments.date DURING {}",
+                range.as_str()
+            );
+            assert!(
+                check(&Query::text(q), UnknownFields::default()).is_ok(),
+                "{range:?}"
+            );
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! same query with a harmless value, except the one string literal, which decodes back to the
 //! input. Text with a line break or another control character is refused before sending.
 
-use super::query::{ConversionStatus, ReportFilters, conversion_query};
+use super::filters::{ConversionStatus, ReportFilters, conversion_query};
 use crate::search_ads::error::Error;
 use crate::search_ads::values::CampaignId;
 use chrono::NaiveDate;
@@ -82,7 +82,7 @@ fn query_with(texts: Vec<String>) -> String {
         .campaign_ids(vec![CampaignId::new(7)])
         .statuses(vec![ConversionStatus::Enabled])
         .advertiser_conversion_ids(texts);
-    conversion_query(day(), day(), &filters)
+    conversion_query(day(), day(), &filters).to_string()
 }
 
 fn hostile() -> impl Strategy<Value = String> {

@@ -1,26 +1,156 @@
-//! One `searchAds360:search` request, made as the generated client makes it: the spec's
-//! `SearchSearchAds360Request` body, its headers, its `pre` (authorization) and `exec` (tracing
-//! span, body size and stall limits of [`HttpOptions`](crate::http::HttpOptions)) hooks; only the
-//! 200 answer's body is taken as bytes ([`SearchPage`]) instead of through the generated decoder.
-//! Error answers go through the generated `ErrorResponse` as before. A test holds the request
-//! equal to the generated builder's.
+//! The Reporting API's page source: one `searchAds360:search` query read page by page with
+//! `pageToken` through the [page engine](super::super::pages), each row deserialized into the
+//! row type `T` (the caller's, the generated `SearchAds360Row`, or the conversion report's).
+//!
+//! Each page is the request the generated client makes: the spec's `SearchSearchAds360Request`
+//! body, its headers, its `pre` (authorization) and `exec` (tracing span, body size and stall
+//! limits of [`HttpOptions`](crate::http::HttpOptions)) hooks, with the client's retries
+//! (`Calls::run`: transient failures, `RESOURCE_EXHAUSTED` after its retry delay, a page that is
+//! not the documented JSON). Only the 200 answer's body is taken as bytes, read once for its
+//! `nextPageToken` (the rows kept as raw JSON, so the next page is asked for before they are
+//! decoded), then the rows into `T`. Error answers go through the generated `ErrorResponse`. A
+//! test holds the request equal to the generated builder's.
 
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use bytes::Bytes;
 use sa360_reporting_client::{ClientInfo, ResponseValue, types};
 use sa360_v2_client::__glue::{ClientHooks, OperationInfo};
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 
-use super::decode::SearchPage;
+use super::super::call::Calls;
+use super::super::error::Error;
+use super::super::pages::{BoxFuture, Fetched, PageSource, Raw};
+use super::super::values::CustomerId;
+use super::rpc::{OP_SEARCH, map_error};
 
 /// The generated client's error type for the search call.
 pub(crate) type SearchError = sa360_reporting_client::Error<types::ErrorResponse>;
 
+/// What every page request of a report needs.
+#[derive(Clone)]
+pub(crate) struct SearchContext {
+    pub client: sa360_reporting_client::Client,
+    pub calls: Calls,
+    pub customer: CustomerId,
+    pub login_customer_id: Option<CustomerId>,
+    pub page_size: u32,
+}
+
+/// One query's pages, rows into `T`.
+pub(crate) struct SearchSource<T> {
+    ctx: Arc<SearchContext>,
+    query: Arc<str>,
+    /// The columns of `SELECT`, named when a row does not fit `T`.
+    columns: Arc<[String]>,
+    rows: PhantomData<fn() -> T>,
+}
+
+impl<T> SearchSource<T> {
+    pub(crate) fn new(ctx: Arc<SearchContext>, query: Arc<str>, columns: Arc<[String]>) -> Self {
+        Self {
+            ctx,
+            query,
+            columns,
+            rows: PhantomData,
+        }
+    }
+}
+
+/// The top level of a page as read before its rows: where they are, and the token.
+#[derive(serde::Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default)]
+    results: Option<&'a RawValue>,
+    #[serde(rename = "nextPageToken", default)]
+    next_page_token: Option<String>,
+}
+
+/// A page's bytes read for its rows and token; `Err` when it is not the documented JSON.
+fn envelope(body: Bytes) -> Result<Fetched<Raw>, serde_json::Error> {
+    let (rows, next) = {
+        let page: Envelope<'_> = serde_json::from_slice(&body)?;
+        let rows = page.results.map_or(0..0, |raw| {
+            let start = raw.get().as_ptr() as usize - body.as_ptr() as usize;
+            start..start + raw.get().len()
+        });
+        (rows, page.next_page_token.filter(|t| !t.is_empty()))
+    };
+    Ok(Fetched {
+        page: Raw { body, rows },
+        next,
+    })
+}
+
+/// The rows of a page into `T`; a row that does not fit is the caller's type's fault.
+pub(crate) fn decode_rows<T: DeserializeOwned>(
+    raw: &Raw,
+    columns: &[String],
+) -> Result<Vec<T>, Error> {
+    if raw.rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    serde_json::from_slice(raw.rows()).map_err(|e| Error::RowType {
+        row_type: std::any::type_name::<T>(),
+        columns: columns.join(", "),
+        detail: e.to_string(),
+    })
+}
+
+impl<T: DeserializeOwned + Send + 'static> PageSource for SearchSource<T> {
+    type Row = T;
+    type Page = Raw;
+    type Mark = ();
+
+    fn operation(&self) -> &'static str {
+        OP_SEARCH
+    }
+
+    fn fetch(self: Arc<Self>, cursor: Option<String>) -> BoxFuture<Result<Fetched<Raw>, Error>> {
+        Box::pin(async move { fetch_page(&self.ctx, &self.query, cursor.as_deref()).await })
+    }
+
+    fn decode(&self, raw: Raw) -> Result<Vec<T>, Error> {
+        decode_rows(&raw, &self.columns)
+    }
+}
+
+/// One page of `query` at `page_token`, with retries.
+pub(crate) async fn fetch_page(
+    ctx: &SearchContext,
+    query: &str,
+    page_token: Option<&str>,
+) -> Result<Fetched<Raw>, Error> {
+    ctx.calls
+        .run(OP_SEARCH, |_| async move {
+            let body = types::SearchSearchAds360Request {
+                page_size: std::num::NonZeroU32::new(ctx.page_size),
+                page_token: page_token.map(str::to_owned),
+                query: query.to_owned(),
+                return_total_results_count: None,
+                summary_row_setting: None,
+                validate_only: None,
+            };
+            let login = ctx.login_customer_id.as_ref().map(CustomerId::as_str);
+            let bytes = search(&ctx.client, ctx.customer.as_str(), login, &body)
+                .await
+                .map_err(|e| map_error(OP_SEARCH, e))?;
+            envelope(bytes.clone())
+                .map_err(|e| map_error(OP_SEARCH, SearchError::InvalidResponsePayload(bytes, e)))
+        })
+        .await
+}
+
 /// One `searchAds360:search` call with the generated client's request, hooks and limits; the
-/// 200 answer's body comes back as a [`SearchPage`] (bytes, not yet read).
+/// 200 answer's body comes back as bytes, not yet read.
 pub(crate) async fn search(
     client: &sa360_reporting_client::Client,
     customer: &str,
     login_customer_id: Option<&str>,
     body: &types::SearchSearchAds360Request,
-) -> Result<SearchPage, SearchError> {
+) -> Result<Bytes, SearchError> {
     // The customer id is digits only (checked before the report starts), so it needs no
     // percent-encoding in the path.
     let url = format!(
@@ -54,7 +184,7 @@ pub(crate) async fn search(
                 .bytes()
                 .await
                 .map_err(SearchError::ResponseBodyError)?;
-            Ok(SearchPage::from_bytes(body))
+            Ok(body)
         }
         400..=599 => Err(SearchError::ErrorResponse(
             ResponseValue::from_response(response).await?,

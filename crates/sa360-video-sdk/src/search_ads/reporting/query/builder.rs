@@ -1,13 +1,13 @@
 //! [`Query`]: a query of the Reporting API's query language, written as text or built from the
-//! typed field constants of [`fields`](super::fields). Either way it is checked against the
-//! catalogue before it is sent (`query_check.rs`); the builder only ever writes values as typed
+//! typed field constants of [`fields`](super::super::fields). Either way it is checked against the
+//! catalogue before it is sent (`check.rs`); the builder only ever writes values as typed
 //! literals (numbers, quoted and escaped text, checked enum names), so no value can add a clause.
 
 use std::fmt::{self, Write as _};
 
 use chrono::NaiveDate;
 
-use super::fields::{Field, Resource};
+use super::super::fields::{Field, Resource};
 
 /// A Reporting API query: text (`Query::text`, or `From<&str>` / `From<String>`) or built
 /// ([`Query::select`] and the builder methods), sent by
@@ -212,6 +212,11 @@ impl From<Field> for OrderBy {
 
 /// A predefined date range of `DURING` ("Date ranges": each `LAST_N_DAYS` excludes today).
 ///
+/// [`DateRange::last_days`](crate::search_ads::DateRange::last_days) includes today:
+/// `DateRange::last_days(30)` ends a day later than `LAST_30_DAYS` and starts a day later too. A
+/// name not in this list is refused before sending (`INVALID_VALUE_WITH_DURING_OPERATOR`, with
+/// the nearest name), for text queries as for built ones.
+///
 /// `#[non_exhaustive]`: match with a wildcard arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -243,6 +248,29 @@ pub enum DuringRange {
 }
 
 impl DuringRange {
+    /// Every range, in the order of Google's query grammar page.
+    pub const ALL: [DuringRange; 12] = [
+        DuringRange::Today,
+        DuringRange::Yesterday,
+        DuringRange::Last7Days,
+        DuringRange::Last14Days,
+        DuringRange::Last30Days,
+        DuringRange::LastBusinessWeek,
+        DuringRange::ThisMonth,
+        DuringRange::LastMonth,
+        DuringRange::ThisWeekSunToday,
+        DuringRange::ThisWeekMonToday,
+        DuringRange::LastWeekSunSat,
+        DuringRange::LastWeekMonSun,
+    ];
+
+    /// The range of a name of the query language (in any case), if it is one.
+    pub fn named(name: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|r| r.as_str().eq_ignore_ascii_case(name))
+    }
+
     /// The name in the query language.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -340,40 +368,24 @@ impl fmt::Display for Literal {
     }
 }
 
-impl From<i64> for Literal {
-    fn from(n: i64) -> Self {
-        Literal::Int(n)
-    }
+/// `From` for each kind of value a literal holds.
+macro_rules! literal_from {
+    ($($ty:ty => $make:expr),+ $(,)?) => {
+        $(impl From<$ty> for Literal {
+            fn from(value: $ty) -> Self {
+                $make(value)
+            }
+        })+
+    };
 }
 
-impl From<f64> for Literal {
-    fn from(d: f64) -> Self {
-        Literal::Double(d)
-    }
-}
-
-impl From<bool> for Literal {
-    fn from(b: bool) -> Self {
-        Literal::Bool(b)
-    }
-}
-
-impl From<&str> for Literal {
-    fn from(t: &str) -> Self {
-        Literal::Text(t.to_owned())
-    }
-}
-
-impl From<String> for Literal {
-    fn from(t: String) -> Self {
-        Literal::Text(t)
-    }
-}
-
-impl From<NaiveDate> for Literal {
-    fn from(d: NaiveDate) -> Self {
-        Literal::Date(d)
-    }
+literal_from! {
+    i64 => Literal::Int,
+    f64 => Literal::Double,
+    bool => Literal::Bool,
+    &str => |t: &str| Literal::Text(t.to_owned()),
+    String => Literal::Text,
+    NaiveDate => Literal::Date,
 }
 
 /// One condition of `WHERE`, made by the methods of [`Field`] (`fields::campaign::ID.eq(1)`,
@@ -467,36 +479,31 @@ impl fmt::Display for Condition {
     }
 }
 
+/// `field <operator> value` methods of [`Field`].
+macro_rules! comparisons {
+    ($($(#[$doc:meta])* $name:ident $operator:literal),+ $(,)?) => {
+        $($(#[$doc])*
+        pub fn $name(self, value: impl Into<Literal>) -> Condition {
+            Condition::new(self, $operator, Values::One(value.into()))
+        })+
+    };
+}
+
 /// Conditions and orderings on a field, for [`Query::where_`] and [`Query::order_by`].
 impl Field {
-    /// `field = value`.
-    pub fn eq(self, value: impl Into<Literal>) -> Condition {
-        Condition::new(self, "=", Values::One(value.into()))
-    }
-
-    /// `field != value`.
-    pub fn ne(self, value: impl Into<Literal>) -> Condition {
-        Condition::new(self, "!=", Values::One(value.into()))
-    }
-
-    /// `field > value`.
-    pub fn gt(self, value: impl Into<Literal>) -> Condition {
-        Condition::new(self, ">", Values::One(value.into()))
-    }
-
-    /// `field >= value`.
-    pub fn ge(self, value: impl Into<Literal>) -> Condition {
-        Condition::new(self, ">=", Values::One(value.into()))
-    }
-
-    /// `field < value`.
-    pub fn lt(self, value: impl Into<Literal>) -> Condition {
-        Condition::new(self, "<", Values::One(value.into()))
-    }
-
-    /// `field <= value`.
-    pub fn le(self, value: impl Into<Literal>) -> Condition {
-        Condition::new(self, "<=", Values::One(value.into()))
+    comparisons! {
+        /// `field = value`.
+        eq "=",
+        /// `field != value`.
+        ne "!=",
+        /// `field > value`.
+        gt ">",
+        /// `field >= value`.
+        ge ">=",
+        /// `field < value`.
+        lt "<",
+        /// `field <= value`.
+        le "<=",
     }
 
     /// `field LIKE 'pattern'`.
@@ -573,8 +580,8 @@ impl Query {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fields;
     use super::*;
+    use crate::search_ads::reporting::fields;
 
     #[test]
     fn the_builder_writes_the_guides_query() {

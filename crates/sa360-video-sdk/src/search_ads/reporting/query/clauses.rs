@@ -11,6 +11,8 @@ pub(crate) struct Clauses {
     pub from: Option<String>,
     pub filtered: Vec<String>,
     pub ordered: Vec<String>,
+    /// The values after each `DURING`, as written (empty when it is not a name).
+    pub during: Vec<String>,
 }
 
 /// A query whose clause structure cannot be read: the service's code, the text at fault, why.
@@ -165,6 +167,12 @@ pub(crate) fn clauses(text: &str) -> Result<Clauses, Refusal> {
                 match t {
                     Token::Symbol(s) if s == "(" => depth += 1,
                     Token::Symbol(s) if s == ")" => depth = depth.saturating_sub(1),
+                    Token::Name(n) if n.eq_ignore_ascii_case("DURING") => {
+                        out.during.push(match it.peek() {
+                            Some(Token::Name(range)) => range.clone(),
+                            _ => String::new(),
+                        });
+                    }
                     Token::Name(n) if depth == 0 && n.eq_ignore_ascii_case("BETWEEN") => {
                         between = true;
                     }
