@@ -26,7 +26,7 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub reps: Option<u32>,
     /// Only these scenarios: read, read-latency, report, report-latency, search, search-latency,
-    /// upload, upload-overhead, upload-stream, upload-stream-journal, id-mapping, logins,
+    /// search-stream-latency, upload, upload-overhead, upload-stream, upload-stream-journal, id-mapping, logins,
     /// logins-redis-latency, logins-redis, generate.
     #[arg(long, value_name = "SCENARIO")]
     pub only: Vec<String>,

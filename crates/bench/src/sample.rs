@@ -65,6 +65,9 @@ pub enum ClientScenario {
     Search,
     /// The same with 20 ms per answer, the facade at `SearchOptions::default()`.
     SearchLatency,
+    /// The same with 20 ms per answer, the facade reading each query whole with `send`: one
+    /// `searchStream` request.
+    SearchStreamLatency,
 }
 
 impl ClientScenario {
@@ -85,6 +88,7 @@ impl ClientScenario {
             ClientScenario::ReportLatency => "report-latency",
             ClientScenario::Search => "search",
             ClientScenario::SearchLatency => "search-latency",
+            ClientScenario::SearchStreamLatency => "search-stream-latency",
         }
     }
 }
@@ -245,8 +249,14 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
             )
             .await
         }
-        (ClientScenario::Search | ClientScenario::SearchLatency, Variant::Baseline) => {
-            search::search_baseline(sa).await
+        (
+            ClientScenario::Search
+            | ClientScenario::SearchLatency
+            | ClientScenario::SearchStreamLatency,
+            Variant::Baseline,
+        ) => search::search_baseline(sa).await,
+        (ClientScenario::SearchStreamLatency, Variant::Facade) => {
+            search::search_stream_facade(sa).await
         }
         (ClientScenario::Search | ClientScenario::SearchLatency, Variant::Facade) => {
             let defaults = SearchOptions::default();

@@ -191,6 +191,22 @@ pub async fn search_facade(
     Ok(Measurement::new(rows, rows, started.elapsed()))
 }
 
+/// Facade: each query read whole with `search(..).send::<Row>()` (one `searchStream` request,
+/// default options), one after the other, every row consumed.
+pub async fn search_stream_facade(target: &SearchAdsTarget) -> Result<Measurement> {
+    let client = facade_client(target)?;
+    let customer = CustomerId::new(target.customer_id.clone())?;
+    let queries = search_queries()?;
+    let started = Instant::now();
+    let mut rows: u64 = 0;
+    for query in queries {
+        let report = client.search(customer, query).send::<Row>().await?;
+        rows += report.rows.len() as u64;
+        black_box(report);
+    }
+    Ok(Measurement::new(rows, rows, started.elapsed()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

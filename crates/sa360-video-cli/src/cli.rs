@@ -796,6 +796,19 @@ pub struct ReportQueryArgs {
     /// and any other unknown name sent with a warning
     #[arg(long)]
     pub send_unknown_fields: bool,
+
+    /// Add the summary row (the selected metrics over all rows) as the last row; the report is
+    /// then read with one searchStream request and held whole (at most 1000000 rows)
+    #[arg(long, conflicts_with_all = ["count", "validate_only"])]
+    pub summary: bool,
+
+    /// Print only how many rows the report has (one request for one row)
+    #[arg(long, conflicts_with = "validate_only")]
+    pub count: bool,
+
+    /// Ask the service to check the query without running it
+    #[arg(long)]
+    pub validate_only: bool,
 }
 
 /// `apictl ads fields`.

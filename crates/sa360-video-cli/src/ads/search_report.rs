@@ -8,7 +8,7 @@ use std::io::{BufWriter, IsTerminal as _, Read as _, Write};
 use futures::{Stream, StreamExt as _, TryStreamExt as _};
 use sa360_video_client_support::printable;
 use sa360_video_sdk::search_ads::reporting::{
-    MAX_QUERY_CHARS, Query, SearchOptions, UnknownFields, fields,
+    MAX_QUERY_CHARS, Query, SearchOptions, SummaryRow, UnknownFields, fields,
 };
 use sa360_video_sdk::search_ads::{Error as SaError, WriteOptions};
 use serde::ser::{SerializeMap as _, Serializer as _};
@@ -308,7 +308,33 @@ pub(super) async fn run_report(
         );
     }
     let columns = checked.columns;
-    let stream = request.stream::<Value>();
+    if args.validate_only {
+        let checked = request.validate().await?;
+        match ctx.json {
+            true => print_json(&json!({"valid": true, "query": checked.text}))?,
+            false => crate::output::note!("the service accepts the query"),
+        }
+        return Ok(0);
+    }
+    if args.count {
+        let rows = request.total_results_count().await?;
+        match ctx.json {
+            true => print_json(&json!({"rows": rows}))?,
+            false => crate::output::outln!("{rows}")?,
+        }
+        return Ok(0);
+    }
+    let stream = match args.summary {
+        // The summary row comes after every row, in the last batch of one searchStream answer.
+        true => {
+            let report = request
+                .summary_row(SummaryRow::WithRows)
+                .send::<Value>()
+                .await?;
+            futures::stream::iter(report.rows.into_iter().chain(report.summary_row).map(Ok)).boxed()
+        }
+        false => request.stream::<Value>().boxed(),
+    };
     // `--json` asks for JSON on stdout: JSON lines unless a format was named.
     let format = args.format.unwrap_or(if ctx.json {
         ReportFormat::Jsonl

@@ -381,3 +381,44 @@ async fn json_asks_for_json_lines() {
             .starts_with("conversion.id,conversion.status,segments.date\n")
     );
 }
+
+/// `--count`, `--validate-only` and `--summary` (issue 49): the count of `returnTotalResultsCount`,
+/// the service's check of `validateOnly`, and the summary row as the last CSV row, read with one
+/// searchStream request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn count_validate_only_and_summary_ask_the_service() {
+    let services = services().await;
+    let apictl = Apictl::with_fakes(&services);
+    let run = apictl
+        .run(&["ads", "report", "--query", QUERY, "--count"])
+        .await;
+    run.expect(0);
+    assert_eq!(run.stdout.trim(), (7 * 20).to_string());
+    let run = apictl
+        .run(&["ads", "report", "--query", QUERY, "--validate-only"])
+        .await;
+    run.expect(0);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    let query = "SELECT campaign.id, metrics.clicks FROM campaign WHERE segments.date DURING \
+                 LAST_7_DAYS";
+    let run = apictl
+        .run(&["ads", "report", "--query", query, "--summary"])
+        .await;
+    run.expect(0);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let clicks = |l: &&str| l.split(',').nth(1).unwrap().parse::<u64>().unwrap_or(0);
+    let (last, rows) = lines[1..].split_last().expect("rows and the summary");
+    assert!(
+        last.starts_with(','),
+        "no campaign in the summary row: {last}"
+    );
+    assert_eq!(clicks(last), rows.iter().map(clicks).sum::<u64>());
+    let counts = services.search_ads.ledger().counts();
+    assert_eq!(
+        (
+            counts.reporting_search_requests,
+            counts.reporting_stream_requests
+        ),
+        (2, 1)
+    );
+}

@@ -20,7 +20,7 @@ use chrono::Days;
 use futures::{StreamExt, TryStreamExt};
 use sa360_video_fakes::{ReportingFaults, SearchAdsFake, SearchAdsFakeBuilder};
 use sa360_video_sdk::search_ads::reporting::fields::{self, Resource};
-use sa360_video_sdk::search_ads::reporting::{DuringRange, Query, WithUnknown};
+use sa360_video_sdk::search_ads::reporting::{DuringRange, Query, SummaryRow, WithUnknown};
 use sa360_video_sdk::search_ads::{CustomerId, Error, RetryPolicy, SearchAdsClient, StaticToken};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -104,7 +104,8 @@ async fn rows_decode_into_the_callers_struct_page_by_page() {
         .page_size(100)
         .send()
         .await
-        .expect("the report");
+        .expect("the report")
+        .rows;
     let generated_ids: BTreeSet<String> = generated
         .iter()
         .filter_map(|r| r.conversion.as_ref()?.id.map(|id| id.to_string()))
@@ -497,7 +498,8 @@ async fn the_guides_campaign_report_decodes_into_the_callers_struct() {
         )
         .send()
         .await
-        .expect("the report");
+        .expect("the report")
+        .rows;
     assert_eq!(generated.len(), rows.len());
 }
 
@@ -515,7 +517,8 @@ async fn the_postal_code_segment_reaches_the_generated_row() {
         )
         .send()
         .await
-        .expect("the report");
+        .expect("the report")
+        .rows;
     assert!(!rows.is_empty());
     for row in &rows {
         let code = row
@@ -551,12 +554,172 @@ async fn a_name_newer_than_the_catalogue_is_sent_with_a_warning() {
         error.to_string().contains("UNRECOGNIZED_FIELD") && !matches!(error, Error::Query { .. }),
         "the service's refusal: {error}"
     );
-    assert_eq!(searches(&fake), 1, "sent");
+    assert_eq!(streams(&fake), 1, "sent");
     let text = captured.text();
     assert!(
         text.contains("sending names the field catalogue does not have")
             && text.contains("segments.zz_invented_for_this_test")
             && text.contains(fields::REVISION),
         "{text}"
+    );
+}
+
+fn streams(fake: &SearchAdsFake) -> u64 {
+    fake.ledger().counts().reporting_stream_requests
+}
+
+/// `send` reads the whole report with one `searchStream` request (SR-33), batch by batch: the
+/// same rows as the pages, and the summary row (the clicks summed) when asked for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn send_reads_the_whole_report_with_one_search_stream_request() {
+    let fake = support::start(recent(10, 40)).await;
+    let client = client(&fake, support::fast_retries(3));
+    let paged: Vec<Row> = client
+        .search(customer(&fake), QUERY)
+        .page_size(37)
+        .stream()
+        .try_collect()
+        .await
+        .expect("the pages");
+    let before = searches(&fake);
+    let report = client
+        .search(customer(&fake), QUERY)
+        .page_size(37)
+        .send::<Row>()
+        .await
+        .expect("the report");
+    assert_eq!(report.rows, paged, "the same rows in the same order");
+    assert_eq!(report.summary_row, None);
+    assert_eq!((streams(&fake), searches(&fake) - before), (1, 0));
+
+    let query = "SELECT campaign.id, metrics.clicks FROM campaign WHERE segments.date DURING \
+                 LAST_7_DAYS";
+    let clicks = |row: &Value| {
+        row["metrics"]["clicks"]
+            .as_str()
+            .map_or(0, |c| c.parse::<u64>().expect("int64 as text"))
+    };
+    let report = client
+        .search(customer(&fake), query)
+        .page_size(3)
+        .summary_row(SummaryRow::WithRows)
+        .send::<Value>()
+        .await
+        .expect("the report");
+    let summary = report.summary_row.expect("asked for");
+    assert!(
+        report.rows.len() > 3,
+        "several batches: {}",
+        report.rows.len()
+    );
+    assert_eq!(
+        clicks(&summary),
+        report.rows.iter().map(clicks).sum::<u64>()
+    );
+    let only = client
+        .search(customer(&fake), query)
+        .summary_row(SummaryRow::Only)
+        .send::<Value>()
+        .await
+        .expect("the summary");
+    assert!(only.rows.is_empty());
+    assert_eq!(only.summary_row, Some(summary));
+    assert_eq!(streams(&fake), 3);
+
+    // The summary row is `send`'s alone: `stream` pages and refuses it before sending.
+    let error = client
+        .search(customer(&fake), query)
+        .summary_row(SummaryRow::WithRows)
+        .stream::<Value>()
+        .try_next()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, Error::Validation { field, .. } if field == "summary_row"),
+        "{error}"
+    );
+    assert_eq!(streams(&fake), 3);
+}
+
+/// `validate` asks the service to check the query (`validateOnly`); `total_results_count` asks
+/// for the count with one row.
+#[tokio::test]
+async fn validate_and_count_ask_the_service_without_reading_rows() {
+    let fake = support::start(recent(10, 40)).await;
+    let client = client(&fake, support::fast_retries(3));
+    let checked = client
+        .search(customer(&fake), QUERY)
+        .validate()
+        .await
+        .expect("valid");
+    assert!(checked.text.contains("FROM conversion"));
+    let refused = client
+        .search(
+            customer(&fake),
+            "SELECT campaign.id, segments.zz_invented_for_this_test FROM campaign",
+        )
+        .validate()
+        .await
+        .unwrap_err();
+    assert!(
+        refused.to_string().contains("UNRECOGNIZED_FIELD"),
+        "{refused}"
+    );
+    let count = client
+        .search(customer(&fake), QUERY)
+        .total_results_count()
+        .await
+        .expect("the count");
+    assert_eq!(count, 7 * 40);
+    assert_eq!(searches(&fake), 3);
+}
+
+/// A `searchStream` answer of `batches` batches of one row whose name is `name_len` bytes long,
+/// cut before its `]` when `cut`; and a client whose answers may be 16 KiB.
+async fn stream_answer(batches: usize, name_len: usize, cut: bool) -> SearchAdsClient {
+    let batch = json!({"results": [{"campaign": {"name": "n".repeat(name_len)}}]}).to_string();
+    let mut body = format!("[{}", vec![batch; batches].join(","));
+    if !cut {
+        body.push(']');
+    }
+    let app = Router::new().route(
+        "/v0/customers/{customer}/searchAds360:searchStream",
+        axum::routing::post(
+            move || async move { ([(header::CONTENT_TYPE, "application/json")], body) },
+        ),
+    );
+    let url = serve(app).await;
+    SearchAdsClient::builder(StaticToken::new("token"))
+        .reporting_base_url(&url)
+        .http_options(sa360_video_sdk::http::HttpOptions::default().max_body_bytes(16 * 1024))
+        .retry_policy(support::fast_retries(1))
+        .build()
+        .expect("the client builds")
+}
+
+/// The answer of `send` is bounded batch by batch, not as a whole: 200 batches of 1 KiB pass a
+/// 16 KiB `max_body_bytes`; one batch of 20 KiB, or an answer cut short, fails.
+#[tokio::test]
+async fn a_search_stream_answer_is_bounded_batch_by_batch() {
+    let query = "SELECT campaign.name FROM campaign";
+    let customer = CustomerId::new("1234567890").expect("digits");
+    let read = |client: SearchAdsClient| async move {
+        client.search(customer, query).send::<Value>().await
+    };
+    let report = read(stream_answer(200, 1024, false).await)
+        .await
+        .expect("bounded batches");
+    assert_eq!(report.rows.len(), 200);
+    let error = read(stream_answer(1, 20 * 1024, false).await)
+        .await
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("longer than 16384 bytes"),
+        "{error}"
+    );
+    let error = read(stream_answer(3, 10, true).await).await.unwrap_err();
+    assert!(
+        error.to_string().contains("ended before its closing"),
+        "{error}"
     );
 }

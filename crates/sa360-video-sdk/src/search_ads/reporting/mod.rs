@@ -24,8 +24,6 @@
 //!   checked before sending) → `.stream()`; [`AccessibleCustomersRequest`]; [`IdLookup`] (legacy
 //!   ids → new ids from the ID-mapping file).
 
-// The searchStream batch reader (SR-33); the read engine calls it once searchStream is wired in.
-#[allow(dead_code)]
 mod batches;
 mod customers;
 pub mod fields;
@@ -39,6 +37,7 @@ mod request;
 mod rpc;
 mod search;
 mod source;
+mod stream;
 mod window;
 mod with_unknown;
 
@@ -53,8 +52,10 @@ pub use query::filters::{
 };
 pub use request::{ConversionReport, ConversionReportRequest};
 pub use search::{
-    MAX_COLLECTED_ROWS, MAX_SEARCH_PREFETCH, SearchOptions, SearchRequest, SearchStream,
+    MAX_COLLECTED_ROWS, MAX_SEARCH_PREFETCH, SearchOptions, SearchReport, SearchRequest,
+    SearchStream, SummaryRow,
 };
+pub use stream::ColumnHeaders;
 pub use window::CONVERSION_WINDOW_DAYS;
 pub use with_unknown::WithUnknown;
 

@@ -1,4 +1,4 @@
-//! `search`: a report of any resource, the Reporting API's query language through the facade.
+//! `search`: a report of any resource, the Reporting API's query language through the SDK.
 //! The request builder ([`SearchRequest`]), its options ([`SearchOptions`]) and the stream of
 //! rows in the caller's type ([`SearchStream`]).
 
@@ -16,7 +16,10 @@ use super::options::{MAX_REPORT_PAGE_SIZE, check_page_size};
 use super::query::builder::Query;
 use super::query::check::{CheckedQuery, UnknownFields, check};
 use super::rpc::OP_SEARCH;
-use super::source::{SearchContext, SearchSource};
+use super::rpc::map_error;
+use super::source::{SearchContext, SearchSource, search};
+use super::stream::{ColumnHeaders, OP_SEARCH_STREAM, StreamSource};
+use sa360_reporting_client::types;
 
 /// Most pages [`SearchOptions::prefetch`] may hold ahead of the reader.
 pub const MAX_SEARCH_PREFETCH: usize = 16;
@@ -126,6 +129,45 @@ pub struct SearchOptions {
     /// by default refused as a typo only when a catalogued name is near it, else sent with a
     /// warning; [`UnknownFields::Send`] sends every one (SR-32).
     pub unknown_fields: UnknownFields,
+    /// Whether [`SearchRequest::send`] asks for the summary row (the selected metrics over all
+    /// rows). Default [`SummaryRow::None`]; `stream` pages and refuses any other.
+    pub summary_row: SummaryRow,
+}
+
+/// The summary row of a report (`summaryRowSetting`): the selected metrics over all its rows,
+/// sent alone in the last batch of a `searchStream` answer (SR-33).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SummaryRow {
+    /// Rows only (`NO_SUMMARY_ROW`).
+    #[default]
+    None,
+    /// The rows, then the summary row (`SUMMARY_ROW_WITH_RESULTS`).
+    WithRows,
+    /// The summary row only (`SUMMARY_ROW_ONLY`).
+    Only,
+}
+
+impl SummaryRow {
+    fn setting(self) -> types::SummaryRowSetting {
+        match self {
+            SummaryRow::None => types::SummaryRowSetting::NoSummaryRow,
+            SummaryRow::WithRows => types::SummaryRowSetting::SummaryRowWithResults,
+            SummaryRow::Only => types::SummaryRowSetting::SummaryRowOnly,
+        }
+    }
+}
+
+/// A whole search report, read by [`SearchRequest::send`] with one `searchStream` request.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SearchReport<T> {
+    /// The rows, in the service's order.
+    pub rows: Vec<T>,
+    /// The summary row, when [`SearchOptions::summary_row`] asked for it, in the same type (its
+    /// members other than `metrics` are absent: make them `Option`s, or read `serde_json::Value`).
+    pub summary_row: Option<T>,
+    /// The custom-column and conversion-custom headers of the answer.
+    pub headers: ColumnHeaders,
 }
 
 impl Default for SearchOptions {
@@ -136,6 +178,7 @@ impl Default for SearchOptions {
             login_customer_id: None,
             max_rows: 1_000_000,
             unknown_fields: UnknownFields::default(),
+            summary_row: SummaryRow::None,
         }
     }
 }
@@ -146,6 +189,7 @@ crate::setters::field_setters!(SearchOptions {
         prefetch => prefetch: usize,
         max_rows => max_rows: u64,
         unknown_fields => unknown_fields: UnknownFields,
+        summary_row => summary_row: SummaryRow,
     }
     some {
         login_customer_id => login_customer_id: CustomerId,
@@ -225,6 +269,12 @@ impl SearchRequest {
         self
     }
 
+    /// Whether [`send`](Self::send) asks for the summary row (default [`SummaryRow::None`]).
+    pub fn summary_row(mut self, summary_row: SummaryRow) -> Self {
+        self.options = self.options.summary_row(summary_row);
+        self
+    }
+
     /// The query as it would be sent, after the checks (options and query): its text, its
     /// columns and the names unknown to the catalogue it sends; nothing is sent.
     pub fn checked_query(&self) -> Result<CheckedQuery, Error> {
@@ -237,6 +287,30 @@ impl SearchRequest {
     /// sent); a row that does not fit `T` ends the stream with an
     /// [`Error::UnexpectedResponse`] naming the type and the member.
     pub fn stream<T: DeserializeOwned + Send + 'static>(self) -> SearchStream<T> {
+        if self.options.summary_row != SummaryRow::None {
+            return Rows::refused(Error::invalid(
+                "summary_row",
+                "is read only by .send() (one searchStream request, SR-33): .stream() reads \
+                 pages and has no summary row",
+            ));
+        }
+        let (ctx, text, columns) = match self.prepare() {
+            Ok(prepared) => prepared,
+            Err(error) => return Rows::refused(error),
+        };
+        let source = SearchSource::new(ctx, text.into(), columns.into());
+        let budget = Budget {
+            page_rows: self.options.page_size,
+            ahead: self.options.prefetch,
+            lanes: 1,
+            ramp: false,
+        };
+        Rows::new(Pages::new(OP_SEARCH, [source], budget))
+    }
+
+    /// The checked query (warning of names the catalogue does not have) and what its requests
+    /// need.
+    fn prepare(&self) -> Result<(Arc<SearchContext>, String, Vec<String>), Error> {
         let (text, columns) = match self.checked_query() {
             Ok(checked) => {
                 if !checked.unknown.is_empty() {
@@ -249,7 +323,7 @@ impl SearchRequest {
                 }
                 (checked.text, checked.columns)
             }
-            Err(error) => return Rows::refused(error),
+            Err(error) => return Err(error),
         };
         let inner = &self.client.inner;
         let ctx = SearchContext {
@@ -259,26 +333,41 @@ impl SearchRequest {
             login_customer_id: self.options.login_customer_id,
             page_size: self.options.page_size,
         };
-        let source = SearchSource::new(Arc::new(ctx), text.into(), columns.into());
+        Ok((Arc::new(ctx), text, columns))
+    }
+
+    /// The whole report with one `searchStream` request (one quota operation, SR-33): its rows
+    /// (at most [`SearchOptions::max_rows`]; more is an error naming it), the summary row when
+    /// [`SearchOptions::summary_row`] asks for it, and the column headers. Each batch of the
+    /// answer is decoded as it arrives, the next read ahead within the page budget
+    /// ([`SearchOptions::prefetch`] batches of `page_size` rows); the answer as a whole has no
+    /// size limit, each batch has [`HttpOptions::max_body_bytes`](crate::http::HttpOptions).
+    /// An answer cut short fails the call (nothing to resume from): [`stream`](Self::stream)
+    /// pages with `pageToken` and restarts where a read must survive that.
+    pub async fn send<T: DeserializeOwned + Send + 'static>(
+        self,
+    ) -> Result<SearchReport<T>, Error> {
+        let (ctx, text, columns) = self.prepare()?;
+        let body = types::SearchSearchAds360StreamRequest {
+            query: text,
+            batch_size: i32::try_from(self.options.page_size).ok(),
+            summary_row_setting: Some(self.options.summary_row.setting()),
+        };
+        let source = StreamSource::<T>::new(ctx, body, columns.clone().into());
+        let extras = source.extras.clone();
         let budget = Budget {
             page_rows: self.options.page_size,
             ahead: self.options.prefetch,
             lanes: 1,
             ramp: false,
         };
-        Rows::new(Pages::new(OP_SEARCH, [source], budget))
-    }
-
-    /// Every row, collected: at most [`SearchOptions::max_rows`] (more is an error naming it).
-    pub async fn send<T: DeserializeOwned + Send + 'static>(self) -> Result<Vec<T>, Error> {
         let max = self.options.max_rows;
-        let mut stream = self.stream::<T>();
+        let mut stream = Pages::new(OP_SEARCH_STREAM, [source], budget);
         let mut rows = Vec::new();
         while let Some(row) = stream.try_next().await? {
             if rows.len() as u64 >= max {
-                return Err(Error::validation(
+                return Err(Error::invalid(
                     "max_rows",
-                    None,
                     format!(
                         "is {max}, and the report has more rows: raise it, or read the rows with \
                          .stream()"
@@ -287,8 +376,83 @@ impl SearchRequest {
             }
             rows.push(row);
         }
-        Ok(rows)
+        let extras = std::mem::take(&mut *extras.lock().unwrap_or_else(|p| p.into_inner()));
+        let summary_row = match extras.summary_row {
+            Some(summary) => {
+                Some(
+                    serde_json::from_slice(&summary).map_err(|e| Error::RowType {
+                        row_type: std::any::type_name::<T>(),
+                        columns: format!("the summary row of {}", columns.join(", ")),
+                        detail: e.to_string(),
+                    })?,
+                )
+            }
+            None => None,
+        };
+        Ok(SearchReport {
+            rows,
+            summary_row,
+            headers: extras.headers.unwrap_or_default(),
+        })
     }
+
+    /// Asks the service to check the query without running it (`validateOnly`): `Ok` with the
+    /// query as sent when it is valid, else the service's error; no row is read.
+    pub async fn validate(self) -> Result<CheckedQuery, Error> {
+        let checked = self.checked_query()?;
+        let (ctx, text, _) = self.prepare()?;
+        one_search(&ctx, text, |body| body.validate_only = Some(true)).await?;
+        Ok(checked)
+    }
+
+    /// How many rows the report has (`returnTotalResultsCount`, ignoring any `LIMIT`), with one
+    /// request of one row.
+    pub async fn total_results_count(self) -> Result<u64, Error> {
+        let (ctx, text, _) = self.prepare()?;
+        let page = one_search(&ctx, text, |body| {
+            body.return_total_results_count = Some(true);
+            body.page_size = std::num::NonZeroU32::new(1);
+        })
+        .await?;
+        #[derive(serde::Deserialize)]
+        struct Count {
+            #[serde(rename = "totalResultsCount", default, with = "super::int64::option")]
+            total: Option<i64>,
+        }
+        let count: Count = serde_json::from_slice(&page).map_err(|e| {
+            Error::unexpected(
+                OP_SEARCH,
+                Some(200),
+                format!("the answer is not the documented JSON: {e}"),
+            )
+        })?;
+        Ok(count.total.and_then(|n| u64::try_from(n).ok()).unwrap_or(0))
+    }
+}
+
+/// One `searchAds360:search` request of `query` shaped by `shape`, with retries: its body.
+async fn one_search(
+    ctx: &SearchContext,
+    query: String,
+    shape: impl Fn(&mut types::SearchSearchAds360Request),
+) -> Result<bytes::Bytes, Error> {
+    let mut body = types::SearchSearchAds360Request {
+        page_size: None,
+        page_token: None,
+        query,
+        return_total_results_count: None,
+        summary_row_setting: None,
+        validate_only: None,
+    };
+    shape(&mut body);
+    let login = ctx.login_customer_id.as_ref().map(CustomerId::as_str);
+    ctx.calls
+        .run(OP_SEARCH, |_| async {
+            search(&ctx.client, ctx.customer.as_str(), login, &body)
+                .await
+                .map_err(|e| map_error(OP_SEARCH, e))
+        })
+        .await
 }
 
 /// The rows of a report query (see [`SearchAdsClient::search`]): the engine's [`Rows`]. After

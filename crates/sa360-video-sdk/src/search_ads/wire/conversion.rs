@@ -406,7 +406,7 @@ pub(crate) mod tests {
     #[test]
     fn the_request_shapes_are_the_wire_shape_with_required_members() {
         // The reference: the wire shape's JSON read as the request shape (what
-        // the facade sent before the request shapes were built directly).
+        // the SDK sent before the request shapes were built directly).
         fn through_json<T: serde::de::DeserializeOwned>(c: &Conversion) -> T {
             serde_json::from_value(serde_json::to_value(conversion_to_wire(c)).unwrap()).unwrap()
         }

@@ -1,4 +1,4 @@
-//! Google's error envelope (SA-8) made into the facade's [`Error::Api`],
+//! Google's error envelope (SA-8) made into the SDK's [`Error::Api`],
 //! with the details taken from `errors[]` or from the message's list (SA-9).
 
 use std::time::Duration;
@@ -8,7 +8,7 @@ use crate::search_ads::error::details::{
     ConversionIssue, DETAILS_MARKER, parse_detail, parse_details_message, split_code,
 };
 
-/// The parts of Google's error envelope the facade uses (SA-8).
+/// The parts of Google's error envelope the SDK uses (SA-8).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Envelope {
     pub message: Option<String>,
@@ -18,7 +18,7 @@ pub(crate) struct Envelope {
 }
 
 impl Envelope {
-    /// Builds the facade error for an error answer with `status`.
+    /// Builds the SDK's error for an error answer with `status`.
     pub(crate) fn into_error(
         self,
         operation: &'static str,

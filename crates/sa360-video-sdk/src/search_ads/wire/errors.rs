@@ -1,4 +1,4 @@
-//! Generated-client and transport errors made into the facade's [`Error`]:
+//! Generated-client and transport errors made into the SDK's [`Error`]:
 //! the error envelope, the token hook's failures, body limits, timeouts.
 
 use std::future::Future;
@@ -11,7 +11,7 @@ use crate::http::Bounds;
 use crate::search_ads::error::Error;
 use crate::search_ads::retry::parse_retry_after;
 
-/// Maps a generated-client error to the facade's error.
+/// Maps a generated-client error to the SDK's error.
 pub(crate) fn map_error(operation: &'static str, error: ClientError) -> Error {
     if let Some(auth) = AuthorizeError::from_client_error(&error) {
         if let Some(typed) = crate::search_ads::call::take_token_error() {
@@ -88,7 +88,7 @@ pub(crate) fn from_reqwest(operation: &'static str, error: reqwest::Error) -> Er
     Error::Transport(crate::http::from_reqwest(operation, error, bounds))
 }
 
-/// The facade error for a body that broke one of the [`HttpOptions`]
+/// The SDK's error for a body that broke one of the [`HttpOptions`]
 /// limits, when `error`'s source chain holds one.
 ///
 /// [`HttpOptions`]: crate::http::HttpOptions
