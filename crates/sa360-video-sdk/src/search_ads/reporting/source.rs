@@ -143,21 +143,21 @@ pub(crate) async fn fetch_page(
         .await
 }
 
-/// One `searchAds360:search` call with the generated client's request, hooks and limits; the
-/// 200 answer's body comes back as bytes, not yet read.
-pub(crate) async fn search(
+/// A `searchAds360:{method}` request as the generated builder makes it (URL, accept, the JSON
+/// body, then the spec's headers), authorized by the `pre` hook.
+pub(crate) async fn authorized(
     client: &sa360_reporting_client::Client,
+    method: &'static str,
     customer: &str,
     login_customer_id: Option<&str>,
-    body: &types::SearchSearchAds360Request,
-) -> Result<Bytes, SearchError> {
+    body: &impl serde::Serialize,
+) -> Result<(reqwest::Request, OperationInfo), SearchError> {
     // The customer id is digits only (checked before the report starts), so it needs no
     // percent-encoding in the path.
     let url = format!(
-        "{}/v0/customers/{customer}/searchAds360:search",
+        "{}/v0/customers/{customer}/searchAds360:{method}",
         client.baseurl()
     );
-    // In the generated builder's order: accept, the JSON body, then the spec's headers.
     let mut request = client
         .client()
         .post(url)
@@ -169,11 +169,26 @@ pub(crate) async fn search(
     }
     let mut request = request.build()?;
     let info = OperationInfo {
-        operation_id: "customers_search_ads360_search",
+        operation_id: match method {
+            "search" => "customers_search_ads360_search",
+            _ => "customers_search_ads360_search_stream",
+        },
     };
     client
         .pre::<types::ErrorResponse>(&mut request, &info)
         .await?;
+    Ok((request, info))
+}
+
+/// One `searchAds360:search` call with the generated client's request, hooks and limits; the
+/// 200 answer's body comes back as bytes, not yet read.
+pub(crate) async fn search(
+    client: &sa360_reporting_client::Client,
+    customer: &str,
+    login_customer_id: Option<&str>,
+    body: &types::SearchSearchAds360Request,
+) -> Result<Bytes, SearchError> {
+    let (request, info) = authorized(client, "search", customer, login_customer_id, body).await?;
     let result = client.exec(request, &info).await;
     client.post::<types::ErrorResponse>(&result, &info).await?;
     let response = result?;

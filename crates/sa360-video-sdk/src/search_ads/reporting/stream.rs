@@ -16,15 +16,16 @@ use std::sync::{Arc, Mutex};
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
 use sa360_reporting_client::{ClientInfo, ResponseValue, types};
-use sa360_v2_client::__glue::{ClientHooks, OperationInfo};
+use sa360_v2_client::__glue::ClientHooks;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use super::super::error::Error;
 use super::super::pages::{BoxFuture, Fetched, PageSource, Raw};
+use super::super::values::CustomerId;
 use super::batches::{BatchError, batches};
 use super::rpc::map_error;
-use super::source::{SearchContext, SearchError, decode_rows};
+use super::source::{SearchContext, SearchError, authorized, decode_rows};
 
 pub(crate) const OP_SEARCH_STREAM: &str = "customers.searchAds360.searchStream";
 
@@ -198,27 +199,9 @@ async fn send(
     body: &types::SearchSearchAds360StreamRequest,
 ) -> Result<reqwest::Response, SearchError> {
     let client = &ctx.client;
-    let url = format!(
-        "{}/v0/customers/{}/searchAds360:searchStream",
-        client.baseurl(),
-        ctx.customer.as_str()
-    );
-    let mut request = client
-        .client()
-        .post(url)
-        .header(reqwest::header::ACCEPT, "application/json")
-        .json(body)
-        .header("api-version", sa360_reporting_client::Client::api_version());
-    if let Some(login) = &ctx.login_customer_id {
-        request = request.header("login-customer-id", login.as_str());
-    }
-    let mut request = request.build()?;
-    let info = OperationInfo {
-        operation_id: "customers_search_ads360_search_stream",
-    };
-    client
-        .pre::<types::ErrorResponse>(&mut request, &info)
-        .await?;
+    let login = ctx.login_customer_id.as_ref().map(CustomerId::as_str);
+    let (request, info) =
+        authorized(client, "searchStream", ctx.customer.as_str(), login, body).await?;
     let limits = client.inner().body_limits().with_max_bytes(u64::MAX);
     let result = sa360_video_client_support::trace_exec(
         client.client(),
