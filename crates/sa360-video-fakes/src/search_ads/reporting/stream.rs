@@ -1,5 +1,5 @@
 //! `POST /v0/customers/{customerId}/searchAds360:searchStream`: every row of a query in one
-//! answer (https://developers.google.com/search-ads/reporting/api/reference/rest/v0/customers.searchAds360/searchStream,
+//! answer (<https://developers.google.com/search-ads/reporting/api/reference/rest/v0/customers.searchAds360/searchStream>,
 //! DECISIONS SR-33). The request is checked as `search`'s is, with the same faults and the same
 //! errors (SR-33 e), and each batch is a page of `search` ([`super::page`]) written without a page
 //! token: one engine. The answer is a JSON array of batches (SR-33 a), at most `batchSize` rows
