@@ -1,7 +1,7 @@
-//! `cargo xtask bench`: the facade against plain baselines, scenario by
+//! `cargo xtask bench`: the SDK against plain baselines, scenario by
 //! scenario, in one run, with ratios and targets.
 //!
-//! - [`scenarios`]: the client side of each scenario, baseline and facade
+//! - [`scenarios`]: the client side of each scenario, baseline and SDK
 //!   (what is timed).
 //! - [`logins`]: the login scenarios (the `logins` row runs both sides in one
 //!   process, in alternating blocks).

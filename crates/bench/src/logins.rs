@@ -1,11 +1,11 @@
-//! The login scenarios: the generated client's `login` against the facade's, and the facade over
+//! The login scenarios: the generated client's `login` against the SDK's, and the SDK over
 //! a `MemoryStore` against a `RedisStore`.
 //!
 //! The `logins` row measures a few microseconds of guard work inside a loopback round trip of
 //! about 170 µs whose length varies by ±15 % from one process to the next on a small VM. Two
 //! processes running the same code differ by more than the guard costs, so that row runs both
 //! sides in one process ([`logins_paired`]): blocks of [`LOGIN_BLOCK`] logins, alternating
-//! baseline, facade, facade, baseline, … so that drift falls on both sides alike.
+//! baseline, SDK, SDK, baseline, … so that drift falls on both sides alike.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -62,13 +62,13 @@ impl GeneratedLogin {
     }
 }
 
-/// A facade client with the target's credentials.
-struct FacadeLogin {
+/// An SDK client with the target's credentials.
+struct SdkLogin {
     client: VideoSessionClient,
     credentials: Credentials,
 }
 
-impl FacadeLogin {
+impl SdkLogin {
     /// Over the process-wide `MemoryStore` (named: the default store is a
     /// per-user file, which a benchmark must not write into), or over `store`.
     fn new(target: &VideoTarget, store: Option<std::sync::Arc<dyn LockoutStore>>) -> Result<Self> {
@@ -106,34 +106,34 @@ pub async fn logins_baseline(target: &VideoTarget, count: u64) -> Result<Measure
     Ok(Measurement::new(count, count, elapsed))
 }
 
-/// Facade logins: `count` sequential [`VideoSessionClient::login`]s through
+/// SDK logins: `count` sequential [`VideoSessionClient::login`]s through
 /// a lockout guard over the process-wide in-memory store; each must succeed.
-pub async fn logins_facade(target: &VideoTarget, count: u64) -> Result<Measurement> {
-    let elapsed = FacadeLogin::new(target, None)?.run(count).await?;
+pub async fn logins_sdk(target: &VideoTarget, count: u64) -> Result<Measurement> {
+    let elapsed = SdkLogin::new(target, None)?.run(count).await?;
     Ok(Measurement::new(count, count, elapsed))
 }
 
 /// Both sides of `logins` in this process: `count` logins each, in blocks of `block` (at least
-/// 1), the generated client first in even rounds and the facade first in odd ones (B F F B B F
-/// …). Returns (baseline, facade), each the sum of its blocks.
+/// 1), the generated client first in even rounds and the SDK first in odd ones (B F F B B F
+/// …). Returns (baseline, SDK), each the sum of its blocks.
 pub async fn logins_paired(
     target: &VideoTarget,
     count: u64,
     block: u64,
 ) -> Result<(Measurement, Measurement)> {
     let generated = GeneratedLogin::new(target)?;
-    let facade = FacadeLogin::new(target, None)?;
+    let sdk = SdkLogin::new(target, None)?;
     let block = block.max(1);
-    let (mut baseline_time, mut facade_time) = (Duration::ZERO, Duration::ZERO);
+    let (mut baseline_time, mut sdk_time) = (Duration::ZERO, Duration::ZERO);
     let mut done = 0;
     let mut round = 0u64;
     while done < count {
         let n = block.min(count - done);
         if round.is_multiple_of(2) {
             baseline_time += generated.run(n).await?;
-            facade_time += facade.run(n).await?;
+            sdk_time += sdk.run(n).await?;
         } else {
-            facade_time += facade.run(n).await?;
+            sdk_time += sdk.run(n).await?;
             baseline_time += generated.run(n).await?;
         }
         done += n;
@@ -141,19 +141,19 @@ pub async fn logins_paired(
     }
     Ok((
         Measurement::new(count, count, baseline_time),
-        Measurement::new(count, count, facade_time),
+        Measurement::new(count, count, sdk_time),
     ))
 }
 
-/// Facade logins through a `MemoryStore` of their own (the `logins-redis`
+/// SDK logins through a `MemoryStore` of their own (the `logins-redis`
 /// baseline).
 pub async fn logins_memory_store(target: &VideoTarget, count: u64) -> Result<Measurement> {
     let store = std::sync::Arc::new(MemoryStore::new());
-    let elapsed = FacadeLogin::new(target, Some(store))?.run(count).await?;
+    let elapsed = SdkLogin::new(target, Some(store))?.run(count).await?;
     Ok(Measurement::new(count, count, elapsed))
 }
 
-/// Facade logins through a `RedisStore` on `target.redis_url` (connected
+/// SDK logins through a `RedisStore` on `target.redis_url` (connected
 /// before the clock starts).
 pub async fn logins_redis_store(target: &VideoTarget, count: u64) -> Result<Measurement> {
     let url = target
@@ -163,7 +163,7 @@ pub async fn logins_redis_store(target: &VideoTarget, count: u64) -> Result<Meas
     let store = RedisStore::connect(url).await?;
     // The suite's own new server: declared new, as an operator does once.
     store.initialize().await?;
-    let elapsed = FacadeLogin::new(target, Some(std::sync::Arc::new(store)))?
+    let elapsed = SdkLogin::new(target, Some(std::sync::Arc::new(store)))?
         .run(count)
         .await?;
     Ok(Measurement::new(count, count, elapsed))

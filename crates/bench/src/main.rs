@@ -18,7 +18,7 @@ use bench::sample::{self, ClientScenario, SampleSpec, Targets, Variant};
 use bench::scenarios::peak_rss_kib;
 use bench::suite::{self, Scenario, Sizes, SuiteOptions};
 
-/// Benchmarks of the facade against plain baselines on the fakes.
+/// Benchmarks of the SDK against plain baselines on the fakes.
 #[derive(Debug, Parser)]
 #[command(name = "bench-runner", version, about)]
 struct Cli {
@@ -28,7 +28,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run every scenario, alternating baseline and facade runs, and print the table.
+    /// Run every scenario, alternating baseline and SDK runs, and print the table.
     Suite(SuiteArgs),
     /// Run one variant of one scenario once; print its measurement as JSON.
     Sample(SampleArgs),
@@ -67,7 +67,7 @@ struct SampleArgs {
     /// The scenario.
     #[arg(long, value_enum)]
     scenario: ClientScenario,
-    /// Baseline, facade, or paired (both in this process, in alternating blocks; `logins` only).
+    /// Baseline, SDK, or paired (both in this process, in alternating blocks; `logins` only).
     #[arg(long, value_enum)]
     variant: Variant,
     /// Conversions to upload or logins to make.
@@ -76,8 +76,8 @@ struct SampleArgs {
     /// Makes uploaded conversion ids unique per run.
     #[arg(long, default_value = "manual")]
     tag: String,
-    /// Pages in flight of a facade read instead of the scenario's (1, or 4
-    /// with added latency); shards in flight of a facade report instead of
+    /// Pages in flight of an SDK read instead of the scenario's (1, or 4
+    /// with added latency); shards in flight of an SDK report instead of
     /// the scenario's (4, or 8 with added latency).
     #[arg(long, value_name = "N")]
     prefetch: Option<usize>,
@@ -172,7 +172,7 @@ fn sample(args: SampleArgs) -> Result<ExitCode> {
         drop(runtime);
         let rss = peak_rss_kib();
         paired.baseline.peak_rss_kib = rss;
-        paired.facade.peak_rss_kib = rss;
+        paired.sdk.peak_rss_kib = rss;
         serde_json::to_string(&paired)?
     } else {
         let mut measurement = runtime.block_on(sample::run(&spec, &targets))?;

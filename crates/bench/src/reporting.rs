@@ -1,21 +1,21 @@
-//! The Reporting API scenarios: a conversion report read by the facade
+//! The Reporting API scenarios: a conversion report read by the SDK
 //! ([`SearchAdsClient::conversion_report`](sa360_video_sdk::search_ads::SearchAdsClient::conversion_report)) against a plain loop over the same
 //! pages.
 //!
-//! | scenario | baseline | facade |
+//! | scenario | baseline | SDK |
 //! |---|---|---|
-//! | [`report_baseline`] / [`report_facade`] | `POST …/searchAds360:search` page after page (`pageToken`), each body parsed with `serde_json::from_slice` into the generated `SearchSearchAds360Response` | `SearchAdsClient::conversion_report` stream, typed `Conversion`s |
+//! | [`report_baseline`] / [`report_sdk`] | `POST …/searchAds360:search` page after page (`pageToken`), each body parsed with `serde_json::from_slice` into the generated `SearchSearchAds360Response` | `SearchAdsClient::conversion_report` stream, typed `Conversion`s |
 //!
-//! Both send the query the facade builds without filters (the baseline spells
+//! Both send the query the SDK builds without filters (the baseline spells
 //! it out in [`report_query`]). The query selects `segments.date`, so one query
 //! may span at most 30 days (`DATE_RANGE_TOO_WIDE`, SR-13): the baseline reads
 //! the range as consecutive queries, one after the other.
 //!
-//! Without added latency (the overhead row) both read the facade's default 7-day shards
-//! ([`REPORT_SHARD_DAYS`]) in pages of 10 000 one after the other (the facade with one shard in
-//! flight): the very same requests, so the ratio is the facade's own cost per row. With 20 ms
+//! Without added latency (the overhead row) both read the SDK's default 7-day shards
+//! ([`REPORT_SHARD_DAYS`]) in pages of 10 000 one after the other (the SDK with one shard in
+//! flight): the very same requests, so the ratio is the SDK's own cost per row. With 20 ms
 //! per answer (the latency-hiding row) the baseline reads 30-day queries ([`REPORT_CHUNK_DAYS`],
-//! the widest one query may span) in pages of 10 000 (the largest), and the facade runs with
+//! the widest one query may span) in pages of 10 000 (the largest), and the SDK runs with
 //! `ReportOptions::default()`.
 
 use std::hint::black_box;
@@ -29,7 +29,7 @@ use serde::Serialize;
 use sa360_reporting_client::types as v0;
 use sa360_video_sdk::search_ads::{CustomerId, DateRange, reporting::ReportOptions};
 
-use crate::scenarios::{Measurement, SearchAdsTarget, facade_client, plain_client};
+use crate::scenarios::{Measurement, SearchAdsTarget, plain_client, sdk_client};
 
 /// Days back from today (UTC) of the first day every report asks for: inside
 /// the Reporting API's 60-day window with two days to spare, so a run that
@@ -46,13 +46,13 @@ pub const REPORT_DATA_DAYS_BACK: u64 = 55;
 pub const REPORT_ROWS_PER_DAY: u64 = 4_000;
 
 /// Rows per page of the report without added latency: the API's maximum
-/// (SR-11) and the facade's default.
+/// (SR-11) and the SDK's default.
 pub const REPORT_PAGE_SIZE: u32 = 10_000;
 
 /// Days per query of the baseline with added latency: the most one query may span.
 pub const REPORT_CHUNK_DAYS: u32 = sa360_video_sdk::search_ads::reporting::MAX_SHARD_DAYS;
 
-/// Days per shard of the facade (its default) and, without added latency, per query of the
+/// Days per shard of the SDK (its default) and, without added latency, per query of the
 /// baseline.
 pub const REPORT_SHARD_DAYS: u32 = 7;
 
@@ -76,7 +76,7 @@ pub fn today_utc() -> NaiveDate {
     chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now()).date_naive()
 }
 
-/// The query the facade sends for `dates` without filters (SR-9), written
+/// The query the SDK sends for `dates` without filters (SR-9), written
 /// out as an application would.
 pub fn report_query(dates: DateRange) -> String {
     format!(
@@ -184,16 +184,16 @@ pub(crate) async fn baseline_pages(
     }
 }
 
-/// Facade report: [`SearchAdsClient::conversion_report`](sa360_video_sdk::search_ads::SearchAdsClient::conversion_report)
+/// SDK report: [`SearchAdsClient::conversion_report`](sa360_video_sdk::search_ads::SearchAdsClient::conversion_report)
 /// over the same range with `page_size`, `shard_days` and `concurrency`,
 /// every typed [`Conversion`](sa360_video_sdk::search_ads::Conversion) consumed.
-pub async fn report_facade(
+pub async fn report_sdk(
     target: &SearchAdsTarget,
     page_size: u32,
     shard_days: u32,
     concurrency: usize,
 ) -> Result<Measurement> {
-    let client = facade_client(target)?;
+    let client = sdk_client(target)?;
     let customer = CustomerId::new(target.customer_id.clone())?;
     let dates = report_range(today_utc())?;
     let options = ReportOptions::default()
@@ -218,7 +218,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_no_latency_report_reads_the_facades_default_pages() {
+    fn the_no_latency_report_reads_the_sdks_default_pages() {
         let defaults = ReportOptions::default();
         assert_eq!(REPORT_SHARD_DAYS, defaults.shard_days);
         assert_eq!(REPORT_PAGE_SIZE, defaults.page_size);

@@ -26,10 +26,10 @@ pub const UPLOAD_LOOP_BATCH: usize = sa360_video_sdk::search_ads::MAX_BATCH_SIZE
 pub enum ClientScenario {
     /// Read conversions from a fake without added latency, one page in flight on both sides.
     Read,
-    /// Read conversions from a fake with 20 ms per answer; facade: `ListOptions::default()`,
+    /// Read conversions from a fake with 20 ms per answer; SDK: `ListOptions::default()`,
     /// baseline: a sequential loop at the largest page size.
     ReadLatency,
-    /// Upload conversions to a fresh fake with 20 ms per answer; facade:
+    /// Upload conversions to a fresh fake with 20 ms per answer; SDK:
     /// `insert(..).send()` with `WriteOptions::default()`, baseline: a sequential loop of
     /// [`UPLOAD_LOOP_BATCH`] conversions per request.
     Upload,
@@ -38,7 +38,7 @@ pub enum ClientScenario {
     UploadOverhead,
     /// Upload many conversions (1 000 000 in the full suite) to a fresh fake without added
     /// latency: baseline, the collected path (the whole input as a `Vec`, one report at the end);
-    /// facade, `insert(iterator).stream()` (conversions generated as they are sent, each batch's
+    /// SDK, `insert(iterator).stream()` (conversions generated as they are sent, each batch's
     /// outcomes dropped once counted). Peak RSS is the point.
     UploadStream,
     /// A streamed upload kept in a journal (10 000 000 conversions in the full suite) against
@@ -48,24 +48,24 @@ pub enum ClientScenario {
     IdMapping,
     /// Log in again and again.
     Logins,
-    /// Log in again and again through the facade; baseline: a `MemoryStore`,
-    /// facade: a `RedisStore` (on `BENCH_REDIS_URL`).
+    /// Log in again and again through the SDK; baseline: a `MemoryStore`,
+    /// SDK: a `RedisStore` (on `BENCH_REDIS_URL`).
     LoginsRedis,
     /// `logins-redis` against a fake with 20 ms per answer (a service that is not on loopback):
     /// what a store's round trips cost beside a login's.
     LoginsRedisLatency,
     /// Read a conversion report (Reporting API) from a fake without added latency: both read the
-    /// same 7-day queries and pages of 10 000 one after the other (facade: one shard in flight).
+    /// same 7-day queries and pages of 10 000 one after the other (SDK: one shard in flight).
     Report,
-    /// Read a conversion report from a fake with 20 ms per answer; facade: `ReportOptions::default()`,
+    /// Read a conversion report from a fake with 20 ms per answer; SDK: `ReportOptions::default()`,
     /// baseline: a sequential loop of 30-day queries at the largest page size.
     ReportLatency,
     /// Read a report of any resource (`search`, rows into a caller's struct) from a fake without
     /// added latency; baseline: the generated type's loop over the same pages.
     Search,
-    /// The same with 20 ms per answer, the facade at `SearchOptions::default()`.
+    /// The same with 20 ms per answer, the SDK at `SearchOptions::default()`.
     SearchLatency,
-    /// The same with 20 ms per answer, the facade reading each query whole with `send`: one
+    /// The same with 20 ms per answer, the SDK reading each query whole with `send`: one
     /// `searchStream` request.
     SearchStreamLatency,
 }
@@ -105,8 +105,8 @@ impl fmt::Display for ClientScenario {
 pub enum Variant {
     /// The plain or generated-client way.
     Baseline,
-    /// The facade.
-    Facade,
+    /// The SDK.
+    Sdk,
     /// Both sides in this one process, in alternating blocks (the scenarios `suite/scenarios.rs` runs
     /// paired: `logins`); see [`run_paired`].
     Paired,
@@ -117,7 +117,7 @@ impl Variant {
     pub fn name(self) -> &'static str {
         match self {
             Variant::Baseline => "baseline",
-            Variant::Facade => "facade",
+            Variant::Sdk => "sdk",
             Variant::Paired => "paired",
         }
     }
@@ -141,7 +141,7 @@ pub struct SampleSpec {
     pub count: u64,
     /// Makes uploaded conversion ids unique per run.
     pub tag: String,
-    /// Pages in flight of a facade read, or shards in flight of a facade report, instead of the
+    /// Pages in flight of an SDK read, or shards in flight of an SDK report, instead of the
     /// scenario's; for experiments.
     pub prefetch: Option<usize>,
     /// Items per block of a [`Variant::Paired`] sample (the scenario's; at least 1).
@@ -165,60 +165,59 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
     let count = usize::try_from(spec.count)?;
     match (spec.scenario, spec.variant) {
         (ClientScenario::Read, Variant::Baseline) => scenarios::read_baseline(sa, page).await,
-        (ClientScenario::Read, Variant::Facade) => {
-            scenarios::read_facade(sa, page, spec.prefetch.unwrap_or(1)).await
+        (ClientScenario::Read, Variant::Sdk) => {
+            scenarios::read_sdk(sa, page, spec.prefetch.unwrap_or(1)).await
         }
         (ClientScenario::ReadLatency, Variant::Baseline) => {
             scenarios::read_baseline(sa, sa360_video_sdk::search_ads::MAX_PAGE_SIZE).await
         }
-        (ClientScenario::ReadLatency, Variant::Facade) => {
+        (ClientScenario::ReadLatency, Variant::Sdk) => {
             let defaults = ListOptions::default();
             let prefetch = spec.prefetch.unwrap_or(defaults.prefetch);
-            scenarios::read_facade(sa, defaults.page_size, prefetch).await
+            scenarios::read_sdk(sa, defaults.page_size, prefetch).await
         }
         (ClientScenario::Upload, Variant::Baseline) => {
             let input = scenarios::upload_input_wire(sa, &spec.tag, count);
             scenarios::upload_baseline(sa, &input, UPLOAD_LOOP_BATCH).await
         }
-        (ClientScenario::Upload, Variant::Facade) => {
-            let input = scenarios::upload_input_facade(sa, &spec.tag, count)?;
-            scenarios::upload_facade(sa, &spec.tag, &input, WriteOptions::default(), false).await
+        (ClientScenario::Upload, Variant::Sdk) => {
+            let input = scenarios::upload_input_sdk(sa, &spec.tag, count)?;
+            scenarios::upload_sdk(sa, &spec.tag, &input, WriteOptions::default(), false).await
         }
         (ClientScenario::UploadOverhead, Variant::Baseline) => {
             let input = scenarios::upload_input_wire(sa, &spec.tag, count);
             scenarios::upload_baseline(sa, &input, scenarios::BATCH_SIZE).await
         }
-        (ClientScenario::UploadOverhead, Variant::Facade) => {
-            let input = scenarios::upload_input_facade(sa, &spec.tag, count)?;
+        (ClientScenario::UploadOverhead, Variant::Sdk) => {
+            let input = scenarios::upload_input_sdk(sa, &spec.tag, count)?;
             let options = WriteOptions::default()
                 .batch_size(scenarios::BATCH_SIZE)
                 .concurrency(1);
-            scenarios::upload_facade(sa, &spec.tag, &input, options, true).await
+            scenarios::upload_sdk(sa, &spec.tag, &input, options, true).await
         }
         (ClientScenario::UploadStream, Variant::Baseline) => {
-            let input = scenarios::upload_input_facade(sa, &spec.tag, count)?;
-            scenarios::upload_facade(sa, &spec.tag, &input, scenarios::stream_options(), false)
-                .await
+            let input = scenarios::upload_input_sdk(sa, &spec.tag, count)?;
+            scenarios::upload_sdk(sa, &spec.tag, &input, scenarios::stream_options(), false).await
         }
-        (ClientScenario::UploadStream, Variant::Facade) => {
+        (ClientScenario::UploadStream, Variant::Sdk) => {
             scenarios::upload_stream(sa, &spec.tag, count, scenarios::stream_options(), false).await
         }
-        (ClientScenario::UploadStreamJournal, Variant::Baseline | Variant::Facade) => {
+        (ClientScenario::UploadStreamJournal, Variant::Baseline | Variant::Sdk) => {
             scenarios::upload_stream(sa, &spec.tag, count, scenarios::stream_options(), true).await
         }
         (ClientScenario::IdMapping, Variant::Baseline) => scenarios::id_mapping_baseline(sa).await,
-        (ClientScenario::IdMapping, Variant::Facade) => scenarios::id_mapping_facade(sa).await,
+        (ClientScenario::IdMapping, Variant::Sdk) => scenarios::id_mapping_sdk(sa).await,
         (ClientScenario::Logins, Variant::Baseline) => {
             logins::logins_baseline(&targets.video, spec.count).await
         }
         (ClientScenario::LoginsRedis | ClientScenario::LoginsRedisLatency, Variant::Baseline) => {
             logins::logins_memory_store(&targets.video, spec.count).await
         }
-        (ClientScenario::LoginsRedis | ClientScenario::LoginsRedisLatency, Variant::Facade) => {
+        (ClientScenario::LoginsRedis | ClientScenario::LoginsRedisLatency, Variant::Sdk) => {
             logins::logins_redis_store(&targets.video, spec.count).await
         }
-        (ClientScenario::Logins, Variant::Facade) => {
-            logins::logins_facade(&targets.video, spec.count).await
+        (ClientScenario::Logins, Variant::Sdk) => {
+            logins::logins_sdk(&targets.video, spec.count).await
         }
         (scenario, Variant::Paired) => {
             bail!("{scenario} paired: a paired sample prints both sides (sample::run_paired)")
@@ -231,9 +230,9 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
             )
             .await
         }
-        (ClientScenario::Report, Variant::Facade) => {
+        (ClientScenario::Report, Variant::Sdk) => {
             // The same queries and pages one after the other: one shard in flight.
-            reporting::report_facade(
+            reporting::report_sdk(
                 sa,
                 reporting::REPORT_PAGE_SIZE,
                 reporting::REPORT_SHARD_DAYS,
@@ -255,17 +254,15 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
             | ClientScenario::SearchStreamLatency,
             Variant::Baseline,
         ) => search::search_baseline(sa).await,
-        (ClientScenario::SearchStreamLatency, Variant::Facade) => {
-            search::search_stream_facade(sa).await
-        }
-        (ClientScenario::Search | ClientScenario::SearchLatency, Variant::Facade) => {
+        (ClientScenario::SearchStreamLatency, Variant::Sdk) => search::search_stream_sdk(sa).await,
+        (ClientScenario::Search | ClientScenario::SearchLatency, Variant::Sdk) => {
             let defaults = SearchOptions::default();
             let prefetch = spec.prefetch.unwrap_or(defaults.prefetch);
-            search::search_facade(sa, defaults.prefetch(prefetch)).await
+            search::search_sdk(sa, defaults.prefetch(prefetch)).await
         }
-        (ClientScenario::ReportLatency, Variant::Facade) => {
+        (ClientScenario::ReportLatency, Variant::Sdk) => {
             let defaults = ReportOptions::default();
-            reporting::report_facade(
+            reporting::report_sdk(
                 sa,
                 defaults.page_size,
                 defaults.shard_days,
@@ -281,8 +278,8 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
 pub struct PairedMeasurement {
     /// The baseline's blocks, summed.
     pub baseline: Measurement,
-    /// The facade's blocks, summed.
-    pub facade: Measurement,
+    /// The SDK's blocks, summed.
+    pub sdk: Measurement,
 }
 
 /// Runs both sides of `spec.scenario` in this process, in alternating blocks; only `logins` has
@@ -291,9 +288,8 @@ pub async fn run_paired(spec: &SampleSpec, targets: &Targets) -> Result<PairedMe
     match spec.scenario {
         ClientScenario::Logins => {
             let block = spec.block.unwrap_or(logins::LOGIN_BLOCK);
-            let (baseline, facade) =
-                logins::logins_paired(&targets.video, spec.count, block).await?;
-            Ok(PairedMeasurement { baseline, facade })
+            let (baseline, sdk) = logins::logins_paired(&targets.video, spec.count, block).await?;
+            Ok(PairedMeasurement { baseline, sdk })
         }
         other => bail!("{other} has no paired form (only logins)"),
     }

@@ -3,15 +3,15 @@
 //! Every function builds its HTTP client first (not timed), then times the
 //! work from the first request to the last byte consumed. Both variants of a
 //! scenario use an HTTP/1.1 keep-alive `reqwest::Client` from
-//! [`sa360_video_client_support::http_client_builder`], the builder the facade itself
+//! [`sa360_video_client_support::http_client_builder`], the builder the SDK itself
 //! starts from, and consume every item (rows are passed to
 //! [`std::hint::black_box`] and counted).
 //!
-//! | scenario | baseline | facade |
+//! | scenario | baseline | SDK |
 //! |---|---|---|
-//! | [`read_baseline`] / [`read_facade`] | `GET` page after page, `serde_json::from_slice` into the generated `ConversionList` | `SearchAdsClient::list_conversions` stream (typed `Conversion`s) |
-//! | [`upload_baseline`] / [`upload_facade`] | `POST` batch after batch of generated wire types, answer parsed into `ConversionList` | `SearchAdsClient::insert(..).options(..).send()` (validation, batching, bounded concurrency, report) |
-//! | [`id_mapping_baseline`] / [`id_mapping_facade`] | raw body chunks, counted and dropped | `SearchAdsClient::id_mapping` typed row stream |
+//! | [`read_baseline`] / [`read_sdk`] | `GET` page after page, `serde_json::from_slice` into the generated `ConversionList` | `SearchAdsClient::list_conversions` stream (typed `Conversion`s) |
+//! | [`upload_baseline`] / [`upload_sdk`] | `POST` batch after batch of generated wire types, answer parsed into `ConversionList` | `SearchAdsClient::insert(..).options(..).send()` (validation, batching, bounded concurrency, report) |
+//! | [`id_mapping_baseline`] / [`id_mapping_sdk`] | raw body chunks, counted and dropped | `SearchAdsClient::id_mapping` typed row stream |
 //!
 //! The login scenarios are in [`crate::logins`].
 
@@ -35,7 +35,7 @@ use sa360_video_sdk::search_ads::{
 /// Conversions per read request in both variants (the API's maximum, SA-12).
 pub const PAGE_SIZE: u32 = 1000;
 
-/// Conversions per insert request in both variants: the facade's default
+/// Conversions per insert request in both variants: the SDK's default
 /// ([`sa360_video_sdk::search_ads::DEFAULT_BATCH_SIZE`]).
 pub const BATCH_SIZE: usize = sa360_video_sdk::search_ads::DEFAULT_BATCH_SIZE;
 
@@ -135,7 +135,7 @@ pub fn peak_rss_kib() -> Option<u64> {
 }
 
 /// The plain HTTP client of the baselines: the same builder, timeouts and
-/// connection reuse as the facade's.
+/// connection reuse as the SDK's.
 pub fn plain_client(total_timeout: bool) -> Result<reqwest::Client> {
     let builder = sa360_video_client_support::http_client_builder()
         .connect_timeout(Duration::from_secs(10))
@@ -148,14 +148,14 @@ pub fn plain_client(total_timeout: bool) -> Result<reqwest::Client> {
     builder.build().context("building the plain HTTP client")
 }
 
-pub(crate) fn facade_client(target: &SearchAdsTarget) -> Result<SearchAdsClient> {
+pub(crate) fn sdk_client(target: &SearchAdsTarget) -> Result<SearchAdsClient> {
     let http = sa360_video_sdk::http::HttpOptions::default().timeout(REQUEST_TIMEOUT);
     SearchAdsClient::builder(StaticToken::new(target.token.clone()))
         .base_url(&target.base_url)
         .reporting_base_url(&target.reporting_url)
         .http_options(http)
         .build()
-        .context("building the facade client")
+        .context("building the SDK client")
 }
 
 fn day((y, m, d): (i32, u32, u32)) -> Result<NaiveDate> {
@@ -218,14 +218,14 @@ pub async fn read_baseline(target: &SearchAdsTarget, page_size: u32) -> Result<M
     Ok(Measurement::new(rows, rows, started.elapsed()))
 }
 
-/// Facade read: [`SearchAdsClient::list_conversions`] with `page_size` and
+/// SDK read: [`SearchAdsClient::list_conversions`] with `page_size` and
 /// `prefetch`, every typed [`Conversion`] consumed.
-pub async fn read_facade(
+pub async fn read_sdk(
     target: &SearchAdsTarget,
     page_size: u32,
     prefetch: usize,
 ) -> Result<Measurement> {
-    let client = facade_client(target)?;
+    let client = sdk_client(target)?;
     let account = EngineAccount::new(
         AgencyId::new(target.agency_id),
         AdvertiserId::new(target.advertiser_id),
@@ -259,9 +259,9 @@ fn upload_id(tag: &str, i: usize) -> String {
     format!("bench-{tag}-{i:07}")
 }
 
-/// `count` conversions for the facade, with ids unique per `tag`: agency,
+/// `count` conversions for the SDK, with ids unique per `tag`: agency,
 /// advertiser, Floodlight activity, `TRANSACTION`, revenue and currency.
-pub fn upload_input_facade(
+pub fn upload_input_sdk(
     target: &SearchAdsTarget,
     tag: &str,
     count: usize,
@@ -271,7 +271,7 @@ pub fn upload_input_facade(
         .collect()
 }
 
-/// Conversion `i` of an upload tagged `tag` (the facade's type).
+/// Conversion `i` of an upload tagged `tag` (the SDK's type).
 fn upload_conversion(target: &SearchAdsTarget, tag: &str, i: usize) -> Result<Conversion> {
     let when = DateTime::from_timestamp_millis(upload_timestamp_ms(i))
         .context("upload timestamp out of range")?;
@@ -303,7 +303,7 @@ fn fresh_journal(tag: &str, count: usize) -> Result<(tempfile::TempDir, WriteJou
     Ok((dir, journal))
 }
 
-/// Facade streamed upload: `insert(iterator).options(..).stream()`, the conversions generated as
+/// SDK streamed upload: `insert(iterator).options(..).stream()`, the conversions generated as
 /// the stream asks for them and each batch's outcomes counted and dropped; every conversion must
 /// come back stored. With `journal`, kept in a fresh [`WriteJournal`] (created before the clock
 /// starts), so each row also goes through the duplicate check a resume of the journal replays.
@@ -314,7 +314,7 @@ pub async fn upload_stream(
     options: WriteOptions,
     journal: bool,
 ) -> Result<Measurement> {
-    let client = facade_client(target)?;
+    let client = sdk_client(target)?;
     // Timestamps grow with the index: when the last one is valid, all are (so the generator
     // below never drops a conversion; the count check at the end would catch it anyway).
     upload_conversion(target, tag, count.saturating_sub(1))?;
@@ -347,16 +347,16 @@ pub async fn upload_stream(
     Ok(Measurement::new(stored, stored, elapsed))
 }
 
-/// Facade upload of a slice: [`SearchAdsClient::insert`] with `options`, kept in a fresh
+/// SDK upload of a slice: [`SearchAdsClient::insert`] with `options`, kept in a fresh
 /// [`WriteJournal`] with `journal`; every conversion must come back stored.
-pub async fn upload_facade(
+pub async fn upload_sdk(
     target: &SearchAdsTarget,
     tag: &str,
     conversions: &[Conversion],
     options: WriteOptions,
     journal: bool,
 ) -> Result<Measurement> {
-    let client = facade_client(target)?;
+    let client = sdk_client(target)?;
     let (_dir, journal) = journal
         .then(|| fresh_journal(tag, conversions.len()))
         .transpose()?
@@ -376,7 +376,7 @@ pub async fn upload_facade(
     Ok(Measurement::new(stored, stored, elapsed))
 }
 
-/// The same conversions as [`upload_input_facade`] in the generated wire
+/// The same conversions as [`upload_input_sdk`] in the generated wire
 /// type, for the baseline.
 pub fn upload_input_wire(target: &SearchAdsTarget, tag: &str, count: usize) -> Vec<sa::Conversion> {
     (0..count)
@@ -480,10 +480,10 @@ pub async fn id_mapping_baseline(target: &SearchAdsTarget) -> Result<Measurement
     Ok(Measurement::new(bytes, 0, elapsed))
 }
 
-/// Facade ID mapping: [`SearchAdsClient::id_mapping`], every typed row consumed;
+/// SDK ID mapping: [`SearchAdsClient::id_mapping`], every typed row consumed;
 /// the bytes are those its progress callback reported last.
-pub async fn id_mapping_facade(target: &SearchAdsTarget) -> Result<Measurement> {
-    let client = facade_client(target)?;
+pub async fn id_mapping_sdk(target: &SearchAdsTarget) -> Result<Measurement> {
+    let client = sdk_client(target)?;
     let received = Arc::new(AtomicU64::new(0));
     let progress: ProgressFn = {
         let received = received.clone();
@@ -533,9 +533,9 @@ mod tests {
             reporting_url: "http://127.0.0.1:1".into(),
             customer_id: "4".into(),
         };
-        let facade = upload_input_facade(&target, "x", 3).unwrap();
+        let sdk = upload_input_sdk(&target, "x", 3).unwrap();
         let wire = upload_input_wire(&target, "x", 3);
-        for (f, w) in facade.iter().zip(&wire) {
+        for (f, w) in sdk.iter().zip(&wire) {
             assert_eq!(f.conversion_id, w.conversion_id);
             assert_eq!(
                 f.conversion_timestamp

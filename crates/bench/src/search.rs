@@ -2,9 +2,9 @@
 //! decoding each row into a caller's own struct, against the generated client's loop over the same
 //! pages.
 //!
-//! | scenario | baseline | facade |
+//! | scenario | baseline | SDK |
 //! |---|---|---|
-//! | [`search_baseline`] / [`search_facade`] | `POST …/searchAds360:search` page after page (`pageToken`), each body parsed with `serde_json::from_slice` into the generated `SearchSearchAds360Response` | `search(..).stream::<Row>()`, a caller's `serde` struct per row |
+//! | [`search_baseline`] / [`search_sdk`] | `POST …/searchAds360:search` page after page (`pageToken`), each body parsed with `serde_json::from_slice` into the generated `SearchSearchAds360Response` | `search(..).stream::<Row>()`, a caller's `serde` struct per row |
 //!
 //! Both read the same queries ([`search_queries`]): a campaign × day report of the bench fake,
 //! [`SEARCH_RANGE_DAYS`] days of its seeded and synthetic campaigns (`--report-campaigns`, SR-22;
@@ -23,7 +23,7 @@ use sa360_video_sdk::search_ads::reporting::SearchOptions;
 use sa360_video_sdk::search_ads::{CustomerId, DateRange};
 
 use crate::reporting::{baseline_pages, report_data_start, today_utc};
-use crate::scenarios::{Measurement, SearchAdsTarget, facade_client, plain_client};
+use crate::scenarios::{Measurement, SearchAdsTarget, plain_client, sdk_client};
 
 /// Days per query on both sides: the widest a query segmented by date may span (SR-13).
 pub const SEARCH_QUERY_DAYS: u32 = sa360_video_sdk::search_ads::reporting::MAX_SHARD_DAYS;
@@ -167,13 +167,10 @@ pub async fn search_baseline(target: &SearchAdsTarget) -> Result<Measurement> {
     Ok(Measurement::new(rows, rows, started.elapsed()))
 }
 
-/// Facade: each query through `search(..).stream::<Row>()` with `options`, one after the other,
+/// SDK: each query through `search(..).stream::<Row>()` with `options`, one after the other,
 /// every row consumed.
-pub async fn search_facade(
-    target: &SearchAdsTarget,
-    options: SearchOptions,
-) -> Result<Measurement> {
-    let client = facade_client(target)?;
+pub async fn search_sdk(target: &SearchAdsTarget, options: SearchOptions) -> Result<Measurement> {
+    let client = sdk_client(target)?;
     let customer = CustomerId::new(target.customer_id.clone())?;
     let queries = search_queries()?;
     let started = Instant::now();
@@ -191,10 +188,10 @@ pub async fn search_facade(
     Ok(Measurement::new(rows, rows, started.elapsed()))
 }
 
-/// Facade: each query read whole with `search(..).send::<Row>()` (one `searchStream` request,
+/// SDK: each query read whole with `search(..).send::<Row>()` (one `searchStream` request,
 /// default options), one after the other, every row consumed.
-pub async fn search_stream_facade(target: &SearchAdsTarget) -> Result<Measurement> {
-    let client = facade_client(target)?;
+pub async fn search_stream_sdk(target: &SearchAdsTarget) -> Result<Measurement> {
+    let client = sdk_client(target)?;
     let customer = CustomerId::new(target.customer_id.clone())?;
     let queries = search_queries()?;
     let started = Instant::now();
@@ -218,7 +215,7 @@ mod tests {
         for q in &queries {
             sa360_video_sdk::search_ads::reporting::Query::text(q.as_str())
                 .columns()
-                .expect("a query the facade accepts");
+                .expect("a query the SDK accepts");
         }
     }
 

@@ -1,4 +1,4 @@
-//! Every scenario's baseline and facade at tiny sizes against the in-process
+//! Every scenario's baseline and SDK at tiny sizes against the in-process
 //! fakes: they run, do the same work and agree on it. No timing assertions.
 
 use std::time::Duration;
@@ -90,10 +90,10 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
         .counts()
         .read_requests;
         let b = run(t, scenario, Variant::Baseline, 0).await;
-        let f = run(t, scenario, Variant::Facade, 0).await;
+        let f = run(t, scenario, Variant::Sdk, 0).await;
         assert_eq!((b.units, f.units), (ROWS, ROWS), "{scenario}");
         assert!(b.seconds > 0.0 && f.seconds > 0.0);
-        // Both page with 1000 rows; the facade's prefetch may ask for up to
+        // Both page with 1000 rows; the SDK's prefetch may ask for up to
         // three pages past the end.
         let pages = ROWS / u64::from(PAGE_SIZE) + 1;
         let reads = if scenario == ClientScenario::Read {
@@ -111,7 +111,7 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
         );
     }
 
-    // Reports: the same rows; without latency the facade reads the very pages the baseline
+    // Reports: the same rows; without latency the SDK reads the very pages the baseline
     // reads (the nine 7-day queries of the 58-day range, one page each), with latency 7-day
     // shards against the baseline's 30-day queries.
     for scenario in [ClientScenario::Report, ClientScenario::ReportLatency] {
@@ -124,27 +124,27 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
         let before = searches();
         let b = run(t, scenario, Variant::Baseline, 0).await;
         let baseline_searches = searches() - before;
-        let f = run(t, scenario, Variant::Facade, 0).await;
-        let facade_searches = searches() - before - baseline_searches;
+        let f = run(t, scenario, Variant::Sdk, 0).await;
+        let sdk_searches = searches() - before - baseline_searches;
         assert_eq!((b.units, f.units), (ROWS, ROWS), "{scenario}");
         if scenario == ClientScenario::Report {
-            assert_eq!((baseline_searches, facade_searches), (9, 9));
+            assert_eq!((baseline_searches, sdk_searches), (9, 9));
         } else {
             // The 25 days of data (55 to 31 days back) lie in the first 30-day query: one
             // page of 10 000, then one empty answer for the second query.
             assert_eq!(baseline_searches, 2);
             // 25 days of 100 rows from 55 days back: the 7-day shards of the 58-day range
             // that hold data read 700 or fewer rows each (one page), the others an empty one.
-            assert_eq!(facade_searches, 9, "one search per shard");
+            assert_eq!(sdk_searches, 9, "one search per shard");
         }
     }
 
     let before = slow.ledger().stored_count();
     let b = run(&latency, ClientScenario::Upload, Variant::Baseline, 350).await;
-    let f = run(&latency, ClientScenario::Upload, Variant::Facade, 350).await;
+    let f = run(&latency, ClientScenario::Upload, Variant::Sdk, 350).await;
     assert_eq!((b.units, f.units), (350, 350));
     assert_eq!(slow.ledger().stored_count() - before, 700);
-    // The loop sends one request of up to 1 000, and so does the facade at its default batch of
+    // The loop sends one request of up to 1 000, and so does the SDK at its default batch of
     // 1 000 (SA-10).
     assert_eq!(slow.ledger().counts().insert_requests, 1 + 1);
 
@@ -156,7 +156,7 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
         350,
     )
     .await;
-    let f = run(&plain, ClientScenario::UploadOverhead, Variant::Facade, 350).await;
+    let f = run(&plain, ClientScenario::UploadOverhead, Variant::Sdk, 350).await;
     assert_eq!((b.units, f.units), (350, 350));
     assert_eq!(ads.ledger().stored_count() - before, 700);
     // Both send the default batch (1 000): one request each.
@@ -177,7 +177,7 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
     let f = run(
         &own,
         ClientScenario::UploadStreamJournal,
-        Variant::Facade,
+        Variant::Sdk,
         3_000,
     )
     .await;
@@ -197,12 +197,12 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
         .id_mapping_rows(account.agency_id, account.advertiser_id)
         .unwrap();
     let b = run(&plain, ClientScenario::IdMapping, Variant::Baseline, 0).await;
-    let f = run(&plain, ClientScenario::IdMapping, Variant::Facade, 0).await;
+    let f = run(&plain, ClientScenario::IdMapping, Variant::Sdk, 0).await;
     assert_eq!((b.units, f.units), (size, size));
     assert_eq!(f.rows, rows);
 
     let b = run(&plain, ClientScenario::Logins, Variant::Baseline, 40).await;
-    let f = run(&plain, ClientScenario::Logins, Variant::Facade, 40).await;
+    let f = run(&plain, ClientScenario::Logins, Variant::Sdk, 40).await;
     assert_eq!((b.units, f.units), (40, 40));
     assert_eq!(video.ledger().counts().logins_succeeded, 80);
 
@@ -217,14 +217,14 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
         block: Some(100),
     };
     let paired = sample::run_paired(&spec, &plain).await.unwrap();
-    assert_eq!((paired.baseline.units, paired.facade.units), (250, 250));
-    assert!(paired.baseline.seconds > 0.0 && paired.facade.seconds > 0.0);
+    assert_eq!((paired.baseline.units, paired.sdk.units), (250, 250));
+    assert!(paired.baseline.seconds > 0.0 && paired.sdk.seconds > 0.0);
     assert_eq!(video.ledger().counts().logins_succeeded, 80 + 500);
     let refused = sample::run(&spec, &plain).await.unwrap_err();
     assert!(refused.to_string().contains("run_paired"), "{refused:#}");
 }
 
-/// `logins-redis`: the MemoryStore baseline and the RedisStore facade both
+/// `logins-redis`: the MemoryStore baseline and the RedisStore SDK both
 /// log in every time, on a redis-server of the test's own (skipped, loudly,
 /// without one unless `REQUIRE_REDIS=1`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -237,7 +237,7 @@ async fn logins_redis_runs_both_variants() {
     let mut t = targets(&ads, &video);
     t.video.redis_url = Some(redis.url());
     let b = run(&t, ClientScenario::LoginsRedis, Variant::Baseline, 30).await;
-    let f = run(&t, ClientScenario::LoginsRedis, Variant::Facade, 30).await;
+    let f = run(&t, ClientScenario::LoginsRedis, Variant::Sdk, 30).await;
     drop(redis);
     assert_eq!((b.units, f.units), (30, 30));
     assert_eq!(video.ledger().counts().logins_succeeded, 60);

@@ -57,7 +57,7 @@ fn row(run: i64, i: usize, agency: AgencyId, advertiser: AdvertiserId) -> Conver
 async fn main() -> anyhow::Result<()> {
     let (mut rows, mut journal_path, mut interrupt_after, mut resume) = (
         10_000usize,
-        std::env::temp_dir().join("facade-example-upload.journal"),
+        std::env::temp_dir().join("sa360-video-sdk-example-upload.journal"),
         None,
         false,
     );

@@ -1,4 +1,4 @@
-//! A client scenario: a warm-up run of each variant, then baseline, facade, baseline, facade, …
+//! A client scenario: a warm-up run of each variant, then baseline, SDK, baseline, SDK, …
 //! each in its own `bench-runner sample` process against the fake its declaration names; or, for
 //! a scenario run paired, a warm-up and then one process per run that does both sides.
 
@@ -67,18 +67,18 @@ pub(super) fn client_scenario(
     let sizes = &options.sizes;
     let count = |variant: Variant| match work {
         Work::Items(count) => count(sizes),
-        Work::PerSide { baseline, facade } => match variant {
+        Work::PerSide { baseline, sdk } => match variant {
             Variant::Baseline => baseline(sizes),
-            Variant::Facade | Variant::Paired => facade(sizes),
+            Variant::Sdk | Variant::Paired => sdk(sizes),
         },
         Work::ReadRows | Work::Unchecked => 0,
     };
     let variants: &[Variant] = match pairing {
-        Pairing::Processes => &[Variant::Baseline, Variant::Facade],
+        Pairing::Processes => &[Variant::Baseline, Variant::Sdk],
         Pairing::Blocks(_) => &[Variant::Paired],
     };
     let mut baseline = Vec::new();
-    let mut facade = Vec::new();
+    let mut sdk = Vec::new();
     // Run 0 is the warm-up; runs 1..=reps are recorded.
     for run in 0..=sizes.reps {
         for &variant in variants {
@@ -101,7 +101,7 @@ pub(super) fn client_scenario(
             let (vars, _guard) = fakes.vars(fake)?;
             let sides = if variant == Variant::Paired {
                 let p: PairedMeasurement = run_sample_process(&options.runner_bin, &spec, &vars)?;
-                vec![(Variant::Baseline, p.baseline), (Variant::Facade, p.facade)]
+                vec![(Variant::Baseline, p.baseline), (Variant::Sdk, p.sdk)]
             } else {
                 vec![(
                     variant,
@@ -135,12 +135,12 @@ pub(super) fn client_scenario(
                 if run > 0 {
                     match side {
                         Variant::Baseline => baseline.push(m),
-                        Variant::Facade => facade.push(m),
-                        Variant::Paired => bail!("a sample's side is baseline or facade"),
+                        Variant::Sdk => sdk.push(m),
+                        Variant::Paired => bail!("a sample's side is baseline or SDK"),
                     }
                 }
             }
         }
     }
-    Ok((Side::new(baseline), Side::new(facade)))
+    Ok((Side::new(baseline), Side::new(sdk)))
 }

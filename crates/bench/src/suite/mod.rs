@@ -15,8 +15,8 @@
 //!   side only), so each starts cold in the same way and its peak RSS is its
 //!   own.
 //! - Per scenario: one unrecorded warm-up run of each variant, then baseline,
-//!   facade, baseline, facade, … (`reps` of each). The medians of the rates
-//!   give the ratio facade / baseline, compared with the target.
+//!   SDK, baseline, SDK, … (`reps` of each). The medians of the rates
+//!   give the ratio SDK / baseline, compared with the target.
 //! - `generate` times the `xtask` binary (`xtask --root <copy> generate`) on a
 //!   temporary copy of `specs/` and the generated files.
 
@@ -86,14 +86,14 @@ pub fn run(options: &SuiteOptions) -> Result<Report> {
             .map(|f| (None, f)),
         };
         let result = match outcome {
-            Ok((baseline, facade)) => {
-                let (ratio, verdict) = judge(scenario, &baseline, &facade);
+            Ok((baseline, sdk)) => {
+                let (ratio, verdict) = judge(scenario, &baseline, &sdk);
                 ScenarioResult {
                     scenario,
                     label,
                     unit: scenario.unit().to_owned(),
                     baseline,
-                    facade: Some(facade),
+                    sdk: Some(sdk),
                     ratio,
                     target: scenario.target(),
                     verdict,
@@ -107,7 +107,7 @@ pub fn run(options: &SuiteOptions) -> Result<Report> {
                     label,
                     unit: scenario.unit().to_owned(),
                     baseline: None,
-                    facade: None,
+                    sdk: None,
                     ratio: None,
                     target: scenario.target(),
                     verdict: Verdict::Error,

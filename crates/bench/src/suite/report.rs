@@ -74,9 +74,9 @@ pub struct ScenarioResult {
     pub unit: String,
     /// Baseline runs (none for `generate`).
     pub baseline: Option<Side>,
-    /// Facade runs (for `generate`: the `xtask generate` runs, one unit each).
-    pub facade: Option<Side>,
-    /// Median facade rate / median baseline rate.
+    /// SDK runs (for `generate`: the `xtask generate` runs, one unit each).
+    pub sdk: Option<Side>,
+    /// Median SDK rate / median baseline rate.
     pub ratio: Option<f64>,
     /// The target.
     pub target: Target,
@@ -113,13 +113,13 @@ impl Report {
     }
 
     /// The three login variants side by side, when both login rows ran:
-    /// generated client, facade over a `MemoryStore`, facade over a
+    /// generated client, SDK over a `MemoryStore`, SDK over a
     /// `RedisStore`, with the ratios against the generated client.
     pub fn logins_line(&self) -> Option<String> {
-        let rate = |scenario: Scenario, facade: bool| {
+        let rate = |scenario: Scenario, sdk: bool| {
             let s = self.scenarios.iter().find(|s| s.scenario == scenario)?;
-            let side = if facade {
-                s.facade.as_ref()
+            let side = if sdk {
+                s.sdk.as_ref()
             } else {
                 s.baseline.as_ref()
             }?;
@@ -130,7 +130,7 @@ impl Report {
         let redis = rate(Scenario::LoginsRedis, true)?;
         let memory_again = rate(Scenario::LoginsRedis, false)?;
         Some(format!(
-            "Logins (medians): generated client {}, facade + MemoryStore {} ({} of the generated client; {} in the Redis row), facade + RedisStore {} ({} of the generated client, {} of the MemoryStore in the same row).",
+            "Logins (medians): generated client {}, SDK + MemoryStore {} ({} of the generated client; {} in the Redis row), SDK + RedisStore {} ({} of the generated client, {} of the MemoryStore in the same row).",
             format_rate(generated, "logins"),
             format_rate(memory, "logins"),
             format_ratio(memory / generated),
@@ -168,12 +168,12 @@ impl Report {
             self.machine.line(),
         );
         out.push_str(
-            "| scenario | kind | question | baseline | facade | baseline (median) | facade (median) | ratio | target | result | definition |\n",
+            "| scenario | kind | question | baseline | SDK | baseline (median) | SDK (median) | ratio | target | result | definition |\n",
         );
         out.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
         for s in &self.scenarios {
             let def = s.scenario.def();
-            let rss = def.target.max_facade_rss_mib.is_some() || def.target.rss_not_above_baseline;
+            let rss = def.target.max_sdk_rss_mib.is_some() || def.target.rss_not_above_baseline;
             let side = |side: &Option<Side>| -> String {
                 let Some(side) = side else {
                     return "—".to_owned();
@@ -204,9 +204,9 @@ impl Report {
                 def.kind.as_str(),
                 cell(def.question.to_owned()),
                 cell((def.baseline)()),
-                cell((def.facade)()),
+                cell((def.sdk)()),
                 side(&s.baseline),
-                side(&s.facade),
+                side(&s.sdk),
                 ratio,
                 s.target.describe(),
                 result,
@@ -236,12 +236,12 @@ pub fn format_ratio(ratio: f64) -> String {
 pub(super) fn judge(
     scenario: Scenario,
     baseline: &Option<Side>,
-    facade: &Side,
+    sdk: &Side,
 ) -> (Option<f64>, Verdict) {
     let target = scenario.def().target;
     let ratio = baseline
         .as_ref()
-        .and_then(|b| (b.median_rate > 0.0).then(|| facade.median_rate / b.median_rate));
+        .and_then(|b| (b.median_rate > 0.0).then(|| sdk.median_rate / b.median_rate));
     if target.is_none() {
         return (ratio, Verdict::Info);
     }
@@ -249,21 +249,21 @@ pub(super) fn judge(
     if let Some(min) = target.min_ratio {
         pass &= ratio.is_some_and(|r| r >= min);
     }
-    if let Some(max) = target.max_facade_rss_mib {
-        pass &= facade.max_peak_rss_kib.is_some_and(|kib| kib <= max * 1024);
+    if let Some(max) = target.max_sdk_rss_mib {
+        pass &= sdk.max_peak_rss_kib.is_some_and(|kib| kib <= max * 1024);
     }
     if target.rss_not_above_baseline {
         let baseline_rss = baseline.as_ref().and_then(|b| b.max_peak_rss_kib);
         pass &= matches!(
-            (facade.max_peak_rss_kib, baseline_rss),
+            (sdk.max_peak_rss_kib, baseline_rss),
             (Some(f), Some(b)) if f <= b
         );
     }
-    if let Some(min) = target.min_facade_mb_per_s {
-        pass &= facade.median_rate / 1e6 >= min;
+    if let Some(min) = target.min_sdk_mb_per_s {
+        pass &= sdk.median_rate / 1e6 >= min;
     }
     if let Some(max) = target.max_seconds {
-        pass &= facade.median_seconds < max;
+        pass &= sdk.median_seconds < max;
     }
     (ratio, if pass { Verdict::Pass } else { Verdict::Miss })
 }
@@ -370,7 +370,7 @@ mod tests {
                 label: Scenario::Read.label(&Sizes::full()),
                 unit: "rows".into(),
                 baseline: Some(side(&[1000.0], None)),
-                facade: Some(side(&[950.0], None)),
+                sdk: Some(side(&[950.0], None)),
                 ratio: Some(0.95),
                 target: Scenario::Read.target(),
                 verdict: Verdict::Pass,

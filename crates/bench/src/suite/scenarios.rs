@@ -19,7 +19,7 @@ use crate::stats::{format_bytes, format_count};
 /// Latency added by the latency-bound fakes, in milliseconds.
 pub const LATENCY_MS: u64 = 20;
 
-/// Largest facade peak RSS the ID-mapping target allows, in MiB.
+/// Largest SDK peak RSS the ID-mapping target allows, in MiB.
 pub const ID_MAPPING_MAX_RSS_MIB: u64 = 64;
 
 /// Smallest typed ID-mapping throughput, in MB/s (10^6 bytes): a 1 Gbit/s link.
@@ -37,10 +37,10 @@ pub const LATENCY_HIDING: f64 = 3.0;
 pub const REPORT_LATENCY_HIDING: f64 = 2.2;
 
 /// Where [`REPORT_LATENCY_HIDING`] comes from: round trips, and the work of the loop and the
-/// fake measured without the facade (CPU time of one `bench-runner sample` of the no-latency
+/// fake measured without the SDK (CPU time of one `bench-runner sample` of the no-latency
 /// loop and of the fake serving it).
 pub const REPORT_LATENCY_DERIVATION: &str = "Target derived from round trips and the loop's own \
-work, measured without the facade. The report's 200 000 rows lie in 50 days (4 000 a day) of a \
+work, measured without the SDK. The report's 200 000 rows lie in 50 days (4 000 a day) of a \
 58-day range. The loop reads two 30-day queries in pages of 10 000: 12 + 9 = 21 round trips, \
 21 × 20 ms = 0.42 s of waiting, on top of the work, one step after the other: the fake preparing a \
 page (2.5 µs of CPU a row, 0.50 s for the report) and the loop decoding it into the generated type \
@@ -50,7 +50,7 @@ the loop's work per row spreads 1.35 s over both cores, 0.68 s at best: 2.6×. T
 23 pages (9 shards of 7 days, 4 in flight, each shard's next page asked for before its page is \
 decoded) chain about 6 rounds of 20 ms and one page of the fake's work (25 ms), 0.3 s, which fits \
 inside that. The target is 2.2×, that bound less 15 % for scheduling. A client that decodes a row \
-for less than the generated type does can go further (this facade's decoder: 2.3 µs a row, 0.46 s; \
+for less than the generated type does can go further (this SDK's decoder: 2.3 µs a row, 0.46 s; \
 up to about 3.5× here), so the bound is set by the loop's work, not by the machine.";
 
 /// Smallest ratio of `search-latency`, derived in [`SEARCH_LATENCY_DERIVATION`].
@@ -59,7 +59,7 @@ pub const SEARCH_LATENCY_HIDING: f64 = 2.8;
 /// Where [`SEARCH_LATENCY_HIDING`] comes from: round trips, as `report-latency`'s note derives
 /// its own.
 pub const SEARCH_LATENCY_DERIVATION: &str = "Target derived from round trips and the loop's own \
-work, measured without the facade (CPU time of five `bench-runner sample` runs of the no-latency \
+work, measured without the SDK (CPU time of five `bench-runner sample` runs of the no-latency \
 loop and of the fake serving them, as `report-latency`'s note does). The report is 4 000 campaigns \
 × 50 days = 200 000 rows; both sides read it as a 30-day and a 20-day query in pages of 10 000: \
 12 + 8 = 20 round trips, 20 × 20 ms = 0.40 s of waiting. The loop does everything one step after \
@@ -67,12 +67,12 @@ the other: the waiting, the fake preparing each page (0.50 s of CPU for the repo
 for the first page of each query, which reads the seeded campaigns' conversions, 10 to 15 ms for \
 each of the other 18) and the loop decoding each page into the generated \
 `SearchSearchAds360Response` (2.1 s of CPU, the median of the five: the generated row holds every member of 16 resources, \
-`metrics` and `segments`, most of it allocated and freed per row), about 3.0 s. The facade asks \
+`metrics` and `segments`, most of it allocated and freed per row), about 3.0 s. The SDK asks \
 for the next page as soon as the answer's token is found, so its pages chain one round trip and \
 one page of the fake's work each, 0.40 s + 0.50 s = 0.90 s, and its decoding into the caller's \
 struct (0.3 s of CPU) runs beside that chain on the other core: 3.3×. The target is 2.8×, that \
 bound less 15 % for scheduling. The bound is set by the loop's decoding and the fake's first \
-pages, not by the machine: a loop that decoded into a small struct of its own would need no facade \
+pages, not by the machine: a loop that decoded into a small struct of its own would need no SDK \
 to get close (0.90 s against 0.40 s + 0.50 s + 0.3 s = 1.2 s, 1.3×).";
 
 /// Smallest ratio of `search-stream-latency`, derived in [`SEARCH_STREAM_LATENCY_DERIVATION`].
@@ -90,10 +90,10 @@ decodes each batch (0.3 s of CPU for the report) on the other core while the nex
 only the last batch's decoding (15 ms) follows the fake's work: about 0.04 s + 0.50 s + 0.015 s = \
 0.56 s, 5.4×. The target is 4.6×, that bound less 15 % for scheduling.";
 
-/// Largest facade peak RSS the streamed upload allows, in MiB (issue 12).
+/// Largest SDK peak RSS the streamed upload allows, in MiB (issue 12).
 pub const UPLOAD_STREAM_MAX_RSS_MIB: u64 = 96;
 
-/// Largest facade peak RSS of the journaled streamed upload of [`JOURNAL_STREAM_SCALE`] times
+/// Largest SDK peak RSS of the journaled streamed upload of [`JOURNAL_STREAM_SCALE`] times
 /// the streamed upload's rows, in MiB (issue 34).
 pub const UPLOAD_JOURNAL_MAX_RSS_MIB: u64 = 192;
 
@@ -117,8 +117,8 @@ pub struct ScenarioDef {
     pub question: &'static str,
     /// What the baseline does (with the parameters it runs with).
     pub baseline: fn() -> String,
-    /// What the facade does (with the parameters it runs with).
-    pub facade: fn() -> String,
+    /// What the SDK does (with the parameters it runs with).
+    pub sdk: fn() -> String,
     /// What it must reach.
     pub target: Target,
     /// Where the target comes from, when it is derived rather than given.
@@ -138,11 +138,11 @@ impl ScenarioDef {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Kind {
-    /// The facade and a plain loop doing the same requests at the same concurrency: what the
-    /// facade itself costs.
+    /// The SDK and a plain loop doing the same requests at the same concurrency: what the
+    /// SDK itself costs.
     Overhead,
-    /// The facade at its default options against the sequential loop a competent user writes at
-    /// the API's largest page or batch: how much waiting the facade hides.
+    /// The SDK at its default options against the sequential loop a competent user writes at
+    /// the API's largest page or batch: how much waiting the SDK hides.
     LatencyHiding,
     /// Throughput and memory of one path on its own terms.
     Throughput,
@@ -168,7 +168,7 @@ impl Kind {
 /// How a scenario's runs are made.
 #[derive(Debug, Clone, Copy)]
 pub enum Runs {
-    /// `bench-runner sample --scenario <client>` processes (baseline and facade alternating)
+    /// `bench-runner sample --scenario <client>` processes (baseline and SDK alternating)
     /// against `fake`, each run doing `work`.
     Client {
         /// The runner's scenario.
@@ -187,10 +187,10 @@ pub enum Runs {
 /// How the two sides of a client scenario are spread over `bench-runner sample` processes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pairing {
-    /// Each sample in its own process, baseline and facade alternating.
+    /// Each sample in its own process, baseline and SDK alternating.
     Processes,
     /// Both sides in each sample's process, in blocks of this many items alternating baseline,
-    /// facade, facade, baseline, … (`bench-runner sample --variant paired`): for a difference
+    /// SDK, SDK, baseline, … (`bench-runner sample --variant paired`): for a difference
     /// smaller than the one between two processes running the same code.
     Blocks(u64),
 }
@@ -224,13 +224,13 @@ pub enum Work {
     Items(fn(&Sizes) -> u64),
     /// Whatever the file holds (the ID-mapping bytes): not checked.
     Unchecked,
-    /// The baseline does `baseline` items and the facade `facade` (the warm-up at most 1,000
+    /// The baseline does `baseline` items and the SDK `SDK` (the warm-up at most 1,000
     /// each): the same path at two sizes, compared per item. Each run must do them all.
     PerSide {
         /// Items of a baseline run.
         baseline: fn(&Sizes) -> u64,
-        /// Items of a facade run.
-        facade: fn(&Sizes) -> u64,
+        /// Items of an SDK run.
+        sdk: fn(&Sizes) -> u64,
     },
 }
 
@@ -285,26 +285,26 @@ scenarios! {
         runs: client(ClientScenario::Read, FakeKind::Plain, Work::ReadRows),
         unit: "rows",
         kind: Kind::Overhead,
-        question: "What does the facade's typed read cost against a plain loop over the same pages?",
+        question: "What does the SDK's typed read cost against a plain loop over the same pages?",
         baseline: || format!(
             "`GET` page after page (`rowCount` {PAGE_SIZE}), each body parsed into the generated `ConversionList`"
         ),
-        facade: || format!("`list_conversions`, page size {PAGE_SIZE}, prefetch 1 (one page in flight)"),
+        sdk: || format!("`list_conversions`, page size {PAGE_SIZE}, prefetch 1 (one page in flight)"),
         target: Target::ratio(OVERHEAD),
         note: None,
         label: |s| format!("read {} conversions, no added latency", format_count(s.read_rows)),
     },
-    /// Conversions read with 20 ms per answer: the facade's defaults against a sequential loop.
+    /// Conversions read with 20 ms per answer: the SDK's defaults against a sequential loop.
     ReadLatency => ScenarioDef {
         runs: client(ClientScenario::ReadLatency, FakeKind::Latency, Work::ReadRows),
         unit: "rows",
         kind: Kind::LatencyHiding,
-        question: "How much of the waiting does the facade at its defaults hide, against the loop a user writes?",
+        question: "How much of the waiting does the SDK at its defaults hide, against the loop a user writes?",
         baseline: || format!(
             "the same sequential loop at the largest page (`rowCount` {})",
             sa360_video_sdk::search_ads::MAX_PAGE_SIZE
         ),
-        facade: || {
+        sdk: || {
             let d = sa360_video_sdk::search_ads::ListOptions::default();
             format!("`list_conversions` with `ListOptions::default()` (page size {}, prefetch {})", d.page_size, d.prefetch)
         },
@@ -322,11 +322,11 @@ scenarios! {
         runs: client(ClientScenario::Report, FakeKind::Plain, Work::ReadRows),
         unit: "rows",
         kind: Kind::Overhead,
-        question: "What does the facade's report cost against the generated client on the same requests, one shard at a time, without more memory?",
+        question: "What does the SDK's report cost against the generated client on the same requests, one shard at a time, without more memory?",
         baseline: || format!(
             "`searchAds360:search` page after page (`pageSize` {REPORT_PAGE_SIZE}), one {REPORT_SHARD_DAYS}-day query after the other, each body parsed into the generated `SearchSearchAds360Response`"
         ),
-        facade: || format!(
+        sdk: || format!(
             "`conversion_report`, page size {REPORT_PAGE_SIZE}, {REPORT_SHARD_DAYS}-day shards, concurrency 1: the same requests; rows decoded from the page bytes into `Conversion`s"
         ),
         target: Target {
@@ -342,7 +342,7 @@ scenarios! {
             )
         },
     },
-    /// A conversion report with 20 ms per answer: the facade's defaults against a sequential loop.
+    /// A conversion report with 20 ms per answer: the SDK's defaults against a sequential loop.
     ReportLatency => ScenarioDef {
         runs: client(ClientScenario::ReportLatency, FakeKind::Latency, Work::ReadRows),
         unit: "rows",
@@ -351,7 +351,7 @@ scenarios! {
         baseline: || format!(
             "the same loop with {REPORT_CHUNK_DAYS}-day queries (the widest one query may span, SR-13) and `pageSize` {REPORT_PAGE_SIZE} (the largest)"
         ),
-        facade: || {
+        sdk: || {
             let d = sa360_video_sdk::search_ads::reporting::ReportOptions::default();
             format!(
                 "`conversion_report` with `ReportOptions::default()` (page size {}, {}-day shards, {} in flight)",
@@ -377,7 +377,7 @@ scenarios! {
         baseline: || format!(
             "`searchAds360:search` page after page (`pageSize` {SEARCH_PAGE_SIZE}), the report's {SEARCH_RANGE_DAYS} days as queries of at most {SEARCH_QUERY_DAYS} days one after the other, each body parsed into the generated `SearchSearchAds360Response`; query `SELECT {SEARCH_FIELDS} FROM {SEARCH_RESOURCE} WHERE segments.date BETWEEN …`"
         ),
-        facade: || {
+        sdk: || {
             let d = sa360_video_sdk::search_ads::reporting::SearchOptions::default();
             format!(
                 "`search(..).stream::<Row>()` (a caller's `serde` struct nested as the JSON), the same queries one after the other, page size {}, prefetch {} (the next page asked for once this one arrived: one request in flight)",
@@ -398,7 +398,7 @@ scenarios! {
             )
         },
     },
-    /// The same with 20 ms per answer, the facade at its defaults.
+    /// The same with 20 ms per answer, the SDK at its defaults.
     SearchLatency => ScenarioDef {
         runs: client(ClientScenario::SearchLatency, FakeKind::Latency, Work::ReadRows),
         unit: "rows",
@@ -407,7 +407,7 @@ scenarios! {
         baseline: || format!(
             "the same loop: queries of at most {SEARCH_QUERY_DAYS} days (the widest one query may span, SR-13), `pageSize` {SEARCH_PAGE_SIZE} (the largest)"
         ),
-        facade: || {
+        sdk: || {
             let d = sa360_video_sdk::search_ads::reporting::SearchOptions::default();
             format!(
                 "`search(..).stream::<Row>()` with `SearchOptions::default()` (page size {}, prefetch {}), the same queries one after the other",
@@ -424,7 +424,7 @@ scenarios! {
             )
         },
     },
-    /// The same with 20 ms per answer, the facade reading each query whole with one `searchStream`.
+    /// The same with 20 ms per answer, the SDK reading each query whole with one `searchStream`.
     SearchStreamLatency => ScenarioDef {
         runs: client(ClientScenario::SearchStreamLatency, FakeKind::Latency, Work::ReadRows),
         unit: "rows",
@@ -433,7 +433,7 @@ scenarios! {
         baseline: || format!(
             "the same paged loop: queries of at most {SEARCH_QUERY_DAYS} days, `pageSize` {SEARCH_PAGE_SIZE}"
         ),
-        facade: || {
+        sdk: || {
             let d = sa360_video_sdk::search_ads::reporting::SearchOptions::default();
             format!(
                 "`search(..).send::<Row>()` with `SearchOptions::default()`: one `searchStream` request per query, batches of {} rows decoded as they arrive ({} ahead), the same queries one after the other",
@@ -450,7 +450,7 @@ scenarios! {
             )
         },
     },
-    /// Conversions uploaded with 20 ms per answer: the facade's defaults against a sequential loop.
+    /// Conversions uploaded with 20 ms per answer: the SDK's defaults against a sequential loop.
     Upload => ScenarioDef {
         runs: client(ClientScenario::Upload, FakeKind::FreshUpload, Work::Items(|s| s.upload_rows)),
         unit: "rows",
@@ -459,7 +459,7 @@ scenarios! {
         baseline: || format!(
             "`POST` batch after batch of {UPLOAD_LOOP_BATCH} generated wire conversions (the largest batch, SA-10), each answer parsed"
         ),
-        facade: || {
+        sdk: || {
             let d = sa360_video_sdk::search_ads::WriteOptions::default();
             format!(
                 "`insert(..).send()` with `WriteOptions::default()` (batch size {}, {} in flight), report checked",
@@ -484,11 +484,11 @@ scenarios! {
         ),
         unit: "rows",
         kind: Kind::Overhead,
-        question: "What does the facade's checked, deduplicated, journaled upload cost against a plain loop sending the same batches?",
+        question: "What does the SDK's checked, deduplicated, journaled upload cost against a plain loop sending the same batches?",
         baseline: || format!(
             "`POST` batch after batch of {BATCH_SIZE} generated wire conversions, each answer parsed"
         ),
-        facade: || format!(
+        sdk: || format!(
             "`insert(..).journal(..).send()` (a fresh journal in a temporary directory), batch size {BATCH_SIZE}, concurrency 1, report checked"
         ),
         target: Target::ratio(OVERHEAD),
@@ -507,16 +507,16 @@ scenarios! {
         kind: Kind::Throughput,
         question: "Does a streamed upload keep memory bounded at nearly the collected upload's speed?",
         baseline: || "the collected path: the whole input as a `Vec<Conversion>`, `insert(&vec).send()`, one report at the end; batches of 1 000, 4 in flight".to_owned(),
-        facade: || "`insert(iterator).stream()`: conversions generated as the stream asks for them, each batch's outcomes counted and dropped; batches of 1 000, 4 in flight".to_owned(),
+        sdk: || "`insert(iterator).stream()`: conversions generated as the stream asks for them, each batch's outcomes counted and dropped; batches of 1 000, 4 in flight".to_owned(),
         target: Target {
             min_ratio: Some(0.90),
-            max_facade_rss_mib: Some(UPLOAD_STREAM_MAX_RSS_MIB),
+            max_sdk_rss_mib: Some(UPLOAD_STREAM_MAX_RSS_MIB),
             ..Target::NONE
         },
         note: None,
         label: |s| {
             format!(
-                "upload {} conversions, streamed (facade) vs collected (baseline)",
+                "upload {} conversions, streamed (SDK) vs collected (baseline)",
                 format_count(s.stream_rows)
             )
         },
@@ -529,26 +529,26 @@ scenarios! {
             FakeKind::FreshForgetting,
             Work::PerSide {
                 baseline: |s| s.stream_rows,
-                facade: |s| s.stream_rows * JOURNAL_STREAM_SCALE,
+                sdk: |s| s.stream_rows * JOURNAL_STREAM_SCALE,
             },
         ),
         unit: "rows",
         kind: Kind::Throughput,
         question: "Does a journaled streamed upload keep its per-row rate and a bounded memory as the rows grow tenfold (the duplicate check keeps 8 to 12 bytes a row)?",
         baseline: || format!(
-            "the facade side at a tenth of the rows ({} in the full suite)",
+            "the SDK side at a tenth of the rows ({} in the full suite)",
             format_count(Sizes::full().stream_rows)
         ),
-        facade: || "`insert(iterator).journal(..).stream()`: conversions generated as the stream asks for them, every row through the duplicate check a resume replays, a fresh journal in a temporary directory; batches of 1 000, 4 in flight; both sides against the fake's bench mode (`--forget-conversions`: every row checked and answered, none kept)".to_owned(),
+        sdk: || "`insert(iterator).journal(..).stream()`: conversions generated as the stream asks for them, every row through the duplicate check a resume replays, a fresh journal in a temporary directory; batches of 1 000, 4 in flight; both sides against the fake's bench mode (`--forget-conversions`: every row checked and answered, none kept)".to_owned(),
         target: Target {
             min_ratio: Some(0.90),
-            max_facade_rss_mib: Some(UPLOAD_JOURNAL_MAX_RSS_MIB),
+            max_sdk_rss_mib: Some(UPLOAD_JOURNAL_MAX_RSS_MIB),
             ..Target::NONE
         },
         note: None,
         label: |s| {
             format!(
-                "upload {} conversions, streamed with a journal (facade) vs {} (baseline)",
+                "upload {} conversions, streamed with a journal (SDK) vs {} (baseline)",
                 format_count(s.stream_rows * JOURNAL_STREAM_SCALE),
                 format_count(s.stream_rows)
             )
@@ -561,10 +561,10 @@ scenarios! {
         kind: Kind::Throughput,
         question: "Does the typed ID-mapping stream outrun a 1 Gbit/s link (125 MB/s) on one parser core, in bounded memory?",
         baseline: || "the raw body, chunks counted and dropped (shown beside: what loopback delivers)".to_owned(),
-        facade: || "`id_mapping` typed row stream".to_owned(),
+        sdk: || "`id_mapping` typed row stream".to_owned(),
         target: Target {
-            min_facade_mb_per_s: Some(ID_MAPPING_MIN_MB_PER_S),
-            max_facade_rss_mib: Some(ID_MAPPING_MAX_RSS_MIB),
+            min_sdk_mb_per_s: Some(ID_MAPPING_MIN_MB_PER_S),
+            max_sdk_rss_mib: Some(ID_MAPPING_MAX_RSS_MIB),
             ..Target::NONE
         },
         note: None,
@@ -582,9 +582,9 @@ scenarios! {
         kind: Kind::Overhead,
         question: "What does the lockout guard (in-memory store) cost per login against the generated client?",
         baseline: || format!(
-            "the generated `video-session-client` `login`, one after the other, in blocks of {LOGIN_BLOCK} alternating with the facade's in the same process (B F F B …)"
+            "the generated `video-session-client` `login`, one after the other, in blocks of {LOGIN_BLOCK} alternating with the SDK's in the same process (B F F B …)"
         ),
-        facade: || "`VideoSessionClient::login` through a lockout guard over `MemoryStore::shared` (in-memory store)".to_owned(),
+        sdk: || "`VideoSessionClient::login` through a lockout guard over `MemoryStore::shared` (in-memory store)".to_owned(),
         target: Target::ratio(OVERHEAD),
         note: None,
         label: |s| format!("{} logins", format_count(s.logins)),
@@ -600,12 +600,12 @@ scenarios! {
         kind: Kind::Overhead,
         question: "What does sharing the lockout count through Redis cost against a MemoryStore, for a service that is not on loopback?",
         baseline: || format!("`VideoSessionClient::login` through a `MemoryStore`, {LATENCY_MS} ms per answer"),
-        facade: || "the same through a `RedisStore` on a local `redis-server` whose loopback replica acknowledges every reservation".to_owned(),
+        sdk: || "the same through a `RedisStore` on a local `redis-server` whose loopback replica acknowledges every reservation".to_owned(),
         target: Target::ratio(OVERHEAD),
         note: None,
         label: |s| {
             format!(
-                "{} logins, {LATENCY_MS} ms per response, RedisStore (facade) vs MemoryStore (baseline)",
+                "{} logins, {LATENCY_MS} ms per response, RedisStore (SDK) vs MemoryStore (baseline)",
                 format_count(s.logins_latency())
             )
         },
@@ -617,12 +617,12 @@ scenarios! {
         kind: Kind::Information,
         question: "The same on loopback, where a Redis round trip costs what a login costs (three round trips against one).",
         baseline: || "`VideoSessionClient::login` through a `MemoryStore`, no added latency".to_owned(),
-        facade: || "the same through a `RedisStore` on a local `redis-server` whose loopback replica acknowledges every reservation".to_owned(),
+        sdk: || "the same through a `RedisStore` on a local `redis-server` whose loopback replica acknowledges every reservation".to_owned(),
         target: Target::NONE,
         note: None,
         label: |s| {
             format!(
-                "{} logins, RedisStore (facade) vs MemoryStore (baseline)",
+                "{} logins, RedisStore (SDK) vs MemoryStore (baseline)",
                 format_count(s.logins)
             )
         },
@@ -634,7 +634,7 @@ scenarios! {
         kind: Kind::Duration,
         question: "Is regenerating both clients quick enough to run on every spec edit?",
         baseline: || "—".to_owned(),
-        facade: || "`xtask --root <copy of specs/> generate`".to_owned(),
+        sdk: || "`xtask --root <copy of specs/> generate`".to_owned(),
         target: Target {
             max_seconds: Some(GENERATE_MAX_SECONDS),
             ..Target::NONE
@@ -694,8 +694,8 @@ impl Scenario {
                     Work::ReadRows => format!("read {}", sizes.read_rows),
                     Work::Items(count) => format!("items {}", count(&sizes)),
                     Work::Unchecked => "unchecked".to_owned(),
-                    Work::PerSide { baseline, facade } => {
-                        format!("items {} / {}", baseline(&sizes), facade(&sizes))
+                    Work::PerSide { baseline, sdk } => {
+                        format!("items {} / {}", baseline(&sizes), sdk(&sizes))
                     }
                 };
                 let pairing = match pairing {
@@ -712,7 +712,7 @@ impl Scenario {
             d.kind.as_str(),
             d.question,
             (d.baseline)(),
-            (d.facade)(),
+            (d.sdk)(),
             d.unit,
             d.target,
             d.note,
@@ -729,16 +729,16 @@ impl Scenario {
 /// What a scenario must reach.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Target {
-    /// Smallest median facade rate / median baseline rate.
+    /// Smallest median SDK rate / median baseline rate.
     pub min_ratio: Option<f64>,
-    /// Largest facade peak RSS (the largest over its samples), in MiB.
-    pub max_facade_rss_mib: Option<u64>,
-    /// The facade's largest peak RSS no higher than the baseline's.
+    /// Largest SDK peak RSS (the largest over its samples), in MiB.
+    pub max_sdk_rss_mib: Option<u64>,
+    /// The SDK's largest peak RSS no higher than the baseline's.
     #[serde(default)]
     pub rss_not_above_baseline: bool,
-    /// Smallest median facade rate in MB/s (10^6 bytes; `bytes` scenarios).
+    /// Smallest median SDK rate in MB/s (10^6 bytes; `bytes` scenarios).
     #[serde(default)]
-    pub min_facade_mb_per_s: Option<f64>,
+    pub min_sdk_mb_per_s: Option<f64>,
     /// Longest median duration, in seconds (scenarios without a baseline).
     pub max_seconds: Option<f64>,
 }
@@ -747,9 +747,9 @@ impl Target {
     /// No target (a row for information).
     pub const NONE: Self = Self {
         min_ratio: None,
-        max_facade_rss_mib: None,
+        max_sdk_rss_mib: None,
         rss_not_above_baseline: false,
-        min_facade_mb_per_s: None,
+        min_sdk_mb_per_s: None,
         max_seconds: None,
     };
 
@@ -776,10 +776,10 @@ impl Target {
                 format!("≥ {r:.1}×")
             });
         }
-        if let Some(m) = self.min_facade_mb_per_s {
+        if let Some(m) = self.min_sdk_mb_per_s {
             parts.push(format!("≥ {m:.0} MB/s"));
         }
-        if let Some(m) = self.max_facade_rss_mib {
+        if let Some(m) = self.max_sdk_rss_mib {
             parts.push(format!("RSS ≤ {m} MiB"));
         }
         if self.rss_not_above_baseline {

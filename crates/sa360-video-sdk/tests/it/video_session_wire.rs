@@ -44,7 +44,7 @@ async fn setup() -> (RecordingServer, VideoSessionClient) {
     let server = RecordingServer::start(answer).await.unwrap();
     let base = BaseUrl::parse(&server.base_url()).unwrap();
     let client = VideoSessionClient::builder(base)
-        .http_options(HttpOptions::default().user_agent("facade-tests"))
+        .http_options(HttpOptions::default().user_agent("sa360-video-sdk-tests"))
         .lockout_store(std::sync::Arc::new(
             sa360_video_sdk::video_session::MemoryStore::new(),
         ))

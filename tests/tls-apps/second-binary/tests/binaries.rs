@@ -21,7 +21,7 @@ fn a_second_binary_that_installs_the_provider_builds_its_client() {
 }
 
 #[test]
-fn a_second_binary_that_never_names_the_facade_panics_in_reqwest() {
+fn a_second_binary_that_never_names_the_sdk_panics_in_reqwest() {
     let out = run(env!("CARGO_BIN_EXE_own-client-without-provider"));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(101), "{:?}\n{stderr}", out.status);

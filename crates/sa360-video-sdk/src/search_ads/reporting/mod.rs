@@ -55,7 +55,7 @@ pub use search::{
     MAX_COLLECTED_ROWS, MAX_SEARCH_PREFETCH, SearchOptions, SearchReport, SearchRequest,
     SearchStream, SummaryRow,
 };
-pub use stream::ColumnHeaders;
+pub use stream::{ColumnHeader, ColumnHeaders};
 pub use window::CONVERSION_WINDOW_DAYS;
 pub use with_unknown::WithUnknown;
 

@@ -39,15 +39,30 @@ type Body = Pin<Box<dyn Stream<Item = Result<Bytes, BatchError<reqwest::Error>>>
 pub struct ColumnHeaders {
     /// `customColumnHeaders`: the custom columns the query selects, in `custom_columns.id[N]`
     /// order.
-    pub custom_column_headers: Vec<types::CustomColumnHeader>,
+    pub custom_column_headers: Vec<ColumnHeader>,
     /// `conversionCustomMetricHeaders`.
-    pub conversion_custom_metric_headers: Vec<types::ConversionCustomMetricHeader>,
+    pub conversion_custom_metric_headers: Vec<ColumnHeader>,
     /// `conversionCustomDimensionHeaders`.
-    pub conversion_custom_dimension_headers: Vec<types::ConversionCustomDimensionHeader>,
+    pub conversion_custom_dimension_headers: Vec<ColumnHeader>,
     /// `rawEventConversionMetricHeaders`.
-    pub raw_event_conversion_metric_headers: Vec<types::RawEventConversionMetricHeader>,
+    pub raw_event_conversion_metric_headers: Vec<ColumnHeader>,
     /// `rawEventConversionDimensionHeaders`.
-    pub raw_event_conversion_dimension_headers: Vec<types::RawEventConversionDimensionHeader>,
+    pub raw_event_conversion_dimension_headers: Vec<ColumnHeader>,
+}
+
+/// One column header: the five header lists share this shape (`id`, `name`; custom columns also
+/// `referencesMetrics`).
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct ColumnHeader {
+    /// `id` (an int64, sent as a string).
+    #[serde(with = "super::int64::option")]
+    pub id: Option<i64>,
+    /// `name`: the name the user gave the column.
+    pub name: Option<String>,
+    /// `referencesMetrics`: whether a custom column references metrics (custom columns only).
+    pub references_metrics: Option<bool>,
 }
 
 /// What a batch carries besides rows, read once per batch.
@@ -224,5 +239,29 @@ async fn send(
             .await?,
         )),
         _ => Err(SearchError::UnexpectedResponse(response)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batchs_headers_read_into_the_sdks_types() {
+        let batch: Batch<'_> = serde_json::from_str(
+            r#"{"results": [], "customColumnHeaders": [{"id": "12", "name": "Margin",
+                "referencesMetrics": true}], "rawEventConversionDimensionHeaders": [{"id": 7}]}"#,
+        )
+        .unwrap();
+        let custom = &batch.headers.custom_column_headers[0];
+        assert_eq!(
+            (custom.id, custom.name.as_deref(), custom.references_metrics),
+            (Some(12), Some("Margin"), Some(true))
+        );
+        assert_eq!(
+            batch.headers.raw_event_conversion_dimension_headers[0].id,
+            Some(7)
+        );
+        assert!(batch.headers.conversion_custom_metric_headers.is_empty());
     }
 }
