@@ -191,7 +191,6 @@ pub struct RedisOptions {
     user: Option<AclUser>,
     cluster: bool,
     extra: Vec<String>,
-    no_wait_for_link: bool,
 }
 
 impl RedisOptions {
@@ -215,17 +214,9 @@ impl RedisOptions {
 
     /// `replicaof HOST PORT`. Under [`RedisOptions::acl_user`] the replica authenticates to its
     /// primary as that user (`masteruser`/`masterauth`); under [`RedisOptions::tls`] it replicates
-    /// over TLS (`tls-replication yes`). Starting waits until `master_link_status:up` unless
-    /// [`RedisOptions::no_wait_for_link`].
+    /// over TLS (`tls-replication yes`). Starting waits until `master_link_status:up`.
     pub fn replica_of(mut self, host: &str, port: u16) -> Self {
         self.replica_of = Some((host.to_owned(), port));
-        self
-    }
-
-    /// Starting a replica returns as soon as it listens, without waiting for its link to the
-    /// primary (e.g. the primary is down or cut off on purpose).
-    pub fn no_wait_for_link(mut self) -> Self {
-        self.no_wait_for_link = true;
         self
     }
 
@@ -420,7 +411,7 @@ impl RedisServer {
                     && target.run(&["PING"], CLI_TIMEOUT).as_deref() == Ok("PONG")
             },
         );
-        if self.options.replica_of.is_some() && !self.options.no_wait_for_link {
+        if self.options.replica_of.is_some() {
             self.wait_for_link(START_TIMEOUT)
                 .unwrap_or_else(|e| panic!("{e}; its log:\n{}", log_tail(&self.log_path())));
         }
@@ -458,20 +449,9 @@ impl RedisServer {
         format!("127.0.0.1:{}", self.port)
     }
 
-    /// Its cluster bus port, for a cluster node.
-    pub fn bus_port(&self) -> Option<u16> {
-        self.bus_port
-    }
-
     /// `redis://127.0.0.1:PORT/0`, `rediss://` under TLS, with `USER:PASSWORD@` under an ACL user
     /// (both percent-encoded).
     pub fn url(&self) -> String {
-        self.url_with_host("127.0.0.1")
-    }
-
-    /// [`RedisServer::url`] with another host name for the same server (`"localhost"`, which the
-    /// test certificate also names).
-    pub fn url_with_host(&self, host: &str) -> String {
         let scheme = if self.options.tls.is_some() {
             "rediss"
         } else {
@@ -483,7 +463,7 @@ impl RedisServer {
             .as_ref()
             .map(|u| format!("{}:{}@", url_encode(&u.name), url_encode(&u.password)))
             .unwrap_or_default();
-        format!("{scheme}://{auth}{host}:{}/0", self.port)
+        format!("{scheme}://{auth}127.0.0.1:{}/0", self.port)
     }
 
     /// The options it was started with.

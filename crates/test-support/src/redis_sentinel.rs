@@ -49,11 +49,6 @@ impl Sentinel {
         format!("127.0.0.1:{}", self.port)
     }
 
-    /// Its config file, as the sentinel last rewrote it.
-    pub fn config_path(&self) -> PathBuf {
-        self.dir.path().join("sentinel.conf")
-    }
-
     /// Its log file.
     pub fn log_path(&self) -> PathBuf {
         self.dir.path().join("sentinel.log")
@@ -100,7 +95,7 @@ impl Sentinel {
 
     fn launch(&mut self) {
         let child = Command::new("redis-server")
-            .arg(self.config_path())
+            .arg(self.dir.path().join("sentinel.conf"))
             .arg("--sentinel")
             .stdin(Stdio::null())
             .stdout(Stdio::null())

@@ -1,5 +1,5 @@
-//! `searchAds360Fields.get` and `.search`: the catalog of fields and resources (read from the
-//! discovery document, [`catalog`]) as `SearchAds360Field` artifacts.
+//! `searchAds360Fields.get` and `.search`: the catalogue of fields and resources (read from the
+//! discovery document, [`catalogue`]) as `SearchAds360Field` artifacts.
 //!
 //! `search` takes the query language without `FROM` (GRAM: "FROM … forbidden for
 //! searchAds360Fields:search"; a FROM is `UNEXPECTED_FROM_CLAUSE`), e.g. Google's
@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use super::failure::Failure;
 use super::query::QueryError;
-use super::query::catalog::{self, CATALOG, Category, DataType, FieldInfo};
+use super::query::catalogue::{self, CATALOGUE, Category, DataType, FieldInfo};
 use super::query::checks::{Typed, typed};
 use super::query::eval::{Filter, Val};
 use super::query::parser;
@@ -40,29 +40,29 @@ fn field(f: &FieldInfo) -> Value {
         "isRepeated": f.repeated,
         "typeUrl": "",
         "enumValues": f.enum_values,
-        "selectableWith": catalog::SERVED
+        "selectableWith": catalogue::SERVED
             .iter()
-            .filter(|s| catalog::selectable_with(s, f))
+            .filter(|s| catalogue::selectable_with(s, f))
             .map(|s| s.name)
             .collect::<Vec<_>>(),
     })
 }
 
 /// The segments or metrics a served resource takes (SR-22).
-fn with_category(served: Option<&catalog::Served>, category: Category) -> Vec<&'static str> {
+fn with_category(served: Option<&catalogue::Served>, category: Category) -> Vec<&'static str> {
     let Some(served) = served else {
         return Vec::new();
     };
-    CATALOG
+    CATALOGUE
         .fields
         .values()
-        .filter(|f| f.category == category && catalog::selectable_with(served, f))
+        .filter(|f| f.category == category && catalogue::selectable_with(served, f))
         .map(|f| f.name.as_str())
         .collect()
 }
 
 fn resource(name: &str) -> Value {
-    let served = catalog::served(name);
+    let served = catalogue::served(name);
     let segments = with_category(served, Category::Segment);
     json!({
         "resourceName": format!("searchAds360Fields/{name}"),
@@ -82,11 +82,11 @@ fn resource(name: &str) -> Value {
 }
 
 fn artifacts() -> impl Iterator<Item = Value> {
-    CATALOG
+    CATALOGUE
         .resources
         .iter()
         .map(|r| resource(r))
-        .chain(CATALOG.fields.values().map(field))
+        .chain(CATALOGUE.fields.values().map(field))
 }
 
 fn not_found(name: &str) -> Failure {
@@ -101,10 +101,10 @@ fn not_found(name: &str) -> Failure {
 /// `GET /v0/searchAds360Fields/{name}`.
 pub(crate) async fn fields_get(State(app): State<AppState>, Path(name): Path<String>) -> Response {
     Counters::bump(&app.shared.counters.reporting_other_requests);
-    if let Some(f) = catalog::field(&name) {
+    if let Some(f) = catalogue::field(&name) {
         return json_response(StatusCode::OK, &field(f));
     }
-    if catalog::is_resource(&name) {
+    if catalogue::is_resource(&name) {
         return json_response(StatusCode::OK, &resource(&name));
     }
     not_found(&name).into_response(&app)

@@ -213,7 +213,7 @@ fn checked_query(
     // "Today" in the account's time zone: the fake's customers are all UTC (customer.time_zone).
     let (today, first) = rows::window(app);
     let mut query = query::parse(text, today).map_err(Failure::query)?;
-    let event_level = query.from == query::catalog::SERVED_RESOURCE;
+    let event_level = query.from == query::catalogue::SERVED_RESOURCE;
     if !event_level && account.is_none() && query.select.iter().any(|f| f.starts_with("metrics.")) {
         // Discovery's queryError.REQUESTED_METRICS_FOR_MANAGER: query each client account.
         return Err(Failure::query(QueryError::new(
@@ -389,7 +389,7 @@ fn page(
         .limit
         .map_or(u64::MAX, |l| l.saturating_sub(state.emitted));
     let want = (page_size as u64).min(remaining) as usize;
-    if query.from != query::catalog::SERVED_RESOURCE {
+    if query.from != query::catalogue::SERVED_RESOURCE {
         return entity_page(app, account, query, state, want, response, issue_token);
     }
     let total_requested = state.total_requested;

@@ -13,7 +13,7 @@ use chrono::format::{Item, StrftimeItems};
 use chrono::{DateTime, Datelike, NaiveDate};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
-use super::query::catalog::DataType;
+use super::query::catalogue::DataType;
 use super::query::dates::Period;
 use super::query::eval::Val;
 use crate::search_ads::config::KnownAccount;
@@ -199,7 +199,7 @@ impl Row {
     }
 
     /// The value of `field` for a WHERE condition or ORDER BY, as the data type `as_type` of the
-    /// field in the catalog reads it; `None` when the row has no value.
+    /// field in the catalogue reads it; `None` when the row has no value.
     pub(crate) fn value<'r>(
         &'r self,
         field: Field,
@@ -761,7 +761,7 @@ mod tests {
             field_mask(&["ad_group.resource_name".into(), "segments.date".into()]),
             "adGroup.resourceName,segments.date"
         );
-        for name in super::super::query::catalog::CATALOG.fields.keys() {
+        for name in super::super::query::catalogue::CATALOGUE.fields.keys() {
             if let Some(field) = Field::parse(name) {
                 let (r, _) = json_path(name);
                 assert!(!r.is_empty(), "{field:?}");

@@ -9,7 +9,7 @@ use chrono::{DateTime, NaiveDate};
 
 use super::query::ConversionQuery;
 use super::query::Filter;
-use super::query::catalog::{self, DataType};
+use super::query::catalogue::{self, DataType};
 use super::query::parser::Op;
 pub(crate) use super::row::RowKey;
 use super::row::{AccountCells, Field, Row, V2};
@@ -120,7 +120,7 @@ impl<'q> Conditions<'q> {
                         ))
                 })
                 .map(|f| {
-                    let t = catalog::field(&f.field).map_or(DataType::String, |i| i.data_type);
+                    let t = catalogue::field(&f.field).map_or(DataType::String, |i| i.data_type);
                     (Field::parse(&f.field), t, f)
                 })
                 .collect(),

@@ -14,7 +14,7 @@ use axum::http::StatusCode;
 
 use super::failure::Failure;
 use super::query::ConversionQuery;
-use super::query::catalog::{self, DataType};
+use super::query::catalogue::{self, DataType};
 use super::query::eval::Val;
 use super::row::{AccountCells, Field, Row};
 use super::rows;
@@ -70,7 +70,7 @@ pub(crate) fn page(
         .order
         .iter()
         .map(|(name, desc)| {
-            let t = catalog::field(name).map_or(DataType::String, |f| f.data_type);
+            let t = catalogue::field(name).map_or(DataType::String, |f| f.data_type);
             (Field::parse(name), t, *desc)
         })
         .collect();

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::super::failure::Failure;
 use super::super::query::ConversionQuery;
-use super::super::query::catalog;
+use super::super::query::catalogue;
 use super::super::query::dates::Period;
 use super::super::query::eval::Val;
 use super::super::row::json_path;
@@ -393,7 +393,7 @@ pub(super) fn measured(
 /// selected is the day range the rows were made for, so it holds by construction.
 pub(super) fn matches(account: &Account<'_>, query: &ConversionQuery, row: &EntityRow) -> bool {
     query.filters.iter().all(|f| {
-        if catalog::CORE_DATE_SEGMENTS.contains(&f.field.as_str())
+        if catalogue::CORE_DATE_SEGMENTS.contains(&f.field.as_str())
             && !query.select.contains(&f.field)
         {
             return true;

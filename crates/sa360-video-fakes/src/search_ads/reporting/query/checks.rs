@@ -3,7 +3,7 @@
 //!
 //! - every field is known (`UNRECOGNIZED_FIELD`); `FROM` names a resource (`EXPECTED_FROM`,
 //!   `BAD_RESOURCE_TYPE_IN_FROM_CLAUSE`) the fake serves (`PROHIBITED_RESOURCE_TYPE_IN_FROM_CLAUSE`;
-//!   `catalog::SERVED`);
+//!   `catalogue::SERVED`);
 //! - referenced fields: a segment in WHERE, other than the core date segments, and every ORDER BY
 //!   field must be selected (`EXPECTED_REFERENCED_FIELD_IN_SELECT_CLAUSE`); fields of the resource
 //!   and of its attributed resources need not be (Google's `SELECT campaign.id FROM ad_group WHERE
@@ -26,7 +26,7 @@
 
 use chrono::NaiveDate;
 
-use super::catalog::{self, Category, DataType, FieldInfo, Served};
+use super::catalogue::{self, Category, DataType, FieldInfo, Served};
 use super::conversion_query::ConversionQuery;
 use super::dates::{self, Bounds, Period};
 use super::error::QueryError;
@@ -61,7 +61,7 @@ fn kind(l: &Literal) -> u8 {
     }
 }
 
-/// The type a field of a filter has, whatever the catalog it comes from.
+/// The type a field of a filter has, whatever the catalogue it comes from.
 pub(crate) struct Typed<'a> {
     pub name: &'a str,
     pub data_type: DataType,
@@ -212,11 +212,11 @@ pub(crate) fn typed(f: &Typed<'_>, c: &Condition, today: NaiveDate) -> Result<Fi
 }
 
 fn lookup(name: &str, clause: &str) -> Result<&'static FieldInfo, QueryError> {
-    catalog::field(name).ok_or_else(|| {
+    catalogue::field(name).ok_or_else(|| {
         let (resource, _) = name.split_once('.').unwrap_or((name, ""));
-        let catalogued = catalog::is_catalogued(resource);
+        let catalogued = catalogue::is_catalogued(resource);
         let code = match clause {
-            _ if catalogued || !catalog::is_resource(resource) => "UNRECOGNIZED_FIELD",
+            _ if catalogued || !catalogue::is_resource(resource) => "UNRECOGNIZED_FIELD",
             "WHERE" => "PROHIBITED_RESOURCE_TYPE_IN_WHERE_CLAUSE",
             _ => "PROHIBITED_RESOURCE_TYPE_IN_SELECT_CLAUSE",
         };
@@ -225,7 +225,7 @@ fn lookup(name: &str, clause: &str) -> Result<&'static FieldInfo, QueryError> {
 }
 
 fn compatible(from: &Served, f: &FieldInfo, clause: &str) -> Result<(), QueryError> {
-    if catalog::selectable_with(from, f) {
+    if catalogue::selectable_with(from, f) {
         return Ok(());
     }
     let code = match (f.category, clause) {
@@ -287,13 +287,13 @@ pub(crate) fn conversion_query(ast: Ast, today: NaiveDate) -> Result<ConversionQ
             "A searchAds360:search query needs a FROM clause.",
         ));
     };
-    let Some(served) = catalog::served(from) else {
-        let code = if catalog::is_resource(from) {
+    let Some(served) = catalogue::served(from) else {
+        let code = if catalogue::is_resource(from) {
             "PROHIBITED_RESOURCE_TYPE_IN_FROM_CLAUSE"
         } else {
             "BAD_RESOURCE_TYPE_IN_FROM_CLAUSE"
         };
-        let names: Vec<&str> = catalog::SERVED.iter().map(|s| s.name).collect();
+        let names: Vec<&str> = catalogue::SERVED.iter().map(|s| s.name).collect();
         return Err(QueryError::new(
             code,
             format!(
@@ -313,7 +313,7 @@ pub(crate) fn conversion_query(ast: Ast, today: NaiveDate) -> Result<ConversionQ
     for c in &ast.conditions {
         let f = lookup(&c.field, "WHERE")?;
         if f.category == Category::Segment
-            && !catalog::CORE_DATE_SEGMENTS.contains(&f.name.as_str())
+            && !catalogue::CORE_DATE_SEGMENTS.contains(&f.name.as_str())
             && !selected(&f.name)
         {
             return Err(referenced(&f.name));
@@ -347,7 +347,7 @@ pub(crate) fn conversion_query(ast: Ast, today: NaiveDate) -> Result<ConversionQ
         filters.push(typed(&t, c, today)?);
     }
     for (name, _) in &ast.order {
-        if catalog::field(name).is_some_and(|f| !f.sortable()) {
+        if catalogue::field(name).is_some_and(|f| !f.sortable()) {
             return Err(QueryError::new(
                 "PROHIBITED_FIELD_IN_ORDER_BY_CLAUSE",
                 format!("'{name}' cannot be sorted."),
@@ -381,7 +381,7 @@ fn referenced(name: &str) -> QueryError {
 fn date_rules(select: &[String], bounds: &Bounds) -> Result<(), QueryError> {
     if let Some(segment) = select
         .iter()
-        .find(|s| catalog::CORE_DATE_SEGMENTS.contains(&s.as_str()))
+        .find(|s| catalogue::CORE_DATE_SEGMENTS.contains(&s.as_str()))
         && !bounds.finite()
     {
         return Err(QueryError::new(

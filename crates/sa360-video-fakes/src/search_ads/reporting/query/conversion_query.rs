@@ -10,7 +10,7 @@ use super::parser;
 /// A checked `searchAds360:search` query (of `conversion` or another served resource).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct ConversionQuery {
-    /// The `FROM` resource (one of `catalog::SERVED`).
+    /// The `FROM` resource (one of `catalogue::SERVED`).
     pub from: &'static str,
     /// Selected fields, in order (query names, snake_case).
     pub select: Vec<String>,

@@ -6,13 +6,13 @@
 //! resource's field page (CF) and the `queryError` / `dataType` values of the discovery document;
 //! `specs/SOURCES.md` restates them.
 //!
-//! One file per job: [`lexer`] (tokens), [`parser`] (clauses), [`catalog`] (fields and resources,
+//! One file per job: [`lexer`] (tokens), [`parser`] (clauses), [`catalogue`] (fields and resources,
 //! read from discovery), [`checks`] (the rules and their error codes), [`dates`] (`DURING`
 //! ranges, period alignment, the range a query covers), [`eval`] (operators on values), `error`
 //! (the error every step answers with), `conversion_query` (what the checks make of a query). No
 //! input panics them (the property tests below).
 
-pub(crate) mod catalog;
+pub(crate) mod catalogue;
 pub(crate) mod checks;
 mod conversion_query;
 pub(crate) mod dates;

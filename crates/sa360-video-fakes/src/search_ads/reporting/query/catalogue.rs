@@ -25,7 +25,7 @@ use std::sync::LazyLock;
 
 use serde_json::Value;
 
-/// The discovery document the catalog is read from.
+/// The discovery document the catalogue is read from.
 const DISCOVERY: &str = include_str!("../../../../data/searchads360-v0-discovery.json");
 
 /// The event-level resource whose rows are the stored conversions.
@@ -243,7 +243,7 @@ impl FieldInfo {
 }
 
 /// Everything read from discovery.
-pub(crate) struct Catalog {
+pub(crate) struct Catalogue {
     pub fields: BTreeMap<String, FieldInfo>,
     pub resources: Vec<String>,
 }
@@ -345,7 +345,7 @@ fn members(
     }
 }
 
-fn read() -> Catalog {
+fn read() -> Catalogue {
     let doc: Value = serde_json::from_str(DISCOVERY).unwrap_or(Value::Null);
     let schemas = &doc["schemas"];
     let mut fields = BTreeMap::new();
@@ -425,25 +425,25 @@ fn read() -> Catalog {
         };
         members(schemas, props, prefix, category, 0, &mut fields);
     }
-    Catalog { fields, resources }
+    Catalogue { fields, resources }
 }
 
-/// The catalog, read once.
-pub(crate) static CATALOG: LazyLock<Catalog> = LazyLock::new(read);
+/// The catalogue, read once.
+pub(crate) static CATALOGUE: LazyLock<Catalogue> = LazyLock::new(read);
 
 /// A field by its query name.
 pub(crate) fn field(name: &str) -> Option<&'static FieldInfo> {
-    CATALOG.fields.get(name)
+    CATALOGUE.fields.get(name)
 }
 
 /// Whether `name` is a resource of the Reporting API.
 pub(crate) fn is_resource(name: &str) -> bool {
-    CATALOG.resources.iter().any(|r| r == name)
+    CATALOGUE.resources.iter().any(|r| r == name)
 }
 
 /// Whether the catalogue holds the fields of `resource` (a resource, `segments` or `metrics`).
 pub(crate) fn is_catalogued(resource: &str) -> bool {
-    CATALOG
+    CATALOGUE
         .fields
         .keys()
         .any(|k| k.split_once('.').is_some_and(|(r, _)| r == resource))
@@ -485,7 +485,7 @@ mod tests {
             field("conversion.status").unwrap().enum_values,
             ["UNSPECIFIED", "UNKNOWN", "ENABLED", "REMOVED"]
         );
-        let conversion = CATALOG
+        let conversion = CATALOGUE
             .fields
             .keys()
             .filter(|k| k.starts_with("conversion."))
@@ -502,7 +502,13 @@ mod tests {
         let urls = field("ad_group_ad.ad.final_urls").unwrap();
         assert!(urls.repeated && urls.filterable() && !urls.sortable());
         assert_eq!(t("ad_group_ad.ad.final_urls"), DataType::String);
-        let count = |c: Category| CATALOG.fields.values().filter(|f| f.category == c).count();
+        let count = |c: Category| {
+            CATALOGUE
+                .fields
+                .values()
+                .filter(|f| f.category == c)
+                .count()
+        };
         assert_eq!(
             (
                 count(Category::Attribute),
