@@ -261,14 +261,6 @@ impl ExternalAccount {
         })
     }
 
-    /// The quota project (sent as `x-goog-user-project` on API calls).
-    pub fn with_quota_project_id(mut self, id: Option<&str>) -> Result<Self, Error> {
-        self.quota_project_id = id
-            .map(|id| super::quota_project::checked("quota_project_id", id))
-            .transpose()?;
-        Ok(self)
-    }
-
     /// The workload identity pool provider the tokens are exchanged for.
     pub fn audience(&self) -> &str {
         &self.audience
