@@ -279,7 +279,7 @@ impl ExternalAccount {
                 .map_err(|e| auth_error(format!("the subject token: {}", error_message(&e))))?
             }
             Subject::Url { endpoint, headers } => {
-                let answer = endpoint.get_with(headers).await?;
+                let answer = endpoint.get(headers).await?;
                 endpoint.check(&answer, "the subject token request")?;
                 if answer.body.len() as u64 > MAX_SUBJECT_TOKEN {
                     return Err(auth_error(format!(
