@@ -474,6 +474,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_quota_project_that_cannot_be_sent_is_refused_from_a_file_and_a_setter() {
+        let json = r#"{"type":"authorized_user","client_id":"c","client_secret":"s","refresh_token":"r","quota_project_id":"my project"}"#;
+        let e = AuthorizedUser::from_json(json).unwrap_err();
+        assert!(e.to_string().contains("quota_project_id"), "{e}");
+        let user = AuthorizedUser::builder("c", "s", "r").build().unwrap();
+        let e = user.with_quota_project_id(Some("a\nb")).unwrap_err();
+        assert!(
+            matches!(&e, Error::Validation { field, .. } if field == "quota_project_id"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn files_are_checked_without_echoing_secrets() {
         let e = AuthorizedUser::from_json(r#"{"type":"authorized_user","client_id":"c","client_secret":"SECRET1","refresh_token":"#)
             .unwrap_err();
