@@ -133,21 +133,9 @@ pub(crate) fn parse_retry_after(value: &str) -> Option<Duration> {
     )
 }
 
-/// The tracing span of one request attempt. `status` is recorded by the wire
-/// layer when an answer arrives; `duration_ms` and `outcome` when it ends.
-/// Only the operation, numbers and outcome are recorded, never headers.
-pub(crate) fn attempt_span(operation: &'static str, attempt: u32) -> tracing::Span {
-    tracing::info_span!(
-        "search_ads.request",
-        operation,
-        attempt,
-        status = tracing::field::Empty,
-        duration_ms = tracing::field::Empty,
-        outcome = tracing::field::Empty,
-    )
-}
-
-/// Runs one attempt inside its span and records duration and outcome.
+/// Runs one attempt inside its span (`search_ads.request`; the wire layer
+/// records `status` as an answer arrives) and records its duration and
+/// outcome. Only the operation, numbers and outcome are recorded, never headers.
 pub(crate) async fn traced_attempt<T, Fut>(
     operation: &'static str,
     attempt: u32,
@@ -156,29 +144,27 @@ pub(crate) async fn traced_attempt<T, Fut>(
 where
     Fut: Future<Output = Result<T, Error>>,
 {
-    let span = attempt_span(operation, attempt);
+    let span = tracing::info_span!(
+        "search_ads.request",
+        operation,
+        attempt,
+        status = tracing::field::Empty,
+        duration_ms = tracing::field::Empty,
+        outcome = tracing::field::Empty,
+    );
     let started = Instant::now();
     let result = fut.instrument(span.clone()).await;
     let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     span.record("duration_ms", millis);
-    match &result {
-        Ok(_) => {
-            span.record("outcome", "ok");
-        }
-        Err(e) => {
-            if let Some(status) = e.status() {
-                span.record("status", status);
-            }
-            span.record(
-                "outcome",
-                if e.is_transient() {
-                    "transient error"
-                } else {
-                    "error"
-                },
-            );
-        }
+    let outcome = match &result {
+        Ok(_) => "ok",
+        Err(e) if e.is_transient() => "transient error",
+        Err(_) => "error",
+    };
+    if let Some(status) = result.as_ref().err().and_then(Error::status) {
+        span.record("status", status);
     }
+    span.record("outcome", outcome);
     span.in_scope(|| tracing::debug!(duration_ms = millis, "request finished"));
     result
 }

@@ -99,10 +99,9 @@ impl fmt::Display for CredentialOrigin {
 /// let client = SearchAdsClient::new(credentials)?;
 /// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 /// ```
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct DefaultCredentials {
     source: Arc<dyn TokenSource>,
-    kind: CredentialKind,
     origin: CredentialOrigin,
     /// `GOOGLE_CLOUD_QUOTA_PROJECT`, which wins over the file's.
     quota_project: Option<String>,
@@ -213,26 +212,27 @@ impl DefaultCredentialsBuilder {
     }
 
     fn lookup(&self) -> Result<DefaultCredentials, Error> {
-        if let Some(path) = self.var(CREDENTIALS_ENV) {
+        let named = self.var(CREDENTIALS_ENV).map(|path| {
             let path = PathBuf::from(path);
+            let prefix = format!("{CREDENTIALS_ENV}={}: ", path.display());
+            (
+                path.clone(),
+                prefix,
+                CredentialOrigin::EnvironmentVariable(path),
+            )
+        });
+        let gcloud = || {
+            let path = self.gcloud_file().filter(|p| p.is_file())?;
+            let prefix = format!("{}: ", path.display());
+            Some((path.clone(), prefix, CredentialOrigin::GcloudFile(path)))
+        };
+        if let Some((path, prefix, origin)) = named.or_else(gcloud) {
             let source = self
                 .source_of_file(&path)
-                .map_err(|e| e.prefixed(&format!("{CREDENTIALS_ENV}={}: ", path.display())))?;
+                .map_err(|e| e.prefixed(&prefix))?;
             return Ok(DefaultCredentials {
-                kind: source.kind(),
                 source,
-                origin: CredentialOrigin::EnvironmentVariable(path),
-                quota_project: None,
-            });
-        }
-        if let Some(path) = self.gcloud_file().filter(|p| p.is_file()) {
-            let source = self
-                .source_of_file(&path)
-                .map_err(|e| e.prefixed(&format!("{}: ", path.display())))?;
-            return Ok(DefaultCredentials {
-                kind: source.kind(),
-                source,
-                origin: CredentialOrigin::GcloudFile(path),
+                origin,
                 quota_project: None,
             });
         }
@@ -286,7 +286,6 @@ impl DefaultCredentialsBuilder {
         let host = metadata.host().to_owned();
         Ok(DefaultCredentials {
             source: Arc::new(metadata),
-            kind: CredentialKind::MetadataServer,
             origin: CredentialOrigin::MetadataServer(host),
             quota_project: None,
         })
@@ -417,7 +416,7 @@ impl DefaultCredentials {
 
     /// The kind of credentials found.
     pub fn kind(&self) -> CredentialKind {
-        self.kind
+        self.source.kind()
     }
 
     /// Where the credentials were found.
@@ -431,17 +430,6 @@ impl DefaultCredentials {
     }
 }
 
-impl fmt::Debug for DefaultCredentials {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DefaultCredentials")
-            .field("kind", &self.kind)
-            .field("origin", &self.origin)
-            .field("quota_project", &self.quota_project)
-            .field("source", &self.source)
-            .finish()
-    }
-}
-
 impl TokenSource for DefaultCredentials {
     fn token(&self) -> BoxFuture<'_, Result<AccessToken, Error>> {
         self.source.token()
@@ -452,7 +440,7 @@ impl TokenSource for DefaultCredentials {
     }
 
     fn kind(&self) -> CredentialKind {
-        self.kind
+        self.source.kind()
     }
 
     fn quota_project_id(&self) -> Option<&str> {

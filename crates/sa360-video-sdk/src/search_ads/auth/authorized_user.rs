@@ -83,9 +83,7 @@ pub struct AuthorizedUserBuilder {
     client_secret: SecretString,
     refresh_token: SecretString,
     token_uri: String,
-    revoke_uri: String,
     options: HttpOptions,
-    quota_project_id: Option<String>,
 }
 
 impl AuthorizedUserBuilder {
@@ -96,25 +94,10 @@ impl AuthorizedUserBuilder {
         self
     }
 
-    /// The revoke endpoint used by [`AuthorizedUser::revoke`] (default
-    /// [`GOOGLE_REVOKE_URI`]).
-    pub fn revoke_uri(mut self, uri: impl Into<String>) -> Self {
-        self.revoke_uri = uri.into();
-        self
-    }
-
     /// Timeouts and body limits of the token exchange (default
     /// [`HttpOptions::default`]).
     pub fn http_options(mut self, options: HttpOptions) -> Self {
         self.options = options;
-        self
-    }
-
-    /// The quota project API calls are billed to, sent as
-    /// `x-goog-user-project` (default: none; an `authorized_user` file's
-    /// `quota_project_id`).
-    pub fn quota_project_id(mut self, id: impl Into<String>) -> Self {
-        self.quota_project_id = Some(id.into());
         self
     }
 
@@ -153,19 +136,14 @@ impl AuthorizedUserBuilder {
                 ),
             )
         })?;
-        let quota_project_id = self
-            .quota_project_id
-            .as_deref()
-            .map(|id| super::quota_project::checked("quota_project_id", id))
-            .transpose()?;
         Ok(AuthorizedUser {
-            quota_project_id,
+            quota_project_id: None,
             file: None,
             client_id: self.client_id.trim().to_owned(),
             client_secret: self.client_secret,
             refresh_token: self.refresh_token,
             endpoint,
-            revoke_uri: self.revoke_uri,
+            revoke_uri: GOOGLE_REVOKE_URI.to_owned(),
             options: self.options,
             cache: TokenCache::default(),
         })
@@ -184,9 +162,7 @@ impl AuthorizedUser {
             client_secret: SecretString::from(client_secret.into()),
             refresh_token: SecretString::from(refresh_token.into()),
             token_uri: GOOGLE_TOKEN_URI.to_owned(),
-            revoke_uri: GOOGLE_REVOKE_URI.to_owned(),
             options: HttpOptions::default(),
-            quota_project_id: None,
         }
     }
 
@@ -252,15 +228,16 @@ impl AuthorizedUser {
                     ))
                 })
         };
-        let mut builder = Self::builder(
+        let mut user = Self::builder(
             field("client_id")?,
             field("client_secret")?,
             field("refresh_token")?,
-        );
-        if let Some(id) = value.get("quota_project_id").and_then(|v| v.as_str()) {
-            builder = builder.quota_project_id(id);
-        }
-        let mut user = builder.build().map_err(|e| auth(e.to_string()))?;
+        )
+        .build()
+        .and_then(|user| {
+            user.with_quota_project_id(value.get("quota_project_id").and_then(|v| v.as_str()))
+        })
+        .map_err(|e| auth(e.to_string()))?;
         if let Some(uri) = value.get("token_uri").and_then(|v| v.as_str()) {
             user.endpoint = TokenEndpoint::named_in_file(
                 uri,
@@ -293,16 +270,6 @@ impl AuthorizedUser {
     /// The file the credentials came from, if known.
     pub fn file(&self) -> Option<&Path> {
         self.file.as_deref()
-    }
-
-    /// The same credentials with another quota project (`None`: none), as
-    /// `GOOGLE_CLOUD_QUOTA_PROJECT` overrides a file's `quota_project_id`.
-    /// The id is checked like the file's (not empty, sendable as a header).
-    pub fn with_quota_project_id(mut self, id: Option<&str>) -> Result<Self, Error> {
-        self.quota_project_id = id
-            .map(|id| super::quota_project::checked("quota_project_id", id))
-            .transpose()?;
-        Ok(self)
     }
 
     /// The same credentials with another revoke endpoint (default
@@ -371,9 +338,7 @@ impl AuthorizedUser {
         tracing::debug!(client_id = %self.client_id, "obtained an access token with the refresh token");
         Ok(token)
     }
-}
 
-impl AuthorizedUser {
     /// `e` with the credentials file named first, when known: a 401
     /// `invalid_client` or an `invalid_grant` is fixed in that file (the
     /// message already names the `token_uri`).
@@ -507,6 +472,19 @@ super::cache::cached_source!(AuthorizedUser, CredentialKind::AuthorizedUser, |s|
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_quota_project_that_cannot_be_sent_is_refused_from_a_file_and_a_setter() {
+        let json = r#"{"type":"authorized_user","client_id":"c","client_secret":"s","refresh_token":"r","quota_project_id":"my project"}"#;
+        let e = AuthorizedUser::from_json(json).unwrap_err();
+        assert!(e.to_string().contains("quota_project_id"), "{e}");
+        let user = AuthorizedUser::builder("c", "s", "r").build().unwrap();
+        let e = user.with_quota_project_id(Some("a\nb")).unwrap_err();
+        assert!(
+            matches!(&e, Error::Validation { field, .. } if field == "quota_project_id"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn files_are_checked_without_echoing_secrets() {

@@ -80,9 +80,26 @@ impl TokenCache {
 
 /// `impl TokenSource` for a renewing source of `kind`: its `token` is `self.fetch()` through
 /// `self.cache`, a refused token is dropped from the cache and a fresh one may be asked for, the
-/// quota project is `self.quota_project_id`, and `allow_loopback` opens the endpoints `|s|` names.
+/// quota project is `self.quota_project_id` (set by `with_quota_project_id`), and `allow_loopback`
+/// opens the endpoints `|s|` names.
 macro_rules! cached_source {
     ($source:ty, $kind:expr, |$s:ident| $open_loopback:expr) => {
+        impl $source {
+            /// The same credentials with another quota project (`None`: none), sent as
+            /// `x-goog-user-project` on API calls, as `GOOGLE_CLOUD_QUOTA_PROJECT` overrides a
+            /// file's `quota_project_id`. The id is checked like the file's (not empty, sendable
+            /// as a header).
+            pub fn with_quota_project_id(
+                mut self,
+                id: Option<&str>,
+            ) -> Result<Self, crate::search_ads::Error> {
+                self.quota_project_id = id
+                    .map(|id| super::quota_project::checked("quota_project_id", id))
+                    .transpose()?;
+                Ok(self)
+            }
+        }
+
         impl crate::search_ads::auth::token::TokenSource for $source {
             fn token(
                 &self,

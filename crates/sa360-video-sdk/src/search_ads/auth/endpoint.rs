@@ -1,24 +1,10 @@
 //! The one HTTP path of every token exchange: token endpoints (refresh-token,
 //! JWT-bearer and authorization-code grants, revocation) and the metadata
-//! server.
-//!
-//! It gives those answers the same bounds as the API's: the client's connect
-//! timeout and total timeout ([`HttpOptions::timeout`]), a body of at most
-//! [`HttpOptions::max_body_bytes`] that must make progress within
-//! [`HttpOptions::read_timeout`] (`sa360_video_client_support::limit_body`), redirects
-//! only within the endpoint's origin (a form carrying a client secret or a
-//! refresh token is never re-sent to another host), `https://` except on
-//! loopback. Each failure is sorted once:
-//!
-//! - **transient** ([`Error::TokenUnavailable`]): not reached, no answer in
-//!   time, a body over the limits, HTTP 408, 429 or 5xx, or a success
-//!   without the documented token JSON. The API call that needed the token
-//!   is retried under the client's [`RetryPolicy`](crate::search_ads::RetryPolicy)
-//!   (a `Retry-After` is honoured);
-//! - **`invalid_grant`** ([`Error::InvalidGrant`]): the refresh token or the
-//!   assertion was refused for good;
-//! - **permanent** ([`Error::Auth`]): any other answer (400, 401
-//!   `invalid_client`, 403, a redirect to another origin).
+//! server, with the API's bounds ([`HttpOptions`]) and redirects only within
+//! the endpoint's origin. [`TokenEndpoint::check`] sorts each failure once:
+//! transient ([`Error::TokenUnavailable`]: not reached, no answer in time, a
+//! body over the limits, HTTP 408, 429 or 5xx, a success without the token
+//! JSON), [`Error::InvalidGrant`], or permanent ([`Error::Auth`]).
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -362,13 +348,16 @@ impl TokenEndpoint {
         self.send(request).await
     }
 
-    /// GETs the endpoint with headers given at run time (the headers of an
-    /// `external_account` file's URL-sourced subject token).
-    pub(crate) async fn get_with(&self, headers: &[(String, String)]) -> Result<Answer, Error> {
+    /// GETs the endpoint with `headers` (the metadata server's `Metadata-Flavor`, the headers
+    /// of an `external_account` file's URL-sourced subject token), each marked sensitive.
+    pub(crate) async fn get<N: AsRef<str>, V: AsRef<str>>(
+        &self,
+        headers: &[(N, V)],
+    ) -> Result<Answer, Error> {
         let mut request = self.client()?.get(self.target.clone());
         for (name, value) in headers {
-            let name = reqwest::header::HeaderName::from_bytes(name.as_bytes());
-            let value = reqwest::header::HeaderValue::from_str(value);
+            let name = reqwest::header::HeaderName::from_bytes(name.as_ref().as_bytes());
+            let value = reqwest::header::HeaderValue::from_str(value.as_ref());
             let (Ok(name), Ok(mut value)) = (name, value) else {
                 return Err(Error::auth(
                     self.credential,
@@ -380,18 +369,6 @@ impl TokenEndpoint {
             };
             value.set_sensitive(true);
             request = request.header(name, value);
-        }
-        self.send(request).await
-    }
-
-    /// GETs the endpoint with `headers` (the metadata server's `Metadata-Flavor`).
-    pub(crate) async fn get(
-        &self,
-        headers: &[(&'static str, &'static str)],
-    ) -> Result<Answer, Error> {
-        let mut request = self.client()?.get(self.target.clone());
-        for (name, value) in headers {
-            request = request.header(*name, *value);
         }
         self.send(request).await
     }

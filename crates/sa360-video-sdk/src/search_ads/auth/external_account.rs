@@ -261,14 +261,6 @@ impl ExternalAccount {
         })
     }
 
-    /// The quota project (sent as `x-goog-user-project` on API calls).
-    pub fn with_quota_project_id(mut self, id: Option<&str>) -> Result<Self, Error> {
-        self.quota_project_id = id
-            .map(|id| super::quota_project::checked("quota_project_id", id))
-            .transpose()?;
-        Ok(self)
-    }
-
     /// The workload identity pool provider the tokens are exchanged for.
     pub fn audience(&self) -> &str {
         &self.audience
@@ -287,7 +279,7 @@ impl ExternalAccount {
                 .map_err(|e| auth_error(format!("the subject token: {}", error_message(&e))))?
             }
             Subject::Url { endpoint, headers } => {
-                let answer = endpoint.get_with(headers).await?;
+                let answer = endpoint.get(headers).await?;
                 endpoint.check(&answer, "the subject token request")?;
                 if answer.body.len() as u64 > MAX_SUBJECT_TOKEN {
                     return Err(auth_error(format!(

@@ -156,14 +156,6 @@ impl ImpersonatedServiceAccount {
         self
     }
 
-    /// The quota project (sent as `x-goog-user-project` on API calls).
-    pub fn with_quota_project_id(mut self, id: Option<&str>) -> Result<Self, Error> {
-        self.quota_project_id = id
-            .map(|id| super::quota_project::checked("quota_project_id", id))
-            .transpose()?;
-        Ok(self)
-    }
-
     /// The impersonated service account's e-mail address.
     pub fn service_account(&self) -> &str {
         &self.service_account

@@ -364,9 +364,9 @@ impl InstalledAppFlow {
             refresh.expose_secret(),
         )
         .token_uri(self.token.url())
-        .revoke_uri(self.revoke_uri.clone())
         .http_options(self.options.clone())
         .build()
+        .map(|user| user.revoke_uri(self.revoke_uri.clone()))
     }
 }
 
@@ -504,7 +504,17 @@ async fn serve_redirect(
 /// Answers a loopback connection, giving up after the read deadline (a peer
 /// that does not take the answer is dropped).
 async fn answer_within_deadline(stream: &mut tokio::net::TcpStream, status: &str, text: &str) {
-    let _ = tokio::time::timeout(REDIRECT_READ_DEADLINE, respond(stream, status, text)).await;
+    let body = format!("<!doctype html><html><body><p>{text}</p></body></html>");
+    let answer = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let respond = async {
+        stream.write_all(answer.as_bytes()).await?;
+        stream.shutdown().await
+    };
+    let _: Result<std::io::Result<()>, _> =
+        tokio::time::timeout(REDIRECT_READ_DEADLINE, respond).await;
 }
 
 /// The query string of a `GET /…?query HTTP/1.1` request head (bounded).
@@ -535,20 +545,6 @@ async fn read_target(stream: &mut tokio::net::TcpStream) -> Option<String> {
             .unwrap_or("")
             .to_owned(),
     )
-}
-
-async fn respond(
-    stream: &mut tokio::net::TcpStream,
-    status: &str,
-    text: &str,
-) -> std::io::Result<()> {
-    let body = format!("<!doctype html><html><body><p>{text}</p></body></html>");
-    let answer = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(answer.as_bytes()).await?;
-    stream.shutdown().await
 }
 
 #[cfg(test)]

@@ -1,24 +1,9 @@
 //! Is there a metadata server? Asked once per process and address, with a
-//! short deadline, the way Google's libraries detect Google Cloud before they
-//! use the metadata server as Application Default Credentials' last step.
-//!
-//! Google's metadata server answers every request with the header
-//! `Metadata-Flavor: Google`
-//! (<https://cloud.google.com/compute/docs/metadata/overview>); the probe
-//! sends `GET /` with `Metadata-Flavor: Google` and looks for that header in
-//! the answer. Google's libraries probe the link-local address
-//! `169.254.169.254` (no DNS lookup that could hang), which `GCE_METADATA_IP`
-//! overrides; `GCE_METADATA_HOST` overrides the host of both the probe and
-//! the token requests (tests point it at a fake); `NO_GCE_CHECK=true` skips
-//! the probe and the metadata server with it (DECISIONS SA-32). Before the
-//! probe, as Google's libraries do, the machine's DMI product name
-//! ([`DMI_PRODUCT_NAME`]) is read: a name without `Google` in it means the
-//! machine is not on Google Cloud and nothing is probed, unless
-//! `GCE_METADATA_HOST` or `GCE_METADATA_IP` names an address (DECISIONS SA-38).
-//!
-//! An address that accepts the connection and never answers costs the
-//! deadline ([`PROBE_TIMEOUT`] by default) once per process; the verdict is
-//! cached, so later lookups in the same process answer at once.
+//! short deadline, the way Google's libraries detect Google Cloud: `GET /` with
+//! `Metadata-Flavor: Google` must come back with that header
+//! (<https://cloud.google.com/compute/docs/metadata/overview>). The variables,
+//! the DMI check and the cached verdict are described on
+//! [`DefaultCredentials`](crate::search_ads::DefaultCredentials) (DECISIONS SA-32, SA-38).
 
 use std::collections::HashMap;
 use std::io::{Read as _, Write as _};

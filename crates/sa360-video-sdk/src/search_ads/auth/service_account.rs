@@ -162,16 +162,6 @@ impl ServiceAccount {
         self
     }
 
-    /// The same key with another quota project (`None`: none), sent as
-    /// `x-goog-user-project` on API calls; `GOOGLE_CLOUD_QUOTA_PROJECT`
-    /// overrides a key file's `quota_project_id` this way.
-    pub fn with_quota_project_id(mut self, id: Option<&str>) -> Result<Self, Error> {
-        self.quota_project_id = id
-            .map(|id| super::quota_project::checked("quota_project_id", id))
-            .transpose()?;
-        Ok(self)
-    }
-
     /// The service account's e-mail address.
     pub fn client_email(&self) -> &str {
         &self.client_email

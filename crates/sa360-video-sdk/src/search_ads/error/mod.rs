@@ -9,6 +9,7 @@ mod text;
 use std::fmt;
 use std::time::Duration;
 
+use super::auth::credential_kind::CredentialKind;
 use crate::http::{BaseUrlError, TransportError};
 
 use text::clause;
@@ -76,7 +77,7 @@ pub enum Error {
     #[error("could not get an access token from {credential}: {}. {}", clause(message), auth_hint(*credential))]
     Auth {
         /// The kind of credential that failed.
-        credential: crate::search_ads::auth::credential_kind::CredentialKind,
+        credential: CredentialKind,
         /// What the token source reported (never the token or a secret).
         message: String,
     },
@@ -107,7 +108,7 @@ pub enum Error {
     #[error("{credential} no longer work: {}. {}", clause(message), invalid_grant_hint(*credential))]
     InvalidGrant {
         /// The kind of credential refused.
-        credential: crate::search_ads::auth::credential_kind::CredentialKind,
+        credential: CredentialKind,
         /// The token endpoint's answer (never a secret).
         message: String,
     },
@@ -122,7 +123,7 @@ pub enum Error {
          to the API; try again later{}",
         clause(message),
         status.map(|s| format!(" (HTTP {s})")).unwrap_or_default(),
-        if matches!(credential, crate::search_ads::auth::credential_kind::CredentialKind::MetadataServer) {
+        if matches!(credential, CredentialKind::MetadataServer) {
             format!(". {}", auth_hint(*credential))
         } else {
             String::new()
@@ -130,7 +131,7 @@ pub enum Error {
     )]
     TokenUnavailable {
         /// The kind of credential whose token endpoint failed.
-        credential: crate::search_ads::auth::credential_kind::CredentialKind,
+        credential: CredentialKind,
         /// The token endpoint's HTTP status, when it answered.
         status: Option<u16>,
         /// What happened (never the token, the assertion or the key).
@@ -312,8 +313,8 @@ pub enum Error {
 }
 
 /// What to do when `credential` cannot give a token.
-fn auth_hint(credential: crate::search_ads::auth::credential_kind::CredentialKind) -> &'static str {
-    use crate::search_ads::auth::credential_kind::CredentialKind as K;
+fn auth_hint(credential: CredentialKind) -> &'static str {
+    use CredentialKind as K;
     match credential {
         K::FixedToken => {
             "A fixed token expires within the hour: pass a new one, or sign in with refresh-token \
@@ -341,10 +342,8 @@ fn auth_hint(credential: crate::search_ads::auth::credential_kind::CredentialKin
 }
 
 /// How to get credentials that work again after `invalid_grant`.
-fn invalid_grant_hint(
-    credential: crate::search_ads::auth::credential_kind::CredentialKind,
-) -> &'static str {
-    use crate::search_ads::auth::credential_kind::CredentialKind as K;
+fn invalid_grant_hint(credential: CredentialKind) -> &'static str {
+    use CredentialKind as K;
     match credential {
         K::AuthorizedUser => {
             "The refresh token has expired or was revoked (refresh tokens of an OAuth client in \
@@ -484,10 +483,7 @@ impl Error {
     }
 
     /// An [`Error::Auth`] of `credential`.
-    pub(crate) fn auth(
-        credential: crate::search_ads::auth::credential_kind::CredentialKind,
-        message: impl Into<String>,
-    ) -> Self {
+    pub(crate) fn auth(credential: CredentialKind, message: impl Into<String>) -> Self {
         Error::Auth {
             credential,
             message: message.into(),
@@ -669,13 +665,7 @@ mod tests {
         assert!(timeout(false).is_transient());
         assert!(!timeout(true).may_have_reached_server());
         assert!(timeout(false).may_have_reached_server());
-        assert!(
-            !Error::auth(
-                crate::search_ads::auth::credential_kind::CredentialKind::Other,
-                "m"
-            )
-            .may_have_reached_server()
-        );
+        assert!(!Error::auth(CredentialKind::Other, "m").may_have_reached_server());
         // Answers that turn a request away before processing it.
         for turned_away in [
             api(429, None),

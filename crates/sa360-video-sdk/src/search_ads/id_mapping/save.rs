@@ -285,30 +285,29 @@ impl Resume {
     }
 }
 
-/// Writes `body` to `path` through `<path>.part`, renamed into place only when
-/// the whole file arrived and starts with the documented header row; returns
-/// the bytes written. No resume: see `SearchAdsClient::save_id_mapping` for that.
-#[cfg(test)]
-pub(crate) async fn save<S, E>(
-    body: S,
-    expected: Option<u64>,
-    path: &Path,
-    progress: Option<ProgressFn>,
-) -> Result<u64, Error>
-where
-    S: Stream<Item = Result<Bytes, E>> + Unpin,
-    E: std::error::Error + 'static,
-{
-    let mut download = Download::new(path)?;
-    download.set_expected(expected);
-    download.receive(body, progress.as_ref()).await?;
-    download.finish().await
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::search_ads::id_mapping::test_data::{FILE, chunks};
+
+    /// Writes `body` to `path` through `<path>.part`, renamed into place only when
+    /// the whole file arrived and starts with the documented header row; returns
+    /// the bytes written. No resume: see `SearchAdsClient::save_id_mapping` for that.
+    pub(crate) async fn save<S, E>(
+        body: S,
+        expected: Option<u64>,
+        path: &Path,
+        progress: Option<ProgressFn>,
+    ) -> Result<u64, Error>
+    where
+        S: Stream<Item = Result<Bytes, E>> + Unpin,
+        E: std::error::Error + 'static,
+    {
+        let mut download = Download::new(path)?;
+        download.set_expected(expected);
+        download.receive(body, progress.as_ref()).await?;
+        download.finish().await
+    }
 
     #[tokio::test]
     async fn save_writes_whole_files_only() {

@@ -308,25 +308,6 @@ impl IdMappingStream {
         }
     }
 
-    /// Parses `body` (with `Content-Length` `expected`) in the background.
-    /// Must be called inside a Tokio runtime.
-    #[cfg(test)]
-    pub(crate) fn spawn<S, E>(body: S, expected: Option<u64>, progress: Option<ProgressFn>) -> Self
-    where
-        S: Stream<Item = Result<Bytes, E>> + Send + Unpin + 'static,
-        E: std::error::Error + Send + 'static,
-    {
-        let mut stream = Self {
-            opening: None,
-            rows: None,
-            buffered: Vec::new().into_iter(),
-            pump: None,
-            finished: false,
-        };
-        stream.start(body, expected, progress);
-        stream
-    }
-
     fn start<S, E>(&mut self, body: S, expected: Option<u64>, progress: Option<ProgressFn>)
     where
         S: Stream<Item = Result<Bytes, E>> + Send + Unpin + 'static,
@@ -398,6 +379,30 @@ mod tests {
     use futures::TryStreamExt;
 
     use super::*;
+
+    impl IdMappingStream {
+        /// Parses `body` (with `Content-Length` `expected`) in the background.
+        /// Must be called inside a Tokio runtime.
+        pub(crate) fn spawn<S, E>(
+            body: S,
+            expected: Option<u64>,
+            progress: Option<ProgressFn>,
+        ) -> Self
+        where
+            S: Stream<Item = Result<Bytes, E>> + Send + Unpin + 'static,
+            E: std::error::Error + Send + 'static,
+        {
+            let mut stream = Self {
+                opening: None,
+                rows: None,
+                buffered: Vec::new().into_iter(),
+                pump: None,
+                finished: false,
+            };
+            stream.start(body, expected, progress);
+            stream
+        }
+    }
     use crate::search_ads::id_mapping::test_data::{FILE, chunks, parse};
     use crate::search_ads::values::{AgencyId, CampaignId, EngineAccountId, EntityType};
 

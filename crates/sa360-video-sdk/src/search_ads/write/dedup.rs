@@ -275,21 +275,6 @@ impl DuplicateDetector {
         segment.insert(pair | owner, empty);
         false
     }
-
-    /// Keys remembered (words in the tables).
-    #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
-        self.segments.iter().map(|s| s.len).sum::<usize>()
-    }
-
-    /// Bytes of the tables' slots.
-    #[cfg(test)]
-    fn table_bytes(&self) -> usize {
-        self.segments
-            .iter()
-            .map(|s| s.slots.len() * 8)
-            .sum::<usize>()
-    }
 }
 
 #[cfg(test)]
@@ -298,6 +283,21 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    impl DuplicateDetector {
+        /// Keys remembered (words in the tables).
+        pub(crate) fn len(&self) -> usize {
+            self.segments.iter().map(|s| s.len).sum::<usize>()
+        }
+
+        /// Bytes of the tables' slots.
+        fn table_bytes(&self) -> usize {
+            self.segments
+                .iter()
+                .map(|s| s.slots.len() * 8)
+                .sum::<usize>()
+        }
+    }
 
     fn owned(id: &str, millis: i64, advertiser: Option<i64>) -> Conversion {
         let mut c = Conversion::new(id, DateTime::from_timestamp_millis(millis).unwrap());
