@@ -113,8 +113,8 @@
 //! use chrono::{DateTime, NaiveDate};
 //! use futures::TryStreamExt;
 //! use sa360_video_sdk::search_ads::{
-//!     AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, Outcome, Paging,
-//!     SearchAdsClient, SegmentationId, ServiceAccount,
+//!     AdvertiserId, AgencyId, Conversion, DateRange, EngineAccount, Outcome, SearchAdsClient,
+//!     SegmentationId, ServiceAccount,
 //! };
 //!
 //! # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -137,7 +137,8 @@
 //! #[allow(deprecated)] // conversion.get is deprecated by Google, and still answers
 //! let conversions: Vec<Conversion> = client
 //!     .list_conversions(engine, january)
-//!     .paging(Paging::default().page_size(300).look_ahead(5))
+//!     .page_size(300)
+//!     .look_ahead(5)
 //!     .stream()
 //!     .try_collect()
 //!     .await?;
@@ -336,7 +337,7 @@
 //!         assert_eq!(code, "UNRECOGNIZED_FIELD");
 //!         assert_eq!(suggestion.as_deref(), Some("metrics.clicks"));
 //!     }
-//!     other => panic!("expected a refusal, got {:?}", other.map(|rows| rows.len())),
+//!     other => panic!("expected a refusal, got {:?}", other.map(|report| report.rows.len())),
 //! }
 //! # Ok(())
 //! # }

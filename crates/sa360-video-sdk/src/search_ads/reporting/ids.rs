@@ -21,9 +21,10 @@ use super::query::filters::ReportFilters;
 /// (SR-12). Memory: about 100 bytes per campaign or ad group.
 ///
 /// ```
+/// use sa360_video_sdk::search_ads::reporting::IdLookup;
 /// use sa360_video_sdk::search_ads::{
 ///     AdvertiserId, AgencyId, CampaignId, CustomerId, EngineAccount, EntityIds, EntityType,
-///     IdLookup, IdMappingRow, ListOptions,
+///     IdMappingRow, ListOptions,
 /// };
 /// let mut lookup = IdLookup::default();
 /// let ids = |engine, campaign: Option<i64>| EntityIds {

@@ -17,7 +17,8 @@ const MAX_SHARDS_IN_FLIGHT: usize = 16;
 /// Paging, sharding and filters of a conversion report.
 ///
 /// ```
-/// use sa360_video_sdk::search_ads::{CampaignId, ConversionStatus, ReportFilters, ReportOptions};
+/// use sa360_video_sdk::search_ads::CampaignId;
+/// use sa360_video_sdk::search_ads::reporting::{ConversionStatus, ReportFilters, ReportOptions};
 /// let options = ReportOptions::default()
 ///     .page_size(5_000)
 ///     .look_ahead(4)
@@ -36,7 +37,7 @@ const MAX_SHARDS_IN_FLIGHT: usize = 16;
 /// setters named after the fields; a struct literal does not compile outside this crate.
 ///
 /// ```compile_fail,E0639
-/// use sa360_video_sdk::search_ads::ReportOptions;
+/// use sa360_video_sdk::search_ads::reporting::ReportOptions;
 /// let options = ReportOptions { shard_days: 5, ..ReportOptions::default() };
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -31,7 +31,8 @@ impl SearchAdsClient {
     ///
     /// ```no_run
     /// use futures::TryStreamExt;
-    /// use sa360_video_sdk::search_ads::{CampaignId, CustomerId, DateRange, ReportFilters, SearchAdsClient};
+    /// use sa360_video_sdk::search_ads::reporting::ReportFilters;
+    /// use sa360_video_sdk::search_ads::{CampaignId, CustomerId, DateRange, SearchAdsClient};
     /// # async fn run(client: SearchAdsClient, dates: DateRange) -> Result<(), sa360_video_sdk::search_ads::Error> {
     /// let mut report = client
     ///     .conversion_report(CustomerId::new("2000012350")?, dates)
