@@ -56,14 +56,12 @@ impl Paging {
 macro_rules! paging_setters {
     ($($path:ident).+) => {
         /// Rows per page; see [`Paging`](crate::search_ads::Paging).
-        #[must_use]
         pub fn page_size(mut self, page_size: u32) -> Self {
             self.$($path).+.page_size = page_size;
             self
         }
 
         /// How far the read runs ahead of the reader; see [`Paging`](crate::search_ads::Paging).
-        #[must_use]
         pub fn look_ahead(mut self, look_ahead: usize) -> Self {
             self.$($path).+.look_ahead = look_ahead;
             self
