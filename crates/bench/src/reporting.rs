@@ -199,7 +199,7 @@ pub async fn report_sdk(
     let options = ReportOptions::default()
         .page_size(page_size)
         .shard_days(shard_days)
-        .concurrency(concurrency);
+        .look_ahead(concurrency);
     let started = Instant::now();
     let mut stream = client
         .conversion_report(customer, dates)
@@ -221,7 +221,7 @@ mod tests {
     fn the_no_latency_report_reads_the_sdks_default_pages() {
         let defaults = ReportOptions::default();
         assert_eq!(REPORT_SHARD_DAYS, defaults.shard_days);
-        assert_eq!(REPORT_PAGE_SIZE, defaults.page_size);
+        assert_eq!(REPORT_PAGE_SIZE, defaults.paging.page_size);
     }
 
     #[test]

@@ -173,8 +173,8 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
         }
         (ClientScenario::ReadLatency, Variant::Sdk) => {
             let defaults = ListOptions::default();
-            let prefetch = spec.prefetch.unwrap_or(defaults.prefetch);
-            scenarios::read_sdk(sa, defaults.page_size, prefetch).await
+            let prefetch = spec.prefetch.unwrap_or(defaults.paging.look_ahead);
+            scenarios::read_sdk(sa, defaults.paging.page_size, prefetch).await
         }
         (ClientScenario::Upload, Variant::Baseline) => {
             let input = scenarios::upload_input_wire(sa, &spec.tag, count);
@@ -257,16 +257,16 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
         (ClientScenario::SearchStreamLatency, Variant::Sdk) => search::search_stream_sdk(sa).await,
         (ClientScenario::Search | ClientScenario::SearchLatency, Variant::Sdk) => {
             let defaults = SearchOptions::default();
-            let prefetch = spec.prefetch.unwrap_or(defaults.prefetch);
-            search::search_sdk(sa, defaults.prefetch(prefetch)).await
+            let prefetch = spec.prefetch.unwrap_or(defaults.paging.look_ahead);
+            search::search_sdk(sa, defaults.look_ahead(prefetch)).await
         }
         (ClientScenario::ReportLatency, Variant::Sdk) => {
             let defaults = ReportOptions::default();
             reporting::report_sdk(
                 sa,
-                defaults.page_size,
+                defaults.paging.page_size,
                 defaults.shard_days,
-                spec.prefetch.unwrap_or(defaults.concurrency),
+                spec.prefetch.unwrap_or(defaults.paging.look_ahead),
             )
             .await
         }

@@ -234,7 +234,7 @@ pub async fn read_sdk(
     let dates = DateRange::new(day(READ_START)?, day(READ_END)?)?;
     let options = ListOptions::default()
         .page_size(page_size)
-        .prefetch(prefetch);
+        .look_ahead(prefetch);
     let started = Instant::now();
     #[allow(deprecated)] // conversion.get is deprecated upstream; it is what we measure
     let mut stream = client

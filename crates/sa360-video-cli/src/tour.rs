@@ -514,7 +514,7 @@ async fn stream(f: &Fixture) -> AppResult<()> {
     let day = |m, d| NaiveDate::from_ymd_opt(2024, m, d).ok_or_else(|| AppError::new("bad date"));
     // 100 conversions a day from 2024-01-01: the first 50 days hold CONVERSIONS.
     let dates = DateRange::new(day(1, 1)?, day(2, 19)?)?;
-    let options = ListOptions::default().page_size(500).prefetch(4);
+    let options = ListOptions::default().page_size(500).look_ahead(4);
     #[allow(deprecated)] // conversion.get is deprecated by Google, and still answers
     let stream = f
         .ads
@@ -575,7 +575,7 @@ async fn both_apis(f: &Fixture) -> AppResult<()> {
     let options = ReportOptions::default()
         .page_size(500)
         .shard_days(7)
-        .concurrency(2);
+        .look_ahead(2);
     let new: Vec<Conversion> = f
         .ads
         .conversion_report(customer, dates)

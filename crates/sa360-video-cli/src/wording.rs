@@ -1,12 +1,12 @@
 //! The SDK's messages are worded for library users: they name Rust items
-//! (`set Conversion::conversion_id`, `ReportOptions::login_customer_id`).
+//! (`set Conversion::conversion_id`, `SearchAdsClientBuilder::login_customer_id`).
 //! This says the same with the CSV column, JSON field or flag an operator of
 //! apictl types.
 
 /// Whole phrases of the SDK and apictl's words for them.
 const PHRASES: &[(&str, &str)] = &[
     (
-        "set ReportOptions::login_customer_id",
+        "set SearchAdsClientBuilder::login_customer_id",
         "pass --login-customer-id (or set SEARCH_ADS_LOGIN_CUSTOMER_ID)",
     ),
     (
@@ -114,7 +114,7 @@ mod tests {
             "names no owner: fill the columns agencyId and advertiserId, or customerId, or clickId (x)"
         );
         let reporting = for_operator(
-            "Reach a client account through its manager: set ReportOptions::login_customer_id to the manager's customer id",
+            "Reach a client account through its manager: set SearchAdsClientBuilder::login_customer_id to the manager's customer id",
         );
         assert!(reporting.contains("--login-customer-id"), "{reporting}");
         assert!(!reporting.contains("::"), "{reporting}");

@@ -68,9 +68,11 @@ struct Metrics {
 async fn main() -> anyhow::Result<()> {
     let env = |name| std::env::var(name).map_err(|_| anyhow::anyhow!("{name} is not set"));
     // Sign in as Google's libraries do: Application Default Credentials.
-    let client = SearchAdsClient::builder(DefaultCredentials::new()?)
-        .endpoints_from_env() // the fakes' URLs, when set (`apictl sandbox`)
-        .build()?;
+    let mut builder = SearchAdsClient::builder(DefaultCredentials::new()?).endpoints_from_env(); // the fakes' URLs, when set (`apictl sandbox`)
+    if let Ok(manager) = env("SEARCH_ADS_LOGIN_CUSTOMER_ID") {
+        builder = builder.login_customer_id(manager.parse()?);
+    }
+    let client = builder.build()?;
     let customer: CustomerId = env("SEARCH_ADS_CUSTOMER_ID")?.parse()?;
 
     let query = Query::select([
@@ -84,12 +86,8 @@ async fn main() -> anyhow::Result<()> {
     .from(Resource::Campaign)
     .where_(fields::segments::DATE.during(DuringRange::Last30Days));
 
-    let mut request = client.search(customer, query);
-    if let Ok(manager) = env("SEARCH_ADS_LOGIN_CUSTOMER_ID") {
-        request = request.login_customer_id(manager.parse()?);
-    }
     // Rows arrive one at a time, page after page; memory stays bounded.
-    let mut rows = request.stream::<Row>();
+    let mut rows = client.search(customer, query).stream::<Row>();
     let mut per_campaign: BTreeMap<(i64, String), (i64, i64)> = BTreeMap::new();
     let (mut days, mut devices) = (
         std::collections::BTreeSet::new(),

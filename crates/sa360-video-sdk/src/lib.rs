@@ -22,7 +22,7 @@
 //! setters on the client builder, checked by `build()`. Option structs
 //! ([`ReportOptions`](search_ads::reporting::ReportOptions), [`WriteOptions`](search_ads::WriteOptions),
 //! ...) are `#[non_exhaustive]` with public fields and setters of the same names:
-//! `ReportOptions::default().page_size(5_000)`. Every error of the search ads client, including
+//! `ReportOptions::default().shard_days(14)`. Every error of the search ads client, including
 //! a refused input such as an unparsable id, is a [`search_ads::Error`].
 //! - [`http`]: the transport rules both share (HTTPS, redirects, timeouts).
 //!
@@ -138,7 +138,7 @@
 //! let conversions: Vec<Conversion> = client
 //!     .list_conversions(engine, january)
 //!     .page_size(300)
-//!     .prefetch(5)
+//!     .look_ahead(5)
 //!     .stream()
 //!     .try_collect()
 //!     .await?;
@@ -199,7 +199,8 @@
 //! names any it does not know), only the last 60 days are served, and fields v0 does not have
 //! stay `None` (the list is in [`search_ads::reporting::mapping`]). A client account reached
 //! through a manager needs
-//! [`login_customer_id`](search_ads::reporting::ConversionReportRequest::login_customer_id).
+//! the client's
+//! [`login_customer_id`](search_ads::SearchAdsClientBuilder::login_customer_id).
 //!
 //! ```
 //! use chrono::Days;
@@ -336,7 +337,7 @@
 //!         assert_eq!(code, "UNRECOGNIZED_FIELD");
 //!         assert_eq!(suggestion.as_deref(), Some("metrics.clicks"));
 //!     }
-//!     other => panic!("expected a refusal, got {:?}", other.map(|rows| rows.len())),
+//!     other => panic!("expected a refusal, got {:?}", other.map(|report| report.rows.len())),
 //! }
 //! # Ok(())
 //! # }

@@ -306,7 +306,7 @@ scenarios! {
         ),
         sdk: || {
             let d = sa360_video_sdk::search_ads::ListOptions::default();
-            format!("`list_conversions` with `ListOptions::default()` (page size {}, prefetch {})", d.page_size, d.prefetch)
+            format!("`list_conversions` with `ListOptions::default()` (page size {}, prefetch {})", d.paging.page_size, d.paging.look_ahead)
         },
         target: Target::ratio(LATENCY_HIDING),
         note: None,
@@ -355,7 +355,7 @@ scenarios! {
             let d = sa360_video_sdk::search_ads::reporting::ReportOptions::default();
             format!(
                 "`conversion_report` with `ReportOptions::default()` (page size {}, {}-day shards, {} in flight)",
-                d.page_size, d.shard_days, d.concurrency
+                d.paging.page_size, d.shard_days, d.paging.look_ahead
             )
         },
         target: Target::ratio(REPORT_LATENCY_HIDING),
@@ -381,7 +381,7 @@ scenarios! {
             let d = sa360_video_sdk::search_ads::reporting::SearchOptions::default();
             format!(
                 "`search(..).stream::<Row>()` (a caller's `serde` struct nested as the JSON), the same queries one after the other, page size {}, prefetch {} (the next page asked for once this one arrived: one request in flight)",
-                d.page_size, d.prefetch
+                d.paging.page_size, d.paging.look_ahead
             )
         },
         target: Target {
@@ -411,7 +411,7 @@ scenarios! {
             let d = sa360_video_sdk::search_ads::reporting::SearchOptions::default();
             format!(
                 "`search(..).stream::<Row>()` with `SearchOptions::default()` (page size {}, prefetch {}), the same queries one after the other",
-                d.page_size, d.prefetch
+                d.paging.page_size, d.paging.look_ahead
             )
         },
         target: Target::ratio(SEARCH_LATENCY_HIDING),
@@ -437,7 +437,7 @@ scenarios! {
             let d = sa360_video_sdk::search_ads::reporting::SearchOptions::default();
             format!(
                 "`search(..).send::<Row>()` with `SearchOptions::default()`: one `searchStream` request per query, batches of {} rows decoded as they arrive ({} ahead), the same queries one after the other",
-                d.page_size, d.prefetch
+                d.paging.page_size, d.paging.look_ahead
             )
         },
         target: Target::ratio(SEARCH_STREAM_LATENCY_HIDING),

@@ -120,6 +120,10 @@ impl Conn<'_> {
             Some(url) => builder.reporting_base_url(&url),
             None => builder,
         };
+        let builder = match self.login_customer()? {
+            Some(manager) => builder.login_customer_id(manager),
+            None => builder,
+        };
         Ok(builder
             .write_options(write)
             .http_options(self.http_options()?)

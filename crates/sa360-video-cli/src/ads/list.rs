@@ -157,21 +157,20 @@ fn open_report(
         .ad_group_ids(filter::<AdGroupId>("ad-group-id", &args.ad_group_id)?)
         .ad_ids(filter("ad-id", &args.ad_id)?)
         .criterion_ids(filter("criterion-id", &args.criterion_id)?);
-    let mut options = ReportOptions::default()
+    let options = ReportOptions::default()
         .page_size(
             args.page_size
                 .unwrap_or(sa360_video_sdk::search_ads::reporting::MAX_REPORT_PAGE_SIZE),
         )
         .shard_days(args.shard_days)
-        .concurrency(args.prefetch)
+        .look_ahead(args.prefetch)
         .filters(filters);
-    options.login_customer_id = conn.login_customer()?;
     // Checked here too (the report checks again) to hint at the flag before any output.
     options.validate().map_err(|e| match &e {
         sa360_video_sdk::search_ads::Error::Validation { field, .. } if field == "page_size" => {
             AppError::from(e).hint("use --page-size 1 to 10000 with --api reporting")
         }
-        sa360_video_sdk::search_ads::Error::Validation { field, .. } if field == "concurrency" => {
+        sa360_video_sdk::search_ads::Error::Validation { field, .. } if field == "look_ahead" => {
             AppError::from(e).hint("use --prefetch 1 to 16 with --api reporting")
         }
         sa360_video_sdk::search_ads::Error::Validation { field, .. } if field == "shard_days" => {
@@ -204,7 +203,7 @@ pub(super) async fn run_list(ctx: &Ctx, conn: &Conn<'_>, args: &ListArgs) -> App
         ReadApi::V2 => {
             let mut options = ListOptions::default()
                 .page_size(args.page_size.unwrap_or(1000))
-                .prefetch(args.prefetch);
+                .look_ahead(args.prefetch);
             options.campaign_id = filter("campaign-id", &args.campaign_id)?;
             options.ad_group_id = filter("ad-group-id", &args.ad_group_id)?;
             options.ad_id = filter("ad-id", &args.ad_id)?;

@@ -82,7 +82,7 @@ fn query_error(e: SaError) -> AppError {
         SaError::Validation { field, .. } if field == "page_size" => {
             AppError::from(e).hint("use --page-size 1 to 10000")
         }
-        SaError::Validation { field, .. } if field == "prefetch" => {
+        SaError::Validation { field, .. } if field == "look_ahead" => {
             AppError::from(e).hint("use --prefetch 1 to 16")
         }
         _ => AppError::from(e),
@@ -283,17 +283,16 @@ pub(super) async fn run_report(
         return Err(AppError::refused("no customer to report on")
             .hint("pass --customer-id (or set SEARCH_ADS_CUSTOMER_ID)"));
     };
-    let mut options = SearchOptions::default()
+    let options = SearchOptions::default()
         .page_size(
             args.page_size
                 .unwrap_or(sa360_video_sdk::search_ads::reporting::MAX_REPORT_PAGE_SIZE),
         )
-        .prefetch(args.prefetch)
+        .look_ahead(args.prefetch)
         .unknown_fields(match args.send_unknown_fields {
             true => UnknownFields::Send,
             false => UnknownFields::RefuseTypos,
         });
-    options.login_customer_id = conn.login_customer()?;
     options.validate().map_err(query_error)?;
     let client = conn.client(WriteOptions::default())?;
     let request = client.search(customer, query).options(options);

@@ -9,6 +9,7 @@ use super::auth::TokenSource;
 use super::call::Calls;
 use super::error::Error;
 use super::retry::RetryPolicy;
+use super::values::CustomerId;
 use super::wire::TokenAuthorizer;
 use super::write::options::WriteOptions;
 use crate::http::{BaseUrl, HttpOptions, TimeoutMode, build_client};
@@ -60,6 +61,7 @@ pub(super) struct Inner {
     pub(super) reporting_base: BaseUrl,
     pub(super) retry: RetryPolicy,
     pub(super) write: WriteOptions,
+    pub(super) login_customer_id: Option<CustomerId>,
     pub(super) tokens: Arc<dyn TokenSource>,
     /// Deadline, retries and re-authorization of normal calls.
     pub(super) calls: Calls,
@@ -115,6 +117,7 @@ pub struct SearchAdsClientBuilder {
     http: HttpOptions,
     retry: RetryPolicy,
     write: WriteOptions,
+    login_customer_id: Option<CustomerId>,
 }
 
 impl SearchAdsClientBuilder {
@@ -194,6 +197,14 @@ impl SearchAdsClientBuilder {
         self
     }
 
+    /// The manager's id, sent as `login-customer-id` (its digits) by every Reporting API read,
+    /// when the customers read are client accounts reached through that manager (SR-8, SR-36).
+    /// One client reads through one manager: build one client per manager.
+    pub fn login_customer_id(mut self, manager: CustomerId) -> Self {
+        self.login_customer_id = Some(manager);
+        self
+    }
+
     /// Builds the client, checking every setting first: the base URLs, the
     /// [`RetryPolicy`] and the [`WriteOptions`] (an [`Error::Validation`] naming the setting).
     /// When a base URL is on loopback (local fakes), the token source's file
@@ -261,6 +272,7 @@ impl SearchAdsClientBuilder {
                 reporting_base,
                 retry: self.retry,
                 write: self.write,
+                login_customer_id: self.login_customer_id,
                 tokens: self.tokens,
                 calls,
                 download_calls,
@@ -291,6 +303,7 @@ impl SearchAdsClient {
             http: HttpOptions::default(),
             retry: RetryPolicy::default(),
             write: WriteOptions::default(),
+            login_customer_id: None,
         }
     }
 

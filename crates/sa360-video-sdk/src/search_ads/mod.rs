@@ -115,11 +115,8 @@ pub use id_mapping::{
     EntityIds, HEADER as ID_MAPPING_HEADER, IdMappingRequest, IdMappingRow, IdMappingStream,
     ProgressFn,
 };
-pub use pages::Rows;
-pub use read::{
-    ConversionStream, DEFAULT_PREFETCH, ListConversionsRequest, ListOptions, MAX_PAGE_SIZE,
-    MAX_PREFETCH,
-};
+pub use pages::{Paging, Rows};
+pub use read::{ConversionStream, ListConversionsRequest, ListOptions, MAX_PAGE_SIZE};
 pub use retry::RetryPolicy;
 pub use saved_columns::SavedColumnsRequest;
 pub use values::{

@@ -111,8 +111,8 @@ fn each_retry_policy_setter_sets_its_own_field() {
 #[test]
 fn each_list_options_setter_sets_its_own_field() {
     let d = ListOptions::default();
-    sets_only(&d, |o| o.page_size(7), |o| o.page_size = 7);
-    sets_only(&d, |o| o.prefetch(3), |o| o.prefetch = 3);
+    sets_only(&d, |o| o.page_size(7), |o| o.paging.page_size = 7);
+    sets_only(&d, |o| o.look_ahead(3), |o| o.paging.look_ahead = 3);
     let campaign = CampaignId::new(11);
     sets_only(
         &d,
@@ -165,29 +165,17 @@ fn each_write_options_setter_sets_its_own_field() {
 #[test]
 fn each_search_options_setter_sets_its_own_field() {
     let d = sa360_video_sdk::search_ads::reporting::SearchOptions::default();
-    sets_only(&d, |o| o.page_size(7), |o| o.page_size = 7);
-    sets_only(&d, |o| o.prefetch(5), |o| o.prefetch = 5);
+    sets_only(&d, |o| o.page_size(7), |o| o.paging.page_size = 7);
+    sets_only(&d, |o| o.look_ahead(5), |o| o.paging.look_ahead = 5);
     sets_only(&d, |o| o.max_rows(9), |o| o.max_rows = 9);
-    let manager = CustomerId::new("2000012300").expect("an id");
-    sets_only(
-        &d,
-        |o| o.login_customer_id(manager),
-        |o| o.login_customer_id = Some(manager),
-    );
 }
 
 #[test]
 fn each_report_options_and_filters_setter_sets_its_own_field() {
     let d = ReportOptions::default();
-    sets_only(&d, |o| o.page_size(7), |o| o.page_size = 7);
+    sets_only(&d, |o| o.page_size(7), |o| o.paging.page_size = 7);
     sets_only(&d, |o| o.shard_days(3), |o| o.shard_days = 3);
-    sets_only(&d, |o| o.concurrency(2), |o| o.concurrency = 2);
-    let manager = CustomerId::new("2000012300").expect("an id");
-    sets_only(
-        &d,
-        |o| o.login_customer_id(manager),
-        |o| o.login_customer_id = Some(manager),
-    );
+    sets_only(&d, |o| o.look_ahead(2), |o| o.paging.look_ahead = 2);
     let filters = ReportFilters::default().ad_ids([AdId::new(1)]);
     sets_only(
         &d,

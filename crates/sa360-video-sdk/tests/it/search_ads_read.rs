@@ -50,7 +50,7 @@ fn twenty_percent(seed: u64) -> Faults {
 
 async fn read_all(fake: &SearchAdsFake, prefetch: usize, retry: RetryPolicy) -> Vec<String> {
     let client = support::client(fake, retry, WriteOptions::default());
-    let options = ListOptions::default().page_size(1000).prefetch(prefetch);
+    let options = ListOptions::default().page_size(1000).look_ahead(prefetch);
     let conversions: Vec<_> = client
         .list_conversions(support::account(fake, 0), whole_year())
         .options(options)
@@ -131,7 +131,7 @@ async fn reads_by_customer_see_the_same_conversions() {
     .await;
     let client = support::client(&fake, RetryPolicy::no_retries(), WriteOptions::default());
     let customer = CustomerId::new(fake.accounts()[0].customer_id.clone()).expect("an id");
-    let options = ListOptions::default().page_size(700).prefetch(2);
+    let options = ListOptions::default().page_size(700).look_ahead(2);
     let by_customer: Vec<_> = client
         .list_conversions_by_customer(customer, whole_year())
         .options(options.clone())
@@ -154,7 +154,7 @@ async fn reads_by_customer_see_the_same_conversions() {
     let dashed = format!("{}-{}-{}", &digits[..3], &digits[3..6], &digits[6..]);
     let by_dashed: Vec<_> = client
         .list_conversions_by_customer(CustomerId::new(dashed).expect("a dashed id"), whole_year())
-        .options(ListOptions::default().page_size(1000).prefetch(2))
+        .options(ListOptions::default().page_size(1000).look_ahead(2))
         .stream()
         .try_collect()
         .await
@@ -195,7 +195,7 @@ async fn bounds_are_checked_before_any_request() {
             .stream();
         let e = stream.try_next().await.expect_err("out of bounds");
         assert!(
-            matches!(&e, Error::Validation { field, .. } if field == "rowCount"),
+            matches!(&e, Error::Validation { field, .. } if field == "page_size"),
             "{e}"
         );
         // The refusal is the stream's only item.
@@ -203,12 +203,12 @@ async fn bounds_are_checked_before_any_request() {
     }
     let e = client
         .list_conversions(account, whole_year())
-        .options(ListOptions::default().prefetch(0))
+        .options(ListOptions::default().look_ahead(0))
         .stream()
         .try_next()
         .await
-        .expect_err("no prefetch slot");
-    assert!(e.to_string().contains("prefetch"), "{e}");
+        .expect_err("no look-ahead");
+    assert!(e.to_string().contains("look_ahead"), "{e}");
     let e = DateRange::new(day(2009, 10, 31), day(2024, 1, 1)).expect_err("too early");
     assert!(e.to_string().contains("startDate"), "{e}");
     let e = DateRange::new(day(2024, 2, 1), day(2024, 1, 1)).expect_err("reversed");

@@ -14,7 +14,8 @@ use proptest::prelude::*;
 use sa360_video_fakes::{Faults, ReportingFaults, SearchAdsFake, SearchAdsFakeBuilder};
 use sa360_video_sdk::search_ads::{
     AdGroupId, AdId, CampaignId, Conversion, ConversionState, CriterionId, CustomerId, DateRange,
-    Error, ListOptions, RetryPolicy, SearchAdsClient, StaticToken, WriteOptions,
+    Error, ListOptions, RetryPolicy, SearchAdsClient, SearchAdsClientBuilder, StaticToken,
+    WriteOptions,
     reporting::{ConversionStatus, IdLookup, ReportFilters, ReportOptions},
 };
 
@@ -33,13 +34,17 @@ fn recent(days: u64, per_day: u64) -> SearchAdsFakeBuilder {
 }
 
 fn client(fake: &SearchAdsFake, retry: RetryPolicy) -> SearchAdsClient {
+    builder(fake)
+        .retry_policy(retry)
+        .build()
+        .expect("the client builds")
+}
+
+fn builder(fake: &SearchAdsFake) -> SearchAdsClientBuilder {
     SearchAdsClient::builder(StaticToken::new(fake.dev_token()))
         .base_url(fake.base_url())
         .reporting_base_url(fake.reporting_url())
-        .retry_policy(retry)
         .write_options(WriteOptions::default())
-        .build()
-        .expect("the client builds")
 }
 
 fn customer(fake: &SearchAdsFake, i: usize) -> CustomerId {
@@ -131,7 +136,7 @@ async fn a_report_reads_the_same_conversions_as_v2() {
     let options = ReportOptions::default()
         .page_size(700)
         .shard_days(4)
-        .concurrency(3);
+        .look_ahead(3);
     let new = report(&client, &fake, dates, options)
         .await
         .expect("report");
@@ -273,7 +278,7 @@ fn random_ranges_and_filters_agree_with_v2() {
                 let options = ReportOptions::default()
                     .page_size(97)
                     .shard_days(3)
-                    .concurrency(2)
+                    .look_ahead(2)
                     .filters(filters);
                 (
                     old,
@@ -330,7 +335,7 @@ async fn fifty_thousand_rows_under_twenty_percent_faults_arrive_once_in_order() 
     let options = ReportOptions::default()
         .page_size(250)
         .shard_days(5)
-        .concurrency(4);
+        .look_ahead(4);
     let rows = report(&client, &fake, dates, options)
         .await
         .expect("report");
@@ -414,16 +419,23 @@ async fn a_client_account_behind_the_manager_needs_login_customer_id() {
     assert_eq!(failure.errors[0].code, "USER_PERMISSION_DENIED");
     assert!(failure.request_id.is_some());
     assert!(
-        e.to_string().contains("ReportOptions::login_customer_id"),
+        e.to_string()
+            .contains("SearchAdsClientBuilder::login_customer_id"),
         "{e}"
     );
     assert!(!e.is_transient());
 
-    let options =
-        ReportOptions::default().login_customer_id(CustomerId::new("2000012300").expect("id"));
-    let rows: Vec<_> = client
+    let through = |manager| {
+        let manager = CustomerId::new(manager).expect("id");
+        let retry = RetryPolicy::no_retries();
+        builder(&fake)
+            .login_customer_id(manager)
+            .retry_policy(retry)
+            .build()
+            .expect("builds")
+    };
+    let rows: Vec<_> = through("2000012300")
         .conversion_report(behind_manager, dates)
-        .options(options)
         .today(t)
         .stream()
         .try_collect()
@@ -432,11 +444,8 @@ async fn a_client_account_behind_the_manager_needs_login_customer_id() {
     assert_eq!(rows.len(), 50);
 
     // The id as Google's UI shows it: one rule, at construction, and the digits go out.
-    let dashed =
-        ReportOptions::default().login_customer_id(CustomerId::new("200-001-2300").expect("id"));
-    let rows: Vec<_> = client
+    let rows: Vec<_> = through("200-001-2300")
         .conversion_report(behind_manager, dates)
-        .options(dashed)
         .today(t)
         .stream()
         .try_collect()
@@ -525,7 +534,7 @@ async fn dropping_a_report_stops_its_shards() {
     let options = ReportOptions::default()
         .page_size(100)
         .shard_days(1)
-        .concurrency(1);
+        .look_ahead(1);
     let mut report = client
         .conversion_report(customer(&fake, 0), dates)
         .options(options)
@@ -553,7 +562,7 @@ async fn a_shard_runs_ahead_of_the_reader_only_so_far() {
     let options = ReportOptions::default()
         .page_size(1_000)
         .shard_days(30)
-        .concurrency(1);
+        .look_ahead(1);
     let mut report = client
         .conversion_report(customer(&fake, 0), dates)
         .options(options)
@@ -582,7 +591,7 @@ async fn a_shard_with_its_last_page_lets_the_next_start_before_the_reader_gets_t
     let options = ReportOptions::default()
         .page_size(1_000)
         .shard_days(1)
-        .concurrency(1);
+        .look_ahead(1);
     let mut report = client
         .conversion_report(customer(&fake, 0), dates)
         .options(options)
@@ -617,7 +626,7 @@ async fn a_full_budget_never_stalls_the_shard_being_read() {
     let options = ReportOptions::default()
         .page_size(10_000)
         .shard_days(1)
-        .concurrency(2);
+        .look_ahead(2);
     let report = client
         .conversion_report(customer(&fake, 0), dates)
         .options(options)
@@ -644,7 +653,7 @@ async fn a_report_reads_every_shard_however_its_tasks_finish() {
         let options = ReportOptions::default()
             .page_size(100)
             .shard_days(1)
-            .concurrency(1);
+            .look_ahead(1);
         let rows: Vec<_> = client
             .conversion_report(customer(&fake, 0), dates)
             .options(options)
@@ -661,7 +670,7 @@ async fn a_report_reads_every_shard_however_its_tasks_finish() {
 fn bad_options_are_refused_naming_the_field() {
     for (options, field) in [
         (ReportOptions::default().page_size(0), "page_size"),
-        (ReportOptions::default().concurrency(17), "concurrency"),
+        (ReportOptions::default().look_ahead(17), "look_ahead"),
         (ReportOptions::default().shard_days(0), "shard_days"),
         (ReportOptions::default().shard_days(31), "shard_days"),
         (

@@ -61,10 +61,19 @@ async fn capture(State(log): State<Log>, request: Request) -> Response {
 }
 
 async fn server() -> (SearchAdsClient, Log) {
+    server_through(None).await
+}
+
+/// The capturing server, and a client of it reading through `manager` when given.
+async fn server_through(manager: Option<&str>) -> (SearchAdsClient, Log) {
     let log = Log::default();
     let app = Router::new().fallback(capture).with_state(log.clone());
     let origin = serve(app).await;
-    let client = SearchAdsClient::builder(StaticToken::new(TOKEN))
+    let mut builder = SearchAdsClient::builder(StaticToken::new(TOKEN));
+    if let Some(manager) = manager {
+        builder = builder.login_customer_id(CustomerId::new(manager).expect("id"));
+    }
+    let client = builder
         .reporting_base_url(origin.clone())
         .retry_policy(RetryPolicy::no_retries())
         .build()
@@ -79,13 +88,12 @@ fn day(y: i32, m: u32, d: u32) -> NaiveDate {
 const TODAY: (i32, u32, u32) = (2026, 11, 23);
 
 async fn requests_for(filters: ReportFilters, login: Option<&str>) -> Vec<Value> {
-    let (client, log) = server().await;
-    let mut options = ReportOptions::default()
+    let (client, log) = server_through(login).await;
+    let options = ReportOptions::default()
         .page_size(500)
         .shard_days(30)
-        .concurrency(1)
+        .look_ahead(1)
         .filters(filters);
-    options.login_customer_id = login.map(|l| CustomerId::new(l).expect("id"));
     let dates = DateRange::new(day(2026, 11, 1), day(2026, 11, 7)).expect("range");
     let report = client
         .conversion_report(CustomerId::new("2000012350").expect("id"), dates)
@@ -153,7 +161,7 @@ async fn shards_are_separate_queries_in_date_order() {
     let options = ReportOptions::default()
         .page_size(10_000)
         .shard_days(3)
-        .concurrency(1);
+        .look_ahead(1);
     let dates = DateRange::new(day(2026, 11, 1), day(2026, 11, 7)).expect("range");
     let report = client
         .conversion_report(CustomerId::new("2000012350").expect("id"), dates)

@@ -139,7 +139,7 @@ async fn quota_errors_are_retried_and_every_row_comes_once() {
     let rows: Vec<Row> = client
         .search(customer(&fake), QUERY)
         .page_size(20)
-        .prefetch(3)
+        .look_ahead(3)
         .stream()
         .try_collect()
         .await
@@ -302,7 +302,7 @@ async fn the_builders_text_and_custom_columns_go_on_the_wire() {
         .limit(5);
     let mut rows = client
         .search(CustomerId::new("1234567890").expect("digits"), query)
-        .prefetch(1)
+        .look_ahead(1)
         .stream::<WithColumns>();
     let first = rows.next().await.expect("a row").expect("decodes");
     assert_eq!(first.campaign, json!({"id": "0"}));
@@ -411,7 +411,7 @@ async fn a_reader_that_stops_holds_at_most_prefetch_pages() {
                 CustomerId::new("1234567890").expect("digits"),
                 "SELECT campaign.id FROM campaign",
             )
-            .prefetch(prefetch)
+            .look_ahead(prefetch)
             .stream::<Value>();
         rows.next().await.expect("a row").expect("decodes");
         tokio::time::sleep(Duration::from_millis(400)).await;

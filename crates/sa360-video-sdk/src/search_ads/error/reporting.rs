@@ -114,8 +114,8 @@ impl ReportingFailure {
             || self.has_code("INVALID_LOGIN_CUSTOMER_ID_SERVING_CUSTOMER_ID_COMBINATION")
             || self.has_code("INVALID_LOGIN_CUSTOMER_ID")
         {
-            return "Reach a client account through its manager: set ReportOptions::login_customer_id \
-                    to the manager's customer id";
+            return "Reach a client account through its manager: set \
+                    SearchAdsClientBuilder::login_customer_id to the manager's customer id";
         }
         if self.errors.iter().any(|e| e.kind == "queryError") {
             return "The service refused the query: fix it as the message says (for a report \

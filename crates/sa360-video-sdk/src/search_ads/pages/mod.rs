@@ -8,20 +8,10 @@
 //! [`Fetched`] page whose next cursor is known before its rows are decoded;
 //! [`decode`](PageSource::decode) reads the rows; [`mark`](PageSource::mark) and
 //! [`resume`](PageSource::resume) say where a read restarts after `EXPIRED_PAGE_TOKEN`;
-//! [`ends_read`](PageSource::ends_read) ends a read of unknown length. Today's sources:
-//! `reporting/source.rs` (`searchAds360:search`), `reporting/report.rs` (a shard of the
-//! conversion report) and `read/mod.rs` (a v2 page).
-//!
-//! **The seam for `searchStream`.** One HTTP response holding a JSON array of batches, each a
-//! page of rows, no page token, is one more source: its `fetch(None)` opens the response and
-//! hands out the first batch as its `Page` (a [`Raw`] of the batch's `results`, say), with `next`
-//! set to a cursor of the source's own (the batch's index) while batches remain;
-//! `fetch(Some(cursor))` hands out the next batch from the same open response (the source keeps
-//! the batch reader behind a lock); `decode` is the same row decoding as `search`'s
-//! (`reporting::source::decode_rows`). Look-ahead and the
-//! memory budget then hold for batches as for pages. It cannot resume (`resume` keeps its
-//! default `None`): an interrupted stream fails, and the caller reads with `search` when it
-//! needs resumption.
+//! [`ends_read`](PageSource::ends_read) ends a read of unknown length. The sources:
+//! `reporting/source.rs` (`searchAds360:search`), `reporting/stream.rs` (the batches of one
+//! `searchStream` answer, which cannot resume), `reporting/report.rs` (a shard of the conversion
+//! report) and `read/mod.rs` (a v2 page). How far each runs ahead is its read's [`Paging`].
 //!
 //! **Look-ahead (one mechanism).** As soon as a page is in and its next cursor read (before its
 //! rows are decoded), the next page is asked for on a task of its own if there is room for it in
@@ -54,6 +44,11 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::error::Error;
+
+mod paging;
+
+pub use paging::Paging;
+pub(crate) use paging::paging_setters;
 
 /// A future a source returns, sent to a task of its own.
 pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;

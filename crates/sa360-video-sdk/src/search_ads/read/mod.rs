@@ -1,4 +1,4 @@
-//! Reading conversions: a paged, optionally prefetching `Stream`.
+//! Reading conversions: a paged, optionally look-ahead `Stream`.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -10,7 +10,7 @@ use super::conversion::Conversion;
 use super::date_range::DateRange;
 use super::engine_account::EngineAccount;
 use super::error::Error;
-use super::pages::{Budget, Fetched, PageSource, Pages, Rows};
+use super::pages::{Budget, Fetched, PageSource, Pages, Paging, Rows, paging_setters};
 use super::values::{
     AdGroupId, AdId, AdvertiserId, AgencyId, CampaignId, CriterionId, CustomerId, EngineAccountId,
 };
@@ -21,22 +21,16 @@ mod page;
 
 pub use page::MAX_PAGE_SIZE;
 
-/// Most pages fetched at once by a prefetching stream.
-pub const MAX_PREFETCH: usize = 32;
+/// Most pages a listing has in flight ([`ListOptions::paging`]).
+const MAX_LOOK_AHEAD: usize = 32;
 
-/// Pages a listing fetches at once by default ([`ListOptions::prefetch`], SA-30): enough to
-/// hide most of the wait for each answer (four requests in flight read about four times as fast
-/// as one page after the other when the answers take 20 ms), a few MB of pages held ahead,
-/// and the same number of requests as a sequential read but for at most three past the end.
-pub const DEFAULT_PREFETCH: usize = 4;
-
-/// Page size, prefetching and filters of a conversion listing.
+/// Paging and filters of a conversion listing.
 ///
 /// ```
 /// use sa360_video_sdk::search_ads::{CampaignId, ListOptions};
 /// let options = ListOptions::default()
 ///     .page_size(500)
-///     .prefetch(4)
+///     .look_ahead(4)
 ///     .campaign_id(CampaignId::new(71700000001899732));
 /// assert_eq!(options.campaign_id, Some(CampaignId::new(71700000001899732)));
 /// assert_eq!(options.ad_group_id, None);
@@ -47,22 +41,17 @@ pub const DEFAULT_PREFETCH: usize = 4;
 ///
 /// ```compile_fail,E0639
 /// use sa360_video_sdk::search_ads::ListOptions;
-/// let options = ListOptions { page_size: 500, ..ListOptions::default() };
+/// let options = ListOptions { campaign_id: None, ..ListOptions::default() };
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ListOptions {
-    /// Conversions per request (`rowCount`), 1 ..= 1000. Default 1000.
-    pub page_size: u32,
-    /// Pages requested at once, 1 ..= 32 (1: one after the other). Default
-    /// [`DEFAULT_PREFETCH`] (4, SA-30).
-    ///
-    /// Pages are still yielded in order. The first page is requested alone, and
-    /// each full page doubles the pages in flight up to `prefetch` (1, 2, 4, ...),
-    /// so a listing that fits in one page costs one request; at most
-    /// `prefetch - 1` requests go past the last page. At most `prefetch` pages
-    /// are held ahead of the one being read.
-    pub prefetch: usize,
+    /// Conversions per request (`rowCount`, 1..=1 000, default 1 000) and pages in flight
+    /// (1..=32, default 4, SA-30: enough to hide most of the wait for each answer, a few MB held
+    /// ahead, at most three requests past the end). The first page is requested alone, and each
+    /// full page doubles the pages in flight up to the look-ahead (1, 2, 4, ...), so a listing
+    /// that fits in one page costs one request; pages are still yielded in order.
+    pub paging: Paging,
     /// Only this campaign.
     pub campaign_id: Option<CampaignId>,
     /// Only this ad group.
@@ -84,8 +73,7 @@ pub struct ListOptions {
 impl Default for ListOptions {
     fn default() -> Self {
         Self {
-            page_size: MAX_PAGE_SIZE,
-            prefetch: DEFAULT_PREFETCH,
+            paging: Paging::new(MAX_PAGE_SIZE, 4),
             campaign_id: None,
             ad_group_id: None,
             ad_id: None,
@@ -100,8 +88,7 @@ impl Default for ListOptions {
 
 field_setters!(ListOptions {
     value {
-        page_size => page_size: u32,
-        prefetch => prefetch: usize,
+        paging => paging: Paging,
     }
     some {
         campaign_id => campaign_id: CampaignId,
@@ -116,24 +103,9 @@ field_setters!(ListOptions {
 });
 
 impl ListOptions {
+    paging_setters!(paging);
+
     pub(crate) fn validate(&self, by_customer: bool) -> Result<(), Error> {
-        if !(1..=MAX_PAGE_SIZE).contains(&self.page_size) {
-            return Err(Error::validation(
-                "rowCount",
-                None,
-                format!(
-                    "(ListOptions::page_size) is {}, must be 1 to {MAX_PAGE_SIZE}",
-                    self.page_size
-                ),
-            ));
-        }
-        if !(1..=MAX_PREFETCH).contains(&self.prefetch) {
-            return Err(Error::validation(
-                "prefetch",
-                None,
-                format!("is {}, must be 1 to {MAX_PREFETCH}", self.prefetch),
-            ));
-        }
         let misplaced = if by_customer {
             self.customer_id.is_some().then_some("customerId")
         } else {
@@ -153,13 +125,13 @@ impl ListOptions {
             };
             return Err(Error::validation(field, None, reason));
         }
-        Ok(())
+        self.paging.check(MAX_PAGE_SIZE, MAX_LOOK_AHEAD)
     }
 }
 
 /// The conversions of a listing, in the server's order (the engine's
-/// [`Rows`](super::pages::Rows)): pages of `startRow`, [`ListOptions::prefetch`] requested at
-/// once. Paging stops at the first page shorter than the page size. An error ends the stream
+/// [`Rows`](super::pages::Rows)): pages of `startRow`, [`ListOptions::paging`]'s look-ahead requested
+/// at once. Paging stops at the first page shorter than the page size. An error ends the stream
 /// after it is yielded; transient errors are retried per page before that. Dropping the stream
 /// cancels the requests in flight.
 pub type ConversionStream = Rows<Conversion>;
@@ -212,14 +184,12 @@ impl PageSource for ListingPage {
     }
 }
 
-/// The pages of `fetch(start_row)` with `page_size` rows each, up to `prefetch` in flight: the
-/// first page alone, each full page doubling the pages in flight up to `prefetch` (1, 2, 4,
-/// ...), so a listing that fits in one page costs one request; at most `prefetch - 1` requests
-/// go past the last page.
+/// The pages of `fetch(start_row)` with `page_size` rows each, up to `look_ahead` in flight (see
+/// [`ListOptions::paging`]); at most `look_ahead - 1` requests go past the last page.
 fn listing<F, Fut>(
     operation: &'static str,
     page_size: u32,
-    prefetch: usize,
+    look_ahead: usize,
     fetch: F,
 ) -> ConversionStream
 where
@@ -237,7 +207,7 @@ where
     let budget = Budget {
         page_rows: page_size,
         ahead: 1,
-        lanes: prefetch,
+        lanes: look_ahead,
         ramp: true,
     };
     Rows::new(Pages::new(operation, pages, budget))
@@ -249,7 +219,7 @@ const OP_GET_BY_CUSTOMER: &str = "conversion.getByCustomerId";
 /// The v2 reads (deprecated upstream): paged with `startRow`/`rowCount`.
 impl SearchAdsClient {
     /// The conversions of an engine account in a date range: a
-    /// [`ListConversionsRequest`] (page size, prefetching and filters are its
+    /// [`ListConversionsRequest`] (paging and filters are its
     /// setters) whose [`stream`](ListConversionsRequest::stream) yields them.
     ///
     /// Bounds are checked before any request ([`DateRange`],
@@ -300,12 +270,12 @@ impl SearchAdsClient {
         &self,
         operation: &'static str,
         query: page::PageQuery,
-        prefetch: usize,
+        look_ahead: usize,
     ) -> ConversionStream {
         let inner = self.inner.clone();
         let page_size = query.row_count;
         let query = Arc::new(query);
-        listing(operation, page_size, prefetch, move |start_row| {
+        listing(operation, page_size, look_ahead, move |start_row| {
             let (inner, query) = (inner.clone(), query.clone());
             async move {
                 let (api, page_query) = (&inner.api, &*query);
@@ -343,7 +313,6 @@ enum Scope {
 /// let mut conversions = client
 ///     .list_conversions(account, dates)
 ///     .page_size(500)
-///     .prefetch(4)
 ///     .campaign_id(CampaignId::new(71700000001899732))
 ///     .stream();
 /// while let Some(conversion) = conversions.try_next().await? {
@@ -380,11 +349,11 @@ impl ListConversionsRequest {
         self
     }
 
+    paging_setters!(options.paging);
+
     forward_setters! {
-        /// Conversions per request (`rowCount`), 1 ..= 1000. Default 1000.
-        page_size: u32,
-        /// Pages requested at once, 1 ..= 32 (default 4); see [`ListOptions::prefetch`].
-        prefetch: usize,
+        /// Page size and pages in flight; see [`ListOptions::paging`].
+        paging: Paging,
         /// Only this campaign.
         campaign_id: CampaignId,
         /// Only this ad group.
@@ -415,6 +384,10 @@ impl ListConversionsRequest {
         if let Err(error) = options.validate(matches!(scope, Scope::Customer(_))) {
             return Rows::refused(error);
         }
+        let Paging {
+            page_size,
+            look_ahead,
+        } = options.paging;
         let (operation, owner) = match scope {
             Scope::EngineAccount(a) => (
                 OP_GET,
@@ -432,7 +405,7 @@ impl ListConversionsRequest {
         let query = page::PageQuery {
             owner,
             dates: dates.wire(),
-            row_count: options.page_size,
+            row_count: page_size,
             filters: page::Filters {
                 ad_group_id: options.ad_group_id.map(AdGroupId::get),
                 ad_id: options.ad_id.map(AdId::get),
@@ -444,7 +417,7 @@ impl ListConversionsRequest {
                 engine_account_id: options.engine_account_id.map(EngineAccountId::get),
             },
         };
-        client.conversion_stream(operation, query, options.prefetch)
+        client.conversion_stream(operation, query, look_ahead)
     }
 }
 
@@ -493,7 +466,7 @@ mod tests {
                 .collect();
             let want: Vec<_> = (0..total).map(|i| format!("c{i}")).collect();
             assert_eq!(ids, want, "total {total}");
-            // Requests beyond the end are bounded by the prefetch depth.
+            // Requests beyond the end are bounded by the look_ahead depth.
             let needed = total / 10 + 1;
             let made = calls.lock().unwrap().len() as u32;
             assert!(made >= needed && made <= needed + 3, "{total}: {made}");
@@ -514,7 +487,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn pages_in_flight_start_at_one_and_double_up_to_prefetch() {
+    async fn pages_in_flight_start_at_one_and_double_up_to_the_look_ahead() {
         let in_flight = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let seen = Arc::new(Mutex::new(Vec::new()));
         let stream = {
@@ -555,23 +528,14 @@ mod tests {
     #[test]
     fn options_are_checked() {
         let ok = ListOptions::default();
-        assert_eq!(
-            (ok.page_size, ok.prefetch),
-            (MAX_PAGE_SIZE, DEFAULT_PREFETCH)
-        );
+        assert_eq!(ok.paging, Paging::new(MAX_PAGE_SIZE, 4));
         assert!(ok.validate(false).is_ok());
         for bad in [0, 1001] {
-            let o = ListOptions {
-                page_size: bad,
-                ..ListOptions::default()
-            };
+            let o = ListOptions::default().page_size(bad);
             let e = o.validate(false).unwrap_err();
-            assert!(e.to_string().contains("rowCount"), "{e}");
+            assert!(e.to_string().contains("page_size"), "{e}");
         }
-        let o = ListOptions {
-            prefetch: 0,
-            ..ListOptions::default()
-        };
+        let o = ListOptions::default().look_ahead(0);
         assert!(o.validate(false).is_err());
         let o = ListOptions {
             agency_id: Some(AgencyId::new(1)),

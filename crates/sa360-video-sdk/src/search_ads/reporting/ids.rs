@@ -21,9 +21,10 @@ use super::query::filters::ReportFilters;
 /// (SR-12). Memory: about 100 bytes per campaign or ad group.
 ///
 /// ```
+/// use sa360_video_sdk::search_ads::reporting::IdLookup;
 /// use sa360_video_sdk::search_ads::{
 ///     AdvertiserId, AgencyId, CampaignId, CustomerId, EngineAccount, EntityIds, EntityType,
-///     IdLookup, IdMappingRow, ListOptions,
+///     IdMappingRow, ListOptions,
 /// };
 /// let mut lookup = IdLookup::default();
 /// let ids = |engine, campaign: Option<i64>| EntityIds {
@@ -117,7 +118,7 @@ impl IdLookup {
     /// The customer and report filters that ask the Reporting API what
     /// [`list_conversions`](super::super::SearchAdsClient::list_conversions) with `account` and `options`
     /// asked v2. Every legacy id must be in the file and belong to the account's customer; the
-    /// error names every one that is not. `options.customer_id`, `page_size` and `prefetch` have
+    /// error names every one that is not. `options.customer_id` and `paging` have
     /// no v0 counterpart here and are ignored.
     pub fn translate(
         &self,

@@ -44,7 +44,7 @@ mod with_unknown;
 pub use super::error::{ReportingError, ReportingFailure};
 pub use customers::AccessibleCustomersRequest;
 pub use ids::{IdLookup, IdLookupRequest};
-pub use options::{MAX_REPORT_PAGE_SIZE, MAX_SHARD_DAYS, MAX_SHARDS_IN_FLIGHT, ReportOptions};
+pub use options::{MAX_REPORT_PAGE_SIZE, MAX_SHARD_DAYS, ReportOptions};
 pub use query::builder::{Condition, DuringRange, Literal, OrderBy, Query};
 pub use query::check::{CheckedQuery, MAX_QUERY_CHARS, UnknownFields};
 pub use query::filters::{
@@ -52,8 +52,7 @@ pub use query::filters::{
 };
 pub use request::{ConversionReport, ConversionReportRequest};
 pub use search::{
-    MAX_COLLECTED_ROWS, MAX_SEARCH_PREFETCH, SearchOptions, SearchReport, SearchRequest,
-    SearchStream, SummaryRow,
+    MAX_COLLECTED_ROWS, SearchOptions, SearchReport, SearchRequest, SearchStream, SummaryRow,
 };
 pub use stream::{ColumnHeader, ColumnHeaders};
 pub use window::CONVERSION_WINDOW_DAYS;

@@ -1,7 +1,7 @@
 //! [`ReportOptions`]: the per-call options of a conversion report, and their bounds.
 
 use super::super::error::Error;
-use super::super::values::CustomerId;
+use super::super::pages::{Paging, paging_setters};
 use super::query::filters::ReportFilters;
 
 /// Largest `pageSize` the Reporting API serves.
@@ -11,18 +11,18 @@ pub const MAX_REPORT_PAGE_SIZE: u32 = 10_000;
 /// segmented by date must restrict it to fewer than 31 days (`DATE_RANGE_TOO_WIDE`, SR-13).
 pub const MAX_SHARD_DAYS: u32 = 30;
 
-/// Most shards fetched at once.
-pub const MAX_SHARDS_IN_FLIGHT: usize = 16;
+/// Most shards in flight ([`ReportOptions::paging`]).
+const MAX_SHARDS_IN_FLIGHT: usize = 16;
 
-/// Page size, sharding, filters and `login-customer-id` of a conversion report.
+/// Paging, sharding and filters of a conversion report.
 ///
 /// ```
-/// use sa360_video_sdk::search_ads::{CampaignId, ConversionStatus, CustomerId, ReportFilters, ReportOptions};
+/// use sa360_video_sdk::search_ads::CampaignId;
+/// use sa360_video_sdk::search_ads::reporting::{ConversionStatus, ReportFilters, ReportOptions};
 /// let options = ReportOptions::default()
 ///     .page_size(5_000)
+///     .look_ahead(4)
 ///     .shard_days(7)
-///     .concurrency(4)
-///     .login_customer_id(CustomerId::new("2000012300")?)
 ///     .filters(
 ///         ReportFilters::default()
 ///             .campaign_ids([CampaignId::new(10_000_000_123)])
@@ -37,28 +37,24 @@ pub const MAX_SHARDS_IN_FLIGHT: usize = 16;
 /// setters named after the fields; a struct literal does not compile outside this crate.
 ///
 /// ```compile_fail,E0639
-/// use sa360_video_sdk::search_ads::ReportOptions;
-/// let options = ReportOptions { page_size: 5_000, ..ReportOptions::default() };
+/// use sa360_video_sdk::search_ads::reporting::ReportOptions;
+/// let options = ReportOptions { shard_days: 5, ..ReportOptions::default() };
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ReportOptions {
-    /// Rows per page, 1..=10 000. Default 10 000.
-    pub page_size: u32,
-    /// Days per shard (each shard is its own query), 1..=30 ([`MAX_SHARD_DAYS`]). Default 7.
-    pub shard_days: u32,
-    /// Shards fetching at once, 1..=16. Default 4. A shard that has its last page no longer
-    /// counts, so this is the number of requests in flight. It also sets how many rows may be
-    /// fetched ahead of the reader (the page engine's one budget): `concurrency × 20 000` (at
+    /// Rows per page (1..=10 000, default 10 000) and shards fetching at once (1..=16, default
+    /// 4). A shard that has its last page no longer counts, so the look-ahead is the number of
+    /// requests in flight. It also sets how many rows may be
+    /// fetched ahead of the reader (the page engine's one budget): `look_ahead × 20 000` (at
     /// least two pages per shard), plus one page the shard being read keeps in reserve when more
     /// than one shard runs. Raise it when round trips dominate (a
     /// distant service, small pages); at the defaults, with 20 ms per answer, a report of 200 000
     /// rows reads more than twice as many rows a second as a loop over 30-day queries in pages of
     /// 10 000 (`cargo xtask bench`, `report-latency`).
-    pub concurrency: usize,
-    /// The manager's id (a [`CustomerId`]: its digits) when the customer is a client account reached
-    /// through a manager (SR-8).
-    pub login_customer_id: Option<CustomerId>,
+    pub paging: Paging,
+    /// Days per shard (each shard is its own query), 1..=30 ([`MAX_SHARD_DAYS`]). Default 7.
+    pub shard_days: u32,
     /// Which conversions.
     pub filters: ReportFilters,
 }
@@ -66,10 +62,8 @@ pub struct ReportOptions {
 impl Default for ReportOptions {
     fn default() -> Self {
         Self {
-            page_size: MAX_REPORT_PAGE_SIZE,
+            paging: Paging::new(MAX_REPORT_PAGE_SIZE, 4),
             shard_days: 7,
-            concurrency: 4,
-            login_customer_id: None,
             filters: ReportFilters::default(),
         }
     }
@@ -77,20 +71,19 @@ impl Default for ReportOptions {
 
 crate::setters::field_setters!(ReportOptions {
     value {
-        page_size => page_size: u32,
+        paging => paging: Paging,
         shard_days => shard_days: u32,
-        concurrency => concurrency: usize,
         filters => filters: ReportFilters,
-    }
-    some {
-        login_customer_id => login_customer_id: CustomerId,
     }
 });
 
 impl ReportOptions {
+    paging_setters!(paging);
+
     /// Checks every bound (before any request).
     pub fn validate(&self) -> Result<(), Error> {
-        check_page_size(self.page_size)?;
+        self.paging
+            .check(MAX_REPORT_PAGE_SIZE, MAX_SHARDS_IN_FLIGHT)?;
         if !(1..=MAX_SHARD_DAYS).contains(&self.shard_days) {
             return Err(Error::validation(
                 "shard_days",
@@ -102,13 +95,6 @@ impl ReportOptions {
                 ),
             ));
         }
-        Error::check_range("concurrency", self.concurrency, MAX_SHARDS_IN_FLIGHT)?;
         self.filters.validate()
     }
-}
-
-/// The Reporting API's page size, 1 to [`MAX_REPORT_PAGE_SIZE`] rows: the one check of it, for
-/// the conversion report and `search` alike.
-pub(super) fn check_page_size(page_size: u32) -> Result<(), Error> {
-    Error::check_range("page_size", page_size, MAX_REPORT_PAGE_SIZE)
 }

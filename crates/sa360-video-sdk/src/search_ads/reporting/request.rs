@@ -9,7 +9,7 @@ use super::super::client::SearchAdsClient;
 use super::super::conversion::Conversion;
 use super::super::date_range::DateRange;
 use super::super::error::Error;
-use super::super::pages::{Budget, Pages, Rows};
+use super::super::pages::{Budget, Pages, Paging, Rows, paging_setters};
 use super::super::values::CustomerId;
 use super::options::ReportOptions;
 use super::query::filters::ReportFilters;
@@ -24,20 +24,21 @@ impl SearchAdsClient {
     /// resource of the Search Ads 360 Reporting API: the replacement of
     /// [`list_conversions`](Self::list_conversions), yielding the same
     /// [`Conversion`](crate::search_ads::Conversion) type (mapping in
-    /// [`mapping`](super::mapping)). Page size, sharding, filters and `login-customer-id` are
-    /// setters of the [`ConversionReportRequest`]; its [`stream`](ConversionReportRequest::stream)
-    /// yields the rows.
+    /// [`mapping`](super::mapping)). Paging, sharding and filters are setters of the
+    /// [`ConversionReportRequest`]; its [`stream`](ConversionReportRequest::stream) yields the rows
+    /// (the manager a client account is reached through is the client's
+    /// [`login_customer_id`](crate::search_ads::SearchAdsClientBuilder::login_customer_id)).
     ///
     /// ```no_run
     /// use futures::TryStreamExt;
-    /// use sa360_video_sdk::search_ads::{CampaignId, CustomerId, DateRange, ReportFilters, SearchAdsClient};
+    /// use sa360_video_sdk::search_ads::reporting::ReportFilters;
+    /// use sa360_video_sdk::search_ads::{CampaignId, CustomerId, DateRange, SearchAdsClient};
     /// # async fn run(client: SearchAdsClient, dates: DateRange) -> Result<(), sa360_video_sdk::search_ads::Error> {
     /// let mut report = client
     ///     .conversion_report(CustomerId::new("2000012350")?, dates)
     ///     .page_size(5_000)
+    ///     .look_ahead(4)
     ///     .shard_days(7)
-    ///     .concurrency(4)
-    ///     .login_customer_id(CustomerId::new("2000012300")?)
     ///     .filters(ReportFilters::default().campaign_ids([CampaignId::new(10_000_000_123)]))
     ///     .stream();
     /// while let Some(conversion) = report.try_next().await? {
@@ -81,28 +82,17 @@ impl ConversionReportRequest {
         self
     }
 
-    /// Rows per page, 1..=10 000 (default 10 000); see [`ReportOptions::page_size`].
-    pub fn page_size(mut self, page_size: u32) -> Self {
-        self.options = self.options.page_size(page_size);
+    /// Page size and shards in flight; see [`ReportOptions::paging`].
+    pub fn paging(mut self, paging: Paging) -> Self {
+        self.options = self.options.paging(paging);
         self
     }
+
+    paging_setters!(options.paging);
 
     /// Days per shard, 1..=30 (default 7); see [`ReportOptions::shard_days`].
     pub fn shard_days(mut self, shard_days: u32) -> Self {
         self.options = self.options.shard_days(shard_days);
-        self
-    }
-
-    /// Shards fetching at once, 1..=16 (default 4); see [`ReportOptions::concurrency`].
-    pub fn concurrency(mut self, concurrency: usize) -> Self {
-        self.options = self.options.concurrency(concurrency);
-        self
-    }
-
-    /// The manager's id when the customer is a client account reached through a manager
-    /// (`login-customer-id`, sent as the [`CustomerId`]'s digits).
-    pub fn login_customer_id(mut self, manager: CustomerId) -> Self {
-        self.options = self.options.login_customer_id(manager);
         self
     }
 
@@ -142,23 +132,19 @@ impl ConversionReportRequest {
             options,
             ..
         } = self;
-        let inner = client.inner;
-        let ctx = Arc::new(SearchContext {
-            client: inner.reporting.clone(),
-            calls: inner.calls.clone(),
-            customer,
-            login_customer_id: options.login_customer_id,
-            page_size: options.page_size,
-        });
+        let Paging {
+            page_size,
+            look_ahead,
+        } = options.paging;
+        let ctx = Arc::new(SearchContext::new(&client, customer, page_size));
         let filters = Arc::new(options.filters);
         let shards = shards(dates, options.shard_days)
             .into_iter()
             .map(|days| ConversionShard::new(ctx.clone(), days, filters.clone()));
         let budget = Budget {
-            page_rows: options.page_size,
-            ahead: (SHARD_BUFFER_ROWS / usize::try_from(options.page_size).unwrap_or(1).max(1))
-                .max(2),
-            lanes: options.concurrency,
+            page_rows: page_size,
+            ahead: (SHARD_BUFFER_ROWS / usize::try_from(page_size).unwrap_or(1).max(1)).max(2),
+            lanes: look_ahead,
             ramp: false,
         };
         Rows::new(
@@ -173,7 +159,7 @@ impl ConversionReportRequest {
 }
 
 /// Rows each shard in flight may hold ahead of the reader (at least two pages):
-/// [`ReportOptions::concurrency`].
+/// [`ReportOptions::paging`].
 pub(crate) const SHARD_BUFFER_ROWS: usize = 20_000;
 
 /// The conversions of a report, in order (see [`SearchAdsClient::conversion_report`]).

@@ -9,10 +9,10 @@ use serde::de::DeserializeOwned;
 
 use super::super::client::SearchAdsClient;
 use super::super::error::Error;
-use super::super::pages::{Budget, Pages, Rows};
+use super::super::pages::{Budget, Pages, Paging, Rows, paging_setters};
 use super::super::values::CustomerId;
 use super::fields::REVISION;
-use super::options::{MAX_REPORT_PAGE_SIZE, check_page_size};
+use super::options::MAX_REPORT_PAGE_SIZE;
 use super::query::builder::Query;
 use super::query::check::{CheckedQuery, UnknownFields, check};
 use super::rpc::OP_SEARCH;
@@ -21,8 +21,8 @@ use super::source::{SearchContext, SearchSource, search};
 use super::stream::{ColumnHeaders, OP_SEARCH_STREAM, StreamSource};
 use sa360_reporting_client::types;
 
-/// Most pages [`SearchOptions::prefetch`] may hold ahead of the reader.
-pub const MAX_SEARCH_PREFETCH: usize = 16;
+/// Most pages `search` holds ahead of the reader ([`SearchOptions::paging`]).
+const MAX_LOOK_AHEAD: usize = 16;
 
 /// Most rows [`SearchRequest::send`] may collect ([`SearchOptions::max_rows`]).
 pub const MAX_COLLECTED_ROWS: u64 = 10_000_000;
@@ -93,14 +93,14 @@ impl SearchAdsClient {
     }
 }
 
-/// Page size, prefetch, `login-customer-id`, the bound of [`SearchRequest::send`] and what the
-/// check does with names the field catalogue does not have.
+/// Paging, the bound of [`SearchRequest::send`] and what the check does with names the field
+/// catalogue does not have.
 ///
 /// ```
 /// use sa360_video_sdk::search_ads::reporting::SearchOptions;
-/// let options = SearchOptions::default().page_size(1_000).prefetch(4);
+/// let options = SearchOptions::default().page_size(1_000).look_ahead(4);
 /// options.validate()?;
-/// assert!(SearchOptions::default().prefetch(0).validate().is_err());
+/// assert!(SearchOptions::default().look_ahead(0).validate().is_err());
 /// # Ok::<(), sa360_video_sdk::search_ads::Error>(())
 /// ```
 ///
@@ -109,19 +109,15 @@ impl SearchAdsClient {
 ///
 /// ```compile_fail,E0639
 /// use sa360_video_sdk::search_ads::reporting::SearchOptions;
-/// let options = SearchOptions { page_size: 5, ..SearchOptions::default() };
+/// let options = SearchOptions { max_rows: 5, ..SearchOptions::default() };
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SearchOptions {
-    /// Rows per page, 1..=10 000. Default 10 000.
-    pub page_size: u32,
-    /// Pages fetched ahead of the reader, 1..=16 ([`MAX_SEARCH_PREFETCH`]). Default 2: the next
-    /// page is asked for while this one is decoded (1 asks only once the reader took the page).
-    /// Rows held at once: at most `(prefetch + 1) × page_size`.
-    pub prefetch: usize,
-    /// The manager's id when the customer is a client account reached through a manager (SR-8).
-    pub login_customer_id: Option<CustomerId>,
+    /// Rows per page (1..=10 000, default 10 000; the batch size of [`SearchRequest::send`]) and
+    /// pages held ahead of the reader (1..=16, default 2: the next page is asked for while this
+    /// one is decoded). Rows held at once: at most `(look_ahead + 1) × page_size`.
+    pub paging: Paging,
     /// Most rows [`SearchRequest::send`] collects, 1..=10 000 000 ([`MAX_COLLECTED_ROWS`]);
     /// more is an error naming this setting (the stream has no such bound). Default 1 000 000.
     pub max_rows: u64,
@@ -173,9 +169,7 @@ pub struct SearchReport<T> {
 impl Default for SearchOptions {
     fn default() -> Self {
         Self {
-            page_size: MAX_REPORT_PAGE_SIZE,
-            prefetch: 2,
-            login_customer_id: None,
+            paging: Paging::new(MAX_REPORT_PAGE_SIZE, 2),
             max_rows: 1_000_000,
             unknown_fields: UnknownFields::default(),
             summary_row: SummaryRow::None,
@@ -185,25 +179,21 @@ impl Default for SearchOptions {
 
 crate::setters::field_setters!(SearchOptions {
     value {
-        page_size => page_size: u32,
-        prefetch => prefetch: usize,
+        paging => paging: Paging,
         max_rows => max_rows: u64,
         unknown_fields => unknown_fields: UnknownFields,
         summary_row => summary_row: SummaryRow,
-    }
-    some {
-        login_customer_id => login_customer_id: CustomerId,
     }
 });
 
 impl SearchOptions {
     /// Checks every bound (before any request).
     pub fn validate(&self) -> Result<(), Error> {
-        check_page_size(self.page_size)?;
-        Error::check_range("prefetch", self.prefetch, MAX_SEARCH_PREFETCH)?;
         Error::check_range("max_rows", self.max_rows, MAX_COLLECTED_ROWS)?;
-        Ok(())
+        self.paging.check(MAX_REPORT_PAGE_SIZE, MAX_LOOK_AHEAD)
     }
+
+    paging_setters!(paging);
 }
 
 /// A report query, configured and not sent yet. Made by [`SearchAdsClient::search`]; nothing is
@@ -224,23 +214,13 @@ impl SearchRequest {
         self
     }
 
-    /// Rows per page, 1..=10 000 (default 10 000).
-    pub fn page_size(mut self, page_size: u32) -> Self {
-        self.options = self.options.page_size(page_size);
+    /// Page size and look-ahead; see [`SearchOptions::paging`].
+    pub fn paging(mut self, paging: Paging) -> Self {
+        self.options = self.options.paging(paging);
         self
     }
 
-    /// Pages fetched ahead of the reader, 1..=16 (default 2); see [`SearchOptions::prefetch`].
-    pub fn prefetch(mut self, prefetch: usize) -> Self {
-        self.options = self.options.prefetch(prefetch);
-        self
-    }
-
-    /// The manager's id (`login-customer-id`) when the customer is reached through a manager.
-    pub fn login_customer_id(mut self, manager: CustomerId) -> Self {
-        self.options = self.options.login_customer_id(manager);
-        self
-    }
+    paging_setters!(options.paging);
 
     /// Most rows [`send`](Self::send) collects (default 1 000 000).
     pub fn max_rows(mut self, max_rows: u64) -> Self {
@@ -294,73 +274,59 @@ impl SearchRequest {
                  pages and has no summary row",
             ));
         }
-        let (ctx, text, columns) = match self.prepare() {
+        let (ctx, text, columns, budget) = match self.prepare() {
             Ok(prepared) => prepared,
             Err(error) => return Rows::refused(error),
         };
         let source = SearchSource::new(ctx, text.into(), columns.into());
-        let budget = Budget {
-            page_rows: self.options.page_size,
-            ahead: self.options.prefetch,
-            lanes: 1,
-            ramp: false,
-        };
         Rows::new(Pages::new(OP_SEARCH, [source], budget))
     }
 
-    /// The checked query (warning of names the catalogue does not have) and what its requests
-    /// need.
-    fn prepare(&self) -> Result<(Arc<SearchContext>, String, Vec<String>), Error> {
-        let (text, columns) = match self.checked_query() {
-            Ok(checked) => {
-                if !checked.unknown.is_empty() {
-                    tracing::warn!(
-                        fields = %checked.unknown.join(", "),
-                        catalogue = REVISION,
-                        "sending names the field catalogue does not have, as they are: the \
-                         service judges them"
-                    );
-                }
-                (checked.text, checked.columns)
-            }
-            Err(error) => return Err(error),
+    /// The checked query (warning of names the catalogue does not have), what its requests
+    /// need and the budget of its pages.
+    fn prepare(&self) -> Result<(Arc<SearchContext>, String, Vec<String>, Budget), Error> {
+        let checked = self.checked_query()?;
+        if !checked.unknown.is_empty() {
+            tracing::warn!(
+                fields = %checked.unknown.join(", "),
+                catalogue = REVISION,
+                "sending names the field catalogue does not have, as they are: the service \
+                 judges them"
+            );
+        }
+        let Paging {
+            page_size,
+            look_ahead,
+        } = self.options.paging;
+        let ctx = SearchContext::new(&self.client, self.customer, page_size);
+        let budget = Budget {
+            page_rows: page_size,
+            ahead: look_ahead,
+            lanes: 1,
+            ramp: false,
         };
-        let inner = &self.client.inner;
-        let ctx = SearchContext {
-            client: inner.reporting.clone(),
-            calls: inner.calls.clone(),
-            customer: self.customer,
-            login_customer_id: self.options.login_customer_id,
-            page_size: self.options.page_size,
-        };
-        Ok((Arc::new(ctx), text, columns))
+        Ok((Arc::new(ctx), checked.text, checked.columns, budget))
     }
 
     /// The whole report with one `searchStream` request (one quota operation, SR-33): its rows
     /// (at most [`SearchOptions::max_rows`]; more is an error naming it), the summary row when
     /// [`SearchOptions::summary_row`] asks for it, and the column headers. Each batch of the
     /// answer is decoded as it arrives, the next read ahead within the page budget
-    /// ([`SearchOptions::prefetch`] batches of `page_size` rows); the answer as a whole has no
+    /// ([`SearchOptions::paging`]: look-ahead batches of `page_size` rows); the answer has no
     /// size limit, each batch has [`HttpOptions::max_body_bytes`](crate::http::HttpOptions).
     /// An answer cut short fails the call (nothing to resume from): [`stream`](Self::stream)
     /// pages with `pageToken` and restarts where a read must survive that.
     pub async fn send<T: DeserializeOwned + Send + 'static>(
         self,
     ) -> Result<SearchReport<T>, Error> {
-        let (ctx, text, columns) = self.prepare()?;
+        let (ctx, text, columns, budget) = self.prepare()?;
         let body = types::SearchSearchAds360StreamRequest {
             query: text,
-            batch_size: i32::try_from(self.options.page_size).ok(),
+            batch_size: i32::try_from(budget.page_rows).ok(),
             summary_row_setting: Some(self.options.summary_row.setting()),
         };
         let source = StreamSource::<T>::new(ctx, body, columns.clone().into());
         let extras = source.extras.clone();
-        let budget = Budget {
-            page_rows: self.options.page_size,
-            ahead: self.options.prefetch,
-            lanes: 1,
-            ramp: false,
-        };
         let max = self.options.max_rows;
         let mut stream = Pages::new(OP_SEARCH_STREAM, [source], budget);
         let mut rows = Vec::new();
@@ -400,15 +366,18 @@ impl SearchRequest {
     /// query as sent when it is valid, else the service's error; no row is read.
     pub async fn validate(self) -> Result<CheckedQuery, Error> {
         let checked = self.checked_query()?;
-        let (ctx, text, _) = self.prepare()?;
-        one_search(&ctx, text, |body| body.validate_only = Some(true)).await?;
+        let (ctx, ..) = self.prepare()?;
+        one_search(&ctx, checked.text.clone(), |body| {
+            body.validate_only = Some(true)
+        })
+        .await?;
         Ok(checked)
     }
 
     /// How many rows the report has (`returnTotalResultsCount`, ignoring any `LIMIT`), with one
     /// request of one row.
     pub async fn total_results_count(self) -> Result<u64, Error> {
-        let (ctx, text, _) = self.prepare()?;
+        let (ctx, text, ..) = self.prepare()?;
         let page = one_search(&ctx, text, |body| {
             body.return_total_results_count = Some(true);
             body.page_size = std::num::NonZeroU32::new(1);

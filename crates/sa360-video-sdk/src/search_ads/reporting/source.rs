@@ -21,6 +21,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use super::super::call::Calls;
+use super::super::client::SearchAdsClient;
 use super::super::error::Error;
 use super::super::pages::{BoxFuture, Fetched, PageSource, Raw};
 use super::super::values::CustomerId;
@@ -37,6 +38,20 @@ pub(crate) struct SearchContext {
     pub customer: CustomerId,
     pub login_customer_id: Option<CustomerId>,
     pub page_size: u32,
+}
+
+impl SearchContext {
+    /// The requests of `client` for `customer`, pages of `page_size` rows.
+    pub(crate) fn new(client: &SearchAdsClient, customer: CustomerId, page_size: u32) -> Self {
+        let inner = &client.inner;
+        Self {
+            client: inner.reporting.clone(),
+            calls: inner.calls.clone(),
+            customer,
+            login_customer_id: inner.login_customer_id,
+            page_size,
+        }
+    }
 }
 
 /// One query's pages, rows into `T`.

@@ -77,7 +77,8 @@ impl ConversionStatus {
 /// [`IdLookup`](super::super::IdLookup)); ad and criterion ids are the same in both APIs (SR-12).
 ///
 /// ```
-/// use sa360_video_sdk::search_ads::{AdId, ConversionStatus, ReportFilters};
+/// use sa360_video_sdk::search_ads::AdId;
+/// use sa360_video_sdk::search_ads::reporting::{ConversionStatus, ReportFilters};
 /// let filters = ReportFilters::default()
 ///     .ad_ids([AdId::new(4_000_001), AdId::new(4_000_002)])
 ///     .statuses([ConversionStatus::Enabled])
