@@ -80,7 +80,7 @@ struct SampleArgs {
     /// with added latency); shards in flight of an SDK report instead of
     /// the scenario's (4, or 8 with added latency).
     #[arg(long, value_name = "N")]
-    prefetch: Option<usize>,
+    look_ahead: Option<usize>,
     /// Items per block of a paired sample (default 100, the `logins` row's).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     block: Option<u64>,
@@ -155,7 +155,7 @@ fn sample(args: SampleArgs) -> Result<ExitCode> {
         variant: args.variant,
         count: args.count,
         tag: args.tag,
-        prefetch: args.prefetch,
+        look_ahead: args.look_ahead,
         block: args.block,
     };
     let mut builder = match args.runtime {

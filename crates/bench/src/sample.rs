@@ -143,7 +143,7 @@ pub struct SampleSpec {
     pub tag: String,
     /// Pages in flight of an SDK read, or shards in flight of an SDK report, instead of the
     /// scenario's; for experiments.
-    pub prefetch: Option<usize>,
+    pub look_ahead: Option<usize>,
     /// Items per block of a [`Variant::Paired`] sample (the scenario's; at least 1).
     pub block: Option<u64>,
 }
@@ -166,15 +166,15 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
     match (spec.scenario, spec.variant) {
         (ClientScenario::Read, Variant::Baseline) => scenarios::read_baseline(sa, page).await,
         (ClientScenario::Read, Variant::Sdk) => {
-            scenarios::read_sdk(sa, page, spec.prefetch.unwrap_or(1)).await
+            scenarios::read_sdk(sa, page, spec.look_ahead.unwrap_or(1)).await
         }
         (ClientScenario::ReadLatency, Variant::Baseline) => {
             scenarios::read_baseline(sa, sa360_video_sdk::search_ads::MAX_PAGE_SIZE).await
         }
         (ClientScenario::ReadLatency, Variant::Sdk) => {
             let defaults = ListOptions::default();
-            let prefetch = spec.prefetch.unwrap_or(defaults.paging.look_ahead);
-            scenarios::read_sdk(sa, defaults.paging.page_size, prefetch).await
+            let look_ahead = spec.look_ahead.unwrap_or(defaults.paging.look_ahead);
+            scenarios::read_sdk(sa, defaults.paging.page_size, look_ahead).await
         }
         (ClientScenario::Upload, Variant::Baseline) => {
             let input = scenarios::upload_input_wire(sa, &spec.tag, count);
@@ -236,7 +236,7 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
                 sa,
                 reporting::REPORT_PAGE_SIZE,
                 reporting::REPORT_SHARD_DAYS,
-                spec.prefetch.unwrap_or(1),
+                spec.look_ahead.unwrap_or(1),
             )
             .await
         }
@@ -257,8 +257,8 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
         (ClientScenario::SearchStreamLatency, Variant::Sdk) => search::search_stream_sdk(sa).await,
         (ClientScenario::Search | ClientScenario::SearchLatency, Variant::Sdk) => {
             let defaults = SearchOptions::default();
-            let prefetch = spec.prefetch.unwrap_or(defaults.paging.look_ahead);
-            search::search_sdk(sa, defaults.look_ahead(prefetch)).await
+            let look_ahead = spec.look_ahead.unwrap_or(defaults.paging.look_ahead);
+            search::search_sdk(sa, defaults.look_ahead(look_ahead)).await
         }
         (ClientScenario::ReportLatency, Variant::Sdk) => {
             let defaults = ReportOptions::default();
@@ -266,7 +266,7 @@ pub async fn run(spec: &SampleSpec, targets: &Targets) -> Result<Measurement> {
                 sa,
                 defaults.paging.page_size,
                 defaults.shard_days,
-                spec.prefetch.unwrap_or(defaults.paging.look_ahead),
+                spec.look_ahead.unwrap_or(defaults.paging.look_ahead),
             )
             .await
         }

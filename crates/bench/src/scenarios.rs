@@ -219,11 +219,11 @@ pub async fn read_baseline(target: &SearchAdsTarget, page_size: u32) -> Result<M
 }
 
 /// SDK read: [`SearchAdsClient::list_conversions`] with `page_size` and
-/// `prefetch`, every typed [`Conversion`] consumed.
+/// `look_ahead`, every typed [`Conversion`] consumed.
 pub async fn read_sdk(
     target: &SearchAdsTarget,
     page_size: u32,
-    prefetch: usize,
+    look_ahead: usize,
 ) -> Result<Measurement> {
     let client = sdk_client(target)?;
     let account = EngineAccount::new(
@@ -234,7 +234,7 @@ pub async fn read_sdk(
     let dates = DateRange::new(day(READ_START)?, day(READ_END)?)?;
     let options = ListOptions::default()
         .page_size(page_size)
-        .look_ahead(prefetch);
+        .look_ahead(look_ahead);
     let started = Instant::now();
     #[allow(deprecated)] // conversion.get is deprecated upstream; it is what we measure
     let mut stream = client

@@ -59,7 +59,7 @@ async fn run(
         variant,
         count,
         tag: format!("test-{variant}"),
-        prefetch: None,
+        look_ahead: None,
         block: None,
     };
     sample::run(&spec, targets)
@@ -93,7 +93,7 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
         let f = run(t, scenario, Variant::Sdk, 0).await;
         assert_eq!((b.units, f.units), (ROWS, ROWS), "{scenario}");
         assert!(b.seconds > 0.0 && f.seconds > 0.0);
-        // Both page with 1000 rows; the SDK's prefetch may ask for up to
+        // Both page with 1000 rows; the SDK's look-ahead may ask for up to
         // three pages past the end.
         let pages = ROWS / u64::from(PAGE_SIZE) + 1;
         let reads = if scenario == ClientScenario::Read {
@@ -213,7 +213,7 @@ async fn every_scenario_runs_both_variants_on_the_same_work() {
         variant: Variant::Paired,
         count: 250,
         tag: "test-paired".to_owned(),
-        prefetch: None,
+        look_ahead: None,
         block: Some(100),
     };
     let paired = sample::run_paired(&spec, &plain).await.unwrap();

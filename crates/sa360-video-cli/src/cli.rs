@@ -656,7 +656,7 @@ pub struct ListArgs {
 
     /// Requests in flight at once (v2: pages, 1 to 32; reporting: date shards, 1 to 16)
     #[arg(long, default_value_t = 4, value_name = "N")]
-    pub prefetch: usize,
+    pub look_ahead: usize,
 
     /// Days per date shard of a reporting read (each shard is one query; 1 to 30)
     #[arg(long, default_value_t = 7, value_name = "DAYS")]
@@ -789,7 +789,7 @@ pub struct ReportQueryArgs {
 
     /// Pages fetched ahead of the output, 1 to 16
     #[arg(long, default_value_t = 2, value_name = "N")]
-    pub prefetch: usize,
+    pub look_ahead: usize,
 
     /// Send names apictl's field catalogue does not have as they are, even one near a known name
     /// (a field Google added after this release); by default such a name is refused as a typo,

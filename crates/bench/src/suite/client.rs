@@ -91,7 +91,7 @@ pub(super) fn client_scenario(
                     count(variant)
                 },
                 tag: format!("{}-{run}", variant.name()),
-                prefetch: None,
+                look_ahead: None,
                 block: match pairing {
                     Pairing::Processes => None,
                     Pairing::Blocks(block) => Some(block),

@@ -289,7 +289,7 @@ scenarios! {
         baseline: || format!(
             "`GET` page after page (`rowCount` {PAGE_SIZE}), each body parsed into the generated `ConversionList`"
         ),
-        sdk: || format!("`list_conversions`, page size {PAGE_SIZE}, prefetch 1 (one page in flight)"),
+        sdk: || format!("`list_conversions`, page size {PAGE_SIZE}, look-ahead 1 (one page in flight)"),
         target: Target::ratio(OVERHEAD),
         note: None,
         label: |s| format!("read {} conversions, no added latency", format_count(s.read_rows)),
@@ -306,7 +306,7 @@ scenarios! {
         ),
         sdk: || {
             let d = sa360_video_sdk::search_ads::ListOptions::default();
-            format!("`list_conversions` with `ListOptions::default()` (page size {}, prefetch {})", d.paging.page_size, d.paging.look_ahead)
+            format!("`list_conversions` with `ListOptions::default()` (page size {}, look-ahead {})", d.paging.page_size, d.paging.look_ahead)
         },
         target: Target::ratio(LATENCY_HIDING),
         note: None,
@@ -327,7 +327,7 @@ scenarios! {
             "`searchAds360:search` page after page (`pageSize` {REPORT_PAGE_SIZE}), one {REPORT_SHARD_DAYS}-day query after the other, each body parsed into the generated `SearchSearchAds360Response`"
         ),
         sdk: || format!(
-            "`conversion_report`, page size {REPORT_PAGE_SIZE}, {REPORT_SHARD_DAYS}-day shards, concurrency 1: the same requests; rows decoded from the page bytes into `Conversion`s"
+            "`conversion_report`, page size {REPORT_PAGE_SIZE}, {REPORT_SHARD_DAYS}-day shards, look-ahead 1 (one shard in flight): the same requests; rows decoded from the page bytes into `Conversion`s"
         ),
         target: Target {
             min_ratio: Some(OVERHEAD),
@@ -380,7 +380,7 @@ scenarios! {
         sdk: || {
             let d = sa360_video_sdk::search_ads::reporting::SearchOptions::default();
             format!(
-                "`search(..).stream::<Row>()` (a caller's `serde` struct nested as the JSON), the same queries one after the other, page size {}, prefetch {} (the next page asked for once this one arrived: one request in flight)",
+                "`search(..).stream::<Row>()` (a caller's `serde` struct nested as the JSON), the same queries one after the other, page size {}, look-ahead {} (the next page asked for once this one arrived: one request in flight)",
                 d.paging.page_size, d.paging.look_ahead
             )
         },
@@ -410,7 +410,7 @@ scenarios! {
         sdk: || {
             let d = sa360_video_sdk::search_ads::reporting::SearchOptions::default();
             format!(
-                "`search(..).stream::<Row>()` with `SearchOptions::default()` (page size {}, prefetch {}), the same queries one after the other",
+                "`search(..).stream::<Row>()` with `SearchOptions::default()` (page size {}, look-ahead {}), the same queries one after the other",
                 d.paging.page_size, d.paging.look_ahead
             )
         },

@@ -163,7 +163,7 @@ fn open_report(
                 .unwrap_or(sa360_video_sdk::search_ads::reporting::MAX_REPORT_PAGE_SIZE),
         )
         .shard_days(args.shard_days)
-        .look_ahead(args.prefetch)
+        .look_ahead(args.look_ahead)
         .filters(filters);
     // Checked here too (the report checks again) to hint at the flag before any output.
     options.validate().map_err(|e| match &e {
@@ -171,7 +171,7 @@ fn open_report(
             AppError::from(e).hint("use --page-size 1 to 10000 with --api reporting")
         }
         sa360_video_sdk::search_ads::Error::Validation { field, .. } if field == "look_ahead" => {
-            AppError::from(e).hint("use --prefetch 1 to 16 with --api reporting")
+            AppError::from(e).hint("use --look-ahead 1 to 16 with --api reporting")
         }
         sa360_video_sdk::search_ads::Error::Validation { field, .. } if field == "shard_days" => {
             AppError::from(e).hint("use --shard-days 1 to 30 with --api reporting")
@@ -203,7 +203,7 @@ pub(super) async fn run_list(ctx: &Ctx, conn: &Conn<'_>, args: &ListArgs) -> App
         ReadApi::V2 => {
             let mut options = ListOptions::default()
                 .page_size(args.page_size.unwrap_or(1000))
-                .look_ahead(args.prefetch);
+                .look_ahead(args.look_ahead);
             options.campaign_id = filter("campaign-id", &args.campaign_id)?;
             options.ad_group_id = filter("ad-group-id", &args.ad_group_id)?;
             options.ad_id = filter("ad-id", &args.ad_id)?;

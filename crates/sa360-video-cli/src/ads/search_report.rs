@@ -83,7 +83,7 @@ fn query_error(e: SaError) -> AppError {
             AppError::from(e).hint("use --page-size 1 to 10000")
         }
         SaError::Validation { field, .. } if field == "look_ahead" => {
-            AppError::from(e).hint("use --prefetch 1 to 16")
+            AppError::from(e).hint("use --look-ahead 1 to 16")
         }
         _ => AppError::from(e),
     }
@@ -288,7 +288,7 @@ pub(super) async fn run_report(
             args.page_size
                 .unwrap_or(sa360_video_sdk::search_ads::reporting::MAX_REPORT_PAGE_SIZE),
         )
-        .look_ahead(args.prefetch)
+        .look_ahead(args.look_ahead)
         .unknown_fields(match args.send_unknown_fields {
             true => UnknownFields::Send,
             false => UnknownFields::RefuseTypos,
