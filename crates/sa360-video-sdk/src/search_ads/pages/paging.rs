@@ -5,7 +5,7 @@ use super::super::error::Error;
 /// Rows per page and how far a paged read runs ahead of the reader: the one paging option of
 /// every paged read, held by the v2 listings' [`ListOptions`](crate::search_ads::ListOptions),
 /// `search`'s [`SearchOptions`](crate::search_ads::reporting::SearchOptions) and the conversion
-/// report's [`ReportOptions`](crate::search_ads::ReportOptions), whose defaults are each read's:
+/// report's [`ReportOptions`](crate::search_ads::reporting::ReportOptions), whose defaults are each read's:
 ///
 /// | read | `page_size` | `look_ahead` |
 /// |---|---|---|
