@@ -1,4 +1,4 @@
-//! Reading conversions: a paged, optionally look-ahead `Stream`.
+//! Reading conversions: a paged `Stream` that may read ahead of its reader.
 
 use std::future::Future;
 use std::sync::Arc;
