@@ -218,7 +218,8 @@ fn router(app: AppState, injector: Arc<FaultInjector>) -> Router {
         )
         .route(
             "/customers/{customer}/searchAds360:searchStream",
-            post(reporting::search_stream).layer(DefaultBodyLimit::max(reporting::MAX_BODY)),
+            post(reporting::stream::search_stream)
+                .layer(DefaultBodyLimit::max(reporting::MAX_BODY)),
         )
         .route(
             "/customers:listAccessibleCustomers",

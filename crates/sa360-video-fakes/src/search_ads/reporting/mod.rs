@@ -19,7 +19,7 @@ mod row;
 pub(crate) mod rows;
 mod sorted;
 pub(crate) mod state;
-mod stream;
+pub(crate) mod stream;
 
 use std::time::Duration;
 
@@ -675,4 +675,3 @@ pub(crate) async fn custom_columns(
 
 pub(crate) use fields::{fields_get, fields_search};
 pub(crate) use rows::window;
-pub(crate) use stream::search_stream;

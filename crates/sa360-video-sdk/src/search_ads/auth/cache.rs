@@ -92,7 +92,7 @@ macro_rules! cached_source {
             pub fn with_quota_project_id(
                 mut self,
                 id: Option<&str>,
-            ) -> Result<Self, crate::search_ads::Error> {
+            ) -> Result<Self, crate::search_ads::error::Error> {
                 self.quota_project_id = id
                     .map(|id| super::quota_project::checked("quota_project_id", id))
                     .transpose()?;
@@ -105,7 +105,7 @@ macro_rules! cached_source {
                 &self,
             ) -> futures::future::BoxFuture<
                 '_,
-                Result<crate::search_ads::auth::token::AccessToken, crate::search_ads::Error>,
+                Result<crate::search_ads::auth::token::AccessToken, crate::search_ads::error::Error>,
             > {
                 Box::pin(self.cache.get(|| self.fetch()))
             }
