@@ -25,6 +25,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+
 /// A module path inside the crate: `""` is the crate root, `a::b` a module.
 pub type Module = String;
 
@@ -54,14 +56,16 @@ pub fn read_root(root: &Path) -> Result<Graph, String> {
     collect(root, true, String::new(), &mut files)?;
     let modules: BTreeSet<Module> = files.keys().cloned().collect();
     let mut graph = Graph::default();
-    for (module, text) in &files {
-        let code = strip_comments(text);
-        let children: BTreeSet<String> = declared_children(&code)
+    for (module, tokens) in &files {
+        let children: BTreeSet<String> = declared_children(tokens)
             .into_iter()
+            .map(|(child, _)| child)
             .filter(|child| modules.contains(&join(module, child)))
             .collect();
         graph.edges.entry(module.clone()).or_default();
-        for (inline, path) in paths_in(&code, &children) {
+        let mut paths = Vec::new();
+        paths_in(tokens.clone(), &children, &mut Vec::new(), &mut paths);
+        for (inline, path) in paths {
             // An inline module (`mod tests { .. }`) is a module of its own, as
             // `mod tests;` in a file of its own would be.
             let node = inline.iter().fold(module.clone(), |m, name| join(&m, name));
@@ -235,20 +239,22 @@ fn collect(
     file: &Path,
     owns_folder: bool,
     module: Module,
-    out: &mut BTreeMap<Module, String>,
+    out: &mut BTreeMap<Module, TokenStream>,
 ) -> Result<(), String> {
     let text = fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let tokens: TokenStream = text
+        .parse()
+        .map_err(|e| format!("{}: {e}", file.display()))?;
     let here = file.parent().unwrap_or(Path::new("."));
     let folder = if owns_folder {
         here.to_path_buf()
     } else {
         here.join(file.file_stem().unwrap_or_default())
     };
-    let code = strip_comments(&text);
-    let paths = path_attributes(&text);
-    out.insert(module.clone(), text);
-    for child in declared_children(&code) {
-        let (child_file, owns) = match paths.get(&child) {
+    let children = declared_children(&tokens);
+    out.insert(module.clone(), tokens);
+    for (child, path) in children {
+        let (child_file, owns) = match path {
             Some(p) => (here.join(p), true),
             None => {
                 let flat = folder.join(format!("{child}.rs"));
@@ -269,29 +275,6 @@ fn collect(
     Ok(())
 }
 
-/// `#[path = "p"] mod name;` in `text`: name -> p (other attributes may sit between).
-fn path_attributes(text: &str) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    let mut pending: Option<String> = None;
-    for line in text.lines().map(str::trim) {
-        if let Some(rest) = line.strip_prefix("#[path = \"") {
-            pending = rest.split('"').next().map(str::to_owned);
-        } else if line.starts_with("#[") {
-            continue;
-        } else if let Some(p) = pending.take() {
-            let decl = line
-                .trim_start_matches("pub ")
-                .trim_start_matches("pub(crate) ")
-                .strip_prefix("mod ")
-                .and_then(|r| r.strip_suffix(';'));
-            if let Some(name) = decl {
-                out.insert(name.trim().to_owned(), p);
-            }
-        }
-    }
-    out
-}
-
 fn join(module: &str, child: &str) -> Module {
     if module.is_empty() {
         child.to_owned()
@@ -300,190 +283,134 @@ fn join(module: &str, child: &str) -> Module {
     }
 }
 
-/// The code without comments and string literals (doc examples use paths too).
-fn strip_comments(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let chars: Vec<char> = text.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        match (chars[i], chars.get(i + 1)) {
-            ('/', Some('/')) => {
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
-                }
-            }
-            ('/', Some('*')) => {
-                i += 2;
-                while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
-                    i += 1;
-                }
-                i += 2;
-            }
-            ('"', _) => {
-                i += 1;
-                while i < chars.len() && chars[i] != '"' {
-                    if chars[i] == '\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                i += 1;
-                out.push_str("\"\"");
-            }
-            (c, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
+fn is(tree: Option<&TokenTree>, word: &str) -> bool {
+    match tree {
+        Some(TokenTree::Ident(i)) => i == word,
+        Some(TokenTree::Punct(p)) => word.len() == 1 && word.starts_with(p.as_char()),
+        _ => false,
     }
-    out
 }
 
-/// `mod name;` declarations (not inline `mod name { .. }`).
-fn declared_children(code: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let tokens: Vec<&str> = code
-        .split(|c: char| c.is_whitespace() || c == '{' || c == '}')
-        .filter(|t| !t.is_empty())
-        .collect();
-    for pair in tokens.windows(2) {
-        if pair[0] == "mod"
-            && let Some(name) = pair[1].strip_suffix(';')
-        {
-            out.push(name.to_owned());
-        }
+fn ident(tree: Option<&TokenTree>) -> Option<String> {
+    match tree {
+        Some(TokenTree::Ident(i)) => Some(i.to_string()),
+        _ => None,
     }
-    out
 }
 
-/// Every path that starts with `crate`, `super`, `self` or a declared child
-/// module, with `use` groups (`use super::{a::X, b}`) expanded, as segments
-/// (a child's name gets `self` in front), each with the inline modules
-/// (`mod tests { .. }`) it sits in.
-fn paths_in(code: &str, children: &BTreeSet<String>) -> Vec<(Vec<String>, Vec<String>)> {
+/// `::` at `trees[i]`.
+fn path_sep(trees: &[TokenTree], i: usize) -> bool {
+    is(trees.get(i), ":") && is(trees.get(i + 1), ":")
+}
+
+/// The file's `mod name;` declarations (not inline `mod name { .. }`), each
+/// with its `#[path = "p"]` attribute if it has one.
+fn declared_children(tokens: &TokenStream) -> Vec<(String, Option<String>)> {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
     let mut out = Vec::new();
-    let chars: Vec<char> = code.chars().collect();
-    // (name, brace depth at its opening) of the inline modules around `i`.
-    let mut inline: Vec<(String, usize)> = Vec::new();
-    let mut depth = 0usize;
-    let mut i = 0;
-    while i < chars.len() {
-        match chars[i] {
-            '{' => {
-                depth += 1;
-                i += 1;
-                continue;
-            }
-            '}' => {
-                depth = depth.saturating_sub(1);
-                if inline.last().is_some_and(|(_, d)| *d == depth) {
-                    inline.pop();
+    let mut path = None;
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket => {
+                let attr: Vec<TokenTree> = g.stream().into_iter().collect();
+                if is(attr.first(), "path") && is(attr.get(1), "=") {
+                    path = attr
+                        .get(2)
+                        .map(|l| l.to_string().trim_matches('"').to_owned());
                 }
-                i += 1;
-                continue;
             }
+            TokenTree::Ident(m) if m == "mod" && is(trees.get(i + 2), ";") => {
+                if let Some(name) = ident(trees.get(i + 1)) {
+                    out.push((name, path.take()));
+                }
+            }
+            TokenTree::Punct(p) if p.as_char() == ';' => path = None,
+            TokenTree::Group(_) => path = None,
             _ => {}
         }
-        // `$crate::` in a macro's body names this crate where the macro is used,
-        // not an import of the module that defines the macro.
-        let starts_word = i == 0
-            || !(chars[i - 1].is_alphanumeric()
-                || chars[i - 1] == '_'
-                || chars[i - 1] == ':'
-                || chars[i - 1] == '$');
-        if !starts_word || !(chars[i].is_alphabetic() || chars[i] == '_') {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
-            i += 1;
-        }
-        let word: String = chars[start..i].iter().collect();
-        if word == "mod" {
-            // `mod name {` opens an inline module.
-            let mut j = i;
-            while j < chars.len() && chars[j].is_whitespace() {
-                j += 1;
-            }
-            let name_start = j;
-            while j < chars.len() && (chars[j].is_alphanumeric() || chars[j] == '_') {
-                j += 1;
-            }
-            let name: String = chars[name_start..j].iter().collect();
-            while j < chars.len() && chars[j].is_whitespace() {
-                j += 1;
-            }
-            if !name.is_empty() && chars.get(j) == Some(&'{') {
-                inline.push((name, depth));
-                i = j;
-            }
-            continue;
-        }
-        let is_head = matches!(word.as_str(), "crate" | "super" | "self")
-            || (inline.is_empty() && children.contains(&word));
-        if is_head && chars[i..].starts_with(&[':', ':']) {
-            let (paths, end) = parse_path(&chars, start);
-            let names: Vec<String> = inline.iter().map(|(n, _)| n.clone()).collect();
-            for mut path in paths {
-                if !matches!(path[0].as_str(), "crate" | "super" | "self") {
-                    path.insert(0, "self".to_owned());
-                }
-                out.push((names.clone(), path));
-            }
-            i = end;
-        }
     }
     out
 }
 
-/// Parses a path at `at` (with `{..}` groups); returns the paths and the end.
-fn parse_path(chars: &[char], at: usize) -> (Vec<Vec<String>>, usize) {
+/// Every path in `tokens` that starts with `crate`, `super`, `self` or a
+/// declared child module, with `use` groups (`use super::{a::X, b}`) expanded,
+/// as segments (a child's name gets `self` in front), each with the inline
+/// modules (`mod tests { .. }`) it sits in. Comments and string literals (doc
+/// examples use paths too) are not code.
+fn paths_in(
+    tokens: TokenStream,
+    children: &BTreeSet<String>,
+    inline: &mut Vec<String>,
+    out: &mut Vec<(Vec<String>, Vec<String>)>,
+) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut i = 0;
+    while i < trees.len() {
+        if let TokenTree::Group(g) = &trees[i] {
+            paths_in(g.stream(), children, inline, out);
+        }
+        let Some(word) = ident(trees.get(i)) else {
+            i += 1;
+            continue;
+        };
+        if word == "mod"
+            && let (Some(name), Some(TokenTree::Group(body))) =
+                (ident(trees.get(i + 1)), trees.get(i + 2))
+        {
+            // `mod name { .. }`: an inline module.
+            inline.push(name);
+            paths_in(body.stream(), children, inline, out);
+            inline.pop();
+            i += 3;
+            continue;
+        }
+        // `$crate::` in a macro's body names this crate where the macro is used,
+        // not an import of the module that defines the macro; `a::child` is not
+        // a path that starts at `child`.
+        let follows = i > 0 && (is(trees.get(i - 1), "$") || is(trees.get(i - 1), ":"));
+        let is_head = matches!(word.as_str(), "crate" | "super" | "self")
+            || (inline.is_empty() && children.contains(&word));
+        if follows || !is_head || !path_sep(&trees, i + 1) {
+            i += 1;
+            continue;
+        }
+        let (paths, end) = parse_path(&trees, i);
+        for mut path in paths {
+            if !matches!(path[0].as_str(), "crate" | "super" | "self") {
+                path.insert(0, "self".to_owned());
+            }
+            out.push((inline.clone(), path));
+        }
+        i = end;
+    }
+}
+
+/// Parses a path at `trees[at]` (with `{..}` groups); returns the paths and the end.
+fn parse_path(trees: &[TokenTree], at: usize) -> (Vec<Vec<String>>, usize) {
     let mut i = at;
     let mut segments = Vec::new();
-    loop {
-        let start = i;
-        while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
-            i += 1;
+    while let Some(segment) = ident(trees.get(i)) {
+        segments.push(segment);
+        i += 1;
+        if !path_sep(trees, i) {
+            break;
         }
-        if i > start {
-            segments.push(chars[start..i].iter().collect::<String>());
-        }
-        let rest = &chars[i.min(chars.len())..];
-        if rest.starts_with(&[':', ':', '{']) {
-            // A group: each member is a path relative to `segments`.
-            i += 3;
+        i += 2;
+        if let Some(TokenTree::Group(group)) = trees.get(i) {
+            // A group: each member (up to a `,`) is a path relative to `segments`.
+            let members: Vec<TokenTree> = group.stream().into_iter().collect();
             let mut out = Vec::new();
-            loop {
-                while i < chars.len() && (chars[i].is_whitespace() || chars[i] == ',') {
-                    i += 1;
-                }
-                if i >= chars.len() || chars[i] == '}' {
-                    break;
-                }
-                let (members, end) = parse_path(chars, i);
-                for m in members {
+            for member in members.split(|t| is(Some(t), ",")) {
+                for m in parse_path(member, 0).0 {
                     let mut full = segments.clone();
                     full.extend(m.into_iter().filter(|s| s != "self"));
                     out.push(full);
                 }
-                // Skip `as alias`.
-                i = end;
-                while i < chars.len() && chars[i] != ',' && chars[i] != '}' {
-                    i += 1;
-                }
-            }
-            if out.is_empty() {
-                out.push(segments);
             }
             return (out, i + 1);
         }
-        if rest.starts_with(&[':', ':']) {
-            i += 2;
-            continue;
-        }
-        return (vec![segments], i);
     }
+    (vec![segments], i)
 }
 
 /// The module a path (from a file of `module`, inside its inline modules
