@@ -325,7 +325,7 @@ fn declared_children(tokens: &TokenStream) -> Vec<(String, Option<String>)> {
                 }
             }
             TokenTree::Punct(p) if p.as_char() == ';' => path = None,
-            TokenTree::Group(_) => path = None,
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => path = None,
             _ => {}
         }
     }
@@ -549,7 +549,7 @@ mod tests {
             ("src/lib.rs", "pub struct Unused;\n"),
             (
                 "src/main.rs",
-                "#[path = \"../common/mod.rs\"]\nmod common;\nmod a;\n",
+                "#[path = \"../common/mod.rs\"]\npub(crate) mod common;\nmod a;\n",
             ),
             ("common/mod.rs", "pub fn f() { crate::a::g(); }\n"),
             ("src/a.rs", "pub fn g() { crate::common::f(); }\n"),
